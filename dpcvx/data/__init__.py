@@ -13,5 +13,6 @@
   text cells;
 * :mod:`.kernels`: kernels with public feature bounds, and random Fourier features;
 * :mod:`.nystrom`: Nystrom features of PUBLIC landmarks: coordinates of the projection onto span phi(Z);
+* :mod:`.notes`: the NOT PRIVATE clipping counts of a fit, shown once every check of its inputs has passed;
 * :mod:`.parquet`: Parquet tables for the command line, read by record batches (pyarrow, from the dask extra).
 """

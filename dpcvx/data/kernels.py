@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,10 +34,11 @@ import scipy.sparse as sparse
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
-from ..exceptions import ClippingWarning, InputError, withheld
+from ..exceptions import InputError, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_bound, check_matrix, non_negative, positive
+from .notes import warn_clipped
 
 __all__ = [
     "Kernel",
@@ -361,20 +361,18 @@ ROUNDING_SLACK = 1e-9
 def feature_scaling(kernel: Kernel, X: np.ndarray) -> np.ndarray:
     """Per-row factors s_i = min(1, R_phi / ||phi(x_i)||) that enforce ||s_i phi(x_i)|| <= R_phi.
 
-    The scaled kernel is s_i s_j k(x_i, x_j). Warns (:class:`ClippingWarning`,
-    for the curator's eyes only) when some row exceeds the bound by more than rounding.
+    The scaled kernel is s_i s_j k(x_i, x_j). Warns (:class:`~dpcvx.exceptions.ClippingWarning`,
+    for the curator's eyes only) when some row exceeds the bound by more than rounding
+    (:func:`~dpcvx.data.notes.warn_clipped`: a fit shows it once its checks have passed).
     """
     norms = np.sqrt(np.maximum(kernel.diagonal(X), 0.0))
     bound = kernel.feature_bound
     scaled = norms > bound
     beyond_rounding = norms > bound * (1 + ROUNDING_SLACK)  # rows normalised to the bound are not news
     if np.any(beyond_rounding):
-        warnings.warn(
-            f"NOT PRIVATE: do not publish (a count read off the training data): "
-            f"{int(beyond_rounding.sum())} of {len(norms)} training rows have ||phi(x)|| above the public "
-            f"bound R_phi = {bound:g} and were scaled down to it in feature space",
-            ClippingWarning, stacklevel=3,
-        )
+        warn_clipped(f"NOT PRIVATE: do not publish (a count read off the training data): "
+                     f"{int(beyond_rounding.sum())} of {len(norms)} training rows have ||phi(x)|| above the public "
+                     f"bound R_phi = {bound:g} and were scaled down to it in feature space")
     return np.where(scaled, bound / np.where(scaled, norms, 1.0), 1.0)
 
 

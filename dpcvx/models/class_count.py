@@ -231,7 +231,7 @@ class RatesPlan:
                 elif not (planned and low == 0.5):
                     plan = self.plan if low == 0.5 else at_released_rates(self.plan, self.learner, rates,
                                                                           sample_weight)
-                    plan.bind(*plan.mapped(X, y), sample_weight)
+                    plan.checked(X, y, sample_weight)
 
     def with_feature_map(self, feature_map: Any) -> RatesPlan:
         """This plan with the fit's feature map replaced (:meth:`FitPlan.with_feature_map`): the map released by

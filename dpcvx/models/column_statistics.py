@@ -402,7 +402,7 @@ class StandardisedPlan:
             elif isinstance(self.plan, RatesPlan):  # at both ends of the count's released rates
                 self.plan.check(X, y, sample_weight)
             else:
-                self.plan.bind(*self.plan.mapped(X, y), sample_weight)
+                self.plan.checked(X, y, sample_weight)
 
     def execute(self, X: Any, y: Any, random_state: RandomState, accountant: PrivacyAccountant | None,
                 sample_weight: Any) -> Any:

@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import losses
 from ..data.blocks import RowBlocks
+from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
@@ -520,10 +521,11 @@ class PrivateERM:
                                                                 split)
         classes, label_bound, rows = self._classes(), self._label_bound(), self.row_map()
         weight_plan = self._weight_plan(sample_weight, classes)
-        X_mapped, labels = erm_inputs.mapped_data(rows, X, y, classes, label_bound, not self.clip)
-        plan = self._make_plan(X_mapped.shape[1], rows, classes, label_bound, kind, epsilon, delta, split, relation,
-                               n_public, warm_start, weight_plan)
-        return plan, plan.bind(X_mapped, labels, sample_weight)
+        with checks_then_notes():  # the clipping counts found on the data, once every check below has passed
+            X_mapped, labels = erm_inputs.mapped_data(rows, X, y, classes, label_bound, not self.clip)
+            plan = self._make_plan(X_mapped.shape[1], rows, classes, label_bound, kind, epsilon, delta, split,
+                                   relation, n_public, warm_start, weight_plan)
+            return plan, plan.bind(X_mapped, labels, sample_weight)
 
     def _budget(self, mechanism: str, epsilon: float, delta: float, neighbours: str, n_public: int | None,
                 split: str) -> tuple[Mechanism, float, float, Neighbours, int | None]:

@@ -8,15 +8,15 @@ Every check reads public settings or the shape of the input; a refusal names cou
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import Any, Protocol
 
 import numpy as np
 
 from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
+from ..data.notes import warn_clipped
 from ..data.rows import Matrix, RowMap
-from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklevel
+from ..exceptions import InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.lam_rule import intercept_scaling
 from ..privacy.neighbours import Neighbours, fit_relation
@@ -298,7 +298,7 @@ def fit_labels(classes: tuple[Any, Any] | None, label_bound: float | None, y: An
     assert label_bound is not None
     labels, clipped = check_targets(y, n, label_bound, refuse_excess)
     if clipped:
-        warnings.warn(label_clipping_note(clipped, n, label_bound), ClippingWarning, stacklevel=user_stacklevel())
+        warn_clipped(label_clipping_note(clipped, n, label_bound))
     return labels
 
 
@@ -314,15 +314,14 @@ def mapped_rows(rows: RowMap, X: Any, y: Any, refuse_excess: bool) -> tuple[Matr
     else:
         mapped, clipped = rows.apply(X, refuse=refuse_excess)
     if clipped:
-        warnings.warn(
+        warn_clipped(
             f"{clipped} of {mapped.shape[0]} rows had norm above R = {rows.norm_bound:g} and "
             "were scaled onto the bound (clip=True). NOT PRIVATE: this count is shown to you "
             "only and is not part of the release. To keep rows inside R, scale each column by "
             "bounds you know without looking at the data: dpcvx.PublicSchema with "
             "NumericColumn(name, low, high) and CategoricalColumn(name, categories) maps every "
             "row to norm <= 1; docs/getting-started.md ('Rows inside a public norm bound') "
-            "explains why R must not be read off the data", ClippingWarning, stacklevel=4,
-        )
+            "explains why R must not be read off the data")
     return mapped, y
 
 

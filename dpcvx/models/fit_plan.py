@@ -32,6 +32,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..data.blocks import RowBlocks, cache_block_rows, take_rows
+from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError
 from ..privacy import calibrate
@@ -335,12 +336,18 @@ class FitPlan:
         self.solver.check_max_iter(least)
         return _Bound(X, labels, n, weights, calibrated, least is not None)
 
+    def checked(self, X: Any, y: Any, sample_weight: Any = None) -> _Bound:
+        """:meth:`bind` on the rows :meth:`mapped` gives: every check of a fit on (X, y), then the clipping counts
+        found while reading them (:func:`~dpcvx.data.notes.checks_then_notes`: a refused call shows none)."""
+        with checks_then_notes():
+            return self.bind(*self.mapped(X, y), sample_weight)
+
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> PrivateModel | PrivateRegressionModel:
         """Execute the plan on (X, y): check, then charge ``accountant`` once, draw the noise, solve, release
         (:meth:`PrivateERM.fit <dpcvx.models.erm.PrivateERM.fit>`). A refused call spends nothing."""
         check_accountant(accountant)
-        return self.execute(self.bind(*self.mapped(X, y), sample_weight), random_state, accountant)
+        return self.execute(self.checked(X, y, sample_weight), random_state, accountant)
 
     def execute(self, bound: _Bound, random_state: RandomState,
                 accountant: PrivacyAccountant | None) -> PrivateModel | PrivateRegressionModel:

@@ -34,7 +34,6 @@ counts, and so the ranges, of the same rows in memory, with no copy of them); a 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, NamedTuple
@@ -43,9 +42,10 @@ import numpy as np
 from scipy import sparse
 
 from ..data.blocks import RowBlocks, input_shape, is_dask, is_out_of_core
+from ..data.notes import checks_then_notes, warn_clipped
 from ..data.rows import RowMap
 from ..data.standardiser import adassp_map, label_range, range_map
-from ..exceptions import ClippingWarning, InputError, user_stacklevel
+from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import (
     COLUMN_SPREAD,
@@ -241,13 +241,11 @@ class PrivateLinearRegression:
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows and not quiet:
-            warnings.warn(f"{clipped_rows} of {n} rows had ||x|| > R = {rows.norm_bound:g} and were scaled onto it. "
-                          "NOT PRIVATE: this count is shown to you only and is not part of the release. Fix: scale "
-                          "the columns by public bounds (dpcvx.PublicSchema) or declare a larger public data_norm",
-                          ClippingWarning, stacklevel=user_stacklevel())
+            warn_clipped(f"{clipped_rows} of {n} rows had ||x|| > R = {rows.norm_bound:g} and were scaled onto it. "
+                         "NOT PRIVATE: this count is shown to you only and is not part of the release. Fix: scale "
+                         "the columns by public bounds (dpcvx.PublicSchema) or declare a larger public data_norm")
         if clipped_labels and not quiet:
-            warnings.warn(label_clipping_note(clipped_labels, n, check_bound("label_bound", self.label_bound)),
-                          ClippingWarning, stacklevel=user_stacklevel())
+            warn_clipped(label_clipping_note(clipped_labels, n, check_bound("label_bound", self.label_bound)))
         return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
@@ -411,12 +409,10 @@ class PrivateLinearRegression:
         label_bound = check_bound("label_bound", self.label_bound)
         labels, _, clipped_labels = target_values(y, n, label_bound, False)
         if count:
-            warnings.warn(f"{count} of {n} rows had ||x|| > R = {norm:g} and were scaled onto it. "
-                          "NOT PRIVATE: this count is shown to you only and is not part of the release",
-                          ClippingWarning, stacklevel=user_stacklevel())
+            warn_clipped(f"{count} of {n} rows had ||x|| > R = {norm:g} and were scaled onto it. NOT PRIVATE: this "
+                         "count is shown to you only and is not part of the release")
         if clipped_labels:
-            warnings.warn(label_clipping_note(clipped_labels, n, label_bound), ClippingWarning,
-                          stacklevel=user_stacklevel())
+            warn_clipped(label_clipping_note(clipped_labels, n, label_bound))
         return clipped, labels, n
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearRegressionModel:
@@ -580,7 +576,13 @@ class AdaSSPPlan:
 
     def bind(self, X: Any, y: Any) -> _Bound:
         """The checks of a fit on (X, y), nothing charged or drawn: the width, the rows and labels (clipped or
-        refused), delta below 1/n (replace-one), the calibration at n; plain AdaSSP's statistics computed."""
+        refused), delta below 1/n (replace-one), the calibration at n; plain AdaSSP's statistics computed. The
+        clipping counts are shown once every check has passed (:func:`~dpcvx.data.notes.checks_then_notes`)."""
+        with checks_then_notes():
+            return self._bound(X, y)
+
+    def _bound(self, X: Any, y: Any) -> _Bound:
+        """:meth:`bind`'s checks."""
         rows_in, width = _input_shape(X)
         if width != self.width:
             raise InputError(f"this plan is for rows of {self.width} columns, got {width}: plan again for these "

@@ -225,7 +225,7 @@ class MulticlassPlan:
                     if index:                    # says so (each warning once per fit)
                         warnings.simplefilter("ignore", ClippingWarning)
                     if isinstance(self.binary, FitPlan):
-                        self.binary.bind(*self.binary.mapped(X, target), sample_weight)
+                        self.binary.checked(X, target, sample_weight)
                     elif self.binary is not None:  # a composite's checks of the class's rows
                         self.binary.check(X, target, sample_weight)
                     else:

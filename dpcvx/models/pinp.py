@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.kernels import KernelSpec, as_rows, kernel_expansion
+from ..data.notes import checks_then_notes
 from ..exceptions import BudgetExceededError, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
@@ -108,15 +109,16 @@ class PINP(TrainingSetLearner):
 
     def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget) -> tuple[KernelERM, PINPParameters]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
-        model = self._check_training(X, y, delta=budget.delta)
-        kernel, loss = model.kernel, model.loss
-        radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
-                                   loss.value_at_zero, loss.infimum)
-        parameters = pinp_parameters(
-            model.n, self.lam, float(loss.lipschitz), kernel.feature_bound, radius, budget.epsilon,
-            budget.delta, self.max_queries, self.failure_probability, self.max_updates,
-            kernel_name=float_kernel_name(kernel), n_features=model.n_features)
-        return model, parameters
+        with checks_then_notes():  # the clipping count shown once every check below has passed
+            model = self._check_training(X, y, delta=budget.delta)
+            kernel, loss = model.kernel, model.loss
+            radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
+                                       loss.value_at_zero, loss.infimum)
+            parameters = pinp_parameters(
+                model.n, self.lam, float(loss.lipschitz), kernel.feature_bound, radius, budget.epsilon,
+                budget.delta, self.max_queries, self.failure_probability, self.max_updates,
+                kernel_name=float_kernel_name(kernel), n_features=model.n_features)
+            return model, parameters
 
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None,

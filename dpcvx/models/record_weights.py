@@ -19,14 +19,14 @@ certificate's ``weights``. Nothing here is charged or drawn.
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ..exceptions import ClippingWarning, InputError, UnsupportedWeightsError, user_stacklevel
+from ..data.notes import warn_clipped
+from ..exceptions import InputError, UnsupportedWeightsError
 from ..release.model import CertifiedWeights, ReleaseCertificate
 from ..release.weight_rules import balanced_weights, mean_record_weight, weight_bound
 from ..validation import check_bound, check_finite, non_negative, real_values
@@ -181,9 +181,9 @@ def record_weights(plan: RecordWeights, sample_weight: Any, labels: np.ndarray, 
         bound = plan.sample_bound
         clipped = int(np.count_nonzero((given < 0) | (given > bound)))
         if clipped:
-            warnings.warn(f"{clipped} of {n} sample weights lay outside [0, sample_weight_bound = {bound:g}] and were "
-                          "clipped onto it. NOT PRIVATE: this count is shown to you only and is not part of the "
-                          "release", ClippingWarning, stacklevel=user_stacklevel())
+            warn_clipped(f"{clipped} of {n} sample weights lay outside [0, sample_weight_bound = {bound:g}] and were "
+                         "clipped onto it. NOT PRIVATE: this count is shown to you only and is not part of the "
+                         "release")
         weights = np.clip(given, 0.0, bound)
     if plan.class_weights is not None:
         (_, negative), (_, positive) = plan.class_weights

@@ -37,6 +37,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
 from ..data.kernels import KernelSpec, as_rows
+from ..data.notes import checks_then_notes
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import integer_source
@@ -274,22 +275,23 @@ class TDDL(PrivateKernelLearner):
     def _check(self, X: ArrayLike, y: ArrayLike, Z: ArrayLike, budget: Budget
                ) -> tuple[KernelERM, np.ndarray, float, ConstrainedLeastSquares, TDDLCalibration | LatticeTDDL]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
-        span = self._minimiser_span(X)
-        X = as_rows(X)
-        Z = as_rows(Z, "Z", X.shape[1], one_point=False)  # a public sample, 2-D as X is
-        model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)
-        kernel, loss = model.kernel, model.loss
-        radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
-                                   loss.value_at_zero, loss.infimum)
-        least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
-        calibration = tddl_calibration(
-            model.n, self.lam, float(loss.lipschitz), kernel.feature_bound, budget.epsilon, budget.delta,
-            np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
-        )
-        if self.float_safe:
-            return model, Z, radius, least_squares, LatticeTDDL.of(calibration, float_kernel_name(kernel),
-                                                                 model.n_features)
-        return model, Z, radius, least_squares, calibration
+        with checks_then_notes():  # the clipping count shown once every check below has passed
+            span = self._minimiser_span(X)
+            X = as_rows(X)
+            Z = as_rows(Z, "Z", X.shape[1], one_point=False)  # a public sample, 2-D as X is
+            model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)
+            kernel, loss = model.kernel, model.loss
+            radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
+                                       loss.value_at_zero, loss.infimum)
+            least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
+            calibration = tddl_calibration(
+                model.n, self.lam, float(loss.lipschitz), kernel.feature_bound, budget.epsilon, budget.delta,
+                np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
+            )
+            if self.float_safe:
+                return model, Z, radius, least_squares, LatticeTDDL.of(calibration, float_kernel_name(kernel),
+                                                                     model.n_features)
+            return model, Z, radius, least_squares, calibration
 
     def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *, Z: ArrayLike,
                          random_state: RandomState = None, accountant: PrivacyAccountant | None = None,

@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.kernels import Kernel, KernelSpec, LinearKernel
+from ..data.notes import checks_then_notes
 from ..exceptions import ExponentialCostWarning, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
@@ -192,28 +193,29 @@ class TDIL(TrainingSetLearner):
     def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget
                ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters | LatticeTDIL]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
-        radius = self._radius()
-        model = self._check_training(X, y, delta=budget.delta)
-        kernel, loss, dim = model.kernel, model.loss, model.n_features
-        whole_ball = self._whole_ball(kernel)
-        spacing = radius / 10 if self.net_spacing is None else self.net_spacing
-        net = None if whole_ball else ball_net(dim, radius, spacing)  # refuse a huge net first
-        common = (model.n, self.lam, float(loss.lipschitz), kernel.feature_bound,
-                  constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
-                                    loss.value_at_zero, loss.infimum),
-                  budget.epsilon, budget.delta)
-        if net is None:
-            parameters = tdil_parameters(*common, ball_dimension=dim,
-                                         failure_probability=self.failure_probability,
-                                         rounds=self.rounds)
-        else:
-            parameters = tdil_parameters(*common, net_size=net.shape[0],
-                                         feature_distance=kernel.feature_distance(radius, spacing),
-                                         failure_probability=self.failure_probability,
-                                         rounds=self.rounds)
-        if self.float_safe:
-            return model, radius, net, LatticeTDIL.of(parameters, float_kernel_name(kernel), dim)
-        return model, radius, net, parameters
+        with checks_then_notes():  # the clipping count shown once every check below has passed
+            radius = self._radius()
+            model = self._check_training(X, y, delta=budget.delta)
+            kernel, loss, dim = model.kernel, model.loss, model.n_features
+            whole_ball = self._whole_ball(kernel)
+            spacing = radius / 10 if self.net_spacing is None else self.net_spacing
+            net = None if whole_ball else ball_net(dim, radius, spacing)  # refuse a huge net first
+            common = (model.n, self.lam, float(loss.lipschitz), kernel.feature_bound,
+                      constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
+                                        loss.value_at_zero, loss.infimum),
+                      budget.epsilon, budget.delta)
+            if net is None:
+                parameters = tdil_parameters(*common, ball_dimension=dim,
+                                             failure_probability=self.failure_probability,
+                                             rounds=self.rounds)
+            else:
+                parameters = tdil_parameters(*common, net_size=net.shape[0],
+                                             feature_distance=kernel.feature_distance(radius, spacing),
+                                             failure_probability=self.failure_probability,
+                                             rounds=self.rounds)
+            if self.float_safe:
+                return model, radius, net, LatticeTDIL.of(parameters, float_kernel_name(kernel), dim)
+            return model, radius, net, parameters
 
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None,

@@ -117,3 +117,70 @@ def test_a_regressors_dates_are_refused_on_every_path(tmp_path, layout):
         dpcvx.DPHuberRegressor(label_bound=1e5, random_state=0).fit(np.asarray(X), dates.astype(object),
                                                                      accountant=accountant)
     assert accountant.ledger == []
+
+
+def _refused_silently(fit, error=dpcvx.InputError, match=None):
+    """Run ``fit`` (given an accountant), which must be refused: no warning at all before the refusal, nothing
+    charged."""
+    accountant = dpcvx.PrivacyAccountant(epsilon=100.0, delta=1e-3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(error, match=match):
+            fit(accountant)
+    assert [w.category.__name__ for w in caught] == [] and accountant.ledger == []
+
+
+def _wide_rows(n=300, seed=3):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-2, 2, size=(n, 3))   # rows beyond R = 1: a clipping count on the data
+
+
+@pytest.mark.parametrize("weights, match", [
+    (np.full(300, np.nan), "sample_weight has NaN or infinite entries"),
+    (np.ones(7), r"sample_weight must hold one number per record, shape \(300,\)"),
+    (-np.ones(300), "the sample weights are all zero"),
+], ids=["NaN", "shape", "all negative"])
+@pytest.mark.parametrize("entry", ["PrivateERM", "DPLogisticRegression", "DPHuberRegressor"])
+def test_a_refused_weight_shows_no_count_computed_on_the_data(weights, match, entry):
+    """Audit: rows beyond R gave their NOT PRIVATE ClippingWarning (and weights outside [0, w_max] theirs) before the
+    fit refused its sample_weight: every input is checked first, then the counts are shown."""
+    X = _wide_rows()
+    y = (X[:, 0] > 0).astype(int)
+    fits = {
+        "PrivateERM": lambda a: dpcvx.PrivateERM(data_norm=1.0, lam=0.1, sample_weight_bound=2.0, classes=(0, 1)).fit(
+            X, y, 1.0, sample_weight=weights, accountant=a),
+        "DPLogisticRegression": lambda a: dpcvx.DPLogisticRegression(sample_weight_bound=2.0, random_state=0).fit(
+            X, y, sample_weight=weights, accountant=a),
+        "DPHuberRegressor": lambda a: dpcvx.DPHuberRegressor(label_bound=0.5, sample_weight_bound=2.0,
+                                                             random_state=0).fit(X, X[:, 0], sample_weight=weights,
+                                                                                 accountant=a),
+    }
+    _refused_silently(fits[entry], match=match)
+
+
+def test_a_refused_label_or_delta_shows_no_count_computed_on_the_data():
+    """The same order for the other checks that read the data after the rows: a label outside the public classes
+    (PrivateERM), delta above 1/n (PrivateERM, and AdaSSP's least squares)."""
+    X = _wide_rows()
+    y = (X[:, 0] > 0).astype(int)
+    _refused_silently(lambda a: dpcvx.PrivateERM(data_norm=1.0, lam=0.1, classes=(0, 1)).fit(
+        X, np.where(np.arange(300) == 7, 5, y), 1.0, accountant=a), match="outside the declared classes")
+    _refused_silently(lambda a: dpcvx.PrivateERM(data_norm=1.0, lam=0.1, classes=(0, 1)).fit(
+        X, y, 1.0, delta=1e-2, accountant=a), match="delta")
+    _refused_silently(lambda a: dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=0.5).fit(
+        X, X[:, 0] * 4, 1.0, 1e-2, accountant=a), match="delta")
+
+
+@pytest.mark.parametrize("fit", [
+    lambda X, y, a: dpcvx.PINP(kernel="linear", input_bound=1.0, lam=0.1, max_queries=10, max_updates=0).fit(
+        X, y, 1.0, accountant=a),
+    lambda X, y, a: dpcvx.TDIL(kernel="linear", input_bound=1.0, lam=0.1, rounds=0).fit(X, y, 1.0, accountant=a),
+    lambda X, y, a: dpcvx.TDDL(kernel="linear", input_bound=1.0, lam=0.1).fit(X, y, 1.0, Z=np.zeros((5, 2)),
+                                                                              accountant=a),
+], ids=["PINP", "TDIL", "TDDL"])
+def test_a_refused_kernel_fit_shows_no_count_computed_on_the_data(fit):
+    """The kernel learners: rows with ||phi(x)|| above R_phi were counted (NOT PRIVATE) before a setting or the public
+    sample was refused."""
+    X = _wide_rows(200)[:, :2]
+    y = np.where(X[:, 0] > 0, 1, -1)
+    _refused_silently(lambda a: fit(X, y, a))

@@ -1,0 +1,54 @@
+"""The NOT PRIVATE notes of a fit on its data (the :class:`~dpcvx.exceptions.ClippingWarning` counts of rows beyond
+R, labels beyond B and sample weights outside [0, w_max]), shown only once every check of the call has passed.
+
+A fit validates every input first and computes what it tells the data owner about the data after: the counts are
+found while the rows, labels and weights are read (the same pass that checks them), so they are kept
+(:func:`warn_clipped`) within :func:`checks_then_notes`, which a fit's checks run inside, and shown when the checks
+complete. A call refused by a later check (a NaN or misshapen ``sample_weight``, a label outside the classes, delta
+above 1/n, too few rows for a range search) shows none of them, as it spends nothing. Nothing here is released.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import warnings
+from types import TracebackType
+
+from ..exceptions import ClippingWarning, user_stacklevel
+
+__all__ = ["checks_then_notes", "warn_clipped"]
+
+_HELD: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("dpcvx_data_notes_held", default=None)
+
+
+def warn_clipped(text: str) -> None:
+    """Warn ``text`` (a NOT PRIVATE clipping count) as a ClippingWarning at the user's line; within
+    :func:`checks_then_notes`, once its checks have passed."""
+    held = _HELD.get()
+    if held is None:
+        warnings.warn(text, ClippingWarning, stacklevel=user_stacklevel())
+    else:
+        held.append(text)
+
+
+def checks_then_notes() -> _HeldNotes:
+    """A ``with`` block that keeps the notes of :func:`warn_clipped` made within it, and shows them, each once and in
+    order, when it completes; none when it raises (a refusal). A block within another shows its own at its end,
+    under the warning filters in force there (a composite fit's repeated checks silence their counts)."""
+    return _HeldNotes()
+
+
+class _HeldNotes:
+    """:func:`checks_then_notes`: a class, not a generator of contextlib, so that the warnings, shown from
+    :meth:`__exit__`, point past dpcvx's frames only, at the user's line (:func:`~dpcvx.exceptions.user_stacklevel`)."""
+
+    def __enter__(self) -> None:
+        self._held: list[str] = []
+        self._token = _HELD.set(self._held)
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        _HELD.reset(self._token)
+        if kind is None:
+            for text in dict.fromkeys(self._held):
+                warnings.warn(text, ClippingWarning, stacklevel=user_stacklevel())
