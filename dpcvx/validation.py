@@ -79,6 +79,7 @@ __all__ = [
     "real_values",
     "check_labels",
     "check_classes",
+    "scalar_label",
     "check_flag",
     "check_choice",
     "check_threshold",
@@ -550,14 +551,21 @@ def _refuse_unordered(classes: Any) -> None:
                          "model's columns")
 
 
+def scalar_label(value: Any) -> str | int | float | None:
+    """A class label as the Python scalar it holds (a numpy scalar unwrapped; a bool is an int), or None when it is
+    not a string or a number (a tuple, a list, None, bytes, a complex): the one rule of what a label may be, for a
+    fit's declared classes and a model file's."""
+    plain = value.item() if isinstance(value, np.generic) else value
+    return plain if isinstance(plain, (str, int, float)) else None
+
+
 def _refuse_unmatchable_classes(values: tuple, classes: Any) -> None:
     """Refuse a declared class that is not a string or a number (a tuple, a list, None, ...: a model file holds
     labels that are strings or numbers, and a label array of tuples is 2-D), and one no label can be told apart by:
     NaN (equal to no label), and True or False beside numbers (True == 1 and False == 0, so the label 1 would be the
     class True)."""
     for value in values:
-        plain = value.item() if isinstance(value, np.generic) else value
-        if not isinstance(plain, (str, int, float)):
+        if scalar_label(value) is None:
             raise InputError(f"class label {value!r} is not a string or a number: classes must be strings or numbers "
                              f"(the labels a model file holds), got {classes!r}; encode each class as one")
     if any(isinstance(value, float) and math.isnan(value) for value in values):

@@ -21,14 +21,15 @@ import numpy as np
 from ...data.files import json_object
 from ...exceptions import InputError
 from ...privacy.neighbours import Neighbours
+from ...validation import scalar_label
 
 _NUMBER_KEYS = {"exact", "float"}
 
 
 def _label(value: Any) -> str | int | float | bool:
     """A class label as a JSON scalar (numpy scalars as the Python value they hold)."""
-    plain = value.item() if isinstance(value, np.generic) else value
-    if not isinstance(plain, (str, int, float, bool)):
+    plain = scalar_label(value)
+    if plain is None:
         raise InputError(f"class label {value!r} cannot be saved: labels must be strings or numbers")
     return plain
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from ...exceptions import InputError
 
-__all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "KINDS", "DIGEST", "file_digest"]
+__all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "KINDS", "DIGEST", "file_digest", "json_digest"]
 
 MODEL_FORMAT = "dpcvx-model"
 MODEL_FORMAT_VERSION = 10
@@ -40,9 +40,15 @@ def file_digest(data: dict[str, Any]) -> str:
     every string Python holds, a lone surrogate included (which UTF-8 cannot encode). A value JSON cannot hold (NaN,
     an object) is refused with :class:`~dpcvx.exceptions.InputError`.
     """
+    return json_digest({key: value for key, value in data.items() if key != DIGEST})
+
+
+def json_digest(data: Any) -> str:
+    """The SHA-256 hex digest of ``data``'s canonical JSON text (sorted keys, no spaces, ASCII escapes, no NaN or
+    infinity): the one computation of every digest a model file holds, the whole file's (:func:`file_digest`) and
+    the certificate's records of a saved feature map, schema and tuning record (:mod:`.row_map`)."""
     try:
-        text = json.dumps({key: value for key, value in data.items() if key != DIGEST}, sort_keys=True,
-                          separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     except (TypeError, ValueError) as error:  # a NaN, or an object JSON cannot hold
         raise InputError(f"{error}; only finite numbers, strings, lists and objects are model data") from None
     return hashlib.sha256(text.encode("ascii")).hexdigest()

@@ -5,7 +5,6 @@ file names)."""
 from __future__ import annotations
 
 import copy
-import hashlib
 import importlib
 import json
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from ...data.standardiser import ColumnStandardiser
 from ...exceptions import InputError
 from ...validation import check_bound, positive
 from .fields import _flag, _integer, _text
+from .header import json_digest
 
 _ROW_MAP_KEYS = {"norm_bound", "fit_intercept", "intercept_scaling", "feature_map"}
 # Feature maps restorable from a file: type name -> function(data) -> feature map.
@@ -126,10 +126,9 @@ _MAP_RECORD_KEYS = {"type", "sha256"}
 
 
 def _digest(saved: dict) -> str:
-    """The SHA-256 digest of a saved record's canonical JSON text (sorted keys, no spaces): the file's one binding of
-    a saved public object (a feature map, a schema) to the certificate beside it."""
-    text = json.dumps(saved, sort_keys=True, separators=(",", ":"), allow_nan=False, default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()
+    """The SHA-256 digest of a saved record's canonical JSON text (:func:`~.header.json_digest`): the file's binding
+    of a saved public object (a feature map, a schema, a tuning record) to the certificate beside it."""
+    return json_digest(saved)
 
 
 def map_record(saved: dict) -> dict:
