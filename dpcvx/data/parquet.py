@@ -111,6 +111,8 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
         which = "label column" if missing == [label] else "column(s)"
         raise InputError(f"{path} has no {which} {missing}; its columns are {names}. Check the spelling "
                          "(names are case-sensitive)")
+    if handle.metadata.num_rows == 0:  # as a CSV file of a header alone (csv_table): one rule for an empty table
+        raise InputError(f"{path} has columns but no data rows")
     try:
         if chunk_rows is None:
             table = handle.read(columns=list(columns))
