@@ -51,8 +51,11 @@ def coin_parts(n: int, held_out: float, rng: np.random.Generator, least: int = 1
 
 def training_chance(n: int, held_out: float, least: int) -> float:
     """The chance that n coins of bias ``held_out`` leave at least ``least`` rows to train on:
-    P[Binomial(n, 1 - held_out) >= least]."""
-    return float(binom.sf(least - 1, n, 1.0 - held_out))
+    P[Binomial(n, 1 - held_out) >= least]. Under numpy's error state ignored: a tail that underflows is 0 (scipy
+    1.13, the oldest dpcvx takes, computes it with numpy's error state, and a caller's ``np.seterr(all="raise")``
+    raised FloatingPointError from it)."""
+    with np.errstate(all="ignore"):
+        return float(binom.sf(least - 1, n, 1.0 - held_out))
 
 
 def child_seed(rng: np.random.Generator) -> int:
