@@ -40,3 +40,13 @@ def test_an_unreachable_tol_asks_only_for_what_can_help(procedure: str) -> None:
     message = _refusal(epsilon=3e-12 if procedure == "full-data" else 1e-12, procedure=procedure)
     assert "no tol reaches it (tol is at most 0.001" in message and "use a larger epsilon" in message
     assert "use tol >=" not in message
+
+
+def test_the_least_epsilon_suggested_gives_a_run_budget_in_range() -> None:
+    """At eta = 3 the run budget of epsilon = 1e-12 x (2 + eta), rounded down to a double, is below 1e-12: the
+    suggestion is the least double whose run budget is not, and tune takes it."""
+    message = _refusal(epsilon=1e-12, eta=3)
+    suggested = float(message.split("use epsilon >= ")[1].split(". ")[0])
+    assert suggested > 5e-12
+    refusal = _refusal(epsilon=suggested, eta=3)  # refused by the candidate's tol check, no longer by the range
+    assert "below the least epsilon a fit takes" not in refusal

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -234,17 +235,26 @@ def _checked_rule(m: int, eta: Any, mean_runs: Any, held_out: Any) -> tuple[Stop
     return StoppingRule.with_mean(mean, eta), held_out
 
 
+def _least_epsilon(eta: int) -> float:
+    """The least double epsilon whose run budget (:func:`~dpcvx.privacy.stopping.run_budget`, rounded down) is at
+    least ``EPSILON_MIN``: EPSILON_MIN (2 + eta) is not, for about half of the etas up to 1000."""
+    epsilon = EPSILON_MIN * (2 + eta)
+    while run_budget(epsilon, eta) < EPSILON_MIN:
+        epsilon = math.nextafter(epsilon, math.inf)
+    return epsilon
+
+
 def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
         mean_runs: float | None, held_out: float) -> TuningResult:
     """Full-data selection on checked inputs (module docstring)."""
     m, n = len(setup.candidates), X.shape[0]
     rule, held_out = _checked_rule(m, eta, mean_runs, held_out)
     budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
-    # every candidate on all rows, then rehearsed: the failure rule (dpcvx.models.failure)
-    if budget < EPSILON_MIN:  # each run's fit and count take e_Q, a share of the epsilon the user gave
+    if setup.delta == 0 and budget < EPSILON_MIN:  # each run's fit and count take e_Q, a share of the user's epsilon
         raise InputError(f"dpcvx.tune: each run fits with e_Q = epsilon / (2 + eta) = {budget:.6g} (epsilon = "
                          f"{setup.epsilon:g}, eta = {rule.eta}), below the least epsilon a fit takes "
-                         f"({EPSILON_MIN:g}); use epsilon >= {EPSILON_MIN * (2 + rule.eta):g}. Nothing was charged")
+                         f"({EPSILON_MIN:g}); use epsilon >= {_least_epsilon(rule.eta)!r}. Nothing was charged")
+    # every candidate on all rows, then rehearsed: the failure rule (dpcvx.models.failure)
     try:
         plans, least = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME,
                                           likely=lambda rows: training_chance(n, held_out, rows) >= 0.5)
@@ -253,10 +263,11 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
             raise InputError(f"{error} (in dpcvx.tune each run fits with e_Q = epsilon / (2 + eta) = {budget:.6g}, "
                              f"a share of epsilon = {setup.epsilon:g})") from None
         raise
-    if training_chance(n, held_out, least) < MIN_TRAINING_CHANCE:  # coins redrawn a million times a run on average
+    chance = training_chance(n, held_out, least)
+    if chance < MIN_TRAINING_CHANCE:  # the coins drawn a million times a run on average
         raise InputError(f"dpcvx.tune: with held_out={held_out:g} and n={n} rows, a run's coins leave the "
                          f"{least} training row{'s' * (least > 1)} every candidate needs with chance "
-                         f"{training_chance(n, held_out, least):.3g}; use a smaller held_out. Nothing was charged")
+                         f"{chance:.3g}; use a smaller held_out. Nothing was charged")
     if accountant is not None:
         accountant.spend(total, setup.delta, description=(f"dpcvx.tune (full-data selection, random stopping, "
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
