@@ -38,7 +38,8 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
 from ..privacy.stopping import run_budget
 from .records.fields import _integer, _number
-from .records.row_map import _digest, check_digest_record
+from .records.header import json_digest
+from .records.row_map import check_digest_record
 
 __all__ = ["TuningRecord", "TUNING_RECORD", "tuning_digest", "record_tuning", "set_aside_tuning_records",
            "check_tuning_records"]
@@ -174,9 +175,9 @@ def _fit_budget(certificate: dict, epsilon: float, delta: float) -> tuple[float,
 def tuning_digest(saved: Any) -> dict | None:
     """The release certificate's record of a saved tuning record (``saved``, what :meth:`TuningRecord.to_dict`
     writes, or None: the model was not selected by ``dpcvx.tune``): the SHA-256 digest of its canonical JSON text
-    (:func:`dpcvx.release.records.row_map._digest`, as a schema's record), which covers the tuning certificate's text
+    (:func:`dpcvx.release.records.header.json_digest`, as a schema's record), which covers the tuning certificate's text
     and record and the totals."""
-    return {"sha256": _digest(saved)} if isinstance(saved, dict) else None
+    return {"sha256": json_digest(saved)} if isinstance(saved, dict) else None
 
 
 def _certificates(data: dict) -> list[tuple[str, Any]]:

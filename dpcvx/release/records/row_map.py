@@ -125,19 +125,13 @@ MAP_RECORD = "feature_map"  # the certificate's record of the map a linear-layou
 _MAP_RECORD_KEYS = {"type", "sha256"}
 
 
-def _digest(saved: dict) -> str:
-    """The SHA-256 digest of a saved record's canonical JSON text (:func:`~.header.json_digest`): the file's binding
-    of a saved public object (a feature map, a schema, a tuning record) to the certificate beside it."""
-    return json_digest(saved)
-
-
 def map_record(saved: dict) -> dict:
     """The certificate's record of a saved feature map (``saved``, what :func:`_row_map_to_dict` writes of it): its
-    type and the SHA-256 digest of its canonical JSON text (:func:`_digest`), which covers every parameter
+    type and the SHA-256 digest of its canonical JSON text (:func:`~.header.json_digest`), which covers every parameter
     (an RFF map's kernel, gamma, frequencies and phases). Written beside the map by the file's writer, so that the
     loader refuses a file whose map was removed, added or changed; a file is not a signature: an edit that also
     rewrites the digest is not detected (docs/model-files.md)."""
-    return {"type": saved.get("type"), "sha256": _digest(saved)}
+    return {"type": saved.get("type"), "sha256": json_digest(saved)}
 
 
 def own_map_record(saved: Any, column_statistics: Any) -> dict | None:
@@ -179,20 +173,20 @@ _DIGEST_KEYS = {"sha256"}  # a digest record: {"sha256": the hex digest of the s
 
 def schema_record(saved: Any) -> dict | None:
     """The certificate's record of a saved schema (``saved``, what :meth:`PublicSchema.to_dict` writes of it, or
-    None: no schema): the SHA-256 digest of its canonical JSON text (:func:`_digest`, as a feature map's
+    None: no schema): the SHA-256 digest of its canonical JSON text (:func:`~.header.json_digest`, as a feature map's
     :func:`map_record`), which covers every field that decides how a table is encoded (the norm, each column's
     name, order, bounds, scale, categories and missing-value rule, the encoding, strictness and constant feature).
     The writer records it beside the schema, and the step from format version 8 records it for an older file."""
-    return {"sha256": _digest(saved)} if isinstance(saved, dict) else None
+    return {"sha256": json_digest(saved)} if isinstance(saved, dict) else None
 
 
 def check_digest_record(saved: Any, record: Any, what: str, expected: dict | None,
                         refusals: tuple[str, str, str]) -> None:
     """Refuse a saved public object (``saved``, None where the file holds none) that is not the one a certificate's
     digest record names (``record`` at ``what``: {"sha256": ...}, or None; ``expected``, the record of ``saved``
-    made by :func:`_digest`). ``refusals`` are the three messages: a record missing beside a saved object, an object
-    missing beside its record, another object. The one check of every digest record (a schema, a tuning
-    selection). A file is not a signature: an edit that also rewrites the digest is not detected."""
+    made by :func:`~.header.json_digest`). ``refusals`` are the three messages: a record missing beside a saved
+    object, an object missing beside its record, another object. The one check of every digest record (a schema, a
+    tuning selection). A file is not a signature: an edit that also rewrites the digest is not detected."""
     missing, absent, differs = refusals
     if record is None:
         if saved is not None:
