@@ -19,12 +19,15 @@ Two inputs, each fitted in a fresh process with one BLAS thread, after an untime
   column appended, ``column_statistics="auto"``, which draws private column ranges at this n): the table is
   filled column by column into a column-major array, then copied by blocks of rows into the row-major array
   with the intercept column (30e6f0a);
-- ``frame_plain``: the same DataFrame with ``column_statistics=False``: the input's copies alone.
+- ``frame_plain``: the same DataFrame with ``column_statistics=False``: the input's copies alone;
+- with ``--narrow``, in place of the above: 80 MB memmaps of 1, 2, 5 and 10 columns (10,000,000 x 1 to
+  1,000,000 x 10), each with ``column_statistics=False`` and with the defaults, where what the solve keeps per row
+  (the one-byte labels, a check's temporaries, a subsample's indices) is a large part of a row of 8 to 80 bytes.
 
 The child polls its own RssAnon (``/proc/self/status``) every 5 ms; the growth is the peak minus the value
 just before the fit, reported in MB and as a fraction of the input's bytes.
 
-    python -m benchmarks.input_memory [--out benchmarks/results] [--tag input_memory]
+    python -m benchmarks.input_memory [--narrow] [--out benchmarks/results] [--tag input_memory]
 """
 
 from __future__ import annotations
@@ -51,7 +54,9 @@ from benchmarks.input_memory import peak_growth
 
 kind, path = sys.argv[1], sys.argv[2]
 shape = {"memmap": (100_000, 200), "memmap_narrow": (200_000, 100), "memmap_50": (400_000, 50),
-         "memmap_20": (1_000_000, 20), "memmap_narrow_defaults": (200_000, 100), "memmap_20_defaults": (1_000_000, 20)}
+         "memmap_20": (1_000_000, 20), "memmap_narrow_defaults": (200_000, 100), "memmap_20_defaults": (1_000_000, 20),
+         **{f"memmap_d{d}": (10_000_000 // d, d) for d in (1, 2, 5, 10)},
+         **{f"memmap_d{d}_defaults": (10_000_000 // d, d) for d in (1, 2, 5, 10)}}
 rng = np.random.default_rng(0)
 if kind in shape:
     X = np.memmap(path + kind.removesuffix("_defaults"), dtype=np.float64, mode="r", shape=shape[kind])
@@ -109,20 +114,23 @@ INPUTS = {"memmap": "100,000 x 200 float64 memmap, column_statistics=False",
           "memmap_20_defaults": "1,000,000 x 20 float64 memmap, defaults",
           "frame": "pandas DataFrame 200,000 x 119 float64, defaults (intercept, column_statistics=\"auto\")",
           "frame_plain": "the same DataFrame, intercept, column_statistics=False"}
+NARROW = {f"memmap_d{d}{suffix}": f"{10_000_000 // d:,} x {d} float64 memmap, {what}"
+          for d in (1, 2, 5, 10) for suffix, what in (("", "column_statistics=False"), ("_defaults", "defaults"))}
 
 
-def run() -> dict:
-    """Each input's growth of RssAnon in its own child process."""
+def run(narrow: bool = False) -> dict:
+    """Each input's growth of RssAnon in its own child process (``narrow``: the 80 MB narrow memmaps only)."""
     record = common.RunRecord("benchmarks.input_memory")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(common.REPO_ROOT)}
     results = {}
     with tempfile.TemporaryDirectory() as directory:
         path = str(Path(directory) / "X.")
-        scale_dense.write_memmap(path + "memmap", 100_000, seed=0, d=200)
-        scale_dense.write_memmap(path + "memmap_narrow", 200_000, seed=0, d=100)
-        scale_dense.write_memmap(path + "memmap_50", 400_000, seed=0, d=50)
-        scale_dense.write_memmap(path + "memmap_20", 1_000_000, seed=0, d=20)
-        for kind in INPUTS:
+        files = ({f"memmap_d{d}": (10_000_000 // d, d) for d in (1, 2, 5, 10)} if narrow else
+                 {"memmap": (100_000, 200), "memmap_narrow": (200_000, 100), "memmap_50": (400_000, 50),
+                  "memmap_20": (1_000_000, 20)})
+        for name, (n, d) in files.items():
+            scale_dense.write_memmap(path + name, n, seed=0, d=d)
+        for kind in NARROW if narrow else INPUTS:
             done = subprocess.run([sys.executable, "-c", CHILD, kind, str(path)], capture_output=True, text=True,
                                   env=env, cwd=common.REPO_ROOT, check=True)
             results[kind] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -131,8 +139,9 @@ def run() -> dict:
 
 def markdown(output: dict) -> str:
     """The run header and one row per input."""
-    rows = [f"| {INPUTS[kind]} | {r['input_bytes'] / 1e6:.1f} | {r['growth_bytes'] / 1e6:.1f} | "
-            f"{r['growth_bytes'] / r['input_bytes']:.2f} | {r['growth_bytes'] / (8 * r['rows']):.1f} | "
+    names = {**INPUTS, **NARROW}
+    rows = [f"| {names[kind]} | {r['input_bytes'] / 1e6:.1f} | {r['growth_bytes'] / 1e6:.1f} | "
+            f"{r['growth_bytes'] / r['input_bytes']:.3f} | {r['growth_bytes'] / (8 * r['rows']):.1f} | "
             f"{r['fit_seconds']:.2f} |" for kind, r in output["results"].items()]
     return "\n".join([report.run_header(output, "Anonymous memory of DPLogisticRegression.fit against its input"),
                       "", "| input | input MB | peak RssAnon growth MB | growth / input | growth in float64 "
@@ -141,9 +150,10 @@ def markdown(output: dict) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.input_memory", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--narrow", action="store_true", help="the 80 MB memmaps of 1 to 10 columns only")
     common.add_result_arguments(parser, "input_memory")
     args = parser.parse_args(argv)
-    output = run()
+    output = run(args.narrow)
     common.write_results(output, markdown(output), Path(args.out), args.tag)
     return output
 

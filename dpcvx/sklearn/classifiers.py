@@ -125,6 +125,7 @@ from ..validation import (
     fraction,
     optional,
     or_literal,
+    outside_classes,
     refuse_weights,
     sample_size,
 )
@@ -273,11 +274,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     def _labels_checked(self, y: np.ndarray, multiclass: bool) -> tuple[Any, ...]:
         """The PUBLIC ``classes``; refuse labels outside them (never inferred from y)."""
         classes = check_public_classes(self.classes) if multiclass else check_classes(self.classes)
-        inside = np.zeros(y.shape, dtype=bool)
-        for value in classes:
-            inside |= np.broadcast_to(np.asarray(y == value, dtype=bool), y.shape)
-        if not np.all(inside):
-            raise label_error(type(self).__name__, y, ~inside, classes)
+        outside = outside_classes(y, classes)
+        if outside is not None:
+            raise label_error(type(self).__name__, y, outside, classes)
         return classes
 
     def _label_refusal(self, y: Any, multiclass: bool, refusal: InputError) -> InputError:

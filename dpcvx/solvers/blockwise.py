@@ -151,7 +151,7 @@ class BlockwiseObjective(PerturbedObjective):
     _y: Vector | None = None  # the labels as the blocks hold them
     _s: Vector | None = None  # the record weights as the blocks hold them (None without weights)
     _zero: np.ndarray | None = None  # the margins at w = 0 of a margin loss, all +-0 (:func:`_at_signed_zeros`)
-    _kept: tuple[np.ndarray, np.ndarray | None] | None = None  # the Hessian subsample (:meth:`_sample_rows`)
+    _kept: tuple[int, np.ndarray | None] | None = None  # the Hessian subsample (:meth:`_sample_rows`)
     hessian_ahead: bool = False  # the next step's pass forms the all-rows Hessian at its full step (set by newton)
     _ahead: tuple[Vector, np.ndarray] | None = None  # (those margins, the float32 loss Hessian there)
 
@@ -217,38 +217,38 @@ class BlockwiseObjective(PerturbedObjective):
                                  for rows in mean_sample(self.n, self.dim, precise)])
         return [self._blocks().take(sample)]
 
-    def _sample_rows(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """The Hessian subsample's evenly spaced rows, read directly (no pass), and for rows in memory their float32
-        copy, filled a cache block at a time; None for a memmap, whose sampled rows :meth:`_sample_gram` reads
-        again by blocks for each Hessian: no copy of the sample is held (8 MB for 10,000 rows at d = 200, beside
-        the 12 MB a default estimator's fit on a 100,000 x 200 memmap grows by)."""
+    def _sample_rows(self) -> tuple[int, np.ndarray | None]:
+        """The size of the Hessian subsample of evenly spaced rows (:func:`evenly_spaced`), read directly (no pass),
+        and for rows in memory their float32 copy, filled a cache block at a time; None for a memmap, whose sampled
+        rows :meth:`_sample_gram` reads again by blocks for each Hessian: no copy of the sample is held (8 MB for
+        10,000 rows at d = 200, beside the 12 MB a default estimator's fit on a 100,000 x 200 memmap grows by), nor
+        its row indices (computed a block at a time)."""
         if self._kept is None:
             size = hessian_sample_size(self.n, self.dim)
-            rows = evenly_spaced(self.n, size)
             blocks, kept = self._blocks(), None
             if not is_out_of_core(blocks.source):
                 kept = np.empty((size, self.dim), np.float32)
                 step = cache_block_rows(self.dim)
                 for a in range(0, size, step):
-                    kept[a:a + step] = blocks.take(rows[a:a + step])
-            self._kept = (rows, kept)
+                    kept[a:a + step] = blocks.take(evenly_spaced(self.n, size, slice(a, a + step)))
+            self._kept = (size, kept)
         return self._kept
 
     def _sample_gram(self, z: np.ndarray | RowMargins) -> np.ndarray:
         """(n / m) sum over the m sampled rows of l''(z_i) x_i x_i^T in float32 (upper triangle at least): one
         Gram product of the kept sample scaled (:func:`_scaled_gram`), or for a memmap's sample one per cache block
         of it read again, scaled into one buffer and added in row order."""
-        rows, kept = self._sample_rows()
-        step = self._blocks().block_rows if kept is None else rows.size
+        size, kept = self._sample_rows()
+        step = self._blocks().block_rows if kept is None else size
         scratch: list[np.ndarray] = []
 
         def term(a: int) -> np.ndarray:
-            index = rows[a:a + step]
+            index = evenly_spaced(self.n, size, slice(a, a + step))
             block = self._blocks().take(index) if kept is None else kept[a:a + step]
             margins = z.at(block, index) if isinstance(z, RowMargins) else z[index]
-            return _scaled_gram(block, np.sqrt(self._second(margins, index) * (self.n / rows.size)), True, scratch)
+            return _scaled_gram(block, np.sqrt(self._second(margins, index) * (self.n / size)), True, scratch)
 
-        return functools.reduce(operator.add, (term(a) for a in range(0, rows.size, step))).astype(np.float64)
+        return functools.reduce(operator.add, (term(a) for a in range(0, size, step))).astype(np.float64)
 
     def _pass(self) -> None:
         self.passes += 1

@@ -137,10 +137,19 @@ def hessian_sample_size(n: int, d: int) -> int:
     return min(n, rows)
 
 
-def evenly_spaced(n: int, size: int) -> np.ndarray:
+def evenly_spaced(n: int, size: int, part: slice = slice(None)) -> np.ndarray:
     """``size`` row indices evenly spaced over n rows, the first and the last among them (size >= 2): the Hessian
-    subsample's rows, and the samples that decide whether records repeat (:mod:`dpcvx.solvers.distinct`)."""
-    return np.linspace(0, n - 1, size).astype(np.intp)
+    subsample's rows, and the samples that decide whether records repeat (:mod:`dpcvx.solvers.distinct`); or their
+    ``part`` (a slice of the ``size``), computed alone, so that a pass over a memmap's sample holds a block's
+    indices, not the sample's (1.6 bytes a row at 1,000,000 x 10, a fiftieth of the file). The values are numpy's
+    ``linspace(0, n - 1, size)`` truncated: i (n - 1) / (size - 1) for i < size - 1, then n - 1."""
+    start, stop, _ = part.indices(size)
+    if size < 2:
+        return np.zeros(max(stop - start, 0), dtype=np.intp)
+    values = np.arange(start, stop, dtype=np.float64) * ((n - 1) / (size - 1))
+    if stop == size and stop > start:
+        values[-1] = n - 1
+    return values.astype(np.intp)
 
 
 def zero_margins(y: np.ndarray, regression: bool) -> np.ndarray:
