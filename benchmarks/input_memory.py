@@ -21,8 +21,10 @@ Two inputs, each fitted in a fresh process with one BLAS thread, after an untime
   with the intercept column (30e6f0a);
 - ``frame_plain``: the same DataFrame with ``column_statistics=False``: the input's copies alone;
 - with ``--narrow``, in place of the above: 80 MB memmaps of 1, 2, 5 and 10 columns (10,000,000 x 1 to
-  1,000,000 x 10), each with ``column_statistics=False`` and with the defaults, where what the solve keeps per row
-  (the one-byte labels, a check's temporaries, a subsample's indices) is a large part of a row of 8 to 80 bytes.
+  1,000,000 x 10) and a 64 MB one of 5 columns (the largest file whose blocks are a 32nd of it), each with
+  ``column_statistics=False`` and with the defaults, where what the solve keeps per row (the one-byte labels, a
+  check's temporaries, a subsample's indices, a pass's vectors beside its block) is a large part of a row of 8 to
+  80 bytes.
 
 The child polls its own RssAnon (``/proc/self/status``) every 5 ms; the growth is the peak minus the value
 just before the fit, reported in MB and as a fraction of the input's bytes.
@@ -55,8 +57,9 @@ from benchmarks.input_memory import peak_growth
 kind, path = sys.argv[1], sys.argv[2]
 shape = {"memmap": (100_000, 200), "memmap_narrow": (200_000, 100), "memmap_50": (400_000, 50),
          "memmap_20": (1_000_000, 20), "memmap_narrow_defaults": (200_000, 100), "memmap_20_defaults": (1_000_000, 20),
-         **{f"memmap_d{d}": (10_000_000 // d, d) for d in (1, 2, 5, 10)},
-         **{f"memmap_d{d}_defaults": (10_000_000 // d, d) for d in (1, 2, 5, 10)}}
+         **{f"memmap_{name}{suffix}": size for name, size in {"d1": (10_000_000, 1), "d2": (5_000_000, 2),
+            "d5": (2_000_000, 5), "d10": (1_000_000, 10), "d5_64mb": (1_600_000, 5)}.items()
+            for suffix in ("", "_defaults")}}
 rng = np.random.default_rng(0)
 if kind in shape:
     X = np.memmap(path + kind.removesuffix("_defaults"), dtype=np.float64, mode="r", shape=shape[kind])
@@ -114,8 +117,11 @@ INPUTS = {"memmap": "100,000 x 200 float64 memmap, column_statistics=False",
           "memmap_20_defaults": "1,000,000 x 20 float64 memmap, defaults",
           "frame": "pandas DataFrame 200,000 x 119 float64, defaults (intercept, column_statistics=\"auto\")",
           "frame_plain": "the same DataFrame, intercept, column_statistics=False"}
-NARROW = {f"memmap_d{d}{suffix}": f"{10_000_000 // d:,} x {d} float64 memmap, {what}"
-          for d in (1, 2, 5, 10) for suffix, what in (("", "column_statistics=False"), ("_defaults", "defaults"))}
+NARROW_FILES = {"memmap_d1": (10_000_000, 1), "memmap_d2": (5_000_000, 2), "memmap_d5": (2_000_000, 5),
+                "memmap_d10": (1_000_000, 10), "memmap_d5_64mb": (1_600_000, 5)}
+NARROW = {f"{kind}{suffix}": f"{n:,} x {d} float64 memmap ({8 * n * d // 10**6} MB), {what}"
+          for kind, (n, d) in NARROW_FILES.items()
+          for suffix, what in (("", "column_statistics=False"), ("_defaults", "defaults"))}
 
 
 def run(narrow: bool = False) -> dict:
@@ -125,7 +131,7 @@ def run(narrow: bool = False) -> dict:
     results = {}
     with tempfile.TemporaryDirectory() as directory:
         path = str(Path(directory) / "X.")
-        files = ({f"memmap_d{d}": (10_000_000 // d, d) for d in (1, 2, 5, 10)} if narrow else
+        files = (NARROW_FILES if narrow else
                  {"memmap": (100_000, 200), "memmap_narrow": (200_000, 100), "memmap_50": (400_000, 50),
                   "memmap_20": (1_000_000, 20)})
         for name, (n, d) in files.items():
@@ -150,7 +156,7 @@ def markdown(output: dict) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.input_memory", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--narrow", action="store_true", help="the 80 MB memmaps of 1 to 10 columns only")
+    parser.add_argument("--narrow", action="store_true", help="the memmaps of 1 to 10 columns only")
     common.add_result_arguments(parser, "input_memory")
     args = parser.parse_args(argv)
     output = run(args.narrow)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -51,7 +52,8 @@ from ..tables import NonFiniteError
 from .rows import NormBoundError, RowMap
 
 __all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_dask",
-           "is_out_of_core", "as_row_blocks", "cache_block_rows", "MEMMAP_BLOCK_SHARE"]
+           "is_out_of_core", "as_row_blocks", "cache_block_rows", "MEMMAP_BLOCK_SHARE",
+           "BLOCK_ROW_VECTORS"]
 
 BlockFunction = Callable[..., Any]
 
@@ -65,6 +67,11 @@ CACHE_BLOCK_BYTES = 1 << 21
 #: 0.15 of its size. The smaller blocks cost a Python call per block and pass, which a file this small pays in
 #: microseconds. (In memory, blocks are views: cache-sized whatever the array.)
 MEMMAP_BLOCK_SHARE = 1 / 32
+#: float64 n_b-vectors a pass over a memmap holds beside its block (margins, l', l'' and a product): on narrow rows
+#: they weigh as much as the block, so a memmap's block rows count them. Sized by the block's columns alone, 2 MB
+#: blocks of a 64 MB file of 5 columns held 2.6 blocks' worth at the fit's peak with the defaults (the mapped block
+#: with the intercept column, its float32 copy, the vectors): with the labels 0.103 of the file.
+BLOCK_ROW_VECTORS = 4
 
 
 UNKNOWN_CHUNKS = "a Dask X must be 2-D with known row chunks (use to_dask_array(lengths=True))"
@@ -72,13 +79,14 @@ UNKNOWN_CHUNKS = "a Dask X must be 2-D with known row chunks (use to_dask_array(
 
 def cache_block_rows(width: int, nbytes: float = float("inf")) -> int:
     """Rows per block such that a float64 block of ``width`` columns is about ``CACHE_BLOCK_BYTES``, or for a memmap
-    of ``nbytes`` bytes beyond one such block, about ``MEMMAP_BLOCK_SHARE`` of them when that is less (and
-    ``CACHE_BLOCK_BYTES`` / 8 at least). A file of one block is read in one, as rows in memory are: its fit is the
-    in-memory fit bit for bit."""
-    size = CACHE_BLOCK_BYTES
-    if nbytes > CACHE_BLOCK_BYTES:
-        size = min(size, max(CACHE_BLOCK_BYTES // 8, int(min(nbytes * MEMMAP_BLOCK_SHARE, 1 << 62))))
-    return max(256, size // (8 * max(width, 1)))
+    of ``nbytes`` bytes beyond one such block, such that the block and the ``BLOCK_ROW_VECTORS`` float64
+    n_b-vectors a pass holds beside it are about ``MEMMAP_BLOCK_SHARE`` of the file when that is less than
+    ``CACHE_BLOCK_BYTES`` (and ``CACHE_BLOCK_BYTES`` / 8 at least). A file of one block is read in one, as rows in
+    memory are: its fit is the in-memory fit bit for bit."""
+    if math.isinf(nbytes) or nbytes <= CACHE_BLOCK_BYTES:
+        return max(256, CACHE_BLOCK_BYTES // (8 * max(width, 1)))
+    size = min(CACHE_BLOCK_BYTES, max(CACHE_BLOCK_BYTES // 8, int(min(nbytes * MEMMAP_BLOCK_SHARE, 1 << 62))))
+    return max(256, size // (8 * (max(width, 1) + BLOCK_ROW_VECTORS)))
 
 
 def take_rows(X: Any, rows: np.ndarray) -> Any:

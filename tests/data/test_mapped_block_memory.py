@@ -5,8 +5,9 @@ a pass held the block it last gave while the next was mapped, the map wrote into
 subsample's raw rows were held beside their mapped copy: 7.5 MB at the peak of either against 3.5 MB now, for
 blocks of 2.2 MB.
 
-A memmap's blocks are at most a 32nd of the file (:data:`~dpcvx.data.blocks.MEMMAP_BLOCK_SHARE`), so that the peak of
-a fit on a file of a few tens of MB stays a small part of it."""
+A memmap's blocks, with the n_b-vectors a pass holds beside each, are at most a 32nd of the file
+(:data:`~dpcvx.data.blocks.MEMMAP_BLOCK_SHARE`, :data:`~dpcvx.data.blocks.BLOCK_ROW_VECTORS`), so that the peak of a
+fit on a file of a few tens of MB, or of a few columns, stays a small part of it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpcvx.data.blocks import CACHE_BLOCK_BYTES, MEMMAP_BLOCK_SHARE, RowBlocks, cache_block_rows
+from dpcvx.data.blocks import BLOCK_ROW_VECTORS, CACHE_BLOCK_BYTES, MEMMAP_BLOCK_SHARE, RowBlocks, cache_block_rows
 from dpcvx.data.rows import RowMap
 from dpcvx.data.standardiser import ColumnStandardiser
 
@@ -56,15 +57,17 @@ def test_a_subsample_is_mapped_by_parts_into_the_rows_returned(blocks, traced_pe
 
 
 @pytest.mark.parametrize("n, d", [(4_000_000, 20), (200_000, 20), (60_000, 20), (20_000, 10), (1_000, 20),
-                                  (40_000, 500)])
+                                  (40_000, 500), (1_600_000, 5), (3_200_000, 2), (300_000, 1)])
 def test_a_memmaps_blocks_are_a_small_part_of_it(tmp_path: Path, n: int, d: int) -> None:
-    """Cache-sized (2 MB) blocks from a 64 MB file up, and for a file of one such block (read in one, as in memory);
-    between, a 32nd of the file, and CACHE_BLOCK_BYTES / 8 at least: a fit holds a mapped block and its float32 copy
-    at its peak, 0.11 of a 32 MB file with 2 MB blocks."""
+    """A file of one cache-sized block is read in one, as in memory. Beyond, a block and the BLOCK_ROW_VECTORS
+    float64 n_b-vectors a pass holds beside it are at most a 32nd of the file, 2 MB at most (from a 64 MB file up)
+    and CACHE_BLOCK_BYTES / 8 at least: a fit holds a mapped block, its float32 copy and those vectors at its peak,
+    0.11 of a 32 MB file with 2 MB blocks, and, counting the block alone, 0.103 of a 64 MB file of 5 columns."""
     X = np.memmap(tmp_path / "X", dtype=np.float64, mode="w+", shape=(n, d))
     rows = RowBlocks(X, RowMap(1.0)).block_rows
-    if X.nbytes <= CACHE_BLOCK_BYTES or X.nbytes >= 64 * 2**20:
-        assert rows == cache_block_rows(d) and (rows >= n or X.nbytes > CACHE_BLOCK_BYTES)
-    else:
-        share = max(X.nbytes * MEMMAP_BLOCK_SHARE, CACHE_BLOCK_BYTES // 8)
-        assert share - 8 * d < rows * d * 8 <= share
+    if X.nbytes <= CACHE_BLOCK_BYTES:
+        assert rows == cache_block_rows(d) >= n
+        return
+    row_bytes = 8 * (d + BLOCK_ROW_VECTORS)
+    share = min(CACHE_BLOCK_BYTES, max(X.nbytes * MEMMAP_BLOCK_SHARE, CACHE_BLOCK_BYTES // 8))
+    assert rows == 256 or share - row_bytes < rows * row_bytes <= share
