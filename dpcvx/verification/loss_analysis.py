@@ -79,6 +79,8 @@ class LossAnalyser:
         self.budget = Budget(SYMBOLIC_SECONDS) if budget is None else budget
         self.progress = progress
         self.timed_out = False
+        #: a worker call ended without a result (its process died, or it raised): not a verdict on the loss
+        self.failed = False
         self.translation_error = ""
         try:
             self.symbolic = to_sympy(expression, variable, SYMBOL)
@@ -147,6 +149,7 @@ class LossAnalyser:
                 self.timed_out = True
                 self.sympy_note = late
             elif not result.finished:
+                self.failed = True
                 self.sympy_note = f"sympy failed: {result.error}"
             self._facts = LossFacts.from_items(result.items, self.sympy_note or "not computed")
         return self._facts
@@ -186,6 +189,7 @@ class LossAnalyser:
                 self.timed_out = True
                 self.validated_note = late
             elif not result.finished:
+                self.failed = True
                 self.validated_note = f"the validated bounds failed: {result.error}"
         return self._proof
 

@@ -136,6 +136,12 @@ _PROBLEMS: dict[tuple[int, int, int, bool, bool], VerifiedProblem] = {}
 _PROBLEMS_KEPT = 256
 
 
+#: How a loss analysis ended (:func:`_analysed`), which decides what is cached: a complete analysis is kept in this
+#: process and on disk; one cut short by the time limit on disk only, with that limit (it serves calls with a limit
+#: no larger); a failed one (a worker that died or raised) nowhere, so that the next verification tries again.
+COMPLETE, CUT_SHORT, FAILED = "complete", "cut short", "failed"
+
+
 def forget_losses() -> None:
     """Empty this process's cache of verified losses (the catalogue is proved afresh), and the problems made of
     them."""
@@ -199,12 +205,14 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
             _LOSS_CACHE[key] = VerifiedLoss(record.text, record.conditions, record.dcp_convex, derivatives,
                                             (variable, expression))
             return _LOSS_CACHE[key]
-        verified, code, complete = _analysed(loss, variable, expression, budget, progress)
+        verified, code, outcome = _analysed(loss, variable, expression, budget, progress)
+        if outcome == FAILED:  # a crash is no verdict on the loss: nothing is kept, the next call proves again
+            return verified
         if record_key is not None:  # cut short: kept with its limit, for calls with a limit no larger
-            limit = None if complete else seconds
+            limit = None if outcome == COMPLETE else seconds
             loss_record.keep(record_key, loss_record.LossRecord(verified.text, verified.conditions,
                                                                 verified.dcp_convex, code, limit))
-        if not complete:
+        if outcome != COMPLETE:
             return verified
         _LOSS_CACHE[key] = verified
     return _LOSS_CACHE[key]
@@ -240,12 +248,14 @@ def catalogue_loss(loss: Loss, seconds: float = SYMBOLIC_SECONDS) -> VerifiedLos
 
 
 def _analysed(loss: Loss, variable: cp.Variable, expression: cp.Expression, budget: Budget,
-              progress: bool) -> tuple[VerifiedLoss, tuple[str, str, str] | None, bool]:
+              progress: bool) -> tuple[VerifiedLoss, tuple[str, str, str] | None, str]:
     """Prove the loss conditions (sympy; the provers' results may come from the proof cache).
 
-    Returns the verified loss, the numpy code of its derivatives, and whether the result is
-    complete (no time limit cut it short). The derivatives are compiled from that code, as
-    a cached record's are, so a fresh and a cached verification give the solver the same functions.
+    Returns the verified loss, the numpy code of its derivatives, and how the analysis ended: :data:`COMPLETE`,
+    :data:`CUT_SHORT` (the time limit stopped a prover) or :data:`FAILED` (a worker call ended without a result:
+    its process died, was killed or ran out of memory, or it raised; no verdict on the loss). The derivatives are
+    compiled from that code, as a cached record's are, so a fresh and a cached verification give the solver the
+    same functions.
     """
     from .loss_analysis import LossAnalyser
 
@@ -258,7 +268,7 @@ def _analysed(loss: Loss, variable: cp.Variable, expression: cp.Expression, budg
         _LOG.warning("verify: the derivatives' numpy code was refused (%s); the generic solver is used", error)
         code, derivatives = None, None
     verified = VerifiedLoss(_readable(expression), conditions, analyser.dcp_convex, derivatives, (variable, expression))
-    return verified, code, not analyser.timed_out
+    return verified, code, FAILED if analyser.failed else CUT_SHORT if analyser.timed_out else COMPLETE
 
 
 def _not_separable(text: str, error: NotSeparable, expression: cp.Expression, variable: cp.Variable) -> VerifiedLoss:
