@@ -10,20 +10,25 @@ in a separate worker process instead:
   in threaded programs, and unlike "spawn" it never re-imports the caller's
   ``__main__``). It is started lazily on first use and reused: the start-up
   (importing sympy) is paid once, and it does not count towards a deadline
-  unless the caller asks (``count_startup``: a worker restarted within one
-  :class:`Budget`).
+  unless the caller asks (``count_startup``: any start-up but the first of the
+  process, in a :class:`Budget`).
 * Each call sends a picklable top-level function and its arguments. The
   function may be a generator: each item it yields is sent back at once, so a
   caller that hits the deadline still has every item finished before it.
-* When the deadline passes, the worker is killed (its own process, by its
-  handle) and the next call starts a new one. Calls from several threads at
-  once each get their own worker from a small pool.
+* When the deadline passes (or the worker dies), the worker is killed (its own
+  process, by its handle) and a replacement is started at once in the
+  background, so that the next call finds it started, or part of the way.
+  Calls from several threads at once each get their own worker from a small
+  pool.
 * A :class:`Budget` is one deadline shared by several calls (a verification's
-  ``time_limit``): each call gets what is left, and only the first start-up
-  of a worker is not counted, so the calls together end within the budget
-  plus one start-up. A call that another follows if it is cut short (sympy,
-  then the validated bounds) asks for a ``spare`` worker, started alongside
-  it, so that the next call does not spend its time waiting for a start-up.
+  ``time_limit``): each call gets what is left, and only the first start-up of
+  a worker in the process is not counted, so the calls together end within the
+  budget, plus that one start-up in the first budget that waits for it. (Each
+  budget's first start-up was free: a verification after one cut short waited
+  for a whole new start-up beyond its limit, every time.) A call that another
+  follows if it is cut short (sympy, then the validated bounds) asks for a
+  ``spare`` worker, started alongside it, so that the next call does not spend
+  its time waiting for a start-up.
 * No signal handler or timer of the calling process is touched.
 * A worker never outlives its caller: it exits within ``PARENT_POLL_SECONDS`` once the process that started it is
   gone, even mid-computation (a caller killed by SIGTERM or SIGKILL cannot kill its worker first; such a worker
@@ -52,7 +57,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-__all__ = ["Budget", "DeadlineResult", "run", "shutdown", "STARTUP_SECONDS", "IN_PROCESS_FALLBACK"]
+__all__ = ["Budget", "DeadlineResult", "run", "shutdown", "started_here", "STARTUP_SECONDS", "IN_PROCESS_FALLBACK"]
 
 STARTUP_SECONDS = 180.0
 IN_PROCESS_FALLBACK = True  # when no worker process can start: run unbounded in the caller (logged)
@@ -121,6 +126,7 @@ class _Worker:
     def wait_ready(self, seconds: float) -> bool:
         """Wait at most ``seconds`` for the worker to start: False if it is still starting, RuntimeError if it
         failed."""
+        global _STARTED_IN
         try:
             message = self.messages.get(timeout=seconds)
         except queue.Empty:
@@ -128,6 +134,7 @@ class _Worker:
         if message != ("ready",):
             raise RuntimeError("the verifier's worker process failed to start")
         self.ready = True
+        _STARTED_IN = os.getpid()
         return True
 
     def send(self, message: Any) -> None:
@@ -150,17 +157,27 @@ class _Worker:
 _IDLE: list[_Worker] = []
 _LOCK = threading.Lock()
 _JOBS = iter(range(1, sys.maxsize))
+_STARTED_IN: int | None = None  # the process (its pid) in which a worker has started: later start-ups are counted
+
+
+def started_here() -> bool:
+    """Whether a worker has started in this process (a forked child has started none of its own)."""
+    return _STARTED_IN == os.getpid()
 
 
 def _acquire() -> _Worker:
+    """An idle worker of this process, one that has started if any has, else the one started first; a new one if
+    none is idle."""
     with _LOCK:
-        while _IDLE:
-            worker = _IDLE.pop()
-            if worker.owner != os.getpid():  # inherited through fork: the parent's, leave it be
-                continue
-            if worker.alive():
-                return worker
+        _IDLE[:] = [worker for worker in _IDLE if worker.owner == os.getpid()]  # inherited through fork: left be
+        for worker in [worker for worker in _IDLE if not worker.alive()]:
+            _IDLE.remove(worker)
             worker.kill()
+        if _IDLE:
+            ready = [worker for worker in _IDLE if worker.ready or worker.wait_ready(0.0)]
+            worker = (ready or _IDLE)[-1 if ready else 0]
+            _IDLE.remove(worker)
+            return worker
     return _Worker()
 
 
@@ -274,32 +291,34 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
             _release(worker)
         else:
             worker.kill()
+            _start_spare()  # for the next call: a verification after one cut short need not wait a whole start-up
     return result
 
 
 class Budget:
     """One deadline shared by several calls of :func:`run`: a verification's ``time_limit``.
 
-    Each call gets what is left (:meth:`left`) and reports back (:meth:`spent`). The first start-up of a worker
-    the calls wait for (importing sympy: a few seconds, once per process) is not counted: the deadline moves by
-    it. Any later one (a worker killed at a deadline is restarted) is counted (:attr:`count_startup`). The calls
-    together therefore end within ``seconds`` plus one worker start-up.
+    Each call gets what is left (:meth:`left`) and reports back (:meth:`spent`). The first start-up of a worker in
+    the process (importing sympy: a few seconds, once per process), when a call of this budget waits for it, is not
+    counted: the deadline moves by it. Any other (a worker killed at a deadline is replaced, in the background, and a
+    call may find its replacement still starting) is counted (:attr:`count_startup`). The calls together therefore
+    end within ``seconds``, plus, in the first budget of the process that waits for a worker, one start-up.
     """
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.end = time.monotonic() + seconds
-        self.count_startup = False
+        self.count_startup = started_here()
 
     def left(self) -> float:
         """Seconds left before the deadline (0 once it has passed)."""
         return max(0.0, self.end - time.monotonic())
 
     def spent(self, result: DeadlineResult) -> None:
-        """Account for a finished call: the first start-up it waited for moves the deadline."""
+        """Account for a finished call: the process's first start-up, if it waited for it, moves the deadline."""
         if not self.count_startup and result.startup > 0:
             self.end += result.startup
-            self.count_startup = True
+        self.count_startup = self.count_startup or result.startup > 0 or started_here()
 
 
 def _in_process(function: Callable[..., Any], args: tuple[Any, ...], on_item: Callable[[Any], None] | None,

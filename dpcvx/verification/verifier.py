@@ -170,10 +170,13 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
     ``time_limit`` (seconds, default 20) is a deadline for the whole
     verification: its worker-process calls (sympy, then the validated bounds)
     share it (:class:`~dpcvx.verification.deadline.Budget`), so the call returns
-    within it plus one start-up of the worker process (importing sympy, paid once
-    per process) and the caller's own work (translating the loss, the grid
-    estimates). What it cut short is reported as not proved, and the analysis is
-    not cached, so a later call with a longer limit tries again. ``progress``
+    within it plus the caller's own work (translating the loss, printing its
+    numpy code, the grid estimates: about 0.1 s for the losses of the tests), and,
+    in the first verification of the process that waits for the worker process,
+    its one start-up (importing sympy, 2 to 5 s; a worker killed at a deadline is
+    replaced in the background, and a later wait for a start-up counts against
+    the limit). What it cut short is reported as not proved, and the analysis is
+    not cached in the process, so a later call with a longer limit tries again. ``progress``
     shows a tqdm bar when tqdm is installed (else logs to "dpcvx.verify").
     Raises :class:`~dpcvx.exceptions.InputError` only for an invalid ``time_limit``.
     """
@@ -442,8 +445,10 @@ def verify(
     time_limit : float, optional
         Seconds for the whole verification (default 20): sympy, then the
         validated bounds, share them (sympy at most half), and the call returns
-        within them plus one start-up of the worker process (importing sympy, a
-        few seconds, paid once per process) and the grid estimates. What they
+        within them plus the caller's own work (translation, numpy printing,
+        grid estimates: about 0.1 s), and, in the first verification of the
+        process that waits for it, one start-up of the worker process
+        (importing sympy, 2 to 5 s; never again in that process). What they
         did not prove in time is reported as not established (an estimate at
         best, refused unless ``allow_estimates=True``), never as proved.
     progress : bool
