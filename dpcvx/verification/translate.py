@@ -39,6 +39,7 @@ __all__ = [
     "elementary",
     "lambdify",
     "numpy_code",
+    "stable_form",
 ]
 
 
@@ -346,13 +347,57 @@ def _without_ite(expression: sp.Expr) -> sp.Expr:
     return expression.replace(ITE, lambda a, b, c: sp.Or(sp.And(a, b), sp.And(sp.Not(a), c)))
 
 
+def _one_plus_exp(base: sp.Expr) -> sp.Expr | None:
+    """u when ``base`` is 1 + e^u, else None."""
+    if not (base.is_Add and len(base.args) == 2 and sp.S.One in base.args):
+        return None
+    other = base.args[0] if base.args[1] == sp.S.One else base.args[1]
+    return other.args[0] if isinstance(other, sp.exp) else None
+
+
+def _stable_node(node: sp.Expr) -> sp.Expr:
+    """One node of :func:`stable_form`, its arguments already rewritten."""
+    if isinstance(node, sp.log):
+        u = _one_plus_exp(node.args[0])
+        return node if u is None else Softplus(u)
+    if node.is_Pow and node.exp.is_extended_negative:
+        u = _one_plus_exp(node.base)
+        return node if u is None else Sigmoid(-u) ** -node.exp
+    if not node.is_Mul:
+        return node
+    factors = list(node.args)
+    for i, exponential in enumerate(factors):
+        if not isinstance(exponential, sp.exp):
+            continue
+        for j, factor in enumerate(factors):
+            base, power = factor.as_base_exp()
+            if not (isinstance(base, Sigmoid) and power.is_extended_positive):
+                continue
+            share = sp.cancel(-exponential.args[0] / base.args[0])  # e^v = e^(share u), sigmoid(-u) = 1 / (1 + e^u)
+            if share.is_number and share.is_extended_positive and (power - share).is_extended_nonnegative:
+                # e^(share u) / (1 + e^u)^power = sigmoid(u)^share sigmoid(-u)^(power - share)
+                factors[j] = Sigmoid(-base.args[0]) ** share * base ** (power - share)
+                factors[i] = sp.S.One
+                return sp.Mul(*factors)
+    return node
+
+
+def stable_form(expression: sp.Expr) -> sp.Expr:
+    """``expression`` with what overflows in floating point written as the stable functions, where the two are equal
+    for every real z: log(1 + e^u) as Softplus(u), (1 + e^u)^-k as Sigmoid(-u)^k, and a product e^(j u) (1 + e^u)^-k
+    with 0 < j <= k (a derivative of log(1 + e^u): e^u / (1 + e^u)) as Sigmoid(u)^j Sigmoid(-u)^(k - j). Only the
+    numeric code is written from it (:func:`numpy_code`); the proofs read the loss as translated. A loss written
+    cp.log(1 + cp.exp(-z)) evaluated to inf at z = -710 and its l' to NaN (inf / inf); now as cp.logistic(-z)."""
+    return sp.bottom_up(expression, _stable_node)
+
+
 def numpy_code(symbol: sp.Symbol, expression: sp.Expr) -> str:
     """``expression`` as the text of a numpy expression in ``z`` (sympy's NumPyPrinter, as ``sympy.lambdify``
-    prints it), with stable softplus/sigmoid; :func:`.numpy_code.compile_code` loads it."""
+    prints it), with stable softplus/sigmoid (:func:`stable_form`); :func:`.numpy_code.compile_code` loads it."""
     from sympy.printing.numpy import NumPyPrinter
 
     printer = NumPyPrinter({"fully_qualified_modules": True, "user_functions": _PRINTED_NAMES})
-    return str(printer.doprint(_without_ite(expression).subs(symbol, sp.Symbol(VARIABLE, real=True))))
+    return str(printer.doprint(_without_ite(stable_form(expression)).subs(symbol, sp.Symbol(VARIABLE, real=True))))
 
 
 def lambdify(symbol: sp.Symbol, expression: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
