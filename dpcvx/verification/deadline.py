@@ -162,7 +162,7 @@ _STARTED_IN: int | None = None  # the process (its pid) in which a worker has st
 
 def started_here() -> bool:
     """Whether a worker has started in this process (a forked child has started none of its own)."""
-    return _STARTED_IN == os.getpid()
+    return os.getpid() == _STARTED_IN
 
 
 def _acquire() -> _Worker:

@@ -27,8 +27,8 @@ Records are served, in order, from
 A verification the time limit cut short is kept with that limit and serves only verifications whose
 limit is no larger (the prover entries' rule: replaying "sympy did not finish" certifies nothing, and a
 validated bound cut short is still an upper bound). A verification whose worker call failed (the worker
-died or raised) is not kept at all (:data:`dpcvx.verification.verifier.FAILED`). A record is written only when every value has an
-exact text form (an irrational sympy constant has none: that loss keeps the prover
+died or raised) is not kept at all (:data:`dpcvx.verification.verifier.FAILED`). A record is written only
+when every value has an exact text form (an irrational sympy constant has none: that loss keeps the prover
 cache only). The derivative code is compiled only after a syntax check
 (:func:`~dpcvx.verification.numpy_code.compile_code`); a record whose code fails it is refused.
 """
