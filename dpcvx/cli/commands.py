@@ -41,6 +41,7 @@ from ..release.multiclass_model import PrivateMulticlassModel
 from ..release.serialization import load, save
 from ..tables import RowError, repeated_names
 from ..validation import label_range
+from ..verification.verifier import check_estimate_options
 from .exit_codes import EXIT_OK
 
 __all__ = ["demo_command", "fit_command", "predict_command", "report_command", "verify_command"]
@@ -76,7 +77,9 @@ def _defined(namespace: dict[str, Any], name: str, path: str, example: str) -> C
 
 def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
     """(loss, regularizer) from --loss (catalogue spec or .py file) and --regularizer. Without --loss (fit's
-    default, the task's own loss): logistic for a classifier, None for a regression (least squares by AdaSSP)."""
+    default, the task's own loss): logistic for a classifier, None for a regression (least squares by AdaSSP).
+    --strict without --allow-estimates is refused first (it would change nothing)."""
+    check_estimate_options(args.strict, args.allow_estimates, ("--strict", "--allow-estimates"))
     regularizer = None
     loss: Any
     if args.loss is None:
@@ -430,7 +433,7 @@ def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: floa
             m = dict(loss.params)["m"] if ":" in args.loss else "auto"
             return DPHuberRegressor(m=m, label_bound=args.label_bound, **mechanism, **common)
         return None
-    classifier = {"classes": _classes(args), "split": args.split, "strict": args.strict,
+    classifier = {"classes": _classes(args), "split": args.split,
                   "class_weight": args.class_weight, "class_prior": args.class_prior,
                   "threshold": 0.5 if args.threshold is None else args.threshold, **mechanism, **common}
     if args.loss in (None, "logistic") and regularizer is None:

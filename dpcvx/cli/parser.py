@@ -260,7 +260,8 @@ def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentG
                              f"docs/mechanisms.md. Default: {mechanism_help}")
     parser.add_argument("--strict", action="store_true",
                         help="refuse estimated constants even with --allow-estimates (without it they are refused "
-                             "already); proofs (symbolic, validated, DCP) are always accepted")
+                             "already, and --strict alone is refused); proofs (symbolic, validated, DCP) are always "
+                             "accepted")
     parser.add_argument("--allow-estimates", action="store_true",
                         help="accept constants the verifier could only estimate (not prove); the "
                              "guarantee is then CONDITIONAL on the estimates being right")

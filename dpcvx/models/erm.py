@@ -233,7 +233,8 @@ class PrivateERM:
         a budget above 10^7 iterations) take it as their limit (default 100), and are refused
         inside composite procedures (:mod:`dpcvx.models.failure`).
     strict : bool
-        Refuse estimated constants even when ``allow_estimates`` is set.
+        Refuse estimated constants even when ``allow_estimates`` is set (without it they are refused already:
+        ``strict=True`` alone is refused, InputError).
     allow_estimates : bool
         Accept grid estimates for constants neither sympy nor the validated
         bounds proved. A release then says its guarantee is CONDITIONAL on

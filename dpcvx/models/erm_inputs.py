@@ -44,6 +44,7 @@ from ..validation import (
     sample_size,
 )
 from ..verification.loss_declaration import check_time_limit
+from ..verification.verifier import check_estimate_options
 
 
 class Settings(Protocol):
@@ -196,10 +197,12 @@ have their own checks (:func:`declared_row_map`, :func:`private_bounds`, :mod:`d
 
 
 def check_settings(learner: Settings) -> None:
-    """Refuse a learner whose declared settings are out of range (:data:`SETTINGS`), whose catalogue loss is made
-    for the other task (:func:`dpcvx.losses.check_task`), or whose public ranges of a bound are given without asking
+    """Refuse a learner whose declared settings are out of range (:data:`SETTINGS`), whose ``strict`` would change
+    nothing (:func:`~dpcvx.verification.verifier.check_estimate_options`), whose catalogue loss is made for the other
+    task (:func:`dpcvx.losses.check_task`), or whose public ranges of a bound are given without asking
     for the bound to be drawn."""
     check_parameters(learner, SETTINGS)
+    check_estimate_options(learner.strict, learner.allow_estimates)
     losses.check_task(learner.loss, learner.task)
     for span, bound in (("norm_range", "data_norm"), ("label_range", "label_bound")):
         if getattr(learner, span) is not None and not is_private(getattr(learner, bound)):

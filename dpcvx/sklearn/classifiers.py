@@ -162,7 +162,7 @@ __all__ = [
 
 #: the estimators' parameters that are :class:`~dpcvx.models.erm.PrivateERM`'s settings, passed to its constructor
 LEARNER_SETTINGS = ("lam", "data_norm", "norm_range", "norm_share", "fit_intercept", "intercept_scaling", "clip",
-                    "solver", "strict", "float_safe", "allow_large_delta", "sample_weight_bound", "class_count_share",
+                    "solver", "float_safe", "allow_large_delta", "sample_weight_bound", "class_count_share",
                     "column_statistics_share")
 
 
@@ -250,7 +250,6 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             clip=self.clip,
             classes=self.classes,
             solver=self.solver,
-            strict=self.strict,
             float_safe=self.float_safe,
             allow_large_delta=self.allow_large_delta,
             sample_weight_bound=self.sample_weight_bound,
@@ -605,7 +604,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
     mathematical layer (labels -1/+1, no intercept, no default ``data_norm``);
     this estimator follows scikit-learn (``classes=(0, 1)``, an intercept,
     ``data_norm=1.0`` for rows scaled by a :class:`~dpcvx.PublicSchema`) and
-    builds a PrivateERM with those settings for each fit.
+    builds a PrivateERM with those settings for each fit. A constant the
+    verifier could only estimate (not prove) is always refused: the estimators
+    take neither PrivateERM's ``allow_estimates`` nor its ``strict``, which acts
+    only with it.
 
     Parameters
     ----------
@@ -680,10 +682,6 @@ class DPERMClassifier(_PrivateLinearClassifier):
     clip : bool, default True
         Scale rows with ||x|| > R onto the bound (True) or refuse them (False).
     solver : {"auto", "fast", "cvxpy"}, default "auto"
-    strict : bool, default False
-        The verifier's ``strict``: refuse estimated constants even when estimates are allowed. The estimators
-        never allow them (they take no ``allow_estimates``; :class:`dpcvx.PrivateERM` does), so an estimated
-        constant is refused with or without it; proofs (symbolic, validated, DCP) are always accepted.
     class_weight : None, dict or "balanced", default None
         A PUBLIC dict {class: weight >= 0} (a class not named weighs 1; L and c grow by the largest weight), or
         "balanced": w_k = min_j pi_j / pi_k (largest 1) from ``class_prior``, else from ONE private count of
@@ -780,7 +778,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto",
                  data_norm: float | str = 1.0, fit_intercept: bool = True, intercept_scaling: float | str = "auto",
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
-                 clip: bool = True, solver: str = "auto", strict: bool = False,
+                 clip: bool = True, solver: str = "auto",
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
                  column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
@@ -838,7 +836,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
+                 penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
                  column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
@@ -889,7 +887,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False, class_weight: Any = None, class_prior: Any = None,
+                 class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
                  column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False,

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..exceptions import InputError
 from ..limits import PROBE_DIM
 from ..validation import check_flag, integer
 from . import loss_record
@@ -436,7 +437,8 @@ def verify(
         data's dimension).
     strict : bool
         Refuse estimated conditions even when ``allow_estimates`` is set.
-        Proofs (symbolic, validated, DCP) are always accepted.
+        Proofs (symbolic, validated, DCP) are always accepted. Without
+        ``allow_estimates`` it would change nothing: refused (InputError).
     allow_estimates : bool
         Accept grid estimates (method "estimate") for what neither sympy nor
         the validated bounds proved. The certificate is then *conditional*
@@ -491,8 +493,7 @@ def verify_problem(
     constraint set or a non-smooth regularizer (:func:`~.kst12.with_kst12`).
     """
     probe_dim = check_dim(dim)
-    strict = check_flag("strict", strict)
-    allow_estimates = check_flag("allow_estimates", allow_estimates)
+    strict, allow_estimates = check_estimate_options(strict, allow_estimates)
     check_flag("progress", progress)
     verified_loss = verify_loss(loss, time_limit=time_limit, progress=progress)
     verified_reg = verify_regularizer(regularizer, probe_dim)
@@ -518,6 +519,21 @@ def verify_problem(
     from .kst12 import with_kst12
 
     return with_kst12(problem, constraints)
+
+
+def check_estimate_options(strict: Any, allow_estimates: Any,
+                           names: tuple[str, str] = ("strict=True", "allow_estimates=True")) -> tuple[bool, bool]:
+    """(strict, allow_estimates), each a flag (:func:`dpcvx.validation.check_flag`); InputError for ``strict`` without
+    ``allow_estimates``: strict refuses the estimated constants that allow_estimates would accept, and without it
+    they are refused already, so it would change nothing (it was accepted silently). ``names`` are the caller's
+    words for the two (the command line's ``--strict``, ``--allow-estimates``)."""
+    strict = check_flag("strict", strict)
+    allow_estimates = check_flag("allow_estimates", allow_estimates)
+    if strict and not allow_estimates:
+        raise InputError(f"{names[0]} refuses estimated constants that {names[1]} would accept; without "
+                         f"{names[1]} they are refused already, so {names[0]} alone changes nothing: pass both "
+                         f"(a guarantee conditional on no estimate: every constant proved) or leave {names[0]} out")
+    return strict, allow_estimates
 
 
 def check_dim(dim: Any) -> int:

@@ -159,7 +159,7 @@ def test_one_vs_rest_plans_once_for_its_k_fits(counted, mechanism, delta):
 
 CLASSIFIER_BAD_PARAMETERS = {  # the classifiers' parameters that PrivateERM's table checks, and their budget's
     "lam": 1e300, "data_norm": "large", "norm_range": "wide", "norm_share": 1.5, "fit_intercept": "yes",
-    "intercept_scaling": 0.0, "clip": 1, "solver": "nope", "strict": None, "float_safe": "False",
+    "intercept_scaling": 0.0, "clip": 1, "solver": "nope", "float_safe": "False",
     "allow_large_delta": "no", "sample_weight_bound": float("nan"), "class_count_share": 0.0,
     "column_statistics_share": 1.5, "epsilon": 0.0, "delta": 1.0, "mechanism": "laplace", "split": "half",
     "neighbours": "all", "n_public": 0.5}
