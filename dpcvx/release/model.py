@@ -42,6 +42,7 @@ from ..verification.exact import Exact, exact_value
 from ..verification.prox_form import NonsmoothForm
 from ..verification.verdict import Mechanism
 from .constants import Constants
+from .records.privatised import drawn_releases
 from .report import ReleaseReport
 from .sparsify import Sparsifiable
 from .tuning_record import TuningRecord
@@ -310,8 +311,12 @@ class ReleaseCertificate:
                 f"{statistics['epsilon']:g} (L1 sensitivity {statistics['sensitivity']} on the lattice "
                 f"2^-{statistics['lattice_bits']})", statistics["composition"]))
         if self.lam_rule is not None:
+            read = any(release.derives("certificate.lam_rule")  # a private draw the rule reads (a count, a bound)
+                       for release in drawn_releases({"certificate": self.to_dict()}))
+            spent = ("post-processing of the private draws above: no further privacy spent" if read else
+                     "no privacy spent")
             lines.append(f"lam = {self.lam_rule.lam:g} chosen by the public rule {self.lam_rule.rule} with "
-                         f"comparator norm W = {self.lam_rule.comparator_norm:g} (no privacy spent)")
+                         f"comparator norm W = {self.lam_rule.comparator_norm:g} ({spent})")
         if self.label_bound is not None:
             ranged = statistics is not None and statistics.get("label_level") is not None
             origin = "drawn privately, above" if self.private_label_bound is not None else \

@@ -752,7 +752,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
         The release; save it with ``dpcvx.save(estimator, path)`` (or a pipeline of a PublicSchema and
         this estimator: the schema is kept).
     certificate_ : dpcvx.ReleaseCertificate
-        What the release relies on: theorem, constants, epsilon, calibration, residual.
+        What the release relies on: theorem, constants, epsilon, calibration, the public gradient bound gamma (never a
+        measured residual: that is in ``diagnostics_``, NOT PRIVATE).
     classes_ : ndarray of shape (2,)
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
