@@ -50,7 +50,14 @@ from ..data.notes import checks_then_notes
 from ..exceptions import BudgetExceededError, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
-from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_options, pinp_parameters
+from ..privacy.kernel_calibrate import (
+    PINPParameters,
+    check_failure_probability,
+    check_max_queries,
+    check_max_updates,
+    constraint_radius,
+    pinp_parameters,
+)
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
@@ -91,21 +98,19 @@ class PINP(TrainingSetLearner):
                "\"Floating point: PINP's answers\")")
     _param_names = TrainingSetLearner._param_names + (
         "max_queries", "failure_probability", "max_updates")
+    # T in [1, 2^53], beta in (0, 1), B None or in [1, 10^7] (:func:`~dpcvx.privacy.kernel_calibrate.pinp_options`):
+    # checked by the constructor, set_params and fit before any data is read
+    max_queries: int
+    failure_probability: float
+    max_updates: int | None
+    _parameter_checks = {**TrainingSetLearner._parameter_checks, "max_queries": check_max_queries,
+                         "failure_probability": check_failure_probability, "max_updates": check_max_updates}
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, max_queries: int, failure_probability: float = 0.05,
                  max_updates: int | None = None, **options: Any) -> None:
         super().__init__(kernel, lam=lam, **options)
-        self.max_queries = max_queries
-        self.failure_probability = failure_probability
-        self.max_updates = max_updates
+        self.set_params(max_queries=max_queries, failure_probability=failure_probability, max_updates=max_updates)
         self.parameters_: PINPParameters | None = None
-
-    def _check_settings(self) -> None:
-        """The settings of every kernel learner, then ``max_queries``, ``failure_probability`` and ``max_updates``
-        (:func:`~dpcvx.privacy.kernel_calibrate.pinp_options`, which :meth:`fit` runs in its calibration): what fit
-        checks without data, in its order (:meth:`check_options`)."""
-        super()._check_settings()
-        pinp_options(self.max_queries, self.failure_probability, self.max_updates)
 
     def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget) -> tuple[KernelERM, PINPParameters]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""

@@ -174,8 +174,10 @@ class ConstrainedLeastSquares:
 
         if excess(0.0) <= 0:
             self._multiplier = 0.0
-        else:  # excess is decreasing in mu and <= 0 at mu = ||sqrt(lam) u|| / C
+        else:  # excess is decreasing in mu and <= 0 at mu = ||sqrt(lam) u|| / C, in exact arithmetic
             upper = float(np.linalg.norm(weighted)) / radius
+            while excess(upper) > 0:  # rounding may leave it a few eps above 0 there (lam_j far below mu)
+                upper *= 2
             self._multiplier = brentq(excess, 0.0, upper, xtol=1e-15 * max(upper, 1.0), rtol=1e-15)
         coordinates = weighted / (lam + self._multiplier)
         norm = float(np.linalg.norm(coordinates))
@@ -199,6 +201,13 @@ class ConstrainedLeastSquares:
         stationarity = np.linalg.norm((self._roots**2 + mu) * coordinates - self._roots * projected)
         complementarity = mu * abs(norm - radius) * max(norm, 1.0)
         return float(max(stationarity, complementarity) / scale)
+
+
+def check_span(name: str, value: Any) -> str:
+    """TDDL's ``span``: "auto" or one of :data:`MINIMISER_SPANS`."""
+    if not isinstance(value, str) or (value != "auto" and value not in MINIMISER_SPANS):
+        raise InputError(f"{name} must be 'auto' or one of {MINIMISER_SPANS}, got {value!r}")
+    return value
 
 
 def perturb_predictions(predictions: np.ndarray, calibration: TDDLCalibration,
@@ -245,32 +254,21 @@ class TDDL(PrivateKernelLearner):
                "Gaussian mechanism on the T predictions), as re-derived in docs/theory.md (section 9), "
                "with the weight sensitivity enlarged by 2 gamma for the certified approximate minimiser")
     _param_names = (*PrivateKernelLearner._param_names, "span", "float_safe")
-    _parameter_checks = {**PrivateKernelLearner._parameter_checks, "float_safe": check_flag}
+    span: str
+    float_safe: bool
+    _parameter_checks = {**PrivateKernelLearner._parameter_checks, "span": check_span, "float_safe": check_flag}
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, span: str = "auto", float_safe: bool = False,
                  **params: Any) -> None:
         super().__init__(kernel, lam=lam, **params)
-        self.span = span
-        self.float_safe = check_flag("float_safe", float_safe)
-
-    def _span(self) -> str:
-        """``span`` checked: "auto" or one of :data:`MINIMISER_SPANS`."""
-        if self.span != "auto" and self.span not in MINIMISER_SPANS:
-            raise InputError(f"span must be 'auto' or one of {MINIMISER_SPANS}, got {self.span!r}")
-        return str(self.span)
+        self.set_params(span=span, float_safe=float_safe)
 
     def _minimiser_span(self, X: ArrayLike) -> str:
-        """The public choice of subspace: from ``span`` and the public n."""
-        span = self._span()
+        """The public choice of subspace: from ``span`` (checked with the settings) and the public n."""
+        span = self._settings()[0]["span"]
         if span == "auto":
             return "public" if np.shape(X)[0] > AUTO_PUBLIC_SPAN_ROWS else "training"
         return span
-
-    def _check_settings(self) -> None:
-        """``span``, then the settings of every kernel learner: what :meth:`fit` checks before it reads data, in
-        its order (:meth:`check_options`)."""
-        self._span()
-        super()._check_settings()
 
     def _check(self, X: ArrayLike, y: ArrayLike, Z: ArrayLike, budget: Budget
                ) -> tuple[KernelERM, np.ndarray, float, ConstrainedLeastSquares, TDDLCalibration | LatticeTDDL]:

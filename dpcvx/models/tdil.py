@@ -33,14 +33,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..data.kernels import Kernel, KernelSpec, LinearKernel
+from ..data.kernels import Kernel, KernelSpec, LinearKernel, as_rows
 from ..data.notes import checks_then_notes
 from ..exceptions import ExponentialCostWarning, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
 from ..privacy.exact_sampling import IntegerSource, integer_source
 from ..privacy.exponential import sample_exponential
-from ..privacy.kernel_calibrate import TDILParameters, constraint_radius, tdil_options, tdil_parameters
+from ..privacy.kernel_calibrate import (
+    TDILParameters,
+    check_failure_probability,
+    check_rounds,
+    constraint_radius,
+    tdil_parameters,
+)
 from ..privacy.lattice import float_kernel_name
 from ..privacy.lattice_tdil import LatticeTDIL
 from ..privacy.noise import sample_laplace
@@ -48,7 +54,7 @@ from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
-from ..validation import check_flag, positive
+from ..validation import check_flag, optional, positive
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
 
 __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
@@ -159,52 +165,66 @@ class TDIL(TrainingSetLearner):
                "2 gamma R for the certified approximate minimiser")
     _param_names = TrainingSetLearner._param_names + ("net_spacing", "failure_probability", "rounds",
                                                          "float_safe")
-    _parameter_checks = {**TrainingSetLearner._parameter_checks, "float_safe": check_flag}
+    # input_bound r > 0, net_spacing None or > 0 (and <= r: :meth:`_net_spacing`), beta in (0, 1), rounds None or in
+    # [2, 10^7] (:func:`~dpcvx.privacy.kernel_calibrate.tdil_options`): checked by the constructor, set_params and fit
+    # before any data is read
+    net_spacing: float | None
+    failure_probability: float
+    rounds: int | None
+    float_safe: bool
+    _parameter_checks = {**TrainingSetLearner._parameter_checks, "input_bound": positive,
+                         "net_spacing": optional(positive), "failure_probability": check_failure_probability,
+                         "rounds": check_rounds, "float_safe": check_flag}
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, input_bound: float, net_spacing: float | None = None,
                  failure_probability: float = 0.05, rounds: int | None = None, float_safe: bool = False,
                  **options: Any) -> None:
-        super().__init__(kernel, lam=lam, input_bound=input_bound, **options)
-        self.net_spacing = net_spacing
-        self.failure_probability = failure_probability
-        self.rounds = rounds
-        self.float_safe = check_flag("float_safe", float_safe)
+        super().__init__(kernel, lam=lam, **options)
+        self.set_params(input_bound=input_bound, net_spacing=net_spacing, failure_probability=failure_probability,
+                        rounds=rounds, float_safe=float_safe)
         self.parameters_: TDILParameters | None = None
 
-    def _radius(self) -> float:
-        """``input_bound`` checked: r, the radius of the ball the guarantee covers."""
-        return positive("input_bound", self.input_bound)
-
-    def _whole_ball(self, kernel: Kernel) -> bool:
-        """Whether the rounds search the whole ball (the linear kernel), which takes no ``net_spacing``."""
-        whole_ball = isinstance(kernel, LinearKernel)
-        if whole_ball and self.net_spacing is not None:
-            raise InputError("the linear kernel searches the whole ball exactly; drop net_spacing")
-        return whole_ball
+    def _net_spacing(self, kernel: Kernel, radius: float) -> float | None:
+        """The net's spacing: None for the linear kernel, which searches the whole ball exactly (and takes no
+        ``net_spacing``); otherwise ``net_spacing`` (default r/10), at most the radius r: the origin alone is within r
+        of every point of the ball, so a larger spacing covers nothing more and only enlarges the accuracy's term
+        C psi(spacing) (docs/theory.md, section 11, K6)."""
+        if isinstance(kernel, LinearKernel):
+            if self.net_spacing is not None:
+                raise InputError("the linear kernel searches the whole ball exactly; drop net_spacing")
+            return None
+        spacing = radius / 10 if self.net_spacing is None else positive("net_spacing", self.net_spacing)
+        if spacing > radius:
+            raise InputError(f"net_spacing={spacing:g} is above input_bound={radius:g}, the radius of the ball: the "
+                             "origin alone is within the radius of every point of the ball, so a larger spacing covers "
+                             "nothing more and only loosens the accuracy bound; use net_spacing <= input_bound")
+        return spacing
 
     def _check_settings(self) -> None:
-        """``input_bound``, the settings of every kernel learner, ``net_spacing`` against the kernel, then
-        ``failure_probability`` and ``rounds`` (:func:`~dpcvx.privacy.kernel_calibrate.tdil_options`, which
-        :meth:`fit` runs in its calibration): what fit checks without data, in its order (:meth:`check_options`)."""
-        self._radius()
-        self._whole_ball(self._settings()[1])
-        tdil_options(self.failure_probability, self.rounds)
+        """The settings of every kernel learner (``input_bound``, ``net_spacing``, ``failure_probability`` and
+        ``rounds`` among them), then ``net_spacing`` against the kernel and the radius: what :meth:`fit` checks
+        without data, in its order (:meth:`check_options`)."""
+        self._ball()
+
+    def _ball(self) -> tuple[float, float | None]:
+        """(r, the net's spacing or None for the whole ball) from the checked settings (:meth:`_check_settings`)."""
+        checked, kernel, _ = self._settings()
+        return checked["input_bound"], self._net_spacing(kernel, checked["input_bound"])
 
     def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget
                ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters | LatticeTDIL]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
-            radius = self._radius()
+            radius, spacing = self._ball()
+            # the net (of the public width d) refused when huge before the Gram matrix of the training rows is built
+            net = None if spacing is None else ball_net(as_rows(X).shape[1], radius, spacing)
             model = self._check_training(X, y, delta=budget.delta)
             kernel, loss, dim = model.kernel, model.loss, model.n_features
-            whole_ball = self._whole_ball(kernel)
-            spacing = radius / 10 if self.net_spacing is None else self.net_spacing
-            net = None if whole_ball else ball_net(dim, radius, spacing)  # refuse a huge net first
             common = (model.n, self.lam, float(loss.lipschitz), kernel.feature_bound,
                       constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
                                         loss.value_at_zero, loss.infimum),
                       budget.epsilon, budget.delta)
-            if net is None:
+            if net is None or spacing is None:
                 parameters = tdil_parameters(*common, ball_dimension=dim,
                                              failure_probability=self.failure_probability,
                                              rounds=self.rounds)

@@ -61,12 +61,18 @@ __all__ = [
     "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "constraint_radius",
     "top_eigenvalue_bound", "KernelCalibration", "FloatSafeKernel", "TDDLCalibration", "tddl_calibration",
     "PINPParameters", "pinp_parameters", "pinp_options", "TDILParameters", "tdil_parameters", "tdil_options",
+    "MAX_ROUNDS", "MAX_QUERIES", "check_max_queries", "check_max_updates", "check_rounds", "check_failure_probability",
     "gram_spectrum", "numerical_range",
     "MINIMISER_SPANS", "KernelConstants", "KERNEL_ALGORITHMS",
 ]
 
 SOLVE_RTOL = 1e-3
+# the most rounds B of PINP (max_updates) and TDIL (rounds): the range over which B=None chooses it; each round's
+# epsilon shrinks like epsilon / sqrt(B), so past it every answer or test is noise and the accuracy bound only grows
 MAX_ROUNDS = 10**7
+# the most queries T PINP's accuracy bound may cover: 2^53, the largest count a double holds exactly (T enters the
+# bound through ln(3 T / beta) and a release file records it as a number)
+MAX_QUERIES = 2**53
 NEIGHBOUR_RELATION = ("replace-one, n public: neighbouring data sets have the same public size n "
                       "and differ in one row (x_i, y_i)")
 
@@ -87,10 +93,19 @@ class _Accurate(Protocol):
 Rounds = TypeVar("Rounds", bound=_Accurate)
 
 
-def _count(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise InputError(f"{name} must be a positive integer, got {value!r}")
+def _count(name: str, value: object, limit: int | None = None, reason: str = "") -> int:
+    """``value`` as a positive integer (bool and float refused), at most ``limit`` when given (``reason`` says why)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
+        raise InputError(f"{name} must be a positive integer, got {_shown(value)}")
+    if limit is not None and int(value) > limit:
+        raise InputError(f"{name} must be at most {limit:,} ({reason}), got {_shown(value)}")
     return int(value)
+
+
+def _shown(value: object) -> str:
+    """A value for a message: an integer of more than 20 digits by its number of digits."""
+    digits = len(str(abs(value))) if isinstance(value, numbers.Integral) and not isinstance(value, bool) else 0
+    return f"an integer of {digits} digits" if digits > 20 else repr(value)
 
 
 def _probability(name: str, value: float) -> float:
@@ -98,6 +113,37 @@ def _probability(name: str, value: float) -> float:
     if value >= 1:
         raise InputError(f"{name} must lie in (0, 1), got {value}")
     return value
+
+
+def check_failure_probability(name: str, value: Any) -> float:
+    """PINP's and TDIL's failure probability beta of the accuracy bound: a number in (0, 1)."""
+    return _probability(name, value)
+
+
+def check_max_queries(name: str, value: Any) -> int:
+    """PINP's T, the number of answers the accuracy bound covers: an integer in [1, :data:`MAX_QUERIES`]."""
+    return _count(name, value, MAX_QUERIES, "2^53, the largest count a double holds exactly; the accuracy bound "
+                                            "grows with ln(3 T / beta)")
+
+
+def check_max_updates(name: str, value: Any) -> int | None:
+    """PINP's B: None (chosen by :func:`pinp_parameters`) or an integer in [1, :data:`MAX_ROUNDS`]."""
+    return None if value is None else _count(name, value, MAX_ROUNDS, _ROUNDS_REASON)
+
+
+def check_rounds(name: str, value: Any) -> int | None:
+    """TDIL's B: None (chosen by :func:`tdil_parameters`) or an integer in [2, :data:`MAX_ROUNDS`] (one round may be
+    spent on an update, so a certifying round needs a second)."""
+    if value is None:
+        return None
+    count = _count(name, value, MAX_ROUNDS, _ROUNDS_REASON)
+    if count < 2:
+        raise InputError(f"TDIL needs {name} >= 2 (one round may be spent on an update), got {count}")
+    return count
+
+
+_ROUNDS_REASON = ("the range over which None chooses it; each round's epsilon shrinks like epsilon / sqrt(B), so "
+                  "beyond it every answer is noise and the accuracy bound only grows")
 
 
 def _minimiser_sensitivity(n: int, lam: float, L: float, R: float) -> float:
@@ -470,11 +516,12 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
 
 def pinp_options(max_queries: int, failure_probability: float,
                  max_updates: int | None) -> tuple[int, float, int | None]:
-    """PINP's settings checked, which need no data: (T, beta, B), T and B positive integers (B None: chosen by
-    :func:`pinp_parameters`), beta in (0, 1). Called by :func:`pinp_parameters` and by
-    :meth:`dpcvx.PINP.check_options` before any data is read."""
-    return (_count("max_queries", max_queries), _probability("failure_probability", failure_probability),
-            None if max_updates is None else _count("max_updates", max_updates))
+    """PINP's settings checked, which need no data: (T, beta, B) by :func:`check_max_queries`,
+    :func:`check_failure_probability` and :func:`check_max_updates` (B None: chosen by :func:`pinp_parameters`), the
+    checks :class:`dpcvx.PINP` runs on construction, ``set_params`` and fit before any data is read."""
+    return (check_max_queries("max_queries", max_queries),
+            check_failure_probability("failure_probability", failure_probability),
+            check_max_updates("max_updates", max_updates))
 
 
 @dataclass(frozen=True)
@@ -611,16 +658,10 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
 
 
 def tdil_options(failure_probability: float, rounds: int | None) -> tuple[float, int | None]:
-    """TDIL's settings checked, which need no data: (beta, B), beta in (0, 1) and B an integer >= 2 (None: chosen
-    by :func:`tdil_parameters`). Called by :func:`tdil_parameters` and by :meth:`dpcvx.TDIL.check_options` before
-    any data is read."""
-    beta = _probability("failure_probability", failure_probability)
-    if rounds is None:
-        return beta, None
-    count = _count("rounds", rounds)
-    if count < 2:
-        raise InputError("TDIL needs rounds >= 2 (one round may be spent on an update)")
-    return beta, count
+    """TDIL's settings checked, which need no data: (beta, B) by :func:`check_failure_probability` and
+    :func:`check_rounds` (None: chosen by :func:`tdil_parameters`), the checks :class:`dpcvx.TDIL` runs on
+    construction, ``set_params`` and fit before any data is read."""
+    return check_failure_probability("failure_probability", failure_probability), check_rounds("rounds", rounds)
 
 
 # --- one derivation for the learners and for a loaded release ---------------------------------

@@ -170,10 +170,19 @@ def test_a_refused_label_or_delta_shows_no_count_computed_on_the_data():
         X, X[:, 0] * 4, 1.0, 1e-2, accountant=a), match="delta")
 
 
+def _assigned(learner, **settings):
+    """``learner`` with ``settings`` assigned as attributes, past the constructor's checks."""
+    for name, value in settings.items():
+        setattr(learner, name, value)
+    return learner
+
+
 @pytest.mark.parametrize("fit", [
-    lambda X, y, a: dpcvx.PINP(kernel="linear", input_bound=1.0, lam=0.1, max_queries=10, max_updates=0).fit(
+    # a setting the constructor refuses, assigned afterwards: fit refuses it again before the data is read
+    lambda X, y, a: _assigned(dpcvx.PINP(kernel="linear", input_bound=1.0, lam=0.1, max_queries=10),
+                              max_updates=0).fit(X, y, 1.0, accountant=a),
+    lambda X, y, a: _assigned(dpcvx.TDIL(kernel="linear", input_bound=1.0, lam=0.1), rounds=0).fit(
         X, y, 1.0, accountant=a),
-    lambda X, y, a: dpcvx.TDIL(kernel="linear", input_bound=1.0, lam=0.1, rounds=0).fit(X, y, 1.0, accountant=a),
     lambda X, y, a: dpcvx.TDDL(kernel="linear", input_bound=1.0, lam=0.1).fit(X, y, 1.0, Z=np.zeros((5, 2)),
                                                                               accountant=a),
 ], ids=["PINP", "TDIL", "TDDL"])
