@@ -19,29 +19,64 @@ such as the Nystrom features of public landmarks (:mod:`dpcvx.data.nystrom`).
 
 ``product_terms`` is the length of the inner products behind one entry of
 K v (n for a stored K, n + r for F (F^T v)); the solvers' rounding pads
-scale with it.
+scale with it. ``by_blocks(v)`` computes K v with sums of at most
+b = ceil(sqrt(n)) terms added in turn, and returns the shorter length its
+rounding bound takes, b + ceil(n / b) (+ r): a certificate whose tolerance
+shrinks like 1/n uses it when the n-term bound is too coarse.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-__all__ = ["DenseGram", "FactoredGram", "GramOperator", "as_gram"]
+__all__ = ["DenseGram", "FactoredGram", "GramOperator", "as_gram", "sum_by_blocks"]
 
 Solve = Callable[[np.ndarray], np.ndarray]
+BLOCK_ENTRIES = 2**22  # entries of a temporary block (32 MB)
+
+
+def _blocks(n: int) -> tuple[int, int]:
+    """(b, the number of blocks) for sums of n terms in blocks of b = ceil(sqrt(n))."""
+    size = max(math.isqrt(n - 1) + 1, 1) if n > 0 else 1
+    return size, -(-n // size)
+
+
+def sum_by_blocks(matrix: np.ndarray, vector: np.ndarray, along_rows: bool) -> tuple[np.ndarray, int]:
+    """matrix @ vector (or matrix.T @ vector, ``along_rows``) as the sum, taken in turn, of the products of blocks of
+    b = ceil(sqrt(n)) of the n summed terms, and the term count b + ceil(n / b) of its rounding bound: however a block's
+    b terms are summed, each entry errs by at most (b + ceil(n / b)) eps times the sum of its terms' sizes (first
+    order; Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., section 4.2)."""
+    n = vector.size
+    size, count = _blocks(n)
+    total = np.zeros(matrix.shape[1] if along_rows else matrix.shape[0])
+    for start in range(0, n, size):
+        part = slice(start, start + size)
+        total += (matrix[part].T if along_rows else matrix[:, part]) @ vector[part]
+    return total, size + count
+
+
+def _committed(shape: tuple[int, ...]) -> np.ndarray:
+    """An array of ``shape`` written once, so that its memory is committed now (a page of np.empty is mapped only
+    when first written): built with the Gram matrix, before a learner charges its accountant, the solver's workspace
+    fails to allocate then, not during the solve."""
+    workspace = np.empty(shape)
+    workspace.fill(0.0)
+    return workspace
 
 
 class DenseGram:
-    """K stored as a dense symmetric n x n matrix."""
+    """K stored as a dense symmetric n x n matrix, and an n x n workspace for the shifted systems (8 n^2 bytes each,
+    allocated here: the solve allocates no further n x n array)."""
 
     def __init__(self, matrix: np.ndarray) -> None:
         self.matrix = np.asarray(matrix, dtype=float)
         self.n = self.matrix.shape[0]
         self.product_terms = self.n
-        self._buffer: np.ndarray | None = None
+        self._workspace = _committed((self.n * self.n,))
 
     def __matmul__(self, vector: np.ndarray) -> np.ndarray:
         return self.matrix @ vector
@@ -49,29 +84,41 @@ class DenseGram:
     def diagonal(self) -> np.ndarray:
         return np.diag(self.matrix).copy()
 
+    def by_blocks(self, vector: np.ndarray) -> tuple[np.ndarray, int]:
+        """(K v summed by blocks, the length b + ceil(n / b) its rounding bound takes)."""
+        return sum_by_blocks(self.matrix, vector, along_rows=False)
+
     def shifted_solver(self, weights: np.ndarray, shift: np.ndarray | float,
                        rows: np.ndarray | None = None) -> Solve:
-        """x -> (diag(shift) + W K_AA W)^-1 x by Cholesky; LinAlgError when not positive definite."""
+        """x -> (diag(shift) + W K_AA W)^-1 x by Cholesky; LinAlgError when not positive definite.
+
+        The system is written and factored in place in the workspace, in Fortran order (LAPACK's, so not copied);
+        the solver returned is valid until the next call."""
+        size = self.n if rows is None else rows.size
+        system = self._workspace[:size * size].reshape((size, size), order="F")
         if rows is None:
-            if self._buffer is None:  # the interior point refactors the full n x n system every step
-                self._buffer = np.empty_like(self.matrix)
-            system = self._buffer
             np.multiply(self.matrix, weights[:, None], out=system)
             system *= weights[None, :]
-        else:
-            system = weights[:, None] * self.matrix[np.ix_(rows, rows)] * weights[None, :]
+        else:  # W K_AA W by blocks of columns: no |A| x |A| temporary
+            columns = max(1, BLOCK_ENTRIES // size)
+            for start in range(0, size, columns):
+                part = slice(start, start + columns)
+                np.multiply(weights[:, None] * self.matrix[np.ix_(rows, rows[part])], weights[None, part],
+                            out=system[:, part])
         system[np.diag_indices_from(system)] += shift
         factor = cho_factor(system, overwrite_a=True, check_finite=False)
         return lambda rhs: cho_solve(factor, rhs, check_finite=False)
 
 
 class FactoredGram:
-    """K = F F^T from an n x r factor F (for example Nystrom features), never formed."""
+    """K = F F^T from an n x r factor F (for example Nystrom features), never formed; two n x r workspaces for the
+    Woodbury solves (allocated here: the solve allocates no further n x r array)."""
 
     def __init__(self, factor: np.ndarray) -> None:
         self.factor = np.asarray(factor, dtype=float)
         self.n, rank = self.factor.shape
         self.product_terms = self.n + rank
+        self._scaled, self._weighted = _committed(self.factor.shape), _committed(self.factor.shape)
 
     def __matmul__(self, vector: np.ndarray) -> np.ndarray:
         return self.factor @ (self.factor.T @ vector)
@@ -79,13 +126,25 @@ class FactoredGram:
     def diagonal(self) -> np.ndarray:
         return np.einsum("ij,ij->i", self.factor, self.factor)
 
+    def by_blocks(self, vector: np.ndarray) -> tuple[np.ndarray, int]:
+        """(F (F^T v) with F^T v summed by blocks, the length b + ceil(n / b) + r its rounding bound takes)."""
+        coordinates, terms = sum_by_blocks(self.factor, vector, along_rows=True)
+        return self.factor @ coordinates, terms + self.factor.shape[1]
+
     def shifted_solver(self, weights: np.ndarray, shift: np.ndarray | float,
                        rows: np.ndarray | None = None) -> Solve:
-        """x -> (diag(shift) + W K_AA W)^-1 x by the Woodbury identity."""
-        factor = self.factor if rows is None else self.factor[rows]
-        scaled = weights[:, None] * factor
+        """x -> (diag(shift) + W K_AA W)^-1 x by the Woodbury identity, G = W F_A written in the workspaces; the
+        solver returned is valid until the next call."""
+        size = self.n if rows is None else rows.size
+        scaled, weighted = self._scaled[:size], self._weighted[:size]
+        if rows is None:
+            np.multiply(weights[:, None], self.factor, out=scaled)
+        else:
+            np.take(self.factor, rows, axis=0, out=scaled, mode="clip")  # "clip": no buffer (rows are in range)
+            scaled *= weights[:, None]
         inverse_shift = 1.0 / np.broadcast_to(np.asarray(shift, dtype=float), weights.shape)
-        inner = scaled.T @ (inverse_shift[:, None] * scaled)
+        np.multiply(inverse_shift[:, None], scaled, out=weighted)
+        inner = scaled.T @ weighted
         inner[np.diag_indices_from(inner)] += 1.0
         core = cho_factor(inner, overwrite_a=True, check_finite=False)
 

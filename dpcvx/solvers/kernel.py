@@ -33,12 +33,22 @@ everything, then charges the accountant, then solves.
   (C R_phi < |z_k|, public constants), w* is in closed form: u_i is the slope
   of the piece every margin lies on.
 
-Cost: one dense Gram matrix (8 n^2 bytes) and dense Cholesky factorisations,
-O(n^3) per Newton or interior-point step; measured times are in docs/kernels.md.
+Certificates at large n: the tolerance gamma is O(1/n), while the rounding
+pads of products K v grow with their length n. The last iterate whose
+n-term certificate does not reach gamma is certified again with K v summed
+by blocks (``by_blocks`` of :mod:`~dpcvx.solvers.gram`: pads of
+b + n / b ~ 2 sqrt(n) terms), which certifies the hinge on 100,000 rows.
+
+Cost: one dense Gram matrix (8 n^2 bytes) and a workspace of the same size
+for the dense Cholesky factorisations, O(n^3) per Newton or interior-point
+step, both allocated when the problem is built (before a learner's charge:
+the solve allocates no further n x n array, and a problem too large for
+memory is an InputError then); measured times are in docs/kernels.md.
 With PUBLIC landmarks Z the ERM is minimised over the subspace span phi(Z)
 instead: K is replaced by the factored Gram matrix Psi Psi^T of the Nystrom
 features (:mod:`dpcvx.data.nystrom`), 8 n r bytes and O(n r^2) per step
-(r <= |Z|), with the same certificate ||w - w*_Z|| <= gamma in that subspace.
+(r <= |Z|; with the two workspaces of the Woodbury solves, three n x r
+arrays), with the same certificate ||w - w*_Z|| <= gamma in that subspace.
 """
 
 from __future__ import annotations
@@ -61,7 +71,7 @@ from ..privacy.kernel_calibrate import constraint_radius, solve_tolerance
 from ..rounding import round_up
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
-from .gram import DenseGram, FactoredGram, GramOperator, as_gram
+from .gram import DenseGram, FactoredGram, GramOperator, as_gram, sum_by_blocks
 
 __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels"]
 
@@ -114,20 +124,23 @@ class KernelERMSolution:
 
 
 def _gradient_norm_bound(r: np.ndarray, gram_r: np.ndarray, gram_max: float, first: np.ndarray,
-                         curvature_max: float, beta: np.ndarray, lam: float, terms: int) -> float:
+                         curvature_max: float, beta: np.ndarray, lam: float, terms: int,
+                         quadratic: float | None = None) -> float:
     """Upper bound on ||grad J||_H = ||Phi r|| from the computed r = (1/n) y l'(z) + lam beta.
 
     Adds to sqrt(r^T K r) the rounding of that product (m eps ||r||_1^2 max|K|,
     m = ``terms`` the length of the inner products behind K v), of r itself (a
     few eps per term, times R = sqrt(max K_ii)), and of z = y K beta
-    (m eps max|K| ||beta||_1 per margin, times sup|l''| / n).
+    (m eps max|K| ||beta||_1 per margin, times sup|l''| / n). ``quadratic``: r^T K r when computed otherwise
+    than as ``r @ gram_r``.
     """
     n = r.size
     product_pad = terms * EPS * np.sum(np.abs(r)) ** 2 * gram_max
     margin_error = terms * EPS * gram_max * np.sum(np.abs(beta))
     r_error = EPS * (4 * np.sum(np.abs(first)) / n + 4 * lam * np.sum(np.abs(beta))) \
         + curvature_max * margin_error
-    return math.sqrt(max(float(r @ gram_r), 0.0) + product_pad) + math.sqrt(gram_max) * r_error
+    quadratic = float(r @ gram_r) if quadratic is None else quadratic
+    return math.sqrt(max(quadratic, 0.0) + product_pad) + math.sqrt(gram_max) * r_error
 
 
 def _armijo_step(objective_at: Callable[[float], float], current: float, slope: float) -> float | None:
@@ -184,11 +197,30 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
         if t is None:
             break
         beta, f = beta + t * direction, f + t * gram_direction
+    if gradient_norm / lam > tolerance:  # the n-term products' rounding bound is too coarse: certify by blocks
+        gradient_norm = _gradient_by_blocks(gram, y, lam, loss, beta, gram_max)
     return beta, step, gradient_norm
 
 
+def _gradient_by_blocks(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives, beta: np.ndarray,
+                        gram_max: float) -> float:
+    """The bound of :func:`_gradient_norm_bound` at ``beta``, its margins z = y K beta and K r recomputed by blocks
+    (``gram.by_blocks``): the rounding pads scale with b + n / b ~ 2 sqrt(n) terms instead of n. The tolerance is
+    O(1/n) and the n-term pads grow with n, so from some public n on only this bound can certify the minimiser."""
+    n = y.size
+    margins, terms = gram.by_blocks(beta)
+    z = y * margins
+    first, curvature = loss.first(z), loss.second(z)
+    r = y * first / n + lam * beta
+    gram_r, _ = gram.by_blocks(r)
+    quadratic, _ = sum_by_blocks(gram_r[None, :], r, along_rows=False)  # r^T (K r), an n-term sum, by blocks too
+    # 2 m: the pad of r^T K r covers the rounding of K r and of the outer sum, each of m = b + n / b (+ r) terms
+    return _gradient_norm_bound(r, gram_r, gram_max, first, float(np.max(np.abs(curvature))), beta, lam, 2 * terms,
+                                quadratic=float(quadratic[0]))
+
+
 def _fenchel_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
-                 u: np.ndarray, gram_max: float) -> tuple[np.ndarray, float]:
+                 u: np.ndarray, gram_max: float, by_blocks: bool = False) -> tuple[np.ndarray, float]:
     """beta = -y u / (lam n) and an upper bound on the duality gap (1/n) sum [l(z) + l*(u) - u z].
 
     Each Fenchel-Young term is computed as (a2 - u)(z - z_k)_+ + (u - a1)(z_k - z)_+
@@ -200,13 +232,18 @@ def _fenchel_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPiece
     other side: the term is Lipschitz with the larger slope). The
     sum l(z) + l*(u) - u z instead cancels parts of the size of the loss's offsets (l(0) = 1 for the
     hinge) down to a gap that the tolerance asks to be O(1 / (lam n^2)): from lam n^2 ~ 1e9 (n = 200
-    at lam = 1e4) its rounding alone exceeded that, and no iterate could be certified.
+    at lam = 1e4) its rounding alone exceeded that, and no iterate could be certified. ``by_blocks``: z from
+    ``gram.by_blocks``, whose rounding bound takes b + n / b ~ 2 sqrt(n) terms, not n (:func:`_certified_gap`).
     """
     n = y.size
     beta = -y * u / (lam * n)
-    z = y * (gram @ beta)
+    if by_blocks:
+        product, product_terms = gram.by_blocks(beta)
+    else:
+        product, product_terms = gram @ beta, gram.product_terms
+    z = y * product
     terms = pieces.fenchel_young(z, u)
-    margin_error = gram.product_terms * EPS * gram_max * np.sum(np.abs(beta)) + 2 * EPS * abs(pieces.kink)
+    margin_error = product_terms * EPS * gram_max * np.sum(np.abs(beta)) + 2 * EPS * abs(pieces.kink)
     # the term is Lipschitz in z with the slope of the side z lies on; within margin_error of the kink the
     # computed z may lie on the other side, so there the larger of the two slopes
     above, below = pieces.a2 - u, u - pieces.a1
@@ -216,14 +253,26 @@ def _fenchel_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPiece
     return beta, mean + EPS * (4 + math.log2(n)) * mean + margin_error * float(np.mean(slope))
 
 
-def _one_piece(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear
+def _certified_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear, u: np.ndarray,
+                   gram_max: float, gap: float, tolerance: float) -> float:
+    """``gap`` (of :func:`_fenchel_gap`) when it certifies sqrt(2 gap / lam) <= ``tolerance``; otherwise the gap of
+    the same u with its margins computed by blocks. The tolerance asks for a gap O(1 / (lam n^2)), and one margin
+    within the n-term rounding of the kink pads it by O(eps R_phi^2 ||beta||_1), whatever n: from about 10^5 rows on
+    only the blocked margins (pad O(sqrt(n) eps / n) per such margin) certify the hinge's minimiser."""
+    if math.sqrt(2 * gap / lam) <= tolerance:
+        return gap
+    return _fenchel_gap(gram, y, lam, pieces, u, gram_max, by_blocks=True)[1]
+
+
+def _one_piece(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear, tolerance: float
                ) -> tuple[np.ndarray, int, float]:
     """The minimiser when no margin can reach the kink, in closed form: u_i = a1 for all i (the
     kink above every margin) or a2 (below), w* = -(u / (lam n)) sum_i y_i phi(x_i); the duality gap
     of that point certifies it as for the interior point (:func:`_fenchel_gap`)."""
     slope = pieces.a1 if pieces.kink > 0 else pieces.a2
-    beta, gap = _fenchel_gap(gram, y, lam, pieces, np.full(y.size, slope), float(np.max(gram.diagonal())))
-    return beta, 0, gap
+    u, gram_max = np.full(y.size, slope), float(np.max(gram.diagonal()))
+    beta, gap = _fenchel_gap(gram, y, lam, pieces, u, gram_max)
+    return beta, 0, _certified_gap(gram, y, lam, pieces, u, gram_max, gap, tolerance)
 
 
 def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
@@ -245,7 +294,7 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
     z_low, z_up = np.ones(n), np.ones(n)
     gram_max = float(np.max(gram.diagonal()))
     jitter = n * EPS * gram_max
-    best_gap, best_beta, stalled = math.inf, None, 0
+    best_gap, best_beta, best_u, stalled = math.inf, None, None, 0
 
     def max_step(values: np.ndarray, change: np.ndarray) -> float:
         shrinking = change < 0
@@ -254,10 +303,10 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
     iterations = 0
     for step in range(MAX_INTERIOR_POINT_STEPS):
         iterations = step  # the count reported
-        beta, gap = _fenchel_gap(gram, y, lam, pieces, np.clip(pieces.a1 + width * p, pieces.a1, pieces.a2),
-                                 gram_max)
+        u = np.clip(pieces.a1 + width * p, pieces.a1, pieces.a2)
+        beta, gap = _fenchel_gap(gram, y, lam, pieces, u, gram_max)
         if gap < best_gap:
-            best_gap, best_beta, stalled = gap, beta, 0
+            best_gap, best_beta, best_u, stalled = gap, beta, u, 0
         else:
             stalled += 1
         best_distance = math.sqrt(2 * best_gap / lam)
@@ -301,9 +350,9 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
             break
         p, q = p + alpha * dp, q + alpha * dq
         z_low, z_up = z_low + alpha * dz_low, z_up + alpha * dz_up
-    if best_beta is None:
+    if best_beta is None or best_u is None:
         raise SolverError("the dual interior point produced no finite duality gap")
-    return best_beta, iterations, best_gap
+    return best_beta, iterations, _certified_gap(gram, y, lam, pieces, best_u, gram_max, best_gap, tolerance)
 
 
 def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float, loss: KernelLoss,
@@ -328,7 +377,7 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
         elif loss.pieces is not None:
             if _margins_within_one_piece(loss, lam, feature_bound):
                 method = "dual closed form"
-                beta, iterations, residual = _one_piece(gram, y, lam, loss.pieces)
+                beta, iterations, residual = _one_piece(gram, y, lam, loss.pieces, tolerance)
             else:
                 beta, iterations, residual = _dual_interior_point(gram, y, lam, loss.pieces, tolerance)
             distance, residual_name = math.sqrt(2 * residual / lam), "duality gap"
@@ -356,6 +405,19 @@ def _margins_within_one_piece(loss: KernelLoss, lam: float, feature_bound: float
     return round_up(radius * feature_bound) < abs(loss.pieces.kink)
 
 
+def _memory_refusal(n: int, rank: int | None) -> str:
+    """Why a kernel ERM of ``n`` rows was refused for memory, and the fixes (public facts only: n and the rank r of
+    the public sample's span)."""
+    if rank is None:
+        return (f"the kernel ERM over the whole RKHS of {n:,} training rows holds two {n:,} x {n:,} arrays of doubles, "
+                f"the Gram matrix and its solver's workspace ({8 * n * n / 1e9:.3g} GB each), and this machine could "
+                "not allocate them; nothing was charged. Fixes: TDDL(span='public') (the default above "
+                "10,000 rows) minimises over the span of the public sample in 8 n |Z| bytes; or fit fewer rows")
+    return (f"the kernel ERM over the span of the public sample holds three {n:,} x {rank} arrays of doubles (the "
+            f"Nystrom features and the solver's workspaces, {8 * n * rank / 1e9:.3g} GB each), and this machine could "
+            "not allocate them; nothing was charged. Fixes: a smaller public sample Z, or fewer training rows")
+
+
 class KernelERM:
     """The kernel ERM minimiser w* to the public tolerance gamma (PRIVATE: the curator's object,
     never released).
@@ -379,10 +441,13 @@ class KernelERM:
         scaling = feature_scaling(kernel, X)
         self.nystrom = None if landmarks is None else NystromFeatures(kernel, landmarks)
         gram: GramOperator
-        if self.nystrom is None:
-            gram = DenseGram(scaling[:, None] * symmetric_gram(kernel, X) * scaling[None, :])
-        else:
-            gram = FactoredGram(self.nystrom.transform(X, scaling))
+        try:  # the Gram matrix and the solver's workspace, allocated before a learner's charge
+            if self.nystrom is None:
+                gram = DenseGram(scaling[:, None] * symmetric_gram(kernel, X) * scaling[None, :])
+            else:
+                gram = FactoredGram(self.nystrom.transform(X, scaling))
+        except MemoryError:
+            raise InputError(_memory_refusal(self.n, None if self.nystrom is None else self.nystrom.rank)) from None
         self.sensitivity = minimiser_sensitivity(self.n, float(loss.lipschitz), kernel.feature_bound, lam)
         self.tolerance = solve_tolerance(self.n, lam, float(loss.lipschitz), kernel.feature_bound)
         self._gram: GramOperator | None = gram
