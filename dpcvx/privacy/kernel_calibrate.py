@@ -68,7 +68,7 @@ __all__ = [
 
 SOLVE_RTOL = 1e-3
 # the most rounds B of PINP (max_updates) and TDIL (rounds): the range over which B=None chooses it; each round's
-# epsilon shrinks like epsilon / sqrt(B), so past it every answer or test is noise and the accuracy bound only grows
+# epsilon shrinks like epsilon / sqrt(B) (epsilon / B at delta = 0): at 10^7, epsilon / 16,900 at delta = 1e-6
 MAX_ROUNDS = 10**7
 # the most queries T PINP's accuracy bound may cover: 2^53, the largest count a double holds exactly (T enters the
 # bound through ln(3 T / beta) and a release file records it as a number)
@@ -142,8 +142,8 @@ def check_rounds(name: str, value: Any) -> int | None:
     return count
 
 
-_ROUNDS_REASON = ("the range over which None chooses it; each round's epsilon shrinks like epsilon / sqrt(B), so "
-                  "beyond it every answer is noise and the accuracy bound only grows")
+_ROUNDS_REASON = ("the range over which None chooses it; each round's epsilon shrinks like epsilon / sqrt(B), "
+                  "epsilon / B at delta = 0")
 
 
 def _minimiser_sensitivity(n: int, lam: float, L: float, R: float) -> float:
