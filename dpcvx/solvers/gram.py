@@ -49,7 +49,7 @@ def sum_by_blocks(matrix: np.ndarray, vector: np.ndarray, along_rows: bool) -> t
     """matrix @ vector (or matrix.T @ vector, ``along_rows``) as the sum, taken in turn, of the products of blocks of
     b = ceil(sqrt(n)) of the n summed terms, and the term count b + ceil(n / b) of its rounding bound: however a block's
     b terms are summed, each entry errs by at most (b + ceil(n / b)) eps times the sum of its terms' sizes (first
-    order; Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., section 4.2)."""
+    order; Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., chapter 4, blocked summation)."""
     n = vector.size
     size, count = _blocks(n)
     total = np.zeros(matrix.shape[1] if along_rows else matrix.shape[0])
