@@ -184,16 +184,17 @@ class TDIL(TrainingSetLearner):
                         rounds=rounds, float_safe=float_safe)
         self.parameters_: TDILParameters | None = None
 
-    def _net_spacing(self, kernel: Kernel, radius: float) -> float | None:
-        """The net's spacing: None for the linear kernel, which searches the whole ball exactly (and takes no
-        ``net_spacing``); otherwise ``net_spacing`` (default r/10), at most the radius r: the origin alone is within r
-        of every point of the ball, so a larger spacing covers nothing more and only enlarges the accuracy's term
-        C psi(spacing) (docs/theory.md, section 11, K6)."""
+    @staticmethod
+    def _net_spacing(kernel: Kernel, radius: float, net_spacing: float | None) -> float | None:
+        """The net's spacing from the checked ``net_spacing``: None for the linear kernel, which searches the whole
+        ball exactly (and takes no ``net_spacing``); otherwise ``net_spacing`` (default r/10), at most the radius r:
+        the origin alone is within r of every point of the ball, so a larger spacing covers nothing more and only
+        enlarges the accuracy's term C psi(spacing) (docs/theory.md, section 11, K6)."""
         if isinstance(kernel, LinearKernel):
-            if self.net_spacing is not None:
+            if net_spacing is not None:
                 raise InputError("the linear kernel searches the whole ball exactly; drop net_spacing")
             return None
-        spacing = radius / 10 if self.net_spacing is None else positive("net_spacing", self.net_spacing)
+        spacing = radius / 10 if net_spacing is None else net_spacing
         if spacing > radius:
             raise InputError(f"net_spacing={spacing:g} is above input_bound={radius:g}, the radius of the ball: the "
                              "origin alone is within the radius of every point of the ball, so a larger spacing covers "
@@ -209,7 +210,7 @@ class TDIL(TrainingSetLearner):
     def _ball(self) -> tuple[float, float | None]:
         """(r, the net's spacing or None for the whole ball) from the checked settings (:meth:`_check_settings`)."""
         checked, kernel, _ = self._settings()
-        return checked["input_bound"], self._net_spacing(kernel, checked["input_bound"])
+        return checked["input_bound"], self._net_spacing(kernel, checked["input_bound"], checked["net_spacing"])
 
     def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget
                ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters | LatticeTDIL]:
