@@ -222,8 +222,11 @@ class ReleaseReport:
     def __init__(self, release: Any) -> None:
         certificate = getattr(release, "certificate", None)
         if certificate is None or not hasattr(certificate, "to_dict"):
+            fitted = getattr(release, "model_", None) is not None  # a fitted estimator: its release is model_
             raise InputError(f"a release report needs a dpcvx release with a certificate, got "
-                             f"{type(release).__name__}")
+                             f"{type(release).__name__}" + (
+                                 f"; a fitted estimator's release is its model_: {type(release).__name__}"
+                                 ".model_.report()" if fitted else ""))
         self.certificate = certificate
         per_class = getattr(certificate, "per_class", None)  # multiclass: the classes' certificates
         # the certificate that holds the calibration: the release's own, or the first class's (multiclass)

@@ -48,3 +48,14 @@ def test_lam_moves_with_the_count_and_the_report_lists_it_as_chosen_privately() 
     drawn = report[report.index("Chosen privately by dpcvx"):]
     assert "the regularisation strength lam" in drawn
 
+
+
+def test_a_report_of_a_fitted_estimator_names_its_model() -> None:
+    from dpcvx.exceptions import InputError
+    from dpcvx.release.report import ReleaseReport
+
+    X, y = _rows()
+    fitted = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
+    with pytest.raises(InputError, match=r"its model_: DPLogisticRegression\.model_\.report\(\)"):
+        ReleaseReport(fitted)
+    assert ReleaseReport(fitted.model_).to_markdown().startswith("# Privacy report")
