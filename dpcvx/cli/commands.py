@@ -40,7 +40,7 @@ from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel
 from ..release.serialization import load, save
 from ..tables import RowError, repeated_names
-from ..validation import label_range
+from ..validation import check_public_classes, check_threshold, label_range
 from ..verification.verifier import check_estimate_options
 from .exit_codes import EXIT_OK
 
@@ -59,6 +59,8 @@ Read = TypeVar("Read")  # what a chunked read makes of each chunk (_read_by_chun
 
 def _run_user_file(path: str) -> dict[str, Any]:
     """The global names a user's Python file defines (the file is executed)."""
+    if os.path.isdir(path):
+        raise FileError(f"Python file {path} is a directory, not a file; give the path of a file")
     if not os.path.isfile(path):  # False for a name the system refuses (too long), where Path.is_file raises
         raise InputError(f"Python file {path} does not exist")
     try:
@@ -77,9 +79,7 @@ def _defined(namespace: dict[str, Any], name: str, path: str, example: str) -> C
 
 def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
     """(loss, regularizer) from --loss (catalogue spec or .py file) and --regularizer. Without --loss (fit's
-    default, the task's own loss): logistic for a classifier, None for a regression (least squares by AdaSSP).
-    --strict without --allow-estimates is refused first (it would change nothing)."""
-    check_estimate_options(args.strict, args.allow_estimates, ("--strict", "--allow-estimates"))
+    default, the task's own loss): logistic for a classifier, None for a regression (least squares by AdaSSP)."""
     regularizer = None
     loss: Any
     if args.loss is None:
@@ -92,10 +92,7 @@ def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
                                    "regularizer = lambda w: 0.5 * cp.sum_squares(w)")
     else:
         loss = losses.from_spec(args.loss)
-    if args.regularizer is not None:
-        if not args.regularizer.endswith(".py"):
-            raise InputError(f"--regularizer takes a Python file defining regularizer(w), got "
-                             f"{args.regularizer!r}")
+    if args.regularizer is not None:  # a .py file (_problem_usage)
         regularizer = _defined(_run_user_file(args.regularizer), "regularizer", args.regularizer,
                                "regularizer = lambda w: 0.5 * cp.sum_squares(w)")
     return loss, regularizer
@@ -161,19 +158,20 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
 def _layout(args: argparse.Namespace) -> Layout:
     """The data file's layout from --no-header, --names/--names-file and --skip-lines."""
     names = args.names
-    if args.names_file is not None:
-        if names is not None:
-            raise UsageError("give the column names with --names or with --names-file, not both")
+    if names is not None and args.names_file is not None:
+        raise UsageError("give the column names with --names or with --names-file, not both")
+    given = names is not None or args.names_file is not None
+    if args.no_header and not given:
+        raise UsageError("--no-header needs the column names: give --names a,b,c (in file order) or "
+                         "--names-file FILE")
+    if given and not args.no_header:
+        raise UsageError("--names and --names-file are for a file without a header row: add --no-header "
+                         "(a file with a header row names its own columns)")
+    if args.names_file is not None:  # read after every usage error above
         names = tuple(split_names(read_text(args.names_file, "names file")))
         if not names:
             raise FileError(f"names file {args.names_file} holds no column names; write them one per "
                             "line or separated by commas")
-    if args.no_header and names is None:
-        raise UsageError("--no-header needs the column names: give --names a,b,c (in file order) or "
-                         "--names-file FILE")
-    if names is not None and not args.no_header:
-        raise UsageError("--names and --names-file are for a file without a header row: add --no-header "
-                         "(a file with a header row names its own columns)")
     repeated = sorted(repeated_names(names or ()))
     if repeated:
         raise UsageError(f"the column names repeat {name_list(repeated)}; each column needs its own name")
@@ -196,10 +194,8 @@ def _check_out(args: argparse.Namespace, what: str) -> None:
 
 
 def _schema(args: argparse.Namespace) -> PublicSchema:
-    """The public schema from --schema or --numeric/--categorical, with norm --data-norm."""
-    if args.schema is not None and args.columns:
-        raise InputError("give the columns either in --schema FILE or with --numeric/--categorical, "
-                         "not both")
+    """The public schema from --schema or --numeric/--categorical, with norm --data-norm. Its InputErrors are about
+    the command line's columns (a usage error, :func:`_fit_usage`) or the schema file's."""
     if args.schema is not None:
         data = read_json(args.schema, "schema file")
         try:
@@ -209,13 +205,13 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
         norm = schema.norm if args.data_norm is None else args.data_norm
     elif args.columns:
         if args.data_norm is None:
-            raise InputError("--data-norm R is required: the public bound on the norm of an encoded "
+            raise UsageError("--data-norm R is required: the public bound on the norm of an encoded "
                              "row (numeric columns are centred in [-1/2, 1/2] and one-hot blocks have "
                              "norm 1, so R = 1 scales every row into the unit ball)")
         schema = PublicSchema(tuple(args.columns))
         norm = args.data_norm
     else:
-        raise InputError("no feature columns: give --numeric NAME:LO:HI and/or --categorical "
+        raise UsageError("no feature columns: give --numeric NAME:LO:HI and/or --categorical "
                          "NAME:CAT1,CAT2 for each feature, or --schema FILE")
     schema = _imputed(schema, args.impute)
     if args.target in schema.column_names:
@@ -236,6 +232,9 @@ def _cells_in(values: np.ndarray, texts: Sequence[str]) -> np.ndarray | None:
 
 def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]]) -> PublicSchema:
     """The schema with --impute NAME=VALUE set as the public imputed value of each named numeric column."""
+    repeated = sorted(repeated_names([name for name, _ in imputations]))
+    if repeated:
+        raise InputError(f"--impute gives {name_list(repeated)} more than one value; give each column one")
     values = dict(imputations)
     numeric = {column.name for column in schema.columns if isinstance(column, NumericColumn)}
     unknown = [name for name in values if name not in numeric]
@@ -252,12 +251,12 @@ def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]]) -> 
 def _label_values(args: argparse.Namespace) -> tuple[str, str]:
     """The public pair (negative class, positive class) of the model from --positive/--negative."""
     if not args.positive:
-        raise InputError("a binary classifier needs --positive VALUE (the public positive label); for more "
+        raise UsageError("a binary classifier needs --positive VALUE (the public positive label); for more "
                          "classes give --classes A,B,C, for a regression --task regression --label-bound B")
     positives, negatives = args.positive, args.negative or []
     both = [value for value in dict.fromkeys(positives) if value in negatives]
     if both:
-        raise InputError(f"--positive and --negative must differ, both give {name_list(both)}")
+        raise UsageError(f"--positive and --negative must differ, both give {name_list(both)}")
     return (negatives[0] if negatives else NOT + positives[0]), positives[0]
 
 def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.ndarray:
@@ -315,6 +314,7 @@ def demo_command(args: argparse.Namespace) -> int:
 
 
 def verify_command(args: argparse.Namespace) -> int:
+    _problem_usage(args)  # before a file is run
     loss, regularizer = _problem(args)
     erm = PrivateERM(loss=loss, regularizer=regularizer, strict=args.strict,
                      allow_estimates=args.allow_estimates)
@@ -362,6 +362,10 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
 CLASSIFICATION_OPTIONS = (("class_weight", "--class-weight"), ("class_prior", "--class-prior"),
                           ("threshold", "--threshold"))
 
+# what fit's options ask it to fit (:func:`_fit_kind`): an estimator of the Python API, or the learner
+LOGISTIC, ERM_CLASSIFIER, LEAST_SQUARES, HUBER, LEARNER = ("DPLogisticRegression", "DPERMClassifier",
+                                                           "DPLinearRegression", "DPHuberRegressor", "PrivateERM")
+
 
 def _given(args: argparse.Namespace) -> list[str]:
     """The classifier options of :data:`CLASSIFICATION_OPTIONS` given on the command line."""
@@ -375,9 +379,108 @@ def _classes(args: argparse.Namespace) -> tuple[Any, ...]:
 
 def _lam(args: argparse.Namespace) -> float | str:
     """--lam as the estimators take ``lam``: "auto" when left out (their default), else as given, checked by the
-    API when it fits (:func:`dpcvx.validation.check_lam`: in [LAM_MIN, LAM_MAX], > 0 for objective and output
-    perturbation, >= 0 for AdaSSP's extra ridge)."""
+    API (:func:`dpcvx.validation.check_lam`: in [LAM_MIN, LAM_MAX], > 0 for objective and output perturbation,
+    >= 0 for AdaSSP's extra ridge) before the data is read (:func:`_checked_fitter`)."""
     return "auto" if args.lam is None else args.lam
+
+
+@contextlib.contextmanager
+def _as_usage(prefix: str = "") -> Iterator[None]:
+    """An :class:`InputError` of a check of the options alone as the usage error it is (exit 2): the options are
+    wrong whatever the data. A file's errors (FileError) and those of extreme numbers (NumericRangeError) pass."""
+    try:
+        yield
+    except (UsageError, FileError, NumericRangeError):
+        raise
+    except InputError as error:
+        raise UsageError(f"{prefix}{error}") from None
+
+
+def _catalogue_loss(args: argparse.Namespace) -> losses.MarginLoss | None:
+    """The catalogue loss --loss names (None for a .py file or the task's default), a malformed or unknown spec a
+    usage error."""
+    if args.loss is None or args.loss.endswith(".py"):
+        return None
+    with _as_usage("--loss: "):
+        return losses.from_spec(args.loss)
+
+
+def _problem_usage(args: argparse.Namespace) -> losses.MarginLoss | None:
+    """verify's and fit's problem options checked before any file is run: --strict without --allow-estimates (it
+    would change nothing), --regularizer's form and --loss's spec (:func:`_catalogue_loss`, returned)."""
+    with _as_usage():
+        check_estimate_options(args.strict, args.allow_estimates, ("--strict", "--allow-estimates"))
+    if args.regularizer is not None and not args.regularizer.endswith(".py"):
+        raise UsageError(f"--regularizer takes a Python file defining regularizer(w) (a name ending in .py), got "
+                         f"{args.regularizer!r}")
+    return _catalogue_loss(args)
+
+
+def _fit_kind(args: argparse.Namespace) -> str:
+    """What fit's options ask it to fit, from the options alone: the estimator of the Python API a Python user would
+    fit (LOGISTIC for the default logistic loss, ERM_CLASSIFIER for another loss or a regularizer file, LEAST_SQUARES
+    for the default regression, HUBER for --loss huber_regression), or LEARNER (PrivateERM, or one-vs-rest of it)
+    where no estimator takes them: --allow-estimates, a regression by another loss or with a regularizer file."""
+    loss = _catalogue_loss(args)
+    if args.task == "regression":
+        if args.loss is None:
+            return LEAST_SQUARES
+        plain = not args.allow_estimates and args.regularizer is None
+        return HUBER if plain and loss is not None and loss.name == "huber_regression" else LEARNER
+    if args.allow_estimates:
+        return LEARNER
+    return LOGISTIC if args.loss in (None, "logistic") and args.regularizer is None else ERM_CLASSIFIER
+
+
+def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
+    """Refuse, as a usage error (exit 2) before any file is opened and anything is charged, every combination of
+    fit's options that is wrong whatever the data: the labels of another kind of model or none, an option the
+    requested fit would not read (it would be ignored), a loss of the other task. Returns the schema of the feature
+    columns given on the command line (None with --schema, a file read later)."""
+    regression = args.task == "regression"
+    binary = [option for option, value in (("--positive", args.positive), ("--negative", args.negative),
+                                           ("--others-negative", args.others_negative)) if value]
+    if regression and args.classes is not None:
+        raise UsageError("--classes name a classifier's public classes; the target of --task regression is "
+                         "a number bounded by --label-bound: leave them out")
+    if regression or args.classes is not None:
+        if binary:
+            raise UsageError(f"{', '.join(binary)}: options of a binary classifier's labels; with "
+                             f"{'--task regression' if regression else '--classes'} leave them out")
+    else:
+        _label_values(args)
+    if args.classes is not None:
+        with _as_usage("--classes: "):
+            check_public_classes(args.classes)
+    if regression and args.label_bound is None:
+        raise UsageError("--task regression needs --label-bound B (|target| <= B) or LO,HI: a PUBLIC bound on the "
+                         "target")
+    _refuse_other_task_options(args)
+    kind = _fit_kind(args)
+    if _given(args) and args.classes is not None and len(args.classes) > 2:
+        raise UsageError(f"{', '.join(_given(args))} set options of a binary classifier; more than two --classes "
+                         "are fitted one-vs-rest, which takes none: leave them out, or fit a rare class against the "
+                         "rest as a binary classifier, --positive CLASS --others-negative (with --class-weight "
+                         "balanced)")
+    if _given(args) and kind == LEARNER:
+        raise UsageError(f"{', '.join(_given(args))} are options of the estimators, which take no --allow-estimates; "
+                         "leave them or --allow-estimates out")
+    loss = _problem_usage(args)
+    if loss is not None:
+        with _as_usage("--loss: "):
+            losses.check_task(loss, args.task)
+    if kind == LEAST_SQUARES:
+        _refuse_least_squares_options(args)
+    if args.split is not None and (kind in (LEAST_SQUARES, HUBER) or args.mechanism == "output"):
+        fit = "output perturbation" if args.mechanism == "output" else kind
+        raise UsageError(f"--split sets the budget split of objective perturbation for a classifier (or "
+                         f"--allow-estimates); {fit} takes none: leave it out")
+    if args.schema is not None:
+        if args.columns:
+            raise UsageError("give the columns either in --schema FILE or with --numeric/--categorical, not both")
+        return None
+    with _as_usage():
+        return _schema(args)
 
 
 def _refuse_other_task_options(args: argparse.Namespace) -> None:
@@ -391,104 +494,94 @@ def _refuse_other_task_options(args: argparse.Namespace) -> None:
                          "are its public classes and take no bound: leave it out")
 
 
-def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> Any:
-    """The estimator of the Python API that these options describe (:mod:`dpcvx.sklearn`), so that a command-line
-    fit has its defaults, checks and warnings: DPLogisticRegression for the default logistic loss, DPERMClassifier for
-    another loss or a regularizer file (binary over the --positive/--negative pair, or one-vs-rest over --classes);
-    DPLinearRegression (AdaSSP) for the default regression and DPHuberRegressor for --loss huber_regression (its m
-    "auto" without ``:m=``). None when no estimator takes the options: a regression by another loss or with a
-    regularizer file, or --allow-estimates (:func:`_learner` then)."""
-    _refuse_other_task_options(args)
-    if args.task == "regression":
-        if args.label_bound is None:
-            raise InputError("--task regression needs --label-bound B (|target| <= B) or LO,HI: a PUBLIC bound")
-        if loss is None and (regularizer is not None or args.allow_estimates):
-            given = "--regularizer" if regularizer is not None else "--allow-estimates"
-            raise InputError(f"{given} with --task regression needs --loss: least squares by AdaSSP, the default, "
-                             "takes no regularizer and has no constant to estimate; name a regression loss (for "
-                             f"example --loss huber_regression:m=1) or leave {given} out")
-        if loss is None:
-            _refuse_least_squares_options(args)
-    elif _given(args) and args.classes is not None and len(args.classes) > 2:
-        raise UsageError(f"{', '.join(_given(args))} set options of a binary classifier; more than two --classes "
-                         "are fitted one-vs-rest, which takes none: leave them out, or fit a rare class against the "
-                         "rest as a binary classifier, --positive CLASS --others-negative (with --class-weight "
-                         "balanced)")
-    if args.allow_estimates:
-        return None
-    try:
-        from ..sklearn.classifiers import DPERMClassifier, DPLogisticRegression
-        from ..sklearn.regressors import DPHuberRegressor, DPLinearRegression
-    except ImportError as error:  # scikit-learn is the extra dpcvx[sklearn]
-        raise DPCVXError(f"dpcvx fit fits the estimators of the Python API: {error}") from None
-    common = {"epsilon": args.epsilon, "delta": args.delta, "lam": _lam(args), "data_norm": norm,
-              "fit_intercept": args.fit_intercept, "float_safe": args.float_safe,
-              "allow_large_delta": args.allow_large_delta, "random_state": args.random_state,
-              "column_statistics": args.column_statistics}
-    mechanism = {} if args.mechanism is None else {"mechanism": args.mechanism}  # else the estimator's default
-    if args.task == "regression":
-        if loss is None:  # the default: least squares by AdaSSP
-            return DPLinearRegression(label_bound=args.label_bound, **mechanism, **common)
-        if isinstance(loss, losses.MarginLoss) and loss.name == "huber_regression" and regularizer is None:
-            m = dict(loss.params)["m"] if ":" in args.loss else "auto"
-            return DPHuberRegressor(m=m, label_bound=args.label_bound, **mechanism, **common)
-        return None
-    classifier = {"classes": _classes(args), "split": args.split,
-                  "class_weight": args.class_weight, "class_prior": args.class_prior,
-                  "threshold": 0.5 if args.threshold is None else args.threshold, **mechanism, **common}
-    if args.loss in (None, "logistic") and regularizer is None:
-        return DPLogisticRegression(**classifier)
-    return DPERMClassifier(loss=loss, regularizer=regularizer, **classifier)
-
-
 def _refuse_least_squares_options(args: argparse.Namespace) -> None:
-    """Refuse, in the command line's own options, what the default regression cannot take: least squares by AdaSSP
-    or noisy gradient descent (DPLinearRegression's default mechanism, Gaussian: it needs delta > 0 and has no
-    floating-point-safe form), whose pure-epsilon form (objective perturbation on a public ball of weights) the command
-    line does not offer; DPLinearRegression's own refusals name its Python parameters and DPHuberRegressor."""
+    """Refuse what the default regression cannot take: least squares by AdaSSP or noisy gradient descent
+    (DPLinearRegression's default mechanism, Gaussian: it needs delta > 0, has no floating-point-safe form, no
+    regularizer and no constant to estimate), whose pure-epsilon form (objective perturbation on a public ball of
+    weights) the command line does not offer; DPLinearRegression's own refusals name its Python parameters and
+    DPHuberRegressor."""
+    if args.regularizer is not None or args.allow_estimates:
+        option = "--regularizer" if args.regularizer is not None else "--allow-estimates"
+        raise UsageError(f"{option} with --task regression needs --loss: least squares by AdaSSP, the default, "
+                         "takes no regularizer and has no constant to estimate; name a regression loss (for "
+                         f"example --loss huber_regression:m=1) or leave {option} out")
     given = ("--float-safe" if args.float_safe else f"--mechanism {args.mechanism}" if args.mechanism is not None
              else "--delta 0 (the default: pure epsilon)" if args.delta == 0 else None)
     if given is not None:
-        raise InputError(f"{given}: --task regression without --loss is least squares by AdaSSP or noisy gradient "
+        raise UsageError(f"{given}: --task regression without --loss is least squares by AdaSSP or noisy gradient "
                          "descent, Gaussian mechanisms that need --delta D > 0 (well below 1/n, for example --delta "
                          "1e-6) and take no --mechanism or --float-safe; for pure epsilon, objective perturbation or "
                          "--float-safe give --loss huber_regression (a Huber regression). Nothing was charged")
 
 
-def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> tuple[Any, dict[str, Any]]:
-    """(learner, its own fit options) where no estimator takes the options (:func:`_estimator`): PrivateERM (binary,
-    or a regression by a loss no estimator has), or one-vs-rest. Its fit takes the contract's epsilon, delta and
-    random_state (dpcvx.models.contract); the options are the rest (the mechanism and split)."""
-    if _given(args):
-        raise UsageError(f"{', '.join(_given(args))} are options of the estimators, which take no --allow-estimates; "
-                         "leave them or --allow-estimates out")
-    erm = {"mechanism": args.mechanism or "objective", "split": args.split}
-    common = {"lam": _lam(args), "data_norm": norm, "fit_intercept": args.fit_intercept, "intercept_scaling": "auto",
-              "verbose": bool(args.chunk_rows), "float_safe": args.float_safe,
-              "allow_large_delta": args.allow_large_delta, "strict": args.strict,
-              "allow_estimates": args.allow_estimates}
-    if args.task == "regression":
-        bound = label_range(args.label_bound)[1]  # the half-width; the fit sees y - (LO + HI) / 2
-        return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=bound, **common), erm
-    if args.classes is not None and len(args.classes) > 2:
-        binary = PrivateERM(loss=loss, regularizer=regularizer, classes=(-1, 1), **common)
-        return PrivateMulticlassERM(binary, tuple(args.classes)), erm
-    return PrivateERM(loss=loss, regularizer=regularizer, classes=_classes(args), **common), erm  # a binary model
+def _checked_fitter(args: argparse.Namespace, loss: Any, regularizer: Any,
+                    norm: float) -> tuple[Any, dict[str, Any] | None]:
+    """(what fits, its fit options) that these options describe (:func:`_fit_kind`), its parameters checked by its
+    own checks before the data is read (a refusal is a usage error: the options are wrong whatever the data).
+
+    The estimator of the Python API (:mod:`dpcvx.sklearn`) with options None, so that a command-line fit has its
+    defaults, checks and warnings: DPLogisticRegression for the default logistic loss, DPERMClassifier for another
+    loss or a regularizer file (binary over the --positive/--negative pair, or one-vs-rest over --classes);
+    DPLinearRegression for the default regression and DPHuberRegressor for --loss huber_regression (its m "auto"
+    without ``:m=``). Else the learner (PrivateERM, binary or a regression, or one-vs-rest) with its own fit
+    options (the mechanism and split); its fit takes the contract's epsilon, delta and random_state
+    (dpcvx.models.contract)."""
+    kind = _fit_kind(args)
+    common = {"lam": _lam(args), "data_norm": norm, "fit_intercept": args.fit_intercept,
+              "float_safe": args.float_safe, "allow_large_delta": args.allow_large_delta}
+    if kind == LEARNER:
+        options = {"mechanism": args.mechanism or "objective", "split": args.split or "max"}
+        settings = {**common, "intercept_scaling": "auto", "verbose": bool(args.chunk_rows), "strict": args.strict,
+                    "allow_estimates": args.allow_estimates}
+        learner: Any
+        if args.task == "regression":
+            bound = label_range(args.label_bound)[1]  # the half-width; the fit sees y - (LO + HI) / 2
+            learner = PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=bound, **settings)
+        elif args.classes is not None and len(args.classes) > 2:
+            binary = PrivateERM(loss=loss, regularizer=regularizer, classes=(-1, 1), **settings)
+            learner = PrivateMulticlassERM(binary, tuple(args.classes))
+        else:
+            learner = PrivateERM(loss=loss, regularizer=regularizer, classes=_classes(args), **settings)
+        with _as_usage(f"{type(learner).__name__} refuses these options: "):
+            learner.check_options(args.epsilon, options["mechanism"], delta=args.delta, split=options["split"],
+                                  random_state=args.random_state)
+        return learner, options
+    try:
+        from ..sklearn.classifiers import DPERMClassifier, DPLogisticRegression
+        from ..sklearn.regressors import DPHuberRegressor, DPLinearRegression
+    except ImportError as error:  # scikit-learn is the extra dpcvx[sklearn]
+        raise DPCVXError(f"dpcvx fit fits the estimators of the Python API: {error}") from None
+    common.update(epsilon=args.epsilon, delta=args.delta, random_state=args.random_state,
+                  column_statistics=args.column_statistics)
+    mechanism = {} if args.mechanism is None else {"mechanism": args.mechanism}  # else the estimator's default
+    estimator: Any
+    if kind == LEAST_SQUARES:
+        estimator = DPLinearRegression(label_bound=args.label_bound, **mechanism, **common)
+    elif kind == HUBER:
+        m = dict(loss.params)["m"] if ":" in args.loss else "auto"
+        estimator = DPHuberRegressor(m=m, label_bound=args.label_bound, **mechanism, **common)
+    else:
+        classifier = {"classes": _classes(args), "split": args.split or "max",
+                      "class_weight": args.class_weight, "class_prior": args.class_prior,
+                      "threshold": 0.5 if args.threshold is None else args.threshold, **mechanism, **common}
+        estimator = (DPLogisticRegression(**classifier) if kind == LOGISTIC else
+                     DPERMClassifier(loss=loss, regularizer=regularizer, **classifier))
+    with _as_usage(f"{type(estimator).__name__} refuses these options: "):
+        estimator._public_checks(None)  # the checks its fit runs before it reads the data
+    return estimator, None
 
 
-def _release(args: argparse.Namespace, X: np.ndarray, y: np.ndarray, loss: Any, regularizer: Any,
-             norm: float) -> tuple[Any, Any]:
-    """(what to save, the release) of the fit: the fitted estimator (:func:`_estimator`; its warnings go to stderr),
+def _release(args: argparse.Namespace, X: np.ndarray, y: np.ndarray, fitter: Any,
+             options: dict[str, Any] | None) -> tuple[Any, Any]:
+    """(what to save, the release) of the fit: the fitted estimator (options None; its warnings go to stderr),
     saved with its threshold's decision cut, and its release; else the learner's release, twice."""
-    estimator = _estimator(args, loss, regularizer, norm)
     shift = 0.0
     try:
-        if estimator is not None:
-            return estimator.fit(X, y), estimator.model_
-        learner, options = _learner(args, loss, regularizer, norm)
+        if options is None:
+            return fitter.fit(X, y), fitter.model_
         shift = label_range(args.label_bound)[0] if args.task == "regression" else 0.0  # public: LO,HI's centre
-        model = learner.fit(X, y - shift if shift else y, epsilon=args.epsilon, delta=args.delta,
-                            random_state=args.random_state, **options)
+        model = fitter.fit(X, y - shift if shift else y, epsilon=args.epsilon, delta=args.delta,
+                           random_state=args.random_state, **options)
     except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
         raise _numeric_range(args, error) from None
     released = model.label_shifted(shift) if shift else model  # added back to the intercept, recorded
@@ -496,16 +589,16 @@ def _release(args: argparse.Namespace, X: np.ndarray, y: np.ndarray, loss: Any, 
 
 
 def fit_command(args: argparse.Namespace) -> int:
+    """Fit and save a model: every usage error first (:func:`_fit_usage`), then the files (the --out path, the names,
+    loss and schema files), then the fit's own checks of its parameters (:func:`_checked_fitter`), and only then the
+    data is read and the fit charged."""
+    schema = _fit_usage(args)
     _check_out(args, "model")
     binary = args.task == "classification" and args.classes is None
-    if binary:
-        _label_values(args)
-    elif args.positive or args.negative:
-        raise InputError("--positive/--negative name a binary classifier's labels; with --classes or --task "
-                         "regression leave them out")
     layout = _layout(args)
     loss, regularizer = _problem(args)
-    schema = _schema(args)
+    schema = schema or _schema(args)
+    fitter, options = _checked_fitter(args, loss, regularizer, schema.norm)
     # Progress shows the public steps only (on a terminal; nothing measured on the data).
     scratch = tempfile.TemporaryDirectory(prefix="dpcvx-fit-") if args.chunk_rows else None
     with progress(4, "dpcvx fit", verbose=True) as steps, scratch or contextlib.nullcontext():
@@ -520,7 +613,7 @@ def fit_command(args: argparse.Namespace) -> int:
             X, y = _encode_by_chunks(args, schema, columns, layout, labels_of, Path(scratch.name))
             steps.update()
         steps.update()
-        fitted, model = _release(args, X, y, loss, regularizer, schema.norm)
+        fitted, model = _release(args, X, y, fitter, options)
         steps.update()
         save(fitted, args.out, schema=schema)  # an estimator's threshold as its decision cut, which predict uses
         steps.update()
@@ -684,6 +777,9 @@ def predict_command(args: argparse.Namespace) -> int:
     """Predict for each record of the data file with a saved model, read whole or ``--chunk-rows`` records at a time
     (never held whole): each group of rows is encoded, scored once and written before the next is read, the same file
     either way. The output is written all or nothing (on standard output too, through a temporary file)."""
+    if isinstance(args.threshold, float):  # its range, before any file is read; "prior" needs the model's release
+        with _as_usage("--threshold: "):
+            check_threshold("threshold", args.threshold)
     if args.out is not None:
         _check_out(args, "predictions")
     layout = _layout(args)

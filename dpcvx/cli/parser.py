@@ -315,6 +315,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see: {self.prog} --help)")
 
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's parse, an unrecognized word refused pointing at the help of its command (``dpcvx fit --help``),
+        whose parser left it to this one."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = getattr(parsed, "command", None)
+            prog = self.prog if command is None else f"{self.prog} {command}"
+            raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see: {prog} --help)")
+        return parsed
+
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         """argparse's parse, after :meth:`_attach_values`: each command's parser runs it on its own options (the
         subcommands' parsers are of this class)."""
@@ -528,8 +538,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="exact integer noise on a public lattice: a privacy proof that holds for the "
                               "doubles released; the certificate names the floating-point guarantee "
                               "(docs/mechanisms.md)")
-    privacy.add_argument("--split", choices=("max", "paper"), default="max",
-                         help="objective perturbation budget split (default max; docs/theory.md)")
+    privacy.add_argument("--split", choices=("max", "paper"),
+                         help="objective perturbation budget split (default max; docs/theory.md); a fit by "
+                              "another mechanism takes none")
     _add_chunk_rows(privacy, "into a temporary memory-mapped file and fit it by row blocks")
     privacy.add_argument("--random-state", type=_integer_from("random_state", 0), metavar="SEED",
                          help="seed of the noise, for experiments only: a real release must use "

@@ -167,9 +167,9 @@ def test_a_regression_on_a_public_label_range_without_an_intercept_loads_back(ta
 ])
 def test_a_catalogue_loss_of_the_other_task_is_refused(table, tmp_path, capsys, args, names):
     out = tmp_path / "m.json"
-    assert main(["fit", str(table), *COLUMNS, *args, "--out", str(out)]) != 0
+    assert main(["fit", str(table), *COLUMNS, *args, "--out", str(out)]) == 2  # wrong whatever the data
     error = capsys.readouterr().err
-    assert "input error" in error and all(name in error for name in names)
+    assert "usage error" in error and all(name in error for name in names)
     assert not out.exists()
 
 
@@ -197,9 +197,9 @@ def test_a_regression_refuses_what_its_default_loss_cannot_take(table, tmp_path,
     out = tmp_path / "m.json"
     args = [str(regularizer) if arg == "REG" else arg for arg in args]
     assert main(["fit", str(table), *COLUMNS, "--target", "t", "--task", "regression", "--label-bound", "5",
-                 "--delta", "1e-6", *args, "--out", str(out)]) != 0
+                 "--delta", "1e-6", *args, "--out", str(out)]) == 2  # wrong whatever the data
     error = capsys.readouterr().err
-    assert "input error" in error and all(name in error for name in names), error
+    assert "usage error" in error and all(name in error for name in names), error
     assert not out.exists()
 
 
@@ -215,9 +215,9 @@ def test_the_default_regression_refuses_in_the_command_lines_options(table, tmp_
     --float-safe named weight_bound and mechanism='objective', which the command line has not."""
     out = tmp_path / "m.json"
     assert main(["fit", str(table), *COLUMNS, "--target", "t", "--task", "regression", "--label-bound", "5", *args,
-                 "--out", str(out)]) == 3
+                 "--out", str(out)]) == 2
     error = capsys.readouterr().err
-    assert error.startswith(f"dpcvx: input error: {given}: --task regression without --loss is least squares"), error
+    assert error.startswith(f"dpcvx: usage error: {given}: --task regression without --loss is least squares"), error
     assert "--delta D > 0" in error and "--loss huber_regression" in error and len(error.splitlines()) == 1
     assert not any(name in error for name in ("DPLinearRegression", "weight_bound", "PrivateERM", "=")), error
     assert not out.exists()

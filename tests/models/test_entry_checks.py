@@ -58,7 +58,8 @@ def test_a_lam_outside_its_one_range_is_refused_by_every_entry_before_any_charge
 @pytest.mark.parametrize("regression", [False, True])
 def test_the_command_line_takes_the_library_range_of_lam(tmp_path, capsys, regression):
     """--lam is the API's lam: its range is check_lam's at every path (a classifier, AdaSSP's extra ridge), refused
-    as an input error (exit 3) with the API's message, and the edges of the range are fitted."""
+    with the API's message as a usage error (exit 2: wrong whatever the data, before the data is read), and the
+    edges of the range are fitted."""
     from dpcvx.cli import main
 
     rng = np.random.default_rng(0)
@@ -76,7 +77,7 @@ def test_the_command_line_takes_the_library_range_of_lam(tmp_path, capsys, regre
             assert main([*options, "--lam", repr(lam), "--out", str(tmp_path / "m.json")]) == 0
         capsys.readouterr()
         for text in (repr(math.nextafter(LAM_MAX, math.inf)), repr(math.nextafter(LAM_MIN, 0.0))):
-            assert main([*options, "--lam", text, "--out", str(tmp_path / "m.json")]) == 3
+            assert main([*options, "--lam", text, "--out", str(tmp_path / "m.json")]) == 2
             assert "is outside the range [1e-150, 1e+150]" in capsys.readouterr().err
     assert check_lam("lam", 0, allow_zero=True) == 0.0
     with pytest.raises(InputError, match="lam must be finite and positive"):

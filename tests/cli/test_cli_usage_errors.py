@@ -1,0 +1,150 @@
+"""One rule for the command line's option combinations: a combination that is wrong whatever the data is a usage
+error (exit 2), refused before any input file is opened and before anything is charged, with a message naming the
+option; exit 3 stays for refusals that depend on the data or on a file.
+
+The table runs every refusal with a data file, loss, regularizer, names and model file that do NOT exist: a check run
+after a file was opened would exit 3 ("does not exist"), so exit 2 shows the refusal came first. Before, a regression's
+--mechanism, --float-safe, --regularizer without --loss, a missing --label-bound or --positive, --lam out of range,
+a class prior without effect, --schema with --numeric, a missing --data-norm, ... exited 3 after reading the input,
+--classes with a regression and --split with output perturbation were ignored, and --classes x,x,y fitted a repeated
+class.
+"""
+
+import pytest
+
+from dpcvx.cli import main
+
+MISSING = "no-such-data.csv"  # never created: opening it would be an input error (exit 3)
+FEATURES = ["--numeric", "a:0:10", "--numeric", "b:0:10", "--data-norm", "1"]
+BINARY = [MISSING, "--target", "y", "--positive", "pos", *FEATURES, "--epsilon", "1"]
+MULTICLASS = [MISSING, "--target", "c", "--classes", "x,y,z", *FEATURES, "--epsilon", "1"]
+REGRESSION = [MISSING, "--target", "t", "--task", "regression", "--label-bound", "5", *FEATURES, "--epsilon", "1",
+              "--delta", "1e-6"]
+HUBER = [*REGRESSION, "--loss", "huber_regression"]
+
+
+def _without(words, *options):
+    """``words`` without each option of ``options`` and its value."""
+    out, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in options:
+            skip = word not in ("--others-negative",)
+        else:
+            out.append(word)
+    return out
+
+
+USAGE = [
+    # a regression: the labels of a classifier, a missing bound, what its default loss does not read
+    (["fit", *REGRESSION, "--mechanism", "output"], "--mechanism output: --task regression without --loss"),
+    (["fit", *REGRESSION, "--float-safe"], "--float-safe: --task regression without --loss"),
+    (["fit", *REGRESSION, "--regularizer", "no-such.py"], "--regularizer with --task regression needs --loss"),
+    (["fit", *REGRESSION, "--allow-estimates"], "--allow-estimates with --task regression needs --loss"),
+    (["fit", *_without(REGRESSION, "--delta")], "--delta 0 (the default: pure epsilon)"),
+    (["fit", *_without(REGRESSION, "--label-bound")], "--task regression needs --label-bound"),
+    (["fit", *REGRESSION, "--positive", "a"], "--positive: options of a binary classifier's labels"),
+    (["fit", *REGRESSION, "--others-negative"], "--others-negative: options of a binary classifier's labels"),
+    (["fit", *REGRESSION, "--classes", "a,b"], "--classes name a classifier's public classes"),
+    (["fit", *REGRESSION, "--split", "paper"], "--split sets the budget split of objective perturbation"),
+    (["fit", *REGRESSION, "--loss", "logistic"], "--loss: loss 'logistic' is a classification loss"),
+    (["fit", *REGRESSION, "--lam", "-1"], "DPLinearRegression refuses these options: lam must be finite"),
+    (["fit", *REGRESSION, "--threshold", "0.3"], "--threshold set options of a classifier"),
+    (["fit", *HUBER, "--lam", "0"], "DPHuberRegressor refuses these options: lam must be finite and positive"),
+    (["fit", *HUBER, "--split", "max"], "DPHuberRegressor takes none"),
+    # a binary classifier
+    (["fit", *_without(BINARY, "--positive")], "a binary classifier needs --positive VALUE"),
+    (["fit", *BINARY, "--negative", "pos"], "--positive and --negative must differ"),
+    (["fit", *BINARY, "--label-bound", "5"], "--label-bound bounds the target of a regression"),
+    (["fit", *BINARY, "--loss", "squared_error"], "--loss: loss 'squared_error' is a regression loss"),
+    (["fit", *BINARY, "--loss", "nonesuch"], "--loss: unknown loss 'nonesuch'"),
+    (["fit", *BINARY, "--loss", "huber:h=-1"], "--loss: huber_hinge needs a finite number h > 0"),
+    (["fit", *BINARY, "--regularizer", "l2"], "--regularizer takes a Python file"),
+    (["fit", *BINARY, "--lam", "0"], "DPLogisticRegression refuses these options: lam must be finite and positive"),
+    (["fit", *BINARY, "--lam", "1e300"], "lam=1e+300 is outside the range"),
+    (["fit", *BINARY, "--mechanism", "output", "--split", "paper"], "output perturbation takes none"),
+    (["fit", *BINARY, "--class-prior", "0.5,0.6"], "class_prior's rates must lie in (0, 1) and sum to 1"),
+    (["fit", *BINARY, "--class-prior", "0.9,0.1", "--loss", "huber"], "here it would have no effect"),
+    (["fit", *BINARY, "--class-prior", "0.9,0.1", "--no-fit-intercept"], "here it would have no effect"),
+    (["fit", *BINARY, "--threshold", "1.5"], "threshold must lie in (0, 1), got 1.5"),
+    (["fit", *BINARY, "--threshold", "prior"], "threshold='prior' cuts at the log-odds"),
+    (["fit", *BINARY, "--class-weight", "balanced", "--allow-estimates"], "take no --allow-estimates"),
+    (["fit", *BINARY, "--allow-estimates", "--lam", "0"], "PrivateERM refuses these options: lam must be finite"),
+    # more classes
+    (["fit", *MULTICLASS, "--positive", "x"], "--positive: options of a binary classifier's labels"),
+    (["fit", *MULTICLASS, "--others-negative"], "--others-negative: options of a binary classifier's labels"),
+    (["fit", *_without(MULTICLASS, "--classes"), "--classes", "x"], "classes must name at least two public classes"),
+    (["fit", *_without(MULTICLASS, "--classes"), "--classes", "x,x,y"], "classes must be distinct values"),
+    (["fit", *MULTICLASS, "--class-weight", "balanced"], "more than two --classes are fitted one-vs-rest"),
+    (["fit", *MULTICLASS, "--label-bound", "5"], "--label-bound bounds the target of a regression"),
+    (["fit", *MULTICLASS, "--allow-estimates", "--lam", "0"], "PrivateMulticlassERM refuses these options"),
+    # the feature columns given on the command line
+    (["fit", *BINARY, "--schema", "no-such.json"], "either in --schema FILE or with --numeric/--categorical"),
+    (["fit", *_without(BINARY, "--numeric", "--data-norm")], "no feature columns"),
+    (["fit", *_without(BINARY, "--data-norm")], "--data-norm R is required"),
+    (["fit", *BINARY, "--numeric", "y:0:1"], "the target column 'y' is also a feature column"),
+    (["fit", *BINARY, "--categorical", "a:u,v"], "column names repeat"),
+    (["fit", *BINARY, "--impute", "c=1"], "--impute names ['c'], which are not numeric feature columns"),
+    (["fit", *BINARY, "--impute", "a=11"], "must lie in the public bounds [0.0, 10.0]"),
+    (["fit", *BINARY, "--impute", "a=1", "--impute", "a=2"], "--impute gives ['a'] more than one value"),
+    # how the file is read: before the names file is
+    (["fit", *BINARY, "--names-file", "no-such.txt"], "--names and --names-file are for a file without a header"),
+    (["fit", *BINARY, "--no-header", "--names", "a,b", "--names-file", "no-such.txt"], "not both"),
+    # verify and predict
+    (["verify", "--loss", "nonesuch"], "--loss: unknown loss 'nonesuch'"),
+    (["verify", "--loss", "logistic", "--regularizer", "l2.txt"], "--regularizer takes a Python file"),
+    (["predict", "no-such.json", MISSING, "--threshold", "1.5"], "--threshold: threshold must lie in (0, 1)"),
+    (["predict", "no-such.json", MISSING, "--names-file", "no-such.txt"], "are for a file without a header"),
+]
+
+
+@pytest.mark.parametrize("args, message", USAGE, ids=[" ".join(args[2:])[-70:] for args, _ in USAGE])
+def test_a_combination_wrong_whatever_the_data_is_a_usage_error_before_any_file(tmp_path, monkeypatch, capsys, args,
+                                                                                message):
+    monkeypatch.chdir(tmp_path)
+    out = ["--out", "m.json"] if args[0] == "fit" else []
+    assert main([*args, *out]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("dpcvx: usage error: ") and message in error and len(error.splitlines()) == 1, error
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+@pytest.fixture()
+def table(tmp_path):
+    lines = ["a,b,t,y,k"] + [f"{i % 10},{(3 * i) % 10},{(i % 10) - 4.5},{'pos' if i % 3 else 'neg'},"
+                             f"{['x', 'y', 'z'][i % 3]}" for i in range(300)]
+    path = tmp_path / "d.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_what_depends_on_the_data_or_a_file_stays_an_input_error(table, tmp_path, capsys):
+    out = str(tmp_path / "m.json")
+    base = [str(table), *FEATURES, "--epsilon", "1", "--out", out]
+    assert main(["fit", *base, "--target", "y", "--positive", "pos", "--delta", "0.5"]) == 3  # delta >= 1/n: n
+    assert "is not below 1/n" in capsys.readouterr().err
+    assert main(["fit", *base, "--target", "k", "--classes", "x,y"]) == 3  # a label outside the classes
+    assert "not among --classes" in capsys.readouterr().err
+    schema = tmp_path / "s.json"
+    schema.write_text('{"format": "dpcvx-schema", "version": 2, "encoding": "centred", "norm": 1.0, "strict": false, '
+                      '"constant_feature": false, "columns": [{"name": "a", "kind": "numeric", "lo": 0.0, "hi": 10.0, '
+                      '"source": ""}]}')
+    assert main(["fit", str(table), "--schema", str(schema), "--impute", "b=1", "--target", "y", "--positive", "pos",
+                 "--epsilon", "1", "--out", out]) == 3  # the schema file's columns
+    assert "--impute names ['b']" in capsys.readouterr().err
+    (tmp_path / "folder.py").mkdir()
+    assert main(["verify", "--loss", str(tmp_path / "folder.py")]) == 3  # a directory given as the loss file
+    assert "is a directory, not a file" in capsys.readouterr().err
+
+
+def test_split_is_still_read_by_objective_perturbation(table, tmp_path, capsys):
+    out = tmp_path / "m.json"
+    assert main(["fit", str(table), "--target", "y", "--positive", "pos", *FEATURES, "--epsilon", "1",
+                 "--split", "paper", "--random-state", "0", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert "calibration (paper split)" in capsys.readouterr().out
+
+
+def test_an_unrecognized_word_points_at_its_commands_help(capsys):
+    assert main(["predict", "m.json", "d.csv", "--bogus"]) == 2
+    assert "unrecognized arguments: --bogus (see: dpcvx predict --help)" in capsys.readouterr().err
