@@ -135,23 +135,41 @@ def _class_prior(text: str) -> tuple[float, float] | str:
     if text == "private":
         return text
     try:
-        negative, positive = (_number(part) for part in text.split(","))
+        negative, positive = _number_pair(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected 'private' or the public rates of the negative and the positive "
-                                         f"class, NEG,POS, for example 0.97,0.03; got {text[:40]!r}") from None
+                                         f"class, NEG,POS, for example 0.97,0.03; got {text[:40]!r}"
+                                         f"{_pair_hint(text, '--class-prior', '0.97,0.03')}") from None
     return negative, positive
+
+
+def _number_pair(text: str) -> tuple[float, float]:
+    """The two numbers of a pair option's value "A,B" (:func:`_number` each), spaces around the comma allowed (a
+    quoted '-5, 5'); ValueError for anything else."""
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise ValueError(f"not two numbers: {text[:40]!r}")
+    first, second = (_number(part.strip()) for part in parts)
+    return first, second
+
+
+def _pair_hint(text: str, option: str, example: str) -> str:
+    """The advice for a pair split by the shell: ``--label-bound -5, 5`` gives the option '-5,' (and a stray 5)."""
+    if text.strip().endswith(",") or text.strip().startswith(","):
+        return (f"; a pair is one word: {option} {example} (or {option}={example}), or quoted when it holds a "
+                f"space: {option} '{example.replace(',', ', ')}'")
+    return ""
 
 
 def _label_bound(text: str) -> float | tuple[float, float]:
     """--label-bound B (|y| <= B) or LO,HI (LO <= y <= HI), checked by dpcvx.validation.label_range."""
-    parts = text.split(",")
-    if len(parts) == 1:
+    if "," not in text:
         return _positive_number("label_bound")(text)
     try:
-        lo, hi = (_number(part) for part in parts)
+        lo, hi = _number_pair(text)
         _validation().label_range((lo, hi))
     except (ValueError, InputError) as error:  # not two numbers, LO >= HI, a half-width out of range
-        detail = f" ({error})" if isinstance(error, InputError) else ""
+        detail = f" ({error})" if isinstance(error, InputError) else _pair_hint(text, "--label-bound", "-5,5")
         raise argparse.ArgumentTypeError(f"expected B or LO,HI with public numbers LO < HI, for example 0,50; "
                                          f"got {text[:40]!r}{detail}") from None
     return lo, hi
