@@ -354,7 +354,8 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
     if np.any(outside):
         raise RowError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "
                        "--classes; the first is row ", int(np.flatnonzero(outside)[0]), f" {layout.rows_note()}. "
-                       "The classes are public: list every one")
+                       "The classes are public: list every one (a label with a comma or surrounding spaces "
+                       "whole, with --class LABEL repeated)")
     return raw
 
 
@@ -437,11 +438,15 @@ def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
     fit's options that is wrong whatever the data: the labels of another kind of model or none, an option the
     requested fit would not read (it would be ignored), a loss of the other task. Returns the schema of the feature
     columns given on the command line (None with --schema, a file read later)."""
+    if args.class_labels is not None:
+        if args.classes is not None:
+            raise UsageError("give the classes with --classes A,B,C or with --class LABEL (repeated), not both")
+        args.classes = tuple(args.class_labels)  # one attribute of the declared classes from here on
     regression = args.task == "regression"
     binary = [option for option, value in (("--positive", args.positive), ("--negative", args.negative),
                                            ("--others-negative", args.others_negative)) if value]
     if regression and args.classes is not None:
-        raise UsageError("--classes name a classifier's public classes; the target of --task regression is "
+        raise UsageError("--classes/--class name a classifier's public classes; the target of --task regression is "
                          "a number bounded by --label-bound: leave them out")
     if regression or args.classes is not None:
         if binary:
@@ -450,6 +455,9 @@ def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
     else:
         _label_values(args)
     if args.classes is not None:
+        if "" in args.classes:
+            raise UsageError("a class label is empty: an empty label cell is a missing label; give the classes the "
+                             "target column holds")
         with _as_usage("--classes: "):
             check_public_classes(args.classes)
     if regression and args.label_bound is None:

@@ -233,26 +233,36 @@ def _imputed_value(text: str) -> tuple[str, float]:
                                          f"got {text[:40]!r}") from None
 
 
-def _comma_entries(text: str, what: str) -> tuple[str, ...]:
-    """The entries of a comma-separated option value, surrounding whitespace stripped. An empty entry (a,,b or a
-    trailing comma) is refused: dropping it would silently change the count of names or classes."""
+def _comma_entries(text: str, what: str, strip: bool = True) -> tuple[str, ...]:
+    """The entries of a comma-separated option value, surrounding whitespace stripped (``strip``; else an entry with
+    surrounding whitespace is refused). An empty entry (a,,b or a trailing comma) is refused: dropping it would
+    silently change the count of names or classes."""
     entries = tuple(entry.strip() for entry in text.split(","))
     if not any(entries):
         raise argparse.ArgumentTypeError(f"expected the {what} separated by commas, got {text[:40]!r}")
     if "" in entries:
         raise argparse.ArgumentTypeError(f"entry {entries.index('') + 1} of {text[:60]!r} is empty: give the {what} "
                                          "separated by single commas, none empty")
+    if not strip:
+        spaced = [index for index, entry in enumerate(text.split(",")) if entry != entry.strip()]
+        if spaced:
+            raise argparse.ArgumentTypeError(
+                f"entry {spaced[0] + 1} of {text[:60]!r} has surrounding spaces, which would be dropped: give the "
+                f"{what} separated by commas alone (a,b,c), or each one whole, spaces and commas kept, with "
+                "--class LABEL (repeatable)")
     return entries
 
 
 def _column_names(text: str) -> tuple[str, ...]:
-    """--names a,b,c: the column names of a file without a header row."""
+    """--names a,b,c: the column names of a file without a header row (the user's own names: spaces around them are
+    dropped, as a header row's are)."""
     return _comma_entries(text, "column names")
 
 
 def _class_labels(text: str) -> tuple[str, ...]:
-    """--classes a,b,c: every public class of a multiclass model, as the target column's text holds them."""
-    return _comma_entries(text, "class labels")
+    """--classes a,b,c: every public class of a multiclass model, as the target column's text holds them; a label
+    with surrounding spaces or a comma is given whole with --class (:func:`_comma_entries` refuses the spaces)."""
+    return _comma_entries(text, "class labels", strip=False)
 
 
 # --- parser ----------------------------------------------------------------------------------
@@ -473,7 +483,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "(one versus rest) instead of refusing it")
     labels.add_argument("--classes", type=_class_labels, metavar="A,B,C,...",
                         help="every PUBLIC class of a multiclass model (one-vs-rest under one total "
-                             "budget); a label outside them is an error")
+                             "budget), separated by commas; a label outside them is an error")
+    labels.add_argument("--class", dest="class_labels", action="append", metavar="LABEL",
+                        help="one PUBLIC class, taken whole (its commas and spaces kept), instead of --classes; "
+                             "repeat it for every class (--class 'a, b' --class c)")
     labels.add_argument("--task", choices=("classification", "regression"), default="classification",
                         help="regression: a numeric target with --label-bound; the default loss is "
                              "least squares by AdaSSP (needs --delta > 0), or give --loss huber_regression:m=1")
