@@ -1,0 +1,49 @@
+"""An output path in a directory the command cannot write is refused before any work, as a missing directory is:
+check_writable tested that the directory existed, not that a file could be created in it, so `dpcvx fit` read the
+data and fitted (drawing its noise) before atomic_write failed to create its temporary file there."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dpcvx.cli import main
+from dpcvx.data import files
+from dpcvx.exceptions import FileError
+
+
+@pytest.fixture()
+def read_only(tmp_path, monkeypatch):
+    """A directory os.access calls not writable (the tests may run as root, whom permissions do not stop)."""
+    directory = tmp_path / "read-only"
+    directory.mkdir()
+    access = os.access
+
+    def denied(path, mode, *args, **kwargs):
+        if Path(path).resolve() == directory.resolve() and mode & os.W_OK:
+            return False
+        return access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "access", denied)
+    return directory
+
+
+@pytest.mark.parametrize("command", [
+    ["fit", "no-such.csv", "--target", "y", "--positive", "p", "--numeric", "a:0:1", "--data-norm", "1", "--epsilon",
+     "1", "--out"],
+    ["predict", "no-such.json", "no-such.csv", "--out"],
+    ["report", "no-such.json", "--out"],
+    ["demo", "--n", "30", "--plot"],
+], ids=["fit", "predict", "report", "demo"])
+def test_an_output_in_a_read_only_directory_is_refused_before_any_work(read_only, capsys, command):
+    assert main([*command, str(read_only / "out")]) == 3
+    error = capsys.readouterr().err
+    assert f"the directory {read_only.resolve()} is not writable; choose a writable directory" in error, error
+    assert list(read_only.iterdir()) == []
+
+
+def test_check_writable_refuses_the_directory_it_cannot_write(read_only):
+    with pytest.raises(FileError, match="is not writable"):
+        files.check_writable(read_only / "m.json", "model")
+    with pytest.raises(FileError, match="is not writable"):
+        files.atomic_write(read_only / "m.json", lambda handle: handle.write("{}"), what="model")
