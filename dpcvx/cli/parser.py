@@ -253,6 +253,22 @@ def _comma_entries(text: str, what: str, strip: bool = True) -> tuple[str, ...]:
     return entries
 
 
+def _input_path(text: str) -> str:
+    """A file the command reads: any name but the empty one (which names no file: the current directory)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected the path of a file, got an empty name")
+    return text
+
+
+def _output_path(text: str) -> str:
+    """A file the command writes (--out, --plot): any name but the empty one and '-', which names standard output in
+    other tools: a file named '-' would be written (predict and report write standard output without --out)."""
+    if text == "-":
+        raise argparse.ArgumentTypeError("'-' is not standard output here but a file name: give a file path (./- for a "
+                                         "file named '-'); predict and report write standard output without --out")
+    return _input_path(text)
+
+
 def _column_names(text: str) -> tuple[str, ...]:
     """--names a,b,c: the column names of a file without a header row (the user's own names: spaces around them are
     dropped, as a header row's are)."""
@@ -279,7 +295,7 @@ def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentG
              f"CVXPY. {USER_FILE_WARNING}" + (f" Default: {loss_default}." if loss_default else ""),
     )
     parser.add_argument(
-        "--regularizer", metavar="PATH.py",
+        "--regularizer", type=_input_path, metavar="PATH.py",
         help="a Python file defining regularizer(w) with CVXPY (default: the loss file's "
              f"regularizer, else 0.5 * cp.sum_squares(w)). {USER_FILE_WARNING}",
     )
@@ -307,7 +323,7 @@ def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--names", type=_column_names, metavar="A,B,C,...",
                        help="with --no-header: the names of ALL the file's columns, in file order, "
                             "separated by commas")
-    group.add_argument("--names-file", metavar="FILE",
+    group.add_argument("--names-file", type=_input_path, metavar="FILE",
                        help="with --no-header: a text file with the column names, one per line or "
                             "separated by commas")
     group.add_argument("--missing", action="append", default=[], metavar="TEXT",
@@ -415,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"noise draws per point, 1 to {DEMO_MAX_DRAWS} (default 5)")
     demo.add_argument("--seed", type=_integer_from("random_state", 0, DEMO_MAX_SEED), default=0,
                       help="seed of data and noise, a non-negative integer (default 0)")
-    demo.add_argument("--plot", default="dpcvx-demo.png",
+    demo.add_argument("--plot", type=_output_path, default="dpcvx-demo.png",
                       help="PNG path (default dpcvx-demo.png in the current directory); the absolute "
                            "path written is printed")
     demo.set_defaults(command="demo")
@@ -461,7 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  dpcvx fit houses.csv --task regression --target price --label-bound 0,500000 \\\n"
                "      --numeric rooms:1:10 --data-norm 1 --epsilon 1 --delta 1e-6 --out price.json",
     )
-    fit.add_argument("data", metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
+    fit.add_argument("data", type=_input_path, metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
                                                   "--no-header and the column names")
     _add_file_arguments(fit)
     labels = fit.add_argument_group(
@@ -509,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     features.add_argument("--impute", action="append", default=[], type=_imputed_value, metavar="NAME=VALUE",
                           help="the PUBLIC value imputed for a missing value (see --missing) of the numeric "
                                "column NAME, within its bounds, for example age=17")
-    features.add_argument("--schema", metavar="SCHEMA.json",
+    features.add_argument("--schema", type=_input_path, metavar="SCHEMA.json",
                           help="a PublicSchema JSON file (docs/datasets.md), instead of "
                                "--numeric/--categorical")
     privacy = fit.add_argument_group("privacy and model")
@@ -576,7 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
     privacy.add_argument("--random-state", type=_integer_from("random_state", 0), metavar="SEED",
                          help="seed of the noise, for experiments only: a real release must use "
                               "the default, fresh operating-system entropy")
-    fit.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the model")
+    fit.add_argument("--out", required=True, type=_output_path, metavar="MODEL.json", help="where to write the model")
     fit.set_defaults(command="fit")
 
     predict = commands.add_parser(
@@ -591,8 +607,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "Other columns, the label column included, are ignored."),
         epilog="example:\n  dpcvx predict model.json new.csv --out predictions.csv",
     )
-    predict.add_argument("model", metavar="MODEL.json", help="a model written by dpcvx fit")
-    predict.add_argument("data", metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
+    predict.add_argument("model", type=_input_path, metavar="MODEL.json", help="a model written by dpcvx fit")
+    predict.add_argument("data", type=_input_path, metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
                                                       "--no-header and the column names")
     _add_file_arguments(predict)
     predict.add_argument("--threshold", type=_threshold_value, metavar="T|prior",
@@ -602,7 +618,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "the release's private class count (fit with --class-prior private)")
     _add_chunk_rows(predict, "and encode, score and write each chunk before reading the next (the same output as "
                              "a whole read)")
-    predict.add_argument("--out", metavar="PREDICTIONS.csv",
+    predict.add_argument("--out", type=_output_path, metavar="PREDICTIONS.csv",
                          help="write the predictions here (default: standard output)")
     predict.set_defaults(command="predict")
 
@@ -614,8 +630,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "and the theorems and constants for an auditor."),
         epilog="example:\n  dpcvx report model.json --out report.html",
     )
-    report.add_argument("model", metavar="MODEL.json", help="a model written by dpcvx fit or dpcvx.save")
-    report.add_argument("--out", metavar="REPORT.md|REPORT.html",
+    report.add_argument("model", type=_input_path, metavar="MODEL.json",
+                        help="a model written by dpcvx fit or dpcvx.save")
+    report.add_argument("--out", type=_output_path, metavar="REPORT.md|REPORT.html",
                         help="write the report here, HTML for a .html name (default: Markdown on standard output)")
     report.add_argument("--format", choices=("markdown", "html"), help="markdown or html (default: from --out)")
     report.set_defaults(command="report")

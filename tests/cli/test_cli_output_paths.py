@@ -47,3 +47,23 @@ def test_check_writable_refuses_the_directory_it_cannot_write(read_only):
         files.check_writable(read_only / "m.json", "model")
     with pytest.raises(FileError, match="is not writable"):
         files.atomic_write(read_only / "m.json", lambda handle: handle.write("{}"), what="model")
+
+
+@pytest.mark.parametrize("command, option", [
+    (["fit", "d.csv", "--target", "y", "--positive", "p", "--epsilon", "1", "--out", ""], "--out"),
+    (["fit", "d.csv", "--target", "y", "--positive", "p", "--epsilon", "1", "--out", "-"], "--out"),
+    (["fit", "", "--target", "y", "--positive", "p", "--epsilon", "1", "--out", "m.json"], "DATA"),
+    (["predict", "m.json", "d.csv", "--out", "-"], "--out"),
+    (["report", "", "--out", "r.md"], "MODEL.json"),
+    (["demo", "--plot", "-"], "--plot"),
+    (["fit", "d.csv", "--target", "y", "--positive", "p", "--epsilon", "1", "--schema", "", "--out", "m.json"],
+     "--schema"),
+], ids=["fit-empty-out", "fit-dash-out", "fit-empty-data", "predict-dash-out", "report-empty-model", "demo-dash-plot",
+        "fit-empty-schema"])
+def test_an_empty_path_or_a_dash_output_is_a_usage_error(tmp_path, monkeypatch, capsys, command, option):
+    """An empty --out named the current directory ("cannot write the model to .: it is a directory", exit 3), and
+    --out - wrote a file named '-' where other tools write standard output."""
+    monkeypatch.chdir(tmp_path)
+    assert main(command) == 2
+    assert f"usage error: argument {option}: " in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
