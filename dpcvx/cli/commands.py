@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import expit
 
 from .. import losses
-from ..data.csv_table import Layout, name_list, read_table_columns, split_names, table_chunks
+from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, read_json, read_text
 from ..data.preprocessing import NumericColumn, PublicSchema
 from ..exceptions import DPCVXError, FileError, InputError, NumericRangeError, UsageError
@@ -155,26 +155,37 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
             marked[name] = np.where(declared, "", values)  # "" is a missing value to a column with a rule
     return marked
 
-def _layout(args: argparse.Namespace) -> Layout:
-    """The data file's layout from --no-header, --names/--names-file and --skip-lines."""
-    names = args.names
-    if names is not None and args.names_file is not None:
+def _check_layout(args: argparse.Namespace) -> None:
+    """The usage errors of --no-header, --names/--names-file and --skip-lines, before any file is read."""
+    if args.names is not None and args.names_file is not None:
         raise UsageError("give the column names with --names or with --names-file, not both")
-    given = names is not None or args.names_file is not None
+    given = args.names is not None or args.names_file is not None
     if args.no_header and not given:
         raise UsageError("--no-header needs the column names: give --names a,b,c (in file order) or "
                          "--names-file FILE")
     if given and not args.no_header:
         raise UsageError("--names and --names-file are for a file without a header row: add --no-header "
                          "(a file with a header row names its own columns)")
-    if args.names_file is not None:  # read after every usage error above
+    with _as_usage():  # a Parquet file is known by its suffix
+        refuse_csv_layout(args.data, args.no_header or bool(args.skip_lines))
+    repeated = sorted(repeated_names(args.names or ()))
+    if repeated:
+        raise UsageError(f"the column names repeat {name_list(repeated)}; each column needs its own name")
+
+
+def _layout(args: argparse.Namespace) -> Layout:
+    """The data file's layout from --no-header, --names/--names-file and --skip-lines (:func:`_check_layout` passed):
+    the names file is read here."""
+    names = args.names
+    if args.names_file is not None:
         names = tuple(split_names(read_text(args.names_file, "names file")))
         if not names:
             raise FileError(f"names file {args.names_file} holds no column names; write them one per "
                             "line or separated by commas")
-    repeated = sorted(repeated_names(names or ()))
-    if repeated:
-        raise UsageError(f"the column names repeat {name_list(repeated)}; each column needs its own name")
+        repeated = sorted(repeated_names(names))
+        if repeated:
+            raise FileError(f"names file {args.names_file}: the column names repeat {name_list(repeated)}; each "
+                            "column needs its own name")
     return Layout(names, args.skip_lines)
 
 
@@ -464,6 +475,7 @@ def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
         raise UsageError("--task regression needs --label-bound B (|target| <= B) or LO,HI: a PUBLIC bound on the "
                          "target")
     _refuse_other_task_options(args)
+    _check_layout(args)
     kind = _fit_kind(args)
     if _given(args) and args.classes is not None and len(args.classes) > 2:
         raise UsageError(f"{', '.join(_given(args))} set options of a binary classifier; more than two --classes "
@@ -788,6 +800,7 @@ def predict_command(args: argparse.Namespace) -> int:
     if isinstance(args.threshold, float):  # its range, before any file is read; "prior" needs the model's release
         with _as_usage("--threshold: "):
             check_threshold("threshold", args.threshold)
+    _check_layout(args)
     if args.out is not None:
         _check_out(args, "predictions")
     layout = _layout(args)

@@ -32,7 +32,8 @@ from ..exceptions import FileError, InputError
 from .files import os_error_message
 from .parquet import is_parquet, parquet_chunks, typed_column
 
-__all__ = ["Layout", "ROWS_NOTE", "name_list", "read_table_columns", "split_names", "table_chunks"]
+__all__ = ["Layout", "ROWS_NOTE", "name_list", "read_table_columns", "refuse_csv_layout", "split_names",
+           "table_chunks"]
 
 ROWS_NOTE = "(rows count from 0 at the first line after the header)"
 
@@ -137,9 +138,15 @@ def table_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layo
         if chunk_rows is not None:
             return _arrow_csv_chunks(Path(path), columns, layout, label, chunk_rows, numeric)
         return _csv_chunks(path, columns, layout, label, chunk_rows)
-    if layout != Layout():
-        raise InputError("--no-header, --names and --skip-lines describe CSV files; a Parquet file names its columns")
+    refuse_csv_layout(path, layout != Layout())
     return parquet_chunks(path, columns, label, chunk_rows, numeric)
+
+
+def refuse_csv_layout(path: str | Path, described: bool) -> None:
+    """Refuse a CSV file's layout (``described``: no header row, column names, skipped lines) for a Parquet file,
+    known by its suffix, which names its own columns."""
+    if described and is_parquet(path):
+        raise InputError("--no-header, --names and --skip-lines describe CSV files; a Parquet file names its columns")
 
 
 def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,

@@ -94,11 +94,14 @@ USAGE = [
     # how the file is read: before the names file is
     (["fit", *BINARY, "--names-file", "no-such.txt"], "--names and --names-file are for a file without a header"),
     (["fit", *BINARY, "--no-header", "--names", "a,b", "--names-file", "no-such.txt"], "not both"),
+    (["fit", "no-such.parquet", *BINARY[1:], "--skip-lines", "1"], "--skip-lines describe CSV files"),
+    (["fit", "no-such.pq", *BINARY[1:], "--no-header", "--names-file", "no-such.txt"], "describe CSV files"),
     # verify and predict
     (["verify", "--loss", "nonesuch"], "--loss: unknown loss 'nonesuch'"),
     (["verify", "--loss", "logistic", "--regularizer", "l2.txt"], "--regularizer takes a Python file"),
     (["predict", "no-such.json", MISSING, "--threshold", "1.5"], "--threshold: threshold must lie in (0, 1)"),
     (["predict", "no-such.json", MISSING, "--names-file", "no-such.txt"], "are for a file without a header"),
+    (["predict", "no-such.json", "no-such.parquet", "--skip-lines", "2"], "describe CSV files"),
 ]
 
 
@@ -136,6 +139,11 @@ def test_what_depends_on_the_data_or_a_file_stays_an_input_error(table, tmp_path
     assert main(["fit", str(table), "--schema", str(schema), "--impute", "b=1", "--target", "y", "--positive", "pos",
                  "--epsilon", "1", "--out", out]) == 3  # the schema file's columns
     assert "--impute names ['b']" in capsys.readouterr().err
+    names = tmp_path / "names.txt"
+    names.write_text("a\nb\na\n")
+    assert main(["fit", str(table), "--no-header", "--names-file", str(names), "--target", "y", "--positive", "pos",
+                 *FEATURES, "--epsilon", "1", "--out", out]) == 3  # the names file's content
+    assert "names file" in capsys.readouterr().err
     (tmp_path / "folder.py").mkdir()
     assert main(["verify", "--loss", str(tmp_path / "folder.py")]) == 3  # a directory given as the loss file
     assert "is a directory, not a file" in capsys.readouterr().err
