@@ -41,6 +41,7 @@ from ..release.multiclass_model import PrivateMulticlassModel
 from ..release.serialization import load, save
 from ..tables import RowError, repeated_names
 from ..validation import check_public_classes, check_threshold, label_range
+from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options
 from .exit_codes import EXIT_OK
 
@@ -491,8 +492,10 @@ def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
             losses.check_task(loss, args.task)
     if kind == LEAST_SQUARES:
         _refuse_least_squares_options(args)
-    if args.split is not None and (kind in (LEAST_SQUARES, HUBER) or args.mechanism == "output"):
-        fit = "output perturbation" if args.mechanism == "output" else kind
+    _refuse_options_that_change_nothing(args, kind)
+    output = args.mechanism is not None and Mechanism.of(args.mechanism) is Mechanism.OUTPUT
+    if args.split is not None and (kind in (LEAST_SQUARES, HUBER) or output):
+        fit = "output perturbation" if output else kind
         raise UsageError(f"--split sets the budget split of objective perturbation for a classifier (or "
                          f"--allow-estimates); {fit} takes none: leave it out")
     if args.schema is not None:
@@ -501,6 +504,19 @@ def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
         return None
     with _as_usage():
         return _schema(args)
+
+
+def _refuse_options_that_change_nothing(args: argparse.Namespace, kind: str) -> None:
+    """Refuse a flag that would change nothing in the requested fit (it would be accepted silently, as if it did):
+    --allow-large-delta at --delta 0 (no delta to allow), --no-column-statistics where the learner fits (PrivateERM
+    draws none); --strict without --allow-estimates is :func:`_problem_usage`'s. (--others-negative without
+    --negative states the default, the documented one-vs-rest idiom --positive CLASS --others-negative.)"""
+    if args.allow_large_delta and args.delta == 0:
+        raise UsageError("--allow-large-delta accepts a --delta of 1/n or more; at --delta 0 (pure epsilon, the "
+                         "default) there is none: leave it out, or give the --delta it allows")
+    if args.column_statistics is False and kind == LEARNER:
+        raise UsageError("--no-column-statistics: this fit (--allow-estimates, or a regression by a loss no "
+                         "estimator takes) is PrivateERM's, which draws no column statistics: leave it out")
 
 
 def _refuse_other_task_options(args: argparse.Namespace) -> None:

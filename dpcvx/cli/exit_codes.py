@@ -42,7 +42,8 @@ class ExitCode:
 # it here only.
 EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(UsageError, EXIT_USAGE, "usage error",
-             "the command line is malformed: unknown command or option, missing or malformed option value",
+             "the command line is malformed: unknown command or option, missing or malformed option value, or "
+             "options wrong together whatever the data (refused before any input file is read)",
              "dpcvx: usage error: argument --epsilon: must be a positive number in the range dpcvx computes "
              "with, got '0' (epsilon must be finite and positive, got 0.0) (see: dpcvx fit --help)"),
     ExitCode(InputError, EXIT_INPUT, "input error",

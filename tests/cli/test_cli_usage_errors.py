@@ -72,6 +72,11 @@ USAGE = [
     (["fit", *BINARY, "--threshold", "prior"], "threshold='prior' cuts at the log-odds"),
     (["fit", *BINARY, "--class-weight", "balanced", "--allow-estimates"], "take no --allow-estimates"),
     (["fit", *BINARY, "--allow-estimates", "--lam", "0"], "PrivateERM refuses these options: lam must be finite"),
+    # a flag that would change nothing
+    (["fit", *BINARY, "--allow-large-delta"], "--allow-large-delta accepts a --delta of 1/n or more; at --delta 0"),
+    (["fit", *BINARY, "--allow-estimates", "--no-column-statistics"], "is PrivateERM's, which draws no column"),
+    (["fit", *BINARY, "--strict"], "--strict refuses estimated constants that --allow-estimates would accept"),
+    (["verify", "--loss", "no-such.py", "--strict"], "--strict alone changes nothing"),
     # more classes
     (["fit", *MULTICLASS, "--positive", "x"], "--positive: options of a binary classifier's labels"),
     (["fit", *MULTICLASS, "--others-negative"], "--others-negative: options of a binary classifier's labels"),
