@@ -138,7 +138,7 @@ def test_fit_numbers(workdir, monkeypatch, capsys, flag, value):
                        st.floats(min_value=1e-12, max_value=1e12).map(repr)))
 def test_huber_widths(workdir, monkeypatch, capsys, width):
     code, out, err = run(["verify", "--loss", f"huber:h={width}"], workdir, monkeypatch, capsys)
-    assert code in (0, 3, 4), err
+    assert code in (0, 2, 3, 4), err  # 2: a width the loss refuses is a malformed --loss (a usage error)
 
 
 @pytest.mark.slow
