@@ -29,6 +29,7 @@ from scipy.special import expit
 from .. import losses
 from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, read_json, read_text
+from ..data.parquet import is_parquet
 from ..data.preprocessing import NumericColumn, PublicSchema
 from ..exceptions import DPCVXError, FileError, InputError, NumericRangeError, UsageError
 from ..models.class_count import released_rates
@@ -260,6 +261,22 @@ def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]]) -> 
     return dataclasses.replace(schema, columns=columns)
 
 
+def _refuse_spaced_labels(args: argparse.Namespace) -> None:
+    """A label given with surrounding whitespace (--positive, --negative, --class) for a CSV file, whose cells are
+    read with theirs stripped (UCI's ', ' separator): it could match no record, and every record would take the
+    other class. A Parquet file keeps its text as written, spaces included."""
+    if is_parquet(args.data):
+        return
+    given = [("--positive", value) for value in args.positive or []] + [
+        ("--negative", value) for value in args.negative or []] + [
+        ("--class", value) for value in args.class_labels or []]
+    spaced = [(option, value) for option, value in given if value != value.strip()]
+    if spaced:
+        option, value = spaced[0]
+        raise UsageError(f"{option} {value!r} has surrounding spaces, but a CSV file's cells are read with theirs "
+                         f"stripped: it would match no record; give it as {value.strip()!r}")
+
+
 def _label_values(args: argparse.Namespace) -> tuple[str, str]:
     """The public pair (negative class, positive class) of the model from --positive/--negative."""
     if not args.positive:
@@ -475,6 +492,7 @@ def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
     if regression and args.label_bound is None:
         raise UsageError("--task regression needs --label-bound B (|target| <= B) or LO,HI: a PUBLIC bound on the "
                          "target")
+    _refuse_spaced_labels(args)
     _refuse_other_task_options(args)
     _check_layout(args)
     kind = _fit_kind(args)
