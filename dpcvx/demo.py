@@ -18,10 +18,13 @@ from .models.erm import PrivateERM
 from .validation import integer
 from .verification.verdict import Mechanism
 
-__all__ = ["synthetic_classification", "DemoResult", "run_demo", "plot_demo", "DEMO_EPSILONS",
-           "DEMO_MIN_N", "DEMO_MAX_N", "DEMO_MAX_DRAWS", "DEMO_MAX_SEED"]
+__all__ = ["synthetic_classification", "DemoResult", "run_demo", "plot_demo", "demo_wrote", "DEMO_EPSILONS",
+           "DEMO_PLOT", "DEMO_MIN_N", "DEMO_MAX_N", "DEMO_MAX_DRAWS", "DEMO_MAX_SEED"]
 
 DEMO_EPSILONS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+DEMO_PLOT = "dpcvx-demo.png"  # the plot's default file, in the current directory
+#: the PNG's Software text: a default plot path is replaced only when a demo wrote the file there (:func:`demo_wrote`)
+PLOT_SOFTWARE = "dpcvx demo"
 
 
 def synthetic_classification(n: int = 20000, d: int = 10, *, label_noise: float = 0.1,
@@ -127,7 +130,19 @@ def plot_demo(result: DemoResult, path: str | Path) -> Path:
     axis.legend(fontsize=8)
     figure.tight_layout()
     try:
-        return atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=120),
+        return atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=120,
+                                                                metadata={"Software": PLOT_SOFTWARE}),
                             binary=True, what="plot").resolve()
     finally:
         plt.close(figure)
+
+
+def demo_wrote(path: str | Path) -> bool:
+    """Whether the file at ``path`` is a PNG an earlier demo wrote: its text chunk Software is ``PLOT_SOFTWARE``
+    (matplotlib writes the metadata's text chunks before the image data, in the first few hundred bytes)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return False
+    return head.startswith(b"\x89PNG") and b"tEXtSoftware\x00" + PLOT_SOFTWARE.encode() in head

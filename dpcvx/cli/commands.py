@@ -321,8 +321,13 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
 
 
 def demo_command(args: argparse.Namespace) -> int:
-    from ..demo import plot_demo, run_demo
+    from ..demo import DEMO_PLOT, demo_wrote, plot_demo, run_demo
 
+    if args.plot is None:  # the default file: replaced only if an earlier demo wrote it, never a file of the user's
+        if os.path.lexists(DEMO_PLOT) and not demo_wrote(DEMO_PLOT):
+            raise FileError(f"{DEMO_PLOT} exists and was not written by dpcvx demo: it is kept; give the plot "
+                            "another file with --plot PATH")
+        args.plot = DEMO_PLOT
     check_writable(args.plot, "plot")
     start = time.perf_counter()
     result = run_demo(n=args.n, draws=args.draws, random_state=args.seed)

@@ -431,9 +431,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"noise draws per point, 1 to {DEMO_MAX_DRAWS} (default 5)")
     demo.add_argument("--seed", type=_integer_from("random_state", 0, DEMO_MAX_SEED), default=0,
                       help="seed of data and noise, a non-negative integer (default 0)")
-    demo.add_argument("--plot", type=_output_path, default="dpcvx-demo.png",
-                      help="PNG path (default dpcvx-demo.png in the current directory); the absolute "
-                           "path written is printed")
+    demo.add_argument("--plot", type=_output_path, default=None,
+                      help="PNG path (default dpcvx-demo.png in the current directory, replaced only if an "
+                           "earlier demo wrote it; a path you give is replaced); the absolute path written is "
+                           "printed")
     demo.set_defaults(command="demo")
 
     verify = commands.add_parser(

@@ -1,0 +1,45 @@
+"""The demo's default plot file, dpcvx-demo.png in the current directory, is replaced only when an earlier demo wrote
+it (the PNG's Software text): a file of the user's of that name is kept and the demo refused before any work (it was
+replaced without a word: the user's files are never changed). A path given with --plot is replaced, as --out is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dpcvx import demo
+from dpcvx.cli import main
+
+
+@pytest.fixture
+def quick(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    pytest.importorskip("matplotlib")
+    real = demo.run_demo
+    monkeypatch.setattr(demo, "run_demo", lambda *, n, draws, random_state: real(n=30, draws=1, epsilons=(1.0,),
+                                                                                  random_state=random_state))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / demo.DEMO_PLOT
+
+
+def test_a_file_of_the_users_at_the_default_path_is_kept(quick: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    quick.write_bytes(b"\x89PNG\r\n\x1a\n my own picture")
+    assert main(["demo"]) == 3
+    assert quick.read_bytes() == b"\x89PNG\r\n\x1a\n my own picture"
+    assert "was not written by dpcvx demo: it is kept" in capsys.readouterr().err
+
+
+def test_the_demos_own_plot_is_replaced(quick: Path) -> None:
+    assert main(["demo"]) == 0
+    assert demo.demo_wrote(quick)
+    first = quick.stat().st_mtime_ns
+    assert main(["demo"]) == 0  # a second run replaces its own plot
+    assert quick.stat().st_mtime_ns >= first and demo.demo_wrote(quick)
+
+
+def test_a_path_given_with_plot_is_replaced(quick: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "mine.png"
+    mine.write_bytes(b"old")
+    assert main(["demo", "--plot", str(mine)]) == 0
+    assert demo.demo_wrote(mine)
+    assert not quick.exists()
