@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Callable
 
 from ..exceptions import DPCVXError
@@ -57,11 +58,22 @@ __all__ = ["main", "build_parser", "EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_
            "error_table"]
 
 
+def _format_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                    line: str | None = None) -> str:
+    """A warning raised while a command runs, as the command line shows it: ``dpcvx: warning: CATEGORY: message``,
+    in place of Python's ``FILE:LINE: CATEGORY: message`` and the source line that raised it (a line of dpcvx's
+    code, or the ``dpcvx`` script's ``sys.exit(main())``, which tell a user of the command nothing). Only the text
+    changes: Python's filters (``-W``, ``PYTHONWARNINGS``) still decide which warnings show, and where (stderr), and
+    a caller that records warnings (``warnings.catch_warnings(record=True)``) still gets them."""
+    return f"dpcvx: warning: {category.__name__}: {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default: sys.argv[1:]); return the exit status.
 
     Every :class:`~dpcvx.exceptions.DPCVXError` becomes one line on stderr and
-    the exit status of its class in :data:`EXIT_CODES`; anything else is a bug.
+    the exit status of its class in :data:`EXIT_CODES`; anything else is a bug. A warning shows as
+    ``dpcvx: warning: ...`` on stderr (:func:`_format_warning`).
     """
     try:
         try:
@@ -71,7 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         from . import commands  # the command's heavy imports (numpy, CVXPY), only when one runs
 
         handler: Callable[[argparse.Namespace], int] = getattr(commands, f"{args.command}_command")
-        return handler(args)
+        shown, warnings.formatwarning = warnings.formatwarning, _format_warning
+        try:
+            return handler(args)
+        finally:  # the caller's format again (a test, a program that runs main)
+            warnings.formatwarning = shown
     except DPCVXError as error:
         print(error_line(error), file=sys.stderr)
         return exit_code(error)
