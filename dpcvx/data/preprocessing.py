@@ -230,6 +230,9 @@ class NumericColumn:
 class CategoricalColumn:
     """A categorical column with a PUBLIC category list, one-hot encoded.
 
+    Categories are texts; an integer category (a coded column: ``range(1, 13)``) stands for its decimal text
+    ("1" ... "12"), which is what a cell holding that integer is compared to.
+
     ``missing``: the category (one of ``categories``, for example ``"?"``) of a
     missing value (None, NaN, pandas NA, ``"?"`` or ``""``); None (the
     default) makes None and NaN an error and treats text as any other value.
@@ -244,8 +247,8 @@ class CategoricalColumn:
         _check_name(self.name)
         if isinstance(self.categories, str) or not isinstance(self.categories, Sequence):
             raise InputError(f"column {self.name!r}: categories must be a list of strings")
-        categories = tuple(self.categories)
-        if not categories or not all(isinstance(c, str) for c in categories):
+        categories = tuple(_category_text(self.name, c) for c in self.categories)
+        if not categories:
             raise InputError(f"column {self.name!r}: categories must be a non-empty list of strings")
         if len(set(categories)) != len(categories):
             raise InputError(f"column {self.name!r}: categories repeat")
@@ -734,12 +737,24 @@ def _column_from_dict(data: Any) -> Column:
         )
         categories = data.get("categories")
         if not isinstance(categories, list):
-            raise InputError(f'categorical column {name!r} needs "categories": a list of strings')
+            raise InputError(f'categorical column {name!r} needs "categories": a list of strings (or integer codes)')
         missing = data.get("missing")
         if missing is not None and not isinstance(missing, str):
             raise InputError(f'categorical column {name!r}: "missing" must be a category (a string)')
         return CategoricalColumn(name, tuple(categories), source, missing)
     raise InputError(f'column {name!r}: "kind" must be "numeric" or "categorical", got {kind!r}')
+
+
+def _category_text(name: str, category: object) -> str:
+    """A category as the text cells are compared to: a string as it is, an integer (not a bool) as its decimal
+    text, as ``str`` gives an integer cell's; anything else an InputError (a float's text depends on how it was
+    written: 3.0, 3., 3e0)."""
+    if isinstance(category, str):
+        return category
+    if isinstance(category, numbers.Integral) and not isinstance(category, bool):
+        return str(int(category))
+    raise InputError(f"column {name!r}: categories must be a non-empty list of strings (or integer codes), got "
+                     f"{type(category).__name__} {category!r}")
 
 
 def _reject_unknown_keys(what: str, data: Mapping[str, Any], allowed: set[str]) -> None:
