@@ -62,19 +62,25 @@ _DEFERRED: contextvars.ContextVar[Deferred | None] = contextvars.ContextVar("dpc
                                                                             default=None)
 
 
-_NOTE = (" NOT PRIVATE: this check read the training rows; it is shown to you only and is not part of the "
-         "release. Choosing another setting (lam, epsilon, columns, class weights) because of it is a use of "
-         "the private data that no guarantee covers: dpcvx.tune is the private way to choose settings (on "
-         "imbalanced classes, with the learner's class_weight='balanced' or tune's "
+_NOT_PRIVATE = (" NOT PRIVATE: this check read the training rows; it is shown to you only and is not part of the "
+                "release.")
+_COVERS = (" because of it is a use of the private data that no guarantee covers: dpcvx.tune is the private way to "
+           "choose ")
+_NOTE = (_NOT_PRIVATE + " Choosing another setting (lam, epsilon, columns, class weights)" + _COVERS
+         + "settings (on imbalanced classes, with the learner's class_weight='balanced' or tune's "
          "score=Mistakes(class_weight=...), dpcvx.models.tuning: its default score counts mistakes, which a model "
          "that always predicts the majority class keeps few; docs/tuning.md)")
+_REGRESSION_NOTE = (_NOT_PRIVATE + " Choosing another setting (lam, epsilon, columns, label_bound)" + _COVERS
+                    + "settings (its default score for a regressor is the squared error clipped at the squared "
+                    "width of the public label_bound; docs/tuning.md). A label_bound must be public: the range the "
+                    "labels can take, known without looking at them")
 ONE_CLASS = "on its training rows, the release predicts one class only." + _NOTE
 NEARLY_ONE_CLASS = ("on its training rows, the release predicts some class on fewer than a tenth as many rows as "
                     "carry it: close to never predicting that class." + _NOTE)
 NO_BETTER = ("on its training rows, the release does no better than a constant prediction (balanced "
              "accuracy)." + _NOTE)
 NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no lower than that of a "
-                        "constant prediction (R^2 <= 0)." + _NOTE)
+                        "constant prediction (R^2 <= 0)." + _REGRESSION_NOTE)
 
 
 _SQUARES_SAFE = 1e100  # values up to this size square and sum to finite numbers over any number of rows

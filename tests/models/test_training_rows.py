@@ -66,8 +66,11 @@ def test_a_regressor_warns_when_no_better_than_a_constant():
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, size=(300, 2)) / 2
     y = rng.uniform(-1, 1, size=300)   # labels independent of X: the training mean is the best constant
-    with pytest.warns(TrainingRowsWarning, match=r"R\^2 <= 0"):
+    with pytest.warns(TrainingRowsWarning, match=r"R\^2 <= 0") as caught:
         dpcvx.DPLinearRegression(epsilon=1.0, random_state=0).fit(X, y)
+    text = str(next(w.message for w in caught if w.category is TrainingRowsWarning))
+    # a regression's advice: its settings and its tuning score, not a classifier's class weights
+    assert "label_bound" in text and "class" not in text, text
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
