@@ -112,9 +112,16 @@ EPSILON_MIN = 1e-12
 EPSILON_MAX = 1e6
 
 
-def _short(value: Any) -> str:
+def _short(value: Any, limit: int = 60) -> str:
+    """repr(value) for a message, cut to its head and tail beyond ``limit`` characters; an integer of more than
+    ``limit`` digits by its number of digits (Python turns none of more than 4,300 digits into text)."""
+    if isinstance(value, numbers.Integral) and abs(int(value)) >= 10**limit:
+        number = abs(int(value))
+        exponent = int(math.log10(number))  # to within one of the exact power of 10
+        exponent += (number >= 10 ** (exponent + 1)) - (number < 10**exponent)
+        return f"an integer of {exponent + 1} digits"
     text = repr(value)
-    return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
+    return text if len(text) <= limit else text[:limit - 20] + "..." + text[-10:]
 
 
 def _real(name: str, value: Any, what: str, finite: str = "finite and positive") -> float:

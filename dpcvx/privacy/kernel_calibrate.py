@@ -46,7 +46,7 @@ from scipy.linalg import eigh
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
-from ..validation import positive
+from ..validation import _short, positive
 from ..verification.exact import Exact, exact_text
 from .calibrate import minimiser_sensitivity
 from .calibration import Calibration, Noise, PublicFacts, Record, recorded
@@ -96,16 +96,10 @@ Rounds = TypeVar("Rounds", bound=_Accurate)
 def _count(name: str, value: object, limit: int | None = None, reason: str = "") -> int:
     """``value`` as a positive integer (bool and float refused), at most ``limit`` when given (``reason`` says why)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
-        raise InputError(f"{name} must be a positive integer, got {_shown(value)}")
+        raise InputError(f"{name} must be a positive integer, got {_short(value)}")
     if limit is not None and int(value) > limit:
-        raise InputError(f"{name} must be at most {limit:,} ({reason}), got {_shown(value)}")
+        raise InputError(f"{name} must be at most {limit:,} ({reason}), got {_short(value)}")
     return int(value)
-
-
-def _shown(value: object) -> str:
-    """A value for a message: an integer of more than 20 digits by its number of digits."""
-    digits = len(str(abs(value))) if isinstance(value, numbers.Integral) and not isinstance(value, bool) else 0
-    return f"an integer of {digits} digits" if digits > 20 else repr(value)
 
 
 def _probability(name: str, value: float) -> float:

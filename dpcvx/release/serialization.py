@@ -107,10 +107,11 @@ from ..data.files import MAX_JSON_DEPTH, atomic_write, file_path, json_depth, js
 from ..data.preprocessing import PublicSchema
 from ..exceptions import FileError, InputError, NonPublicSchemaError
 from ..tables import repeated_names
+from ..validation import _short
 from .kernel_model import PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
-from .records.fields import _number, _short
+from .records.fields import _number
 from .records.header import DIGEST, KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION, file_digest
 from .records.kernel_release import kernel_release_from_dict, kernel_release_to_dict
 from .records.linear_release import _MODEL_KEYS, linear_from_dict, linear_to_dict

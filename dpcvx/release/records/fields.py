@@ -21,7 +21,7 @@ import numpy as np
 from ...data.files import json_object
 from ...exceptions import InputError
 from ...privacy.neighbours import Neighbours
-from ...validation import scalar_label
+from ...validation import _short, scalar_label
 
 _NUMBER_KEYS = {"exact", "float"}
 
@@ -84,14 +84,6 @@ def _count(what: str, value: Any) -> int:
     if _integer(what, value) < 1:
         raise InputError(f"{what} must be a positive integer, got {_short(value)}")
     return value
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """repr(value), cut to ``limit`` characters for a message."""
-    if isinstance(value, int) and abs(value) >= 10**limit:
-        return f"an integer of {len(str(abs(value)))} digits"
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _text(what: str, value: Any) -> str:

@@ -14,12 +14,13 @@ from ...data.preprocessing import PublicSchema
 from ...data.rows import RowMap
 from ...data.standardiser import REGRESSION_FLOOR_CELLS, ColumnStandardiser, fill_map, ranges_map, sums_map
 from ...exceptions import InputError
+from ...validation import _short
 from ...version import __version__
 from ..model import PrivateModel
 from ..regression_model import PrivateRegressionModel
 from ..usefulness import one_class_findings
 from .calibration_record import same_number
-from .fields import _check_same, _classes, _label, _number, _saved_number, _short, _text
+from .fields import _check_same, _classes, _label, _number, _saved_number, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .release_certificate import (
     _CERTIFICATE_KEYS,

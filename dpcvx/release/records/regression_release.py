@@ -26,7 +26,7 @@ from ...privacy.adassp import (
 from ...privacy.calibration import PublicFacts
 from ...privacy.gradient_descent import GRADIENT_RANGED, STEPS, GradientCalibration
 from ...privacy.privacy_curve import check_recorded_curve
-from ...validation import check_delta, check_epsilon
+from ...validation import _short, check_delta, check_epsilon
 from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import (
@@ -36,7 +36,7 @@ from ..regression_model import (
     sufficient_statistics_statement,
 )
 from .calibration_record import rebuild
-from .fields import _check_same, _count, _flag, _integer, _number, _positive, _short, _stated_relation, _text
+from .fields import _check_same, _count, _flag, _integer, _number, _positive, _stated_relation, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear_release import (
     _PREPROCESSING_KEYS,

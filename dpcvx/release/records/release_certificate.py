@@ -33,7 +33,7 @@ from ...privacy.lam_rule import LamChoice, excess_risk_bound, recorded_comparato
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
-from ...validation import LAM_MAX, LAM_MIN, check_epsilon, positive
+from ...validation import LAM_MAX, LAM_MIN, _short, check_epsilon, positive
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.condition import METHODS
 from ...verification.exact import exact_of_saved, float_up
@@ -53,7 +53,6 @@ from .fields import (
     _optional_flag,
     _positive,
     _saved_number,
-    _short,
     _stated_relation,
     _text,
 )
