@@ -79,21 +79,20 @@ def _defined(namespace: dict[str, Any], name: str, path: str, example: str) -> C
     return value
 
 
-def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
-    """(loss, regularizer) from --loss (catalogue spec or .py file) and --regularizer. Without --loss (fit's
-    default, the task's own loss): logistic for a classifier, None for a regression (least squares by AdaSSP)."""
+def _problem(args: argparse.Namespace, catalogue: losses.MarginLoss | None) -> tuple[Any, Any]:
+    """(loss, regularizer) from --loss (``catalogue``, its spec as :func:`_catalogue_loss` parsed it, or a .py file)
+    and --regularizer. Without --loss (fit's default, the task's own loss): logistic for a classifier, None for a
+    regression (least squares by AdaSSP)."""
     regularizer = None
-    loss: Any
+    loss: Any = catalogue
     if args.loss is None:
-        loss = None if args.task == "regression" else losses.from_spec("logistic")
+        loss = None if args.task == "regression" else losses.logistic()
     elif args.loss.endswith(".py"):
         namespace = _run_user_file(args.loss)
         loss = _defined(namespace, "loss", args.loss, "loss = lambda z: cp.logistic(-z)")
         if "regularizer" in namespace:
             regularizer = _defined(namespace, "regularizer", args.loss,
                                    "regularizer = lambda w: 0.5 * cp.sum_squares(w)")
-    else:
-        loss = losses.from_spec(args.loss)
     if args.regularizer is not None:  # a .py file (_problem_usage)
         regularizer = _defined(_run_user_file(args.regularizer), "regularizer", args.regularizer,
                                "regularizer = lambda w: 0.5 * cp.sum_squares(w)")
@@ -349,7 +348,7 @@ def demo_command(args: argparse.Namespace) -> int:
 
 def verify_command(args: argparse.Namespace) -> int:
     _problem_usage(args)  # before a file is run
-    loss, regularizer = _problem(args)
+    loss, regularizer = _problem(args, _catalogue_loss(args))
     erm = PrivateERM(loss=loss, regularizer=regularizer, strict=args.strict,
                      allow_estimates=args.allow_estimates)
     try:
@@ -433,30 +432,29 @@ def _as_usage(prefix: str = "") -> Iterator[None]:
 
 def _catalogue_loss(args: argparse.Namespace) -> losses.MarginLoss | None:
     """The catalogue loss --loss names (None for a .py file or the task's default), a malformed or unknown spec a
-    usage error."""
+    usage error: the one parse of the spec of a command, its value passed on."""
     if args.loss is None or args.loss.endswith(".py"):
         return None
     with _as_usage("--loss: "):
         return losses.from_spec(args.loss)
 
 
-def _problem_usage(args: argparse.Namespace) -> losses.MarginLoss | None:
+def _problem_usage(args: argparse.Namespace) -> None:
     """verify's and fit's problem options checked before any file is run: --strict without --allow-estimates (it
-    would change nothing), --regularizer's form and --loss's spec (:func:`_catalogue_loss`, returned)."""
+    would change nothing) and --regularizer's form (--loss's spec is :func:`_catalogue_loss`'s)."""
     with _as_usage():
         check_estimate_options(args.strict, args.allow_estimates, ("--strict", "--allow-estimates"))
     if args.regularizer is not None and not args.regularizer.endswith(".py"):
         raise UsageError(f"--regularizer takes a Python file defining regularizer(w) (a name ending in .py), got "
                          f"{args.regularizer!r}")
-    return _catalogue_loss(args)
 
 
-def _fit_kind(args: argparse.Namespace) -> str:
+def _fit_kind(args: argparse.Namespace, loss: losses.MarginLoss | None) -> str:
     """What fit's options ask it to fit, from the options alone: the estimator of the Python API a Python user would
     fit (LOGISTIC for the default logistic loss, ERM_CLASSIFIER for another loss or a regularizer file, LEAST_SQUARES
     for the default regression, HUBER for --loss huber_regression), or LEARNER (PrivateERM, or one-vs-rest of it)
-    where no estimator takes them: --allow-estimates, a regression by another loss or with a regularizer file."""
-    loss = _catalogue_loss(args)
+    where no estimator takes them: --allow-estimates, a regression by another loss or with a regularizer file.
+    ``loss`` is --loss's catalogue loss (:func:`_catalogue_loss`)."""
     if args.task == "regression":
         if args.loss is None:
             return LEAST_SQUARES
@@ -467,11 +465,12 @@ def _fit_kind(args: argparse.Namespace) -> str:
     return LOGISTIC if args.loss in (None, "logistic") and args.regularizer is None else ERM_CLASSIFIER
 
 
-def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
+def _fit_usage(args: argparse.Namespace) -> tuple[PublicSchema | None, losses.MarginLoss | None, str]:
     """Refuse, as a usage error (exit 2) before any file is opened and anything is charged, every combination of
     fit's options that is wrong whatever the data: the labels of another kind of model or none, an option the
     requested fit would not read (it would be ignored), a loss of the other task. Returns the schema of the feature
-    columns given on the command line (None with --schema, a file read later)."""
+    columns given on the command line (None with --schema, a file read later), --loss's catalogue loss
+    (:func:`_catalogue_loss`) and what fits (:func:`_fit_kind`)."""
     if args.class_labels is not None:
         if args.classes is not None:
             raise UsageError("give the classes with --classes A,B,C or with --class LABEL (repeated), not both")
@@ -500,7 +499,8 @@ def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
     _refuse_spaced_labels(args)
     _refuse_other_task_options(args)
     _check_layout(args)
-    kind = _fit_kind(args)
+    loss = _catalogue_loss(args)
+    kind = _fit_kind(args, loss)
     if _given(args) and args.classes is not None and len(args.classes) > 2:
         raise UsageError(f"{', '.join(_given(args))} set options of a binary classifier; more than two --classes "
                          "are fitted one-vs-rest, which takes none: leave them out, or fit a rare class against the "
@@ -509,7 +509,7 @@ def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
     if _given(args) and kind == LEARNER:
         raise UsageError(f"{', '.join(_given(args))} are options of the estimators, which take no --allow-estimates; "
                          "leave them or --allow-estimates out")
-    loss = _problem_usage(args)
+    _problem_usage(args)
     if loss is not None:
         with _as_usage("--loss: "):
             losses.check_task(loss, args.task)
@@ -524,9 +524,9 @@ def _fit_usage(args: argparse.Namespace) -> PublicSchema | None:
     if args.schema is not None:
         if args.columns:
             raise UsageError("give the columns either in --schema FILE or with --numeric/--categorical, not both")
-        return None
+        return None, loss, kind
     with _as_usage():
-        return _schema(args)
+        return _schema(args), loss, kind
 
 
 def _refuse_options_that_change_nothing(args: argparse.Namespace, kind: str) -> None:
@@ -573,7 +573,7 @@ def _refuse_least_squares_options(args: argparse.Namespace) -> None:
                          "--float-safe give --loss huber_regression (a Huber regression). Nothing was charged")
 
 
-def _checked_fitter(args: argparse.Namespace, loss: Any, regularizer: Any,
+def _checked_fitter(args: argparse.Namespace, kind: str, loss: Any, regularizer: Any,
                     norm: float) -> tuple[Any, dict[str, Any] | None]:
     """(what fits, its fit options) that these options describe (:func:`_fit_kind`), its parameters checked by its
     own checks before the data is read (a refusal is a usage error: the options are wrong whatever the data).
@@ -585,7 +585,6 @@ def _checked_fitter(args: argparse.Namespace, loss: Any, regularizer: Any,
     without ``:m=``). Else the learner (PrivateERM, binary or a regression, or one-vs-rest) with its own fit
     options (the mechanism and split); its fit takes the contract's epsilon, delta and random_state
     (dpcvx.models.contract)."""
-    kind = _fit_kind(args)
     common = {"lam": _lam(args), "data_norm": norm, "fit_intercept": args.fit_intercept,
               "float_safe": args.float_safe, "allow_large_delta": args.allow_large_delta}
     if kind == LEARNER:
@@ -626,7 +625,7 @@ def _checked_fitter(args: argparse.Namespace, loss: Any, regularizer: Any,
         estimator = (DPLogisticRegression(**classifier) if kind == LOGISTIC else
                      DPERMClassifier(loss=loss, regularizer=regularizer, **classifier))
     with _as_usage(f"{type(estimator).__name__} refuses these options: "):
-        estimator._public_checks(None)  # the checks its fit runs before it reads the data
+        estimator.check_params()  # the checks its fit runs before it reads the data
     return estimator, None
 
 
@@ -651,13 +650,13 @@ def fit_command(args: argparse.Namespace) -> int:
     """Fit and save a model: every usage error first (:func:`_fit_usage`), then the files (the --out path, the names,
     loss and schema files), then the fit's own checks of its parameters (:func:`_checked_fitter`), and only then the
     data is read and the fit charged."""
-    schema = _fit_usage(args)
+    schema, catalogue, kind = _fit_usage(args)
     _check_out(args, "model")
     binary = args.task == "classification" and args.classes is None
     layout = _layout(args)
-    loss, regularizer = _problem(args)
+    loss, regularizer = _problem(args, catalogue)
     schema = schema or _schema(args)
-    fitter, options = _checked_fitter(args, loss, regularizer, schema.norm)
+    fitter, options = _checked_fitter(args, kind, loss, regularizer, schema.norm)
     # Progress shows the public steps only (on a terminal; nothing measured on the data).
     scratch = tempfile.TemporaryDirectory(prefix="dpcvx-fit-") if args.chunk_rows else None
     with progress(4, "dpcvx fit", verbose=True) as steps, scratch or contextlib.nullcontext():

@@ -280,6 +280,11 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
                           label_bound=label_bound, label_range=self.label_range, fit_intercept=self.fit_intercept,
                           clip=self.clip, allow_large_delta=self.allow_large_delta)
 
+    def check_params(self) -> None:
+        """Raise the error :meth:`fit` would raise for this regressor's parameters before it reads any data, charging
+        and drawing nothing (as the classifiers' ``check_params``)."""
+        self._public_checks(None)
+
     def _public_checks(self, sample_weight: Any) -> _Call:
         """The fit's public inputs, checked before the data: every parameter, once (the declared table, then the
         settings shared with PrivateERM), then the weights and the seed."""
