@@ -54,10 +54,11 @@ from __future__ import annotations
 
 import functools
 import math
+from abc import abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, Self, TypeVar
+from typing import Any, Self, TypeVar
 
 import numpy as np
 
@@ -166,6 +167,46 @@ def gradient_tolerance(tol: float, n: int, L: float, R: float) -> float:
     return round_down(tol * n * L * R)
 
 
+class GriddedRelease(LinearCalibration):
+    """A calibration whose release is w plus its float noise rounded to the grid of that noise's scale
+    (:func:`~dpcvx.privacy.noise.round_to_grid`), the grid recorded in its ``release_grid`` field."""
+
+    @property
+    @abstractmethod
+    def release_scale(self) -> float | None:
+        """The scale of the release's noise, which sets the grid (None where there is none: no public tol)."""
+
+    def with_release_grid(self, spacing: float) -> Self:
+        """The same calibration, recording the grid the release was rounded to."""
+        return replace(self, release_grid=spacing)  # type: ignore[type-var]  # each subclass is a dataclass
+
+    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, Self]:
+        """w + the release's noise rounded to the release grid, and the calibration recording the grid."""
+        scale = self.release_scale
+        assert scale is not None, "the release of an approximate minimiser needs a public tol"
+        released, spacing = round_to_grid(w + noise, scale)
+        return released, self.with_release_grid(spacing)
+
+    def gridded(self, record: Record) -> Self:
+        """This calibration with the release grid ``record`` states (a function of :attr:`release_scale`)."""
+        scale = self.release_scale
+        if record.get("release_grid") is None or scale is None:
+            return self
+        return self.with_release_grid(release_grid_spacing(scale))
+
+
+class OutputCalibration(GriddedRelease):
+    """Output perturbation: the objective is left unperturbed and the release's noise is added to the minimiser."""
+
+    @property
+    def extra_reg(self) -> float:
+        return 0.0
+
+    def draw_objective_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """Output perturbation leaves the objective unperturbed."""
+        return np.zeros(d)
+
+
 def amp_share(tol: float, n: int) -> float:
     """eps_2 / eps = sqrt(tol n) / (1 + sqrt(tol n)): minimises the first-order noise sum."""
     root = math.sqrt(tol * n)
@@ -173,7 +214,7 @@ def amp_share(tol: float, n: int) -> float:
 
 
 @dataclass(frozen=True)
-class OutputPerturbation(LinearCalibration):
+class OutputPerturbation(OutputCalibration):
     """Algorithm 1 calibration: noise density proportional to exp(-beta ||b||)."""
 
     mechanism = Mechanism.OUTPUT
@@ -191,26 +232,13 @@ class OutputPerturbation(LinearCalibration):
     tol: float | None = None
     release_grid: float | None = None
 
-    def with_release_grid(self, spacing: float) -> OutputPerturbation:
-        """The same calibration, recording the grid the release was rounded to."""
-        return replace(self, release_grid=spacing)
-
-    @property
-    def extra_reg(self) -> float:
-        return 0.0
-
-    def draw_objective_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
-        """Output perturbation leaves the objective unperturbed."""
-        return np.zeros(d)
-
     def draw_release_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
         """b with density proportional to exp(-beta ||b||): the release's noise."""
         return sample_l2_laplace(d, self.beta, rng)
 
-    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, OutputPerturbation]:
-        """w + b rounded to the release grid, and the calibration recording the grid."""
-        released, spacing = round_to_grid(w + noise, 1.0 / self.beta)
-        return released, self.with_release_grid(spacing)
+    @property
+    def release_scale(self) -> float:
+        return 1.0 / self.beta
 
     @property
     def gradient_tolerance(self) -> float | None:
@@ -248,7 +276,7 @@ class OutputPerturbation(LinearCalibration):
         calibration = output_perturbation(recorded(record, "n"), recorded(record, "lam"), recorded(record, "epsilon"),
                                           L=recorded(record, "L"), R=recorded(record, "R"), m=recorded(record, "m"),
                                           tol=record.get("tol"))
-        return gridded(calibration, record, 1.0 / calibration.beta)
+        return calibration.gridded(record)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -266,7 +294,7 @@ class OutputPerturbation(LinearCalibration):
 
 
 @dataclass(frozen=True)
-class ObjectivePerturbation(LinearCalibration):
+class ObjectivePerturbation(GriddedRelease):
     """Algorithm 2 calibration: eps', the extra regularization Delta, and beta."""
 
     mechanism = Mechanism.OBJECTIVE
@@ -288,10 +316,6 @@ class ObjectivePerturbation(LinearCalibration):
     tol: float | None = None
     amp_epsilon: float = 0.0
     release_grid: float | None = None
-
-    def with_release_grid(self, spacing: float) -> ObjectivePerturbation:
-        """The same calibration, recording the grid the release was rounded to."""
-        return replace(self, release_grid=spacing)
 
     @property
     def beta(self) -> float:
@@ -339,7 +363,7 @@ class ObjectivePerturbation(LinearCalibration):
             recorded(record, "n"), recorded(record, "lam"), recorded(record, "epsilon"), recorded(record, "c"),
             L=recorded(record, "L"), R=recorded(record, "R"), m=recorded(record, "m"),
             split=recorded(record, "split"), tol=record.get("tol"))
-        return gridded(calibration, record, None if calibration.amp_beta is None else 1.0 / calibration.amp_beta)
+        return calibration.gridded(record)
 
     def draw_objective_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
         """b with density proportional to exp(-beta ||b||): the objective's noise (Algorithm 2)."""
@@ -350,11 +374,10 @@ class ObjectivePerturbation(LinearCalibration):
         assert self.amp_beta is not None, "the release of an approximate minimiser needs a public tol"
         return sample_l2_laplace(d, self.amp_beta, rng)
 
-    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, ObjectivePerturbation]:
-        """w + b_2 rounded to the release grid, and the calibration recording the grid."""
-        assert self.amp_beta is not None, "the release of an approximate minimiser needs a public tol"
-        released, spacing = round_to_grid(w + noise, 1.0 / self.amp_beta)
-        return released, self.with_release_grid(spacing)
+    @property
+    def release_scale(self) -> float | None:
+        """1 / beta_2, the scale of b_2 (None without a public tol)."""
+        return None if self.amp_beta is None else 1.0 / self.amp_beta
 
     @property
     def jacobian_exponent(self) -> int:
@@ -463,19 +486,6 @@ def _certified(epsilon: float, jacobian: float) -> float:
 
 PureCalibration = OutputPerturbation | ObjectivePerturbation
 
-
-class Gridded(Protocol):
-    def with_release_grid(self, spacing: float) -> Self: ...
-
-
-GriddedType = TypeVar("GriddedType", bound=Gridded)
-
-
-def gridded(calibration: GriddedType, record: Record, scale: float | None) -> GriddedType:
-    """``calibration`` with the release grid ``record`` states (the grid is a function of the noise ``scale``)."""
-    if record.get("release_grid") is None or scale is None:
-        return calibration
-    return calibration.with_release_grid(release_grid_spacing(scale))
 CalibrationType = TypeVar("CalibrationType", OutputPerturbation, ObjectivePerturbation)
 
 

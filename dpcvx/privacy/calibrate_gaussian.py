@@ -28,7 +28,7 @@ L R / (N m Lam), and the objective's profile is the add/remove one of section 12
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,18 +39,19 @@ from ..rounding import round_down, round_up
 from ..verification.verdict import Mechanism
 from .calibrate import (
     OUTPUT_COVER,
+    GriddedRelease,
     ObjectivePerturbation,
+    OutputCalibration,
     OutputPerturbation,
     amp_share,
     check_tol,
     gradient_tolerance,
-    gridded,
     minimiser_sensitivity,
 )
-from .calibration import LinearCalibration, Noise, NoiseMoments, PublicFacts, Record, recorded
+from .calibration import Noise, NoiseMoments, PublicFacts, Record, recorded
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
-from .noise import gaussian_moments, grid_record, round_to_grid, sample_gaussian
+from .noise import gaussian_moments, grid_record, sample_gaussian
 from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian
 from .privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
 
@@ -84,7 +85,7 @@ def _common(record: Record) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class GaussianObjectivePerturbation(LinearCalibration):
+class GaussianObjectivePerturbation(GriddedRelease):
     """(epsilon, delta) objective perturbation with the approximate-minimiser cover."""
 
     mechanism = Mechanism.OBJECTIVE
@@ -142,10 +143,7 @@ class GaussianObjectivePerturbation(LinearCalibration):
             recorded(record, "n"), recorded(record, "lam"), recorded(record, "epsilon"), recorded(record, "delta"),
             recorded(record, "c"), smooth_unconstrained=record.get("problem_class") != KST12_PROBLEMS,
             weight_norm=record.get("weight_norm"), **_common(record))
-        return gridded(calibration, record, calibration.amp_sigma)
-
-    def with_release_grid(self, spacing: float) -> GaussianObjectivePerturbation:
-        return replace(self, release_grid=spacing)
+        return calibration.gridded(record)
 
     @property
     def sigma(self) -> float:
@@ -180,10 +178,9 @@ class GaussianObjectivePerturbation(LinearCalibration):
         """b_2 ~ N(0, amp_sigma^2 I_d), covering the approximate minimiser."""
         return sample_gaussian(d, self.amp_sigma, rng)
 
-    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, GaussianObjectivePerturbation]:
-        """w + b_2 rounded to the release grid, and the calibration recording the grid."""
-        released, spacing = round_to_grid(w + noise, self.amp_sigma)
-        return released, self.with_release_grid(spacing)
+    @property
+    def release_scale(self) -> float:
+        return self.amp_sigma
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -204,7 +201,7 @@ class GaussianObjectivePerturbation(LinearCalibration):
 
 
 @dataclass(frozen=True)
-class GaussianOutputPerturbation(LinearCalibration):
+class GaussianOutputPerturbation(OutputCalibration):
     """(epsilon, delta) output perturbation: the analytic Gaussian at the minimiser's sensitivity."""
 
     mechanism = Mechanism.OUTPUT
@@ -224,9 +221,6 @@ class GaussianOutputPerturbation(LinearCalibration):
     dim: int
     neighbours: Neighbours = Neighbours.REPLACE_ONE
     release_grid: float | None = None
-
-    def with_release_grid(self, spacing: float) -> GaussianOutputPerturbation:
-        return replace(self, release_grid=spacing)
 
     @property
     def gradient_tolerance(self) -> float:
@@ -269,24 +263,15 @@ class GaussianOutputPerturbation(LinearCalibration):
         calibration = gaussian_output_perturbation(recorded(record, "n"), recorded(record, "lam"),
                                                    recorded(record, "epsilon"), recorded(record, "delta"),
                                                    **_common(record))
-        return gridded(calibration, record, calibration.sigma)
-
-    @property
-    def extra_reg(self) -> float:
-        return 0.0
-
-    def draw_objective_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
-        """Output perturbation leaves the objective unperturbed."""
-        return np.zeros(d)
+        return calibration.gridded(record)
 
     def draw_release_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
         """b ~ N(0, sigma^2 I_d): the release's noise."""
         return sample_gaussian(d, self.sigma, rng)
 
-    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, GaussianOutputPerturbation]:
-        """w + b rounded to the release grid, and the calibration recording the grid."""
-        released, spacing = round_to_grid(w + noise, self.sigma)
-        return released, self.with_release_grid(spacing)
+    @property
+    def release_scale(self) -> float:
+        return self.sigma
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -47,7 +47,6 @@ from .lattice_output import (
     l1_steps,
     laplace_words,
     lattice_record,
-    release_on_lattice,
 )
 from .noise import l2_laplace_moments
 
@@ -171,14 +170,6 @@ class LatticeObjective(FloatFields):
     def draw_release_noise(self, d: int, source: IntegerSource) -> np.ndarray:
         """b_2's lattice steps: a product discrete Laplace, exact."""
         return discrete_laplace_array(self.release_scale, d, source)
-
-    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, LatticeObjective]:
-        """w on the release lattice moved by the drawn steps (:func:`release_on_lattice`)."""
-        return release_on_lattice(w, self.release_spacing, noise), self
-
-    def release_offset(self, noise: np.ndarray) -> np.ndarray:
-        """The drawn steps as a move of the weights: steps times the lattice spacing."""
-        return noise * self.release_spacing
 
     def to_dict(self) -> dict[str, Any]:
         return lattice_record(

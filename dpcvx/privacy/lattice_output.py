@@ -31,7 +31,7 @@ from abc import abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -184,6 +184,14 @@ class FloatFields(LinearCalibration):
         second = self.release_lattice * self.release_lattice * d * self.lattice_variance()
         return math.sqrt(second), second
 
+    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, Self]:
+        """w on the release lattice moved by the drawn steps (:func:`release_on_lattice`)."""
+        return release_on_lattice(w, self.release_lattice, noise), self
+
+    def release_offset(self, noise: np.ndarray) -> np.ndarray:
+        """The drawn steps as a move of the weights: steps times the release lattice's spacing."""
+        return noise * self.release_lattice
+
 
 def discrete_laplace_variance(scale: float) -> float:
     """Var Z_i <= 2 q / (1 - q)^2, q = e^(-1/t), of the discrete Laplace of scale t (steps); infinity where q rounds
@@ -207,9 +215,9 @@ class _OutputRelease(FloatFields):
         """Output perturbation leaves the objective unperturbed."""
         return np.zeros(d)
 
-    def release_offset(self, noise: np.ndarray) -> np.ndarray:
-        """The drawn steps as a move of the weights: steps times the lattice spacing."""
-        return noise * self.spacing
+    @property
+    def release_lattice(self) -> float:
+        return self.spacing
 
 
 @dataclass(frozen=True)
@@ -226,10 +234,6 @@ class LatticeLaplaceOutput(_OutputRelease):
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> LatticeLaplaceOutput:
         return cls(OutputPerturbation.from_record({**record, "release_grid": None}, facts), recorded(record, "dim"))
-
-    @property
-    def release_lattice(self) -> float:
-        return self.spacing
 
     @property
     def lattice_noise(self) -> str:
@@ -257,10 +261,6 @@ class LatticeLaplaceOutput(_OutputRelease):
         """The release's lattice steps: a product discrete Laplace, exact."""
         return discrete_laplace_array(self.noise_scale, d, source)
 
-    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, LatticeLaplaceOutput]:
-        """w on the lattice moved by the drawn steps (:func:`release_on_lattice`)."""
-        return release_on_lattice(w, self.spacing, noise), self
-
     def to_dict(self) -> dict[str, Any]:
         return lattice_record(self.base.to_dict(), ("release_grid", "beta"), FloatGuarantee.EXACT,
                              dim=self.dim, noise=self.noise.value, lattice=self.spacing,
@@ -280,10 +280,6 @@ class LatticeGaussianOutput(_OutputRelease):
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> LatticeGaussianOutput:
         return cls(GaussianOutputPerturbation.from_record({**record, "release_grid": None}, facts))
-
-    @property
-    def release_lattice(self) -> float:
-        return self.spacing
 
     @property
     def lattice_noise(self) -> str:
@@ -316,10 +312,6 @@ class LatticeGaussianOutput(_OutputRelease):
     def draw_release_noise(self, d: int, source: IntegerSource) -> np.ndarray:
         """The release's lattice steps: a multivariate discrete Gaussian, exact."""
         return discrete_gaussian_array(self.sigma2, d, source)
-
-    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, LatticeGaussianOutput]:
-        """w on the lattice moved by the drawn steps (:func:`release_on_lattice`)."""
-        return release_on_lattice(w, self.spacing, noise), self
 
     def to_dict(self) -> dict[str, Any]:
         return lattice_record(self.base.to_dict(), ("release_grid", "sigma"), FloatGuarantee.EXACT,
