@@ -346,13 +346,21 @@ def rdp_objective_calibration(
         neighbours=neighbours,
         monotone_loss=monotone_loss,
     )
+    return _calibration(RDP_OBJECTIVE, sigma, ridge, epsilon, delta, n, lipschitz, smoothness, norm_bound, lam_m,
+                        neighbours, monotone_loss)
+
+
+def _calibration(analysis: Analysis, sigma: float, ridge: float, epsilon: float, delta: float, n: int,
+                 lipschitz: float, smoothness: float, norm_bound: float, lam_m: float, neighbours: Neighbours | str,
+                 monotone_loss: bool) -> GaussianObjectiveCalibration:
+    """The record of an ``analysis``'s (sigma, ridge) and the public inputs it used, with e0 at that ridge."""
     return GaussianObjectiveCalibration(
         sigma=sigma,
         ridge=float(ridge),
         epsilon=float(epsilon),
         delta=float(delta),
         neighbours=Neighbours.parse(neighbours),
-        analysis=RDP_OBJECTIVE,
+        analysis=analysis,
         n=int(n),
         lipschitz=float(lipschitz),
         smoothness=float(smoothness),
@@ -420,21 +428,9 @@ def kst12_calibration(
     curvature = lam_m + ridge_value
     if not curvature > 0:
         raise InputError("lam_m + ridge must be positive: the perturbed objective must be strongly convex")
-    return GaussianObjectiveCalibration(
-        sigma=kst12_sigma(epsilon, delta, lipschitz=lipschitz, norm_bound=norm_bound, neighbours=neighbours),
-        ridge=ridge_value,
-        epsilon=float(epsilon),
-        delta=float(delta),
-        neighbours=Neighbours.parse(neighbours),
-        analysis=KST12,
-        n=int(n),
-        lipschitz=float(lipschitz),
-        smoothness=float(smoothness),
-        norm_bound=float(norm_bound),
-        lam_m=float(lam_m),
-        monotone_loss=False,
-        jacobian_epsilon=jacobian_epsilon(n, smoothness, norm_bound, lam_m, ridge_value),
-    )
+    sigma = kst12_sigma(epsilon, delta, lipschitz=lipschitz, norm_bound=norm_bound, neighbours=neighbours)
+    return _calibration(KST12, sigma, ridge_value, epsilon, delta, n, lipschitz, smoothness, norm_bound, lam_m,
+                        neighbours, False)
 
 
 # --------------------------------------------------------------------------
