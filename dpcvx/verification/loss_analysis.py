@@ -96,20 +96,26 @@ class LossAnalyser:
 
     def _run(self, prover: Any, arguments: Callable[[float], tuple[Any, ...]], share: float, what: str,
              on_item: Callable[[Any], None], spare: bool = False) -> tuple[DeadlineResult, str]:
-        """One prover call within the budget: its result, and the reason it is incomplete when the time ran out
-        ("" otherwise). ``arguments(seconds)`` are the prover's arguments for a call of ``seconds``; ``spare``
-        starts a worker for the next call in the background (:func:`~dpcvx.verification.deadline.run`)."""
+        """One prover call within the budget: its result, and why it is incomplete ("" when it finished): the time ran
+        out (``timed_out`` set) or the call failed (``failed`` set). ``arguments(seconds)`` are the prover's
+        arguments for a call of ``seconds``; ``spare`` starts a worker for the next call in the background
+        (:func:`~dpcvx.verification.deadline.run`)."""
         limit = f"time_limit = {self.budget.seconds:g} s"
         seconds = share * self.budget.left()
         if seconds < _MIN_CALL_SECONDS:
+            self.timed_out = True
             return DeadlineResult(timed_out=True), f"the time limit ({limit}) was spent before {what} started"
         result = proof_replay.run(prover, arguments(seconds), seconds=seconds, on_item=on_item,
                                   count_startup=self.budget.count_startup, spare=spare)
         self.budget.spent(result)
-        if not result.timed_out:
-            return result, ""
-        return result, f"{what} did not finish within {seconds:.3g} s, {'its share' if share < 1 else 'the rest'} " \
-                       f"of the time limit ({limit})"
+        if result.timed_out:
+            self.timed_out = True
+            return result, f"{what} did not finish within {seconds:.3g} s, " \
+                           f"{'its share' if share < 1 else 'the rest'} of the time limit ({limit})"
+        if not result.finished:
+            self.failed = True
+            return result, f"{what} failed: {result.error}"
+        return result, ""
 
     # -- the three routes ---------------------------------------------------------------
 
@@ -141,16 +147,11 @@ class LossAnalyser:
             arguments = (self.elementary, SYMBOL, self._constraint_forms())
             try:
                 # sympy cut short is killed with its worker: the validated bounds that follow get a spare one
-                result, late = self._run(loss_facts, lambda seconds: arguments, SYMPY_SHARE, "sympy", on_item,
+                result, note = self._run(loss_facts, lambda seconds: arguments, SYMPY_SHARE, "sympy", on_item,
                                          spare=True)
             finally:
                 close()
-            if result.timed_out:
-                self.timed_out = True
-                self.sympy_note = late
-            elif not result.finished:
-                self.failed = True
-                self.sympy_note = f"sympy failed: {result.error}"
+            self.sympy_note = note or self.sympy_note
             self._facts = LossFacts.from_items(result.items, self.sympy_note or "not computed")
         return self._facts
 
@@ -174,7 +175,7 @@ class LossAnalyser:
             on_item, close = self._reporter(4, "validated bounds")
             symbolic = self.symbolic
             try:
-                result, late = self._run(
+                result, note = self._run(
                     validated.validated_facts,
                     lambda seconds: (symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET,
                                      VALIDATED_SELF_STOP * seconds),
@@ -185,12 +186,7 @@ class LossAnalyser:
             if any(validated.TIME_LIMIT_REASON in str(getattr(fact, "reason", fact))
                    for fact in self._proof.values()):
                 self.timed_out = True  # a bound cut short by the clock: do not cache it
-            if result.timed_out:
-                self.timed_out = True
-                self.validated_note = late
-            elif not result.finished:
-                self.failed = True
-                self.validated_note = f"the validated bounds failed: {result.error}"
+            self.validated_note = note or self.validated_note
         return self._proof
 
     def _proved(self, name: str) -> Any:
