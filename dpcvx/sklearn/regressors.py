@@ -285,6 +285,10 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         and drawing nothing (as the classifiers' ``check_params``)."""
         self._public_checks(None)
 
+    def _mechanism_checks(self, label_bound: float | str) -> None:
+        """The refusals of the mechanism the parameters choose, which need no data (a regressor with one mechanism
+        has none beyond the shared settings)."""
+
     def _public_checks(self, sample_weight: Any) -> _Call:
         """The fit's public inputs, checked before the data: every parameter, once (the declared table, then the
         settings shared with PrivateERM), then the weights and the seed."""
@@ -293,6 +297,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         # (lo, hi) is the shift c and the half-width B that PrivateERM's settings then hold
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
         check_settings(self._shared_settings(bound))
+        self._mechanism_checks(bound)
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
         else:  # refused naming this estimator, not the learner it fits with
@@ -465,20 +470,28 @@ class DPLinearRegression(_PrivateRegressor):
                  sample_weight: Any = None) -> PrivateRegressionModel:
         if self._on_a_ball:
             return self._least_squares_on_a_ball(X, y, call, accountant)
-        return self._adassp(X, call.label_bound).fit(X, y, call.epsilon, call.delta,
-                                                                neighbours=self.neighbours, random_state=call.seed,
-                                                                accountant=accountant)
+        return self._adassp(call.label_bound).fit(X, y, call.epsilon, call.delta, neighbours=self.neighbours,
+                                                  random_state=call.seed, accountant=accountant)
 
     def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
         if self._on_a_ball:
             learner = self._ball_learner(call.label_bound)
             return learner, learner.plan(X, y, epsilon=call.epsilon, mechanism="objective", delta=call.delta)
-        adassp = self._adassp(X, call.label_bound)
+        adassp = self._adassp(call.label_bound)
         return adassp, adassp.plan(X, y, call.epsilon, call.delta, neighbours=self.neighbours)
 
-    def _adassp(self, X: Any, label_bound: float | str) -> PrivateLinearRegression:
-        """The least-squares learner of a fit on X not on the ball (its refusals first): ``mechanism`` "adassp",
+    def _mechanism_checks(self, label_bound: float | str) -> None:
+        """The refusals of least squares on the ball or of AdaSSP / noisy gradient descent, whichever the parameters
+        choose (delta = 0 with a Gaussian mechanism, float_safe, private bounds, a ball without weight_bound ...),
+        at the entry: :meth:`fit` made them only after reading X and y."""
+        if self._on_a_ball:
+            self._ball_learner(label_bound)
+        else:
+            self._adassp(label_bound)
+
+    def _adassp(self, label_bound: float | str) -> PrivateLinearRegression:
+        """The least-squares learner of a fit not on the ball (its refusals first): ``mechanism`` "adassp",
         "gradient", or "auto", the learner's "auto" (noisy gradient descent for a fit that searches a private range,
         else AdaSSP: :meth:`~dpcvx.models.linear_regression.AdaSSPPlan.descends_at`, decided per fit); column
         statistics decided from public facts of X, the intercept's scale by the mechanism's public rule at the fit's
