@@ -48,7 +48,7 @@ import numpy as np
 
 from ..verification.problem import Quadratic, VerifiedProblem
 
-__all__ = ["DescentRate", "descent_rate"]
+__all__ = ["DescentRate", "descent_rate", "descent_iterations", "kernel_budget", "kernel_smoothness"]
 
 # Relative slack on every rounded constant: the budget is an upper bound, so each double is nudged
 # to its safe side (mu down, beta and G_0 up) by far more than the rounding of the few operations.
@@ -76,18 +76,49 @@ class DescentRate:
         return (self.gradient_bound + float(np.linalg.norm(regularizer)) + noise_norm / n) * (1 + _SLACK)
 
     def iterations(self, start_gradient_bound: float, target: float) -> int:
-        """The least k with sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0 <= ``target`` (at least 1)."""
-        ratio = self.beta / self.mu
-        need = math.log(ratio) + 2.0 * math.log(start_gradient_bound / target)
-        if need <= 0:
-            return 1
-        contraction = -math.log1p(-self.mu / self.beta) if self.mu < self.beta else math.inf
-        return max(1, math.ceil(need / contraction) + 1)
+        """The least k with sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0 <= ``target`` (:func:`descent_iterations`)."""
+        return descent_iterations(self.mu, self.beta, start_gradient_bound, target)
 
     def budget(self, w0: np.ndarray | None, noise: np.ndarray | None, n: int, gradient_tolerance: float) -> int:
         """The proved budget for the solver's target gamma / (2 n) from ``w0`` (None: zero) with noise ``b``."""
         noise_norm = 0.0 if noise is None else float(np.linalg.norm(noise))
         return self.iterations(self.start_gradient_bound(w0, noise_norm, n), 0.5 * gradient_tolerance / n)
+
+
+def descent_iterations(mu: float, beta: float, start_gradient_bound: float, target: float) -> int:
+    """The least k >= 1 with sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0 <= ``target``: the proved budget of a
+    safeguarded descent on a mu-strongly convex, beta-smooth function (module docstring), for both paths (the linear
+    J_b, :class:`DescentRate`, and the kernel ERM, :func:`kernel_budget`). mu, beta and G_0 =
+    ``start_gradient_bound`` must already be on their safe sides (mu down, beta and G_0 up); ``target`` > 0."""
+    ratio = beta / mu
+    need = math.log(ratio) + 2.0 * math.log(start_gradient_bound / target)
+    if need <= 0:
+        return 1
+    contraction = -math.log1p(-mu / beta) if mu < beta else math.inf
+    return max(1, math.ceil(need / contraction) + 1)
+
+
+def kernel_budget(lam: float, curvature: float, lipschitz: float, feature_bound: float, target: float) -> int:
+    """The proved Newton budget of the kernel ERM J(w) = (1/n) sum l(y_i <w, phi(x_i)>) + (lam/2) ||w||^2
+    (:func:`dpcvx.solvers.kernel.solve_kernel_erm`, a C^1 loss): the least k after which ||grad J(w_k)||_H <=
+    ``target``, from public constants only.
+
+    J is mu = lam strongly convex and beta = lam + c R_phi^2 smooth in the RKHS (its Hessian is
+    (1/n) sum l''(z_i) phi(x_i) phi(x_i)^T + lam I with 0 <= l'' <= c and ||phi(x_i)||^2 = K(x_i, x_i) <= R_phi^2,
+    the kernel's public bound, after the rows' feature scaling; over span phi(Z) the projected features are no
+    longer). The solve starts at beta = 0, where grad J = (1/n) sum y_i l'(0) phi(x_i), so G_0 = L R_phi. Every
+    iteration decreases J at least as much as the gradient step in the RKHS (the safeguard of
+    :func:`dpcvx.solvers.kernel._newton`), so the rate of the module docstring applies (Nesterov 2018, Theorems
+    2.1.5 and 2.1.15): a function of lam, c, L, R_phi and ``target`` (the public tolerance's share), never of the
+    data. Each constant is nudged to its safe side as in :func:`descent_rate`."""
+    return descent_iterations(lam * (1 - _SLACK), kernel_smoothness(lam, curvature, feature_bound),
+                              lipschitz * feature_bound * (1 + _SLACK), target)
+
+
+def kernel_smoothness(lam: float, curvature: float, feature_bound: float) -> float:
+    """beta = lam + c R_phi^2, nudged up: the kernel ERM's public smoothness (:func:`kernel_budget`), whose gradient
+    step w - grad J / beta the safeguard of :func:`dpcvx.solvers.kernel._newton` takes."""
+    return (lam + curvature * feature_bound ** 2) * (1 + _SLACK)
 
 
 def _largest_eigenvalue(quadratic: Quadratic) -> float:

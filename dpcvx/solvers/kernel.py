@@ -69,8 +69,10 @@ from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import constraint_radius, solve_tolerance
 from ..rounding import round_up
+from ..verification.exact import float_up
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
+from .budget import kernel_budget, kernel_smoothness
 from .gram import DenseGram, FactoredGram, GramOperator, as_gram, sum_by_blocks
 
 __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels"]
@@ -81,6 +83,7 @@ STALLED_STEPS = 3  # interior point: within tolerance, stop after this many step
 AIM = 0.1  # solve to AIM * tolerance when the arithmetic allows; accept up to the tolerance
 ARMIJO = 1e-4
 EPS = np.finfo(float).eps
+ROUNDING = 1e3 * EPS  # a change of J below ROUNDING max(1, |J|) is taken for rounding (J's computed values)
 
 
 def as_labels(y: ArrayLike, n: int) -> np.ndarray:
@@ -124,21 +127,33 @@ class KernelERMSolution:
 
 
 def _gradient_norm_bound(r: np.ndarray, gram_r: np.ndarray, gram_max: float, first: np.ndarray,
-                         curvature_max: float, beta: np.ndarray, lam: float, terms: int,
+                         curvature_bound: float, beta: np.ndarray, lam: float, terms: int,
                          quadratic: float | None = None) -> float:
-    """Upper bound on ||grad J||_H = ||Phi r|| from the computed r = (1/n) y l'(z) + lam beta.
+    """Upper bound on ||grad J||_H = ||Phi r|| at ``beta`` from r = (1/n) y l'(z) + lam beta computed on margins
+    z = y K beta that were computed as ONE product K beta (fresh, never updated step by step).
 
-    Adds to sqrt(r^T K r) the rounding of that product (m eps ||r||_1^2 max|K|,
-    m = ``terms`` the length of the inner products behind K v), of r itself (a
-    few eps per term, times R = sqrt(max K_ii)), and of z = y K beta
-    (m eps max|K| ||beta||_1 per margin, times sup|l''| / n). ``quadratic``: r^T K r when computed otherwise
-    than as ``r @ gram_r``.
+    The pads (u = EPS / 2 the unit roundoff; gamma_m = m u / (1 - m u) <= m EPS; a computed inner product of
+    length m errs by at most gamma_m |x|^T |y|, Higham, Accuracy and Stability of Numerical Algorithms, 2nd
+    ed., section 3.1; |K_ij| <= sqrt(K_ii K_jj) <= max K_ii = ``gram_max`` for a positive semidefinite K, and
+    for K = F F^T also (|F| |F|^T)_ij <= gram_max by Cauchy-Schwarz), m = ``terms`` the length of the inner
+    products behind one entry of K v (n dense, n + r for F (F^T v), b + n / b (+ r) by blocks):
+
+    * margins: |fl(K beta)_i - (K beta)_i| <= m EPS gram_max ||beta||_1 (valid for a fresh product only: margins
+      updated as f + t K d carry the rounding of every step's K d, which ||beta||_1 does not bound);
+    * r: a few EPS per term of (1/n) y l'(z) and lam beta, plus the margins' error times ``curvature_bound``
+      >= sup l'' / n per entry (mean value theorem: the loss's proved c, not l'' at the computed margins,
+      which can miss a jump of l'' within the margins' error); ||Phi e|| <= sqrt(gram_max) ||e||_1;
+    * r^T K r computed as r @ fl(K r): fl(K r) errs by gamma_m gram_max ||r||_1 per entry and the outer sum
+      of n terms by gamma_n |r|^T |fl(K r)|, so by at most (m + n) EPS ||r||_1^2 gram_max <= 2 m EPS ||r||_1^2
+      gram_max in all (m >= n; by blocks the outer sum is blocked too and both lengths are m).
+
+    ``quadratic``: r^T K r when computed otherwise than as ``r @ gram_r`` (by blocks).
     """
     n = r.size
-    product_pad = terms * EPS * np.sum(np.abs(r)) ** 2 * gram_max
+    product_pad = 2 * terms * EPS * np.sum(np.abs(r)) ** 2 * gram_max
     margin_error = terms * EPS * gram_max * np.sum(np.abs(beta))
     r_error = EPS * (4 * np.sum(np.abs(first)) / n + 4 * lam * np.sum(np.abs(beta))) \
-        + curvature_max * margin_error
+        + curvature_bound * margin_error
     quadratic = float(r @ gram_r) if quadratic is None else quadratic
     return math.sqrt(max(quadratic, 0.0) + product_pad) + math.sqrt(gram_max) * r_error
 
@@ -146,7 +161,7 @@ def _gradient_norm_bound(r: np.ndarray, gram_r: np.ndarray, gram_max: float, fir
 def _armijo_step(objective_at: Callable[[float], float], current: float, slope: float) -> float | None:
     """Backtracking step length; 1 when the decrease is below rounding level (Newton's
     final steps, which the Armijo test cannot resolve); None when no step is found."""
-    if -slope <= 1e3 * EPS * max(1.0, abs(current)):
+    if -slope <= ROUNDING * max(1.0, abs(current)):
         return 1.0
     t = 1.0
     while t > 1e-12:
@@ -156,66 +171,109 @@ def _armijo_step(objective_at: Callable[[float], float], current: float, slope: 
     return None
 
 
-def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives,
-            tolerance: float) -> tuple[np.ndarray, int, float]:
+def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives, tolerance: float,
+            curvature: float | None, smoothness: float | None, step_limit: int) -> tuple[np.ndarray, int, float]:
+    """Damped Newton in representer form from beta = 0, safeguarded by the RKHS gradient step; (beta, steps, the
+    certified bound on ||grad J||_H at beta).
+
+    The safeguard (``smoothness`` = beta_s = lam + c R_phi^2, :func:`~dpcvx.solvers.budget.kernel_smoothness`):
+    the gradient step w - grad J / beta_s is beta - r / beta_s in representer coordinates, its margins
+    f - (K r) / beta_s (K r is computed for the certificate anyway: O(n) per step), and it decreases J by at least
+    r^T K r / (2 beta_s) (the descent lemma). A step where Newton finds no descent direction or no Armijo step
+    takes it; one whose Newton step decreases J by less than that guarantee (where the guarantee is above J's
+    rounding) takes the lower of the two. So every step decreases J at least as much as gradient descent, and
+    ``step_limit`` = the proved :func:`~dpcvx.solvers.budget.kernel_budget` bounds the steps to the target
+    lam gamma / 2 in exact arithmetic (Nesterov 2018, Theorems 2.1.5 and 2.1.15). Without a proved curvature c
+    (``smoothness`` None) there is no safeguard and ``step_limit`` is ``MAX_NEWTON_STEPS``.
+
+    The margins f are updated step by step (f + t K d); the certificate (:func:`_gradient_norm_bound`) holds only
+    for margins computed as one product, so where the running bound says stop, f = K beta is computed afresh (one
+    O(n^2) product) and the solve stops only if the bound on fresh margins says so too. It stops when the bound
+    reaches AIM gamma lam; or, once J no longer decreases measurably (Newton's decrement below J's rounding), when
+    the bound has not halved for ``STALLED_STEPS`` steps (the rounding floor: then it is accepted if within gamma
+    lam, otherwise certified by blocks and, failing that, reported as it is); or at ``step_limit``.
+    """
     n = y.size
     gram_max = float(np.max(np.abs(gram.diagonal())))
     beta, f = np.zeros(n), np.zeros(n)
+    fresh = True  # f = K beta as one product (at beta = 0 exactly)
 
     def objective(values: np.ndarray, quadratic: float) -> float:
         return float(np.mean(loss.value(y * values))) + lam * quadratic / 2
 
-    gradient_norm = math.inf
-    for step in range(MAX_NEWTON_STEPS + 1):
+    step, best, stalled = 0, math.inf, 0
+    while True:
         z = y * f
-        first, curvature = loss.first(z), loss.second(z)
+        first, second = loss.first(z), loss.second(z)
         r = y * first / n + lam * beta
         gram_r = gram @ r
-        gradient_norm = _gradient_norm_bound(r, gram_r, gram_max, first,
-                                             float(np.max(np.abs(curvature))), beta, lam, gram.product_terms)
-        if gradient_norm / lam <= AIM * tolerance or step == MAX_NEWTON_STEPS:
-            break
-        active = np.flatnonzero(curvature > 0)
+        curvature_bound = float(np.max(np.abs(second))) if curvature is None else curvature
+        gradient_norm = _gradient_norm_bound(r, gram_r, gram_max, first, curvature_bound, beta, lam,
+                                             gram.product_terms)
+        distance = gradient_norm / lam
+        floor = stalled >= STALLED_STEPS
+        if distance <= AIM * tolerance or floor or step >= step_limit:
+            if not fresh:  # certify on margins computed afresh
+                f, fresh = gram @ beta, True
+                continue
+            if distance <= AIM * tolerance or floor or step >= step_limit:
+                break
+        step += 1
+        active = np.flatnonzero(second > 0)
         correction = np.zeros(n)
         if active.size:
-            root = np.sqrt(curvature[active])
+            root = np.sqrt(second[active])
             solve = gram.shifted_solver(root / math.sqrt(n), lam, rows=active)
             correction[active] = root * solve(root * gram_r[active]) / n
         direction = -(r - correction) / lam
         gram_direction = gram @ direction
         slope = float(gram_r @ direction)
-        if not slope < 0:
-            break
         quadratic = float(beta @ f)
         cross, curvature_term = float(direction @ f), float(direction @ gram_direction)
         current = objective(f, quadratic)
+
         def along(t: float, f: np.ndarray = f, g: np.ndarray = gram_direction, q: float = quadratic,
                   c: float = cross, k: float = curvature_term) -> float:
             return objective(f + t * g, q + 2 * t * c + t * t * k)
 
-        t = _armijo_step(along, current, slope)
+        t = _armijo_step(along, current, slope) if slope < 0 else None
+        if -slope <= ROUNDING * max(1.0, abs(current)):  # J cannot resolve Newton's decrease: the rounding floor
+            improved = gradient_norm < 0.5 * best
+            best, stalled = (gradient_norm, 0) if improved else (best, stalled + 1)
+        if smoothness is not None:
+            squared = max(float(r @ gram_r), 0.0)  # ||grad J||_H^2
+            guaranteed = squared / (2 * smoothness)
+            measurable = guaranteed > ROUNDING * max(1.0, abs(current))
+            newton_value = math.inf if t is None else along(t) if measurable else -math.inf
+            if newton_value > current - guaranteed:  # Newton's step (if any) falls short of the guarantee
+                gradient_quadratic = quadratic - 2 * float(r @ f) / smoothness + squared / smoothness ** 2
+                gradient_margins = f - gram_r / smoothness
+                if objective(gradient_margins, gradient_quadratic) <= newton_value:
+                    beta, f, fresh = beta - r / smoothness, gradient_margins, False
+                    continue
         if t is None:
             break
-        beta, f = beta + t * direction, f + t * gram_direction
-    if gradient_norm / lam > tolerance:  # the n-term products' rounding bound is too coarse: certify by blocks
-        gradient_norm = _gradient_by_blocks(gram, y, lam, loss, beta, gram_max)
+        beta, f, fresh = beta + t * direction, f + t * gram_direction, False
+    if distance > tolerance:  # the n-term products' rounding bound is too coarse: certify by blocks
+        gradient_norm = _gradient_by_blocks(gram, y, lam, loss, beta, gram_max, curvature)
     return beta, step, gradient_norm
 
 
 def _gradient_by_blocks(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives, beta: np.ndarray,
-                        gram_max: float) -> float:
+                        gram_max: float, curvature: float | None) -> float:
     """The bound of :func:`_gradient_norm_bound` at ``beta``, its margins z = y K beta and K r recomputed by blocks
     (``gram.by_blocks``): the rounding pads scale with b + n / b ~ 2 sqrt(n) terms instead of n. The tolerance is
     O(1/n) and the n-term pads grow with n, so from some public n on only this bound can certify the minimiser."""
     n = y.size
     margins, terms = gram.by_blocks(beta)
     z = y * margins
-    first, curvature = loss.first(z), loss.second(z)
+    first, second = loss.first(z), loss.second(z)
     r = y * first / n + lam * beta
     gram_r, _ = gram.by_blocks(r)
     quadratic, _ = sum_by_blocks(gram_r[None, :], r, along_rows=False)  # r^T (K r), an n-term sum, by blocks too
-    # 2 m: the pad of r^T K r covers the rounding of K r and of the outer sum, each of m = b + n / b (+ r) terms
-    return _gradient_norm_bound(r, gram_r, gram_max, first, float(np.max(np.abs(curvature))), beta, lam, 2 * terms,
+    # the pad of r^T K r covers the rounding of K r and of the outer sum, each of m = b + n / b (+ r) terms
+    curvature_bound = float(np.max(np.abs(second))) if curvature is None else curvature
+    return _gradient_norm_bound(r, gram_r, gram_max, first, curvature_bound, beta, lam, terms,
                                 quadratic=float(quadratic[0]))
 
 
@@ -372,7 +430,13 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # overflow in exp of a far-off trial point
         if loss.derivatives is not None:
-            beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance)
+            curvature, smoothness, step_limit = loss.curvature, None, MAX_NEWTON_STEPS
+            if curvature is not None and tolerance > 0:  # the proved budget (public constants only)
+                smoothness = kernel_smoothness(lam, curvature, feature_bound)
+                step_limit = kernel_budget(lam, curvature, float_up(loss.lipschitz), feature_bound,
+                                           lam * tolerance / 2)
+            beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance, curvature, smoothness,
+                                                 step_limit)
             distance, residual_name = residual / lam, "||grad J||_H"
         elif loss.pieces is not None:
             if _margins_within_one_piece(loss, lam, feature_bound):

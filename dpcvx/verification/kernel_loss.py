@@ -26,7 +26,7 @@ import numpy as np
 from ..exceptions import AssumptionError, InputError
 from ..losses import CATALOGUE, MarginLoss, from_spec, loss_label
 from . import kernel_record
-from .exact import Exact, exact_value
+from .exact import Exact, exact_value, float_up
 from .kernel_record import KernelFacts
 from .loss_declaration import SYMBOLIC_SECONDS
 from .per_record import substitute
@@ -105,6 +105,7 @@ class KernelLoss:
     infimum: float | None  # None: not established (or -infinity)
     derivatives: LossDerivatives | None  # the Newton route (C^1 losses)
     pieces: TwoPieceLinear | None  # the dual route (two-piece linear losses)
+    curvature: float | None  # a double >= the proved sup l'' (None: not proved): the Newton route's budget
 
     @property
     def method(self) -> str:
@@ -225,6 +226,8 @@ def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
                   for c in failing]
         raise AssumptionError("\n".join(lines), tuple(failing))
     lipschitz = next(c.value for c in verified.conditions if c.name == "lipschitz")
+    curvature = next((float_up(c.value) for c in verified.conditions if c.name == "curvature"
+                      and c.passed is True and c.method != "estimate" and c.value is not None), None)
     expression, variable = verified.expression, verified.variable
     if expression is None or variable is None:  # only a failed declaration has none, refused above
         raise InputError(f"the loss {verified.text} has no verified expression")
@@ -253,4 +256,5 @@ def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
         infimum=infimum,
         derivatives=verified.derivatives,
         pieces=pieces,
+        curvature=curvature,
     )
