@@ -171,6 +171,23 @@ def _armijo_step(objective_at: Callable[[float], float], current: float, slope: 
     return None
 
 
+def _gradient_line(objective: Callable[[np.ndarray, float], float], f: np.ndarray, gram_r: np.ndarray,
+                   quadratic: float, cross: float, squared: float, smoothness: float) -> tuple[float, float]:
+    """(s, J) of the lowest of the gradient steps beta - s r, s = 2^k / beta_s for k = 0, 1, ... while J decreases
+    (margins f - s K r, beta^T K beta - 2 s r^T f + s^2 r^T K r: O(n) each). The first, s = 1 / beta_s, decreases J
+    by at least r^T K r / (2 beta_s) (the descent lemma), so the lowest does too; the longer ones are tried because
+    beta_s = lam + c R_phi^2 is the curvature of the worst direction, and along the gradient J is often far flatter
+    (lam, where l'' = 0 at most margins)."""
+    length, value = 1.0 / smoothness, objective(f - gram_r / smoothness, quadratic - 2 * cross / smoothness
+                                                + squared / smoothness ** 2)
+    while True:
+        longer = 2 * length
+        trial = objective(f - longer * gram_r, quadratic - 2 * longer * cross + longer * longer * squared)
+        if not trial < value:
+            return length, value
+        length, value = longer, trial
+
+
 def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives, tolerance: float,
             curvature: float | None, smoothness: float | None, step_limit: int) -> tuple[np.ndarray, int, float]:
     """Damped Newton in representer form from beta = 0, safeguarded by the RKHS gradient step; (beta, steps, the
@@ -246,10 +263,9 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
             measurable = guaranteed > ROUNDING * max(1.0, abs(current))
             newton_value = math.inf if t is None else along(t) if measurable else -math.inf
             if newton_value > current - guaranteed:  # Newton's step (if any) falls short of the guarantee
-                gradient_quadratic = quadratic - 2 * float(r @ f) / smoothness + squared / smoothness ** 2
-                gradient_margins = f - gram_r / smoothness
-                if objective(gradient_margins, gradient_quadratic) <= newton_value:
-                    beta, f, fresh = beta - r / smoothness, gradient_margins, False
+                length, value = _gradient_line(objective, f, gram_r, quadratic, float(r @ f), squared, smoothness)
+                if value <= newton_value:
+                    beta, f, fresh = beta - length * r, f - length * gram_r, False
                     continue
         if t is None:
             break
