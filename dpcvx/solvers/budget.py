@@ -37,6 +37,11 @@ R, Lam, Delta, n, the public start w_0 and the drawn noise b, never of the data.
 
 A user's ``max_iter`` below the budget at b = 0 (the smallest budget any draw can need) is refused
 before the charge; above it, the solver still runs to the budget of the noise it drew.
+
+**The kernel ERM.** The same rate, with the same formula (:func:`descent_iterations`), bounds the
+kernel learners' Newton solve of a C^1 loss (:func:`kernel_budget`): J(w) = (1/n) sum l(y_i <w, phi(x_i)>)
++ (lam/2) ||w||^2 in the RKHS, mu = lam, beta = lam + c R_phi^2, G_0 = L R_phi at w_0 = 0, target
+lam gamma / 2 (gamma the public solve tolerance). The hinge's dual interior point has no proved budget.
 """
 
 from __future__ import annotations

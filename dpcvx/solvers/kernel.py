@@ -9,10 +9,14 @@ solve iterates until it certifies ||w - w*|| <= gamma in the RKHS (by
 lam-strong convexity), gamma = SOLVE_RTOL 2 L R / (lam n) a PUBLIC tolerance
 (:func:`dpcvx.privacy.kernel_calibrate.solve_tolerance`), and the learners calibrate
 with the enlarged sensitivity 2 L R / (lam n) + 2 gamma. The solvers stop on
-reaching gamma, never on a data-dependent budget; only if the arithmetic
-cannot reach gamma within MAX_NEWTON_STEPS / MAX_INTERIOR_POINT_STEPS (far
-more than these strongly convex problems need) is :class:`SolverError`
-raised, after the accountant was charged (residual risk: docs/kernels.md).
+reaching gamma, never on a data-dependent budget. Newton (a C^1 loss with a
+proved curvature c) runs to a PROVED budget of public constants
+(:func:`dpcvx.solvers.budget.kernel_budget`; docs/theory.md, section 7.1), so
+in exact arithmetic it cannot stop short of gamma; the dual interior point has
+only the step limit MAX_INTERIOR_POINT_STEPS (far more than these strongly
+convex problems need, but not proved). Where the arithmetic cannot certify
+gamma, :class:`SolverError` is raised after the accountant was charged
+(residual risk: docs/kernels.md).
 
 :class:`KernelERM` checks its inputs and builds the Gram matrix on
 construction; :meth:`KernelERM.solve` runs the solver, so a learner validates
@@ -22,7 +26,10 @@ everything, then charges the accountant, then solves.
   Phi r with r = (1/n) y * l'(z) + lam beta, so ||w - w*|| <= ||grad J|| / lam
   = sqrt(r^T K r) / lam. The Newton system (lam I + (1/n) D K) d = -r,
   D = diag(l''(z)), is solved through the symmetric matrix
-  lam I + (1/n) D^(1/2) K D^(1/2) on the points with l'' > 0 only.
+  lam I + (1/n) D^(1/2) K D^(1/2) on the points with l'' > 0 only. Each step
+  is safeguarded against the RKHS gradient step beta - r / beta_s,
+  beta_s = lam + c R_phi^2 (:func:`_newton`), which gives the proved budget;
+  the certificate is on margins K beta computed afresh (:func:`_gradient_norm_bound`).
 * Two-piece linear losses (hinge), the dual box QP
   min_u (1/(2 lam n)) u^T Q u + sum l*(u_i), u in [a1, a2]^n, Q = (y y^T) * K,
   by a Mehrotra primal-dual interior-point method; w = -(1/(lam n)) sum u_i y_i phi(x_i).
@@ -197,8 +204,11 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
     the gradient step w - grad J / beta_s is beta - r / beta_s in representer coordinates, its margins
     f - (K r) / beta_s (K r is computed for the certificate anyway: O(n) per step), and it decreases J by at least
     r^T K r / (2 beta_s) (the descent lemma). A step where Newton finds no descent direction or no Armijo step
-    takes it; one whose Newton step decreases J by less than that guarantee (where the guarantee is above J's
-    rounding) takes the lower of the two. So every step decreases J at least as much as gradient descent, and
+    takes the lowest of the gradient steps beta - 2^k r / beta_s (:func:`_gradient_line`); one whose Newton step
+    decreases J by less than that guarantee (where the guarantee is above J's rounding) takes the lower of that
+    and Newton's (below J's rounding the two cannot be told apart in doubles and Newton's is taken: the proof is one
+    in exact arithmetic, as the linear path's, docs/theory.md section 7.1). So every step decreases J at least as
+    much as the gradient step, and
     ``step_limit`` = the proved :func:`~dpcvx.solvers.budget.kernel_budget` bounds the steps to the target
     lam gamma / 2 in exact arithmetic (Nesterov 2018, Theorems 2.1.5 and 2.1.15). Without a proved curvature c
     (``smoothness`` None) there is no safeguard and ``step_limit`` is ``MAX_NEWTON_STEPS``.
@@ -207,8 +217,9 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
     for margins computed as one product, so where the running bound says stop, f = K beta is computed afresh (one
     O(n^2) product) and the solve stops only if the bound on fresh margins says so too. It stops when the bound
     reaches AIM gamma lam; or, once J no longer decreases measurably (Newton's decrement below J's rounding), when
-    the bound has not halved for ``STALLED_STEPS`` steps (the rounding floor: then it is accepted if within gamma
-    lam, otherwise certified by blocks and, failing that, reported as it is); or at ``step_limit``.
+    the bound has not halved in ``STALLED_STEPS`` such steps (the rounding floor: then it is accepted if within
+    gamma lam, otherwise certified by blocks and, failing that, reported as it is, and the solve fails before its
+    budget: a floating-point event, which further steps at the floor would not change); or at ``step_limit``.
     """
     n = y.size
     gram_max = float(np.max(np.abs(gram.diagonal())))
@@ -445,7 +456,7 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
     method = loss.method
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # overflow in exp of a far-off trial point
-        if loss.derivatives is not None:
+        if loss.derivatives is not None:  # without a proved c (a user's C^1 loss): the unproved MAX_NEWTON_STEPS
             curvature, smoothness, step_limit = loss.curvature, None, MAX_NEWTON_STEPS
             if curvature is not None and tolerance > 0:  # the proved budget (public constants only)
                 smoothness = kernel_smoothness(lam, curvature, feature_bound)
