@@ -76,7 +76,6 @@ from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import constraint_radius, solve_tolerance
 from ..rounding import round_up
-from ..verification.exact import float_up
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
 from .budget import kernel_budget, kernel_smoothness
@@ -460,7 +459,7 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
             curvature, smoothness, step_limit = loss.curvature, None, MAX_NEWTON_STEPS
             if curvature is not None and tolerance > 0:  # the proved budget (public constants only)
                 smoothness = kernel_smoothness(lam, curvature, feature_bound)
-                step_limit = kernel_budget(lam, curvature, float_up(loss.lipschitz), feature_bound,
+                step_limit = kernel_budget(lam, curvature, loss.lipschitz_bound, feature_bound,
                                            lam * tolerance / 2)
             beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance, curvature, smoothness,
                                                  step_limit)

@@ -108,6 +108,11 @@ class KernelLoss:
     curvature: float | None  # a double >= the proved sup l'' (None: not proved): the Newton route's budget
 
     @property
+    def lipschitz_bound(self) -> float:
+        """A double >= the proved L (``float(lipschitz)`` rounds to nearest): for the proved budget."""
+        return float_up(self.lipschitz)
+
+    @property
     def method(self) -> str:
         return "newton" if self.derivatives is not None else "dual interior point"
 
