@@ -218,7 +218,8 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
     reaches AIM gamma lam; or, once J no longer decreases measurably (Newton's decrement below J's rounding), when
     the bound has not halved in ``STALLED_STEPS`` such steps (the rounding floor: then it is accepted if within
     gamma lam, otherwise certified by blocks and, failing that, reported as it is, and the solve fails before its
-    budget: a floating-point event, which further steps at the floor would not change); or at ``step_limit``.
+    budget: a floating-point event, which further steps at the floor would not change); or at ``step_limit``; or
+    where no step is found (without the safeguard, or where J is not finite). Every stop certifies fresh margins.
     """
     n = y.size
     gram_max = float(np.max(np.abs(gram.diagonal())))
@@ -228,7 +229,7 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
     def objective(values: np.ndarray, quadratic: float) -> float:
         return float(np.mean(loss.value(y * values))) + lam * quadratic / 2
 
-    step, best, stalled = 0, math.inf, 0
+    step, best, stalled, stuck = 0, math.inf, 0, False  # stuck: no step found (no safeguard, or J not finite)
     while True:
         z = y * f
         first, second = loss.first(z), loss.second(z)
@@ -238,13 +239,11 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
         gradient_norm = _gradient_norm_bound(r, gram_r, gram_max, first, curvature_bound, beta, lam,
                                              gram.product_terms)
         distance = gradient_norm / lam
-        floor = stalled >= STALLED_STEPS
-        if distance <= AIM * tolerance or floor or step >= step_limit:
-            if not fresh:  # certify on margins computed afresh
-                f, fresh = gram @ beta, True
-                continue
-            if distance <= AIM * tolerance or floor or step >= step_limit:
+        if distance <= AIM * tolerance or stalled >= STALLED_STEPS or step >= step_limit or stuck:
+            if fresh:
                 break
+            f, fresh = gram @ beta, True  # certify on margins computed afresh
+            continue
         step += 1
         active = np.flatnonzero(second > 0)
         correction = np.zeros(n)
@@ -278,7 +277,8 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
                     beta, f, fresh = beta - length * r, f - length * gram_r, False
                     continue
         if t is None:
-            break
+            stuck = True
+            continue
         beta, f, fresh = beta + t * direction, f + t * gram_direction, False
     if distance > tolerance:  # the n-term products' rounding bound is too coarse: certify by blocks
         gradient_norm = _gradient_by_blocks(gram, y, lam, loss, beta, gram_max, curvature)
