@@ -70,13 +70,14 @@ def _committed(shape: tuple[int, ...]) -> np.ndarray:
 
 class DenseGram:
     """K stored as a dense symmetric n x n matrix, and an n x n workspace for the shifted systems (8 n^2 bytes each,
-    allocated here: the solve allocates no further n x n array)."""
+    allocated here: the solve allocates no further n x n array). ``solves=False``: a solve that needs no shifted
+    system (a two-piece loss in closed form) holds no workspace, and :meth:`shifted_solver` is not offered."""
 
-    def __init__(self, matrix: np.ndarray) -> None:
+    def __init__(self, matrix: np.ndarray, solves: bool = True) -> None:
         self.matrix = np.asarray(matrix, dtype=float)
         self.n = self.matrix.shape[0]
         self.product_terms = self.n
-        self._workspace = _committed((self.n * self.n,))
+        self._workspace = _committed((self.n * self.n,)) if solves else None
 
     def __matmul__(self, vector: np.ndarray) -> np.ndarray:
         return self.matrix @ vector
@@ -94,6 +95,7 @@ class DenseGram:
 
         The system is written and factored in place in the workspace, in Fortran order (LAPACK's, so not copied);
         the solver returned is valid until the next call."""
+        assert self._workspace is not None, "a Gram matrix built with solves=False offers no shifted solver"
         size = self.n if rows is None else rows.size
         system = self._workspace[:size * size].reshape((size, size), order="F")
         if rows is None:

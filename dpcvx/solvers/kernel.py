@@ -47,7 +47,8 @@ by blocks (``by_blocks`` of :mod:`~dpcvx.solvers.gram`: pads of
 b + n / b ~ 2 sqrt(n) terms), which certifies the hinge on 100,000 rows.
 
 Cost: one dense Gram matrix (8 n^2 bytes) and a workspace of the same size
-for the dense Cholesky factorisations, O(n^3) per Newton or interior-point
+for the dense Cholesky factorisations (none for a two-piece loss in closed
+form, which solves no system), O(n^3) per Newton or interior-point
 step, both allocated when the problem is built (before a learner's charge:
 the solve allocates no further n x n array, and a problem too large for
 memory is an InputError then); measured times are in docs/kernels.md.
@@ -495,13 +496,15 @@ def _margins_within_one_piece(loss: KernelLoss, lam: float, feature_bound: float
     return round_up(radius * feature_bound) < abs(loss.pieces.kink)
 
 
-def _memory_refusal(n: int, rank: int | None) -> str:
-    """Why a kernel ERM of ``n`` rows was refused for memory, and the fixes (public facts only: n and the rank r of
-    the public sample's span)."""
+def _memory_refusal(n: int, rank: int | None, solves: bool = True) -> str:
+    """Why a kernel ERM of ``n`` rows was refused for memory, and the fixes (public facts only: n, the rank r of
+    the public sample's span, and whether the solve needs a workspace)."""
     if rank is None:
-        return (f"the kernel ERM over the whole RKHS of {n:,} training rows holds two {n:,} x {n:,} arrays of doubles, "
-                f"the Gram matrix and its solver's workspace ({8 * n * n / 1e9:.3g} GB each), and this machine could "
-                "not allocate them; nothing was charged. Fixes: TDDL(span='public') (the default above "
+        held = ("two {n:,} x {n:,} arrays of doubles, the Gram matrix and its solver's workspace ({gb:.3g} GB each)"
+                if solves else "a {n:,} x {n:,} array of doubles, the Gram matrix ({gb:.3g} GB)")
+        return (f"the kernel ERM over the whole RKHS of {n:,} training rows holds "
+                f"{held.format(n=n, gb=8 * n * n / 1e9)}, and this machine could not allocate that memory; nothing was "
+                "charged. Fixes: TDDL(span='public') (the default above "
                 "10,000 rows) minimises over the span of the public sample in 8 n |Z| bytes; or fit fewer rows")
     return (f"the kernel ERM over the span of the public sample holds three {n:,} x {rank} arrays of doubles (the "
             f"Nystrom features and the solver's workspaces, {8 * n * rank / 1e9:.3g} GB each), and this machine could "
@@ -531,13 +534,17 @@ class KernelERM:
         scaling = feature_scaling(kernel, X)
         self.nystrom = None if landmarks is None else NystromFeatures(kernel, landmarks)
         gram: GramOperator
+        # a two-piece loss whose margins no public constant lets reach its kink is solved in closed form: no shifted
+        # system, so no workspace (public constants only, as solve_kernel_erm's choice)
+        solves = loss.pieces is None or not _margins_within_one_piece(loss, lam, kernel.feature_bound)
         try:  # the Gram matrix and the solver's workspace, allocated before a learner's charge
             if self.nystrom is None:
-                gram = DenseGram(scaling[:, None] * symmetric_gram(kernel, X) * scaling[None, :])
+                gram = DenseGram(scaling[:, None] * symmetric_gram(kernel, X) * scaling[None, :], solves=solves)
             else:
                 gram = FactoredGram(self.nystrom.transform(X, scaling))
         except MemoryError:
-            raise InputError(_memory_refusal(self.n, None if self.nystrom is None else self.nystrom.rank)) from None
+            raise InputError(_memory_refusal(self.n, None if self.nystrom is None else self.nystrom.rank,
+                                             solves)) from None
         self.sensitivity = minimiser_sensitivity(self.n, float(loss.lipschitz), kernel.feature_bound, lam)
         self.tolerance = solve_tolerance(self.n, lam, float(loss.lipschitz), kernel.feature_bound)
         self._gram: GramOperator | None = gram
