@@ -41,7 +41,34 @@ before the charge; above it, the solver still runs to the budget of the noise it
 **The kernel ERM.** The same rate, with the same formula (:func:`descent_iterations`), bounds the
 kernel learners' Newton solve of a C^1 loss (:func:`kernel_budget`): J(w) = (1/n) sum l(y_i <w, phi(x_i)>)
 + (lam/2) ||w||^2 in the RKHS, mu = lam, beta = lam + c R_phi^2, G_0 = L R_phi at w_0 = 0, target
-lam gamma / 2 (gamma the public solve tolerance). The hinge's dual interior point has no proved budget.
+lam gamma / 2 (gamma the public solve tolerance).
+
+**The kernel ERM of a two-piece linear loss (the hinge).** Its dual (:func:`dual_budget`) is the box QP
+
+    min_u G(u) = (1/(2 lam n^2)) u^T Q u + (1/n) sum_i l*(u_i),  u in [a1, a2]^n,  Q = diag(y) K diag(y),
+
+with w(u) = -(1/(lam n)) sum_i u_i y_i phi(x_i) and G(u) = -D(u), D the Lagrange dual of J. Its gradient
+Q u / (lam n^2) + l*' / n is L_G-Lipschitz with L_G = R_phi^2 / (lam n) >= lambda_max(K) / (lam n^2) (since
+lambda_max(K) <= trace K <= n R_phi^2, :func:`dual_smoothness`), and ||u_0 - u*||^2 <= n (a2 - a1)^2 for any
+u_0 in the box. Accelerated projected gradient (FISTA) from u_0 then gives
+
+    eps_k = G(u_k) - G* <= 2 L_G ||u_0 - u*||^2 / (k + 1)^2 <= b^2 / (k + 1)^2,  b = (a2 - a1) R_phi sqrt(2 / lam)
+
+(Beck and Teboulle, SIAM J. Imaging Sci. 2009, Theorem 4.4): n cancels. Two facts turn eps into the duality
+gap J(w(u)) - D(u), the certificate the solver computes. (i) The Lagrangian is lam-strongly convex in w and
+minimised at w(u), and J(w*) = D* (strong duality), so (lam/2) ||w(u) - w*||^2 <= D* - D(u) = eps. (ii) With
+g_i in the subdifferential of l at z*_i = y_i <w*, phi(x_i)> and 0 = (1/n) sum g_i y_i phi(x_i) + lam w*
+(optimality), J(w) - J* = (1/n) sum [l(z_i) - l(z*_i) - g_i (z_i - z*_i)] + (lam/2) ||w - w*||^2, and each
+bracket is at most (a2 - a1) |z_i - z*_i| <= (a2 - a1) R_phi ||w - w*|| (the slopes of l lie in [a1, a2]). So
+
+    gap(u) = (J(w(u)) - J*) + eps <= 2 eps + b sqrt(eps),
+
+which is at most the target gap g = lam d^2 / 2 (d the target distance: sqrt(2 gap / lam) <= d) once
+sqrt(eps) <= s = 2 g / (b + sqrt(b^2 + 8 g)), the positive root of 2 s^2 + b s = g; that is after
+k = ceil(b / s) - 1 steps. With d = gamma / 2 (gamma = SOLVE_RTOL 2 L R_phi / (lam n)), b / s is about
+b^2 / g = 4 (a2 - a1)^2 n^2 / (SOLVE_RTOL^2 L^2): 4 10^6 n^2 steps for the hinge (3.6 10^11 at n = 300).
+Astronomical, and meant as a proof of termination only: the fallback runs after the interior point, which
+certifies in 10 to 25 steps (docs/theory.md, section 7.1).
 """
 
 from __future__ import annotations
@@ -53,7 +80,8 @@ import numpy as np
 
 from ..verification.problem import Quadratic, VerifiedProblem
 
-__all__ = ["DescentRate", "descent_rate", "descent_iterations", "kernel_budget", "kernel_smoothness"]
+__all__ = ["DescentRate", "descent_rate", "descent_iterations", "kernel_budget", "kernel_smoothness",
+           "dual_budget", "dual_smoothness"]
 
 # Relative slack on every rounded constant: the budget is an upper bound, so each double is nudged
 # to its safe side (mu down, beta and G_0 up) by far more than the rounding of the few operations.
@@ -124,6 +152,25 @@ def kernel_smoothness(lam: float, curvature: float, feature_bound: float) -> flo
     """beta = lam + c R_phi^2, nudged up: the kernel ERM's public smoothness (:func:`kernel_budget`), whose gradient
     step w - grad J / beta the safeguard of :func:`dpcvx.solvers.kernel._newton` takes."""
     return (lam + curvature * feature_bound ** 2) * (1 + _SLACK)
+
+
+def dual_budget(lam: float, a1: float, a2: float, feature_bound: float, distance: float) -> int:
+    """The proved FISTA budget on the dual box QP of a two-piece linear loss with slopes a1 < a2 (module docstring):
+    the least k after which the duality gap of u_k is at most lam ``distance``^2 / 2, so sqrt(2 gap / lam) <=
+    ``distance``, from ANY start in the box: k = ceil(b / s) - 1, b = (a2 - a1) R_phi sqrt(2 / lam) (nudged up),
+    s = 2 g / (b + sqrt(b^2 + 8 g)) with g = lam ``distance``^2 / 2 (nudged down), and b / s nudged up. A function of
+    lam, a1, a2, R_phi and ``distance`` (the public tolerance's share), never of the data; ``distance`` > 0."""
+    b = (a2 - a1) * feature_bound * math.sqrt(2 / lam) * (1 + _SLACK)
+    gap = lam * distance ** 2 / 2 * (1 - _SLACK)
+    root = 2 * gap / (b + math.sqrt(b * b + 8 * gap)) * (1 - _SLACK)
+    return max(1, math.ceil(b / root * (1 + _SLACK)) - 1)
+
+
+def dual_smoothness(lam: float, feature_bound: float, n: int) -> float:
+    """L_G = R_phi^2 / (lam n), nudged up: a public Lipschitz constant of the gradient of the dual objective
+    G(u) = (1/(2 lam n^2)) u^T Q u + (1/n) sum l*(u_i) (:func:`dual_budget`), since lambda_max(Q) = lambda_max(K) <=
+    trace K <= n R_phi^2. FISTA's projected gradient step is u - grad G(u) / L_G."""
+    return feature_bound ** 2 / (lam * n) * (1 + _SLACK)
 
 
 def _largest_eigenvalue(quadratic: Quadratic) -> float:

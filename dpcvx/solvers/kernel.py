@@ -79,7 +79,7 @@ from ..privacy.kernel_calibrate import constraint_radius, solve_tolerance
 from ..rounding import round_up
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
-from .budget import kernel_budget, kernel_smoothness
+from .budget import dual_budget, dual_smoothness, kernel_budget, kernel_smoothness
 from .gram import DenseGram, FactoredGram, GramOperator, as_gram, sum_by_blocks
 
 __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels"]
@@ -320,22 +320,34 @@ def _fenchel_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPiece
     at lam = 1e4) its rounding alone exceeded that, and no iterate could be certified. ``by_blocks``: z from
     ``gram.by_blocks``, whose rounding bound takes b + n / b ~ 2 sqrt(n) terms, not n (:func:`_certified_gap`).
     """
-    n = y.size
-    beta = -y * u / (lam * n)
+    beta, z, margin_error = _dual_margins(gram, y, lam, pieces, u, gram_max, by_blocks)
+    return beta, _gap_bound(pieces, u, z, margin_error)
+
+
+def _dual_margins(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear, u: np.ndarray,
+                  gram_max: float, by_blocks: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
+    """beta = -y u / (lam n), the margins z = y K beta as one product (by blocks if ``by_blocks``) and the bound on
+    the rounding of z - z_k (:func:`_fenchel_gap`)."""
+    beta = -y * u / (lam * y.size)
     if by_blocks:
         product, product_terms = gram.by_blocks(beta)
     else:
         product, product_terms = gram @ beta, gram.product_terms
-    z = y * product
+    margin_error = product_terms * EPS * gram_max * float(np.sum(np.abs(beta))) + 2 * EPS * abs(pieces.kink)
+    return beta, y * product, margin_error
+
+
+def _gap_bound(pieces: TwoPieceLinear, u: np.ndarray, z: np.ndarray, margin_error: float) -> float:
+    """The upper bound of :func:`_fenchel_gap` on the duality gap of u from its margins z (``margin_error``: the
+    bound on the rounding of z - z_k)."""
     terms = pieces.fenchel_young(z, u)
-    margin_error = product_terms * EPS * gram_max * np.sum(np.abs(beta)) + 2 * EPS * abs(pieces.kink)
     # the term is Lipschitz in z with the slope of the side z lies on; within margin_error of the kink the
     # computed z may lie on the other side, so there the larger of the two slopes
     above, below = pieces.a2 - u, u - pieces.a1
     slope = np.where(np.abs(z - pieces.kink) <= margin_error, np.maximum(above, below),
                      np.where(z > pieces.kink, above, below))
     mean = float(np.mean(terms))
-    return beta, mean + EPS * (4 + math.log2(n)) * mean + margin_error * float(np.mean(slope))
+    return mean + EPS * (4 + math.log2(u.size)) * mean + margin_error * float(np.mean(slope))
 
 
 def _certified_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear, u: np.ndarray,
@@ -361,9 +373,11 @@ def _one_piece(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLi
 
 
 def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
-                         tolerance: float) -> tuple[np.ndarray, int, float]:
+                         tolerance: float, smoothness: float, step_limit: int) -> tuple[np.ndarray, int, float]:
     """Mehrotra predictor-corrector on min 1/2 p^T Q p + c^T p, 0 <= p <= 1, u = a1 + (a2 - a1) p,
-    Q = diag(y) K diag(y).
+    Q = diag(y) K diag(y); where it has not certified ``tolerance`` within MAX_INTERIOR_POINT_STEPS (or its
+    step fails), accelerated projected gradient from its best iterate to the proved budget ``step_limit``
+    (:func:`_dual_accelerated_gradient`; ``smoothness`` = L_G). (beta, the steps of both, the certified gap.)
 
     The slacks p (to 0) and q (to 1) are separate variables with the residual
     p + q - 1, so neither loses precision near its bound.
@@ -435,9 +449,61 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
             break
         p, q = p + alpha * dp, q + alpha * dq
         z_low, z_up = z_low + alpha * dz_low, z_up + alpha * dz_up
-    if best_beta is None or best_u is None:
-        raise SolverError("the dual interior point produced no finite duality gap")
-    return best_beta, iterations, _certified_gap(gram, y, lam, pieces, best_u, gram_max, best_gap, tolerance)
+    if best_beta is not None and best_u is not None:
+        certified = _certified_gap(gram, y, lam, pieces, best_u, gram_max, best_gap, tolerance)
+        if math.sqrt(2 * certified / lam) <= tolerance:
+            return best_beta, iterations, certified
+    start = np.full(n, pieces.a1 + width / 2) if best_u is None else best_u  # its own start if no finite gap
+    beta, steps, certified = _dual_accelerated_gradient(gram, y, lam, pieces, tolerance, start, smoothness,
+                                                        step_limit)
+    return beta, iterations + steps, certified
+
+
+def _dual_accelerated_gradient(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
+                               tolerance: float, start: np.ndarray, smoothness: float, step_limit: int
+                               ) -> tuple[np.ndarray, int, float]:
+    """FISTA (Beck and Teboulle 2009) on the dual box QP min G(u) = (1/(2 lam n^2)) u^T Q u + (1/n) sum l*(u_i),
+    u in [a1, a2]^n, from ``start`` (in the box); (beta of the best iterate, steps, its certified gap).
+
+    grad G(u) = (z_k - z(u)) / n, z(u) = y K beta(u) the margins of w(u) and z_k the kink (l*' = z_k), so the
+    projected gradient step with ``smoothness`` L_G = R_phi^2 / (lam n) (:func:`~dpcvx.solvers.budget.dual_smoothness`)
+    is u <- clip(v + (z(v) - z_k) / (n L_G), a1, a2), and
+    v_(k+1) = u_k + ((t_k - 1) / t_(k+1)) (u_k - u_(k-1)), t_(k+1) = (1 + sqrt(1 + 4 t_k^2)) / 2, t_1 = 1. The margins
+    of u_k are computed afresh (one product K beta per step, which the certificate :func:`_fenchel_gap` needs
+    anyway) and those of v by linearity. After ``step_limit`` = the proved
+    :func:`~dpcvx.solvers.budget.dual_budget` steps the gap of u_k is at most lam (gamma / 2)^2 / 2 from any start in
+    the box (Theorem 4.4 there; the conversion to the gap in budget.py's module docstring), so in exact arithmetic
+    the best iterate certifies gamma. It stops when that bound reaches AIM gamma; at ``step_limit``; or at the
+    rounding floor: where the projected gradient step at u_k (from its fresh margins) moves no coordinate by more
+    than its rounding (the margins' rounding bound times the step length, and a few eps of |u|), u_k is a fixed
+    point of the iteration in doubles, and further steps would not change the certificate; the proof is one in
+    exact arithmetic, as Newton's (:func:`_newton`). Every stop certifies the best iterate, by blocks if the n-term
+    bound does not reach gamma (:func:`_certified_gap`); short of gamma the solve fails (SolverError).
+    """
+    n, kink = y.size, pieces.kink
+    gram_max = float(np.max(gram.diagonal()))
+    length = 1.0 / (n * smoothness)  # the step 1 / L_G times the 1 / n of grad G
+    u_rounding = 4 * EPS * max(abs(pieces.a1), abs(pieces.a2))
+    current = start
+    best_beta, margins, margin_error = _dual_margins(gram, y, lam, pieces, current, gram_max)
+    best_gap, best_u = _gap_bound(pieces, current, margins, margin_error), current
+    point, point_margins, t, step = current, margins, 1.0, 0
+    while math.sqrt(2 * best_gap / lam) > AIM * tolerance and step < step_limit:
+        moved = np.clip(current + length * (margins - kink), pieces.a1, pieces.a2) - current
+        if float(np.max(np.abs(moved))) <= length * margin_error + u_rounding:  # the rounding floor
+            break
+        step += 1
+        following = np.clip(point + length * (point_margins - kink), pieces.a1, pieces.a2)
+        beta, following_margins, margin_error = _dual_margins(gram, y, lam, pieces, following, gram_max)
+        gap = _gap_bound(pieces, following, following_margins, margin_error)
+        if gap < best_gap:
+            best_gap, best_beta, best_u = gap, beta, following
+        t_next = (1 + math.sqrt(1 + 4 * t * t)) / 2
+        momentum = (t - 1) / t_next
+        point = following + momentum * (following - current)
+        point_margins = following_margins + momentum * (following_margins - margins)
+        current, margins, t = following, following_margins, t_next
+    return best_beta, step, _certified_gap(gram, y, lam, pieces, best_u, gram_max, best_gap, tolerance)
 
 
 def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float, loss: KernelLoss,
@@ -469,8 +535,12 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
             if _margins_within_one_piece(loss, lam, feature_bound):
                 method = "dual closed form"
                 beta, iterations, residual = _one_piece(gram, y, lam, loss.pieces, tolerance)
-            else:
-                beta, iterations, residual = _dual_interior_point(gram, y, lam, loss.pieces, tolerance)
+            else:  # the fallback's proved budget to gamma / 2 (public constants only; none for gamma = 0)
+                pieces = loss.pieces
+                step_limit = (dual_budget(lam, pieces.a1, pieces.a2, feature_bound, tolerance / 2)
+                              if tolerance > 0 else 0)
+                beta, iterations, residual = _dual_interior_point(
+                    gram, y, lam, pieces, tolerance, dual_smoothness(lam, feature_bound, y.size), step_limit)
             distance, residual_name = math.sqrt(2 * residual / lam), "duality gap"
         else:
             raise InputError(f"the loss {loss.text} has no exact kernel solver route (neither "
