@@ -12,9 +12,10 @@ with the enlarged sensitivity 2 L R / (lam n) + 2 gamma. The solvers stop on
 reaching gamma, never on a data-dependent budget. Newton (a C^1 loss with a
 proved curvature c) runs to a PROVED budget of public constants
 (:func:`dpcvx.solvers.budget.kernel_budget`; docs/theory.md, section 7.1), so
-in exact arithmetic it cannot stop short of gamma; the dual interior point has
-only the step limit MAX_INTERIOR_POINT_STEPS (far more than these strongly
-convex problems need, but not proved). Where the arithmetic cannot certify
+in exact arithmetic it cannot stop short of gamma; so does the hinge's dual
+solve (the interior point, then, where it has not certified gamma within
+MAX_INTERIOR_POINT_STEPS, accelerated projected gradient to the proved
+:func:`dpcvx.solvers.budget.dual_budget`). Where the arithmetic cannot certify
 gamma, :class:`SolverError` is raised after the accountant was charged
 (residual risk: docs/kernels.md).
 
@@ -33,6 +34,12 @@ everything, then charges the accountant, then solves.
 * Two-piece linear losses (hinge), the dual box QP
   min_u (1/(2 lam n)) u^T Q u + sum l*(u_i), u in [a1, a2]^n, Q = (y y^T) * K,
   by a Mehrotra primal-dual interior-point method; w = -(1/(lam n)) sum u_i y_i phi(x_i).
+  Where it has not certified gamma within its step limit, FISTA on the same QP from its
+  best iterate (:func:`_dual_accelerated_gradient`): grad G(u) = (z_k - z(u)) / n is
+  R_phi^2 / (lam n)-Lipschitz, and after k steps from any u_0 in the box
+  G(u_k) - G* <= eps_k = 2 (a2 - a1)^2 R_phi^2 / (lam (k + 1)^2) (Beck and Teboulle 2009,
+  Theorem 4.4) and gap <= 2 eps_k + (a2 - a1) R_phi sqrt(2 eps_k / lam)
+  (budget.py's module docstring), which bounds its steps by public constants.
   The duality gap is (1/n) sum [l(z_i) + l*(u_i) - u_i z_i] (Fenchel-Young,
   each term >= 0, computed as (a2 - u)(z - z_k)_+ + (u - a1)(z_k - z)_+ with
   z_k the kink, so without cancellation), and ||w - w*|| <= sqrt(2 gap / lam).
@@ -49,7 +56,7 @@ b + n / b ~ 2 sqrt(n) terms), which certifies the hinge on 100,000 rows.
 Cost: one dense Gram matrix (8 n^2 bytes) and a workspace of the same size
 for the dense Cholesky factorisations (none for a two-piece loss in closed
 form, which solves no system), O(n^3) per Newton or interior-point
-step, both allocated when the problem is built (before a learner's charge:
+step (O(n^2) per FISTA step), both allocated when the problem is built (before a learner's charge:
 the solve allocates no further n x n array, and a problem too large for
 memory is an InputError then); measured times are in docs/kernels.md.
 With PUBLIC landmarks Z the ERM is minimised over the subspace span phi(Z)
