@@ -557,7 +557,9 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
     if not distance <= tolerance:
         raise SolverError(
             f"the kernel ERM ({method}) could not certify ||w - w*|| <= gamma = {tolerance:.3g} "
-            "(the public solve tolerance) within its step limit; nothing is released, and the budget "
+            "(the public solve tolerance): the floating-point arithmetic stopped improving before it (the proved "
+            "step budget holds in exact arithmetic; a C^1 loss without a proved curvature has only a step limit); "
+            "nothing is released, and the budget "
             "charged for this call stays spent. Fixes: a larger lam, a smooth loss such as "
             "'logistic', or check that the kernel is positive semidefinite"
         )
