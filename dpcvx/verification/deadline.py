@@ -33,18 +33,19 @@ in a separate worker process instead:
 * A worker never outlives its caller: it exits within ``PARENT_POLL_SECONDS`` once the process that started it is
   gone, even mid-computation (a caller killed by SIGTERM or SIGKILL cannot kill its worker first; such a worker
   had kept computing for an hour, reparented to init).
-* Where no worker process can start at all (an embedded interpreter whose
-  ``sys.executable`` is not Python, a sandbox without ``fork``/``exec``), the
-  function runs in the caller's thread without a deadline, with a logged
-  warning (``IN_PROCESS_FALLBACK = False`` turns that off: the call then
-  reports an error and the verifier falls back to the next route).
+* A worker that cannot start (no usable interpreter: an embedded Python whose
+  ``sys.executable`` is not Python, a sandbox without ``fork``/``exec``), or that
+  dies or hangs while starting, makes the call fail (``error`` says why): the
+  function never runs in the caller's thread, where no deadline could stop it
+  (it did, unbounded: a pathological loss hung the caller). The failed start-up
+  is the process's one uncounted start-up (:func:`started_here`): every later
+  one counts against a :class:`Budget`.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import logging
 import os
 import pickle
 import queue
@@ -57,10 +58,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-__all__ = ["Budget", "DeadlineResult", "run", "shutdown", "started_here", "STARTUP_SECONDS", "IN_PROCESS_FALLBACK"]
+__all__ = ["Budget", "DeadlineResult", "run", "shutdown", "started_here", "STARTUP_SECONDS",
+           "MIN_CALL_SECONDS"]
 
-STARTUP_SECONDS = 180.0
-IN_PROCESS_FALLBACK = True  # when no worker process can start: run unbounded in the caller (logged)
+STARTUP_SECONDS = 180.0  # the longest wait for the process's first start-up (the only one not counted)
+MIN_CALL_SECONDS = 0.05  # less time left than this in a Budget: its callers start no call
 _MAX_IDLE = 4
 PARENT_POLL_SECONDS = 1.0
 
@@ -86,7 +88,6 @@ class DeadlineResult:
     startup: float = 0.0
     unstarted: bool = False
     pid: int | None = None
-    in_process: bool = False
 
 
 class _Worker:
@@ -131,10 +132,10 @@ class _Worker:
             message = self.messages.get(timeout=seconds)
         except queue.Empty:
             return False
+        _STARTED_IN = os.getpid()  # the process's uncounted start-up is spent, whether the worker started or died
         if message != ("ready",):
-            raise RuntimeError("the verifier's worker process failed to start")
+            raise RuntimeError("the verifier's worker process died while starting")
         self.ready = True
-        _STARTED_IN = os.getpid()
         return True
 
     def send(self, message: Any) -> None:
@@ -161,7 +162,8 @@ _STARTED_IN: int | None = None  # the process (its pid) in which a worker has st
 
 
 def started_here() -> bool:
-    """Whether a worker has started in this process (a forked child has started none of its own)."""
+    """Whether a worker of this process has started, or died or hung while starting: the process's one uncounted
+    start-up is spent (a forked child has started none of its own)."""
     return os.getpid() == _STARTED_IN
 
 
@@ -220,7 +222,8 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
     ``function`` must be a picklable top-level function; its arguments and
     results must pickle. A generator's items are streamed (``on_item`` is
     called on each, in this thread). Never raises for a slow or failing
-    computation: the result says what happened. ``seconds=None`` waits forever.
+    computation, nor for a worker that cannot start or dies while starting: the result says what happened, and
+    ``function`` then did not run at all. ``seconds=None`` waits forever.
     A worker's start-up is not counted in ``seconds`` unless ``count_startup``:
     the whole call then ends within ``seconds``, and a worker still starting at
     the end is kept for the next call. ``spare`` starts a second worker in the
@@ -231,7 +234,7 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
     try:
         worker = _acquire()
     except OSError as error:  # no usable interpreter (an embedded Python, say)
-        return _in_process(function, args, on_item, f"cannot start a worker process: {error}")
+        return _unstartable(f"cannot start a worker process: {error}")
     if spare and seconds is not None:
         _start_spare()
     result = DeadlineResult(pid=worker.process.pid)
@@ -253,9 +256,11 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
         with _LOCK:
             job = next(_JOBS)
         worker.send((job, function, args))
-    except Exception as error:  # noqa: BLE001 - a broken worker: fall back, unbounded
+    except Exception as error:  # noqa: BLE001 - a worker that died or hung while starting, or a broken pipe
         worker.kill()
-        return _in_process(function, args, on_item, f"worker process unavailable: {error}")
+        failed = _unstartable(f"worker process unavailable: {error}")
+        failed.pid, failed.startup = result.pid, time.monotonic() - called
+        return failed
     start = time.monotonic()
     deadline = None if seconds is None else (called if counted else start) + seconds
     healthy = False
@@ -299,20 +304,24 @@ class Budget:
     """One deadline shared by several calls of :func:`run`: a verification's ``time_limit``.
 
     Each call gets what is left (:meth:`left`) and reports back (:meth:`spent`). The first start-up of a worker in
-    the process (importing sympy: a few seconds, once per process), when a call of this budget waits for it, is not
-    counted: the deadline moves by it. Any other (a worker killed at a deadline is replaced, in the background, and a
-    call may find its replacement still starting) is counted (:attr:`count_startup`). The calls together therefore
-    end within ``seconds``, plus, in the first budget of the process that waits for a worker, one start-up.
+    the process (importing sympy: a few seconds, once per process; at most :data:`STARTUP_SECONDS`, after which the
+    call fails), when a call of this budget waits for it, is not counted: the deadline moves by it. Any other (a
+    worker killed at a deadline is replaced, in the background, and a call may find its replacement still starting;
+    a worker started again after one died while starting) is counted (:attr:`count_startup`). ``reserve`` seconds
+    before the deadline are kept for the caller's own work after the calls: :meth:`left` is the time left for calls.
+    The calls together therefore end ``reserve`` before ``seconds`` have passed, plus, in the first budget of the
+    process that waits for a worker, one start-up.
     """
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, reserve: float = 0.0) -> None:
         self.seconds = seconds
         self.end = time.monotonic() + seconds
+        self.reserve = reserve
         self.count_startup = started_here()
 
     def left(self) -> float:
-        """Seconds left before the deadline (0 once it has passed)."""
-        return max(0.0, self.end - time.monotonic())
+        """Seconds left for calls: before the deadline, less the reserve (0 once that time has passed)."""
+        return max(0.0, self.end - self.reserve - time.monotonic())
 
     def spent(self, result: DeadlineResult) -> None:
         """Account for a finished call: the process's first start-up, if it waited for it, moves the deadline."""
@@ -321,25 +330,12 @@ class Budget:
         self.count_startup = self.count_startup or result.startup > 0 or started_here()
 
 
-def _in_process(function: Callable[..., Any], args: tuple[Any, ...], on_item: Callable[[Any], None] | None,
-                why: str) -> DeadlineResult:
-    """Last resort when no worker can run: in this thread, with no deadline (logged)."""
-    if not IN_PROCESS_FALLBACK:
-        return DeadlineResult(error=why)
-    logging.getLogger("dpcvx.verification.deadline").warning("%s; running in-process without a time limit", why)
-    result = DeadlineResult(in_process=True)
-    start = time.monotonic()
-    try:
-        value = function(*args)
-        for item in (value if hasattr(value, "__next__") else [value]):
-            result.items.append(item)
-            if on_item is not None:
-                on_item(item)
-        result.finished = True
-    except Exception as error:  # noqa: BLE001 - reported like a worker's error
-        result.error = "".join(traceback.format_exception_only(type(error), error)).strip()
-    result.seconds = time.monotonic() - start
-    return result
+def _unstartable(why: str) -> DeadlineResult:
+    """The result of a call whose worker could not start: nothing ran (not in this thread either, where no deadline
+    could stop it), and the process's uncounted start-up is spent."""
+    global _STARTED_IN
+    _STARTED_IN = os.getpid()
+    return DeadlineResult(error=why)
 
 
 # --- the worker side ----------------------------------------------------------------

@@ -225,14 +225,13 @@ def test_a_spare_worker_serves_the_call_after_one_cut_short():
     assert again.startup < 0.5 * first.startup, (again.startup, first.startup)
 
 
-def test_without_a_usable_interpreter_the_call_runs_in_process(monkeypatch):
+def test_without_a_usable_interpreter_the_call_fails_and_runs_nothing_in_process(monkeypatch):
+    """Audit: the call ran in the caller's thread, with no time limit (tests/verification/test_deadline_whole.py)."""
     deadline.shutdown()
     monkeypatch.setattr(deadline.sys, "executable", "/nonexistent/python")
-    result = deadline.run(divmod, (7, 2), seconds=5)
-    assert result.finished and result.in_process and result.items == [(3, 1)]
-    monkeypatch.setattr(deadline, "IN_PROCESS_FALLBACK", False)
-    refused = deadline.run(divmod, (7, 2), seconds=5)
-    assert not refused.finished and "cannot start a worker process" in refused.error
+    ran = []
+    refused = deadline.run(ran.append, (1,), seconds=5)
+    assert not refused.finished and "cannot start a worker process" in refused.error and ran == []
 
 
 def _state(pid: int) -> str:
