@@ -241,9 +241,10 @@ class PrivateERM:
         the estimates (``model.certificate.conditional``). Default False.
     time_limit : float, optional
         Seconds for the verification of the loss (default 20), a deadline shared by all its proving calls
-        (:func:`dpcvx.verify`): what it cuts short is not proved. The verification ends within it plus the verifier's
-        own work in this process (about 0.1 s), and, in the first verification of the process that needs it, one
-        start-up of the verifier's worker process (importing sympy, 2 to 5 s); a catalogue loss needs no time.
+        (:func:`dpcvx.verify`): what it cuts short is not proved. The verification ends within it (its last 0.25 s
+        are kept for the verifier's own work in this process after the proving calls), except that the first
+        verification of the process that needs it also waits for one start-up of the verifier's worker process
+        (importing sympy, 2 to 5 s); a catalogue loss needs no time.
     verbose : bool
         On a terminal, count the passes over an input read by blocks (a memmap or
         Dask X) with their elapsed time. How many passes the solver needs depends on the data: the bar is the

@@ -26,7 +26,7 @@ from ..progress import progress as progress_bar
 from . import numeric, proof_replay, validated
 from .certificate import PIECEWISE_NOTE, Condition
 from .condition import number_text
-from .deadline import Budget, DeadlineResult
+from .deadline import MIN_CALL_SECONDS, Budget, DeadlineResult
 from .exact import beyond_doubles, magnitude_text, plain
 from .loss_declaration import (
     LOSS_CONDITIONS,
@@ -53,7 +53,6 @@ SYMPY_SHARE = 0.5
 #: the validated bounds stop themselves at this share of their time: a bound cut short by its own clock is still an
 #: upper bound (only looser), a bound of a killed worker is lost
 VALIDATED_SELF_STOP = 0.8
-_MIN_CALL_SECONDS = 0.05  # less time left than this: a worker call is not started
 
 
 class LossAnalyser:
@@ -71,12 +70,12 @@ class LossAnalyser:
     """
 
     def __init__(self, loss: Loss, variable: cp.Variable, expression: cp.Expression,
-                 budget: Budget | None = None, progress: bool = False):
+                 budget: Budget, progress: bool = False):
         self.loss = loss
         self.variable = variable
         self.expression = expression
         self.dcp_convex = bool(expression.is_convex())
-        self.budget = Budget(SYMBOLIC_SECONDS) if budget is None else budget
+        self.budget = budget
         self.progress = progress
         self.timed_out = False
         #: a worker call ended without a result (its process died, or it raised): not a verdict on the loss
@@ -102,7 +101,7 @@ class LossAnalyser:
         (:func:`~dpcvx.verification.deadline.run`)."""
         limit = f"time_limit = {self.budget.seconds:g} s"
         seconds = share * self.budget.left()
-        if seconds < _MIN_CALL_SECONDS:
+        if seconds < MIN_CALL_SECONDS:
             self.timed_out = True
             return DeadlineResult(timed_out=True), f"the time limit ({limit}) was spent before {what} started"
         result = proof_replay.run(prover, arguments(seconds), seconds=seconds, on_item=on_item,

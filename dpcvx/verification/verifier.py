@@ -169,20 +169,42 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
     """Establish the loss conditions (cached by expression structure). Never raises on a bad loss.
 
     ``time_limit`` (seconds, default 20) is a deadline for the whole
-    verification: its worker-process calls (sympy, then the validated bounds)
-    share it (:class:`~dpcvx.verification.deadline.Budget`), so the call returns
-    within it plus the caller's own work (translating the loss, printing its
-    numpy code, the grid estimates: about 0.1 s for the losses of the tests), and,
-    in the first verification of the process that waits for the worker process,
-    its one start-up (importing sympy, 2 to 5 s; a worker killed at a deadline is
-    replaced in the background, and a later wait for a start-up counts against
-    the limit). What it cut short is reported as not proved, and the analysis is
+    verification (:func:`verification_budget`): its worker-process calls (sympy,
+    then the validated bounds) share it (:class:`~dpcvx.verification.deadline.Budget`),
+    and end :data:`AFTER_WORK_SECONDS` before it, kept for the caller's own work after
+    them (printing the numpy code of the derivatives, the grid estimates: about
+    0.15 s for the losses of the tests); the caller's work before them (declaring and
+    translating the loss) counts against the limit. The one exception is the first
+    verification of the process that waits for the worker process: its one start-up
+    (importing sympy, 2 to 5 s; at most :data:`~dpcvx.verification.deadline.STARTUP_SECONDS`)
+    is not counted. A worker killed at a deadline is replaced in the background, and a
+    later wait for a start-up counts against the limit; a worker that cannot start or dies
+    while starting fails the call (nothing runs in the caller's process, where no limit
+    could stop it). What it cut short is reported as not proved, and the analysis is
     not cached in the process, so a later call with a longer limit tries again. ``progress``
     shows a tqdm bar when tqdm is installed (else logs to "dpcvx.verify").
     Raises :class:`~dpcvx.exceptions.InputError` only for an invalid ``time_limit``.
     """
+    return verify_loss_within(loss, verification_budget(time_limit), progress)
+
+
+#: Seconds of a verification's time limit (at most half of it) kept back, after the worker calls, for the caller's
+#: own work that follows them and cannot be interrupted: the grid estimates, printing and compiling the numpy code
+#: of the derivatives (about 0.15 s for the losses of the tests; it grows with the size of the expression), the
+#: regularizer's analysis and the certificate. Before, that work came after the deadline.
+AFTER_WORK_SECONDS = 0.25
+
+
+def verification_budget(time_limit: Any) -> Budget:
+    """The one deadline of a verification with ``time_limit`` (checked: :func:`check_time_limit`), started now:
+    every stage of it (the loss's worker calls, a kernel learner's extra loss facts) draws on what is left."""
     seconds = check_time_limit(time_limit)
-    budget = Budget(seconds)
+    return Budget(seconds, reserve=min(AFTER_WORK_SECONDS, seconds / 2))
+
+
+def verify_loss_within(loss: Loss, budget: Budget, progress: bool = False) -> VerifiedLoss:
+    """:func:`verify_loss` within ``budget``, a verification's deadline that later stages share too."""
+    seconds = budget.seconds
     served = catalogue_loss(loss, seconds)
     if served is not None:
         return served
@@ -446,13 +468,14 @@ def verify(
         constants are right, which nothing checks. Default False: refused.
     time_limit : float, optional
         Seconds for the whole verification (default 20): sympy, then the
-        validated bounds, share them (sympy at most half), and the call returns
-        within them plus the caller's own work (translation, numpy printing,
-        grid estimates: about 0.1 s), and, in the first verification of the
-        process that waits for it, one start-up of the worker process
-        (importing sympy, 2 to 5 s; never again in that process). What they
-        did not prove in time is reported as not established (an estimate at
-        best, refused unless ``allow_estimates=True``), never as proved.
+        validated bounds, share them (sympy at most half), leaving the last
+        0.25 s for the caller's own work after them (numpy printing, grid
+        estimates, the regularizer), so the call returns within them, except
+        that the first verification of the process that waits for it also
+        waits for one start-up of the worker process (importing sympy, 2 to
+        5 s; never again in that process). What they did not prove in time is
+        reported as not established (an estimate at best, refused unless
+        ``allow_estimates=True``), never as proved.
     progress : bool
         Show progress (a tqdm bar when tqdm is installed, else log records of
         the "dpcvx.verify" logger at INFO level).
@@ -495,7 +518,8 @@ def verify_problem(
     probe_dim = check_dim(dim)
     strict, allow_estimates = check_estimate_options(strict, allow_estimates)
     check_flag("progress", progress)
-    verified_loss = verify_loss(loss, time_limit=time_limit, progress=progress)
+    budget = verification_budget(time_limit)
+    verified_loss = verify_loss_within(loss, budget, progress)
     verified_reg = verify_regularizer(regularizer, probe_dim)
     plain = constraints is None and not (verified_reg.analysis is not None and verified_reg.analysis.composite)
     key = (id(verified_loss), id(verified_reg), probe_dim, strict, allow_estimates)
