@@ -26,13 +26,13 @@ import numpy as np
 from ..exceptions import AssumptionError, InputError
 from ..losses import CATALOGUE, MarginLoss, from_spec, loss_label
 from . import kernel_record
+from .deadline import MIN_CALL_SECONDS, Budget
 from .exact import Exact, exact_value, float_up
 from .kernel_record import KernelFacts
-from .loss_declaration import SYMBOLIC_SECONDS
 from .per_record import substitute
 from .problem import LossDerivatives
 from .proof_cache import Unencodable
-from .verifier import verify_loss
+from .verifier import verification_budget, verify_loss_within
 
 if TYPE_CHECKING:  # pragma: no cover - sympy is imported where the kernel loss's facts are proved
     import sympy as sp
@@ -169,10 +169,13 @@ def _two_pieces(function: RealFunction) -> tuple[float, float, float, float] | N
     return (a1, c1, a2, c2) if a1 < a2 else None
 
 
-def _proved_facts(expression: cp.Expression, variable: cp.Variable) -> KernelFacts | None:
-    """The loss's sympy facts (:func:`kernel_facts`): from the shipped catalogue or the disk cache, found by the
-    expression's structure without sympy (:mod:`.kernel_record`), else proved in the worker and kept; None when
-    sympy cannot state them (then l(0) is evaluated by CVXPY and inf l is not established)."""
+def _proved_facts(expression: cp.Expression, variable: cp.Variable,
+                  budget: Budget) -> tuple[KernelFacts | None, str]:
+    """(the loss's sympy facts (:func:`kernel_facts`), or None; why they are not established, "" when no time limit
+    stopped them). From the shipped catalogue or the disk cache, found by the expression's structure without sympy
+    (:mod:`.kernel_record`), else proved in the worker within what is left of the verification's ``budget`` and
+    kept; None when sympy cannot state them in that time (then l(0) is evaluated by CVXPY and inf l is not
+    established). Before, the worker call had its own 20 s beyond the verification's limit."""
     from . import deadline
     from .verifier import _structural_key
 
@@ -182,21 +185,28 @@ def _proved_facts(expression: cp.Expression, variable: cp.Variable) -> KernelFac
         key = None
     found = None if key is None else kernel_record.lookup(key)
     if found is not None:
-        return found
+        return found, ""
     from .loss_analysis import SYMBOL
     from .translate import UnsupportedAtom, elementary, to_sympy
 
     try:
         form = elementary(to_sympy(expression, variable, SYMBOL))
     except (UnsupportedAtom, TypeError, ValueError):
-        return None
-    outcome = deadline.run(kernel_facts, (form,), seconds=SYMBOLIC_SECONDS)
+        return None, ""
+    seconds = budget.left()
+    limit = f"the time limit (time_limit = {budget.seconds:g} s)"
+    if seconds < MIN_CALL_SECONDS:
+        return None, f"{limit} was spent before they started"
+    outcome = deadline.run(kernel_facts, (form,), seconds=seconds, count_startup=budget.count_startup)
+    budget.spent(outcome)
+    if outcome.timed_out:
+        return None, f"they did not finish within {seconds:.3g} s, the rest of {limit}"
     if not (outcome.finished and outcome.items):
-        return None
+        return None, ""
     facts = KernelFacts(*outcome.items[-1])
     if key is not None:
         kernel_record.keep(key, facts)
-    return facts
+    return facts, ""
 
 
 def check_off_zero(name: str, value_at_zero: float, infimum: float | None) -> None:
@@ -213,8 +223,12 @@ def check_off_zero(name: str, value_at_zero: float, infimum: float | None) -> No
             "nothing was charged")
 
 
-def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
+def resolve_loss(loss: LossSpec = "hinge", *, time_limit: float | None = None) -> KernelLoss:
     """Verify ``loss`` and prepare it for the kernel solvers.
+
+    ``time_limit`` (seconds, default 20) is one deadline for the verification and the extra facts above
+    (:func:`~dpcvx.verification.verifier.verification_budget`): the facts' worker call gets what the verification
+    left; what it did not settle in time is not established (inf l), as when sympy cannot state it.
 
     Raises :class:`AssumptionError` when convexity or a finite Lipschitz
     constant is not established, :class:`InputError` when the loss is smallest
@@ -222,7 +236,8 @@ def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
     exact solver route).
     """
     function_of_margin = _callable(loss)
-    verified = verify_loss(function_of_margin)  # the one call of the callable
+    budget = verification_budget(time_limit)
+    verified = verify_loss_within(function_of_margin, budget)  # the one call of the callable
     failing = [c for c in verified.conditions
                if c.name in REQUIRED and (c.passed is not True or c.method == "estimate")]
     if failing:
@@ -237,7 +252,7 @@ def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
     if expression is None or variable is None:  # only a failed declaration has none, refused above
         raise InputError(f"the loss {verified.text} has no verified expression")
     value_at_zero, infimum, pieces = None, None, None
-    facts = _proved_facts(expression, variable)
+    facts, cut_short = _proved_facts(expression, variable, budget)
     if facts is not None:
         value_at_zero, infimum = facts.value_at_zero, facts.infimum
         pieces = TwoPieceLinear(*facts.pieces) if facts.pieces is not None and verified.derivatives is None else None
@@ -249,11 +264,12 @@ def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
     name = loss_label(function_of_margin) if function_of_margin is not hinge else "loss hinge"
     check_off_zero(f"{name} ({verified.text})", value_at_zero, infimum)
     if verified.derivatives is None and pieces is None:
-        raise InputError(
-            f"no exact kernel solver for the loss {verified.text}: it is neither continuously "
-            "differentiable (Newton route) nor two-piece linear like the hinge (dual route); use "
-            "'hinge', 'logistic' or dpcvx.losses.huber_hinge()"
-        )
+        why = (f"it is not continuously differentiable (Newton route), and whether it is two-piece linear like the "
+               f"hinge (dual route) was not established: {cut_short}" if cut_short else
+               "it is neither continuously differentiable (Newton route) nor two-piece linear like the hinge (dual "
+               "route)")
+        raise InputError(f"no exact kernel solver for the loss {verified.text}: {why}; use 'hinge', 'logistic' or "
+                         "dpcvx.losses.huber_hinge()")
     return KernelLoss(
         text=verified.text,
         lipschitz=exact_value(lipschitz),
