@@ -2,7 +2,7 @@
 
 The verifier's entry points are wrapped with counters: ``verify_problem`` (where
 :mod:`dpcvx.models.erm` and :mod:`dpcvx.verification.verifier` look it up) and the
-``verify_loss`` / ``verify_regularizer`` it calls.
+``verify_loss_within`` (the loss verification within the problem's deadline) / ``verify_regularizer`` it calls.
 """
 
 import collections
@@ -15,7 +15,7 @@ import dpcvx
 from dpcvx.models import erm as erm_module
 from dpcvx.verification import verifier
 
-ENTRY_POINTS = ("verify_problem", "verify_loss", "verify_regularizer")
+ENTRY_POINTS = ("verify_problem", "verify_loss_within", "verify_regularizer")
 
 
 @pytest.fixture
