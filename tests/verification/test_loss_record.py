@@ -189,7 +189,7 @@ def test_every_shipped_record_is_what_the_verifier_writes_today(monkeypatch):
         assert prover.calls == ["loss_facts"]
         key = loss_record.record_key(verifier._structural_key(verifier.declared_loss(loss)[1]))
         variable, expression = verifier.declared_loss(loss)
-        _, code, outcome = verifier._analysed(loss, variable, expression, None, False)
+        _, code, outcome = verifier._analysed(loss, variable, expression, verifier.verification_budget(None), False)
         assert outcome == verifier.COMPLETE
         assert shipped[key] == loss_record.LossRecord(fresh.text, fresh.conditions, fresh.dcp_convex, code), loss
 
