@@ -1,4 +1,4 @@
-"""A dpcvx learner as an OpenDP measurement (optional: ``pip install "dpcvx[opendp]"``).
+"""A dpcvx learner or estimator as an OpenDP measurement (optional: ``pip install "dpcvx[opendp]"``).
 
 :func:`as_opendp_measurement` wraps one fit at a fixed budget as an OpenDP
 ``Measurement``, so that OpenDP's compositors (``make_adaptive_composition``,
@@ -23,10 +23,36 @@ and refuse what exceeds their budget, before the fit runs:
   released model is returned after its certificate is checked against the map
   (its epsilon, delta and relation), and refused otherwise.
 
+An estimator (``DPLogisticRegression``, ``DPERMClassifier``, ``DPHuberSVM``,
+``DPLinearRegression``, ``DPHuberRegressor``) holds its budget, its neighbour
+relation and its options in its constructor, so the measurement takes them from
+there: ``as_opendp_measurement(estimator)`` is at the estimator's (epsilon, delta)
+(an ``epsilon`` or ``delta`` given too must be the estimator's own), its input
+metric is the estimator's ``neighbours``, and its privacy map the same as a
+learner's. When it is made, the measurement clones the estimator
+(``sklearn.base.clone``: a later ``set_params`` on the user's estimator changes
+nothing) and runs its ``check_params`` (with the fit's ``sample_weight``): what
+the estimator's fit refuses before it reads data is refused then, with the error
+that fit gives; what it checks after (its learner's options, such as ``n_public``
+under add-remove, and the mechanism's verdict) is refused when the measurement is
+called, before the fit charges or draws anything. Each call fits a fresh clone of that copy on ``(X, y)`` (the
+user's estimator is never fitted), checks the certificate of its ``model_``
+against the map as above, and returns the fitted clone (``model_`` and
+``certificate_`` hold the release; ``predict`` and ``score`` are at hand). Two
+constructor settings are refused when the measurement is made: an ``accountant``
+(each call would charge it besides OpenDP's compositor, which is the accountant
+here: pass ``accountant=None``), and an int ``random_state`` unless
+``allow_fixed_seed=True``: every call would fit with that seed and draw the same
+noise, so two releases (two queries, or one query on two data sets) would share
+their noise and their difference would cancel it. A measurement draws fresh
+noise at each call (``random_state=None``); a seed is for reproducible
+experiments. (A learner's ``random_state`` is the fit option passed to
+:func:`as_opendp_measurement` itself, used as given.)
+
 What the measurement cannot run is refused when it is made, with an InputError: a
-``fit`` that does not take those arguments (an estimator such as
-``DPLogisticRegression``, which holds its budget in its constructor; TDDL without
-``Z`` or with ``neighbours``, which it does not offer), a pure-epsilon
+``fit`` that does not take those arguments (TDDL without
+``Z`` or with ``neighbours``, which it does not offer; an option an estimator's ``fit`` does not
+take), a learner without ``epsilon``, a pure-epsilon
 measurement under add-remove (the pure mechanisms are derived for replace-one), PINP
 (an interactive curator: its fit returns the curator, which answers queries later, not one
 release with a certificate), and
@@ -45,12 +71,13 @@ then too.
 
 OpenDP's user measurements need ``dp.enable_features("contrib",
 "honest-but-curious")``: OpenDP has not vetted the map, which is dpcvx's
-certificate. The measurement holds the learner: each call fits anew.
+certificate. The measurement holds the learner (an estimator's clone): each call fits anew.
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from .exceptions import InputError
@@ -71,7 +98,8 @@ def _opendp() -> Any:
     return dp
 
 
-def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fit_params: Any) -> Any:
+def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: float | None = None, *,
+                          allow_fixed_seed: bool = False, **fit_params: Any) -> Any:
     """One fit of ``learner`` at (``epsilon``, ``delta``) as an OpenDP ``Measurement`` (module docstring).
 
     Parameters
@@ -79,51 +107,67 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
     learner : object
         A dpcvx learner (``PrivateERM``, ``PrivateMulticlassERM``,
         ``PrivateLinearRegression``, ``TDDL``, ...): anything whose
-        ``fit(X, y, epsilon, delta=..., **fit_params)`` returns a release.
-    epsilon : float
-        The budget of one fit, > 0.
-    delta : float
-        0 for a pure-epsilon release (measure ``max_divergence``), else in
-        (0, 1) (measure ``approximate(max_divergence)``).
+        ``fit(X, y, epsilon, delta=..., **fit_params)`` returns a release; or a
+        dpcvx estimator (``DPLogisticRegression``, ``DPERMClassifier``,
+        ``DPHuberSVM``, ``DPLinearRegression``, ``DPHuberRegressor``: an object
+        with ``get_params`` and ``check_params``), whose budget, neighbour
+        relation and options are its parameters.
+    epsilon : float, optional
+        The budget of one fit, > 0: required for a learner; for an estimator
+        its own ``epsilon``, and if given it must equal it.
+    delta : float, optional
+        0 (a learner's default) for a pure-epsilon release (measure
+        ``max_divergence``), else in (0, 1) (measure
+        ``approximate(max_divergence)``); for an estimator its own ``delta``,
+        and if given it must equal it.
+    allow_fixed_seed : bool, default False
+        An estimator with an int ``random_state`` is refused unless this is
+        True: every call would fit with that seed and draw the same noise, so
+        the releases of two calls (two queries, two data sets) would share it
+        and their difference would cancel it. True is for reproducible
+        experiments, never for a release. A learner's ``random_state`` is the
+        fit option passed here (``fit_params``).
     **fit_params
-        Passed to ``fit`` (``mechanism``, ``random_state``, ``Z``, ...).
-        ``neighbours`` picks the input metric ("replace-one", the default, or
-        "add-remove"); ``accountant`` is refused: OpenDP's compositor is the
-        accountant here.
+        Passed to ``fit``: a learner's (``mechanism``, ``random_state``, ``Z``,
+        ...; ``neighbours`` picks the input metric, "replace-one", the default,
+        or "add-remove"); an estimator's ``fit`` takes ``sample_weight`` only.
+        ``accountant`` is refused: OpenDP's compositor is the accountant here.
 
     Returns
     -------
     opendp.mod.Measurement
-        Called on ``(X, y)``, it fits and returns the release.
+        Called on ``(X, y)``, it fits and returns the release: a learner's
+        model; for an estimator, a fresh clone of it (``sklearn.base.clone``)
+        fitted on ``(X, y)``, whose ``model_`` and ``certificate_`` hold the
+        release (the estimator passed in is never fitted or changed).
 
     Raises
     ------
     InputError
         A learner whose ``fit`` does not take ``(X, y, epsilon, delta=delta,
-        **fit_params)``, a bad budget, an ``accountant``, add-remove at
-        delta = 0, an option the learner's ``check_options`` refuses (the
-        error its fit would raise; module docstring); when called, data that is
-        not a pair ``(X, y)`` (before the fit) and a release whose certificate
-        is not the map's (a larger epsilon or delta, another relation).
+        **fit_params)``, a learner without ``epsilon``, a bad budget, an
+        ``accountant``, add-remove at delta = 0, an option the learner's
+        ``check_options`` refuses (the error its fit would raise; module
+        docstring); for an estimator, what its ``check_params`` refuses, an
+        ``epsilon`` or ``delta`` that is not its own, an accountant in its
+        constructor, an int ``random_state`` without ``allow_fixed_seed``, fit
+        options its ``fit`` does not take; when called, data that is not a pair
+        ``(X, y)`` (before the fit) and a release whose certificate is not the
+        map's (a larger epsilon or delta, another relation).
     ImportError
         Without OpenDP.
     """
-    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     if not callable(getattr(learner, "fit", None)):
         raise InputError(f"as_opendp_measurement takes a dpcvx learner with a fit method, got {type(learner).__name__}")
     if "accountant" in fit_params:
         raise InputError("as_opendp_measurement takes no accountant: OpenDP's compositor counts the budget")
     if "epsilon" in fit_params or "delta" in fit_params:
         raise InputError("pass epsilon and delta as the arguments of as_opendp_measurement, not as fit_params")
-    _check_fit_call(learner, epsilon, delta, fit_params)
-    _check_options(learner, epsilon, delta, fit_params)
-    if isinstance(learner, PINP):
-        raise InputError("PINP is an interactive curator: its fit charges the budget once and returns the curator, "
-                         "which then answers each query with noise of its own; that is not one release a measurement "
-                         "can return, so its fit is not wrapped (OpenDP's compositor would count the budget, then get "
-                         "no certificate). Fit PINP with a dpcvx PrivacyAccountant, or wrap TDDL or TDIL, which "
-                         "release one model")
-    relation = fit_relation(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value), delta)
+    fit: Callable[[Any, Any], tuple[Any, Any]]
+    if _is_estimator(learner):
+        fit, epsilon, delta, relation = _estimator_fit(learner, epsilon, delta, allow_fixed_seed, fit_params)
+    else:
+        fit, epsilon, delta, relation = _learner_fit(learner, epsilon, delta, allow_fixed_seed, fit_params)
     dp = _opendp()
     dp.enable_features("contrib", "honest-but-curious")
 
@@ -147,8 +191,7 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
             shape = f"a tuple of {len(data)}" if isinstance(data, tuple) else f"a {type(data).__name__}"
             raise InputError(f"the measurement's input is a pair (X, y), the members of its domain "
                              f"{DATA_DOMAIN!r}; got {shape}. Nothing was fitted")
-        X, y = data
-        model = learner.fit(X, y, epsilon, delta=delta, **fit_params)
+        returned, model = fit(*data)
         certificate = getattr(model, "certificate", None)
         if certificate is None:
             raise InputError(f"{type(learner).__name__}.fit returned no certificate: not a dpcvx release")
@@ -157,9 +200,100 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
         if spent[0] > epsilon or spent[1] > delta or proved is not relation:
             raise InputError(f"the release's certificate (epsilon {spent[0]:g}, delta {spent[1]:g}, {proved}) is "
                              f"not the measurement's ({epsilon:g}, {delta:g}, {relation}): not released")
-        return model
+        return returned
 
     return dp.m.make_user_measurement(domain, metric, measure, release, cost)
+
+
+def _is_estimator(learner: Any) -> bool:
+    """Whether ``learner`` is an estimator that holds its budget in its constructor (dpcvx's scikit-learn estimators:
+    ``get_params`` and ``check_params``, the checks their fit runs before it reads data)."""
+    return callable(getattr(learner, "get_params", None)) and callable(getattr(learner, "check_params", None))
+
+
+def _learner_fit(learner: Any, epsilon: float | None, delta: float | None, allow_fixed_seed: bool,
+                 fit_params: dict[str, Any]) -> tuple[Callable[[Any, Any], tuple[Any, Any]], float, float, Neighbours]:
+    """(the measurement's fit, epsilon, delta, the relation) of a learner that takes its budget in ``fit``, checked
+    when the measurement is made (module docstring)."""
+    if epsilon is None:
+        raise InputError(f"as_opendp_measurement({type(learner).__name__}, epsilon, delta=0.0, **fit_params) needs "
+                         "epsilon: a learner takes its budget in fit (only an estimator, such as "
+                         "DPLogisticRegression, holds its own)")
+    if allow_fixed_seed:
+        raise InputError("allow_fixed_seed is for an estimator's int random_state; a learner's random_state is the "
+                         "fit option passed to as_opendp_measurement")
+    epsilon, delta = check_epsilon(epsilon), check_delta(0.0 if delta is None else delta)
+    _check_fit_call(learner, epsilon, delta, fit_params)
+    _check_options(learner, epsilon, delta, fit_params)
+    if isinstance(learner, PINP):
+        raise InputError("PINP is an interactive curator: its fit charges the budget once and returns the curator, "
+                         "which then answers each query with noise of its own; that is not one release a measurement "
+                         "can return, so its fit is not wrapped (OpenDP's compositor would count the budget, then get "
+                         "no certificate). Fit PINP with a dpcvx PrivacyAccountant, or wrap TDDL or TDIL, which "
+                         "release one model")
+    relation = fit_relation(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value), delta)
+
+    def fit(X: Any, y: Any) -> tuple[Any, Any]:
+        model = learner.fit(X, y, epsilon, delta=delta, **fit_params)
+        return model, model
+
+    return fit, epsilon, delta, relation
+
+
+def _estimator_fit(estimator: Any, epsilon: float | None, delta: float | None, allow_fixed_seed: bool,
+                   fit_params: dict[str, Any]) -> tuple[Callable[[Any, Any], tuple[Any, Any]], float, float,
+                                                        Neighbours]:
+    """(the measurement's fit, epsilon, delta, the relation) of an estimator, whose budget, relation and options are
+    its parameters, checked when the measurement is made: its own ``check_params`` (with the fit's
+    ``sample_weight``), then the budget given here against its own, its accountant and its seed. The measurement
+    holds a clone made now (a later ``set_params`` on the user's estimator changes nothing) and fits a fresh clone of
+    it at each call."""
+    from sklearn.base import clone  # an estimator is a scikit-learn estimator: the extra is installed
+
+    name = type(estimator).__name__
+    template = clone(estimator)
+    try:
+        inspect.signature(template.fit).bind(None, None, **fit_params)
+    except TypeError as error:
+        raise InputError(f"as_opendp_measurement calls {name}.fit(X, y, **fit_params) with fit_params "
+                         f"{sorted(fit_params)}, which that fit does not take ({error}). An estimator's budget, "
+                         f"neighbours and options are its parameters: set them in {name}(...) or with "
+                         "set_params") from None
+    template.check_params(**_named(template.check_params, fit_params))
+    params = template.get_params(deep=False)
+    if "epsilon" not in params:
+        raise InputError(f"as_opendp_measurement takes an estimator that holds its budget (epsilon, delta) in its "
+                         f"constructor; {name} has no epsilon parameter")
+    own = check_epsilon(params["epsilon"]), check_delta(params.get("delta", 0.0))
+    for label, given, held in (("epsilon", epsilon, own[0]), ("delta", delta, own[1])):
+        if given is not None and (check_epsilon(given) if label == "epsilon" else check_delta(given)) != held:
+            raise InputError(f"as_opendp_measurement got {label}={given!r} for {name}, whose own {label} is "
+                             f"{held!r}: an estimator's fit spends its own budget. Leave {label} out (the measurement "
+                             f"is then at the estimator's), or set {name}({label}={given!r})")
+    if params.get("accountant") is not None:
+        raise InputError(f"{name} has accountant= from its constructor: each call of the measurement would charge it "
+                         "besides OpenDP's compositor, which counts the budget here. Pass the estimator with "
+                         "accountant=None (set_params(accountant=None)); its fit's budget is charged to OpenDP's "
+                         "compositor")
+    if params.get("random_state") is not None and not allow_fixed_seed:
+        raise InputError(f"{name} has random_state={params['random_state']!r}: every call of the measurement would "
+                         "fit with that seed and draw the same noise, so the releases of two calls share it and their "
+                         "difference cancels it. A measurement draws fresh noise at each call: pass the estimator "
+                         "with random_state=None (set_params(random_state=None)); for a reproducible experiment, "
+                         "never a release, pass allow_fixed_seed=True")
+    relation = fit_relation(params.get("neighbours", Neighbours.REPLACE_ONE.value), own[1])
+
+    def fit(X: Any, y: Any) -> tuple[Any, Any]:
+        fitted = clone(template).fit(X, y, **fit_params)
+        return fitted, getattr(fitted, "model_", None)
+
+    return fit, own[0], own[1], relation
+
+
+def _named(function: Any, fit_params: dict[str, Any]) -> dict[str, Any]:
+    """The fit options that ``function`` (a learner's ``check_options``, an estimator's ``check_params``) names."""
+    named = inspect.signature(function).parameters
+    return {name: value for name, value in fit_params.items() if name in named}
 
 
 def _check_options(learner: Any, epsilon: float, delta: float, fit_params: dict[str, Any]) -> None:
@@ -169,8 +303,7 @@ def _check_options(learner: Any, epsilon: float, delta: float, fit_params: dict[
     OpenDP's compositor."""
     check = getattr(learner, "check_options", None)
     if callable(check):
-        named = inspect.signature(check).parameters
-        check(epsilon, delta=delta, **{name: value for name, value in fit_params.items() if name in named})
+        check(epsilon, delta=delta, **_named(check, fit_params))
 
 
 def _check_fit_call(learner: Any, epsilon: float, delta: float, fit_params: dict[str, Any]) -> None:
@@ -184,6 +317,5 @@ def _check_fit_call(learner: Any, epsilon: float, delta: float, fit_params: dict
             f"as_opendp_measurement calls {type(learner).__name__}.fit(X, y, epsilon, delta=delta, "
             f"**fit_params) with fit_params {sorted(fit_params)}, which that fit does not take ({error}). It "
             "takes a dpcvx learner (PrivateERM, PrivateMulticlassERM, PrivateLinearRegression, TDDL with Z, "
-            "TDIL) and that learner's own fit options; an estimator (DPLogisticRegression, "
-            "DPLinearRegression, ...) holds its budget in its constructor: wrap the learner it fits, such as "
-            "PrivateERM with its loss") from None
+            "TDIL) and that learner's own fit options, or a dpcvx estimator (DPLogisticRegression, "
+            "DPLinearRegression, ...), which holds its budget in its constructor") from None

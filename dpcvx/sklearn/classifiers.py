@@ -340,11 +340,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                                 split=self.split, sample_weight=sample_weight, **relation)
         return EstimatorPlan(self, learner, plan)
 
-    def check_params(self) -> None:
-        """Raise the error :meth:`fit` would raise for this classifier's parameters before it reads any data, charging
-        and drawing nothing (its first checks, which it runs again). For a caller that holds the parameters before the
-        data (``dpcvx fit`` refuses them before it opens the file); :meth:`plan` checks the data too."""
-        self._public_checks(None)
+    def check_params(self, sample_weight: Any = None) -> None:
+        """Raise the error :meth:`fit` would raise for this classifier's parameters (and ``sample_weight``, given to
+        fit) before it reads any data, charging and drawing nothing (its first checks, which it runs again). For a
+        caller that holds the parameters before the data (``dpcvx fit`` refuses them before it opens the file,
+        :func:`dpcvx.as_opendp_measurement` when it makes the measurement); :meth:`plan` checks the data too."""
+        self._public_checks(sample_weight)
 
     def _public_checks(self, sample_weight: Any) -> tuple[bool, int | None, float]:
         """(one-vs-rest, the seed, the decision cut), checked before anything is read of the data: the declared

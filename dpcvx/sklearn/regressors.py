@@ -280,10 +280,10 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
                           label_bound=label_bound, label_range=self.label_range, fit_intercept=self.fit_intercept,
                           clip=self.clip, allow_large_delta=self.allow_large_delta)
 
-    def check_params(self) -> None:
-        """Raise the error :meth:`fit` would raise for this regressor's parameters before it reads any data, charging
-        and drawing nothing (as the classifiers' ``check_params``)."""
-        self._public_checks(None)
+    def check_params(self, sample_weight: Any = None) -> None:
+        """Raise the error :meth:`fit` would raise for this regressor's parameters (and ``sample_weight``, given to
+        fit) before it reads any data, charging and drawing nothing (as the classifiers' ``check_params``)."""
+        self._public_checks(sample_weight)
 
     def _mechanism_checks(self, label_bound: float | str) -> None:
         """The refusals of the mechanism the parameters choose, which need no data (a regressor with one mechanism
