@@ -359,6 +359,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)  # named as called
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         self._check_class_prior(multiclass)
+        self._learner_checks(multiclass, sample_weight)
         if checked["threshold"] == "prior":   # the cut at the offset's log-odds, known after the fit (_cut)
             if self.class_prior is None or not self._offset_applies():
                 raise InputError("threshold='prior' cuts at the log-odds of the intercept offset's class rates: it "
@@ -366,6 +367,20 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                                  "DPLogisticRegression. Nothing was charged")
             return multiclass, seed, math.nan
         return multiclass, seed, decision_cut(checked["threshold"], not multiclass)
+
+    def _learner_checks(self, multiclass: bool, sample_weight: Any) -> None:
+        """The learner's own checks of the budget, mechanism, split and neighbour relation (``n_public``, delta below
+        1 / n_public, a mechanism the loss does not allow at this delta ...: :meth:`dpcvx.PrivateERM.check_options`,
+        one-vs-rest's at each class's share), made at the entry, before the data: the fit made them only after reading
+        X and y. Column statistics "auto", resolved at X's shape, is checked as none here, as resolved by the fit."""
+        option = column_statistics_option("column_statistics", self.column_statistics)
+        learner = self._private_erm(False if option == AUTO else option)
+        options = {"delta": self.delta, "split": self.split, "neighbours": self.neighbours, "n_public": self.n_public}
+        if multiclass:
+            PrivateMulticlassERM(learner.set_params(classes=(-1, 1)), check_public_classes(self.classes)
+                                 ).check_options(self.epsilon, self.mechanism, **options)
+        else:
+            learner.check_options(self.epsilon, self.mechanism, sample_weight=sample_weight, **options)
 
     def _check_class_prior(self, multiclass: bool) -> None:
         """Refuse, before anything is charged, a ``class_prior`` of two classes that is not "private" or their public

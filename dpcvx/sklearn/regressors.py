@@ -285,9 +285,10 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         fit) before it reads any data, charging and drawing nothing (as the classifiers' ``check_params``)."""
         self._public_checks(sample_weight)
 
-    def _mechanism_checks(self, label_bound: float | str) -> None:
-        """The refusals of the mechanism the parameters choose, which need no data (a regressor with one mechanism
-        has none beyond the shared settings)."""
+    def _mechanism_checks(self, call: _Call, sample_weight: Any) -> None:
+        """The refusals of the mechanism the parameters choose, which need no data, made at the entry (the fit made
+        them only after reading X and y)."""
+        raise NotImplementedError
 
     def _public_checks(self, sample_weight: Any) -> _Call:
         """The fit's public inputs, checked before the data: every parameter, once (the declared table, then the
@@ -297,13 +298,14 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         # (lo, hi) is the shift c and the half-width B that PrivateERM's settings then hold
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
         check_settings(self._shared_settings(bound))
-        self._mechanism_checks(bound)
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
         else:  # refused naming this estimator, not the learner it fits with
             require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
-        return _Call(checked["epsilon"], checked["delta"], shift, bound, seed)
+        call = _Call(checked["epsilon"], checked["delta"], shift, bound, seed)
+        self._mechanism_checks(call, sample_weight)
+        return call
 
     @staticmethod
     def _checked_data(owner: _PrivateRegressor, X: Any, y: Any) -> tuple[Any, np.ndarray]:
@@ -481,14 +483,14 @@ class DPLinearRegression(_PrivateRegressor):
         adassp = self._adassp(call.label_bound)
         return adassp, adassp.plan(X, y, call.epsilon, call.delta, neighbours=self.neighbours)
 
-    def _mechanism_checks(self, label_bound: float | str) -> None:
+    def _mechanism_checks(self, call: _Call, sample_weight: Any) -> None:
         """The refusals of least squares on the ball or of AdaSSP / noisy gradient descent, whichever the parameters
         choose (delta = 0 with a Gaussian mechanism, float_safe, private bounds, a ball without weight_bound ...),
-        at the entry: :meth:`fit` made them only after reading X and y."""
+        at the entry: :meth:`fit` made them only after reading X and y (weights are refused by the entry)."""
         if self._on_a_ball:
-            self._ball_learner(label_bound)
+            self._ball_learner(call.label_bound)
         else:
-            self._adassp(label_bound)
+            self._adassp(call.label_bound)
 
     def _adassp(self, label_bound: float | str) -> PrivateLinearRegression:
         """The least-squares learner of a fit not on the ball (its refusals first): ``mechanism`` "adassp",
@@ -663,6 +665,14 @@ class DPHuberRegressor(_PrivateRegressor):
             return learner, self._ranged(learner, X, y, call, sample_weight)
         return learner, learner.plan(X, y, epsilon=call.epsilon, mechanism=mechanism, delta=delta,
                                      neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight)
+
+    def _mechanism_checks(self, call: _Call, sample_weight: Any) -> None:
+        """The learner's checks of the budget, the mechanism and the neighbour relation (``n_public`` under
+        add-remove, none under replace-one, delta below 1 / n_public: :meth:`dpcvx.PrivateERM.check_options`), made
+        at the entry: the fit made them only after reading X and y."""
+        mechanism, delta = self._mechanism(call)
+        self._learner(call.label_bound).check_options(call.epsilon, mechanism, delta=delta, neighbours=self.neighbours,
+                                                      n_public=self.n_public, sample_weight=sample_weight)
 
     def _draws_ranges(self, X: Any, call: _Call) -> bool:
         """Whether the fit draws the ranges of the columns and the label: "ranges", or "auto" when the public facts of
