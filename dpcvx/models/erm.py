@@ -36,6 +36,7 @@ from .. import losses
 from ..data.blocks import RowBlocks
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
+from ..data.signs import SignBits
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -417,7 +418,7 @@ class PrivateERM:
     def _regression(self) -> bool:
         return check_choice("task", self.task, TASKS) == "regression"
 
-    def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix | RowBlocks, np.ndarray]:
+    def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix | RowBlocks, np.ndarray | SignBits]:
         """The public row map, the mapped rows and the labels of a fit (:mod:`dpcvx.models.erm_inputs`)."""
         rows = self.row_map()
         return rows, *erm_inputs.mapped_data(rows, X, y, self._classes(), self._label_bound(), refuse_excess)
@@ -437,7 +438,7 @@ class PrivateERM:
         return SolverChoice(self.solver, self.cvxpy_solver, self.cvxpy_options, self.max_iter, self._regression,
                             self.verbose)
 
-    def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
+    def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray | SignBits, noise: np.ndarray,
                extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
                n: int | None = None, lam: float | None = None, weights: np.ndarray | None = None, *,
                solver: SolverChoice | None = None, rows: RowMap | None = None,

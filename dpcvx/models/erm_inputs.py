@@ -16,6 +16,7 @@ from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.notes import warn_clipped
 from ..data.rows import Matrix, RowMap
+from ..data.signs import SignBits
 from ..exceptions import InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.lam_rule import intercept_scaling
@@ -290,14 +291,15 @@ def regression_label_bound(label_bound: float | str | None) -> float:
 
 
 def fit_labels(classes: tuple[Any, Any] | None, label_bound: float | None, y: Any, mapped: Matrix | RowBlocks,
-               refuse_excess: bool) -> np.ndarray:
+               refuse_excess: bool) -> np.ndarray | SignBits:
     """-1/+1 labels of the public ``classes``, or (``classes`` None) regression targets clipped to [-B, B]
     (B = ``label_bound``, checked by :func:`regression_label_bound`), one per row of ``mapped``. For rows read by
-    blocks (a memmap or Dask X) the -1/+1 are one byte each (int8): a narrow memmap's solve holds no other n-vector
-    (:class:`dpcvx.solvers.blockwise.RowMargins`), and a label times a float64 is the same float64 either way."""
+    blocks (a memmap or Dask X) the -1/+1 are one bit each (:class:`~dpcvx.data.signs.SignBits`, whose parts are
+    int8): a narrow memmap's solve holds no other n-vector (:class:`dpcvx.solvers.blockwise.RowMargins`), one byte
+    a row was an eighth of a one-column file, and a label times a float64 is the same float64 either way."""
     n = mapped.shape[0]
     if classes is not None:
-        return check_labels(y, n, classes, np.int8 if isinstance(mapped, RowBlocks) else np.float64)
+        return check_labels(y, n, classes, packed=isinstance(mapped, RowBlocks))
     assert label_bound is not None
     labels, clipped = check_targets(y, n, label_bound, refuse_excess)
     if clipped:
@@ -329,7 +331,7 @@ def mapped_rows(rows: RowMap, X: Any, y: Any, refuse_excess: bool) -> tuple[Matr
 
 
 def mapped_data(rows: RowMap, X: Any, y: Any, classes: tuple[Any, Any] | None, label_bound: float | None,
-                refuse_excess: bool) -> tuple[Matrix | RowBlocks, np.ndarray]:
+                refuse_excess: bool) -> tuple[Matrix | RowBlocks, np.ndarray | SignBits]:
     """The rows under the public map (:func:`mapped_rows`) and their labels (:func:`fit_labels`)."""
     mapped, y = mapped_rows(rows, X, y, refuse_excess)
     return mapped, fit_labels(classes, label_bound, y, mapped, refuse_excess)

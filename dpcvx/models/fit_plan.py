@@ -34,6 +34,7 @@ import scipy.sparse as sparse
 from ..data.blocks import RowBlocks, cache_block_rows, take_rows
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
+from ..data.signs import SignBits
 from ..exceptions import InputError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -88,7 +89,7 @@ class Hooks(Protocol):
 
     def release_calibration(self, calibration: ReleaseCalibration) -> ReleaseCalibration: ...
 
-    def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
+    def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray | SignBits, noise: np.ndarray,
                extra_reg: float, gradient_tolerance: float, start: np.ndarray | None, n: int | None,
                lam: float | None, weights: np.ndarray | None, *, solver: SolverChoice | None,
                rows: RowMap | None, offset: np.ndarray | None = None,
@@ -115,7 +116,7 @@ class _Bound(NamedTuple):
     """A plan bound to one data set, every check passed: what its execution reads (never released)."""
 
     X: Matrix | RowBlocks
-    labels: np.ndarray
+    labels: np.ndarray | SignBits  # one bit a row for rows read by blocks
     n: int
     weights: np.ndarray | None
     calibrated: Calibrated
@@ -301,7 +302,7 @@ class FitPlan:
 
     # -- execution ----------------------------------------------------------------------------------------
 
-    def mapped(self, X: Any, y: Any) -> tuple[Matrix | RowBlocks, np.ndarray]:
+    def mapped(self, X: Any, y: Any) -> tuple[Matrix | RowBlocks, np.ndarray | SignBits]:
         """The rows under the public row map and the labels (-1/+1 of the public classes, or the targets
         clipped to [-B, B]); rows beyond R clipped (``clip``) or refused; a width other than the plan's refused."""
         refuse = not self.clip
@@ -311,7 +312,7 @@ class FitPlan:
                              f"{mapped.shape[1]}: plan again for these columns")
         return mapped, erm_inputs.fit_labels(self.classes, self.label_bound, y, mapped, refuse)
 
-    def bind(self, X: Matrix | RowBlocks, labels: np.ndarray, sample_weight: Any = None) -> _Bound:
+    def bind(self, X: Matrix | RowBlocks, labels: np.ndarray | SignBits, sample_weight: Any = None) -> _Bound:
         """The checks of a fit on mapped rows (:meth:`mapped`), in order, with nothing charged or drawn:
         delta below 1/n, the record weights, the tolerance at the rows, the solver's path, the calibration at
         n and the proved iteration budget (the failure rule, :mod:`dpcvx.models.failure`)."""
@@ -446,7 +447,7 @@ class _Solved:
     offset_margins: np.ndarray | None = None
 
 
-def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray,
+def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray | SignBits,
                solved: _Solved | None, bound: float, cut: float = 0.0) -> np.ndarray:
     """The release's confusion counts on its mapped rows (labels -1, +1; :func:`training_rows.sign_confusion`): a
     row is predicted +1 where x_i . w > ``cut`` exactly (:func:`_positive`; rows of norm at most ``bound``, the public
@@ -454,18 +455,18 @@ def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray,
     from them and only the others from X (:func:`_decided`); else X is read once, by block for row blocks (the
     decision values stay where the rows are: on a Dask input, on the workers). Both give the same counts: each
     the exact side of the cut."""
-    labels = np.asarray(labels)
-    if solved is not None and _gathers(X):
-        positive = _decided(X, w, labels, solved, bound, cut)
+    if solved is not None and _gathers(X):  # margins the solve kept: all the labels at once beside them
+        signs = np.asarray(labels)
+        positive = _decided(X, w, signs, solved, bound, cut)
         if positive is not None:
-            return training_rows.sign_confusion(positive, labels)
+            return training_rows.sign_confusion(positive, signs)
 
     def counts(block: Any, part: np.ndarray) -> np.ndarray:
         return training_rows.sign_confusion(_positive(block, w, bound, cut), part)
 
-    if isinstance(X, RowBlocks):
+    if isinstance(X, RowBlocks):  # each block's part of the labels (one bit a row: SignBits)
         return np.asarray(X.sum(counts, labels))
-    return counts(X, labels)
+    return counts(X, np.asarray(labels))
 
 
 def _rounding(d: int) -> float:

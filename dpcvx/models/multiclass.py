@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..data.blocks import RowBlocks, input_shape, is_out_of_core
+from ..data.signs import SignBits
 from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -45,7 +46,15 @@ from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.rng import RandomState, child_seeds
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import one_class_findings, warn_if_constant
-from ..validation import check_delta, check_delta_for_n, check_epsilon, check_public_classes, outside_labels
+from ..validation import (
+    check_delta,
+    check_delta_for_n,
+    check_epsilon,
+    check_public_classes,
+    one_vs_rest_signs,
+    outside_classes,
+    outside_labels,
+)
 from ..verification.verdict import Mechanism
 from . import training_rows
 from .class_count import RatesPlan, draws_count
@@ -90,11 +99,9 @@ class PrivateMulticlassERM:
             labels = labels.ravel()
         if labels.ndim != 1 or labels.shape[0] != n:
             raise InputError(f"y must be 1-D with one label per row ({n}), got shape {labels.shape}")
-        inside = np.zeros(labels.shape, dtype=bool)
-        for value in self.classes:
-            inside |= np.asarray(labels == value, dtype=bool)
-        if not np.all(inside):
-            raise InputError(f"y has {outside_labels(~inside)} outside the public classes {self.classes!r}. The "
+        outside = outside_classes(labels, self.classes)  # compared a chunk at a time (no boolean n-vectors)
+        if outside is not None:
+            raise InputError(f"y has {outside_labels(outside)} outside the public classes {self.classes!r}. The "
                              "classes are a public declaration, never read off the data: add them to classes= or "
                              "map y")
         return labels
@@ -113,7 +120,7 @@ class PrivateMulticlassERM:
         return self._planned(X, y, epsilon, mechanism, delta, fit_params)[0]
 
     def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, delta: float,
-                 fit_params: dict[str, Any]) -> tuple[MulticlassPlan, list[np.ndarray]]:
+                 fit_params: dict[str, Any]) -> tuple[MulticlassPlan, list[SignBits]]:
         """The plan and the k one-vs-rest targets of (X, y), every check passed (:meth:`plan`)."""
         epsilon, delta, eps_c, delta_c, composition = self._split(epsilon, mechanism, delta,
                                                                   fit_params.get("n_public"))
@@ -163,15 +170,16 @@ class PrivateMulticlassERM:
         self.binary.check_options(eps_c, mechanism, delta=delta_c, split=split, random_state=random_state,
                                   neighbours=neighbours, n_public=n_public, sample_weight=sample_weight)
 
-    def _targets(self, X: Any, y: Any, delta: float, fit_params: dict[str, Any]) -> list[np.ndarray]:
-        """The k one-vs-rest label vectors (+1 for the class, -1 otherwise); delta checked against the data's n
-        without ``n_public`` (:meth:`_split` checks it against ``n_public``)."""
+    def _targets(self, X: Any, y: Any, delta: float, fit_params: dict[str, Any]) -> list[SignBits]:
+        """The k one-vs-rest label vectors (+1 for the class, -1 otherwise), one bit a label
+        (:func:`~dpcvx.validation.one_vs_rest_signs`); delta checked against the data's n without ``n_public``
+        (:meth:`_split` checks it against ``n_public``)."""
         shape = input_shape(X)  # a Dask DataFrame's n too (lazy in its own shape)
         n = shape[0] if len(shape) == 2 else -1
         labels = self._labels(y, n)
         if not fit_params.get("n_public"):
             check_delta_for_n(delta, n, getattr(self.binary, "allow_large_delta", False))
-        return [np.where(labels == value, 1, -1) for value in self.classes]
+        return [one_vs_rest_signs(labels, n, value) for value in self.classes]
 
     def fit(self, X: Any, y: Any, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
@@ -214,7 +222,7 @@ class MulticlassPlan:
         """The k public classes."""
         return self.learner.classes
 
-    def check(self, X: Any, targets: list[np.ndarray], sample_weight: Any, *, first: bool = True) -> None:
+    def check(self, X: Any, targets: list[SignBits], sample_weight: Any, *, first: bool = True) -> None:
         """Every class's problem on X checked, nothing charged or drawn (``first``: the first class's too; its
         plan checked it when the plan was made on these rows)."""
         with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
@@ -241,7 +249,7 @@ class MulticlassPlan:
         self.check(X, targets, sample_weight)
         return self.execute(X, targets, random_state, accountant, sample_weight)
 
-    def execute(self, X: Any, targets: list[np.ndarray], random_state: RandomState,
+    def execute(self, X: Any, targets: list[SignBits], random_state: RandomState,
                 accountant: PrivacyAccountant | None, sample_weight: Any) -> PrivateMulticlassModel:
         """Charge once, then the k fits and the release, on targets :meth:`check` has checked."""
         check_accountant(accountant)
@@ -268,11 +276,10 @@ class MulticlassPlan:
         warn_if_constant(type(learner).__name__, certificate.findings)
         released = PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
         if training_rows.runs_here():  # NOT PRIVATE, on the argmax (models.training_rows)
-            training_rows.warn_on_confusion(type(learner).__name__,
-                                            _argmax_confusion(released, X, np.argmax(np.vstack(targets), axis=0)))
+            training_rows.warn_on_confusion(type(learner).__name__, _argmax_confusion(released, X, targets))
         return released
 
-    def _fit_class(self, X: Any, target: np.ndarray, seed: RandomState, sample_weight: Any) -> Any:
+    def _fit_class(self, X: Any, target: SignBits, seed: RandomState, sample_weight: Any) -> Any:
         """One class's release at its share, after the charge, on rows :meth:`check` has checked: from the one plan
         (a composite's draws its own count, charging nothing more), or through the learner's ``fit``."""
         if isinstance(self.binary, FitPlan):
@@ -283,7 +290,7 @@ class MulticlassPlan:
         return self.learner.binary.fit(X, target, self.class_epsilon, self.mechanism, delta=self.class_delta,
                                        random_state=seed, **weighted, **self.fit_params)
 
-    def _composed_curve(self, X: Any, target: np.ndarray) -> PrivacyCurve:
+    def _composed_curve(self, X: Any, target: SignBits) -> PrivacyCurve:
         """The k releases' curves composed (the same calibration for every class: public inputs only), from the
         fits' plan (or one made for the curve). Only Gaussian releases get here: a binary learner that draws first
         was refused by the plan."""
@@ -300,22 +307,29 @@ class MulticlassPlan:
         return PrivacyCurve(one.parts * len(self.classes), one.neighbours)
 
 
-def _argmax_confusion(released: PrivateMulticlassModel, X: Any, labels: np.ndarray) -> np.ndarray:
+def _argmax_confusion(released: PrivateMulticlassModel, X: Any, targets: list[SignBits]) -> np.ndarray:
     """NOT PRIVATE: the k x k confusion counts (:func:`training_rows.confusion`) of the release's argmax on its
-    training rows against ``labels``, each row's class index. Rows in memory are scored by the release; a memmap or
-    Dask X is read by row blocks as the solver reads it (:class:`~dpcvx.data.blocks.RowBlocks`, mapped as in
-    training: a memmap is never loaded whole, a Dask array's blocks are counted where they live), each block scored
-    as the release scores its mapped rows and its counts added: k x k numbers, never the predictions."""
+    training rows against their classes (the index of the one-vs-rest ``targets`` that is +1). Rows in memory are
+    scored by the release; a memmap or Dask X is read by row blocks as the solver reads it
+    (:class:`~dpcvx.data.blocks.RowBlocks`, mapped as in training: a memmap is never loaded whole, a Dask array's
+    blocks are counted where they live), each block scored as the release scores its mapped rows and its counts
+    added: k x k numbers, never the predictions, and the class indices a block's at a time."""
     classes = np.arange(len(released.classes_))
     if not is_out_of_core(X):
-        return training_rows.confusion(np.argmax(released.decision_function(X), axis=1), labels, classes)
+        return training_rows.confusion(np.argmax(released.decision_function(X), axis=1), _class_index(*targets),
+                                       classes)
     features = slice(None, -1) if released.rows.fit_intercept else slice(None)  # a block's intercept column left out
 
-    def counts(block: np.ndarray, part: np.ndarray) -> np.ndarray:
+    def counts(block: np.ndarray, *parts: np.ndarray) -> np.ndarray:
         scores = block[:, features] @ released.coef_.T + released.intercept_  # the release's linear scores
-        return training_rows.confusion(np.argmax(scores, axis=1), part, classes)
+        return training_rows.confusion(np.argmax(scores, axis=1), _class_index(*parts), classes)
 
-    return np.asarray(RowBlocks(X, released.rows).sum(counts, labels))
+    return np.asarray(RowBlocks(X, released.rows).sum(counts, *targets))
+
+
+def _class_index(*signs: np.ndarray | SignBits) -> np.ndarray:
+    """Each row's class: the index of the one-vs-rest labels (-1/+1, one vector a class) that are +1 there."""
+    return np.argmax(np.vstack([np.asarray(part) for part in signs]), axis=0)
 
 
 def check_one_row_map(learner: Any) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..data.notes import warn_clipped
+from ..data.signs import SignBits
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..release.model import CertifiedWeights, ReleaseCertificate
 from ..release.weight_rules import balanced_weights, mean_record_weight, weight_bound
@@ -168,7 +169,7 @@ def plan_weights(*, sample_weight: Any, sample_weight_bound: Any, class_weight: 
     return plan
 
 
-def record_weights(plan: RecordWeights, sample_weight: Any, labels: np.ndarray, n: int) -> np.ndarray:
+def record_weights(plan: RecordWeights, sample_weight: Any, labels: np.ndarray | SignBits, n: int) -> np.ndarray:
     """s_i for the fit's ``n`` records (``labels`` -1/+1 in the order of the public classes): the class weight of
     y_i times sample_weight[i] clipped onto [0, sample_weight_bound]. The clipping count goes to the data owner
     in a ClippingWarning only."""
@@ -187,7 +188,7 @@ def record_weights(plan: RecordWeights, sample_weight: Any, labels: np.ndarray, 
         weights = np.clip(given, 0.0, bound)
     if plan.class_weights is not None:
         (_, negative), (_, positive) = plan.class_weights
-        weights = weights * np.where(labels > 0, positive, negative)
+        weights = weights * np.where(np.asarray(labels) > 0, positive, negative)  # SignBits of row blocks too
     if not np.any(weights > 0):
         raise InputError("the sample weights are all zero (sample_weight times the class weights): nothing would be "
                          "fitted")

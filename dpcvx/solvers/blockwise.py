@@ -143,6 +143,7 @@ class RowMargins(Recomputed):
 class BlockwiseObjective(PerturbedObjective):
     """F = n J_b with X read in row blocks (``blocks``); ``X`` is unused (an empty placeholder)."""
 
+    y: Vector  # the labels: of a memmap or Dask X one bit a row (:class:`~dpcvx.data.signs.SignBits`), read by parts
     blocks: RowBlocks | None = None
     passes: int = 0  # passes over the data so far (for progress only; never released)
     bar: Progress = field(default_factory=NoProgress)  # the passes when asked (their count follows the data)

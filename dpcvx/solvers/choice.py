@@ -24,6 +24,7 @@ import numpy as np
 
 from ..data.blocks import RowBlocks, take_rows
 from ..data.rows import Matrix, RowMap
+from ..data.signs import SignBits
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
 from ..progress import progress
@@ -89,8 +90,8 @@ class SolverChoice:
         newton_applies = problem.derivatives is not None and quadratic is not None and not callable(self.solver)
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
-    def solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray, lam: float,
-              extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
+    def solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray | SignBits, noise: np.ndarray,
+              lam: float, extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
               n: int | None = None, rows: RowMap | None = None,
               weights: np.ndarray | None = None, offset: np.ndarray | None = None, *,
               proved: bool) -> tuple[np.ndarray, SolveInfo]:
@@ -129,6 +130,7 @@ class SolverChoice:
                                                curvature_bound=curvature_bound(problem), weights=weights,
                                                column_scale=column_scale, blocks=X, bar=bar, offset=offset)
                 return newton(blockwise, gradient_tolerance=gradient_tolerance, w0=start, **steps)
+        assert isinstance(y, np.ndarray)  # rows in memory: their labels are an array (erm_inputs.fit_labels)
         if problem.kst12:
             return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start, weights)
         derivatives, quadratic = problem.derivatives, problem.quadratic

@@ -1,0 +1,54 @@
+"""A fit on a memmap holds its labels as one bit a row (issue 44: a fit on a memmap grows by less than a tenth of the
+file, at every width; a one-column file is 8 bytes a row).
+
+Before: the labels were one byte a row (an eighth of a one-column file: a 10,000,000 x 1 memmap's fit grew by 0.159
+of it), and the one-vs-rest fit of k classes held k int64 label vectors, their stack and its argmax (a 1,000,000 x
+10 memmap's fit of three classes grew by as much as the file). Measured by tracemalloc, which traces numpy's
+allocations; the refusals are unchanged (tests/data/test_label_bits.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import InputError
+
+
+def _memmap(path: Path, n: int, d: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    X = np.lib.format.open_memmap(str(path), mode="w+", dtype=np.float64, shape=(n, d))
+    X[:] = rng.uniform(-1.0, 1.0, size=(n, d)) / np.sqrt(d)
+    X.flush()
+    del X
+    return np.load(str(path), mmap_mode="r")
+
+
+def test_a_one_column_memmap_fit_holds_no_byte_a_row(tmp_path: Path,
+                                                    traced_peak: Callable[..., tuple[Any, int]]) -> None:
+    n = 1_000_000  # blocks of 256 kB up to an 8 MB file: below it they outweigh the labels
+    X = _memmap(tmp_path / "X.npy", n, 1)
+    y = (X[:, 0] > 0).astype(np.int64)
+    learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, column_statistics=False)
+    _, peak = traced_peak(learner.fit, X, y)
+    assert peak < n  # about 0.77 n: the bits (n / 8) and a few blocks of 256 kB; 1.65 n with one-byte labels
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.TrainingRowsWarning")  # random labels
+def test_a_one_vs_rest_memmap_fit_holds_bits_per_class(tmp_path: Path,
+                                                      traced_peak: Callable[..., tuple[Any, int]]) -> None:
+    n = 200_000
+    X = _memmap(tmp_path / "X.npy", n, 2)
+    y = np.random.default_rng(1).integers(0, 3, size=n)
+    learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, classes=(0, 1, 2))
+    _, peak = traced_peak(learner.fit, X, y)
+    assert peak < 8 * n  # about 4.7 n; 81 n with three int64 label vectors, their stack and its argmax
+    y[123] = 5
+    with pytest.raises(InputError, match="1 label\\(s\\), the first at row 123 "):
+        dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, classes=(0, 1, 2)).fit(X, y)
+
