@@ -640,19 +640,33 @@ def target_values(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
     except (TypeError, ValueError):
         raise InputError("regression targets y must be numbers") from None
     refuse_non_finite_targets(values)
-    outside = np.abs(values) > label_bound
-    if refuse and np.any(outside):
-        raise InputError(f"y has {int(outside.sum())} values with |y| > label_bound = {label_bound:g} (first at row "
-                         f"{int(np.flatnonzero(outside)[0])}) and clip=False; use clip=True to clip them onto "
+    outside, first = _counted(values, lambda part: np.abs(part) > label_bound)
+    if refuse and outside:
+        raise InputError(f"y has {outside} values with |y| > label_bound = {label_bound:g} (first at row "
+                         f"{first}) and clip=False; use clip=True to clip them onto "
                          f"[-B, B], or a larger PUBLIC bound (never one read off the data)")
-    return values, values is not labels, int(outside.sum())
+    return values, values is not labels, outside
+
+
+def _counted(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]) -> tuple[int, int | None]:
+    """(how many of the 1-D ``values`` pass ``test``, the first that does or None), tested ``LABEL_CHUNK`` values at a
+    time: the temporaries weigh a chunk, not n (a memmap regression's fit held an |y| n-vector and two boolean ones,
+    1.25 of the file's 8 bytes a row at one column)."""
+    count, first = 0, None
+    for start in range(0, values.shape[0], LABEL_CHUNK):
+        hits = test(values[start:start + LABEL_CHUNK])
+        found = int(np.count_nonzero(hits))
+        if found and first is None:
+            first = start + int(np.flatnonzero(hits)[0])
+        count += found
+    return count, first
 
 
 def refuse_non_finite_targets(values: np.ndarray) -> None:
     """The one refusal of a NaN, missing or infinite regression target, naming its row."""
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        raise InputError(f"y holds NaN, missing or infinite values, first at row {int(bad[0])} ({bad.size} such "
+    bad, first = _counted(values, lambda part: ~np.isfinite(part))
+    if bad:
+        raise InputError(f"y holds NaN, missing or infinite values, first at row {first} ({bad} such "
                          "rows); remove them or impute them with a public rule first")
 
 

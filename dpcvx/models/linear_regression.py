@@ -710,7 +710,10 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
 
         def blocks() -> Iterator[tuple[int, np.ndarray]]:
             return iter(((0, mapped),))
-    labels = _centred_labels(bound.y, bound.calibration.label_bound, shift, calibration.label_bound)  # B (bind's), B'
+    public, clip = bound.calibration.label_bound, calibration.label_bound  # B (bind's), B'
+    # a memmap's labels are centred a block at a time on every pass (an n-vector of them was 0.1 of a 1,000,000 x 10
+    # file): the same values, elementwise
+    centred = None if isinstance(bound.clipped, RowBlocks) else _centred_labels(bound.y, public, shift, clip)
     dim, tau = calibration.dim, calibration.residual_clip
     gram = np.zeros((dim, dim))
     for _, block in blocks():
@@ -721,6 +724,8 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
     for _ in range(calibration.steps):
         gradient = np.zeros(dim)
         for start, block in blocks():
-            gradient += block.T @ np.clip(block @ weights - labels[start:start + block.shape[0]], -tau, tau)
+            these = slice(start, start + block.shape[0])
+            part = _centred_labels(bound.y[these], public, shift, clip) if centred is None else centred[these]
+            gradient += block.T @ np.clip(block @ weights - part, -tau, tau)
         weights = weights - calibration.release_gradient(gradient, rng) / curvature
     return weights

@@ -72,7 +72,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from .. import losses
-from ..data.blocks import is_dask, is_out_of_core
+from ..data.blocks import cache_block_rows, is_dask, is_out_of_core
 from ..exceptions import InputError
 from ..models.column_statistics import (
     REGRESSION_SHARE,
@@ -86,7 +86,7 @@ from ..models.erm_inputs import PRIVATE, SETTINGS, check_settings, column_statis
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import require_weight_bound
-from ..models.training_rows import warn_on_training_rows
+from ..models.training_rows import warn_on_regression_rows, warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.adassp import label_search_rows
 from ..privacy.column_histogram import LABEL_LOCATED_DEPTH
@@ -359,9 +359,13 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         public_rows = _public_rows(certificate, int(targets.shape[0]))
         if public_rows is not None:
             warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon)
-        # NOT PRIVATE, fixed text, never inside tune (models.training_rows); a memmap's rows predicted by blocks (one
-        # n-vector, as the labels'), a Dask X's not read again (its predictions would be computed into memory)
-        if isinstance(X, np.memmap) or not is_out_of_core(X):
+        # NOT PRIVATE, fixed text, never inside tune (models.training_rows); a memmap's rows predicted a block at a
+        # time, its squares added as they come (no n-vector of predictions), a Dask X's not read again (its
+        # predictions would be computed into memory)
+        if isinstance(X, np.memmap):
+            warn_on_regression_rows(type(self).__name__, lambda rows: model.predict(checked[rows]), targets,
+                                    cache_block_rows(X.shape[1], X.nbytes))
+        elif not is_out_of_core(X):
             warn_on_training_rows(type(self).__name__, model.predict(checked), targets, regression=True)
         # the fitted attributes last: a fit that raises (a warning a caller's filter turns into an error) sets none
         self.model_, self.certificate_ = model, certificate
