@@ -51,6 +51,10 @@ class SignBits:
         multiple of 8, and so is ``len(positive)`` unless those labels are the last."""
         self.bits[start // 8:(start + positive.shape[0] + 7) // 8] = np.packbits(positive)
 
+    def positives(self) -> int:
+        """How many labels are +1 (the bits set; those past the n-th are 0)."""
+        return int(np.bitwise_count(self.bits).sum())
+
     @property
     def shape(self) -> tuple[int]:
         return (self.n,)

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data.signs import SignBits
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
@@ -262,7 +263,7 @@ class RatesPlan:
             accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private class count "
                              f"(eps_c={plan.eps_count:g}) and fit (eps_fit={plan.eps_fit:g})",
                              curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta))
-        count = draw_class_count(check_labels(y, plan.n, plan.classes), plan, integer_source(rng))
+        count = draw_class_count(check_labels(y, plan.n, plan.classes, packed=True), plan, integer_source(rng))
         rates = count_rates(count, plan.n)   # the released rates, as public
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
@@ -275,10 +276,12 @@ class RatesPlan:
         return _certified(model, learner, plan, count)
 
 
-def draw_class_count(labels: np.ndarray, plan: CountPlan, source: Any) -> int:
+def draw_class_count(labels: np.ndarray | SignBits, plan: CountPlan, source: Any) -> int:
     """The released count of the positive class: n_+ + Z (Z discrete Laplace, scale 1 / eps_c), clamped onto
-    [f, n - f]. ``labels`` are -1/+1."""
-    noisy = int(np.count_nonzero(labels > 0)) + discrete_laplace(1 / Fraction(plan.eps_count), source)
+    [f, n - f]. ``labels`` are -1/+1: a fit's, one bit each (a float64 n-vector of them was the size of a one-column
+    memmap)."""
+    positives = labels.positives() if isinstance(labels, SignBits) else int(np.count_nonzero(labels > 0))
+    noisy = positives + discrete_laplace(1 / Fraction(plan.eps_count), source)
     return min(max(noisy, plan.floor), plan.n - plan.floor)
 
 

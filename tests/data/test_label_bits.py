@@ -43,6 +43,7 @@ def test_parts_of_the_bits_are_the_one_byte_labels(n: int) -> None:
     for rows in (np.arange(0, n, 3), np.array([n - 1, 0, n // 2]), np.array([-1]), np.array([], dtype=np.intp)):
         np.testing.assert_array_equal(bits[rows], signs[rows])
     np.testing.assert_array_equal(bits[::64], signs[::64])
+    assert bits.positives() == int(np.count_nonzero(y))
     with pytest.raises(IndexError):
         bits[np.array([n])]
 
