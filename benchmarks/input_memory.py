@@ -11,7 +11,8 @@ Two inputs, each fitted in a fresh process with one BLAS thread, after an untime
 - ``memmap_50`` and ``memmap_20``: the same bytes as 400,000 x 50 and 1,000,000 x 20 (the family sweep's memmap
   case), where they would weigh four and ten times as much: the last column counts the growth in float64
   n-vectors (8 bytes a row against the row's 8 d). Below 100 columns the solve holds none
-  (:class:`dpcvx.solvers.blockwise.RowMargins`) and the labels are one byte a row;
+  (:class:`dpcvx.solvers.blockwise.RowMargins`) and the labels are one bit a row (one byte before the thirtieth
+  session);
 - ``memmap_narrow_defaults`` and ``memmap_20_defaults``: the 200,000 x 100 and 1,000,000 x 20 files with the
   estimator's defaults (``column_statistics="auto"``: private column ranges, whose standardiser maps every block on
   every pass, as the intercept column does);
@@ -22,9 +23,11 @@ Two inputs, each fitted in a fresh process with one BLAS thread, after an untime
 - ``frame_plain``: the same DataFrame with ``column_statistics=False``: the input's copies alone;
 - with ``--narrow``, in place of the above: 80 MB memmaps of 1, 2, 5 and 10 columns (10,000,000 x 1 to
   1,000,000 x 10) and a 64 MB one of 5 columns (the largest file whose blocks are a 32nd of it), each with
-  ``column_statistics=False`` and with the defaults, where what the solve keeps per row (the one-byte labels, a
+  ``column_statistics=False`` and with the defaults, where what the solve keeps per row (the labels, a
   check's temporaries, a subsample's indices, a pass's vectors beside its block) is a large part of a row of 8 to
-  80 bytes.
+  80 bytes; and the 1,000,000 x 10 file fitted with the defaults by the one-vs-rest ``DPLogisticRegression`` of
+  three classes (0 for the -1 rows, 1 or 2 for the +1 rows at random, 70/30) and by ``DPLinearRegression`` (the
+  -1/+1 labels as targets).
 
 The child polls its own RssAnon (``/proc/self/status``) every 5 ms; the growth is the peak minus the value
 just before the fit, reported in MB and as a fraction of the input's bytes.
@@ -61,7 +64,16 @@ shape = {"memmap": (100_000, 200), "memmap_narrow": (200_000, 100), "memmap_50":
             "d5": (2_000_000, 5), "d10": (1_000_000, 10), "d5_64mb": (1_600_000, 5)}.items()
             for suffix in ("", "_defaults")}}
 rng = np.random.default_rng(0)
-if kind in shape:
+if kind in ("memmap_d10_multiclass", "memmap_d10_linear"):  # the 1,000,000 x 10 file, with the defaults
+    X = np.memmap(path + "memmap_d10", dtype=np.float64, mode="r", shape=(1_000_000, 10))
+    y = np.load(path + "memmap_d10.y.npy")
+    if kind.endswith("multiclass"):  # three classes: the -1 rows, and the +1 rows split 70/30 at random
+        y = np.where(y > 0, 1 + (rng.random(y.shape[0]) < 0.3), 0)
+        learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, classes=(0, 1, 2))
+    else:
+        learner = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-9, random_state=0)
+    warm = np.ascontiguousarray(X[:2000])
+elif kind in shape:
     X = np.memmap(path + kind.removesuffix("_defaults"), dtype=np.float64, mode="r", shape=shape[kind])
     y = np.load(path + kind.removesuffix("_defaults") + ".y.npy")
     statistics = {} if kind.endswith("_defaults") else {"column_statistics": False}
@@ -76,7 +88,7 @@ else:
     learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, **statistics)
     warm = X.iloc[:2000]
 learner.fit(warm, y[:2000])
-size = X.nbytes if kind in shape else int(X.memory_usage(index=False).sum())
+size = X.nbytes if isinstance(X, np.memmap) else int(X.memory_usage(index=False).sum())
 growth, seconds = peak_growth(lambda: learner.fit(X, y))
 print(json.dumps({"input_bytes": size, "growth_bytes": growth, "fit_seconds": seconds, "rows": int(X.shape[0])}))
 '''
@@ -122,6 +134,10 @@ NARROW_FILES = {"memmap_d1": (10_000_000, 1), "memmap_d2": (5_000_000, 2), "memm
 NARROW = {f"{kind}{suffix}": f"{n:,} x {d} float64 memmap ({8 * n * d // 10**6} MB), {what}"
           for kind, (n, d) in NARROW_FILES.items()
           for suffix, what in (("", "column_statistics=False"), ("_defaults", "defaults"))}
+NARROW["memmap_d10_multiclass"] = ("1,000,000 x 10 float64 memmap (80 MB), DPLogisticRegression(classes=(0, 1, 2)) "
+                                   "(one-vs-rest), defaults")
+NARROW["memmap_d10_linear"] = ("1,000,000 x 10 float64 memmap (80 MB), DPLinearRegression(delta=1e-9), defaults "
+                               "otherwise")
 
 
 def run(narrow: bool = False) -> dict:

@@ -33,8 +33,8 @@ section 23). Not on Dask (refused before the charge: :meth:`dpcvx.solvers.choice
 
 Memory. A memmap narrower than ``KEPT_MIN_DIM`` columns keeps no n-vector: its margins are
 :class:`RowMargins`, recomputed by each pass from the block it reads, so a solve holds one block, the
-labels (one byte a row) and the d x d Hessian; wider inputs and rows in memory keep theirs. Record weights are
-one float64 n-vector more (8 bytes a row), held in memory for the whole solve.
+labels (one bit a row, :class:`~dpcvx.data.signs.SignBits`) and the d x d Hessian; wider inputs and rows in memory
+keep theirs. Record weights are one float64 n-vector more (8 bytes a row), held in memory for the whole solve.
 """
 
 from __future__ import annotations
