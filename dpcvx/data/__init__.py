@@ -9,7 +9,6 @@
 * :mod:`.repeats`: whether a CSR stores a (row, column) twice (its rows' norms are of the summed entries);
 * :mod:`.files`: reading inputs and writing outputs atomically;
 * :mod:`.blocks`: row blocks: inputs larger than memory, read and mapped block by block;
-* :mod:`.signs`: labels -1/+1 held as one bit a row, read a block's part at a time (a fit of row blocks);
 * :mod:`.csv_table`: CSV tables for the command line: the named columns of a plain or gzip-compressed file, as
   text cells;
 * :mod:`.kernels`: kernels with public feature bounds, and random Fourier features;

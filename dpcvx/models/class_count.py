@@ -39,7 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from ..data.signs import SignBits
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
@@ -49,7 +48,7 @@ from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import OFFSET_SOURCE, CertifiedWeights
 from ..release.weight_rules import count_rates
-from ..validation import check_classes, check_labels
+from ..validation import SignBits, check_classes, check_labels
 from ..verification.verifier import default_regularizer
 from .failure import after_charge, composite
 from .fit_plan import FitPlan

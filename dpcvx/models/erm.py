@@ -36,7 +36,6 @@ from .. import losses
 from ..data.blocks import RowBlocks
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
-from ..data.signs import SignBits
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -55,6 +54,7 @@ from ..solvers.choice import SOLVERS, SolverChoice
 from ..solvers.linear import SolveInfo
 from ..validation import (
     TASKS,
+    SignBits,
     check_bound,
     check_choice,
     check_classes,

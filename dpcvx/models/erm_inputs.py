@@ -16,7 +16,6 @@ from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.notes import warn_clipped
 from ..data.rows import Matrix, RowMap
-from ..data.signs import SignBits
 from ..exceptions import InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.lam_rule import intercept_scaling
@@ -29,6 +28,7 @@ from ..validation import (
     LAM_MIN,
     TASKS,
     Check,
+    SignBits,
     check_bound,
     check_choice,
     check_flag,
@@ -294,7 +294,7 @@ def fit_labels(classes: tuple[Any, Any] | None, label_bound: float | None, y: An
                refuse_excess: bool) -> np.ndarray | SignBits:
     """-1/+1 labels of the public ``classes``, or (``classes`` None) regression targets clipped to [-B, B]
     (B = ``label_bound``, checked by :func:`regression_label_bound`), one per row of ``mapped``. For rows read by
-    blocks (a memmap or Dask X) the -1/+1 are one bit each (:class:`~dpcvx.data.signs.SignBits`, whose parts are
+    blocks (a memmap or Dask X) the -1/+1 are one bit each (:class:`~dpcvx.validation.SignBits`, whose parts are
     int8): a narrow memmap's solve holds no other n-vector (:class:`dpcvx.solvers.blockwise.RowMargins`), one byte
     a row was an eighth of a one-column file, and a label times a float64 is the same float64 either way."""
     n = mapped.shape[0]

@@ -34,7 +34,6 @@ import scipy.sparse as sparse
 from ..data.blocks import RowBlocks, cache_block_rows, take_rows
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
-from ..data.signs import SignBits
 from ..exceptions import InputError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -60,7 +59,7 @@ from ..release.usefulness import one_class_findings, warn_if_constant
 from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice, exceeds_limit
 from ..solvers.linear import SolveInfo
 from ..solvers.objective import _norm
-from ..validation import check_delta_for_n
+from ..validation import SignBits, check_delta_for_n
 from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism, release_guarantee
 from ..version import __version__

@@ -36,7 +36,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..data.blocks import RowBlocks, input_shape, is_out_of_core
-from ..data.signs import SignBits
 from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -47,6 +46,7 @@ from ..privacy.rng import RandomState, child_seeds
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import one_class_findings, warn_if_constant
 from ..validation import (
+    SignBits,
     check_delta,
     check_delta_for_n,
     check_epsilon,

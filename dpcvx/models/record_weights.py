@@ -26,11 +26,10 @@ from typing import Any
 import numpy as np
 
 from ..data.notes import warn_clipped
-from ..data.signs import SignBits
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..release.model import CertifiedWeights, ReleaseCertificate
 from ..release.weight_rules import balanced_weights, mean_record_weight, weight_bound
-from ..validation import check_bound, check_finite, non_negative, real_values
+from ..validation import SignBits, check_bound, check_finite, non_negative, real_values
 
 __all__ = ["RecordWeights", "WEIGHTS_THEOREM", "check_class_prior", "effective_view",
            "mean_weight",

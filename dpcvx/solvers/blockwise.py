@@ -33,7 +33,7 @@ section 23). Not on Dask (refused before the charge: :meth:`dpcvx.solvers.choice
 
 Memory. A memmap narrower than ``KEPT_MIN_DIM`` columns keeps no n-vector: its margins are
 :class:`RowMargins`, recomputed by each pass from the block it reads, so a solve holds one block, the
-labels (one bit a row, :class:`~dpcvx.data.signs.SignBits`) and the d x d Hessian; wider inputs and rows in memory
+labels (one bit a row, :class:`~dpcvx.validation.SignBits`) and the d x d Hessian; wider inputs and rows in memory
 keep theirs. Record weights are one float64 n-vector more (8 bytes a row), held in memory for the whole solve.
 """
 
@@ -143,7 +143,7 @@ class RowMargins(Recomputed):
 class BlockwiseObjective(PerturbedObjective):
     """F = n J_b with X read in row blocks (``blocks``); ``X`` is unused (an empty placeholder)."""
 
-    y: Vector  # the labels: of a memmap or Dask X one bit a row (:class:`~dpcvx.data.signs.SignBits`), read by parts
+    y: Vector  # the labels: of a memmap or Dask X one bit a row (:class:`~dpcvx.validation.SignBits`), read by parts
     blocks: RowBlocks | None = None
     passes: int = 0  # passes over the data so far (for progress only; never released)
     bar: Progress = field(default_factory=NoProgress)  # the passes when asked (their count follows the data)

@@ -24,10 +24,10 @@ import numpy as np
 
 from ..data.blocks import RowBlocks, take_rows
 from ..data.rows import Matrix, RowMap
-from ..data.signs import SignBits
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
 from ..progress import progress
+from ..validation import SignBits
 from ..verification.problem import VerifiedProblem
 from .blockwise import BlockwiseObjective
 from .budget import DescentRate, descent_rate

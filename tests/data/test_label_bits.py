@@ -1,4 +1,4 @@
-"""Labels -1/+1 held as one bit a row (:class:`dpcvx.data.signs.SignBits`): their parts are the one-byte labels,
+"""Labels -1/+1 held as one bit a row (:class:`dpcvx.validation.SignBits`): their parts are the one-byte labels,
 their refusals those of the labels, and a fit of rows read by blocks takes them (issue 44; the fits' memory:
 tests/models/test_memmap_label_memory.py).
 """
@@ -14,10 +14,9 @@ import pytest
 
 from dpcvx.data.blocks import RowBlocks
 from dpcvx.data.rows import RowMap
-from dpcvx.data.signs import SignBits
 from dpcvx.exceptions import InputError
 from dpcvx.models import erm_inputs
-from dpcvx.validation import LABEL_CHUNK, check_labels, one_vs_rest_signs
+from dpcvx.validation import LABEL_CHUNK, SignBits, check_labels, one_vs_rest_signs
 
 
 def _memmap(path: Path, n: int, d: int, seed: int = 0) -> np.ndarray:
