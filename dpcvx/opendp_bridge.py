@@ -46,8 +46,8 @@ here: pass ``accountant=None``), and an int ``random_state`` unless
 noise, so two releases (two queries, or one query on two data sets) would share
 their noise and their difference would cancel it. A measurement draws fresh
 noise at each call (``random_state=None``); a seed is for reproducible
-experiments. (A learner's ``random_state`` is the fit option passed to
-:func:`as_opendp_measurement` itself, used as given.)
+experiments. The same rule holds for a learner's ``random_state``, the fit
+option passed to :func:`as_opendp_measurement` itself.
 
 What the measurement cannot run is refused when it is made, with an InputError: a
 ``fit`` that does not take those arguments (TDDL without
@@ -121,12 +121,12 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         ``approximate(max_divergence)``); for an estimator its own ``delta``,
         and if given it must equal it.
     allow_fixed_seed : bool, default False
-        An estimator with an int ``random_state`` is refused unless this is
-        True: every call would fit with that seed and draw the same noise, so
-        the releases of two calls (two queries, two data sets) would share it
-        and their difference would cancel it. True is for reproducible
-        experiments, never for a release. A learner's ``random_state`` is the
-        fit option passed here (``fit_params``).
+        A seed (an estimator's ``random_state``, or a learner's fit option
+        ``random_state`` passed here in ``fit_params``) other than None is
+        refused unless this is True: every call would fit with that seed and
+        draw the same noise, so the releases of two calls (two queries, two
+        data sets) would share it and their difference would cancel it. True
+        is for reproducible experiments, never for a release.
     **fit_params
         Passed to ``fit``: a learner's (``mechanism``, ``random_state``, ``Z``,
         ...; ``neighbours`` picks the input metric, "replace-one", the default,
@@ -148,7 +148,8 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         **fit_params)``, a learner without ``epsilon``, a bad budget, an
         ``accountant``, add-remove at delta = 0, an option the learner's
         ``check_options`` refuses (the error its fit would raise; module
-        docstring); for an estimator, what its ``check_params`` refuses, an
+        docstring), a ``random_state`` without ``allow_fixed_seed``; for an
+        estimator, what its ``check_params`` refuses, an
         ``epsilon`` or ``delta`` that is not its own, an accountant in its
         constructor, an int ``random_state`` without ``allow_fixed_seed``, fit
         options its ``fit`` does not take; when called, data that is not a pair
@@ -211,6 +212,16 @@ def _is_estimator(learner: Any) -> bool:
     return callable(getattr(learner, "get_params", None)) and callable(getattr(learner, "check_params", None))
 
 
+def _refuse_fixed_seed(what: str, seed: Any, allow_fixed_seed: bool, fix: str) -> None:
+    """The one rule of a seed in a measurement, a learner's fit option or an estimator's parameter: any seed but None
+    is refused unless ``allow_fixed_seed`` (module docstring)."""
+    if seed is not None and not allow_fixed_seed:
+        raise InputError(f"{what}: every call of the measurement would fit with that seed and draw the same noise, so "
+                         "the releases of two calls share it and their difference cancels it. A measurement draws "
+                         f"fresh noise at each call: {fix}; for a reproducible experiment, never a release, pass "
+                         "allow_fixed_seed=True")
+
+
 def _learner_fit(learner: Any, epsilon: float | None, delta: float | None, allow_fixed_seed: bool,
                  fit_params: dict[str, Any]) -> tuple[Callable[[Any, Any], tuple[Any, Any]], float, float, Neighbours]:
     """(the measurement's fit, epsilon, delta, the relation) of a learner that takes its budget in ``fit``, checked
@@ -219,12 +230,11 @@ def _learner_fit(learner: Any, epsilon: float | None, delta: float | None, allow
         raise InputError(f"as_opendp_measurement({type(learner).__name__}, epsilon, delta=0.0, **fit_params) needs "
                          "epsilon: a learner takes its budget in fit (only an estimator, such as "
                          "DPLogisticRegression, holds its own)")
-    if allow_fixed_seed:
-        raise InputError("allow_fixed_seed is for an estimator's int random_state; a learner's random_state is the "
-                         "fit option passed to as_opendp_measurement")
     epsilon, delta = check_epsilon(epsilon), check_delta(0.0 if delta is None else delta)
     _check_fit_call(learner, epsilon, delta, fit_params)
-    _check_options(learner, epsilon, delta, fit_params)
+    _check_options(learner, epsilon, delta, fit_params)  # a malformed seed is refused as the fit refuses it
+    _refuse_fixed_seed(f"the fit option random_state={fit_params.get('random_state')!r}",
+                       fit_params.get("random_state"), allow_fixed_seed, "leave random_state out")
     if isinstance(learner, PINP):
         raise InputError("PINP is an interactive curator: its fit charges the budget once and returns the curator, "
                          "which then answers each query with noise of its own; that is not one release a measurement "
@@ -275,12 +285,8 @@ def _estimator_fit(estimator: Any, epsilon: float | None, delta: float | None, a
                          "besides OpenDP's compositor, which counts the budget here. Pass the estimator with "
                          "accountant=None (set_params(accountant=None)); its fit's budget is charged to OpenDP's "
                          "compositor")
-    if params.get("random_state") is not None and not allow_fixed_seed:
-        raise InputError(f"{name} has random_state={params['random_state']!r}: every call of the measurement would "
-                         "fit with that seed and draw the same noise, so the releases of two calls share it and their "
-                         "difference cancels it. A measurement draws fresh noise at each call: pass the estimator "
-                         "with random_state=None (set_params(random_state=None)); for a reproducible experiment, "
-                         "never a release, pass allow_fixed_seed=True")
+    _refuse_fixed_seed(f"{name} has random_state={params.get('random_state')!r}", params.get("random_state"),
+                       allow_fixed_seed, "pass the estimator with random_state=None (set_params(random_state=None))")
     relation = fit_relation(params.get("neighbours", Neighbours.REPLACE_ONE.value), own[1])
 
     def fit(X: Any, y: Any) -> tuple[Any, Any]:

@@ -115,8 +115,18 @@ def test_a_budget_given_must_be_the_estimators_own():
 def test_a_learner_still_needs_its_epsilon():
     with pytest.raises(InputError, match="needs epsilon: a learner takes its budget in fit"):
         as_opendp_measurement(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0))
-    with pytest.raises(InputError, match="allow_fixed_seed is for an estimator"):
-        as_opendp_measurement(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), 0.5, allow_fixed_seed=True)
+
+
+def test_a_learners_seed_follows_the_estimators_rule(data):
+    """One rule for a seed in a measurement: a learner's fit option random_state=0 would draw the same noise at each
+    call, as an estimator's would; refused unless allow_fixed_seed=True, and then reproducible."""
+    learner = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
+    with pytest.raises(InputError, match=r"random_state=0: every call .* same noise.*allow_fixed_seed=True"):
+        as_opendp_measurement(learner, 0.5, random_state=0)
+    seeded = as_opendp_measurement(learner, 0.5, random_state=0, allow_fixed_seed=True)
+    assert np.array_equal(seeded(data).coef_, seeded(data).coef_)  # a reproducible experiment
+    fresh = as_opendp_measurement(learner, 0.5)
+    assert not np.array_equal(fresh(data).coef_, fresh(data).coef_)  # OS entropy: fresh noise at each call
 
 
 ESTIMATOR_REFUSALS = [  # (the estimator, the fit's options): each refused by check_params, as fit refuses it
