@@ -115,7 +115,7 @@ def test_an_array_of_numeric_text_is_refused_by_column_index_at_every_fit(entry)
 def test_the_opendp_bridge_refuses_numeric_text():
     """The measurement's fit refuses it (OpenDP passes the fit's error on as its own exception)."""
     dp = pytest.importorskip("opendp.prelude")
-    measurement = dpcvx.as_opendp_measurement(PrivateERM(data_norm=1.0), 0.5, random_state=0)
+    measurement = dpcvx.as_opendp_measurement(PrivateERM(data_norm=1.0), 0.5)
     for values in _arrays() + _tables():
         with pytest.raises(dp.OpenDPException, match=r"X column ('b'|[01]) holds text \(str\) in row 0"):
             measurement((values, YPM))
