@@ -634,6 +634,7 @@ class PrivateERM:
         needs the public ``sample_weight_bound``; with ``class_weight`` the records' weights multiply
         (:mod:`dpcvx.models.record_weights`; docs/theory.md, section 21).
         """
+        resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
         if column_statistics.draws_statistics(self) or class_count.draws_count(self) or \
                 private_norm.draws_bounds(self):  # a composite's one plan (its settings checked there)
             composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,

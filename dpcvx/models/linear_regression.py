@@ -343,6 +343,7 @@ class PrivateLinearRegression:
         (:data:`PURE_EPSILON_OPTIONS`). ``sample_weight`` other than None is refused
         (:func:`dpcvx.validation.refuse_weights`). :meth:`plan`, then the plan executed."""
         check_accountant(accountant)
+        resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
         plan, bound = self._planned(X, y, epsilon, delta, neighbours, sample_weight)
         return plan.execute(bound, random_state, accountant)
 

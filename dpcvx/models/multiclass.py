@@ -42,7 +42,7 @@ from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
-from ..privacy.rng import RandomState, child_seeds
+from ..privacy.rng import RandomState, child_seeds, resolve_rng
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import one_class_findings, warn_if_constant
 from ..validation import (
@@ -68,6 +68,8 @@ __all__ = ["PrivateMulticlassERM", "MulticlassPlan", "check_one_row_map"]
 
 BINARY = (-1, 1)
 PROCEDURE_NAME = "PrivateMulticlassERM.fit (one-vs-rest)"
+#: the options of the binary learner's fit that its check_options checks before any data is read
+_OPTIONS = ("split", "neighbours", "n_public")
 
 
 class PrivateMulticlassERM:
@@ -125,6 +127,8 @@ class PrivateMulticlassERM:
         epsilon, delta, eps_c, delta_c, composition = self._split(epsilon, mechanism, delta,
                                                                   fit_params.get("n_public"))
         sample_weight = fit_params.pop("sample_weight", None)
+        self.binary.check_options(eps_c, mechanism, delta=delta_c, sample_weight=sample_weight,  # before y is read
+                                  **{name: fit_params[name] for name in _OPTIONS if name in fit_params})
         targets = self._targets(X, y, delta, fit_params)
         binary: FitPlan | RatesPlan | None = None
         if self.binary.plans_first:  # the k fits differ in their labels only: one plan serves them all (a composite's
@@ -191,6 +195,7 @@ class PrivateMulticlassERM:
         it, so the whole release is reproducible: for experiments only, never for a release whose seed could
         be known."""
         sample_weight = fit_params.get("sample_weight")
+        resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
         plan, targets = self._planned(X, y, epsilon, mechanism, delta, dict(fit_params))
         return plan.execute(X, targets, random_state, accountant, sample_weight)
 

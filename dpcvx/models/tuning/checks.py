@@ -483,8 +483,7 @@ def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | S
     and (X, y) as arrays."""
     candidates = expand_grid(grid)
     epsilon, delta = check_cost(epsilon, delta)
-    given = X
-    X, y = data(X, y)
+    rng = resolve_rng(random_state)
     if fit_params is not None and not (isinstance(fit_params, Mapping)
                                        and all(isinstance(name, str) for name in fit_params)):
         raise InputError(f"fit_params must be a dict of keyword arguments of the learner's fit (for example "
@@ -504,9 +503,10 @@ def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | S
     if delta > 0:
         keywords["delta"] = delta
     check_accountant(accountant)
-    rng = resolve_rng(random_state)
     adapted = adapt(learner)
     learners = [configure(adapted, params) for params in candidates]
+    given = X
+    X, y = data(X, y)  # the data read once every argument that holds no private value has been checked
     refuse_non_finite(given, X)  # named by row and column, as every fit names it (dpcvx.validation)
     for candidate in learners:  # the capability and relation first: nothing of the data is read for them
         name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
