@@ -47,6 +47,7 @@ from ..privacy.float_safe import (
 from ..privacy.lam_rule import LamChoice
 from ..privacy.linear_calibration import calibrate_linear
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
+from ..privacy.objective_gaussian import check_gaussian_objective_epsilon
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
@@ -536,6 +537,8 @@ class PrivateERM:
         """The checked (mechanism, epsilon, delta, neighbour relation, n_public) of a fit; the split checked."""
         kind = Mechanism.of(mechanism)
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        if kind is Mechanism.OBJECTIVE and delta > 0:
+            check_gaussian_objective_epsilon(epsilon)
         relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public)
         check_choice("split", split, calibrate.SPLITS)
         return kind, epsilon, delta, relation, n_public

@@ -63,6 +63,8 @@ __all__ = [
     "weight_norm_bound",
     "utility_proxy",
     "calibrate_objective_gaussian",
+    "EPSILON_MAX_GAUSSIAN_OBJECTIVE",
+    "check_gaussian_objective_epsilon",
 ]
 
 Analysis = Literal["rdp-objective-perturbation", "kst12"]
@@ -70,6 +72,24 @@ Analysis = Literal["rdp-objective-perturbation", "kst12"]
 RDP_OBJECTIVE: Final = "rdp-objective-perturbation"
 KST12: Final = "kst12"
 NEIGHBOURS: tuple[str, ...] = tuple(relation.value for relation in Neighbours)  # the public spellings
+
+#: The largest epsilon this calibration takes: its analysis evaluates e^epsilon (math.expm1), which overflows a
+#: double above log(max float) = 709.78; 700 leaves room for the products around it. Such a budget protects nothing.
+EPSILON_MAX_GAUSSIAN_OBJECTIVE = 700.0
+
+
+def check_gaussian_objective_epsilon(epsilon: float) -> float:
+    """A positive epsilon (:func:`~dpcvx.validation.positive`) at most :data:`EPSILON_MAX_GAUSSIAN_OBJECTIVE`, else
+    InputError naming the parameter, the range and the mechanisms that take a larger budget. The learners call it
+    before they read any data (:meth:`dpcvx.PrivateERM.check_options`)."""
+    eps = positive("epsilon", epsilon)
+    if eps > EPSILON_MAX_GAUSSIAN_OBJECTIVE:
+        raise InputError(f"epsilon={eps:g} is above {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, the largest budget of "
+                         "objective perturbation with delta > 0 (its calibration evaluates e^epsilon, beyond the "
+                         f"float range above 709.78): choose epsilon <= {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, or "
+                         "mechanism='output' or delta=0, which take epsilon up to 1e6. Nothing was charged")
+    return eps
+
 
 _GRID = 48  # the points of the grid search over log(Lam m + Delta) (docs/theory.md, section 12.5)
 _GRID_BRACKET = 1e-4  # the relative width of a grid point's sigma bracket (_sigma_bounds)
@@ -496,7 +516,7 @@ def calibrate_objective_gaussian(
     bound W on ||w*|| (default L R / (Lam m), valid when 0 minimises N).
     Delta is searched in [0, max_ridge] (default 1e3 max(Lam m, c R^2 / (n epsilon))).
     """
-    eps = positive("epsilon", epsilon)
+    eps = check_gaussian_objective_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     n = integer("n", n)
     dim = integer("dim", dim)
