@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numbers
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -38,7 +38,8 @@ from .exceptions import InputError
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
            "feature_names", "finite_numbers", "first_non_number", "is_number", "named_column", "nested",
            "non_finite_error", "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested",
-           "refuse_non_numbers", "refuse_repeated_names", "repeated_names", "row_count", "table_matrix"]
+           "refuse_non_numbers", "refuse_repeated_names", "repeated_names", "row_count", "spelling_variants",
+           "table_matrix"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
@@ -410,3 +411,16 @@ def table_matrix(X: Any, name: str) -> np.ndarray:
     if first is not None:
         raise non_finite_error(name, *first, labels)
     return buffer
+
+
+def spelling_variants(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:
+    """Mask of the ``values`` that are not a ``declared`` label but equal a declared text label once letter case and
+    surrounding spaces are ignored ("yes " or "YES" for "Yes"): for the advice of a refusal, which names their count
+    and first row, never a value. One pass over the distinct values."""
+    if values.dtype.kind not in "OUS":  # numbers: no spelling
+        return np.zeros(values.shape, dtype=bool)
+    keys = {label.strip().lower() for label in declared if isinstance(label, str)}
+    exact = set(declared)
+    variants = [value for value in set(values.tolist())
+                if isinstance(value, str) and value not in exact and value.strip().lower() in keys]
+    return np.isin(values, variants) if variants else np.zeros(values.shape, dtype=bool)

@@ -50,6 +50,7 @@ from .tables import (
     plain_matrix,
     refuse_kind,
     refuse_non_numbers,
+    spelling_variants,
     table_matrix,
 )
 
@@ -670,10 +671,14 @@ def refuse_non_finite_targets(values: np.ndarray) -> None:
                          "rows); remove them or impute them with a public rule first")
 
 
-def outside_labels(outside: np.ndarray) -> str:
-    """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only."""
+def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:
+    """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only, and how many
+    of them are a declared class but for letter case or surrounding spaces (:func:`dpcvx.tables.spelling_variants`)."""
+    variants = int(np.count_nonzero(spelling_variants(np.asarray(labels)[outside], classes)))
+    case = (f" ({variants} of them differ from a declared class only in letter case or surrounding spaces: normalise "
+            "y first, for example y.str.strip().str.lower() with the classes in lower case)") if variants else ""
     return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
-            "(their values are not shown: they are data),")
+            f"(their values are not shown: they are data){case},")
 
 
 def label_range(label_bound: Any) -> tuple[float, float]:
@@ -843,8 +848,8 @@ def check_labels(y: Any, n: int, classes: tuple, dtype: type = np.float64, *,
         outside = outside_classes(labels, classes)
         assert outside is not None
         raise InputError(
-            f"y has {outside_labels(outside)} outside the declared classes {classes!r}. Labels are never inferred "
-            "from the data (that would leak it); pass the public pair, for example classes=(0, 1)"
+            f"y has {outside_labels(outside, labels, classes)} outside the declared classes {classes!r}. Labels are "
+            "never inferred from the data (that would leak it); pass the public pair, for example classes=(0, 1)"
         )
     return signs
 

@@ -40,7 +40,7 @@ from ..progress import progress
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel
 from ..release.serialization import load, save
-from ..tables import RowError, repeated_names
+from ..tables import RowError, repeated_names, spelling_variants
 from ..validation import check_public_classes, check_threshold, label_range
 from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options
@@ -307,12 +307,24 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
         outside = ~(is_positive | np.isin(raw, args.negative))
         if np.any(outside):
             count, distinct = int(outside.sum()), len(set(raw[outside].tolist()))
+            variants = int(spelling_variants(raw[outside], [*args.positive, *args.negative]).sum())
+            case = (f" ({variants} of them differ from a --positive or --negative value only in letter case: "
+                    "give each spelling)") if variants else ""
             raise RowError(
                 f"{args.data}: {count} row(s) of column {args.target!r} ({distinct} distinct value(s)) are "
                 "neither --positive nor --negative; the first is row ", int(np.flatnonzero(outside)[0]),
-                f" {layout.rows_note()}. Give every label value "
+                f" {layout.rows_note()}{case}. Give every label value "
                 "(--positive and --negative can be repeated: --positive A --positive B), "
                 "or omit --negative to count every value other than --positive as negative")
+    elif not args.others_negative:  # one versus rest: a variant spelling of --positive would silently be negative
+        spelled = spelling_variants(raw, args.positive)
+        if np.any(spelled):
+            raise RowError(
+                f"{args.data}: {int(spelled.sum())} row(s) of column {args.target!r} hold a label that differs from "
+                "a --positive value only in letter case, the first in row ", int(np.flatnonzero(spelled)[0]),
+                f" {layout.rows_note()}; without --negative they would count as negative. Give each spelling of the "
+                "positive class (--positive is repeatable: --positive Yes --positive yes), or, if they are another "
+                "class, say so with --others-negative")
     return np.where(is_positive, positive, negative)
 
 

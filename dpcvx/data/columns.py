@@ -151,8 +151,9 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> t
         except (TypeError, ValueError, OverflowError):
             row = next((i for i, v in enumerate(values) if not absent[i] and not parses_as_float(v)), 0)
             raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", row,
-                           " (the value is not shown: it is data); declare the column categorical or clean the value"
-                           ) from None
+                           " (the value is not shown: it is data); a numeric cell is a plain number: remove thousands "
+                           "separators, units and currency or percent signs first (\"1,250\", \"70 kg\" and \"$5\" are "
+                           "not numbers), or, if the column holds codes or words, declare it categorical") from None
     if absent.any():
         if missing is None:
             raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ",

@@ -341,7 +341,10 @@ def _header(reader: Iterator[list[str]], path: Path, columns: Sequence[str], lay
     if len(position) != len(header):
         first = {name: index for index, name in reversed(list(enumerate(header)))}
         repeats = [index + 1 for index, name in enumerate(header) if first[name] != index]
-        raise InputError(f"{path}: the header repeats a column name at field(s) {repeats[:20]}"
+        rename = ("" if layout.names is not None else f": every column needs a name of its own; rename them in the "
+                  f"file, or replace the header with --skip-lines {layout.skip_lines + 1} --no-header --names A,B,... "
+                  "(every column's name, in file order)")
+        raise InputError(f"{path}: the header repeats a column name at field(s) {repeats[:20]}{rename}"
                          f"{_header_hint(layout)}")
     missing = [name for name in columns if name not in position]
     if missing == [label]:

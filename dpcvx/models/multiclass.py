@@ -103,9 +103,9 @@ class PrivateMulticlassERM:
             raise InputError(f"y must be 1-D with one label per row ({n}), got shape {labels.shape}")
         outside = outside_classes(labels, self.classes)  # compared a chunk at a time (no boolean n-vectors)
         if outside is not None:
-            raise InputError(f"y has {outside_labels(outside)} outside the public classes {self.classes!r}. The "
-                             "classes are a public declaration, never read off the data: add them to classes= or "
-                             "map y")
+            raise InputError(f"y has {outside_labels(outside, labels, self.classes)} outside the public classes "
+                             f"{self.classes!r}. The classes are a public declaration, never read off the data: add "
+                             "them to classes= or map y")
         return labels
 
     @property

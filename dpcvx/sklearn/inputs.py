@@ -36,6 +36,7 @@ from ..tables import (
     first_non_number,
     non_numeric_entry,
     refuse_non_numbers,
+    spelling_variants,
 )
 from ..validation import check_matrix, check_rows, check_table, outside_labels, refuse_non_finite_targets
 
@@ -138,13 +139,15 @@ def _label_kind(y: np.ndarray) -> str:
 
 def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, ...]) -> InputError:
     """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
-    examples = outside_labels(outside)
+    examples = outside_labels(outside, y, classes)
     if len(classes) > 2:
         return InputError(
             f"y has {examples} outside the declared classes {classes!r}. {owner} takes its classes "
             f"from the parameter classes=, never from y (the set of labels present is a statistic of the "
             f"data): add them to classes= or map y onto the declared classes")
     kind = _label_kind(y)
+    if spelling_variants(np.asarray(y)[outside], classes).any():  # the declared pair misspelt, not more classes:
+        kind = "binary"  # scikit-learn's wording ("Only binary classification is supported") would mislead
     if kind == "continuous":
         head = (f"Unknown label type: continuous. y looks like a regression target; {owner} is a "
                 "binary classifier. ")

@@ -107,8 +107,8 @@ def check_declared_labels(y: np.ndarray, classes: Sequence[Any]) -> None:
     for value in public:
         inside |= y == value
     if not np.all(inside):
-        raise InputError(f"y has {outside_labels(~inside)} outside the learner's public classes {public!r}. Labels "
-                         "are never inferred from the data: add them to classes=")
+        raise InputError(f"y has {outside_labels(~inside, y, public)} outside the learner's public classes "
+                         f"{public!r}. Labels are never inferred from the data: add them to classes=")
 
 
 

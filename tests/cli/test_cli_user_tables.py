@@ -1,0 +1,69 @@
+"""A user's own CSV file as it comes: a label spelt several ways, a repeated column name, numbers written with
+thousands separators or units. Each is refused with advice that fits the case, never a cell's value."""
+
+import csv
+
+import pytest
+
+from dpcvx.cli import main
+
+COLUMNS = ["--numeric", "x:0:1", "--epsilon", "1", "--data-norm", "1"]
+
+
+def write(path, header, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return str(path)
+
+
+def fit(tmp_path, capsys, data, *options):
+    code = main(["fit", data, "--target", "label", *options, *COLUMNS, "--out", str(tmp_path / "m.json")])
+    return code, capsys.readouterr().err
+
+
+@pytest.fixture
+def spelt(tmp_path):
+    """Labels as typed by hand: 'Yes', ' yes ', 'YES' and 'No', 'no'."""
+    labels = ["Yes", "No", " yes ", "no", "YES", "No", "Yes", "No"] * 10
+    return write(tmp_path / "spelt.csv", ["x", "label"], [[i / 80, label] for i, label in enumerate(labels)])
+
+
+def test_one_vs_rest_refuses_a_positive_label_in_another_case(tmp_path, capsys, spelt):
+    # without --negative every other value is negative: 'yes' and 'YES' would silently become negatives
+    code, err = fit(tmp_path, capsys, spelt, "--positive", "Yes")
+    assert code == 3, err
+    assert "20 row(s) of column 'label' hold a label that differs from a --positive value only in letter case" in err
+    assert "the first in row 2" in err and "--positive is repeatable" in err and "--others-negative" in err
+    assert "YES" not in err and "yes'" not in err and not (tmp_path / "m.json").exists()
+
+
+def test_every_spelling_given_or_others_negative_fits(tmp_path, capsys, spelt):
+    assert fit(tmp_path, capsys, spelt, "--positive", "Yes", "--positive", "yes", "--positive", "YES")[0] == 0
+    assert fit(tmp_path, capsys, spelt, "--positive", "Yes", "--others-negative")[0] == 0
+
+
+def test_declared_pair_counts_the_case_variants(tmp_path, capsys, spelt):
+    code, err = fit(tmp_path, capsys, spelt, "--positive", "Yes", "--negative", "No")
+    assert code == 3
+    assert "30 row(s) of column 'label' (3 distinct value(s)) are neither --positive nor --negative" in err
+    assert "(30 of them differ from a --positive or --negative value only in letter case: give each spelling)" in err
+
+
+def test_repeated_header_name_says_how_to_rename(tmp_path, capsys):
+    data = write(tmp_path / "twice.csv", ["x", "x", "label"], [[0.1, 0.2, "a"], [0.3, 0.4, "b"]])
+    code, err = fit(tmp_path, capsys, data, "--positive", "a")
+    assert code == 3
+    assert "repeats a column name at field(s) [2]: every column needs a name of its own" in err
+    assert "--skip-lines 1 --no-header --names A,B,..." in err
+
+
+@pytest.mark.parametrize("cell", ["1,250", "70 kg", "$5", "12%"])
+def test_number_with_separator_or_unit_is_not_advised_categorical(tmp_path, capsys, cell):
+    data = write(tmp_path / "units.csv", ["x", "label"], [["0.5", "a"], [cell, "b"]])
+    code, err = fit(tmp_path, capsys, data, "--positive", "a")
+    assert code == 3
+    assert "numeric column 'x' holds a value that is not a number in row 1" in err
+    assert "remove thousands separators, units and currency or percent signs first" in err
+    assert "if the column holds codes or words, declare it categorical" in err
