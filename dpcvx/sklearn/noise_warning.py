@@ -310,13 +310,15 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
            f"lam={choice.lam:.2g} for these public settings, docs/theory.md section 25)"
 
 
-def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None) -> None:
+def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None, *,
+                        regression: bool = False) -> None:
     """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
 
     n (the public number of training rows), d (the encoded width) and epsilon (the release's, per class for
     one-vs-rest) are public. With a public ``prior`` pi of the positive class (a binary estimator's: the rate its
     class weights balance, else its offset's prior, else its ``threshold``), n min(pi, 1 - pi), the expected
-    smallest class's count under that prior, takes n's place.
+    smallest class's count under that prior, takes n's place. A ``regression``'s warning speaks of its score
+    (R^2), not of accuracy and classes.
     Private ERM's excess risk is at least of order d / (n epsilon) for some data set (Bassily, Smith and
     Thakurta, FOCS 2014), so below the limit no private linear model can be expected to recover much of the
     non-private one's score (docs/theory.md, section 32).
@@ -325,9 +327,11 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     ratio = rows * epsilon / d
     if ratio < SMALL_TABLE_LIMIT:
         shown = f"n = {n}" if prior is None else f"n min(prior, 1 - prior) = {n} x {min(prior, 1 - prior):g}"
+        expected = ("score (R^2)" if regression else
+                    "accuracy (less still on a rare class, whose count replaces n)")
         warn_release(
             f"{owner}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = {ratio:.3g} is below "
             f"{SMALL_TABLE_LIMIT:g}: private "
             "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
-            "model's accuracy (less still on a rare class, whose count replaces n). Public quantities only. To "
-            "gain: more rows, a larger epsilon, or fewer encoded columns", SmallTableWarning)
+            f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon, or fewer encoded "
+            "columns", SmallTableWarning)

@@ -358,7 +358,8 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, targets.shape[0], also=unlocated)
         public_rows = _public_rows(certificate, int(targets.shape[0]))
         if public_rows is not None:
-            warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon)
+            warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
+                                regression=True)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows); a memmap's rows predicted a block at a
         # time, its squares added as they come (no n-vector of predictions), a Dask X's not read again (its
         # predictions would be computed into memory)
