@@ -331,6 +331,11 @@ _ZEROS = ("holds text codes that are a declared category but for their leading z
           "lost before the table was read (a code column written out as integers, by a spreadsheet say); pad the "
           "codes to the declared width first (pandas: frame[{name!r}].str.zfill({width})), or, if the value is a "
           "code of its own, declare it")
+_UNPADDED = ("holds text codes that are a declared category but for leading zeros the category does not have",
+             "a code is compared to the categories as its exact text, so '007' is not '7': the table writes its codes "
+             "padded with zeros and the categories do not; declare the categories as "
+             "the table writes them, or remove the zeros first (pandas: frame[{name!r}].astype(int), an integer "
+             "being compared as its text), or, if the value is a code of its own, declare it")
 #: Added to a letter-case or leading-zero near-miss that has surrounding whitespace as well.
 _ALSO_SPACED = (" and surrounding whitespace", "; strip the text too (frame[{name!r}].str.strip())")
 _PADDED = ("holds numbers whose integer text, zero-padded, is a declared category",
@@ -379,7 +384,8 @@ def _first_near_text(texts: np.ndarray, categories: tuple[str, ...]) -> tuple[in
         elif stripped.lower() in folded:
             form = _CASED
         elif _code_key(stripped) in widths:
-            form = (_ZEROS[0], _ZEROS[1].replace("{width}", str(widths[_code_key(stripped)])))
+            widest = widths[_code_key(stripped)]  # the table's code wider than every declared form: padded there
+            form = _UNPADDED if len(stripped) > widest else (_ZEROS[0], _ZEROS[1].replace("{width}", str(widest)))
         else:
             continue
         if stripped != text and form is not _SPACED:

@@ -133,7 +133,7 @@ def test_text_that_differs_from_a_category_in_letter_case_is_refused_not_zeroed(
 @pytest.mark.parametrize("strict", [False, True])
 def test_text_codes_that_lost_their_leading_zeros_are_refused_not_zeroed(strict):
     schema = dataclasses.replace(SCHEMA, strict=strict)
-    for code, also in (("2134", ""), ("2139", ""), (" 2134", ALSO), ("2139 ", ALSO), ("002134", "")):
+    for code, also in (("2134", ""), ("2139", ""), (" 2134", ALSO), ("2139 ", ALSO)):
         for table in _text_tables("zip", ["02134", "55555", code]):
             with pytest.raises(InputError, match=ZEROS.format(also=also) + "2 ") as refused:
                 schema.transform(table)

@@ -1,0 +1,55 @@
+"""Near misses of a declared spelling, in Python. Labels that are a declared class but for letter case or
+surrounding spaces ('yes ', 'YES' for 'Yes'): every refusal of labels outside the classes counts them and says to
+normalise y, without showing a value, and a binary estimator does not call them a multiclass target. Codes
+zero-padded in the table but not in the categories: told so, not advised to pad."""
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import InputError
+
+X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(8, 2))
+Y = np.array(["Yes", "No", " yes", "no ", "YES", "No", "Yes", "maybe"], dtype=object)
+NOTE = "(3 of them differ from a declared class only in letter case or surrounding spaces: normalise y first"
+
+
+def test_spelling_variants_mask():
+    from dpcvx.tables import spelling_variants
+
+    assert spelling_variants(Y, ("No", "Yes")).tolist() == [False, False, True, True, True, False, False, False]
+    assert not spelling_variants(np.array([0, 1, 2]), (0, 1)).any()
+
+
+@pytest.mark.parametrize("fit", [
+    lambda: dpcvx.DPLogisticRegression(epsilon=1.0, classes=("No", "Yes")).fit(X, Y),
+    lambda: dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=0.1, data_norm=1.0,
+                             classes=("No", "Yes")).fit(X, Y, epsilon=1.0),
+    lambda: dpcvx.DPLogisticRegression(epsilon=1.0, classes=("No", "Yes", "Unsure")).fit(X, Y),
+], ids=["estimator", "PrivateERM", "multiclass"])
+def test_refusal_counts_variant_spellings(fit):
+    with pytest.raises(InputError) as caught:
+        fit()
+    message = str(caught.value)
+    assert "4 label(s), the first at row 2" in message and NOTE in message
+    assert "Only binary classification" not in message  # the declared pair misspelt, not a multiclass target
+    assert "YES" not in message and "maybe" not in message
+
+
+UNPADDED = ("column 'dx' holds text codes that are a declared category but for leading zeros the category does not "
+            "have, the first in row 1 ")
+
+
+@pytest.mark.parametrize("codes, values", [
+    (("7", "12"), ["7", "0012"]),           # integer codes declared, the table writes them zero-padded
+    ((7, 12), ["7", "012"]),                 # the same with integer categories
+    (("02134", "55555"), ["55555", "002134"]),  # padded wider than the declared code
+])
+def test_codes_padded_in_the_table_but_not_in_the_categories(codes, values):
+    """The reverse of a code that lost its zeros: the advice to pad to the declared width would change nothing."""
+    schema = dpcvx.PublicSchema((dpcvx.CategoricalColumn("dx", codes),))
+    with pytest.raises(InputError) as caught:
+        schema.transform({"dx": np.array(values)})
+    message = str(caught.value)
+    assert message.startswith(UNPADDED) and "declare the categories as the table writes them" in message
+    assert "zfill" not in message and values[1] not in message
