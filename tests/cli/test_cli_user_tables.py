@@ -67,3 +67,13 @@ def test_number_with_separator_or_unit_is_not_advised_categorical(tmp_path, caps
     assert "numeric column 'x' holds a value that is not a number in row 1" in err
     assert "remove thousands separators, units and currency or percent signs first" in err
     assert "if the column holds codes or words, declare it categorical" in err
+
+
+@pytest.mark.parametrize("separator", [";", "\t"])
+def test_a_file_with_another_separator_is_named_as_such(tmp_path, capsys, separator):
+    data = tmp_path / "semi.csv"
+    data.write_text(separator.join(["x", "label"]) + "\n" + separator.join(["0,5", "a"]) + "\n")
+    code, err = fit(tmp_path, capsys, str(data), "--positive", "a")
+    assert code == 3
+    assert "reads as a single column, so it has none of the columns ['x', 'label']" in err
+    assert "dpcvx reads comma-separated values" in err and "sep=';'" in err
