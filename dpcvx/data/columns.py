@@ -153,8 +153,8 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> t
             raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", row,
                            " (the value is not shown: it is data); a numeric cell is a plain number: remove thousands "
                            "separators, units and currency or percent signs first (\"1,250\", \"70 kg\" and \"$5\" are "
-                           "not numbers; a date becomes a number such as the days since a public date), or, if the column holds "
-                           "codes or words, declare it categorical") from None
+                           "not numbers; a date becomes a number such as the days since a public date), or, if the "
+                           "column holds codes or words, declare it categorical") from None
     if absent.any():
         if missing is None:
             raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ",
