@@ -16,9 +16,19 @@ from types import TracebackType
 
 from ..exceptions import ClippingWarning, user_stacklevel
 
-__all__ = ["checks_then_notes", "warn_clipped"]
+__all__ = ["checks_then_notes", "row_clipping_note", "warn_clipped"]
 
 _HELD: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("dpcvx_data_notes_held", default=None)
+
+
+def row_clipping_note(clipped: int, n: int, norm_bound: float) -> str:
+    """The ClippingWarning text for rows beyond the norm bound R, of every learner: the count (owner only) and the
+    fix, columns scaled by public bounds."""
+    return (f"{clipped} of {n} rows had norm above R = {norm_bound:g} and were scaled onto the bound (clip=True). "
+            "NOT PRIVATE: this count is shown to you only and is not part of the release. To keep rows inside R, "
+            "scale each column by bounds you know without looking at the data: dpcvx.PublicSchema with "
+            "NumericColumn(name, low, high) and CategoricalColumn(name, categories) maps every row to norm <= 1; "
+            "docs/getting-started.md ('Rows inside a public norm bound') explains why R must not be read off the data")
 
 
 def warn_clipped(text: str) -> None:

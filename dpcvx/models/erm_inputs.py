@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
-from ..data.notes import warn_clipped
+from ..data.notes import row_clipping_note, warn_clipped
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError, SolverError
 from ..privacy import calibrate
@@ -319,14 +319,7 @@ def mapped_rows(rows: RowMap, X: Any, y: Any, refuse_excess: bool) -> tuple[Matr
     else:
         mapped, clipped = rows.apply(X, refuse=refuse_excess)
     if clipped:
-        warn_clipped(
-            f"{clipped} of {mapped.shape[0]} rows had norm above R = {rows.norm_bound:g} and "
-            "were scaled onto the bound (clip=True). NOT PRIVATE: this count is shown to you "
-            "only and is not part of the release. To keep rows inside R, scale each column by "
-            "bounds you know without looking at the data: dpcvx.PublicSchema with "
-            "NumericColumn(name, low, high) and CategoricalColumn(name, categories) maps every "
-            "row to norm <= 1; docs/getting-started.md ('Rows inside a public norm bound') "
-            "explains why R must not be read off the data")
+        warn_clipped(row_clipping_note(clipped, mapped.shape[0], rows.norm_bound))
     return mapped, y
 
 

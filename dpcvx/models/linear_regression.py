@@ -42,7 +42,7 @@ import numpy as np
 from scipy import sparse
 
 from ..data.blocks import RowBlocks, input_shape, is_dask, is_out_of_core
-from ..data.notes import checks_then_notes, warn_clipped
+from ..data.notes import checks_then_notes, row_clipping_note, warn_clipped
 from ..data.rows import RowMap
 from ..data.standardiser import adassp_map, label_range, range_map
 from ..exceptions import InputError
@@ -241,9 +241,7 @@ class PrivateLinearRegression:
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows and not quiet:
-            warn_clipped(f"{clipped_rows} of {n} rows had ||x|| > R = {rows.norm_bound:g} and were scaled onto it. "
-                         "NOT PRIVATE: this count is shown to you only and is not part of the release. Fix: scale "
-                         "the columns by public bounds (dpcvx.PublicSchema) or declare a larger public data_norm")
+            warn_clipped(row_clipping_note(clipped_rows, n, rows.norm_bound))
         if clipped_labels and not quiet:
             warn_clipped(label_clipping_note(clipped_labels, n, check_bound("label_bound", self.label_bound)))
         return rows, gram, moment, n
@@ -410,8 +408,7 @@ class PrivateLinearRegression:
         label_bound = check_bound("label_bound", self.label_bound)
         labels, _, clipped_labels = target_values(y, n, label_bound, False)
         if count:
-            warn_clipped(f"{count} of {n} rows had ||x|| > R = {norm:g} and were scaled onto it. NOT PRIVATE: this "
-                         "count is shown to you only and is not part of the release")
+            warn_clipped(row_clipping_note(count, n, norm))
         if clipped_labels:
             warn_clipped(label_clipping_note(clipped_labels, n, label_bound))
         return clipped, labels, n
