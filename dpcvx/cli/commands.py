@@ -27,6 +27,7 @@ import numpy as np
 from scipy.special import expit
 
 from .. import losses
+from ..data.columns import NOT_A_NUMBER
 from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, read_json, read_text
 from ..data.parquet import is_parquet
@@ -40,7 +41,7 @@ from ..progress import progress
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel
 from ..release.serialization import load, save
-from ..tables import RowError, repeated_names, spelling_variants
+from ..tables import RowError, parses_as_float, repeated_names, spelling_variants
 from ..validation import check_public_classes, check_threshold, label_range
 from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options
@@ -388,13 +389,17 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
     absent = np.isin(raw, MISSING_LABELS)
     if np.any(absent):
         raise RowError(f"{args.data}: {int(absent.sum())} row(s) have no label in column {args.target!r}, the "
-                       "first in row ", int(np.flatnonzero(absent)[0]), f" {layout.rows_note()}")
+                       "first in row ", int(np.flatnonzero(absent)[0]), f" {layout.rows_note()}; drop those records "
+                       "first (a label has no public imputed value)")
     if args.task == "regression":
         try:
             return raw.astype(float)
         except ValueError:
-            raise InputError(f"{args.data}: column {args.target!r} holds values that are not numbers; a "
-                             "regression target must be numeric") from None
+            bad = np.fromiter((not parses_as_float(value) for value in raw.tolist()), dtype=bool, count=raw.size)
+            raise RowError(f"{args.data}: {int(bad.sum())} row(s) of column {args.target!r} hold a value that is "
+                           "not a number, the first in row ", int(np.flatnonzero(bad)[0]), f" {layout.rows_note()} "
+                           "(the values are not shown: they are data); "
+                           f"{NOT_A_NUMBER}") from None
     outside = ~np.isin(raw, args.classes)
     if np.any(outside):
         raise RowError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "

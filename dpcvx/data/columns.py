@@ -19,7 +19,7 @@ from .. import tables
 from ..exceptions import InputError
 from ..tables import RowError, parses_as_float
 
-__all__ = ["MISSING_TOKENS", "as_labels", "as_numbers", "column_arrays", "common_length"]
+__all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length"]
 
 # Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty).
 MISSING_TOKENS = ("?", "")
@@ -125,6 +125,12 @@ def _missing_mask(name: str, values: np.ndarray, tokens: tuple[str, ...]) -> np.
     return absent
 
 
+#: What a cell that is not a number is advised (a numeric column's, a regression target's).
+NOT_A_NUMBER = ("a numeric cell is a plain number: remove thousands separators, units and currency or percent signs "
+                "first (\"1,250\", \"70 kg\" and \"$5\" are not numbers; a date becomes a number such as the days "
+                "since a public date)")
+
+
 def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(float64 values of a numeric column, mask of missing values); never modifies ``values``.
 
@@ -151,10 +157,8 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> t
         except (TypeError, ValueError, OverflowError):
             row = next((i for i, v in enumerate(values) if not absent[i] and not parses_as_float(v)), 0)
             raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", row,
-                           " (the value is not shown: it is data); a numeric cell is a plain number: remove thousands "
-                           "separators, units and currency or percent signs first (\"1,250\", \"70 kg\" and \"$5\" are "
-                           "not numbers; a date becomes a number such as the days since a public date), or, if the "
-                           "column holds codes or words, declare it categorical") from None
+                           f" (the value is not shown: it is data); {NOT_A_NUMBER}, or, if the column holds codes or "
+                           "words, declare it categorical") from None
     if absent.any():
         if missing is None:
             raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ",

@@ -77,3 +77,23 @@ def test_a_file_with_another_separator_is_named_as_such(tmp_path, capsys, separa
     assert code == 3
     assert "reads as a single column, so it has none of the columns ['x', 'label']" in err
     assert "dpcvx reads comma-separated values" in err and "sep=';'" in err
+
+
+def test_a_regression_target_with_separators_is_counted_and_advised(tmp_path, capsys):
+    data = write(tmp_path / "cost.csv", ["x", "cost"], [["0.1", "250"], ["0.2", "1,250"], ["0.3", "$5"], ["0.4", "9"]])
+    code = main(["fit", data, "--target", "cost", "--task", "regression", "--label-bound", "0,2000", "--delta", "1e-6",
+                 *COLUMNS, "--out", str(tmp_path / "m.json")])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "2 row(s) of column 'cost' hold a value that is not a number, the first in row 1" in err
+    assert "remove thousands separators, units and currency or percent signs first" in err
+    assert "1,250" not in err.split("(\"1,250\"")[0]  # the cell is never shown (the advice's example aside)
+
+
+def test_a_regression_target_without_a_value_says_to_drop_the_records(tmp_path, capsys):
+    data = write(tmp_path / "cost.csv", ["x", "cost"], [["0.1", "250"], ["0.2", ""]])
+    code = main(["fit", data, "--target", "cost", "--task", "regression", "--label-bound", "0,2000", "--delta", "1e-6",
+                 *COLUMNS, "--out", str(tmp_path / "m.json")])
+    err = capsys.readouterr().err
+    assert code == 3 and "1 row(s) have no label in column 'cost', the first in row 1" in err
+    assert "drop those records first" in err
