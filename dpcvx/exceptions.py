@@ -29,6 +29,7 @@ __all__ = [
     "ConstantPredictionWarning",
     "TrainingRowsWarning",
     "SmallTableWarning",
+    "UndeclaredCategoryWarning",
     "UnsupportedWeightsError",
     "user_stacklevel",
     "withheld",
@@ -145,6 +146,12 @@ class SmallTableWarning(DPCVXWarning):
 class TrainingRowsWarning(DPCVXWarning):
     """NOT PRIVATE: on its training rows the release predicts one class, or does no better than a constant
     (:mod:`dpcvx.models.training_rows`). Shown to the data owner only; never part of a release."""
+
+
+class UndeclaredCategoryWarning(DPCVXWarning):
+    """NOT PRIVATE: most rows of a categorical column hold values outside its declared categories, which a non-strict
+    :class:`~dpcvx.data.preprocessing.PublicSchema` encodes as the all-zero block: a model learns nothing from that
+    column. Shown to the data owner only; never part of a release."""
 
 
 def withheld(error: BaseException) -> str:

@@ -107,6 +107,7 @@ import json
 import math
 import numbers
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field, replace
 from pathlib import Path
@@ -115,7 +116,7 @@ from typing import Any
 import numpy as np
 
 from .. import tables
-from ..exceptions import InputError
+from ..exceptions import InputError, UndeclaredCategoryWarning, user_stacklevel
 from ..validation import MODERATE_MAX, MODERATE_MIN
 from .columns import as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
@@ -590,6 +591,7 @@ class PublicSchema:
             else column.encode(arrays[column.name], centred)
             for column in self.columns
         ]
+        _warn_undeclared(self.columns, blocks, n_rows)
         if self.constant_feature:
             blocks.append(np.ones((n_rows, 1)))
         return _bound_row_norms(np.hstack(blocks), self.norm)
@@ -749,6 +751,35 @@ def _column_from_dict(data: Any) -> Column:
             raise InputError(f'categorical column {name!r}: "missing" must be a category (a string)')
         return CategoricalColumn(name, tuple(categories), source, missing)
     raise InputError(f'column {name!r}: "kind" must be "numeric" or "categorical", got {kind!r}')
+
+
+#: The share of a table's rows above which a categorical column's undeclared values are warned of, in a table of at
+#: least ``UNDECLARED_MIN_ROWS`` rows (a record or a few encoded at prediction time say nothing of the list)
+UNDECLARED_SHARE = 0.5
+UNDECLARED_MIN_ROWS = 20
+
+
+def _warn_undeclared(columns: Sequence[Column], blocks: Sequence[np.ndarray], n_rows: int) -> None:
+    """:class:`~dpcvx.exceptions.UndeclaredCategoryWarning` naming each categorical column whose values lie outside
+    its declared categories on more than ``UNDECLARED_SHARE`` of the rows of a table of at least
+    ``UNDECLARED_MIN_ROWS`` (all-zero one-hot rows: a known value sets exactly one 1). A few unseen values are what
+    a non-strict schema is for; most of a column means its declared list is not the column's (other codes, another
+    spelling), and the column then encodes as zeros, silently. The
+    text names the column and the fix, no count or value; it reads the rows, so it is NOT PRIVATE, shown to the data
+    owner only."""
+    if n_rows < UNDECLARED_MIN_ROWS:
+        return
+    undeclared = [column.name for column, block in zip(columns, blocks, strict=True)
+                  if isinstance(column, CategoricalColumn)
+                  and n_rows - np.count_nonzero(block) > UNDECLARED_SHARE * n_rows]
+    for name in undeclared:
+        warnings.warn(
+            f"column {name!r}: more than half of the rows hold a value outside its declared categories, and a "
+            "non-strict schema encodes each as the all-zero block: a model learns nothing from this column. NOT "
+            "PRIVATE: this check read the rows; it is shown to you only and is not part of any release. Check the "
+            "declared categories against the column's documented codes (its data dictionary, never its values in "
+            "the data), or pass strict=True to refuse such rows", UndeclaredCategoryWarning,
+            stacklevel=user_stacklevel())
 
 
 def _category_text(name: str, category: object) -> str:
