@@ -99,6 +99,8 @@ def as_table(rows):
     }
 
 
+# a table of many unknown categories is told of (UndeclaredCategoryWarning): its rows are as asked
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UndeclaredCategoryWarning")
 @pytest.mark.parametrize("encoding", ["centred", "unit"])
 @settings(max_examples=60, deadline=None)
 @given(rows=records, norm=st.floats(0.01, 100.0))
@@ -111,6 +113,8 @@ def test_each_row_is_a_function_of_its_own_record_only(rows, norm, encoding):
     assert np.all(np.isfinite(X))
 
 
+# a table of many unknown categories is told of (UndeclaredCategoryWarning): its rows are as asked
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UndeclaredCategoryWarning")
 @pytest.mark.parametrize("encoding", ["centred", "unit"])
 @settings(max_examples=60, deadline=None)
 @given(rows=records, replacement=records)
