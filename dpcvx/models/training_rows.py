@@ -117,7 +117,8 @@ def _squares(predict: Callable[[slice], np.ndarray], labels: np.ndarray, blocks:
              scale: float) -> tuple[float, float] | None:
     """(sum (y - p)^2, sum (y - mean y)^2) in units of ``scale``, added block by block; None when unscaled (1.0) and
     a prediction's size passes ``_SQUARES_SAFE``."""
-    mean = labels.mean() / scale
+    # the mean in units of scale too: labels near 1e306 sum past the float range before dividing by n
+    mean = labels.mean() if scale == 1.0 else sum(float(np.sum(labels[rows] / scale)) for rows in blocks) / len(labels)
     errors = spread = 0.0
     for rows in blocks:
         part, predicted = labels[rows], predict(rows)

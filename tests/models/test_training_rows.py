@@ -338,3 +338,6 @@ def test_a_regression_finding_on_targets_near_the_float_limit_squares_nothing_to
         warnings.simplefilter("error")
         assert training_rows_finding(np.full(4, 1e300), labels, True) == NO_BETTER_REGRESSION
         assert training_rows_finding(labels * 0.999, labels, True) is None
+        many = np.where(np.arange(1000) % 2 == 0, 1e306, 9e305)  # their sum passes the float range: so may no mean
+        assert training_rows_finding(np.zeros(1000), many, True) == NO_BETTER_REGRESSION
+        assert training_rows_finding(many, many, True) is None
