@@ -259,3 +259,23 @@ def test_family_sweep_to_the_bound_adds_the_peer_and_its_columns(tmp_path):
     assert row.count("|") == 13  # 12 columns
     with pytest.raises(SystemExit):
         family_sweep.main(["--to-bound", "--intercept", "--sizes", "600x8"])
+
+
+def test_family_sweep_repeats_short_fits_alike_and_times_long_ones_once():
+    from benchmarks import family_sweep
+
+    calls = {"short": 0, "long": 0}
+
+    def fake(name, seconds):
+        def fit(X, y, seed):
+            calls[name] += 1
+            return seconds, seconds, {"grad": 0.0, "iterations": 1}
+        return fit
+
+    short = family_sweep.MIN_TIMED_SECONDS / 4  # four runs make the time asked
+    output = family_sweep.rounds(None, np.ones(3), 2, {"short": fake("short", short), "long": fake("long", 1.0)})
+    assert family_sweep.repeats_for(short) == 4 and family_sweep.repeats_for(1e-9) == family_sweep.MAX_REPEATS
+    assert output["fits"]["short"]["repeats"] == 4 and output["fits"]["long"]["repeats"] == 1
+    # warm-up (1) and its second run (1), then 2 rounds of 4 runs; the long fit once a round
+    assert calls == {"short": 2 + 2 * 4, "long": 2 + 2}
+    assert output["ratios"]["long"]["values"] == [short, short]
