@@ -98,6 +98,11 @@ AIM = 0.1  # solve to AIM * tolerance when the arithmetic allows; accept up to t
 ARMIJO = 1e-4
 EPS = np.finfo(float).eps
 ROUNDING = 1e3 * EPS  # a change of J below ROUNDING max(1, |J|) is taken for rounding (J's computed values)
+# SolveReport.method, what ran (NOT PRIVATE: whether the dual fallback runs depends on the private data)
+NEWTON = "newton"
+DUAL_CLOSED_FORM = "dual closed form"
+DUAL_INTERIOR_POINT = "dual interior point"
+DUAL_FALLBACK = "dual interior point+FISTA"  # the interior point did not certify; FISTA from its best iterate did
 
 
 def as_labels(y: ArrayLike, n: int) -> np.ndarray:
@@ -118,15 +123,17 @@ def as_labels(y: ArrayLike, n: int) -> np.ndarray:
 class SolveReport:
     """How the non-private minimiser was computed: measured on the PRIVATE data.
 
-    Iterations, seconds, residual and distance bound are functions of the
-    training data that no noise has touched: they go to a learner's
-    ``diagnostics_`` (marked NOT PRIVATE), never into a release.
+    ``method`` names what ran: "newton" (a C^1 loss), "dual closed form" (a two-piece loss whose margins public
+    constants keep off its kink), "dual interior point", or "dual interior point+FISTA" where the interior point
+    did not certify the tolerance and FISTA from its best iterate did. Which of the last two ran, the iterations,
+    seconds, residual and distance bound are functions of the training data that no noise has touched: they go to
+    a learner's ``diagnostics_`` (marked NOT PRIVATE), never into a release (which states no solver at all).
     """
 
     method: str
-    iterations: int
+    iterations: int  # of both solvers for "dual interior point+FISTA"
     seconds: float
-    residual: float  # ||grad J||_H (newton) or the duality gap (dual interior point)
+    residual: float  # ||grad J||_H (newton) or the duality gap (the dual routes)
     residual_name: str
     distance_bound: float  # certified ||w - w*||_H
     tolerance: float  # the largest distance_bound accepted
@@ -380,11 +387,13 @@ def _one_piece(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLi
 
 
 def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
-                         tolerance: float, smoothness: float, step_limit: int) -> tuple[np.ndarray, int, float]:
+                         tolerance: float, smoothness: float, step_limit: int) -> tuple[np.ndarray, int, float, str]:
     """Mehrotra predictor-corrector on min 1/2 p^T Q p + c^T p, 0 <= p <= 1, u = a1 + (a2 - a1) p,
     Q = diag(y) K diag(y); where it has not certified ``tolerance`` within MAX_INTERIOR_POINT_STEPS (or its
     step fails), accelerated projected gradient from its best iterate to the proved budget ``step_limit``
-    (:func:`_dual_accelerated_gradient`; ``smoothness`` = L_G). (beta, the steps of both, the certified gap.)
+    (:func:`_dual_accelerated_gradient`; ``smoothness`` = L_G). (beta, the steps of both, the certified gap, what
+    ran: ``DUAL_INTERIOR_POINT`` or ``DUAL_FALLBACK``; which one depends on the private data, so it goes to the
+    NOT PRIVATE :class:`SolveReport` only.)
 
     The slacks p (to 0) and q (to 1) are separate variables with the residual
     p + q - 1, so neither loses precision near its bound.
@@ -459,11 +468,11 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
     if best_beta is not None and best_u is not None:
         certified = _certified_gap(gram, y, lam, pieces, best_u, gram_max, best_gap, tolerance)
         if math.sqrt(2 * certified / lam) <= tolerance:
-            return best_beta, iterations, certified
+            return best_beta, iterations, certified, DUAL_INTERIOR_POINT
     start = np.full(n, pieces.a1 + width / 2) if best_u is None else best_u  # its own start if no finite gap
     beta, steps, certified = _dual_accelerated_gradient(gram, y, lam, pieces, tolerance, start, smoothness,
                                                         step_limit)
-    return beta, iterations + steps, certified
+    return beta, iterations + steps, certified, DUAL_FALLBACK
 
 
 def _dual_accelerated_gradient(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
@@ -526,7 +535,6 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
     """
     gram = as_gram(gram)
     start = time.perf_counter()
-    method = loss.method
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # overflow in exp of a far-off trial point
         if loss.derivatives is not None:  # without a proved c (a user's C^1 loss): the unproved MAX_NEWTON_STEPS
@@ -537,16 +545,16 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
                                            lam * tolerance / 2)
             beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance, curvature, smoothness,
                                                  step_limit)
-            distance, residual_name = residual / lam, "||grad J||_H"
+            method, distance, residual_name = NEWTON, residual / lam, "||grad J||_H"
         elif loss.pieces is not None:
             if _margins_within_one_piece(loss, lam, feature_bound):
-                method = "dual closed form"
+                method = DUAL_CLOSED_FORM
                 beta, iterations, residual = _one_piece(gram, y, lam, loss.pieces, tolerance)
             else:  # the fallback's proved budget to gamma / 2 (public constants only; none for gamma = 0)
                 pieces = loss.pieces
                 step_limit = (dual_budget(lam, pieces.a1, pieces.a2, feature_bound, tolerance / 2)
                               if tolerance > 0 else 0)
-                beta, iterations, residual = _dual_interior_point(
+                beta, iterations, residual, method = _dual_interior_point(
                     gram, y, lam, pieces, tolerance, dual_smoothness(lam, feature_bound, y.size), step_limit)
             distance, residual_name = math.sqrt(2 * residual / lam), "duality gap"
         else:

@@ -112,10 +112,6 @@ class KernelLoss:
         """A double >= the proved L (``float(lipschitz)`` rounds to nearest): for the proved budget."""
         return float_up(self.lipschitz)
 
-    @property
-    def method(self) -> str:
-        return "newton" if self.derivatives is not None else "dual interior point"
-
 
 def _callable(loss: object) -> MarginLoss | Callable[[cp.Expression], cp.Expression]:
     if isinstance(loss, str):
