@@ -53,6 +53,7 @@ from ..validation import (
 from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
 from ..version import __version__
 from . import training_rows
+from .erm_inputs import SETTINGS
 
 __all__ = ["PrivateKernelLearner", "Diagnostics", "NOT_PRIVATE", "NEIGHBOUR_RELATION", "Budget"]
 
@@ -133,6 +134,10 @@ class PrivateKernelLearner:
     gamma, degree, offset : kernel parameters (public; gamma has no default).
     input_bound : public bound B on ||x|| (linear and poly kernels; TDIL's ball radius).
     feature_bound : public R_phi for a callable kernel.
+    time_limit : seconds for the verification of the loss (default None: 20), one deadline for its proving calls
+        and the kernel facts (l(0), inf l, the two pieces; :func:`~dpcvx.verification.kernel_loss.resolve_loss`):
+        what it cuts short is not proved. Checked as :class:`~dpcvx.PrivateERM`'s, before any data is read or
+        anything charged; a catalogue loss needs no time.
     verbose : show the progress of the public steps (:mod:`dpcvx.progress`).
     allow_large_delta : delta must be below 1/n (n the training rows, public) unless this is True
         (:func:`dpcvx.validation.check_delta_for_n`, PrivateERM's check); refused before any charge.
@@ -153,28 +158,29 @@ class PrivateKernelLearner:
     theorem: ClassVar[str] = ""
     classes: ClassVar[tuple] = (-1.0, 1.0)  # the public label pair (labels are never mapped)
     _param_names: ClassVar[tuple[str, ...]] = (
-        "kernel", "lam", "loss", "gamma", "degree", "offset", "input_bound", "feature_bound", "verbose",
+        "kernel", "lam", "loss", "gamma", "degree", "offset", "input_bound", "feature_bound", "time_limit", "verbose",
         "allow_large_delta")
     #: the checks of the parameters the kernel does not check, run by the constructor, set_params and again by
     #: fit (an attribute may have been replaced since), before anything is charged
-    _parameter_checks: ClassVar[dict[str, Check]] = {"lam": check_lam, "verbose": check_flag,
-                                                     "allow_large_delta": check_flag}
+    _parameter_checks: ClassVar[dict[str, Check]] = {"lam": check_lam, "time_limit": SETTINGS["time_limit"],
+                                                     "verbose": check_flag, "allow_large_delta": check_flag}
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, loss: LossSpec = "hinge", gamma: float | None = None,
                  degree: int = 3, offset: float = 1.0, input_bound: float | None = None,
-                 feature_bound: float | None = None, verbose: bool = False, allow_large_delta: bool = False,
-                 **unknown: Any) -> None:
+                 feature_bound: float | None = None, time_limit: float | None = None, verbose: bool = False,
+                 allow_large_delta: bool = False, **unknown: Any) -> None:
         self._refuse_unknown(unknown)  # a subclass passes on the keywords it does not name
         self.kernel = kernel
         self.lam = check_lam("lam", lam)
         self.loss = loss
         self.gamma, self.degree, self.offset = gamma, degree, offset
         self.input_bound, self.feature_bound = input_bound, feature_bound
+        self.time_limit = SETTINGS["time_limit"]("time_limit", time_limit)
         self.verbose = check_flag("verbose", verbose)
         self.allow_large_delta = check_flag("allow_large_delta", allow_large_delta)
         self.predictor_: KernelPredictor | None = None
         self.model_: PrivateKernelModel | None = None
-        self._verified: tuple[Any, KernelLoss] | None = None
+        self._verified: tuple[Any, float | None, KernelLoss] | None = None
 
     # -- the order of a fit: check, charge, solve ------------------------------------------
 
@@ -182,16 +188,18 @@ class PrivateKernelLearner:
         return make_kernel(self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset,
                            input_bound=self.input_bound, feature_bound=self.feature_bound)
 
-    def _verified_loss(self) -> KernelLoss:
-        """The loss verified once for this learner's ``loss`` (again only if ``loss`` is replaced)."""
-        if self._verified is None or self._verified[0] is not self.loss:
-            self._verified = (self.loss, resolve_loss(self.loss))
-        return self._verified[1]
+    def _verified_loss(self, time_limit: float | None) -> KernelLoss:
+        """The loss verified once for this learner's ``loss`` within the checked ``time_limit`` (again only if
+        either is replaced)."""
+        if self._verified is None or self._verified[0] is not self.loss or self._verified[1] != time_limit:
+            self._verified = (self.loss, time_limit, resolve_loss(self.loss, time_limit=time_limit))
+        return self._verified[2]
 
     def _settings(self) -> tuple[dict[str, Any], Kernel, KernelLoss]:
         """(the checked parameters the kernel does not check, the kernel, the verified loss): the settings every
         kernel learner's fit checks, reading no data (:meth:`_check_training`, :meth:`check_options`)."""
-        return check_parameters(self, self._parameter_checks), self._make_kernel(), self._verified_loss()
+        checked = check_parameters(self, self._parameter_checks)
+        return checked, self._make_kernel(), self._verified_loss(checked["time_limit"])
 
     def _check_settings(self) -> None:
         """Raise the error :meth:`fit` raises for this learner's settings before it reads any data, in fit's
