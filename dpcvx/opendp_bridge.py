@@ -2,7 +2,7 @@
 
 :func:`as_opendp_measurement` wraps one fit at a fixed budget as an OpenDP
 ``Measurement``, so that OpenDP's compositors (``make_adaptive_composition``,
-``make_sequential_composition``) count it with the rest of an OpenDP analysis
+``make_composition``) count it with the rest of an OpenDP analysis
 and refuse what exceeds their budget, before the fit runs:
 
 * input domain: a user domain whose members are pairs ``(X, y)`` (the fit's data); OpenDP does not
