@@ -293,9 +293,9 @@ def test_the_loss_is_verified_once_per_learner(monkeypatch):
     calls = []
     original = kernel_learner.resolve_loss
 
-    def counting(loss):
+    def counting(loss, *, time_limit=None):
         calls.append(loss)
-        return original(loss)
+        return original(loss, time_limit=time_limit)
 
     monkeypatch.setattr(kernel_learner, "resolve_loss", counting)
     X, y = circle_task(120, 22)
@@ -304,7 +304,7 @@ def test_the_loss_is_verified_once_per_learner(monkeypatch):
     release = learner.fit(X, y, 1.0, Z=X[:10], random_state=0)
     learner.fit(X, y, 2.0, Z=X[:10], random_state=1)
     assert calls == [LOSS]
-    assert release.certificate.loss == learner._verified_loss().text
+    assert release.certificate.loss == learner._settings()[2].text
     learner.set_params(loss="logistic")
     learner.fit(X, y, 1.0, Z=X[:10], random_state=0)
     assert calls == [LOSS, "logistic"]
