@@ -49,6 +49,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..tables import NonFiniteError
+from ..validation import check_matrix
 from .rows import NormBoundError, RowMap
 
 __all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_dask",
@@ -129,6 +130,24 @@ def input_shape(X: Any) -> tuple[int, ...]:
     if any(np.isnan(size) for size in array.shape):
         raise InputError(UNKNOWN_CHUNKS)
     return tuple(int(size) for size in array.shape)
+
+
+def public_shape(X: Any) -> tuple[int, int] | None:
+    """(rows, columns) of X when its shape states them without a value being read (an array, a memmap, a sparse
+    matrix, a table, a Dask input: :func:`input_shape`) and is 2-D with a row and a column; else None (a list, whose
+    shape is its values'; an empty or 1-D X, which the conversion refuses)."""
+    shape = input_shape(X) if hasattr(X, "shape") else ()
+    return (int(shape[0]), int(shape[1])) if len(shape) == 2 and min(shape) >= 1 else None
+
+
+def matrix_shape(X: Any) -> tuple[int, int]:
+    """(rows, columns) of X: its :func:`public_shape`, the width a fit is planned and verified at before its rows are
+    read; another X is converted, and refused as every fit refuses it (:func:`dpcvx.validation.check_matrix`)."""
+    shape = public_shape(X)
+    if shape is None:
+        rows, columns = check_matrix(X).shape
+        return int(rows), int(columns)
+    return shape
 
 
 @dataclass(frozen=True)

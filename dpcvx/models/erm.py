@@ -33,8 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import losses
-from ..data.blocks import RowBlocks
-from ..data.notes import checks_then_notes
+from ..data.blocks import RowBlocks, matrix_shape
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
@@ -520,17 +519,32 @@ class PrivateERM:
                  delta: float, neighbours: str, n_public: int | None,
                  sample_weight: Any) -> tuple[FitPlan, Any]:
         """Every check of :meth:`fit` on (X, y) after the declared settings' (checked by the caller, :meth:`plan`
-        or :meth:`fit`), in order, nothing charged or drawn: the plan, and the plan bound to (X, y) (the rows mapped
-        once)."""
+        or :meth:`fit`), in order, nothing charged or drawn: the plan at X's public width (:meth:`_shaped_plan`),
+        then the plan bound to (X, y) (the rows mapped once)."""
+        plan = self._shaped_plan(X, epsilon, mechanism, split, warm_start, delta, neighbours, n_public, sample_weight)
+        return plan, plan.checked(X, y, sample_weight)
+
+    def _shaped_plan(self, X: Any, epsilon: float, mechanism: str = "objective", split: str = "max",
+                     warm_start: LinearModel | None = None, delta: float = 0.0, neighbours: str = "replace-one",
+                     n_public: int | None = None, sample_weight: Any = None) -> FitPlan:
+        """The plan of a fit on X after the declared settings' checks, made at X's public width (its shape:
+        :func:`~dpcvx.data.blocks.matrix_shape`) before a value of X or y is read: the budget, the record weights'
+        plan, the one verification and the mechanism's verdict (:meth:`_make_plan`). A learner drawing nothing first
+        (not :attr:`draws_first`); a caller that reads the labels itself (one-vs-rest, the estimators) plans here
+        first and binds its rows after (:meth:`FitPlan.checked <dpcvx.models.fit_plan.FitPlan.checked>`)."""
         kind, epsilon, delta, relation, n_public = self._budget(mechanism, epsilon, delta, neighbours, n_public,
                                                                 split)
         classes, label_bound, rows = self._classes(), self._label_bound(), self.row_map()
         weight_plan = self._weight_plan(sample_weight, classes)
-        with checks_then_notes():  # the clipping counts found on the data, once every check below has passed
-            X_mapped, labels = erm_inputs.mapped_data(rows, X, y, classes, label_bound, not self.clip)
-            plan = self._make_plan(X_mapped.shape[1], rows, classes, label_bound, kind, epsilon, delta, split,
-                                   relation, n_public, warm_start, weight_plan)
-            return plan, plan.bind(X_mapped, labels, sample_weight)
+        return self._make_plan(rows.dimension(matrix_shape(X)[1]), rows, classes, label_bound, kind, epsilon, delta,
+                               split, relation, n_public, warm_start, weight_plan)
+
+    @property
+    def draws_first(self) -> bool:
+        """Whether a fit first draws a private statistic (column statistics, a class count, a bound): a composite
+        whose plan is its own (:meth:`plan`), not one :class:`~dpcvx.models.fit_plan.FitPlan`."""
+        return column_statistics.draws_statistics(self) or class_count.draws_count(self) or \
+            private_norm.draws_bounds(self)
 
     def _budget(self, mechanism: str, epsilon: float, delta: float, neighbours: str, n_public: int | None,
                 split: str) -> tuple[Mechanism, float, float, Neighbours, int | None]:
@@ -638,8 +652,7 @@ class PrivateERM:
         (:mod:`dpcvx.models.record_weights`; docs/theory.md, section 21).
         """
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
-        if column_statistics.draws_statistics(self) or class_count.draws_count(self) or \
-                private_norm.draws_bounds(self):  # a composite's one plan (its settings checked there)
+        if self.draws_first:  # a composite's one plan (its settings checked there)
             composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                                  neighbours=neighbours, n_public=n_public, warm_start=warm_start,
                                  sample_weight=sample_weight)

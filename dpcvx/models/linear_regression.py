@@ -41,7 +41,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from scipy import sparse
 
-from ..data.blocks import RowBlocks, input_shape, is_dask, is_out_of_core
+from ..data.blocks import RowBlocks, is_dask, is_out_of_core, matrix_shape
 from ..data.notes import checks_then_notes, row_clipping_note, warn_clipped
 from ..data.rows import RowMap
 from ..data.standardiser import adassp_map, label_range, range_map
@@ -77,7 +77,6 @@ from ..validation import (
     check_epsilon,
     check_flag,
     check_lam,
-    check_matrix,
     check_targets,
     label_clipping_note,
     refuse_weights,
@@ -290,7 +289,7 @@ class PrivateLinearRegression:
         """The public checks (budget, relation, settings), the plan at X's width, and the plan bound to (X, y)."""
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
         epsilon, delta, relation, lam, standardised, ranged, gradient = self._checked(X, epsilon, delta, neighbours)
-        plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1], ranged, gradient)
+        plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, matrix_shape(X)[1], ranged, gradient)
         return plan, plan.bind(X, y)
 
     def _checked(self, X: Any, epsilon: float, delta: float, neighbours: Neighbours | str
@@ -453,16 +452,6 @@ def _range_values(clipped: np.ndarray | RowBlocks, y: Any, label_bound: float,
     return ValueBlocks(n, d + 1 if features else 1, read)
 
 
-def _input_shape(X: Any) -> tuple[int, int]:
-    """(rows, columns) of X from its shape (a memmap's or a Dask array's or DataFrame's too, read without a pass:
-    :func:`~dpcvx.data.blocks.input_shape`); an X that is not 2-D is refused as every fit refuses it
-    (:func:`dpcvx.validation.check_matrix`)."""
-    shape = input_shape(X) if hasattr(X, "shape") else ()
-    if len(shape) != 2:
-        shape = check_matrix(X).shape
-    return int(shape[0]), int(shape[1])
-
-
 class _Bound(NamedTuple):
     """A plan bound to one data set, every check passed: what its execution reads (never released)."""
 
@@ -581,7 +570,7 @@ class AdaSSPPlan:
 
     def _bound(self, X: Any, y: Any) -> _Bound:
         """:meth:`bind`'s checks."""
-        rows_in, width = _input_shape(X)
+        rows_in, width = matrix_shape(X)
         if width != self.width:
             raise InputError(f"this plan is for rows of {self.width} columns, got {width}: plan again for these "
                              "columns")

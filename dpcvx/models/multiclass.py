@@ -29,6 +29,7 @@ the accountant is charged that total once, before any noise is drawn.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -124,23 +125,39 @@ class PrivateMulticlassERM:
     def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, delta: float,
                  fit_params: dict[str, Any]) -> tuple[MulticlassPlan, list[SignBits]]:
         """The plan and the k one-vs-rest targets of (X, y), every check passed (:meth:`plan`)."""
+        sample_weight = fit_params.pop("sample_weight", None)
+        plan = self._shaped_plan(X, epsilon, mechanism, delta, fit_params, sample_weight)
+        targets = self._targets(X, y, plan.delta, fit_params)
+        if plan.binary is None and self.binary.plans_first:  # a composite's plan for a binary learner that draws a
+            # class count (each class's fit draws its own), planned on the first class's rows
+            with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
+                planned = self.binary.plan(X, targets[0], epsilon=plan.class_epsilon, delta=plan.class_delta,
+                                           mechanism=mechanism, sample_weight=sample_weight, **fit_params)
+            assert isinstance(planned, (FitPlan, RatesPlan))  # one row map (checked above)
+            plan = dataclasses.replace(plan, binary=planned)
+            plan.check(X, targets, sample_weight, first=False)
+        else:
+            plan.check(X, targets, sample_weight)
+        return plan, targets
+
+    def _shaped_plan(self, X: Any, epsilon: float, mechanism: str, delta: float, fit_params: dict[str, Any],
+                     sample_weight: Any) -> MulticlassPlan:
+        """The checks before y (or a value of X) is read: the budget's split (:meth:`_split`), the binary learner's
+        options at each class's share, and for a :class:`~dpcvx.models.erm.PrivateERM` that draws nothing first the
+        one plan of the k problems (they differ in their labels only), made at X's public width: its verification
+        and the mechanism's verdict (:meth:`PrivateERM._shaped_plan <dpcvx.models.erm.PrivateERM._shaped_plan>`).
+        Another binary learner's plan is None here (:meth:`_planned` makes a composite's on the first class's
+        rows). ``fit_params`` without ``sample_weight``."""
         epsilon, delta, eps_c, delta_c, composition = self._split(epsilon, mechanism, delta,
                                                                   fit_params.get("n_public"))
-        sample_weight = fit_params.pop("sample_weight", None)
         self.binary.check_options(eps_c, mechanism, delta=delta_c, sample_weight=sample_weight,  # before y is read
                                   **{name: fit_params[name] for name in _OPTIONS if name in fit_params})
-        targets = self._targets(X, y, delta, fit_params)
-        binary: FitPlan | RatesPlan | None = None
-        if self.binary.plans_first:  # the k fits differ in their labels only: one plan serves them all (a composite's
-            # plan for a binary learner that draws a class count: each class's fit draws its own)
+        binary = None
+        if isinstance(self.binary, PrivateERM) and self.binary.plans_first and not self.binary.draws_first:
             with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
-                planned = self.binary.plan(X, targets[0], epsilon=eps_c, delta=delta_c, mechanism=mechanism,
-                                           sample_weight=sample_weight, **fit_params)
-            assert isinstance(planned, (FitPlan, RatesPlan))  # one row map (checked above)
-            binary = planned
-        plan = MulticlassPlan(self, epsilon, delta, mechanism, eps_c, delta_c, composition, fit_params, binary)
-        plan.check(X, targets, sample_weight, first=binary is None)
-        return plan, targets
+                binary = self.binary._shaped_plan(X, eps_c, mechanism, delta=delta_c, sample_weight=sample_weight,
+                                                  **fit_params)
+        return MulticlassPlan(self, epsilon, delta, mechanism, eps_c, delta_c, composition, fit_params, binary)
 
     def _split(self, epsilon: float, mechanism: str, delta: float,
                n_public: int | None) -> tuple[float, float, float, float, str]:
@@ -250,9 +267,13 @@ class MulticlassPlan:
             sample_weight: Any = None) -> PrivateMulticlassModel:
         """Execute the plan on (X, y): check every class's problem, then charge ``accountant`` once, draw, solve
         and release (:meth:`PrivateMulticlassERM.fit`). A refused call spends nothing."""
+        return self.execute(X, self.checked(X, y, sample_weight), random_state, accountant, sample_weight)
+
+    def checked(self, X: Any, y: Any, sample_weight: Any = None) -> list[SignBits]:
+        """The k one-vs-rest targets of y, every class's problem on X checked (:meth:`check`), nothing charged."""
         targets = self.learner._targets(X, y, self.delta, self.fit_params)
         self.check(X, targets, sample_weight)
-        return self.execute(X, targets, random_state, accountant, sample_weight)
+        return targets
 
     def execute(self, X: Any, targets: list[SignBits], random_state: RandomState,
                 accountant: PrivacyAccountant | None, sample_weight: Any) -> PrivateMulticlassModel:

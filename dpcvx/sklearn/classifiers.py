@@ -93,14 +93,15 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from .. import losses
-from ..data.blocks import is_out_of_core
+from ..data.blocks import is_out_of_core, public_shape
 from ..exceptions import ConstantPredictionWarning, InputError
 from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rates
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import SETTINGS, column_statistics_option
+from ..models.fit_plan import FitPlan
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy, threshold_cut
-from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
+from ..models.multiclass import MulticlassPlan, PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
 from ..models.training_rows import deferred, left_to_caller, warn_at_cut, warn_on_training_rows
@@ -328,7 +329,11 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
         of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
         multiclass, _, _ = self._public_checks(sample_weight)
+        shaped = self._shaped_plan(X, multiclass, sample_weight)
         X, y, _, classes = self._checked_data(X, y, multiclass)
+        if shaped is not None:  # its rows bound and checked (nothing charged), as the fit binds them
+            shaped[1].checked(X, y, sample_weight)
+            return EstimatorPlan(self, *shaped)
         learner = self._private_erm(self._statistics(X, multiclass))
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
         plan: LearnerPlan
@@ -339,6 +344,28 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             plan = learner.plan(X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism,
                                 split=self.split, sample_weight=sample_weight, **relation)
         return EstimatorPlan(self, learner, plan)
+
+    def _shaped_plan(self, X: Any, multiclass: bool,
+                     sample_weight: Any) -> tuple[PrivateERM, FitPlan | MulticlassPlan] | None:
+        """The learner and its one plan made at X's public width (:func:`~dpcvx.data.blocks.public_shape`) before
+        scikit-learn's checks read a value of X or y: the verification and the mechanism's verdict first
+        (:meth:`PrivateERM._shaped_plan <dpcvx.models.erm.PrivateERM._shaped_plan>`, one-vs-rest's
+        :meth:`~dpcvx.models.multiclass.PrivateMulticlassERM._shaped_plan`). None for an X whose shape is its values'
+        (a list, or one scikit-learn's checks refuse by its shape) and for a learner that first draws a private
+        statistic (its composite plan reads the rows)."""
+        if public_shape(X) is None:
+            return None
+        learner = self._private_erm(self._statistics(X, multiclass))
+        if learner.draws_first:
+            return None
+        options = {"split": self.split, "neighbours": self.neighbours, "n_public": self.n_public}
+        if multiclass:
+            binary = learner.set_params(classes=(-1, 1))
+            plan = PrivateMulticlassERM(binary, check_public_classes(self.classes))._shaped_plan(
+                X, self.epsilon, self.mechanism, self.delta, options, None)
+            return (learner, plan) if plan.binary is not None else None
+        return learner, learner._shaped_plan(X, self.epsilon, self.mechanism, delta=self.delta,
+                                             sample_weight=sample_weight, **options)
 
     def check_params(self, sample_weight: Any = None) -> None:
         """Raise the error :meth:`fit` would raise for this classifier's parameters (and ``sample_weight``, given to
@@ -422,6 +449,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """:meth:`fit`, from ``planned`` when given (made by :meth:`plan` with these parameters)."""
         multiclass, seed, cut = self._public_checks(sample_weight)  # before anything is spent
         in_memory = not is_out_of_core(X)
+        if planned is None:  # the learner's plan at X's public width, its verdict before X or y is read
+            shaped = self._shaped_plan(X, multiclass, sample_weight)
+            planned = None if shaped is None else EstimatorPlan(self, *shaped)
         X, y, checked, classes = self._checked_data(X, y, multiclass)
         model: PrivateModel | PrivateMulticlassModel
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
