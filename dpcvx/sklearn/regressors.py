@@ -72,7 +72,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from .. import losses
-from ..data.blocks import cache_block_rows, is_dask, is_out_of_core
+from ..data.blocks import cache_block_rows, is_dask, is_out_of_core, public_shape
 from ..exceptions import InputError
 from ..models.column_statistics import (
     REGRESSION_SHARE,
@@ -83,6 +83,7 @@ from ..models.column_statistics import (
 )
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import PRIVATE, SETTINGS, check_settings, column_statistics_option, is_private
+from ..models.fit_plan import FitPlan
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import require_weight_bound
@@ -249,13 +250,23 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
         of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
         call = self._public_checks(sample_weight)
+        shaped = self._shaped_plan(X, call, sample_weight)
         checked, targets = self._checked_data(copy.copy(self), X, y)
+        if shaped is not None:  # its rows bound and checked (nothing charged), as the fit binds them
+            shaped[1].checked(checked, targets - call.shift, sample_weight)
+            return EstimatorPlan(self, *shaped)
         return EstimatorPlan(self, *self._planned(checked, targets - call.shift, call, sample_weight))
 
     def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
         """(the learner, its plan) of a fit on checked rows and centred labels (:meth:`plan`)."""
         raise NotImplementedError
+
+    def _shaped_plan(self, X: Any, call: _Call, sample_weight: Any) -> tuple[PrivateERM, FitPlan] | None:
+        """The learner and its one plan made at X's public width before scikit-learn's checks read a value of X or
+        y (the verification and the mechanism's verdict first, :meth:`PrivateERM._shaped_plan
+        <dpcvx.models.erm.PrivateERM._shaped_plan>`); None where the fit's plan is made on the checked rows."""
+        return None
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             accountant: PrivacyAccountant | None = None) -> _PrivateRegressor:
@@ -335,6 +346,9 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
              planned: EstimatorPlan | None) -> _PrivateRegressor:
         """:meth:`fit`, from ``planned`` when given (made by ``plan`` with these parameters)."""
         call = self._public_checks(sample_weight)
+        if planned is None:  # the learner's plan at X's public width, its verdict before X or y is read
+            shaped = self._shaped_plan(X, call, sample_weight)
+            planned = None if shaped is None else EstimatorPlan(self, *shaped)
         checked, targets = self._checked_data(self, X, y)
         centred = targets - call.shift if call.shift else targets  # no copy without a shift
         with fit_accountant(self, accountant) as charged:
@@ -670,6 +684,19 @@ class DPHuberRegressor(_PrivateRegressor):
             return learner, self._ranged(learner, X, y, call, sample_weight)
         return learner, learner.plan(X, y, epsilon=call.epsilon, mechanism=mechanism, delta=delta,
                                      neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight)
+
+    def _shaped_plan(self, X: Any, call: _Call, sample_weight: Any) -> tuple[PrivateERM, FitPlan] | None:
+        """The plan at X's public width (:func:`~dpcvx.data.blocks.public_shape`) of a fit that draws nothing first;
+        None for an X whose shape is its values' (a list) and for a fit that first draws ranges or a private bound
+        (its composite plan reads the rows)."""
+        if public_shape(X) is None or self._draws_ranges(X, call):
+            return None
+        learner = self._learner(call.label_bound)
+        if learner.draws_first:
+            return None
+        mechanism, delta = self._mechanism(call)
+        return learner, learner._shaped_plan(X, call.epsilon, mechanism, delta=delta, neighbours=self.neighbours,
+                                             n_public=self.n_public, sample_weight=sample_weight)
 
     def _mechanism_checks(self, call: _Call, sample_weight: Any) -> None:
         """The learner's checks of the budget, the mechanism and the neighbour relation (``n_public`` under
