@@ -20,8 +20,9 @@ the public gradient bound ||grad F|| <= gamma = tol n L R, and the noise covers
 any point within it (approximate minima perturbation; docs/theory.md), so the
 release never depends on how close to optimal the solver happened to get.
 
-Order in :meth:`PrivateERM.fit`: validate every input, then charge the
-accountant once, then draw noise. Solver statistics measured on the private
+Order in :meth:`PrivateERM.fit`: validate every input (the parameters, then the
+verification and its verdict at X's public width, then the rows and labels), then
+charge the accountant once, then draw noise. Solver statistics measured on the private
 data go to ``diagnostics_`` on the learner (not private: never published).
 """
 

@@ -2,7 +2,8 @@
 
 :meth:`PrivateERM.plan <dpcvx.models.erm.PrivateERM.plan>` validates every public input of a fit (the budget,
 the mechanism, the neighbour relation, the learner's settings), builds the public row map, verifies the
-problem once at the data's width, chooses the solver and returns a :class:`FitPlan`. The plan holds only
+problem once at the data's width (X's shape, read before any value of X or y: the mechanism's verdict is made
+before the data is), chooses the solver and returns a :class:`FitPlan`. The plan holds only
 public values: no row, label or statistic of the data. :meth:`FitPlan.fit` executes it on rows of that
 width, in the order of the developers' guide: check the rows and labels, calibrate at their public number
 n (:meth:`FitPlan.calibrate`, once per n), prove the solver's iteration budget, then charge the accountant
