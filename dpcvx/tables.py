@@ -26,6 +26,7 @@ naming the fix.
 from __future__ import annotations
 
 import numbers
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
@@ -37,9 +38,9 @@ from .exceptions import InputError
 
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
            "feature_names", "finite_numbers", "first_non_number", "is_number", "named_column", "nested",
-           "non_finite_error", "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested",
-           "refuse_non_numbers", "refuse_repeated_names", "repeated_names", "row_count", "spelling_variants",
-           "table_matrix"]
+           "NUMBER_TEXT", "non_finite_error", "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind",
+           "refuse_nested", "refuse_non_numbers", "refuse_repeated_names", "repeated_names", "row_count",
+           "spelling_variants", "table_matrix", "text_number", "text_numbers"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
@@ -252,10 +253,86 @@ def refuse_kind(name: str, dtype: Any) -> None:
         raise InputError(f"{name} has dtype {dtype}: {_KIND_FIX[kind]}")
 
 
+#: The one grammar of a number written as text, wherever dpcvx reads one (a CSV cell, a text cell of a table's numeric
+#: column, a regression target read from a file, a number on the command line): ASCII digits with an optional sign,
+#: decimal point and exponent ("7", "-0.5", ".5", "5.", "+1.5e-3"), surrounding whitespace ignored (what
+#: ``str.strip`` removes, as a CSV cell's). Python's ``float()`` takes more, which no CSV writer means as a plain
+#: number: digit grouping ("1_000"), other scripts' digits ("\u0661\u0662", full-width digits), and "nan", "inf",
+#: "infinity" in any case; so does pyarrow's CSV reader (a hexadecimal "0x10" as an integer). Text outside it is not
+#: a number: a missing value is an empty cell (or a missing-value marker the caller declares), never "nan".
+NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+#: The characters of :data:`NUMBER_TEXT`, by code point (ASCII), and the empty tail of a numpy str cell (code 0):
+#: text of only these that ``float()`` reads is exactly a number of the grammar (a test checks the two agree).
+_NUMBER_CODES = np.zeros(128, dtype=bool)
+_NUMBER_CODES[[0, *map(ord, "0123456789+-.eE")]] = True
+
+
+def text_number(text: str) -> float:
+    """The number written in ``text`` (:data:`NUMBER_TEXT`, surrounding whitespace ignored), ValueError otherwise:
+    the reading of one cell or option."""
+    stripped = text.strip()
+    if not NUMBER_TEXT.fullmatch(stripped):
+        raise ValueError("not a plain decimal number")
+    return float(stripped)
+
+
+def text_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 numbers, mask of the entries that are not numbers: NaN there) of a 1-D array of text or objects:
+    text (str; bytes decoded as UTF-8) read by :data:`NUMBER_TEXT`, any other entry by ``float()`` when it is a real
+    number (:func:`parses_as_float`). The one conversion of text cells to numbers (a schema's numeric column, the
+    command line's regression target). A number beyond the float range is infinite, for the caller's finite check.
+    Vectorised for a str array: its characters are checked as code points, whole columns at a time, and numpy's
+    float conversion reads the cells that pass (one by one only when one of them fails it)."""
+    if values.dtype.kind in "US":
+        text = np.char.decode(values, "utf-8", "replace") if values.dtype.kind == "S" else values
+        return _str_numbers(np.char.strip(np.asarray(text, dtype=str)))
+    numbers = np.full(values.shape, np.nan)
+    wrong = np.zeros(values.shape, dtype=bool)
+    texts = [i for i, value in enumerate(values.tolist()) if isinstance(value, (str, bytes))]
+    if texts:
+        entries = np.array([values[i] if isinstance(values[i], str) else values[i].decode("utf-8", "replace")
+                            for i in texts], dtype=str)
+        numbers[texts], wrong[texts] = _str_numbers(np.char.strip(entries))
+    other = np.ones(values.shape, dtype=bool)
+    other[texts] = False
+    for i in np.flatnonzero(other).tolist():
+        value = values[i]
+        if parses_as_float(value):
+            numbers[i] = float(value)
+        else:
+            wrong[i] = True
+    return numbers, wrong
+
+
+def _str_numbers(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`text_numbers` of a numpy str array whose cells are stripped."""
+    numbers = np.full(text.shape, np.nan)
+    if not text.size:
+        return numbers, np.zeros(text.shape, dtype=bool)
+    codes = np.ascontiguousarray(text).view(np.uint32).reshape(text.size, -1)
+    wrong = np.asarray(~(_NUMBER_CODES[np.minimum(codes, 127)] & (codes < 128)).all(axis=1))
+    candidates = np.flatnonzero(~wrong)
+    try:
+        numbers[candidates] = text[candidates].astype(np.float64)
+    except ValueError:  # "", "+", "1e", "1.2.3": characters of a number, but not one
+        for i in candidates.tolist():
+            try:
+                numbers[i] = float(text[i])
+            except ValueError:
+                wrong[i] = True
+    return numbers, wrong
+
+
 def parses_as_float(value: Any) -> bool:
-    """Whether one entry converts to a real float (complex never does, nor a numpy date or duration, which numpy
-    would read as a count of its units): a schema's numeric column reads text so (a CSV file's cells are text);
-    X, regression targets and sample weights do not (:func:`is_number`)."""
+    """Whether one entry reads as a real number: text (str or bytes) when it is one by :data:`NUMBER_TEXT`, any
+    other entry when ``float()`` converts it (complex never does, nor a numpy date or duration, which numpy would
+    read as a count of its units; an integer beyond the float range does not). A schema's numeric column reads text
+    so (a CSV file's cells are text); X, regression targets and sample weights do not (:func:`is_number`)."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        return NUMBER_TEXT.fullmatch(value.strip()) is not None
     if isinstance(value, (complex, np.complexfloating, np.datetime64, np.timedelta64)):
         return False
     try:

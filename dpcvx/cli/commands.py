@@ -41,7 +41,7 @@ from ..progress import progress
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel
 from ..release.serialization import load, save
-from ..tables import RowError, parses_as_float, repeated_names, spelling_variants
+from ..tables import RowError, repeated_names, spelling_variants, text_numbers
 from ..validation import check_public_classes, check_threshold, label_range
 from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options
@@ -392,14 +392,13 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
                        "first in row ", int(np.flatnonzero(absent)[0]), f" {layout.rows_note()}; drop those records "
                        "first (a label has no public imputed value)")
     if args.task == "regression":
-        try:
-            return raw.astype(float)
-        except ValueError:
-            bad = np.fromiter((not parses_as_float(value) for value in raw.tolist()), dtype=bool, count=raw.size)
+        targets, bad = text_numbers(raw)
+        if bad.any():
             raise RowError(f"{args.data}: {int(bad.sum())} row(s) of column {args.target!r} hold a value that is "
                            "not a number, the first in row ", int(np.flatnonzero(bad)[0]), f" {layout.rows_note()} "
                            "(the values are not shown: they are data); "
-                           f"{NOT_A_NUMBER}") from None
+                           f"{NOT_A_NUMBER}")
+        return targets
     outside = ~np.isin(raw, args.classes)
     if np.any(outside):
         raise RowError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "

@@ -12,7 +12,6 @@ imported when the command runs (:func:`dpcvx.cli.main`, by the parser's ``comman
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import textwrap
 from collections.abc import Callable
@@ -46,17 +45,17 @@ def _validation() -> Any:
     return validation
 
 
-#: a number as the command line takes it: plain ASCII decimal or scientific notation (no digit separators "_", no
-#: other scripts' digits, no surrounding spaces, no "nan" or "inf"), where Python's float() takes all of these
-_PLAIN_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-
-
 def _number(text: str) -> float:
-    """The number written in ``text`` (:data:`_PLAIN_NUMBER`), ValueError otherwise: the one reading of every number
-    of an option (each caller says what was expected)."""
-    if not _PLAIN_NUMBER.fullmatch(text):
-        raise ValueError(f"not a plain decimal number: {text[:40]!r}")
-    return float(text)
+    """The number written in ``text``, ValueError otherwise: the one reading of every number of an option (each
+    caller says what was expected), by the grammar of a number in a data file's cell
+    (:data:`dpcvx.tables.NUMBER_TEXT`: plain ASCII decimal or scientific notation; no digit separators "_", no other
+    scripts' digits, no "nan" or "inf", where Python's float() takes all of these), imported when a value is checked
+    as the validators are, and without surrounding spaces."""
+    from ..tables import text_number
+
+    if text != text.strip():
+        raise ValueError("surrounding spaces")
+    return text_number(text)
 
 
 def _number_type(check: Callable[[float], float], kind: str, refused: str) -> Callable[[str], float]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import tables
 from ..exceptions import InputError
-from ..tables import RowError, parses_as_float
+from ..tables import RowError, text_numbers
 
 __all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length"]
 
@@ -126,9 +126,11 @@ def _missing_mask(name: str, values: np.ndarray, tokens: tuple[str, ...]) -> np.
 
 
 #: What a cell that is not a number is advised (a numeric column's, a regression target's).
-NOT_A_NUMBER = ("a numeric cell is a plain number: remove thousands separators, units and currency or percent signs "
-                "first (\"1,250\", \"70 kg\" and \"$5\" are not numbers; a date becomes a number such as the days "
-                "since a public date)")
+NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional sign, decimal point and exponent "
+                "(-0.5, 1250, 1.5e3): remove thousands separators, units and currency or percent signs first "
+                "(\"1,250\", \"1_250\", \"70 kg\" and \"$5\" are not numbers; a date becomes a number such as the "
+                "days since a public date); a missing value is an empty cell (\"nan\" and \"inf\" are not numbers: "
+                "make such a marker an empty cell, or declare it with dpcvx fit --missing)")
 
 
 def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -152,13 +154,11 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> t
         if absent.any():
             filler: Any = {"U": "0", "S": b"0"}.get(kind, 0)  # any number: the imputed value replaces it below
             present = np.where(absent, filler, values)
-        try:
-            numbers_ = np.array(present, dtype=np.float64)  # a new array: the input is never written to
-        except (TypeError, ValueError, OverflowError):
-            row = next((i for i, v in enumerate(values) if not absent[i] and not parses_as_float(v)), 0)
-            raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", row,
+        numbers_, wrong = text_numbers(present)  # a new array: the input is never written to
+        if wrong.any():
+            raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", int(np.argmax(wrong)),
                            f" (the value is not shown: it is data); {NOT_A_NUMBER}, or, if the column holds codes or "
-                           "words, declare it categorical") from None
+                           "words, declare it categorical")
     if absent.any():
         if missing is None:
             raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ",

@@ -8,10 +8,11 @@ Errors name the file, the line and the column names (public facts), never a cell
 
 Two readers, one result. With pyarrow installed (the ``arrow`` extra), a file is read by pyarrow's CSV
 reader, whole (``read_csv``) or, for ``--chunk-rows``, as a stream of record batches (``open_csv``) regrouped
-into chunks of ``chunk_rows`` records: the columns named ``numeric`` come as float64 numbers (an empty cell
-as NaN, which a schema reads as missing, as it reads the empty text), every other column as text, read as
-text (never inferred: a category "01" stays "01"). Without pyarrow, or when pyarrow refuses the file or
-finds a ``numeric`` column that is not plain numbers, the standard ``csv`` module reads it as a stream of
+into chunks of ``chunk_rows`` records: the columns named ``numeric`` come as float64 numbers when every cell
+is empty or a number by the one grammar of :data:`dpcvx.tables.NUMBER_TEXT` (an empty cell as NaN, which a
+schema reads as missing, as it reads the empty text), else as text, every other column as text (never inferred:
+a category "01" stays "01"). Without pyarrow, or when pyarrow refuses the file, the standard ``csv`` module
+reads it as a stream of
 text cells, from the first record pyarrow did not deliver: it gives every error, so both readers fail
 alike, and a schema encodes either result to the same rows (tests check both).
 """
@@ -29,8 +30,9 @@ from typing import Any, TextIO
 import numpy as np
 
 from ..exceptions import FileError, InputError
+from ..tables import repeated_names
 from .files import os_error_message
-from .parquet import is_parquet, parquet_chunks, typed_column
+from .parquet import finite, is_parquet, parquet_chunks, typed_column
 
 __all__ = ["Layout", "ROWS_NOTE", "name_list", "read_table_columns", "refuse_csv_layout", "split_names",
            "table_chunks"]
@@ -219,15 +221,20 @@ def _arrow_csv(path: Path, columns: Sequence[str], layout: Layout, label: str | 
         import pyarrow.csv as arrow_csv
     except ImportError:
         return None
-    opened = _arrow_open(path, columns, layout, label, numeric)
-    if opened is None:
-        return None
-    source, options = opened
-    try:
-        table = arrow_csv.read_csv(source, **options)
-    except (pa.ArrowException, OSError, UnicodeError, EOFError, zlib.error):
-        return None  # the standard reader reads the file again and names what is wrong
-    return _typed_columns(table, columns, numeric) if table.num_rows else None
+    for numbers in (numeric, ()):  # the numeric columns as float64, else (a cell that is not one) all as text
+        opened = _arrow_open(path, columns, layout, label, numbers)
+        if opened is None:
+            return None
+        source, options = opened
+        try:
+            table = arrow_csv.read_csv(source, **options)
+        except (pa.ArrowException, OSError, UnicodeError, EOFError, zlib.error):
+            continue  # read as text; refused again, the standard reader reads the file and names what is wrong
+        if not table.num_rows:
+            return None
+        if all(finite(table.column(name)) for name in numbers):  # "nan", "inf" or 1e400: read as text
+            return _typed_columns(table, columns, numeric)
+    return None
 
 
 def _arrow_csv_chunks(path: Path, columns: Sequence[str], layout: Layout, label: str | None, chunk_rows: int,
@@ -241,7 +248,7 @@ def _arrow_csv_chunks(path: Path, columns: Sequence[str], layout: Layout, label:
     except ImportError:
         yield from _csv_chunks(path, columns, layout, label, chunk_rows)
         return
-    opened = _arrow_open(path, columns, layout, label, numeric, streamed=True)
+    opened = _arrow_open(path, columns, layout, label)
     seen = 0  # the records delivered
     if opened is not None:
         source, options = opened
@@ -280,14 +287,15 @@ def _regrouped(batches: Iterable[Any], rows: int) -> Iterator[Any]:
         yield pa.Table.from_batches(pending)
 
 
-def _arrow_open(path: Path, columns: Sequence[str], layout: Layout, label: str | None, numeric: Collection[str],
-                streamed: bool = False) -> tuple[Any, dict[str, Any]] | None:
+def _arrow_open(path: Path, columns: Sequence[str], layout: Layout, label: str | None,
+                numbers: Collection[str] = ()) -> tuple[Any, dict[str, Any]] | None:
     """(the byte stream, the read options) for pyarrow's CSV reader of ``path``, the header checked by the
     standard reader's code; None when the header is refused (the standard reader reports it).
 
-    Every column is read as text but the ``numeric`` ones of a whole file, whose type pyarrow infers from
-    all of it. A stream fixes its types at its first block, so there they are text too, each chunk parsed
-    by :func:`dpcvx.data.parquet.typed_column` (a blank cell as missing, as the whole file's inference does).
+    The columns ``numbers`` are read as float64 (a blank cell as missing), every other column as text (never
+    inferred: pyarrow's inference reads more than :data:`dpcvx.tables.NUMBER_TEXT`, a hexadecimal "0x10" as the
+    integer 16). pyarrow's float64 reads that grammar and "nan", "inf" and "infinity" in any case, which the
+    caller reads as text when a column holds one (a non-finite number: :func:`dpcvx.data.parquet.finite`).
     """
     import pyarrow as pa
     import pyarrow.csv as arrow_csv
@@ -301,7 +309,7 @@ def _arrow_open(path: Path, columns: Sequence[str], layout: Layout, label: str |
             header, _ = _header(csv.reader(handle, skipinitialspace=True), path, columns, layout, label)
     except (InputError, OSError, UnicodeError, EOFError, zlib.error, csv.Error):
         return None  # the standard reader reads the file and reports it (a damaged gzip file as damage)
-    types = {name: pa.string() for name in columns if streamed or name not in numeric}
+    types = {name: pa.float64() if name in numbers else pa.string() for name in columns}
     return pa.input_stream(str(path), compression="gzip" if compressed else None), {
         "read_options": arrow_csv.ReadOptions(skip_rows=layout.skip_lines + (layout.names is None),
                                               column_names=header),
@@ -338,9 +346,12 @@ def _header(reader: Iterator[list[str]], path: Path, columns: Sequence[str], lay
     position = {name: index for index, name in enumerate(header)}
     # The header's cells are never shown: without --no-header the first row read as a header may be
     # a record (private). Messages name positions, counts and the names the user gave (public).
-    if len(position) != len(header):
+    # A repeated name matters only for a column that is read (which of its fields would be meant?); the columns
+    # not read may repeat theirs, as a spreadsheet's blank or "Notes" headers do.
+    wanted = set(columns)
+    if len(position) != len(header) and repeated_names(name for name in header if name in wanted):
         first = {name: index for index, name in reversed(list(enumerate(header)))}
-        repeats = [index + 1 for index, name in enumerate(header) if first[name] != index]
+        repeats = [index + 1 for index, name in enumerate(header) if first[name] != index and name in wanted]
         rename = ("" if layout.names is not None else f": every column needs a name of its own; rename them in the "
                   f"file, or replace the header with --skip-lines {layout.skip_lines + 1} --no-header --names A,B,... "
                   "(every column's name, in file order)")

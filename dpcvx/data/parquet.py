@@ -6,7 +6,7 @@ that Parquet stores as integers or floats comes as float64 (a null as NaN, which
 schema reads as a missing value), and a text column as text (a null as the empty
 cell), both converted by whole columns; any other column (a number read as a
 category, a date, a boolean) becomes the decimal text of each value, as a CSV file
-holds it, so one public schema encodes both to the same rows. The file is never
+holds it (a NaN the empty cell, as a null), so one public schema encodes both to the same rows. The file is never
 loaded whole when ``--chunk-rows`` is given.
 """
 
@@ -20,9 +20,10 @@ import numpy as np
 
 from ..exceptions import FileError, InputError, withheld
 
-__all__ = ["PARQUET_SUFFIXES", "is_parquet", "parquet_chunks", "typed_column"]
+__all__ = ["PARQUET_SUFFIXES", "finite", "is_parquet", "parquet_chunks", "typed_column"]
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
+
 
 
 def is_parquet(path: str | Path) -> bool:
@@ -31,14 +32,17 @@ def is_parquet(path: str | Path) -> bool:
 
 
 def _cells(column: Any) -> np.ndarray:
-    return np.array(["" if value is None else str(value) for value in column.to_pylist()], dtype=str)
+    """Each value's text, as a CSV file holds it: a null, or a float NaN (a missing value to pandas, which writes it
+    as the empty cell), as the empty cell, never the text "nan", which is not a number (dpcvx.tables.NUMBER_TEXT)."""
+    return np.array(["" if value is None or value != value else str(value) for value in column.to_pylist()],
+                    dtype=str)
 
 
 def typed_column(column: Any, numeric: bool, trim: bool = False) -> np.ndarray | None:
     """A pyarrow column as numpy, by whole columns: float64 (null: NaN) for integers, floats, an all-null
-    column or text that parses as plain numbers when ``numeric``, text (null: the empty cell; surrounding
-    whitespace removed when ``trim``) for a text column; None for any other type (its cells are converted
-    value by value, or read again)."""
+    column or text whose every cell is empty or a finite number (:data:`dpcvx.tables.NUMBER_TEXT`) when ``numeric``,
+    text (null: the empty cell; surrounding whitespace removed when ``trim``) for a text column; None for any
+    other type (its cells are converted value by value, or read again)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -48,17 +52,29 @@ def typed_column(column: Any, numeric: bool, trim: bool = False) -> np.ndarray |
     if numeric and (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
         return np.asarray(column.to_numpy(zero_copy_only=False)).astype(np.float64)  # nulls: NaN
     if _is_text(kind) and numeric:  # numbers written as text (" 7"): parsed after trimming, "" as NaN
+        text = pc.utf8_trim_whitespace(pc.fill_null(column, ""))
         try:
-            text = pc.utf8_trim_whitespace(pc.fill_null(column, ""))
             parsed = pc.cast(pc.if_else(pc.equal(text, ""), None, text), pa.float64())
+        except pa.ArrowInvalid:  # text that is not a number ("?", "1_000"): read as text
+            parsed = None
+        if parsed is not None and finite(parsed):
             return np.asarray(parsed.to_numpy(zero_copy_only=False), dtype=np.float64)
-        except pa.ArrowInvalid:  # text that is not a plain number ("?", "1_000"): read as text
-            pass
+        # text that is not a number, or "nan", "inf", 1e400: read as text, whose reading (dpcvx.tables.text_numbers,
+        # by the one grammar) names the first such cell
     if _is_text(kind) or (pa.types.is_dictionary(kind) and _is_text(kind.value_type)):
         chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
         parts = [_text(chunk, trim) for chunk in chunks]
         return np.concatenate(parts) if parts else np.array([], dtype=str)
     return None
+
+
+def finite(numbers: Any) -> bool:
+    """Whether every number of a pyarrow float column is finite (a null is a missing value). pyarrow reads text as
+    a float by :data:`dpcvx.tables.NUMBER_TEXT` and "nan", "inf", "infinity" in any case, no more (a test checks it):
+    a column of text that it reads whole as finite numbers is a column of numbers of the grammar."""
+    import pyarrow.compute as pc
+
+    return bool(pc.all(pc.is_finite(numbers), min_count=0).as_py())
 
 
 def _is_text(kind: Any) -> bool:

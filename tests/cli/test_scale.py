@@ -26,7 +26,8 @@ def wide_csv(tmp_path_factory):
     for _ in range(40):
         lines.append(f"{filler},{rng.integers(17, 91)},{rng.choice(['yes', 'no'])}")
     (directory / "wide.csv").write_text("\n".join(lines) + "\n")
-    (directory / "repeated.csv").write_text(",".join(header + ["c7"]) + "\n" + lines[1] + ",0\n")
+    # a repeated name refuses the fit when the fit reads that column (one it does not read may repeat its name)
+    (directory / "repeated.csv").write_text(",".join(header + ["age"]) + "\n" + lines[1] + ",0\n")
     return directory
 
 

@@ -450,7 +450,9 @@ def test_schema_bounds_and_norms_that_would_overflow_are_refused():
         (np.array([10**400], dtype=object), r"numeric column 'x' holds a value that is not a number in row 0"),
         (np.array([datetime.date(2020, 1, 1)], dtype=object),
          r"numeric column 'x' holds a value that is not a number in row 0"),
-        (["inf"], r"missing or non-finite value in row 0"),
+        (["inf"], r"numeric column 'x' holds a value that is not a number in row 0"),  # text: the grammar's
+        ([np.inf], r"missing or non-finite value in row 0"),
+        (["1e400"], r"missing or non-finite value in row 0"),  # a number of the grammar, beyond the float range
     ],
 )
 def test_numeric_columns_of_the_wrong_kind_are_typed_errors(column, message):

@@ -1,0 +1,107 @@
+"""dpcvx fit reads a number in a CSV cell by one grammar (dpcvx.tables.NUMBER_TEXT), whichever reader reads the file
+(pyarrow whole or by chunks, the standard csv module): "1_000", other scripts' digits, "nan" and "inf" are not
+numbers, in a feature column or the regression target; pyarrow imputed a "nan" cell as a missing value (--impute)
+and read "0x10" as 16, the standard reader read "1_000" as 1000. A header that repeats a name refuses the fit only
+when a column the fit reads has it."""
+
+from __future__ import annotations
+
+import csv
+import sys
+
+import pytest
+
+from dpcvx.cli import main
+
+pytest.importorskip("pyarrow")
+
+FEATURES = ["--numeric", "x:0:2000", "--epsilon", "1", "--data-norm", "1"]
+READERS = {"pyarrow": [], "chunks": ["--chunk-rows", "1000"], "csv": []}
+
+
+def write(path, header, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return str(path)
+
+
+def fit(tmp_path, capsys, monkeypatch, reader, data, *options):
+    if reader == "csv":
+        monkeypatch.setitem(sys.modules, "pyarrow", None)
+        monkeypatch.setitem(sys.modules, "pyarrow.csv", None)
+    code = main(["fit", data, *options, *READERS[reader], "--out", str(tmp_path / "m.json")])
+    return code, capsys.readouterr().err
+
+
+def table(tmp_path, cell, row=1100):
+    """1,200 rows (two chunks of --chunk-rows 1000), ``cell`` in row 1100."""
+    rows = [[str(i), "yes" if i % 2 else "no"] for i in range(1200)]
+    rows[row][0] = cell
+    return write(tmp_path / "d.csv", ["x", "label"], rows)
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("cell", ["1_000", "\u0661\u0662", "nan", "-inf", "0x10"])
+def test_a_feature_cell_out_of_the_grammar_is_refused_by_every_reader(tmp_path, capsys, monkeypatch, reader, cell):
+    code, err = fit(tmp_path, capsys, monkeypatch, reader, table(tmp_path, cell), "--target", "label",
+                    "--positive", "yes", "--impute", "x=0", *FEATURES)
+    assert code == 3, err
+    assert "numeric column 'x' holds a value that is not a number in row 1100" in err
+    assert "ASCII digits with an optional sign, decimal point and exponent" in err
+    assert cell not in err.replace('"nan" and "inf"', "") and not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_nan_marker_declared_missing_is_imputed(tmp_path, capsys, monkeypatch, reader):
+    code, err = fit(tmp_path, capsys, monkeypatch, reader, table(tmp_path, "nan"), "--target", "label",
+                    "--positive", "yes", "--missing", "nan", "--impute", "x=0", *FEATURES)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_the_grammar_fits_with_spaces_signs_and_exponents(tmp_path, capsys, monkeypatch, reader):
+    code, err = fit(tmp_path, capsys, monkeypatch, reader, table(tmp_path, " +1.5e2 "), "--target", "label",
+                    "--positive", "yes", *FEATURES)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("cell", ["1_000", "\uff19", "nan", "Infinity"])
+def test_a_regression_target_out_of_the_grammar_is_refused(tmp_path, capsys, monkeypatch, cell):
+    rows = [[str(i / 10), str(i)] for i in range(10)]
+    rows[3][1] = cell
+    data = write(tmp_path / "cost.csv", ["x", "cost"], rows)
+    code, err = fit(tmp_path, capsys, monkeypatch, "pyarrow", data, "--target", "cost", "--task", "regression",
+                    "--label-bound", "0,2000", "--delta", "1e-6", *FEATURES)
+    assert code == 3, err
+    assert "1 row(s) of column 'cost' hold a value that is not a number, the first in row 3" in err
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_name_repeated_by_a_column_the_fit_does_not_read_is_no_matter(tmp_path, capsys, monkeypatch, reader):
+    rows = [[str(i), "yes" if i % 2 else "no", "n1", "n2", "", ""] for i in range(12)]
+    data = write(tmp_path / "notes.csv", ["x", "label", "notes", "notes", "", ""], rows)
+    code, err = fit(tmp_path, capsys, monkeypatch, reader, data, "--target", "label", "--positive", "yes", *FEATURES)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("repeated", ["x", "label"])
+def test_a_name_repeated_by_a_column_the_fit_reads_is_refused(tmp_path, capsys, monkeypatch, reader, repeated):
+    rows = [[str(i), "yes" if i % 2 else "no", "n", "1"] for i in range(12)]
+    data = write(tmp_path / "twice.csv", ["x", "label", "notes", repeated], rows)
+    code, err = fit(tmp_path, capsys, monkeypatch, reader, data, "--target", "label", "--positive", "yes", *FEATURES)
+    assert code == 3
+    assert "the header repeats a column name at field(s) [4]: every column needs a name of its own" in err
+
+
+def test_a_parquet_float_target_with_nan_has_no_label(tmp_path, capsys, monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    cost = [float(i) for i in range(10)]
+    cost[4] = float("nan")  # written as the text "nan", now not a number: a NaN is a missing value, as a null
+    pq.write_table(pa.table({"x": [i / 10 for i in range(10)], "cost": cost}), tmp_path / "r.parquet")
+    code, err = fit(tmp_path, capsys, monkeypatch, "pyarrow", str(tmp_path / "r.parquet"), "--target", "cost",
+                    "--task", "regression", "--label-bound", "0,2000", "--delta", "1e-6", *FEATURES)
+    assert code == 3 and "1 row(s) have no label in column 'cost', the first in row 4" in err
