@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dpcvx import CategoricalColumn, NumericColumn, PublicSchema
@@ -37,6 +37,11 @@ SCHEMA = PublicSchema((NumericColumn("x", 0.0, 10.0, missing=0.0), CategoricalCo
 
 
 @given(CELLS)
+@example("nan")
+@example(" -Infinity ")
+@example("1_0")
+@example("\u0661")
+@example("\uff11")
 def test_the_array_reading_is_the_grammar(text):
     numbers, wrong = text_numbers(np.array([text], dtype=str))
     expected = NUMBER_TEXT.fullmatch(text.strip()) is not None
@@ -48,6 +53,11 @@ def test_the_array_reading_is_the_grammar(text):
 
 
 @given(CELLS)
+@example("nan")
+@example(" -Infinity ")
+@example("1e400")
+@example("0x10")
+@example("1_0")
 def test_pyarrow_reads_a_finite_number_exactly_by_the_grammar(text):
     pa = pytest.importorskip("pyarrow")
     numbers = typed_column(pa.chunked_array([[text, "1"]]), numeric=True, trim=True)
@@ -60,6 +70,11 @@ def test_pyarrow_reads_a_finite_number_exactly_by_the_grammar(text):
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(alphabet="0123456789+-.eE_x \u0661infatyINFAY", min_size=1, max_size=8))
+@example("nan")
+@example(" -Infinity ")
+@example("1e400")
+@example("0x10")
+@example("1_0")
 def test_pyarrow_reads_a_csv_numeric_column_exactly_by_the_grammar(tmp_path, text):
     pytest.importorskip("pyarrow")
     path = tmp_path / "d.csv"
