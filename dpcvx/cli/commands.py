@@ -100,8 +100,29 @@ def _problem(args: argparse.Namespace, catalogue: losses.MarginLoss | None) -> t
     return loss, regularizer
 
 
+def _refuse_header_rows(table: dict[str, np.ndarray], path: str, layout: Layout) -> None:
+    """Refuse the rows of a file where every column read (``table``'s: the features and the target) holds its own
+    name: the header repeated, as when CSV files are joined with their header rows. Such a row is no record; read as
+    one, a categorical column would encode it as an unknown category and a one-versus-rest label as negative, without
+    a word. The columns not read do not count (they may differ). One comparison of the first column, whose hits
+    alone the others are compared at; a column read as numbers holds no name."""
+    repeated: np.ndarray | None = None
+    for name, values in table.items():
+        if values.dtype.kind != "U":
+            return
+        equal = values == name
+        repeated = equal if repeated is None else repeated & equal
+        if not repeated.any():
+            return
+    if repeated is not None:
+        raise RowError(f"{path}: {int(repeated.sum())} row(s) repeat the header (every column read holds its own "
+                       "name), the first is row ", int(np.flatnonzero(repeated)[0]), f" {layout.rows_note()}: files "
+                       "joined with their header rows? Remove the repeated header lines, keeping the first")
+
+
 def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout,
             missing: Sequence[str]) -> np.ndarray:
+    _refuse_header_rows(table, path, layout)
     marked = _with_missing(schema, table, path, layout, missing)  # its errors name the file and the rows
     try:
         return schema.transform(marked)

@@ -105,3 +105,38 @@ def test_a_parquet_float_target_with_nan_has_no_label(tmp_path, capsys, monkeypa
     code, err = fit(tmp_path, capsys, monkeypatch, "pyarrow", str(tmp_path / "r.parquet"), "--target", "cost",
                     "--task", "regression", "--label-bound", "0,2000", "--delta", "1e-6", *FEATURES)
     assert code == 3 and "1 row(s) have no label in column 'cost', the first in row 4" in err
+
+
+def joined(tmp_path, header, rows, at):
+    """Two CSV files joined with their header rows: ``header`` again before row ``at``."""
+    return write(tmp_path / "joined.csv", header, rows[:at] + [header] + rows[at:])
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_header_row_repeated_in_the_columns_read_is_refused(tmp_path, capsys, monkeypatch, reader):
+    # categorical features and a one-vs-rest label: the row was read as a record, an unknown category and a negative
+    rows = [["Male" if i % 3 else "Female", "yes" if i % 2 else "no", "n"] for i in range(1200)]
+    data = joined(tmp_path, ["sex", "label", "notes"], rows, 1100)
+    code, err = fit(tmp_path, capsys, monkeypatch, reader, data, "--target", "label", "--positive", "yes",
+                    "--categorical", "sex:Female,Male", "--epsilon", "1", "--data-norm", "1")
+    assert code == 3, err
+    assert "1 row(s) repeat the header (every column read holds its own name), the first is row 1100" in err
+    assert "Remove the repeated header lines, keeping the first" in err and not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_numeric_column_repeating_its_header_is_told_so(tmp_path, capsys, monkeypatch, reader):
+    rows = [[str(i), "yes" if i % 2 else "no"] for i in range(1200)]
+    code, err = fit(tmp_path, capsys, monkeypatch, reader, joined(tmp_path, ["x", "label"], rows, 1100),
+                    "--target", "label", "--positive", "yes", *FEATURES)
+    assert code == 3 and "repeat the header" in err and "row 1100" in err
+
+
+def test_a_row_holding_some_names_only_is_a_record(tmp_path, capsys, monkeypatch):
+    # the columns read decide: a row whose other columns hold data is a record ('sex' is a category here)
+    rows = [["Male" if i % 3 else "Female", "yes" if i % 2 else "no", "n"] for i in range(40)]
+    rows[7][0] = "sex"
+    data = write(tmp_path / "d.csv", ["sex", "label", "notes"], rows)
+    code, err = fit(tmp_path, capsys, monkeypatch, "pyarrow", data, "--target", "label", "--positive", "yes",
+                    "--categorical", "sex:Female,Male,sex", "--epsilon", "1", "--data-norm", "1")
+    assert code == 0, err
