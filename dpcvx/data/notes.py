@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import contextvars
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 from ..exceptions import ClippingWarning, user_stacklevel
 
-__all__ = ["checks_then_notes", "row_clipping_note", "warn_clipped"]
+__all__ = ["checks_then_notes", "notes_dropped", "row_clipping_note", "warn_clipped"]
 
 _HELD: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("dpcvx_data_notes_held", default=None)
 
@@ -43,9 +45,23 @@ def warn_clipped(text: str) -> None:
 
 def checks_then_notes() -> _HeldNotes:
     """A ``with`` block that keeps the notes of :func:`warn_clipped` made within it, and shows them, each once and in
-    order, when it completes; none when it raises (a refusal). A block within another shows its own at its end,
-    under the warning filters in force there (a composite fit's repeated checks silence their counts)."""
+    order, when it completes; none when it raises (a refusal). A block within another hands its notes to the
+    enclosing block when it completes: a composite fit (a private class count, column statistics, bounds), whose
+    one block encloses its plan, its checks at other rates and its fit after the charge, which all read the same
+    rows, shows each note once, under any warning filter ("always" included), and none when any of its checks
+    refuses."""
     return _HeldNotes()
+
+
+@contextmanager
+def notes_dropped() -> Iterator[None]:
+    """A block whose clipping notes are not about the user's rows (a fit on rows mapped by a released map, clipped by
+    its public rule): they are dropped, shown by no enclosing block."""
+    token = _HELD.set([])
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
 
 
 class _HeldNotes:
@@ -54,11 +70,14 @@ class _HeldNotes:
 
     def __enter__(self) -> None:
         self._held: list[str] = []
+        self._outer = _HELD.get()
         self._token = _HELD.set(self._held)
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         _HELD.reset(self._token)
-        if kind is None:
+        if kind is None and self._outer is not None:
+            self._outer.extend(self._held)
+        elif kind is None:
             for text in dict.fromkeys(self._held):
                 warnings.warn(text, ClippingWarning, stacklevel=user_stacklevel())

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import copy
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -69,6 +68,7 @@ import numpy as np
 from scipy import sparse
 
 from ..data.blocks import is_dask
+from ..data.notes import notes_dropped
 from ..data.rows import RowMap
 from ..data.standardiser import (
     REGRESSION_FLOOR_CELLS,
@@ -79,7 +79,7 @@ from ..data.standardiser import (
     ranges_map,
     sums_map,
 )
-from ..exceptions import ClippingWarning, InputError
+from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.column_histogram import (
     HISTOGRAM_DEPTH,
@@ -393,8 +393,7 @@ class StandardisedPlan:
         charged or drawn."""
         self.statistics.at(X)
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-        with warnings.catch_warnings():  # the placeholder map's clipping counts are not the fit's
-            warnings.simplefilter("ignore", ClippingWarning)
+        with notes_dropped():  # the placeholder map's clipping counts are not the fit's
             if self.plan is None:
                 _with_map(self.learner, ColumnStandardiser(np.zeros(self.statistics.d), np.ones(
                     self.statistics.d), self.statistics.norm)).check_fit_inputs(
@@ -441,8 +440,7 @@ class StandardisedPlan:
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         # the map's outputs beyond R are clipped by its public rule, not a fault of the rows: the NOT PRIVATE
         # ClippingWarning of the checks before the charge (through the placeholder map) counted the user's rows
-        with after_charge(PROCEDURE_NAME), warnings.catch_warnings():  # cannot fail under the rule (models.failure)
-            warnings.simplefilter("ignore", ClippingWarning)
+        with after_charge(PROCEDURE_NAME), notes_dropped():  # cannot fail under the rule (models.failure)
             if plan.label_bound is not None:  # the learner at B': planned through its fit (its checks ran)
                 model = _with_map(learner, mapped).fit(X, labels, epsilon=plan.eps_fit, random_state=rng,
                                                        **self.options, **weighted)

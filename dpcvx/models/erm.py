@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import losses
 from ..data.blocks import RowBlocks, matrix_shape
+from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
@@ -654,12 +655,13 @@ class PrivateERM:
         """
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
         if self.draws_first:  # a composite's one plan (its settings checked there)
-            composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
-                                 neighbours=neighbours, n_public=n_public, warm_start=warm_start,
-                                 sample_weight=sample_weight)
-            assert not isinstance(composed, FitPlan)  # a composite's plan
-            check_accountant(accountant)
-            return composed.execute(X, y, random_state, accountant, sample_weight)  # its checks ran on (X, y)
+            with checks_then_notes():  # its plan, checks and fit read the same rows: each clipping note once
+                composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
+                                     neighbours=neighbours, n_public=n_public, warm_start=warm_start,
+                                     sample_weight=sample_weight)
+                assert not isinstance(composed, FitPlan)  # a composite's plan
+                check_accountant(accountant)
+                return composed.execute(X, y, random_state, accountant, sample_weight)  # its checks ran on (X, y)
         check_accountant(accountant)
         self._check_settings()
         plan, bound = self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
