@@ -39,6 +39,7 @@ from typing import Any, Literal, overload
 import numpy as np
 import scipy.sparse as sparse
 
+from .advice import command_line_runs, named, setting
 from .exceptions import InputError, UnsupportedWeightsError, withheld
 from .tables import (
     NonFiniteError,
@@ -132,7 +133,7 @@ def _real(name: str, value: Any, what: str, finite: str = "finite and positive")
     be ``what``) and NaN or infinity (saying it must be ``finite``)."""
     if type(value) is float:  # the common case, without the ABC checks below (a calibration's many checks)
         if not math.isfinite(value):
-            raise InputError(f"{name} must be {finite}, got {value}")
+            raise InputError(f"{named(name)} must be {finite}, got {value}")
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
@@ -142,7 +143,7 @@ def _real(name: str, value: Any, what: str, finite: str = "finite and positive")
     except (OverflowError, ValueError, TypeError):
         raise InputError(f"{name} must be {what}, got {_short(value)}, which is beyond the float range") from None
     if not math.isfinite(number):
-        raise InputError(f"{name} must be {finite}, got {number}")
+        raise InputError(f"{named(name)} must be {finite}, got {number}")
     return number
 
 
@@ -157,11 +158,11 @@ def positive(name: str, value: Any, *, minimum: float | None = None, maximum: fl
     low = POSITIVE_MIN if minimum is None else float(minimum)
     high = POSITIVE_MAX if maximum is None else float(maximum)
     if not number > 0:
-        raise InputError(f"{name} must be finite and positive, got {number}")
+        raise InputError(f"{named(name)} must be finite and positive, got {number}")
     if not low <= number <= high:
         raise InputError(
-            f"{name}={number:g} is outside the range [{low:g}, {high:g}] in which dpcvx's "
-            f"computations stay finite and accurate; choose {name} within it"
+            f"{named(name, f'{number:g}')} is outside the range [{low:g}, {high:g}] in which dpcvx's "
+            f"computations stay finite and accurate; choose {named(name)} within it"
         )
     return number
 
@@ -170,7 +171,7 @@ def non_negative(name: str, value: Any) -> float:
     """value as a finite float >= 0 (a curvature bound c, say); refuses str, None, bool, complex, NaN."""
     number = _real(name, value, "a non-negative number", "finite and non-negative (>= 0)")
     if not number >= 0:
-        raise InputError(f"{name} must be finite and non-negative (>= 0), got {number}")
+        raise InputError(f"{named(name)} must be finite and non-negative (>= 0), got {number}")
     return number
 
 
@@ -196,9 +197,9 @@ def fraction(name: str, value: Any, *, allow_zero: bool = False, allow_one: bool
     low_ok = number > 0 or (allow_zero and number == 0)
     high_ok = number < 1 or (allow_one and number == 1)
     if not (low_ok and high_ok):
-        raise InputError(f"{name} must lie in {interval}, got {number}")
+        raise InputError(f"{named(name)} must lie in {interval}, got {number}")
     if 0 < number < POSITIVE_MIN:
-        raise InputError(f"{name}={number:g} is subnormal (below {POSITIVE_MIN:g}); use 0 or a larger value")
+        raise InputError(f"{named(name, f'{number:g}')} is subnormal (below {POSITIVE_MIN:g}); use 0 or a larger value")
     return number
 
 
@@ -247,12 +248,11 @@ def check_delta_for_n(delta: float, n: int, allow_large_delta: Any = False) -> f
     it publishes a record in expectation. A release's delta must be well below 1/n (1/n^2 is common).
     """
     if delta * n >= 1 and not check_flag("allow_large_delta", allow_large_delta):
-        raise InputError(f"delta={delta:g} is not below 1/n = {1 / n:.3g} (n = {n}): a mechanism that publishes "
-                         "each record whole with probability delta satisfies (0, delta)-DP, and at this delta it "
-                         f"publishes about {delta * n:.3g} records in full. Choose delta well below 1/n (1/n^2 = "
-                         f"{1 / n ** 2:.3g} is common), or pass allow_large_delta=True (the command line: "
-                         "--allow-large-delta) to accept it knowingly. "
-                         "Nothing was charged")
+        raise InputError(f"{setting('delta', f'{delta:g}')} is not below 1/n = {1 / n:.3g} (n = {n}): a mechanism "
+                         "that publishes each record whole with probability delta satisfies (0, delta)-DP, and at "
+                         f"this delta it publishes about {delta * n:.3g} records in full. Choose delta well below 1/n "
+                         f"(1/n^2 = {1 / n ** 2:.3g} is common), or pass {setting('allow_large_delta', 'True')} to "
+                         "accept it knowingly. Nothing was charged")
     return delta
 
 
@@ -717,8 +717,10 @@ def label_clipping_note(clipped: int, n: int, label_bound: float) -> str:
     return (f"{clipped} of {n} labels had |y| > B = {label_bound:g} and were clipped onto [-B, B]. NOT PRIVATE: "
             "this count is shown to you only and is not part of the release. Fix: declare the range your "
             "labels can take, known without looking at the data (a unit, a scale's documented limits), as "
-            "label_bound=B for |y| <= B or, with the estimators, label_bound=(lo, hi) for lo <= y <= hi "
-            "(centred by the public shift (lo + hi) / 2); the noise grows with B")
+            f"{setting('label_bound', 'B')} for |y| <= B or"
+            + ("" if command_line_runs() else ", with the estimators,")  # the command line centres every fit's
+            + f" {setting('label_bound', '(lo, hi)', 'LO,HI')} for lo <= y <= hi (centred by the public shift "
+            "(lo + hi) / 2); the noise grows with B")
 
 
 #: The eight labels -1/+1 of each byte of bits, first bit first (a block's part is a lookup per byte: 6 us

@@ -35,6 +35,7 @@ import sys
 import warnings
 from collections.abc import Callable
 
+from ..advice import on_command_line
 from ..exceptions import DPCVXError
 from .exit_codes import (
     EXIT_BROKEN_PIPE,
@@ -73,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
 
     Every :class:`~dpcvx.exceptions.DPCVXError` becomes one line on stderr and
     the exit status of its class in :data:`EXIT_CODES`; anything else is a bug. A warning shows as
-    ``dpcvx: warning: ...`` on stderr (:func:`_format_warning`).
+    ``dpcvx: warning: ...`` on stderr (:func:`_format_warning`). A warning or error that advises a setting names the
+    command line's flag for it, not the Python parameter (:mod:`dpcvx.advice`).
     """
     try:
         try:
@@ -85,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         handler: Callable[[argparse.Namespace], int] = getattr(commands, f"{args.command}_command")
         shown, warnings.formatwarning = warnings.formatwarning, _format_warning
         try:
-            return handler(args)
+            with on_command_line():  # messages name the flags of the command line (dpcvx.advice)
+                return handler(args)
         finally:  # the caller's format again (a test, a program that runs main)
             warnings.formatwarning = shown
     except DPCVXError as error:

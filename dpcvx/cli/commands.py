@@ -873,7 +873,7 @@ def predict_command(args: argparse.Namespace) -> int:
     (never held whole): each group of rows is encoded, scored once and written before the next is read, the same file
     either way. The output is written all or nothing (on standard output too, through a temporary file)."""
     if isinstance(args.threshold, float):  # its range, before any file is read; "prior" needs the model's release
-        with _as_usage("--threshold: "):
+        with _as_usage():
             check_threshold("threshold", args.threshold)
     _check_layout(args)
     if args.out is not None:

@@ -116,6 +116,7 @@ from typing import Any
 import numpy as np
 
 from .. import tables
+from ..advice import setting
 from ..exceptions import InputError, UndeclaredCategoryWarning, user_stacklevel
 from ..validation import MODERATE_MAX, MODERATE_MIN
 from .columns import as_labels, as_numbers, column_arrays, common_length
@@ -778,8 +779,8 @@ def _warn_undeclared(columns: Sequence[Column], blocks: Sequence[np.ndarray], n_
             "non-strict schema encodes each as the all-zero block: a model learns nothing from this column. NOT "
             "PRIVATE: this check read the rows; it is shown to you only and is not part of any release. Check the "
             "declared categories against the column's documented codes (its data dictionary, never its values in "
-            "the data), or pass strict=True to refuse such rows", UndeclaredCategoryWarning,
-            stacklevel=user_stacklevel())
+            f"the data), or pass {setting('schema.strict', 'True', 'true')} to refuse such rows",
+            UndeclaredCategoryWarning, stacklevel=user_stacklevel())
 
 
 def _category_text(name: str, category: object) -> str:

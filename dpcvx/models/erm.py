@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import losses
+from ..advice import setting
 from ..data.blocks import RowBlocks, matrix_shape
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
@@ -674,8 +675,9 @@ class PrivateERM:
                             class_weight=self.class_weight, class_prior=self.class_prior,
                             classes=classes, owner=type(self).__name__)
         if plan is not None and self.float_safe:
-            raise UnsupportedWeightsError("float_safe=True draws lattice noise whose proof is written for unit "
-                                          "weights; fit weights with float_safe=False. Nothing was charged")
+            raise UnsupportedWeightsError(f"{setting('float_safe', 'True')} draws lattice noise whose proof is "
+                                          "written for unit weights; fit weights with "
+                                          f"{setting('float_safe', 'False')}. Nothing was charged")
         return plan
 
     def check_fit_inputs(self, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..advice import setting
 from ..data.notes import warn_clipped
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..release.model import CertifiedWeights, ReleaseCertificate
@@ -97,8 +98,8 @@ def check_class_prior(class_prior: Any, classes: tuple[Any, Any]) -> tuple[float
                          f"{classes!r}, got {class_prior!r}")
     if not all(isinstance(rate, numbers.Real) and 0 < float(rate) < 1 for rate in rates) \
             or abs(float(rates[0]) + float(rates[1]) - 1) > 1e-9:
-        raise InputError(f"class_prior's rates must lie in (0, 1) and sum to 1, got {rates!r}: public rates of the "
-                         "classes, known without looking at this data (a census, a published base rate)")
+        raise InputError(f"{setting('class_prior')}'s rates must lie in (0, 1) and sum to 1, got {rates!r}: public "
+                         "rates of the classes, known without looking at this data (a census, a published base rate)")
     return float(rates[0]), float(rates[1])
 
 

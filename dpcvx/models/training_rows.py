@@ -19,7 +19,8 @@ says is a statistic of the private data:
 * a regression whose squared error on the training rows is at least that of their mean (R^2 <= 0).
 
 Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`,
-:data:`NO_BETTER_REGRESSION`): no count, score or label is printed. It never enters the release or its
+:data:`NO_BETTER_REGRESSION`, and the note that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):
+no count, score or label is printed. It never enters the release or its
 certificate, and it never runs inside :func:`dpcvx.tune` (:func:`dpcvx.release.usefulness.checks_off`): a
 selection that reacted to it would not be covered by tune's proof. The public check, from the release and its
 bound alone, is :mod:`dpcvx.release.usefulness`.
@@ -36,10 +37,11 @@ from typing import Any
 
 import numpy as np
 
+from ..advice import python_only, setting
 from ..exceptions import TrainingRowsWarning, user_stacklevel
 from ..release.usefulness import checks_are_off
 
-__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding",
+__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding", "warning_text",
            "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows", "warn_on_confusion",
            "left_to_caller", "runs_here", "Deferred", "deferred", "deferral", "warn_at_cut"]
 
@@ -62,25 +64,40 @@ _DEFERRED: contextvars.ContextVar[Deferred | None] = contextvars.ContextVar("dpc
                                                                             default=None)
 
 
+TUNE_SCORE = "tune's score=Mistakes(class_weight=...)"  # a key of dpcvx.advice.PYTHON_ONLY
 _NOT_PRIVATE = (" NOT PRIVATE: this check read the training rows; it is shown to you only and is not part of the "
                 "release.")
-_COVERS = (" because of it is a use of the private data that no guarantee covers: dpcvx.tune is the private way to "
-           "choose ")
-_NOTE = (_NOT_PRIVATE + " Choosing another setting (lam, epsilon, columns, class weights)" + _COVERS
-         + "settings (on imbalanced classes, with the learner's class_weight='balanced' or tune's "
-         "score=Mistakes(class_weight=...), dpcvx.models.tuning: its default score counts mistakes, which a model "
-         "that always predicts the majority class keeps few; docs/tuning.md)")
-_REGRESSION_NOTE = (_NOT_PRIVATE + " Choosing another setting (lam, epsilon, columns, label_bound)" + _COVERS
-                    + "settings (its default score for a regressor is the squared error clipped at the squared "
-                    "width of the public label_bound; docs/tuning.md). A label_bound must be public: the range the "
-                    "labels can take, known without looking at them")
-ONE_CLASS = "on its training rows, the release predicts one class only." + _NOTE
+ONE_CLASS = "on its training rows, the release predicts one class only."
 NEARLY_ONE_CLASS = ("on its training rows, the release predicts some class on fewer than a tenth as many rows as "
-                    "carry it: close to never predicting that class." + _NOTE)
-NO_BETTER = ("on its training rows, the release does no better than a constant prediction (balanced "
-             "accuracy)." + _NOTE)
+                    "carry it: close to never predicting that class.")
+NO_BETTER = "on its training rows, the release does no better than a constant prediction (balanced accuracy)."
 NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no lower than that of a "
-                        "constant prediction (R^2 <= 0)." + _REGRESSION_NOTE)
+                        "constant prediction (R^2 <= 0).")
+
+
+def warning_text(finding: str) -> str:
+    """The warning's text of a finding (:data:`ONE_CLASS` ...): the finding, NOT PRIVATE, and the private way to
+    choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
+    a command runs)."""
+    return finding + _note(finding == NO_BETTER_REGRESSION)
+
+
+def _note(regression: bool) -> str:
+    """What follows a finding in its warning (:func:`warning_text`)."""
+    label_bound = setting("label_bound")
+    changed = (f"{setting('lam')}, {setting('epsilon')}, columns, "
+               + (f"{label_bound})" if regression else f"{setting('class_weight')})"))
+    tune = python_only("dpcvx.tune")
+    covers = (f" Choosing another setting ({changed} because of it is a use of the private data that no guarantee "
+              f"covers: {tune} is the private way to choose settings ")
+    if regression:
+        return (_NOT_PRIVATE + covers + "(its default score for a regressor is the squared error clipped at the "
+                f"squared width of the public {label_bound}; docs/tuning.md). A {label_bound} must be public: the "
+                "range the labels can take, known without looking at them")
+    balanced, score = setting("class_weight", "'balanced'", "balanced"), python_only(TUNE_SCORE)
+    return (_NOT_PRIVATE + covers + f"(on imbalanced classes, with {balanced} or {score}, dpcvx.models.tuning: its "
+            "default score counts mistakes, which a model that always predicts the majority class keeps few; "
+            "docs/tuning.md)")
 
 
 _SQUARES_SAFE = 1e100  # values up to this size square and sum to finite numbers over any number of rows
@@ -237,4 +254,4 @@ def warn_on_confusion(owner: str, counts: np.ndarray) -> None:
 
 def _warn(owner: str, finding: str | None) -> None:
     if finding is not None:
-        warnings.warn(f"{owner}: {finding}", TrainingRowsWarning, stacklevel=user_stacklevel())
+        warnings.warn(f"{owner}: {warning_text(finding)}", TrainingRowsWarning, stacklevel=user_stacklevel())

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..advice import for_reader
 from ..exceptions import ConstantPredictionWarning, user_stacklevel
 
 __all__ = ["constant_at_cut", "constant_class", "one_class_findings", "warn_if_constant", "checks_off",
@@ -144,4 +145,4 @@ def constant_at_cut(coef: np.ndarray, intercept: float, classes: Any, norm_bound
 def warn_if_constant(owner: str, findings: tuple[str, ...]) -> None:
     """Warn :class:`~dpcvx.exceptions.ConstantPredictionWarning` with the certificate's finding, if any."""
     for finding in findings:
-        warn_release(f"{owner}: {finding}", ConstantPredictionWarning)
+        warn_release(f"{owner}: {for_reader(finding)}", ConstantPredictionWarning)

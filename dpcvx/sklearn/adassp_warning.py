@@ -63,6 +63,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from ..advice import setting
 from ..privacy.adassp import AdaSSPCalibration, label_search_rows
 from ..privacy.column_ranges import least_rows
 from ..privacy.gradient_descent import GradientCalibration
@@ -163,12 +164,13 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     if reasons:
         texts.insert(0, (
             "the model is predicted to keep less than half of the signal: " + "; and ".join(reasons) + ". "
-            f"This reads public quantities only (epsilon={calibration.epsilon:g}, delta={calibration.delta:g}, "
-            f"n={n}, d={calibration.dim} and R={calibration.data_norm:g} with the intercept, "
+            f"This reads public quantities only ({setting('epsilon', f'{calibration.epsilon:g}')}, "
+            f"{setting('delta', f'{calibration.delta:g}')}, n={n}, d={calibration.dim} and "
+            f"R={calibration.data_norm:g} with the intercept, "
             f"B={calibration.label_bound:g}: the sigmas of X^T X and X^T y, and the mechanism), never the data "
             "(docs/theory.md, section 30). To keep more: raise epsilon or the number of rows, or use fewer features. "
-            "AdaSSP already chooses its ridge from these public quantities (lam='auto', the default, adds none); an "
-            "extra ridge is not advised"))
+            f"AdaSSP already chooses its ridge from these public quantities ({setting('lam', repr('auto'), 'auto')}, "
+            "the default, adds none); an extra ridge is not advised"))
     warn_release(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning)
 
 
@@ -184,8 +186,8 @@ def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsC
         texts.insert(0, (
             "the model is predicted to keep less than half of the signal: "
             f"{_columns_not_located(width, needed, gradient=True)}. This reads public quantities only "
-            f"(epsilon={calibration.epsilon:g}, delta={calibration.delta:g}, n={n}, d={calibration.dim} with the "
-            "intercept, and the columns searched), never the data. To keep more: raise epsilon or the number of rows "
-            f"to n >= {needed}, or use fewer features"))
+            f"({setting('epsilon', f'{calibration.epsilon:g}')}, {setting('delta', f'{calibration.delta:g}')}, "
+            f"n={n}, d={calibration.dim} with the intercept, and the columns searched), never the data. To keep "
+            f"more: raise epsilon or the number of rows to n >= {needed}, or use fewer features"))
     if texts:
         warn_release(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning)

@@ -83,6 +83,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..advice import setting
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
@@ -389,9 +390,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         self._learner_checks(multiclass, sample_weight)
         if checked["threshold"] == "prior":   # the cut at the offset's log-odds, known after the fit (_cut)
             if self.class_prior is None or not self._offset_applies():
-                raise InputError("threshold='prior' cuts at the log-odds of the intercept offset's class rates: it "
-                                 "needs class_prior (public rates or 'private') with class_weight=None in "
-                                 "DPLogisticRegression. Nothing was charged")
+                prior = setting("threshold", repr("prior"), "prior")
+                raise InputError(f"{prior} cuts at the log-odds of the intercept "
+                                 f"offset's class rates: it needs {setting('class_prior')} (public rates or 'private') "
+                                 f"with {setting('class_weight', 'None')} in DPLogisticRegression. Nothing was charged")
             return multiclass, seed, math.nan
         return multiclass, seed, decision_cut(checked["threshold"], not multiclass)
 

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Protocol
 
+from ..advice import setting
 from ..exceptions import DPCVXWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
@@ -67,7 +68,7 @@ def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int 
     Gaussian search), so the labels were centred at the public midpoint with half-width B; or, given
     ``coarse_cells``, the range was drawn only on that many cells over [-B, B], fewer than the grid ``least`` rows
     would allow. Public only."""
-    values = ", ".join(f"{name}={value:g}" for name, value in budget.items())
+    values = ", ".join(setting(name, f"{value:g}") for name, value in budget.items())
     if coarse_cells is None:
         what = (f"the label was not located: n={n} rows are too few for the private search of the label's range at "
                 f"{values} (it needs n >= {least}), so the fit centred the labels at the public label range's "
@@ -81,7 +82,8 @@ def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int 
         f"{what}. If the labels fill a small part of {'that range' if coarse_cells is None else 'a cell'}, "
         f"the predictions can be far worse than the labels' mean. This reads {', '.join(budget)} and n only, "
         f"never the data. To fix: declare the tightest public label range your data dictionary guarantees "
-        f"(label_bound=(lo, hi), never read off the data), or raise epsilon or the number of rows to n >= {least}")
+        f"({setting('label_bound', '(lo, hi)', 'LO,HI')}, never read off the data), or raise epsilon or the number of "
+        f"rows to n >= {least}")
 
 
 def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None = None,
@@ -111,6 +113,11 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     if loss_at_zero is not None:
         bound = min(bound, math.sqrt(_ratio(2 * loss_at_zero, strong)))
     return noise, bound
+
+
+def _auto() -> str:
+    """The public rule of lam as the reader sets it (:mod:`dpcvx.advice`): lam='auto', or --lam auto."""
+    return setting("lam", "'auto'", "auto")
 
 
 def _ratio(numerator: float, denominator: float) -> float:
@@ -266,9 +273,9 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
             rule = certificate.lam_rule
             assert rule is not None  # guarantee_to_spread read it
             fires, what = True, "the release's guarantee promises little beyond a constant model"
-            shown = (f"the bound of lam='auto' on its excess risk (noise {rule.noise:.3g} + shrinkage "
-                     f"{rule.bias:.3g} at lam={rule.lam:.2g}) is {weak:.3g} times sigma^2 / 2, a constant model's "
-                     f"risk on labels of spread sigma = {prediction_scale:g} / {LABEL_WIDTH:g}, above "
+            shown = (f"the bound of {_auto()} on its excess risk (noise {rule.noise:.3g} + shrinkage "
+                     f"{rule.bias:.3g} at {setting('lam', f'{rule.lam:.2g}')}) is {weak:.3g} times sigma^2 / 2, a "
+                     f"constant model's risk on labels of spread sigma = {prediction_scale:g} / {LABEL_WIDTH:g}, above "
                      f"{GUARANTEE_RATIO_LIMIT:g}. The bound is a worst case: on tables of many one-hot columns such "
                      "releases kept 0.1 to 0.3 of a non-private model's gain over a constant, while on a few dense "
                      "informative columns it is loose and the release may be good (benchmarks/huber_guarantee.py); "
@@ -276,10 +283,10 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
     constants = certificate.constants
     texts = [] if not fires else [
         f"{what}: {shown}. This compares public quantities only "
-        f"(epsilon={certificate.epsilon:g}, n={int(constants.n)}, d={int(constants.d)} with the intercept, "
-        f"lam={float(constants.lam):g}, L, m, R), never the data. To lower the noise: raise epsilon or the "
-        "number of rows, use fewer features"
-        + (", or choose lam by its documented rule (see lam='auto')" if lam_advice is None else lam_advice())]
+        f"({setting('epsilon', f'{certificate.epsilon:g}')}, n={int(constants.n)}, d={int(constants.d)} with the "
+        f"intercept, {setting('lam', f'{float(constants.lam):g}')}, L, m, R), never the data. To lower the noise: "
+        "raise epsilon or the number of rows, use fewer features"
+        + (f", or choose lam by its documented rule (see {_auto()})" if lam_advice is None else lam_advice())]
     if also is not None:
         texts.append(also)
     if not texts:
@@ -300,14 +307,15 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
     mechanism, relation and split (``rule()``: the warning's learner with lam="auto"); under ``lam`` "auto" no
     advice to use the rule already in use, only the value it chose. Public inputs only."""
     if isinstance(lam, str):
-        return f" (lam='auto' already chose lam={certificate.constants.lam:.2g} here, by its public rule)"
+        chosen = setting("lam", f"{certificate.constants.lam:.2g}")
+        return f" ({_auto()} already chose {chosen} here, by its public rule)"
     constants = certificate.constants
     width = int(constants.d) - (1 if certificate.fit_intercept else 0)
     choice = rule().choose_lam(int(constants.n), width, certificate.epsilon, certificate.mechanism,
                                delta=certificate.delta, neighbours=certificate.relation.value,
                                split=certificate.split or "max")
-    return f", or choose lam by its documented rule (see lam='auto': lam='auto' (the default) would choose " \
-           f"lam={choice.lam:.2g} for these public settings, docs/theory.md section 25)"
+    return f", or choose lam by its documented rule (see {_auto()}: {_auto()} (the default) would choose " \
+           f"{setting('lam', f'{choice.lam:.2g}')} for these public settings, docs/theory.md section 25)"
 
 
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None, *,

@@ -419,7 +419,7 @@ def bad_inputs(workdir):
      "argument --data-norm: must be a positive number in the range dpcvx computes with, got '1e200' "
      "(data_norm=1e+200 is outside the range [1e-75, 1e+75]"),
     (fit_args(*COLUMNS, "--data-norm", "1e400"), 2, "argument --data-norm: must be a positive number"),
-    (fit_args(*COLUMNS, "--data-norm", "1", "--lam", "1e-300"), 2, "lam=1e-300 is outside the range"),
+    (fit_args(*COLUMNS, "--data-norm", "1", "--lam", "1e-300"), 2, "--lam 1e-300 is outside the range"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "2e6"), 2,
      "epsilon=2e+06 is outside the range [1e-12, 1e+06]"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "9" * 5000), 2, "argument --epsilon"),

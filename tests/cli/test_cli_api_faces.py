@@ -212,9 +212,9 @@ def test_a_fit_at_the_default_threshold_writes_no_cut(rare, tmp_path, capsys):
     (["--class-weight", "Balanced"], 2, "argument --class-weight: the command line takes 'balanced' only"),
     (["--threshold", "1.5"], 2, "api: threshold=1.5"),
     (["--threshold", "often"], 2, "argument --threshold"),
-    (["--class-prior", "0.5,0.6"], 2, "class_prior's rates must lie in (0, 1) and sum to 1"),
+    (["--class-prior", "0.5,0.6"], 2, "--class-prior's rates must lie in (0, 1) and sum to 1"),
     (["--class-prior", "rare"], 2, "argument --class-prior"),
-    (["--threshold", "prior"], 2, "threshold='prior'"),
+    (["--threshold", "prior"], 2, "--threshold prior cuts"),
 ])
 def test_the_class_options_are_checked_as_the_estimators_check_them(rare, tmp_path, capsys, options, code, message):
     message = api_message(message)

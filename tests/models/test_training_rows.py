@@ -16,6 +16,7 @@ from dpcvx.models.training_rows import (
     NO_BETTER_REGRESSION,
     ONE_CLASS,
     training_rows_finding,
+    warning_text,
 )
 from dpcvx.models.tuning import BudgetInConstructor, tune
 
@@ -32,7 +33,8 @@ def test_findings_on_known_predictions():
 
 
 def test_texts_are_fixed_and_point_at_tune():
-    for text in (ONE_CLASS, NEARLY_ONE_CLASS, NO_BETTER, NO_BETTER_REGRESSION):
+    for finding in (ONE_CLASS, NEARLY_ONE_CLASS, NO_BETTER, NO_BETTER_REGRESSION):
+        text = warning_text(finding)
         assert "NOT PRIVATE" in text and "dpcvx.tune" in text and "no guarantee covers" in text
         assert not any(character.isdigit() for character in text.replace("R^2 <= 0", ""))
 
@@ -56,7 +58,7 @@ def test_a_fit_warns_with_the_fixed_text_only(noise_labels):
     X, y = noise_labels
     estimator, caught = _fit(X, np.zeros_like(y))
     messages = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
-    assert messages == [f"DPLogisticRegression: {ONE_CLASS}"]
+    assert messages == [f"DPLogisticRegression: {warning_text(ONE_CLASS)}"]
     saved = str(estimator.certificate_.to_dict()) + str(estimator.certificate_)
     assert "NOT PRIVATE" not in saved and "training rows" not in saved
 
@@ -134,7 +136,7 @@ def test_private_erm_without_intercept_warns_on_a_constant_release(noise_labels)
     learner = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=1.0)
     with pytest.warns(TrainingRowsWarning) as caught:   # rows in the positive orthant, every label +1
         model = learner.fit(np.abs(X), np.ones(X.shape[0]), epsilon=4.0, random_state=0)
-    assert _training_row_messages(caught) == [f"PrivateERM: {ONE_CLASS}"]
+    assert _training_row_messages(caught) == [f"PrivateERM: {warning_text(ONE_CLASS)}"]
     assert "NOT PRIVATE" not in str(model.certificate.to_dict()) + str(model.certificate)
 
 
@@ -205,7 +207,7 @@ def test_one_vs_rest_warns_once_on_its_argmax(noise_labels):
                                          classes=(0, 1, 2))
     with pytest.warns(TrainingRowsWarning) as caught:
         learner.fit(X, labels, 0.05, random_state=0)
-    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {text}"] for text in (ONE_CLASS, NO_BETTER))
+    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text)}"] for text in (ONE_CLASS, NO_BETTER))
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
@@ -214,7 +216,7 @@ def test_an_estimator_warns_once_at_its_threshold(noise_labels):
     X, y = noise_labels
     with pytest.warns(TrainingRowsWarning) as caught:
         dpcvx.DPLogisticRegression(epsilon=0.05, lam=1.0, classes=(0, 1, 2), random_state=0).fit(X, np.zeros_like(y))
-    assert _training_row_messages(caught) in ([f"DPLogisticRegression: {text}"] for text in (ONE_CLASS, NO_BETTER))
+    assert _training_row_messages(caught) in ([f"DPLogisticRegression: {warning_text(text)}"] for text in (ONE_CLASS, NO_BETTER))
 
 
 @pytest.mark.parametrize("fit", [

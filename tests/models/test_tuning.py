@@ -742,4 +742,5 @@ def test_the_training_rows_advice_to_tune_names_the_weights_for_imbalanced_class
     model, silently; its advice now says to weigh the classes."""
     from dpcvx.models import training_rows
 
-    assert "class_weight='balanced'" in training_rows.ONE_CLASS and "Mistakes(class_weight=" in training_rows.ONE_CLASS
+    text = training_rows.warning_text(training_rows.ONE_CLASS)
+    assert "class_weight='balanced'" in text and "Mistakes(class_weight=" in text

@@ -1,0 +1,105 @@
+"""How a message names a setting: by its Python parameter, or by the command line's flag for it.
+
+A warning or a refusal that advises a setting names it through :func:`setting` (a parameter of the Python API, by
+its name) or :func:`python_only` (a feature the command line does not offer), never by writing the Python spelling
+into its text. Python users see the Python names (``label_bound=(lo, hi)``); while a ``dpcvx`` command runs
+(:func:`on_command_line`, entered by :func:`dpcvx.cli.main`) the same message names the flag of ``dpcvx fit`` that
+sets it (``--label-bound LO,HI``), from the one table :data:`FLAGS`, or says that the feature is the Python API's
+(:data:`PYTHON_ONLY`). ``tests/cli/test_cli_warning_flags.py`` checks every flag of the table against the parser.
+
+Light: it imports nothing of dpcvx, so that the parser (``dpcvx --help``) can read it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["FLAGS", "PYTHON_ONLY", "on_command_line", "command_line_runs", "setting", "named", "python_only",
+           "for_reader"]
+
+_COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_command_line", default=False)
+
+#: Each Python parameter a message names, as ``dpcvx fit`` gives it: its spelling there, ``{}`` standing for the
+#: value. One without ``{}`` is a switch: ``True`` is the flag, ``False`` the flag left out.
+FLAGS: dict[str, str] = {
+    "epsilon": "--epsilon {}",
+    "delta": "--delta {}",
+    "allow_large_delta": "--allow-large-delta",
+    "lam": "--lam {}",
+    "data_norm": "--data-norm {}",
+    "label_bound": "--label-bound {}",
+    "class_weight": "--class-weight {}",
+    "class_prior": "--class-prior {}",
+    "threshold": "--threshold {}",
+    "float_safe": "--float-safe",
+    "fit_intercept": "--fit-intercept",
+    "column_statistics": "--no-column-statistics",
+    "mechanism": "--mechanism {}",
+    # PublicSchema's strict (not fit's --strict, which is about estimated constants): a key of the schema file
+    "schema.strict": '"strict": {} in the --schema file',
+}
+
+#: Python features a message may advise that the command line does not offer, and what a command-line message says
+#: in their place.
+PYTHON_ONLY: dict[str, str] = {
+    "dpcvx.tune": "dpcvx.tune, in Python only",
+    "tune's score=Mistakes(class_weight=...)": "(in Python) tune's score=Mistakes(class_weight=...)",
+}
+
+
+@contextmanager
+def on_command_line() -> Iterator[None]:
+    """Within this block messages name the command line's flags (:func:`dpcvx.cli.main` runs a command inside)."""
+    token = _COMMAND_LINE.set(True)
+    try:
+        yield
+    finally:
+        _COMMAND_LINE.reset(token)
+
+
+def command_line_runs() -> bool:
+    """Whether a ``dpcvx`` command runs (:func:`on_command_line`)."""
+    return _COMMAND_LINE.get()
+
+
+def setting(name: str, value: str | None = None, flag_value: str | None = None) -> str:
+    """The parameter ``name`` (a key of :data:`FLAGS`), set to ``value`` if given, as the message's reader sets it:
+    ``name`` or ``name=value`` in Python; on the command line its flag, with ``flag_value`` (default ``value``):
+    ``setting("label_bound", "(lo, hi)", "LO,HI")`` is ``--label-bound LO,HI`` there. A switch's value is
+    ``"True"`` (the flag) or ``"False"`` (the flag left out); ``"None"`` is an option left out."""
+    spelling = FLAGS[name]
+    if not command_line_runs():
+        python = name.rpartition(".")[2]
+        return python if value is None else f"{python}={value}"
+    shown = value if flag_value is None else flag_value
+    if shown == "None" or (shown == "False" and "{}" not in spelling):
+        return f"{spelling.split(' {}')[0]} left out"
+    if "{}" not in spelling:
+        return spelling
+    return spelling.split(" {}")[0] if shown is None else spelling.format(shown)
+
+
+def named(name: str, value: str | None = None) -> str:
+    """:func:`setting` for a parameter of :data:`FLAGS`; any other name (a Python-only parameter, an argument such as
+    ``X``) as Python spells it: a check that takes the checked parameter's name names it through this."""
+    if name in FLAGS:
+        return setting(name, value)
+    return name if value is None else f"{name}={value}"
+
+
+def for_reader(text: str) -> str:
+    """A fixed text that names Python-only features (a release's finding, stated in its certificate, which does not
+    change with who reads it) as a warning shows it: as it is in Python; on the command line each feature of
+    :data:`PYTHON_ONLY` it names is said to be the Python API's."""
+    if command_line_runs():
+        for name, instead in PYTHON_ONLY.items():
+            text = text.replace(name, instead)
+    return text
+
+
+def python_only(name: str) -> str:
+    """The Python feature ``name`` (a key of :data:`PYTHON_ONLY`) as a message names it: itself in Python; on the
+    command line, what the table says (that it is the Python API's)."""
+    return PYTHON_ONLY[name] if command_line_runs() else name
