@@ -16,7 +16,7 @@ import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["FLAGS", "PYTHON_ONLY", "on_command_line", "command_line_runs", "setting", "named", "python_only",
+__all__ = ["FLAGS", "PYTHON_ONLY", "FIXED", "on_command_line", "command_line_runs", "setting", "named", "python_only",
            "for_reader"]
 
 _COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_command_line", default=False)
@@ -37,6 +37,8 @@ FLAGS: dict[str, str] = {
     "fit_intercept": "--fit-intercept",
     "column_statistics": "--no-column-statistics",
     "mechanism": "--mechanism {}",
+    "allow_estimates": "--allow-estimates",
+    "strict": "--strict",  # PrivateERM's (estimated constants), verify's and fit's --strict
     # PublicSchema's strict (not fit's --strict, which is about estimated constants): a key of the schema file
     "schema.strict": '"strict": {} in the --schema file',
 }
@@ -46,6 +48,16 @@ FLAGS: dict[str, str] = {
 PYTHON_ONLY: dict[str, str] = {
     "dpcvx.tune": "dpcvx.tune, in Python only",
     "tune's score=Mistakes(class_weight=...)": "(in Python) tune's score=Mistakes(class_weight=...)",
+}
+
+
+#: Python spellings of settings inside fixed texts (a verifier's condition, a release's finding: kept in certificates,
+#: whoever reads them), by the parameter and value :func:`setting` renders for :func:`for_reader`.
+FIXED: dict[str, tuple[str, str]] = {
+    "allow_estimates=True": ("allow_estimates", "True"),
+    "strict=True": ("strict", "True"),
+    "strict=False": ("strict", "False"),
+    "mechanism='output'": ("mechanism", "output"),
 }
 
 
@@ -90,12 +102,15 @@ def named(name: str, value: str | None = None) -> str:
 
 
 def for_reader(text: str) -> str:
-    """A fixed text that names Python-only features (a release's finding, stated in its certificate, which does not
-    change with who reads it) as a warning shows it: as it is in Python; on the command line each feature of
-    :data:`PYTHON_ONLY` it names is said to be the Python API's."""
+    """A fixed text (a release's finding, a verifier's condition: stated in a certificate, which does not change with
+    who reads it) as a warning or refusal shows it: as it is in Python; on the command line each Python spelling of
+    :data:`FIXED` it holds as the flag, and each feature of :data:`PYTHON_ONLY` said to be the Python API's."""
     if command_line_runs():
+        for spelling, (name, value) in FIXED.items():
+            text = text.replace(spelling, setting(name, value))
         for name, instead in PYTHON_ONLY.items():
-            text = text.replace(name, instead)
+            if instead not in text:
+                text = text.replace(name, instead)
     return text
 
 

@@ -41,8 +41,9 @@ from ..advice import python_only, setting
 from ..exceptions import TrainingRowsWarning, user_stacklevel
 from ..release.usefulness import checks_are_off
 
-__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding", "warning_text",
-           "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows", "warn_on_confusion",
+__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding",
+           "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
+           "warn_on_confusion",
            "left_to_caller", "runs_here", "Deferred", "deferred", "deferral", "warn_at_cut"]
 
 _CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_training_rows_left_to_caller", default=False)

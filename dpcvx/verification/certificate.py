@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ..advice import for_reader, setting
 from ..exceptions import AssumptionError
 from .condition import ESTIMATE_METHODS, PROOF_METHODS, Condition
 from .exact import exact_text
@@ -165,7 +166,7 @@ class Certificate:
         """Raise :class:`AssumptionError` naming the theorem and every failing condition, with its fix."""
         verdict = self.verdict(mechanism, delta)
         if not verdict.allowed:
-            raise AssumptionError(verdict.refusal(), verdict.failures)
+            raise AssumptionError(for_reader(verdict.refusal()), verdict.failures)
 
     def guarantee(self, mechanism: str, delta: float = 0.0) -> str:
         """The theorem and the privacy notion a release under ``mechanism`` at ``delta`` relies on (written once
@@ -260,7 +261,8 @@ class Certificate:
         estimated = [item for item in self.conditions if item.passed is True and item.method in ESTIMATE_METHODS]
         if estimated and not self._accepts_estimates:
             names = ", ".join(item.name for item in estimated)
-            why = "strict=True refuses estimates" if self.strict else "pass allow_estimates=True to accept them"
+            why = (f"{setting('strict', 'True')} refuses estimates" if self.strict else
+                   f"pass {setting('allow_estimates', 'True')} to accept them")
             lines.append(f"  {names}: only estimated on a grid, not proved; {why} "
                          "(the guarantee is then conditional on the estimate)")
         if any(verdict.allowed and verdict.theorem.key == "jmlr-corollary-4" for verdict in verdicts):

@@ -207,7 +207,8 @@ def test_one_vs_rest_warns_once_on_its_argmax(noise_labels):
                                          classes=(0, 1, 2))
     with pytest.warns(TrainingRowsWarning) as caught:
         learner.fit(X, labels, 0.05, random_state=0)
-    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text)}"] for text in (ONE_CLASS, NO_BETTER))
+    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text)}"]
+                                              for text in (ONE_CLASS, NO_BETTER))
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
@@ -216,7 +217,8 @@ def test_an_estimator_warns_once_at_its_threshold(noise_labels):
     X, y = noise_labels
     with pytest.warns(TrainingRowsWarning) as caught:
         dpcvx.DPLogisticRegression(epsilon=0.05, lam=1.0, classes=(0, 1, 2), random_state=0).fit(X, np.zeros_like(y))
-    assert _training_row_messages(caught) in ([f"DPLogisticRegression: {warning_text(text)}"] for text in (ONE_CLASS, NO_BETTER))
+    assert _training_row_messages(caught) in ([f"DPLogisticRegression: {warning_text(text)}"]
+                                              for text in (ONE_CLASS, NO_BETTER))
 
 
 @pytest.mark.parametrize("fit", [
