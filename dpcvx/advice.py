@@ -15,14 +15,16 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
-__all__ = ["FLAGS", "PYTHON_ONLY", "FIXED", "on_command_line", "command_line_runs", "setting", "named", "python_only",
-           "for_reader"]
+__all__ = ["FLAGS", "PYTHON_ONLY", "FIXED", "on_command_line", "command_line_runs", "setting", "flag_text", "named",
+           "python_only", "for_reader"]
 
 _COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_command_line", default=False)
 
 #: Each Python parameter a message names, as ``dpcvx fit`` gives it: its spelling there, ``{}`` standing for the
-#: value. One without ``{}`` is a switch: ``True`` is the flag, ``False`` the flag left out.
+#: value. One without ``{}`` is a switch: ``True`` is the flag, ``False`` the flag left out (a ``--no-`` flag the
+#: other way round).
 FLAGS: dict[str, str] = {
     "epsilon": "--epsilon {}",
     "delta": "--delta {}",
@@ -37,6 +39,7 @@ FLAGS: dict[str, str] = {
     "fit_intercept": "--fit-intercept",
     "column_statistics": "--no-column-statistics",
     "mechanism": "--mechanism {}",
+    "m": "--loss huber_regression:m={}",  # DPHuberRegressor's threshold: a parameter of the loss spec
     "allow_estimates": "--allow-estimates",
     "strict": "--strict",  # PrivateERM's (estimated constants), verify's and fit's --strict
     # PublicSchema's strict (not fit's --strict, which is about estimated constants): a key of the schema file
@@ -86,11 +89,21 @@ def setting(name: str, value: str | None = None, flag_value: str | None = None) 
         python = name.rpartition(".")[2]
         return python if value is None else f"{python}={value}"
     shown = value if flag_value is None else flag_value
-    if shown == "None" or (shown == "False" and "{}" not in spelling):
+    if "{}" not in spelling:  # a switch
+        on = spelling.startswith("--no-") == (shown == "False")
+        return spelling if on else f"{spelling} left out"
+    if shown == "None":
         return f"{spelling.split(' {}')[0]} left out"
-    if "{}" not in spelling:
-        return spelling
     return spelling.split(" {}")[0] if shown is None else spelling.format(shown)
+
+
+def flag_text(value: Any) -> str:
+    """A Python value as the command line writes it: a pair LO,HI, a number as %g, text as it is."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(flag_text(part) for part in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def named(name: str, value: str | None = None) -> str:

@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import copy
 import math
-import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..exceptions import ClippingWarning, InputError
+from ..data.notes import notes_dropped
+from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.neighbours import Neighbours
@@ -144,8 +144,8 @@ def _check_ends(learner: Any, plan: NormPlan, X: Any, y: ArrayLike, fit_params: 
     """The learner's own checks on (X, y) with every bound at its grid's smallest, then at its largest (the
     calibration is monotone in the bounds); the classes its check returns."""
     classes = None
-    with warnings.catch_warnings(), composite(PROCEDURE_NAME):  # the checks at the grids' ends (their clipping
-        warnings.simplefilter("ignore", ClippingWarning)         # counts are not the fit's); the failure rule
+    with notes_dropped(), composite(PROCEDURE_NAME):  # the checks at the grids' ends (their clipping counts are not
+        # the fit's); the failure rule
         for end in (0, -1):
             bounds = {draw.parameter: draw.grid[end] for draw in plan.draws}
             classes = _with_bounds(learner, bounds).check_fit_inputs(X, y, epsilon=plan.eps_fit, **fit_params)

@@ -72,6 +72,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from .. import losses
+from ..advice import command_line_runs, flag_text, setting
 from ..data.blocks import cache_block_rows, is_dask, is_out_of_core, public_shape
 from ..exceptions import InputError
 from ..models.column_statistics import (
@@ -794,14 +795,17 @@ class DPHuberRegressor(_PrivateRegressor):
         except InputError:  # the loss's own range check, of the m derived here
             low, high = losses.HUBER_THRESHOLDS
             drawn = bound != label_range(self.label_bound)[1]  # B' of a label range column_statistics would draw
-            source = (f"column_statistics may draw a label range as narrow as B = {bound:g} within label_bound="
-                      f"{self.label_bound!r}" if drawn else f"label_bound={self.label_bound!r} gives B = {bound:g}")
-            declare = ("pass column_statistics=False or a wider label_bound (rescale the target)" if drawn else
-                       f"declare a label_bound whose half-width lies in [{low / HUBER_FRACTION:g}, "
-                       f"{high / HUBER_FRACTION:g}] (rescale the target)")
-            raise InputError(f"m='auto' is B / 4 of the label's half-width B: {source}, and m = "
-                             f"{HUBER_FRACTION * bound:g} is outside the Huber threshold's range {low:g} <= m <= "
-                             f"{high:g}: {declare}, or pass a number m. Nothing was charged") from None
+            given = setting("label_bound", repr(self.label_bound), flag_text(self.label_bound))
+            source = (f"column_statistics may draw a label range as narrow as B = {bound:g} within {given}" if drawn
+                      else f"{given} gives B = {bound:g}")
+            declare = (f"pass {setting('column_statistics', 'False')} or a wider {setting('label_bound')} (rescale "
+                       "the target)" if drawn else f"declare a {setting('label_bound')} whose half-width lies in "
+                       f"[{low / HUBER_FRACTION:g}, {high / HUBER_FRACTION:g}] (rescale the target)")
+            auto = "--loss huber_regression without :m= (m 'auto')" if command_line_runs() else "m='auto'"
+            raise InputError(f"{auto} is B / 4 of the label's half-width B: {source}, "
+                             f"and m = {HUBER_FRACTION * bound:g} is outside the Huber threshold's range {low:g} <= m "
+                             f"<= {high:g}: {declare}, or pass a number {setting('m', 'M')}. Nothing was "
+                             "charged") from None
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
         return PrivateERM(loss=self._loss(label_bound), task="regression",

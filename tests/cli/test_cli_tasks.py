@@ -181,7 +181,8 @@ def test_a_derived_huber_threshold_out_of_range_names_the_label_bound(table, tmp
     assert main(["fit", str(table), *COLUMNS, "--target", "t", "--task", "regression", "--label-bound=-1e-9,0",
                  "--loss", "huber_regression", "--out", str(out)]) != 0
     error = capsys.readouterr().err
-    assert "m='auto' is B / 4" in error and "label_bound" in error and "got m=" not in error
+    assert "--loss huber_regression without :m= (m 'auto') is B / 4" in error and "got m=" not in error
+    assert "--label-bound -1e-09,0 gives B" in error and "or pass a number --loss huber_regression:m=M" in error
     assert not out.exists()
 
 

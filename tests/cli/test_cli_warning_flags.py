@@ -52,6 +52,8 @@ def test_python_keeps_the_python_names() -> None:
         assert setting("allow_large_delta", "True") == "--allow-large-delta"
         assert setting("float_safe", "False") == "--float-safe left out"
         assert setting("class_weight", "None") == "--class-weight left out"
+        assert setting("column_statistics", "False") == "--no-column-statistics"
+        assert setting("fit_intercept", "False") == "--fit-intercept left out"
         assert python_only("dpcvx.tune") == PYTHON_ONLY["dpcvx.tune"]
 
 

@@ -50,6 +50,14 @@ def test_learner_with_private_count_warns_once() -> None:
     assert list(counts.values()) == [1], counts
 
 
+def test_a_private_norm_bound_warns_each_count_once() -> None:
+    """data_norm="private": the checks at the grid's ends count rows beyond bounds that are not the fit's (dropped);
+    the fit at the drawn bound counts its own once."""
+    learner = PrivateERM(data_norm="private", norm_range=(0.5, 4.0), classes=(0, 1))
+    counts = _clipping_counts(lambda: learner.fit(X, Y, epsilon=1.0, random_state=0))
+    assert set(counts.values()) <= {1} and len(counts) <= 1, counts
+
+
 def test_refused_composite_fit_shows_no_note() -> None:
     """A composite fit whose later check refuses shows none of the counts its earlier checks found."""
     learner = PrivateERM(data_norm=1.0, class_weight="balanced", classes=(0, 1))
