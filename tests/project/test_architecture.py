@@ -30,7 +30,7 @@ DRAWS_ALLOWED = {"demo.py": "the demo's synthetic data set, not a mechanism's no
 
 # The layers, lowest first: a module may import its own layer and the layers before it.
 LAYERS = [
-    {"exceptions", "version", "limits", "validation", "tables", "rounding", "losses", "progress"},
+    {"exceptions", "advice", "version", "limits", "validation", "tables", "rounding", "losses", "progress"},
     {"verification"},
     {"privacy"},
     {"data"},
