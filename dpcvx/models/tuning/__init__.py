@@ -179,8 +179,7 @@ def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Seq
           epsilon: float, procedure: str, mechanism: str | None, delta: float, fit_params: Mapping[str, Any] | None,
           accountant: PrivacyAccountant | None, random_state: RandomState, verbose: bool, eta: int,
           mean_runs: float | None, held_out: float, score: Any) -> TuningResult:
-    setup, X, y = prepare(learner, X, y, grid, epsilon, delta, mechanism, fit_params, accountant, random_state,
-                          score)
+    setup = prepare(learner, grid, epsilon, delta, mechanism, fit_params, accountant, random_state, score)
     if procedure == "split":
         if eta != 1 or mean_runs is not None or held_out != full_data.HELD_OUT:
             raise InputError("eta, mean_runs and held_out belong to procedure='full-data'; Algorithm 4 "

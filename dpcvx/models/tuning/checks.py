@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sparse
 from numpy.typing import ArrayLike
 
+from ...data.blocks import public_shape
 from ...exceptions import AssumptionError, InputError, UnsupportedWeightsError, withheld
 from ...privacy.accountant import check_accountant, check_cost
 from ...privacy.exact_sampling import IntegerSource, integer_source
@@ -36,13 +37,15 @@ from ...validation import (
     refuse_non_finite,
 )
 from ..contract import Plan, check_tunable, predicts_per_row
+from ..erm import PrivateERM
 from ..failure import composite, least_rows, rehearse
 from ..fit_plan import FitPlan
+from ..multiclass import MulticlassPlan, PrivateMulticlassERM
 from .scores import Mistakes, Score, resolve_score, total_units
 from .tuning_certificate import format_params
 
 __all__ = ["expand_grid", "count_mistakes", "check_declared_labels", "BudgetInConstructor", "Setup", "prepare",
-           "plan_candidate", "fit_candidate"]
+           "shaped_then_read", "plan_candidate", "fit_candidate"]
 
 RESERVED_FIT_KEYWORDS = ("epsilon", "random_state", "accountant")
 _BUDGET_PARAMETERS = ("epsilon", "delta", "random_state")
@@ -330,9 +333,10 @@ def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a sc
 
 
 def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[str, Any],
-                   epsilon: float | None = None) -> tuple[tuple | None, Plan | None]:
+                   epsilon: float | None = None, shaped: Shaped | None = None) -> tuple[tuple | None, Plan | None]:
     """What a candidate's fit would refuse, checked before anything is charged: the public label pair it
-    declares (or None) and its plan (None for a learner that does not plan first).
+    declares (or None) and its plan (None for a learner that does not plan first). ``shaped``: its plan made at
+    X's public width before tune read a value (:func:`shaped_then_read`), bound here to (X, y) in its place.
 
     * its fit must take the keyword arguments tune passes;
     * y must hold only the learner's public ``classes`` when it declares them
@@ -351,11 +355,14 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
     classes = getattr(candidate, "classes", None)
     if classes is not None:
         check_declared_labels(y, classes)
-    plans = getattr(candidate, "plans_first", False) is True
-    check = candidate.plan if plans else getattr(candidate, "check_fit_inputs", None)
+    plans = shaped is not None or getattr(candidate, "plans_first", False) is True
+    check = shaped.bound if shaped is not None else candidate.plan if plans else \
+        getattr(candidate, "check_fit_inputs", None)
     plan = None
     if callable(check):
-        if epsilon is not None and "epsilon" not in fit_params and _takes_keyword(check, "epsilon"):
+        if shaped is not None:
+            fit_params = {}  # given to the plan at its making
+        elif epsilon is not None and "epsilon" not in fit_params and _takes_keyword(check, "epsilon"):
             fit_params = dict(fit_params, epsilon=epsilon)
         try:
             declared = check(X, y, **fit_params)
@@ -371,18 +378,19 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
 
 
 def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.ndarray | slice], epsilon: float,
-                       procedure: str, likely: Callable[[int], bool] | None = None,
+                       procedure: str, shaped: Sequence[Shaped | None], likely: Callable[[int], bool] | None = None,
                        ) -> tuple[tuple[Plan | None, ...], int]:
     """Before the charge, under the failure rule (:mod:`dpcvx.models.failure`): each candidate checked on its
     part (parameters, fit arguments, labels against its public classes on all of y, the score against those
-    classes) and planned once when it plans first, then every candidate rehearsed on synthetic public rows of
+    classes) and planned once when it plans first (its ``shaped`` plan, made before the data was read, bound to
+    its part's rows), then every candidate rehearsed on synthetic public rows of
     the first part's width and kind (from its plan). Returns the candidates' plans (None: no plan) and, given
     ``likely`` (whether parts of that many rows are drawn often enough), rows every candidate fits on
     (:func:`~dpcvx.models.failure.least_rows`; else 1)."""
     declared, plans = [], []
     with composite(procedure):
-        for candidate, rows in zip(setup.learners, parts, strict=True):
-            classes, plan = plan_candidate(candidate, X[rows], y[rows], setup.keywords, epsilon)
+        for candidate, rows, early in zip(setup.learners, parts, shaped, strict=True):
+            classes, plan = plan_candidate(candidate, X[rows], y[rows], setup.keywords, epsilon, early)
             if classes is not None:  # the held-out rows are labelled like the rest
                 check_declared_labels(y, classes)
             setup.score.check_classes(classes)
@@ -475,12 +483,12 @@ class Setup:
         return self.rng if self.source.reproducible else None
 
 
-def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
+def prepare(learner: Any, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
             epsilon: float, delta: float, mechanism: str | None, fit_params: Mapping[str, Any] | None,
-            accountant: Any, random_state: RandomState, score: Any = None) -> tuple[Setup, Any, np.ndarray]:
-    """Check everything that reads no private value (grid, budget, shapes, fit arguments, accountant, each
-    candidate's capability and relation, the score for the learners' task) and X finite; returns the setup
-    and (X, y) as arrays."""
+            accountant: Any, random_state: RandomState, score: Any = None) -> Setup:
+    """Check everything that reads no private value and needs no procedure's budget (grid, budget, fit arguments,
+    accountant, each candidate's capability and relation, the score for the learners' task); returns the setup.
+    The data is read after each candidate's verdict (:func:`shaped_then_read`)."""
     candidates = expand_grid(grid)
     epsilon, delta = check_cost(epsilon, delta)
     rng = resolve_rng(random_state)
@@ -505,12 +513,61 @@ def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | S
     check_accountant(accountant)
     adapted = adapt(learner)
     learners = [configure(adapted, params) for params in candidates]
-    given = X
-    X, y = data(X, y)  # the data read once every argument that holds no private value has been checked
-    refuse_non_finite(given, X)  # named by row and column, as every fit names it (dpcvx.validation)
-    for candidate in learners:  # the capability and relation first: nothing of the data is read for them
+    for candidate in learners:  # nothing of the data is read for the capability and relation
         name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
         check_tunable(candidate, keywords, name)
     scored = resolve_score(score, learners)
     source = integer_source(None if random_state is None else rng)
-    return Setup(candidates, epsilon, delta, keywords, learners, rng, source, scored), X, y
+    return Setup(candidates, epsilon, delta, keywords, learners, rng, source, scored)
+
+
+@dataclass(frozen=True)
+class Shaped:
+    """A candidate's plan made at X's public width before a value of X or y was read (:func:`shaped_then_read`):
+    a :class:`~dpcvx.models.erm.PrivateERM`'s, or one-vs-rest's over one. :meth:`bound` binds it to a part's
+    rows (:meth:`FitPlan.checked <dpcvx.models.fit_plan.FitPlan.checked>`, :meth:`MulticlassPlan.checked
+    <dpcvx.models.multiclass.MulticlassPlan.checked>`), as the candidate's ``plan`` binds its own."""
+
+    plan: FitPlan | MulticlassPlan
+
+    def bound(self, X: Any, y: np.ndarray) -> FitPlan | MulticlassPlan:
+        self.plan.checked(X, y)
+        return self.plan
+
+
+def shaped_then_read(setup: Setup, X: Any, y: ArrayLike, epsilon: float,
+                     procedure: str) -> tuple[tuple[Shaped | None, ...], Any, np.ndarray]:
+    """Each candidate's verdict before a value of X or y is read, then the data read: a candidate that plans first
+    and draws nothing first (:class:`~dpcvx.models.erm.PrivateERM`, one-vs-rest over one) is planned once at X's
+    public width (:func:`~dpcvx.data.blocks.public_shape`; the one verification and the mechanism's verdict) with
+    the ``epsilon`` its fits use, under the failure rule (:func:`~dpcvx.models.failure.composite`); its plan is
+    bound to its part's rows in :func:`check_and_rehearse`. Then (X, y) as arrays, their shapes checked and X
+    finite. Another candidate, or an X whose shape is its values' (a list), is planned on its part (None)."""
+    shaped: tuple[Shaped | None, ...] = (None,) * len(setup.learners)
+    if public_shape(X) is not None:
+        with composite(procedure):
+            shaped = tuple(_shaped(candidate, X, setup.keywords, epsilon) for candidate in setup.learners)
+    given = X
+    X, y = data(X, y)  # the data read once every check and verdict that reads no private value has been made
+    refuse_non_finite(given, X)  # named by row and column, as every fit names it (dpcvx.validation)
+    return shaped, X, y
+
+
+def _shaped(candidate: Any, X: Any, fit_params: Mapping[str, Any], epsilon: float) -> Shaped | None:
+    """:func:`shaped_then_read`'s plan of one candidate at X's public width (None: planned on its part)."""
+    learner = candidate.binary if isinstance(candidate, PrivateMulticlassERM) else candidate
+    if not (isinstance(learner, PrivateERM) and learner.plans_first and not learner.draws_first
+            and candidate.plans_first):
+        return None
+    if not _accepts_keywords(candidate.fit, tuple(fit_params)):
+        return None  # refused by its name on its part (plan_candidate)
+    try:
+        if isinstance(candidate, PrivateMulticlassERM):
+            options = dict(fit_params)
+            plan = candidate._shaped_plan(X, epsilon, options.pop("mechanism", "objective"),
+                                          options.pop("delta", 0.0), options, None)
+            return None if plan.binary is None else Shaped(plan)
+        candidate._check_settings()
+        return Shaped(candidate._shaped_plan(X, epsilon, **fit_params))
+    except TypeError as error:  # arguments the plan does not take (public)
+        raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {error}") from None

@@ -63,7 +63,14 @@ from ...release.usefulness import Held, emit
 from ...validation import EPSILON_MIN, fraction, integer, positive
 from ..failure import charged, composite, fixed_numerics
 from ..kernel_learner import Diagnostics
-from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
+from .checks import (
+    Setup,
+    check_and_rehearse,
+    check_release_cost,
+    fit_candidate,
+    release_certificate,
+    shaped_then_read,
+)
 from .renyi import calibrate_runs, check_run_curve
 from .scores import MISTAKES_RECORD, describe, total_units
 from .tuning_certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
@@ -247,16 +254,19 @@ def _least_epsilon(eta: int) -> float:
 def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
         mean_runs: float | None, held_out: float) -> TuningResult:
     """Full-data selection on checked inputs (module docstring)."""
-    m, n = len(setup.candidates), X.shape[0]
+    m = len(setup.candidates)
     rule, held_out = _checked_rule(m, eta, mean_runs, held_out)
     budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
     if setup.delta == 0 and budget < EPSILON_MIN:  # each run's fit and count take e_Q, a share of the user's epsilon
         raise InputError(f"dpcvx.tune: each run fits with e_Q = epsilon / (2 + eta) = {budget:.6g} (epsilon = "
                          f"{setup.epsilon:g}, eta = {rule.eta}), below the least epsilon a fit takes "
                          f"({EPSILON_MIN:g}); use epsilon >= {_least_epsilon(rule.eta)!r}. Nothing was charged")
-    # every candidate on all rows, then rehearsed: the failure rule (dpcvx.models.failure)
+    # every candidate's verdict before the data is read, then each on all rows, then rehearsed: the failure rule
+    # (dpcvx.models.failure)
     try:
-        plans, least = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME,
+        shaped, X, y = shaped_then_read(setup, X, y, budget, PROCEDURE_NAME)
+        n = X.shape[0]
+        plans, least = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME, shaped,
                                           likely=lambda rows: training_chance(n, held_out, rows) >= 0.5)
     except InputError as error:
         if setup.delta == 0 and "epsilon" in str(error):  # the candidate's message names the run's budget e_Q

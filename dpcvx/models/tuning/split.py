@@ -76,7 +76,14 @@ from ...progress import progress
 from ...release.usefulness import emit
 from ..failure import charged, composite, fixed_numerics
 from ..kernel_learner import Diagnostics
-from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
+from .checks import (
+    Setup,
+    check_and_rehearse,
+    check_release_cost,
+    fit_candidate,
+    release_certificate,
+    shaped_then_read,
+)
 from .scores import total_units
 from .tuning_certificate import TuningCertificate, TuningResult
 
@@ -110,13 +117,15 @@ def select_exponential(mistakes: Sequence[float], epsilon: float,
     return sample_exponential(-np.asarray(mistakes, dtype=float), epsilon, sensitivity, rng)
 
 
-def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | None, verbose: bool) -> TuningResult:
-    """Algorithm 4 on checked inputs (:func:`dpcvx.tune` has checked the grid, budget, data and learners)."""
+def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool) -> TuningResult:
+    """Algorithm 4 on checked inputs (:func:`dpcvx.tune` has checked the grid, budget and learners)."""
     epsilon, delta, keywords, learners, candidates = (setup.epsilon, setup.delta, setup.keywords,
                                                       setup.learners, setup.candidates)
+    shaped, X, y = shaped_then_read(setup, X, y, epsilon, PROCEDURE_NAME)  # the verdicts before the data is read
     m, n, rng = len(candidates), X.shape[0], setup.rng
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
-    plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME)  # the failure rule; planned once
+    plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned once
+                                  shaped)
 
     if accountant is not None:
         accountant.spend_parallel(

@@ -1,0 +1,116 @@
+"""dpcvx.tune makes each candidate's verdict (a condition of the verified problem its mechanism needs) before a value
+of X or y is read: every candidate that plans first and draws nothing first is planned at X's public width (its
+shape) before tune reads the data, and that one plan is bound to its part's rows after. A refused call spends
+nothing.
+
+The data has a public shape and values that raise :class:`DataRead` when read (the probe of
+tests/models/test_verdict_before_values.py): a tune that reads them before the verdict fails with that error instead
+of the AssumptionError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx import losses
+from dpcvx.exceptions import AssumptionError
+
+
+class DataRead(Exception):
+    """Raised when an entry reads a value of the data."""
+
+
+class Shaped:
+    """Data whose shape is public and whose values must not be read."""
+
+    def __init__(self, *shape: int) -> None:
+        self.shape, self.ndim = shape, len(shape)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise DataRead("__array__")
+
+    def __getitem__(self, item: Any) -> Any:
+        raise DataRead("__getitem__")
+
+    def __iter__(self) -> Any:
+        raise DataRead("__iter__")
+
+
+X, Y = Shaped(90, 3), Shaped(90)
+
+
+def _huber_svm(lam: float) -> dpcvx.PrivateERM:
+    return dpcvx.PrivateERM(losses.huber_hinge(), lam=lam, data_norm=1.0)
+
+
+GRID = {"lam": [1e-2, 1e-1]}
+
+#: tune's entries whose candidates' mechanism the verified problem does not allow: the Huber hinge under Gaussian
+#: objective perturbation, squared error without a constraint set, a loss whose constants are only estimated
+ENTRIES: dict[str, Callable[[dpcvx.PrivacyAccountant], Any]] = {
+    "PrivateERM, split, Gaussian objective": lambda a: dpcvx.tune(
+        dpcvx.PrivateERM(losses.huber_hinge(), data_norm=1.0), X, Y, GRID, 1.0, procedure="split",
+        mechanism="objective", delta=1e-6, accountant=a),
+    "PrivateERM, full-data, squared error": lambda a: dpcvx.tune(
+        dpcvx.PrivateERM(losses.squared_error(), data_norm=1.0, task="regression", label_bound=1.0), X, Y, GRID,
+        1.0, accountant=a),
+    "PrivateERM, split, estimated loss": lambda a: dpcvx.tune(
+        dpcvx.PrivateERM(lambda z: cp.logistic(-z) + 0.1 * cp.exp(-cp.square(z)), data_norm=1.0), X, Y, GRID,
+        1.0, procedure="split", accountant=a),
+    "PrivateERM, full-data, estimated loss": lambda a: dpcvx.tune(
+        dpcvx.PrivateERM(lambda z: cp.logistic(-z) + 0.1 * cp.exp(-cp.square(z)), data_norm=1.0), X, Y, GRID,
+        1.0, accountant=a),
+    "one-vs-rest, split, Gaussian objective": lambda a: dpcvx.tune(
+        lambda lam: dpcvx.PrivateMulticlassERM(_huber_svm(lam), (0, 1, 2)), X, Y, GRID, 1.0, procedure="split",
+        mechanism="objective", delta=1e-6, accountant=a),
+    "DPHuberSVM, split, Gaussian objective": lambda a: dpcvx.tune(
+        dpcvx.BudgetInConstructor(dpcvx.DPHuberSVM), X, Y, GRID, 1.0, procedure="split", delta=1e-6,
+        accountant=a),
+    "DPHuberSVM three classes, split, Gaussian objective": lambda a: dpcvx.tune(
+        dpcvx.BudgetInConstructor(dpcvx.DPHuberSVM, classes=(0, 1, 2)), X, Y, GRID, 1.0, procedure="split",
+        delta=1e-6, accountant=a),
+    "DPHuberRegressor, split, Gaussian objective": lambda a: dpcvx.tune(
+        dpcvx.BudgetInConstructor(dpcvx.DPHuberRegressor, mechanism="objective", label_bound=1.0), X, Y,
+        {"lam": [1e-2, 1e-1]}, 1.0, procedure="split", delta=1e-6, accountant=a),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRIES))
+def test_tune_refuses_a_candidate_by_its_verdict_before_reading_the_data(entry: str) -> None:
+    accountant = dpcvx.PrivacyAccountant(100.0, 0.5)
+    with pytest.raises(AssumptionError, match="is not allowed"):
+        ENTRIES[entry](accountant)
+    assert accountant.ledger == []
+
+
+def test_the_checks_that_read_the_data_come_after_the_verdicts() -> None:
+    """A grid every candidate of which its verified problem allows reads the data after planning: the first read is
+    tune's own (its conversion of X), and labels outside the public classes are still refused on the values."""
+    with pytest.raises(DataRead):
+        dpcvx.tune(dpcvx.PrivateERM(losses.logistic(), data_norm=1.0), X, Y, GRID, 1.0, procedure="split")
+    rows = np.random.default_rng(0).normal(size=(60, 3)) / 3
+    with pytest.raises(dpcvx.exceptions.InputError, match="outside"):
+        dpcvx.tune(dpcvx.PrivateERM(losses.logistic(), data_norm=1.0), rows, np.arange(60) % 3, GRID, 1.0,
+                   procedure="split")
+
+
+@pytest.mark.parametrize("procedure", ["split", "full-data"])
+def test_the_plan_tune_fits_from_is_the_one_made_before_the_read(procedure: str) -> None:
+    """One verification per candidate: the released model's certificate is the plan's, made at X's width with the
+    epsilon its fits use (the run's share e_Q under full-data)."""
+    rng = np.random.default_rng(1)
+    rows = rng.normal(size=(400, 3)) / 10
+    labels = np.where(rows[:, 0] + 0.1 * rng.normal(size=400) > 0, 1, -1)
+    result = dpcvx.tune(dpcvx.PrivateERM(losses.logistic(), data_norm=1.0), rows, labels, GRID, 1.0,
+                        procedure=procedure, random_state=0)
+    expected = 1.0 if procedure == "split" else 1.0 / 3
+    assert result.model.certificate.epsilon == pytest.approx(expected)
