@@ -77,7 +77,9 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -330,7 +332,22 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
         of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
         multiclass, _, _ = self._public_checks(sample_weight)
-        shaped = self._shaped_plan(X, multiclass, sample_weight)
+        return self._planned_rows(self._shaped_plan(X, multiclass, sample_weight), X, y, multiclass, sample_weight)
+
+    def _plan_at_width(self, X: Any) -> Callable[[Any, Any], EstimatorPlan] | None:
+        """:meth:`plan`'s checks before a value of X or y is read, its learner's one plan made at X's public width
+        (:meth:`_shaped_plan`): what binds that plan to rows (X, y) of that width, their checks run there, and
+        returns the :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan` (:func:`dpcvx.tune` plans a candidate
+        here before it reads the data). None where the plan is made on the checked rows (:meth:`plan`)."""
+        multiclass, _, _ = self._public_checks(None)
+        shaped = self._shaped_plan(X, multiclass, None)
+        return None if shaped is None else functools.partial(self._planned_rows, shaped, multiclass=multiclass,
+                                                             sample_weight=None)
+
+    def _planned_rows(self, shaped: tuple[PrivateERM, FitPlan | MulticlassPlan] | None, X: Any, y: Any,
+                      multiclass: bool, sample_weight: Any) -> EstimatorPlan:
+        """:meth:`plan` after its public checks: scikit-learn's checks of X and y, then ``shaped`` bound to them,
+        or (None) the learner's plan made on them."""
         X, y, _, classes = self._checked_data(X, y, multiclass)
         if shaped is not None:  # its rows bound and checked (nothing charged), as the fit binds them
             shaped[1].checked(X, y, sample_weight)

@@ -59,6 +59,8 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
 from __future__ import annotations
 
 import copy
+import functools
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -251,7 +253,22 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
         of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
         call = self._public_checks(sample_weight)
-        shaped = self._shaped_plan(X, call, sample_weight)
+        return self._planned_rows(self._shaped_plan(X, call, sample_weight), X, y, call, sample_weight)
+
+    def _plan_at_width(self, X: Any) -> Callable[[Any, Any], EstimatorPlan] | None:
+        """:meth:`plan`'s checks before a value of X or y is read, its learner's one plan made at X's public width
+        (:meth:`_shaped_plan`): what binds that plan to rows (X, y) of that width, their checks run there, and
+        returns the :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan` (:func:`dpcvx.tune` plans a candidate
+        here before it reads the data). None where the plan is made on the checked rows (:meth:`plan`)."""
+        call = self._public_checks(None)
+        shaped = self._shaped_plan(X, call, None)
+        return None if shaped is None else functools.partial(self._planned_rows, shaped, call=call,
+                                                             sample_weight=None)
+
+    def _planned_rows(self, shaped: tuple[PrivateERM, FitPlan] | None, X: Any, y: Any, call: _Call,
+                      sample_weight: Any) -> EstimatorPlan:
+        """:meth:`plan` after its public checks: scikit-learn's checks of X and y, then ``shaped`` bound to them,
+        or (None) the learner's plan made on them."""
         checked, targets = self._checked_data(copy.copy(self), X, y)
         if shaped is not None:  # its rows bound and checked (nothing charged), as the fit binds them
             shaped[1].checked(checked, targets - call.shift, sample_weight)

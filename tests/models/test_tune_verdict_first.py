@@ -114,3 +114,20 @@ def test_the_plan_tune_fits_from_is_the_one_made_before_the_read(procedure: str)
                         procedure=procedure, random_state=0)
     expected = 1.0 if procedure == "split" else 1.0 / 3
     assert result.model.certificate.epsilon == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("learner", [
+    dpcvx.PrivateERM(losses.logistic(), data_norm=1.0),
+    dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0, classes=(-1, 1)),
+], ids=["PrivateERM", "DPLogisticRegression"])
+def test_each_candidate_is_verified_once(learner: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan made before the read is the one bound to the part's rows and fitted from: one plan (one verification)
+    per candidate."""
+    made = []
+    make_plan = dpcvx.PrivateERM._make_plan
+    monkeypatch.setattr(dpcvx.PrivateERM, "_make_plan", lambda self, *args: made.append(1) or make_plan(self, *args))
+    rng = np.random.default_rng(2)
+    rows = rng.normal(size=(300, 3)) / 10
+    labels = np.where(rows[:, 0] > 0, 1, -1)
+    dpcvx.tune(learner, rows, labels, GRID, 1.0, procedure="split", random_state=0)
+    assert len(made) == len(GRID["lam"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import inspect
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -197,6 +198,26 @@ class BudgetInConstructor:
         :func:`plan_candidate`: its public classes and its plan (the estimators' checks are their plan)."""
         return plan_candidate(self._build(epsilon, 0, delta), X, y, fit_params)
 
+    def _plan_at_width(self, X: Any, epsilon: float, fit_params: Mapping[str, Any]) -> Shaped | None:
+        """:meth:`plan` in two steps for :func:`shaped_then_read`: the learner built and planned at X's public
+        width before a value is read (an estimator's ``_plan_at_width``), then (the returned callable) its checks
+        on a part's rows and y against its public classes (:func:`plan_candidate`). None when it plans on the
+        rows."""
+        options = dict(fit_params)
+        delta = options.pop("delta", 0.0)
+        learner = self._build(epsilon, 0, delta)
+        at_width = getattr(learner, "_plan_at_width", None)
+        shaped = at_width(X) if callable(at_width) and not options else None
+        if shaped is None:
+            return None
+        return functools.partial(self._bound, learner, shaped, epsilon, delta)
+
+    def _bound(self, learner: Any, shaped: Shaped, epsilon: float, delta: float, X: Any,
+               y: np.ndarray) -> ConstructorPlan:
+        """The plan :meth:`plan` returns, from the learner's plan made at X's width (:meth:`_plan_at_width`)."""
+        classes, planned = plan_candidate(learner, X, y, {}, shaped=shaped)
+        return ConstructorPlan(self, epsilon, delta, {}, planned, classes)
+
     def __repr__(self) -> str:
         return f"BudgetInConstructor({self.learner_class.__name__}, {format_params(self.params)})"
 
@@ -356,7 +377,7 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
     if classes is not None:
         check_declared_labels(y, classes)
     plans = shaped is not None or getattr(candidate, "plans_first", False) is True
-    check = shaped.bound if shaped is not None else candidate.plan if plans else \
+    check = shaped if shaped is not None else candidate.plan if plans else \
         getattr(candidate, "check_fit_inputs", None)
     plan = None
     if callable(check):
@@ -521,18 +542,9 @@ def prepare(learner: Any, grid: Mapping[str, Sequence] | Sequence[Mapping[str, A
     return Setup(candidates, epsilon, delta, keywords, learners, rng, source, scored)
 
 
-@dataclass(frozen=True)
-class Shaped:
-    """A candidate's plan made at X's public width before a value of X or y was read (:func:`shaped_then_read`):
-    a :class:`~dpcvx.models.erm.PrivateERM`'s, or one-vs-rest's over one. :meth:`bound` binds it to a part's
-    rows (:meth:`FitPlan.checked <dpcvx.models.fit_plan.FitPlan.checked>`, :meth:`MulticlassPlan.checked
-    <dpcvx.models.multiclass.MulticlassPlan.checked>`), as the candidate's ``plan`` binds its own."""
-
-    plan: FitPlan | MulticlassPlan
-
-    def bound(self, X: Any, y: np.ndarray) -> FitPlan | MulticlassPlan:
-        self.plan.checked(X, y)
-        return self.plan
+#: a candidate's plan made at X's public width before a value of X or y was read (:func:`shaped_then_read`): binds
+#: it to a part's rows (X, y), their checks run, and returns the plan its fits run from
+Shaped = Callable[[Any, np.ndarray], Plan]
 
 
 def shaped_then_read(setup: Setup, X: Any, y: ArrayLike, epsilon: float,
@@ -554,20 +566,30 @@ def shaped_then_read(setup: Setup, X: Any, y: ArrayLike, epsilon: float,
 
 
 def _shaped(candidate: Any, X: Any, fit_params: Mapping[str, Any], epsilon: float) -> Shaped | None:
-    """:func:`shaped_then_read`'s plan of one candidate at X's public width (None: planned on its part)."""
+    """:func:`shaped_then_read`'s plan of one candidate at X's public width (None: planned on its part): a
+    :class:`~dpcvx.models.erm.PrivateERM`'s, one-vs-rest's over one, an estimator's through
+    :class:`BudgetInConstructor` (its ``_plan_at_width``)."""
+    if isinstance(candidate, BudgetInConstructor):
+        return candidate._plan_at_width(X, epsilon, fit_params)
     learner = candidate.binary if isinstance(candidate, PrivateMulticlassERM) else candidate
     if not (isinstance(learner, PrivateERM) and learner.plans_first and not learner.draws_first
-            and candidate.plans_first):
-        return None
-    if not _accepts_keywords(candidate.fit, tuple(fit_params)):
-        return None  # refused by its name on its part (plan_candidate)
+            and candidate.plans_first and _accepts_keywords(candidate.fit, tuple(fit_params))):
+        return None  # planned on its part; fit arguments its fit does not take refused there by their names
     try:
         if isinstance(candidate, PrivateMulticlassERM):
             options = dict(fit_params)
             plan = candidate._shaped_plan(X, epsilon, options.pop("mechanism", "objective"),
                                           options.pop("delta", 0.0), options, None)
-            return None if plan.binary is None else Shaped(plan)
+            return None if plan.binary is None else functools.partial(_bound, plan)
         candidate._check_settings()
-        return Shaped(candidate._shaped_plan(X, epsilon, **fit_params))
-    except TypeError as error:  # arguments the plan does not take (public)
+        return functools.partial(_bound, candidate._shaped_plan(X, epsilon, **fit_params))
+    except TypeError as error:  # arguments the plan does not take (public: no value was read)
         raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {error}") from None
+
+
+def _bound(plan: FitPlan | MulticlassPlan, X: Any, y: np.ndarray) -> FitPlan | MulticlassPlan:
+    """``plan`` bound to (X, y), every check of a fit on them run (nothing charged), as its learner's ``plan``
+    binds it (:meth:`FitPlan.checked <dpcvx.models.fit_plan.FitPlan.checked>`, :meth:`MulticlassPlan.checked
+    <dpcvx.models.multiclass.MulticlassPlan.checked>`)."""
+    plan.checked(X, y)
+    return plan
