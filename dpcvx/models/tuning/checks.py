@@ -201,20 +201,19 @@ class BudgetInConstructor:
     def _plan_at_width(self, X: Any, epsilon: float, fit_params: Mapping[str, Any]) -> Shaped | None:
         """:meth:`plan` in two steps for :func:`shaped_then_read`: the learner built and planned at X's public
         width before a value is read (an estimator's ``_plan_at_width``), then (the returned callable) its checks
-        on a part's rows and y against its public classes (:func:`plan_candidate`). None when it plans on the
-        rows."""
+        on a part's rows and y against its public classes (:func:`plan_candidate`). None for a learner
+        without that first step (planned by :meth:`plan` on its part)."""
         options = dict(fit_params)
         delta = options.pop("delta", 0.0)
-        learner = self._build(epsilon, 0, delta)
-        at_width = getattr(learner, "_plan_at_width", None)
-        shaped = at_width(X) if callable(at_width) and not options else None
-        if shaped is None:
+        if options or not callable(getattr(self.learner_class, "_plan_at_width", None)):
             return None
-        return functools.partial(self._bound, learner, shaped, epsilon, delta)
+        learner = self._build(epsilon, 0, delta)  # built once, as plan builds it
+        return functools.partial(self._bound, learner, learner._plan_at_width(X), epsilon, delta)
 
-    def _bound(self, learner: Any, shaped: Shaped, epsilon: float, delta: float, X: Any,
+    def _bound(self, learner: Any, shaped: Shaped | None, epsilon: float, delta: float, X: Any,
                y: np.ndarray) -> ConstructorPlan:
-        """The plan :meth:`plan` returns, from the learner's plan made at X's width (:meth:`_plan_at_width`)."""
+        """The plan :meth:`plan` returns, from the learner's plan made at X's width (:meth:`_plan_at_width`; None:
+        made on the rows)."""
         classes, planned = plan_candidate(learner, X, y, {}, shaped=shaped)
         return ConstructorPlan(self, epsilon, delta, {}, planned, classes)
 
