@@ -549,7 +549,8 @@ Shaped = Callable[[Any, np.ndarray], Plan]
 def shaped_then_read(setup: Setup, X: Any, y: ArrayLike, epsilon: float,
                      procedure: str) -> tuple[tuple[Shaped | None, ...], Any, np.ndarray]:
     """Each candidate's verdict before a value of X or y is read, then the data read: a candidate that plans first
-    and draws nothing first (:class:`~dpcvx.models.erm.PrivateERM`, one-vs-rest over one) is planned once at X's
+    and draws nothing first (:class:`~dpcvx.models.erm.PrivateERM`, one-vs-rest over one, an estimator over one
+    through :class:`BudgetInConstructor`) is planned once at X's
     public width (:func:`~dpcvx.data.blocks.public_shape`; the one verification and the mechanism's verdict) with
     the ``epsilon`` its fits use, under the failure rule (:func:`~dpcvx.models.failure.composite`); its plan is
     bound to its part's rows in :func:`check_and_rehearse`. Then (X, y) as arrays, their shapes checked and X
@@ -579,7 +580,7 @@ def _shaped(candidate: Any, X: Any, fit_params: Mapping[str, Any], epsilon: floa
             options = dict(fit_params)
             plan = candidate._shaped_plan(X, epsilon, options.pop("mechanism", "objective"),
                                           options.pop("delta", 0.0), options, None)
-            return None if plan.binary is None else functools.partial(_bound, plan)
+            return functools.partial(_bound, plan)  # its binary PrivateERM's one plan made (draws nothing first)
         candidate._check_settings()
         return functools.partial(_bound, candidate._shaped_plan(X, epsilon, **fit_params))
     except TypeError as error:  # arguments the plan does not take (public: no value was read)
