@@ -6,10 +6,10 @@ when a column the fit reads has it."""
 
 from __future__ import annotations
 
-import csv
 import sys
 
 import pytest
+from csv_files import write
 
 from dpcvx.cli import main
 
@@ -17,14 +17,6 @@ pytest.importorskip("pyarrow")
 
 FEATURES = ["--numeric", "x:0:2000", "--epsilon", "1", "--data-norm", "1"]
 READERS = {"pyarrow": [], "chunks": ["--chunk-rows", "1000"], "csv": []}
-
-
-def write(path, header, rows):
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return str(path)
 
 
 def fit(tmp_path, capsys, monkeypatch, reader, data, *options):

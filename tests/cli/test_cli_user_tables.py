@@ -1,21 +1,13 @@
 """A user's own CSV file as it comes: a label spelt several ways, a repeated column name, numbers written with
 thousands separators or units. Each is refused with advice that fits the case, never a cell's value."""
 
-import csv
 
 import pytest
+from csv_files import write
 
 from dpcvx.cli import main
 
 COLUMNS = ["--numeric", "x:0:1", "--epsilon", "1", "--data-norm", "1"]
-
-
-def write(path, header, rows):
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return str(path)
 
 
 def fit(tmp_path, capsys, data, *options):

@@ -4,6 +4,9 @@ the fit runs at it before the rows and labels are read. A refused call spends no
 
 The data here has a public shape and values that raise :class:`DataRead` when read: an entry that reads them before
 the verdict fails with that error instead of the AssumptionError.
+
+dpcvx.tune too (the tests from TUNE_ENTRIES on): every candidate that plans first and draws nothing first is planned
+at X's public width before tune reads the data, and that one plan is bound to its part's rows after.
 """
 
 from __future__ import annotations
@@ -113,3 +116,91 @@ def test_a_list_is_read_for_its_width_and_planned_as_an_array() -> None:
                           learner.fit(np.array(rows), np.array(labels), 1.0, random_state=3).coef_)
     with pytest.raises(dpcvx.exceptions.InputError, match="2-D"):
         learner.fit([0.1, 0.2], [1, -1], 1.0)
+
+
+#: tune splits its rows into parts: more rows than the fits above
+TX, TY = Shaped(90, 3), Shaped(90)
+
+def _huber_svm_at(lam: float) -> dpcvx.PrivateERM:
+    return dpcvx.PrivateERM(losses.huber_hinge(), lam=lam, data_norm=1.0)
+
+
+GRID = {"lam": [1e-2, 1e-1]}
+
+#: tune's entries whose candidates' mechanism the verified problem does not allow: the Huber hinge under Gaussian
+#: objective perturbation, squared error without a constraint set, a loss whose constants are only estimated
+TUNE_ENTRIES: dict[str, Callable[[dpcvx.PrivacyAccountant], Any]] = {
+    "PrivateERM, split, Gaussian objective": lambda a: dpcvx.tune(
+        dpcvx.PrivateERM(losses.huber_hinge(), data_norm=1.0), TX, TY, GRID, 1.0, procedure="split",
+        mechanism="objective", delta=1e-6, accountant=a),
+    "PrivateERM, full-data, squared error": lambda a: dpcvx.tune(
+        dpcvx.PrivateERM(losses.squared_error(), data_norm=1.0, task="regression", label_bound=1.0), TX, TY, GRID,
+        1.0, accountant=a),
+    "PrivateERM, split, estimated loss": lambda a: dpcvx.tune(
+        dpcvx.PrivateERM(lambda z: cp.logistic(-z) + 0.1 * cp.exp(-cp.square(z)), data_norm=1.0), TX, TY, GRID,
+        1.0, procedure="split", accountant=a),
+    "PrivateERM, full-data, estimated loss": lambda a: dpcvx.tune(
+        dpcvx.PrivateERM(lambda z: cp.logistic(-z) + 0.1 * cp.exp(-cp.square(z)), data_norm=1.0), TX, TY, GRID,
+        1.0, accountant=a),
+    "one-vs-rest, split, Gaussian objective": lambda a: dpcvx.tune(
+        lambda lam: dpcvx.PrivateMulticlassERM(_huber_svm_at(lam), (0, 1, 2)), TX, TY, GRID, 1.0, procedure="split",
+        mechanism="objective", delta=1e-6, accountant=a),
+    "DPHuberSVM, split, Gaussian objective": lambda a: dpcvx.tune(
+        dpcvx.BudgetInConstructor(dpcvx.DPHuberSVM), TX, TY, GRID, 1.0, procedure="split", delta=1e-6,
+        accountant=a),
+    "DPHuberSVM three classes, split, Gaussian objective": lambda a: dpcvx.tune(
+        dpcvx.BudgetInConstructor(dpcvx.DPHuberSVM, classes=(0, 1, 2)), TX, TY, GRID, 1.0, procedure="split",
+        delta=1e-6, accountant=a),
+    "DPHuberRegressor, split, Gaussian objective": lambda a: dpcvx.tune(
+        dpcvx.BudgetInConstructor(dpcvx.DPHuberRegressor, mechanism="objective", label_bound=1.0), TX, TY,
+        {"lam": [1e-2, 1e-1]}, 1.0, procedure="split", delta=1e-6, accountant=a),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(TUNE_ENTRIES))
+def test_tune_refuses_a_candidate_by_its_verdict_before_reading_the_data(entry: str) -> None:
+    accountant = dpcvx.PrivacyAccountant(100.0, 0.5)
+    with pytest.raises(AssumptionError, match="is not allowed"):
+        TUNE_ENTRIES[entry](accountant)
+    assert accountant.ledger == []
+
+
+def test_the_checks_that_read_the_data_come_after_the_verdicts() -> None:
+    """A grid every candidate of which its verified problem allows reads the data after planning: the first read is
+    tune's own (its conversion of X), and labels outside the public classes are still refused on the values."""
+    with pytest.raises(DataRead):
+        dpcvx.tune(dpcvx.PrivateERM(losses.logistic(), data_norm=1.0), TX, TY, GRID, 1.0, procedure="split")
+    rows = np.random.default_rng(0).normal(size=(60, 3)) / 3
+    with pytest.raises(dpcvx.exceptions.InputError, match="outside"):
+        dpcvx.tune(dpcvx.PrivateERM(losses.logistic(), data_norm=1.0), rows, np.arange(60) % 3, GRID, 1.0,
+                   procedure="split")
+
+
+@pytest.mark.parametrize("procedure", ["split", "full-data"])
+def test_the_plan_tune_fits_from_is_the_one_made_before_the_read(procedure: str) -> None:
+    """One verification per candidate: the released model's certificate is the plan's, made at X's width with the
+    epsilon its fits use (the run's share e_Q under full-data)."""
+    rng = np.random.default_rng(1)
+    rows = rng.normal(size=(400, 3)) / 10
+    labels = np.where(rows[:, 0] + 0.1 * rng.normal(size=400) > 0, 1, -1)
+    result = dpcvx.tune(dpcvx.PrivateERM(losses.logistic(), data_norm=1.0), rows, labels, GRID, 1.0,
+                        procedure=procedure, random_state=0)
+    expected = 1.0 if procedure == "split" else 1.0 / 3
+    assert result.model.certificate.epsilon == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("learner", [
+    dpcvx.PrivateERM(losses.logistic(), data_norm=1.0),
+    dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0, classes=(-1, 1)),
+], ids=["PrivateERM", "DPLogisticRegression"])
+def test_each_candidate_is_verified_once(learner: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan made before the read is the one bound to the part's rows and fitted from: one plan (one verification)
+    per candidate."""
+    made = []
+    make_plan = dpcvx.PrivateERM._make_plan
+    monkeypatch.setattr(dpcvx.PrivateERM, "_make_plan", lambda self, *args: made.append(1) or make_plan(self, *args))
+    rng = np.random.default_rng(2)
+    rows = rng.normal(size=(300, 3)) / 10
+    labels = np.where(rows[:, 0] > 0, 1, -1)
+    dpcvx.tune(learner, rows, labels, GRID, 1.0, procedure="split", random_state=0)
+    assert len(made) == len(GRID["lam"])
