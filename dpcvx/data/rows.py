@@ -16,7 +16,7 @@ neighbouring datasets.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -419,14 +419,29 @@ class RowMap:
 
         A predict on 1,000,000 x 20 rows with the standardiser took 92 ms for :meth:`features` (a whole mapped copy
         written, then read again by the product) against 8.6 ms for the product alone."""
-        by_blocks = isinstance(X, np.ndarray) and X.ndim == 2 and X.size > 0 and X.dtype.kind in "biuf" \
-            and self.maps_rows_alone
-        if sparse.issparse(X) or not (by_blocks or self.feature_map is None):
+        if sparse.issparse(X) or not (self.reads_by_blocks(X) or self.feature_map is None):
             return self._scored(self.features(X), coef)
-        matrix = X if by_blocks else check_matrix(X)  # another input (a list, a table) whole, as features reads it
+        matrix = X if self.reads_by_blocks(X) else check_matrix(X)  # another input (a list, a table) whole
+        out = np.empty((matrix.shape[0], *coef.shape[:-1]))
+        for _ in self.score_blocks(matrix, coef, out):
+            pass
+        return out
+
+    def reads_by_blocks(self, X: Any) -> bool:
+        """Whether :meth:`scores` converts, checks and scores ``X`` a block of rows at a time where it lies: a 2-D
+        numeric array (a memmap, or one in memory) with a map of rows alone (:attr:`maps_rows_alone`)."""
+        return isinstance(X, np.ndarray) and X.ndim == 2 and X.size > 0 and X.dtype.kind in "biuf" \
+            and self.maps_rows_alone
+
+    def score_blocks(self, matrix: Any, coef: np.ndarray,
+                     out: np.ndarray | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """(start, the scores of rows ``start`` .. ``start + len``) of :meth:`scores`, a block of :meth:`block_rows`
+        at a time from row 0 (the same numbers bit for bit), for a checked matrix or an input :meth:`reads_by_blocks`:
+        a caller that reduces the scores (an accuracy) holds one block's, not n. A refusal names its row in the
+        whole of ``matrix``. With ``out`` (n rows), each block's scores are written into its rows of it."""
+        by_blocks = self.reads_by_blocks(matrix)
         self._check_width(matrix.shape[1], coef)
         n, d = matrix.shape
-        out = np.empty((n, *coef.shape[:-1]))
         step = _score_rows(d)
         scratch = None if self.feature_map is None else np.empty((min(step, n), d))
         for start in range(0, n, step):
@@ -441,8 +456,7 @@ class RowMap:
                     scratch is not None and not _all_finite(raw)):  # an entry of X the map made finite (clipped)
                 raise _first_refusal(matrix, start, block)
             clipped, _ = self.clip(block, in_place=scratch is not None, squares=squares)
-            np.matmul(clipped, coef.T, out=out[start:start + step])
-        return out
+            yield start, np.matmul(clipped, coef.T, out=None if out is None else out[start:start + step])
 
     def _scored(self, mapped: Matrix, coef: np.ndarray) -> np.ndarray:
         """``mapped @ coef.T`` of rows :meth:`features` gave, their width checked first."""
