@@ -136,8 +136,21 @@ class PrivateMulticlassModel(Release):
         return scores
 
     def score(self, X: Any, y: Any) -> float:
-        """Accuracy on (X, y)."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        """Accuracy on (X, y).
+
+        A 2-D numeric array (a memmap) with as many labels is scored a block of rows at a time
+        (:meth:`RowMap.score_blocks <dpcvx.data.rows.RowMap.score_blocks>`, the scores of :meth:`decision_function`
+        bit for bit), each block's predictions compared with its labels: the same accuracy without the (n, k) scores
+        and the n predictions."""
+        labels = np.asarray(y)
+        if not (self.rows.reads_by_blocks(X) and labels.shape == (X.shape[0],)):
+            return float(np.mean(self.predict(X) == labels))
+        check_feature_names(self, X)
+        right = 0
+        for start, scores in self.rows.score_blocks(X, self.coef_):
+            scores += self.intercept_
+            right += int(np.count_nonzero(self.predictions(scores) == labels[start:start + scores.shape[0]]))
+        return right / X.shape[0]
 
     @property
     def predictor(self) -> PrivateMulticlassModel:

@@ -83,3 +83,16 @@ def test_labels_outside_the_classes_are_refused_before_any_row_is_scored(narrow,
         release.score(X, wrong)
     with pytest.raises(dpcvx.exceptions.InputError):
         release.score(X, wrong[:-1])
+
+
+def test_a_one_vs_rest_releases_accuracy_by_blocks_is_the_whole_reads(narrow, traced_peak):
+    """Three classes: the same accuracy as the whole predictions', holding a block's (n_b, 3) scores
+    and their predictions (less than three such blocks), not n's."""
+    X, y, _ = narrow
+    classes = np.where(np.asarray(y) > 0, 1 + (np.arange(N) % 3 == 0), 0)
+    release = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, classes=(0, 1, 2),
+                                         column_statistics=False).fit(X[:5_000], classes[:5_000]).model_
+    release.score(X[:100], classes[:100])  # numpy's first-call allocations
+    accuracy, peak = traced_peak(release.score, X, classes)
+    assert accuracy == _whole(release, X, classes)
+    assert peak < 3 * 3 * 8 * _score_rows(1), f"{peak / 1e6:.2f} MB"  # 14.7 MB; 44 MB whole
