@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..data.blocks import _dask_array, is_dask, public_shape
 from ..data.kernels import Kernel, as_rows, expansion_rows, kernel_expansion
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
@@ -34,6 +35,7 @@ from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, Ke
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..solvers.kernel import as_labels
+from ..tables import NonFiniteError, non_finite_error
 from .model import Release
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES"]
@@ -73,7 +75,29 @@ class KernelPredictor:
         return math.sqrt(max(float(self.coef @ self.kernel.gram(self.centers, self.centers) @ self.coef), 0.0))
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
-        X = as_rows(X, "X", self.n_features)
+        """f(x) for each row of X, checked as :func:`~dpcvx.data.kernels.as_rows` checks it. A 2-D numeric array the
+        check would copy (a float32 or integer memmap, a Fortran-order or strided view) and a Dask input are read,
+        converted and checked :meth:`score_rows` rows at a time, the blocks the expansion goes by: no float64 copy of
+        the whole of X, the values of X converted whole bit for bit, a NaN named by its row in the whole of X."""
+        shape = public_shape(X) if is_dask(X) or _copied_whole(X) else None
+        if shape is None:  # rows used as they are (contiguous float64), or an input checked whole (a list, a table)
+            X = as_rows(X, "X", self.n_features)
+            return self._expanded(X)
+        if shape[1] != self.n_features:
+            raise InputError(f"X has {shape[1]} features, expected {self.n_features}")
+        rows = _dask_array(X) if is_dask(X) else X
+        step = expansion_rows(self.centers.shape[0])
+        scores = np.empty(shape[0])
+        for start in range(0, shape[0], step):
+            try:
+                block = as_rows(rows[start:start + step], "X", self.n_features)
+            except NonFiniteError as error:
+                raise non_finite_error("X", start + error.row, error.column) from None
+            scores[start:start + block.shape[0]] = self._expanded(block)
+        return scores
+
+    def _expanded(self, X: np.ndarray) -> np.ndarray:
+        """f(x) for each row of checked rows X (:func:`~dpcvx.data.kernels.kernel_expansion`)."""
         if self.coef.size == 0:
             return np.zeros(X.shape[0])
         return kernel_expansion(self.kernel, X, self.centers, self.coef)
@@ -93,11 +117,18 @@ class KernelPredictor:
 
     def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy on labels y in {-1, +1}."""
-        X = as_rows(X, "X", self.n_features)
-        return float(np.mean(self.predict(X) == as_labels(y, X.shape[0])))
+        predictions = self.predict(X)
+        return float(np.mean(predictions == as_labels(y, predictions.shape[0])))
 
     def __repr__(self) -> str:
         return f"KernelPredictor(kernel={self.kernel!r}, centers={self.centers.shape[0]})"
+
+
+def _copied_whole(X: object) -> bool:
+    """Whether X is a 2-D numeric array that :func:`~dpcvx.data.kernels.as_rows` would copy whole into float64 (another
+    dtype, or not contiguous), which :meth:`KernelPredictor.decision_function` reads by blocks of rows instead."""
+    return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "biuf" and not (
+        X.dtype == np.float64 and (X.flags.c_contiguous or X.flags.f_contiguous))
 
 
 @dataclass(frozen=True)
