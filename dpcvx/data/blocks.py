@@ -48,12 +48,12 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputError
-from ..tables import NonFiniteError
+from ..tables import NonFiniteError, non_finite_error
 from ..validation import check_matrix
 from .rows import NormBoundError, RowMap
 
 __all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_dask",
-           "is_out_of_core", "as_row_blocks", "cache_block_rows", "MEMMAP_BLOCK_SHARE",
+           "is_out_of_core", "by_row_blocks", "as_row_blocks", "cache_block_rows", "MEMMAP_BLOCK_SHARE",
            "BLOCK_ROW_VECTORS"]
 
 BlockFunction = Callable[..., Any]
@@ -118,6 +118,23 @@ def _dask_array(X: Any) -> Any:
     if hasattr(X, "to_dask_array"):
         return X.to_dask_array(lengths=True)
     return X
+
+
+def by_row_blocks(X: Any, step: int, function: Callable[[Any], np.ndarray]) -> np.ndarray:
+    """``function``'s values of X's rows ``step`` at a time from row 0, joined along the rows: a numpy array's blocks
+    are its slices, a Dask input's are computed one at a time (by the active scheduler), so a prediction holds one
+    block of X, never all of it. A NaN or infinite entry that ``function`` refuses in a block
+    (:class:`~dpcvx.tables.NonFiniteError`) is named by its row in the whole of X. X is 2-D with a row
+    (:func:`public_shape`)."""
+    rows = _dask_array(X)
+    parts = []
+    for start in range(0, int(rows.shape[0]), step):
+        block = rows[start:start + step]
+        try:
+            parts.append(function(block.compute() if is_dask(block) else block))
+        except NonFiniteError as error:
+            raise non_finite_error(error.name, start + error.row, error.column) from None
+    return np.concatenate(parts)
 
 
 def input_shape(X: Any) -> tuple[int, ...]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..data.blocks import _dask_array, is_dask, public_shape
+from ..data.blocks import by_row_blocks, is_dask, public_shape
 from ..data.kernels import Kernel, as_rows, expansion_rows, kernel_expansion
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
@@ -35,7 +35,6 @@ from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, Ke
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..solvers.kernel import as_labels
-from ..tables import NonFiniteError, non_finite_error
 from .model import Release
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES"]
@@ -85,16 +84,8 @@ class KernelPredictor:
             return self._expanded(X)
         if shape[1] != self.n_features:
             raise InputError(f"X has {shape[1]} features, expected {self.n_features}")
-        rows = _dask_array(X) if is_dask(X) else X
-        step = expansion_rows(self.centers.shape[0])
-        scores = np.empty(shape[0])
-        for start in range(0, shape[0], step):
-            try:
-                block = as_rows(rows[start:start + step], "X", self.n_features)
-            except NonFiniteError as error:
-                raise non_finite_error("X", start + error.row, error.column) from None
-            scores[start:start + block.shape[0]] = self._expanded(block)
-        return scores
+        return by_row_blocks(X, expansion_rows(self.centers.shape[0]),
+                             lambda block: self._expanded(as_rows(block, "X", self.n_features)))
 
     def _expanded(self, X: np.ndarray) -> np.ndarray:
         """f(x) for each row of checked rows X (:func:`~dpcvx.data.kernels.kernel_expansion`)."""

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit
 
+from ..data.blocks import by_row_blocks, is_dask, public_shape
 from ..data.rows import RowMap
 from ..exceptions import InputError, user_stacklevel
 from ..losses import LOGISTIC_TEXT, has_probabilities
@@ -382,8 +383,13 @@ def _few(names: list[Any], shown: int = 5) -> str:
 def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:
     """The one linear predictor: w^T x + b for a weight vector ((n,) scores), or W x + b for a (k, d)
     matrix ((n, k) scores), over rows mapped as in training (feature map, clipped to R; :meth:`RowMap.scores
-    <dpcvx.data.rows.RowMap.scores>`). The intercept is added in place: one (n, k) array, not two."""
-    scores = rows.scores(X, coef)
+    <dpcvx.data.rows.RowMap.scores>`). The intercept is added in place: one (n, k) array, not two. A Dask X is
+    computed :meth:`RowMap.block_rows <dpcvx.data.rows.RowMap.block_rows>` rows at a time
+    (:func:`~dpcvx.data.blocks.by_row_blocks`), the blocks its rows are scored by once computed: never whole, unless
+    the feature map maps rows only whole."""
+    shape = public_shape(X) if is_dask(X) else None
+    step = None if shape is None else rows.block_rows(shape[1])
+    scores = rows.scores(X, coef) if step is None else by_row_blocks(X, step, lambda block: rows.scores(block, coef))
     scores += intercept
     return scores
 
