@@ -39,7 +39,7 @@ import numpy as np
 
 from ..advice import python_only, setting
 from ..exceptions import TrainingRowsWarning, user_stacklevel
-from ..release.usefulness import checks_are_off
+from ..release.usefulness import checks_are_off, speaker
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
@@ -255,4 +255,4 @@ def warn_on_confusion(owner: str, counts: np.ndarray) -> None:
 
 def _warn(owner: str, finding: str | None) -> None:
     if finding is not None:
-        warnings.warn(f"{owner}: {warning_text(finding)}", TrainingRowsWarning, stacklevel=user_stacklevel())
+        warnings.warn(f"{speaker(owner)}: {warning_text(finding)}", TrainingRowsWarning, stacklevel=user_stacklevel())

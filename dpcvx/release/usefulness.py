@@ -30,7 +30,7 @@ from ..advice import for_reader
 from ..exceptions import ConstantPredictionWarning, user_stacklevel
 
 __all__ = ["constant_at_cut", "constant_class", "one_class_findings", "warn_if_constant", "checks_off",
-           "checks_are_off", "warn_release", "held_warnings", "emit", "Held"]
+           "checks_are_off", "warn_release", "held_warnings", "emit", "Held", "called", "speaker"]
 
 _UP = 1.0 + 1e-9  # the safe side of ||w|| R computed in floating point
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_usefulness_checks_off", default=False)
@@ -38,6 +38,7 @@ _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_usefulness_ch
 #: The public warnings about one fit's release, kept by :func:`held_warnings`: (text, warning class) pairs.
 Held = list[tuple[str, type[Warning]]]
 _HELD: contextvars.ContextVar[Held | None] = contextvars.ContextVar("dpcvx_release_warnings_held", default=None)
+_CALLED: contextvars.ContextVar[str | None] = contextvars.ContextVar("dpcvx_called_class", default=None)
 
 
 @contextmanager
@@ -70,6 +71,25 @@ def held_warnings() -> Iterator[Held]:
         yield held
     finally:
         _HELD.reset(token)
+
+
+@contextmanager
+def called(name: str) -> Iterator[None]:
+    """The block of a fit the user called on the class ``name`` (an estimator: DPLogisticRegression ...): every warning
+    of the fit, its learner's within (a :class:`~dpcvx.models.erm.PrivateERM`, one-vs-rest), names ``name``
+    (:func:`speaker`). The outermost block names the source: a fit within a fit speaks for the one the user called."""
+    token = _CALLED.set(_CALLED.get() or name)
+    try:
+        yield
+    finally:
+        _CALLED.reset(token)
+
+
+def speaker(owner: str) -> str:
+    """The class a fit's warning names as its source: the one the user called (:func:`called`), else ``owner`` (the
+    class that warns, itself called by the user: PrivateERM, a kernel learner). Every warning of a fit that names its
+    source names it by this."""
+    return _CALLED.get() or owner
 
 
 def warn_release(text: str, category: type[Warning]) -> None:
@@ -145,4 +165,4 @@ def constant_at_cut(coef: np.ndarray, intercept: float, classes: Any, norm_bound
 def warn_if_constant(owner: str, findings: tuple[str, ...]) -> None:
     """Warn :class:`~dpcvx.exceptions.ConstantPredictionWarning` with the certificate's finding, if any."""
     for finding in findings:
-        warn_release(f"{owner}: {for_reader(finding)}", ConstantPredictionWarning)
+        warn_release(f"{speaker(owner)}: {for_reader(finding)}", ConstantPredictionWarning)

@@ -69,7 +69,7 @@ from ..privacy.column_ranges import least_rows
 from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
-from ..release.usefulness import warn_release
+from ..release.usefulness import speaker, warn_release
 from .noise_warning import NoiseDominatesWarning, label_not_located
 
 __all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "columns_search_rows",
@@ -171,7 +171,7 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
             "(docs/theory.md, section 30). To keep more: raise epsilon or the number of rows, or use fewer features. "
             f"AdaSSP already chooses its ridge from these public quantities ({setting('lam', repr('auto'), 'auto')}, "
             "the default, adds none); an extra ridge is not advised"))
-    warn_release(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning)
+    warn_release(f"{speaker(owner)}: " + "; and ".join(texts), NoiseDominatesWarning)
 
 
 def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsCertificate,
@@ -190,4 +190,4 @@ def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsC
             f"n={n}, d={calibration.dim} with the intercept, and the columns searched), never the data. To keep "
             f"more: raise epsilon or the number of rows to n >= {needed}, or use fewer features"))
     if texts:
-        warn_release(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning)
+        warn_release(f"{speaker(owner)}: " + "; and ".join(texts), NoiseDominatesWarning)

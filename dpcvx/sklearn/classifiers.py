@@ -114,7 +114,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
-from ..release.usefulness import Held, constant_at_cut, held_warnings, warn_release
+from ..release.usefulness import Held, called, constant_at_cut, held_warnings, speaker, warn_release
 from ..release.weight_rules import prior_rates
 from ..validation import (
     Check,
@@ -321,7 +321,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         is a public dict or "balanced" (:class:`~dpcvx.models.erm.PrivateERM`; docs/theory.md, section 21).
         More than two classes take no weights (UnsupportedWeightsError, before anything is spent).
         """
-        return self._fit(X, y, sample_weight, accountant, None)
+        with called(type(self).__name__):  # every warning of the fit names this estimator
+            return self._fit(X, y, sample_weight, accountant, None)
 
     #: :meth:`fit` is one plan executed (:meth:`plan`), a composite draw's too (column statistics, a class count, a
     #: norm bound: the learner's :class:`~dpcvx.sklearn.estimator_plan.LearnerPlan`), so a caller may plan once
@@ -535,7 +536,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         constant = None if cut == 0 else constant_at_cut(model.coef_, model.intercept_, model.classes_,
                                                          model.rows.norm_bound, cut)
         if constant is not None:
-            warn_release(f"{owner}: {constant}", ConstantPredictionWarning)
+            warn_release(f"{speaker(owner)}: {constant}", ConstantPredictionWarning)
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
         """A public rate of ``classes[1]`` for the small-table rule: the rate its class weights balance (one rule for

@@ -26,6 +26,7 @@ from ..models.linear_regression import AdaSSPPlan, PrivateLinearRegression
 from ..models.multiclass import MulticlassPlan
 from ..models.private_norm import BoundPlan
 from ..privacy.accountant import PrivacyAccountant
+from ..release.usefulness import called
 
 __all__ = ["EstimatorPlan", "LearnerPlan"]
 
@@ -63,4 +64,5 @@ class EstimatorPlan:
         noise). A refused call spends nothing."""
         estimator = copy.copy(self.estimator)
         estimator.random_state = random_state
-        return estimator._fit(X, y, sample_weight, accountant, self)
+        with called(type(estimator).__name__):  # every warning of the fit names the estimator
+            return estimator._fit(X, y, sample_weight, accountant, self)

@@ -22,7 +22,7 @@ from ..exceptions import DPCVXWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
-from ..release.usefulness import warn_release
+from ..release.usefulness import speaker, warn_release
 from ..verification.verdict import Mechanism
 
 __all__ = ["NoiseDominatesWarning", "GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT",
@@ -291,7 +291,7 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
         texts.append(also)
     if not texts:
         return
-    warn_release(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning)
+    warn_release(f"{speaker(owner)}: " + "; and ".join(texts), NoiseDominatesWarning)
 
 
 class LamRule(Protocol):
@@ -338,7 +338,7 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
         expected = ("score (R^2)" if regression else
                     "accuracy (less still on a rare class, whose count replaces n)")
         warn_release(
-            f"{owner}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = {ratio:.3g} is below "
+            f"{speaker(owner)}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = {ratio:.3g} is below "
             f"{SMALL_TABLE_LIMIT:g}: private "
             "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
             f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon, or fewer encoded "

@@ -98,6 +98,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import ReleaseCertificate
 from ..release.regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
+from ..release.usefulness import called
 from ..validation import (
     Check,
     check_bound,
@@ -295,7 +296,8 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         public ``sample_weight_bound``; DPLinearRegression refuses weights with
         :class:`~dpcvx.exceptions.UnsupportedWeightsError`, before anything is spent.
         """
-        return self._fit(X, y, sample_weight, accountant, None)
+        with called(type(self).__name__):  # every warning of the fit names this estimator
+            return self._fit(X, y, sample_weight, accountant, None)
 
     def _shared_settings(self, label_bound: float | str) -> PrivateERM:
         """A PrivateERM holding the settings the regressors share with it (the flags, the public bounds and the ranges
