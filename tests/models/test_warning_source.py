@@ -60,3 +60,12 @@ def test_private_erm_names_itself(rows):
         X, y, epsilon=1.0, random_state=0))
     assert {ConstantPredictionWarning, TrainingRowsWarning} <= {category for category, _ in caught}
     assert _sources(caught) == {"PrivateERM"}
+
+
+def test_a_planned_fit_names_the_estimator(rows):
+    X, _ = rows
+    y = np.where(np.random.default_rng(5).random(300) < 0.97, 1, 0)
+    estimator = dpcvx.DPHuberSVM(epsilon=1.0, fit_intercept=True)
+    caught = _warned(lambda: estimator.plan(X, y).fit(X, y, random_state=0))
+    assert ConstantPredictionWarning in {category for category, _ in caught}
+    assert _sources(caught) == {"DPHuberSVM"}
