@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..data.blocks import RowBlocks, input_shape, is_out_of_core
+from ..data.notes import checks_then_notes
 from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -128,16 +129,17 @@ class PrivateMulticlassERM:
         sample_weight = fit_params.pop("sample_weight", None)
         plan = self._shaped_plan(X, epsilon, mechanism, delta, fit_params, sample_weight)
         targets = self._targets(X, y, plan.delta, fit_params)
-        if plan.binary is None and self.binary.plans_first:  # a composite's plan for a binary learner that draws a
-            # class count (each class's fit draws its own), planned on the first class's rows
-            with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
-                planned = self.binary.plan(X, targets[0], epsilon=plan.class_epsilon, delta=plan.class_delta,
-                                           mechanism=mechanism, sample_weight=sample_weight, **fit_params)
-            assert isinstance(planned, (FitPlan, RatesPlan))  # one row map (checked above)
-            plan = dataclasses.replace(plan, binary=planned)
-            plan.check(X, targets, sample_weight, first=False)
-        else:
-            plan.check(X, targets, sample_weight)
+        with checks_then_notes():  # the composite's plan and every class's checks read the same rows: each note once
+            if plan.binary is None and self.binary.plans_first:  # a composite's plan for a binary learner that draws a
+                # class count (each class's fit draws its own), planned on the first class's rows
+                with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
+                    planned = self.binary.plan(X, targets[0], epsilon=plan.class_epsilon, delta=plan.class_delta,
+                                               mechanism=mechanism, sample_weight=sample_weight, **fit_params)
+                assert isinstance(planned, (FitPlan, RatesPlan))  # one row map (checked above)
+                plan = dataclasses.replace(plan, binary=planned)
+                plan.check(X, targets, sample_weight, first=False)
+            else:
+                plan.check(X, targets, sample_weight)
         return plan, targets
 
     def _shaped_plan(self, X: Any, epsilon: float, mechanism: str, delta: float, fit_params: dict[str, Any],
@@ -272,7 +274,8 @@ class MulticlassPlan:
     def checked(self, X: Any, y: Any, sample_weight: Any = None) -> list[SignBits]:
         """The k one-vs-rest targets of y, every class's problem on X checked (:meth:`check`), nothing charged."""
         targets = self.learner._targets(X, y, self.delta, self.fit_params)
-        self.check(X, targets, sample_weight)
+        with checks_then_notes():  # every class's checks read the same rows: each clipping note once
+            self.check(X, targets, sample_weight)
         return targets
 
     def execute(self, X: Any, targets: list[SignBits], random_state: RandomState,

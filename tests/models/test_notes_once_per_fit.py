@@ -66,3 +66,23 @@ def test_refused_composite_fit_shows_no_note() -> None:
         with pytest.raises(InputError):
             learner.fit(X, Y, epsilon=1.0, delta=0.5, random_state=0)  # delta above 1/n: refused
     assert not [w for w in caught if issubclass(w.category, ClippingWarning)]
+
+
+@pytest.mark.parametrize("planned", [False, True], ids=["fit", "plan"])
+def test_one_vs_rest_over_a_binary_that_draws_a_count_notes_once(planned: bool) -> None:
+    """One-vs-rest whose binary learner draws a class count (class_weight='balanced'): the composite's plan on the
+    first class's rows and every class's checks read the same rows; the row count is warned once per call (twice in a
+    fit before, and in a planned fit's checks)."""
+    from dpcvx import PrivateMulticlassERM
+
+    labels = np.arange(600) % 3
+    learner = PrivateMulticlassERM(PrivateERM(loss="logistic", lam=0.01, data_norm=1.0, fit_intercept=True,
+                                              class_weight="balanced"), (0, 1, 2))
+    plans: list[Any] = []
+    if planned:  # two calls, each its own note: the plan's checks, and the checks of its fit
+        assert set(_clipping_counts(lambda: plans.append(learner.plan(X, labels, epsilon=1.0))).values()) == {1}
+        plan = plans[0]
+        counts = _clipping_counts(lambda: plan.fit(X, labels, random_state=0))
+    else:
+        counts = _clipping_counts(lambda: learner.fit(X, labels, 1.0, random_state=0))
+    assert counts and set(counts.values()) == {1}
