@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import settings
 
@@ -82,3 +83,19 @@ def traced_peak() -> Callable[..., tuple[Any, int]]:
         finally:
             tracemalloc.stop()
     return peak
+
+
+@pytest.fixture
+def uniform_memmap(tmp_path: Path) -> Callable[..., np.ndarray]:
+    """``make(n, d, seed=0)``: an n x d float64 .npy file of entries uniform on [-1, 1] / sqrt(d) (rows of norm
+    <= 1), written in place (no n x d array in memory) and opened read-only (``mmap_mode="r"``), for the tests that
+    bound what a fit on a memmap allocates."""
+    def make(n: int, d: int, seed: int = 0) -> np.ndarray:
+        path = tmp_path / f"uniform-{n}x{d}-{seed}.npy"
+        rng = np.random.default_rng(seed)
+        X = np.lib.format.open_memmap(str(path), mode="w+", dtype=np.float64, shape=(n, d))
+        X[:] = rng.uniform(-1.0, 1.0, size=(n, d)) / np.sqrt(d)
+        X.flush()
+        del X
+        return np.load(str(path), mmap_mode="r")
+    return make

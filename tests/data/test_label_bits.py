@@ -6,7 +6,6 @@ tests/models/test_memmap_label_memory.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,15 +16,6 @@ from dpcvx.data.rows import RowMap
 from dpcvx.exceptions import InputError
 from dpcvx.models import erm_inputs
 from dpcvx.validation import LABEL_CHUNK, SignBits, check_labels, one_vs_rest_signs
-
-
-def _memmap(path: Path, n: int, d: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    X = np.lib.format.open_memmap(str(path), mode="w+", dtype=np.float64, shape=(n, d))
-    X[:] = rng.uniform(-1.0, 1.0, size=(n, d)) / np.sqrt(d)
-    X.flush()
-    del X
-    return np.load(str(path), mmap_mode="r")
 
 
 @pytest.mark.parametrize("n", [1, 7, 8, 9, 1000, LABEL_CHUNK + 13])
@@ -72,8 +62,8 @@ def test_bits_and_refusals_are_those_of_the_labels(y: Any, classes: tuple[Any, A
         check_labels(y, 16, classes, packed=True)
 
 
-def test_a_memmap_fit_takes_labels_as_bits(tmp_path: Path) -> None:
-    X = _memmap(tmp_path / "X.npy", 1000, 2)
+def test_a_memmap_fit_takes_labels_as_bits(uniform_memmap: Callable[..., np.ndarray]) -> None:
+    X = uniform_memmap(1000, 2)
     y = (X[:, 0] > 0).astype(int)
     mapped, labels = erm_inputs.mapped_data(RowMap(norm_bound=1.0), X, y, (0, 1), None, True)
     assert isinstance(mapped, RowBlocks) and isinstance(labels, SignBits)
@@ -82,10 +72,10 @@ def test_a_memmap_fit_takes_labels_as_bits(tmp_path: Path) -> None:
     assert isinstance(in_memory, np.ndarray) and in_memory.dtype == np.float64  # rows in memory: as before
 
 
-def test_the_labels_of_a_memmap_fit_are_an_eighth_of_a_byte_a_row(tmp_path: Path,
+def test_the_labels_of_a_memmap_fit_are_an_eighth_of_a_byte_a_row(uniform_memmap: Callable[..., np.ndarray],
                                                                   traced_peak: Callable[..., tuple[Any, int]]) -> None:
     n = 300_000
-    X = _memmap(tmp_path / "X.npy", n, 1)
+    X = uniform_memmap(n, 1)
     y = (X[:, 0] > 0).astype(np.int64)
     mapped = RowBlocks(X, RowMap(norm_bound=1.0))
     labels, peak = traced_peak(erm_inputs.fit_labels, (0, 1), None, y, mapped, True)

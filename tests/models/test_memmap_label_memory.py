@@ -10,7 +10,6 @@ allocations; the refusals are unchanged (tests/data/test_label_bits.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,20 +19,12 @@ import dpcvx
 from dpcvx.exceptions import InputError
 
 
-def _memmap(path: Path, n: int, d: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    X = np.lib.format.open_memmap(str(path), mode="w+", dtype=np.float64, shape=(n, d))
-    X[:] = rng.uniform(-1.0, 1.0, size=(n, d)) / np.sqrt(d)
-    X.flush()
-    del X
-    return np.load(str(path), mmap_mode="r")
-
-
 @pytest.mark.parametrize("prior", [{}, {"class_prior": "private"}])
-def test_a_one_column_memmap_fit_holds_no_byte_a_row(tmp_path: Path, traced_peak: Callable[..., tuple[Any, int]],
+def test_a_one_column_memmap_fit_holds_no_byte_a_row(uniform_memmap: Callable[..., np.ndarray],
+                                                    traced_peak: Callable[..., tuple[Any, int]],
                                                     prior: dict[str, str]) -> None:
     n = 1_000_000  # blocks of 256 kB up to an 8 MB file: below it they outweigh the labels
-    X = _memmap(tmp_path / "X.npy", n, 1)
+    X = uniform_memmap(n, 1)
     y = (X[:, 0] > 0).astype(np.int64)
     learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, column_statistics=False, **prior)
     learner.fit(np.asarray(X[:2000]), y[:2000])  # the verifier's caches (10 MB for the centred ridge), not n's
@@ -44,10 +35,10 @@ def test_a_one_column_memmap_fit_holds_no_byte_a_row(tmp_path: Path, traced_peak
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.TrainingRowsWarning")  # random labels
-def test_a_one_vs_rest_memmap_fit_holds_bits_per_class(tmp_path: Path,
+def test_a_one_vs_rest_memmap_fit_holds_bits_per_class(uniform_memmap: Callable[..., np.ndarray],
                                                       traced_peak: Callable[..., tuple[Any, int]]) -> None:
     n = 200_000
-    X = _memmap(tmp_path / "X.npy", n, 2)
+    X = uniform_memmap(n, 2)
     y = np.random.default_rng(1).integers(0, 3, size=n)
     learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, classes=(0, 1, 2))
     _, peak = traced_peak(learner.fit, X, y)
@@ -57,10 +48,10 @@ def test_a_one_vs_rest_memmap_fit_holds_bits_per_class(tmp_path: Path,
         dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, classes=(0, 1, 2)).fit(X, y)
 
 
-def test_a_memmap_regression_holds_no_vector_of_predictions(tmp_path: Path,
+def test_a_memmap_regression_holds_no_vector_of_predictions(uniform_memmap: Callable[..., np.ndarray],
                                                             traced_peak: Callable[..., tuple[Any, int]]) -> None:
     n = 300_000
-    X = _memmap(tmp_path / "X.npy", n, 2)
+    X = uniform_memmap(n, 2)
     y = np.clip(2 * X[:, 0] + 0.1 * np.random.default_rng(2).normal(size=n), -1.0, 1.0)
     learner = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-9, random_state=0)
     _, peak = traced_peak(learner.fit, X, y)
