@@ -447,7 +447,8 @@ class LinearModel:
         right = 0
         for start, scores in self.rows.score_blocks(X, self.coef_):
             scores += self.intercept_
-            right += int(np.count_nonzero((scores > self.decision_cut) == (signs[start:start + scores.shape[0]] > 0)))
+            positive = self.predictions(scores) == self.classes_[1]  # predict's one rule, a block at a time
+            right += int(np.count_nonzero(positive == (signs[start:start + scores.shape[0]] > 0)))
         return right / X.shape[0]
 
     def __repr__(self) -> str:
