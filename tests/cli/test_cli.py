@@ -499,6 +499,7 @@ def test_error_lines_and_codes_come_from_one_table():
 # --- demo -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_writes_its_plot_to_the_current_directory_and_prints_the_absolute_path(tmp_path, run, monkeypatch):
     pytest.importorskip("matplotlib")
     from dpcvx import demo

@@ -29,6 +29,7 @@ def test_a_file_of_the_users_at_the_default_path_is_kept(quick: Path, capsys: py
     assert "was not written by dpcvx demo: it is kept" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_demos_own_plot_is_replaced(quick: Path) -> None:
     assert main(["demo"]) == 0
     assert demo.demo_wrote(quick)
@@ -37,6 +38,7 @@ def test_the_demos_own_plot_is_replaced(quick: Path) -> None:
     assert quick.stat().st_mtime_ns >= first and demo.demo_wrote(quick)
 
 
+@pytest.mark.slow
 def test_a_path_given_with_plot_is_replaced(quick: Path, tmp_path: Path) -> None:
     mine = tmp_path / "mine.png"
     mine.write_bytes(b"old")

@@ -101,6 +101,7 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=
 # shows it on stderr; these tests check exit codes, files and messages, so it is not made an error here
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.one_of(st.sampled_from(WORDS), NUMBERS, TEXT), max_size=8))
 def test_random_command_lines(workdir, monkeypatch, capsys, argv):

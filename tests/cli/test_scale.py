@@ -54,6 +54,7 @@ def test_cli_reads_a_60000_column_header_in_linear_time(wide_csv, monkeypatch, c
     assert code == 3 and "repeats a column name at field(s) [60003]" in err and "c7" not in err and seconds < BOUND
 
 
+@pytest.mark.slow
 def test_a_100000_weight_model_loads_in_linear_time(tmp_path):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(20, WEIGHTS))
@@ -71,6 +72,7 @@ def test_a_100000_weight_model_loads_in_linear_time(tmp_path):
         timed(dpcvx.load, tmp_path / "tampered.json")
 
 
+@pytest.mark.slow
 def test_json_with_100000_keys_is_checked_in_linear_time():
     keys = [f'"k{i}": {i}' for i in range(WEIGHTS)]
     _, seconds = timed(files.parse_json, "{" + ", ".join(keys) + "}")

@@ -286,6 +286,7 @@ def test_fit_out_is_atomic(predict_setup, monkeypatch, capsys):
     assert json.loads((predict_setup / "model.json").read_text())["privatised"]["coef"]
 
 
+@pytest.mark.slow
 def test_demo_plot_is_atomic(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
     from dpcvx.demo import DemoResult, plot_demo

@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import dpcvx
 from dpcvx.data.blocks import take_rows
@@ -38,6 +39,7 @@ def test_rows_of_a_fortran_memmap_are_taken_without_a_whole_copy(tmp_path, trace
     assert taken.flags.c_contiguous and np.array_equal(taken, np.take(X, rows, axis=0))
 
 
+@pytest.mark.slow
 def test_a_fit_on_a_fortran_memmap_allocates_a_small_part_of_the_file(tmp_path, traced_peak):
     """20,000 x 100 rows (a subsampled Hessian): the fit's allocations stay under half the 16 MB file (0.38 of it; with
     the whole copy 1.3), and its weights are those of the same rows in a C-order memmap (fitted first, untraced: the
@@ -56,6 +58,7 @@ def test_a_fit_on_a_fortran_memmap_allocates_a_small_part_of_the_file(tmp_path, 
     assert np.array_equal(model.coef_, expected.coef_) and np.array_equal(model.intercept_, expected.intercept_)
 
 
+@pytest.mark.slow
 def test_a_regressor_scores_a_float32_or_fortran_memmap_by_blocks(tmp_path, traced_peak):
     """A release's predict, which a regressor's training-rows check runs on the fit's own X, converts a memmap a block
     at a time: a Fortran-order or float32 file was converted whole, 2.2 to 2.5 times the file in memory. The scores

@@ -621,6 +621,7 @@ def test_generated_scalars_give_a_typed_error_or_a_float_in_range(value):
     assert type(n) is int and n >= 1
 
 
+@pytest.mark.slow
 @FAST
 @given(scale=st.one_of(ANY_FLOAT, st.floats(1e-310, 1e310)), size=st.integers(1, 50),
        values=hnp.arrays(np.float64, 3, elements=FINITE))

@@ -112,6 +112,7 @@ def test_an_array_of_numeric_text_is_refused_by_column_index_at_every_fit(entry)
             FITS[entry](array)
 
 
+@pytest.mark.slow
 def test_the_opendp_bridge_refuses_numeric_text():
     """The measurement's fit refuses it (OpenDP passes the fit's error on as its own exception)."""
     dp = pytest.importorskip("opendp.prelude")

@@ -38,6 +38,7 @@ def _whole(predictor, X):
     return kernel_expansion(predictor.kernel, np.asarray(X, dtype=np.float64), predictor.centers, predictor.coef)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float32, np.int16])
 def test_narrow_memmap_is_converted_by_blocks(tmp_path, predictor, converted, dtype):
     rng = np.random.default_rng(1)

@@ -203,6 +203,7 @@ def test_ball_net_covers_the_ball():
     assert nearest.max() > 0.1  # the spacing is not grossly wasted
 
 
+@pytest.mark.slow
 def test_tdil_is_accurate_on_the_whole_ball():
     X, y = circle_task(2000, 28)
     X_test, y_test = circle_task(1000, 29)
@@ -237,6 +238,7 @@ def test_tdil_refuses_what_it_cannot_do():
         TDIL("laplacian", gamma=1.0, lam=0.1, input_bound=1.0, loss=LOSS).fit(X2, y2, 1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dim, kappa, radius", [(3, 2.0, 1.0), (5, 40.0, 1.0), (1, 3.0, 2.0)])
 def test_ball_sampler_draws_the_exponential_mechanism_exactly(dim, kappa, radius):
     """The coordinate along v has density ~ exp(kappa |t|) (r^2 - t^2)^((d-1)/2) on [-r, r];
@@ -259,6 +261,7 @@ def test_ball_sampler_draws_the_exponential_mechanism_exactly(dim, kappa, radius
         assert stats.kstest(across ** (dim - 1), "uniform").pvalue > 1e-3
 
 
+@pytest.mark.slow
 def test_tdil_linear_kernel_searches_the_whole_ball():
     rng = np.random.default_rng(34)
     X = rng.normal(size=(2000, 5))

@@ -27,6 +27,7 @@ def test_rff_features_carry_sqrt2_into_the_certificate():
         "rbf", gamma=4.0, n_components=200, random_state=1).fit(X).frequencies)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")  # the linear model may be constant
 def test_rff_learns_what_a_linear_model_cannot():
     X, y = circle(6000, 2)

@@ -73,6 +73,7 @@ def test_the_noise_is_drawn_at_the_sensitivity_over_eps_s_exactly(data, monkeypa
     assert record["sums"] == _contributions(X, StatisticsPlan(0.4, 1.6, 0.0, len(y), d, 1.0)).sum(axis=0).tolist()
 
 
+@pytest.mark.slow
 def test_the_noise_law_is_the_discrete_laplace_of_that_scale() -> None:
     # seeded audit: the released sums minus the true ones over 3000 releases of one column, at a small scale
     plan = StatisticsPlan(eps_statistics=1.0, eps_fit=1.0, delta=0.0, n=1, d=1, norm=1.0)

@@ -58,6 +58,7 @@ def _adversarial(seed, n=400, d=60):
     return X, w, labels, solved, margins
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_the_signs_are_exact_whatever_the_layout(seed):
     X, w, labels, _, _ = _adversarial(seed)
@@ -66,6 +67,7 @@ def test_the_signs_are_exact_whatever_the_layout(seed):
         np.testing.assert_array_equal(fit_plan._confusion(rows, w, labels, None, 1.0), expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_the_margins_give_the_counts_of_a_pass(seed, tmp_path):
     X, w, labels, solved, margins = _adversarial(seed)
@@ -134,6 +136,7 @@ def test_margins_far_from_the_release_fall_back_to_a_pass():
     np.testing.assert_array_equal(fit_plan._confusion(X, w, labels, solved, 1.0), _exact_counts(X, w, labels))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_the_release_noise_margins_decide_the_rows(seed):
     """A release far from the solver's point (w = w~ + u, rounded to a grid: output perturbation's noise) with

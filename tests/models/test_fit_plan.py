@@ -70,6 +70,7 @@ ESTIMATOR_CANDIDATES = {  # the estimator, its labels from (X, y), the classes e
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("procedure", ["full-data", "split"])
 @pytest.mark.parametrize("case", sorted(ESTIMATOR_CANDIDATES))
 def test_tune_plans_each_estimator_candidate_once(counted, procedure, case):
@@ -357,6 +358,7 @@ COUNT_CANDIDATES = {"weights": dict(class_weight="balanced"), "weights, lam=auto
                     "ranges, offset": dict(class_prior="private", fit_intercept=True, column_statistics="ranges")}
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 @pytest.mark.parametrize("case", sorted(COUNT_CANDIDATES))
 def test_tune_plans_a_candidate_with_a_private_class_count_once_and_binds_each_runs_rates(counted, case):
@@ -381,6 +383,7 @@ def test_tune_plans_a_candidate_with_a_private_class_count_once_and_binds_each_r
         assert str(model.certificate) == str(own.certificate)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 # the classifiers' default "auto" draws the ranges at these rows: class_weight="balanced" composes them with a count
 @pytest.mark.parametrize("params", [dict(class_prior="private", threshold="prior", column_statistics=False),
@@ -423,6 +426,7 @@ def test_a_composite_plan_fitted_on_other_rows_refuses_them_before_its_charge(le
     assert len(accountant.ledger) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 @pytest.mark.parametrize("binary", [dict(class_weight="balanced"), dict(class_prior="private", fit_intercept=True)])
 def test_tune_plans_a_one_vs_rest_candidate_that_draws_first_once(counted, binary):

@@ -19,6 +19,7 @@ import dpcvx
 from dpcvx.exceptions import InputError
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", [{}, {"class_prior": "private"}])
 def test_a_one_column_memmap_fit_holds_no_byte_a_row(uniform_memmap: Callable[..., np.ndarray],
                                                     traced_peak: Callable[..., tuple[Any, int]],
@@ -34,6 +35,7 @@ def test_a_one_column_memmap_fit_holds_no_byte_a_row(uniform_memmap: Callable[..
     assert peak < n
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.TrainingRowsWarning")  # random labels
 def test_a_one_vs_rest_memmap_fit_holds_bits_per_class(uniform_memmap: Callable[..., np.ndarray],
                                                       traced_peak: Callable[..., tuple[Any, int]]) -> None:
@@ -48,6 +50,7 @@ def test_a_one_vs_rest_memmap_fit_holds_bits_per_class(uniform_memmap: Callable[
         dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, classes=(0, 1, 2)).fit(X, y)
 
 
+@pytest.mark.slow
 def test_a_memmap_regression_holds_no_vector_of_predictions(uniform_memmap: Callable[..., np.ndarray],
                                                             traced_peak: Callable[..., tuple[Any, int]]) -> None:
     n = 300_000

@@ -76,6 +76,7 @@ METHODS = {"classifier": ("predict", "decision_function", "predict_proba", "scor
            "regressor": ("predict", "score"), "multiclass": ("predict", "decision_function", "predict_proba", "score")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("kind", sorted(METHODS))
 def test_predictions_on_a_memmap_allocate_blocks_and_are_those_in_memory(fitted, data, kind, layout, traced_peak):

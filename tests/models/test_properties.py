@@ -40,6 +40,7 @@ def problems(draw):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")  # any problem: some are constant
 @settings(max_examples=60)
 @given(problems())

@@ -137,6 +137,7 @@ def test_the_accountant_is_charged_once(data, make):
     assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
 
 
+@pytest.mark.slow
 def test_residual_losses_are_verified_and_squared_error_is_refused(data):
     X, y = data
     with pytest.raises(dpcvx.AssumptionError, match="lipschitz"):

@@ -252,6 +252,7 @@ def test_error_table_examples_are_real_messages(tmp_path, monkeypatch, capsys):
     assert cli.error_line(budget.value) == examples[exceptions.BudgetExceededError]
 
 
+@pytest.mark.slow
 def test_a_release_under_allow_estimates_saves_and_loads_and_its_statement_is_checked(tmp_path):
     """A fit with allow_estimates=True writes the opt-in and what it gave (conditional, estimated) into
     certificate.verification; the loader used to refuse those keys, so such a file could be saved but never read.

@@ -143,6 +143,7 @@ def test_check_estimator_defaults(cls):
     assert seconds < 60, seconds
 
 
+@pytest.mark.slow
 def test_check_estimator_huber_regressor_fails_only_the_repeated_rows_check():
     repeated = {"check_sample_weight_equivalence_on_dense_data": REPEATED_ROWS[
         "check_sample_weight_equivalence_on_dense_data"]}
@@ -154,6 +155,7 @@ def test_check_estimator_huber_regressor_fails_only_the_repeated_rows_check():
     assert seconds < 60, seconds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", REGRESSORS, ids=lambda cls: cls.__name__)
 def test_check_estimator_regressors_fail_only_the_refused_weights(cls):
     """check_regressors_train passes through the poor_score tag (it failed its R^2 threshold before)."""

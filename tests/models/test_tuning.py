@@ -225,6 +225,7 @@ def test_bad_grids_are_input_errors(grid):
 # -- disjoint parts ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(2, 5000), parts=st.integers(2, 12), seed=st.integers(0, 2**32 - 1))
 def test_parts_are_disjoint_equal_and_leave_n_mod_parts_rows_out(n, parts, seed):
@@ -614,6 +615,7 @@ def _tune_tddl(X, y, Z, random_state, accountant=None, grid=None, **fit_params):
                 verbose=False, procedure="split")
 
 
+@pytest.mark.slow
 def test_tuning_release_of_neighbours_differs_only_in_privatised_values():
     X, y = _circle(450, 1)
     Z, _ = _circle(20, 2)

@@ -100,6 +100,7 @@ def test_the_noise_is_calibrated_to_the_scores_sensitivity(monkeypatch, procedur
                                                      "unit": "1/10", "bound": 4.0}
 
 
+@pytest.mark.slow
 def test_a_regressor_is_tuned_under_one_charge_by_its_clipped_squared_error():
     X, y = _regression()
     accountant = dpcvx.PrivacyAccountant(epsilon=5.0)

@@ -85,6 +85,7 @@ ENTRIES: dict[str, Callable[[dpcvx.PrivacyAccountant], Any]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", sorted(ENTRIES))
 def test_the_verdict_comes_before_the_values_are_read(entry: str) -> None:
     accountant = dpcvx.PrivacyAccountant(100.0, 0.5)

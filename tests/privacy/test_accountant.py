@@ -101,6 +101,7 @@ def test_summary_lists_every_charge():
     assert "(sequential): fit A" in text and "(parallel over 3 disjoint parts): tuning B" in text
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.lists(st.floats(0.01, 0.6), min_size=1, max_size=4)),
                 max_size=12))
@@ -219,6 +220,7 @@ def test_concurrent_spends_never_exceed_the_budget(monkeypatch):
         assert accountant.spent == PrivacyCost(1.0, 0.0)
 
 
+@pytest.mark.slow
 def test_concurrent_parallel_and_sequential_spends_share_the_lock(monkeypatch):
     _slow_can_spend(monkeypatch)
     import threading

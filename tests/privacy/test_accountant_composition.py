@@ -77,6 +77,7 @@ def test_a_ledger_edited_by_hand_is_composed_again():
     assert accountant.spent.epsilon == pytest.approx(compose_epsilon([gaussian(4.0), gaussian(5.0)], 2e-6))
 
 
+@pytest.mark.slow
 def test_mixed_ledgers_compose_incrementally_as_from_scratch():
     pytest.importorskip("dp_accounting")
     objective = PrivacyCurve((CurvePart("epsilon-delta", "objective share", epsilon=0.3, delta=1e-7),

@@ -203,6 +203,7 @@ def test_neighbouring_pair_is_checked():
 # --- the audit on toy mechanisms: validity, tightness, delta, the report ------------------------
 
 
+@pytest.mark.slow
 def test_randomised_response_is_bounded_tightly_from_below():
     report = audit(RandomisedResponse(), 1.0, trials=10_000, neighbours=FLIP, random_state=1)
     assert report.passed and report.claimed_epsilon == 1.0 and report.claimed_delta == 0.0
@@ -244,6 +245,7 @@ def test_delta_is_taken_into_account():
     assert approximate.lower_bound(0.0) >= approximate.epsilon_lower_bound
 
 
+@pytest.mark.slow
 def test_claim_is_read_from_the_certificate():
     certificate = SimpleNamespace(epsilon=2.0, delta=0.0)
     report = audit(RandomisedResponse(actual_epsilon=1.5, certificate=certificate), 1.0,
@@ -251,6 +253,7 @@ def test_claim_is_read_from_the_certificate():
     assert report.claimed_epsilon == 2.0 and report.passed
 
 
+@pytest.mark.slow
 def test_report_text_and_plot(tmp_path):
     report = audit(RandomisedResponse(), 1.0, trials=400, neighbours=FLIP, random_state=6)
     assert isinstance(report, AuditReport)

@@ -30,6 +30,7 @@ def _epsilon(accountant, event, count: int, delta: float) -> float:
     return accountant.get_epsilon(delta)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [1, 4, 25])
 def test_a_gaussian_release_composes_in_dp_accounting_as_in_dpcvx(gaussian_release, count):
     curve = gaussian_release.certificate.privacy_curve

@@ -90,6 +90,7 @@ def assert_law_and_wrong_scale_rejected(array_sampler, pmf, parameter, factor: F
     assert chi_square_pvalue(wrong, lambda z: pmf(z, value)) < 1e-6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [Fraction(1), Fraction(7, 3), 0.4])
 def test_discrete_laplace_matches_its_pmf_and_the_test_rejects_broken_samplers(scale):
     assert_law_and_wrong_scale_rejected(discrete_laplace_array, discrete_laplace_pmf, scale, Fraction(5, 4), 11)

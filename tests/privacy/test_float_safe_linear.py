@@ -163,6 +163,7 @@ def laplace_draws(calibration: LatticeLaplaceOutput, seed: int) -> np.ndarray:
     return np.array(released) / calibration.spacing
 
 
+@pytest.mark.slow
 def test_the_product_discrete_laplace_release_draws_its_law():
     calibration = LatticeLaplaceOutput(output_perturbation(N, LAM, 1.0, tol=1e-10), D)
     t = float(calibration.noise_scale)

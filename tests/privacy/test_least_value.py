@@ -99,6 +99,7 @@ def _calibrations(seed: int, count: int):
         yield objective_gaussian.calibrate_objective_gaussian(epsilon, delta, **public)
 
 
+@pytest.mark.slow
 def test_the_grid_search_bisects_its_candidates_only_and_chooses_as_if_it_bisected_every_point(monkeypatch) -> None:
     # the grid's points ruled out by their sigma brackets are never the first least value, so the calibration is the
     # one of a search that bisects every point's sigma to the last double (each field, to the bit)

@@ -357,6 +357,7 @@ def test_exact_density_add_remove_logistic():
         assert halved > DELTA
 
 
+@pytest.mark.slow
 def test_exact_density_replace_one_near_worst_case():
     """Opposite records, a minimiser kept near 0 by a large curvature: both slopes near L, shift near 2 L R."""
     common = np.array([0.5, -0.5, 0.25, -0.25])

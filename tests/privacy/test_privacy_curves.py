@@ -37,6 +37,7 @@ def data():
     return X, np.where(X[:, 0] + 0.3 * rng.normal(size=400) > 0, 1, -1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["pld", "rdp"])
 def test_one_gaussian_is_never_below_its_exact_epsilon(method):
     # soundness: an upper bound of the analytic Gaussian's epsilon, and not a loose one
@@ -46,6 +47,7 @@ def test_one_gaussian_is_never_below_its_exact_epsilon(method):
         assert exact * (1 - 1e-9) <= value <= exact * (1.02 if method == "pld" else 1.6)
 
 
+@pytest.mark.slow
 def test_k_gaussians_match_dp_accounting_and_beat_basic_composition():
     k, multiplier, delta = 10, 4.0, 1e-6
     ours = compose_epsilon([gaussian_curve(multiplier)] * k, delta, method="pld")
@@ -73,6 +75,7 @@ def test_renyi_fallback_without_dp_accounting(monkeypatch):
     assert pld <= fallback < 10 * exact_gaussian_epsilon(4.0, 1e-7)
 
 
+@pytest.mark.slow
 def test_gaussian_parts_compose_in_closed_form():
     # k Gaussians of multipliers z_i are one of multiplier (sum z_i^-2)^-1/2 (Dong, Roth and Su 2022):
     # its exact epsilon, computed here by another route (root of the mu-GDP profile), to 1e-9 relative

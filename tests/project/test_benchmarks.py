@@ -191,6 +191,7 @@ def test_import_time_benchmark_writes_its_ratio(tmp_path):
     assert set(saved["median_seconds"]) == {"numpy", "dpcvx"}
 
 
+@pytest.mark.slow
 def test_architecture_metrics_counts_the_committed_tree(tmp_path):
     import subprocess
 

@@ -58,6 +58,7 @@ def test_huber_gaussian_objective_is_recorded_as_refused(tmp_path):
     assert reason.startswith("AssumptionError: twice_differentiability:") and "piecewise C^2" in reason
 
 
+@pytest.mark.slow
 def test_docs_plot_draws_one_figure_per_data_set(runs, tmp_path):
     pytest.importorskip("matplotlib")
     out, _, _ = runs

@@ -4,6 +4,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "benchmarks").glob("*.md"))]
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -106,6 +108,7 @@ def test_theory_subsections_are_numbered_under_their_section():
     assert misnumbered_headings(THEORY.read_text()) == []
 
 
+@pytest.mark.slow
 def test_every_section_reference_points_at_a_heading_of_theory_md():
     assert dangling_section_references() == []
 

@@ -126,6 +126,7 @@ def test_a_loaded_model_shows_the_same_report_in_jupyter(releases, reports, tmp_
     assert dpcvx.load(path)._repr_html_() == reports["gaussian-output"]._repr_html_()  # the model's own repr
 
 
+@pytest.mark.slow
 def test_the_report_command_writes_markdown_or_html(releases, tmp_path, capsys):
     path = dpcvx.save(releases["pure"], tmp_path / "model.json")
     assert main(["report", str(path)]) == 0

@@ -64,6 +64,7 @@ def table():
     return frame, frame.to_numpy() @ np.array([1.0, -0.5]) + 0.1 * rng.standard_normal(3000)
 
 
+@pytest.mark.slow
 def test_privately_drawn_bounds_and_encodings_are_not_called_public(table):
     X, labels = table
     with warnings.catch_warnings():
@@ -100,6 +101,7 @@ def _outside_code(markdown: str) -> str:
     return re.sub(r"^(`{3,})text\n.*?^\1$", "", markdown, flags=re.S | re.M)
 
 
+@pytest.mark.slow
 def test_user_strings_are_escaped_in_markdown(data):
     X, y = data
     labels = np.array(EVIL)[np.random.default_rng(0).integers(0, 3, len(y))]
@@ -122,6 +124,7 @@ def test_user_strings_are_escaped_in_markdown(data):
             cells = None if count is None else cells
 
 
+@pytest.mark.slow
 def test_extreme_budgets_are_stated_truthfully(data):
     X, y = data
     erm = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, allow_large_delta=True)
@@ -135,6 +138,7 @@ def test_extreme_budgets_are_stated_truthfully(data):
            "protected), so 1/n\\_public = 0.002: this delta is 2,000 times smaller" in add_remove
 
 
+@pytest.mark.slow
 def test_the_summary_names_the_version_and_a_binary_model_its_classes(data):
     X, y = data
     multiclass = PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), (-1, 1, 2)).fit(
@@ -145,6 +149,7 @@ def test_the_summary_names_the_version_and_a_binary_model_its_classes(data):
     assert "the classes \\[-1, 1\\], declared (never read off the data)" in public
 
 
+@pytest.mark.slow
 def test_a_ranged_regression_lists_its_labels_private_centre_and_bound():
     """DPLinearRegression's default draws the label's range: its centre c and bound B' are listed as chosen privately
     (the report listed only the columns' encoding, and with the label's range alone nothing)."""

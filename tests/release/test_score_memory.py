@@ -62,7 +62,7 @@ def test_the_accuracy_by_blocks_is_the_whole_reads(narrow, release, cut):
         expected = _whole(release, in_memory, y)
         assert release.score(X, y) == expected
         assert release.score(in_memory, np.asarray(y, dtype=float)) == expected
-        assert release.score(in_memory.tolist()[:1000], list(y[:1000])) == _whole(release, in_memory[:1000], y[:1000])
+        assert release.score(in_memory[:1000].tolist(), list(y[:1000])) == _whole(release, in_memory[:1000], y[:1000])
     finally:
         release.decision_cut = 0.0
 

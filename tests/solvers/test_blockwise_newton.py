@@ -173,6 +173,7 @@ def _row_blocks_objective(X: np.ndarray, y: np.ndarray, source: np.ndarray | Non
                               verify_regularizer(None, d).analysis.quadratic, LAM, np.zeros(d), blocks=blocks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["row-blocks", "memmap"])
 def test_a_hessian_formed_ahead_by_the_step_pass_is_bitwise_its_own_pass_and_reads_nothing(rows_in_ball, kind,
                                                                                           tmp_path):

@@ -185,6 +185,7 @@ def test_a_csr_key_collision_leaves_the_rows_ungrouped(monkeypatch):
     assert distinct_records(X, y) is None
 
 
+@pytest.mark.slow
 def test_a_wider_sample_reaches_some_thousand_records():
     """Six coded columns (729 rows, about 1,400 records) over 200,000 rows: the first sample of 1,024 repeats rows but
     predicts too many outside its records; the wider one predicts few, and the records are grouped."""

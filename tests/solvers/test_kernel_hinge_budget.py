@@ -67,6 +67,7 @@ def test_budget_takes_public_constants_only_and_is_the_same_on_neighbouring_data
     assert _budget(50, 0.1) == _budget(50, 1e-4) == pytest.approx(4e6 * 50 ** 2, rel=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [0, 1, 3])
 def test_interior_point_cut_short_still_certifies(monkeypatch, limit):
     # on main: SolverError ("produced no finite duality gap" at 0, "could not certify" otherwise), after a charge

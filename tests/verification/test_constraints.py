@@ -51,6 +51,7 @@ def cvxpy_minimiser(X, y, lam, regularizer, constraints=None):
     return w.value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("regularizer, constraints", [(LASSO, None), (ELASTIC_NET, None), (None, BALL),
                                                       (None, BOX), (ELASTIC_NET, BOX)])
 def test_proximal_newton_finds_the_constrained_and_l1_minimiser(data, regularizer, constraints):

@@ -39,6 +39,7 @@ def test_lipschitz_constant_is_the_doubles_not_below_them():
     assert by_name(cert)["lipschitz"].value_text == "0.10000000000000001"
 
 
+@pytest.mark.slow
 def test_huber_threshold_is_its_double_and_stays_c1():
     """huber(z, 0.1): the pieces meet at the double 0.1 (not at 1/10, where l' would show a false jump)."""
     cert = dpcvx.verify(lambda z: cp.huber(z, 0.1))
@@ -55,6 +56,7 @@ def test_strong_convexity_is_the_doubles():
     assert Fraction(float_down(cert.strong_convexity)) <= 2 * TENTH
 
 
+@pytest.mark.slow
 def test_convexity_detail_names_the_downward_kink():
     """min(logistic(-z), 1) has l'' >= 0 on every piece: the failure is l' jumping down, not 'l'' reaches 0 < 0'."""
     item = by_name(dpcvx.verify(lambda z: cp.minimum(cp.logistic(-z), 1)))["convexity"]

@@ -81,6 +81,7 @@ def compiled_texts(monkeypatch):
     return texts
 
 
+@pytest.mark.slow
 def test_a_record_cut_short_serves_only_calls_with_a_limit_no_larger(cache, monkeypatch):
     fresh, _ = verify(monkeypatch, third)
     (path,) = record_files(cache)
@@ -92,6 +93,7 @@ def test_a_record_cut_short_serves_only_calls_with_a_limit_no_larger(cache, monk
     assert loss_record.lookup(key, 20.0) is None  # a larger limit verifies again
 
 
+@pytest.mark.slow
 def test_a_record_serves_the_same_loss_without_proving(cache, monkeypatch):
     fresh, prover = verify(monkeypatch, third)
     assert prover.calls == ["loss_facts"] and len(record_files(cache)) == 1
@@ -121,6 +123,7 @@ def halve_curvature_and_break_the_code(record):
     return record
 
 
+@pytest.mark.slow
 def test_an_edited_record_is_refused_and_its_code_never_compiled(cache, monkeypatch):
     fresh, _ = verify(monkeypatch, third)
     (path,) = record_files(cache)
@@ -134,6 +137,7 @@ def test_an_edited_record_is_refused_and_its_code_never_compiled(cache, monkeypa
     np.testing.assert_array_equal(again.derivatives.second(POINTS), fresh.derivatives.second(POINTS))
 
 
+@pytest.mark.slow
 def test_a_signed_record_with_unsafe_code_is_refused(cache, monkeypatch):
     fresh, _ = verify(monkeypatch, third)
     (path,) = record_files(cache)

@@ -89,6 +89,7 @@ def entry_files(directory):
     return sorted((directory / "proofs").glob("*.json"))
 
 
+@pytest.mark.slow
 def test_cached_verification_gives_the_same_certificate_without_proving(cache, monkeypatch):
     fresh, prover = prove(monkeypatch, third)
     assert prover.calls == ["loss_facts"] and len(entry_files(cache)) == 1
@@ -199,6 +200,7 @@ def cut_short(function, args=(), *, seconds, on_item=None, count_startup=False, 
     return deadline.DeadlineResult(items=items, timed_out=True, error=f"did not finish within {seconds:g} s")
 
 
+@pytest.mark.slow
 def test_a_result_cut_short_serves_only_calls_with_no_larger_time_limit(cache, monkeypatch):
     z = sp.Symbol("z", real=True)
     args = (sp.log(1 + sp.exp(-z / 7)), z, ())
@@ -235,6 +237,7 @@ def test_a_call_whose_worker_had_not_started_is_not_cached(cache, monkeypatch):
     assert entry_files(cache) == []
 
 
+@pytest.mark.slow
 def test_every_shipped_entry_is_proved_again_by_the_provers():
     shipped = json.loads(proof_cache.SHIPPED.read_text())["entries"]
     assert len(shipped) == len(catalogue.shipped_losses())  # one symbolic proof per shipped loss

@@ -289,6 +289,7 @@ def _random_regularizer(rng, d):
     return (lambda w: sum(term(w) for term in terms)), H
 
 
+@pytest.mark.slow
 def test_certified_m_never_exceeds_the_true_smallest_eigenvalue():
     rng = np.random.default_rng(20261123)
     exact_cases = 0
@@ -400,6 +401,7 @@ def test_indexing_and_other_affine_maps_give_the_true_hessian(regularizer):
     assert float(analysis.strong_convexity) >= truth - 1e-9 * np.abs(H).max()
 
 
+@pytest.mark.slow
 def test_negative_quadratic_terms_are_bounded_from_above_not_ignored():
     """Subtracted quadratic terms (not DCP-convex, so refused anyway) still never raise m: the
     calculus bounds a negative term by its largest eigenvalue, and m is 0 when N is not convex."""

@@ -113,6 +113,7 @@ def test_log_domain_is_refused():
     assert "logistic" in reasons["domain"].fix
 
 
+@pytest.mark.slow
 def test_nonconvex_loss_is_refused():
     cert = dpcvx.verify(lambda z: -cp.logistic(z))
     reasons = failing(cert, "objective")

@@ -170,6 +170,7 @@ def test_validated_kink_location_is_proved():
     assert "objective/output perturbation need C^1" in smooth.reason
 
 
+@pytest.mark.slow
 def test_max_of_ordered_pieces_is_proved_to_be_the_larger_piece():
     # softplus(-z) > 0 > e^{-z^2} - 2 everywhere: the max is softplus(-z), smooth, c = 1/4
     facts = dict(validated.validated_facts(sp.Max(Softplus(-Z), sp.exp(-Z**2) - 2), Z))
@@ -248,6 +249,7 @@ def test_untranslatable_loss_is_conditional_when_estimates_are_allowed():
 # --- the existing losses keep their exact constants --------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss, L, c", [
     (losses.logistic(), 1, sp.Rational(1, 4)),
     (losses.huber_hinge(0.5), 1, 1),
@@ -319,6 +321,7 @@ def test_validated_bounds_round_outward():
     assert lo < hi and sp.Rational(lo) < sp.Rational(1, 3) < sp.Rational(hi)
 
 
+@pytest.mark.slow
 def test_a_bound_cut_short_by_the_clock_is_still_an_upper_bound():
     expression = Softplus(-Z) + sp.Rational(1, 1000) * Softplus(1000 * (Z - sp.Rational(3137, 10000)))
     enclosure = validated.Enclosure(sp.diff(expression, Z, 2), Z)

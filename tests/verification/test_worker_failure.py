@@ -54,6 +54,7 @@ def _record(loss):
     return key, loss_record.lookup(loss_record.record_key(key), 1e9)
 
 
+@pytest.mark.slow
 def test_a_crashed_worker_is_not_cached_and_the_next_verification_proves_again(monkeypatch):
     verifier.forget_losses()
     crashing = Crashing(crashes=2)  # sympy's call and the validated bounds' call of the first verification
