@@ -52,8 +52,9 @@ SPARSE_GRAM_ENTRIES = 1 << 16  # ... blocks of about this many dense entries (51
 __all__ = ["PerturbedObjective", "Residual", "DiagonalPlusRankOne", "mean_sample", "relative_residual",
            "evenly_spaced", "hessian_sample_size", "block_hessian_product", "block_margins",
            "block_margins_and_gradient", "block_gradient", "weighted", "record_curvature", "weighted_squares",
-           "transposed_product", "row_product", "EINSUM_WIDTHS",
-           "ROW_PRODUCT_WIDTHS", "BLOCK_READ_WIDTHS", "StepPass"]
+           "transposed_product", "row_product", "BLOCK_READ_WIDTHS", "StepPass"]
+# EINSUM_WIDTHS and ROW_PRODUCT_WIDTHS are not exported: their values are the processor's (AVX-512 or not), and the
+# API page (docs/make_api.py), the same on every machine, lists values; their rule is in the comment where they are set
 
 
 @dataclass(frozen=True)
