@@ -20,6 +20,16 @@ def test_api_reference_lists_every_public_name():
     assert headings == list(dpcvx.__all__), "run: python docs/make_api.py"
 
 
+@pytest.mark.slow  # imports every module of the six subpackages (about 2 s)
+def test_api_reference_is_what_make_api_writes():
+    """docs/api.md is ``docs/make_api.py``'s output for this checkout, to the byte: a changed docstring, signature or
+    exported name (or a value that differs from machine to machine, as the row-product widths once did) fails here,
+    not only in ``make_api.py --check`` run by hand. The generator runs in a fresh interpreter, as by hand."""
+    result = subprocess.run([sys.executable, str(DOCS / "make_api.py"), "--check"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
 def test_index_links_every_page_and_they_resolve():
     text = (DOCS / "README.md").read_text()
     targets = {link.split("#")[0] for link in re.findall(r"\]\(([^)]+)\)", text)}
