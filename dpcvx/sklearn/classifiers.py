@@ -77,9 +77,7 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -102,9 +100,8 @@ from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rate
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import SETTINGS, column_statistics_option
-from ..models.fit_plan import FitPlan
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy, threshold_cut
-from ..models.multiclass import MulticlassPlan, PrivateMulticlassERM, check_one_row_map
+from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
 from ..models.training_rows import deferred, left_to_caller, warn_at_cut, warn_on_training_rows
@@ -136,7 +133,7 @@ from ..validation import (
 from ..verification.loss_declaration import loss_at_zero
 from ..verification.verdict import Mechanism
 from ..verification.verifier import Loss, Regularizer
-from .estimator_plan import EstimatorPlan, LearnerPlan
+from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
 from .inputs import InputTypeError, fit_accountant, keep_parameters, label_error, validated_input
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
@@ -170,7 +167,7 @@ LEARNER_SETTINGS = ("lam", "data_norm", "norm_range", "norm_share", "fit_interce
                     "column_statistics_share")
 
 
-class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
+class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
     #: ``random_state`` takes None or an int only (see :func:`dpcvx.privacy.rng.check_estimator_seed`).
@@ -324,28 +321,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         with called(type(self).__name__):  # every warning of the fit names this estimator
             return self._fit(X, y, sample_weight, accountant, None)
 
-    #: :meth:`fit` is one plan executed (:meth:`plan`), a composite draw's too (column statistics, a class count, a
-    #: norm bound: the learner's :class:`~dpcvx.sklearn.estimator_plan.LearnerPlan`), so a caller may plan once
-    plans_first = True
-
-    def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
-        """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
-        :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
-        of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
+    def _plan_context(self, sample_weight: Any) -> bool:
+        """Whether the fit is one-vs-rest, after its public checks (:meth:`_public_checks`)."""
         multiclass, _, _ = self._public_checks(sample_weight)
-        return self._planned_rows(self._shaped_plan(X, multiclass, sample_weight), X, y, multiclass, sample_weight)
+        return multiclass
 
-    def _plan_at_width(self, X: Any) -> Callable[[Any, Any], EstimatorPlan] | None:
-        """:meth:`plan`'s checks before a value of X or y is read, its learner's one plan made at X's public width
-        (:meth:`_shaped_plan`): what binds that plan to rows (X, y) of that width, their checks run there, and
-        returns the :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan` (:func:`dpcvx.tune` plans a candidate
-        here before it reads the data). None where the plan is made on the checked rows (:meth:`plan`)."""
-        multiclass, _, _ = self._public_checks(None)
-        shaped = self._shaped_plan(X, multiclass, None)
-        return None if shaped is None else functools.partial(self._planned_rows, shaped, multiclass=multiclass,
-                                                             sample_weight=None)
-
-    def _planned_rows(self, shaped: tuple[PrivateERM, FitPlan | MulticlassPlan] | None, X: Any, y: Any,
+    def _planned_rows(self, shaped: ShapedPlan | None, X: Any, y: Any,
                       multiclass: bool, sample_weight: Any) -> EstimatorPlan:
         """:meth:`plan` after its public checks: scikit-learn's checks of X and y, then ``shaped`` bound to them,
         or (None) the learner's plan made on them."""
@@ -365,7 +346,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         return EstimatorPlan(self, learner, plan)
 
     def _shaped_plan(self, X: Any, multiclass: bool,
-                     sample_weight: Any) -> tuple[PrivateERM, FitPlan | MulticlassPlan] | None:
+                     sample_weight: Any) -> ShapedPlan | None:
         """The learner and its one plan made at X's public width (:func:`~dpcvx.data.blocks.public_shape`) before
         scikit-learn's checks read a value of X or y: the verification and the mechanism's verdict first
         (:meth:`PrivateERM._shaped_plan <dpcvx.models.erm.PrivateERM._shaped_plan>`, one-vs-rest's

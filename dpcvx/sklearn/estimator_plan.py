@@ -15,8 +15,9 @@ plan.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..models.class_count import RatesPlan
 from ..models.column_statistics import StandardisedPlan
@@ -28,10 +29,12 @@ from ..models.private_norm import BoundPlan
 from ..privacy.accountant import PrivacyAccountant
 from ..release.usefulness import called
 
-__all__ = ["EstimatorPlan", "LearnerPlan"]
+__all__ = ["EstimatorPlan", "LearnerPlan", "PlansFirst", "ShapedPlan"]
 
 #: the plan of the learner an estimator builds
 LearnerPlan = FitPlan | MulticlassPlan | AdaSSPPlan | StandardisedPlan | RatesPlan | BoundPlan
+#: a learner and its one plan made at X's public width, before a value of X or y is read (``_shaped_plan``)
+ShapedPlan = tuple[PrivateERM, FitPlan | MulticlassPlan]
 
 
 @dataclass(frozen=True)
@@ -66,3 +69,51 @@ class EstimatorPlan:
         estimator.random_state = random_state
         with called(type(estimator).__name__):  # every warning of the fit names the estimator
             return estimator._fit(X, y, sample_weight, accountant, self)
+
+
+#: what an estimator's public checks hand its planning (:meth:`PlansFirst._plan_context`)
+Context = TypeVar("Context")
+
+
+class PlansFirst(Generic[Context]):
+    """The planning of an estimator whose :meth:`fit` is one plan executed: :meth:`plan` and, for
+    :func:`dpcvx.tune`, :meth:`_plan_at_width`, the same two steps for every estimator (a classifier's context is
+    whether it fits one-vs-rest, a regressor's its checked call), each estimator saying how its plan is made at X's
+    width (``_shaped_plan``) and bound to checked rows (``_planned_rows``)."""
+
+    #: :meth:`fit` is one plan executed, a composite draw's too (column statistics, a class count, a norm bound,
+    #: private label ranges: the learner's :data:`LearnerPlan`), so a caller may plan once
+    plans_first = True
+
+    def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
+        """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
+        :class:`EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy of this estimator on rows of the
+        same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
+        context = self._plan_context(sample_weight)
+        return self._planned_rows(self._shaped_plan(X, context, sample_weight), X, y, context, sample_weight)
+
+    def _plan_at_width(self, X: Any) -> Callable[[Any, Any], EstimatorPlan] | None:
+        """:meth:`plan`'s checks before a value of X or y is read, its learner's one plan made at X's public width
+        (``_shaped_plan``): what binds that plan to rows (X, y) of that width, their checks run there, and returns
+        the :class:`EstimatorPlan` (:func:`dpcvx.tune` plans a candidate here before it reads the data). None where
+        the plan is made on the checked rows (:meth:`plan`)."""
+        context = self._plan_context(None)
+        shaped = self._shaped_plan(X, context, None)
+        if shaped is None:
+            return None
+        return lambda X, y: self._planned_rows(shaped, X, y, context, None)
+
+    def _plan_context(self, sample_weight: Any) -> Context:
+        """The fit's public checks (before anything is read of the data), as its planning needs them."""
+        raise NotImplementedError
+
+    def _shaped_plan(self, X: Any, context: Context, sample_weight: Any) -> ShapedPlan | None:
+        """The learner and its one plan made at X's public width before a value of X or y is read; None where the
+        plan is made on the checked rows."""
+        raise NotImplementedError
+
+    def _planned_rows(self, shaped: ShapedPlan | None, X: Any, y: Any, context: Context,
+                      sample_weight: Any) -> EstimatorPlan:
+        """:meth:`plan` after its public checks: the estimator's checks of X and y, then ``shaped`` bound to them,
+        or (None) the learner's plan made on them."""
+        raise NotImplementedError

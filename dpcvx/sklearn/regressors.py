@@ -59,8 +59,6 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
 from __future__ import annotations
 
 import copy
-import functools
-from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -119,7 +117,7 @@ from ..validation import (
 )
 from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
-from .estimator_plan import EstimatorPlan, LearnerPlan
+from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
 from .inputs import (
     fit_accountant,
     keep_feature_names,
@@ -208,7 +206,7 @@ def _public_rows(certificate: ReleaseCertificate | SufficientStatisticsCertifica
     return int(certificate.constants.n) if isinstance(certificate, ReleaseCertificate) else None
 
 
-class _PrivateRegressor(RegressorMixin, BaseEstimator):
+class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, BaseEstimator):
     """Shared validation, label centring, fitted attributes and prediction."""
 
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
@@ -245,28 +243,11 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         return self._learner(check_bound("label_bound", certificate.label_bound)).set_params(
             data_norm=certificate.data_norm, norm_range=None, label_range=None)
 
-    #: :meth:`fit` is one plan executed (:meth:`plan`), a private bound's too (the learner's
-    #: :class:`~dpcvx.models.private_norm.BoundPlan`) and private ranges' (its StandardisedPlan): a caller may plan once
-    plans_first = True
+    def _plan_context(self, sample_weight: Any) -> _Call:
+        """The fit's public checks (:meth:`_public_checks`): its planning's context."""
+        return self._public_checks(sample_weight)
 
-    def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
-        """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
-        :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
-        of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
-        call = self._public_checks(sample_weight)
-        return self._planned_rows(self._shaped_plan(X, call, sample_weight), X, y, call, sample_weight)
-
-    def _plan_at_width(self, X: Any) -> Callable[[Any, Any], EstimatorPlan] | None:
-        """:meth:`plan`'s checks before a value of X or y is read, its learner's one plan made at X's public width
-        (:meth:`_shaped_plan`): what binds that plan to rows (X, y) of that width, their checks run there, and
-        returns the :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan` (:func:`dpcvx.tune` plans a candidate
-        here before it reads the data). None where the plan is made on the checked rows (:meth:`plan`)."""
-        call = self._public_checks(None)
-        shaped = self._shaped_plan(X, call, None)
-        return None if shaped is None else functools.partial(self._planned_rows, shaped, call=call,
-                                                             sample_weight=None)
-
-    def _planned_rows(self, shaped: tuple[PrivateERM, FitPlan] | None, X: Any, y: Any, call: _Call,
+    def _planned_rows(self, shaped: ShapedPlan | None, X: Any, y: Any, call: _Call,
                       sample_weight: Any) -> EstimatorPlan:
         """:meth:`plan` after its public checks: scikit-learn's checks of X and y, then ``shaped`` bound to them,
         or (None) the learner's plan made on them."""
