@@ -4,7 +4,8 @@ On the speed sweep's matrix (``benchmarks.speed_sweep.sparse_data``: 200,000 x 1
 a row) in its three forms (each row's indices decreasing as generated, in random order, canonical),
 one BLAS thread, medians of ``--repeats`` runs:
 
-* ``count``: :func:`dpcvx.data.repeats.has_repeats`, the check dpcvx runs (a count of distinct
+* ``count``: :func:`dpcvx.data.repeats.has_repeats`, the check dpcvx runs (scipy's canonical-form scan,
+  then rows whose indices all decrease recognised by comparing neighbours, else a count of distinct
   positions in one pass);
 * ``pattern product``: the same check by its fallback, scipy's P * P by row groups;
 * ``row sort``: the check it replaced, a copy of the indices sorted row by row, then scipy's

@@ -79,3 +79,43 @@ def test_random_rows_with_and_without_one_repeat(route, index_dtype):
     assert not has_repeats(read_only(matrix))
     matrix.indices[321 * 20 + 7] = matrix.indices[321 * 20 + 15]
     assert has_repeats(read_only(matrix))
+
+
+def _decreasing_by_rows(rows: list[list[int]]) -> bool:
+    return all(a > b for row in rows for a, b in zip(row[:-1], row[1:], strict=True))
+
+
+@pytest.mark.parametrize("entries", [1, 2, 3, 7, 1 << 18])
+def test_strictly_decreasing_rows_across_group_boundaries(monkeypatch, entries):
+    """Against each row's own comparison: rows decreasing (a boundary between rows may rise), one row out of order
+    or with a repeat anywhere, empty rows, groups of pairs smaller than a row and larger than the matrix."""
+    monkeypatch.setattr(repeats, "_GROUP_ENTRIES", entries)
+    rng = np.random.default_rng(5)
+    rows = [sorted(rng.choice(50, size=rng.integers(0, 7), replace=False).tolist(), reverse=True) for _ in range(60)]
+    assert repeats.strictly_decreasing(read_only(rows_csr(rows, 50)))
+    for k in range(len(rows)):
+        if len(rows[k]) < 2:
+            continue
+        for changed in ([*rows[k][:-1], rows[k][-2]], rows[k][::-1], [rows[k][0], *rows[k]]):
+            altered = [*rows[:k], changed, *rows[k + 1:]]
+            assert repeats.strictly_decreasing(rows_csr(altered, 50)) is _decreasing_by_rows(altered)
+            assert has_repeats(rows_csr(altered, 50)) is any(len(set(row)) < len(row) for row in altered)
+    assert repeats.strictly_decreasing(rows_csr([[], [], []], 5))
+    assert repeats.strictly_decreasing(rows_csr([[4], [], [0], [3, 1]], 5))
+
+
+def test_decreasing_rows_need_no_count(monkeypatch):
+    """Rows in the order scipy's product with a diagonal leaves them: answered by the comparison, the count never
+    run; any other order is counted."""
+    rng = np.random.default_rng(6)
+    scaled = sparse.diags(rng.uniform(1, 2, 300)) @ sparse.random(300, 400, density=0.05, format="csr", random_state=7)
+    assert repeats.strictly_decreasing(scaled) and not scaled.has_sorted_indices
+
+    def counted(matrix):
+        raise AssertionError("counted")
+
+    monkeypatch.setattr(repeats, "distinct_positions", counted)
+    assert not has_repeats(read_only(scaled))
+    shuffled = read_only(rows_csr([[3, 0, 7], [5, 1]]))
+    with pytest.raises(AssertionError, match="counted"):
+        has_repeats(shuffled)
