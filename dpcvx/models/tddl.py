@@ -263,19 +263,20 @@ class TDDL(PrivateKernelLearner):
         super().__init__(kernel, lam=lam, **params)
         self.set_params(span=span, float_safe=float_safe)
 
-    def _minimiser_span(self, X: ArrayLike) -> str:
-        """The public choice of subspace: from ``span`` (checked with the settings) and the public n."""
+    def _minimiser_span(self, X: ArrayLike) -> tuple[str, np.ndarray]:
+        """(the public choice of subspace, X checked as rows): ``span``, checked with the settings before X is
+        read, "auto" then resolved by the public n of the checked rows."""
         span = self._settings()[0]["span"]
+        X = as_rows(X)
         if span == "auto":
-            return "public" if np.shape(X)[0] > AUTO_PUBLIC_SPAN_ROWS else "training"
-        return span
+            return ("public" if X.shape[0] > AUTO_PUBLIC_SPAN_ROWS else "training"), X
+        return span, X
 
     def _check(self, X: ArrayLike, y: ArrayLike, Z: ArrayLike, budget: Budget
                ) -> tuple[KernelERM, np.ndarray, float, ConstrainedLeastSquares, TDDLCalibration | LatticeTDDL]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
-            span = self._minimiser_span(X)
-            X = as_rows(X)
+            span, X = self._minimiser_span(X)
             Z = as_rows(Z, "Z", X.shape[1], one_point=False)  # a public sample, 2-D as X is
             model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)
             kernel, loss = model.kernel, model.loss

@@ -82,6 +82,25 @@ def test_the_kernel_path_checks_X_as_privateerm_does(name):
         refused_without_charge(model, keywords, match, X=bad)
 
 
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("bad", [None, 3.0, [0.1, 0.2]], ids=["None", "a number", "one row as a list"])
+def test_an_X_without_rows_is_refused_as_privateerm_refuses_it(name, bad):
+    """Before the charge, with the library's message: TDDL's automatic span read n off X's shape before X was checked,
+    an IndexError for X=None or a number."""
+    model, keywords = learner(name)
+    _, y = task()
+    accountant = PrivacyAccountant(10.0, 1e-3)
+    with pytest.raises(InputError, match=r"X must be 2-D \(n samples x d features\), got shape"):
+        model.fit(bad, y, 1.0, accountant=accountant, random_state=0, **keywords)
+    assert accountant.ledger == []
+
+
+def test_tddls_span_setting_is_refused_before_X_is_read():
+    model, keywords = learner("TDDL")
+    model.span = "everything"  # replaced after the constructor: the settings' check comes first, as for lam
+    refused_without_charge(model, keywords, "span", X=3.0)
+
+
 def test_a_release_refuses_complex_rows():
     X, y = task()
     model, keywords = learner("TDDL")
