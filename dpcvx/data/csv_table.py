@@ -31,7 +31,7 @@ import numpy as np
 
 from ..exceptions import FileError, InputError
 from ..tables import repeated_names
-from .files import os_error_message
+from .files import file_path, os_error_message
 from .parquet import finite, is_parquet, parquet_chunks, typed_column
 
 __all__ = ["Layout", "ROWS_NOTE", "name_list", "read_table_columns", "refuse_csv_layout", "split_names",
@@ -122,9 +122,10 @@ def read_table_columns(path: str | Path, columns: Sequence[str], layout: Layout 
     error when it is the one missing. Linear in the size of the file: the names are indexed once by
     a dict.
     """
-    numeric = frozenset(numeric)  # a set: 60,000 columns made a list's membership tests quadratic (98 s)
+    path, numeric = file_path(path, "data file"), frozenset(numeric)  # a set: 60,000 columns made a list's
+    # membership tests quadratic (98 s)
     if not is_parquet(path):
-        typed = _arrow_csv(Path(path), columns, layout, label, numeric)
+        typed = _arrow_csv(path, columns, layout, label, numeric)
         if typed is not None:
             return typed
     (table,) = table_chunks(path, columns, layout, label, chunk_rows=None, numeric=numeric)
@@ -135,10 +136,11 @@ def table_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layo
                   chunk_rows: int | None = None, numeric: Collection[str] = ()) -> Iterator[dict[str, np.ndarray]]:
     """The named columns of a CSV or, by its suffix, Parquet file (its ``numeric`` columns typed,
     :mod:`dpcvx.data.parquet`), by chunks of ``chunk_rows`` records (the module docstring's two readers)."""
-    numeric = frozenset(numeric)  # a set: 60,000 columns made a list's membership tests quadratic (98 s)
+    path, numeric = file_path(path, "data file"), frozenset(numeric)  # a set: 60,000 columns made a list's
+    # membership tests quadratic (98 s)
     if not is_parquet(path):
         if chunk_rows is not None:
-            return _arrow_csv_chunks(Path(path), columns, layout, label, chunk_rows, numeric)
+            return _arrow_csv_chunks(path, columns, layout, label, chunk_rows, numeric)
         return _csv_chunks(path, columns, layout, label, chunk_rows)
     refuse_csv_layout(path, layout != Layout())
     return parquet_chunks(path, columns, label, chunk_rows, numeric)

@@ -54,6 +54,7 @@ import numpy as np
 from ..exceptions import InputError, PaperModeWarning, user_stacklevel, withheld
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import integer
+from .files import file_path
 from .preprocessing import PublicSchema, paper_schema
 from .uci_domains import ADULT_COLUMNS, KDD_CATEGORIES, KDD_COLUMNS, KDD_DOS_ATTACKS, adult_schema, kdd_schema
 
@@ -113,7 +114,7 @@ def find_data_directory(files: tuple[str, ...], path: str | Path | None = None) 
     ``../shared/data`` from the repository root.
     """
     if path is not None:
-        candidates = [Path(path)]
+        candidates = [file_path(path, "data directory")]
     else:
         from_env = [Path(os.environ[DATA_ENV])] if os.environ.get(DATA_ENV) else []
         beside = [Path.cwd() / ".." / "shared" / "data", REPOSITORY_ROOT / ".." / "shared" / "data"]
@@ -307,7 +308,7 @@ def download(directory: str | Path, overwrite: bool = False) -> Path:
     it is written; a mismatch raises :class:`InputError` and writes nothing.
     Existing files are kept unless ``overwrite``. dpcvx never calls this itself.
     """
-    directory = Path(directory)
+    directory = file_path(directory, "download directory")
     directory.mkdir(parents=True, exist_ok=True)
     for name, (url, expected_sha256) in DOWNLOADS.items():
         target = directory / name

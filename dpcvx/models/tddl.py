@@ -58,7 +58,7 @@ from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
-from ..validation import check_flag
+from ..validation import check_flag, positive
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget, check_coefficient_bound
 
 __all__ = ["ConstrainedLeastSquares", "perturb_predictions", "TDDL"]
@@ -112,7 +112,7 @@ class ConstrainedLeastSquares:
         self._roots = roots
         self.coordinates = cp.Variable(roots.size, name="c")
         self.projected_targets = cp.Parameter(roots.size, name="U_r^T t")
-        self.radius = cp.Parameter(nonneg=True, name="C", value=float(radius))
+        self.radius = cp.Parameter(nonneg=True, name="C", value=positive("radius", radius))
         residual = cp.multiply(roots, self.coordinates) - self.projected_targets
         self._norm_constraint = cp.norm(self.coordinates, 2) <= self.radius
         self.problem = cp.Problem(cp.Minimize(cp.sum_squares(residual) / T), [self._norm_constraint])

@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..data.files import atomic_write
+from ..data.files import atomic_write, file_path
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import KernelConstants
@@ -579,8 +579,9 @@ class ReleaseReport:
     def write(self, path: str | Path, format: str | None = None) -> Path:
         """Write the report to ``path`` (atomically); ``format`` defaults to html for a .html/.htm name,
         else markdown. Returns the path."""
+        path = file_path(path, "report")
         if format is None:
-            format = "html" if Path(path).suffix.lower() in (".html", ".htm") else "markdown"
+            format = "html" if path.suffix.lower() in (".html", ".htm") else "markdown"
         text = self.render(format)
         return atomic_write(path, lambda handle: handle.write(text), what="report")
 

@@ -493,3 +493,23 @@ def test_kdd_numeric_scale_log_by_default_and_linear_on_request(tmp_path):
     assert all(c.scale == "linear" for c in paper.schema.columns if hasattr(c, "scale"))
     with pytest.raises(InputError, match="numeric_scale must be one of"):
         load_kdd(path=tmp_path, n_rows=None, numeric_scale="sqrt")
+
+
+@pytest.mark.parametrize("path", [3, 0.5, [1], b"data"], ids=["int", "float", "list", "bytes"])
+def test_a_data_path_that_is_not_a_path_is_a_typed_error(path):
+    """pathlib's bare TypeError before (bytes: a directory named by its bytes' repr was looked for)."""
+    with pytest.raises(InputError, match="data directory path must be a str or a pathlib.Path"):
+        load_adult(path)
+    with pytest.raises(InputError, match="data directory path must be a str or a pathlib.Path"):
+        load_kdd(path)
+    with pytest.raises(InputError, match="download directory path must be a str or a pathlib.Path"):
+        datasets.download(path)  # refused before any connection is made
+
+
+@pytest.mark.parametrize("path", [3, None, b"t.csv", "t\x00.csv"], ids=["int", "None", "bytes", "NUL"])
+def test_a_table_path_that_is_no_path_is_a_typed_error(path):
+    from dpcvx.data.csv_table import read_table_columns, table_chunks
+
+    for read in (read_table_columns, lambda p, c: list(table_chunks(p, c, chunk_rows=10))):
+        with pytest.raises(InputError, match="data file path"):
+            read(path, ["a"])

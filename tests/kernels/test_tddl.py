@@ -168,6 +168,9 @@ def test_constrained_least_squares_input_errors():
         ConstrainedLeastSquares(np.zeros((3, 3)), 1.0)
     with pytest.raises(InputError, match="length 3"):
         ConstrainedLeastSquares(np.eye(3), 1.0).solve(np.ones(4))
+    for radius in (-1.0, 0.0, float("nan"), float("inf"), "1", None):  # cvxpy's own ValueError or TypeError before
+        with pytest.raises(InputError, match="radius"):
+            ConstrainedLeastSquares(np.eye(3), radius)
 
 
 @pytest.mark.slow

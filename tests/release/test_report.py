@@ -166,3 +166,12 @@ def test_a_condition_value_shows_as_the_file_writes_it_fitted_and_loaded(value):
     shown = written["exact"] if isinstance(written, dict) else report_module._number(written)
     loaded = saved_condition_value("the condition", written, "c")
     assert report_module._written(value) == report_module._written(loaded) == shown
+
+
+@pytest.mark.parametrize("path", [3, None, b"report.html", "report\x00.html"], ids=["int", "None", "bytes", "NUL"])
+def test_a_report_path_that_is_no_path_is_a_typed_error(reports, path, tmp_path, monkeypatch):
+    """pathlib's bare TypeError before (or ValueError for a NUL): the one path check of the package's files."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(dpcvx.InputError, match="report path"):
+        reports["pure"].write(path)
+    assert list(tmp_path.iterdir()) == []
