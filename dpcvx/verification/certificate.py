@@ -26,10 +26,11 @@ from typing import Any
 
 from ..advice import for_reader, setting
 from ..exceptions import AssumptionError
+from ..validation import fraction
 from .condition import ESTIMATE_METHODS, PROOF_METHODS, Condition
 from .exact import exact_text
 from .prox_form import NonsmoothForm
-from .verdict import MECHANISMS, NO_CONSTRAINTS, PIECEWISE, PIECEWISE_NOTE, THEOREMS, Verdict, decide
+from .verdict import MECHANISMS, NO_CONSTRAINTS, PIECEWISE, PIECEWISE_NOTE, THEOREMS, Mechanism, Verdict, decide
 
 __all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED", "PROOF_METHODS", "ESTIMATE_METHODS",
            "NO_CONSTRAINTS", "PIECEWISE_NOTE"]
@@ -76,18 +77,18 @@ class Certificate:
     def condition(self, name: str) -> Condition:
         try:
             return self.by_name[name]
-        except KeyError:
+        except (KeyError, TypeError):  # another name, or no name at all (a list, None)
             known = ", ".join(item.name for item in self.conditions)
             raise KeyError(f"no condition {name!r}; the certificate has: {known}") from None
 
     def method(self, name: str) -> str:
         """How a condition was established: "symbolic", "validated", "dcp", "given", "estimate" or "none"."""
-        return self.condition(_ALIASES.get(name, name)).method
+        return self.condition(_ALIASES.get(name, name) if isinstance(name, str) else name).method
 
     def proof_of(self, constant: str) -> Condition | None:
         """The condition that established a release's constant ("L", "c" or "m"), None for any other name or when
         the certificate holds no such condition."""
-        return self.by_name.get(_ALIASES[constant]) if constant in _ALIASES else None
+        return self.by_name.get(_ALIASES[constant]) if isinstance(constant, str) and constant in _ALIASES else None
 
     def _constant(self, name: str) -> Any:  # an exact number, a float or None (see the class)
         return self.condition(name).value
@@ -124,6 +125,7 @@ class Certificate:
         """The one verdict for ``mechanism`` at ``delta`` (:func:`dpcvx.verification.verdict.decide`), decided
         once per certificate: a pure function of its fields, which are frozen (a fit asks it three times, and a
         fit served by :func:`~dpcvx.verification.verifier.verify_problem`'s cache asks the same certificate)."""
+        _check_question(mechanism, delta)
         key = ("verdict", mechanism, type(mechanism), delta, type(delta))
         verdict: Verdict | None = self._answers.get(key)
         if verdict is None:
@@ -171,6 +173,7 @@ class Certificate:
     def guarantee(self, mechanism: str, delta: float = 0.0) -> str:
         """The theorem and the privacy notion a release under ``mechanism`` at ``delta`` relies on (written once
         per certificate, as :meth:`verdict` decides once: a release states it at every fit)."""
+        _check_question(mechanism, delta)
         key = ("guarantee", mechanism, type(mechanism), delta, type(delta))
         text = self._answers.get(key)
         if text is None:
@@ -276,3 +279,11 @@ class Certificate:
 
 
 _ALIASES = {"L": "lipschitz", "c": "curvature", "m": "strong_convexity"}
+
+
+def _check_question(mechanism: Any, delta: Any) -> None:
+    """A verdict's question checked before it keys a certificate's answers: a mechanism's name (InputError naming the
+    two for another word, None or a list, which could not key them) and a delta in [0, 1] (the report asks at 1 for
+    every delta > 0)."""
+    Mechanism.of(mechanism)
+    fraction("delta", delta, allow_zero=True, allow_one=True)

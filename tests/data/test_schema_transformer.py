@@ -68,6 +68,10 @@ def test_feature_names_out_are_the_schema_features():
     assert list(SCHEMA.get_feature_names_out(["age", "job", "hours"])) == list(names)
     with pytest.raises(InputError, match="are not the schema's columns"):
         SCHEMA.get_feature_names_out(["hours", "age", "job"])
+    # no names at all: a bare TypeError or numpy's "truth value is ambiguous" before
+    for other in (3, np.zeros((3, 1, 1)), [np.zeros(2)] * 3, "agejobhours"):
+        with pytest.raises(InputError, match="are not the schema's columns"):
+            SCHEMA.get_feature_names_out(other)
 
 
 @pytest.mark.parametrize("output", ["pandas", "polars"])

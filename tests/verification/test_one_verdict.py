@@ -158,3 +158,34 @@ def test_the_row_check_catches_a_fail_row_among_the_granting_theorems_hypotheses
     assert_no_fail_for_granting_theorem(text, certificate)
     with pytest.raises(AssertionError):
         assert_no_fail_for_granting_theorem(text.replace(row, row.replace("pass", "FAIL")), certificate)
+
+
+@pytest.mark.parametrize("mechanism", [None, ["output"], "outputs", 1])
+def test_a_verdict_asked_of_no_mechanism_names_the_two(mechanism):
+    """Every question a certificate answers refuses a mechanism that is none, with the names of the two: a list could
+    not key its cached answers (a bare TypeError before)."""
+    certificate = dpcvx.verify(losses.logistic())
+    asks = [certificate.verdict, certificate.allows, certificate.require, certificate.failures, certificate.guarantee]
+    for ask in asks + ([certificate.estimated] if mechanism is not None else []):  # estimated(None): any mechanism
+        with pytest.raises(dpcvx.InputError, match="choose 'objective' .* or 'output'"):
+            ask(mechanism)
+
+
+@pytest.mark.parametrize("delta", [None, "0", float("nan"), -0.1, 1.5, [0.0]])
+def test_a_verdict_at_a_delta_that_is_none_is_refused(delta):
+    certificate = dpcvx.verify(losses.logistic())
+    for ask in (certificate.verdict, certificate.allows, certificate.guarantee):
+        with pytest.raises(dpcvx.InputError, match="delta"):
+            ask("objective", delta)
+    with pytest.raises(dpcvx.InputError, match="delta"):
+        certificate.report(delta)
+
+
+def test_a_condition_asked_by_no_name_is_a_key_error_naming_the_conditions():
+    certificate = dpcvx.verify(losses.logistic())
+    for name in (["lipschitz"], None, "L2"):
+        with pytest.raises(KeyError, match="the certificate has: declaration"):
+            certificate.condition(name)
+        with pytest.raises(KeyError, match="the certificate has: declaration"):
+            certificate.method(name)
+    assert certificate.proof_of(["L"]) is None and certificate.proof_of("L").name == "lipschitz"
