@@ -74,6 +74,9 @@ from .record_weights import RecordWeights, record_weights
 #: calibrating the grid again. At most _RULE_CHOICES_KEPT are kept.
 _RULE_CHOICES: dict[tuple[Any, ...], LamChoice] = {}
 _RULE_CHOICES_KEPT = 512
+# A bound on the noise's norm for the solver's scale (SolverChoice.check_scale): this many times its mean, which a
+# Gamma(d) norm (the l2-Laplace noise) or a chi norm (Gaussian) exceeds with probability below e^-900
+NOISE_TAIL = 1e3
 
 __all__ = ["FitPlan", "Calibrated"]
 
@@ -328,6 +331,9 @@ class FitPlan:
             calibrate.check_tol_at_rows(self.tol, self.n_public, rows)
         self.solver.check(self.problem, X, weighted=weights is not None)
         calibrated = self.calibrate(n)
+        # the noise's norm bounded far in its tail (NOISE_TAIL times its mean) for the solver's scale
+        noise_norm = NOISE_TAIL * calibrated.calibration.noise_moments(self.width).first
+        self.solver.check_scale(self.problem, n, self.rows.effective_norm_bound, noise_norm)
         gamma = calibrated.calibration.gradient_tolerance
         assert gamma is not None  # the calibration always has a public tol
         least = self.solver.proved_budget(self.problem, calibrated.lam, calibrated.calibration.extra_reg, self.rows,

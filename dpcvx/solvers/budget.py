@@ -114,8 +114,18 @@ class DescentRate:
 
     def budget(self, w0: np.ndarray | None, noise: np.ndarray | None, n: int, gradient_tolerance: float) -> int:
         """The proved budget for the solver's target gamma / (2 n) from ``w0`` (None: zero) with noise ``b``."""
-        noise_norm = 0.0 if noise is None else float(np.linalg.norm(noise))
+        noise_norm = 0.0 if noise is None else scaled_norm(noise)
         return self.iterations(self.start_gradient_bound(w0, noise_norm, n), 0.5 * gradient_tolerance / n)
+
+
+def scaled_norm(vector: np.ndarray) -> float:
+    """||v||_2 without the overflow of the sum of squares: the largest |v_i| times the norm of v over it (numpy's
+    norm squares the entries as they are, so a vector of entries near 1e300, the noise of a loss with L near 1e300,
+    had an infinite norm). Rounding as numpy's norm, times the largest entry."""
+    largest = float(np.max(np.abs(vector))) if vector.size else 0.0
+    if largest == 0.0 or not math.isfinite(largest):
+        return largest
+    return largest * float(np.linalg.norm(vector / largest))
 
 
 def descent_iterations(mu: float, beta: float, start_gradient_bound: float, target: float) -> int:

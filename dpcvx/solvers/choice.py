@@ -27,7 +27,7 @@ from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
 from ..progress import progress
-from ..validation import SignBits
+from ..validation import MODERATE_MAX, SignBits
 from ..verification.problem import VerifiedProblem
 from .blockwise import BlockwiseObjective
 from .budget import DescentRate, descent_rate
@@ -295,6 +295,26 @@ class SolverChoice:
                 "memmap, not for a Dask X, whose solve keeps its per-row vectors on the workers. Compute it into "
                 "memory (np.asarray(X.compute())) or save it to a .npy file and fit np.load(path, mmap_mode='r') to "
                 "fit with them, or fit the Dask X without sample_weight and class_weight; nothing was charged")
+
+    @staticmethod
+    def check_scale(problem: VerifiedProblem, n: int, norm_bound: float, noise_norm: float) -> None:
+        """Refuse, before charging, constants whose scale the solver's arithmetic cannot hold: it squares gradients of
+        F = n J_b, whose size is up to G = n L R + ||b|| (the loss's part and the noise's; ``noise_norm`` a public
+        bound on ||b|| far in its tail), and forms Hessians of entries up to n c R^2. Beyond ``MODERATE_MAX`` (1e150)
+        those squares and products overflow, so a fit that passed every check failed in the solve after the charge
+        (a loss of L = 1e200: its gradient norms were infinite). A loss scaled down by a public constant k, with lam
+        scaled by 1 / k, has the same minimiser and the same noise relative to it."""
+        gradient_scale = n * problem.lipschitz * norm_bound + noise_norm
+        curvature_scale = n * problem.curvature * norm_bound ** 2
+        if gradient_scale <= MODERATE_MAX and curvature_scale <= MODERATE_MAX:
+            return
+        raise InputError(
+            f"the solver's scale is beyond its floating point: the gradients of F = n J_b reach n L R + ||b|| = "
+            f"{gradient_scale:.3g} and its Hessian n c R^2 = {curvature_scale:.3g} (n = {n}, "
+            f"L = {problem.lipschitz:.3g}, c = {problem.curvature:.3g}, R = {norm_bound:.3g}), and above "
+            f"{MODERATE_MAX:.0e} their squares "
+            "overflow. Divide the loss by a public constant k and lam by the same k (the same minimiser, the same "
+            "noise relative to it); nothing was charged")
 
     def _check_blocks(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
         """Refuse, before charging, an out-of-core input for a problem only CVXPY or the proximal solver takes."""

@@ -84,6 +84,7 @@ from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import constraint_radius, solve_tolerance
 from ..rounding import round_up
+from ..validation import MODERATE_MAX
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
 from .budget import dual_budget, dual_smoothness, kernel_budget, kernel_smoothness
@@ -598,6 +599,21 @@ def _memory_refusal(n: int, rank: int | None, solves: bool = True) -> str:
             "not allocate them; nothing was charged. Fixes: a smaller public sample Z, or fewer training rows")
 
 
+def _check_scale(loss: KernelLoss, lam: float, feature_bound: float) -> None:
+    """Refuse, before a learner's charge, public constants whose scale the solver's arithmetic cannot hold: it squares
+    gradients of J, up to L R_phi, and its smoothness beta = lam + c R_phi^2 (:func:`_gradient_line`), which overflow
+    above ``MODERATE_MAX`` (a loss of L = 1e200 raised a bare OverflowError in the solve, after the charge). A loss
+    and lam scaled down by the same public constant have the same minimiser."""
+    gradient = float(loss.lipschitz) * feature_bound
+    smoothness = lam + (0.0 if loss.curvature is None else loss.curvature) * feature_bound ** 2
+    if gradient <= MODERATE_MAX and smoothness <= MODERATE_MAX:
+        return
+    raise InputError(
+        f"the kernel solver's scale is beyond its floating point: the gradients of J reach L R_phi = {gradient:.3g} "
+        f"and its smoothness lam + c R_phi^2 = {smoothness:.3g}, and above {MODERATE_MAX:.0e} their squares overflow. "
+        "Divide the loss by a public constant k and lam by the same k (the same minimiser); nothing was charged")
+
+
 class KernelERM:
     """The kernel ERM minimiser w* to the public tolerance gamma (PRIVATE: the curator's object,
     never released).
@@ -616,6 +632,7 @@ class KernelERM:
                  solve: bool = True, landmarks: np.ndarray | None = None) -> None:
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
+        _check_scale(loss, lam, kernel.feature_bound)
         self.kernel, self.loss, self.lam = kernel, loss, lam
         self.n, self.n_features = X.shape
         scaling = feature_scaling(kernel, X)

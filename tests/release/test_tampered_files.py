@@ -19,6 +19,7 @@ from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
 from dpcvx.release import serialization
 from dpcvx.release.records.header import DIGEST, file_digest
+from dpcvx.solvers import kernel as kernel_solver
 
 
 def _data(n=80):
@@ -371,6 +372,7 @@ def test_a_lam_no_fit_accepts_is_refused_naming_the_field(monkeypatch, kind, lam
         warnings.simplefilter("ignore")
         patch.setattr(validation, "LAM_MIN", 1e-300)
         patch.setattr(validation, "LAM_MAX", 1e300)
+        patch.setattr(kernel_solver, "MODERATE_MAX", 1e300)  # the kernel solver's scale check (lam + c R_phi^2)
         release = TDDL("rbf", lam=lam, gamma=1.0).fit(X, y, 1.0, Z=X[:8], random_state=0) if kind == "tddl" else \
             dpcvx.PrivateERM(loss=lambda z: cp.logistic(-z), lam=lam, data_norm=1.0).fit(X, y, 1.0, random_state=0)
         saved = serialization.model_to_dict(release)
