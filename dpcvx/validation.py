@@ -277,9 +277,16 @@ def integer(name: str, value: Any, *, minimum: int | None = 1, maximum: int | No
     return number
 
 
+_INT64_MAX = 2**63 - 1  # the largest size or index of an array
+
+
 def sample_size(n: Any, name: str = "n") -> int:
-    """n as an int >= 1: :func:`integer` with its default range."""
-    return integer(name, n)
+    """n as an int >= 1: :func:`integer` with its default range, and at most 2^63 - 1, the largest size an array can
+    have (numpy raised a bare ValueError for a count of 2^70)."""
+    size = integer(name, n)
+    if size > _INT64_MAX:
+        raise InputError(f"{name}={size} is beyond 2^63 - 1, the largest size an array can have")
+    return size
 
 
 _PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+")

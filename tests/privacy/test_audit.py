@@ -151,6 +151,14 @@ def test_bound_errors():
         clopper_pearson(11, 10)
 
 
+def test_a_count_no_array_can_have_is_refused():
+    """numpy's bare ValueError ("Maximum allowed dimension exceeded") for counts of 2^70 before."""
+    for call in (lambda: canary_pair(n=2**70), lambda: canary_pair(d=2**70),
+                 lambda: dpcvx.audit(dpcvx.PrivateERM(lam=0.1, data_norm=1.0), 1.0, trials=2**70, random_state=0)):
+        with pytest.raises(dpcvx.InputError, match=r"beyond 2\^63 - 1, the largest size an array can have"):
+            call()
+
+
 # --- neighbours ----------------------------------------------------------------------------------
 
 
