@@ -485,11 +485,19 @@ class RandomFourierFeatures:
         return self
 
     def transform(self, X: ArrayLike) -> np.ndarray:
-        """v(X), one row per point, shape (rows, n_components); draws the parameters if needed."""
+        """v(X), one row per point, shape (rows, n_components); draws the parameters if needed.
+
+        The phases, cosine and scale are applied in place on the product X Omega^T: the same floats as
+        sqrt(2 / D) cos(X Omega^T + phase), where each step made a new (rows, D) array and two of them were alive at
+        once (a fit of 200,000 rows at D = 400 peaked at twice the 640 MB of its features)."""
         X = as_rows(X)
         self.fit(X)
         frequencies, phases = self._parameters()
-        return math.sqrt(2.0 / self.n_components) * np.cos(X @ frequencies.T + phases)
+        features = X @ frequencies.T
+        features += phases
+        np.cos(features, out=features)
+        features *= math.sqrt(2.0 / self.n_components)
+        return features
 
     def _parameters(self) -> tuple[np.ndarray, np.ndarray]:
         if self.frequencies is None or self.phases is None:

@@ -81,3 +81,16 @@ def test_a_one_vs_rest_model_with_a_fourier_map_loads(tmp_path):
     loaded = dpcvx.load(path)
     np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_the_fourier_map_holds_one_array_of_its_features(traced_peak):
+    """The same floats as sqrt(2 / D) cos(X Omega^T + phase), computed in place: each step of that formula made a new
+    (rows, D) array with the last one alive, a peak of twice the features (a fit mapped 200,000 rows at D = 400 in
+    1,280 MB for 640 MB of features)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(20_000, 5)) * 0.3
+    fourier = RandomFourierFeatures(gamma=0.7, n_components=200, n_features=5, random_state=1)
+    omega, phase = fourier.frequencies, fourier.phases
+    features, peak = traced_peak(fourier.transform, X)
+    np.testing.assert_array_equal(features, np.sqrt(2.0 / 200) * np.cos(X @ omega.T + phase))
+    assert peak < 1.1 * features.nbytes, f"{peak / 1e6:.1f} MB for features of {features.nbytes / 1e6:.1f} MB"
