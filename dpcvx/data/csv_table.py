@@ -122,8 +122,8 @@ def read_table_columns(path: str | Path, columns: Sequence[str], layout: Layout 
     error when it is the one missing. Linear in the size of the file: the names are indexed once by
     a dict.
     """
-    path, numeric = file_path(path, "data file"), frozenset(numeric)  # a set: 60,000 columns made a list's
-    # membership tests quadratic (98 s)
+    path = file_path(path, "data file")
+    numeric = frozenset(numeric)  # a set: 60,000 columns made a list's membership tests quadratic (98 s)
     if not is_parquet(path):
         typed = _arrow_csv(path, columns, layout, label, numeric)
         if typed is not None:
@@ -136,8 +136,8 @@ def table_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layo
                   chunk_rows: int | None = None, numeric: Collection[str] = ()) -> Iterator[dict[str, np.ndarray]]:
     """The named columns of a CSV or, by its suffix, Parquet file (its ``numeric`` columns typed,
     :mod:`dpcvx.data.parquet`), by chunks of ``chunk_rows`` records (the module docstring's two readers)."""
-    path, numeric = file_path(path, "data file"), frozenset(numeric)  # a set: 60,000 columns made a list's
-    # membership tests quadratic (98 s)
+    path = file_path(path, "data file")
+    numeric = frozenset(numeric)  # a set: 60,000 columns made a list's membership tests quadratic (98 s)
     if not is_parquet(path):
         if chunk_rows is not None:
             return _arrow_csv_chunks(path, columns, layout, label, chunk_rows, numeric)

@@ -540,12 +540,12 @@ class PublicSchema:
         """The output feature names (module docstring), as scikit-learn's transformers give them.
 
         ``input_features``, when given, must name the schema's columns (any order is refused)."""
-        if input_features is None:
-            return np.asarray(self.feature_names, dtype=object)
-        names = tuple(input_features) if isinstance(input_features, (list, tuple, np.ndarray)) else None
-        if names is None or not all(isinstance(name, str) for name in names) or names != self.column_names:
-            shown = list(names)[:20] if names is not None else type(input_features).__name__
-            raise InputError(f"input_features {shown} are not the schema's columns {list(self.column_names)[:20]}")
+        if input_features is not None:
+            names = tuple(input_features) if isinstance(input_features, (list, tuple, np.ndarray)) else None
+            if names is None or not all(isinstance(name, str) for name in names) or names != self.column_names:
+                shown = list(names)[:20] if names is not None else type(input_features).__name__
+                raise InputError(f"input_features {shown} are not the schema's columns "
+                                 f"{list(self.column_names)[:20]}")
         return np.asarray(self.feature_names, dtype=object)
 
     def set_output(self, *, transform: str | None = None) -> PublicSchema:

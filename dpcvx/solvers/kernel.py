@@ -605,7 +605,7 @@ def _check_scale(loss: KernelLoss, lam: float, feature_bound: float) -> None:
     above ``MODERATE_MAX`` (a loss of L = 1e200 raised a bare OverflowError in the solve, after the charge). A loss
     and lam scaled down by the same public constant have the same minimiser."""
     gradient = float(loss.lipschitz) * feature_bound
-    smoothness = lam + (0.0 if loss.curvature is None else loss.curvature) * feature_bound ** 2
+    smoothness = kernel_smoothness(lam, 0.0 if loss.curvature is None else loss.curvature, feature_bound)
     if gradient <= MODERATE_MAX and smoothness <= MODERATE_MAX:
         return
     raise InputError(
