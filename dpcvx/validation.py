@@ -56,6 +56,7 @@ from .tables import (
 )
 
 __all__ = [
+    "missing_labels",
     "positive",
     "non_negative",
     "check_epsilon",
@@ -680,12 +681,31 @@ def refuse_non_finite_targets(values: np.ndarray) -> None:
 
 def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:
     """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only, and how many
-    of them are a declared class but for letter case or surrounding spaces (:func:`dpcvx.tables.spelling_variants`)."""
-    variants = int(np.count_nonzero(spelling_variants(np.asarray(labels)[outside], classes)))
+    of them are missing (:func:`_missing_labels`) or a declared class but for letter case or surrounding spaces
+    (:func:`dpcvx.tables.spelling_variants`), each with its fix."""
+    values = np.asarray(labels)[outside]
+    missing = missing_labels(values)
+    lost = (f" ({int(np.count_nonzero(missing))} of them missing, the first at row "
+            f"{int(np.flatnonzero(outside)[np.argmax(missing)])}: a missing label is no class; remove those records "
+            "first)") if missing.any() else ""
+    variants = int(np.count_nonzero(spelling_variants(values, classes)))
     case = (f" ({variants} of them differ from a declared class only in letter case or surrounding spaces: normalise "
             "y first, for example y.str.strip().str.lower() with the classes in lower case)") if variants else ""
     return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
-            f"(their values are not shown: they are data){case},")
+            f"(their values are not shown: they are data){lost}{case},")
+
+
+def missing_labels(values: np.ndarray) -> np.ndarray:
+    """Which labels are missing values: NaN, None, or a table's missing value (pandas' NA and NaT, numpy's NaT)."""
+    if values.dtype.kind in "fc":
+        return np.isnan(values)
+    if values.dtype.kind in "mM":
+        return np.isnat(values)
+    if values.dtype.kind != "O":
+        return np.zeros(values.shape, dtype=bool)
+    return np.fromiter((value is None or (isinstance(value, float) and value != value)
+                        or type(value).__name__ in ("NAType", "NaTType") for value in values.ravel()),
+                       dtype=bool, count=values.size).reshape(values.shape)
 
 
 def label_range(label_bound: Any) -> tuple[float, float]:
@@ -844,10 +864,10 @@ def check_labels(y: Any, n: int, classes: tuple, dtype: type = np.float64, *,
     known = 0
     for start in range(0, n, LABEL_CHUNK):  # a chunk is a whole number of bytes of bits
         part = labels[start:start + LABEL_CHUNK]
-        is_positive = part == positive_label
-        known += int(np.count_nonzero(is_positive)) + int(np.count_nonzero(part == negative))
+        is_positive = _equal(part, positive_label)
+        known += int(np.count_nonzero(is_positive)) + int(np.count_nonzero(_equal(part, negative)))
         if isinstance(signs, SignBits):
-            signs.put(start, _elementwise(is_positive, part))
+            signs.put(start, is_positive)
             continue
         out = signs[start:start + LABEL_CHUNK]
         out[...] = is_positive
@@ -878,13 +898,20 @@ def _inside(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
     """Whether each label is one of ``classes``."""
     inside = np.zeros(labels.shape, dtype=bool)
     for value in classes:
-        inside |= _elementwise(labels == value, labels)
+        inside |= _equal(labels, value)
     return inside
 
 
-def _elementwise(equal: Any, labels: np.ndarray) -> np.ndarray:
-    """``labels == value`` as booleans of the labels' shape: a comparison numpy cannot make elementwise, as text with
-    a number, is False for every label."""
+def _equal(labels: np.ndarray, value: Any) -> np.ndarray:
+    """``labels == value`` as booleans of the labels' shape. A comparison numpy cannot make elementwise, as text with
+    a number, is False for every label; a missing label of objects or of a pandas "string" column (pandas' NA, whose
+    comparison has no truth value, so that numpy's raised a bare TypeError) is False, compared label by label."""
+    try:
+        equal = labels == value
+    except TypeError:
+        equal = np.fromiter((isinstance(same, (bool, np.bool_)) and bool(same)
+                             for same in (label == value for label in labels.ravel())),
+                            dtype=bool, count=labels.size).reshape(labels.shape)
     return np.broadcast_to(np.asarray(equal, dtype=bool), labels.shape)
 
 
@@ -897,7 +924,7 @@ def one_vs_rest_signs(y: Any, n: int, value: Any) -> SignBits:
     signs = SignBits.empty(n)
     for start in range(0, n, LABEL_CHUNK):
         part = labels[start:start + LABEL_CHUNK]
-        signs.put(start, _elementwise(part == value, part))
+        signs.put(start, _equal(part, value))
     return signs
 
 

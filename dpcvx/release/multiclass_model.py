@@ -18,8 +18,10 @@ from typing import Any
 import numpy as np
 
 from ..data.rows import RowMap
+from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve
+from ..validation import outside_classes, outside_labels
 from .model import Release, ReleaseCertificate, check_feature_names, linear_scores, require_probabilities
 
 __all__ = ["MulticlassCertificate", "PrivateMulticlassModel"]
@@ -141,8 +143,13 @@ class PrivateMulticlassModel(Release):
         A 2-D numeric array (a memmap) with as many labels is scored a block of rows at a time
         (:meth:`RowMap.score_blocks <dpcvx.data.rows.RowMap.score_blocks>`, the scores of :meth:`decision_function`
         bit for bit), each block's predictions compared with its labels: the same accuracy without the (n, k) scores
-        and the n predictions."""
+        and the n predictions. Labels outside the model's classes are refused (counted and placed, never shown), as
+        the binary model's score refuses them: a missing or misspelt label is no mistake of the model."""
         labels = np.asarray(y)
+        outside = outside_classes(labels.ravel(), tuple(self.classes_)) if labels.ndim else None
+        if outside is not None:
+            raise InputError(f"y has {outside_labels(outside, labels.ravel(), tuple(self.classes_))} outside the "
+                             f"model's classes {tuple(self.classes_)!r}: score labels of its classes only")
         if not (self.rows.reads_by_blocks(X) and labels.shape == (X.shape[0],)):
             return float(np.mean(self.predict(X) == labels))
         check_feature_names(self, X)

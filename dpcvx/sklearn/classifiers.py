@@ -124,6 +124,7 @@ from ..validation import (
     check_threshold,
     decision_cut,
     fraction,
+    missing_labels,
     optional,
     or_literal,
     outside_classes,
@@ -280,16 +281,18 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, BaseEstimator)
         return classes
 
     def _label_refusal(self, y: Any, multiclass: bool, refusal: InputError) -> InputError:
-        """scikit-learn's refusal of X or y, naming, when y is a vector of labels with a NaN or infinite one, that
-        label's row as :class:`~dpcvx.models.erm.PrivateERM` and tune name a label outside the public classes
-        (scikit-learn's own words first: its conformance checks match them)."""
+        """scikit-learn's refusal of X or y, naming, when y is a vector of labels with a NaN, infinite or missing one
+        (None, pandas' NA), that label's row as :class:`~dpcvx.models.erm.PrivateERM` and tune name a label outside
+        the public classes (scikit-learn's own words first, as its conformance checks match them; but not its
+        TypeError, which a missing label of a pandas "string" column raised and which names no cause)."""
         labels = np.asarray(y)
-        if labels.ndim != 1 or labels.dtype.kind != "f" or np.all(np.isfinite(labels)):
+        finite = labels.dtype.kind != "f" or bool(np.all(np.isfinite(labels)))
+        if labels.ndim != 1 or (finite and not missing_labels(labels).any()):
             return refusal
         try:
             self._labels_checked(labels, multiclass)
         except InputError as outside:
-            return InputError(f"{str(refusal).rstrip('.')}: {outside}")
+            return outside if isinstance(refusal, TypeError) else InputError(f"{str(refusal).rstrip('.')}: {outside}")
         return refusal
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,

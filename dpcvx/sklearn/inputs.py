@@ -116,10 +116,17 @@ class InputTypeError(InputError, TypeError):
 
 
 def refuse_sparse(owner: str, X: Any) -> None:
-    """The refusal of a sparse X by an estimator that reads dense rows only (the regressors), at fit and predict."""
+    """The refusal of a sparse X by an estimator that reads dense rows only (the regressors), at fit and predict: a
+    scipy.sparse matrix, or a pandas DataFrame with a sparse column (``SparseDtype``; scikit-learn's own refusal of
+    it quotes its advice, which the refusal of a quoted value would withhold)."""
     if sparse.issparse(X):
         raise InputTypeError(f"{owner} takes dense rows only, got a scipy.sparse matrix ({X.format}); pass X.toarray() "
                              "(a public, loss-free conversion)")
+    dtypes = getattr(X, "dtypes", None)
+    if hasattr(X, "sparse") and dtypes is not None and any(
+            type(dtype).__name__ == "SparseDtype" for dtype in getattr(dtypes, "values", ())):
+        raise InputTypeError(f"{owner} takes dense rows only, got a pandas DataFrame with sparse columns; pass "
+                             "X.sparse.to_dense() (a public, loss-free conversion)")
 
 
 def _label_kind(y: np.ndarray) -> str:

@@ -16,6 +16,7 @@ from dpcvx.cli import main
 from dpcvx.exceptions import ClippingWarning, InputError
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.models.multiclass import PrivateMulticlassERM
+from dpcvx.sklearn.inputs import InputTypeError
 
 pd = pytest.importorskip("pandas")
 
@@ -352,9 +353,79 @@ def test_a_nan_label_is_named_by_its_row_on_every_path():
     }
     for path, fit in paths.items():
         accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-        with pytest.raises(InputError, match=r"1 label\(s\), the first at row 11 .*outside the declared classes"):
+        with pytest.raises(InputError, match=r"1 label\(s\), the first at row 11 .*\(1 of them missing, the first at "
+                           r"row 11: a missing label is no class; remove those records first\), outside the declared "
+                           r"classes"):
             fit(accountant)
         assert accountant.ledger == [], path
+
+
+@pytest.mark.parametrize("container", ["string", "object NA", "list None", "categorical NaN"])
+def test_a_missing_text_label_is_refused_by_its_row_on_every_path(container):
+    """A missing label among text labels (pandas' NA in a "string" column or among objects, None, a categorical's
+    NaN) is refused as a label outside the classes, by its row and as missing, before any charge: on every path
+    that takes labels, and by a multiclass release's score. pandas' NA has no truth value, and numpy's comparison
+    of the labels raised its bare TypeError ("boolean value of NA is ambiguous") on PrivateERM and tune, and the
+    estimator called it a feature that is not numeric."""
+    pandas = pytest.importorskip("pandas")
+    words = np.where(Y01 > 0, "yes", "no").astype(object)
+    three = words.copy()
+    three[::7] = "maybe"
+    missing = {"string": lambda v: pandas.array([*v[:11], None, *v[12:]], dtype="string"),
+               "object NA": lambda v: pandas.Series([*v[:11], pandas.NA, *v[12:]], dtype=object),
+               "list None": lambda v: [*v[:11], None, *v[12:]],
+               "categorical NaN": lambda v: pandas.Categorical([*v[:11], None, *v[12:]])}[container]
+    binary, pair, triple = missing(words), ("no", "yes"), ("no", "yes", "maybe")
+    paths = {
+        "PrivateERM": lambda accountant: PrivateERM(data_norm=1.0, classes=pair).fit(X, binary, 1.0,
+                                                                                     accountant=accountant),
+        "DPLogisticRegression": lambda accountant: DPLogisticRegression(classes=pair, accountant=accountant).fit(
+            X, binary),
+        "one-vs-rest": lambda accountant: DPLogisticRegression(classes=triple, accountant=accountant).fit(
+            X, missing(three)),
+        "tune": lambda accountant: dpcvx.tune(PrivateERM(data_norm=1.0, classes=pair), X, binary, {"lam": [0.1]},
+                                              epsilon=1.0, accountant=accountant),
+        "tune, an estimator": lambda accountant: dpcvx.tune(DPLogisticRegression(classes=triple), X, missing(three),
+                                                            {"lam": [0.1]}, epsilon=1.0, accountant=accountant),
+    }
+    for path, fit in paths.items():
+        accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+        with pytest.raises(InputError, match=r"\(1 of them missing, the first at row 11: a missing label is no class"):
+            fit(accountant)
+        assert accountant.ledger == [], path
+    model = DPLogisticRegression(classes=triple, random_state=0).fit(X, three).model_
+    with pytest.raises(InputError, match=r"1 label\(s\), the first at row 11 .*\(1 of them missing"):
+        model.score(X, missing(three))
+
+
+def test_a_multiclass_release_refuses_labels_outside_its_classes_as_the_binary_one():
+    """A release's score takes labels of its classes only (a misspelt label is no mistake of the model): the binary
+    release refused others, the multiclass one counted them as mistakes."""
+    words = np.where(Y01 > 0, "yes", "no").astype(object)
+    words[::7] = "maybe"
+    model = DPLogisticRegression(classes=("no", "yes", "maybe"), random_state=0).fit(X, words).model_
+    accuracy = model.score(X, words)
+    assert 0.0 <= accuracy <= 1.0
+    unknown = words.copy()
+    unknown[[3, 5]] = "Maybe "
+    with pytest.raises(InputError, match=r"2 label\(s\), the first at row 3 .*outside the model's classes"):
+        model.score(X, unknown)
+
+
+@pytest.mark.parametrize("labels, missing", [
+    (np.array(["no", None, "yes", float("nan"), "maybe"], dtype=object), "2 of them missing, the first at row 1"),
+    (np.array([0.0, 1.0, np.nan, 2.0, np.nan]), "2 of them missing, the first at row 2"),
+    (np.array([0, 1, 2, 1, 0]), None),
+])
+def test_labels_outside_the_classes_count_the_missing_ones_apart(labels, missing):
+    """A missing label (NaN, None, pandas' NA) is told apart from a label the classes lack: the fix differs (remove
+    the record, not declare another class). Counts and rows only, never a value."""
+    from dpcvx.validation import outside_classes, outside_labels
+
+    classes = ("no", "yes") if labels.dtype == object else (0.0, 1.0)
+    text = outside_labels(outside_classes(labels, classes), labels, classes)
+    assert (missing in text) if missing else ("missing" not in text)
+    assert "maybe" not in text
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
@@ -371,3 +442,9 @@ def test_the_regressors_refuse_sparse_rows_at_fit_and_predict_alike(regressor):
     with pytest.raises(TypeError, match=message) as refused:
         model.predict(rows)
     assert isinstance(refused.value, InputError)
+    pandas = pytest.importorskip("pandas")
+    table = pandas.DataFrame(X).astype(pandas.SparseDtype("float64", 0.0))
+    message = rf"{regressor.__name__} takes dense rows only, got a pandas DataFrame with sparse columns; pass X.sparse"
+    for call in (lambda: regressor(random_state=0).fit(table, TARGET), lambda: model.predict(table)):
+        with pytest.raises(InputTypeError, match=message):  # scikit-learn's advice was withheld as a quoted value
+            call()

@@ -34,6 +34,7 @@ from ...validation import (
     check_labels,
     check_public_classes,
     check_table,
+    outside_classes,
     outside_labels,
     refuse_non_finite,
 )
@@ -107,11 +108,9 @@ def check_declared_labels(y: np.ndarray, classes: Sequence[Any]) -> None:
     if len(public) == 2:
         check_labels(y, y.shape[0], check_classes(public))
         return
-    inside = np.zeros(y.shape[0], dtype=bool)
-    for value in public:
-        inside |= y == value
-    if not np.all(inside):
-        raise InputError(f"y has {outside_labels(~inside, y, public)} outside the learner's public classes "
+    outside = outside_classes(y, public)
+    if outside is not None:
+        raise InputError(f"y has {outside_labels(outside, y, public)} outside the learner's public classes "
                          f"{public!r}. Labels are never inferred from the data: add them to classes=")
 
 
