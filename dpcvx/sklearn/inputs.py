@@ -38,7 +38,14 @@ from ..tables import (
     refuse_non_numbers,
     spelling_variants,
 )
-from ..validation import check_matrix, check_rows, check_table, outside_labels, refuse_non_finite_targets
+from ..validation import (
+    check_matrix,
+    check_rows,
+    check_table,
+    missing_labels,
+    outside_labels,
+    refuse_non_finite_targets,
+)
 
 __all__ = ["InputTypeError", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
            "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input"]
@@ -153,8 +160,10 @@ def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[A
             f"from the parameter classes=, never from y (the set of labels present is a statistic of the "
             f"data): add them to classes= or map y onto the declared classes")
     kind = _label_kind(y)
-    if spelling_variants(np.asarray(y)[outside], classes).any():  # the declared pair misspelt, not more classes:
-        kind = "binary"  # scikit-learn's wording ("Only binary classification is supported") would mislead
+    values = np.asarray(y)[outside]
+    if spelling_variants(values, classes).any() or missing_labels(values).all():  # the declared pair misspelt, or
+        kind = "binary"  # labels missing, not more classes: scikit-learn's wording ("Only binary classification is
+        # supported", "Unknown label type") would mislead
     if kind == "continuous":
         head = (f"Unknown label type: continuous. y looks like a regression target; {owner} is a "
                 "binary classifier. ")

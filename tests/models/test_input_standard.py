@@ -390,9 +390,11 @@ def test_a_missing_text_label_is_refused_by_its_row_on_every_path(container):
     }
     for path, fit in paths.items():
         accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-        with pytest.raises(InputError, match=r"\(1 of them missing, the first at row 11: a missing label is no class"):
+        with pytest.raises(InputError, match=r"\(1 of them missing, the first at row 11: a missing label is no class"
+                           ) as refused:
             fit(accountant)
         assert accountant.ledger == [], path
+        assert "Unknown label type" not in str(refused.value), path  # a missing label, not a kind of target
     model = DPLogisticRegression(classes=triple, random_state=0).fit(X, three).model_
     with pytest.raises(InputError, match=r"1 label\(s\), the first at row 11 .*\(1 of them missing"):
         model.score(X, missing(three))
