@@ -137,7 +137,8 @@ def _wide_rows(n=300, seed=3):
 @pytest.mark.parametrize("weights, match", [
     (np.full(300, np.nan), "sample_weight has NaN or infinite entries"),
     (np.ones(7), r"sample_weight must hold one number per record, shape \(300,\)"),
-    (-np.ones(300), "the sample weights are all zero"),
+    (-np.ones(300), r"the sample weights are all zero \(sample_weight clipped onto \[0, sample_weight_bound = 2\], a "
+                    r"negative weight counting as 0, times the class weights\)"),
 ], ids=["NaN", "shape", "all negative"])
 @pytest.mark.parametrize("entry", ["PrivateERM", "DPLogisticRegression", "DPHuberRegressor"])
 def test_a_refused_weight_shows_no_count_computed_on_the_data(weights, match, entry):
