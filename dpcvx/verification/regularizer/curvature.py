@@ -182,7 +182,8 @@ class Curvature:
                 self.diagonals.append(_Diagonal(piece_coef, cols[live],
                                                 None if weight is None else weight[live], vec, err))
             g = np.zeros(dim)
-            g[cols[live]] = 2 * float(coef) * m.coefficients()[live] * wb[live]
+            shifted = live & (wb != 0)  # a term without offset adds no linear part, whatever its coefficient's size
+            g[cols[shifted]] = 2 * float(coef) * m.coefficients()[shifted] * wb[shifted]
             self.add_linear(g)
             return
         self.denses.append(_Dense(2 * coef, m.A, m.dense_err, weight=weight))
