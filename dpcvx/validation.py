@@ -56,7 +56,6 @@ from .tables import (
 )
 
 __all__ = [
-    "missing_labels",
     "positive",
     "non_negative",
     "check_epsilon",
@@ -84,6 +83,7 @@ __all__ = [
     "SignBits",
     "one_vs_rest_signs",
     "outside_classes",
+    "missing_labels",
     "check_classes",
     "scalar_label",
     "check_flag",
@@ -681,7 +681,7 @@ def refuse_non_finite_targets(values: np.ndarray) -> None:
 
 def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:
     """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only, and how many
-    of them are missing (:func:`_missing_labels`) or a declared class but for letter case or surrounding spaces
+    of them are missing (:func:`missing_labels`) or a declared class but for letter case or surrounding spaces
     (:func:`dpcvx.tables.spelling_variants`), each with its fix."""
     values = np.asarray(labels)[outside]
     missing = missing_labels(values)
@@ -703,7 +703,7 @@ def missing_labels(values: np.ndarray) -> np.ndarray:
         return np.isnat(values)
     if values.dtype.kind != "O":
         return np.zeros(values.shape, dtype=bool)
-    return np.fromiter((value is None or (isinstance(value, float) and value != value)
+    return np.fromiter((value is None or (isinstance(value, (float, np.floating)) and value != value)
                         or type(value).__name__ in ("NAType", "NaTType") for value in values.ravel()),
                        dtype=bool, count=values.size).reshape(values.shape)
 
