@@ -84,13 +84,15 @@ from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import constraint_radius, solve_tolerance
 from ..rounding import round_up
-from ..validation import MODERATE_MAX
+from ..validation import MODERATE_MAX, outside_classes, outside_labels
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
 from .budget import dual_budget, dual_smoothness, kernel_budget, kernel_smoothness
 from .gram import DenseGram, FactoredGram, GramOperator, as_gram, sum_by_blocks
 
 __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels"]
+
+KERNEL_CLASSES = (-1, 1)  # the kernel learners' labels: the public pair, as the paper states its y_i in {-1, +1}
 
 MAX_NEWTON_STEPS = 100
 MAX_INTERIOR_POINT_STEPS = 200
@@ -107,17 +109,17 @@ DUAL_FALLBACK = "dual interior point+FISTA"  # the interior point did not certif
 
 
 def as_labels(y: ArrayLike, n: int) -> np.ndarray:
-    """y as a float vector of -1/+1 labels of length n, or a typed error."""
+    """y as a float vector of -1/+1 labels of length n, or a typed error: labels outside the kernel learners' classes
+    (-1, +1) refused as every entry refuses them, counted and placed, a missing label told apart
+    (:func:`dpcvx.validation.outside_labels`), never shown."""
     labels = np.asarray(y)
     if labels.ndim != 1 or labels.size != n:
         raise InputError(f"y must be a vector of {n} labels, got shape {labels.shape}")
-    try:
-        labels = labels.astype(float)
-    except (TypeError, ValueError):
-        raise InputError("y must hold the numbers -1 and +1") from None
-    if not np.all(np.isin(labels, (-1.0, 1.0))):
-        raise InputError("labels must be -1 or +1 (map {0, 1} labels with 2 * y - 1)")
-    return labels
+    outside = outside_classes(labels, KERNEL_CLASSES)
+    if outside is not None:
+        raise InputError(f"y has {outside_labels(outside, labels, KERNEL_CLASSES)} outside the kernel learners' "
+                         "classes (-1, 1): labels must be -1 or +1 (map {0, 1} labels with 2 * y - 1)")
+    return labels.astype(float)
 
 
 @dataclass(frozen=True)

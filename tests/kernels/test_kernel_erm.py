@@ -4,6 +4,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
+import dpcvx
 from dpcvx.data.kernels import CallableKernel, LinearKernel, PolynomialKernel, RBFKernel
 from dpcvx.exceptions import AssumptionError, InputError, SolverError
 from dpcvx.losses import from_spec
@@ -148,6 +149,22 @@ def test_loss_resolution():
 def test_label_and_kernel_validation():
     with pytest.raises(InputError, match="-1 or \\+1"):
         as_labels([0, 1, 1], 3)
+    # the one standard of every entry: counted and placed, a missing label told apart, text never read as a number
+    with pytest.raises(InputError, match=r"y has 2 label\(s\), the first at row 1 .*\(1 of them missing, the first at "
+                                         r"row 2: .*outside the kernel learners' classes \(-1, 1\)"):
+        as_labels(np.array([1, 0, None, -1], dtype=object), 4)
+    with pytest.raises(InputError, match=r"y has 2 label\(s\), the first at row 0"):
+        as_labels(np.array(["1", "-1"]), 2)
+    assert as_labels(np.array([1, -1], dtype=object), 2).tolist() == [1.0, -1.0]
+    X = np.random.default_rng(1).uniform(-0.5, 0.5, size=(40, 2))
+    labels = np.where(X[:, 0] > 0, 1, -1).astype(object)
+    labels[7] = None
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    for learner, options in ((dpcvx.TDDL(gamma=1.0, lam=0.1), {"Z": X[:5]}),
+                            (dpcvx.PINP(gamma=1.0, lam=0.1, max_queries=3), {})):
+        with pytest.raises(InputError, match=r"\(1 of them missing, the first at row 7"):
+            learner.fit(X, labels, 1.0, accountant=accountant, **options)
+    assert accountant.ledger == []  # refused before the charge
     with pytest.raises(InputError, match="vector of 3"):
         as_labels([1, -1], 3)
     X = np.random.default_rng(0).normal(size=(5, 2))
