@@ -608,6 +608,8 @@ def refuse_non_number_targets(name: str, values: Any) -> None:
     array = np.asarray(values)
     if array.dtype.kind in "Mm":
         refuse_kind(name, array.dtype)
+    if array.dtype == object and array.ndim == 1:  # None or pandas' NA among the targets: a missing target, refused
+        _refuse_targets(array, missing_labels)     # as a NaN one is (:func:`refuse_non_finite_targets`)
     refuse_non_numbers(array, name)
 
 
@@ -673,7 +675,13 @@ def _counted(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]) -> tu
 
 def refuse_non_finite_targets(values: np.ndarray) -> None:
     """The one refusal of a NaN, missing or infinite regression target, naming its row."""
-    bad, first = _counted(values, lambda part: ~np.isfinite(part))
+    _refuse_targets(values, lambda part: ~np.isfinite(part))
+
+
+def _refuse_targets(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]) -> None:
+    """:func:`refuse_non_finite_targets`' refusal of the targets that ``test`` finds (NaN or infinite floats, or
+    missing entries among objects), counted and the first placed."""
+    bad, first = _counted(values, test)
     if bad:
         raise InputError(f"y holds NaN, missing or infinite values, first at row {first} ({bad} such "
                          "rows); remove them or impute them with a public rule first")

@@ -87,12 +87,24 @@ def test_predict_names_the_column_of_a_nan_as_fit_does():
             model.predict(_nan_frame())
 
 
-def test_a_nan_target_is_named_by_its_row_in_the_estimators_and_the_api():
-    target = TARGET.copy()
-    target[11] = np.nan
+@pytest.mark.parametrize("missing", ["NaN", "None among objects", "None in a list", "pandas' NA"])
+def test_a_nan_target_is_named_by_its_row_in_the_estimators_and_the_api(missing):
+    """A missing target is one refusal whatever holds it: None among objects was called 'a missing value' of a
+    numeric matrix, 'every feature a real number', where NaN and pandas' NA named the target's row and count."""
+    target: object = TARGET.copy()
+    if missing == "NaN":
+        target[11] = np.nan
+    elif missing == "pandas' NA":
+        target = pd.array([*TARGET[:11], None, *TARGET[12:]], dtype="Float64")
+    else:
+        target = [*TARGET[:11], None, *TARGET[12:]]
+        if missing == "None among objects":
+            target = np.array(target, dtype=object)
+    regression = losses.from_spec("huber_regression:m=1")
     for fit in (lambda: DPLinearRegression().fit(X, target), lambda: DPHuberRegressor().fit(X, target),
-                lambda: PrivateLinearRegression(1.0, 1.0).fit(X, target, 1.0, 1e-6)):
-        with pytest.raises(InputError, match=r"y holds NaN, missing or infinite values, first at row 11"):
+                lambda: PrivateLinearRegression(1.0, 1.0).fit(X, target, 1.0, 1e-6),
+                lambda: PrivateERM(regression, task="regression", data_norm=1.0, label_bound=1.0).fit(X, target, 1.0)):
+        with pytest.raises(InputError, match=r"y holds NaN, missing or infinite values, first at row 11 \(1 such"):
             fit()
 
 
