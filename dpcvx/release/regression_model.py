@@ -30,6 +30,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.gradient_descent import GRADIENT_LABEL_THEOREM, GRADIENT_RANGED, GRADIENT_THEOREM, GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
+from ..validation import refuse_non_finite_targets, refuse_non_number_targets
 from .model import Release, check_feature_names, label_shift_text, linear_scores
 from .sparsify import Sparsifiable
 
@@ -37,10 +38,14 @@ __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatist
 
 
 def r2_score(y: Any, predictions: np.ndarray) -> float:
-    """1 - sum (y - p)^2 / sum (y - mean y)^2 (0 ... 1 for a useful model; can be negative)."""
+    """1 - sum (y - p)^2 / sum (y - mean y)^2 (0 ... 1 for a useful model; can be negative). Targets are checked as a
+    fit checks them: text, dates, and missing, NaN or infinite values are refused by their row (a NaN made the sums
+    NaN and the score 0.0, and text was read as numbers)."""
+    refuse_non_number_targets("y", y)
     truth = np.asarray(y, dtype=float).ravel()
     if truth.shape != predictions.shape:
         raise InputError(f"y has {truth.size} values for {predictions.size} predictions")
+    refuse_non_finite_targets(truth)
     spread = float(np.sum((truth - truth.mean()) ** 2))
     residual = float(np.sum((truth - predictions) ** 2))
     return 1.0 - residual / spread if spread > 0 else (1.0 if residual == 0 else 0.0)

@@ -108,6 +108,21 @@ def test_a_nan_target_is_named_by_its_row_in_the_estimators_and_the_api(missing)
             fit()
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
+def test_a_regression_release_scores_targets_as_a_fit_checks_them():
+    """A regression release's score (R^2) refuses what a fit refuses: a NaN target made its sums NaN and the score
+    0.0, None did too, and text was read as numbers."""
+    release = DPLinearRegression(random_state=0).fit(X, TARGET).model_
+    assert release.score(X, TARGET) == pytest.approx(release.score(X, list(TARGET)))
+    nan, none = TARGET.copy(), TARGET.astype(object)
+    nan[5], none[5] = np.nan, None
+    for target in (nan, none):
+        with pytest.raises(InputError, match=r"y holds NaN, missing or infinite values, first at row 5 \(1 such"):
+            release.score(X, target)
+    with pytest.raises(InputError, match="y holds text"):
+        release.score(X, TARGET.astype(str))
+
+
 def _categorical_frames() -> list:
     frame = pd.DataFrame({"a": X[:, 0], "colour": pd.Categorical(["red", "blue"] * 100)})
     tables = _libraries(frame)
