@@ -31,6 +31,7 @@ __all__ = [
     "SmallTableWarning",
     "UndeclaredCategoryWarning",
     "UnsupportedWeightsError",
+    "a_value_of",
     "user_stacklevel",
     "withheld",
 ]
@@ -154,6 +155,14 @@ class UndeclaredCategoryWarning(DPCVXWarning):
     column. Shown to the data owner only; never part of a release."""
 
 
+def a_value_of(value: object) -> str:
+    """The name of ``value``'s type with its indefinite article, as a message names an entry it does not show: "an
+    int", "an Interval", "an OverflowError", "a complex", "a uint8" (an before a, e, i, o; "u" is read as "you" in
+    numpy's unsigned types)."""
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeio' else 'a'} {name}"
+
+
 def withheld(error: BaseException) -> str:
     """What a dpcvx message may say of a foreign exception raised on the data: its type, never its text.
 
@@ -163,7 +172,7 @@ def withheld(error: BaseException) -> str:
     positions and public facts only (docs/theory.md, section 30), so the
     text is left out, and so is the chained exception (raise ... from None).
     """
-    return f"a {type(error).__name__} (its text is not shown: it can quote the data)"
+    return f"{a_value_of(error)} (its text is not shown: it can quote the data)"
 
 
 #: Packages whose frames lie between the user's line and dpcvx: scikit-learn's wrappers (Pipeline,

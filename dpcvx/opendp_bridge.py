@@ -80,7 +80,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .exceptions import InputError
+from .exceptions import InputError, a_value_of
 from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
 from .validation import check_delta, check_epsilon
@@ -189,7 +189,7 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
 
     def release(data: Any) -> Any:
         if not member(data):
-            shape = f"a tuple of {len(data)}" if isinstance(data, tuple) else f"a {type(data).__name__}"
+            shape = f"a tuple of {len(data)}" if isinstance(data, tuple) else a_value_of(data)
             raise InputError(f"the measurement's input is a pair (X, y), the members of its domain "
                              f"{DATA_DOMAIN!r}; got {shape}. Nothing was fitted")
         returned, model = fit(*data)

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .exceptions import InputError
+from .exceptions import InputError, a_value_of
 
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
            "feature_names", "finite_numbers", "first_non_number", "is_number", "named_column", "nested",
@@ -97,11 +97,20 @@ def feature_names(table: Any) -> np.ndarray | None:
     """The column names a dpcvx estimator fitted on ``table`` keeps as ``feature_names_in_`` and its predictions
     check (:func:`dpcvx.release.model.check_feature_names`): those of a pandas or polars DataFrame or a pyarrow Table,
     in order, as an object array when every one is text (scikit-learn's rule for a DataFrame); None for any other
-    input, or names that are not all text. scikit-learn reads a pandas DataFrame's names itself, but none of a polars
-    DataFrame's (polars 2 has no ``__dataframe__``), so the estimators take them from here, one rule for every table."""
-    names = column_names(table)
-    if not names or not all(isinstance(name, str) for name in names):
+    input, or names none of which is text. Names that mix text with other types are refused (an
+    :class:`InputError` naming their types), as scikit-learn refuses them. scikit-learn reads a pandas DataFrame's
+    names itself, but none of a polars DataFrame's (polars 2 has no ``__dataframe__``), so the estimators take them
+    from here, one rule for every table."""
+    names = column_names(table) or []
+    text = [isinstance(name, str) for name in names]
+    if not any(text):
         return None
+    if not all(text):
+        kinds = sorted({type(name).__name__ for name in names})  # the names' types (public, as the names are)
+        raise InputError(f"the table's column names mix text with other types ({', '.join(kinds)}): scikit-learn's "
+                         "rule, which the estimators and saved models follow, keeps a table's names when every one "
+                         "is text, ignores them when none is, and refuses a mix; make them all text first (pandas "
+                         "frame.columns = frame.columns.astype(str))")
     return np.asarray(names, dtype=object)
 
 
@@ -396,7 +405,7 @@ def non_numeric_entry(X: Any, name: str = "X", labels: list[Any] | None = None) 
                 if isinstance(value, (str, bytes)):
                     return InputError(f"{name}{where} holds text ({type(value).__name__}) in row {i} (the value is "
                                       f"not shown: it is data): {_TEXT_FIX}")
-                what = "a missing value" if _missing(value) else f"a {type(value).__name__} that is not a number"
+                what = "a missing value" if _missing(value) else f"{a_value_of(value)} that is not a number"
                 return InputError(f"{name}{where} holds {what} in row {i} (the value is not shown: it is data); {fix}")
     return None
 

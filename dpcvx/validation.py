@@ -40,7 +40,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from .advice import command_line_runs, named, setting
-from .exceptions import InputError, UnsupportedWeightsError, withheld
+from .exceptions import InputError, UnsupportedWeightsError, a_value_of, withheld
 from .tables import (
     NonFiniteError,
     column_names,
@@ -325,7 +325,7 @@ def real_values(name: str, values: Any) -> np.ndarray:
         return array.astype(np.float64, copy=False)
     culprit = first_non_number(array)
     if array.dtype.kind != "O" or culprit is not None:
-        what = (f"entry {culprit} is a {type(array.flat[culprit]).__name__} (its value is not shown: it is data)"
+        what = (f"entry {culprit} is {a_value_of(array.flat[culprit])} (its value is not shown: it is data)"
                 if culprit is not None else f"its entries have dtype {array.dtype}")
         raise InputError(f"{name} must hold real numbers: {what}")
     try:

@@ -184,7 +184,8 @@ def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[A
 
 
 def refuse_unusable_table(X: Any) -> None:
-    """Refuse a table (pandas, polars, pyarrow) with a categorical or text column, or a NaN, missing or infinite
+    """Refuse a table (pandas, polars, pyarrow) whose column names mix text with other types
+    (:func:`dpcvx.tables.feature_names`), or with a categorical or text column, or a NaN, missing or infinite
     entry, naming the column by its name (and the entry's row), before scikit-learn turns the table into an
     array without names (numbers held as objects pass). One read of each column, no copy of the table. An array
     (or a list) of text, or of objects whose first entry that is not a number is text or a numpy date or duration,
@@ -196,6 +197,7 @@ def refuse_unusable_table(X: Any) -> None:
         first = first_non_number(values)
         if values.dtype.kind in "US" or (first is not None and isinstance(values.flat[first], _MISREAD)):
             refuse_non_numbers(values, "X")
+    feature_names(X)  # names that mix text with other types: refused by dpcvx's message, not scikit-learn's
     if not is_out_of_core(X):
         check_table(X)
 

@@ -27,7 +27,7 @@ from dpcvx import (
     PrivateLinearRegression,
     PrivateMulticlassERM,
 )
-from dpcvx.exceptions import InputError
+from dpcvx.exceptions import InputError, a_value_of
 from dpcvx.validation import check_matrix, real_values
 
 pd = pytest.importorskip("pandas")
@@ -194,7 +194,21 @@ def test_one_rule_for_x_and_sample_weight():
 
 
 def test_a_number_beyond_the_float_range_among_objects_is_named():
-    with pytest.raises(InputError, match=r"^X column 0 holds a int that is not a number in row 1"):
+    with pytest.raises(InputError, match=r"^X column 0 holds an int that is not a number in row 1"):
         check_matrix(np.array([[1.0], [10 ** 400]], dtype=object))
     with pytest.raises(InputError, match=r"^sample_weight must hold real numbers within the float range"):
         real_values("sample_weight", np.array([1.0, 10 ** 400], dtype=object))
+
+
+@pytest.mark.parametrize(("entry", "named"), [(10 ** 400, "an int"), (object(), "an object"), (2j, "a complex"),
+                                              (np.uint8(3) + 0j, "a complex")])
+def test_an_entry_that_is_not_a_number_is_named_with_its_article(entry, named):
+    """Its type with "a" or "an" as English has it (the messages said "a int", "a Interval", "a OverflowError")."""
+    with pytest.raises(InputError, match=rf"^X column 0 holds {named} that is not a number in row 1"):
+        check_matrix(np.array([[1.0], [entry]], dtype=object))
+
+
+@pytest.mark.parametrize(("value", "named"), [(OverflowError(), "an OverflowError"), (ValueError(), "a ValueError"),
+                                              (np.uint8(1), "a uint8"), (np.int64(1), "an int64"), (1.5, "a float")])
+def test_a_value_of_names_a_type_with_its_article(value, named):
+    assert a_value_of(value) == named
