@@ -84,6 +84,10 @@ class PlansFirst(Generic[Context]):
     #: :meth:`fit` is one plan executed, a composite draw's too (column statistics, a class count, a norm bound,
     #: private label ranges: the learner's :data:`LearnerPlan`), so a caller may plan once
     plans_first = True
+    #: a fit on a table keeps its column names as ``feature_names_in_``
+    #: (:func:`~dpcvx.sklearn.inputs.keep_feature_names`), which its predictions check; :func:`dpcvx.tune`, whose runs
+    #: fit parts of X as arrays, gives them to the selected estimator
+    keeps_feature_names = True
 
     def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
         """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the

@@ -37,6 +37,7 @@ from ...privacy.accountant import PrivacyAccountant
 from ...privacy.partition import disjoint_parts
 from ...privacy.rng import RandomState
 from ...release.usefulness import checks_off
+from ...tables import feature_names
 from . import full_data, split
 from .checks import BudgetInConstructor, count_mistakes, expand_grid, prepare
 from .full_data import SelectionCertificate
@@ -155,7 +156,9 @@ def tune(
         ``model``, ``params`` and ``certificate`` (:class:`TuningCertificate` or
         :class:`SelectionCertificate`). Mistake counts, scores and the realised number
         of runs are never released; the selected model's ``diagnostics_`` and the
-        procedure's own facts are in ``TuningResult.diagnostics_`` (NOT PRIVATE).
+        procedure's own facts are in ``TuningResult.diagnostics_`` (NOT PRIVATE). A dpcvx
+        estimator selected on a table (pandas, polars, pyarrow) keeps its column names as
+        ``feature_names_in_``, as its own fit would, and its predictions check them.
 
     Notes
     -----
@@ -180,9 +183,15 @@ def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Seq
           accountant: PrivacyAccountant | None, random_state: RandomState, verbose: bool, eta: int,
           mean_runs: float | None, held_out: float, score: Any) -> TuningResult:
     setup = prepare(learner, grid, epsilon, delta, mechanism, fit_params, accountant, random_state, score)
+    names = feature_names(X)  # a table's column names (public), read before anything is charged; a mix refused
     if procedure == "split":
         if eta != 1 or mean_runs is not None or held_out != full_data.HELD_OUT:
             raise InputError("eta, mean_runs and held_out belong to procedure='full-data'; Algorithm 4 "
                              "(procedure='split') takes none of them")
-        return split.run(setup, X, y, accountant, verbose)
-    return full_data.run(setup, X, y, accountant, verbose, eta=eta, mean_runs=mean_runs, held_out=held_out)
+        result = split.run(setup, X, y, accountant, verbose)
+    else:
+        result = full_data.run(setup, X, y, accountant, verbose, eta=eta, mean_runs=mean_runs, held_out=held_out)
+    if names is not None and getattr(result.model, "keeps_feature_names", False) is True:  # an estimator's
+        result.model.feature_names_in_ = names  # runs fit parts of X as arrays: the selected one keeps X's names
+        # as its own fit on X would
+    return result
