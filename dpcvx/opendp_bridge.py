@@ -67,7 +67,9 @@ the learner's settings: lam, the kernel, the loss, and ``span``, ``max_queries``
 ``input_bound``... of each). What only the data can show (delta below 1/n where n is
 the data's, a bad ``Z``, the rows) is refused when the measurement is called, before
 the fit charges or draws anything; a learner without ``check_options`` is checked
-then too.
+then too. Such a refusal reaches the caller as OpenDP's ``OpenDPException`` (OpenDP wraps
+every error raised inside a user-defined function), whose text ends with dpcvx's typed
+error and its message.
 
 OpenDP's user measurements need ``dp.enable_features("contrib",
 "honest-but-curious")``: OpenDP has not vetted the map, which is dpcvx's
