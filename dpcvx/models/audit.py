@@ -50,6 +50,7 @@ from ..data.files import atomic_write  # every file dpcvx writes goes through th
 from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import positive, sample_size
+from .contract import binding_error
 
 __all__ = [
     "NeighbouringPair",
@@ -417,9 +418,12 @@ def _default_pair(learner: Any) -> NeighbouringPair:
             "NeighbouringPair built for the mapped space"
         )
     data_norm = getattr(learner, "data_norm", None)
+    if data_norm is None and callable(getattr(learner, "get_params", None)):  # BudgetInConstructor's parameters
+        data_norm = learner.get_params().get("data_norm")
     if data_norm is None:
         raise InputError(
-            "the default neighbours need the learner's public norm bound (attribute data_norm); "
+            "the default neighbours need the learner's public norm bound (attribute data_norm, or the data_norm of "
+            "its get_params()); "
             "set it, or pass neighbours=canary_pair(data_norm=R) or your own NeighbouringPair"
         )
     return canary_pair(data_norm=data_norm)
@@ -448,6 +452,20 @@ def _claim(model: Any, epsilon: float, delta: float) -> tuple[float, float]:
     claimed_epsilon = float(getattr(certificate, "epsilon", epsilon))
     claimed_delta = float(getattr(certificate, "delta", delta))
     return claimed_epsilon, claimed_delta
+
+
+def _check_fit(learner: Any, epsilon: float, fit_params: dict[str, Any]) -> None:
+    """Refuse, before any fit, a learner whose ``fit`` :func:`audit` cannot call as
+    ``fit(X, y, epsilon=, random_state=, **fit_params)``: a class rather than an instance, an estimator that takes its
+    budget in its constructor, a fit that needs an argument ``fit_params`` does not give (AdaSSP's delta)."""
+    name = learner.__name__ if isinstance(learner, type) else type(learner).__name__
+    why = "it is the class, not an instance" if isinstance(learner, type) else binding_error(
+        learner.fit, None, None, epsilon=epsilon, random_state=0, **fit_params)
+    if why is not None:
+        raise InputError(f"audit calls learner.fit(X, y, epsilon=..., random_state=..., **fit_params) on each "
+                         f"neighbouring data set, and {name}'s cannot be called so ({why}). A learner that takes its "
+                         "budget in its constructor (the estimators) goes in BudgetInConstructor(its class, ...); "
+                         "fit's other arguments (AdaSSP's delta) go in fit_params")
 
 
 def audit(
@@ -490,15 +508,16 @@ def audit(
     if not callable(getattr(learner, "fit", None)):
         raise InputError(f"learner must have a fit(X, y, epsilon=..., random_state=...) method, "
                          f"got {type(learner).__name__}")
+    extra = dict(fit_params or {})
+    for reserved in ("epsilon", "random_state"):
+        if reserved in extra:
+            raise InputError(f"pass {reserved} to audit itself, not inside fit_params")
+    _check_fit(learner, epsilon, extra)
     pair = _default_pair(learner) if neighbours is None else neighbours
     if not isinstance(pair, NeighbouringPair):
         raise InputError(f"neighbours must be a NeighbouringPair (see canary_pair), got "
                          f"{type(pair).__name__}")
     score = _projection(pair) if statistic is None else statistic
-    extra = dict(fit_params or {})
-    for reserved in ("epsilon", "random_state"):
-        if reserved in extra:
-            raise InputError(f"pass {reserved} to audit itself, not inside fit_params")
     if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 <= delta < 1:
         raise InputError(f"delta must be a number in [0, 1), got {delta!r}")
 

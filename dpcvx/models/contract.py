@@ -26,18 +26,33 @@ proof obligation of the learner, never guessed from its name or behaviour.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
 from ..exceptions import InputError
 from ..privacy.neighbours import Neighbours
 
-__all__ = ["predicts_per_row", "check_tunable", "FIT_KEYWORDS", "Learner", "Plan"]
+__all__ = ["predicts_per_row", "check_tunable", "binding_error", "FIT_KEYWORDS", "Learner", "Plan"]
 
 
 def predicts_per_row(learner: Any) -> bool:
     """Whether ``learner`` (an instance or a class) declares ``predicts_per_row = True``."""
     return getattr(learner, "predicts_per_row", None) is True
+
+
+def binding_error(function: Any, *args: Any, **keywords: Any) -> str | None:
+    """Why ``function`` cannot be called with these arguments (:mod:`inspect`'s text, which names parameters, never
+    a value: "missing a required argument: 'delta'"), or None when it can or its signature cannot be read."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    try:
+        signature.bind(*args, **keywords)
+    except TypeError as error:
+        return str(error)
+    return None
 
 
 def check_tunable(candidate: Any, fit_params: Mapping[str, Any], name: str) -> None:

@@ -235,12 +235,33 @@ def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_mi
     the target q. ``fit_params`` go to every check and fit (``delta`` included: basic composition). For a
     :class:`~dpcvx.PrivateERM` or an estimator, ``data_norm="private"`` does the same inside ``fit``.
     """
+    _check_learner(learner)
     plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=(("data_norm", r_min, r_max),), share=share,
                                 share_name="share", quantile=quantile, accountant=accountant, **fit_params)
     rng = shared_rng(random_state)  # a bad seed refused before the charge
     charge_private_norm(plan, accountant, type(learner).__name__)
     model, (norm,) = draw_then_fit(learner, X, y, plan, rng, **fit_params)
     return PrivateNormResult(model=model, norm=norm, fit_epsilon=plan.eps_fit, delta=plan.delta)
+
+
+#: what :func:`fit_private_norm` calls on its learner
+LEARNER_METHODS = ("set_params", "check_fit_inputs", "fit")
+
+
+def _check_learner(learner: Any) -> None:
+    """Refuse a learner :func:`fit_private_norm` cannot run before anything is read or charged: a class rather than
+    an instance, or an object without :data:`LEARNER_METHODS`; a dpcvx estimator is told its own way (its fit draws
+    the bound with ``data_norm="private"``)."""
+    name = learner.__name__ if isinstance(learner, type) else type(learner).__name__
+    missing = [method for method in LEARNER_METHODS if not callable(getattr(learner, method, None))]
+    if not isinstance(learner, type) and not missing:
+        return
+    what = f"the class {name}, not an instance" if isinstance(learner, type) else f"{name}, which has no {missing}"
+    estimator = getattr(learner, "keeps_feature_names", False) is True  # a dpcvx estimator (PlansFirst)
+    raise InputError("fit_private_norm takes a learner instance with set_params(data_norm=), check_fit_inputs(X, y, "
+                     f"...) and fit(X, y, epsilon=, random_state=), such as PrivateERM(...); got {what}" + (
+                         f". A dpcvx estimator draws its norm bound in its own fit: {name}(data_norm='private', "
+                         "norm_range=(r_min, r_max))" if estimator else "") + ". Nothing was charged")
 
 
 def draws_bounds(learner: Any) -> bool:

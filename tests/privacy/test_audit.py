@@ -8,6 +8,7 @@ bounds are listed in docs/audit.md (run with ``-s`` to print the reports).
 """
 
 import dataclasses
+import warnings
 from types import SimpleNamespace
 
 import cvxpy as cp
@@ -444,3 +445,39 @@ def test_rank_one_split_passes(name):
                    fit_params={"mechanism": "objective", "split": "rank-one"}, random_state=20)
     print(f"\n{report}")
     assert report.epsilon_lower_bound <= epsilon and report.passed
+
+
+class _Counted:
+    """A learner whose fit counts its calls (none may run before a refusal)."""
+
+    data_norm = 1.0
+    calls = 0
+
+    def fit(self, X, y, epsilon, delta, random_state=None):
+        _Counted.calls += 1
+        raise AssertionError("audit refused too late")
+
+
+@pytest.mark.parametrize("learner, reason", [
+    (dpcvx.PrivateERM, r"PrivateERM's cannot be called so \(it is the class, not an instance\)"),
+    (dpcvx.DPLogisticRegression(), r"DPLogisticRegression's cannot be called so \(got an unexpected keyword argument "
+                                   r"'epsilon'\)\. A learner that takes its budget in its constructor \(the "
+                                   r"estimators\) goes in BudgetInConstructor"),
+    (_Counted(), r"_Counted's cannot be called so \(missing a required argument: 'delta'\).*AdaSSP's delta\) go in "
+                 r"fit_params$"),
+])
+def test_a_learner_whose_fit_audit_cannot_call_is_refused_before_any_fit(learner, reason):
+    """Before, the first fit raised a bare TypeError (the estimators' fit takes no epsilon; AdaSSP's needs delta),
+    and a learner's class was told it lacked a norm bound."""
+    with pytest.raises(dpcvx.InputError, match=r"^audit calls learner\.fit\(X, y, epsilon=\.\.\., random_state=\.\.\., "
+                                               r"\*\*fit_params\) on each neighbouring data set, and " + reason):
+        audit(learner, 1.0, trials=10)
+    assert _Counted.calls == 0
+
+
+def test_a_budget_in_constructor_learner_gives_its_norm_bound_to_the_default_pair():
+    wrapped = dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0, classes=(-1, 1))
+    with warnings.catch_warnings():  # ten canary rows: the estimator says its model is mostly noise, as it is
+        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        report = audit(wrapped, 1.0, trials=20, random_state=0)
+    assert report.claimed_epsilon == pytest.approx(1.0)

@@ -38,7 +38,7 @@ from ...validation import (
     outside_labels,
     refuse_non_finite,
 )
-from ..contract import Plan, check_tunable, predicts_per_row
+from ..contract import Plan, binding_error, check_tunable, predicts_per_row
 from ..erm import PrivateERM
 from ..failure import composite, least_rows, rehearse
 from ..fit_plan import FitPlan
@@ -311,19 +311,6 @@ def _takes_keyword(function: Any, name: str) -> bool:
         return False
 
 
-def _binds(function: Any, *args: Any, **keywords: Any) -> bool:
-    """Whether ``function``'s signature takes these arguments (True if it cannot be read)."""
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
-        return True
-    try:
-        signature.bind(*args, **keywords)
-    except TypeError:
-        return False
-    return True
-
-
 def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
     """Whether ``function`` can be called with these keyword arguments (True if unknown)."""
     try:
@@ -386,8 +373,8 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
         try:
             declared = check(X, y, **fit_params)
         except TypeError as error:  # arguments the check does not take (public), or raised on the data
-            reason = str(error) if isinstance(error, InputError) or not _binds(check, X, y, **fit_params) \
-                else withheld(error)
+            unbound = binding_error(check, X, y, **fit_params) is not None
+            reason = str(error) if isinstance(error, InputError) or unbound else withheld(error)
             raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {reason}") from None
         if plans:
             plan, declared = declared, declared.classes
