@@ -163,7 +163,22 @@ def _solver_options(name: str, options: Any) -> dict[str, Any]:
     return options
 
 
+def _feature_map(name: str, value: Any) -> Any:
+    """A public per-record map as fit uses it: an instance with ``transform(X)`` and ``norm_bound`` (the bound on
+    ||transform(x)|| the theorems see; :class:`~dpcvx.RandomFourierFeatures`). A file needs its ``to_dict()`` too,
+    which ``dpcvx.save`` asks for."""
+    missing = [part for part, present in (("transform", callable(getattr(value, "transform", None))),
+                                          ("norm_bound", hasattr(value, "norm_bound"))) if not present]
+    if isinstance(value, type) or missing:
+        got = (f"the class {value.__name__}, not an instance" if isinstance(value, type)
+               else f"{type(value).__name__}, which has no {' or '.join(missing)}")
+        raise InputError(f"{name} must be a feature map with transform(X) and norm_bound (a bound on ||transform(x)||),"
+                         f" for example dpcvx.RandomFourierFeatures(n_components=..., gamma=...); got {got}")
+    return value
+
+
 SETTINGS: dict[str, Check] = {
+    "feature_map": optional(_feature_map),
     "lam": _lam,
     "comparator_norm": optional(check_bound),
     "data_norm": optional(_bound),

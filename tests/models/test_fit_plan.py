@@ -114,7 +114,7 @@ BAD_SETTINGS = {"lam": -1.0, "comparator_norm": 0.0, "fit_intercept": "yes", "cl
                 "data_norm": "large", "norm_range": (1.0, "a"), "norm_share": 1.5, "task": "ranking",
                 "label_bound": -1.0, "label_range": "wide", "intercept_scaling": 1e100, "float_safe": "False",
                 "sample_weight_bound": float("nan"), "class_count_share": 0.0, "column_statistics_share": 1.0,
-                "time_limit": -1.0}
+                "time_limit": -1.0, "feature_map": object()}
 
 
 def test_every_declared_setting_is_checked_once_at_the_entry_naming_it():
