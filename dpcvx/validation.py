@@ -56,6 +56,7 @@ from .tables import (
 )
 
 __all__ = [
+    "not_two_dimensional",
     "positive",
     "non_negative",
     "check_epsilon",
@@ -433,13 +434,16 @@ def _converted(X: Any, name: str, spare_columns: int) -> tuple[np.ndarray | spar
                 raise
             raise InputError(f"{name} must be a numeric 2-D array: converting it raised {withheld(error)}") from None
     if matrix.ndim != 2:
-        raise InputError(
-            f"{name} must be 2-D (n samples x d features), got shape {matrix.shape}; "
-            f"reshape a single feature with {name}.reshape(-1, 1) or a single sample with {name}.reshape(1, -1)"
-        )
+        raise not_two_dimensional(name, matrix.shape)
     if matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise InputError(f"{name} is empty (shape {matrix.shape}); at least one row and column are needed")
     return matrix, fresh
+
+
+def not_two_dimensional(name: str, shape: tuple[int, ...]) -> InputError:
+    """The one refusal of a matrix ``name`` (X) that is not 2-D, with the reshapes that make it so."""
+    return InputError(f"{name} must be 2-D (n samples x d features), got shape {shape}; reshape a single feature "
+                      f"with {name}.reshape(-1, 1) or a single sample with {name}.reshape(1, -1)")
 
 
 def _csr(X: Any) -> tuple[sparse.csr_matrix, bool]:

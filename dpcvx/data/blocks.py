@@ -49,7 +49,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..tables import NonFiniteError, non_finite_error
-from ..validation import check_matrix
+from ..validation import check_matrix, not_two_dimensional
 from .rows import NormBoundError, RowMap
 
 __all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_dask",
@@ -301,7 +301,7 @@ class RowBlocks:
             self._bounds = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
         else:
             if np.ndim(self.source) != 2:
-                raise InputError(f"X must be 2-D (n samples x d features), got shape {np.shape(self.source)}")
+                raise not_two_dimensional("X", np.shape(self.source))
             n = self.source.shape[0]
             if not self.block_rows:  # a mapped block is a copy, held with the next one: cache-sized (2 MB), so that
                 # a fit whose default draws private ranges (rows mapped on every pass) holds two of them, not 8 MB

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import InputError
-from ..validation import fraction, positive
+from ..validation import fraction, not_two_dimensional, positive
 from .accountant import PrivacyAccountant, check_accountant, check_cost
 from .exact_sampling import integer_source
 from .exponential import exponential_probabilities, sample_exponential
@@ -140,7 +140,7 @@ def private_norm_bound(X: Any, *, epsilon: float, r_min: float, r_max: float, qu
     quantile = fraction("quantile", quantile)
     grid = power_of_two_grid(r_min, r_max)
     if getattr(X, "ndim", 2) != 2:
-        raise InputError("X must be 2-D (n samples x d features)")
+        raise not_two_dimensional("X", np.shape(X))
     check_accountant(accountant)
     source = integer_source(random_state)  # a bad seed refused before the charge
     if accountant is not None:

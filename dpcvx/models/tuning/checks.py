@@ -34,6 +34,7 @@ from ...validation import (
     check_labels,
     check_public_classes,
     check_table,
+    not_two_dimensional,
     outside_classes,
     outside_labels,
     refuse_non_finite,
@@ -331,7 +332,7 @@ def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a sc
     rows = X.tocsr() if sparse.issparse(X) else np.asarray(X)
     labels = np.asarray(y)
     if rows.ndim != 2:
-        raise InputError(f"X must be 2-D (n samples x d features), got shape {rows.shape}")
+        raise not_two_dimensional("X", rows.shape)
     if labels.ndim != 1 or labels.shape[0] != rows.shape[0]:
         raise InputError(f"y must be 1-D with one label per row of X: X has {rows.shape[0]} rows, "
                          f"y has shape {labels.shape}")
