@@ -318,9 +318,9 @@ class PrivateKernelLearner:
         """Labels in {-1, +1}."""
         return self._fitted().predict(X)
 
-    def score(self, X: ArrayLike, y: ArrayLike) -> float:
-        """Accuracy on labels in {-1, +1}."""
-        return self._fitted().score(X, y)
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
+        """Accuracy on labels in {-1, +1}, weighted by ``sample_weight`` when given."""
+        return self._fitted().score(X, y, sample_weight)
 
 
 def _kernel_record(kernel: Kernel) -> dict:

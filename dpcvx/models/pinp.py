@@ -61,6 +61,7 @@ from ..privacy.kernel_calibrate import (
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
+from ..release.model import weighted_share
 from ..solvers.kernel import KernelERM, as_labels
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
 
@@ -228,7 +229,8 @@ class PINP(TrainingSetLearner):
     def predict(self, X: ArrayLike) -> np.ndarray:
         return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
 
-    def score(self, X: ArrayLike, y: ArrayLike) -> float:
-        """Accuracy of the answers to the rows of X (queried in order)."""
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
+        """Accuracy of the answers to the rows of X (queried in order), weighted by ``sample_weight`` when given
+        (:func:`~dpcvx.release.model.weighted_share`)."""
         predictions = self.predict(X)
-        return float(np.mean(predictions == as_labels(y, predictions.size)))
+        return weighted_share(predictions == as_labels(y, predictions.size), sample_weight)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -35,7 +36,7 @@ from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, Ke
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..solvers.kernel import as_labels
-from .model import Release
+from .model import Release, weighted_share
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES"]
 
@@ -106,10 +107,11 @@ class KernelPredictor:
         """How many rows :meth:`decision_function` expands at a time (:func:`expansion_rows`; any width)."""
         return expansion_rows(self.centers.shape[0])
 
-    def score(self, X: ArrayLike, y: ArrayLike) -> float:
-        """Accuracy on labels y in {-1, +1}."""
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
+        """Accuracy on labels y in {-1, +1}, weighted by ``sample_weight`` when given
+        (:func:`~dpcvx.release.model.weighted_share`)."""
         predictions = self.predict(X)
-        return float(np.mean(predictions == as_labels(y, predictions.shape[0])))
+        return weighted_share(predictions == as_labels(y, predictions.shape[0]), sample_weight)
 
     def __repr__(self) -> str:
         return f"KernelPredictor(kernel={self.kernel!r}, centers={self.centers.shape[0]})"
@@ -240,8 +242,8 @@ class PrivateKernelModel(Release):
     def score_rows(self, width: int) -> int | None:
         return self._predictor.score_rows(width)
 
-    def score(self, X: ArrayLike, y: ArrayLike) -> float:
-        return self._predictor.score(X, y)
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
+        return self._predictor.score(X, y, sample_weight)
 
     def __str__(self) -> str:
         return str(self.certificate)

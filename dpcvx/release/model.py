@@ -36,7 +36,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.quantile import bound_then_fit_curve
 from ..tables import feature_names
-from ..validation import check_labels
+from ..validation import check_finite, check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
 from ..verification.exact import Exact, exact_value
@@ -51,7 +51,7 @@ from .usefulness import one_class_findings
 
 __all__ = ["Release", "check_feature_names", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate",
            "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon", "label_shift_text",
-           "require_probabilities"]
+           "require_probabilities", "scoring_weights", "weighted_share", "block_share"]
 
 #: the ``weights`` source of a private class count that sets the intercept offset (dpcvx.models.class_count)
 OFFSET_SOURCE = "private count, intercept offset"
@@ -348,6 +348,34 @@ class ReleaseCertificate:
         return "\n".join(lines)
 
 
+def scoring_weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    """The weights of a score's ``n`` rows (scikit-learn's ``score(X, y, sample_weight=None)``): None for equal
+    weights, else a float64 n-vector of finite numbers whose sum is not zero (the weighted mean's denominator)."""
+    if sample_weight is None:
+        return None
+    weights = check_finite("sample_weight", sample_weight, "give each row a finite weight")
+    if weights.shape != (n,):
+        raise InputError(f"sample_weight must hold one number per row, shape ({n},), got shape {weights.shape}")
+    if float(np.sum(weights)) == 0:
+        raise InputError("the sample weights sum to zero: a weighted score divides by their sum")
+    return weights
+
+
+def weighted_share(right: np.ndarray, sample_weight: Any) -> float:
+    """sum_i w_i [right_i] / sum_i w_i (the share of rows ``right``, each weighing w_i; 1 without weights): the
+    accuracy of every release's ``score``, scikit-learn's ``accuracy_score`` with ``sample_weight``."""
+    weights = scoring_weights(sample_weight, right.shape[0])
+    return float(np.mean(right) if weights is None else np.dot(weights, right) / np.sum(weights))
+
+
+def block_share(right: np.ndarray, weights: np.ndarray | None, start: int) -> float:
+    """A block's term of :func:`weighted_share`'s numerator: its rows ``right`` from row ``start``, counted or
+    weighed."""
+    if weights is None:
+        return float(np.count_nonzero(right))
+    return float(np.dot(weights[start:start + right.shape[0]], right))
+
+
 def check_feature_names(model: Any, X: Any) -> None:
     """Refuse a table X whose column names differ, in names or in order, from the model's ``feature_names_in_`` (the
     column names of the table a dpcvx estimator was fitted on, which ``dpcvx.save`` writes and :func:`dpcvx.load`
@@ -429,8 +457,9 @@ class LinearModel:
         """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""
         return self.rows.block_rows(width)
 
-    def score(self, X: ArrayLike, y: ArrayLike) -> float:
-        """Accuracy on (X, y); y must use the model's classes.
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
+        """Accuracy on (X, y), weighted by ``sample_weight`` when given (:func:`weighted_share`, scikit-learn's
+        ``score``); y must use the model's classes.
 
         A 2-D numeric array (a memmap) is scored a block of rows at a time (:meth:`RowMap.score_blocks
         <dpcvx.data.rows.RowMap.score_blocks>`, the scores of :meth:`decision_function` bit for bit) against its
@@ -440,16 +469,17 @@ class LinearModel:
         if not self.rows.reads_by_blocks(X):
             predictions = self.predict(X)
             labels = check_labels(y, predictions.shape[0], classes)
-            return float(np.mean(np.where(predictions == self.classes_[1], 1.0, -1.0) == labels))
+            return weighted_share(np.where(predictions == self.classes_[1], 1.0, -1.0) == labels, sample_weight)
         check_feature_names(self, X)
         assert isinstance(X, np.ndarray)
         signs = check_labels(y, X.shape[0], classes, packed=True)
-        right = 0
+        weights = scoring_weights(sample_weight, X.shape[0])
+        right = 0.0
         for start, scores in self.rows.score_blocks(X, self.coef_):
             scores += self.intercept_
             positive = self.predictions(scores) == self.classes_[1]  # predict's one rule, a block at a time
-            right += int(np.count_nonzero(positive == (signs[start:start + scores.shape[0]] > 0)))
-        return right / X.shape[0]
+            right += block_share(positive == (signs[start:start + scores.shape[0]] > 0), weights, start)
+        return right / (X.shape[0] if weights is None else float(np.sum(weights)))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
@@ -512,7 +542,7 @@ class Release(ABC):
         chunks regroups its rows to it (``dpcvx predict --chunk-rows``); None when the rows are scored whole."""
 
     @abstractmethod
-    def score(self, X: ArrayLike, y: ArrayLike) -> float: ...
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float: ...
 
     @property
     def epsilon(self) -> float:

@@ -22,7 +22,16 @@ from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve
 from ..validation import outside_classes, outside_labels
-from .model import Release, ReleaseCertificate, check_feature_names, linear_scores, require_probabilities
+from .model import (
+    Release,
+    ReleaseCertificate,
+    block_share,
+    check_feature_names,
+    linear_scores,
+    require_probabilities,
+    scoring_weights,
+    weighted_share,
+)
 
 __all__ = ["MulticlassCertificate", "PrivateMulticlassModel"]
 
@@ -137,8 +146,9 @@ class PrivateMulticlassModel(Release):
         scores /= scores.sum(axis=1, keepdims=True)
         return scores
 
-    def score(self, X: Any, y: Any) -> float:
-        """Accuracy on (X, y).
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy on (X, y), weighted by ``sample_weight`` when given (:func:`~dpcvx.release.model.weighted_share`,
+        scikit-learn's ``score``).
 
         A 2-D numeric array (a memmap) with as many labels is scored a block of rows at a time
         (:meth:`RowMap.score_blocks <dpcvx.data.rows.RowMap.score_blocks>`, the scores of :meth:`decision_function`
@@ -151,13 +161,14 @@ class PrivateMulticlassModel(Release):
             raise InputError(f"y has {outside_labels(outside, labels.ravel(), tuple(self.classes_))} outside the "
                              f"model's classes {tuple(self.classes_)!r}: score labels of its classes only")
         if not (self.rows.reads_by_blocks(X) and labels.shape == (X.shape[0],)):
-            return float(np.mean(self.predict(X) == labels))
+            return weighted_share(self.predict(X) == labels, sample_weight)
         check_feature_names(self, X)
-        right = 0
+        weights = scoring_weights(sample_weight, X.shape[0])
+        right = 0.0
         for start, scores in self.rows.score_blocks(X, self.coef_):
             scores += self.intercept_
-            right += int(np.count_nonzero(self.predictions(scores) == labels[start:start + scores.shape[0]]))
-        return right / X.shape[0]
+            right += block_share(self.predictions(scores) == labels[start:start + scores.shape[0]], weights, start)
+        return right / (X.shape[0] if weights is None else float(np.sum(weights)))
 
     @property
     def predictor(self) -> PrivateMulticlassModel:

@@ -31,23 +31,26 @@ from ..privacy.gradient_descent import GRADIENT_LABEL_THEOREM, GRADIENT_RANGED, 
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..validation import refuse_non_finite_targets, refuse_non_number_targets
-from .model import Release, check_feature_names, label_shift_text, linear_scores
+from .model import Release, check_feature_names, label_shift_text, linear_scores, scoring_weights
 from .sparsify import Sparsifiable
 
 __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
 
 
-def r2_score(y: Any, predictions: np.ndarray) -> float:
-    """1 - sum (y - p)^2 / sum (y - mean y)^2 (0 ... 1 for a useful model; can be negative). Targets are checked as a
-    fit checks them: text, dates, and missing, NaN or infinite values are refused by their row (a NaN made the sums
-    NaN and the score 0.0, and text was read as numbers)."""
+def r2_score(y: Any, predictions: np.ndarray, sample_weight: Any = None) -> float:
+    """1 - sum w (y - p)^2 / sum w (y - ybar)^2, ybar = sum w y / sum w (w = 1 without ``sample_weight``; scikit-learn's
+    ``r2_score``): 0 ... 1 for a useful model; can be negative. Targets are checked as a fit checks them: text, dates,
+    and missing, NaN or infinite values are refused by their row (a NaN made the sums NaN and the score 0.0, and
+    text was read as numbers)."""
     refuse_non_number_targets("y", y)
     truth = np.asarray(y, dtype=float).ravel()
     if truth.shape != predictions.shape:
         raise InputError(f"y has {truth.size} values for {predictions.size} predictions")
     refuse_non_finite_targets(truth)
-    spread = float(np.sum((truth - truth.mean()) ** 2))
-    residual = float(np.sum((truth - predictions) ** 2))
+    weights = scoring_weights(sample_weight, truth.shape[0])
+    weights = np.ones_like(truth) if weights is None else weights
+    spread = float(np.dot(weights, (truth - np.dot(weights, truth) / np.sum(weights)) ** 2))
+    residual = float(np.dot(weights, (truth - predictions) ** 2))
     return 1.0 - residual / spread if spread > 0 else (1.0 if residual == 0 else 0.0)
 
 
@@ -74,9 +77,9 @@ class LinearRegressionModel:
         """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""
         return self.rows.block_rows(width)
 
-    def score(self, X: Any, y: Any) -> float:
-        """R^2 of the predictions on (X, y)."""
-        return r2_score(y, self.predict(X))
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """R^2 of the predictions on (X, y), weighted by ``sample_weight`` when given (:func:`r2_score`)."""
+        return r2_score(y, self.predict(X), sample_weight)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
