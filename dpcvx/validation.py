@@ -56,6 +56,8 @@ from .tables import (
 )
 
 __all__ = [
+    "class_labels",
+    "outside_refusal",
     "not_two_dimensional",
     "positive",
     "non_negative",
@@ -849,13 +851,16 @@ LABEL_CHUNK = 1 << 16
 
 
 @overload
-def check_labels(y: Any, n: int, classes: tuple, dtype: type = ..., *, packed: Literal[False] = ...) -> np.ndarray: ...
+def check_labels(y: Any, n: int, classes: tuple, dtype: type = ..., *, packed: Literal[False] = ...,
+                 scored: bool = ...) -> np.ndarray: ...
 @overload
-def check_labels(y: Any, n: int, classes: tuple, dtype: type = ..., *, packed: Literal[True]) -> SignBits: ...
+def check_labels(y: Any, n: int, classes: tuple, dtype: type = ..., *, packed: Literal[True],
+                 scored: bool = ...) -> SignBits: ...
 @overload
-def check_labels(y: Any, n: int, classes: tuple, dtype: type = ..., *, packed: bool) -> np.ndarray | SignBits: ...
+def check_labels(y: Any, n: int, classes: tuple, dtype: type = ..., *, packed: bool,
+                 scored: bool = ...) -> np.ndarray | SignBits: ...
 def check_labels(y: Any, n: int, classes: tuple, dtype: type = np.float64, *,
-                 packed: bool = False) -> np.ndarray | SignBits:
+                 packed: bool = False, scored: bool = False) -> np.ndarray | SignBits:
     """Map labels to -1/+1 (of ``dtype``) using the PUBLIC pair ``classes``; never infer it from y. With ``packed``,
     one bit a label (:class:`SignBits`, parts given as int8 -1/+1): a fit of rows read by blocks.
 
@@ -869,7 +874,8 @@ def check_labels(y: Any, n: int, classes: tuple, dtype: type = np.float64, *,
     The comparisons run ``LABEL_CHUNK`` labels at a time, so their boolean temporaries weigh a chunk, not n
     bytes each: beside one-byte labels (a narrow memmap's solve, issue 44) three whole boolean vectors were
     3 bytes a row, 0.375 of a one-column file; the one-byte labels themselves were 0.125 of it, the bits are
-    0.016."""
+    0.016. ``scored``: the labels a release's score compares with its predictions (the refusal says so,
+    :func:`outside_refusal`)."""
     labels = _label_vector(y, n)
     negative, positive_label = classes
     signs: np.ndarray | SignBits = SignBits.empty(n) if packed else np.empty(n, dtype=dtype)
@@ -888,11 +894,30 @@ def check_labels(y: Any, n: int, classes: tuple, dtype: type = np.float64, *,
     if known != n:
         outside = outside_classes(labels, classes)
         assert outside is not None
-        raise InputError(
-            f"y has {outside_labels(outside, labels, classes)} outside the declared classes {classes!r}. Labels are "
-            "never inferred from the data (that would leak it); pass the public pair, for example classes=(0, 1)"
-        )
+        raise outside_refusal(outside, labels, classes, scored)
     return signs
+
+
+def outside_refusal(outside: np.ndarray, labels: np.ndarray | SignBits, classes: tuple, scored: bool) -> InputError:
+    """The refusal of labels outside the PUBLIC ``classes`` (``outside``: their mask, :func:`outside_classes`), counted
+    and placed, never shown: at a fit, whose classes are declared, never inferred; at a release's score
+    (``scored``), whose classes are its own: a missing or misspelt label is no mistake of the model."""
+    head = f"y has {outside_labels(outside, labels, classes)} outside"
+    if scored:
+        return InputError(f"{head} the model's classes {classes!r}: score labels of its classes only")
+    return InputError(f"{head} the declared classes {classes!r}. Labels are never inferred from the data (that would "
+                      "leak it); pass the public pair, for example classes=(0, 1)")
+
+
+def class_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
+    """The ``n`` labels a release's score compares with its predictions: 1-D (a column vector flattened; another shape
+    refused, naming it), each one of the model's public ``classes`` (else :func:`outside_refusal`)."""
+    labels = _label_vector(y, n)
+    assert isinstance(labels, np.ndarray)
+    outside = outside_classes(labels, classes)
+    if outside is not None:
+        raise outside_refusal(outside, labels, classes, scored=True)
+    return labels
 
 
 def outside_classes(labels: np.ndarray | SignBits, classes: Sequence[Any]) -> np.ndarray | None:

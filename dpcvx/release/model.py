@@ -468,11 +468,11 @@ class LinearModel:
         classes = tuple(self.classes_.tolist())
         if not self.rows.reads_by_blocks(X):
             predictions = self.predict(X)
-            labels = check_labels(y, predictions.shape[0], classes)
+            labels = check_labels(y, predictions.shape[0], classes, scored=True)
             return weighted_share(np.where(predictions == self.classes_[1], 1.0, -1.0) == labels, sample_weight)
         check_feature_names(self, X)
         assert isinstance(X, np.ndarray)
-        signs = check_labels(y, X.shape[0], classes, packed=True)
+        signs = check_labels(y, X.shape[0], classes, packed=True, scored=True)
         weights = scoring_weights(sample_weight, X.shape[0])
         right = 0.0
         for start, scores in self.rows.score_blocks(X, self.coef_):

@@ -18,10 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..data.rows import RowMap
-from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve
-from ..validation import outside_classes, outside_labels
+from ..validation import class_labels
 from .model import (
     Release,
     ReleaseCertificate,
@@ -146,6 +145,12 @@ class PrivateMulticlassModel(Release):
         scores /= scores.sum(axis=1, keepdims=True)
         return scores
 
+    @property
+    def _classes(self) -> tuple:
+        """The public classes as Python values (a refusal names them as the user declared them, not numpy's
+        ``np.int64(0)``)."""
+        return tuple(self.classes_.tolist())
+
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy on (X, y), weighted by ``sample_weight`` when given (:func:`~dpcvx.release.model.weighted_share`,
         scikit-learn's ``score``).
@@ -155,14 +160,11 @@ class PrivateMulticlassModel(Release):
         bit for bit), each block's predictions compared with its labels: the same accuracy without the (n, k) scores
         and the n predictions. Labels outside the model's classes are refused (counted and placed, never shown), as
         the binary model's score refuses them: a missing or misspelt label is no mistake of the model."""
-        labels = np.asarray(y)
-        outside = outside_classes(labels.ravel(), tuple(self.classes_)) if labels.ndim else None
-        if outside is not None:
-            raise InputError(f"y has {outside_labels(outside, labels.ravel(), tuple(self.classes_))} outside the "
-                             f"model's classes {tuple(self.classes_)!r}: score labels of its classes only")
-        if not (self.rows.reads_by_blocks(X) and labels.shape == (X.shape[0],)):
-            return weighted_share(self.predict(X) == labels, sample_weight)
+        if not self.rows.reads_by_blocks(X):
+            predictions = self.predict(X)
+            return weighted_share(predictions == class_labels(y, predictions.shape[0], self._classes), sample_weight)
         check_feature_names(self, X)
+        labels = class_labels(y, X.shape[0], self._classes)
         weights = scoring_weights(sample_weight, X.shape[0])
         right = 0.0
         for start, scores in self.rows.score_blocks(X, self.coef_):

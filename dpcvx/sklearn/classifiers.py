@@ -109,7 +109,7 @@ from ..privacy.accountant import PrivacyAccountant
 from ..privacy.calibrate import SPLITS
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
-from ..release.model import PrivateModel, ReleaseCertificate
+from ..release.model import PrivateModel, ReleaseCertificate, weighted_share
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import Held, called, constant_at_cut, held_warnings, speaker, warn_release
 from ..release.weight_rules import prior_rates
@@ -122,6 +122,7 @@ from ..validation import (
     check_parameters,
     check_public_classes,
     check_threshold,
+    class_labels,
     decision_cut,
     fraction,
     missing_labels,
@@ -576,6 +577,15 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, BaseEstimator)
         """The predicted labels, values of ``classes`` (binary: at the public ``threshold``)."""
         check_is_fitted(self)
         return self._predicted(self.model_, self._validated(X, reset=False))
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy of :meth:`predict` on (X, y), weighted by ``sample_weight`` when given (scikit-learn's ``score``,
+        :func:`~dpcvx.release.model.weighted_share`). Labels outside the public classes are refused, as the
+        release's score refuses them (:func:`~dpcvx.validation.class_labels`): scikit-learn's counted them as
+        mistakes, and a label column of another shape was scikit-learn's bare ValueError."""
+        predictions = self.predict(X)
+        labels = class_labels(y, predictions.shape[0], tuple(np.asarray(self.classes_).tolist()))
+        return weighted_share(predictions == labels, sample_weight)
 
     def _offers_probabilities(self) -> bool:
         """Whether :meth:`predict_proba` is offered (scikit-learn's ``available_if``, as SGDClassifier's by its loss):

@@ -95,7 +95,7 @@ from ..privacy.column_histogram import LABEL_LOCATED_DEPTH
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import ReleaseCertificate
-from ..release.regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
+from ..release.regression_model import PrivateRegressionModel, SufficientStatisticsCertificate, r2_score
 from ..release.usefulness import called
 from ..validation import (
     Check,
@@ -402,6 +402,12 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         refuse_sparse(type(self).__name__, X)  # dense rows only, as at fit (:meth:`_checked_data`)
         return self.model_.predict(validated_input(self, X, reset=False))
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """R^2 of :meth:`predict` on (X, y), weighted by ``sample_weight`` when given (scikit-learn's ``score``): the
+        release's :func:`~dpcvx.release.regression_model.r2_score`, whose targets are checked as a fit checks them
+        (scikit-learn's raised its bare ValueError for a NaN target or a target of another length)."""
+        return r2_score(y, self.predict(X), sample_weight)
 
 
 class DPLinearRegression(_PrivateRegressor):

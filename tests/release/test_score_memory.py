@@ -79,7 +79,8 @@ def test_labels_outside_the_classes_are_refused_before_any_row_is_scored(narrow,
     X, y, _ = narrow
     wrong = np.asarray(y).copy()
     wrong[-1] = 3
-    with pytest.raises(dpcvx.exceptions.InputError, match="outside the declared classes"):
+    with pytest.raises(dpcvx.exceptions.InputError, match="outside the model's classes .*: score labels of its "
+                                                          "classes only$"):
         release.score(X, wrong)
     with pytest.raises(dpcvx.exceptions.InputError):
         release.score(X, wrong[:-1])
