@@ -57,6 +57,7 @@ from .tables import (
 
 __all__ = [
     "class_labels",
+    "label_vector",
     "outside_refusal",
     "not_two_dimensional",
     "positive",
@@ -619,7 +620,7 @@ def refuse_non_number_targets(name: str, values: Any) -> None:
     refuse_non_numbers(array, name)
 
 
-def _label_vector(y: Any, n: int) -> np.ndarray | SignBits:
+def label_vector(y: Any, n: int) -> np.ndarray | SignBits:
     """y as a 1-D array of n labels (a column vector is flattened), or labels held as bits as they are
     (:class:`SignBits`, read a part at a time); InputError naming the shapes otherwise."""
     if isinstance(y, SignBits):
@@ -650,7 +651,7 @@ def target_values(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
     B is never read off the data. The count is for the data owner only (it is
     computed on the private data and never part of a release).
     """
-    labels = _label_vector(y, n)
+    labels = label_vector(y, n)
     refuse_non_number_targets("y", labels)
     try:
         values = np.asarray(labels, dtype=float)
@@ -876,7 +877,7 @@ def check_labels(y: Any, n: int, classes: tuple, dtype: type = np.float64, *,
     3 bytes a row, 0.375 of a one-column file; the one-byte labels themselves were 0.125 of it, the bits are
     0.016. ``scored``: the labels a release's score compares with its predictions (the refusal says so,
     :func:`outside_refusal`)."""
-    labels = _label_vector(y, n)
+    labels = label_vector(y, n)
     negative, positive_label = classes
     signs: np.ndarray | SignBits = SignBits.empty(n) if packed else np.empty(n, dtype=dtype)
     known = 0
@@ -912,7 +913,7 @@ def outside_refusal(outside: np.ndarray, labels: np.ndarray | SignBits, classes:
 def class_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
     """The ``n`` labels a release's score compares with its predictions: 1-D (a column vector flattened; another shape
     refused, naming it), each one of the model's public ``classes`` (else :func:`outside_refusal`)."""
-    labels = _label_vector(y, n)
+    labels = label_vector(y, n)
     assert isinstance(labels, np.ndarray)
     outside = outside_classes(labels, classes)
     if outside is not None:
@@ -957,7 +958,7 @@ def one_vs_rest_signs(y: Any, n: int, value: Any) -> SignBits:
     (:class:`SignBits`), compared ``LABEL_CHUNK`` labels at a time: k classes' labels are k bits
     a row, where an int64 vector for each was 8 k bytes (a 1,000,000 x 10 memmap's fit of three classes grew by as
     much as the file)."""
-    labels = _label_vector(y, n)
+    labels = label_vector(y, n)
     signs = SignBits.empty(n)
     for start in range(0, n, LABEL_CHUNK):
         part = labels[start:start + LABEL_CHUNK]

@@ -84,7 +84,7 @@ from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import constraint_radius, solve_tolerance
 from ..rounding import round_up
-from ..validation import MODERATE_MAX, outside_classes, outside_labels
+from ..validation import MODERATE_MAX, label_vector, outside_classes, outside_labels
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
 from .budget import dual_budget, dual_smoothness, kernel_budget, kernel_smoothness
@@ -112,9 +112,8 @@ def as_labels(y: ArrayLike, n: int) -> np.ndarray:
     """y as a float vector of -1/+1 labels of length n, or a typed error: labels outside the kernel learners' classes
     (-1, +1) refused as every entry refuses them, counted and placed, a missing label told apart
     (:func:`dpcvx.validation.outside_labels`), never shown."""
-    labels = np.asarray(y)
-    if labels.ndim != 1 or labels.size != n:
-        raise InputError(f"y must be a vector of {n} labels, got shape {labels.shape}")
+    labels = label_vector(y, n)  # a column vector flattened, as every entry takes it; another shape named
+    assert isinstance(labels, np.ndarray)
     outside = outside_classes(labels, KERNEL_CLASSES)
     if outside is not None:
         raise InputError(f"y has {outside_labels(outside, labels, KERNEL_CLASSES)} outside the kernel learners' "

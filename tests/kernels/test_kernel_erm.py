@@ -165,8 +165,11 @@ def test_label_and_kernel_validation():
         with pytest.raises(InputError, match=r"\(1 of them missing, the first at row 7"):
             learner.fit(X, labels, 1.0, accountant=accountant, **options)
     assert accountant.ledger == []  # refused before the charge
-    with pytest.raises(InputError, match="vector of 3"):
+    with pytest.raises(InputError, match=r"^X has 3 rows but y has 2 labels$"):  # the one shape check of labels
         as_labels([1, -1], 3)
+    with pytest.raises(InputError, match=r"^y must be 1-D, got shape \(2, 2\)$"):
+        as_labels([[1, -1], [1, -1]], 2)
+    assert as_labels([[1], [-1]], 2).tolist() == [1.0, -1.0]  # a column vector, as every entry takes it
     X = np.random.default_rng(0).normal(size=(5, 2))
     with pytest.raises(InputError, match="not symmetric"):
         KernelERM(X, [1, -1, 1, -1, 1], kernel=CallableKernel(lambda A, B: A @ B.T + A[:, :1], 10.0),
