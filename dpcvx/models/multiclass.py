@@ -53,6 +53,7 @@ from ..validation import (
     check_delta_for_n,
     check_epsilon,
     check_public_classes,
+    label_vector,
     one_vs_rest_signs,
     outside_classes,
     outside_labels,
@@ -98,11 +99,8 @@ class PrivateMulticlassERM:
         check_one_row_map(binary)
 
     def _labels(self, y: Any, n: int) -> np.ndarray:
-        labels = np.asarray(y)
-        if labels.ndim == 2 and 1 in labels.shape:
-            labels = labels.ravel()
-        if labels.ndim != 1 or labels.shape[0] != n:
-            raise InputError(f"y must be 1-D with one label per row ({n}), got shape {labels.shape}")
+        labels = label_vector(y, n)
+        assert isinstance(labels, np.ndarray)
         outside = outside_classes(labels, self.classes)  # compared a chunk at a time (no boolean n-vectors)
         if outside is not None:
             raise InputError(f"y has {outside_labels(outside, labels, self.classes)} outside the public classes "

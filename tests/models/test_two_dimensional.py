@@ -1,6 +1,7 @@
-"""X that is not 2-D gets one refusal, with the reshapes that fix it, at every entry (dpcvx.validation's
-not_two_dimensional): tune, the private norm quantile and a memmap's row blocks each had their own text, tune's and
-the quantile's without the fix, the quantile's without the shape."""
+"""X that is not 2-D, and labels that are not one per row, get one refusal each at every entry (dpcvx.validation's
+not_two_dimensional, with the reshapes that fix it, and label_vector): tune, the private norm quantile and a memmap's
+row blocks each had their own text for X, tune's and the quantile's without the fix, the quantile's without the shape;
+tune and the kernel learners refused a column vector of labels that every fit takes."""
 
 from __future__ import annotations
 
@@ -43,4 +44,33 @@ def test_one_refusal_of_x_that_is_not_two_dimensional(entry, kind, tmp_path):
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
     with pytest.raises(InputError, match=REFUSAL):
         ENTRIES[entry](X, accountant)
+    assert accountant.ledger == []
+
+
+Y3 = np.digitize(X1, [-0.1, 0.1])
+X2 = X1[:, None]
+LABEL_ENTRIES = {
+    "PrivateERM": lambda y, accountant: dpcvx.PrivateERM(data_norm=1.0).fit(X2, y, epsilon=1.0, accountant=accountant,
+                                                                           random_state=0),
+    "tune": lambda y, accountant: dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0), X2, y, grid={"lam": [1e-2]},
+                                             epsilon=1.0, accountant=accountant, random_state=0),
+    "one-vs-rest": lambda y, accountant: dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(data_norm=1.0),
+                                                                    classes=(-1, 0, 1)).fit(
+        X2, y, epsilon=1.0, accountant=accountant, random_state=0),
+    "TDDL": lambda y, accountant: dpcvx.TDDL(lam=1e-2, gamma=1.0).fit(X2, y, epsilon=1.0, Z=np.zeros((3, 1)),
+                                                                      accountant=accountant, random_state=0),
+}
+
+
+@pytest.mark.parametrize("entry", LABEL_ENTRIES)
+def test_labels_are_shaped_alike_at_every_entry(entry):
+    """A column vector of labels is taken as its vector (tune and the kernel learners refused it), and a wrong length
+    or shape is named in one message (validation.label_vector), before anything is charged."""
+    y = Y if entry != "one-vs-rest" else Y3 - 1
+    assert LABEL_ENTRIES[entry](y[:, None], None) is not None
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(InputError, match=r"^X has 300 rows but y has 299 labels$"):
+        LABEL_ENTRIES[entry](y[:-1], accountant)
+    with pytest.raises(InputError, match=r"^y must be 1-D, got shape \(300, 2\)$"):
+        LABEL_ENTRIES[entry](np.c_[y, y], accountant)
     assert accountant.ledger == []

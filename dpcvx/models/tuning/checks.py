@@ -34,6 +34,7 @@ from ...validation import (
     check_labels,
     check_public_classes,
     check_table,
+    label_vector,
     not_two_dimensional,
     outside_classes,
     outside_labels,
@@ -330,12 +331,10 @@ def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a sc
     refused by its name first (:func:`~dpcvx.validation.check_table`), as every fit names it."""
     check_table(X)
     rows = X.tocsr() if sparse.issparse(X) else np.asarray(X)
-    labels = np.asarray(y)
     if rows.ndim != 2:
         raise not_two_dimensional("X", rows.shape)
-    if labels.ndim != 1 or labels.shape[0] != rows.shape[0]:
-        raise InputError(f"y must be 1-D with one label per row of X: X has {rows.shape[0]} rows, "
-                         f"y has shape {labels.shape}")
+    labels = label_vector(y, rows.shape[0])  # a column vector flattened, as every fit takes it
+    assert isinstance(labels, np.ndarray)
     return rows, labels
 
 
