@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..advice import setting
-from ..exceptions import DPCVXWarning, SmallTableWarning
+from ..exceptions import DPCVXWarning, InputError, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
@@ -311,9 +311,14 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
         return f" ({_auto()} already chose {chosen} here, by its public rule)"
     constants = certificate.constants
     width = int(constants.d) - (1 if certificate.fit_intercept else 0)
-    choice = rule().choose_lam(int(constants.n), width, certificate.epsilon, certificate.mechanism,
-                               delta=certificate.delta, neighbours=certificate.relation.value,
-                               split=certificate.split or "max")
+    try:
+        choice = rule().choose_lam(int(constants.n), width, certificate.epsilon, certificate.mechanism,
+                                   delta=certificate.delta, neighbours=certificate.relation.value,
+                                   split=certificate.split or "max")
+    except InputError:  # the rule is not offered for these public settings (a regularizer that is not strongly
+        # convex, a private label bound, no Lam the calibration takes): no advice on it. The warning comes after the
+        # fit's charge, and its advice must not cost the caller the release (it raised here before)
+        return ""
     return f", or choose lam by its documented rule (see {_auto()}: {_auto()} (the default) would choose " \
            f"{setting('lam', f'{choice.lam:.2g}')} for these public settings, docs/theory.md section 25)"
 
