@@ -77,14 +77,6 @@ NEIGHBOUR_RELATION = ("replace-one, n public: neighbouring data sets have the sa
                       "and differ in one row (x_i, y_i)")
 
 
-class PublicKernel(Protocol):
-    """What the calibration reads of a kernel (:class:`dpcvx.data.kernels.Kernel`, a higher layer, is one)."""
-
-    def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray: ...
-
-    def diagonal(self, X: np.ndarray) -> np.ndarray: ...
-
-
 class _Accurate(Protocol):
     @property
     def accuracy(self) -> float: ...

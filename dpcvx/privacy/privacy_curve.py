@@ -179,10 +179,6 @@ class PrivacyCurve:
             total = total + curve
         return total
 
-    @property
-    def has_gaussian(self) -> bool:
-        return any(part.kind == GAUSSIAN for part in self.parts)
-
     def epsilon(self, delta: float) -> float:
         """The smallest epsilon this curve is known to satisfy at ``delta`` (:func:`compose_epsilon`)."""
         return compose_epsilon([self], delta)
