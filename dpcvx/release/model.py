@@ -17,7 +17,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -44,10 +44,12 @@ from ..verification.prox_form import NonsmoothForm
 from ..verification.verdict import Mechanism
 from .constants import Constants
 from .records.privatised import drawn_releases
-from .report import ReleaseReport
 from .sparsify import Sparsifiable
 from .tuning_record import TuningRecord
 from .usefulness import one_class_findings
+
+if TYPE_CHECKING:  # pragma: no cover - the report module is imported where a report is asked for
+    from .report import ReleaseReport
 
 __all__ = ["Release", "check_feature_names", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate",
            "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon", "label_shift_text",
@@ -573,6 +575,8 @@ class Release(ABC):
         """The plain-language privacy report of this release (:mod:`dpcvx.release.report`): what was
         protected, epsilon and delta explained, the public inputs, what is not covered, the privacy
         curve and the constants; ``report().write("report.html")`` saves it."""
+        from .report import ReleaseReport
+
         return ReleaseReport(self)
 
     def _repr_html_(self) -> str:  # Jupyter shows a release as its report

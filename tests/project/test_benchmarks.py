@@ -214,6 +214,22 @@ def test_import_dpcvx_loads_neither_cvxpy_nor_sympy():
     assert output.strip() == "[]"
 
 
+def test_an_estimator_fit_loads_no_report_module():
+    # the cold start (issue 44): a release's plain-language report (and the kernel calibration it reads) is imported
+    # when a report is asked for, not by every fit; asking for it then works
+    import subprocess
+
+    code = ("import sys, numpy as np, dpcvx\n"
+            "X = np.random.default_rng(0).uniform(-0.5, 0.5, (200, 3)); y = (X[:, 0] > 0).astype(int)\n"
+            "model = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, y).model_\n"
+            "names = ('dpcvx.release.report', 'dpcvx.privacy.kernel_calibrate')\n"
+            "print(sorted(m for m in names if m in sys.modules))\n"
+            "print(type(model.report()).__name__, 'dpcvx.release.report' in sys.modules)\n")
+    output = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True,
+                            check=True, cwd=ROOT).stdout
+    assert output.split("\n")[:2] == ["[]", "ReleaseReport True"]
+
+
 @pytest.mark.slow  # about 6 s: 12 fits, the first one verifying the loss
 def test_float_safe_cost_writes_each_release_kind(tmp_path):
     result = float_safe_cost.main(["--dataset", "synthetic", "--draws", "2", "--out", str(tmp_path)])
