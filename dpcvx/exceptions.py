@@ -30,6 +30,7 @@ __all__ = [
     "TrainingRowsWarning",
     "SmallTableWarning",
     "UndeclaredCategoryWarning",
+    "OutOfBoundsWarning",
     "UnsupportedWeightsError",
     "a_value_of",
     "user_stacklevel",
@@ -153,6 +154,13 @@ class UndeclaredCategoryWarning(DPCVXWarning):
     """NOT PRIVATE: most rows of a categorical column hold values outside its declared categories, which a non-strict
     :class:`~dpcvx.data.preprocessing.PublicSchema` encodes as the all-zero block: a model learns nothing from that
     column. Shown to the data owner only; never part of a release."""
+
+
+class OutOfBoundsWarning(DPCVXWarning):
+    """NOT PRIVATE: most rows of a numeric column lie outside its declared public bounds, and a
+    :class:`~dpcvx.data.preprocessing.PublicSchema` clips each onto them: the column is then nearly constant and a
+    model learns little from it (bounds in other units, for example). Shown to the data owner only; never part of a
+    release."""
 
 
 def a_value_of(value: object) -> str:

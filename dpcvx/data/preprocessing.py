@@ -117,7 +117,7 @@ import numpy as np
 
 from .. import tables
 from ..advice import setting
-from ..exceptions import InputError, UndeclaredCategoryWarning, user_stacklevel
+from ..exceptions import InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
 from ..validation import MODERATE_MAX, MODERATE_MIN
 from .columns import as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
@@ -214,11 +214,17 @@ class NumericColumn:
     def encode(self, values: np.ndarray, centred: bool = False) -> np.ndarray:
         """The (n, 1) block of scaled, clipped values in [0, 1], or in [-1/2, 1/2] when ``centred``
         ((n, 2) with the missing indicator, 0 or 1)."""
+        return self._encoded(values, centred)[0]
+
+    def _encoded(self, values: np.ndarray, centred: bool) -> tuple[np.ndarray, int]:
+        """:meth:`encode`'s block and the count of rows whose value lies outside [lo, hi] (clipped onto them; an
+        imputed missing value lies within)."""
         numbers_, absent = as_numbers(self.name, values, self.missing)
+        outside = int(np.count_nonzero((numbers_ < self.lo) | (numbers_ > self.hi)))
         scaled = self._unit(numbers_) - (0.5 if centred else 0.0)
         if self.missing_indicator:
-            return np.column_stack([scaled, absent.astype(np.float64)])
-        return scaled[:, None]
+            return np.column_stack([scaled, absent.astype(np.float64)]), outside
+        return scaled[:, None], outside
 
     def _unit(self, values: np.ndarray) -> np.ndarray:
         """u(v) in [0, 1]: (clip(v) - lo) / (hi - lo), or log(1 + clip(v) - lo) / log(1 + hi - lo)."""
@@ -589,13 +595,22 @@ class PublicSchema:
         arrays = column_arrays(table, self.column_names)
         n_rows = common_length(arrays)
         centred = self.encoding == "centred"
-        blocks = [
-            column.encode(arrays[column.name], self.strict)
-            if isinstance(column, CategoricalColumn)
-            else column.encode(arrays[column.name], centred)
-            for column in self.columns
-        ]
-        _warn_undeclared(self.columns, blocks, n_rows)
+        # lost: the columns most of whose rows encode as nothing (:func:`_warn_lost`)
+        blocks: list[np.ndarray] = []
+        lost: list[Column] = []
+        for column in self.columns:
+            if isinstance(column, CategoricalColumn):
+                block = column.encode(arrays[column.name], self.strict)
+                # a known value sets exactly one 1: all-zero one-hot rows are the undeclared values
+                undeclared = n_rows - np.count_nonzero(block)
+                if n_rows >= LOST_MIN_ROWS and undeclared > LOST_SHARE * n_rows:
+                    lost.append(column)
+            else:
+                block, outside = column._encoded(arrays[column.name], centred)
+                if n_rows >= LOST_MIN_ROWS and outside > LOST_SHARE * n_rows:
+                    lost.append(column)
+            blocks.append(block)
+        _warn_lost(lost)
         if self.constant_feature:
             blocks.append(np.ones((n_rows, 1)))
         return _bound_row_norms(np.hstack(blocks), self.norm)
@@ -757,33 +772,38 @@ def _column_from_dict(data: Any) -> Column:
     raise InputError(f'column {name!r}: "kind" must be "numeric" or "categorical", got {kind!r}')
 
 
-#: The share of a table's rows above which a categorical column's undeclared values are warned of, in a table of at
-#: least ``UNDECLARED_MIN_ROWS`` rows (a record or a few encoded at prediction time say nothing of the list)
-UNDECLARED_SHARE = 0.5
-UNDECLARED_MIN_ROWS = 20
+#: The share of a table's rows above which a column whose values mostly encode as nothing is warned of (a categorical
+#: column's values outside its declared categories, a numeric column's outside its bounds), in a table of at least
+#: ``LOST_MIN_ROWS`` rows (a record or a few encoded at prediction time say nothing of the declaration)
+LOST_SHARE = 0.5
+LOST_MIN_ROWS = 20
 
 
-def _warn_undeclared(columns: Sequence[Column], blocks: Sequence[np.ndarray], n_rows: int) -> None:
-    """:class:`~dpcvx.exceptions.UndeclaredCategoryWarning` naming each categorical column whose values lie outside
-    its declared categories on more than ``UNDECLARED_SHARE`` of the rows of a table of at least
-    ``UNDECLARED_MIN_ROWS`` (all-zero one-hot rows: a known value sets exactly one 1). A few unseen values are what
-    a non-strict schema is for; most of a column means its declared list is not the column's (other codes, another
-    spelling), and the column then encodes as zeros, silently. The
-    text names the column and the fix, no count or value; it reads the rows, so it is NOT PRIVATE, shown to the data
-    owner only."""
-    if n_rows < UNDECLARED_MIN_ROWS:
-        return
-    undeclared = [column.name for column, block in zip(columns, blocks, strict=True)
-                  if isinstance(column, CategoricalColumn)
-                  and n_rows - np.count_nonzero(block) > UNDECLARED_SHARE * n_rows]
-    for name in undeclared:
-        warnings.warn(
-            f"column {name!r}: more than half of the rows hold a value outside its declared categories, and a "
-            "non-strict schema encodes each as the all-zero block: a model learns nothing from this column. NOT "
-            "PRIVATE: this check read the rows; it is shown to you only and is not part of any release. Check the "
-            "declared categories against the column's documented codes (its data dictionary, never its values in "
-            f"the data), or pass {setting('schema.strict', 'True', 'true')} to refuse such rows",
-            UndeclaredCategoryWarning, stacklevel=user_stacklevel())
+def _warn_lost(columns: Sequence[Column]) -> None:
+    """Warn of each column whose declaration is not its data's, on more than ``LOST_SHARE`` of the rows of a table of
+    at least ``LOST_MIN_ROWS``: a categorical column's values outside its declared categories
+    (:class:`~dpcvx.exceptions.UndeclaredCategoryWarning`: a non-strict schema encodes each as the all-zero block),
+    a numeric column's outside its public bounds (:class:`~dpcvx.exceptions.OutOfBoundsWarning`: each is clipped
+    onto the bound, so the column is nearly constant; bounds in other units, say). A few unseen values are what a
+    non-strict schema is for, and a few clipped ones what bounds are for; most of a column means a model learns
+    nothing from it, silently. The text names the column, its public declaration and the fix, no count or value;
+    it reads the rows, so it is NOT PRIVATE, shown to the data owner only."""
+    shown = ("NOT PRIVATE: this check read the rows; it is shown to you only and is not part of any release. Check "
+             "the declared {what} against the column's documentation (its data dictionary, never its values in the "
+             "data)")
+    for column in columns:
+        if isinstance(column, CategoricalColumn):
+            warnings.warn(
+                f"column {column.name!r}: more than half of the rows hold a value outside its declared categories, "
+                "and a non-strict schema encodes each as the all-zero block: a model learns nothing from this "
+                f"column. {shown.format(what='categories')}, or pass {setting('schema.strict', 'True', 'true')} to "
+                "refuse such rows", UndeclaredCategoryWarning, stacklevel=user_stacklevel())
+        else:
+            warnings.warn(
+                f"column {column.name!r}: more than half of the rows lie outside its public bounds "
+                f"[{column.lo:g}, {column.hi:g}] and are clipped onto them: the column is nearly constant, and a "
+                f"model learns little from it. {shown.format(what='bounds')}: the same units (thousands or ones, "
+                "cents or dollars, months or years)", OutOfBoundsWarning, stacklevel=user_stacklevel())
 
 
 def _category_text(name: str, category: object) -> str:
@@ -794,8 +814,10 @@ def _category_text(name: str, category: object) -> str:
         return category
     if isinstance(category, numbers.Integral) and not isinstance(category, bool):
         return str(int(category))
+    fix = (f": a boolean cell is compared as its text, so declare it as {str(category)!r}"
+           if isinstance(category, (bool, np.bool_)) else "")
     raise InputError(f"column {name!r}: categories must be a non-empty list of strings (or integer codes), got "
-                     f"{type(category).__name__} {category!r}")
+                     f"{type(category).__name__} {category!r}{fix}")
 
 
 def _reject_unknown_keys(what: str, data: Mapping[str, Any], allowed: set[str]) -> None:
