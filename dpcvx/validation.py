@@ -28,12 +28,14 @@ A learner's declared parameters are checked once, at its public entry, from a ta
 
 from __future__ import annotations
 
+import contextvars
 import math
 import numbers
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from contextlib import contextmanager
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -754,12 +756,38 @@ def refuse_weights(owner: str, why: str = UNIT_WEIGHTS, **weights: Any) -> None:
         raise UnsupportedWeightsError(f"{owner} does not take {' or '.join(given)}: {why}. Nothing was charged")
 
 
+#: The public label range (lo, hi) the user declared to the fit running (:func:`declared_label_range`), None when B was
+#: declared (|y| <= B) or no fit declared one
+_LABEL_RANGE: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar("dpcvx_label_range",
+                                                                                        default=None)
+
+
+@contextmanager
+def declared_label_range(label_bound: Any) -> Iterator[None]:
+    """Within this block a regression's clipping warning (:func:`label_clipping_note`) speaks of the range
+    ``label_bound`` = (lo, hi) the user declared (an estimator fits y - (lo + hi) / 2 within [-B, B], B = (hi - lo) /
+    2: its learner sees only the centred labels and B); a bound B, or "private", changes nothing."""
+    declared = (tuple(label_range(label_bound)) if isinstance(label_bound, (tuple, list)) else None)
+    token = _LABEL_RANGE.set(None if declared is None else (declared[0] - declared[1], declared[0] + declared[1]))
+    try:
+        yield
+    finally:
+        _LABEL_RANGE.reset(token)
+
+
 def label_clipping_note(clipped: int, n: int, label_bound: float) -> str:
-    """The ClippingWarning text for regression labels: the count (owner only) and the fix, a public bound."""
-    return (f"{clipped} of {n} labels had |y| > B = {label_bound:g} and were clipped onto [-B, B]. NOT PRIVATE: "
-            "this count is shown to you only and is not part of the release. Fix: declare the range your "
-            "labels can take, known without looking at the data (a unit, a scale's documented limits), as "
-            f"{setting('label_bound', 'B')} for |y| <= B or"
+    """The ClippingWarning text for regression labels: the count (owner only) and the fix, a public bound; in the
+    terms the user declared the bound in (:func:`declared_label_range`)."""
+    declared = _LABEL_RANGE.get()
+    shown = "NOT PRIVATE: this count is shown to you only and is not part of the release. Fix: "
+    if declared is not None:
+        return (f"{clipped} of {n} labels lay outside the declared range [lo, hi] = [{declared[0]:g}, "
+                f"{declared[1]:g}] and were clipped onto it. {shown}declare a range that holds every label the "
+                "target can take, known without looking at the data (a unit, a scale's documented limits), as "
+                f"{setting('label_bound', '(lo, hi)', 'LO,HI')}; the noise grows with its width hi - lo")
+    return (f"{clipped} of {n} labels had |y| > B = {label_bound:g} and were clipped onto [-B, B]. {shown}declare "
+            "the range your labels can take, known without looking at the data (a unit, a scale's documented "
+            f"limits), as {setting('label_bound', 'B')} for |y| <= B or"
             + ("" if command_line_runs() else ", with the estimators,")  # the command line centres every fit's
             + f" {setting('label_bound', '(lo, hi)', 'LO,HI')} for lo <= y <= hi (centred by the public shift "
             "(lo + hi) / 2); the noise grows with B")

@@ -106,6 +106,7 @@ from ..validation import (
     check_flag,
     check_lam,
     check_parameters,
+    declared_label_range,
     fraction,
     label_range,
     optional,
@@ -352,7 +353,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, BaseEstimator):
             planned = None if shaped is None else EstimatorPlan(self, *shaped)
         checked, targets = self._checked_data(self, X, y)
         centred = targets - call.shift if call.shift else targets  # no copy without a shift
-        with fit_accountant(self, accountant) as charged:
+        # the learner clips the centred labels: its warning speaks of the range declared here
+        with fit_accountant(self, accountant) as charged, declared_label_range(self.label_bound):
             if planned is None:
                 model = self._release(checked, centred, call, charged, sample_weight)
             else:

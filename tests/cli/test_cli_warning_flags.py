@@ -110,7 +110,8 @@ def _run(tables: dict[str, Path], table: str, options: list[str], tmp_path: Path
      ["--class-weight balanced", "dpcvx.tune, in Python only", "(--lam, --epsilon, columns, --class-weight)"]),
     # a cost of 300..23000 declared in 0..1000: the label clipping count, the label not located, R^2 <= 0
     ("cost", ["--task", "regression", "--label-bound", "0,1000", "--epsilon", "1", "--delta", "1e-6"], 0,
-     ["as --label-bound B for |y| <= B or --label-bound LO,HI", "(--label-bound LO,HI, never read off the data)",
+     ["lay outside the declared range [lo, hi] = [0, 1000]", "known without looking at the data (a unit, a scale's "
+      "documented limits), as --label-bound LO,HI; the noise grows", "(--label-bound LO,HI, never read off the data)",
       "the public --label-bound;", "at --epsilon 1, --delta 1e-06"]),
     ("cost", ["--task", "regression", "--label-bound", "0,1000", "--epsilon", "1", "--loss", "huber_regression"], 0,
      ["--label-bound LO,HI"]),
