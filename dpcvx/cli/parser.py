@@ -210,8 +210,11 @@ def _categorical_column(text: str) -> Any:  # a dpcvx.data.preprocessing.Categor
     try:
         if not sep:
             raise ValueError
-        return CategoricalColumn(name, tuple(c.strip() for c in categories.split(",")),
-                                 source="dpcvx fit --categorical")
+        entries = _comma_entries(categories, "categories", whole="; a category that holds a comma is declared "
+                                 "in a --schema file (docs/datasets.md)")
+        return CategoricalColumn(name, entries, source="dpcvx fit --categorical")
+    except argparse.ArgumentTypeError as error:
+        raise argparse.ArgumentTypeError(f"column {name!r}: {error}") from None
     except ValueError as error:
         detail = f": {error}" if str(error) else ""
         raise argparse.ArgumentTypeError(
@@ -232,23 +235,24 @@ def _imputed_value(text: str) -> tuple[str, float]:
                                          f"got {text[:40]!r}") from None
 
 
-def _comma_entries(text: str, what: str, strip: bool = True) -> tuple[str, ...]:
-    """The entries of a comma-separated option value, surrounding whitespace stripped (``strip``; else an entry with
-    surrounding whitespace is refused). An empty entry (a,,b or a trailing comma) is refused: dropping it would
-    silently change the count of names or classes."""
+def _comma_entries(text: str, what: str, whole: str | None = None) -> tuple[str, ...]:
+    """The entries of a comma-separated option value. An empty entry (a,,b or a trailing comma) is refused: dropping
+    it would silently change the count of names or classes. Surrounding whitespace is stripped, or, given ``whole``
+    (the message's end: how to give an entry whole, spaces and commas kept), an entry with surrounding whitespace is
+    refused: "a, b c"
+    may mean one entry with a comma, and its parts would be taken as two without a word."""
     entries = tuple(entry.strip() for entry in text.split(","))
     if not any(entries):
         raise argparse.ArgumentTypeError(f"expected the {what} separated by commas, got {text[:40]!r}")
     if "" in entries:
         raise argparse.ArgumentTypeError(f"entry {entries.index('') + 1} of {text[:60]!r} is empty: give the {what} "
                                          "separated by single commas, none empty")
-    if not strip:
+    if whole is not None:
         spaced = [index for index, entry in enumerate(text.split(",")) if entry != entry.strip()]
         if spaced:
             raise argparse.ArgumentTypeError(
                 f"entry {spaced[0] + 1} of {text[:60]!r} has surrounding spaces, which would be dropped: give the "
-                f"{what} separated by commas alone (a,b,c), or each one whole, spaces and commas kept, with "
-                "--class LABEL (repeatable)")
+                f"{what} separated by commas alone (a,b,c){whole}")
     return entries
 
 
@@ -277,7 +281,8 @@ def _column_names(text: str) -> tuple[str, ...]:
 def _class_labels(text: str) -> tuple[str, ...]:
     """--classes a,b,c: every public class of a multiclass model, as the target column's text holds them; a label
     with surrounding spaces or a comma is given whole with --class (:func:`_comma_entries` refuses the spaces)."""
-    return _comma_entries(text, "class labels", strip=False)
+    return _comma_entries(text, "class labels", whole=", or each one whole, spaces and commas kept, with --class "
+                          "LABEL (repeatable)")
 
 
 # --- parser ----------------------------------------------------------------------------------

@@ -93,6 +93,12 @@ USAGE = [
     (["fit", *_without(BINARY, "--data-norm")], "--data-norm R is required"),
     (["fit", *BINARY, "--numeric", "y:0:1"], "the target column 'y' is also a feature column"),
     (["fit", *BINARY, "--categorical", "a:u,v"], "column names repeat"),
+    # a category list split at a comma inside a category ("New York, NY") or with an empty entry, as --classes
+    (["fit", *BINARY, "--categorical", "k:New York, NY,x"], "column 'k': entry 2 of 'New York, NY,x' has surrounding "
+     "spaces, which would be dropped: give the categories separated by commas alone (a,b,c); a category that holds "
+     "a comma is declared in a --schema file"),
+    (["fit", *BINARY, "--categorical", "k:x,,y"], "column 'k': entry 2 of 'x,,y' is empty"),
+    (["fit", *BINARY, "--categorical", "k:x,y,"], "column 'k': entry 3 of 'x,y,' is empty"),
     (["fit", *BINARY, "--impute", "c=1"], "--impute names ['c'], which are not numeric feature columns"),
     (["fit", *BINARY, "--impute", "a=11"], "must lie in the public bounds [0.0, 10.0]"),
     (["fit", *BINARY, "--impute", "a=1", "--impute", "a=2"], "--impute gives ['a'] more than one value"),
