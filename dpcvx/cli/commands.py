@@ -121,9 +121,11 @@ def _refuse_header_rows(table: dict[str, np.ndarray], path: str, layout: Layout)
 
 
 def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout,
-            missing: Sequence[str]) -> np.ndarray:
+            missing: Sequence[str], fitting: bool) -> np.ndarray:
+    """The rows of ``table`` encoded by ``schema``, ``missing`` cells marked missing (:func:`_with_missing`; its
+    advice is for ``dpcvx fit`` when ``fitting``, else for ``dpcvx predict``, which reads the schema a model saved)."""
     _refuse_header_rows(table, path, layout)
-    marked = _with_missing(schema, table, path, layout, missing)  # its errors name the file and the rows
+    marked = _with_missing(schema, table, path, layout, missing, fitting)  # its errors name the file and the rows
     try:
         return schema.transform(marked)
     except RowError as error:  # keeps its row, which a chunked read renumbers
@@ -133,7 +135,7 @@ def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layou
 
 
 def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout,
-                  missing: Sequence[str]) -> dict[str, np.ndarray]:
+                  missing: Sequence[str], fitting: bool) -> dict[str, np.ndarray]:
     """The table with the cells of ``missing`` (--missing) in numeric columns marked missing for the schema.
 
     A numeric column with a public imputed value (--impute, or "missing" in the schema file) gets
@@ -162,21 +164,28 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
             if blank is not None and declared is not None:
                 blank &= ~declared
         bounds, name = f"within [{column.lo:g}, {column.hi:g}]", column.name
+        impute = f"a public imputed value --impute {name}=VALUE {bounds} (or \"missing\" in the schema file)"
         if column.missing is None:
             if blank is not None and blank.any():
                 raise RowError(
                     f"{path}: numeric column {name!r} holds a missing or non-finite value in row ",
                     int(np.flatnonzero(blank)[0]), f" {layout.rows_note()} ({int(blank.sum())} such rows). If it "
-                    f"marks a missing value, declare it with --missing '' (or --missing '?') and a public imputed "
-                    f"value --impute {name}=VALUE {bounds}; else clean the file")
+                    "marks a missing value, " + (f"declare it with --missing '' (or --missing '?') and {impute}"
+                                                 if fitting else _refit(name, impute)) + "; else clean the file")
             if declared is not None and declared.any():
                 raise RowError(
                     f"{path}: numeric column {name!r} has {int(declared.sum())} missing value(s) (--missing), "
-                    "the first in row ", int(np.flatnonzero(declared)[0]), f" {layout.rows_note()}; give it a public "
-                    f"imputed value: --impute {name}=VALUE {bounds} (or \"missing\" in the schema file)")
+                    "the first in row ", int(np.flatnonzero(declared)[0]), f" {layout.rows_note()}; "
+                    + (f"give it {impute}" if fitting else _refit(name, impute) + ", or clean the file"))
         elif declared is not None and values.dtype.kind == "U":
             marked[name] = np.where(declared, "", values)  # "" is a missing value to a column with a rule
     return marked
+
+def _refit(name: str, impute: str) -> str:
+    """Predict's advice for a missing value in the numeric column ``name`` of a model that imputes none."""
+    return (f"the model imputes none for column {name!r}: fit it again with --missing '' (or --missing '?') and "
+            f"{impute}; the model file keeps that value, and predict imputes it")
+
 
 def _check_layout(args: argparse.Namespace) -> None:
     """The usage errors of --no-header, --names/--names-file and --skip-lines, before any file is read."""
@@ -702,7 +711,7 @@ def fit_command(args: argparse.Namespace) -> int:
         if scratch is None:
             table = read_table_columns(args.data, columns, layout, label=args.target, numeric=schema.numeric_names)
             steps.update()
-            X = _encode(schema, table, args.data, layout, args.missing)
+            X = _encode(schema, table, args.data, layout, args.missing, fitting=True)
             y = labels_of(table[args.target], args, layout)
         else:
             X, y = _encode_by_chunks(args, schema, columns, layout, labels_of, Path(scratch.name))
@@ -730,7 +739,8 @@ def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: S
     the fit. An error about one row names it in the whole file; any other names the chunk's rows.
     """
     def read(chunk: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        return _encode(schema, chunk, args.data, layout, args.missing), labels_of(chunk[args.target], args, layout)
+        return (_encode(schema, chunk, args.data, layout, args.missing, fitting=True),
+                labels_of(chunk[args.target], args, layout))
 
     raw, labels, rows = directory / "rows.f64", [], 0
     with open(raw, "wb") as handle:
@@ -796,7 +806,7 @@ def _encoded_rows(args: argparse.Namespace, schema: PublicSchema, layout: Layout
     columns, numeric = schema.column_names, schema.numeric_names
 
     def encode(table: dict[str, np.ndarray]) -> np.ndarray:
-        return _encode(schema, table, args.data, layout, args.missing)
+        return _encode(schema, table, args.data, layout, args.missing, fitting=False)
 
     if args.chunk_rows is None:
         yield encode(read_table_columns(args.data, columns, layout, numeric=numeric))

@@ -115,6 +115,28 @@ def test_missing_values_are_declared_by_flag_with_advice_that_names_it(capsys, t
     assert not (tmp_path / "m.json").exists()
 
 
+def test_predict_advises_a_refit_for_a_missing_value_it_cannot_impute(capsys, table, tmp_path):
+    """predict takes no --impute: a model without an imputed value is fitted again with one, which its file keeps
+    (fit's advice, --impute, was given by predict too, and following it was a usage error)."""
+    base = ["fit", table, "--target", "income", "--positive", ">50K", *FEATURES, "--epsilon", "1",
+            "--random-state", "0"]
+    rows = tmp_path / "rows.csv"
+    rows.write_text("age,sex\n52,Male\n,Female\n")
+    kept = table.read_text().splitlines()
+    complete = tmp_path / "complete.csv"
+    complete.write_text("\n".join(kept[:8] + kept[9:]) + "\n")  # the record with no age left out
+    base[1] = complete
+    assert cli(capsys, *base, "--out", tmp_path / "bare.json")[0] == 0
+    for missing in ([], ["--missing", ""]):
+        code, _, err = cli(capsys, "predict", tmp_path / "bare.json", rows, *missing)
+        assert code == 3 and "fit it again with --missing ''" in err and "--impute age=VALUE within [17, 90]" in err
+        assert "predict imputes it" in err and "row 1" in err
+    assert cli(capsys, *base, "--missing", "", "--impute", "age=17", "--out", tmp_path / "imputed.json")[0] == 0
+    code, out, err = cli(capsys, "predict", tmp_path / "imputed.json", rows)  # as the advice says
+    assert code == 0, err
+    assert len(out.splitlines()) == 3
+
+
 def test_predict_writes_probabilities_of_logistic_models(capsys, table, tmp_path):
     assert fit(capsys, table, tmp_path / "m.json")[0] == 0
     code, out, err = cli(capsys, "predict", tmp_path / "m.json", table, "--missing", "")
