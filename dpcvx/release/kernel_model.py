@@ -36,7 +36,7 @@ from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, Ke
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..solvers.kernel import as_labels
-from .model import Release, weighted_share
+from .model import Release, check_feature_names, weighted_share
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES"]
 
@@ -231,9 +231,11 @@ class PrivateKernelModel(Release):
         return self._predictor.coef
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
+        check_feature_names(self, X)  # a table of the records a saved schema encodes
         return self._predictor.decision_function(X)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
+        check_feature_names(self, X)
         return self._predictor.predict(X)
 
     def predictions(self, scores: np.ndarray) -> np.ndarray:
@@ -243,6 +245,7 @@ class PrivateKernelModel(Release):
         return self._predictor.score_rows(width)
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
+        check_feature_names(self, X)
         return self._predictor.score(X, y, sample_weight)
 
     def __str__(self) -> str:

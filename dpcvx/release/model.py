@@ -384,7 +384,17 @@ def check_feature_names(model: Any, X: Any) -> None:
     sets): the one check of the names of an estimator's predictions and of a loaded model's, for every table whose
     names :func:`dpcvx.tables.feature_names` reads (pandas, polars, pyarrow). A model reads a row's entries by
     position, so swapped columns would be predicted without a word. X without names is warned of (scikit-learn's
-    warning); a model without names is not checked."""
+    warning); a model without names is not checked. A table of the records a model's saved schema encodes (every
+    column the schema reads, not the schema's encoded features) is refused as such, whether or not the model has
+    names: it predicts on the encoded rows."""
+    schema = getattr(model, "schema", None)
+    if schema is not None:
+        given = feature_names(X)
+        if (given is not None and given.tolist() != list(schema.feature_names)
+                and set(schema.column_names) <= set(given.tolist())):
+            raise InputError(f"X holds the records the model's schema encodes (its columns {_few(list(given))}); the "
+                             "model predicts on the encoded rows: pass model.schema.transform(X) (dpcvx predict "
+                             "encodes a data file by the saved schema itself)")
     fitted = getattr(model, "feature_names_in_", None)
     if fitted is None:
         return

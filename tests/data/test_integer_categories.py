@@ -41,3 +41,10 @@ def test_a_schema_file_takes_integer_codes(tmp_path):
 def test_other_types_are_refused(categories):
     with pytest.raises(InputError, match="categories must be a non-empty list of strings"):
         CategoricalColumn("c", categories)
+
+
+@pytest.mark.parametrize("flag", [True, np.True_])
+def test_a_boolean_category_is_refused_with_its_text(flag):
+    """A boolean cell is compared as its text ("True"), which the refusal gives as the fix."""
+    with pytest.raises(InputError, match="a boolean cell is compared as its text, so declare it as 'True'"):
+        CategoricalColumn("member", ("False", flag))

@@ -69,6 +69,26 @@ def test_a_pipeline_of_a_schema_and_an_estimator_is_saved_with_its_schema(tmp_pa
     assert np.array_equal(loaded.predict_proba(rows), pipeline.predict_proba(TABLE))
 
 
+@pytest.mark.parametrize("estimator, labels", [(DPLogisticRegression(random_state=0), LABELS),
+                                               (DPLogisticRegression(classes=(0, 1, 2), random_state=0),
+                                                np.arange(300) % 3),
+                                               (DPLinearRegression(random_state=0), TABLE["age"] / 90)])
+def test_a_loaded_model_given_the_records_its_schema_encodes_says_to_encode_them(tmp_path, estimator, labels):
+    """The records are refused as such, with the fix (the model's own schema), not as text to convert or declare
+    categorical in a PublicSchema the model already has."""
+    pandas = pytest.importorskip("pandas")
+    pipeline = make_pipeline(SCHEMA, estimator).fit(TABLE, labels)
+    loaded = dpcvx.load(dpcvx.save(pipeline, tmp_path / "pipeline.json"))
+    records = pandas.DataFrame(TABLE)
+    for method in ("predict", "decision_function"):
+        with pytest.raises(InputError, match=r"X holds the records the model's schema encodes \(its columns \['age', "
+                                             r"'job'\]\).*pass model.schema.transform\(X\)"):
+            getattr(loaded, method)(records)
+    with pytest.raises(InputError, match="model.schema.transform"):
+        loaded.score(records, labels)
+    assert np.array_equal(loaded.predict(loaded.schema.transform(records)), pipeline.predict(TABLE))
+
+
 def test_a_pipeline_with_other_steps_or_an_unfitted_estimator_is_refused_before_writing(tmp_path):
     path = tmp_path / "never.json"
     scaled = make_pipeline(StandardScaler(), DPLogisticRegression(random_state=0)).fit(X, Y)
