@@ -55,6 +55,15 @@ def binding_error(function: Any, *args: Any, **keywords: Any) -> str | None:
     return None
 
 
+def refuse_fit_arguments(caller: str, learner: Any, *args: Any, **keywords: Any) -> None:
+    """Refuse, before anything is charged, fit arguments that ``caller`` would pass on to ``learner.fit`` and that it
+    cannot take (:func:`binding_error`: an unknown keyword raised a bare TypeError naming an internal method)."""
+    why = binding_error(learner.fit, *args, **keywords)
+    if why is not None:
+        raise InputError(f"{caller} passes its other arguments on to {type(learner).__name__}.fit, which cannot be "
+                         f"called with them ({why}). Nothing was charged")
+
+
 def check_tunable(candidate: Any, fit_params: Mapping[str, Any], name: str) -> None:
     """Refuse, before anything is charged, a candidate outside the proof of :func:`dpcvx.tune`: one whose
     predictions are not a per-row function of a released model, or one set to fit under add-remove

@@ -62,6 +62,7 @@ from ..verification.verdict import Mechanism
 from . import training_rows
 from .class_count import RatesPlan, draws_count
 from .column_statistics import draws_statistics
+from .contract import refuse_fit_arguments
 from .erm import PrivateERM
 from .failure import after_charge, composite
 from .fit_plan import FitPlan
@@ -148,6 +149,9 @@ class PrivateMulticlassERM:
         and the mechanism's verdict (:meth:`PrivateERM._shaped_plan <dpcvx.models.erm.PrivateERM._shaped_plan>`).
         Another binary learner's plan is None here (:meth:`_planned` makes a composite's on the first class's
         rows). ``fit_params`` without ``sample_weight``."""
+        # each class's fit is binary.fit(X, target, epsilon, mechanism, delta=, random_state=, **fit_params)
+        refuse_fit_arguments("PrivateMulticlassERM", self.binary, X, None, epsilon, mechanism, delta=delta,
+                             random_state=None, **fit_params)
         epsilon, delta, eps_c, delta_c, composition = self._split(epsilon, mechanism, delta,
                                                                   fit_params.get("n_public"))
         self.binary.check_options(eps_c, mechanism, delta=delta_c, sample_weight=sample_weight,  # before y is read

@@ -46,6 +46,7 @@ from ..privacy.quantile import NormBound, bound_then_fit_curve, power_of_two_gri
 from ..privacy.rng import RandomState, shared_rng
 from ..validation import EPSILON_MIN, check_epsilon, fraction
 from . import erm_inputs
+from .contract import refuse_fit_arguments
 from .failure import after_charge, composite
 
 __all__ = ["fit_private_norm", "plan_bounds", "BoundPlan", "PrivateNormResult", "NormPlan", "BoundDraw",
@@ -136,6 +137,7 @@ def plan_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
                   for parameter, low, high in ranges)
     quantile = fraction("quantile", quantile)
     check_accountant(accountant)
+    refuse_fit_arguments("fit_private_norm", learner, X, y, epsilon=eps_fit, random_state=None, **fit_params)
     plan = NormPlan(draws, eps_fit, delta, quantile)
     return plan, _check_ends(learner, plan, X, y, fit_params)
 

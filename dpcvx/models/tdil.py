@@ -72,18 +72,21 @@ def ball_net(dim: int, radius: float, spacing: float) -> np.ndarray:
     """
     radius, spacing = positive("input_bound", radius), positive("net_spacing", spacing)
     step = 2 * spacing / math.sqrt(dim)
-    half = math.ceil((radius + spacing) / step)
-    per_axis = np.arange(-half, half + 1) * step
-    grid_size = per_axis.size ** dim
-    # the kept fraction of the cube is at most 1; estimate the ball's share to refuse early
-    ball_share = math.pi ** (dim / 2) / math.gamma(dim / 2 + 1) / 2**dim
-    if grid_size * ball_share > MAX_NET_POINTS:
+    reach = (radius + spacing) / step  # grid steps from the centre to the cube's face: inf beyond the float range
+    # the kept fraction of the cube is at most 1; the ball's share of it, in logarithms (no overflow at any dim),
+    # estimates the net's size to refuse early, before any grid is built
+    log_share = dim / 2 * math.log(math.pi) - math.lgamma(dim / 2 + 1) - dim * math.log(2)
+    log_points = dim * math.log(2 * math.ceil(reach) + 1) + log_share if math.isfinite(reach) else math.inf
+    if log_points > math.log(MAX_NET_POINTS):
+        points = f"{math.exp(log_points):.3g}" if log_points < 709.0 else "more than 1e308"
         raise InputError(
             f"the net of the {dim}-dimensional ball of radius {radius:g} at spacing {spacing:g} "
-            f"would have about {grid_size * ball_share:.3g} points (limit {MAX_NET_POINTS}); "
+            f"would have about {points} points (limit {MAX_NET_POINTS}); "
             "TDIL's cost is exponential in the dimension: raise net_spacing, or use TDDL or "
             "RandomFourierFeatures with PrivateERM"
         )
+    half = math.ceil(reach)
+    per_axis = np.arange(-half, half + 1) * step
     axes = np.meshgrid(*([per_axis] * dim), indexing="ij")
     grid = np.stack([axis.ravel() for axis in axes], axis=1)
     norms = np.linalg.norm(grid, axis=1)

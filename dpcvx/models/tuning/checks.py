@@ -31,6 +31,7 @@ from ...privacy.rng import RandomState, resolve_rng
 from ...release.usefulness import Held, held_warnings
 from ...validation import (
     check_classes,
+    check_delta,
     check_labels,
     check_public_classes,
     check_table,
@@ -160,6 +161,7 @@ class BudgetInConstructor:
         return self
 
     def _build(self, epsilon: float, random_state: RandomState, delta: float) -> Any:
+        delta = check_delta(delta)  # compared below: checked first (a string raised a bare TypeError)
         budget = {"epsilon": epsilon, "random_state": _constructor_seed(self.learner_class, random_state)}
         if delta > 0 or _takes_keyword(self.learner_class, "delta"):  # delta = 0 too: never the class's default
             budget["delta"] = delta
