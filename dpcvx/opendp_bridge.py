@@ -85,7 +85,7 @@ from typing import Any
 from .exceptions import InputError, a_value_of
 from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
-from .validation import check_delta, check_epsilon
+from .validation import check_delta, check_epsilon, check_flag
 
 __all__ = ["as_opendp_measurement", "DATA_DOMAIN"]
 
@@ -166,6 +166,7 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         raise InputError("as_opendp_measurement takes no accountant: OpenDP's compositor counts the budget")
     if "epsilon" in fit_params or "delta" in fit_params:
         raise InputError("pass epsilon and delta as the arguments of as_opendp_measurement, not as fit_params")
+    allow_fixed_seed = check_flag("allow_fixed_seed", allow_fixed_seed)
     fit: Callable[[Any, Any], tuple[Any, Any]]
     if _is_estimator(learner):
         fit, epsilon, delta, relation = _estimator_fit(learner, epsilon, delta, allow_fixed_seed, fit_params)

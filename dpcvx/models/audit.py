@@ -33,7 +33,6 @@ a function of the private data that no proof covers.
 
 from __future__ import annotations
 
-import numbers
 import os
 import time
 import warnings
@@ -49,7 +48,7 @@ from scipy import stats
 from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
 from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import positive, sample_size
+from ..validation import check_bound, check_delta, fraction, sample_size
 from .contract import binding_error
 
 __all__ = [
@@ -164,7 +163,7 @@ def canary_pair(
     d = sample_size(d, "d")
     if n < 2:
         raise InputError(f"canary_pair needs n >= 2 (base records and the canary), got n={n}")
-    R = positive("data_norm", data_norm)
+    R = check_bound("data_norm", data_norm)
     if replacement not in REPLACEMENTS:
         raise InputError(f"replacement must be one of {REPLACEMENTS}, got {replacement!r}")
     rng = resolve_rng(random_state)
@@ -200,7 +199,7 @@ def clopper_pearson(successes: ArrayLike, trials: ArrayLike, confidence: float =
     (1 if k = n), B(q; s, t) the q-quantile of the Beta(s, t) distribution.
     Each end alone is a one-sided bound at level 1 - a/2. Vectorised.
     """
-    confidence = _confidence(confidence)
+    confidence = fraction("confidence", confidence)
     k = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
     if np.any(k < 0) or np.any(k > n) or np.any(n < 1):
@@ -209,13 +208,6 @@ def clopper_pearson(successes: ArrayLike, trials: ArrayLike, confidence: float =
     lower = np.where(k > 0, stats.beta.ppf(tail, np.maximum(k, 1), n - k + 1), 0.0)
     upper = np.where(k < n, stats.beta.ppf(1 - tail, k + 1, np.maximum(n - k, 1)), 1.0)
     return lower, upper
-
-
-def _confidence(confidence: float) -> float:
-    value = positive("confidence", confidence)
-    if not value < 1:
-        raise InputError(f"confidence must be in (0, 1), for example 0.95; got {confidence}")
-    return value
 
 
 def _log_ratio(numerator: ArrayLike, denominator: ArrayLike) -> np.ndarray:
@@ -497,10 +489,10 @@ def audit(
     ``random_state`` draws the seed of every fit (None: from OS entropy).
     """
     trials = sample_size(trials, "trials")
-    confidence = _confidence(confidence)
-    fraction = positive("selection_fraction", selection_fraction)
-    selection = int(round(fraction * trials))
-    if not (fraction < 1 and 1 <= selection < trials):
+    confidence = fraction("confidence", confidence)
+    share = fraction("selection_fraction", selection_fraction)
+    selection = int(round(share * trials))
+    if not 1 <= selection < trials:
         raise InputError(
             f"selection_fraction={selection_fraction} of trials={trials} leaves no runs to "
             "select the test or none to evaluate it; use a fraction in (0, 1) and more trials"
@@ -518,8 +510,7 @@ def audit(
         raise InputError(f"neighbours must be a NeighbouringPair (see canary_pair), got "
                          f"{type(pair).__name__}")
     score = _projection(pair) if statistic is None else statistic
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 <= delta < 1:
-        raise InputError(f"delta must be a number in [0, 1), got {delta!r}")
+    delta = check_delta(delta)
 
     rng = resolve_rng(random_state)
     seeds = rng.integers(0, 2**63 - 1, size=(2, trials))

@@ -101,12 +101,15 @@ def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant
     """Check the budget arguments of ``owner``'s fit (nothing is charged or drawn); ``sample_weight``
     other than None is refused (:func:`dpcvx.validation.refuse_weights`)."""
     refuse_weights(owner, sample_weight=sample_weight)
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        public_sample = "; TDDL takes its public sample as the keyword Z=" if owner == "TDDL" else ""
-        raise InputError(f"epsilon must be a positive number, got {type(epsilon).__name__}; the budget is "
-                         f"fit's third argument (fit(X, y, epsilon, ...)){public_sample}")
-    return Budget(check_epsilon(epsilon), check_delta(delta), resolve_rng(random_state),
-                  check_accountant(accountant))
+    try:
+        checked = check_epsilon(epsilon)
+    except InputError as error:  # the one refusal of every entry, with where the budget goes (an array there: Z?)
+        if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+            public_sample = "; TDDL takes its public sample as the keyword Z=" if owner == "TDDL" else ""
+            raise InputError(f"{error}. The budget is fit's third argument (fit(X, y, epsilon, ...)){public_sample}"
+                             ) from None
+        raise
+    return Budget(checked, check_delta(delta), resolve_rng(random_state), check_accountant(accountant))
 
 
 def check_coefficient_bound(model: KernelERM, bound: float, nothing: str) -> None:

@@ -46,7 +46,7 @@ from scipy.linalg import eigh
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
-from ..validation import _short, positive
+from ..validation import _short, fraction, positive
 from ..verification.exact import Exact, exact_text
 from .calibrate import minimiser_sensitivity
 from .calibration import Calibration, Noise, PublicFacts, Record, recorded
@@ -94,16 +94,10 @@ def _count(name: str, value: object, limit: int | None = None, reason: str = "")
     return int(value)
 
 
-def _probability(name: str, value: float) -> float:
-    value = positive(name, value)
-    if value >= 1:
-        raise InputError(f"{name} must lie in (0, 1), got {value}")
-    return value
-
-
 def check_failure_probability(name: str, value: Any) -> float:
-    """PINP's and TDIL's failure probability beta of the accuracy bound: a number in (0, 1)."""
-    return _probability(name, value)
+    """PINP's and TDIL's failure probability beta of the accuracy bound: a number in (0, 1)
+    (:func:`dpcvx.validation.fraction`, as every probability's check)."""
+    return fraction(name, value)
 
 
 def check_max_queries(name: str, value: Any) -> int:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..exceptions import InputError
+from ..validation import positive
 from .certificate import Condition
 from .problem import Loss
 
@@ -160,13 +160,6 @@ def pending_conditions(reason: str, names: tuple[tuple[str, str], ...] = LOSS_CO
 
 def check_time_limit(time_limit: Any) -> float:
     """Seconds for one verification, shared by its worker calls (sympy, then validated bounds; see
-    :class:`~dpcvx.verification.deadline.Budget`); InputError when invalid."""
-    if time_limit is None:
-        return SYMBOLIC_SECONDS
-    try:
-        seconds = float(time_limit)
-    except (TypeError, ValueError):
-        seconds = float("nan")
-    if isinstance(time_limit, bool) or not (seconds > 0 and np.isfinite(seconds)):
-        raise InputError(f"time_limit must be a positive number of seconds (or None), got {time_limit!r}")
-    return seconds
+    :class:`~dpcvx.verification.deadline.Budget`): None for the default, else a positive number
+    (:func:`dpcvx.validation.positive`: text such as "1" is refused as every number parameter refuses it)."""
+    return SYMBOLIC_SECONDS if time_limit is None else positive("time_limit", time_limit)

@@ -19,8 +19,8 @@ from dpcvx.privacy.accountant import PrivacyAccountant
 LEARNERS = {"PINP": (PINP, dict(gamma=1.0, lam=0.1, max_queries=5)),
             "TDIL": (TDIL, dict(gamma=1.0, lam=0.1, input_bound=1.0)),
             "TDDL": (TDDL, dict(gamma=1.0, lam=0.1))}
-BAD = [0, -1.0, float("inf"), float("nan"), True, "soon"]
-REFUSAL = "time_limit must be a positive number of seconds"
+BAD = [0, -1.0, float("inf"), float("nan"), True, "soon", "1", np.array([1.0])]  # text that reads as a number too
+REFUSAL = "time_limit must be (a positive number|finite and positive)"
 
 
 def make(name: str, **settings):
