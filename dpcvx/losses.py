@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .exceptions import InputError
+from .exceptions import InputError, a_value_of
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
     import cvxpy as cp
@@ -190,7 +190,13 @@ def check_task(loss: Any, task: str) -> None:
     """Refuse a catalogue loss made for the other task: a margin loss (logistic, the Huber hinge) of a regression
     would be fitted on the residual, where it is no regression loss, and a residual loss of a classification on the
     margin. The message names the catalogue's losses for ``task``. A user's own loss (a callable) is not checked:
-    the verifier proves what it needs, and the same expression may serve either task."""
+    the verifier proves what it needs, and the same expression may serve either task. A loss that is no callable at
+    all (a number, None) is refused as the malformed setting it is (the verifier's failed declaration was an
+    AssumptionError)."""
+    if not callable(loss):
+        raise InputError(f"loss must be a catalogue loss (a name: {', '.join(repr(name) for name in sorted(CATALOGUE))}"
+                         f", or dpcvx.losses.logistic() ...) or a callable z -> CVXPY expression, got "
+                         f"{a_value_of(loss)}. Nothing was charged")
     if isinstance(loss, MarginLoss) and loss.task != task:
         fitting = sorted(name for name, make in CATALOGUE.items() if make().task == task)
         what = "the margin y w^T x" if loss.task == "classification" else "the residual w^T x - y"

@@ -450,8 +450,9 @@ def verify(
 
     Parameters
     ----------
-    loss : callable
-        ``z -> l(z)``, a scalar CVXPY expression of the margin ``z = y w^T x``.
+    loss : callable or str
+        ``z -> l(z)``, a scalar CVXPY expression of the margin ``z = y w^T x``, or the name of a catalogue loss
+        (``"logistic"``, ``"huber_hinge:h=0.5"``: :func:`dpcvx.losses.from_spec`, as ``PrivateERM`` takes it).
     regularizer : callable, optional
         ``w -> N(w)``; default ``0.5 * cp.sum_squares(w)``.
     dim : int, optional
@@ -517,6 +518,10 @@ def verify_problem(
     """
     probe_dim = check_dim(dim)
     strict, allow_estimates = check_estimate_options(strict, allow_estimates)
+    if isinstance(loss, str):  # a catalogue name, as PrivateERM takes it (an unknown one refused, the known named)
+        from ..losses import from_spec
+
+        loss = from_spec(loss)
     check_flag("progress", progress)
     budget = verification_budget(time_limit)
     verified_loss = verify_loss_within(loss, budget, progress)
