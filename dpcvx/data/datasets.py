@@ -179,6 +179,7 @@ def load_adult(
     """
     _check_mode(mode, "each numeric column's minimum and maximum, the categories present and which "
                 "records have a missing value (those records are dropped)")
+    public = replace(adult_schema(constant_feature, norm), encoding=encoding)  # the options checked before any file
     directory = find_data_directory(ADULT_FILES, path)
     records = np.array([fields for name in ADULT_FILES for fields in _adult_records(directory, name)])
     if mode == "private":  # every record: n is the public count of records in the files
@@ -197,7 +198,7 @@ def load_adult(
             "label is never guessed or dropped: fix the file"
         )
     table = {name: records[:, j] for j, name in enumerate(ADULT_COLUMNS)}
-    schema = _schema_for(mode, adult_schema(constant_feature, norm), table, encoding)
+    schema = _schema_for(mode, public, table)
     description = (
         f"UCI Adult (adult.data + adult.test), {which}, "
         f"d = {schema.dimension}, y = +1 for income >50K. {_MODE_NOTE[mode]}"
@@ -251,6 +252,8 @@ def load_kdd(
     """
     _check_mode(mode, "each numeric column's minimum and maximum and the categories present in the whole file")
     n_rows = None if n_rows is None else integer("n_rows", n_rows)  # None: the whole file
+    public = replace(kdd_schema(constant_feature, norm, numeric_scale=numeric_scale), encoding=encoding)
+    rng = None if n_rows is None else resolve_rng(random_state)  # the options checked before any file is read
     directory = find_data_directory((KDD_FILE,), path)
     distinct, record_to_distinct = _kdd_records(directory)
     n_records = len(record_to_distinct)
@@ -259,11 +262,11 @@ def load_kdd(
     elif n_rows > n_records:
         raise InputError(f"n_rows={n_rows} exceeds the {n_records} records of {KDD_FILE}")
     else:
-        chosen = resolve_rng(random_state).permutation(n_records)[:n_rows]
+        assert rng is not None
+        chosen = rng.permutation(n_records)[:n_rows]
     # The distinct records hold the same maxima and categories as all records.
     distinct_table = {name: distinct[name] for name in KDD_COLUMNS}
-    schema = _schema_for(mode, kdd_schema(constant_feature, norm, numeric_scale=numeric_scale), distinct_table,
-                         encoding)
+    schema = _schema_for(mode, public, distinct_table)
     rows = record_to_distinct[chosen]
     attack = np.char.rstrip(distinct["label"][rows], ".")
     y = np.where(np.isin(attack, KDD_DOS_ATTACKS), 1.0, -1.0)
@@ -351,10 +354,10 @@ def _check_mode(mode: str, reads: str) -> None:
             PaperModeWarning, stacklevel=user_stacklevel())
 
 
-def _schema_for(mode: str, public: PublicSchema, full_table: dict[str, np.ndarray], encoding: str) -> PublicSchema:
+def _schema_for(mode: str, public: PublicSchema, full_table: dict[str, np.ndarray]) -> PublicSchema:
     """Paper mode: :func:`paper_schema` (its encoding is always the paper's "unit"); private mode: the public
-    schema with ``encoding`` (:class:`PublicSchema`)."""
-    return paper_schema(public, full_table) if mode == "paper" else replace(public, encoding=encoding)
+    schema (made with the loader's ``encoding`` before any file was read, so that every option is checked first)."""
+    return paper_schema(public, full_table) if mode == "paper" else public
 
 
 def _dataset(
