@@ -1,0 +1,117 @@
+"""The less-travelled entries validate by the one standard (an audit of every public entry with bad values): a typed
+refusal before anything is charged, by the shared checks, never a bare TypeError or numpy's ValueError, and no value
+one entry refuses taken by another for the same meaning."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import InputError
+from dpcvx.models.tdil import ball_net
+
+
+def _data(n: int = 300, d: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-0.5, 0.5, size=(n, d))
+    return X, (X[:, 0] > 0).astype(int)
+
+
+@pytest.mark.parametrize("delta", ["1", None, 1j, [0.0]])
+def test_a_budget_in_constructor_checks_delta_before_comparing_it(delta):
+    X, y = _data()
+    with pytest.raises(InputError, match="delta must be a number in"):
+        dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression).fit(X, y, 1.0, delta=delta)
+
+
+@pytest.mark.parametrize("radius, spacing", [(1e200, 0.5), (1.0, 1e-200), (1e6, 0.5)])
+def test_a_net_beyond_the_limit_is_refused_before_any_grid_is_built(radius, spacing):
+    """A radius or spacing whose grid has more points per axis than numpy can hold raised numpy's 'Maximum allowed
+    size exceeded'; the estimate is taken in logarithms first."""
+    with pytest.raises(InputError, match=r"TDIL's cost is exponential in the dimension"):
+        ball_net(4, radius, spacing)
+    assert ball_net(2, 1.0, 0.5).shape[1] == 2
+
+
+def test_fit_arguments_a_learner_cannot_take_are_refused_before_the_charge():
+    X, y = _data()
+    erm = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.1, data_norm=1.0)
+    accountant = dpcvx.PrivacyAccountant(10.0)
+    with pytest.raises(InputError, match=r"PrivateMulticlassERM passes its other arguments on to PrivateERM.fit, "
+                                         r"which cannot be called with them \(got an unexpected keyword argument "
+                                         r"'bogus'\). Nothing was charged"):
+        dpcvx.PrivateMulticlassERM(erm, (0, 1, 2)).fit(X, np.arange(300) % 3, 1.0, accountant=accountant, bogus=1)
+    with pytest.raises(InputError, match=r"fit_private_norm passes its other arguments on to PrivateERM.fit"):
+        dpcvx.fit_private_norm(dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.1, classes=(0, 1)), X, y, 1.0,
+                               r_min=0.1, r_max=10.0, accountant=accountant, bogus=1)
+    assert accountant.spent.epsilon == 0 and not accountant.ledger
+
+
+@pytest.mark.parametrize("value", ["1", np.array([1.0]), True])
+def test_a_time_limit_is_a_number_at_every_entry(value):
+    for make in (lambda: dpcvx.verify(dpcvx.losses.logistic(), time_limit=value),
+                 lambda: dpcvx.PrivateERM(time_limit=value).fit(*_data(), epsilon=1.0),
+                 lambda: dpcvx.TDDL(lam=0.1, gamma=1.0, time_limit=value)):
+        with pytest.raises(InputError, match="time_limit must be a positive number"):
+            make()
+
+
+def test_a_loss_that_is_no_callable_is_a_malformed_setting():
+    X, y = _data()
+    for make in (lambda: dpcvx.DPERMClassifier(loss=1.0).fit(X, y),
+                 lambda: dpcvx.PrivateERM(math.nan, data_norm=1.0, classes=(0, 1)).fit(X, y, epsilon=1.0)):
+        with pytest.raises(InputError, match=r"loss must be a catalogue loss \(a name: .*'logistic'.*\) or a callable "
+                                             r"z -> CVXPY expression, got a float. Nothing was charged"):
+            make()
+
+
+def test_verify_takes_a_catalogue_name_as_privateerm_does():
+    by_name = dpcvx.verify("logistic")
+    assert str(by_name) == str(dpcvx.verify(dpcvx.losses.logistic()))
+    with pytest.raises(InputError, match="unknown loss 'logistc'.*Did you mean 'logistic'"):
+        dpcvx.verify("logistc")
+
+
+def test_audit_and_canary_pair_check_by_the_shared_rules():
+    learner = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.1, data_norm=1.0)
+    with pytest.raises(InputError, match="delta=4.94066e-324 is subnormal"):
+        dpcvx.audit(learner, 1.0, delta=5e-324, trials=10)
+    with pytest.raises(InputError, match=r"confidence must lie in \(0, 1\)"):
+        dpcvx.audit(learner, 1.0, confidence=1.0, trials=10)
+    for norm in (1e200, 1e-300):
+        with pytest.raises(InputError, match=r"data_norm=1e[+-][23]00 is outside the range \[1e-75, 1e\+75\]"):
+            dpcvx.canary_pair(data_norm=norm)
+
+
+def test_the_opendp_bridge_takes_a_flag_for_allow_fixed_seed():
+    pytest.importorskip("opendp")
+    with pytest.raises(InputError, match="allow_fixed_seed must be True or False"):
+        dpcvx.as_opendp_measurement(dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.1, data_norm=1.0), 1.0,
+                                    allow_fixed_seed="yes", random_state=0)
+
+
+@pytest.mark.parametrize("learner, options, fit_options", [
+    (dpcvx.TDDL, {}, {"Z": np.zeros((5, 3))}), (dpcvx.PINP, {"max_queries": 5}, {}),
+    (dpcvx.TDIL, {"input_bound": 1.0}, {})])
+def test_the_kernel_learners_word_a_bad_epsilon_as_every_entry(learner, options, fit_options):
+    X, y = _data(30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(InputError, match=r"epsilon must be a positive number, got '1' \(a str\); pass a real "
+                                             r"number such as 1.0. The budget is fit's third argument"):
+            learner(lam=0.1, gamma=1.0, **options).fit(X, 2 * y - 1, "1", **fit_options)
+
+
+@pytest.mark.parametrize("loader, options", [
+    (dpcvx.load_adult, {"encoding": "bogus"}), (dpcvx.load_adult, {"norm": math.nan}),
+    (dpcvx.load_adult, {"constant_feature": "y"}), (dpcvx.load_kdd, {"random_state": -1}),
+    (dpcvx.load_kdd, {"numeric_scale": "lg"}),
+])
+def test_a_loader_checks_its_options_before_looking_for_its_files(tmp_path, loader, options):
+    with pytest.raises(InputError) as refused:
+        loader(tmp_path, **options)
+    assert "not found" not in str(refused.value)
