@@ -155,12 +155,20 @@ def _name(value: Any) -> str:
     return str(value.value) if isinstance(value, Enum) else str(value)
 
 
-def _established(verification: Any, name: str) -> str:
+def _established(certificate: Any, name: str) -> str:
     """How a linear release's certificate established its constant ``name``: a verified constant (L, c, m) by the
     method and detail of its condition, as the verification certificate records them; R, lam, n and d are inputs of
-    the fit, which no condition proves: public, or chosen privately inside the budget, as "Public inputs" says."""
+    the fit, which no condition proves: public, or chosen privately inside the budget, as "Public inputs" says. With
+    an intercept R is that of the rows the theorems see, sqrt(R^2 + s^2) of the rows' bound and the intercept's
+    feature (:attr:`dpcvx.data.rows.RowMap.effective_norm_bound`), which the row says: "Public inputs" lists the
+    rows' bound, a different number."""
+    verification = getattr(certificate, "verification", None)
     condition = None if verification is None else verification.proof_of(name)
     if condition is None:
+        if name == "R" and getattr(certificate, "fit_intercept", False):
+            return (f"sqrt(R^2 + s^2) of the rows' bound R = {certificate.data_norm:g} and the intercept's feature "
+                    f"s = {certificate.intercept_scaling:g}: inputs of the fit, not proved (how they were chosen: "
+                    "Public inputs)")
         return "an input of the fit, not proved (how it was chosen: Public inputs)"
     return f"condition {condition.name}, {condition.method}" + (f": {condition.detail}" if condition.detail else "")
 
@@ -493,7 +501,7 @@ class ReleaseReport:
         constants = getattr(first, "constants", None)
         if isinstance(constants, Constants):
             blocks.append(Block("table", (["constant", "value", "how established"], [
-                [name, _written(value), _established(getattr(first, "verification", None), name)]
+                [name, _written(value), _established(first, name)]
                 for name, value in constants.items()])))
         elif isinstance(constants, KernelConstants):
             blocks.append(Block("table", (["constant", "value", "how established"], [

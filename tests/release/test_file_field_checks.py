@@ -5,6 +5,7 @@ an OverflowError or an AssertionError. The schema a model file embeds holds ever
 report's constants table says how each constant was established."""
 
 import copy
+import math
 import json
 import warnings
 
@@ -160,3 +161,20 @@ def test_the_report_says_how_each_linear_constant_was_established(with_schema):
         assert established[name] == f"condition {condition}, {recorded.method}: {recorded.detail}"
     words = "an input of the fit, not proved (how it was chosen: Public inputs)"
     assert all(established[name] == words for name in ("R", "lam", "n", "d"))
+
+
+def test_the_report_says_what_r_is_with_an_intercept(tmp_path):
+    """With an intercept the theorems' R is sqrt(R^2 + s^2) (1.16964 for the rows' R = 1 and s = 0.606675), and
+    "Public inputs" lists the rows' R = 1: the row of R says how the two are one, on a fitted and a loaded model."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (500, 3))
+    fitted = dpcvx.DPLogisticRegression(random_state=0).fit(X, (X[:, 0] > 0).astype(int)).model_
+    for model in (fitted, dpcvx.load(dpcvx.save(fitted, tmp_path / "m.json"))):
+        section = next(section for section in model.report().sections if section.anchor == "auditor")
+        table = next(block.content for block in section.blocks if block.kind == "table"
+                     and block.content[0] == ["constant", "value", "how established"])
+        rows = {row[0]: row for row in table[1]}
+        s = model.certificate.intercept_scaling
+        assert float(rows["R"][1]) == pytest.approx(math.hypot(1.0, s), rel=1e-5)
+        assert rows["R"][2] == (f"sqrt(R^2 + s^2) of the rows' bound R = 1 and the intercept's feature s = {s:g}: "
+                                "inputs of the fit, not proved (how they were chosen: Public inputs)")
