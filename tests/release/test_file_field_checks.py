@@ -5,8 +5,8 @@ an OverflowError or an AssertionError. The schema a model file embeds holds ever
 report's constants table says how each constant was established."""
 
 import copy
-import math
 import json
+import math
 import warnings
 
 import numpy as np
