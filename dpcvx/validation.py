@@ -62,6 +62,7 @@ __all__ = [
     "label_vector",
     "outside_refusal",
     "not_two_dimensional",
+    "finite",
     "positive",
     "non_negative",
     "check_epsilon",
@@ -152,6 +153,12 @@ def _real(name: str, value: Any, what: str, finite: str = "finite and positive")
     if not math.isfinite(number):
         raise InputError(f"{named(name)} must be {finite}, got {number}")
     return number
+
+
+def finite(name: str, value: Any) -> float:
+    """value as a finite float (any sign): refuses str, None, bool, complex, NaN, infinity and numbers too large
+    for a float, with the words of every number's check (a column's public bounds, an imputed value)."""
+    return _real(name, value, "a finite number", "finite")
 
 
 def positive(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None) -> float:

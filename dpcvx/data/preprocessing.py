@@ -118,7 +118,7 @@ import numpy as np
 from .. import tables
 from ..advice import setting
 from ..exceptions import InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
-from ..validation import MODERATE_MAX, MODERATE_MIN
+from ..validation import MODERATE_MAX, MODERATE_MIN, finite, positive
 from .columns import as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
 
@@ -135,19 +135,6 @@ PAPER_SOURCE = "read off the data by paper_schema (NOT private)"
 MISSING_INDICATOR_SUFFIX = ":missing"
 OUTPUTS = ("default", "pandas", "polars")  # what set_output offers, as in scikit-learn
 SCHEMA_FIELDS = ("columns", "norm", "strict", "constant_feature", "encoding")  # PublicSchema's declared fields
-
-
-def _finite_float(what: str, value: Any) -> float:
-    """value as a finite float (an int beyond the float range, such as 10**400, is refused, not an OverflowError)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(f"{what} must be a finite number, got {value!r}")
-    try:
-        number = float(value)
-    except OverflowError:
-        raise InputError(f"{what} must be a finite number, got an integer beyond the float range") from None
-    if not math.isfinite(number):
-        raise InputError(f"{what} must be a finite number, got {value!r}")
-    return number
 
 
 def _check_name(name: Any) -> None:
@@ -181,8 +168,8 @@ class NumericColumn:
         _check_name(self.name)
         if self.scale not in SCALES:
             raise InputError(f"column {self.name!r}: scale must be one of {list(SCALES)}, got {self.scale!r}")
-        lo = _finite_float(f"lower bound of column {self.name!r}", self.lo)
-        hi = _finite_float(f"upper bound of column {self.name!r}", self.hi)
+        lo = finite(f"the lower bound of column {self.name!r}", self.lo)
+        hi = finite(f"the upper bound of column {self.name!r}", self.hi)
         if not lo < hi:
             raise InputError(f"column {self.name!r}: bounds need lo < hi, got lo={lo}, hi={hi}")
         if not math.isfinite(hi - lo):
@@ -193,7 +180,7 @@ class NumericColumn:
         object.__setattr__(self, "lo", lo)
         object.__setattr__(self, "hi", hi)
         if self.missing is not None:
-            missing = _finite_float(f"missing value of column {self.name!r}", self.missing)
+            missing = finite(f"the missing value of column {self.name!r}", self.missing)
             if not lo <= missing <= hi:
                 raise InputError(
                     f"column {self.name!r}: the imputed missing value {missing} must lie in the public "
@@ -482,14 +469,7 @@ class PublicSchema:
         duplicated = sorted(tables.repeated_names(names))
         if duplicated:
             raise InputError(f"column names repeat: {duplicated}")
-        norm = _finite_float("norm", self.norm)
-        if norm <= 0:
-            raise InputError(f"norm must be positive, got {norm}")
-        if not MODERATE_MIN <= norm <= MODERATE_MAX:
-            raise InputError(
-                f"norm={norm:g} is outside [{MODERATE_MIN:g}, {MODERATE_MAX:g}], where the row "
-                "scaling stays exact in floating point; rescale the feature bounds instead"
-            )
+        norm = positive("norm", self.norm, minimum=MODERATE_MIN, maximum=MODERATE_MAX)  # the row scaling stays exact
         if self.encoding not in ENCODINGS:
             raise InputError(f"encoding must be one of {list(ENCODINGS)}, got {self.encoding!r}")
         for flag in ("strict", "constant_feature"):

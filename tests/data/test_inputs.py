@@ -433,7 +433,7 @@ def test_round_to_grid_of_a_tiny_scale_keeps_large_values_finite():
 def test_schema_bounds_and_norms_that_would_overflow_are_refused():
     with pytest.raises(InputError, match=r"hi - lo = .* overflows"):
         NumericColumn("x", -1e308, 1e308)
-    with pytest.raises(InputError, match=r"norm=1e-200 is outside \[1e-150, 1e\+150\]"):
+    with pytest.raises(InputError, match=r"norm=1e-200 is outside the range \[1e-150, 1e\+150\]"):
         PublicSchema((NumericColumn("x", 0, 1),), norm=1e-200)
     X = PublicSchema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)), norm=1e-150).transform(
         {"x": [1.0, 0.8], "y": [1.0, 0.9]})  # centred codes 1/2, 0.3, 1/2, 0.4: all positive

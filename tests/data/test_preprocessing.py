@@ -191,7 +191,7 @@ def test_transform_errors_name_the_problem(table, message):
     "build, message",
     [
         (lambda: NumericColumn("a", 2, 1), r"column 'a': bounds need lo < hi, got lo=2.0, hi=1.0"),
-        (lambda: NumericColumn("a", 0, float("nan")), r"upper bound of column 'a' must be a finite number"),
+        (lambda: NumericColumn("a", 0, float("nan")), r"the upper bound of column 'a' must be finite, got nan"),
         (lambda: NumericColumn("a", "0", 1), r"lower bound of column 'a' must be a finite number, got '0'"),
         (lambda: NumericColumn("a", True, 2), r"must be a finite number, got True"),
         (lambda: NumericColumn("", 0, 1), r"column name must be a non-empty string"),
@@ -203,8 +203,8 @@ def test_transform_errors_name_the_problem(table, message):
         (lambda: CategoricalColumn("c", (1, "1")), r"column 'c': categories repeat"),
         (lambda: PublicSchema(()), r"at least one column"),
         (lambda: PublicSchema((AGE, AGE)), r"column names repeat: \['age'\]"),
-        (lambda: PublicSchema((AGE,), norm=0), r"norm must be positive"),
-        (lambda: PublicSchema((AGE,), norm=float("inf")), r"norm must be a finite number"),
+        (lambda: PublicSchema((AGE,), norm=0), r"norm must be finite and positive, got 0"),
+        (lambda: PublicSchema((AGE,), norm=float("inf")), r"norm must be finite and positive, got inf"),
         (lambda: PublicSchema((AGE,), strict=1), r"strict must be true or false"),
         (lambda: PublicSchema(("age",)), r"NumericColumn or CategoricalColumn"),
         (
@@ -282,7 +282,7 @@ def numeric(**fields):
         (valid_dict(columns=[numeric(source=3)]), r"source must be a string"),
         (valid_dict(columns=["age"]), r"a column must be a JSON object"),
         (valid_dict(columns=[numeric(hi="__import__('os').getpid()")]), r"upper bound of column 'a' must be"),
-        (valid_dict(norm="1"), r"norm must be a finite number"),
+        (valid_dict(norm="1"), r"norm must be a positive number, got '1' \(a str\)"),
     ],
 )
 def test_bad_schema_dicts_are_rejected(data, message):
