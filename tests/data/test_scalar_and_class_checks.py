@@ -21,7 +21,8 @@ def test_deltas_refusals_state_its_range(delta, match):
 
 
 def test_a_column_bound_beyond_the_float_range_is_refused():
-    with pytest.raises(InputError, match="the upper bound of column 'a' must be a finite number, got an integer of 401 digits, which is beyond the float range"):
+    with pytest.raises(InputError, match="the upper bound of column 'a' must be a finite number, got an integer of 401 "
+                                         "digits, which is beyond the float range"):
         NumericColumn("a", 0, 10**400)
 
 
