@@ -53,7 +53,7 @@ import numpy as np
 
 from ..exceptions import InputError, PaperModeWarning, user_stacklevel, withheld
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import integer
+from ..validation import check_choice, integer
 from .files import file_path
 from .preprocessing import PublicSchema, paper_schema
 from .uci_domains import ADULT_COLUMNS, KDD_CATEGORIES, KDD_COLUMNS, KDD_DOS_ATTACKS, adult_schema, kdd_schema
@@ -345,8 +345,7 @@ _MODE_NOTE = {
 
 def _check_mode(mode: str, reads: str) -> None:
     """Refuse an unknown mode; warn that paper mode reads ``reads`` off the data (stack: the caller's line)."""
-    if mode not in MODES:
-        raise InputError(f"mode must be one of {MODES}, got {mode!r}")
+    check_choice("mode", mode, tuple(MODES))
     if mode == "paper":
         warnings.warn(
             f"mode='paper' is NOT private: it reads {reads} off the data. A model or schema built on "

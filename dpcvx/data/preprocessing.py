@@ -118,7 +118,7 @@ import numpy as np
 from .. import tables
 from ..advice import setting
 from ..exceptions import InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
-from ..validation import MODERATE_MAX, MODERATE_MIN, finite, positive
+from ..validation import MODERATE_MAX, MODERATE_MIN, check_choice, finite, positive
 from .columns import as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
 
@@ -166,8 +166,7 @@ class NumericColumn:
 
     def __post_init__(self) -> None:
         _check_name(self.name)
-        if self.scale not in SCALES:
-            raise InputError(f"column {self.name!r}: scale must be one of {list(SCALES)}, got {self.scale!r}")
+        check_choice(f"column {self.name!r}: scale", self.scale, tuple(SCALES))
         lo = finite(f"the lower bound of column {self.name!r}", self.lo)
         hi = finite(f"the upper bound of column {self.name!r}", self.hi)
         if not lo < hi:
@@ -470,8 +469,7 @@ class PublicSchema:
         if duplicated:
             raise InputError(f"column names repeat: {duplicated}")
         norm = positive("norm", self.norm, minimum=MODERATE_MIN, maximum=MODERATE_MAX)  # the row scaling stays exact
-        if self.encoding not in ENCODINGS:
-            raise InputError(f"encoding must be one of {list(ENCODINGS)}, got {self.encoding!r}")
+        check_choice("encoding", self.encoding, tuple(ENCODINGS))
         for flag in ("strict", "constant_feature"):
             if not isinstance(getattr(self, flag), bool):
                 raise InputError(f"{flag} must be true or false, got {getattr(self, flag)!r}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..exceptions import InputError
+from ..validation import check_choice
 from .preprocessing import CategoricalColumn, Column, NumericColumn, PublicSchema
 
 __all__ = [
@@ -221,8 +221,7 @@ def kdd_schema(
     below 1e-4. Both use the same public bounds and read no data
     (docs/datasets.md, "KDD: why the non-private error was off the paper").
     """
-    if numeric_scale not in KDD_SCALES:
-        raise InputError(f"numeric_scale must be one of {list(KDD_SCALES)}, got {numeric_scale!r}")
+    check_choice("numeric_scale", numeric_scale, tuple(KDD_SCALES))
     log_columns = KDD_LOG_COLUMNS if numeric_scale == "log" else ()
     return PublicSchema(
         columns=_columns(KDD_COLUMNS, KDD_CATEGORIES, KDD_BOUNDS, NSL_KDD_ARFF, missing, log_columns),

@@ -48,7 +48,7 @@ from scipy import stats
 from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
 from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import check_bound, check_delta, fraction, sample_size
+from ..validation import check_bound, check_choice, check_delta, fraction, sample_size
 from .contract import binding_error
 
 __all__ = [
@@ -164,8 +164,7 @@ def canary_pair(
     if n < 2:
         raise InputError(f"canary_pair needs n >= 2 (base records and the canary), got n={n}")
     R = check_bound("data_norm", data_norm)
-    if replacement not in REPLACEMENTS:
-        raise InputError(f"replacement must be one of {REPLACEMENTS}, got {replacement!r}")
+    check_choice("replacement", replacement, tuple(REPLACEMENTS))
     rng = resolve_rng(random_state)
     X = np.zeros((n, d))
     if d > 1:

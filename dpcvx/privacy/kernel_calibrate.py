@@ -46,7 +46,7 @@ from scipy.linalg import eigh
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
-from ..validation import _short, fraction, positive
+from ..validation import _short, check_choice, fraction, positive
 from ..verification.exact import Exact, exact_text
 from .calibrate import minimiser_sensitivity
 from .calibration import Calibration, Noise, PublicFacts, Record, recorded
@@ -326,8 +326,7 @@ def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, del
     for the minimiser over the RKHS and over its subspace span phi(Z) alike.
     """
     epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
-    if minimiser_span not in MINIMISER_SPANS:
-        raise InputError(f"minimiser_span must be one of {MINIMISER_SPANS}, got {minimiser_span!r}")
+    check_choice("minimiser_span", minimiser_span, tuple(MINIMISER_SPANS))
     norms = np.asarray(test_feature_norms, dtype=float)
     if norms.ndim != 1 or norms.size == 0 or not np.all(np.isfinite(norms)) or np.any(norms < 0):
         raise InputError("test_feature_norms must be a non-empty vector of finite norms")

@@ -52,6 +52,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
+from ..validation import check_choice
 from ..verification.exact import exact_text
 from .constants import Constants
 from .records.privatised import PrivateRelease, drawn_releases
@@ -580,8 +581,7 @@ class ReleaseReport:
 
     def render(self, format: str = "markdown") -> str:
         """The report as ``format``: "markdown" or "html" (a complete page)."""
-        if format not in REPORT_FORMATS:
-            raise InputError(f"format must be one of {list(REPORT_FORMATS)}, got {format!r}")
+        check_choice("format", format, tuple(REPORT_FORMATS))
         return self.html_page() if format == "html" else self.to_markdown()
 
     def write(self, path: str | Path, format: str | None = None) -> Path:

@@ -261,7 +261,7 @@ def test_kdd_malformed_file(tmp_path, lines, message):
 
 @pytest.mark.parametrize("loader", [load_adult, load_kdd])
 def test_unknown_mode(loader, tmp_path):
-    with pytest.raises(InputError, match=r"mode must be one of \('paper', 'private'\), got 'public'"):
+    with pytest.raises(InputError, match=r"mode must be one of 'paper', 'private'; got 'public'"):
         loader(path=tmp_path, mode="public")
 
 

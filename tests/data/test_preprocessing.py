@@ -268,7 +268,7 @@ def numeric(**fields):
         (valid_dict(format="other"), r'not a dpcvx schema: need "format": "dpcvx-schema"'),
         (valid_dict(version=3), r'"version": 1 or 2'),
         (valid_dict(version=True), r'"version": 1 or 2'),
-        (valid_dict(encoding="standard"), r"encoding must be one of \['centred', 'unit'\]"),
+        (valid_dict(encoding="standard"), r"encoding must be one of 'centred', 'unit'; got 'standard'"),
         ({**valid_dict(version=1), "encoding": "unit"}, r'a version-1 schema has no "encoding" key'),
         (valid_dict(extra=1), r"schema: unknown keys \['extra'\]"),
         (valid_dict(columns={"age": 1}), r'needs "columns": a list'),

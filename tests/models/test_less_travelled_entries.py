@@ -115,3 +115,16 @@ def test_a_loader_checks_its_options_before_looking_for_its_files(tmp_path, load
     with pytest.raises(InputError) as refused:
         loader(tmp_path, **options)
     assert "not found" not in str(refused.value)
+
+
+@pytest.mark.parametrize("make", [
+    lambda value: dpcvx.load_adult(mode=value), lambda value: dpcvx.load_kdd(numeric_scale=value),
+    lambda value: dpcvx.canary_pair(replacement=value), lambda value: dpcvx.NumericColumn("a", 0, 1, scale=value),
+    lambda value: dpcvx.PublicSchema((dpcvx.NumericColumn("a", 0, 1),), encoding=value),
+], ids=["mode", "numeric_scale", "replacement", "scale", "encoding"])
+@pytest.mark.parametrize("value", ["Private", np.array(["paper", "private"]), None])
+def test_a_named_choice_is_checked_by_the_one_rule(make, value):
+    """A choice outside its names (another case, an array, None) is refused in one wording: an array of names made
+    the membership test raise numpy's 'truth value of an array is ambiguous'."""
+    with pytest.raises(InputError, match=r"must be one of '[a-z]+', '[a-z-]+'.*; got "):
+        make(value)

@@ -38,6 +38,7 @@ from ...privacy.partition import disjoint_parts
 from ...privacy.rng import RandomState
 from ...release.usefulness import checks_off
 from ...tables import feature_names
+from ...validation import check_choice
 from . import full_data, split
 from .checks import BudgetInConstructor, count_mistakes, expand_grid, prepare
 from .full_data import SelectionCertificate
@@ -171,8 +172,7 @@ def tune(
     pad to a public schedule: K has no public upper bound, and each fit's own duration
     depends on the data, so no count of padded runs makes the wall time public.
     """
-    if procedure not in PROCEDURES:
-        raise InputError(f"procedure must be one of {list(PROCEDURES)}, got {procedure!r}")
+    check_choice("procedure", procedure, tuple(PROCEDURES))
     with checks_off():  # no candidate's usefulness is told, and the NOT PRIVATE check never runs, inside tune
         return _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta, fit_params, accountant, random_state,
                      verbose, eta, mean_runs, held_out, score)
