@@ -537,9 +537,7 @@ class PublicSchema:
         DataFrame with :meth:`get_feature_names_out` as columns); None keeps the current one. scikit-learn's
         API; the setting is not part of the schema (not saved, not compared)."""
         if transform is not None:
-            if transform not in OUTPUTS:
-                raise InputError(f"set_output(transform=...) must be one of {list(OUTPUTS)} or None, got {transform!r}")
-            self._output = transform  # not a declared field: the schema itself never changes
+            self._output = check_choice("set_output(transform=...)", transform, tuple(OUTPUTS))  # not a schema field  # not a declared field: the schema itself never changes
         return self
 
     def __sklearn_tags__(self) -> Any:
