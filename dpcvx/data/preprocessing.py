@@ -537,7 +537,8 @@ class PublicSchema:
         DataFrame with :meth:`get_feature_names_out` as columns); None keeps the current one. scikit-learn's
         API; the setting is not part of the schema (not saved, not compared)."""
         if transform is not None:
-            self._output = check_choice("set_output(transform=...)", transform, tuple(OUTPUTS))  # not a schema field  # not a declared field: the schema itself never changes
+            # not a declared field: the schema itself never changes
+            self._output = check_choice("set_output(transform=...)", transform, tuple(OUTPUTS))
         return self
 
     def __sklearn_tags__(self) -> Any:
