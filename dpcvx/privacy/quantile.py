@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import InputError
-from ..validation import fraction, not_two_dimensional, positive
+from ..validation import check_bound, fraction, not_two_dimensional
 from .accountant import PrivacyAccountant, check_accountant, check_cost
 from .exact_sampling import integer_source
 from .exponential import exponential_probabilities, sample_exponential
@@ -72,8 +72,9 @@ def bound_then_fit_curve(eps_q: Sequence[float], eps_fit: float, delta: float) -
 
 
 def power_of_two_grid(r_min: float, r_max: float) -> tuple[float, ...]:
-    """The powers of two 2^k with r_min <= 2^k <= r_max (public; at least one)."""
-    low, high = positive("r_min", r_min), positive("r_max", r_max)
+    """The powers of two 2^k with r_min <= 2^k <= r_max (public; at least one): the candidates of a bound (R, B),
+    so the range's ends are checked as every bound is (:func:`~dpcvx.validation.check_bound`)."""
+    low, high = check_bound("r_min", r_min), check_bound("r_max", r_max)
     first, last = math.ceil(math.log2(low)), math.floor(math.log2(high))
     grid = tuple(math.ldexp(1.0, k) for k in range(first, last + 1) if low <= math.ldexp(1.0, k) <= high)
     if not grid:

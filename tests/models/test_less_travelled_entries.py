@@ -128,3 +128,13 @@ def test_a_named_choice_is_checked_by_the_one_rule(make, value):
     the membership test raise numpy's 'truth value of an array is ambiguous'."""
     with pytest.raises(InputError, match=r"must be one of '[a-z]+', '[a-z-]+'.*; got "):
         make(value)
+
+
+@pytest.mark.parametrize("ends", [{"r_min": 1e-300, "r_max": 10.0}, {"r_min": 0.1, "r_max": 1e300}])
+def test_a_private_norm_range_is_checked_as_a_bound_naming_its_own_end(ends):
+    """The range's ends are a bound's candidates: refused by the bound's range, naming r_min or r_max (the grid's
+    first or last power of two was refused as 'data_norm=1.49322e-300', a value the user never gave)."""
+    X, y = _data()
+    name = "r_min" if ends["r_min"] < 1e-75 else "r_max"
+    with pytest.raises(InputError, match=rf"{name}=1e[+-]300 is outside the range \[1e-75, 1e\+75\]"):
+        dpcvx.fit_private_norm(dpcvx.PrivateERM(lam=0.1, classes=(0, 1)), X, y, 1.0, **ends)
