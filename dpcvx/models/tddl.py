@@ -34,6 +34,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import sparse
 from scipy.optimize import brentq
 
 from ..data.kernels import KernelSpec, as_rows
@@ -58,7 +59,7 @@ from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
-from ..validation import check_flag, positive
+from ..validation import check_finite, check_flag, positive
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget, check_coefficient_bound
 
 __all__ = ["ConstrainedLeastSquares", "perturb_predictions", "TDDL"]
@@ -71,6 +72,31 @@ KKT_TOLERANCE = 1e-6  # above this relative KKT residual the closed form replace
 # span="auto" minimises over the whole RKHS up to this many training rows (n is public: replace-one),
 # over span phi(Z) above it, where the O(n^3) solve and its 8 n^2 bytes no longer fit a workstation
 AUTO_PUBLIC_SPAN_ROWS = 10_000
+
+
+def _gram_matrix(gram: Any) -> np.ndarray:
+    """gram as a dense, finite, non-empty, symmetric float matrix; InputError naming what it is not. A Gram matrix
+    K_ij = k(z_i, z_j) is symmetric; one that differs from its transpose by more than sqrt(eps) max |K| is not one
+    (rounding in a kernel's evaluation leaves far less)."""
+    if sparse.issparse(gram):
+        raise InputError("gram must be a dense matrix, got a scipy.sparse matrix; pass gram.toarray()")
+    gram = check_finite("gram", gram)
+    if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or gram.shape[0] == 0:
+        raise InputError(f"gram must be a non-empty square matrix, got shape {gram.shape}")
+    scale = float(np.max(np.abs(gram)))
+    if float(np.max(np.abs(gram - gram.T))) > np.sqrt(np.finfo(float).eps) * scale:
+        raise InputError("gram must be symmetric (K_ij = k(z_i, z_j) = K_ji), got a matrix that differs from its "
+                         "transpose by more than rounding; pass the kernel's Gram matrix of the public sample")
+    return gram
+
+
+def _refuse_indefinite(eigenvalues: np.ndarray) -> None:
+    """InputError when the Gram matrix has an eigenvalue below -sqrt(eps) max |lambda|: a kernel's Gram matrix is
+    positive semidefinite, and rounding leaves negative eigenvalues of about T eps lambda_max only."""
+    least, scale = float(eigenvalues.min()), float(np.max(np.abs(eigenvalues)))
+    if least < -np.sqrt(np.finfo(float).eps) * scale:
+        raise InputError(f"gram must be positive semidefinite (a kernel's Gram matrix), got an eigenvalue "
+                         f"{least:.6g}; pass the kernel's Gram matrix of the public sample")
 
 
 class ConstrainedLeastSquares:
@@ -99,11 +125,10 @@ class ConstrainedLeastSquares:
     """
 
     def __init__(self, gram: ArrayLike, radius: float) -> None:
-        gram = np.asarray(gram, dtype=float)
-        if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or not np.all(np.isfinite(gram)):
-            raise InputError(f"gram must be a finite square matrix, got shape {gram.shape}")
+        gram = _gram_matrix(gram)
         T = gram.shape[0]
         self.eigenvalues, vectors = gram_spectrum(gram)
+        _refuse_indefinite(self.eigenvalues)
         keep = numerical_range(self.eigenvalues)
         if not np.any(keep):
             raise InputError("the Gram matrix of the public sample is zero: phi(z_t) = 0 for all t")
@@ -125,9 +150,10 @@ class ConstrainedLeastSquares:
 
     def solve(self, targets: ArrayLike) -> np.ndarray:
         """The coefficients a of the constrained least-squares fit to ``targets``."""
-        targets = np.asarray(targets, dtype=float)
-        if targets.shape != (self._basis.shape[0],) or not np.all(np.isfinite(targets)):
-            raise InputError(f"targets must be a finite vector of length {self._basis.shape[0]}")
+        targets = check_finite("targets", targets)
+        if targets.shape != (self._basis.shape[0],):
+            raise InputError(f"targets must be a finite vector of length {self._basis.shape[0]}, "
+                             f"got shape {targets.shape}")
         projected = self._basis.T @ targets
         coordinates = self._conic(projected)
         if coordinates is not None:

@@ -5,7 +5,7 @@ import math
 import cvxpy as cp
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import integrate, sparse, stats
 
 import dpcvx.models.tddl as tddl_module
 from dpcvx.data.kernels import LinearKernel, RBFKernel
@@ -171,6 +171,24 @@ def test_constrained_least_squares_input_errors():
     for radius in (-1.0, 0.0, float("nan"), float("inf"), "1", None):  # cvxpy's own ValueError or TypeError before
         with pytest.raises(InputError, match="radius"):
             ConstrainedLeastSquares(np.eye(3), radius)
+
+
+@pytest.mark.parametrize("gram, match", [
+    ("x", "gram must hold real numbers"),  # numpy's float conversion raised a bare ValueError
+    (np.zeros((0, 0)), "non-empty"),  # the empty spectrum's max raised a bare ValueError
+    (sparse.eye(3, format="csr"), "dense"),  # a bare TypeError before
+    (np.array([[1.0, 0.5], [0.0, 1.0]]), "symmetric"),  # was read as its symmetric part without a word
+    (-np.eye(3), "positive semidefinite"),  # was refused as "zero"
+    (np.array([[1.0, 2.0], [2.0, 1.0]]), "eigenvalue -1"),  # its negative eigenvalue was dropped without a word
+])
+def test_a_matrix_that_is_no_gram_matrix_is_refused_by_name(gram, match):
+    with pytest.raises(InputError, match=match):
+        ConstrainedLeastSquares(gram, 1.0)
+
+
+def test_targets_that_are_no_numbers_are_refused_by_name():
+    with pytest.raises(InputError, match="targets must hold real numbers"):
+        ConstrainedLeastSquares(np.eye(2), 1.0).solve(["a", "b"])
 
 
 @pytest.mark.slow
