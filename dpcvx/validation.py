@@ -33,7 +33,7 @@ import math
 import numbers
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from typing import Any, Literal, overload
@@ -1049,6 +1049,17 @@ def or_literal(literal: str, check: Check) -> Check:
             raise InputError(f"{name} must be {literal!r} or a number, got {value!r}")
         return check(name, value)
     return checked
+
+
+def refuse_unknown_parameters(owner: str, given: Iterable[str], names: Sequence[str], note: str = "") -> None:
+    """InputError naming the keywords of ``given`` that are none of ``owner``'s parameters ``names`` (a constructor's,
+    as ``set_params`` takes them), and its parameters, then ``note``. The one refusal of an unknown parameter name at
+    every learner's ``set_params`` (scikit-learn raised its bare ValueError, PrivateERM and the kernel learners an
+    InputError in words of their own)."""
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise InputError(f"{owner} has no parameter(s) {unknown}; its parameters are {list(names)}"
+                         f"{' (' + note + ')' if note else ''}")
 
 
 def check_parameters(owner: Any, constraints: Mapping[str, Check]) -> dict[str, Any]:

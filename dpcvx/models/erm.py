@@ -64,6 +64,7 @@ from ..validation import (
     check_delta_for_n,
     check_epsilon,
     check_flag,
+    refuse_unknown_parameters,
     sample_size,
 )
 from ..verification.bounded_residual import with_bounded_residual
@@ -383,9 +384,8 @@ class PrivateERM:
 
     def set_params(self, **params: Any) -> PrivateERM:
         """Set constructor parameters in place; unknown names raise InputError."""
-        unknown = set(params) - set(self._parameter_names())
-        if unknown:
-            raise InputError(f"unknown parameters {sorted(unknown)}; valid: {self._parameter_names()}")
+        refuse_unknown_parameters(type(self).__name__, params, self._parameter_names(),
+                                  "epsilon, delta and random_state go to fit")
         for name, value in params.items():
             setattr(self, name, value)
         return self

@@ -48,6 +48,7 @@ from ..validation import (
     check_flag,
     check_lam,
     check_parameters,
+    refuse_unknown_parameters,
     refuse_weights,
 )
 from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
@@ -286,10 +287,8 @@ class PrivateKernelLearner:
     def _refuse_unknown(self, params: Mapping[str, Any]) -> None:
         """Refuse the keywords in ``params`` that are not this learner's parameters (the constructor's and
         set_params'), naming the learner and its parameters."""
-        unknown = sorted(set(params) - set(self._param_names))
-        if unknown:
-            raise InputError(f"{type(self).__name__} has no parameter(s) {unknown}; its parameters are "
-                             f"{list(self._param_names)} (epsilon, delta and random_state go to fit)")
+        refuse_unknown_parameters(type(self).__name__, params, self._param_names,
+                                  "epsilon, delta and random_state go to fit")
 
     def __repr__(self) -> str:
         params = ", ".join(f"{key}={value!r}" for key, value in self.get_params().items())

@@ -87,7 +87,7 @@ from ..advice import setting
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
-    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.base import ClassifierMixin
     from sklearn.utils.metaestimators import available_if
     from sklearn.utils.validation import check_is_fitted
 except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
@@ -136,7 +136,7 @@ from ..verification.loss_declaration import loss_at_zero
 from ..verification.verdict import Mechanism
 from ..verification.verifier import Loss, Regularizer
 from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
-from .inputs import InputTypeError, fit_accountant, keep_parameters, label_error, validated_input
+from .inputs import InputTypeError, NamedParameters, fit_accountant, keep_parameters, label_error, validated_input
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
@@ -169,7 +169,7 @@ LEARNER_SETTINGS = ("lam", "data_norm", "norm_range", "norm_share", "fit_interce
                     "column_statistics_share")
 
 
-class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, BaseEstimator):
+class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameters):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
     #: ``random_state`` takes None or an int only (see :func:`dpcvx.privacy.rng.check_estimator_seed`).

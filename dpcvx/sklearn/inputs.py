@@ -45,9 +45,10 @@ from ..validation import (
     missing_labels,
     outside_labels,
     refuse_non_finite_targets,
+    refuse_unknown_parameters,
 )
 
-__all__ = ["InputTypeError", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
+__all__ = ["InputTypeError", "NamedParameters", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
            "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input"]
 
 
@@ -115,6 +116,15 @@ def keep_parameters(estimator: Any, parameters: dict[str, Any]) -> None:
     for name, value in parameters.items():
         if name != "self":
             setattr(estimator, name, value)
+
+
+class NamedParameters(BaseEstimator):
+    """scikit-learn's ``set_params``, an unknown name refused as every learner refuses it
+    (:func:`dpcvx.validation.refuse_unknown_parameters`; scikit-learn raised its own ValueError)."""
+
+    def set_params(self, **params: Any) -> Any:
+        refuse_unknown_parameters(type(self).__name__, params, tuple(self.get_params(deep=False)))
+        return super().set_params(**params)
 
 
 class InputTypeError(InputError, TypeError):

@@ -66,7 +66,7 @@ import numpy as np
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
-    from sklearn.base import BaseEstimator, RegressorMixin
+    from sklearn.base import RegressorMixin
     from sklearn.utils.validation import check_is_fitted, validate_data
 except ImportError as error:  # as in dpcvx.sklearn.classifiers
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
@@ -120,6 +120,7 @@ from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
 from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
 from .inputs import (
+    NamedParameters,
     fit_accountant,
     keep_feature_names,
     keep_parameters,
@@ -207,7 +208,7 @@ def _public_rows(certificate: ReleaseCertificate | SufficientStatisticsCertifica
     return int(certificate.constants.n) if isinstance(certificate, ReleaseCertificate) else None
 
 
-class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, BaseEstimator):
+class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters):
     """Shared validation, label centring, fitted attributes and prediction."""
 
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)

@@ -366,7 +366,8 @@ def test_get_and_set_params():
     copy = dpcvx.PrivateERM(**params)
     assert copy.get_params() == params
     assert erm.set_params(lam=0.5) is erm and erm.lam == 0.5
-    with pytest.raises(dpcvx.InputError, match="unknown parameters"):
+    with pytest.raises(dpcvx.InputError, match=r"^PrivateERM has no parameter\(s\) \['lambda_'\]; its parameters are "
+                                               r"\['loss', .*epsilon, delta and random_state go to fit"):
         erm.set_params(lambda_=1)
 
 

@@ -44,7 +44,9 @@ def test_clone_and_params(cls):
     assert copy is not estimator and copy.get_params() == estimator.get_params()
     assert copy.get_params()["classes"] == (0, 1) and copy.get_params()["fit_intercept"] is True
     assert copy.set_params(epsilon=2.0) is copy and copy.epsilon == 2.0 and estimator.epsilon == 0.3
-    with pytest.raises(ValueError, match="Invalid parameter"):
+    # refused as every learner refuses an unknown name (scikit-learn's bare ValueError "Invalid parameter" before)
+    with pytest.raises(dpcvx.InputError, match=rf"^{cls.__name__} has no parameter\(s\) \['lambda_'\]; its parameters are "
+                                         r"\[.*'epsilon'"):
         copy.set_params(lambda_=1.0)
 
 
@@ -404,3 +406,11 @@ def test_lam_is_scikit_learn_c_divided_by_n(data):
                                                tol=1e-10, max_iter=10_000).fit(X, y)
     np.testing.assert_allclose(ours.coef_, theirs.coef_.ravel(), rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(ours.intercept_, theirs.intercept_[0], rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("cls", [dpcvx.DPLinearRegression, dpcvx.DPHuberRegressor], ids=lambda cls: cls.__name__)
+def test_a_regressor_refuses_an_unknown_parameter_name_as_every_learner_does(cls):
+    estimator = cls(epsilon=1.0, label_bound=2.0)
+    with pytest.raises(dpcvx.InputError, match=rf"^{cls.__name__} has no parameter\(s\) \['alpha', 'lambda_'\]"):
+        estimator.set_params(lambda_=1.0, alpha=2.0)
+    assert clone(estimator.set_params(epsilon=0.5)).epsilon == 0.5  # a known name still sets, and clones
