@@ -36,7 +36,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +46,9 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
-from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning
+from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning, a_value_of
 from ..privacy.rng import RandomState, resolve_rng
+from ..tables import is_number
 from ..validation import check_bound, check_choice, check_delta, fraction, sample_size
 from .contract import binding_error
 
@@ -445,6 +446,13 @@ def _claim(model: Any, epsilon: float, delta: float) -> tuple[float, float]:
     return claimed_epsilon, claimed_delta
 
 
+def _number(value: Any) -> float:
+    """A statistic's value as a float; InputError when it is not one real number (a string, an array of many)."""
+    if not is_number(value) and not (isinstance(value, np.ndarray) and value.size == 1 and is_number(value.item())):
+        raise InputError(f"the statistic must map a release to one real number, got {a_value_of(value)}")
+    return float(value)
+
+
 def _check_fit(learner: Any, epsilon: float, fit_params: dict[str, Any]) -> None:
     """Refuse, before any fit, a learner whose ``fit`` :func:`audit` cannot call as
     ``fit(X, y, epsilon=, random_state=, **fit_params)``: a class rather than an instance, an estimator that takes its
@@ -499,6 +507,11 @@ def audit(
     if not callable(getattr(learner, "fit", None)):
         raise InputError(f"learner must have a fit(X, y, epsilon=..., random_state=...) method, "
                          f"got {type(learner).__name__}")
+    if fit_params is not None and not isinstance(fit_params, Mapping):
+        raise InputError(f"fit_params must be a dict of fit's keyword arguments, got {type(fit_params).__name__}")
+    if statistic is not None and not callable(statistic):
+        raise InputError(f"statistic must be a function of a release to one number, statistic(model), got "
+                         f"{type(statistic).__name__}")
     extra = dict(fit_params or {})
     for reserved in ("epsilon", "random_state"):
         if reserved in extra:
@@ -523,7 +536,7 @@ def audit(
         for side, (X, y) in enumerate(datasets):
             for run in range(trials):
                 model = learner.fit(X, y, epsilon=epsilon, random_state=int(seeds[side, run]), **extra)
-                values[side, run] = score(model)
+                values[side, run] = _number(score(model))
                 claims.add(_claim(model, epsilon, delta))
     seconds = time.perf_counter() - start
     if not np.all(np.isfinite(values)):

@@ -294,6 +294,10 @@ def test_plot_without_matplotlib(monkeypatch):
     (dict(fit_params={"epsilon": 2.0}), "not inside fit_params"),
     (dict(neighbours=(1, 2)), "NeighbouringPair"),
     (dict(statistic=lambda model: float("nan")), "NaN"),
+    (dict(statistic=3), "statistic must be a function"),  # "'int' object is not callable" at the first fit before
+    (dict(statistic=lambda model: "high"), "one real number, got a str"),  # numpy's bare ValueError before
+    (dict(statistic=lambda model: np.ones(2)), "one real number"),
+    (dict(fit_params=[("delta", 1e-6)]), "fit_params must be a dict"),  # read as a dict of its pairs before
 ])
 def test_audit_input_errors(kwargs, message):
     with pytest.raises(dpcvx.InputError, match=message):
