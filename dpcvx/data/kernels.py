@@ -23,7 +23,6 @@ v(x) = sqrt(2/D) cos(Omega x + phi), ||v(x)|| <= sqrt(2).
 from __future__ import annotations
 
 import math
-import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from scipy.spatial.distance import cdist
 from ..exceptions import InputError, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import check_bound, check_matrix, non_negative, positive
+from ..validation import check_bound, check_matrix, integer, non_negative, optional, positive
 from .notes import warn_clipped
 
 __all__ = [
@@ -171,11 +170,8 @@ class PolynomialKernel(Kernel):
     name: ClassVar[str] = "poly"
 
     def __post_init__(self) -> None:
-        degree = self.degree
-        if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
-            raise InputError(f"degree must be a positive integer, got {degree!r}")
         offset = non_negative("offset", self.offset)  # c >= 0: a PSD kernel
-        object.__setattr__(self, "degree", int(degree))
+        object.__setattr__(self, "degree", integer("degree", self.degree))
         object.__setattr__(self, "offset", offset)
         object.__setattr__(self, "input_bound", _input_bound(self.input_bound))
         try:
@@ -319,8 +315,15 @@ def make_kernel(kernel: KernelSpec = "rbf", *,
     """Build a kernel from a name ("linear", "poly", "rbf", "laplacian"), a Kernel or a callable.
 
     gamma has no data-dependent default: it is part of the released model and
-    choosing it from the private data would leak.
+    choosing it from the private data would leak. Every parameter given is checked whether or not the kernel uses it
+    (as scikit-learn's ``_parameter_constraints`` check SVC's): ``gamma`` > 0, ``degree`` a positive integer,
+    ``offset`` >= 0, the bounds public bounds (:func:`~dpcvx.validation.check_bound`).
     """
+    gamma = optional(positive)("gamma", gamma)
+    degree = integer("degree", degree)
+    offset = non_negative("offset", offset)
+    input_bound = optional(check_bound)("input_bound", input_bound)
+    feature_bound = optional(check_bound)("feature_bound", feature_bound)
     if isinstance(kernel, Kernel):
         return kernel
     if callable(kernel):
@@ -443,12 +446,9 @@ class RandomFourierFeatures:
         if not isinstance(kernel, str) or kernel not in FOURIER_KERNELS:
             raise InputError(f"random Fourier features need a translation-invariant kernel, one of "
                              f"{FOURIER_KERNELS}; got {kernel!r}")
-        if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) \
-                or n_components < 1:
-            raise InputError(f"n_components must be a positive integer, got {n_components!r}")
         self.kernel = kernel
+        self.n_components = integer("n_components", n_components)
         self.gamma = positive("gamma", gamma)
-        self.n_components = int(n_components)
         self._rng = resolve_rng(random_state)
         self.frequencies: np.ndarray | None = None
         self.phases: np.ndarray | None = None
@@ -456,15 +456,13 @@ class RandomFourierFeatures:
             self._draw(n_features)
 
     def _draw(self, n_features: int) -> None:
-        if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) \
-                or n_features < 1:
-            raise InputError(f"n_features must be a positive integer, got {n_features!r}")
+        n_features = integer("n_features", n_features)
         if self.n_components * n_features > MAX_PARAMETERS:
             raise InputError(f"n_components x n_features = {self.n_components} x {n_features} frequencies is above "
                              f"the limit of {MAX_PARAMETERS:.0e} ({8 * MAX_PARAMETERS // 10**9} GB of doubles); "
                              "choose fewer components or reduce the features first")
         self.frequencies, self.phases = draw_fourier_features(self.kernel, self.gamma, self.n_components,
-                                                              int(n_features), self._rng)
+                                                              n_features, self._rng)
 
     @property
     def n_features(self) -> int | None:

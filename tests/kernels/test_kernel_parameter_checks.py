@@ -248,3 +248,24 @@ def test_an_unknown_loss_name_lists_exactly_the_losses_the_kernel_learners_take(
         TDDL("rbf", gamma=1.0, lam=0.1, loss="hing").check_options(1.0)
     for accepted in ("hinge", "huber", "huber_hinge:h=0.5", "logistic"):
         TDDL("rbf", gamma=1.0, lam=0.1, loss=accepted).check_options(1.0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("kernel, params, match", [
+    # parameters the chosen kernel does not use are checked all the same (scikit-learn checks SVC's so); each
+    # was accepted without a word before and kept in the learner's parameters
+    ("linear", {"degree": "x"}, "degree must be a positive integer, got 'x'"),
+    ("linear", {"gamma": "x"}, "gamma must be a positive number"),
+    ("linear", {"offset": -1.0}, "offset must be finite and non-negative"),
+    ("rbf", {"offset": float("nan")}, "offset must be finite and non-negative"),
+    ("rbf", {"degree": 0}, "degree must be a positive integer"),
+    ("rbf", {"feature_bound": -1.0}, "feature_bound must be finite and positive"),
+    ("rbf", {"input_bound": float("nan")}, "input_bound must be finite and positive"),
+])
+def test_a_parameter_the_kernel_does_not_use_is_checked_before_the_charge(name, kernel, params, match):
+    if name == "TDIL" and "input_bound" in params:  # TDIL's own net uses input_bound whatever the kernel
+        with pytest.raises(InputError, match=match):
+            learner(name, kernel, **params)
+        return
+    model, keywords = learner(name, kernel, **params)
+    refused_without_charge(model, keywords, match)
