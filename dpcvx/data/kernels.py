@@ -36,7 +36,15 @@ from scipy.spatial.distance import cdist
 from ..exceptions import InputError, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import check_bound, check_matrix, integer, non_negative, optional, positive
+from ..validation import (
+    check_bound,
+    check_matrix,
+    integer,
+    non_negative,
+    optional,
+    positive,
+    refuse_unknown_parameters,
+)
 from .notes import warn_clipped
 
 __all__ = [
@@ -449,6 +457,8 @@ class RandomFourierFeatures:
         self.kernel = kernel
         self.n_components = integer("n_components", n_components)
         self.gamma = positive("gamma", gamma)
+        self.random_state = random_state
+        self._given_width = n_features  # the constructor's n_features (get_params); None when fit reads X's width
         self._rng = resolve_rng(random_state)
         self.frequencies: np.ndarray | None = None
         self.phases: np.ndarray | None = None
@@ -472,6 +482,24 @@ class RandomFourierFeatures:
     def exact_kernel(self) -> Kernel:
         """The kernel this map approximates."""
         return RBFKernel(self.gamma) if self.kernel == "rbf" else LaplacianKernel(self.gamma)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters, as scikit-learn's ``clone`` and ``set_params`` read them (``deep`` is
+        accepted for its signature): ``n_features`` as given (None for a map that :meth:`fit` draws at X's width),
+        ``random_state=None`` for a loaded map (its draw came from elsewhere). A clone is a map of the same parameters
+        not drawn yet, as scikit-learn's clone of a fitted transformer is unfitted."""
+        return {"kernel": self.kernel, "gamma": self.gamma, "n_components": self.n_components,
+                "n_features": self._given_width, "random_state": self.random_state}
+
+    def set_params(self, **params: Any) -> RandomFourierFeatures:
+        """These constructor parameters, the others kept, checked as the constructor checks them; the map is drawn
+        afresh from ``random_state`` (the frequencies drawn belong to the old parameters). An unknown name is refused
+        as every learner refuses it."""
+        refuse_unknown_parameters(type(self).__name__, params, tuple(self.get_params()))
+        merged = {**self.get_params(), **params}
+        fresh = type(self)(merged.pop("kernel"), **merged)  # checked whole before this map changes
+        vars(self).update(vars(fresh))
+        return self
 
     def fit(self, X: ArrayLike, y: object = None) -> RandomFourierFeatures:
         """Draw the parameters for X's input dimension (the only thing read from X)."""
@@ -544,6 +572,7 @@ class RandomFourierFeatures:
             raise InputError("malformed RandomFourierFeatures data: frequencies must be a finite "
                              "(n_components, n_features) array with n_features >= 1 and phases a finite vector")
         features.frequencies, features.phases = frequencies, phases
+        features.random_state = None  # the seed 0 above drew nothing: the map's draw is not reproducible from it
         return features
 
     def __eq__(self, other: object) -> bool:

@@ -94,3 +94,23 @@ def test_the_fourier_map_holds_one_array_of_its_features(traced_peak):
     features, peak = traced_peak(fourier.transform, X)
     np.testing.assert_array_equal(features, np.sqrt(2.0 / 200) * np.cos(X @ omega.T + phase))
     assert peak < 1.1 * features.nbytes, f"{peak / 1e6:.1f} MB for features of {features.nbytes / 1e6:.1f} MB"
+
+
+def test_a_fourier_map_clones_and_sets_its_parameters_as_scikit_learn_does():
+    clone = pytest.importorskip("sklearn.base").clone
+    drawn = RandomFourierFeatures("rbf", gamma=0.5, n_components=8, n_features=3, random_state=4)
+    assert clone(drawn) == drawn  # the same parameters and seed draw the same map (a raw TypeError before)
+    fitted = RandomFourierFeatures("laplacian", gamma=0.5, n_components=8, random_state=4).fit(np.ones((2, 5)))
+    unfitted = clone(fitted)
+    assert fitted.n_features == 5 and unfitted.n_features is None  # a clone is not drawn yet, as scikit-learn's
+    unfitted.fit(np.ones((2, 3)))  # so it takes another width
+    assert unfitted.n_features == 3
+    with pytest.raises(dpcvx.InputError, match=r"^RandomFourierFeatures has no parameter\(s\) \['degree'\]"):
+        drawn.set_params(degree=2)
+    with pytest.raises(dpcvx.InputError, match="gamma must be finite and positive"):
+        drawn.set_params(n_components=4, gamma=-1.0)
+    assert drawn.n_components == 8 and drawn.gamma == 0.5 and drawn.frequencies.shape == (8, 3)  # left whole
+    assert drawn.set_params(gamma=2.0) is drawn and drawn.gamma == 2.0
+    assert drawn == RandomFourierFeatures("rbf", gamma=2.0, n_components=8, n_features=3, random_state=4)
+    loaded = RandomFourierFeatures.from_dict(drawn.to_dict())
+    assert loaded.get_params()["random_state"] is None  # its draw is not the seed 0 it was built with
