@@ -12,13 +12,12 @@ for the other task (a user's own loss is not a catalogue entry and may serve eit
 from __future__ import annotations
 
 import difflib
-import math
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .exceptions import InputError, a_value_of
+from .validation import positive
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
     import cvxpy as cp
@@ -123,12 +122,8 @@ def huber_hinge(h: float = 0.5) -> MarginLoss:
     l(z) = 0 for z > 1 + h; (1 + h - z)^2 / (4h) for |1 - z| <= h; 1 - z for
     z < 1 - h. It is C^1 but only piecewise C^2 (l'' jumps at 1 - h and 1 + h).
     """
-    if isinstance(h, bool) or not isinstance(h, numbers.Real) or not (math.isfinite(h) and h > 0):
-        raise InputError(f"huber_hinge needs a finite number h > 0 (the smoothing width), got h={h!r}")
-    if not 1e-8 <= h <= 1e8:
-        raise InputError(f"huber_hinge needs 1e-8 <= h <= 1e8, got h={h!r}: beyond that the loss's "
-                         "curvature c = 1/(2h) or its flat region overflow in floating point")
-    return MarginLoss("huber_hinge", (("h", float(h)),))
+    # beyond [1e-8, 1e8] the curvature c = 1/(2h) or the flat region overflow in floating point
+    return MarginLoss("huber_hinge", (("h", positive("h", h, minimum=1e-8, maximum=1e8)),))
 
 
 #: The thresholds m that :func:`huber_regression` takes, (low, high).
@@ -141,9 +136,7 @@ def huber_regression(m: float = 1.0) -> MarginLoss:
     l(r) = r^2 / 2 for |r| <= m and m |r| - m^2 / 2 beyond. C^1 and piecewise C^2.
     """
     low, high = HUBER_THRESHOLDS
-    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not (math.isfinite(m) and low <= m <= high):
-        raise InputError(f"huber_regression needs a number {low:g} <= m <= {high:g} (the threshold), got m={m!r}")
-    return MarginLoss("huber_regression", (("m", float(m)),))
+    return MarginLoss("huber_regression", (("m", positive("m", m, minimum=low, maximum=high)),))
 
 
 def squared_error() -> MarginLoss:

@@ -268,10 +268,9 @@ def _estimator_fit(estimator: Any, epsilon: float | None, delta: float | None, a
     try:
         inspect.signature(template.fit).bind(None, None, **fit_params)
     except TypeError as error:
-        raise InputError(f"as_opendp_measurement calls {name}.fit(X, y, **fit_params) with fit_params "
-                         f"{sorted(fit_params)}, which that fit does not take ({error}). An estimator's budget, "
-                         f"neighbours and options are its parameters: set them in {name}(...) or with "
-                         "set_params") from None
+        raise _unbound_fit(f"{name}.fit(X, y, **fit_params)", fit_params, error,
+                           f"An estimator's budget, neighbours and options are its parameters: set them in "
+                           f"{name}(...) or with set_params") from None
     template.check_params(**_named(template.check_params, fit_params))
     params = template.get_params(deep=False)
     if "epsilon" not in params:
@@ -322,9 +321,19 @@ def _check_fit_call(learner: Any, epsilon: float, delta: float, fit_params: dict
     try:
         inspect.signature(learner.fit).bind(None, None, epsilon, delta=delta, **fit_params)
     except TypeError as error:
-        raise InputError(
-            f"as_opendp_measurement calls {type(learner).__name__}.fit(X, y, epsilon, delta=delta, "
-            f"**fit_params) with fit_params {sorted(fit_params)}, which that fit does not take ({error}). It "
-            "takes a dpcvx learner (PrivateERM, PrivateMulticlassERM, PrivateLinearRegression, TDDL with Z, "
+        raise _unbound_fit(
+            f"{type(learner).__name__}.fit(X, y, epsilon, delta=delta, **fit_params)", fit_params, error,
+            "It takes a dpcvx learner (PrivateERM, PrivateMulticlassERM, PrivateLinearRegression, TDDL with Z, "
             "TDIL) and that learner's own fit options, or a dpcvx estimator (DPLogisticRegression, "
             "DPLinearRegression, ...), which holds its budget in its constructor") from None
+
+
+def _unbound_fit(call: str, fit_params: dict[str, Any], error: TypeError, advice: str) -> InputError:
+    """The refusal of a measurement whose ``call`` of fit does not bind to fit's signature (Python's ``error``): the
+    keywords given, what the signature said (a missing argument is a keyword of as_opendp_measurement), then
+    ``advice``."""
+    given = f"fit_params {sorted(fit_params)}" if fit_params else "no fit_params"
+    missing = ("; give it as a keyword: as_opendp_measurement(learner, epsilon, ..., name=value)"
+               if "missing a required argument" in str(error) else "")
+    return InputError(f"as_opendp_measurement calls {call} with {given}, which that fit does not take "
+                      f"({error}{missing}). {advice}")

@@ -60,7 +60,7 @@ USAGE = [
     (["fit", *BINARY, "--label-bound", "5"], "--label-bound bounds the target of a regression"),
     (["fit", *BINARY, "--loss", "squared_error"], "--loss: loss 'squared_error' is a regression loss"),
     (["fit", *BINARY, "--loss", "nonesuch"], "--loss: unknown loss 'nonesuch'"),
-    (["fit", *BINARY, "--loss", "huber:h=-1"], "--loss: huber_hinge needs a finite number h > 0"),
+    (["fit", *BINARY, "--loss", "huber:h=-1"], "--loss: h must be finite and positive"),
     (["fit", *BINARY, "--regularizer", "l2"], "--regularizer takes a Python file"),
     (["fit", *BINARY, "--lam", "0"], "DPLogisticRegression refuses these options: --lam must be finite and positive"),
     (["fit", *BINARY, "--lam", "1e300"], "--lam 1e+300 is outside the range"),

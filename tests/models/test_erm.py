@@ -437,5 +437,8 @@ def test_a_misspelt_loss_name_gets_one_message_with_the_closest_name():
 
 @pytest.mark.parametrize("h", ["a", -1, 0, float("nan"), float("inf"), 1e300, True, None])
 def test_huber_width_is_validated_where_the_loss_is_built(h):
-    with pytest.raises(dpcvx.InputError, match="huber_hinge"):
+    # the words of every positive number's check (validation.positive), its range [1e-8, 1e8] named
+    with pytest.raises(dpcvx.InputError, match=r"^h(=| must be)"):
         losses.huber_hinge(h)
+    with pytest.raises(dpcvx.InputError, match=r"^m(=| must be)"):
+        losses.huber_regression(h)

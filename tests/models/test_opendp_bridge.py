@@ -172,7 +172,7 @@ def test_a_learner_the_measurement_cannot_call_is_refused_when_it_is_made(data):
     # tests/models/test_opendp_bridge_estimators.py)
     with pytest.raises(InputError, match="TDDL.fit.*'neighbours'.*TDDL with Z"):
         as_opendp_measurement(dpcvx.TDDL("rbf", gamma=2.0, lam=0.1), 1.0, delta=1e-6, neighbours="add-remove", Z=Z)
-    with pytest.raises(InputError, match="TDDL.fit.*'Z'"):
+    with pytest.raises(InputError, match=r"TDDL.fit.* with no fit_params, .*'Z'; give it as a keyword"):
         as_opendp_measurement(dpcvx.TDDL("rbf", gamma=2.0, lam=0.1), 1.0)
     with pytest.raises(InputError, match="PrivateERM.fit.*'mechansim'"):
         as_opendp_measurement(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), 1.0, mechansim="output")
