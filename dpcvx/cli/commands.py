@@ -39,7 +39,7 @@ from ..models.intercept_offset import threshold_cut
 from ..models.multiclass import PrivateMulticlassERM
 from ..progress import progress
 from ..release.model import PrivateModel, Release
-from ..release.multiclass_model import PrivateMulticlassModel
+from ..release.multiclass_model import softmax_in_place
 from ..release.serialization import load, save
 from ..tables import RowError, repeated_names, spelling_variants, text_numbers
 from ..validation import check_public_classes, check_threshold, label_range
@@ -867,7 +867,7 @@ def _write_predictions(handle: IO[str], model: Release, groups: Iterable[np.ndar
         decisions = scores.max(axis=1) if scores.ndim == 2 else scores  # multiclass: the predicted class's score
         probabilities = np.empty((len(predictions), 0))
         if names:  # a multiclass model's softmax in place, after its scores were used
-            probabilities = (PrivateMulticlassModel.probabilities(scores) if scores.ndim == 2
+            probabilities = (softmax_in_place(scores) if scores.ndim == 2
                              else expit(scores)[:, np.newaxis])
         for start in range(0, len(predictions), WRITE_ROWS):  # Python's objects for a few rows at a time
             part = slice(start, start + WRITE_ROWS)

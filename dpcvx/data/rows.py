@@ -32,6 +32,7 @@ from ..validation import (
     _read_only,
     check_matrix,
     check_rows,
+    integer,
     refuse_non_finite,
 )
 from .repeats import has_repeats
@@ -389,6 +390,7 @@ class RowMap:
         sum the products of a block of another size in another order), so a reader of a file in chunks scores the rows
         its whole read scores (``dpcvx predict --chunk-rows``). None when the rows are mapped whole (a feature map
         without ``transform_into``), which no grouping reproduces."""
+        width = integer("width", width)
         if not self.maps_rows_alone:
             return None
         return _score_rows(width)

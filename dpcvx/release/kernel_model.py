@@ -36,6 +36,7 @@ from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, Ke
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..solvers.kernel import as_labels
+from ..validation import integer, real_values
 from .model import Release, check_feature_names, weighted_share
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES"]
@@ -101,10 +102,11 @@ class KernelPredictor:
     @staticmethod
     def predictions(scores: np.ndarray) -> np.ndarray:
         """:meth:`predict`'s labels from the rows' decision values ``scores``."""
-        return np.where(scores > 0, 1.0, -1.0)
+        return np.where(real_values("scores", scores) > 0, 1.0, -1.0)
 
     def score_rows(self, width: int) -> int | None:
         """How many rows :meth:`decision_function` expands at a time (:func:`expansion_rows`; any width)."""
+        integer("width", width)
         return expansion_rows(self.centers.shape[0])
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:

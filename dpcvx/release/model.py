@@ -36,7 +36,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.quantile import bound_then_fit_curve
 from ..tables import feature_names
-from ..validation import check_finite, check_labels
+from ..validation import check_finite, check_labels, real_values
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
 from ..verification.exact import Exact, exact_value
@@ -463,7 +463,7 @@ class LinearModel:
 
     def predictions(self, scores: np.ndarray) -> np.ndarray:
         """:meth:`predict`'s labels from the rows' decision values ``scores`` (:meth:`decision_function`'s)."""
-        return np.where(scores > self.decision_cut, self.classes_[1], self.classes_[0])
+        return np.where(real_values("scores", scores) > self.decision_cut, self.classes_[1], self.classes_[0])
 
     def score_rows(self, width: int) -> int | None:
         """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""

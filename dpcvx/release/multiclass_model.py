@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from ..data.rows import RowMap
+from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve
-from ..validation import class_labels
+from ..validation import class_labels, real_values
 from .model import (
     Release,
     ReleaseCertificate,
@@ -32,7 +33,7 @@ from .model import (
     weighted_share,
 )
 
-__all__ = ["MulticlassCertificate", "PrivateMulticlassModel"]
+__all__ = ["MulticlassCertificate", "PrivateMulticlassModel", "softmax_in_place"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,16 @@ class MulticlassCertificate:
                           *(f"finding: {finding}" for finding in self.findings)])
 
 
+def softmax_in_place(scores: np.ndarray) -> np.ndarray:
+    """The rows' softmax, :meth:`PrivateMulticlassModel.predict_proba` of rows whose (n, k) decision values are
+    ``scores``, computed in ``scores`` itself (one (n, k) array; a caller's scores it owns, as ``predict_proba``'s
+    and ``dpcvx predict``'s fresh ones): exp(s_j - max s) / sum_i exp(s_i - max s)."""
+    scores -= scores.max(axis=1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=1, keepdims=True)
+    return scores
+
+
 class PrivateMulticlassModel(Release):
     """k one-vs-rest linear scores over public classes, released under one total budget."""
 
@@ -118,6 +129,10 @@ class PrivateMulticlassModel(Release):
 
     def predictions(self, scores: np.ndarray) -> np.ndarray:
         """The class of the largest of each row's (n, k) ``scores`` (:meth:`decision_function`'s)."""
+        scores = real_values("scores", scores)
+        if scores.ndim != 2 or scores.shape[1] != len(self.classes_):
+            raise InputError(f"scores must be an (n, {len(self.classes_)}) array of decision values, one column per "
+                             f"class, got shape {scores.shape}")
         return self.classes_[np.argmax(scores, axis=1)]
 
     def score_rows(self, width: int) -> int | None:
@@ -134,16 +149,7 @@ class PrivateMulticlassModel(Release):
         return self._softmax
 
     def _softmax(self, X: Any) -> np.ndarray:
-        return self.probabilities(self.decision_function(X))
-
-    @staticmethod
-    def probabilities(scores: np.ndarray) -> np.ndarray:
-        """:meth:`predict_proba` of rows whose (n, k) :meth:`decision_function` is ``scores``, computed in place:
-        ``scores`` is overwritten (one (n, k) array)."""
-        scores -= scores.max(axis=1, keepdims=True)
-        np.exp(scores, out=scores)  # in place: one (n, k) array
-        scores /= scores.sum(axis=1, keepdims=True)
-        return scores
+        return softmax_in_place(self.decision_function(X))
 
     @property
     def _classes(self) -> tuple:

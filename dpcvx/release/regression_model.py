@@ -30,7 +30,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.gradient_descent import GRADIENT_LABEL_THEOREM, GRADIENT_RANGED, GRADIENT_THEOREM, GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
-from ..validation import refuse_non_finite_targets, refuse_non_number_targets
+from ..validation import finite, real_values, refuse_non_finite_targets, refuse_non_number_targets
 from .model import Release, check_feature_names, label_shift_text, linear_scores, scoring_weights
 from .sparsify import Sparsifiable
 
@@ -43,7 +43,7 @@ def r2_score(y: Any, predictions: np.ndarray, sample_weight: Any = None) -> floa
     and missing, NaN or infinite values are refused by their row (a NaN made the sums NaN and the score 0.0, and
     text was read as numbers)."""
     refuse_non_number_targets("y", y)
-    truth = np.asarray(y, dtype=float).ravel()
+    truth = real_values("y", y).ravel()
     if truth.shape != predictions.shape:
         raise InputError(f"y has {truth.size} values for {predictions.size} predictions")
     refuse_non_finite_targets(truth)
@@ -71,7 +71,7 @@ class LinearRegressionModel:
 
     def predictions(self, scores: np.ndarray) -> np.ndarray:
         """:meth:`predict`'s values from the rows' decision values: the same."""
-        return scores
+        return real_values("scores", scores)
 
     def score_rows(self, width: int) -> int | None:
         """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""
@@ -101,13 +101,14 @@ class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
     def shifted(self, shift: float) -> PrivateRegressionModel:
         """This release with the private label range's centre c added to the intercept (the fit saw y - c):
         post-processing by a value the certificate's column statistics record, from which a loader re-derives it."""
-        return PrivateRegressionModel(self.coef_, self.intercept_ + shift, self.rows, self.certificate)
+        return PrivateRegressionModel(self.coef_, self.intercept_ + finite("shift", shift), self.rows, self.certificate)
 
     def label_shifted(self, shift: float) -> PrivateRegressionModel:
         """This release with the public label shift s = (lo + hi) / 2 of a declared range label_bound=(lo, hi) added
         to the intercept (the fit saw y - s): post-processing by a public constant (docs/theory.md, section 21),
         recorded in the certificate (``label_shift``), so that a file's intercept without an intercept feature is
         re-derived from it. A fit's release, whose certificate records no shift yet."""
+        shift = finite("shift", shift)
         certificate = replace(self.certificate, label_shift=shift)
         return PrivateRegressionModel(self.coef_, self.intercept_ + shift, self.rows, certificate)
 

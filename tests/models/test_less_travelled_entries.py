@@ -138,3 +138,54 @@ def test_a_private_norm_range_is_checked_as_a_bound_naming_its_own_end(ends):
     name = "r_min" if ends["r_min"] < 1e-75 else "r_max"
     with pytest.raises(InputError, match=rf"{name}=1e[+-]300 is outside the range \[1e-75, 1e\+75\]"):
         dpcvx.fit_private_norm(dpcvx.PrivateERM(lam=0.1, classes=(0, 1)), X, y, 1.0, **ends)
+
+
+def _releases(tmp_path) -> dict[str, object]:
+    """A fitted binary, multiclass and regression release, and each loaded from its file."""
+    X, y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = {
+            "binary": dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0).fit(X, y).model_,
+            "multiclass": dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=1.0, classes=(0, 1, 2),
+                                                     random_state=0).fit(X, np.arange(len(y)) % 3).model_,
+            "regression": dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-5, data_norm=1.0, label_bound=3.0,
+                                                   random_state=0).fit(X, X.sum(axis=1)).model_,
+        }
+    releases = dict(fitted)
+    for name, model in fitted.items():
+        dpcvx.save(model, tmp_path / f"{name}.json")
+        releases[f"loaded {name}"] = dpcvx.load(tmp_path / f"{name}.json")
+    return releases
+
+
+@pytest.mark.parametrize("bad", ["x", None, {}, object()])
+def test_a_release_refuses_values_that_are_no_numbers_at_its_every_method(tmp_path, bad):
+    """A release's less-travelled methods (what ``dpcvx predict`` calls: predictions from scores, the rows scored at
+    a time; a regression's score and its shifts) raised Python's TypeError or numpy's ValueError."""
+    X, _ = _data()
+    for name, release in _releases(tmp_path).items():
+        with pytest.raises(InputError, match="scores must hold real numbers|scores must be"):
+            release.predictions(bad)
+        with pytest.raises(InputError, match="width must be a positive integer"):
+            release.score_rows(bad)
+        if "regression" in name:
+            with pytest.raises(InputError, match="y must hold real numbers|y holds"):
+                release.score(X, bad)
+        if name == "regression":
+            for shift in (release.shifted, release.label_shifted):
+                with pytest.raises(InputError, match="shift must be a finite number"):
+                    shift(bad)
+
+
+def test_a_multiclass_release_refuses_scores_of_another_shape_and_leaves_the_callers_scores(tmp_path):
+    release = _releases(tmp_path)["loaded multiclass"]
+    with pytest.raises(InputError, match=r"scores must be an \(n, 3\) array"):
+        release.predictions(np.zeros((4, 2)))  # argmax over 2 columns gave labels of 2 classes of 3
+    X, _ = _data()
+    scores = release.decision_function(X)
+    kept = scores.copy()
+    release.predict_proba(X)
+    release.predictions(scores)
+    np.testing.assert_array_equal(scores, kept)
+    assert not hasattr(release, "probabilities")  # the softmax that overwrote its argument is no method of a release
