@@ -199,8 +199,9 @@ class NumericColumn:
 
     def encode(self, values: np.ndarray, centred: bool = False) -> np.ndarray:
         """The (n, 1) block of scaled, clipped values in [0, 1], or in [-1/2, 1/2] when ``centred``
-        ((n, 2) with the missing indicator, 0 or 1)."""
-        return self._encoded(values, centred)[0]
+        ((n, 2) with the missing indicator, 0 or 1). ``values``: the column, one-dimensional (as a schema's
+        :meth:`~PublicSchema.transform` takes it)."""
+        return self._encoded(column_arrays({self.name: values}, [self.name])[self.name], centred)[0]
 
     def _encoded(self, values: np.ndarray, centred: bool) -> tuple[np.ndarray, int]:
         """:meth:`encode`'s block and the count of rows whose value lies outside [lo, hi] (clipped onto them; an
@@ -258,7 +259,9 @@ class CategoricalColumn:
         return tuple(f"{self.name}={category}" for category in self.categories)
 
     def encode(self, values: np.ndarray, strict: bool) -> np.ndarray:
-        """The (n, k) one-hot block; unknown values give a zero row (or an error if strict)."""
+        """The (n, k) one-hot block; unknown values give a zero row (or an error if strict). ``values``: the column,
+        one-dimensional (as a schema's :meth:`~PublicSchema.transform` takes it)."""
+        values = column_arrays({self.name: values}, [self.name])[self.name]
         labels = as_labels(self.name, values, self.missing)
         # each label is looked up in the sorted public categories (a binary search per row, vectorised):
         # a row's output depends on that row and the public list alone

@@ -232,9 +232,7 @@ def epsilon_lower_bound(false_positives: ArrayLike, negatives: ArrayLike, false_
 
     The test must not have been chosen on the runs counted here. Vectorised.
     """
-    delta = float(delta)
-    if not 0 <= delta < 1:
-        raise InputError(f"delta must be in [0, 1), got {delta}")
+    delta = check_delta(delta)
     _, fpr_upper = clopper_pearson(false_positives, negatives, confidence)
     _, fnr_upper = clopper_pearson(false_negatives, positives, confidence)
     bound = np.maximum(_log_ratio(1 - delta - fnr_upper, fpr_upper),

@@ -200,3 +200,13 @@ def test_datetime_categories_are_refused_by_dtype():
                   {"month": np.array(["2020-01"], dtype="datetime64[M]")}):
         with pytest.raises(InputError, match=r"categorical column 'month' has dtype datetime64.*strftime"):
             schema.transform(table)
+
+
+@pytest.mark.parametrize("values", [None, np.ones((2, 2))])
+def test_a_columns_encode_checks_its_values_as_a_schemas_transform_does(values):
+    """A column's own encode raised Python's AttributeError ('NoneType' object has no attribute 'dtype') on a value
+    that is no column; it reads its values as the schema reads a table's column."""
+    for column, options in ((NumericColumn("a", 0, 1), {}), (CategoricalColumn("b", ("u", "v")), {"strict": True})):
+        with pytest.raises(InputError, match=rf"column '{column.name}'"):
+            column.encode(values, **options)
+    assert NumericColumn("a", 0, 10).encode([5, 20]).tolist() == [[0.5], [1.0]]  # a list is a column too

@@ -146,6 +146,9 @@ def test_epsilon_lower_bound_formula():
 def test_bound_errors():
     with pytest.raises(dpcvx.InputError, match="delta"):
         epsilon_lower_bound(1, 10, 1, 10, delta=1.0)
+    for delta in (None, "x"):  # Python's TypeError and ValueError of float() before, in a report's lower_bound too
+        with pytest.raises(dpcvx.InputError, match=r"delta must be a number in \[0, 1\)"):
+            epsilon_lower_bound(1, 10, 1, 10, delta=delta)
     with pytest.raises(dpcvx.InputError, match="confidence"):
         clopper_pearson(1, 10, confidence=1.0)
     with pytest.raises(dpcvx.InputError, match="successes <= trials"):
