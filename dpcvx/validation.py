@@ -1026,7 +1026,7 @@ def decision_cut(threshold: float, binary: bool) -> float:
 def check_choice(name: str, value: Any, choices: tuple) -> str:
     """One of the named ``choices`` (InputError naming them otherwise)."""
     if not isinstance(value, str) or value not in choices:
-        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {_short(value)}")
     return value
 
 

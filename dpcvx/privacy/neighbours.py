@@ -45,6 +45,7 @@ from typing import Any
 
 from ..exceptions import InputError
 from ..rounding import round_up
+from ..validation import check_choice
 
 __all__ = ["Neighbours", "fit_relation", "group_epsilon_delta", "group_noise_multiplier", "GROUP_PRIVACY"]
 
@@ -65,10 +66,7 @@ class Neighbours(enum.Enum):
         """A relation from its public spelling ("replace-one", "add-remove") or itself; InputError otherwise."""
         if isinstance(value, Neighbours):
             return value
-        for relation in cls:
-            if value == relation.value:
-                return relation
-        raise InputError(f"{name} must be one of {[relation.value for relation in cls]}, got {value!r}")
+        return cls(check_choice(name, value, tuple(relation.value for relation in cls)))
 
     def statement(self, n: int) -> str:
         """The relation as a linear release's certificate states it (the public size n under add/remove)."""

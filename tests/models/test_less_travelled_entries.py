@@ -189,3 +189,18 @@ def test_a_multiclass_release_refuses_scores_of_another_shape_and_leaves_the_cal
     release.predictions(scores)
     np.testing.assert_array_equal(scores, kept)
     assert not hasattr(release, "probabilities")  # the softmax that overwrote its argument is no method of a release
+
+
+@pytest.mark.parametrize("make", [
+    lambda neighbours: dpcvx.DPLogisticRegression(epsilon=1.0, delta=1e-6, data_norm=1.0, neighbours=neighbours),
+    lambda neighbours: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, data_norm=1.0, label_bound=1.0,
+                                                neighbours=neighbours),
+    lambda neighbours: dpcvx.DPHuberRegressor(epsilon=1.0, delta=1e-6, data_norm=1.0, label_bound=1.0,
+                                              neighbours=neighbours),
+], ids=["DPLogisticRegression", "DPLinearRegression", "DPHuberRegressor"])
+def test_a_neighbour_relation_is_a_named_choice_at_every_estimator(make):
+    """An array for the relation raised numpy's 'truth value of an array is ambiguous' (Neighbours.parse compared
+    it with each name); the relation is one of the named choices (validation.check_choice)."""
+    X, y = _data()
+    with pytest.raises(InputError, match="neighbours must be one of 'replace-one', 'add-remove'; got array"):
+        make(np.ones((2, 2))).fit(X, y)

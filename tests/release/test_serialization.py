@@ -334,7 +334,7 @@ def set_constant(key, value):
     (lambda data: data.update(delta=0.1) or data["certificate"].update(delta=0.1),
      "certificate.delta must be 0 for the pure-epsilon mechanisms"),
     (lambda data: data["certificate"].update(neighbours=""),
-     r"certificate.neighbours must be one of \[.replace-one., .add-remove.\], got ''"),
+     "certificate.neighbours must be one of 'replace-one', 'add-remove'; got ''"),
     (lambda data: data["certificate"].update(effective_norm_bound=2.0), "constants.R is 1.0 but the effective"),
     (lambda data: data["certificate"]["calibration"].update(beta="3"), "calibration.beta: recorded '3'"),
     (lambda data: data["certificate"]["calibration"].update(beta=True), "calibration.beta must be a number"),
