@@ -60,7 +60,7 @@ from numpy.typing import ArrayLike
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up, same_recorded
-from ..validation import check_delta, check_epsilon, positive
+from ..validation import check_choice, check_delta, check_epsilon, positive, real_values
 from .gaussian import gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
@@ -72,6 +72,8 @@ GAUSSIAN, EPSILON_DELTA = "gaussian", "epsilon-delta"
 # Renyi orders for the fallback: dense near 1 (large epsilon) and up to 1024 (small epsilon)
 RDP_ORDERS = np.concatenate([1 + np.geomspace(1e-3, 1, 60)[:-1], np.geomspace(2, 1024, 120)])
 _PLD_DISCRETISATION = 1e-4
+#: the accountings :func:`compose_epsilon` takes as ``method``
+ACCOUNTING_METHODS = ("auto", "pld", "rdp", "basic")
 
 
 @dataclass(frozen=True)
@@ -199,7 +201,7 @@ class PrivacyCurve:
         never below the certified (epsilon, delta) of a dpcvx release, whose
         calibration splits its budget the same way.
         """
-        points = np.asarray(epsilons, dtype=float)
+        points = real_values("epsilons", epsilons)
         if points.ndim != 1 or not np.all(np.isfinite(points) & (points >= 0)):
             raise InputError("profile takes a one-dimensional array of finite epsilons >= 0")
         pure, spent = _basic([part for part in self.parts if part.kind == EPSILON_DELTA])
@@ -421,16 +423,16 @@ class Composition:
 
     def epsilon(self, delta: float, method: str = "auto") -> float:
         """epsilon at ``delta`` (:func:`compose_epsilon`); cached per (delta, method)."""
+        method = check_choice("method", method, ACCOUNTING_METHODS)
+        delta = check_delta(delta)
         key = f"epsilon {delta!r} {method}"
         if key not in self._cache:
-            self._cache[key] = self._epsilon(check_delta(delta), method)
+            self._cache[key] = self._epsilon(delta, method)
         return float(self._cache[key])
 
     def _epsilon(self, delta: float, method: str) -> float:
         if self.empty:
             return 0.0
-        if method not in ("auto", "pld", "rdp", "basic"):
-            raise InputError(f"method must be 'auto', 'pld', 'rdp' or 'basic', got {method!r}")
         multiplier = self.gaussian_multiplier
         basic_epsilon, basic_delta = _basic(self.others)
         basic = basic_epsilon if multiplier is None and basic_delta <= delta else math.inf
@@ -460,7 +462,13 @@ def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str
     with dp-accounting when it is installed, else Renyi DP), "pld", "rdp" or "basic". math.inf when
     no epsilon is known at this delta. Rounded up.
     """
-    return Composition.of(curves).epsilon(delta, method)
+    listed = list(curves) if isinstance(curves, Iterable) and not isinstance(curves, (str, PrivacyCurve)) else None
+    if listed is None or not all(isinstance(curve, PrivacyCurve) for curve in listed):
+        got = type(curves).__name__ if listed is None else next(
+            type(curve).__name__ for curve in listed if not isinstance(curve, PrivacyCurve))
+        raise InputError(f"curves must be an iterable of PrivacyCurve (a release's privacy_curve; one curve as "
+                         f"[curve]), got {'an iterable holding ' if listed is not None else ''}{got}")
+    return Composition.of(listed).epsilon(delta, method)
 
 
 def epsilon_delta_curve(epsilon: float, delta: float, neighbours: Neighbours) -> PrivacyCurve:

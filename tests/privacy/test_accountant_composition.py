@@ -122,3 +122,30 @@ def test_described_blocks_lead_the_ledger_line_in_their_thread_only():
     assert "model A: fold 3: PrivateERM.fit (loss logistic)" in str(accountant)
     with pytest.raises(InputError, match="non-empty description"), accountant.described(""):
         pass
+
+
+@pytest.mark.parametrize("curves, got", [
+    ([1, 2], "an iterable holding int"),  # Python's AttributeError ('int' object has no attribute 'neighbours')
+    ("ab", "got str"),  # read as an iterable of letters, the same AttributeError
+])
+def test_compose_epsilon_refuses_what_is_no_list_of_curves(curves, got):
+    with pytest.raises(InputError, match=rf"curves must be an iterable of PrivacyCurve.*{got}"):
+        compose_epsilon(curves, 1e-6)
+
+
+def test_one_curve_is_refused_with_the_list_it_belongs_in_and_taken_in_it():
+    curve = PrivacyCurve.gaussian(2.0, 1.0, "a Gaussian")
+    with pytest.raises(InputError, match=r"one curve as \[curve\]\), got PrivacyCurve"):  # a bare TypeError before
+        compose_epsilon(curve, 1e-6)
+    assert compose_epsilon([curve], 1e-6) == curve.epsilon(1e-6)
+
+
+def test_the_accounting_method_is_a_named_choice_even_of_an_empty_composition():
+    for curves in ([], [PrivacyCurve.gaussian(2.0, 1.0, "a Gaussian")]):  # an empty one took any method
+        with pytest.raises(InputError, match="method must be one of 'auto', 'pld', 'rdp', 'basic'; got 'x'"):
+            compose_epsilon(curves, 1e-6, method="x")
+
+
+def test_a_profile_of_text_is_refused_by_name():
+    with pytest.raises(InputError, match="epsilons must hold real numbers"):  # numpy's bare ValueError before
+        PrivacyCurve.gaussian(2.0, 1.0, "a Gaussian").profile(["x"])
