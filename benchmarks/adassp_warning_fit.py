@@ -50,9 +50,9 @@ import numpy as np
 import dpcvx
 from benchmarks import real_tables
 from benchmarks.common import RunRecord, generator, int_seed, write_json, write_markdown
+from dpcvx.exceptions import NoiseDominatesWarning
 from dpcvx.privacy.adassp import AdaSSPCalibration
 from dpcvx.sklearn import adassp_warning
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SEED = 3030

@@ -30,9 +30,8 @@ import numpy as np
 
 import dpcvx
 from benchmarks.common import RunRecord, write_markdown
-from dpcvx.exceptions import SolverError
+from dpcvx.exceptions import NoiseDominatesWarning, SolverError
 from dpcvx.privacy.lam_rule import RULE
-from dpcvx.sklearn.classifiers import NoiseDominatesWarning
 
 RESULTS = Path(__file__).resolve().parent / "results" / "honest_lam.md"
 ORACLE_GRID = tuple(float(10.0 ** e) for e in np.arange(-5.0, -0.49, 0.5))

@@ -26,7 +26,8 @@ from sklearn.preprocessing import StandardScaler
 import dpcvx
 from benchmarks import common
 from benchmarks.huber_guarantee_tables import DEVELOPMENT, HELD_OUT
-from dpcvx.sklearn.noise_warning import GUARANTEE_RATIO_LIMIT, NoiseDominatesWarning, guarantee_to_spread
+from dpcvx.exceptions import NoiseDominatesWarning
+from dpcvx.sklearn.noise_warning import GUARANTEE_RATIO_LIMIT, guarantee_to_spread
 
 EPSILONS = (0.3, 1.0, 3.0)
 SPLITS = 3

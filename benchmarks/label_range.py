@@ -22,7 +22,7 @@ import numpy as np
 import dpcvx
 from benchmarks import common
 from benchmarks.real_tables import load, score, seeded_splits, trivial
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
+from dpcvx.exceptions import NoiseDominatesWarning
 
 RESULTS = Path(__file__).resolve().parent / "results" / "label_range.md"
 TABLES = ("clinic", "trips", "energy", "sensors", "prices", "rents", "claims", "wages500", "heavy", "diabetes")

@@ -24,7 +24,7 @@ import numpy as np
 
 import dpcvx
 from benchmarks.common import RunRecord, write_markdown
-from dpcvx.sklearn.classifiers import NoiseDominatesWarning
+from dpcvx.exceptions import NoiseDominatesWarning
 
 RESULTS = Path(__file__).resolve().parent / "results" / "noise_warning.md"
 LAMS: tuple[float | str, ...] = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, "auto")

@@ -110,8 +110,7 @@ import numpy as np
 
 import dpcvx
 from benchmarks import common
-from dpcvx.exceptions import ConstantPredictionWarning, SmallTableWarning, TrainingRowsWarning
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
+from dpcvx.exceptions import ConstantPredictionWarning, NoiseDominatesWarning, SmallTableWarning, TrainingRowsWarning
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "honest-results.md"

@@ -48,7 +48,7 @@ import dpcvx
 from benchmarks.adassp_warning import former_advised_lam
 from benchmarks.common import RunRecord, write_markdown
 from benchmarks.real_tables import Table, _numeric, load, score
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
+from dpcvx.exceptions import NoiseDominatesWarning
 
 RESULTS = Path(__file__).resolve().parent / "results" / "warning_advice.md"
 TABLES = ("diabetes", "heavy", "wages", "clinic", "sensors")

@@ -139,6 +139,14 @@ class ConstantPredictionWarning(DPCVXWarning):
     (:mod:`dpcvx.release.usefulness`), also stated in its certificate."""
 
 
+class NoiseDominatesWarning(DPCVXWarning):
+    """The release is predicted to be mostly noise, from public quantities only: for a classifier, the noise's share
+    of a decision value exceeds ``NOISE_RATIO_LIMIT`` times the share of a model of lam='auto''s comparator norm (the
+    release is then predicted to score no better than the majority class); for a regressor, the noise exceeds the
+    bound on the weights or the label bound (:func:`dpcvx.sklearn.noise_warning.warn_if_noise_dominates`); for PINP,
+    its accuracy guarantee is no better than the answer 0 (:meth:`dpcvx.models.pinp.PINP.fit`)."""
+
+
 class SmallTableWarning(DPCVXWarning):
     """n epsilon / d is small: by the d / (n epsilon) lower bound of private ERM, no private linear model
     recovers much of the non-private one's accuracy here (public quantities only:

@@ -47,7 +47,7 @@ from numpy.typing import ArrayLike
 
 from ..data.kernels import KernelSpec, as_rows, kernel_expansion
 from ..data.notes import checks_then_notes
-from ..exceptions import BudgetExceededError, InputError
+from ..exceptions import BudgetExceededError, InputError, NoiseDominatesWarning
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
 from ..privacy.kernel_calibrate import (
@@ -62,7 +62,9 @@ from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..release.model import weighted_share
+from ..release.usefulness import speaker, warn_release
 from ..solvers.kernel import KernelERM, as_labels
+from . import training_rows
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
 
 __all__ = ["PINP"]
@@ -146,7 +148,23 @@ class PINP(TrainingSetLearner):
         self._round_shift: int | None = None
         self.updates_used_ = 0
         self.queries_answered_ = 0
+        finding = parameters.vacuous_finding()
+        if finding is not None:
+            warn_release(f"{speaker(type(self).__name__)}: {finding}", NoiseDominatesWarning)
+        elif training_rows.runs_here():
+            self._check_training_rows(X, y)
         return self
+
+    def _check_training_rows(self, X: ArrayLike, y: ArrayLike) -> None:
+        """NOT PRIVATE, after the fit: the answers PINP's training rows are expected to get as queries, judged on
+        them (:mod:`dpcvx.models.training_rows`). With the public iterate w_0 = 0, a query whose |<w*, phi(z)>| lies
+        below the threshold tau crosses it only by noise and is answered 0 (the class +1); one above it may be
+        answered near <w*, phi(z)>. No query is answered and nothing is charged: the curator's w* is read here,
+        for its owner's eyes only (no answer ever comes from it without noise)."""
+        scores = self._model.predict(as_rows(X))
+        threshold = self._session().threshold
+        expected = np.where(np.abs(scores) >= threshold, np.where(scores >= 0, 1.0, -1.0), 1.0)
+        training_rows.warn_on_training_rows(type(self).__name__, expected, np.ravel(y))
 
     def _session(self) -> PINPParameters:
         if self.parameters_ is None:

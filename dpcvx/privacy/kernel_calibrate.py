@@ -432,6 +432,25 @@ class PINPParameters(KernelCalibration):
         assert isinstance(parameters, cls)
         return parameters
 
+    def vacuous_finding(self) -> str | None:
+        """Why the answers are expected to be no better than the answer 0, from these public parameters alone, else
+        None. Every answer lies within ``accuracy`` of <w*, phi(z)> (with probability 1 - beta), and so does 0, since
+        |<w*, phi(z)>| <= M = ``magnitude_bound``: with accuracy >= M the guarantee says nothing. Then also the
+        threshold tau exceeds M - (gap - tau of the tails) as the sparse-vector test sees it: with w_0 = 0 the first
+        round's gap |<w*, phi(z)>| is at most M, so a query crosses tau >= M only by noise, and the answers are the
+        public iterate's, 0 (every query predicted the class +1)."""
+        if self.accuracy < self.magnitude_bound:
+            return None
+        never = (f"; its sparse-vector threshold tau = {self.threshold:.4g} is above every gap |<w*, phi(z)>| <= "
+                 f"{self.magnitude_bound:.4g} the first round can see, so a query crosses it only by noise and the "
+                 "answers are expected to be the public iterate's, 0 (the class +1 on every query)"
+                 if self.threshold >= self.magnitude_bound else "")
+        return (f"its accuracy guarantee is vacuous: each answer is within {self.accuracy:.4g} of <w*, phi(z)> "
+                f"(probability {1 - self.failure_probability:g}), and so is the answer 0, as |<w*, phi(z)>| <= "
+                f"(C + gamma) R = {self.magnitude_bound:.4g}{never}. Public quantities only (n = {self.n}, "
+                f"lam = {self.lam:g}, L, R, epsilon = {self.epsilon:g}, max_queries = {self.max_queries}, "
+                f"B = {self.max_updates} updates). To gain: raise epsilon or n, lower max_queries")
+
     def lattice_scales(self) -> tuple[Fraction, Fraction, Fraction]:
         """The exact integer scales (threshold, query, answer): 2K / eps_svt, 4K / eps_svt, K / eps_ans."""
         half = Fraction(round_down(self.round_epsilon / 2))

@@ -64,13 +64,14 @@ import math
 from dataclasses import replace
 
 from ..advice import setting
+from ..exceptions import NoiseDominatesWarning
 from ..privacy.adassp import AdaSSPCalibration, label_search_rows
 from ..privacy.column_ranges import least_rows
 from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
 from ..release.usefulness import speaker, warn_release
-from .noise_warning import NoiseDominatesWarning, label_not_located
+from .noise_warning import label_not_located
 
 __all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "columns_search_rows",
            "warn_if_adassp_noise_dominates"]

@@ -95,7 +95,7 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 
 from .. import losses
 from ..data.blocks import is_out_of_core, public_shape
-from ..exceptions import ConstantPredictionWarning, InputError
+from ..exceptions import ConstantPredictionWarning, InputError, NoiseDominatesWarning
 from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rates
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
 from ..models.erm import PrivateERM
@@ -139,7 +139,6 @@ from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
 from .inputs import InputTypeError, NamedParameters, fit_accountant, keep_parameters, label_error, validated_input
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
-    NoiseDominatesWarning,
     lam_rule_advice,
     noise_in_predictions,
     noise_to_signal,

@@ -18,25 +18,17 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..advice import setting
-from ..exceptions import DPCVXWarning, InputError, SmallTableWarning
+from ..exceptions import InputError, NoiseDominatesWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
 from ..release.usefulness import speaker, warn_release
 from ..verification.verdict import Mechanism
 
-__all__ = ["NoiseDominatesWarning", "GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT",
+__all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT",
            "comparator_norm", "guarantee_to_spread",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
            "SMALL_TABLE_LIMIT", "warn_if_small_table", "lam_rule_advice", "label_not_located"]
-
-
-class NoiseDominatesWarning(DPCVXWarning):
-    """The release is predicted to be mostly noise: for a classifier, the noise's share of a
-    decision value exceeds ``NOISE_RATIO_LIMIT`` times the share of a model of lam='auto''s
-    comparator norm (the release is then predicted to score no better than the majority class);
-    for a regressor, the noise exceeds the bound on the weights or the label bound. Computed from
-    public quantities only (see :func:`warn_if_noise_dominates`)."""
 
 
 #: A classifier warns when the noise's share of a decision value exceeds this many times the

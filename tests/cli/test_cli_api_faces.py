@@ -12,7 +12,7 @@ import pytest
 import dpcvx
 from dpcvx.cli import main
 from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
+from dpcvx.exceptions import NoiseDominatesWarning
 
 FEATURES = ["--numeric", "a:0:10", "--numeric", "b:0:10", "--categorical", "c:x,y,z", "--data-norm", "1"]
 SCHEMA = PublicSchema((NumericColumn("a", 0, 10), NumericColumn("b", 0, 10), CategoricalColumn("c", ("x", "y", "z"))))

@@ -16,10 +16,10 @@ import pytest
 from sklearn.linear_model import Ridge
 
 import dpcvx
+from dpcvx.exceptions import NoiseDominatesWarning
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.privacy.adassp import label_search_rows, range_search_level
 from dpcvx.sklearn.adassp_warning import ADASSP_RATIO_LIMIT, adassp_noise_to_signal, columns_search_rows
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 from dpcvx.sklearn.regressors import DPLinearRegression
 
 

@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.exceptions import InputError
+from dpcvx.exceptions import InputError, NoiseDominatesWarning
 from dpcvx.privacy.noise import l2_laplace_moments
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 from dpcvx.validation import LAM_MAX, LAM_MIN, check_lam
 
 

@@ -14,8 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 import dpcvx
 from dpcvx.demo import synthetic_classification
-from dpcvx.exceptions import ClippingWarning, InputError, UnsupportedWeightsError
-from dpcvx.sklearn.classifiers import NoiseDominatesWarning
+from dpcvx.exceptions import ClippingWarning, InputError, NoiseDominatesWarning, UnsupportedWeightsError
 from dpcvx.sklearn.regressors import DPHuberRegressor, DPLinearRegression
 
 CLASSIFIERS = (dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM, dpcvx.DPERMClassifier)

@@ -14,7 +14,8 @@ from sklearn.linear_model import Ridge
 from sklearn.metrics import r2_score
 
 import dpcvx
-from dpcvx.sklearn.noise_warning import GUARANTEE_RATIO_LIMIT, NoiseDominatesWarning, guarantee_to_spread
+from dpcvx.exceptions import NoiseDominatesWarning
+from dpcvx.sklearn.noise_warning import GUARANTEE_RATIO_LIMIT, guarantee_to_spread
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning",
                                         "ignore::dpcvx.exceptions.TrainingRowsWarning")

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import dpcvx
+from dpcvx.exceptions import NoiseDominatesWarning
 from dpcvx.models.column_statistics import label_range_offered, label_range_rows
 from dpcvx.privacy.column_histogram import LABEL_LOCATED_DEPTH
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning",
                                         "ignore::dpcvx.exceptions.TrainingRowsWarning")

@@ -13,7 +13,7 @@ import pytest
 
 import dpcvx
 from dpcvx.data.standardiser import histogram_label_range
-from dpcvx.exceptions import InputError
+from dpcvx.exceptions import InputError, NoiseDominatesWarning
 from dpcvx.models import column_statistics
 from dpcvx.privacy import column_histogram, exact_sampling
 from dpcvx.privacy.column_histogram import (
@@ -28,7 +28,6 @@ from dpcvx.privacy.column_histogram import (
     running_noise,
 )
 from dpcvx.privacy.column_ranges import least_rows
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning",
                                         "ignore::dpcvx.exceptions.TrainingRowsWarning")

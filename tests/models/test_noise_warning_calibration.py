@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import dpcvx
+from dpcvx.exceptions import NoiseDominatesWarning
 from dpcvx.sklearn.noise_warning import (
     NOISE_RATIO_LIMIT,
-    NoiseDominatesWarning,
     margin_noise_to_signal,
     noise_in_predictions,
     noise_to_signal,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
+from dpcvx.exceptions import NoiseDominatesWarning
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(-0.4, 0.4, size=(400, 30))

@@ -11,9 +11,8 @@ import pytest
 
 import dpcvx
 from dpcvx import DPHuberRegressor, DPLinearRegression, DPLogisticRegression, InputError, PrivacyAccountant
-from dpcvx.exceptions import TrainingRowsWarning
+from dpcvx.exceptions import NoiseDominatesWarning, TrainingRowsWarning
 from dpcvx.models.column_statistics import label_range_rows
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning",
                                         "ignore::dpcvx.exceptions.TrainingRowsWarning",

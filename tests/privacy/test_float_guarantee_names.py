@@ -17,13 +17,12 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.exceptions import ExponentialCostWarning, InputError
+from dpcvx.exceptions import ExponentialCostWarning, InputError, NoiseDominatesWarning
 from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
 from dpcvx.privacy.float_guarantee import FloatGuarantee, named_guarantee
-from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 
 LOSS = "huber_hinge:h=0.5"
 N = 200
