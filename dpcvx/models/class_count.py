@@ -191,7 +191,7 @@ def at_released_rates(plan: FitPlan, learner: Any, rates: tuple[float, float], s
     candidate = _at_rates(learner, rates)
     if offsets(learner):
         return plan.with_problem(candidate._verified(plan.width))
-    return plan.with_weights(candidate._weight_plan(sample_weight, plan.classes), candidate._mean_weight())
+    return plan.with_weights(candidate._weight_plan(sample_weight, plan.classes))
 
 
 @dataclass(frozen=True)

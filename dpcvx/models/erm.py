@@ -580,7 +580,7 @@ class PrivateERM:
             float_safe=check_flag("float_safe", self.float_safe),
             allow_large_delta=check_flag("allow_large_delta", self.allow_large_delta),
             lam=None if self._auto_lam else self._numeric_lam(None),
-            comparator_norm=self.comparator_norm, mean_weight=self._mean_weight(), weight_plan=weight_plan,
+            comparator_norm=self.comparator_norm, weight_plan=weight_plan,
             start=erm_inputs.warm_start_weights(warm_start, rows, width))
 
     def _public_plan(self, n: int, d: int, epsilon: float, mechanism: str, delta: float, neighbours: str,
@@ -758,15 +758,6 @@ class PrivateERM:
                              "number for lam (for a baseline at a private fit's value, its certificate.constants"
                              "['lam'])")
         return float(self.lam)
-
-    def _mean_weight(self) -> float:
-        """s_bar, the public mean record weight (balanced class weights from public rates), else 1."""
-        if self._regression or self.class_weight is None or class_count.draws_count(self):
-            return 1.0
-        plan = plan_weights(sample_weight=None, sample_weight_bound=None, class_weight=self.class_weight,
-                            class_prior=self.class_prior, classes=check_classes(self.classes),
-                            owner=type(self).__name__)
-        return 1.0 if plan is None or plan.mean_weight is None else plan.mean_weight
 
     def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
                    neighbours: str = "replace-one", split: str = "max") -> LamChoice:

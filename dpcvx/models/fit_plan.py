@@ -145,8 +145,9 @@ class FitPlan:
     solver : the public solver settings; ``tol`` the relative gradient tolerance
     classes : the public label pair, None for a regression; ``label_bound`` B of a regression
     lam : the user's numeric Lam, None under ``lam="auto"`` (the rule chooses it per n)
-    comparator_norm, mean_weight : the rule's public comparator bound and mean record weight s_bar
-    weight_plan : the public plan of the record weights (None: unit weights)
+    comparator_norm : the rule's public comparator bound
+    weight_plan : the public plan of the record weights (None: unit weights), whose public mean s_bar is the rule's
+        (:attr:`mean_weight`)
     start : a warm start's weights in the solver's coordinates (None: the solver's own start)
     """
 
@@ -171,7 +172,6 @@ class FitPlan:
     allow_large_delta: bool
     lam: float | None
     comparator_norm: float | None
-    mean_weight: float
     weight_plan: RecordWeights | None
     start: np.ndarray | None
     _calibrations: dict[int, Calibrated] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -179,6 +179,15 @@ class FitPlan:
     @property
     def regression(self) -> bool:
         return self.classes is None
+
+    @property
+    def mean_weight(self) -> float:
+        """s_bar, the public mean of the record weights (:attr:`RecordWeights.mean_weight`: balanced class weights at
+        public rates, no ``sample_weight``), else 1: the one the certificate records (``weights.mean_weight``) and
+        a loader re-derives ``lam="auto"``'s rule with. A fit with ``sample_weight`` has none: its weights are
+        private (the rule read the class weights alone, and its file did not load)."""
+        mean = None if self.weight_plan is None else self.weight_plan.mean_weight
+        return 1.0 if mean is None else mean
 
     def size(self, rows: int) -> int:
         """n, the public size of a fit on ``rows`` records: ``n_public`` under add-remove, else ``rows``."""
@@ -274,7 +283,7 @@ class FitPlan:
         object.__setattr__(plan, "rows", dataclasses.replace(self.rows, feature_map=feature_map))
         return plan
 
-    def with_weights(self, weight_plan: RecordWeights, mean_weight: float) -> FitPlan:
+    def with_weights(self, weight_plan: RecordWeights) -> FitPlan:
         """This plan with other public class weights of the same w_max: the balanced weights of class rates released
         after the checks (a private class count, :mod:`dpcvx.models.class_count`; the largest weight is 1 at every
         rate). The verified problem (weighted by w_max), the solver and the checks stand; the calibrations too,
@@ -284,8 +293,7 @@ class FitPlan:
                              "in a plan made with record weights")
         plan = copy.copy(self)  # a frozen plan: the copy shares the calibrations when they do not read s_bar
         object.__setattr__(plan, "weight_plan", weight_plan)
-        object.__setattr__(plan, "mean_weight", mean_weight)
-        if self.lam is None and mean_weight != self.mean_weight:
+        if self.lam is None and plan.mean_weight != self.mean_weight:
             object.__setattr__(plan, "_calibrations", {})
         return plan
 

@@ -356,12 +356,27 @@ def test_lam_auto_is_the_rule_of_n_s_bar_records_mapped_back(data):
     X, y = X[:1000], y[:1000]
     learner = dpcvx.PrivateERM(lam="auto", data_norm=1.0, classes=(0, 1), class_weight="balanced",
                                class_prior=(0.9, 0.1))
-    mean = learner._mean_weight()
-    assert mean == pytest.approx(0.2, rel=1e-12)   # s_bar = 2 pi_min
     model = learner.fit(X, y, 1.0, random_state=0)
+    mean = model.certificate.weights.mean_weight
+    assert mean == pytest.approx(0.2, rel=1e-12)   # s_bar = 2 pi_min
     unweighted = dpcvx.PrivateERM(lam="auto", data_norm=1.0).choose_lam(200, X.shape[1], 1.0)
     assert model.certificate.constants["lam"] == pytest.approx(mean * unweighted.lam, rel=1e-12)
-    assert model.certificate.weights.mean_weight == mean
+
+
+def test_lam_auto_with_sample_weights_reads_no_mean_weight_and_its_file_loads(data, tmp_path):
+    """With sample_weight the record weights have no public mean (the certificate records none), so the rule is
+    the unweighted one, as the loader re-derives it: the rule used the class weights' s_bar, and dpcvx.load refused
+    the file it saved as edited ("certificate.lam_rule.noise is 0.741 but the rule's bound ... gives 0.445")."""
+    X, y, _ = data
+    X, y = X[:1000], y[:1000]
+    weights = np.random.default_rng(4).uniform(0.5, 2.0, len(y))
+    model = dpcvx.PrivateERM(lam="auto", data_norm=1.0, classes=(0, 1), class_weight="balanced",
+                             class_prior=(0.3, 0.7), sample_weight_bound=2.0).fit(
+        X, y, 1.0, delta=1e-6, random_state=1, sample_weight=weights)
+    assert model.certificate.weights.mean_weight is None
+    dpcvx.save(model, tmp_path / "weighted.json")
+    loaded = dpcvx.load(tmp_path / "weighted.json")
+    assert loaded.certificate.lam_rule == model.certificate.lam_rule
 
 
 def test_the_noise_warning_sees_n_s_bar_records(data):
