@@ -32,6 +32,17 @@ def test_findings_on_known_predictions():
     assert training_rows_finding(labels + 0.1, labels, True) is None
 
 
+@pytest.mark.parametrize("right, expected", [(3800, True), (3975, False)])
+def test_a_balanced_accuracy_within_the_sampling_error_of_chance_is_no_better(right, expected):
+    """15,000 rows, 7,500 a class, each class predicted on half the rows: balanced accuracy 0.507 is within two
+    standard errors (0.0041 each) of a guess made without looking at the row, and passed the rule "at most 1/2";
+    0.53 is beyond them."""
+    labels = np.repeat([0, 1], 7500)
+    predictions = np.concatenate([np.repeat([0, 1], [right, 7500 - right]), np.repeat([1, 0], [right, 7500 - right])])
+    finding = training_rows_finding(predictions, labels, False)
+    assert (finding == NO_BETTER) == expected and (finding is None) == (not expected)
+
+
 def test_texts_are_fixed_and_point_at_tune():
     for finding in (ONE_CLASS, NEARLY_ONE_CLASS, NO_BETTER, NO_BETTER_REGRESSION):
         text = warning_text(finding)
@@ -163,7 +174,7 @@ def test_the_counts_give_the_findings_of_the_predictions():
     cases = {training_rows.ONE_CLASS: ([1, 1, 1, 1], [1, -1, 1, -1]),
              training_rows.NO_BETTER: ([1, -1, 1, -1], [-1, 1, 1, -1]),
              training_rows.NEARLY_ONE_CLASS: ([1] * 24 + [-1], [1] * 12 + [-1] * 13),
-             None: ([1, -1, 1, -1], [1, -1, 1, 1])}
+             None: ([1, -1] * 20, [1, -1] * 19 + [1, 1])}
     for expected, (predicted, labels) in cases.items():
         assert training_rows.training_rows_finding(np.array(predicted), np.array(labels), False) == expected
         counts = training_rows.confusion(np.array(predicted), np.array(labels), np.array([-1, 1]))
