@@ -291,7 +291,8 @@ class CategoricalColumn:
         category's width, is one (7 where "007" is declared: a column of codes read as numbers lost their leading
         zeros), or a whole float whose integer text is one (3.0 where "3" is declared: integer codes that a missing
         value made floats). A value is compared to the categories as its exact text, so such a column would
-        otherwise encode as the all-zero block, silently. The check is of the input's form against the public
+        otherwise encode as the all-zero block, silently; booleans in a column whose categories are 0 and 1 (a flag
+        column declared as its codes: True is 'True'). The check is of the input's form against the public
         categories; the message names the first such row, never its value, which near-miss it is, and the fix
         (normalise the column, or declare the value as a category if it is one)."""
         if not unknown.size:
@@ -307,6 +308,9 @@ class CategoricalColumn:
         if first is not None:  # reading the column as text restores leading zeros; as integers, a float's code
             padded = any(str(code) != category for code, category in codes.items())
             found.append((int(unknown[first]), _PADDED if padded else _WHOLE_FLOAT))
+        flags = _first_flag(values[unknown]) if set(self.categories) == {"0", "1"} else None
+        if flags is not None:  # a flag column declared as the codes 0 and 1: a flag's text is 'True'
+            found.append((int(unknown[flags]), _FLAG))
         if found:
             row, (before, after) = min(found, key=lambda pair: pair[0])
             raise tables.RowError(f"column {self.name!r} {before}, the first in row ", row,
@@ -339,6 +343,9 @@ _PADDED = ("holds numbers whose integer text, zero-padded, is a declared categor
            "a code with leading zeros read as a number lost them ('007' is 7, whose text is '7'); read the column "
            "as text (pandas: pd.read_csv(..., dtype={{{name!r}: str}}); polars: schema_overrides={{{name!r}: "
            "pl.String}})")
+_FLAG = ("holds booleans (True, False) where the categories are 0 and 1",
+         "a value is compared to the categories as its text, so True is 'True', not '1'; convert the column to "
+         "integers first (pandas: frame[{name!r}].astype(int)) or declare the categories ('False', 'True')")
 _WHOLE_FLOAT = ("holds floats whose integer text is a declared category",
                 "a value is compared to the categories as its text, so 3.0 is '3.0', not '3'; convert the column to "
                 "integers first (a column of integer codes with a missing value is read as floats: read it as pandas "
@@ -394,6 +401,15 @@ def _first_near_text(texts: np.ndarray, categories: tuple[str, ...]) -> tuple[in
 #: A category written as an integer, perhaps zero-padded ("3", "007", "-1"): what a number read from a table, or a
 #: whole float, may have stood for.
 _INTEGER_TEXT = re.compile(r"-?[0-9]+")
+
+
+def _first_flag(entries: np.ndarray) -> int | None:
+    """The position of the first boolean entry (Python's or numpy's), or None."""
+    if entries.dtype.kind == "b":
+        return 0 if entries.size else None
+    if entries.dtype.kind != "O":
+        return None
+    return next((position for position, value in enumerate(entries) if isinstance(value, (bool, np.bool_))), None)
 
 
 def _first_code(entries: np.ndarray, codes: dict[int, str]) -> int | None:

@@ -169,3 +169,15 @@ def test_a_genuinely_unknown_category_is_encoded_as_zeros_or_refused_as_document
             schema.transform(table)
     else:
         assert not schema.transform(table)[:, :3].any()
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("column", [np.array([True, False, True]), np.array([1, True, 0], dtype=object)])
+def test_booleans_where_zero_and_one_are_declared_are_refused_not_zeroed(strict, column):
+    """A bool column declared CategoricalColumn(name, (0, 1)): each True is 'True', no category, so every row encoded
+    as the all-zero block with only the generic UndeclaredCategoryWarning."""
+    schema = PublicSchema((CategoricalColumn("senior", (0, 1)),), strict=strict)
+    with pytest.raises(InputError, match=r"column 'senior' holds booleans \(True, False\) where the categories "
+                                         r"are 0 and 1.*astype\(int\)"):
+        schema.transform({"senior": column})
+    np.testing.assert_array_equal(schema.transform({"senior": np.array([1, 0])}), [[0.0, 1.0], [1.0, 0.0]])
