@@ -64,9 +64,10 @@ import math
 from dataclasses import replace
 
 from ..advice import setting
+from ..data.standardiser import least_label_bound
 from ..exceptions import NoiseDominatesWarning
 from ..privacy.adassp import AdaSSPCalibration, label_search_rows
-from ..privacy.column_ranges import least_rows
+from ..privacy.column_ranges import SEARCH_DEPTH, least_rows
 from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
@@ -147,6 +148,9 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     least = None if located else label_search_rows(calibration.epsilon, calibration.delta)
     texts = [] if least is None or n >= least else [
         label_not_located(n, least, calibration.label_bound, epsilon=calibration.epsilon, delta=calibration.delta)]
+    unresolved = label_unresolved(certificate, n)
+    if unresolved is not None:
+        texts.append(unresolved)
     if also is not None:
         texts.append(also)
     width = calibration.dim - (1 if certificate.fit_intercept else 0)
@@ -175,6 +179,28 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     warn_release(f"{speaker(owner)}: " + "; and ".join(texts), NoiseDominatesWarning)
 
 
+def label_unresolved(certificate: SufficientStatisticsCertificate, n: int) -> str | None:
+    """The reason "the label's range was not resolved" of a release whose private label range is the least its grid
+    gives (:func:`~dpcvx.data.standardiser.least_label_bound` at the search's level q), else None. The search's grid
+    has 2^D cells over the declared [-B, B]: at the least B' the labels' q ... 1 - q spread was narrower than it
+    resolves, so B' is an upper bound the labels may lie far inside, and the fit's clipping and noise are set at its
+    scale (a label of spread 50 declared in (0, 1e7): R^2 -34 against 0.86 declared in (0, 240), with no public
+    word). Post-processing of the released B' with public B, n and q only."""
+    calibration = certificate.calibration
+    level = calibration.range_level(n) if calibration.range_columns else None
+    if level is None or calibration.label_bound > least_label_bound(certificate.label_bound, level) * (1 + 1e-9):
+        return None
+    cell = 2 * certificate.label_bound / 2**SEARCH_DEPTH
+    return (f"the label's range was not resolved: its private search reads the declared range on a grid of cells "
+            f"{cell:.4g} wide (the declared half-width B={certificate.label_bound:g} over 2^{SEARCH_DEPTH} cells), and "
+            f"the released bound B'={calibration.label_bound:.4g} is the least that grid gives, so the labels' spread "
+            f"is narrower than it resolves. If the labels vary much less than B', the fit's clipping and noise, set at "
+            f"that scale, make the predictions far worse than the labels' mean. This reads the released bound and "
+            f"public quantities only. To fix: declare a label range nearer the labels' "
+            f"({setting('label_bound', '(lo, hi)', 'LO,HI')}, never read off the data; one a thousand times wider "
+            f"than their spread is still resolved)")
+
+
 def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsCertificate,
                                   calibration: GradientCalibration, n: int, also: str | None) -> None:
     """The warning of a release of noisy gradient descent (module docstring): its columns' ranges were not located
@@ -182,7 +208,7 @@ def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsC
     for the descent. Public only: epsilon, delta, d, n and the searched columns."""
     width = calibration.dim - (1 if certificate.fit_intercept else 0)
     needed = columns_search_rows(calibration, width)
-    texts = [] if also is None else [also]
+    texts = [text for text in (label_unresolved(certificate, n), also) if text is not None]
     if calibration.range_columns == 1 and n < needed:
         texts.insert(0, (
             "the model is predicted to keep less than half of the signal: "
