@@ -255,18 +255,19 @@ def check_lam(name: str, value: Any, *, allow_zero: bool = False) -> float:
     return positive(name, value, minimum=LAM_MIN, maximum=LAM_MAX)
 
 
-def check_delta_for_n(delta: float, n: int, allow_large_delta: Any = False) -> float:
-    """Refuse a delta that is not below 1/n (n: the public number of records) unless ``allow_large_delta``.
+def check_delta_for_n(delta: float, n: int, allow_large_delta: Any = False, name: str = "n") -> float:
+    """Refuse a delta that is not below 1/n (n: the public number of records; ``name`` says which, "n_public" under
+    add-remove, where the number of records is private and never shown) unless ``allow_large_delta``.
 
     The mechanism that publishes each record whole with probability delta is (0, delta)-DP; at delta >= 1/n
     it publishes a record in expectation. A release's delta must be well below 1/n (1/n^2 is common).
     """
     if delta * n >= 1 and not check_flag("allow_large_delta", allow_large_delta):
-        raise InputError(f"{setting('delta', f'{delta:g}')} is not below 1/n = {1 / n:.3g} (n = {n}): a mechanism "
-                         "that publishes each record whole with probability delta satisfies (0, delta)-DP, and at "
-                         f"this delta it publishes about {delta * n:.3g} records in full. Choose delta well below 1/n "
-                         f"(1/n^2 = {1 / n ** 2:.3g} is common), or pass {setting('allow_large_delta', 'True')} to "
-                         "accept it knowingly. Nothing was charged")
+        raise InputError(f"{setting('delta', f'{delta:g}')} is not below 1/{name} = {1 / n:.3g} ({name} = {n}): a "
+                         "mechanism that publishes each record whole with probability delta satisfies (0, delta)-DP, "
+                         f"and at this delta it publishes about {delta * n:.3g} records in full. Choose delta well "
+                         f"below 1/{name} (1/{name}^2 = {1 / n ** 2:.3g} is common), or pass "
+                         f"{setting('allow_large_delta', 'True')} to accept it knowingly. Nothing was charged")
     return delta
 
 

@@ -566,7 +566,7 @@ class PrivateERM:
         """The plan at the mapped width: the one verification, the record weights' w_max, the mechanism's
         verdict, the solver and its tolerance, the warm start (public inputs only)."""
         if n_public is not None:
-            check_delta_for_n(delta, n_public, self.allow_large_delta)
+            check_delta_for_n(delta, n_public, self.allow_large_delta, "n_public")
         problem = self._verified(width)
         if weight_plan is not None:  # L and c times w_max, in the one problem that flows onward
             problem = problem.weighted(weight_plan.bound)
@@ -705,7 +705,7 @@ class PrivateERM:
         require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
         _, _, delta, _, n_public = self._budget(mechanism, epsilon, delta, neighbours, n_public, split)
         if n_public is not None:
-            check_delta_for_n(delta, n_public, self.allow_large_delta)
+            check_delta_for_n(delta, n_public, self.allow_large_delta, "n_public")
         resolve_rng(random_state)
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:

@@ -329,7 +329,7 @@ class FitPlan:
         n and the proved iteration budget (the failure rule, :mod:`dpcvx.models.failure`)."""
         rows = X.shape[0]
         n = self.size(rows)
-        check_delta_for_n(self.delta, n, self.allow_large_delta)
+        check_delta_for_n(self.delta, n, self.allow_large_delta, "n" if self.n_public is None else "n_public")
         weights = None
         if self.weight_plan is not None:
             weights = record_weights(self.weight_plan, sample_weight, labels, rows)

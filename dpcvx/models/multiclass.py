@@ -171,7 +171,7 @@ class PrivateMulticlassERM:
         checks of :meth:`fit` and :meth:`check_options`."""
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if n_public:
-            check_delta_for_n(delta, n_public, getattr(self.binary, "allow_large_delta", False))
+            check_delta_for_n(delta, n_public, getattr(self.binary, "allow_large_delta", False), "n_public")
         eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
         check_one_row_map(self.binary)  # (set_params may have asked for a draw after construction)

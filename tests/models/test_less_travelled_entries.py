@@ -204,3 +204,17 @@ def test_a_neighbour_relation_is_a_named_choice_at_every_estimator(make):
     X, y = _data()
     with pytest.raises(InputError, match="neighbours must be one of 'replace-one', 'add-remove'; got array"):
         make(np.ones((2, 2))).fit(X, y)
+
+
+@pytest.mark.parametrize("fit", [
+    lambda X, y: dpcvx.PrivateERM(lam=0.1, data_norm=1.0, classes=(0, 1)).fit(
+        X, y, 1.0, delta=0.01, neighbours="add-remove", n_public=250),
+    lambda X, y: dpcvx.DPLogisticRegression(epsilon=1.0, delta=0.01, data_norm=1.0, neighbours="add-remove",
+                                            n_public=250).fit(X, y),
+], ids=["PrivateERM", "DPLogisticRegression"])
+def test_the_delta_rule_under_add_remove_names_the_public_size_it_reads(fit):
+    """It said "1/n = 0.004 (n = 250)" of n_public = 250 where the table has 300 rows: n is private there, and the
+    rule reads n_public."""
+    X, y = _data()
+    with pytest.raises(InputError, match=r"is not below 1/n_public = 0.004 \(n_public = 250\)"):
+        fit(X, y)
