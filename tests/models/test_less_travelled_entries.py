@@ -218,3 +218,15 @@ def test_the_delta_rule_under_add_remove_names_the_public_size_it_reads(fit):
     X, y = _data()
     with pytest.raises(InputError, match=r"is not below 1/n_public = 0.004 \(n_public = 250\)"):
         fit(X, y)
+
+
+@pytest.mark.parametrize("learner", [
+    dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0, neighbours="add-remove", n_public=300),
+    dpcvx.DPLogisticRegression(data_norm=1.0, neighbours="add-remove", n_public=300),
+], ids=["BudgetInConstructor", "estimator"])
+def test_tune_names_the_learner_it_refuses_under_add_remove(learner):
+    """A BudgetInConstructor was named 'type' (the type of its wrapped class)."""
+    X, y = _data()
+    with pytest.raises(InputError, match=r"proved for replace-one neighbours with n public, and DPLogisticRegression "
+                                         r"is set to fit under add-remove"):
+        dpcvx.tune(learner, X, y, {"lam": [0.1, 0.01]}, 1.0, delta=1e-6, random_state=0)

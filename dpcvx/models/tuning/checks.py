@@ -522,7 +522,8 @@ def prepare(learner: Any, grid: Mapping[str, Sequence] | Sequence[Mapping[str, A
     adapted = adapt(learner)
     learners = [configure(adapted, params) for params in candidates]
     for candidate in learners:  # nothing of the data is read for the capability and relation
-        name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
+        name = (candidate.learner_class.__name__ if isinstance(candidate, BudgetInConstructor)
+                else type(candidate).__name__)
         check_tunable(candidate, keywords, name)
     scored = resolve_score(score, learners)
     source = integer_source(None if random_state is None else rng)
