@@ -151,7 +151,7 @@ class PINP(TrainingSetLearner):
         finding = parameters.vacuous_finding()
         if finding is not None:
             warn_release(f"{speaker(type(self).__name__)}: {finding}", NoiseDominatesWarning)
-        elif training_rows.runs_here():
+        else:
             self._check_training_rows(X, y)
         return self
 
@@ -160,7 +160,10 @@ class PINP(TrainingSetLearner):
         them (:mod:`dpcvx.models.training_rows`). With the public iterate w_0 = 0, a query whose |<w*, phi(z)>| lies
         below the threshold tau crosses it only by noise and is answered 0 (the class +1); one above it may be
         answered near <w*, phi(z)>. No query is answered and nothing is charged: the curator's w* is read here,
-        for its owner's eyes only (no answer ever comes from it without noise)."""
+        for its owner's eyes only (no answer ever comes from it without noise). Not run where the check is off
+        (:func:`~dpcvx.models.training_rows.runs_here`), as the other learners' is not."""
+        if not training_rows.runs_here():
+            return
         scores = self._model.predict(as_rows(X))
         threshold = self._session().threshold
         expected = np.where(np.abs(scores) >= threshold, np.where(scores >= 0, 1.0, -1.0), 1.0)

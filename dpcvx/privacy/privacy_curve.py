@@ -462,12 +462,13 @@ def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str
     with dp-accounting when it is installed, else Renyi DP), "pld", "rdp" or "basic". math.inf when
     no epsilon is known at this delta. Rounded up.
     """
-    listed = list(curves) if isinstance(curves, Iterable) and not isinstance(curves, (str, PrivacyCurve)) else None
-    if listed is None or not all(isinstance(curve, PrivacyCurve) for curve in listed):
-        got = type(curves).__name__ if listed is None else next(
-            type(curve).__name__ for curve in listed if not isinstance(curve, PrivacyCurve))
-        raise InputError(f"curves must be an iterable of PrivacyCurve (a release's privacy_curve; one curve as "
-                         f"[curve]), got {'an iterable holding ' if listed is not None else ''}{got}")
+    expected = "curves must be an iterable of PrivacyCurve (a release's privacy_curve; one curve as [curve]), got"
+    if isinstance(curves, (str, PrivacyCurve)) or not isinstance(curves, Iterable):
+        raise InputError(f"{expected} {type(curves).__name__}")
+    listed = list(curves)
+    stranger = next((curve for curve in listed if not isinstance(curve, PrivacyCurve)), None)
+    if stranger is not None:
+        raise InputError(f"{expected} an iterable holding {type(stranger).__name__}")
     return Composition.of(listed).epsilon(delta, method)
 
 

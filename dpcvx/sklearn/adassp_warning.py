@@ -184,7 +184,7 @@ def label_unresolved(certificate: SufficientStatisticsCertificate, n: int) -> st
     gives (:func:`~dpcvx.data.standardiser.least_label_bound` at the search's level q), else None. The search's grid
     has 2^D cells over the declared [-B, B]: at the least B' the labels' q ... 1 - q spread was narrower than it
     resolves, so B' is an upper bound the labels may lie far inside, and the fit's clipping and noise are set at its
-    scale (a label of spread 50 declared in (0, 1e7): R^2 -34 against 0.86 declared in (0, 240), with no public
+    scale (a label of spread 40 declared in (0, 1e7): R^2 -34 against 0.86 declared in (0, 240), with no public
     word). Post-processing of the released B' with public B, n and q only."""
     calibration = certificate.calibration
     level = calibration.range_level(n) if calibration.range_columns else None
