@@ -58,12 +58,12 @@ def _number(text: str) -> float:
     return text_number(text)
 
 
-def _number_type(check: Callable[[float], float], kind: str, refused: str) -> Callable[[str], float]:
+def _number_type(check: Callable[[float], float], kind: str) -> Callable[[str], float]:
     """An argparse type: the number in ``text`` (:func:`_number`) checked by a dpcvx.validation function, its
     InputError a usage error.
 
-    ``kind`` names what a non-number should have been; ``refused`` leads the message of a number the
-    check refuses (the check's own message follows in brackets).
+    ``kind`` names what a non-number should have been; a number the check refuses gets the check's own
+    message, which names the value and the range (the API's words, said once).
     """
     def parse(text: str) -> float:
         try:
@@ -73,7 +73,7 @@ def _number_type(check: Callable[[float], float], kind: str, refused: str) -> Ca
         try:
             return check(number)
         except InputError as error:
-            raise argparse.ArgumentTypeError(f"{refused}, got {text[:40]!r} ({error})") from None
+            raise argparse.ArgumentTypeError(str(error)) from None
     return parse
 
 
@@ -83,12 +83,10 @@ def _positive_number(name: str) -> Callable[[str], float]:
         if name == "epsilon":
             return float(validation.check_epsilon(number))
         return float(validation.check_bound(name, number))  # data_norm, label_bound
-    return _number_type(check, "a positive number",
-                        "must be a positive number in the range dpcvx computes with")
+    return _number_type(check, "a positive number")
 
 
-_delta_value = _number_type(lambda number: float(_validation().check_delta(number)), "a number in [0, 1)",
-                            "must be a number in [0, 1)")
+_delta_value = _number_type(lambda number: float(_validation().check_delta(number)), "a number in [0, 1)")
 
 AUTO = "auto"
 PRIOR = "prior"  # --threshold prior: the cut at the log-odds of the class prior (the estimators' threshold="prior")
