@@ -28,6 +28,30 @@ def test_a_budget_in_constructor_checks_delta_before_comparing_it(delta):
         dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression).fit(X, y, 1.0, delta=delta)
 
 
+@pytest.mark.parametrize("learner_class, message", [
+    (5, r"BudgetInConstructor takes a learner's class \(such as dpcvx.DPLogisticRegression\), got int 5"),
+    ("DPLogisticRegression", r"takes a learner's class .*got str 'DPLogisticRegression'"),
+    (dpcvx.PrivateERM, r"PrivateERM's constructor takes no epsilon: a learner that takes its budget in fit"),
+])
+def test_a_budget_in_constructor_takes_a_class_whose_constructor_takes_the_budget(learner_class, message):
+    """An int or a name raised AttributeError inside tune; PrivateERM failed only when the first candidate was built."""
+    with pytest.raises(InputError, match=message):
+        dpcvx.BudgetInConstructor(learner_class)
+
+
+@pytest.mark.parametrize("set_late", [False, True])
+def test_a_budget_in_constructor_refuses_a_parameter_its_class_does_not_take_by_name(set_late):
+    """A misspelt name was kept and refused only when tune built the first candidate, in Python's words."""
+    with pytest.raises(InputError, match=r"DPLogisticRegression has no parameter\(s\) \['lamb'\]; its parameters "
+                                         r"are \['mechanism', 'lam', .*\(tune passes epsilon, delta and random_state\)"):
+        if set_late:
+            dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression).set_params(lamb=1.0)
+        else:
+            dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, lamb=1.0)
+    adapter = dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0).set_params(lam=0.1)
+    assert adapter.get_params() == {"data_norm": 1.0, "lam": 0.1}
+
+
 @pytest.mark.parametrize("radius, spacing", [(1e200, 0.5), (1.0, 1e-200), (1e6, 0.5)])
 def test_a_net_beyond_the_limit_is_refused_before_any_grid_is_built(radius, spacing):
     """A radius or spacing whose grid has more points per axis than numpy can hold raised numpy's 'Maximum allowed

@@ -40,6 +40,7 @@ from ...validation import (
     outside_classes,
     outside_labels,
     refuse_non_finite,
+    refuse_unknown_parameters,
 )
 from ..contract import Plan, binding_error, check_tunable, predicts_per_row
 from ..erm import PrivateERM
@@ -140,6 +141,13 @@ class BudgetInConstructor:
     """
 
     def __init__(self, learner_class: type, **params: Any) -> None:
+        if not isinstance(learner_class, type):
+            raise InputError(f"BudgetInConstructor takes a learner's class (such as dpcvx.DPLogisticRegression), "
+                             f"got {type(learner_class).__name__} {learner_class!r:.60}")
+        keywords = _keywords(learner_class)
+        if keywords is not None and "epsilon" not in keywords:
+            raise InputError(f"{learner_class.__name__}'s constructor takes no epsilon: a learner that takes its "
+                             "budget in fit (PrivateERM, TDDL, TDIL) is given to tune itself, with no adapter")
         self.learner_class = learner_class
         self.params: dict[str, Any] = {}
         self.set_params(**params)
@@ -157,6 +165,11 @@ class BudgetInConstructor:
         if reserved:
             raise InputError(f"{reserved} must not be set here: tune passes epsilon, delta and "
                              "the random generator to every candidate")
+        keywords = _keywords(self.learner_class)
+        if keywords is not None:  # refused here, by name, not when a candidate is built
+            refuse_unknown_parameters(self.learner_class.__name__, params,
+                                      [name for name in keywords if name not in _BUDGET_PARAMETERS],
+                                      "tune passes epsilon, delta and random_state")
         self.params.update(params)
         return self
 
@@ -315,17 +328,23 @@ def _takes_keyword(function: Any, name: str) -> bool:
         return False
 
 
-def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
-    """Whether ``function`` can be called with these keyword arguments (True if unknown)."""
+def _keywords(function: Any) -> list[str] | None:
+    """The keyword arguments ``function`` takes, in its signature's order; None when any would do (a **kwargs
+    catch-all) or its signature is unknown."""
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
-        return True
+        return None
     if any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
-        return True
-    keywords = {parameter.name for parameter in parameters
-                if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)}
-    return set(names) <= keywords
+        return None
+    return [parameter.name for parameter in parameters
+            if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)]
+
+
+def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
+    """Whether ``function`` can be called with these keyword arguments (True if unknown)."""
+    keywords = _keywords(function)
+    return keywords is None or set(names) <= set(keywords)
 
 
 def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a scipy.sparse matrix
