@@ -44,8 +44,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(UsageError, EXIT_USAGE, "usage error",
              "the command line is malformed: unknown command or option, missing or malformed option value, or "
              "options wrong together whatever the data (refused before any input file is read)",
-             "dpcvx: usage error: argument --epsilon: must be a positive number in the range dpcvx computes "
-             "with, got '0' (epsilon must be finite and positive, got 0.0) (see: dpcvx fit --help)"),
+             "dpcvx: usage error: argument --epsilon: epsilon must be finite and positive, got 0.0 (see: dpcvx fit "
+             "--help)"),
     ExitCode(InputError, EXIT_INPUT, "input error",
              "a value, column, label or parameter is invalid",
              "dpcvx: input error: train.csv has no column(s) ['salary'] among its 4 columns. Check the "

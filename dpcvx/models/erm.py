@@ -61,7 +61,6 @@ from ..validation import (
     check_bound,
     check_choice,
     check_classes,
-    check_delta_for_n,
     check_epsilon,
     check_flag,
     refuse_unknown_parameters,
@@ -556,7 +555,7 @@ class PrivateERM:
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if kind is Mechanism.OBJECTIVE and delta > 0:
             check_gaussian_objective_epsilon(epsilon)
-        relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public)
+        relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public, self.allow_large_delta)
         check_choice("split", split, calibrate.SPLITS)
         return kind, epsilon, delta, relation, n_public
 
@@ -565,8 +564,6 @@ class PrivateERM:
                    n_public: int | None, warm_start: LinearModel | None, weight_plan: RecordWeights | None) -> FitPlan:
         """The plan at the mapped width: the one verification, the record weights' w_max, the mechanism's
         verdict, the solver and its tolerance, the warm start (public inputs only)."""
-        if n_public is not None:
-            check_delta_for_n(delta, n_public, self.allow_large_delta, "n_public")
         problem = self._verified(width)
         if weight_plan is not None:  # L and c times w_max, in the one problem that flows onward
             problem = problem.weighted(weight_plan.bound)
@@ -703,9 +700,7 @@ class PrivateERM:
         the data (:func:`dpcvx.as_opendp_measurement`); :meth:`check_fit_inputs` checks the data too."""
         self._check_settings()
         require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
-        _, _, delta, _, n_public = self._budget(mechanism, epsilon, delta, neighbours, n_public, split)
-        if n_public is not None:
-            check_delta_for_n(delta, n_public, self.allow_large_delta, "n_public")
+        self._budget(mechanism, epsilon, delta, neighbours, n_public, split)
         resolve_rng(random_state)
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:

@@ -31,6 +31,7 @@ from ..validation import (
     SignBits,
     check_bound,
     check_choice,
+    check_delta_for_n,
     check_flag,
     check_labels,
     check_lam,
@@ -345,15 +346,20 @@ def mapped_data(rows: RowMap, X: Any, y: Any, classes: tuple[Any, Any] | None, l
     return mapped, fit_labels(classes, label_bound, y, mapped, refuse_excess)
 
 
-def neighbour_relation(neighbours: str, delta: float, n_public: int | None) -> tuple[Neighbours, int | None]:
-    """The neighbour relation of a fit and its public size: add/remove needs delta > 0 and ``n_public``."""
+def neighbour_relation(neighbours: Any, delta: float, n_public: Any,
+                       allow_large_delta: Any = False) -> tuple[Neighbours, int | None]:
+    """The neighbour relation of a fit and its public size: add/remove needs delta > 0 and ``n_public``, with
+    delta below 1/n_public unless ``allow_large_delta`` (:func:`~dpcvx.validation.check_delta_for_n`); replace-one
+    takes none (n is the rows', public, and its delta rule is checked where the rows are counted). The one check of
+    the relation at every learner that offers add/remove."""
     relation = fit_relation(neighbours, delta)
     if relation is Neighbours.ADD_REMOVE:
         if n_public is None:
             raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
-                             "looking at the data, that fixes the objective's scaling (the number of "
-                             "records is private under add-remove)")
+                             "looking at the data, read where a fit would read n (delta must be below 1/n_public; "
+                             "the number of records is private under add-remove)")
         n_public = sample_size(n_public, "n_public")
+        check_delta_for_n(delta, n_public, allow_large_delta, "n_public")
     elif n_public is not None:
         raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
                          "rows, which is public")

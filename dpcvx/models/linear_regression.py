@@ -83,7 +83,7 @@ from ..validation import (
     target_values,
 )
 from ..version import __version__
-from .erm_inputs import SETTINGS
+from .erm_inputs import SETTINGS, neighbour_relation
 
 __all__ = ["PrivateLinearRegression", "AdaSSPPlan"]
 
@@ -130,8 +130,8 @@ class PrivateLinearRegression:
         rho of AdaSSP: its eigenvalue and ridge bounds hold with probability 1 - rho
         (utility only; the privacy guarantee holds always).
     allow_large_delta : bool, default False
-        delta must be below 1/n unless this is True (:func:`dpcvx.validation.check_delta_for_n`;
-        under add-remove n is private and not checked).
+        delta must be below 1/n unless this is True (:func:`dpcvx.validation.check_delta_for_n`; under add-remove,
+        where n is private, below 1/n_public, the public size ``fit`` takes).
     column_statistics : bool, default False
         Release private column statistics first and run AdaSSP on the columns they centre and scale (module
         docstring); replace-one neighbours, dense rows in memory and ``clip=True`` only.
@@ -278,33 +278,35 @@ class PrivateLinearRegression:
         return type(self).fit is PrivateLinearRegression.fit
 
     def plan(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
-             sample_weight: None = None) -> AdaSSPPlan:
+             n_public: int | None = None, sample_weight: None = None) -> AdaSSPPlan:
         """Every check of :meth:`fit` on (X, y) and the calibration, with nothing charged and nothing drawn: the
         :class:`AdaSSPPlan`, whose ``fit(X2, y2, random_state=..., accountant=...)`` executes it on rows of the
         same width."""
-        return self._planned(X, y, epsilon, delta, neighbours, sample_weight)[0]
+        return self._planned(X, y, epsilon, delta, neighbours, n_public, sample_weight)[0]
 
     def _planned(self, X: Any, y: Any, epsilon: float, delta: float, neighbours: Neighbours | str,
-                 sample_weight: Any) -> tuple[AdaSSPPlan, _Bound]:
+                 n_public: int | None, sample_weight: Any) -> tuple[AdaSSPPlan, _Bound]:
         """The public checks (budget, relation, settings), the plan at X's width, and the plan bound to (X, y)."""
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
-        epsilon, delta, relation, lam, standardised, ranged, gradient = self._checked(X, epsilon, delta, neighbours)
+        epsilon, delta, relation, lam, standardised, ranged, gradient = self._checked(X, epsilon, delta, neighbours,
+                                                                                      n_public)
         plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, matrix_shape(X)[1], ranged, gradient)
         return plan, plan.bind(X, y)
 
-    def _checked(self, X: Any, epsilon: float, delta: float, neighbours: Neighbours | str
+    def _checked(self, X: Any, epsilon: float, delta: float, neighbours: Neighbours | str, n_public: int | None
                  ) -> tuple[float, float, Neighbours, float, bool, bool | str, bool | str]:
         """(epsilon, delta, relation, lam, column_statistics, the plan's ``ranged`` and ``gradient``) checked: the
-        budget (delta > 0: AdaSSP is a Gaussian mechanism), the settings and the relation they need, the row
-        bounds. ``X`` the rows (their kind decides what the maps can read) or None before any data
-        (:meth:`check_options`): the checks of the rows' kind then wait for :meth:`fit`."""
+        budget (delta > 0: AdaSSP is a Gaussian mechanism), the relation (``n_public`` under add-remove, delta below
+        1/n_public: :func:`~dpcvx.models.erm_inputs.neighbour_relation`, every learner's check), the settings and
+        the relation they need, the row bounds. ``X`` the rows (their kind decides what the maps can read) or None
+        before any data (:meth:`check_options`): the checks of the rows' kind then wait for :meth:`fit`."""
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if delta == 0:
             raise InputError(f"delta=0 asks for pure epsilon-DP, which AdaSSP (a Gaussian mechanism) cannot give. "
                              f"{PURE_EPSILON_OPTIONS}")
         lam = self._lam()
         check_flag("allow_large_delta", self.allow_large_delta)  # read at n's check, checked here whatever delta is
-        relation = Neighbours.parse(neighbours)
+        relation, _ = neighbour_relation(neighbours, delta, n_public, self.allow_large_delta)
         if relation is Neighbours.ADD_REMOVE and lam > 0:
             raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
                              "(AdaSSP's adaptive ridge needs no n)")
@@ -323,25 +325,27 @@ class PrivateLinearRegression:
         return epsilon, delta, relation, lam, standardised, ranged, gradient
 
     def check_options(self, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
-                      random_state: RandomState = None) -> None:
+                      n_public: int | None = None, random_state: RandomState = None) -> None:
         """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
         nothing: the budget, the settings and the neighbour relation (:meth:`_checked`), ``random_state``. For a
         caller that holds the options before the data (:func:`dpcvx.as_opendp_measurement`); :meth:`plan` checks
         the data too (delta below 1/n among them: n is the data's)."""
-        self._checked(None, epsilon, delta, neighbours)
+        self._checked(None, epsilon, delta, neighbours, n_public)
         resolve_rng(random_state)
 
     def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
-            random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
-            sample_weight: None = None) -> PrivateRegressionModel:
+            n_public: int | None = None, random_state: RandomState = None,
+            accountant: PrivacyAccountant | None = None, sample_weight: None = None) -> PrivateRegressionModel:
         """Release an (epsilon, delta)-DP least-squares model of (X, y) (delta > 0).
 
         AdaSSP is a Gaussian mechanism: delta = 0 is refused with the pure-epsilon options named
-        (:data:`PURE_EPSILON_OPTIONS`). ``sample_weight`` other than None is refused
-        (:func:`dpcvx.validation.refuse_weights`). :meth:`plan`, then the plan executed."""
+        (:data:`PURE_EPSILON_OPTIONS`). ``neighbours="add-remove"`` needs ``n_public``, a public data-set size
+        chosen without looking at the data, below whose inverse delta must lie (AdaSSP's noise reads no n).
+        ``sample_weight`` other than None is refused (:func:`dpcvx.validation.refuse_weights`). :meth:`plan`, then
+        the plan executed."""
         check_accountant(accountant)
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
-        plan, bound = self._planned(X, y, epsilon, delta, neighbours, sample_weight)
+        plan, bound = self._planned(X, y, epsilon, delta, neighbours, n_public, sample_weight)
         return plan.execute(bound, random_state, accountant)
 
     def _ranges_setting(self, X: Any, relation: Neighbours, standardised: bool) -> bool | str:

@@ -133,19 +133,19 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     ``ADASSP_RATIO_LIMIT``, when the columns' ranges were not located below :func:`columns_search_rows`, or when
     the label was not located (module docstring). Reads the certificate (public) and n; the message holds them only.
     ``also``: the text of another public rule that fired (the estimator's: its default drew no label range for the
-    input's kind or its settings), given in the same warning. Nothing under add/remove (n is private). A release of
+    input's kind or its settings), given in the same warning. Under add/remove n is the public ``n_public`` (the
+    number of records is private) and the ratio alone is read: no private range is searched there. A release of
     noisy gradient descent (mechanism ``gradient-ranged``) is told only that its columns were not located
     (:func:`_gradient_columns_not_located`): the ratio reads AdaSSP's sigmas. Points at the user's line
     (:func:`user_stacklevel`)."""
     calibration = certificate.calibration
-    if calibration.neighbours is not Neighbours.REPLACE_ONE:
-        return
-    if isinstance(calibration, GradientCalibration):
+    if isinstance(calibration, GradientCalibration):  # replace-one only
         _gradient_columns_not_located(owner, certificate, calibration, n, also)
         return
     ratio = adassp_noise_to_signal(calibration, n)
+    searched = calibration.neighbours is Neighbours.REPLACE_ONE  # where a range search is offered
     located = calibration.range_columns > 0 or calibration.column_statistics
-    least = None if located else label_search_rows(calibration.epsilon, calibration.delta)
+    least = None if located or not searched else label_search_rows(calibration.epsilon, calibration.delta)
     texts = [] if least is None or n >= least else [
         label_not_located(n, least, calibration.label_bound, epsilon=calibration.epsilon, delta=calibration.delta)]
     unresolved = label_unresolved(certificate, n)
@@ -155,7 +155,7 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
         texts.append(also)
     width = calibration.dim - (1 if certificate.fit_intercept else 0)
     mapped = calibration.range_columns > 1 or calibration.column_statistics
-    needed = None if mapped or texts else columns_search_rows(calibration, width)
+    needed = None if mapped or texts or not searched else columns_search_rows(calibration, width)
     reasons: list[str] = []
     if ratio > ADASSP_RATIO_LIMIT:
         reasons.append(

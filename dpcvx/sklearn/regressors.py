@@ -83,7 +83,14 @@ from ..models.column_statistics import (
     plan_column_statistics,
 )
 from ..models.erm import PrivateERM
-from ..models.erm_inputs import PRIVATE, SETTINGS, check_settings, column_statistics_option, is_private
+from ..models.erm_inputs import (
+    PRIVATE,
+    SETTINGS,
+    check_settings,
+    column_statistics_option,
+    is_private,
+    neighbour_relation,
+)
 from ..models.fit_plan import FitPlan
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from ..models.private_norm import NORM_SHARE
@@ -198,16 +205,6 @@ class _Call(NamedTuple):
     seed: int | None
 
 
-def _public_rows(certificate: ReleaseCertificate | SufficientStatisticsCertificate, n: int) -> int | None:
-    """The release's public number of rows, of a fit on n rows: n under replace-one (the relation makes it public),
-    the given ``n_public`` under add/remove (a ReleaseCertificate's constants.n, as the classifiers read it), and None
-    where add/remove leaves no public n (AdaSSP, noisy gradient descent): a rule of public quantities that read n
-    there would tell the table's size by whether it fired and by its text."""
-    if certificate.relation is Neighbours.REPLACE_ONE:
-        return n
-    return int(certificate.constants.n) if isinstance(certificate, ReleaseCertificate) else None
-
-
 class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters):
     """Shared validation, label centring, fitted attributes and prediction."""
 
@@ -222,6 +219,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters):
         "epsilon": lambda name, value: check_epsilon(value, name),
         "delta": lambda name, value: check_delta(value, name),
         "neighbours": lambda name, value: Neighbours.parse(value, name),
+        "n_public": optional(lambda name, value: sample_size(value, name)),
         "float_safe": check_flag,
         "norm_share": fraction,  # PrivateERM's check (erm_inputs.private_bounds), here whether a bound is drawn or not
         "column_statistics": column_statistics_option,
@@ -367,17 +365,19 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters):
             model = model.label_shifted(call.shift)
         certificate = model.certificate
         unlocated = self._unlocated_label(X, int(targets.shape[0]), certificate, call)
+        # n under replace-one (the relation makes it public), the given n_public under add/remove (n is private):
+        # a rule that read the rows' count there would tell the table's size by whether it fired and by its text
+        public_rows = (int(targets.shape[0]) if certificate.relation is Neighbours.REPLACE_ONE
+                       else sample_size(self.n_public, "n_public"))
         if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
                                     lam_advice=lambda: lam_rule_advice(certificate, self.lam,
                                                                        lambda: self._rule(certificate)),
                                     also=unlocated)
         else:  # AdaSSP: the public rule of its own noise scales
-            warn_if_adassp_noise_dominates(type(self).__name__, certificate, targets.shape[0], also=unlocated)
-        public_rows = _public_rows(certificate, int(targets.shape[0]))
-        if public_rows is not None:
-            warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
-                                regression=True)
+            warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
+        warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
+                            regression=True)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows); a memmap's rows predicted a block at a
         # time, its squares added as they come (no n-vector of predictions), a Dask X's not read again (its
         # predictions would be computed into memory)
@@ -441,7 +441,10 @@ class DPLinearRegression(_PrivateRegressor):
         ``column_statistics`` "auto" or "ranges", and n large enough for the label's search ("auto") or every
         column's ("ranges"), else refused before any charge.
     weight_bound : the public radius W of the ball (required by mechanism="objective").
-    neighbours : "replace-one" (default) or "add-remove".
+    neighbours : "replace-one" (default) or "add-remove" (AdaSSP; it needs ``n_public``).
+    n_public : int, optional
+        With ``neighbours="add-remove"``: a public data-set size chosen without looking at the data. AdaSSP's noise
+        reads no n; delta must be below 1/n_public (``allow_large_delta``), and the public warnings read it.
     clip : scale rows and labels onto the bounds (True) or refuse them (False).
     random_state : None (fresh OS entropy) or an int seed for experiments.
     float_safe : True for exact lattice noise (:class:`~dpcvx.models.erm.PrivateERM`'s ``float_safe``):
@@ -479,7 +482,7 @@ class DPLinearRegression(_PrivateRegressor):
                  data_norm: float | str = 1.0, label_bound: float | tuple[float, float] | str = 1.0,
                  fit_intercept: bool = True,
                  mechanism: str = "auto", weight_bound: float | None = None, neighbours: str = "replace-one",
-                 clip: bool = True, random_state: Any = None, float_safe: bool = False,
+                 n_public: int | None = None, clip: bool = True, random_state: Any = None, float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
                  label_range: tuple[float, float] | None = None,
                  allow_large_delta: bool = False, column_statistics: bool | str = "auto",
@@ -502,7 +505,8 @@ class DPLinearRegression(_PrivateRegressor):
         if self._on_a_ball:
             return self._least_squares_on_a_ball(X, y, call, accountant)
         return self._adassp(call.label_bound).fit(X, y, call.epsilon, call.delta, neighbours=self.neighbours,
-                                                  random_state=call.seed, accountant=accountant)
+                                                  n_public=self.n_public, random_state=call.seed,
+                                                  accountant=accountant)
 
     def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
@@ -510,7 +514,8 @@ class DPLinearRegression(_PrivateRegressor):
             learner = self._ball_learner(call.label_bound)
             return learner, learner.plan(X, y, epsilon=call.epsilon, mechanism="objective", delta=call.delta)
         adassp = self._adassp(call.label_bound)
-        return adassp, adassp.plan(X, y, call.epsilon, call.delta, neighbours=self.neighbours)
+        return adassp, adassp.plan(X, y, call.epsilon, call.delta, neighbours=self.neighbours,
+                                   n_public=self.n_public)
 
     def _mechanism_checks(self, call: _Call, sample_weight: Any) -> None:
         """The refusals of least squares on the ball or of AdaSSP / noisy gradient descent, whichever the parameters
@@ -519,7 +524,8 @@ class DPLinearRegression(_PrivateRegressor):
         if self._on_a_ball:
             self._ball_learner(call.label_bound)
         else:
-            self._adassp(call.label_bound)
+            self._adassp(call.label_bound).check_options(call.epsilon, call.delta, neighbours=self.neighbours,
+                                                         n_public=self.n_public)
 
     def _adassp(self, label_bound: float | str) -> PrivateLinearRegression:
         """The least-squares learner of a fit not on the ball (its refusals first): ``mechanism`` "adassp",
@@ -594,6 +600,7 @@ class DPLinearRegression(_PrivateRegressor):
         if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
+        neighbour_relation(Neighbours.REPLACE_ONE, 0.0, self.n_public)  # n_public refused, in the one check's words
         return self._learner(label_bound)
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
@@ -670,7 +677,6 @@ class DPHuberRegressor(_PrivateRegressor):
         "m": or_literal("auto", positive),
         "lam": SETTINGS["lam"],
         "mechanism": lambda name, value: value if _is(value, "auto") else Mechanism.of(value),
-        "n_public": optional(lambda name, value: sample_size(value, name)),
         "sample_weight_bound": optional(check_bound),
         "column_statistics": lambda name, value: _huber_statistics(name, column_statistics_option(name, value)),
     }

@@ -151,7 +151,7 @@ def test_refusals_charge_nothing(narrow, case, chosen):
         return
     parameters = {"column_statistics": chosen, "accountant": accountant, "random_state": 0}
     if case == "add-remove":
-        parameters["neighbours"] = "add-remove"
+        parameters.update(neighbours="add-remove", n_public=4000)
     elif case == "clip":
         parameters["clip"] = False
     else:
@@ -163,7 +163,7 @@ def test_refusals_charge_nothing(narrow, case, chosen):
 
 def test_auto_falls_back_to_plain_adassp_under_add_remove(narrow):
     X, y = narrow
-    model = _quiet_fit(dpcvx.DPLinearRegression(random_state=0, neighbours="add-remove"), X, y)
+    model = _quiet_fit(dpcvx.DPLinearRegression(random_state=0, neighbours="add-remove", n_public=4000), X, y)
     assert model.certificate_.mechanism == "adassp" and model.model_.rows.feature_map is None
 
 

@@ -83,9 +83,15 @@ def test_no_warning_in_a_comfortable_regime():
     assert fit_warnings(X, y, epsilon=1.0) == []
 
 
-def test_no_warning_under_add_remove_where_n_is_private():
+def test_under_add_remove_the_warning_reads_n_public_never_the_rows():
+    """n is private under add-remove: the rule reads the public n_public (the ratio alone: no range is searched
+    there). D and D without a record give the same texts, and the texts follow n_public, not the rows."""
     X, y = synthetic(60)
-    assert fit_warnings(X, y, neighbours="add-remove") == []
+    small = fit_warnings(X, y, neighbours="add-remove", n_public=60)
+    assert len(small) == 1 and "n=60" in small[0] and "AdaSSP's noise moves a typical prediction" in small[0]
+    assert "not located" not in small[0]
+    assert fit_warnings(X[:-1], y[:-1], neighbours="add-remove", n_public=60) == small
+    assert fit_warnings(X, y, neighbours="add-remove", n_public=10**9, delta=1e-12) == []
 
 
 def test_the_warning_is_a_function_of_public_inputs_only():

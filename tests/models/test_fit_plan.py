@@ -170,7 +170,7 @@ ESTIMATOR_BAD_PARAMETERS = {  # each estimator's declared table (_parameters): a
     "DPHuberSVM": {"threshold": 0.0, "column_statistics": "sums", **CLASSIFIER_BAD_PARAMETERS},
     "DPLinearRegression": {"mechanism": "laplace", "lam": -1.0, "weight_bound": 0.0, "float_safe": "yes",
                            "epsilon": 0, "delta": float("nan"), "neighbours": "bogus", "norm_share": 1.5,
-                           "column_statistics": 0},
+                           "column_statistics": 0, "n_public": 1.5},
     "DPHuberRegressor": {"m": "wide", "column_statistics": "range", "epsilon": None, "delta": -0.1, "neighbours": None,
                          "float_safe": 1, "norm_share": 0, "lam": -1.0, "mechanism": "laplace", "n_public": 0,
                          "sample_weight_bound": float("nan")},

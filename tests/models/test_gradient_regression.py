@@ -162,7 +162,7 @@ def _refusals(X, y):
     """(estimator or learner, X, fit keywords, the message's words) of every setting mechanism='gradient' refuses."""
     learner = dict(data_norm=1.0, label_bound=100.0, fit_intercept=True, mechanism="gradient")
     return [
-        (_gradient(neighbours="add-remove"), X, {}, "replace-one"),
+        (_gradient(neighbours="add-remove", n_public=10_000), X, {}, "replace-one"),
         (_gradient(float_safe=True), X, {}, "float_safe"),
         (_gradient(column_statistics=True), X, {}, "column_statistics='auto' or 'ranges'"),
         (_gradient(column_statistics=False), X, {}, "column_statistics='auto' or 'ranges'"),
@@ -329,7 +329,7 @@ def test_each_setting_the_descent_does_not_cover_keeps_adassp(loose):
     X, y = loose
     X, y = X[:4000], y[:4000]
     assert _mechanism(_default(mechanism="adassp"), X, y) == ("adassp-ranged", 1)
-    assert _mechanism(_default(neighbours="add-remove"), X, y) == ("adassp", 0)
+    assert _mechanism(_default(neighbours="add-remove", n_public=4000), X, y) == ("adassp", 0)
     assert _mechanism(_default(clip=False), X, y) == ("adassp", 0)
     assert _mechanism(_default(lam=0.1), X, y) == ("adassp-ranged", 1)
     assert _mechanism(_default(column_statistics=True), X, y) == ("adassp-standardised", 0)

@@ -43,7 +43,8 @@ def test_a_budget_in_constructor_takes_a_class_whose_constructor_takes_the_budge
 def test_a_budget_in_constructor_refuses_a_parameter_its_class_does_not_take_by_name(set_late):
     """A misspelt name was kept and refused only when tune built the first candidate, in Python's words."""
     with pytest.raises(InputError, match=r"DPLogisticRegression has no parameter\(s\) \['lamb'\]; its parameters "
-                                         r"are \['mechanism', 'lam', .*\(tune passes epsilon, delta and random_state\)"):
+                                         r"are \['mechanism', 'lam', .*\(tune passes epsilon, delta and "
+                                         r"random_state\)"):
         if set_late:
             dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression).set_params(lamb=1.0)
         else:

@@ -50,14 +50,14 @@ def _public_warnings(estimator, X, y):
 
 @pytest.mark.parametrize("make", [
     lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, label_bound=(0, 50), neighbours="add-remove",
-                                     random_state=3),
+                                     n_public=150, random_state=3),
     lambda: dpcvx.DPHuberRegressor(epsilon=1.0, delta=1e-6, label_bound=(0, 50), neighbours="add-remove",
                                    n_public=150, random_state=3),
 ])
 def test_under_add_remove_a_regressor_warns_from_no_private_count(make):
     """Audit: under add/remove n is private, yet the regressors' warning read the rows' count, so D (150 rows) was
-    silent and D minus a row warned "n = 149: 49.7 is below 50". Now the public n_public, or nothing where none is
-    public (AdaSSP and noisy gradient descent): the public warnings of the two neighbours are the same texts."""
+    silent and D minus a row warned "n = 149: 49.7 is below 50". Now the public n_public (every learner that offers
+    add-remove takes one): the public warnings of the two neighbours are the same texts."""
     rng = np.random.default_rng(2)
     X = rng.uniform(-0.5, 0.5, size=(150, 3))
     y = np.clip(20 + 20 * X[:, 0] + rng.normal(size=150), 0, 50)

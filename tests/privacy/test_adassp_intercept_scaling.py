@@ -50,7 +50,8 @@ def _fit(neighbours: str, n: int, column_statistics: bool | str = "auto") -> dpc
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return dpcvx.DPLinearRegression(epsilon=1.0, neighbours=neighbours, random_state=0, mechanism="adassp",
-                                        column_statistics=column_statistics).fit(X, y)
+                                        column_statistics=column_statistics,
+                                        n_public=n if neighbours == "add-remove" else None).fit(X, y)
 
 
 def test_the_estimator_fits_at_the_rule_and_the_certificate_records_it() -> None:
