@@ -255,3 +255,29 @@ def test_tune_names_the_learner_it_refuses_under_add_remove(learner):
     with pytest.raises(InputError, match=r"proved for replace-one neighbours with n public, and DPLogisticRegression "
                                          r"is set to fit under add-remove"):
         dpcvx.tune(learner, X, y, {"lam": [0.1, 0.01]}, 1.0, delta=1e-6, random_state=0)
+
+
+_ADD_REMOVE = [
+    lambda **kw: dpcvx.DPLinearRegression(epsilon=1.0, label_bound=5.0, neighbours="add-remove", **kw),
+    lambda **kw: dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=5.0, neighbours="add-remove", **kw),
+    lambda **kw: dpcvx.DPLogisticRegression(epsilon=1.0, neighbours="add-remove", **kw),
+]
+
+
+@pytest.mark.parametrize("make", _ADD_REMOVE, ids=["DPLinearRegression", "DPHuberRegressor", "DPLogisticRegression"])
+def test_every_learner_under_add_remove_takes_n_public_and_its_delta_rule(make):
+    """One standard: under add-remove a learner needs a public size and delta below its inverse. DPLinearRegression
+    (AdaSSP) took neither, and accepted delta=0.5 without a word."""
+    X, y = _data(500)
+    targets = X @ np.array([1.0, 2.0, 3.0])
+    labels = y if "Logistic" in repr(make()) else targets
+    accountant = dpcvx.PrivacyAccountant(10.0, 0.9, neighbours="add-remove")
+    with pytest.raises(InputError, match=r"neighbours='add-remove' needs n_public"):
+        make(delta=1e-6).fit(X, labels, accountant=accountant)
+    with pytest.raises(InputError, match=r"delta=0.5 is not below 1/n_public = 0.002 \(n_public = 500\)"):
+        make(delta=0.5, n_public=500).fit(X, labels, accountant=accountant)
+    assert not accountant.ledger
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make(delta=0.5, n_public=500, allow_large_delta=True).fit(X, labels, accountant=accountant)
+    assert len(accountant.ledger) == 1
