@@ -6,6 +6,13 @@ row map (``to_dict`` / ``from_dict``, a built-in feature map of the model file),
 exactly as the fit did. Each row is mapped on its own; ``norm_bound`` is the public bound R the learner clips
 the map's outputs onto (docs/theory.md, section 33). A map may also clip each output coordinate onto
 [-clip, clip] first (:func:`range_map`, the map of AdaSSP's private ranges; docs/theory.md, section 16).
+
+A map of private column statistics reads each row as its statistics read it: scaled onto ||x|| <= R first
+(``input_bound``, the learner's public R; :meth:`RowMap.clip <dpcvx.data.rows.RowMap.clip>`, the same floats). The
+statistics are of the rows clipped onto R (that bounds each record's contribution), so a map of raw rows beyond R
+centred and scaled them at a location and spread they do not have: on coded columns (Likert codes 1 to 5, a
+year of schooling 1 to 16) with R = 1, every row was mapped onto one clipped corner and the classifier predicted
+one class, where rows scaled onto R first fit as well as without the statistics.
 """
 
 from __future__ import annotations
@@ -22,10 +29,12 @@ from ..exceptions import InputError
 from ..privacy.adassp import COLUMN_SPREAD, AdaSSPCalibration
 from ..privacy.column_histogram import HISTOGRAM_DEPTH, HISTOGRAM_LEVEL
 from ..privacy.column_ranges import LABEL_WIDTH, grid_cell, grid_points
+from .rows import RowMap
 
 __all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "RANGES_CLIP", "RANGES_FILL",
            "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "SPREAD", "adassp_map", "fill_level", "fill_map",
-           "histogram_label_range", "label_range", "least_label_bound", "range_map", "ranges_map", "sums_map"]
+           "histogram_label_range", "is_statistics_map", "label_range", "least_label_bound", "range_map", "ranges_map",
+           "sums_map"]
 
 #: The map of private ranges (:func:`range_map`, :func:`label_range`): a column's implied standard deviation
 #: (half its range over the normal quantile z_(1-q)) becomes RANGE_SPREAD R / sqrt(d), each coordinate is clipped
@@ -59,10 +68,11 @@ _BLOCK_VALUES = 1 << 14
 
 class ColumnStandardiser:
     """x -> (x - centre) * multiplier, column by column, each output clipped onto [-clip, clip] when ``clip`` is
-    given; outputs clipped onto ``norm_bound`` by the learner."""
+    given; outputs clipped onto ``norm_bound`` by the learner. With ``input_bound`` each row x is first scaled onto
+    ||x|| <= input_bound (the rows a map of private statistics was released from: module docstring)."""
 
     def __init__(self, centre: ArrayLike, multiplier: ArrayLike, norm_bound: float,
-                 clip: float | None = None) -> None:
+                 clip: float | None = None, input_bound: float | None = None) -> None:
         centre_, multiplier_ = (np.array(values, dtype=np.float64).ravel() for values in (centre, multiplier))
         if centre_.size == 0 or centre_.shape != multiplier_.shape:
             raise InputError(f"a standardiser needs one centre and one multiplier per column, got {centre_.size} "
@@ -72,17 +82,19 @@ class ColumnStandardiser:
         if isinstance(norm_bound, bool) or not isinstance(norm_bound, (int, float)) \
                 or not math.isfinite(norm_bound) or norm_bound <= 0:
             raise InputError(f"norm_bound must be a finite positive number, got {norm_bound!r}")
-        if clip is not None and (isinstance(clip, bool) or not isinstance(clip, (int, float))
-                                 or not math.isfinite(clip) or clip <= 0):
-            raise InputError(f"clip must be None or a finite positive number, got {clip!r}")
+        for name, value in (("clip", clip), ("input_bound", input_bound)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not math.isfinite(value) or value <= 0):
+                raise InputError(f"{name} must be None or a finite positive number, got {value!r}")
         centre_.setflags(write=False)
         multiplier_.setflags(write=False)
         self.centre, self.multiplier, self.norm_bound = centre_, multiplier_, float(norm_bound)
         self.clip = None if clip is None else float(clip)
+        self.input_bound = None if input_bound is None else float(input_bound)
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """The mapped rows, a new array (X is never written to): (x - centre) * multiplier, clipped onto
-        [-clip, clip] when the map has a clip.
+        [-clip, clip] when the map has a clip, of each row x scaled onto ||x|| <= input_bound first when it has one.
 
         By blocks of rows (``_BLOCK_VALUES`` values) while each is in cache, the centres and multipliers repeated row
         by row (numpy applies them faster than a broadcast d-vector), the clip in place on each block: value by value
@@ -104,18 +116,25 @@ class ColumnStandardiser:
         step = max(1, _BLOCK_VALUES // rows.shape[1])
         centre, multiplier = (np.tile(values, (min(step, rows.shape[0]), 1))
                               for values in (self.centre, self.multiplier))
+        scaled = None if self.input_bound is None else RowMap(norm_bound=self.input_bound).clip
         for start in range(0, rows.shape[0], step):
             block = out[start:start + step]
             size = block.shape[0]
-            np.subtract(rows[start:start + step], centre[:size], out=block)
+            source = rows[start:start + step]
+            if scaled is not None:  # the rows scaled onto the input bound in the block, as the statistics read them
+                np.copyto(block, source)
+                with np.errstate(invalid="ignore", divide="ignore"):  # a row with a NaN or an infinite entry stays
+                    source = scaled(block, in_place=True)[0]  # not finite, and is refused by the map's caller
+            np.subtract(source, centre[:size], out=block)
             np.multiply(block, multiplier[:size], out=block)
             if self.clip is not None:
                 np.clip(block, -self.clip, self.clip, out=block)
 
     def to_dict(self) -> dict[str, Any]:
-        """Its record; ``clip`` only when given (a map without it is recorded as before)."""
+        """Its record; ``clip`` and ``input_bound`` only when given (a map without them is recorded as before)."""
         return {"type": "ColumnStandardiser", "centre": self.centre.tolist(), "multiplier": self.multiplier.tolist(),
-                "norm_bound": self.norm_bound, **({} if self.clip is None else {"clip": self.clip})}
+                "norm_bound": self.norm_bound, **({} if self.clip is None else {"clip": self.clip}),
+                **({} if self.input_bound is None else {"input_bound": self.input_bound})}
 
     @classmethod
     def from_moments(cls, mean: np.ndarray, second: np.ndarray, floor: float, norm_bound: float, spread: float,
@@ -124,33 +143,44 @@ class ColumnStandardiser:
 
         variance v_j = max(second_j - mean_j^2, floor); multiplier max(spread / sqrt(d v_j), 1), so a column of
         sd sqrt(v_j) R leaves with sd spread R / sqrt(d) or more and never narrower than given; centre
-        shrink * mean_j * R (docs/theory.md, sections 16 and 33)."""
+        shrink * mean_j * R (docs/theory.md, sections 16 and 33); the moments are of rows clipped onto R, which the
+        map reads so too (``input_bound``)."""
         variance = np.maximum(second - mean * mean, floor)
         multiplier = np.maximum(spread / np.sqrt(mean.size * variance), 1.0)
-        return cls(shrink * mean * norm_bound, multiplier, norm_bound)
+        return cls(shrink * mean * norm_bound, multiplier, norm_bound, input_bound=norm_bound)
 
     @classmethod
     def from_dict(cls, data: dict) -> ColumnStandardiser:
         """Rebuild a saved map (numbers only; nothing is executed)."""
         if not isinstance(data, dict) or data.get("type") != "ColumnStandardiser" \
-                or set(data) - {"clip"} != {"type", "centre", "multiplier", "norm_bound"}:
+                or set(data) - {"clip", "input_bound"} != {"type", "centre", "multiplier", "norm_bound"}:
             raise InputError("not a saved ColumnStandardiser (its keys are type, centre, multiplier, norm_bound and "
-                             "an optional clip)")
+                             "an optional clip and input_bound)")
         for key in ("centre", "multiplier"):  # JSON numbers: no text or flag read as one (np.array would take them)
             values = data[key]
             if not isinstance(values, list) or not all(
                     isinstance(value, (int, float)) and not isinstance(value, bool) for value in values):
                 raise InputError(f"a saved ColumnStandardiser's {key} must be a list of numbers")
-        return cls(data["centre"], data["multiplier"], data["norm_bound"], data.get("clip"))
+        return cls(data["centre"], data["multiplier"], data["norm_bound"], data.get("clip"), data.get("input_bound"))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ColumnStandardiser) and self.to_dict() == other.to_dict()
 
     def __hash__(self) -> int:
-        return hash((tuple(self.centre), tuple(self.multiplier), self.norm_bound, self.clip))
+        return hash((tuple(self.centre), tuple(self.multiplier), self.norm_bound, self.clip, self.input_bound))
 
     def __repr__(self) -> str:
         return f"ColumnStandardiser({self.centre.size} columns, norm_bound={self.norm_bound:g})"
+
+
+def is_statistics_map(saved: Any, expected: ColumnStandardiser | None) -> bool:
+    """Whether a saved feature map is ``expected``, the map of private column statistics a loader recomputed from a
+    file's released values: as this dpcvx writes it (``input_bound`` R), or as format version 10 wrote it, without
+    the bound (it read the raw rows; :mod:`dpcvx.release.records.upgrade`, the step from version 10)."""
+    if not isinstance(saved, ColumnStandardiser) or expected is None:
+        return False
+    return saved == expected or saved == ColumnStandardiser(expected.centre, expected.multiplier, expected.norm_bound,
+                                                            expected.clip)
 
 
 def adassp_map(released: np.ndarray, calibration: AdaSSPCalibration, norm: float, n: int) -> ColumnStandardiser:
@@ -178,12 +208,13 @@ def range_map(ranges: np.ndarray, level: float, norm: float, floor: float | None
     ``column_statistics="ranges"``; post-processing with the public d, R and the level q): centre the range's
     midpoint, multiplier RANGE_SPREAD R / (sqrt(d) s_j) with s_j the implied standard deviation (half-widths at
     least the public ``floor``, by default FLOOR_CELLS cells of the search's grid), each output clipped onto
-    RANGE_CLIP R / sqrt(d) (the learner then clips the row onto R)."""
+    RANGE_CLIP R / sqrt(d) (the learner then clips the row onto R), of each row scaled onto ||x|| <= R first, the rows
+    the ranges were searched on."""
     d = np.shape(ranges)[1]
     least = FLOOR_CELLS * grid_cell(np.full(d, norm)) if floor is None else np.full(d, floor)
     centre, spread = _centre_and_spread(ranges, level, least)
     share = norm / math.sqrt(d)
-    return ColumnStandardiser(centre, RANGE_SPREAD * share / spread, norm, clip=RANGE_CLIP * share)
+    return ColumnStandardiser(centre, RANGE_SPREAD * share / spread, norm, clip=RANGE_CLIP * share, input_bound=norm)
 
 
 def label_range(ranges: np.ndarray, level: float, label_bound: float) -> tuple[float, float]:
@@ -221,7 +252,7 @@ def ranges_map(cells: np.ndarray, norm: float, floor_cells: float = 0.5,
     d = np.shape(cells)[1]
     points = grid_points(cells, np.full(d, norm), depth)
     ranged = range_map(points, HISTOGRAM_LEVEL, norm, floor_cells * math.ldexp(2 * norm, -HISTOGRAM_DEPTH))
-    return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip)
+    return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip, input_bound=norm)
 
 
 def fill_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
@@ -232,7 +263,8 @@ def fill_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
     their ranges already fill that much: :func:`fill_level`), F = ``RANGES_FILL``. A located column narrower than t
     is centred at its range's midpoint and multiplied by t / h_j; every other column (already as wide as t, or not
     located) keeps its public centre and scale (centre 0, multiplier 1). Each output is clipped onto
-    ``RANGES_CLIP`` F R / sqrt(d) (the learner then clips the row onto R)."""
+    ``RANGES_CLIP`` F R / sqrt(d) (the learner then clips the row onto R), of each row scaled onto ||x|| <= R first,
+    the rows the histograms read."""
     d = np.shape(cells)[1]
     low, high = grid_points(cells, np.full(d, norm), HISTOGRAM_DEPTH)
     half = np.maximum((high - low) / 2, math.ldexp(norm, -HISTOGRAM_DEPTH))
@@ -240,7 +272,7 @@ def fill_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
     level = fill_level(half[located], RANGES_FILL * norm * math.sqrt(np.count_nonzero(located) / d))
     raised = located & (half < level)
     return ColumnStandardiser(np.where(raised, (low + high) / 2, 0.0), np.where(raised, level / half, 1.0), norm,
-                              RANGES_CLIP * RANGES_FILL * norm / math.sqrt(d))
+                              RANGES_CLIP * RANGES_FILL * norm / math.sqrt(d), input_bound=norm)
 
 
 def fill_level(half: np.ndarray, total: float) -> float:

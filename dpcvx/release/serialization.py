@@ -1,7 +1,7 @@
 """Saved models: a release (:class:`~dpcvx.release.model.PrivateModel` or
 :class:`~dpcvx.release.kernel_model.PrivateKernelModel`) as a JSON file, and back.
 
-Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 10``)
+Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 11``)
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
@@ -45,11 +45,11 @@ for consistency, not a new proof.
 Files are written by :func:`dpcvx.data.files.atomic_write`: the old file stays
 intact unless the new one is complete.
 
-Linear file format (``"format": "dpcvx-model"``, ``"format_version": 10``)::
+Linear file format (``"format": "dpcvx-model"``, ``"format_version": 11``)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 10,
+      "format_version": 11,
       "kind": "linear",
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"

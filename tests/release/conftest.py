@@ -49,3 +49,4 @@ def as_recorded() -> Callable[[Any, Any], None]:
         else:
             assert rewritten == source and type(rewritten) is type(source), f"{path}: {rewritten!r} != {source!r}"
     return check
+

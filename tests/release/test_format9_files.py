@@ -60,7 +60,7 @@ def test_a_version_9_file_loads_and_predicts_as_written(name, tmp_path, as_writt
     as_written(np.asarray(loaded.decision_function(inputs(name, loaded))), expected["decision"])
     as_written(loaded.predict(inputs(name, loaded)), expected["predict"])
     rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v10.json").read_text())
-    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 10
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 11
     assert rewritten["sha256"] == file_digest(rewritten)
     as_recorded(unversioned(rewritten), unversioned(json.loads(source.read_text())))  # nothing else differs
     again = dpcvx.load(tmp_path / "v10.json")

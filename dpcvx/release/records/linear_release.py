@@ -12,7 +12,14 @@ import numpy as np
 from ...data.files import json_object
 from ...data.preprocessing import PublicSchema
 from ...data.rows import RowMap
-from ...data.standardiser import REGRESSION_FLOOR_CELLS, ColumnStandardiser, fill_map, ranges_map, sums_map
+from ...data.standardiser import (
+    REGRESSION_FLOOR_CELLS,
+    ColumnStandardiser,
+    fill_map,
+    is_statistics_map,
+    ranges_map,
+    sums_map,
+)
 from ...exceptions import InputError
 from ...validation import _short
 from ...version import __version__
@@ -178,7 +185,7 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
     centre = label_range(statistics)[0] if statistics is not None and "label_cells" in statistics else 0.0
     check_intercept(intercept, rows, centre, certificate.label_shift)
     _check_schema_fits(schema, rows, weights.size)
-    if statistics is not None and rows.feature_map != statistics_map(statistics, rows.norm_bound):
+    if statistics is not None and not is_statistics_map(rows.feature_map, statistics_map(statistics, rows.norm_bound)):
         raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "
                          "file has been edited")
     check_map_record(preprocessing["row_map"]["feature_map"], item["certificate"].get(MAP_RECORD),

@@ -13,7 +13,7 @@ import numpy as np
 from ...data.files import json_object
 from ...data.preprocessing import PublicSchema
 from ...data.rows import RowMap
-from ...data.standardiser import ColumnStandardiser, adassp_map, label_range, range_map
+from ...data.standardiser import adassp_map, is_statistics_map, label_range, range_map
 from ...exceptions import InputError
 from ...privacy.adassp import (
     ADASSP,
@@ -183,7 +183,7 @@ def _column_statistics(data: object, calibration: AdaSSPCalibration, rows: RowMa
         raise InputError(f"certificate.column_statistics.sums must list {2 * d} numbers")
     released = np.array([_number(f"certificate.column_statistics.sums[{i}]", v) for i, v in enumerate(sums)])
     expected = adassp_map(released, calibration, rows.norm_bound, n)
-    if not isinstance(rows.feature_map, ColumnStandardiser) or rows.feature_map != expected:
+    if not is_statistics_map(rows.feature_map, expected):
         raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "
                          "file has been edited")
     return record
@@ -234,8 +234,7 @@ def _column_ranges(data: object, calibration: AdaSSPCalibration | GradientCalibr
                          for i, side in enumerate(ranges)])
     _check_same("certificate.column_statistics.label_bound", record["label_bound"], public_bound)
     expected = None if columns == 1 else range_map(released[:, :-1], level, rows.norm_bound)
-    if (rows.feature_map is not None or expected is not None) and (
-            not isinstance(rows.feature_map, ColumnStandardiser) or rows.feature_map != expected):
+    if (rows.feature_map is not None or expected is not None) and not is_statistics_map(rows.feature_map, expected):
         raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "
                          "file has been edited")
     return record

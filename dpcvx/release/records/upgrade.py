@@ -65,6 +65,17 @@ version 9 (or older) file holds no digest, so its step records the digest of the
 as before, unprotected against those edits (save it again with this dpcvx to bind it). A version 9 file that holds a
 ``sha256`` key was not written by dpcvx; its key is kept and compared, and the file is refused. Tested on files of
 every kind written as version 9 (``tests/release/fixtures/format9``) and through every step on the older fixtures.
+
+Format version 11 adds the optional ``input_bound`` of a ``ColumnStandardiser``: a map of private column statistics
+written by this dpcvx scales each row onto ||x|| <= R before it centres and scales the columns, as the statistics were
+released from the rows clipped onto R (:mod:`dpcvx.data.standardiser`). A version 10 map read the raw rows (on rows
+beyond R, coded columns with R = 1, all were mapped onto one clipped corner, and the model predicted one class). Its
+step keeps the map as the file holds it, without the bound, what the writing library did: the reader takes a
+statistics map with the bound R, or without any, and the loaded model predicts every row as written. The step's
+version changes what the file's digest covers, so the digest of a file that is as dpcvx wrote it is made again of
+what the step made; any other keeps the digest it holds, and is refused. Tested on files of every kind written as
+version 10 (``tests/release/fixtures/format10``, whose schema rows lie beyond the learner's R = 1) and through every
+step on the older fixtures.
 """
 
 from __future__ import annotations
@@ -199,7 +210,19 @@ def _from_9(data: dict) -> dict:
     return upgraded_
 
 
-_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9}
+def _from_10(data: dict) -> dict:
+    """Version 10 -> 11: a map of private column statistics stays as the file holds it, reading the raw rows (module
+    docstring); the digest of a file that is as dpcvx wrote it is made again of the new version (of any other, kept:
+    it is refused)."""
+    upgraded_ = {**copy.deepcopy(data), "format_version": 11}
+    for entry in _entries_at(upgraded_, 10):
+        entry["format_version"] = 11
+    if DIGEST in data and data[DIGEST] == file_digest(data):
+        upgraded_[DIGEST] = file_digest(upgraded_)
+    return upgraded_
+
+
+_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 

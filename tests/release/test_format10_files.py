@@ -1,0 +1,108 @@
+"""Files of format version 10 load as they were written: the format 9 fixtures (one of every kind) loaded and saved
+again by dpcvx at commit a75b9bb (the last to write version 10) through ``dpcvx.save``, with the certificate text,
+decision values and predictions that dpcvx computed (``fixtures/format10/expected.json``). A version 10 map of
+private column statistics read the raw rows, and its step keeps it so (no ``input_bound``): the fixtures' schema rows
+lie beyond the learner's R = 1 (norm 1.5), so they are predicted as written only by the raw rows' map, while a map of
+this dpcvx's, recorded with the bound R, scales them onto R first (records.upgrade: the step from version 10)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpcvx
+from dpcvx.data.rows import RowMap
+from dpcvx.exceptions import FileError
+from dpcvx.release.records.header import file_digest
+from dpcvx.release.serialization import MODEL_FORMAT_VERSION
+
+FORMAT10 = Path(__file__).parent / "fixtures" / "format10"
+EXPECTED = json.loads((FORMAT10 / "expected.json").read_text())
+TABLES = ["linear", "linear_stats", "multi", "huber", "linreg", "linreg_gradient"]
+ARRAYS = ["rff", "weighted", "tuned", "tddl", "pinp", "tdil", "tdil_ball", "tddl_safe"]
+KINDS = [*TABLES, *ARRAYS, "named"]
+STATISTICS = ["linear_stats", "huber", "linreg_gradient"]  # a row map of private column statistics
+
+
+def inputs(name, model):
+    """The records the fixture's expected values were computed on, as the loaded model takes them."""
+    if name in TABLES:
+        return model.schema.transform(EXPECTED["table"])
+    rows = np.array(EXPECTED["rows"])
+    return pd.DataFrame({"a": rows[:, 0], "b": rows[:, 1]}) if name == "named" else rows
+
+
+def unversioned(data):
+    """A file without its format versions (a multiclass file's entries' too) and its digest."""
+    entries = [{key: value for key, value in entry.items() if key != "format_version"}
+               for entry in data.get("per_class", [])]
+    return {**{key: value for key, value in data.items() if key not in ("format_version", "sha256")},
+            **({"per_class": entries} if entries else {})}
+
+
+def test_the_fixtures_are_every_kind_of_file_as_version_10_wrote_it():
+    files = {name: json.loads((FORMAT10 / f"{name}.json").read_text()) for name in KINDS}
+    assert sorted(path.stem for path in FORMAT10.glob("*.json") if path.stem != "expected") == sorted(KINDS)
+    assert {data["format_version"] for data in files.values()} == {10}
+    assert all(data["sha256"] == file_digest(data) for data in files.values())
+    with_statistics = [name for name, data in files.items() if data.get("certificate", {}).get("column_statistics")]
+    assert sorted(with_statistics) == sorted(STATISTICS)
+    assert all(files[name]["preprocessing"]["row_map"]["feature_map"]["type"] == "ColumnStandardiser"
+               and "input_bound" not in files[name]["preprocessing"]["row_map"]["feature_map"] for name in STATISTICS)
+
+
+@pytest.mark.parametrize("name", KINDS)
+def test_a_version_10_file_loads_and_predicts_as_written(name, tmp_path, as_written, as_recorded):
+    source, expected = FORMAT10 / f"{name}.json", EXPECTED[name]
+    data = json.loads(source.read_text())
+    loaded = dpcvx.load(source)
+    assert str(loaded.certificate) == expected["certificate"]
+    as_written(np.asarray(loaded.decision_function(inputs(name, loaded))), expected["decision"])
+    as_written(loaded.predict(inputs(name, loaded)), expected["predict"])
+    rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v11.json").read_text())
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 11
+    assert rewritten["sha256"] == file_digest(rewritten)
+    as_recorded(unversioned(rewritten), unversioned(data))  # nothing else differs: the maps keep no bound
+    again = dpcvx.load(tmp_path / "v11.json")
+    assert str(again.certificate) == expected["certificate"]
+    as_written(again.predict(inputs(name, again)), expected["predict"])
+
+
+@pytest.mark.parametrize("name", STATISTICS)
+def test_a_statistics_map_is_read_with_the_bound_r_or_without_one_never_another(name, tmp_path):
+    """This dpcvx's statistics map records the bound R and scales the rows beyond R onto it first; a map without
+    the bound (version 10's) is read as it was written; any other bound is an edit."""
+    data = json.loads((FORMAT10 / f"{name}.json").read_text())
+    raw = dpcvx.load(FORMAT10 / f"{name}.json")
+    rows = np.asarray(inputs(name, raw), dtype=float)
+    R = data["preprocessing"]["row_map"]["norm_bound"]
+    scaled, count = RowMap(norm_bound=R).clip(rows)
+    bounded = {**data, "format_version": 11}
+    bounded["preprocessing"]["row_map"]["feature_map"]["input_bound"] = R
+    bounded["sha256"] = file_digest(bounded)
+    (tmp_path / "bounded.json").write_text(json.dumps(bounded))
+    loaded = dpcvx.load(tmp_path / "bounded.json")
+    np.testing.assert_array_equal(loaded.decision_function(rows), raw.decision_function(scaled))
+    if count:  # rows beyond R: the two maps differ there
+        assert not np.array_equal(loaded.decision_function(rows), raw.decision_function(rows))
+    bounded["preprocessing"]["row_map"]["feature_map"]["input_bound"] = 2 * R
+    bounded["sha256"] = file_digest(bounded)
+    (tmp_path / "edited.json").write_text(json.dumps(bounded))
+    with pytest.raises(FileError, match="feature_map is not the map certificate.column_statistics gives"):
+        dpcvx.load(tmp_path / "edited.json")
+
+
+def test_an_edited_version_10_file_is_refused_though_its_step_made_a_new_digest(tmp_path):
+    """The step makes the digest again only of a file that is as dpcvx wrote it: an edit is not laundered."""
+    data = json.loads((FORMAT10 / "linear_stats.json").read_text())
+    data["preprocessing"]["row_map"]["feature_map"]["multiplier"][0] *= 2
+    (tmp_path / "edited.json").write_text(json.dumps(data))
+    with pytest.raises(FileError, match="the file has been edited|the file was changed after dpcvx wrote it"):
+        dpcvx.load(tmp_path / "edited.json")
+    data = json.loads((FORMAT10 / "linear.json").read_text())
+    data["feature_names"] = [f"x{i}" for i in range(8)]  # a field no other check compares: the digest refuses it
+    (tmp_path / "named.json").write_text(json.dumps(data))
+    with pytest.raises(FileError, match="sha256 records .*: the file was changed after dpcvx wrote it"):
+        dpcvx.load(tmp_path / "named.json")
