@@ -73,11 +73,20 @@ error and its message.
 
 OpenDP's user measurements need ``dp.enable_features("contrib",
 "honest-but-curious")``: OpenDP has not vetted the map, which is dpcvx's
-certificate. The measurement holds the learner (an estimator's clone): each call fits anew.
+certificate. The measurement holds a copy of the learner made when it is made (``copy.deepcopy``; an estimator's
+clone) and fits a fresh copy of it at each call: the caller's learner is never fitted, so what a fit measures on the
+data for its owner alone (a learner's ``diagnostics_``: solver iterations, time, residual, NOT PRIVATE) never reaches
+the party that holds the learner, which under OpenDP is the analyst, not the curator.
+
+The release holds no record of its input. OpenDP's ``Measurement.__call__`` stores its input in an attribute
+``__opendp_dict__`` of the output, when the output takes one: the private data set would ride along with the
+release. Every dpcvx release and estimator refuses that attribute
+(:class:`~dpcvx.release.input_record.HoldsNoInput`), and a fit that returns anything else is refused, not released.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -85,6 +94,7 @@ from typing import Any
 from .exceptions import InputError, a_value_of
 from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
+from .release.input_record import HoldsNoInput
 from .validation import check_delta, check_epsilon, check_flag
 
 __all__ = ["as_opendp_measurement", "DATA_DOMAIN"]
@@ -138,10 +148,12 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
     Returns
     -------
     opendp.mod.Measurement
-        Called on ``(X, y)``, it fits and returns the release: a learner's
-        model; for an estimator, a fresh clone of it (``sklearn.base.clone``)
-        fitted on ``(X, y)``, whose ``model_`` and ``certificate_`` hold the
-        release (the estimator passed in is never fitted or changed).
+        Called on ``(X, y)``, it fits and returns the release: the model of a
+        fresh copy of a learner (the learner passed in is never fitted); for an
+        estimator, a fresh clone of it (``sklearn.base.clone``) fitted on
+        ``(X, y)``, whose ``model_`` and ``certificate_`` hold the release (the
+        estimator passed in is never fitted or changed). The release holds no
+        record of ``(X, y)`` (module docstring).
 
     Raises
     ------
@@ -199,6 +211,10 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         certificate = getattr(model, "certificate", None)
         if certificate is None:
             raise InputError(f"{type(learner).__name__}.fit returned no certificate: not a dpcvx release")
+        if not isinstance(returned, HoldsNoInput):  # OpenDP would store the data set in it (module docstring)
+            raise InputError(f"{type(learner).__name__}.fit returned a {type(returned).__name__}, which would hold "
+                             "OpenDP's record of the measurement's input, the private data set: not released (a dpcvx "
+                             "release or estimator holds none)")
         spent = float(getattr(certificate, "total_epsilon", certificate.epsilon)), float(certificate.delta)
         proved = certificate.privacy_curve.neighbours
         if spent[0] > epsilon or spent[1] > delta or proved is not relation:
@@ -245,9 +261,10 @@ def _learner_fit(learner: Any, epsilon: float | None, delta: float | None, allow
                          "no certificate). Fit PINP with a dpcvx PrivacyAccountant, or wrap TDDL or TDIL, which "
                          "release one model")
     relation = fit_relation(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value), delta)
+    template = copy.deepcopy(learner)  # a later change to the caller's learner changes nothing
 
-    def fit(X: Any, y: Any) -> tuple[Any, Any]:
-        model = learner.fit(X, y, epsilon, delta=delta, **fit_params)
+    def fit(X: Any, y: Any) -> tuple[Any, Any]:  # a fresh copy: the caller's learner is never fitted
+        model = copy.deepcopy(template).fit(X, y, epsilon, delta=delta, **fit_params)
         return model, model
 
     return fit, epsilon, delta, relation

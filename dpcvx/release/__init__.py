@@ -4,6 +4,8 @@ Everything here is a function of public inputs or of privatised values.
 
 * :mod:`.model`: :class:`PrivateModel` (linear) and its :class:`ReleaseCertificate`;
 * :mod:`.constants`: the certificate's typed :class:`Constants` (exact L, c, m; R, Lam, n, d);
+* :mod:`.input_record`: a release (and an estimator that holds one) holds no record of its input, which OpenDP's
+  ``Measurement.__call__`` would store on it;
 * :mod:`.kernel_model`: the released kernel predictor and its typed certificate;
 * :mod:`.report`: :class:`ReleaseReport`, the plain-language report of a release (Markdown, HTML);
 * :mod:`.serialization`: ``save`` / ``load`` (versioned JSON, checked on load);

@@ -43,6 +43,7 @@ from ..verification.exact import Exact, exact_value
 from ..verification.prox_form import NonsmoothForm
 from ..verification.verdict import Mechanism
 from .constants import Constants
+from .input_record import HoldsNoInput
 from .records.privatised import drawn_releases
 from .sparsify import Sparsifiable
 from .tuning_record import TuningRecord
@@ -514,8 +515,9 @@ class Certificate(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
-class Release(ABC):
-    """What leaves dpcvx: a predictor and the certificate of its privacy.
+class Release(HoldsNoInput, ABC):
+    """What leaves dpcvx: a predictor and the certificate of its privacy, and no record of its input
+    (:class:`~dpcvx.release.input_record.HoldsNoInput`).
 
     ``kind`` is "linear" (:class:`PrivateModel`: a :class:`LinearModel` with a
     :class:`ReleaseCertificate`) or "kernel"

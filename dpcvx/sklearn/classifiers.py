@@ -109,6 +109,7 @@ from ..privacy.accountant import PrivacyAccountant
 from ..privacy.calibrate import SPLITS
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
+from ..release.input_record import HoldsNoInput
 from ..release.model import PrivateModel, ReleaseCertificate, weighted_share
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import Held, called, constant_at_cut, held_warnings, speaker, warn_release
@@ -168,7 +169,7 @@ LEARNER_SETTINGS = ("lam", "data_norm", "norm_range", "norm_share", "fit_interce
                     "column_statistics_share")
 
 
-class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameters):
+class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameters, HoldsNoInput):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
     #: ``random_state`` takes None or an int only (see :func:`dpcvx.privacy.rng.check_estimator_seed`).

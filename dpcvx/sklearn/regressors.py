@@ -101,6 +101,7 @@ from ..privacy.adassp import label_search_rows
 from ..privacy.column_histogram import LABEL_LOCATED_DEPTH
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
+from ..release.input_record import HoldsNoInput
 from ..release.model import ReleaseCertificate
 from ..release.regression_model import PrivateRegressionModel, SufficientStatisticsCertificate, r2_score
 from ..release.usefulness import called
@@ -205,7 +206,7 @@ class _Call(NamedTuple):
     seed: int | None
 
 
-class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters):
+class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, HoldsNoInput):
     """Shared validation, label centring, fitted attributes and prediction."""
 
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)

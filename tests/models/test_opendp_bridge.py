@@ -40,6 +40,15 @@ class Recording:
         self.calls.append(epsilon)
         return self.learner.fit(X, y, epsilon, **kwargs)
 
+    def __deepcopy__(self, memo):  # the measurement fits copies of its learner: they record into this one's list
+        return self
+
+
+def test_the_recording_learner_records_a_fit_the_measurement_runs(data, learner):
+    recording = Recording(learner)
+    as_opendp_measurement(recording, 0.5)(data)
+    assert recording.calls == [0.5]  # so the refusals' "recording.calls == []" below can fail
+
 
 def test_two_fits_compose_in_the_adaptive_compositor_and_a_third_is_refused(data, learner):
     measurement = as_opendp_measurement(learner, 0.5)  # noise from OS entropy: each fit draws anew
@@ -287,3 +296,54 @@ def test_pinp_an_interactive_curator_is_refused_when_the_measurement_is_made(dat
     fitted (the compositor had counted the budget) and then failed with "returned no certificate"."""
     with pytest.raises(InputError, match="PINP is an interactive curator"):
         as_opendp_measurement(_learner("PINP"), 1.0, 0.0, random_state=0, allow_fixed_seed=True)
+
+
+def _releases(data):
+    """(the measurement, its release on ``data``) of a learner, an estimator, a regressor and a kernel learner."""
+    X, y = data
+    yield "PrivateERM", as_opendp_measurement(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), 0.5)
+    yield "DPLogisticRegression", as_opendp_measurement(dpcvx.DPLogisticRegression(epsilon=0.5, classes=(-1, 1)))
+    yield "DPLinearRegression", as_opendp_measurement(dpcvx.DPLinearRegression(epsilon=0.5, label_bound=1.0))
+    yield "TDDL", as_opendp_measurement(dpcvx.TDDL("rbf", gamma=1.0, lam=1e-2), 1.0, 1e-6, Z=X[:20])
+
+
+def test_a_release_holds_no_record_of_the_data_it_was_fitted_on(data):
+    """OpenDP's Measurement.__call__ stores its input (the private data set) in the output's __opendp_dict__ when
+    the output takes the attribute: the fitted estimator, the model and the kernel release each carried every record
+    (into vars() and a pickle). A dpcvx release refuses it; through a compositor too."""
+    import pickle
+    import warnings
+
+    X, y = data
+    for name, measurement in _releases(data):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a regressor at n = 500, epsilon 0.5 warns that its noise dominates
+            releases = measurement(data), _compositor(measurement, [measurement.map(1)])(data)(measurement)
+        for release in releases:
+            assert not hasattr(release, "__opendp_dict__"), name
+            assert not any(value is X or value is y or value is data for value in vars(release).values()), name
+            assert pickle.loads(pickle.dumps(release)).certificate_ if hasattr(release, "certificate_") else \
+                pickle.loads(pickle.dumps(release)).certificate
+
+
+def test_a_fit_that_returns_an_object_that_would_hold_the_data_is_not_released(data, learner):
+    class Exposed:
+        def fit(self, X, y, epsilon, **kwargs):
+            model = learner.fit(X, y, epsilon, **kwargs)
+            return type("Plain", (), {"certificate": model.certificate})()
+
+    with pytest.raises(dp.OpenDPException, match="would hold OpenDP's record of the measurement's input"):
+        as_opendp_measurement(Exposed(), 0.5)(data)
+
+
+def test_the_callers_learner_is_never_fitted(data):
+    """The measurement fits copies: the learner's diagnostics_ (solver iterations, time, residual: NOT PRIVATE,
+    measured on the data) never reach the analyst who holds it, and a later change to it changes nothing."""
+    learner = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
+    measurement = as_opendp_measurement(learner, 0.5)
+    first = measurement(data)
+    second = _compositor(measurement, [0.5])(data)(measurement)
+    assert not hasattr(learner, "diagnostics_")
+    assert not np.array_equal(first.coef_, second.coef_)  # fresh noise at each call
+    learner.set_params(lam=10.0)
+    assert measurement(data).certificate.effective_lam == first.certificate.effective_lam
