@@ -33,9 +33,9 @@ USER_FILE_WARNING = ("A .py file is run as Python code (like `python FILE`): pas
 # --- argument types (argparse turns ArgumentTypeError into a usage error, exit 2) --------------
 
 # Public real parameters on the command line are checked by the library's own validators
-# (dpcvx.validation, imported when a value is checked): epsilon within [EPSILON_MIN, EPSILON_MAX], the
-# other positive numbers and the column bounds within [MODERATE_MIN, MODERATE_MAX], where squares,
-# products and reciprocals stay finite. The range is stated once, there.
+# (dpcvx.validation, imported when a value is checked): epsilon within [EPSILON_MIN, EPSILON_MAX], the public
+# bounds within [BOUND_MIN, BOUND_MAX] and lam within [MODERATE_MIN, MODERATE_MAX], where squares, products and
+# reciprocals stay finite. Each range is stated once, there.
 
 
 def _validation() -> Any:

@@ -275,9 +275,11 @@ class ReleaseCertificate:
 
     def __str__(self) -> str:
         c = self.calibration
+        # what the release cost first: a fit after private draws spent less than the release did
+        spent = (f"epsilon = {self.epsilon:g}" if self.total_epsilon == self.epsilon else
+                 f"epsilon = {self.total_epsilon:g} in total, the fit's {self.epsilon:g}")
         lines = [
-            f"dpcvx release: {self.mechanism} perturbation, epsilon = {self.epsilon:g} "
-            f"(delta = {self.delta:g})",
+            f"dpcvx release: {self.mechanism} perturbation, {spent} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
             "constants: " + ", ".join(
