@@ -25,6 +25,7 @@ from benchmarks import (  # noqa: E402
     float_safe_cost,
     gradient_regression,
     import_time,
+    kernel_exact_scaling,
     render_results,
     report,
     reproduce_jmlr,
@@ -268,3 +269,12 @@ def test_gradient_regression_keeps_the_stages_tables_apart(tmp_path):
         with pytest.raises(SystemExit):
             gradient_regression.main(["--stage", stage, "--tables", other, "--out", str(tmp_path)])
     assert not list(tmp_path.iterdir())
+
+
+def test_kernel_exact_scaling_writes_a_cell_per_size_and_loss(tmp_path):
+    result = kernel_exact_scaling.main(["--sizes", "60", "90", "--out", str(tmp_path), "--tag", "tiny"])
+    assert [(record["n"], record["loss"]) for record in result["records"]] == [
+        (n, loss) for n in (60, 90) for loss in kernel_exact_scaling.LOSSES]
+    assert all(record["seconds"] > 0 and record["steps"] >= 1 for record in result["records"])
+    text = (tmp_path / "tiny.md").read_text()
+    assert "| 90 | " in text and "## Run" in text and json.loads((tmp_path / "tiny.json").read_text())["run"]
