@@ -84,6 +84,7 @@ __all__ = [
     "check_matrix",
     "check_table",
     "check_finite",
+    "refuse_masked",
     "refuse_non_number_targets",
     "real_values",
     "check_labels",
@@ -396,11 +397,7 @@ def _contiguous(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.nda
             table = table_matrix(X, name)  # column by column into a column-major array (fast); beside spare columns
             return (_copied_by_rows(table, spare_columns) if spare_columns else table), True  # row-major: one copy more
         X = plain  # then as any array: used as it is when contiguous float64 (never written), else converted
-    if isinstance(X, np.ma.MaskedArray) and np.ma.is_masked(X):
-        raise InputError(
-            f"{name} is a masked array with masked (missing) entries; impute them with a public "
-            "rule or drop those records first (X.filled(value) fills them)"
-        )
+    refuse_masked(name, X)
     try:
         array = np.asarray(X)
     except (TypeError, ValueError) as error:  # ragged nested lists (numpy's text is not shown)
@@ -617,12 +614,24 @@ def _refuse_unmatchable_classes(values: tuple, classes: Any) -> None:
 TASKS = ("classification", "regression")
 
 
+def refuse_masked(name: str, values: Any) -> None:
+    """Refuse a numpy masked array with masked (missing) entries, X or y: numpy's and scikit-learn's conversions read
+    the values under the mask as if they were data (the one check, before any conversion)."""
+    if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
+        raise InputError(f"{name} is a masked array with masked (missing) entries; impute them with a public "
+                         f"rule or drop those records first ({name}.filled(value) fills them)")
+
+
 def refuse_non_number_targets(name: str, values: Any) -> None:
     """Refuse regression targets that are not numbers, as X's entries are refused
-    (:func:`dpcvx.tables.refuse_non_numbers`): dates and durations (a datetime64 or timedelta64 dtype, or such entries
+    (:func:`dpcvx.tables.refuse_non_numbers`): masked entries (:func:`refuse_masked`), complex numbers (whose
+    imaginary part a float conversion drops), dates and durations (a datetime64 or timedelta64 dtype, or such entries
     among objects), which numpy reads as a count of their units, and text, which numpy's and scikit-learn's float
     conversions read as numbers when it looks like one ("1.5")."""
+    refuse_masked(name, values)
     array = np.asarray(values)
+    if array.dtype.kind == "c":
+        raise InputError(f"{name} has dtype {array.dtype}: regression targets must be real numbers")
     if array.dtype.kind in "Mm":
         refuse_kind(name, array.dtype)
     if array.dtype == object and array.ndim == 1:  # None or pandas' NA among the targets: a missing target, refused
@@ -636,6 +645,7 @@ def label_vector(y: Any, n: int) -> np.ndarray | SignBits:
     if isinstance(y, SignBits):
         labels: np.ndarray | SignBits = y
     else:
+        refuse_masked("y", y)
         labels = np.asarray(y)
     if isinstance(labels, np.ndarray) and labels.ndim == 2 and 1 in labels.shape:
         labels = labels.ravel()

@@ -1,0 +1,71 @@
+"""Masked arrays and complex targets are refused at every entry (an audit of input containers): numpy's and
+scikit-learn's conversions read the values under a mask as data, and a float conversion drops an imaginary part.
+The scikit-learn estimators fitted and predicted on the hidden values of a masked X, every regression learner read a
+masked y, and the mathematical layer's regressions fitted on y.real, each without a word."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import InputError
+
+
+def _data(n: int = 200):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(n, 3))
+    return X, (X[:, 0] > 0).astype(int), 0.5 * X[:, 0]
+
+
+def _masked(values, index):
+    masked = np.ma.masked_array(np.array(values, copy=True), mask=False)
+    masked[index] = np.ma.masked
+    return masked
+
+
+ESTIMATORS = [(dpcvx.DPLogisticRegression, "labels"), (dpcvx.DPHuberSVM, "labels"),
+              (dpcvx.DPERMClassifier, "labels"), (dpcvx.DPLinearRegression, "targets"),
+              (dpcvx.DPHuberRegressor, "targets")]
+
+
+@pytest.mark.parametrize("estimator, kind", ESTIMATORS, ids=[cls.__name__ for cls, _ in ESTIMATORS])
+def test_an_estimator_refuses_a_masked_x_and_y_before_the_charge(estimator, kind):
+    X, labels, targets = _data()
+    y = labels if kind == "labels" else targets
+    accountant = dpcvx.PrivacyAccountant(10.0, 1e-3)
+    with pytest.raises(InputError, match="X is a masked array with masked"):
+        estimator(random_state=0).fit(_masked(X, (5, 1)), y, accountant=accountant)
+    with pytest.raises(InputError, match="y is a masked array with masked"):
+        estimator(random_state=0).fit(X, _masked(y, 7), accountant=accountant)
+    assert not accountant.ledger
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = estimator(random_state=0).fit(X, y)
+    with pytest.raises(InputError, match="X is a masked array with masked"):
+        fitted.predict(_masked(X, (5, 1)))
+    no_mask = np.ma.masked_array(X, mask=False)  # a masked array with nothing masked is its values
+    np.testing.assert_array_equal(fitted.predict(no_mask), fitted.predict(X))
+
+
+def test_the_mathematical_layer_refuses_a_masked_y():
+    X, labels, targets = _data()
+    with pytest.raises(InputError, match="y is a masked array with masked"):
+        dpcvx.PrivateLinearRegression(1.0, 1.0).fit(X, _masked(targets, 2), 1.0, 1e-6)
+    with pytest.raises(InputError, match="y is a masked array with masked"):
+        dpcvx.PrivateERM(lam=0.1, data_norm=1.0).fit(X, _masked(2 * labels - 1, 2), epsilon=1.0)
+    with pytest.raises(InputError, match="y is a masked array with masked"):
+        dpcvx.PrivateERM(dpcvx.losses.huber_regression(), task="regression", lam=0.1, data_norm=1.0,
+                         label_bound=1.0).fit(X, _masked(targets, 2), epsilon=1.0)
+
+
+@pytest.mark.parametrize("fit", [
+    lambda X, y: dpcvx.PrivateLinearRegression(1.0, 1.0).fit(X, y, 1.0, 1e-6),
+    lambda X, y: dpcvx.PrivateERM(dpcvx.losses.huber_regression(), task="regression", lam=0.1, data_norm=1.0,
+                                  label_bound=1.0).fit(X, y, epsilon=1.0),
+    lambda X, y: dpcvx.DPLinearRegression(random_state=0).fit(X, y),
+], ids=["PrivateLinearRegression", "PrivateERM", "DPLinearRegression"])
+def test_complex_regression_targets_are_refused(fit):
+    X, _, targets = _data()
+    with pytest.raises(InputError, match="(y has dtype complex128: regression targets must be real numbers|Complex)"):
+        fit(X, targets + 5j)
