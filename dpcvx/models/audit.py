@@ -43,13 +43,22 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import sparse, stats
 
 from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
 from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning, a_value_of
 from ..privacy.rng import RandomState, resolve_rng
 from ..tables import is_number
-from ..validation import check_bound, check_choice, check_delta, fraction, sample_size
+from ..validation import (
+    check_bound,
+    check_choice,
+    check_delta,
+    check_matrix,
+    fraction,
+    missing_labels,
+    refuse_masked,
+    sample_size,
+)
 from .contract import binding_error
 
 __all__ = [
@@ -89,14 +98,18 @@ class NeighbouringPair:
 
     def __post_init__(self) -> None:
         arrays = {}
-        for name in ("X", "X_prime"):
-            matrix = np.array(getattr(self, name), dtype=float)
-            if matrix.ndim != 2 or not np.all(np.isfinite(matrix)):
-                raise InputError(f"NeighbouringPair.{name} must be a finite 2-D array, got shape "
-                                 f"{matrix.shape}")
-            arrays[name] = matrix
+        for name in ("X", "X_prime"):  # the one check of X (text, complex, a table's columns: by name), dense
+            matrix = check_matrix(getattr(self, name), f"NeighbouringPair.{name}")
+            dense = matrix.toarray() if isinstance(matrix, sparse.csr_matrix) else matrix
+            arrays[name] = np.array(dense, dtype=float)
         for name in ("y", "y_prime"):
-            arrays[name] = np.asarray(getattr(self, name)).ravel()
+            refuse_masked(f"NeighbouringPair.{name}", getattr(self, name))
+            labels = np.asarray(getattr(self, name)).ravel()
+            missing = np.flatnonzero(missing_labels(labels))
+            if missing.size:  # NaN != NaN: a missing label would count as a difference of the two data sets
+                raise InputError(f"NeighbouringPair.{name} has {missing.size} missing label(s) (NaN or None), the "
+                                 f"first at row {missing[0]}; an audit's data sets hold labels only")
+            arrays[name] = labels
         direction = np.array(self.direction, dtype=float).ravel()
         X, X_prime = arrays["X"], arrays["X_prime"]
         y, y_prime = arrays["y"], arrays["y_prime"]

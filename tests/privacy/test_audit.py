@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import cvxpy as cp
 import numpy as np
 import pytest
+import scipy.sparse
 from scipy import stats
 
 import dpcvx
@@ -488,3 +489,28 @@ def test_a_budget_in_constructor_learner_gives_its_norm_bound_to_the_default_pai
         warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
         report = audit(wrapped, 1.0, trials=20, random_state=0)
     assert report.claimed_epsilon == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("make_x, message", [
+    (lambda X: X.astype(str), r"NeighbouringPair.X column 0 holds text"),
+    (lambda X: X + 1j, r"NeighbouringPair.X has dtype complex128"),
+    (lambda X: (row for row in X), r"NeighbouringPair.X must be a numeric 2-D array"),
+])
+def test_a_pair_checks_its_rows_by_the_one_standard(make_x, message):
+    """NeighbouringPair read X with np.array(dtype=float): text was read as numbers, a complex X lost its imaginary
+    part, a generator raised a bare TypeError."""
+    pair = canary_pair(n=6, d=2)
+    with pytest.raises(dpcvx.InputError, match=message):
+        NeighbouringPair(make_x(pair.X), pair.y, pair.X_prime, pair.y_prime, pair.direction)
+
+
+def test_a_pair_takes_sparse_rows_and_names_a_missing_label():
+    pair = canary_pair(n=6, d=2)
+    sparse_pair = NeighbouringPair(scipy.sparse.csr_matrix(pair.X), pair.y, pair.X_prime, pair.y_prime,
+                                   pair.direction)
+    np.testing.assert_array_equal(sparse_pair.X, pair.X)
+    y = pair.y.astype(float)
+    y[0] = np.nan  # the same missing label in both: it counted as a second difference ("they differ in 2")
+    with pytest.raises(dpcvx.InputError, match=r"NeighbouringPair.y has 1 missing label\(s\) \(NaN or None\), "
+                                               r"the first at row 0"):
+        NeighbouringPair(pair.X, y, pair.X_prime, y.copy(), pair.direction)
