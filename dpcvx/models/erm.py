@@ -51,10 +51,11 @@ from ..privacy.linear_calibration import calibrate_linear
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.objective_gaussian import check_gaussian_objective_epsilon
 from ..privacy.rng import RandomState, resolve_rng
-from ..release.model import LinearModel, PrivateModel
+from ..release.model import LinearModel, PrivateModel, named
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
 from ..solvers.choice import SOLVERS, SolverChoice
 from ..solvers.linear import SolveInfo
+from ..tables import feature_names
 from ..validation import (
     TASKS,
     SignBits,
@@ -652,6 +653,7 @@ class PrivateERM:
         (:mod:`dpcvx.models.record_weights`; docs/theory.md, section 21).
         """
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
+        names = feature_names(X)  # a table's column names, kept by the release (mixed types refused before the charge)
         if self.draws_first:  # a composite's one plan (its settings checked there)
             with checks_then_notes():  # its plan, checks and fit read the same rows: each clipping note once
                 composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
@@ -659,12 +661,13 @@ class PrivateERM:
                                      sample_weight=sample_weight)
                 assert not isinstance(composed, FitPlan)  # a composite's plan
                 check_accountant(accountant)
-                return composed.execute(X, y, random_state, accountant, sample_weight)  # its checks ran on (X, y)
+                # its checks ran on (X, y); the release keeps a table's column names
+                return named(composed.execute(X, y, random_state, accountant, sample_weight), names)
         check_accountant(accountant)
         self._check_settings()
         plan, bound = self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
                                     sample_weight)
-        return plan.execute(bound, random_state, accountant)
+        return named(plan.execute(bound, random_state, accountant), names)
 
     def _weight_plan(self, sample_weight: Any, classes: tuple[Any, Any] | None) -> RecordWeights | None:
         """The public plan of the fit's record weights (:func:`plan_weights`), refused where a path has none."""

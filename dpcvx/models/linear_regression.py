@@ -63,12 +63,14 @@ from ..privacy.gradient_descent import (
 )
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
+from ..release.model import named
 from ..release.regression_model import (
     LinearRegressionModel,
     PrivateRegressionModel,
     SufficientStatisticsCertificate,
     sufficient_statistics_statement,
 )
+from ..tables import feature_names
 from ..validation import (
     check_bound,
     check_choice,
@@ -345,8 +347,9 @@ class PrivateLinearRegression:
         the plan executed."""
         check_accountant(accountant)
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
+        names = feature_names(X)  # a table's column names, kept by the release (mixed types refused before the charge)
         plan, bound = self._planned(X, y, epsilon, delta, neighbours, n_public, sample_weight)
-        return plan.execute(bound, random_state, accountant)
+        return named(plan.execute(bound, random_state, accountant), names)
 
     def _ranges_setting(self, X: Any, relation: Neighbours, standardised: bool) -> bool | str:
         """``column_ranges`` checked: True, False, or "auto" when the search is offered for X (replace-one, dense

@@ -45,8 +45,10 @@ from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.rng import RandomState, child_seeds, resolve_rng
+from ..release.model import named
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import one_class_findings, warn_if_constant
+from ..tables import feature_names
 from ..validation import (
     SignBits,
     check_delta,
@@ -217,8 +219,9 @@ class PrivateMulticlassERM:
         be known."""
         sample_weight = fit_params.get("sample_weight")
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
+        names = feature_names(X)  # a table's column names, kept by the release (mixed types refused before the charge)
         plan, targets = self._planned(X, y, epsilon, mechanism, delta, dict(fit_params))
-        return plan.execute(X, targets, random_state, accountant, sample_weight)
+        return named(plan.execute(X, targets, random_state, accountant, sample_weight), names)
 
 
 @dataclass(frozen=True)

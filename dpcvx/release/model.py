@@ -17,7 +17,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -52,9 +52,12 @@ from .usefulness import one_class_findings
 if TYPE_CHECKING:  # pragma: no cover - the report module is imported where a report is asked for
     from .report import ReleaseReport
 
-__all__ = ["Release", "check_feature_names", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate",
-           "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon", "label_shift_text",
-           "require_probabilities", "scoring_weights", "weighted_share", "block_share"]
+__all__ = ["Release", "check_feature_names", "named", "linear_scores", "LinearModel", "PrivateModel",
+           "ReleaseCertificate", "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon",
+           "label_shift_text", "require_probabilities", "scoring_weights", "weighted_share", "block_share"]
+
+#: any release (:func:`named` returns the one it is given)
+ReleaseT = TypeVar("ReleaseT", bound="Release")
 
 #: the ``weights`` source of a private class count that sets the intercept offset (dpcvx.models.class_count)
 OFFSET_SOURCE = "private count, intercept offset"
@@ -379,6 +382,19 @@ def block_share(right: np.ndarray, weights: np.ndarray | None, start: int) -> fl
     if weights is None:
         return float(np.count_nonzero(right))
     return float(np.dot(weights[start:start + right.shape[0]], right))
+
+
+def named(release: ReleaseT, names: np.ndarray | None) -> ReleaseT:
+    """``release`` with ``names``, the column names of the table it was fitted on (:func:`dpcvx.tables.feature_names`
+    of X, read before anything is charged: names that mix text with other types are refused; public, the table's
+    declared columns, never a value), as its ``feature_names_in_``, which :func:`check_feature_names` reads and
+    ``dpcvx.save`` writes; None (X without names) leaves it as it is. A learner of the mathematical layer (PrivateERM,
+    PrivateLinearRegression, PrivateMulticlassERM) fitted on a table gives its release the names, as an estimator keeps
+    them: a model reads a row's entries by position, so a table with its columns reordered was predicted without a
+    word."""
+    if names is not None:
+        release.feature_names_in_ = names
+    return release
 
 
 def check_feature_names(model: Any, X: Any) -> None:

@@ -4,7 +4,7 @@ and the fix, before anything is charged: scikit-learn's rule (names kept when al
 refused when mixed) with one message. Before, the estimators passed on scikit-learn's TypeError with the types
 redacted as data ("your input has [<a value, not shown: it is data>, ...] as feature name / column name types") and a
 fix that spoke of numeric features; a loaded model warned that X has no valid names and predicted. The mathematical
-layer, PrivateERM, reads columns by position and keeps no names: a mixed table fits there as its array does."""
+layer keeps a table's names too (its release's ``feature_names_in_``), and refuses a mixed table the same way."""
 
 from __future__ import annotations
 
@@ -67,9 +67,15 @@ def test_names_none_of_which_is_text_are_ignored_as_scikit_learn_ignores_them():
     np.testing.assert_array_equal(on_frame.coef_, on_array.coef_)
 
 
-def test_private_erm_reads_a_mixed_table_by_position_as_its_array():
+def test_private_erm_refuses_a_mixed_table_before_the_charge_and_keeps_text_names():
+    accountant = dpcvx.PrivacyAccountant(5.0)
+    with pytest.raises(InputError, match=REFUSAL):
+        PrivateERM(data_norm=1.0).fit(pd.DataFrame(X, columns=MIXED), 2 * Y01 - 1, 1.0, accountant=accountant)
+    assert not accountant.ledger
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
-        on_frame = PrivateERM(data_norm=1.0).fit(pd.DataFrame(X, columns=MIXED), 2 * Y01 - 1, 1.0, random_state=0)
+        on_frame = PrivateERM(data_norm=1.0).fit(pd.DataFrame(X, columns=["a", "b", "c"]), 2 * Y01 - 1, 1.0,
+                                                 random_state=0)
         on_array = PrivateERM(data_norm=1.0).fit(X, 2 * Y01 - 1, 1.0, random_state=0)
     np.testing.assert_array_equal(on_frame.coef_, on_array.coef_)
+    assert list(on_frame.feature_names_in_) == ["a", "b", "c"] and on_array.feature_names_in_ is None
