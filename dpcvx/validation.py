@@ -84,7 +84,7 @@ __all__ = [
     "check_matrix",
     "check_table",
     "check_finite",
-    "refuse_masked",
+    "refuse_misread",
     "refuse_non_number_targets",
     "real_values",
     "check_labels",
@@ -397,7 +397,7 @@ def _contiguous(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.nda
             table = table_matrix(X, name)  # column by column into a column-major array (fast); beside spare columns
             return (_copied_by_rows(table, spare_columns) if spare_columns else table), True  # row-major: one copy more
         X = plain  # then as any array: used as it is when contiguous float64 (never written), else converted
-    refuse_masked(name, X)
+    refuse_misread(name, X)
     try:
         array = np.asarray(X)
     except (TypeError, ValueError) as error:  # ragged nested lists (numpy's text is not shown)
@@ -614,21 +614,29 @@ def _refuse_unmatchable_classes(values: tuple, classes: Any) -> None:
 TASKS = ("classification", "regression")
 
 
-def refuse_masked(name: str, values: Any) -> None:
-    """Refuse a numpy masked array with masked (missing) entries, X or y: numpy's and scikit-learn's conversions read
-    the values under the mask as if they were data (the one check, before any conversion)."""
+def refuse_misread(name: str, values: Any, labels: bool = False) -> None:
+    """Refuse a container that numpy's and scikit-learn's conversions misread, X or y (the one check, before any
+    conversion): a masked array with masked (missing) entries, whose values under the mask they read as data; an
+    iterator (a generator, a map), which numpy reads as one object and which can be read once only; and, for labels,
+    a sparse matrix (one label a row is a dense vector)."""
     if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
         raise InputError(f"{name} is a masked array with masked (missing) entries; impute them with a public "
                          f"rule or drop those records first ({name}.filled(value) fills them)")
+    if isinstance(values, Iterator):
+        raise InputError(f"{name} is an iterator ({type(values).__name__}), which can be read once only; pass a list "
+                         f"or an array (list({name}) or np.array(list({name})))")
+    if labels and sparse.issparse(values):
+        raise InputError(f"{name} is a sparse matrix; labels are one value a row: pass a dense 1-D array "
+                         f"({name}.toarray().ravel())")
 
 
 def refuse_non_number_targets(name: str, values: Any) -> None:
     """Refuse regression targets that are not numbers, as X's entries are refused
-    (:func:`dpcvx.tables.refuse_non_numbers`): masked entries (:func:`refuse_masked`), complex numbers (whose
+    (:func:`dpcvx.tables.refuse_non_numbers`): masked entries (:func:`refuse_misread`), complex numbers (whose
     imaginary part a float conversion drops), dates and durations (a datetime64 or timedelta64 dtype, or such entries
     among objects), which numpy reads as a count of their units, and text, which numpy's and scikit-learn's float
     conversions read as numbers when it looks like one ("1.5")."""
-    refuse_masked(name, values)
+    refuse_misread(name, values, labels=True)
     array = np.asarray(values)
     if array.dtype.kind == "c":
         raise InputError(f"{name} has dtype {array.dtype}: regression targets must be real numbers")
@@ -645,7 +653,7 @@ def label_vector(y: Any, n: int) -> np.ndarray | SignBits:
     if isinstance(y, SignBits):
         labels: np.ndarray | SignBits = y
     else:
-        refuse_masked("y", y)
+        refuse_misread("y", y, labels=True)
         labels = np.asarray(y)
     if isinstance(labels, np.ndarray) and labels.ndim == 2 and 1 in labels.shape:
         labels = labels.ravel()

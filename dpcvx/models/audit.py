@@ -56,7 +56,7 @@ from ..validation import (
     check_matrix,
     fraction,
     missing_labels,
-    refuse_masked,
+    refuse_misread,
     sample_size,
 )
 from .contract import binding_error
@@ -103,7 +103,7 @@ class NeighbouringPair:
             dense = matrix.toarray() if isinstance(matrix, sparse.csr_matrix) else matrix
             arrays[name] = np.array(dense, dtype=float)
         for name in ("y", "y_prime"):
-            refuse_masked(f"NeighbouringPair.{name}", getattr(self, name))
+            refuse_misread(f"NeighbouringPair.{name}", getattr(self, name), labels=True)
             labels = np.asarray(getattr(self, name)).ravel()
             missing = np.flatnonzero(missing_labels(labels))
             if missing.size:  # NaN != NaN: a missing label would count as a difference of the two data sets

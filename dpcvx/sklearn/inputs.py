@@ -44,7 +44,7 @@ from ..validation import (
     check_table,
     missing_labels,
     outside_labels,
-    refuse_masked,
+    refuse_misread,
     refuse_non_finite_targets,
     refuse_unknown_parameters,
 )
@@ -203,7 +203,7 @@ def refuse_unusable_table(X: Any) -> None:
     is refused by that entry's position (:func:`dpcvx.tables.refuse_non_numbers`): scikit-learn's conversion would
     read "1.5" as 1.5 and a date as a count of its units. Other entries that are not numbers (a dict, None) are left
     to its refusal, a TypeError as its conventions require (check_estimator's ``check_dtype_object``)."""
-    refuse_masked("X", X)  # scikit-learn's conversion reads the values under the mask
+    refuse_misread("X", X)  # scikit-learn's conversion reads the values under a mask, an iterator as one value
     if isinstance(X, (np.ndarray, list, tuple)):
         values = X if isinstance(X, np.ndarray) else _as_array(X)
         first = first_non_number(values)
@@ -246,7 +246,9 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
     owner = copy.copy(estimator) if reset else estimator
     refuse_unusable_table(X)
     if y is not None:
-        refuse_masked("y", y)
+        refuse_misread("y", y, labels=True)
+        if isinstance(y, np.matrix) and 1 in y.shape:  # a column (or row) of labels, flattened as every learner does
+            y = np.asarray(y).ravel()
     try:
         if reset and is_out_of_core(X):
             X, y = validate_streamed(owner, X, y, accept_sparse="csr")

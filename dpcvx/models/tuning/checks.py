@@ -39,6 +39,7 @@ from ...validation import (
     not_two_dimensional,
     outside_classes,
     outside_labels,
+    refuse_misread,
     refuse_non_finite,
     refuse_unknown_parameters,
 )
@@ -350,6 +351,7 @@ def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
 def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a scipy.sparse matrix
     """(X as an array or CSR, y as an array), their shapes checked; a table's column that is not finite numbers is
     refused by its name first (:func:`~dpcvx.validation.check_table`), as every fit names it."""
+    refuse_misread("X", X)
     check_table(X)
     rows = X.tocsr() if sparse.issparse(X) else np.asarray(X)
     if rows.ndim != 2:

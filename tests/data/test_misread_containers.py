@@ -1,7 +1,9 @@
-"""Masked arrays and complex targets are refused at every entry (an audit of input containers): numpy's and
-scikit-learn's conversions read the values under a mask as data, and a float conversion drops an imaginary part.
-The scikit-learn estimators fitted and predicted on the hidden values of a masked X, every regression learner read a
-masked y, and the mathematical layer's regressions fitted on y.real, each without a word."""
+"""Containers that numpy's and scikit-learn's conversions misread are refused at every entry (an audit of input
+containers): they read the values under a mask as data, an iterator as one value, and a float conversion drops an
+imaginary part. The scikit-learn estimators fitted and predicted on the hidden values of a masked X, every regression
+learner read a masked y, and the mathematical layer's regressions fitted on y.real, each without a word; a generator
+X and a sparse y got scikit-learn's text ("Expected 2D array, got scalar array", a sparse y's fix redacted and blamed
+on the features)."""
 
 import warnings
 
@@ -69,3 +71,27 @@ def test_complex_regression_targets_are_refused(fit):
     X, _, targets = _data()
     with pytest.raises(InputError, match="(y has dtype complex128: regression targets must be real numbers|Complex)"):
         fit(X, targets + 5j)
+
+
+@pytest.mark.parametrize("fit", [
+    lambda X, y: dpcvx.DPLogisticRegression(random_state=0).fit(X, y),
+    lambda X, y: dpcvx.PrivateERM(lam=0.1, data_norm=1.0).fit(X, 2 * y - 1, epsilon=1.0),
+    lambda X, y: dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0, classes=(0, 1)), X, y, {"lam": [0.1]}, epsilon=1.0),
+], ids=["DPLogisticRegression", "PrivateERM", "tune"])
+def test_an_iterator_x_is_refused_by_name(fit):
+    X, labels, _ = _data()
+    with pytest.raises(InputError, match=r"X is an iterator \(generator\), which can be read once only"):
+        fit((row for row in X), labels)
+
+
+def test_labels_in_a_sparse_matrix_are_refused_and_a_numpy_matrix_column_is_read_as_labels():
+    import scipy.sparse
+
+    X, labels, _ = _data()
+    with pytest.raises(InputError, match=r"y is a sparse matrix; labels are one value a row"):
+        dpcvx.DPLogisticRegression(random_state=0).fit(X, scipy.sparse.csr_matrix(labels[:, None]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        as_matrix = dpcvx.DPLogisticRegression(random_state=0).fit(X, np.asmatrix(labels).T)
+        as_array = dpcvx.DPLogisticRegression(random_state=0).fit(X, labels)
+    np.testing.assert_array_equal(as_matrix.coef_, as_array.coef_)
