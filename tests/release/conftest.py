@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -50,3 +51,59 @@ def as_recorded() -> Callable[[Any, Any], None]:
             assert rewritten == source and type(rewritten) is type(source), f"{path}: {rewritten!r} != {source!r}"
     return check
 
+
+
+#: the kinds of the format 9 and 10 fixtures fitted on a schema's tables (the others on arrays, "named" on a frame)
+SCHEMA_KINDS = ("linear", "linear_stats", "multi", "huber", "linreg", "linreg_gradient")
+
+
+@pytest.fixture
+def recorded_inputs() -> Callable[[dict, str, Any], Any]:
+    """``recorded_inputs(expected, name, model)``: the records a fixture's expected values (``expected``, its
+    expected.json) were computed on, as the loaded model takes them: the schema's encoded table, the rows, or the
+    rows as the named frame."""
+    import pandas as pd
+
+    def inputs(expected: dict, name: str, model: Any) -> Any:
+        if name in SCHEMA_KINDS:
+            return model.schema.transform(expected["table"])
+        rows = np.array(expected["rows"])
+        return pd.DataFrame({"a": rows[:, 0], "b": rows[:, 1]}) if name == "named" else rows
+    return inputs
+
+
+@pytest.fixture
+def unversioned() -> Callable[[dict], dict]:
+    """``unversioned(data)``: a model file without its format versions (a multiclass file's entries' too) and its
+    digest, what a step from an older version may change."""
+    def strip(data: dict) -> dict:
+        entries = [{key: value for key, value in entry.items() if key != "format_version"}
+                   for entry in data.get("per_class", [])]
+        return {**{key: value for key, value in data.items() if key not in ("format_version", "sha256")},
+                **({"per_class": entries} if entries else {})}
+    return strip
+
+
+@pytest.fixture
+def loads_as_written(as_written, as_recorded, recorded_inputs, unversioned, tmp_path) -> Callable[..., None]:
+    """``loads_as_written(folder, expected, name)``: a fixture file of an older format version loads with the
+    certificate text, decision values and predictions its writer computed (``expected``, the folder's expected.json),
+    and saved again it is of the current version with its digest, nothing else changed, and loads and predicts the
+    same."""
+    import dpcvx
+    from dpcvx.release.records.header import MODEL_FORMAT_VERSION, file_digest
+
+    def check(folder: Any, expected: dict, name: str) -> None:
+        source, recorded = folder / f"{name}.json", expected[name]
+        loaded = dpcvx.load(source)
+        assert str(loaded.certificate) == recorded["certificate"]
+        as_written(np.asarray(loaded.decision_function(recorded_inputs(expected, name, loaded))), recorded["decision"])
+        as_written(loaded.predict(recorded_inputs(expected, name, loaded)), recorded["predict"])
+        rewritten = json.loads(dpcvx.save(loaded, tmp_path / "current.json").read_text())
+        assert rewritten["format_version"] == MODEL_FORMAT_VERSION
+        assert rewritten["sha256"] == file_digest(rewritten)
+        as_recorded(unversioned(rewritten), unversioned(json.loads(source.read_text())))  # nothing else differs
+        again = dpcvx.load(tmp_path / "current.json")
+        assert str(again.certificate) == recorded["certificate"]
+        as_written(again.predict(recorded_inputs(expected, name, again)), recorded["predict"])
+    return check

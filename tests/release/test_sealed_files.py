@@ -10,7 +10,7 @@ import json
 
 import numpy as np
 import pytest
-from test_format9_files import EXPECTED, FORMAT9, KINDS, inputs
+from test_format9_files import EXPECTED, FORMAT9, KINDS
 
 import dpcvx
 from dpcvx.exceptions import FileError, InputError
@@ -120,7 +120,8 @@ def _reordered(data):
 
 
 @pytest.mark.parametrize("name", KINDS)
-def test_a_file_reindented_or_with_its_keys_reordered_loads_and_predicts_the_same(files, tmp_path, name, as_written):
+def test_a_file_reindented_or_with_its_keys_reordered_loads_and_predicts_the_same(files, tmp_path, name, as_written,
+                                                                                  recorded_inputs):
     """Its certificate is the same record (a kernel's text prints its kernel's keys in the file's order)."""
     data, expected = json.loads(files[name]), EXPECTED[name]
     certificate = dpcvx.load(FORMAT9 / f"{name}.json").certificate.to_dict()
@@ -129,8 +130,8 @@ def test_a_file_reindented_or_with_its_keys_reordered_loads_and_predicts_the_sam
         (tmp_path / "moved.json").write_text(text)
         loaded = dpcvx.load(tmp_path / "moved.json")
         assert loaded.certificate.to_dict() == certificate
-        as_written(np.asarray(loaded.decision_function(inputs(name, loaded))), expected["decision"])
-        as_written(loaded.predict(inputs(name, loaded)), expected["predict"])
+        as_written(np.asarray(loaded.decision_function(recorded_inputs(EXPECTED, name, loaded))), expected["decision"])
+        as_written(loaded.predict(recorded_inputs(EXPECTED, name, loaded)), expected["predict"])
 
 
 @pytest.mark.parametrize("name", KINDS)
