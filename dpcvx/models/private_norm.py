@@ -44,6 +44,7 @@ from ..privacy.composition import check_delta
 from ..privacy.neighbours import Neighbours
 from ..privacy.quantile import NormBound, bound_then_fit_curve, power_of_two_grid, private_norm_bound
 from ..privacy.rng import RandomState, shared_rng
+from ..release.model import ReleaseCertificate
 from ..validation import EPSILON_MIN, check_epsilon, fraction
 from . import erm_inputs
 from .contract import refuse_fit_arguments
@@ -194,13 +195,34 @@ def draw_then_fit(learner: Any, X: Any, y: ArrayLike, plan: NormPlan, rng: np.ra
     return model, norms
 
 
+def recorded(model: Any, plan: NormPlan, norms: tuple[NormBound, ...]) -> Any:
+    """``model`` whose certificate records each bound drawn before its fit (its eps_q, grid and q, and the total:
+    ``private_bound``, ``private_label_bound``, so ``total_epsilon`` and the curve are the whole cost) and states
+    (eps_q + eps_fit, delta) by sequential composition: the model publishes the drawn bounds (its certificate's R,
+    B), so on its own it must state what they cost. A release whose certificate has no such record (a learner of
+    :func:`fit_private_norm` other than dpcvx's linear ones) is returned as it is."""
+    fitted = getattr(model, "certificate", None)
+    if not isinstance(fitted, ReleaseCertificate):
+        return model
+    records: dict[str, Any] = {f"private_{'bound' if draw.parameter == 'data_norm' else 'label_bound'}":
+               norm.release_record(plan.total) for draw, norm in zip(plan.draws, norms, strict=True)}
+    drawn = ", ".join(f"{'R' if draw.parameter == 'data_norm' else 'B'} = {norm.bound:g} (eps_q = {norm.epsilon:g})"
+                      for draw, norm in zip(plan.draws, norms, strict=True))
+    model.certificate = replace(fitted, **records, guarantee=(
+        f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the "
+        f"bounds {drawn} drawn from public grids by the exponential-mechanism quantile, then the fit at them "
+        f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+    return model
+
+
 @dataclass(frozen=True)
 class PrivateNormResult:
     """The release of :func:`fit_private_norm`: the model (fitted with ``data_norm = norm.bound`` and eps_fit)
     and the bound's record.
 
-    ``epsilon`` = eps_q + eps_fit is what the whole cost and what the accountant was charged; the model's
-    own certificate states eps_fit, its part given R.
+    ``epsilon`` = eps_q + eps_fit is what the whole cost and what the accountant was charged; a dpcvx linear
+    model's own certificate records the drawn bound too (:func:`recorded`: its ``total_epsilon`` is the same
+    total, ``epsilon`` the fit's part given R).
     """
 
     model: Any
@@ -242,8 +264,9 @@ def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_mi
                                 share_name="share", quantile=quantile, accountant=accountant, **fit_params)
     rng = shared_rng(random_state)  # a bad seed refused before the charge
     charge_private_norm(plan, accountant, type(learner).__name__)
-    model, (norm,) = draw_then_fit(learner, X, y, plan, rng, **fit_params)
-    return PrivateNormResult(model=model, norm=norm, fit_epsilon=plan.eps_fit, delta=plan.delta)
+    model, norms = draw_then_fit(learner, X, y, plan, rng, **fit_params)
+    return PrivateNormResult(model=recorded(model, plan, norms), norm=norms[0], fit_epsilon=plan.eps_fit,
+                             delta=plan.delta)
 
 
 #: what :func:`fit_private_norm` calls on its learner
@@ -325,13 +348,4 @@ class BoundPlan:
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         plans = self._plans if getattr(learner, "plans_first", False) is True else None
         model, norms = draw_then_fit(learner, X, y, plan, rng, plans, **self.options, **weighted)
-        fitted = model.certificate
-        records = {f"private_{'bound' if draw.parameter == 'data_norm' else 'label_bound'}":
-                   norm.release_record(plan.total) for draw, norm in zip(plan.draws, norms, strict=True)}
-        drawn = ", ".join(f"{'R' if draw.parameter == 'data_norm' else 'B'} = {norm.bound:g} (eps_q = {norm.epsilon:g})"
-                          for draw, norm in zip(plan.draws, norms, strict=True))
-        model.certificate = replace(fitted, **records, guarantee=(
-            f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the "
-            f"bounds {drawn} drawn from public grids by the exponential-mechanism quantile, then the fit at them "
-            f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
-        return model
+        return recorded(model, plan, norms)

@@ -141,3 +141,20 @@ def test_another_relation_is_refused_before_anything_is_charged(relation):
         fit_private_norm(RelationStub([]), X, y, 1.0, r_min=0.25, r_max=64, accountant=accountant,
                          neighbours=relation)
     assert accountant.ledger == []
+
+
+def test_the_model_states_what_the_drawn_bound_cost_as_data_norm_private_does(tmp_path):
+    """The model publishes the drawn R (its certificate's data_norm), so on its own it states the whole cost: its
+    certificate said eps_fit (0.9 of 1), and an accountant's spend_release of it charged 0.9 (an accounting audit).
+    Now it records the draw as PrivateERM(data_norm="private") does, and its file loads."""
+    X, y = _data()
+    result = fit_private_norm(dpcvx.PrivateERM(loss=losses.logistic(), lam=1e-2), X, y, 1.0, r_min=0.25, r_max=64,
+                              random_state=3)
+    certificate = result.model.certificate
+    assert certificate.epsilon == pytest.approx(result.fit_epsilon)  # the fit's part given R
+    assert certificate.total_epsilon == pytest.approx(result.epsilon) == pytest.approx(1.0)
+    assert certificate.private_bound["bound"] == certificate.data_norm == result.norm.bound
+    assert dpcvx.PrivacyAccountant(5.0).spend_release(result.model).epsilon == pytest.approx(1.0)
+    assert "epsilon = 1 in total, the fit's 0.9" in str(certificate)
+    loaded = dpcvx.load(dpcvx.save(result.model, tmp_path / "model.json"))
+    assert loaded.certificate.total_epsilon == pytest.approx(1.0)
