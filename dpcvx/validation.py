@@ -639,7 +639,9 @@ def refuse_non_number_targets(name: str, values: Any) -> None:
     refuse_misread(name, values, labels=True)
     array = np.asarray(values)
     if array.dtype.kind == "c":
-        raise InputError(f"{name} has dtype {array.dtype}: regression targets must be real numbers")
+        # scikit-learn's words first (its check_estimator's check_complex_data looks for them)
+        raise InputError(f"Complex data not supported: {name} has dtype {array.dtype}, and regression targets must "
+                         "be real numbers")
     if array.dtype.kind in "Mm":
         refuse_kind(name, array.dtype)
     if array.dtype == object and array.ndim == 1:  # None or pandas' NA among the targets: a missing target, refused

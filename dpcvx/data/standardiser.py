@@ -69,7 +69,9 @@ _BLOCK_VALUES = 1 << 14
 class ColumnStandardiser:
     """x -> (x - centre) * multiplier, column by column, each output clipped onto [-clip, clip] when ``clip`` is
     given; outputs clipped onto ``norm_bound`` by the learner. With ``input_bound`` each row x is first scaled onto
-    ||x|| <= input_bound (the rows a map of private statistics was released from: module docstring)."""
+    ||x|| <= input_bound (the rows a map of private statistics was released from: module docstring); an infinite
+    ``input_bound`` reads the rows as they are, stated (a statistics map as format version 10 wrote it, recorded
+    ``null``), where None states nothing (a map of the user's own)."""
 
     def __init__(self, centre: ArrayLike, multiplier: ArrayLike, norm_bound: float,
                  clip: float | None = None, input_bound: float | None = None) -> None:
@@ -84,8 +86,9 @@ class ColumnStandardiser:
             raise InputError(f"norm_bound must be a finite positive number, got {norm_bound!r}")
         for name, value in (("clip", clip), ("input_bound", input_bound)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not math.isfinite(value) or value <= 0):
-                raise InputError(f"{name} must be None or a finite positive number, got {value!r}")
+                                      or math.isnan(value) or value <= 0 or (name == "clip" and math.isinf(value))):
+                raise InputError(f"{name} must be None or a positive number{', finite' * (name == 'clip')}, got "
+                                 f"{value!r}")
         centre_.setflags(write=False)
         multiplier_.setflags(write=False)
         self.centre, self.multiplier, self.norm_bound = centre_, multiplier_, float(norm_bound)
@@ -116,7 +119,8 @@ class ColumnStandardiser:
         step = max(1, _BLOCK_VALUES // rows.shape[1])
         centre, multiplier = (np.tile(values, (min(step, rows.shape[0]), 1))
                               for values in (self.centre, self.multiplier))
-        scaled = None if self.input_bound is None else RowMap(norm_bound=self.input_bound).clip
+        bound = self.input_bound
+        scaled = RowMap(norm_bound=bound).clip if bound is not None and math.isfinite(bound) else None
         for start in range(0, rows.shape[0], step):
             block = out[start:start + step]
             size = block.shape[0]
@@ -131,10 +135,12 @@ class ColumnStandardiser:
                 np.clip(block, -self.clip, self.clip, out=block)
 
     def to_dict(self) -> dict[str, Any]:
-        """Its record; ``clip`` and ``input_bound`` only when given (a map without them is recorded as before)."""
+        """Its record; ``clip`` and ``input_bound`` only when given (a map without them is recorded as before), an
+        infinite ``input_bound`` (the rows read as they are) as ``null``: JSON has no infinity."""
+        bound = {} if self.input_bound is None else {
+            "input_bound": self.input_bound if math.isfinite(self.input_bound) else None}
         return {"type": "ColumnStandardiser", "centre": self.centre.tolist(), "multiplier": self.multiplier.tolist(),
-                "norm_bound": self.norm_bound, **({} if self.clip is None else {"clip": self.clip}),
-                **({} if self.input_bound is None else {"input_bound": self.input_bound})}
+                "norm_bound": self.norm_bound, **({} if self.clip is None else {"clip": self.clip}), **bound}
 
     @classmethod
     def from_moments(cls, mean: np.ndarray, second: np.ndarray, floor: float, norm_bound: float, spread: float,
@@ -161,7 +167,8 @@ class ColumnStandardiser:
             if not isinstance(values, list) or not all(
                     isinstance(value, (int, float)) and not isinstance(value, bool) for value in values):
                 raise InputError(f"a saved ColumnStandardiser's {key} must be a list of numbers")
-        return cls(data["centre"], data["multiplier"], data["norm_bound"], data.get("clip"), data.get("input_bound"))
+        bound = math.inf if "input_bound" in data and data["input_bound"] is None else data.get("input_bound")
+        return cls(data["centre"], data["multiplier"], data["norm_bound"], data.get("clip"), bound)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ColumnStandardiser) and self.to_dict() == other.to_dict()
@@ -175,12 +182,13 @@ class ColumnStandardiser:
 
 def is_statistics_map(saved: Any, expected: ColumnStandardiser | None) -> bool:
     """Whether a saved feature map is ``expected``, the map of private column statistics a loader recomputed from a
-    file's released values: as this dpcvx writes it (``input_bound`` R), or as format version 10 wrote it, without
-    the bound (it read the raw rows; :mod:`dpcvx.release.records.upgrade`, the step from version 10)."""
+    file's released values: as this dpcvx writes it (``input_bound`` R), or as format version 10 wrote it, stated by
+    an infinite ``input_bound`` (recorded ``null``: the rows read as they are; the step from version 10 of
+    :mod:`dpcvx.release.records.upgrade` records it). A map with no ``input_bound`` states neither, and is not."""
     if not isinstance(saved, ColumnStandardiser) or expected is None:
         return False
     return saved == expected or saved == ColumnStandardiser(expected.centre, expected.multiplier, expected.norm_bound,
-                                                            expected.clip)
+                                                            expected.clip, input_bound=math.inf)
 
 
 def adassp_map(released: np.ndarray, calibration: AdaSSPCalibration, norm: float, n: int) -> ColumnStandardiser:

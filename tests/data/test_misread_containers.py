@@ -69,7 +69,7 @@ def test_the_mathematical_layer_refuses_a_masked_y():
 ], ids=["PrivateLinearRegression", "PrivateERM", "DPLinearRegression"])
 def test_complex_regression_targets_are_refused(fit):
     X, _, targets = _data()
-    with pytest.raises(InputError, match="(y has dtype complex128: regression targets must be real numbers|Complex)"):
+    with pytest.raises(InputError, match="Complex data not supported: y has dtype complex128, and regression targets"):
         fit(X, targets + 5j)
 
 

@@ -66,16 +66,18 @@ as before, unprotected against those edits (save it again with this dpcvx to bin
 ``sha256`` key was not written by dpcvx; its key is kept and compared, and the file is refused. Tested on files of
 every kind written as version 9 (``tests/release/fixtures/format9``) and through every step on the older fixtures.
 
-Format version 11 adds the optional ``input_bound`` of a ``ColumnStandardiser``: a map of private column statistics
-written by this dpcvx scales each row onto ||x|| <= R before it centres and scales the columns, as the statistics were
+Format version 11 adds the ``input_bound`` of a ``ColumnStandardiser``: a map of private column statistics written
+by this dpcvx scales each row onto ||x|| <= R before it centres and scales the columns, as the statistics were
 released from the rows clipped onto R (:mod:`dpcvx.data.standardiser`). A version 10 map read the raw rows (on rows
 beyond R, coded columns with R = 1, all were mapped onto one clipped corner, and the model predicted one class). Its
-step keeps the map as the file holds it, without the bound, what the writing library did: the reader takes a
-statistics map with the bound R, or without any, and the loaded model predicts every row as written. The step's
-version changes what the file's digest covers, so the digest of a file that is as dpcvx wrote it is made again of
-what the step made; any other keeps the digest it holds, and is refused. Tested on files of every kind written as
-version 10 (``tests/release/fixtures/format10``, whose schema rows lie beyond the learner's R = 1) and through every
-step on the older fixtures.
+step records what the writing library did: ``input_bound`` null (the rows read as they are) in a map of private column
+statistics, so a version 10 file predicts every row as written; a version 10 statistics map that already holds the
+key was not written by dpcvx, and is refused. In a version 11 file such a map must hold the key: R, or null (a
+version 10 release saved again); a map without it is refused as edited. The step's version changes what the file's
+digest covers, so the digest of a file that is as dpcvx wrote it is made again of what the step made; any other keeps
+the digest it holds, and is refused. Tested on files of every kind written as version 10
+(``tests/release/fixtures/format10``, whose schema rows lie beyond the learner's R = 1) and through every step on the
+older fixtures.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ...exceptions import InputError
 from ..tuning_record import record_tuning
 from .fields import _integer
 from .header import DIGEST, MODEL_FORMAT, MODEL_FORMAT_VERSION, file_digest
@@ -211,15 +214,33 @@ def _from_9(data: dict) -> dict:
 
 
 def _from_10(data: dict) -> dict:
-    """Version 10 -> 11: a map of private column statistics stays as the file holds it, reading the raw rows (module
-    docstring); the digest of a file that is as dpcvx wrote it is made again of the new version (of any other, kept:
-    it is refused)."""
+    """Version 10 -> 11: a map of private column statistics records ``input_bound`` null, the raw rows its writer read
+    (module docstring); the digest of a file that is as dpcvx wrote it is made again of the new version (of any other,
+    kept: it is refused)."""
     upgraded_ = {**copy.deepcopy(data), "format_version": 11}
     for entry in _entries_at(upgraded_, 10):
         entry["format_version"] = 11
+    for record in [upgraded_, *_entries_at(upgraded_, 11)]:
+        _raw_statistics_map(record)
     if DIGEST in data and data[DIGEST] == file_digest(data):
         upgraded_[DIGEST] = file_digest(upgraded_)
     return upgraded_
+
+
+def _raw_statistics_map(record: dict) -> None:
+    """A version 10 record whose certificate holds ``column_statistics`` and whose row map holds a
+    ``ColumnStandardiser``, the map those statistics give: ``input_bound`` null, what its writer did; a map that
+    already holds the key is refused (no version 10 dpcvx wrote it)."""
+    preprocessing, certificate = record.get("preprocessing"), record.get("certificate")
+    row_map = preprocessing.get("row_map") if isinstance(preprocessing, dict) else None
+    saved = row_map.get("feature_map") if isinstance(row_map, dict) else None
+    if not (isinstance(certificate, dict) and isinstance(certificate.get("column_statistics"), dict)
+            and isinstance(saved, dict) and saved.get("type") == "ColumnStandardiser"):
+        return
+    if "input_bound" in saved:
+        raise InputError("preprocessing.row_map.feature_map holds input_bound in a file of format version 10, which "
+                         "no version 10 dpcvx wrote (format version 11 added it); the file has been edited")
+    saved["input_bound"] = None
 
 
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10}
