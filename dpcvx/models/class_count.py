@@ -32,7 +32,6 @@ the total. Replace-one neighbours only (n must be public for n - n_+ to be the o
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -47,7 +46,7 @@ from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import OFFSET_SOURCE, CertifiedWeights
-from ..release.weight_rules import count_rates
+from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates
 from ..validation import SignBits, check_classes, check_labels
 from ..verification.verifier import default_regularizer
 from .failure import after_charge, composite
@@ -60,7 +59,6 @@ __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIO
 
 PROCEDURE_NAME = "a fit with balanced class weights from a private count"
 CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
-MIN_CLASS_RATE = 0.01     # the public floor f / n of each released class count
 COUNT_THEOREM = ("the positive class's count plus discrete Laplace noise of scale 1 / eps_c (the geometric "
                  "mechanism, Ghosh, Roughgarden and Sundararajan 2009; exact sampler, Canonne, Kamath and Steinke "
                  "2020): the count has sensitivity 1 when one record is replaced and n is public, so eps_c-DP; "
@@ -122,7 +120,7 @@ class CountPlan:
     @property
     def floor(self) -> int:
         """f = ceil(MIN_CLASS_RATE n): the least count either class is released with (public)."""
-        return max(1, math.ceil(MIN_CLASS_RATE * self.n))
+        return count_floor(self.n)
 
     def at(self, n: int) -> CountPlan:
         """This plan for a fit of n public records (the floor is a share of n), refused when both classes cannot

@@ -7,9 +7,19 @@ them (:mod:`dpcvx.release.records.release_certificate`). Pure arithmetic on publ
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-__all__ = ["balanced_weights", "count_rates", "mean_record_weight", "prior_rates", "weight_bound"]
+__all__ = ["MIN_CLASS_RATE", "balanced_weights", "count_floor", "count_rates", "mean_record_weight", "prior_rates",
+           "weight_bound"]
+
+MIN_CLASS_RATE = 0.01  # the public floor f / n of each released class count
+
+
+def count_floor(n: int) -> int:
+    """f = ceil(MIN_CLASS_RATE n), at least 1: the least count either class of n public records is released with
+    (public), by the fit (:mod:`dpcvx.models.class_count`) and checked by the model file reader."""
+    return max(1, math.ceil(MIN_CLASS_RATE * n))
 
 
 def balanced_weights(rates: tuple[float, float]) -> tuple[float, float]:

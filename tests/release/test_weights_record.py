@@ -107,10 +107,19 @@ EDITS = [
     ("prior, sample_weight", _set("weights.sample_weight_bound", 3.0), r"certificate\.weights\.bound is 2\.0"),
     ("count", _set("weights.private_count.count", 100), r"certificate\.weights\.class_weights are not the balanced "
                                                         r"weights of the count's rates"),
-    ("count", _set("weights.private_count.n", 300), r"certificate\.weights\.private_count\.n is 300"),
+    ("count", _set("weights.private_count.n", 300), r"certificate\.weights\.private_count\.floor is 2 but the "
+                                                    r"public rule gives 3 at n = 300"),
     ("count", _set("weights.class_weights", [[0, 1.0], [1, 1.0]]), r"certificate\.weights\.class_weights are not "
                                                                    r"the balanced weights"),
-    ("offset", _set("weights.private_count.n", 300), r"certificate\.weights\.private_count\.n is 300"),
+    ("offset", _set("weights.private_count.n", 300), r"certificate\.weights\.private_count\.floor is 2 but the "
+                                                     r"public rule gives 3 at n = 300"),
+    # n and the floor edited alike: n is compared with the release's own
+    ("count", lambda data: data["certificate"]["weights"]["private_count"].update(n=300, floor=3),
+     r"certificate\.weights\.private_count\.n is 300"),
+    # the public floor is a rule of n (a files audit: floor 3 -> 100 loaded, and the certificate printed "floor 100")
+    ("count", _set("weights.private_count.floor", 1), r"certificate\.weights\.private_count\.floor is 1 but the "
+                                                      r"public rule gives 2 at n = 200"),
+    ("offset", _set("weights.private_count.floor", 1), r"private_count\.floor is 1 but the public rule gives 2"),
 ]
 
 

@@ -43,7 +43,15 @@ from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism, release_guarantee
 from ..constants import Constants
 from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, composed_epsilon, drawn_epsilons
-from ..weight_rules import balanced_weights, count_rates, mean_record_weight, prior_rates, weight_bound
+from ..weight_rules import (
+    MIN_CLASS_RATE,
+    balanced_weights,
+    count_floor,
+    count_rates,
+    mean_record_weight,
+    prior_rates,
+    weight_bound,
+)
 from .calibration_record import linear_class, read_linear, same_number
 from .fields import (
     _INT64,
@@ -607,6 +615,9 @@ def _weights(data: Any) -> CertifiedWeights | None:
                 or not 0 < floor <= drawn <= n - floor:
             raise InputError("certificate.weights.private_count: the count must lie in [floor, n - floor]; the file "
                              "has been edited")
+        if floor != count_floor(n):
+            raise InputError(f"certificate.weights.private_count.floor is {floor} but the public rule gives "
+                             f"{count_floor(n)} at n = {n} (ceil({MIN_CLASS_RATE:g} n)); the file has been edited")
         for key in ("theorem", "neighbours", "composition"):
             _text(f"certificate.weights.private_count.{key}", record[key])
         _number("certificate.weights.private_count.total_epsilon", record["total_epsilon"])
