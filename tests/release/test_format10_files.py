@@ -92,3 +92,14 @@ def test_an_edited_version_10_file_is_refused_though_its_step_made_a_new_digest(
     (tmp_path / "named.json").write_text(json.dumps(data))
     with pytest.raises(FileError, match="sha256 records .*: the file was changed after dpcvx wrote it"):
         dpcvx.load(tmp_path / "named.json")
+
+
+def test_the_statistics_count_the_fits_rows(tmp_path):
+    """The statistics were drawn from the fit's rows (replace-one, n public): a files audit changed a classifier's
+    from 2000 to 7 and the file loaded (a regression's depth, a rule of n, refused it already)."""
+    data = json.loads((FORMAT10 / "linear_stats.json").read_text())
+    data["certificate"]["column_statistics"]["n"] = 7
+    data["sha256"] = file_digest(data)
+    (tmp_path / "edited.json").write_text(json.dumps(data))
+    with pytest.raises(FileError, match=r"certificate.column_statistics.n is 7 but the certificate states n = "):
+        dpcvx.load(tmp_path / "edited.json")

@@ -348,6 +348,10 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     records = {key: _private_bound(key, data.get(key), data.get(stated)) for key, stated in
                (("private_bound", "data_norm"), ("private_label_bound", "label_bound"))}
     statistics = _column_statistics(data.get("column_statistics"))
+    if statistics is not None and "n" in values and not same_number(statistics["n"], values["n"]):
+        # the statistics were drawn from the fit's own rows (replace-one: n public)
+        raise InputError(f"certificate.column_statistics.n is {statistics['n']!r} but the certificate states n = "
+                         f"{values['n']:g}; the file has been edited")
     drawn = [record for record in (*records.values(), None if weights is None else weights.private_count,
                                    statistics) if record is not None]
     parts = drawn_epsilons(drawn)
