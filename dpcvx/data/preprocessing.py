@@ -539,6 +539,12 @@ class PublicSchema:
         """:meth:`transform` (``fit`` reads nothing)."""
         return self.transform(table)
 
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The declared fields, as scikit-learn's ``clone`` reads a transformer's parameters (a ColumnTransformer
+        clones its transformers: without them a schema could not be one of its steps). A schema has no nested
+        estimators, so ``deep`` changes nothing; it is immutable, so it has no ``set_params``."""
+        return {name: getattr(self, name) for name in SCHEMA_FIELDS}
+
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The output feature names (module docstring), as scikit-learn's transformers give them.
 

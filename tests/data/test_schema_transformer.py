@@ -4,10 +4,12 @@ vectorised missing values (issue 43)."""
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
 
+import dpcvx
 from dpcvx import CategoricalColumn, NumericColumn, PublicSchema
 from dpcvx.data import columns
 from dpcvx.exceptions import InputError
@@ -210,3 +212,22 @@ def test_a_columns_encode_checks_its_values_as_a_schemas_transform_does(values):
         with pytest.raises(InputError, match=rf"column '{column.name}'"):
             column.encode(values, **options)
     assert NumericColumn("a", 0, 10).encode([5, 20]).tolist() == [[0.5], [1.0]]  # a list is a column too
+
+
+def test_a_schema_clones_and_is_a_step_of_a_column_transformer():
+    """ColumnTransformer clones its transformers: a schema without get_params raised scikit-learn's 'Cannot clone
+    object' (an audit of scikit-learn workflows)."""
+    from sklearn.base import clone
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+
+    schema = dpcvx.PublicSchema((dpcvx.NumericColumn("age", 17, 90), dpcvx.CategoricalColumn("sex", ("F", "M"))))
+    assert clone(schema) == schema and clone(schema) is not schema
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"age": rng.uniform(17, 90, 400), "sex": rng.choice(["F", "M"], 400), "other": 1.0})
+    labels = (table["age"] > 50).astype(int).to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipeline = make_pipeline(ColumnTransformer([("schema", schema, ["age", "sex"])]),
+                                 dpcvx.DPLogisticRegression(random_state=0)).fit(table, labels)
+    assert pipeline.predict(table).shape == (400,)
