@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_format9_files import KINDS  # the version 9 files, saved again by version 10
 
 import dpcvx
 from dpcvx.data.rows import RowMap
@@ -19,9 +20,6 @@ from dpcvx.release.records.header import file_digest
 
 FORMAT10 = Path(__file__).parent / "fixtures" / "format10"
 EXPECTED = json.loads((FORMAT10 / "expected.json").read_text())
-TABLES = ["linear", "linear_stats", "multi", "huber", "linreg", "linreg_gradient"]
-ARRAYS = ["rff", "weighted", "tuned", "tddl", "pinp", "tdil", "tdil_ball", "tddl_safe"]
-KINDS = [*TABLES, *ARRAYS, "named"]
 STATISTICS = ["linear_stats", "huber", "linreg_gradient"]  # a row map of private column statistics
 
 
