@@ -214,10 +214,12 @@ def _layout(args: argparse.Namespace) -> Layout:
         if not names:
             raise FileError(f"names file {args.names_file} holds no column names; write them one per "
                             "line or separated by commas")
-        repeated = sorted(repeated_names(names))
-        if repeated:
-            raise FileError(f"names file {args.names_file}: the column names repeat {name_list(repeated)}; each "
-                            "column needs its own name")
+        repeated = repeated_names(names)
+        if repeated:  # positions, not the names: a data file given by mistake as the names file would be printed
+            first = next(index for index, name in enumerate(names) if name in names[:index])
+            raise FileError(f"names file {args.names_file}: {len(repeated)} column name(s) repeat, the first at "
+                            f"name {first + 1} of {len(names)} (the names are not shown: a file given here by "
+                            "mistake may hold data); each column needs its own name")
     return Layout(names, args.skip_lines)
 
 

@@ -135,9 +135,14 @@ def check_writable(path: str | Path, what: str = "file", inputs: Iterable[tuple[
     if not directory_exists:
         raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} "
                         "does not exist; create it or choose another path")
-    if not os.access(directory, os.W_OK | os.X_OK):  # atomic_write creates its temporary file there
-        raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} is not writable; "
-                        "choose a writable directory")
+    try:  # atomic_write's temporary file, made and removed: os.access says yes to root on /proc or a read-only mount
+        descriptor, trial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX, dir=directory)
+        os.close(descriptor)
+        os.unlink(trial)
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} is not writable "
+                        f"({reason}); choose a writable directory") from None
     for source, name in inputs:
         if source is not None and _same_file(path, Path(source)):
             raise FileError(f"cannot write the {what} to {path}: it is the {name} {source} this command reads, "

@@ -2,7 +2,7 @@
 check_writable tested that the directory existed, not that a file could be created in it, so `dpcvx fit` read the
 data and fitted (drawing its noise) before atomic_write failed to create its temporary file there."""
 
-import os
+import errno
 from pathlib import Path
 
 import pytest
@@ -14,17 +14,18 @@ from dpcvx.exceptions import FileError
 
 @pytest.fixture()
 def read_only(tmp_path, monkeypatch):
-    """A directory os.access calls not writable (the tests may run as root, whom permissions do not stop)."""
+    """A directory in which no file can be created (the tests may run as root, whom permissions do not stop: the
+    file system refuses as a read-only mount would)."""
     directory = tmp_path / "read-only"
     directory.mkdir()
-    access = os.access
+    make = files.tempfile.mkstemp
 
-    def denied(path, mode, *args, **kwargs):
-        if Path(path).resolve() == directory.resolve() and mode & os.W_OK:
-            return False
-        return access(path, mode, *args, **kwargs)
+    def denied(*args, **kwargs):
+        if Path(kwargs.get("dir", ".")).resolve() == directory.resolve():
+            raise OSError(errno.EROFS, "Read-only file system")
+        return make(*args, **kwargs)
 
-    monkeypatch.setattr(files.os, "access", denied)
+    monkeypatch.setattr(files.tempfile, "mkstemp", denied)
     return directory
 
 
@@ -38,7 +39,8 @@ def read_only(tmp_path, monkeypatch):
 def test_an_output_in_a_read_only_directory_is_refused_before_any_work(read_only, capsys, command):
     assert main([*command, str(read_only / "out")]) == 3
     error = capsys.readouterr().err
-    assert f"the directory {read_only.resolve()} is not writable; choose a writable directory" in error, error
+    assert f"the directory {read_only.resolve()} is not writable (Read-only file system); choose a writable " \
+           "directory" in error, error
     assert list(read_only.iterdir()) == []
 
 
@@ -67,3 +69,17 @@ def test_an_empty_path_or_a_dash_output_is_a_usage_error(tmp_path, monkeypatch, 
     assert main(command) == 2
     assert f"usage error: argument {option}: " in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_names_file_with_repeats_is_refused_by_positions_never_its_names(tmp_path, capsys):
+    """A data file given as the names file by mistake printed its cells ("the column names repeat ['1', '10', ...]",
+    ages and hours) on stderr (an audit of the command line on user files)."""
+    rows = "".join(f"{age},{age - 20},{'yes' if age > 40 else 'no'}\n" for age in range(20, 80))
+    (tmp_path / "d.csv").write_text(rows)
+    code = main(["fit", str(tmp_path / "d.csv"), "--no-header", "--names-file", str(tmp_path / "d.csv"), "--target",
+                 "y", "--positive", "yes", "--numeric", "a:0:100", "--data-norm", "1", "--epsilon", "1", "--out",
+                 str(tmp_path / "m.json")])
+    error = capsys.readouterr().err
+    assert code == 3 and "column name(s) repeat, the first at name" in error, error
+    assert "'20'" not in error and "yes" not in error.split("repeat")[1]
+    assert not (tmp_path / "m.json").exists()
