@@ -322,7 +322,17 @@ def _arrow_open(path: Path, columns: Sequence[str], layout: Layout, label: str |
 
 def _typed_columns(table: Any, columns: Sequence[str], numeric: Collection[str]) -> dict[str, np.ndarray] | None:
     """A pyarrow table's named columns as numpy (:func:`dpcvx.data.parquet.typed_column`, text trimmed), or None
-    when one of them cannot be (the standard reader then reads the records as text)."""
+    when one of them cannot be (the standard reader then reads the records as text), or when a text cell begins
+    with a double quote once trimmed: a field quoted after the spaces of a ", " separator (UCI's), which pyarrow,
+    having no ``skipinitialspace``, kept with its quotes where the standard reader strips them (a quoted category
+    was read as an unknown one, and 10% of such cells gave another model without a word)."""
+    import pyarrow.compute as pc
+
+    for name in columns:
+        column = table.column(name)
+        if name not in numeric and column.type == "string" and pc.any(
+                pc.starts_with(pc.utf8_ltrim_whitespace(column), '"')).as_py():
+            return None
     out = {}
     for name in columns:
         values = typed_column(table.column(name), name in numeric, trim=True)

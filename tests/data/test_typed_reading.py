@@ -185,3 +185,24 @@ def test_a_stream_reads_on_by_the_standard_reader_from_the_first_refused_record(
             except InputError as error:
                 with pytest.raises(InputError, match="^" + re.escape(str(error)) + "$"):
                     SCHEMA.transform(theirs)
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 2])
+def test_a_field_quoted_after_the_spaces_of_the_separator_is_read_as_the_standard_reader_reads_it(
+        tmp_path, monkeypatch, chunk_rows):
+    """UCI's files write ", " between fields; pyarrow, which has no skipinitialspace, kept the quotes of a field quoted
+    after those spaces (' "c"' read as '"c"', an unknown category), where the standard reader strips them: 10% of such
+    cells gave another model without a word (an audit of the command line on user files)."""
+    path = tmp_path / "spaced.csv"
+    path.write_text('age, code, hours, job, y\n30, 01, 40, "a b", 1\n12, 1, 12.5, c, 0\n45, "01", 7, "c", 0\n')
+
+    def read():
+        if chunk_rows is None:
+            return _read(path, numeric=SCHEMA.numeric_names)
+        chunks = list(table_chunks(path, COLUMNS, label="y", chunk_rows=chunk_rows, numeric=SCHEMA.numeric_names))
+        return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in COLUMNS}
+
+    arrow = read()
+    assert arrow["job"].tolist() == ["a b", "c", "c"] and arrow["code"].tolist() == ["01", "1", "01"]
+    _without_pyarrow(monkeypatch)
+    np.testing.assert_array_equal(SCHEMA.transform(read()), SCHEMA.transform(arrow))
