@@ -135,19 +135,27 @@ def check_writable(path: str | Path, what: str = "file", inputs: Iterable[tuple[
     if not directory_exists:
         raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} "
                         "does not exist; create it or choose another path")
-    try:  # atomic_write's temporary file, made and removed: os.access says yes to root on /proc or a read-only mount
-        descriptor, trial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX, dir=directory)
-        os.close(descriptor)
-        os.unlink(trial)
-    except OSError as error:
-        reason = error.strerror or str(error) or type(error).__name__
-        raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} is not writable "
-                        f"({reason}); choose a writable directory") from None
+    descriptor, trial = _temporary_file(path, what)  # made and removed: os.access says yes to root on /proc
+    os.close(descriptor)
+    os.unlink(trial)
     for source, name in inputs:
         if source is not None and _same_file(path, Path(source)):
             raise FileError(f"cannot write the {what} to {path}: it is the {name} {source} this command reads, "
                             f"which writing would replace; choose another path for the {what}")
     return path
+
+
+def _temporary_file(path: Path, what: str) -> tuple[int, str]:
+    """(descriptor, name) of a new temporary file beside ``path``, where :func:`atomic_write` writes before it
+    replaces ``path`` (and :func:`check_writable` tries, before any work); FileError naming ``what`` if none can be
+    made there."""
+    directory = path.parent
+    try:
+        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX, dir=directory)
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} is not writable "
+                        f"({reason}); choose a writable directory") from None
 
 
 def _same_file(target: Path, source: Path) -> bool:
@@ -175,14 +183,7 @@ def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool =
     (:func:`check_writable`): os.replace would have put a new file in its place.
     """
     path = check_writable(path, what)
-    directory = path.parent
-    try:
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX,
-                                                 dir=directory)
-    except OSError as error:
-        reason = error.strerror or str(error) or type(error).__name__
-        raise FileError(f"cannot write the {what} to {path}: cannot create a file in {directory}: {reason}; "
-                        "choose a writable directory") from None
+    descriptor, temporary = _temporary_file(path, what)
     try:
         try:
             handle = os.fdopen(descriptor, "wb") if binary else \
@@ -203,7 +204,7 @@ def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool =
     except BaseException:
         _remove(temporary)
         raise
-    _sync_directory(directory)
+    _sync_directory(path.parent)
     return path
 
 

@@ -260,7 +260,7 @@ def ranges_map(cells: np.ndarray, norm: float, floor_cells: float = 0.5,
     d = np.shape(cells)[1]
     points = grid_points(cells, np.full(d, norm), depth)
     ranged = range_map(points, HISTOGRAM_LEVEL, norm, floor_cells * math.ldexp(2 * norm, -HISTOGRAM_DEPTH))
-    return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip, input_bound=norm)
+    return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip, ranged.input_bound)
 
 
 def fill_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:

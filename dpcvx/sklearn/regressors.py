@@ -204,6 +204,7 @@ class _Call(NamedTuple):
     shift: float  # the public shift of the labels
     label_bound: float | str  # the centred label bound B, or "private"
     seed: int | None
+    n_public: int | None  # the public size under add-remove
 
 
 class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, HoldsNoInput):
@@ -316,7 +317,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         else:  # refused naming this estimator, not the learner it fits with
             require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
-        call = _Call(checked["epsilon"], checked["delta"], shift, bound, seed)
+        call = _Call(checked["epsilon"], checked["delta"], shift, bound, seed, checked["n_public"])
         self._mechanism_checks(call, sample_weight)
         return call
 
@@ -368,8 +369,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         unlocated = self._unlocated_label(X, int(targets.shape[0]), certificate, call)
         # n under replace-one (the relation makes it public), the given n_public under add/remove (n is private):
         # a rule that read the rows' count there would tell the table's size by whether it fired and by its text
-        public_rows = (int(targets.shape[0]) if certificate.relation is Neighbours.REPLACE_ONE
-                       else sample_size(self.n_public, "n_public"))
+        public_rows = int(targets.shape[0]) if certificate.relation is Neighbours.REPLACE_ONE else call.n_public
+        assert public_rows is not None  # add-remove needs n_public (erm_inputs.neighbour_relation, at the entry)
         if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
                                     lam_advice=lambda: lam_rule_advice(certificate, self.lam,

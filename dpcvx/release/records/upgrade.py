@@ -144,12 +144,17 @@ def _from_6(data: dict) -> dict:
     return upgraded_
 
 
+def _saved_map(record: dict) -> Any:
+    """A record's ``preprocessing.row_map.feature_map`` as the file holds it, or None where a level is missing."""
+    preprocessing = record.get("preprocessing")
+    row_map = preprocessing.get("row_map") if isinstance(preprocessing, dict) else None
+    return row_map.get("feature_map") if isinstance(row_map, dict) else None
+
+
 def _record_map(record: dict) -> None:
     """A version 6 record in the linear layout with a feature map of its own (not its column statistics'): the
     certificate records the map the file holds (``certificate.feature_map``), which its writer fitted with."""
-    preprocessing, certificate = record.get("preprocessing"), record.get("certificate")
-    row_map = preprocessing.get("row_map") if isinstance(preprocessing, dict) else None
-    saved = row_map.get("feature_map") if isinstance(row_map, dict) else None
+    certificate, saved = record.get("certificate"), _saved_map(record)
     if isinstance(certificate, dict) and "verification" in certificate and MAP_RECORD not in certificate:
         made = own_map_record(saved, certificate.get("column_statistics"))
         if made is not None:
@@ -231,9 +236,7 @@ def _raw_statistics_map(record: dict) -> None:
     """A version 10 record whose certificate holds ``column_statistics`` and whose row map holds a
     ``ColumnStandardiser``, the map those statistics give: ``input_bound`` null, what its writer did; a map that
     already holds the key is refused (no version 10 dpcvx wrote it)."""
-    preprocessing, certificate = record.get("preprocessing"), record.get("certificate")
-    row_map = preprocessing.get("row_map") if isinstance(preprocessing, dict) else None
-    saved = row_map.get("feature_map") if isinstance(row_map, dict) else None
+    certificate, saved = record.get("certificate"), _saved_map(record)
     if not (isinstance(certificate, dict) and isinstance(certificate.get("column_statistics"), dict)
             and isinstance(saved, dict) and saved.get("type") == "ColumnStandardiser"):
         return
