@@ -45,6 +45,7 @@ from ..validation import (
     positive,
     refuse_unknown_parameters,
 )
+from . import transformer_api
 from .notes import warn_clipped
 
 __all__ = [
@@ -510,20 +511,42 @@ class RandomFourierFeatures:
             raise InputError(f"X has {X.shape[1]} features, the map was drawn for {self.n_features}")
         return self
 
-    def transform(self, X: ArrayLike) -> np.ndarray:
-        """v(X), one row per point, shape (rows, n_components); draws the parameters if needed.
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """The output feature names, as scikit-learn names a transformer's new features:
+        randomfourierfeatures0, ..., randomfourierfeatures{D-1}. ``input_features``, when given, must have one
+        name per input column of a drawn map."""
+        if input_features is not None and self.n_features is not None and len(input_features) != self.n_features:
+            raise InputError(f"input_features has {len(input_features)} names, the map was drawn for "
+                             f"{self.n_features} features")
+        prefix = type(self).__name__.lower()
+        return np.asarray([f"{prefix}{i}" for i in range(self.n_components)], dtype=object)
+
+    def set_output(self, *, transform: str | None = None) -> RandomFourierFeatures:
+        """The container :meth:`transform` returns: "default" (a numpy array), "pandas" or "polars" (a DataFrame
+        with :meth:`get_feature_names_out` as columns); None keeps the current one. scikit-learn's API
+        (:mod:`~dpcvx.data.transformer_api`: a clone keeps it); not a parameter of the map, never saved."""
+        transformer_api.set_output(self, transform)
+        return self
+
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's tags of a transformer of numbers that draws its map when first used."""
+        return transformer_api.transformer_tags(needs_fit=False, text=False)
+
+    def transform(self, X: ArrayLike) -> Any:
+        """v(X), one row per point, shape (rows, n_components) (a DataFrame after :meth:`set_output`); draws the
+        parameters if needed.
 
         The phases, cosine and scale are applied in place on the product X Omega^T: the same floats as
         sqrt(2 / D) cos(X Omega^T + phase), where each step made a new (rows, D) array and two of them were alive at
         once (a fit of 200,000 rows at D = 400 peaked at twice the 640 MB of its features)."""
-        X = as_rows(X)
-        self.fit(X)
+        rows = as_rows(X)
+        self.fit(rows)
         frequencies, phases = self._parameters()
-        features = X @ frequencies.T
+        features = rows @ frequencies.T
         features += phases
         np.cos(features, out=features)
         features *= math.sqrt(2.0 / self.n_components)
-        return features
+        return transformer_api.contained(self, features, self.get_feature_names_out(), X)
 
     def _parameters(self) -> tuple[np.ndarray, np.ndarray]:
         if self.frequencies is None or self.phases is None:

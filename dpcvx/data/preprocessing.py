@@ -109,7 +109,7 @@ import numbers
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import FrozenInstanceError, dataclass, field, replace
+from dataclasses import FrozenInstanceError, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +119,7 @@ from .. import tables
 from ..advice import setting
 from ..exceptions import InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
 from ..validation import MODERATE_MAX, MODERATE_MIN, check_choice, finite, positive
+from . import transformer_api
 from .columns import as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
 
@@ -133,7 +134,6 @@ SCHEMA_KEYS = {"format", "version", "norm", "strict", "constant_feature", "encod
 CONSTANT_FEATURE_NAME = "constant"
 PAPER_SOURCE = "read off the data by paper_schema (NOT private)"
 MISSING_INDICATOR_SUFFIX = ":missing"
-OUTPUTS = ("default", "pandas", "polars")  # what set_output offers, as in scikit-learn
 SCHEMA_FIELDS = ("columns", "norm", "strict", "constant_feature", "encoding")  # PublicSchema's declared fields
 
 
@@ -475,7 +475,6 @@ class PublicSchema:
     strict: bool = False
     constant_feature: bool = False
     encoding: str = ENCODINGS[0]
-    _output: str = field(default="default", init=False, repr=False, compare=False)  # set_output's container
 
     def __post_init__(self) -> None:
         columns = tuple(self.columns)
@@ -560,38 +559,19 @@ class PublicSchema:
     def set_output(self, *, transform: str | None = None) -> PublicSchema:
         """The container :meth:`transform` returns: "default" (a numpy array), "pandas" or "polars" (a
         DataFrame with :meth:`get_feature_names_out` as columns); None keeps the current one. scikit-learn's
-        API; the setting is not part of the schema (not saved, not compared)."""
-        if transform is not None:
-            # not a declared field: the schema itself never changes
-            self._output = check_choice("set_output(transform=...)", transform, tuple(OUTPUTS))
+        API (:mod:`~dpcvx.data.transformer_api`: a clone keeps it); the setting is not part of the schema (not
+        saved, not compared)."""
+        transformer_api.set_output(self, transform)
         return self
 
     def __sklearn_tags__(self) -> Any:
-        """scikit-learn's tags of a stateless transformer (imported only when scikit-learn asks)."""
-        from sklearn.utils import Tags, TargetTags, TransformerTags
-
-        tags = Tags(estimator_type=None, target_tags=TargetTags(required=False),
-                    transformer_tags=TransformerTags())
-        tags.requires_fit = False
-        tags.input_tags.string = True
-        tags.input_tags.categorical = True
-        return tags
+        """scikit-learn's tags of a stateless transformer that reads text and categories."""
+        return transformer_api.transformer_tags(needs_fit=False, text=True)
 
     def transform(self, table: Any) -> Any:
         """(n, dimension) float64 rows, each built from its own record only (a DataFrame after
         :meth:`set_output`)."""
-        rows = self._encode(table)
-        output = self._output
-        if output == "default":
-            return rows
-        index = getattr(table, "index", None) if tables.column_names(table) is not None else None
-        if output == "pandas":
-            import pandas
-
-            return pandas.DataFrame(rows, columns=list(self.feature_names), index=index)
-        import polars
-
-        return polars.DataFrame(rows, schema=list(self.feature_names), orient="row")
+        return transformer_api.contained(self, self._encode(table), self.feature_names, table)
 
     def _encode(self, table: Any) -> np.ndarray:
         arrays = column_arrays(table, self.column_names)

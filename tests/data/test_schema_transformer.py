@@ -231,3 +231,11 @@ def test_a_schema_clones_and_is_a_step_of_a_column_transformer():
         pipeline = make_pipeline(ColumnTransformer([("schema", schema, ["age", "sex"])]),
                                  dpcvx.DPLogisticRegression(random_state=0)).fit(table, labels)
     assert pipeline.predict(table).shape == (400,)
+
+
+def test_a_clone_keeps_the_output_container_as_scikit_learn_clones_keep_it():
+    clone = pytest.importorskip("sklearn.base").clone
+    schema = dataclasses.replace(SCHEMA).set_output(transform="pandas")
+    copy = clone(schema)
+    assert copy == SCHEMA and isinstance(copy.transform(FRAME), pd.DataFrame)  # a numpy array before
+    assert isinstance(dataclasses.replace(SCHEMA).transform(FRAME), np.ndarray)  # the setting is the object's

@@ -114,3 +114,30 @@ def test_a_fourier_map_clones_and_sets_its_parameters_as_scikit_learn_does():
     assert drawn == RandomFourierFeatures("rbf", gamma=2.0, n_components=8, n_features=3, random_state=4)
     loaded = RandomFourierFeatures.from_dict(drawn.to_dict())
     assert loaded.get_params()["random_state"] is None  # its draw is not the seed 0 it was built with
+
+
+def test_a_fourier_map_names_its_features_and_sets_its_output_in_a_pipeline():
+    pd = pytest.importorskip("pandas")
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.pipeline import make_pipeline
+    from sklearn.utils import get_tags
+
+    X, y = circle(600, 3)
+    frame = pd.DataFrame(X, columns=["u", "v"], index=np.arange(600) + 100)
+    fourier = RandomFourierFeatures("rbf", gamma=2.0, n_components=5, random_state=1)
+    names = [f"randomfourierfeatures{i}" for i in range(5)]
+    assert fourier.get_feature_names_out().tolist() == names
+    pipeline = make_pipeline(fourier, dpcvx.DPLogisticRegression(data_norm=np.sqrt(2), classes=(-1, 1), random_state=0))
+    pipeline.set_output(transform="pandas")  # a ValueError of scikit-learn's before: no set_output
+    features = pipeline.fit(frame, y)[:-1].transform(frame)
+    assert isinstance(features, pd.DataFrame) and list(features.columns) == names
+    assert features.index.tolist() == frame.index.tolist()
+    np.testing.assert_array_equal(features.to_numpy(), fourier.set_output(transform="default").transform(X))
+    assert pipeline[:-1].get_feature_names_out().tolist() == names
+    assert isinstance(clone(fourier.set_output(transform="pandas")).transform(X), pd.DataFrame)
+    with pytest.raises(dpcvx.InputError, match="drawn for 2 features"):
+        fourier.get_feature_names_out(["u", "v", "w"])
+    with pytest.raises(dpcvx.InputError, match="set_output"):
+        fourier.set_output(transform="arrow")
+    assert not get_tags(fourier).requires_fit and sklearn.__version__  # transform draws the map when first used
