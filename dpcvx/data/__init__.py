@@ -12,6 +12,7 @@
 * :mod:`.csv_table`: CSV tables for the command line: the named columns of a plain or gzip-compressed file, as
   text cells;
 * :mod:`.kernels`: kernels with public feature bounds, and random Fourier features;
+* :mod:`.transformer_api`: scikit-learn's transformer API of the schema and the Fourier map (output container, tags);
 * :mod:`.nystrom`: Nystrom features of PUBLIC landmarks: coordinates of the projection onto span phi(Z);
 * :mod:`.notes`: the NOT PRIVATE clipping counts of a fit, shown once every check of its inputs has passed;
 * :mod:`.parquet`: Parquet tables for the command line, read by record batches (pyarrow, from the dask extra).
