@@ -33,6 +33,20 @@ class MarginLoss:
     name: str
     params: tuple[tuple[str, float], ...] = field(default=())
 
+    def __post_init__(self) -> None:
+        """A catalogue name with exactly its parameters, each in its range (:data:`_PARAMETERS`), however the loss is
+        built: one built by hand as ``MarginLoss("huber_regression", (("m", -2.0),))`` was certified L = -2, a loss
+        CVXPY cannot even build."""
+        if not isinstance(self.name, str) or self.name not in _ENTRIES:
+            raise InputError(f"unknown loss {self.name!r}; the known losses are: {', '.join(sorted(_ENTRIES))}")
+        checks = _PARAMETERS[self.name]
+        given = dict(self.params) if isinstance(self.params, tuple) and all(
+            isinstance(item, tuple) and len(item) == 2 for item in self.params) else None
+        if given is None or len(given) != len(self.params) or set(given) != set(checks):
+            raise InputError(f"loss {self.name!r} takes the parameters {sorted(checks)} as ((name, value), ...) pairs, "
+                             f"got {self.params!r}")
+        object.__setattr__(self, "params", tuple((key, checks[key](key, value)) for key, value in self.params))
+
     def __call__(self, z: cp.Expression) -> cp.Expression:
         return _ENTRIES[self.name][0](z, **dict(self.params))
 
@@ -111,6 +125,19 @@ _ENTRIES: dict[str, tuple[Callable[..., cp.Expression], str]] = {
 }
 
 
+#: The thresholds m that :func:`huber_regression` takes, (low, high).
+HUBER_THRESHOLDS = (1e-8, 1e8)
+
+#: Each catalogue loss's parameters and their checks: beyond [1e-8, 1e8] the Huber hinge's curvature c = 1/(2h) or
+#: its flat region overflow in floating point; the Huber threshold m of the residual lies in HUBER_THRESHOLDS.
+_PARAMETERS: dict[str, dict[str, Callable[[str, Any], float]]] = {
+    "logistic": {}, "squared_error": {},
+    "huber_hinge": {"h": lambda name, value: positive(name, value, minimum=1e-8, maximum=1e8)},
+    "huber_regression": {"m": lambda name, value: positive(name, value, minimum=HUBER_THRESHOLDS[0],
+                                                          maximum=HUBER_THRESHOLDS[1])},
+}
+
+
 def logistic() -> MarginLoss:
     """l(z) = log(1 + e^{-z}); L = 1, c = 1/4."""
     return MarginLoss("logistic")
@@ -122,12 +149,7 @@ def huber_hinge(h: float = 0.5) -> MarginLoss:
     l(z) = 0 for z > 1 + h; (1 + h - z)^2 / (4h) for |1 - z| <= h; 1 - z for
     z < 1 - h. It is C^1 but only piecewise C^2 (l'' jumps at 1 - h and 1 + h).
     """
-    # beyond [1e-8, 1e8] the curvature c = 1/(2h) or the flat region overflow in floating point
-    return MarginLoss("huber_hinge", (("h", positive("h", h, minimum=1e-8, maximum=1e8)),))
-
-
-#: The thresholds m that :func:`huber_regression` takes, (low, high).
-HUBER_THRESHOLDS = (1e-8, 1e8)
+    return MarginLoss("huber_hinge", (("h", h),))
 
 
 def huber_regression(m: float = 1.0) -> MarginLoss:
@@ -135,8 +157,7 @@ def huber_regression(m: float = 1.0) -> MarginLoss:
 
     l(r) = r^2 / 2 for |r| <= m and m |r| - m^2 / 2 beyond. C^1 and piecewise C^2.
     """
-    low, high = HUBER_THRESHOLDS
-    return MarginLoss("huber_regression", (("m", positive("m", m, minimum=low, maximum=high)),))
+    return MarginLoss("huber_regression", (("m", m),))
 
 
 def squared_error() -> MarginLoss:

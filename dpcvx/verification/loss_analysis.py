@@ -12,6 +12,7 @@ neither proved; they are marked "estimate". The entry point that caches the resu
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import sys
@@ -36,6 +37,7 @@ from .loss_declaration import (
     pending_conditions,
     violated_constraints,
 )
+from .numpy_code import UnsafeCode
 from .problem import Loss
 from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
 from .translate import UnsupportedAtom, elementary, lambdify, numpy_code, to_sympy
@@ -200,11 +202,12 @@ class LossAnalyser:
     @property
     def numeric(self) -> numeric.NumericAnalysis:
         if self._numeric is None:
+            evaluate = None
             if self.symbolic is not None:
-                evaluate = lambdify(SYMBOL, self.symbolic.rewrite(sp.Piecewise))
-            else:
-                evaluate = cvxpy_evaluator(self.loss)
-            self._numeric = numeric.analyse(evaluate)
+                # not printed, or printed as code the loader refuses: CVXPY evaluates the loss
+                with contextlib.suppress(UnsafeCode):
+                    evaluate = lambdify(SYMBOL, self.symbolic.rewrite(sp.Piecewise))
+            self._numeric = numeric.analyse(cvxpy_evaluator(self.loss) if evaluate is None else evaluate)
         return self._numeric
 
     def after_sympy(self) -> str:

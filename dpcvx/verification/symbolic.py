@@ -67,6 +67,7 @@ def _is_finite_real(value: sp.Expr) -> bool:
 _SAMPLE_REACH = 500.0  # e^500 is still a finite double
 _SAMPLES = 4001
 _CROSS_CHECK_TOLERANCE = 1e-8
+_ORDER_DIGITS = 50  # breakpoints sorted by their values to this many digits (distinct exact roots of double data)
 
 
 def _sample_points(lower: sp.Expr, upper: sp.Expr) -> np.ndarray:
@@ -171,9 +172,14 @@ class RealFunction:
 
     @cached_property
     def breakpoints(self) -> tuple[sp.Expr, ...]:
-        """Sorted real roots of every condition boundary of the Piecewise form."""
+        """Sorted real roots of every condition boundary of the Piecewise form, each once.
+
+        Two roots are one breakpoint only when they are equal exactly: roots merged when their doubles agreed to 12
+        decimals (the Huber kinks +-1e-13, the two crossings of a constant at +-4e-13) hid the piece between them, and
+        a loss with a kink there was certified C^1 and convex, with an L below its slope. They are ordered by their
+        values to _ORDER_DIGITS digits."""
         z = self.symbol
-        points: dict[float, sp.Expr] = {}
+        points: list[sp.Expr] = []
         for relation in self.expression.atoms(Relational):
             boundary = relation.lhs - relation.rhs
             if z not in boundary.free_symbols:
@@ -184,8 +190,10 @@ class RealFunction:
             if not isinstance(roots, sp.FiniteSet):
                 raise SymbolicFailure(f"cannot locate the breakpoints of {relation}")
             for root in roots:
-                points.setdefault(round(_numeric(root), 12), _exact_point(root))
-        return tuple(points[key] for key in sorted(points))
+                point = _exact_point(root)
+                if not any(sp.simplify(point - known) == 0 for known in points):
+                    points.append(point)
+        return tuple(sorted(points, key=lambda point: sp.re(sp.N(point, _ORDER_DIGITS))))
 
     @cached_property
     def pieces(self) -> tuple[Piece, ...]:

@@ -28,7 +28,7 @@ from . import atoms
 from .atoms import Node
 from .exact import NotFinite
 from .exact import exact_constant as _exact_fraction
-from .numpy_code import VARIABLE, compile_code, sigmoid, softplus
+from .numpy_code import VARIABLE, UnsafeCode, compile_code, sigmoid, softplus
 
 __all__ = [
     "Softplus",
@@ -397,7 +397,10 @@ def numpy_code(symbol: sp.Symbol, expression: sp.Expr) -> str:
     from sympy.printing.numpy import NumPyPrinter
 
     printer = NumPyPrinter({"fully_qualified_modules": True, "user_functions": _PRINTED_NAMES})
-    return str(printer.doprint(_without_ite(stable_form(expression)).subs(symbol, sp.Symbol(VARIABLE, real=True))))
+    try:
+        return str(printer.doprint(_without_ite(stable_form(expression)).subs(symbol, sp.Symbol(VARIABLE, real=True))))
+    except (ValueError, TypeError, NotImplementedError) as error:  # a derivative sympy left unevaluated, say
+        raise UnsafeCode(f"sympy's numpy printer cannot print it ({type(error).__name__})") from None
 
 
 def lambdify(symbol: sp.Symbol, expression: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:

@@ -287,10 +287,10 @@ def _analysed(loss: Loss, variable: cp.Variable, expression: cp.Expression, budg
 
     analyser = LossAnalyser(loss, variable, expression, budget, progress)
     conditions = analyser.conditions()
-    code = analyser.derivative_code(conditions)
     try:
+        code = analyser.derivative_code(conditions)
         derivatives = loss_record.derivatives_of(code)
-    except UnsafeCode as error:  # printed code the loader refuses: the solver goes without derivatives
+    except UnsafeCode as error:  # code not printed, or refused by the loader: the solver goes without derivatives
         _LOG.warning("verify: the derivatives' numpy code was refused (%s); the generic solver is used", error)
         code, derivatives = None, None
     verified = VerifiedLoss(_readable(expression), conditions, analyser.dcp_convex, derivatives, (variable, expression))
