@@ -139,21 +139,22 @@ def _short(value: Any, limit: int = 60) -> str:
 
 def _real(name: str, value: Any, what: str, finite: str = "finite and positive") -> float:
     """value as a finite float, or an InputError naming ``name``: refuses str, None, bool, complex (saying it must
-    be ``what``) and NaN or infinity (saying it must be ``finite``)."""
+    be ``what``) and NaN or infinity (saying it must be ``finite``). A zero is +0.0 (-0.0 would reach a certificate
+    and a file as "-0")."""
     if type(value) is float:  # the common case, without the ABC checks below (a calibration's many checks)
         if not math.isfinite(value):
             raise InputError(f"{named(name)} must be {finite}, got {value}")
-        return value
+        return value if value else 0.0  # the object itself (scikit-learn's clone compares by identity); -0.0 -> 0.0
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
-        raise InputError(f"{name} must be {what}, got {_short(value)} (a {kind}); pass a real number such as 1.0")
+        raise InputError(f"{name} must be {what}, got {_short(value)} (a {kind}); pass an int or a float")
     try:
         number = float(value)
     except (OverflowError, ValueError, TypeError):
         raise InputError(f"{name} must be {what}, got {_short(value)}, which is beyond the float range") from None
     if not math.isfinite(number):
         raise InputError(f"{named(name)} must be {finite}, got {number}")
-    return number
+    return number if number else 0.0
 
 
 def finite(name: str, value: Any) -> float:
@@ -214,7 +215,8 @@ def fraction(name: str, value: Any, *, allow_zero: bool = False, allow_one: bool
     if not (low_ok and high_ok):
         raise InputError(f"{named(name)} must lie in {interval}, got {number}")
     if 0 < number < POSITIVE_MIN:
-        raise InputError(f"{named(name, f'{number:g}')} is subnormal (below {POSITIVE_MIN:g}); use 0 or a larger value")
+        raise InputError(f"{named(name, f'{number:g}')} is subnormal (below {POSITIVE_MIN:g}); use "
+                         f"{'0 or ' if allow_zero else ''}a larger value")
     return number
 
 

@@ -103,8 +103,9 @@ from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import composed_epsilon
-from ..validation import check_bound, check_flag
+from ..validation import check_bound
 from .class_count import RatesPlan
+from .erm_inputs import check_column_statistics
 from .failure import after_charge, composite
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
@@ -153,8 +154,9 @@ COMPOSITION = ("sequential composition of the eps_s-DP statistics and the fit wi
 
 def draws_statistics(learner: Any) -> bool:
     """Whether ``fit`` draws private column statistics (``column_statistics=True`` or ``"ranges"``)."""
-    option = getattr(learner, "column_statistics", False)
-    return option == "ranges" if isinstance(option, str) else check_flag("column_statistics", option)
+    option = getattr(learner, "column_statistics", False)  # an estimator's "auto" is resolved before: not drawn here
+    return option == "ranges" if isinstance(option, str) else (
+        check_column_statistics("column_statistics", option) is True)
 
 
 def ranges_by_default(n: int, d: int, epsilon: float, share: Any) -> bool:

@@ -20,9 +20,10 @@ from ..exceptions import InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.lam_rule import intercept_scaling
 from ..privacy.neighbours import Neighbours, fit_relation
+from ..privacy.quantile import power_of_two_grid
 from ..release.model import LinearModel
 from ..solvers.choice import SOLVERS
-from ..solvers.linear import SolveInfo
+from ..solvers.linear import SolveInfo, check_cvxpy_options
 from ..validation import (
     LAM_MAX,
     LAM_MIN,
@@ -110,7 +111,8 @@ def _tol(name: str, tol: Any) -> float:
     return calibrate.check_tol(tol)
 
 
-def _column_statistics(name: str, option: Any) -> bool | str:
+def check_column_statistics(name: str, option: Any) -> bool | str:
+    """PrivateERM's ``column_statistics``: True, "ranges" or False (a numpy bool as the bool, as every flag)."""
     if isinstance(option, str) and option == "ranges":
         return option
     if isinstance(option, (bool, np.bool_)):
@@ -123,7 +125,7 @@ def column_statistics_option(name: str, value: Any) -> bool | str:
     """An estimator's ``column_statistics``: "auto" (resolved by its public rule before anything is charged) or
     :class:`~dpcvx.models.erm.PrivateERM`'s option (True, "ranges" or False; a numpy bool as the bool, as every
     flag), checked by its check (``SETTINGS``)."""
-    return "auto" if isinstance(value, str) and value == "auto" else _column_statistics(name, value)
+    return "auto" if isinstance(value, str) and value == "auto" else check_column_statistics(name, value)
 
 
 def _bound(name: str, bound: Any) -> float | str:
@@ -137,10 +139,13 @@ def _bound(name: str, bound: Any) -> float | str:
 
 
 def _range(name: str, span: Any) -> tuple[float, float]:
-    """The public range (low, high) of a private bound: a pair of positive numbers."""
+    """The public range (low, high) of a private bound: a pair of bounds holding a power of two, checked as the
+    draw's grid checks them (:func:`~dpcvx.privacy.quantile.power_of_two_grid`), so what the pre-data checks pass
+    the fit takes."""
     if isinstance(span, (str, bytes)) or not hasattr(span, "__len__") or len(span) != 2:
         raise InputError(f"{name} must be a pair (low, high) of public bounds, got {span!r}")
-    return positive(f"{name}[0]", span[0]), positive(f"{name}[1]", span[1])
+    power_of_two_grid(span[0], span[1], name)
+    return float(span[0]), float(span[1])
 
 
 def _time_limit(name: str, seconds: Any) -> float:
@@ -198,7 +203,7 @@ SETTINGS: dict[str, Check] = {
     "allow_large_delta": check_flag,
     "sample_weight_bound": optional(check_bound),
     "class_count_share": fraction,
-    "column_statistics": _column_statistics,
+    "column_statistics": check_column_statistics,
     "column_statistics_share": fraction,
     "solver": _solver_name,
     "tol": optional(_tol),
@@ -216,9 +221,12 @@ have their own checks (:func:`declared_row_map`, :func:`private_bounds`, :mod:`d
 def check_settings(learner: Settings) -> None:
     """Refuse a learner whose declared settings are out of range (:data:`SETTINGS`), whose ``strict`` would change
     nothing (:func:`~dpcvx.verification.verifier.check_estimate_options`), whose catalogue loss is made for the other
-    task (:func:`dpcvx.losses.check_task`), or whose public ranges of a bound are given without asking
+    task (:func:`dpcvx.losses.check_task`), whose ``cvxpy_options`` its CVXPY solver rejects
+    (:func:`~dpcvx.solvers.linear.check_cvxpy_options`), or whose public ranges of a bound are given without asking
     for the bound to be drawn."""
     check_parameters(learner, SETTINGS)
+    if learner.cvxpy_options:  # the solver's own refusal of a setting, tried on a public problem
+        check_cvxpy_options(learner.cvxpy_solver, learner.cvxpy_options)
     check_estimate_options(learner.strict, learner.allow_estimates)
     losses.check_task(learner.loss, learner.task)
     for span, bound in (("norm_range", "data_norm"), ("label_range", "label_bound")):

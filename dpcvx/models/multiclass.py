@@ -288,13 +288,14 @@ class MulticlassPlan:
         """Charge once, then the k fits and the release, on targets :meth:`check` has checked."""
         check_accountant(accountant)
         k, learner, eps_c, delta_c = len(self.classes), self.learner, self.class_epsilon, self.class_delta
-        seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
             basic = _basic(self.mechanism, self.delta)
             what = f"{k} classes, {loss_label(learner.binary.loss)}, {self.mechanism} perturbation, one-vs-rest"
             accountant.spend(self.epsilon, self.delta, description=f"PrivateMulticlassERM.fit ({what})",
                              curve=None if basic else self._composed_curve(X, targets[0]),
                              neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
+        # after the charge: a refused call leaves the caller's generator where it was
+        seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         with after_charge(PROCEDURE_NAME), warnings.catch_warnings(), training_rows.left_to_caller():
             warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
             # one class's score alone may be constant: the argmax is what is released (its finding is warned below)

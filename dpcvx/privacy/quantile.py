@@ -71,14 +71,17 @@ def bound_then_fit_curve(eps_q: Sequence[float], eps_fit: float, delta: float) -
                         Neighbours.REPLACE_ONE)
 
 
-def power_of_two_grid(r_min: float, r_max: float) -> tuple[float, ...]:
+def power_of_two_grid(r_min: float, r_max: float, name: str | None = None) -> tuple[float, ...]:
     """The powers of two 2^k with r_min <= 2^k <= r_max (public; at least one): the candidates of a bound (R, B),
-    so the range's ends are checked as every bound is (:func:`~dpcvx.validation.check_bound`)."""
-    low, high = check_bound("r_min", r_min), check_bound("r_max", r_max)
+    so the range's ends are checked as every bound is (:func:`~dpcvx.validation.check_bound`); ``name`` is the
+    range's name in the caller's words (an estimator's ``norm_range``), else its ends are r_min and r_max."""
+    ends = ("r_min", "r_max") if name is None else (f"{name}[0]", f"{name}[1]")
+    low, high = check_bound(ends[0], r_min), check_bound(ends[1], r_max)
     first, last = math.ceil(math.log2(low)), math.floor(math.log2(high))
     grid = tuple(math.ldexp(1.0, k) for k in range(first, last + 1) if low <= math.ldexp(1.0, k) <= high)
     if not grid:
-        raise InputError(f"[r_min, r_max] = [{r_min:g}, {r_max:g}] holds no power of two; widen the public range")
+        shown = f"[{ends[0]}, {ends[1]}]" if name is None else name
+        raise InputError(f"{shown} = [{r_min:g}, {r_max:g}] holds no power of two; widen the public range")
     return grid
 
 

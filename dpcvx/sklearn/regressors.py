@@ -110,6 +110,7 @@ from ..validation import (
     check_bound,
     check_choice,
     check_delta,
+    check_delta_for_n,
     check_epsilon,
     check_flag,
     check_lam,
@@ -254,6 +255,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         """:meth:`plan` after its public checks: scikit-learn's checks of X and y, then ``shaped`` bound to them,
         or (None) the learner's plan made on them."""
         checked, targets = self._checked_data(copy.copy(self), X, y)
+        self._checks_at_n(int(targets.shape[0]), call)
         if shaped is not None:  # its rows bound and checked (nothing charged), as the fit binds them
             shaped[1].checked(checked, targets - call.shift, sample_weight)
             return EstimatorPlan(self, *shaped)
@@ -263,6 +265,9 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
         """(the learner, its plan) of a fit on checked rows and centred labels (:meth:`plan`)."""
         raise NotImplementedError
+
+    def _checks_at_n(self, n: int, call: _Call) -> None:
+        """The estimator's own refusals at the fit's n rows, before anything is charged (the learner's are its own)."""
 
     def _shaped_plan(self, X: Any, call: _Call, sample_weight: Any) -> tuple[PrivateERM, FitPlan] | None:
         """The learner and its one plan made at X's public width before scikit-learn's checks read a value of X or
@@ -353,6 +358,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             shaped = self._shaped_plan(X, call, sample_weight)
             planned = None if shaped is None else EstimatorPlan(self, *shaped)
         checked, targets = self._checked_data(self, X, y)
+        self._checks_at_n(int(targets.shape[0]), call)
         centred = targets - call.shift if call.shift else targets  # no copy without a shift
         # the learner clips the centred labels: its warning speaks of the range declared here
         with fit_accountant(self, accountant) as charged, declared_label_range(self.label_bound):
@@ -746,6 +752,12 @@ class DPHuberRegressor(_PrivateRegressor):
         return plan_column_statistics(learner, X, y, call.epsilon, label_learner=self._learner, mechanism=mechanism,
                                       delta=delta, neighbours=self.neighbours, n_public=self.n_public,
                                       sample_weight=sample_weight)
+
+    def _checks_at_n(self, n: int, call: _Call) -> None:
+        """A delta that "auto" does not use (pure epsilon) is refused at n as every fit refuses it
+        (:func:`~dpcvx.validation.check_delta_for_n`): delta = 0.5 was taken without a word."""
+        if self._mechanism(call)[1] != call.delta:
+            check_delta_for_n(call.delta, n, self.allow_large_delta)
 
     def _mechanism(self, call: _Call) -> tuple[str, float]:
         """The mechanism and delta of a fit: "auto" is pure-epsilon objective perturbation, or under add-remove

@@ -50,7 +50,8 @@ from .objective import PerturbedObjective, Residual, _norm, add_terms, hessian_s
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (the conic path only)
     import cvxpy as cp
 
-__all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
+__all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "check_cvxpy_options", "CVXPY_SOLVER_OPTIONS",
+           "DENSE_NEWTON_MAX_DIM"]
 
 DENSE_NEWTON_MAX_DIM = 400
 HESSIAN_FREE_MIN_DIM = 100  # from this width on, full-data Newton directions by preconditioned CG
@@ -754,6 +755,29 @@ def _gradient(expression: cp.Expression, w: cp.Variable) -> np.ndarray:
     return np.asarray(gradient.todense() if sparse.issparse(gradient) else gradient).ravel()
 
 
+def _rejected(solver: str, solver_options: dict[str, Any], reason: str) -> InputError:
+    return InputError(f"cvxpy_options {sorted(solver_options)} rejected by {solver} ({reason}); see the solver's "
+                      "settings in CVXPY's documentation")
+
+
+def check_cvxpy_options(solver: str, solver_options: dict[str, Any]) -> None:
+    """Refuse settings ``solver`` rejects, before anything is charged: they are tried on a public problem of one
+    variable, min (x - 1)^2 (the fit's own solve met them only after the charge and the noise). A setting the solver
+    takes but that stops it short (an iteration limit) shows only on the fit's problem, after the charge."""
+    import cvxpy as cp
+
+    x = cp.Variable(1)
+    options = {**CVXPY_SOLVER_OPTIONS.get(solver.upper(), {}), **solver_options}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cp.Problem(cp.Minimize(cp.sum_squares(x - 1))).solve(solver=solver, **options)
+    except (TypeError, ValueError) as error:  # the problem is public: its text quotes no data
+        raise _rejected(solver, solver_options, f"{type(error).__name__}: {error}") from None
+    except cp.error.SolverError:
+        pass  # a limit the one-variable problem could not meet says nothing of the settings' names
+
+
 def solve_with_cvxpy(
     problem: VerifiedProblem, X: Matrix, y: np.ndarray, lam: float, noise: np.ndarray, extra_reg: float = 0.0, *,
     solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None, gradient_tolerance: float,
@@ -813,8 +837,7 @@ def solve_with_cvxpy(
         if not solver_options:
             raise SolverError(f"CVXPY could not solve this problem with {solver} ({withheld(error)}); try another "
                               "cvxpy_solver or solver='fast'") from None
-        raise InputError(f"cvxpy_options {sorted(solver_options)} rejected by {solver} ({withheld(error)}); see "
-                         "the solver's settings in CVXPY's documentation") from None
+        raise _rejected(solver, solver_options, withheld(error)) from None
     if w.value is None or (user_solver is None and program.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)):
         raise SolverError(
             f"CVXPY solver {solver} returned status {program.status!r}; nothing is released. "

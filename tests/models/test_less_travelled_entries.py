@@ -126,8 +126,8 @@ def test_the_kernel_learners_word_a_bad_epsilon_as_every_entry(learner, options,
     X, y = _data(30)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(InputError, match=r"epsilon must be a positive number, got '1' \(a str\); pass a real "
-                                             r"number such as 1.0. The budget is fit's third argument"):
+        with pytest.raises(InputError, match=r"epsilon must be a positive number, got '1' \(a str\); pass an int "
+                                             r"or a float. The budget is fit's third argument"):
             learner(lam=0.1, gamma=1.0, **options).fit(X, 2 * y - 1, "1", **fit_options)
 
 

@@ -38,7 +38,7 @@ from ...privacy.partition import disjoint_parts
 from ...privacy.rng import RandomState
 from ...release.usefulness import checks_off
 from ...tables import feature_names
-from ...validation import check_choice
+from ...validation import check_choice, check_flag
 from . import full_data, split
 from .checks import BudgetInConstructor, count_mistakes, expand_grid, prepare
 from .full_data import SelectionCertificate
@@ -184,8 +184,9 @@ def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Seq
           mean_runs: float | None, held_out: float, score: Any) -> TuningResult:
     setup = prepare(learner, grid, epsilon, delta, mechanism, fit_params, accountant, random_state, score)
     names = feature_names(X)  # a table's column names (public), read before anything is charged; a mix refused
+    verbose = check_flag("verbose", verbose)  # read only by the progress bar, after the charge
     if procedure == "split":
-        if eta != 1 or mean_runs is not None or held_out != full_data.HELD_OUT:
+        if full_data.options_given(eta, mean_runs, held_out):
             raise InputError("eta, mean_runs and held_out belong to procedure='full-data'; Algorithm 4 "
                              "(procedure='split') takes none of them")
         result = split.run(setup, X, y, accountant, verbose)

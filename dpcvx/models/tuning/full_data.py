@@ -75,7 +75,7 @@ from .renyi import calibrate_runs, check_run_curve
 from .scores import MISTAKES_RECORD, describe, total_units
 from .tuning_certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
 
-__all__ = ["SelectionCertificate", "run", "RUNS_PER_CANDIDATE", "HELD_OUT"]
+__all__ = ["SelectionCertificate", "run", "options_given", "RUNS_PER_CANDIDATE", "HELD_OUT"]
 
 logger = logging.getLogger(__name__)
 
@@ -232,13 +232,28 @@ def _plan(setup: Setup, rule: StoppingRule) -> tuple[float, Fraction, tuple[Priv
     return plan.run_epsilon, Fraction(plan.score_epsilon), plan.curves, plan.epsilon
 
 
-def _checked_rule(m: int, eta: Any, mean_runs: Any, held_out: Any) -> tuple[StoppingRule, float]:
-    """The stopping rule of ``eta`` and ``mean_runs`` (default: RUNS_PER_CANDIDATE per candidate) within the
-    public limits above, and ``held_out`` as a probability in (0, 1)."""
+def checked_options(eta: Any, mean_runs: Any, held_out: Any) -> tuple[int, Any, float]:
+    """``eta``, ``mean_runs`` (None: RUNS_PER_CANDIDATE per candidate) and ``held_out`` checked within the public
+    limits above (``held_out`` a probability in (0, 1)); ``mean_runs`` is returned as given, for the rule takes it
+    exact (rational)."""
     held_out = fraction("held_out", held_out)
     eta = integer("eta", eta, minimum=1, maximum=MAX_ETA)
+    if mean_runs is not None:
+        positive("mean_runs", mean_runs, minimum=MIN_MEAN_RUNS, maximum=MAX_MEAN_RUNS)
+    return eta, mean_runs, held_out
+
+
+def options_given(eta: Any, mean_runs: Any, held_out: Any) -> bool:
+    """Whether ``eta``, ``mean_runs`` or ``held_out``, checked, differs from its default."""
+    eta, mean_runs, held_out = checked_options(eta, mean_runs, held_out)
+    return eta != 1 or mean_runs is not None or held_out != HELD_OUT
+
+
+def _checked_rule(m: int, eta: Any, mean_runs: Any, held_out: Any) -> tuple[StoppingRule, float]:
+    """The stopping rule of the checked ``eta`` and ``mean_runs`` for ``m`` candidates, and ``held_out``."""
+    eta, mean_runs, held_out = checked_options(eta, mean_runs, held_out)
     mean = RUNS_PER_CANDIDATE * m if mean_runs is None else mean_runs
-    positive("mean_runs", mean, minimum=MIN_MEAN_RUNS, maximum=MAX_MEAN_RUNS)  # the rule takes it exact (rational)
+    positive("mean_runs", mean, minimum=MIN_MEAN_RUNS, maximum=MAX_MEAN_RUNS)  # the default, m candidates' worth
     return StoppingRule.with_mean(mean, eta), held_out
 
 

@@ -123,16 +123,18 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
                                                       setup.learners, setup.candidates)
     shaped, X, y = shaped_then_read(setup, X, y, epsilon, PROCEDURE_NAME)  # the verdicts before the data is read
     m, n, rng = len(candidates), X.shape[0], setup.rng
+
+    def charge(accountant: PrivacyAccountant) -> None:
+        accountant.spend_parallel([(epsilon, delta)] * (m + 1), neighbours=Neighbours.REPLACE_ONE,
+                                  description=f"dpcvx.tune (Algorithm 4, m={m} candidates, n={n})")
+
+    if accountant is not None and not accountant.can_spend(epsilon, delta, neighbours=Neighbours.REPLACE_ONE):
+        charge(accountant)  # refused before the parts are drawn: the caller's generator is left where it was
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
     plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned once
                                   shaped)
-
     if accountant is not None:
-        accountant.spend_parallel(
-            [(epsilon, delta)] * (m + 1),
-            description=f"dpcvx.tune (Algorithm 4, m={m} candidates, n={n})",
-            neighbours=Neighbours.REPLACE_ONE,
-        )
+        charge(accountant)
     held_out = parts[-1]
     X_held_out, y_held_out = X[held_out], y[held_out]
     logger.debug("Algorithm 4: n=%d rows, m=%d candidates, %d parts of %d rows, %d rows unused",
