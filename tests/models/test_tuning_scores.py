@@ -197,3 +197,18 @@ def test_a_delta_selection_of_an_estimator_names_the_estimator_and_spends_nothin
     with pytest.raises(dpcvx.exceptions.AssumptionError, match="and DPHuberRegressor states only"):
         tune(dpcvx.DPHuberRegressor(), X, y, {"m": [1.0]}, epsilon=1.0, delta=1e-6, accountant=accountant)
     assert not accountant.ledger
+
+
+def test_the_default_squared_error_grid_resolves_a_target_narrow_in_its_public_range():
+    """The noise is C / e_Q in squared error whatever K is (theory.md 24.4), so the default grid is fine: at K = 100
+    units of C = 2000^2 every residual below 141 scored 0, and a model of residuals about 23 tied with the mean's of
+    about 50 on every row (the selection was the noise's alone)."""
+    rng = np.random.default_rng(3)
+    labels = 1000 + 50 * rng.normal(size=4000)
+    good, mean = labels + 23 * rng.normal(size=4000), np.full(4000, 1000.0)
+    score = ClippedSquaredError(bound=2000.0**2)
+    good_units, mean_units = score.row_units(good, labels), score.row_units(mean, labels)
+    assert score.sensitivity == 10**6
+    assert mean_units.sum() > 4 * good_units.sum() > 0  # 100 units: both sums 0
+    exact = np.minimum((mean - labels) ** 2, score.bound) * score.sensitivity / score.bound
+    assert np.all(np.abs(mean_units - exact) <= 0.5)  # each row rounded by at most half a unit

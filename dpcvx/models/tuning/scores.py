@@ -38,11 +38,16 @@ from ...exceptions import InputError
 from ...validation import check_bound, integer, label_range, non_negative
 from ..linear_regression import PrivateLinearRegression
 
-__all__ = ["Score", "Mistakes", "ClippedSquaredError", "STEPS", "MISTAKES_RECORD", "describe", "resolve_score",
+__all__ = ["Score", "Mistakes", "ClippedSquaredError", "STEPS", "SQUARED_ERROR_STEPS", "MISTAKES_RECORD", "describe", "resolve_score",
            "is_regressor", "total_units"]
 
-#: The default number of units of a weighted mistake's largest weight, or of the squared error's bound C.
+#: The default number of units of a weighted mistake's largest weight.
 STEPS = 100
+#: The default number of units of the squared error's bound C: the noise's scale in squared error is C / e_Q whatever
+#: K is (docs/theory.md, section 24.4), so a fine grid costs nothing, while 100 units rounded every residual below
+#: sqrt(C / 200) to 0 (a target of 1000 +- 50 in a public range (0, 2000): every row scored 0 for a good model and for
+#: the mean alike, and the selection was blind).
+SQUARED_ERROR_STEPS = 10**6
 
 _REFUSED = {
     "balanced_accuracy": ("balanced accuracy over the held-out part's own class counts is not offered: its "
@@ -158,7 +163,7 @@ class ClippedSquaredError:
     ``bound`` C is PUBLIC; None takes the learner's public label range: C = (hi - lo)^2."""
 
     bound: float | None = None
-    steps: int = STEPS
+    steps: int = SQUARED_ERROR_STEPS
 
     def __post_init__(self) -> None:
         if self.bound is not None:
