@@ -18,6 +18,8 @@ import numpy as np
 from .. import tables
 from ..validation import check_choice
 
+__all__ = ["OUTPUTS", "set_output", "contained", "transformer_tags"]
+
 OUTPUTS = ("default", "pandas", "polars")  # what set_output offers, as in scikit-learn
 CONFIG = "_sklearn_output_config"  # the attribute scikit-learn's clone copies
 
