@@ -38,8 +38,8 @@ from ...exceptions import InputError
 from ...validation import check_bound, integer, label_range, non_negative
 from ..linear_regression import PrivateLinearRegression
 
-__all__ = ["Score", "Mistakes", "ClippedSquaredError", "STEPS", "SQUARED_ERROR_STEPS", "MISTAKES_RECORD", "describe", "resolve_score",
-           "is_regressor", "total_units"]
+__all__ = ["Score", "Mistakes", "ClippedSquaredError", "STEPS", "SQUARED_ERROR_STEPS", "MISTAKES_RECORD", "describe",
+           "resolve_score", "is_regressor", "total_units"]
 
 #: The default number of units of a weighted mistake's largest weight.
 STEPS = 100
