@@ -17,9 +17,12 @@ optional :class:`~dpcvx.data.preprocessing.PublicSchema` and the per-record
 release certificate (conditions, constants, neighbour relation, mechanism,
 epsilon, calibration) and the library and format versions. The file carries
 only what the privacy proof covers: public inputs, quantities computed from
-them, and the output of the mechanism, which is the one part that depends on
-the private data and sits under the ``"privatised"`` key, so a diff of two
-releases tells it from everything else. No solver statistic (iterations,
+them, and the outputs of the mechanisms. The fit's output sits under the
+``"privatised"`` key; the outputs of the private draws made before it (a private
+bound, class count or column statistics) sit in the certificate's records and the
+row map they give, with what is computed from them (the class weights, lam, the
+calibration at the drawn bound), each released by its own mechanism and charged.
+No solver statistic (iterations,
 time, status, residual) is written: those are measured on the private data
 and no proof covers them. :func:`load` restores a model whose predictions
 are identical bit for bit (JSON writes every float with the shortest text
@@ -56,7 +59,7 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 11``)::
       "epsilon": 0.1,
       "delta": 0.0,
       "classes": [-1, 1],                     # public (negative, positive) labels
-      "privatised": {                         # the mechanism's output: the only private-data part
+      "privatised": {                         # the fit's output (the draws before it: their own records)
         "coef": [0.12, ...],                  # weights on the mapped features
         "intercept": 0.0
       },

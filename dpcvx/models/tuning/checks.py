@@ -21,6 +21,7 @@ import scipy.sparse as sparse
 from numpy.typing import ArrayLike
 
 from ...data.blocks import public_shape
+from ...data.notes import checks_then_notes
 from ...exceptions import AssumptionError, InputError, UnsupportedWeightsError, withheld
 from ...privacy.accountant import check_accountant, check_cost
 from ...privacy.exact_sampling import IntegerSource, integer_source
@@ -417,7 +418,7 @@ def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.n
     ``likely`` (whether parts of that many rows are drawn often enough), rows every candidate fits on
     (:func:`~dpcvx.models.failure.least_rows`; else 1)."""
     declared, plans = [], []
-    with composite(procedure):
+    with composite(procedure), checks_then_notes():  # a clipping note the candidates' checks repeat, shown once
         for candidate, rows, early in zip(setup.learners, parts, shaped, strict=True):
             classes, plan = plan_candidate(candidate, X[rows], y[rows], setup.keywords, epsilon, early)
             if classes is not None:  # the held-out rows are labelled like the rest

@@ -66,6 +66,7 @@ from typing import Any
 
 import numpy as np
 
+from ...data.notes import notes_dropped
 from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.exact_sampling import IntegerSource
@@ -145,7 +146,9 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
             composite(PROCEDURE_NAME), fixed_numerics():
         for index, (candidate, plan, rows) in enumerate(zip(learners, plans, parts[:-1], strict=True)):
             logger.debug("Algorithm 4: fitting candidate %d of %d on its part", index + 1, m)
-            with charged(PROCEDURE_NAME):  # cannot fail under the rule; a failure is a bug (dpcvx.models.failure)
+            # cannot fail under the rule; a failure is a bug (dpcvx.models.failure). Its clipping notes are those its
+            # part's checks showed
+            with charged(PROCEDURE_NAME), notes_dropped():
                 model, diagnostics, held = fit_candidate(setup, candidate, plan, X[rows], y[rows], epsilon)
             check_release_cost(model, epsilon, delta)
             mistakes.append(total_units(setup.score, model, X_held_out, y_held_out))
