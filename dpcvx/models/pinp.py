@@ -55,7 +55,7 @@ from ..privacy.kernel_calibrate import (
     check_failure_probability,
     check_max_queries,
     check_max_updates,
-    constraint_radius,
+    loss_radius,
     pinp_parameters,
 )
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
@@ -120,10 +120,9 @@ class PINP(TrainingSetLearner):
         with checks_then_notes():  # the clipping count shown once every check below has passed
             model = self._check_training(X, y, delta=budget.delta)
             kernel, loss = model.kernel, model.loss
-            radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
-                                       loss.value_at_zero, loss.infimum)
+            radius = loss_radius(self.lam, loss, kernel.feature_bound)
             parameters = pinp_parameters(
-                model.n, self.lam, float(loss.lipschitz), kernel.feature_bound, radius, budget.epsilon,
+                model.n, self.lam, loss.lipschitz_bound, kernel.feature_bound, radius, budget.epsilon,
                 budget.delta, self.max_queries, self.failure_probability, self.max_updates,
                 kernel_name=float_kernel_name(kernel), n_features=model.n_features)
             return model, parameters

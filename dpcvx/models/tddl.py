@@ -45,8 +45,8 @@ from ..privacy.exact_sampling import integer_source
 from ..privacy.kernel_calibrate import (
     MINIMISER_SPANS,
     TDDLCalibration,
-    constraint_radius,
     gram_spectrum,
+    loss_radius,
     numerical_range,
     tddl_calibration,
     top_eigenvalue_bound,
@@ -306,11 +306,10 @@ class TDDL(PrivateKernelLearner):
             Z = as_rows(Z, "Z", X.shape[1], one_point=False)  # a public sample, 2-D as X is
             model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)
             kernel, loss = model.kernel, model.loss
-            radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
-                                       loss.value_at_zero, loss.infimum)
+            radius = loss_radius(self.lam, loss, kernel.feature_bound)
             least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
             calibration = tddl_calibration(
-                model.n, self.lam, float(loss.lipschitz), kernel.feature_bound, budget.epsilon, budget.delta,
+                model.n, self.lam, loss.lipschitz_bound, kernel.feature_bound, budget.epsilon, budget.delta,
                 np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
             )
             if self.float_safe:

@@ -44,7 +44,7 @@ from ..privacy.kernel_calibrate import (
     TDILParameters,
     check_failure_probability,
     check_rounds,
-    constraint_radius,
+    loss_radius,
     tdil_parameters,
 )
 from ..privacy.lattice import float_kernel_name
@@ -224,9 +224,8 @@ class TDIL(TrainingSetLearner):
             net = None if spacing is None else ball_net(as_rows(X).shape[1], radius, spacing)
             model = self._check_training(X, y, delta=budget.delta)
             kernel, loss, dim = model.kernel, model.loss, model.n_features
-            common = (model.n, self.lam, float(loss.lipschitz), kernel.feature_bound,
-                      constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
-                                        loss.value_at_zero, loss.infimum),
+            common = (model.n, self.lam, loss.lipschitz_bound, kernel.feature_bound,
+                      loss_radius(self.lam, loss, kernel.feature_bound),
                       budget.epsilon, budget.delta)
             if net is None or spacing is None:
                 parameters = tdil_parameters(*common, ball_dimension=dim,

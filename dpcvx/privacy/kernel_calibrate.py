@@ -38,7 +38,7 @@ from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -56,6 +56,9 @@ from .gaussian import analytic_gaussian_sigma
 from .lattice import discrete_laplace_tail, float_kernel_name, lattice_sensitivity, lattice_spacing, pinp_float_terms
 from .least_value import bisect_ends
 from .noise import grid_record, release_grid_spacing, sample_gaussian, sample_laplace
+
+if TYPE_CHECKING:
+    from ..verification.kernel_loss import KernelLoss
 
 __all__ = [
     "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "constraint_radius",
@@ -163,6 +166,12 @@ def constraint_radius(lam: float, L: float, R: float, value_at_zero: float | Non
     if value_at_zero is not None and infimum is not None:
         radius = min(radius, math.sqrt(2 * max(value_at_zero - infimum, 0.0) / lam))
     return round_up(radius)
+
+
+def loss_radius(lam: float, loss: KernelLoss, R: float) -> float:
+    """:func:`constraint_radius` of a verified kernel loss: its L rounded up, its l(0) and inf l as the verifier
+    recorded them (rounded outwards, :func:`~dpcvx.verification.kernel_loss.kernel_facts`)."""
+    return constraint_radius(lam, loss.lipschitz_bound, R, loss.value_at_zero, loss.infimum)
 
 
 def top_eigenvalue_bound(eigenvalues: np.ndarray) -> float:

@@ -82,7 +82,7 @@ from ..data.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
 from ..data.nystrom import NystromFeatures, symmetric_gram
 from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
-from ..privacy.kernel_calibrate import constraint_radius, solve_tolerance
+from ..privacy.kernel_calibrate import loss_radius, solve_tolerance
 from ..rounding import round_up
 from ..validation import MODERATE_MAX, label_vector, outside_classes, outside_labels
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
@@ -581,7 +581,7 @@ def _margins_within_one_piece(loss: KernelLoss, lam: float, feature_bound: float
     kink z_k, from public constants: |z_i| <= ||w*|| R_phi <= C R_phi < |z_k|. Then l'(z_i) is that
     piece's slope at every row and the KKT conditions give w* in closed form (:func:`_one_piece`)."""
     assert loss.pieces is not None, "a two-piece loss"
-    radius = constraint_radius(lam, float(loss.lipschitz), feature_bound, loss.value_at_zero, loss.infimum)
+    radius = loss_radius(lam, loss, feature_bound)
     return round_up(radius * feature_bound) < abs(loss.pieces.kink)
 
 
@@ -605,7 +605,7 @@ def _check_scale(loss: KernelLoss, lam: float, feature_bound: float) -> None:
     gradients of J, up to L R_phi, and its smoothness beta = lam + c R_phi^2 (:func:`_gradient_line`), which overflow
     above ``MODERATE_MAX`` (a loss of L = 1e200 raised a bare OverflowError in the solve, after the charge). A loss
     and lam scaled down by the same public constant have the same minimiser."""
-    gradient = float(loss.lipschitz) * feature_bound
+    gradient = loss.lipschitz_bound * feature_bound
     smoothness = kernel_smoothness(lam, 0.0 if loss.curvature is None else loss.curvature, feature_bound)
     if gradient <= MODERATE_MAX and smoothness <= MODERATE_MAX:
         return
@@ -650,8 +650,8 @@ class KernelERM:
         except MemoryError:
             raise InputError(_memory_refusal(self.n, None if self.nystrom is None else self.nystrom.rank,
                                              solves)) from None
-        self.sensitivity = minimiser_sensitivity(self.n, float(loss.lipschitz), kernel.feature_bound, lam)
-        self.tolerance = solve_tolerance(self.n, lam, float(loss.lipschitz), kernel.feature_bound)
+        self.sensitivity = minimiser_sensitivity(self.n, loss.lipschitz_bound, kernel.feature_bound, lam)
+        self.tolerance = solve_tolerance(self.n, lam, loss.lipschitz_bound, kernel.feature_bound)
         self._gram: GramOperator | None = gram
         self._labels, self._scaling, self._rows = y, scaling, X
         self.report: SolveReport | None = None

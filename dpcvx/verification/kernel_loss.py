@@ -27,7 +27,7 @@ from ..exceptions import AssumptionError, InputError
 from ..losses import CATALOGUE, MarginLoss, from_spec, loss_label
 from . import kernel_record
 from .deadline import MIN_CALL_SECONDS, Budget
-from .exact import Exact, exact_value, float_up
+from .exact import Exact, exact_value, float_down, float_up
 from .kernel_record import KernelFacts
 from .per_record import substitute
 from .problem import LossDerivatives
@@ -101,8 +101,8 @@ class KernelLoss:
 
     text: str
     lipschitz: Exact
-    value_at_zero: float
-    infimum: float | None  # None: not established (or -infinity)
+    value_at_zero: float  # a double >= l(0) when proved (kernel_facts), else CVXPY's value
+    infimum: float | None  # a double <= inf l; None: not established (or -infinity)
     derivatives: LossDerivatives | None  # the Newton route (C^1 losses)
     pieces: TwoPieceLinear | None  # the dual route (two-piece linear losses)
     curvature: float | None  # a double >= the proved sup l'' (None: not proved): the Newton route's budget
@@ -139,9 +139,11 @@ def kernel_facts(expression: sp.Expr) -> tuple[float, float | None, tuple[float,
     from .symbolic import RealFunction
 
     function = RealFunction(expression, SYMBOL)
-    value_at_zero = float(function.expression.subs(SYMBOL, 0))
+    # rounded outwards: C reads l(0) - inf l, which each value rounded to its nearest double could understate by
+    # an ulp of l(0) (log 2 read as 0.5 with l shifted by 2^51)
+    value_at_zero = float_up(function.expression.subs(SYMBOL, 0))
     lowest = function.extremes(0)[0]
-    infimum = None if lowest.is_infinite else float(lowest)
+    infimum = None if lowest.is_infinite else float_down(lowest)
     return value_at_zero, infimum, _two_pieces(function)
 
 
