@@ -142,9 +142,10 @@ def _read_bound(value: Any) -> float:
 def _box(dim: int, lower: np.ndarray, upper: np.ndarray) -> ConstraintSet:
     if lower.shape != (dim,) or upper.shape != (dim,):
         raise InputError(f"box bounds must have {dim} entries")
-    if np.any(lower > upper):
-        raise AssumptionError(f"the box is empty: a lower bound exceeds its upper bound "
-                              f"(coordinates {np.flatnonzero(lower > upper).tolist()}); C must be non-empty")
+    empty = (lower > upper) | (upper == -np.inf) | (lower == np.inf)  # w <= -inf holds for no number
+    if np.any(empty):
+        raise AssumptionError(f"the box is empty: a lower bound exceeds its upper bound, or a bound is -inf above or "
+                              f"+inf below (coordinates {np.flatnonzero(empty).tolist()}); C must be non-empty")
     return ConstraintSet("box", dim, lower=tuple(lower.tolist()), upper=tuple(upper.tolist()))
 
 
@@ -155,9 +156,19 @@ def _constant(node: Any, dim: int) -> np.ndarray | None:
     if not isinstance(node, cp.Expression) or not node.is_constant() or node.parameters():
         return None
     value = np.asarray(node.value, dtype=float)
+    if np.isnan(value).any():
+        raise AssumptionError(f"a bound of the constraint set is NaN ({node}); a closed convex set has numbers or "
+                              "+-inf as bounds")
     if value.size == 1:
         return np.full(dim, float(value.ravel()[0]))
     return value.ravel() if value.size == dim else None
+
+
+def _scalar_bound(side: Any, bound: np.ndarray) -> np.ndarray:
+    """The bound of a scalar ``side`` (a norm of w): CVXPY compares a scalar with each entry of a vector, so
+    ||w|| <= (5, 1, 1) is ||w|| <= 1, the least entry (the first was taken: the set certified and solved was the
+    ball of radius 5)."""
+    return np.full(bound.shape, bound.min()) if side.size == 1 else bound
 
 
 def _is_w(node: Any, w: cp.Variable) -> bool:
@@ -204,6 +215,8 @@ def analyse_constraints(constraints: Constraints | None, w: cp.Variable) -> Cons
             raise _refuse(constraint, "it involves a variable other than the weights w")
         small, large = constraint.args  # small <= large
         bound_above, bound_below = _constant(large, dim), _constant(small, dim)
+        if bound_above is not None:
+            bound_above = _scalar_bound(small, bound_above)
         if bound_above is not None and isinstance(small, atoms.PNORMS) and atoms.norm_order(small) == 2 \
                 and _is_w(small.args[0], w):
             if bound_above[0] <= 0:

@@ -318,3 +318,30 @@ def test_the_release_is_projected_back_onto_its_constraint_set(data, monkeypatch
                in model.certificate.post_processing[0] for model in models)
     monkeypatch.setattr(ConstraintSet, "project", lambda self, v: v)
     assert not all(inside(model.coef_) for model in releases())
+
+
+@pytest.mark.parametrize("declare, described", [
+    # CVXPY compares a norm (a scalar) with each entry of a vector: the set is the least entry's; the first was taken
+    (lambda w: [cp.norm(w, 2) <= np.array([5.0, 1.0, 1.0])], "||w||_2 <= 1"),
+    (lambda w: [cp.norm_inf(w) <= np.array([5.0, 1.0, 1.0])], "-1 <= w_j <= 1 for every j"),
+    # an elementwise bound keeps its entries
+    (lambda w: [cp.abs(w) <= np.array([5.0, 1.0, 1.0])],
+     "box with per-coordinate bounds (lower [-5.0, -1.0, -1.0], upper [5.0, 1.0, 1.0])"),
+])
+def test_a_vector_bound_is_read_as_cvxpy_solves_it(declare, described):
+    w = cp.Variable(3)
+    found = analyse_constraints(declare, w)
+    assert found.describe() == described
+    # what is certified is what is solved: the largest first weight over the declared set
+    solved = cp.Problem(cp.Maximize(w[0]), declare(w)).solve()
+    assert max(abs(v) for v in found.project(np.array([9.0, 0.0, 0.0]))) == pytest.approx(solved)
+
+
+@pytest.mark.parametrize("declare, message", [
+    (lambda w: [w <= np.nan], "NaN"),  # a box with upper bounds NaN, and a fit that failed after its charge
+    (lambda w: [w <= -np.inf], "empty"),
+    (lambda w: [w >= np.inf], "empty"),
+])
+def test_a_bound_no_set_has_is_refused(declare, message):
+    with pytest.raises(dpcvx.AssumptionError, match=message):
+        analyse_constraints(declare, cp.Variable(3))
