@@ -52,7 +52,8 @@ __all__ = ["LINEAR_LATTICE_BITS", "l1_steps", "squared_l2_steps", "zcdp_delta", 
            "lattice_point", "release_on_lattice", "lattice_record", "FloatFields",
            "LatticeLaplaceOutput", "LatticeGaussianOutput"]
 
-#: gamma_L = 2^(floor(log2 scale) - 30): the rounding adds at most d 2^-30 of the noise scale (l1)
+#: gamma_L = 2^(floor(log2 scale) - 30), scale = sqrt(d) Delta_2 / eps: the rounding adds d gamma_L to the l1 bound
+#: sqrt(d) Delta_2, so the noise scale grows by a factor of at most 1 + d 2^-30 / eps (5% at eps = 1e-4, d = 1e4)
 LINEAR_LATTICE_BITS = 30
 
 
