@@ -55,6 +55,7 @@ from ..privacy.privacy_curve import PrivacyCurve
 from ..validation import check_choice
 from ..verification.exact import exact_text
 from .constants import Constants
+from .model import OFFSET_SOURCE
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 
@@ -388,10 +389,17 @@ class ReleaseReport:
         selected = {} if self.tuning is None else self.tuning.selected_params
         # (text, the saved path of its value or None when no private draw can set it, the tune parameter)
         inputs: list[tuple[str, str | None, str | None]] = []
-        if verification is not None:
-            inputs.append((f"the loss l(z) = {verification.loss} and the regularizer N(w) = "
-                           f"{verification.regularizer}, at d = {verification.dim} features",
-                           "certificate.verification", "loss"))
+        weights = getattr(first, "weights", None)
+        if verification is not None:  # a drawn label bound sets a Huber loss's m; a drawn count the intercept
+            # offset's centre of the ridge, when it sets an offset (else the declared regularizer is the user's)
+            centred = getattr(weights, "source", None) == OFFSET_SOURCE
+            inputs.append((f"the loss l(z) = {verification.loss}", "certificate.verification.loss", "loss"))
+            inputs.append((f"the regularizer N(w) = {verification.regularizer}, at d = {verification.dim} features",
+                           "certificate.verification.regularizer" if centred else None, "regularizer"))
+        class_weights = getattr(weights, "class_weights", None)
+        if class_weights:
+            shown = ", ".join(f"{label!r}: {weight:.4g}" for label, weight in class_weights)
+            inputs.append((f"the class weights {{{shown}}}", "certificate.weights.class_weights", "class_weight"))
         if getattr(first, "kernel", None) is not None:
             inputs.append((f"the loss {first.loss} and the kernel {first.kernel}", None, "kernel"))
         if getattr(first, "data_norm", None) is not None:

@@ -194,11 +194,13 @@ def label_unresolved(certificate: SufficientStatisticsCertificate, n: int) -> st
     return (f"the label's range was not resolved: its private search reads the declared range on a grid of cells "
             f"{cell:.4g} wide (the declared half-width B={certificate.label_bound:g} over 2^{SEARCH_DEPTH} cells), and "
             f"the released bound B'={calibration.label_bound:.4g} is the least that grid gives, so the labels' spread "
-            f"is narrower than it resolves. If the labels vary much less than B', the fit's clipping and noise, set at "
-            f"that scale, make the predictions far worse than the labels' mean. This reads the released bound and "
-            f"public quantities only. To fix: declare a label range nearer the labels' "
+            f"is narrower than it resolves, or most labels share one value (a label that is 0 on most rows). If the "
+            f"labels vary much less than B', or a few lie far beyond it, the fit's clipping and noise, set at that "
+            f"scale, make the predictions far worse than the labels' mean. This reads the released bound and public "
+            f"quantities only. To fix: declare a label range nearer the labels' "
             f"({setting('label_bound', '(lo, hi)', 'LO,HI')}, never read off the data; one a thousand times wider "
-            f"than their spread is still resolved)")
+            f"than their spread is still resolved); for a label piled on one value, fit at the declared range "
+            f"without the search ({setting('column_statistics', 'False')})")
 
 
 def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsCertificate,

@@ -163,3 +163,17 @@ def test_a_ranged_regression_lists_its_labels_private_centre_and_bound():
         text = model.report().to_markdown()
         private = text[text.index("Chosen privately"):text.index("The private mechanisms that chose them")]
         assert f"B' = {model.certificate.calibration.label_bound:g}" in private
+
+
+def test_a_balanced_release_names_its_class_weights_as_private_and_the_declared_loss_as_public():
+    """class_weight="balanced": the report listed the user's own loss and regularizer as "chosen privately by
+    dpcvx" and did not name the class weights, which the private count did set."""
+    X, y = synthetic_classification(n=3000, d=3, random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, class_weight="balanced").fit(X, y, 1.0, random_state=0)
+    text = model.report().to_markdown()
+    public = text[text.index("## Public inputs"):text.index("Chosen privately")]
+    private = text[text.index("Chosen privately"):text.index("The private mechanisms that chose them")]
+    assert "the loss l(z) = logistic(-z)" in public and "the regularizer N(w)" in public
+    assert "the class weights {-1: 1, 1: 0.9" in private and "regularizer" not in private

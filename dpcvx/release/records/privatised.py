@@ -92,7 +92,7 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
     _drawn("the private class count of class_weight='balanced' or class_prior='private' (dpcvx.models.class_count: "
            "discrete Laplace, eps_c, clamped onto [floor, n - floor])", "certificate.weights.private_count", "count",
            ("**.certificate.weights.class_weights", "**.certificate.weights.mean_weight",
-            "**.certificate.verification",  # the intercept offset's centre b0 / s, in the ridge's text
+            "**.certificate.verification.regularizer",  # the intercept offset's centre b0 / s, in the ridge's text
             "**.decision_cut")),  # threshold='prior': the cut at the log-odds of the count's rates
     _drawn("the private column statistics of column_statistics=True (dpcvx.models.column_statistics: discrete "
            "Laplace on the lattice sums, eps_s)", "certificate.column_statistics", "sums",
