@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -165,6 +166,7 @@ class PrivacyAccountant:
         strangers = [type(entry).__name__ for entry in self.ledger if not isinstance(entry, LedgerEntry)]
         if strangers:
             raise InputError(f"ledger must hold LedgerEntry items only (an accountant's ledger), got {strangers[0]}")
+        self._process = os.getpid()  # the process whose charges this ledger holds (:meth:`_charge`)
         self._fresh_state()
 
     def _fresh_state(self) -> None:
@@ -185,7 +187,9 @@ class PrivacyAccountant:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        """A copy keeps the process of the accountant it copies (``_process``): a copy in another process, which a
+        worker of ``n_jobs`` or multiprocessing unpickles, refuses charges (:meth:`_charge`)."""
+        self.__dict__.update({"_process": os.getpid(), **state})
         self._fresh_state()
 
     def __sklearn_clone__(self) -> PrivacyAccountant:
@@ -356,6 +360,17 @@ class PrivacyAccountant:
         # Check and append under one lock: two threads can never both pass the
         # check against the same ledger and then both append.
         cost, description = entry.cost, entry.description
+        if self._process != os.getpid():
+            # a worker's copy (n_jobs, multiprocessing, a fork): its charges would never reach the accountant the
+            # user reads, and every worker would hold the whole budget again (cross_val_score(..., n_jobs=2) spent
+            # 3 epsilon and the accountant said 0)
+            raise InputError(
+                f"{description or 'this computation'}: this accountant was made in another process (process "
+                f"{self._process}) and copied into this one ({os.getpid()}), as a worker of n_jobs > 1 or of "
+                "multiprocessing receives it: its charges would never reach the accountant you read, so nothing "
+                "is charged or computed. Fit in the accountant's own process (n_jobs=1); to continue a ledger "
+                "saved from another session on purpose, make a new accountant of it here: "
+                "PrivacyAccountant(epsilon=..., delta=..., ledger=saved.ledger, neighbours=saved.neighbours)")
         with self._lock:
             fits, grown = self._fits(entry)
             if fits:

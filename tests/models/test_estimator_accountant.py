@@ -132,3 +132,34 @@ def test_a_too_old_scikit_learn_shows_the_real_import_error():
     assert f"scikit-learn >= {SCIKIT_LEARN_MINIMUM}" in text
     assert f"scikit-learn {sklearn.__version__} is installed" in text
     assert "cannot import name 'validate_data'" in text and 'pip install "dpcvx[sklearn]"' in text
+
+
+def test_a_worker_process_cannot_charge_a_copy_of_the_accountant(data):
+    """cross_val_score(..., n_jobs=2) fitted in worker processes, each charging its own unpickled copy: 3 fits at
+    epsilon 1 were released and the accountant said 0 spent (and each worker held the whole budget again)."""
+    import multiprocessing
+    import pickle
+
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    estimator = dpcvx.DPLogisticRegression(epsilon=1.0, accountant=accountant)
+    with pytest.raises(ValueError, match="fits failed"):  # scikit-learn's words; each fit refused by the worker
+        cross_val_score(estimator, X, y, cv=3, n_jobs=2)
+    assert accountant.spent.epsilon == 0 and not accountant.ledger  # nothing was released
+    cross_val_score(estimator, X, y, cv=3)
+    assert accountant.spent.epsilon == pytest.approx(3.0)
+    same = pickle.loads(pickle.dumps(accountant))  # a copy in its own process is an accountant
+    same.spend(1.0)
+    assert same.spent.epsilon == pytest.approx(4.0) and accountant.spent.epsilon == pytest.approx(3.0)
+    with multiprocessing.get_context("fork").Pool(1) as pool:  # inherited, not unpickled: refused too
+        assert pool.apply(_charge_in_child, (accountant,)) == "refused"
+    resumed = dpcvx.PrivacyAccountant(epsilon=10.0, ledger=accountant.ledger)  # the way the message names
+    assert resumed.spent.epsilon == pytest.approx(3.0)
+
+
+def _charge_in_child(accountant):
+    try:
+        accountant.spend(0.1)
+    except InputError as refusal:
+        return "refused" if "made in another process" in str(refusal) else str(refusal)
+    return "charged"
