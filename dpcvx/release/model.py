@@ -685,6 +685,11 @@ class CertifiedWeights:
     theorem: str
     private_count: dict | None = None
 
+    @property
+    def sets_offset(self) -> bool:
+        """Whether the private count sets the intercept offset, whose centre b0 / s the ridge holds."""
+        return self.source == OFFSET_SOURCE
+
     def to_dict(self) -> dict[str, Any]:
         """The file form (``class_weights`` as [class, weight] lists)."""
         return {"source": self.source, "bound": self.bound, "sample_weight_bound": self.sample_weight_bound,
@@ -698,7 +703,7 @@ class CertifiedWeights:
         pairs = self.class_weights
         classes = "" if pairs is None else ", class weights " + ", ".join(f"{label!r}: {w:.4g}" for label, w in pairs)
         count = self.private_count
-        if self.source == OFFSET_SOURCE and count is not None:
+        if self.sets_offset and count is not None:
             b0 = math.log(count["count"] / (count["n"] - count["count"]))
             return (f"intercept offset b0 = log({count['count']} / ({count['n']} - {count['count']})) = "
                     f"{b0:.6g}: the ridge centred at b0 / s, from the private count {count['count']} of "

@@ -55,7 +55,6 @@ from ..privacy.privacy_curve import PrivacyCurve
 from ..validation import check_choice
 from ..verification.exact import exact_text
 from .constants import Constants
-from .model import OFFSET_SOURCE
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 
@@ -392,7 +391,7 @@ class ReleaseReport:
         weights = getattr(first, "weights", None)
         if verification is not None:  # a drawn label bound sets a Huber loss's m; a drawn count the intercept
             # offset's centre of the ridge, when it sets an offset (else the declared regularizer is the user's)
-            centred = getattr(weights, "source", None) == OFFSET_SOURCE
+            centred = getattr(weights, "sets_offset", False) is True
             inputs.append((f"the loss l(z) = {verification.loss}", "certificate.verification.loss", "loss"))
             inputs.append((f"the regularizer N(w) = {verification.regularizer}, at d = {verification.dim} features",
                            "certificate.verification.regularizer" if centred else None, "regularizer"))
