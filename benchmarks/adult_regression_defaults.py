@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import warnings
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
@@ -101,18 +100,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=common.RESULTS_DIR)
-    parser.add_argument("--tag", default="adult_regression_defaults")
-    args = parser.parse_args(argv)
-    record = common.RunRecord("benchmarks.adult_regression_defaults", argv)
-    with common.limit_threads(1):
-        result = run(args)
-    stem = args.out / args.tag
-    print(common.write_markdown(stem.with_suffix(".md"), markdown(result, args), record))
-    result["settings"] = {key: value for key, value in vars(args).items() if key != "out"}
-    result["run"] = record.finish()
-    common.write_json(stem.with_suffix(".json"), result)
-    return result
+    common.add_result_arguments(parser, "adult_regression_defaults")
+    return common.run_recorded("benchmarks.adult_regression_defaults", parser, argv, run, markdown)
 
 
 if __name__ == "__main__":

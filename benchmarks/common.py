@@ -514,6 +514,24 @@ def run_and_write(parser: argparse.ArgumentParser, argv: list[str] | None, run: 
     return output
 
 
+def run_recorded(module: str, parser: argparse.ArgumentParser, argv: list[str] | None,
+                 run: Callable[[argparse.Namespace], dict],
+                 markdown: Callable[[dict, argparse.Namespace], str]) -> dict:
+    """A script's main with its run record (:class:`RunRecord`): the arguments parsed from ``argv`` (its ``--out``
+    and ``--tag``), ``run`` on one BLAS thread, then ``--out``/``--tag``.md (the markdown and the record) and .json
+    (the result, its settings and the record)."""
+    args = parser.parse_args(argv)
+    record = RunRecord(module, argv)
+    with limit_threads(1):
+        result = run(args)
+    stem = Path(args.out) / args.tag
+    print(write_markdown(stem.with_suffix(".md"), markdown(result, args), record))
+    result["settings"] = {key: value for key, value in vars(args).items() if key != "out"}
+    result["run"] = record.finish()
+    write_json(stem.with_suffix(".json"), result)
+    return result
+
+
 def write_results(output: dict, text: str, out: Path, tag: str) -> None:
     """A run's JSON (:func:`write_json`) and its markdown text, as ``out``/``tag``.json and .md."""
     write_json(out / f"{tag}.json", output)

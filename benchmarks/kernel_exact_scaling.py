@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -75,18 +74,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 5000])
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=common.RESULTS_DIR)
-    parser.add_argument("--tag", default="kernel_exact_scaling")
-    args = parser.parse_args(argv)
-    record = common.RunRecord("benchmarks.kernel_exact_scaling", argv)
-    with common.limit_threads(1):
-        result = run(args)
-    stem = args.out / args.tag
-    print(common.write_markdown(stem.with_suffix(".md"), markdown(result, args), record))
-    result["settings"] = {key: value for key, value in vars(args).items() if key != "out"}
-    result["run"] = record.finish()
-    common.write_json(stem.with_suffix(".json"), result)
-    return result
+    common.add_result_arguments(parser, "kernel_exact_scaling")
+    return common.run_recorded("benchmarks.kernel_exact_scaling", parser, argv, run, markdown)
 
 
 if __name__ == "__main__":
