@@ -40,6 +40,7 @@ public, re-derived in docs/theory.md (section 9).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ from numpy.typing import ArrayLike
 from ..data.kernels import KernelSpec, as_rows, kernel_expansion
 from ..data.notes import checks_then_notes
 from ..exceptions import BudgetExceededError, InputError, NoiseDominatesWarning
+from ..privacy import process_token
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
 from ..privacy.kernel_calibrate import (
@@ -147,6 +149,8 @@ class PINP(TrainingSetLearner):
         self._round_shift: int | None = None
         self.updates_used_ = 0
         self.queries_answered_ = 0
+        self._process = process_token.current()  # its budget is answered from this process only (query)
+        self._query_lock = threading.Lock()  # one query at a time: B is checked and spent in one step
         finding = parameters.vacuous_finding()
         if finding is not None:
             warn_release(f"{speaker(type(self).__name__)}: {finding}", NoiseDominatesWarning)
@@ -209,12 +213,32 @@ class PINP(TrainingSetLearner):
             )
         return points
 
+    def __getstate__(self) -> dict[str, Any]:
+        """An unfitted learner copies as its parameters; a fitted curator cannot be copied or pickled: it holds the
+        private rows' exact minimiser w*, and a copy would answer with the whole budget of B updates again (workers
+        of joblib made 581 updates against B = 364, and the original counted none)."""
+        if getattr(self, "parameters_", None) is not None:
+            raise InputError("a fitted PINP curator cannot be copied or pickled: it holds the exact minimiser of the "
+                             "private rows, and a copy would answer queries with the whole privacy budget again. "
+                             "Query it in its own process, one query at a time; release() gives the transcript and "
+                             "public_predictor() the public iterate, both free to copy")
+        return dict(self.__dict__)
+
     def query(self, z: ArrayLike) -> float:
-        """A private prediction of <w*, phi(z)> for one point z."""
+        """A private prediction of <w*, phi(z)> for one point z; queries from several threads are answered one at a
+        time, and a curator inherited by another process (a fork) answers none."""
         parameters = self._session()
+        if self._process != process_token.current():
+            raise InputError("this PINP curator was made in another process and inherited by this one (a fork): "
+                             "its answers would spend a budget its owner never counts; query it in its own process")
         point = self._check_queries(z, "z")
         if point.shape[0] != 1:
             raise InputError(f"query takes one point, got {point.shape[0]}; use decision_function")
+        with self._query_lock:
+            return self._answer(point, parameters)
+
+    def _answer(self, point: np.ndarray, parameters: PINPParameters) -> float:
+        """:meth:`query`'s answer to one checked point, under the curator's lock."""
         if self.updates_used_ >= parameters.max_updates:
             raise BudgetExceededError(
                 f"PINP has made its B = {parameters.max_updates} updates and its privacy budget is "

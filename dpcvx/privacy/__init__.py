@@ -17,6 +17,7 @@
 * :mod:`.kernel_calibrate`: calibration of the kernel learners (Jain and Thakurta 2013);
 * :mod:`.composition`, :mod:`.accountant`: composing releases and the budget;
 * :mod:`.rng`: the noise source (OS entropy unless a seed is given);
+* :mod:`.process_token`: which process an object that holds a budget belongs to (a copy elsewhere spends none);
 * :mod:`.ball_sampler`: uniform points of a ball (TDIL's net);
 * :mod:`.adassp`: AdaSSP: private least squares by sufficient statistics with an adaptive ridge (Wang, UAI 2018);
 * :mod:`.calibrate_gaussian`: (epsilon, delta) calibrations of the linear learner: Gaussian objective and output

@@ -72,8 +72,8 @@ an unpickled accountant gets a fresh one.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
-import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -81,6 +81,7 @@ from typing import Any, NamedTuple
 
 from ..exceptions import BudgetExceededError, InputError
 from ..validation import check_delta, check_epsilon
+from . import process_token
 from .neighbours import Neighbours, group_epsilon_delta
 from .privacy_curve import Composition, CurvePart, PrivacyCurve
 
@@ -166,16 +167,18 @@ class PrivacyAccountant:
         strangers = [type(entry).__name__ for entry in self.ledger if not isinstance(entry, LedgerEntry)]
         if strangers:
             raise InputError(f"ledger must hold LedgerEntry items only (an accountant's ledger), got {strangers[0]}")
-        self._process = os.getpid()  # the process whose charges this ledger holds (:meth:`_charge`)
+        self._process = process_token.current()  # the process whose charges this ledger holds (:meth:`_charge`)
         self._fresh_state()
 
     def _fresh_state(self) -> None:
         """The state that is not a dataclass field (equality, repr, asdict and replace never see it):
         the lock (re-entrant: _charge holds it while calling can_spend, spent and remaining), the
-        descriptions of the open :meth:`described` blocks of each thread, and the composition of
+        descriptions of the open :meth:`described` blocks of each thread and task, and the composition of
         the ledger as last read (the entries it covers and their :class:`Composition`)."""
         self._lock = threading.RLock()
-        self._descriptions = threading.local()
+        # each thread's and each asyncio task's own (a threading.local mixed two tasks' labels on one thread)
+        self._descriptions: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+            "dpcvx accountant descriptions", default=())
         self._composition: tuple[tuple[LedgerEntry, ...], Composition] = ((), Composition(self.neighbours))
 
     def __getstate__(self) -> dict[str, Any]:
@@ -189,7 +192,7 @@ class PrivacyAccountant:
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A copy keeps the process of the accountant it copies (``_process``): a copy in another process, which a
         worker of ``n_jobs`` or multiprocessing unpickles, refuses charges (:meth:`_charge`)."""
-        self.__dict__.update({"_process": os.getpid(), **state})
+        self.__dict__.update({"_process": process_token.current(), **state})
         self._fresh_state()
 
     def __sklearn_clone__(self) -> PrivacyAccountant:
@@ -199,22 +202,18 @@ class PrivacyAccountant:
 
     @contextlib.contextmanager
     def described(self, description: str) -> Iterator[PrivacyAccountant]:
-        """Every charge made inside the block, in this thread, carries ``description`` in its ledger
+        """Every charge made inside the block, in this thread or asyncio task, carries ``description`` in its ledger
         line, before the learner's own (blocks nest, outermost first, joined by ": ")."""
         if not isinstance(description, str) or not description.strip():
             raise InputError(f"described() takes a non-empty description string, got {description!r}")
-        stack = self._open_descriptions()
-        stack.append(description.strip())
+        token = self._descriptions.set((*self._descriptions.get(), description.strip()))
         try:
             yield self
         finally:
-            stack.pop()
+            self._descriptions.reset(token)
 
-    def _open_descriptions(self) -> list[str]:
-        if not hasattr(self._descriptions, "stack"):
-            self._descriptions.stack = []
-        stack: list[str] = self._descriptions.stack
-        return stack
+    def _open_descriptions(self) -> tuple[str, ...]:
+        return self._descriptions.get()
 
     @property
     def spent(self) -> PrivacyCost:
@@ -360,14 +359,14 @@ class PrivacyAccountant:
         # Check and append under one lock: two threads can never both pass the
         # check against the same ledger and then both append.
         cost, description = entry.cost, entry.description
-        if self._process != os.getpid():
+        if self._process != process_token.current():
             # a worker's copy (n_jobs, multiprocessing, a fork): its charges would never reach the accountant the
             # user reads, and every worker would hold the whole budget again (cross_val_score(..., n_jobs=2) spent
             # 3 epsilon and the accountant said 0)
             raise InputError(
-                f"{description or 'this computation'}: this accountant was made in another process (process "
-                f"{self._process}) and copied into this one ({os.getpid()}), as a worker of n_jobs > 1 or of "
-                "multiprocessing receives it: its charges would never reach the accountant you read, so nothing "
+                f"{description or 'this computation'}: this accountant was made in another process and copied into "
+                "this one, as a worker of n_jobs > 1 or of multiprocessing receives it: its charges would never "
+                "reach the accountant you read, so nothing "
                 "is charged or computed. Fit in the accountant's own process (n_jobs=1); to continue a ledger "
                 "saved from another session on purpose, make a new accountant of it here: "
                 "PrivacyAccountant(epsilon=..., delta=..., ledger=saved.ledger, neighbours=saved.neighbours)")

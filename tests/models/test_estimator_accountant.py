@@ -163,3 +163,50 @@ def _charge_in_child(accountant):
     except InputError as refusal:
         return "refused" if "made in another process" in str(refusal) else str(refusal)
     return "charged"
+
+
+@pytest.mark.parametrize("procedure", ["split", "full-data"])
+def test_tune_refuses_an_estimator_that_holds_an_accountant(data, procedure):
+    """Every candidate copied the estimator with its accountant: tune charged the user's accountant, then a
+    candidate's fit charged its copy again and failed after the charge ("a bug ... the budget is spent")."""
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    estimator = dpcvx.DPLogisticRegression(epsilon=1.0, accountant=accountant)
+    with pytest.raises(InputError, match="has accountant= from its constructor.*Nothing was charged"):
+        dpcvx.tune(estimator, X, y, {"lam": [1e-3, 1e-2]}, 1.0, procedure=procedure, accountant=accountant,
+                   random_state=0)
+    assert not accountant.ledger
+
+
+def test_a_copy_with_the_process_id_of_the_original_still_refuses(monkeypatch, data):
+    """The owner is a random token of the process, renewed at fork: a process ID can repeat (another container,
+    a reused ID), and a copy unpickled in a process with the original's ID charged."""
+    import os
+    import pickle
+
+    from dpcvx.privacy import process_token
+
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    saved = pickle.dumps(accountant)
+    monkeypatch.setattr(process_token, "_TOKEN", "another process with the same pid " + str(os.getpid()))
+    with pytest.raises(InputError, match="made in another process"):
+        pickle.loads(saved).spend(0.1)
+    monkeypatch.undo()
+    pickle.loads(saved).spend(0.1)  # back in its own process
+
+
+def test_described_labels_follow_each_asyncio_task():
+    import asyncio
+
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+
+    async def release(name, pause):
+        with accountant.described(name):
+            await asyncio.sleep(pause)
+            accountant.spend(0.1, description="fit")
+
+    async def both():
+        await asyncio.gather(release("model A", 0.02), release("model B", 0.05))
+
+    asyncio.run(both())
+    assert sorted(entry.description for entry in accountant.ledger) == ["model A: fit", "model B: fit"]

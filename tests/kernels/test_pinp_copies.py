@@ -1,0 +1,86 @@
+"""A fitted PINP curator counts its B updates in one object, one query at a time: a copy (pickle, deepcopy, a
+joblib worker) held the whole budget again and its owner counted nothing (581 updates against B = 364 through
+joblib), and threads racing past the check made 4 and 5 updates against B = 3."""
+
+import contextlib
+import copy
+import dataclasses
+import multiprocessing
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+from dpcvx import PINP, InputError
+from dpcvx.exceptions import BudgetExceededError
+
+LOSS = "huber_hinge:h=0.5"
+
+
+def circle_task(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2)) / np.sqrt(2)
+    return X, np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
+
+
+def _curator(updates=3):
+    X, y = circle_task(300, 22)
+    pinp = PINP("rbf", gamma=4.0, lam=0.1, max_queries=40, max_updates=updates, loss=LOSS).fit(X, y, 1.0,
+                                                                                             random_state=2)
+    # a (public) threshold far below every gap makes each query an update, as in test_pinp_stops_at_b_updates
+    pinp.parameters_ = dataclasses.replace(pinp.parameters_, threshold=-1e9, threshold_steps=-10**18)
+    return pinp
+
+
+def test_a_fitted_curator_cannot_be_copied_and_an_unfitted_one_can():
+    pinp = _curator()
+    for make_copy in (pickle.dumps, copy.deepcopy, copy.copy):
+        with pytest.raises(InputError, match="cannot be copied or pickled"):
+            make_copy(pinp)
+    unfitted = PINP("rbf", gamma=4.0, lam=0.1, max_queries=40)
+    assert pickle.loads(pickle.dumps(unfitted)).get_params() == unfitted.get_params()
+    pickle.dumps(pinp.release())  # the transcript is free to copy
+
+
+def test_threads_racing_a_curator_make_at_most_b_updates():
+    for trial in range(5):
+        pinp = _curator()
+        queries, _ = circle_task(8, 30 + trial)
+        barrier = threading.Barrier(8)
+
+        def ask(point, pinp=pinp, barrier=barrier):
+            barrier.wait()
+            with contextlib.suppress(BudgetExceededError):
+                pinp.query(point)
+
+        threads = [threading.Thread(target=ask, args=(point,)) for point in queries]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert pinp.updates_used_ == 3 and len(pinp.public_predictor().coef) == 3
+
+
+_INHERITED: list = []  # what a forked worker inherits without pickling
+
+
+def _query_inherited(point):
+    try:
+        _INHERITED[0].query(point)
+    except InputError as refusal:
+        return "refused" if "made in another process" in str(refusal) else str(refusal)
+    return "answered"
+
+
+def test_a_curator_inherited_by_a_forked_process_answers_nothing():
+    pinp = _curator()
+    point = circle_task(1, 40)[0]
+    _INHERITED[:] = [pinp]
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:  # forked now: the worker holds a copy
+            assert pool.apply(_query_inherited, (point,)) == "refused"
+    finally:
+        _INHERITED.clear()
+    assert pinp.updates_used_ == 0
+    assert np.isfinite(pinp.query(point)) and pinp.updates_used_ == 1
