@@ -271,8 +271,7 @@ class PrivateLinearRegression:
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
-                                  column_statistics=check_flag("column_statistics", self.column_statistics),
-                                  range_columns=ranges)
+                                  column_statistics=self.column_statistics, range_columns=ranges)
 
     @property
     def plans_first(self) -> bool:

@@ -90,7 +90,7 @@ from scipy.special import ndtri
 
 from ..exceptions import InputError
 from ..rounding import round_up
-from ..validation import check_bound, check_delta, check_epsilon, fraction, is_integer, positive
+from ..validation import check_bound, check_delta, check_epsilon, check_flag, fraction, is_integer, positive
 from .calibration import Calibration, PublicFacts, Record
 from .column_ranges import RANGE_SHARE, SEARCH_DEPTH, count_sigma, least_rows, range_level
 from .float_guarantee import FloatGuarantee
@@ -352,10 +352,10 @@ def adassp_calibration(epsilon: float, delta: float, *, dim: int, data_norm: flo
     together."""
     delta = check_delta(delta, allow_zero=False)
     relation = Neighbours.parse(neighbours)
-    if column_statistics is not False and (column_statistics is not True or relation is not Neighbours.REPLACE_ONE):
-        raise InputError(f"column_statistics must be True or False, and True is offered under replace-one "
-                         f"neighbours only (n public: the means divide by it); got {column_statistics!r} under "
-                         f"{relation}")
+    column_statistics = check_flag("column_statistics", column_statistics)  # a numpy bool as the bool, as every flag
+    if column_statistics and relation is not Neighbours.REPLACE_ONE:
+        raise InputError(f"column_statistics=True is offered under replace-one neighbours only (n public: the means "
+                         f"divide by it); got it under {relation}")
     if range_columns != 0 and (not is_integer(range_columns) or range_columns < 1 or column_statistics
                                or relation is not Neighbours.REPLACE_ONE):
         raise InputError(f"range_columns must be 0 or a number of columns >= 1, without column statistics and under "

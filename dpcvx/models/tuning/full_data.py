@@ -252,9 +252,10 @@ def options_given(eta: Any, mean_runs: Any, held_out: Any) -> bool:
 
 def _checked_rule(m: int, eta: Any, mean_runs: Any, held_out: Any) -> tuple[StoppingRule, float]:
     """The stopping rule of the checked ``eta`` and ``mean_runs`` for ``m`` candidates, and ``held_out``."""
-    eta, mean_runs, held_out = checked_options(eta, mean_runs, held_out)
-    mean = RUNS_PER_CANDIDATE * m if mean_runs is None else mean_runs
-    positive("mean_runs", mean, minimum=MIN_MEAN_RUNS, maximum=MAX_MEAN_RUNS)  # the default, m candidates' worth
+    eta, mean, held_out = checked_options(eta, mean_runs, held_out)
+    if mean is None:  # the default, m candidates' worth, within the same limits as a given one (taken exact)
+        mean = RUNS_PER_CANDIDATE * m
+        positive("mean_runs", mean, minimum=MIN_MEAN_RUNS, maximum=MAX_MEAN_RUNS)
     return StoppingRule.with_mean(mean, eta), held_out
 
 
