@@ -92,6 +92,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .exceptions import InputError, a_value_of
+from .models.contract import refuse_held_accountant
 from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
 from .release.input_record import HoldsNoInput
@@ -299,11 +300,9 @@ def _estimator_fit(estimator: Any, epsilon: float | None, delta: float | None, a
             raise InputError(f"as_opendp_measurement got {label}={given!r} for {name}, whose own {label} is "
                              f"{held!r}: an estimator's fit spends its own budget. Leave {label} out (the measurement "
                              f"is then at the estimator's), or set {name}({label}={given!r})")
-    if params.get("accountant") is not None:
-        raise InputError(f"{name} has accountant= from its constructor: each call of the measurement would charge it "
-                         "besides OpenDP's compositor, which counts the budget here. Pass the estimator with "
-                         "accountant=None (set_params(accountant=None)); its fit's budget is charged to OpenDP's "
-                         "compositor")
+    refuse_held_accountant(template, "each call of the measurement would charge it besides OpenDP's compositor, "
+                           "which counts the budget here", "Pass the estimator with accountant=None "
+                           "(set_params(accountant=None)); its fit's budget is charged to OpenDP's compositor")
     _refuse_fixed_seed(f"{name} has random_state={params.get('random_state')!r}", params.get("random_state"),
                        allow_fixed_seed, "pass the estimator with random_state=None (set_params(random_state=None))")
     relation = fit_relation(params.get("neighbours", Neighbours.REPLACE_ONE.value), own[1])

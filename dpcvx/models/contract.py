@@ -33,7 +33,8 @@ from typing import Any, ClassVar, Protocol
 from ..exceptions import InputError
 from ..privacy.neighbours import Neighbours
 
-__all__ = ["predicts_per_row", "check_tunable", "binding_error", "FIT_KEYWORDS", "Learner", "Plan"]
+__all__ = ["predicts_per_row", "check_tunable", "binding_error", "refuse_held_accountant", "FIT_KEYWORDS", "Learner",
+           "Plan"]
 
 
 def predicts_per_row(learner: Any) -> bool:
@@ -62,6 +63,18 @@ def refuse_fit_arguments(caller: str, learner: Any, *args: Any, **keywords: Any)
     if why is not None:
         raise InputError(f"{caller} passes its other arguments on to {type(learner).__name__}.fit, which cannot be "
                          f"called with them ({why}). Nothing was charged")
+
+
+def refuse_held_accountant(learner: Any, consequence: str, remedy: str) -> None:
+    """Refuse, before anything is charged, a learner that holds an accountant of its own (an estimator's
+    ``accountant=``) where a procedure fits copies of it (:func:`dpcvx.tune`, an OpenDP measurement,
+    :func:`~dpcvx.models.release_audit.audit_release_file`): each copy charges a copy of that accountant, which nobody
+    reads, and the caller's accountant is never charged. ``consequence`` says what the procedure's copies would
+    charge, ``remedy`` what to do."""
+    get_params = getattr(learner, "get_params", None)
+    held = get_params(deep=False).get("accountant") if callable(get_params) else None
+    if held is not None:
+        raise InputError(f"{type(learner).__name__} has accountant= from its constructor: {consequence}. {remedy}")
 
 
 def check_tunable(candidate: Any, fit_params: Mapping[str, Any], name: str) -> None:

@@ -29,6 +29,7 @@ from ..exceptions import InputError
 from ..release import serialization
 from ..release.records.privatised import PRIVATE_RELEASES, leaves
 from .audit import NeighbouringPair
+from .contract import refuse_held_accountant
 
 __all__ = ["ReleaseFileAudit", "audit_release_file", "release_diff"]
 
@@ -157,6 +158,9 @@ def audit_release_file(learner: Any, X: Any, y: Any, *, epsilon: float = 1.0, me
     sides, so a clean result means the file's public part does not depend on
     the record replaced except through the privatised values.
     """
+    refuse_held_accountant(learner, "the audit fits two copies of it, on the table and on its neighbour, and each "
+                           "would charge a copy of that accountant, never yours", "An audit is an experiment, not a "
+                           "release: pass the estimator with accountant=None (set_params(accountant=None))")
     X = np.array(X, dtype=float)
     y = np.asarray(y)
     if X.ndim != 2 or y.shape != (X.shape[0],) or X.shape[0] < 1:

@@ -178,6 +178,20 @@ def test_tune_refuses_an_estimator_that_holds_an_accountant(data, procedure):
     assert not accountant.ledger
 
 
+def test_the_release_file_audit_refuses_an_estimator_that_holds_an_accountant(data):
+    """The audit fitted two deep copies of the estimator, each charging a copy of its accountant: two fits on the
+    user's rows and the accountant read nothing spent."""
+    from dpcvx.models.release_audit import audit_release_file
+
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+    estimator = dpcvx.DPLogisticRegression(accountant=accountant)
+    with pytest.raises(InputError, match="has accountant= from its constructor.*accountant=None"):
+        audit_release_file(estimator, X, y, epsilon=1.0)
+    assert not accountant.ledger
+    assert audit_release_file(estimator.set_params(accountant=None), X, y, epsilon=1.0).clean
+
+
 def test_a_copy_with_the_process_id_of_the_original_still_refuses(monkeypatch, data):
     """The owner is a random token of the process, renewed at fork: a process ID can repeat (another container,
     a reused ID), and a copy unpickled in a process with the original's ID charged."""

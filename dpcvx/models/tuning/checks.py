@@ -44,7 +44,7 @@ from ...validation import (
     refuse_non_finite,
     refuse_unknown_parameters,
 )
-from ..contract import Plan, binding_error, check_tunable, predicts_per_row
+from ..contract import Plan, binding_error, check_tunable, predicts_per_row, refuse_held_accountant
 from ..erm import PrivateERM
 from ..failure import composite, least_rows, rehearse
 from ..fit_plan import FitPlan
@@ -513,20 +513,6 @@ class Setup:
         return self.rng if self.source.reproducible else None
 
 
-def _refuse_held_accountant(learner: Any) -> None:
-    """Refuse a learner that holds an accountant of its own (an estimator's ``accountant=``): every candidate is a
-    copy of it, whose rehearsal and fit would charge a copy of that accountant besides tune's one charge (with a
-    budget below twice epsilon the fit after tune's charge failed; above it, the charges went to copies nobody
-    reads)."""
-    get_params = getattr(learner, "get_params", None)
-    held = get_params(deep=False).get("accountant") if callable(get_params) else None
-    if held is not None:
-        raise InputError(f"{type(learner).__name__} has accountant= from its constructor: tune charges its own "
-                         "accountant once for the whole procedure, and each candidate's fits would charge a copy of "
-                         "that one besides. Pass it to tune (accountant=...) and set_params(accountant=None) on the "
-                         "learner. Nothing was charged")
-
-
 def prepare(learner: Any, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
             epsilon: float, delta: float, mechanism: str | None, fit_params: Mapping[str, Any] | None,
             accountant: Any, random_state: RandomState, score: Any = None) -> Setup:
@@ -555,7 +541,9 @@ def prepare(learner: Any, grid: Mapping[str, Sequence] | Sequence[Mapping[str, A
     if delta > 0:
         keywords["delta"] = delta
     check_accountant(accountant)
-    _refuse_held_accountant(learner)
+    refuse_held_accountant(learner, "tune charges its own accountant once for the whole procedure, and each "
+                           "candidate's fits would charge a copy of that one besides", "Pass it to tune "
+                           "(accountant=...) and set_params(accountant=None) on the learner. Nothing was charged")
     adapted = adapt(learner)
     learners = [configure(adapted, params) for params in candidates]
     for candidate in learners:  # nothing of the data is read for the capability and relation
