@@ -47,13 +47,22 @@ def declared_loss(loss: Loss) -> tuple[cp.Variable, cp.Expression]:
 
 
 def check_constants(expression: cp.Expression, name: str) -> None:
-    """Refuse a declaration (``name``: "loss(z)" or "regularizer(w)") whose constants have no finite value: a
-    cp.Parameter without a value (nothing to verify or solve with) or a NaN or infinite constant (no loss or
-    regularizer is finite with it; the solver would compute with it). The one check of the loss and of the
-    regularizer, so that each fails its declaration with the same words."""
-    for leaf in (*expression.parameters(), *expression.constants()):
-        if leaf.value is None:
-            raise TypeError(f"{name} uses a cp.Parameter without a value: set its value before verifying")
+    """Refuse a declaration (``name``: "loss(z)", "regularizer(w)" or "l(p, y)") unless every constant is a fixed
+    finite number: a cp.Parameter (its value can change after the proof, and CVXPY reads it when it solves: a
+    regularizer proved at p = 1 was minimised at p = 1e-4 under the noise for m = 2, and the cache handed that live
+    expression to a later declaration with the same numbers), or a NaN or infinite constant (no loss or regularizer
+    is finite with it; the solver would compute with it). The one check of the declared expressions, so that each
+    fails with the same words; constraint sets refuse a cp.Parameter too
+    (:func:`~dpcvx.verification.constraints.analyse_constraints`)."""
+    parameters = expression.parameters()
+    if parameters:
+        shown = parameters[0].name()
+        value = parameters[0].value
+        example = f"float({shown}.value)" if value is not None and np.size(value) == 1 else f"{shown}.value"
+        raise TypeError(f"{name} holds the cp.Parameter {shown}: what is proved must be what is solved, and a "
+                        f"parameter's value can change between the two; write its value as a constant ({example}, "
+                        "read when the loss or regularizer is declared)")
+    for leaf in expression.constants():
         values = np.asarray(leaf.value, dtype=float)
         if not np.all(np.isfinite(values)):
             bad = values[~np.isfinite(values)].flat[0]

@@ -96,8 +96,6 @@ def _broadcast(lists: list[Entries], size: int) -> list[Entries]:
 
 def _constant_entries(node: Node) -> Entries:
     value = node.value
-    if value is None:
-        raise NotSeparable("a cp.Parameter without a value")
     array = np.asarray(value.toarray() if hasattr(value, "toarray") else value, dtype=float)
     return [cp.Constant(float(v)) for v in array.ravel(order="F")]
 
@@ -111,7 +109,7 @@ def _entries(node: Node, variable: cp.Variable, margins: cp.Expression) -> Entri
         if node.id != variable.id:
             raise NotSeparable(f"the variable {node.name()} other than z")
         return [margins]
-    if isinstance(node, (cp.Constant, cp.Parameter)):
+    if isinstance(node, cp.Constant):
         return _constant_entries(node)
     if not _has_variable(node):  # a constant subexpression: its value, frozen as verified
         return _constant_entries(node)

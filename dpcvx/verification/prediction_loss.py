@@ -42,12 +42,20 @@ def residual_loss(loss: Callable[..., Any]) -> Callable[[cp.Expression], cp.Expr
     import cvxpy as cp
     import sympy as sp  # the proof that l(p, y) is a loss of p - y
 
+    from .loss_declaration import check_constants
     from .translate import UnsupportedAtom, to_sympy
 
     p_symbol, y_symbol, r_symbol = sp.symbols("p y r", real=True)
     prediction, label = cp.Variable(name="p"), cp.Variable(name="y")
     try:
         expression = loss(prediction, label)
+        if not isinstance(expression, cp.Expression):
+            raise TypeError(f"it returned {type(expression).__name__}")
+        check_constants(expression, "l(p, y)")
+    except Exception as error:
+        raise AssumptionError(f"the loss l(p, y) is not a scalar CVXPY expression of two scalars with fixed "
+                              f"constants: {type(error).__name__}: {error}") from None
+    try:
         form = to_sympy(expression, prediction, p_symbol, {label.id: y_symbol})
     except UnsupportedAtom as error:
         raise AssumptionError(f"the loss l(p, y) could not be translated to prove that it is a loss of the residual "

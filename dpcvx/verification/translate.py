@@ -115,10 +115,8 @@ def _constant_value(expression: cp.Expression) -> float:
 # --- leaves -----------------------------------------------------------------
 
 
-@register(cp.Constant, cp.Parameter)
+@register(cp.Constant)  # a declaration holds no cp.Parameter (loss_declaration.check_constants)
 def _constant(node: Node, args: list[np.ndarray]) -> np.ndarray:
-    if node.value is None:
-        raise UnsupportedAtom(f"parameter {node.name()} has no value")
     values = np.asarray(node.value, dtype=float)
     try:
         return _array(np.vectorize(exact_constant, otypes=[object])(values)).reshape(node.shape)

@@ -105,10 +105,8 @@ def _structural_key(node: Any) -> tuple[Any, ...]:  # a CVXPY tree node (cvxpy t
 
     if isinstance(node, cp.Variable):
         return ("variable", node.shape)
-    if isinstance(node, cp.Parameter) and node.value is None:
-        return ("parameter", node.id)
-    if isinstance(node, (cp.Constant, cp.Parameter)):
-        value: Any = node.value  # not None: a Parameter without a value returned above
+    if isinstance(node, cp.Constant):  # a declaration holds no cp.Parameter (loss_declaration.check_constants)
+        value: Any = node.value
         array = np.asarray(value.toarray() if hasattr(value, "toarray") else value, dtype=float)
         return ("constant", node.shape, array.tobytes())
     data: list[tuple[Any, ...] | str] = []

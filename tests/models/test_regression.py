@@ -251,6 +251,17 @@ def test_a_loss_that_is_not_of_the_residual_is_refused_before_charging(data):
     assert accountant.ledger == []
 
 
+def test_a_loss_of_prediction_and_label_holding_a_parameter_is_refused_before_charging(data):
+    """l(p, y) is called again for the residual form and for the solve: a cp.Parameter in it would be read at each
+    call, so what is proved need not be what is solved."""
+    X, y = data
+    accountant = PrivacyAccountant(5.0)
+    scale = cp.Parameter(nonneg=True, name="scale", value=1.0)
+    with pytest.raises(dpcvx.AssumptionError, match="l\\(p, y\\) holds the cp.Parameter scale.*float\\(scale.value\\)"):
+        least_squares(lambda p, y: scale * cp.huber(p - y, 1)).fit(X, y, 1.0, accountant=accountant)
+    assert accountant.ledger == []
+
+
 def test_the_estimator_offers_least_squares_on_a_ball(data):
     pytest.importorskip("sklearn")
     X, y = data

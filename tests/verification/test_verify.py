@@ -246,15 +246,43 @@ def test_a_non_finite_constant_fails_the_declaration_naming_it(bad):
     assert f"regularizer(w) uses the non-finite constant {bad}" in cert.condition("strong_convexity").detail
 
 
-def test_a_parameter_without_a_value_fails_loss_and_regularizer_alike():
-    """The loss said "uses a cp.Parameter without a value", the regularizer CVXPY's raw "Cannot compute the value
-    of an constraint whose expression is None-valued": one check says it for both."""
-    loss = dpcvx.verify(lambda z: cp.logistic(-cp.Parameter() * z)).condition("declaration").detail
-    regularizer = dpcvx.verify(losses.logistic(), lambda w: cp.Parameter(nonneg=True) * cp.sum_squares(w))
-    assert "loss(z) uses a cp.Parameter without a value" in loss
+@pytest.mark.parametrize("value", [None, 1.0])
+def test_a_parameter_fails_loss_and_regularizer_alike(value):
+    """A cp.Parameter without a value: the loss said "uses a cp.Parameter without a value", the regularizer CVXPY's
+    raw "Cannot compute the value of an constraint whose expression is None-valued". With a value: its value can
+    change between the proof and the solve (a regularizer proved at p = 1 was minimised at p = 1e-4 under the noise
+    for m = 2). One check refuses both, for both."""
+    loss = dpcvx.verify(lambda z: cp.logistic(-cp.Parameter(name="a", value=value) * z)).condition("declaration")
+    regularizer = dpcvx.verify(losses.logistic(), lambda w: cp.Parameter(nonneg=True, name="p", value=value)
+                               * cp.sum_squares(w))
+    assert loss.passed is False and "loss(z) holds the cp.Parameter a" in loss.detail
     for name in ("regularizer_convexity", "strong_convexity", "regularizer_differentiability",
                  "regularizer_twice_differentiability"):
-        assert "regularizer(w) uses a cp.Parameter without a value" in regularizer.condition(name).detail
+        assert "regularizer(w) holds the cp.Parameter p" in regularizer.condition(name).detail
+    if value is not None:
+        assert "float(p.value)" in regularizer.condition("strong_convexity").detail
+
+
+def test_a_parameter_changed_after_verify_changes_no_later_fit():
+    """verify() with p ||w||^2 + sum logistic(w) at p = 1, then p = 1e-4: the verifier's cache keyed the Parameter
+    by its value and kept the live expression, so a later fit declaring 1.0 ||w||^2 + sum logistic(w) was certified
+    m = 2 and minimised the cached expression at p = 1e-4 (its release was that minimiser plus the noise, 0.7 away
+    from the same fit of the same N written in another order). Now the Parameter is refused, nothing is cached, and
+    both orders release the same model."""
+    from dpcvx.demo import synthetic_classification
+
+    X, y = synthetic_classification(n=400, d=3, random_state=0)
+    p = cp.Parameter(nonneg=True, value=1.0)
+    dpcvx.verify(losses.logistic(), lambda w: p * cp.sum_squares(w) + cp.sum(cp.logistic(w)), dim=3)
+    p.value = 1e-4
+
+    def fitted(regularizer):
+        erm = dpcvx.PrivateERM(loss=losses.logistic(), regularizer=regularizer, lam=1e-2, data_norm=1.0)
+        return erm.fit(X, y, epsilon=1.0, mechanism="output", random_state=0).coef_
+
+    declared = fitted(lambda w: 1.0 * cp.sum_squares(w) + cp.sum(cp.logistic(w)))
+    reordered = fitted(lambda w: cp.sum(cp.logistic(w)) + 1.0 * cp.sum_squares(w))
+    assert np.allclose(declared, reordered, atol=1e-6)
 
 
 def test_require_names_condition_and_fix():
