@@ -78,18 +78,20 @@ NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no
                         "constant prediction (R^2 <= 0).")
 
 
-def warning_text(finding: str) -> str:
+def warning_text(finding: str, multiclass: bool = False) -> str:
     """The warning's text of a finding (:data:`ONE_CLASS` ...): the finding, NOT PRIVATE, and the private way to
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
-    a command runs)."""
-    return finding + _note(finding == NO_BETTER_REGRESSION)
+    a command runs); ``multiclass``: the release of more than two classes (one-vs-rest), which takes no class weight
+    or class prior, so its note names none."""
+    return finding + _note(finding == NO_BETTER_REGRESSION, multiclass)
 
 
-def _note(regression: bool) -> str:
+def _note(regression: bool, multiclass: bool = False) -> str:
     """What follows a finding in its warning (:func:`warning_text`)."""
     label_bound = setting("label_bound")
-    changed = (f"{setting('lam')}, {setting('epsilon')}, columns, "
-               + (f"{label_bound})" if regression else f"{setting('class_weight')})"))
+    weights = f"{setting('class_weight')}, {setting('class_prior')}"
+    changed = (f"{setting('lam')}, {setting('epsilon')}, columns"
+               + ("" if multiclass else f", {label_bound if regression else weights}") + ")")
     tune = python_only("dpcvx.tune")
     covers = (f" Choosing another setting ({changed} because of it is a use of the private data that no guarantee "
               f"covers: {tune} is the private way to choose settings ")
@@ -97,10 +99,16 @@ def _note(regression: bool) -> str:
         return (_NOT_PRIVATE + covers + "(its default score for a regressor is the squared error clipped at the "
                 f"squared width of the public {label_bound}; docs/tuning.md). A {label_bound} must be public: the "
                 "range the labels can take, known without looking at them")
-    balanced, score = setting("class_weight", "'balanced'", "balanced"), python_only(TUNE_SCORE)
-    return (_NOT_PRIVATE + covers + f"(on imbalanced classes, with {balanced} or {score}, dpcvx.models.tuning: its "
-            "default score counts mistakes, which a model that always predicts the majority class keeps few; "
-            "docs/tuning.md)")
+    score = python_only(TUNE_SCORE)
+    mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
+                "few; docs/tuning.md")
+    if multiclass:
+        return (_NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). One-vs-rest takes "
+                "no class weight or class prior; a rare class fitted against the rest as two classes takes them")
+    prior = f"{setting('class_prior', repr('private'), 'private')} with {setting('threshold', repr('prior'), 'prior')}"
+    balanced = setting("class_weight", "'balanced'", "balanced")
+    return (_NOT_PRIVATE + covers + f"(on imbalanced classes, candidates with {prior} (a private count of the "
+            f"classes sets the cut at their rate; docs/theory.md) or {balanced}, scored by {score}: {mistakes})")
 
 
 _SQUARES_SAFE = 1e100  # values up to this size square and sum to finite numbers over any number of rows
@@ -257,15 +265,18 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
     left to the caller (:func:`runs_here`); ``classes`` as :func:`training_rows_finding`'s."""
     if runs_here():
-        _warn(owner, training_rows_finding(predictions, y, regression, classes))
+        _warn(owner, training_rows_finding(predictions, y, regression, classes),
+              multiclass=classes is not None and np.unique(np.asarray(classes)).size > 2)
 
 
 def warn_on_confusion(owner: str, counts: np.ndarray) -> None:
-    """:func:`warn_on_training_rows` from a classifier's confusion counts (:func:`confusion`)."""
+    """:func:`warn_on_training_rows` from a classifier's confusion counts (:func:`confusion`; more than two classes:
+    the one-vs-rest release's)."""
     if runs_here():
-        _warn(owner, classification_finding(counts))
+        _warn(owner, classification_finding(counts), multiclass=counts.shape[0] > 2)
 
 
-def _warn(owner: str, finding: str | None) -> None:
+def _warn(owner: str, finding: str | None, multiclass: bool = False) -> None:
     if finding is not None:
-        warnings.warn(f"{speaker(owner)}: {warning_text(finding)}", TrainingRowsWarning, stacklevel=user_stacklevel())
+        warnings.warn(f"{speaker(owner)}: {warning_text(finding, multiclass)}", TrainingRowsWarning,
+                      stacklevel=user_stacklevel())
