@@ -140,25 +140,30 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
 
     A numeric column with a public imputed value (--impute, or "missing" in the schema file) gets
     it for them; without one, a declared missing cell, or an empty or '?' cell, is refused with the
-    flags that declare it (the values are never shown: they are data).
+    flags that declare it (the values are never shown: they are data). A column the typed reader read as numbers
+    (an empty cell NaN) has its cells compared with the texts that are numbers as numbers: ``--missing 999``
+    marks a cell 999 (or 999.0) there as it does the text "999" in a column read as text.
     """
     numeric = [column for column in schema.columns if isinstance(column, NumericColumn) and column.name in table]
     text = [column for column in numeric if table[column.name].dtype.kind == "U"]
     typed = [column for column in numeric if table[column.name].dtype.kind == "f"]  # pyarrow: an empty cell is NaN
+    codes = _numeric_texts(missing)
     # one comparison a text over all the numeric cells at once; the columns with a hit are looked at one by one
     hits = []
     if text:
         hit = _cells_in(np.stack([table[column.name] for column in text]), (*missing, *MISSING_TEXT))
         hits += [] if hit is None else [text[i] for i in np.flatnonzero(hit.any(axis=1)).tolist()]
     if typed:
-        empty = np.isnan(np.stack([table[column.name] for column in typed]))
+        stacked = np.stack([table[column.name] for column in typed])
+        empty = np.isnan(stacked) | np.isin(stacked, codes)
         hits += [typed[i] for i in np.flatnonzero(empty.any(axis=1)).tolist()]
     marked = dict(table)
     for column in hits:
         values = table[column.name]
         if values.dtype.kind == "f":
-            declared = np.isnan(values) if "" in missing else None
-            blank = np.isnan(values) if declared is None else None
+            coded = np.isin(values, codes)
+            declared = (np.isnan(values) | coded) if "" in missing else coded if coded.any() else None
+            blank = None if "" in missing else np.isnan(values)
         else:
             declared, blank = _cells_in(values, missing), _cells_in(values, MISSING_TEXT)
             if blank is not None and declared is not None:
@@ -177,9 +182,22 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
                     f"{path}: numeric column {name!r} has {int(declared.sum())} missing value(s) (--missing), "
                     "the first in row ", int(np.flatnonzero(declared)[0]), f" {layout.rows_note()}; "
                     + (f"give it {impute}" if fitting else _refit(name, impute) + ", or clean the file"))
-        elif declared is not None and values.dtype.kind == "U":
-            marked[name] = np.where(declared, "", values)  # "" is a missing value to a column with a rule
+        elif declared is not None:  # "" (text) or NaN (numbers) is a missing value to a column with a rule
+            marked[name] = np.where(declared, "" if values.dtype.kind == "U" else np.nan, values)
     return marked
+
+
+def _numeric_texts(texts: Sequence[str]) -> np.ndarray:
+    """The finite numbers among the --missing texts ("999", "-1"), as a column read as numbers holds them."""
+    numbers_ = []
+    for text in texts:
+        try:
+            value = float(text)
+        except ValueError:
+            continue
+        if np.isfinite(value):
+            numbers_.append(value)
+    return np.array(numbers_, dtype=float)
 
 def _refit(name: str, impute: str) -> str:
     """Predict's advice for a missing value in the numeric column ``name`` of a model that imputes none."""

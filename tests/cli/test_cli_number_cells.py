@@ -6,6 +6,7 @@ when a column the fit reads has it."""
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -50,6 +51,23 @@ def test_a_nan_marker_declared_missing_is_imputed(tmp_path, capsys, monkeypatch,
     code, err = fit(tmp_path, capsys, monkeypatch, reader, table(tmp_path, "nan"), "--target", "label",
                     "--positive", "yes", "--missing", "nan", "--impute", "x=0", *FEATURES)
     assert code == 0, err
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("code", ["99999", "-1", "2500.0"])
+def test_a_number_declared_missing_is_imputed_in_a_column_read_as_numbers(tmp_path, capsys, monkeypatch, reader, code):
+    """--missing 999 marked the text "999" in a column read as text, and nothing in a column the typed reader read
+    as numbers: the code passed as a value, clipped onto the bound (an unknown age read as the oldest), silently. A
+    declared code is now the model of an empty cell declared missing, by every reader."""
+    def model(cell, marker):
+        data = table(tmp_path, cell)
+        code_, err = fit(tmp_path, capsys, monkeypatch, reader, data, "--target", "label", "--positive", "yes",
+                         "--missing", marker, "--impute", "x=1000", "--random-state", "3", *FEATURES)
+        assert code_ == 0, err
+        return json.loads((tmp_path / "m.json").read_text())["privatised"]
+
+    assert model(code, code) == model("", "")
+    assert model(code, "NA") != model("", "")  # the code itself, not declared, is a value
 
 
 @pytest.mark.parametrize("reader", READERS)
