@@ -116,7 +116,7 @@ from typing import Any
 import numpy as np
 
 from .. import tables
-from ..advice import setting
+from ..advice import command_line_runs, setting
 from ..exceptions import InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
 from ..validation import MODERATE_MAX, MODERATE_MIN, check_choice, finite, positive
 from . import transformer_api
@@ -203,11 +203,12 @@ class NumericColumn:
         :meth:`~PublicSchema.transform` takes it)."""
         return self._encoded(column_arrays({self.name: values}, [self.name])[self.name], centred)[0]
 
-    def _encoded(self, values: np.ndarray, centred: bool) -> tuple[np.ndarray, int]:
-        """:meth:`encode`'s block and the count of rows whose value lies outside [lo, hi] (clipped onto them; an
-        imputed missing value lies within)."""
+    def _encoded(self, values: np.ndarray, centred: bool) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`encode`'s block and the values that lie outside [lo, hi] (clipped onto them; an imputed missing
+        value lies within), for the schema's checks of the column against its declaration (:func:`_warn_lost`,
+        :func:`_warn_piled`)."""
         numbers_, absent = as_numbers(self.name, values, self.missing)
-        outside = int(np.count_nonzero((numbers_ < self.lo) | (numbers_ > self.hi)))
+        outside = numbers_[(numbers_ < self.lo) | (numbers_ > self.hi)]
         scaled = self._unit(numbers_) - (0.5 if centred else 0.0)
         if self.missing_indicator:
             return np.column_stack([scaled, absent.astype(np.float64)]), outside
@@ -577,9 +578,11 @@ class PublicSchema:
         arrays = column_arrays(table, self.column_names)
         n_rows = common_length(arrays)
         centred = self.encoding == "centred"
-        # lost: the columns most of whose rows encode as nothing (:func:`_warn_lost`)
+        # lost: the columns most of whose rows encode as nothing (:func:`_warn_lost`); piled: the numeric columns
+        # many of whose rows hold one value outside the bounds (:func:`_warn_piled`)
         blocks: list[np.ndarray] = []
         lost: list[Column] = []
+        piled: list[NumericColumn] = []
         for column in self.columns:
             if isinstance(column, CategoricalColumn):
                 block = column.encode(arrays[column.name], self.strict)
@@ -589,10 +592,13 @@ class PublicSchema:
                     lost.append(column)
             else:
                 block, outside = column._encoded(arrays[column.name], centred)
-                if n_rows >= LOST_MIN_ROWS and outside > LOST_SHARE * n_rows:
+                if _one_value_piled(outside, n_rows):
+                    piled.append(column)
+                elif n_rows >= LOST_MIN_ROWS and outside.size > LOST_SHARE * n_rows:
                     lost.append(column)
             blocks.append(block)
         _warn_lost(lost)
+        _warn_piled(piled)
         if self.constant_feature:
             blocks.append(np.ones((n_rows, 1)))
         return _bound_row_norms(np.hstack(blocks), self.norm)
@@ -759,6 +765,7 @@ def _column_from_dict(data: Any) -> Column:
 #: ``LOST_MIN_ROWS`` rows (a record or a few encoded at prediction time say nothing of the declaration)
 LOST_SHARE = 0.5
 LOST_MIN_ROWS = 20
+PILED_SHARE = 0.01  # one value outside a numeric column's bounds on this share of the rows reads as a code
 
 
 def _warn_lost(columns: Sequence[Column]) -> None:
@@ -786,6 +793,40 @@ def _warn_lost(columns: Sequence[Column]) -> None:
                 f"[{column.lo:g}, {column.hi:g}] and are clipped onto them: the column is nearly constant, and a "
                 f"model learns little from it. {shown.format(what='bounds')}: the same units (thousands or ones, "
                 "cents or dollars, months or years)", OutOfBoundsWarning, stacklevel=user_stacklevel())
+
+
+def _one_value_piled(outside: np.ndarray, n_rows: int) -> bool:
+    """Whether one value outside a numeric column's bounds (``outside``: those values) is held by at least
+    ``PILED_SHARE`` of the ``n_rows`` rows and ``LOST_MIN_ROWS`` of them: the signature of a code (999 for an
+    unknown age, -1 for none), where values outside the bounds by chance or in other units spread."""
+    least = max(LOST_MIN_ROWS, PILED_SHARE * n_rows)
+    if outside.size < least:
+        return False
+    return int(np.unique(outside, return_counts=True)[1].max()) >= least
+
+
+def _warn_piled(columns: Sequence[NumericColumn]) -> None:
+    """Warn (:class:`~dpcvx.exceptions.OutOfBoundsWarning`) of each numeric column many of whose rows hold one value
+    outside its public bounds (:func:`_one_value_piled`): each is clipped onto the nearer bound and reads as it (a
+    code 999 for "unknown" becomes the oldest age), and a private fit may locate the column by that pile alone (a
+    helper's table: DPHuberRegressor's R^2 0.28 against 0.42 without the column statistics, at epsilon 5). The text
+    names the column, its public bounds and the fix, no count or value; it reads the rows, so it is NOT PRIVATE,
+    shown to the data owner only. Where the command line runs, the fix is its flags."""
+    for column in columns:
+        if command_line_runs():
+            fix = (f"declare the code's cell text with --missing CODE and a public imputed value --impute "
+                   f"{column.name}=VALUE within the bounds")
+        else:
+            fix = (f"replace it by a missing value before the schema (pandas: frame[{column.name!r}].replace(CODE, "
+                   f"float('nan'))) and declare a public imputed value (NumericColumn({column.name!r}, ..., "
+                   "missing=VALUE, missing_indicator=True))")
+        warnings.warn(
+            f"column {column.name!r}: many rows hold one same value outside its public bounds "
+            f"[{column.lo:g}, {column.hi:g}], each clipped onto the nearer bound, so that it reads as that bound: is "
+            "it a code for a missing or unknown value (such as 99, 999 or -1)? NOT PRIVATE: this check read the "
+            "rows; it is shown to you only and is not part of any release. Check the column's documentation (its "
+            f"data dictionary, never its values in the data); if the value is a code, {fix}",
+            OutOfBoundsWarning, stacklevel=user_stacklevel())
 
 
 def _category_text(name: str, category: object) -> str:

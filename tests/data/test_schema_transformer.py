@@ -19,7 +19,9 @@ pd = pytest.importorskip("pandas")
 SCHEMA = PublicSchema((NumericColumn("age", 17, 90, missing=17.0, missing_indicator=True),
                        CategoricalColumn("job", ("a", "b", "?"), missing="?"),
                        NumericColumn("hours", 0, 100)), constant_feature=True)
-FRAME = pd.DataFrame({"age": [20.0, None, 50.0, 95.0] * 25, "job": ["a", "b", None, "?"] * 25,
+# ages above the bound spread (91 ... 115): one value piled outside the bounds would read as a code (a warning)
+FRAME = pd.DataFrame({"age": [age for k in range(25) for age in (20.0, None, 50.0, 91.0 + k)],
+                      "job": ["a", "b", None, "?"] * 25,
                       "hours": [10, 20, 30, 40] * 25})
 DICT = {"age": FRAME["age"].to_numpy(), "job": np.array(["a", "b", "?", "?"] * 25), "hours": FRAME["hours"].to_numpy()}
 
