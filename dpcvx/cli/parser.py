@@ -186,18 +186,21 @@ def _numeric_column(text: str) -> Any:  # a dpcvx.data.preprocessing.NumericColu
     from ..data.preprocessing import NumericColumn
 
     limit = _validation().MODERATE_MAX
-    parts = text.rsplit(":", 2)
+    body, _, last = text.rpartition(":")
+    scale = last if last in ("linear", "log") else "linear"  # NAME:LO:HI[:log], NumericColumn's scale
+    parts = (body if last in ("linear", "log") else text).rsplit(":", 2)
     try:
         if len(parts) != 3:
             raise ValueError
         name, lo, hi = parts[0], _number(parts[1]), _number(parts[2])
         if not all(abs(bound) <= limit for bound in (lo, hi)):
             raise ValueError(f"bounds must lie within +-{limit:g}")
-        return NumericColumn(name, lo, hi, source="dpcvx fit --numeric")
+        return NumericColumn(name, lo, hi, source="dpcvx fit --numeric", scale=scale)
     except ValueError as error:  # _number or InputError (empty name, lo >= hi, non-finite)
         detail = f": {error}" if str(error) else ""
         raise argparse.ArgumentTypeError(
-            f"expected NAME:LO:HI with public bounds LO < HI, for example age:17:90; got {text!r}{detail}"
+            f"expected NAME:LO:HI[:log] with public bounds LO < HI, for example age:17:90 or amount:0:1e6:log; got "
+            f"{text!r}{detail}"
         ) from error
 
 
@@ -463,8 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=raw,
         description=_text("Fit one of the tasks of the library with (epsilon, delta)-differential privacy: "
                           "a binary classifier (--positive), a multiclass classifier (--classes, "
-                          "one-vs-rest) or a regression (--task regression, AdaSSP least squares or a "
-                          "Huber loss). Encode the feature columns with PUBLIC bounds and categories (never "
+                          "one-vs-rest) or a regression (--task regression, least squares or a Huber "
+                          "loss). Encode the feature columns with PUBLIC bounds and categories (never "
                           "read off the data), scale each row into the norm bound R, map labels "
                           "with the public values given, and write the model with its release "
                           "certificate. The fit is the Python estimator's (DPLogisticRegression, DPERMClassifier, "
@@ -508,8 +511,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="one PUBLIC class, taken whole (its commas and spaces kept), instead of --classes; "
                              "repeat it for every class (--class 'a, b' --class c)")
     labels.add_argument("--task", choices=("classification", "regression"), default="classification",
-                        help="regression: a numeric target with --label-bound; the default loss is "
-                             "least squares by AdaSSP (needs --delta > 0), or give --loss huber_regression:m=1")
+                        help="regression: a numeric target with --label-bound; the default is least squares "
+                             "by DPLinearRegression's mechanism (noisy gradient descent on private ranges, or "
+                             "AdaSSP where no range is searched; needs --delta > 0), or give --loss "
+                             "huber_regression:m=1")
     labels.add_argument("--label-bound", type=_label_bound, metavar="B|LO,HI",
                         help="PUBLIC bound on the target of a regression: B for |target| <= B, or the range "
                              "LO,HI (centred by the public shift (LO + HI) / 2); targets beyond it are clipped. "
@@ -519,9 +524,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "(repeat the options; feature order is the order given) or in a schema "
                           "file. Columns not named are ignored."))
     features.add_argument("--numeric", dest="columns", action="append", type=_numeric_column,
-                          metavar="NAME:LO:HI",
+                          metavar="NAME:LO:HI[:log]",
                           help="numeric column with public bounds; values are clipped to "
-                               "[LO, HI] and scaled to [0, 1]")
+                               "[LO, HI], scaled to [0, 1] and centred to [-1/2, 1/2]; with :log scaled by "
+                               "log(1 + v - LO) / log(1 + HI - LO) (a heavy-tailed amount or count)")
     features.add_argument("--categorical", dest="columns", action="append",
                           type=_categorical_column, metavar="NAME:CAT1,CAT2,...",
                           help="categorical column with its public categories, one-hot encoded "
@@ -552,10 +558,12 @@ def build_parser() -> argparse.ArgumentParser:
                               "it (required with --numeric/--categorical; default with --schema: "
                               "the file's norm)")
     _add_problem_arguments(privacy, loss_default="logistic for a classifier; for --task regression least squares by "
-                                                 "AdaSSP (name a regression loss such as huber_regression for another)",
+                                                 "DPLinearRegression's mechanism (name a regression loss such as "
+                                                 "huber_regression for another)",
                            mechanism_default=None,
-                           mechanism_help="the estimator's (objective for a classifier; AdaSSP for the default "
-                                          "regression; for a Huber regression pure-epsilon objective perturbation)")
+                           mechanism_help="the estimator's (objective for a classifier; for the default regression "
+                                          "DPLinearRegression's 'auto': noisy gradient descent on private ranges, "
+                                          "else AdaSSP; for a Huber regression pure-epsilon objective perturbation)")
     classification = fit.add_argument_group(
         "classification", _text("The options of the Python estimators (DPLogisticRegression, DPERMClassifier), named "
                                 "and checked as there, for a binary classifier: for a rare class, --class-weight "
