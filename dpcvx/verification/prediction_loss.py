@@ -63,16 +63,28 @@ def residual_loss(loss: Callable[..., Any]) -> Callable[[cp.Expression], cp.Expr
     except Exception as error:
         raise AssumptionError(f"the loss l(p, y) is not a scalar CVXPY expression of two scalars: "
                               f"{type(error).__name__}: {error}") from None
-    shifted = form.subs(p_symbol, r_symbol + y_symbol)
-    if y_symbol in shifted.free_symbols:
-        shifted = sp.expand(sp.piecewise_fold(shifted))
-    if y_symbol in shifted.free_symbols:
+    if not _of_residual(form, p_symbol, y_symbol, r_symbol):
+        shortest = {q: sp.nsimplify(float(q), rational=True) for q in form.atoms(sp.Rational) if not q.is_Integer}
+        near = _of_residual(form.xreplace(shortest), p_symbol, y_symbol, r_symbol)  # each double as it was written
+        why = ("its constants are doubles that differ where the loss means one number (0.1 * p - y / 10: the double "
+               "0.1 is not 1/10), so as written it is not; write the one constant once, such as "
+               "lambda p, y: cp.huber(0.1 * (p - y), 1)" if near else
+               "write a loss of p - y such as lambda p, y: cp.huber(p - y, 1)")
         raise AssumptionError(
             f"the loss l(p, y) = {form} is not a function of the residual p - y alone, so the regression theorems "
-            "(gradient l'(r) x, Hessian l''(r) x x^T) do not apply; write a loss of p - y such as "
-            "lambda p, y: cp.huber(p - y, 1)")
+            f"(gradient l'(r) x, Hessian l''(r) x x^T) do not apply; {why}")
 
     def of_residual(residual: cp.Expression) -> cp.Expression:
         return loss(residual, 0.0)
 
     return of_residual
+
+
+def _of_residual(form: Any, p_symbol: Any, y_symbol: Any, r_symbol: Any) -> bool:
+    """Whether the sympy ``form`` of l(p, y) is a function of r = p - y alone (y gone from l(r + y, y))."""
+    import sympy as sp
+
+    shifted = form.subs(p_symbol, r_symbol + y_symbol)
+    if y_symbol in shifted.free_symbols:
+        shifted = sp.expand(sp.piecewise_fold(shifted))
+    return y_symbol not in shifted.free_symbols

@@ -251,6 +251,16 @@ def test_a_loss_that_is_not_of_the_residual_is_refused_before_charging(data):
     assert accountant.ledger == []
 
 
+@pytest.mark.parametrize("loss", [lambda p, y: cp.huber(p * 0.1 - y / 10, 1),
+                                  lambda p, y: cp.square(p / 3 - y * 0.3333333333333333)])
+def test_a_residual_loss_whose_doubles_differ_is_refused_naming_them(data, loss):
+    """0.1 p - y / 10 is not a loss of p - y (the double 0.1 is not 1/10), and the refusal advised writing a loss of
+    p - y, which the user meant to have written: it now says the constants differ and how to write one."""
+    X, y = data
+    with pytest.raises(dpcvx.AssumptionError, match="constants are doubles that differ.*0.1 \\* \\(p - y\\)"):
+        least_squares(loss).fit(X, y, 1.0)
+
+
 def test_a_loss_of_prediction_and_label_holding_a_parameter_is_refused_before_charging(data):
     """l(p, y) is called again for the residual form and for the solve: a cp.Parameter in it would be read at each
     call, so what is proved need not be what is solved."""
