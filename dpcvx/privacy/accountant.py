@@ -85,7 +85,7 @@ from . import process_token
 from .neighbours import Neighbours, group_epsilon_delta
 from .privacy_curve import Composition, CurvePart, PrivacyCurve
 
-__all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "check_cost", "check_accountant"]
+__all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "ledger_relation", "check_cost", "check_accountant"]
 
 _SLACK = 1e-12  # relative slack so that, say, ten charges of 0.1 fit a budget of 1.0
 
@@ -108,6 +108,13 @@ class LedgerEntry:
     curve: PrivacyCurve | None = None
     neighbours: Neighbours = Neighbours.REPLACE_ONE
     conversion: str = ""
+
+
+def ledger_relation(entry: LedgerEntry) -> Neighbours:
+    """The relation an entry's cost is stated under: the ledger's it was charged to. That is the relation it was
+    proved for, unless it was converted (an add-remove charge on a replace-one ledger, the only conversion:
+    :meth:`PrivacyAccountant._entry`), whose cost is then replace-one's."""
+    return Neighbours.REPLACE_ONE if entry.conversion else entry.neighbours
 
 
 def check_cost(epsilon: float, delta: float = 0.0) -> PrivacyCost:
@@ -167,8 +174,24 @@ class PrivacyAccountant:
         strangers = [type(entry).__name__ for entry in self.ledger if not isinstance(entry, LedgerEntry)]
         if strangers:
             raise InputError(f"ledger must hold LedgerEntry items only (an accountant's ledger), got {strangers[0]}")
+        others = [index for index, entry in enumerate(self.ledger) if ledger_relation(entry) is not self.neighbours]
+        if others:
+            relation = ledger_relation(self.ledger[others[0]])
+            raise InputError(f"the ledger's entry {others[0]} ({self.ledger[others[0]].description or 'a charge'}) "
+                             f"costs what it costs under {relation} neighbours, and this accountant composes for "
+                             f"{self.neighbours}: its cost would be read under the wrong relation (an add-remove "
+                             f"charge costs twice its epsilon under replace-one). Continue the ledger with the "
+                             f"relation it was kept for: PrivacyAccountant(..., ledger=saved.ledger, "
+                             f"neighbours=saved.neighbours)")
         self._process = process_token.current()  # the process whose charges this ledger holds (:meth:`_charge`)
         self._fresh_state()
+        if self.ledger:
+            spent = self.spent
+            if spent.epsilon > self.epsilon * (1 + _SLACK) or spent.delta > self.delta * (1 + _SLACK):
+                raise BudgetExceededError(
+                    f"the ledger has already spent (epsilon={spent.epsilon:g}, delta={spent.delta:g}), beyond this "
+                    f"budget (epsilon={self.epsilon:g}, delta={self.delta:g}): a continued ledger keeps its spending. "
+                    "Give the whole budget of the data set, the ledger's spending included")
 
     def _fresh_state(self) -> None:
         """The state that is not a dataclass field (equality, repr, asdict and replace never see it):

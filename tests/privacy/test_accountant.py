@@ -303,3 +303,29 @@ def test_a_ledger_given_to_the_constructor_holds_ledger_entries(ledger, match):
     copied = PrivacyAccountant(1.0)
     copied.spend(0.1)
     assert PrivacyAccountant(1.0, ledger=copied.ledger).spent == copied.spent
+
+
+def test_a_continued_ledger_keeps_the_relation_its_costs_are_under():
+    """PrivacyAccountant(epsilon, ledger=saved.ledger) without neighbours= read an add-remove ledger's costs as
+    replace-one (spent 1.0 where the same charge on a replace-one ledger costs 2.0 by group privacy), and a
+    replace-one ledger as add-remove; both are refused, naming the way to continue. An add-remove charge converted
+    on a replace-one ledger is a replace-one cost and continues as one."""
+    added = PrivacyAccountant(10.0, neighbours="add-remove")
+    added.spend(1.0, neighbours="add-remove")
+    with pytest.raises(dpcvx.InputError, match="entry 0 .* under add-remove neighbours.*neighbours=saved.neighbours"):
+        PrivacyAccountant(10.0, ledger=added.ledger)
+    assert PrivacyAccountant(10.0, ledger=added.ledger, neighbours="add-remove").spent == added.spent
+    replaced = PrivacyAccountant(10.0)
+    replaced.spend(1.0, neighbours="add-remove")  # converted: (2, 0) under replace-one
+    replaced.spend(0.5)
+    with pytest.raises(dpcvx.InputError, match="under replace-one neighbours"):
+        PrivacyAccountant(10.0, ledger=replaced.ledger, neighbours="add-remove")
+    assert PrivacyAccountant(10.0, ledger=replaced.ledger).spent == replaced.spent == (2.5, 0.0)
+
+
+def test_a_budget_below_what_the_ledger_spent_is_refused():
+    spent = PrivacyAccountant(10.0)
+    spent.spend(7.0)
+    with pytest.raises(dpcvx.BudgetExceededError, match=r"already spent \(epsilon=7, delta=0\), beyond this budget"):
+        PrivacyAccountant(1.0, ledger=spent.ledger)
+    assert PrivacyAccountant(7.0, ledger=spent.ledger).remaining.epsilon == 0
