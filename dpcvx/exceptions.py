@@ -31,6 +31,7 @@ __all__ = [
     "SmallTableWarning",
     "UndeclaredCategoryWarning",
     "OutOfBoundsWarning",
+    "UnprotectedFileWarning",
     "UnsupportedWeightsError",
     "a_value_of",
     "user_stacklevel",
@@ -167,8 +168,14 @@ class UndeclaredCategoryWarning(DPCVXWarning):
 class OutOfBoundsWarning(DPCVXWarning):
     """NOT PRIVATE: most rows of a numeric column lie outside its declared public bounds, and a
     :class:`~dpcvx.data.preprocessing.PublicSchema` clips each onto them: the column is then nearly constant and a
-    model learns little from it (bounds in other units, for example). Shown to the data owner only; never part of a
-    release."""
+    model learns little from it (bounds in other units, for example); or many rows hold one value outside them, read as
+    the bound (a code such as 999 for "unknown"). Shown to the data owner only; never part of a release."""
+
+
+class UnprotectedFileWarning(DPCVXWarning):
+    """A model file of a format version before the digest (format version 10) was loaded: an edit of a field that no
+    check compares with another copy cannot be detected in it, and a current file relabelled as that version, its
+    digest removed, reads the same (:mod:`dpcvx.release.records.upgrade`)."""
 
 
 def a_value_of(value: object) -> str:

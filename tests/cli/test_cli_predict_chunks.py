@@ -17,6 +17,8 @@ from dpcvx.cli import main, parser
 from dpcvx.cli.exit_codes import EXIT_INPUT, EXIT_USAGE
 from dpcvx.data.preprocessing import NumericColumn, PublicSchema
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 FIXTURES = "tests/release/fixtures/format7"
 KINDS = ("linear", "linreg", "multi")  # a logistic classifier, a regression, a multiclass model
 ROWS = 1_201  # divided by no chunk size tried

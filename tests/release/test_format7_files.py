@@ -14,6 +14,8 @@ import dpcvx
 from dpcvx.exceptions import FileError
 from dpcvx.release.serialization import MODEL_FORMAT_VERSION
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 FORMAT7 = Path(__file__).parent / "fixtures" / "format7"
 EXPECTED = json.loads((FORMAT7 / "expected.json").read_text())
 KINDS = ["linreg", "huber", "linear", "multi", "rff", "tddl", "pinp", "tdil", "tdil_ball", "tddl_safe", "tdil_safe",

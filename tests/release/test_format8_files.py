@@ -16,6 +16,8 @@ import pytest
 import dpcvx
 from dpcvx.release.serialization import MODEL_FORMAT_VERSION
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 FORMAT8 = Path(__file__).parent / "fixtures" / "format8"
 EXPECTED = json.loads((FORMAT8 / "expected.json").read_text())
 KINDS = ["linear", "linear_stats", "rff", "multi", "huber", "linreg", "linreg_ranged", "linreg_standardised",

@@ -15,6 +15,8 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import FileError
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 FORMAT9 = Path(__file__).parent / "fixtures" / "format9"
 EXPECTED = json.loads((FORMAT9 / "expected.json").read_text())
 TABLES = ["linear", "linear_stats", "multi", "huber", "linreg", "linreg_gradient"]

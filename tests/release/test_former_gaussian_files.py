@@ -12,6 +12,8 @@ import dpcvx
 from dpcvx import losses
 from dpcvx.release.serialization import model_from_dict, model_to_dict
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 
 @pytest.fixture(scope="module")
 def saved():

@@ -20,6 +20,8 @@ import dpcvx
 from dpcvx import NumericColumn, PublicSchema
 from dpcvx.release import serialization
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 pytest.importorskip("sklearn")
 from sklearn.pipeline import make_pipeline  # noqa: E402
 

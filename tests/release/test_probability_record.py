@@ -18,6 +18,8 @@ from dpcvx.exceptions import FileError
 from dpcvx.release.records.upgrade import upgraded
 from dpcvx.release.serialization import model_to_dict
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 FORMAT8 = Path(__file__).resolve().parent / "fixtures" / "format8"
 RECORD = {"loss": "logistic(-z)", "link": "sigmoid"}
 

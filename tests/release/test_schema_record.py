@@ -17,6 +17,8 @@ from dpcvx.cli import main
 from dpcvx.exceptions import FileError, InputError
 from dpcvx.release import serialization
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 FIXTURES = Path(__file__).parent / "fixtures"
 KINDS = ["linear", "linear_stats", "rff", "multi", "huber", "linreg", "linreg_ranged", "linreg_standardised",
          "linreg_gradient"]

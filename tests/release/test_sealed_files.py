@@ -16,6 +16,8 @@ import dpcvx
 from dpcvx.exceptions import FileError, InputError
 from dpcvx.release import serialization
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 CHANGED = "the file was changed after dpcvx wrote it. The digest detects edits and corruption, not forgery"
 
 

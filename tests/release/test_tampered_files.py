@@ -21,6 +21,8 @@ from dpcvx.release import serialization
 from dpcvx.release.records.header import DIGEST, file_digest
 from dpcvx.solvers import kernel as kernel_solver
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 
 def _data(n=80):
     rng = np.random.default_rng(0)

@@ -15,6 +15,8 @@ from dpcvx.demo import synthetic_classification
 from dpcvx.exceptions import FileError
 from dpcvx.release.serialization import MODEL_FORMAT_VERSION, model_to_dict
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "format4"
 FORMAT5 = Path(__file__).resolve().parent / "fixtures" / "format5"
 FORMAT6 = Path(__file__).resolve().parent / "fixtures" / "format6"

@@ -19,6 +19,8 @@ from dpcvx.release.records.upgrade import upgraded
 from dpcvx.release.serialization import model_from_dict, model_to_dict
 from dpcvx.release.tuning_record import tuning_digest
 
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")  # older formats' files
+
 
 def _tuned(learner, X, y, procedure, **options):
     with warnings.catch_warnings():

@@ -83,9 +83,10 @@ older fixtures.
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any
 
-from ...exceptions import InputError
+from ...exceptions import InputError, UnprotectedFileWarning, user_stacklevel
 from ..tuning_record import record_tuning
 from .fields import _integer
 from .header import DIGEST, MODEL_FORMAT, MODEL_FORMAT_VERSION, file_digest
@@ -93,7 +94,7 @@ from .kernel_release import DIMENSION_RECORD, records_dimension
 from .release_certificate import PROBABILITY_RECORD, probability_record
 from .row_map import MAP_RECORD, SCHEMA_RECORD, own_map_record, schema_record
 
-__all__ = ["FIRST_READ_VERSION", "format_version", "upgraded"]
+__all__ = ["DIGEST_VERSION", "FIRST_READ_VERSION", "format_version", "upgraded"]
 
 FIRST_READ_VERSION = 4  # the oldest format version this dpcvx reads (versions 1 to 3: development only)
 
@@ -250,9 +251,23 @@ _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
+#: the first format version whose files carry the digest of what they hold (:func:`_from_9`)
+DIGEST_VERSION = 10
+
+
 def upgraded(data: Any) -> Any:
     """``data`` read as the current format version: each step in turn from its version; anything else as it is
-    (a model record whose ``format_version`` is not an integer is refused)."""
+    (a model record whose ``format_version`` is not an integer is refused). A file from before the digest is read
+    with an :class:`~dpcvx.exceptions.UnprotectedFileWarning`: nothing tells a file of that version from a current
+    one relabelled, its digest deleted, whose edits of the classes' order, a loss text or a decision cut then load."""
+    if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) < DIGEST_VERSION \
+            and format_version(data) in _STEPS:
+        warnings.warn(f"this model file is of format version {data['format_version']}, written before model files "
+                      f"carried a digest (format version {DIGEST_VERSION}): an edit of a field no check compares with "
+                      "another copy (the order of the classes, feature names, a decision cut, a loss text) cannot be "
+                      "detected in it, and a current file relabelled as this version without its digest reads the "
+                      "same. Load only a file whose origin you trust; dpcvx.save writes it again bound by a digest",
+                      UnprotectedFileWarning, stacklevel=user_stacklevel())
     while isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) in _STEPS:
         data = _STEPS[data["format_version"]](data)
     return data

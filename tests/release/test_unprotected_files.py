@@ -1,0 +1,50 @@
+"""A model file from before the digest (format version 10) is read with an UnprotectedFileWarning: nothing tells
+such a file from a current one relabelled as that version with its digest deleted, and then an edit that only the
+digest detects (the order of the classes: every prediction flipped) loaded without a word (records.upgrade)."""
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import FileError, UnprotectedFileWarning
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize("version, name", [(4, "linear"), (7, "linear"), (9, "linear"), (9, "tddl")])
+def test_a_file_from_before_the_digest_loads_with_the_warning(version, name):
+    with pytest.warns(UnprotectedFileWarning, match=f"format version {version}, written before model files carried "
+                                                    "a digest"):
+        dpcvx.load(FIXTURES / f"format{version}" / f"{name}.json")
+
+
+def test_a_current_file_relabelled_without_its_digest_is_told_and_its_edit_refused_as_it_is(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(300, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, "objective", random_state=0)
+    path = dpcvx.save(model, tmp_path / "m.json")
+    data = json.loads(path.read_text())
+    data["classes"].reverse()
+    path.write_text(json.dumps(data))
+    with pytest.raises(FileError, match="changed after dpcvx wrote it"):
+        dpcvx.load(path)
+    data["format_version"] = 9
+    del data["sha256"]
+    path.write_text(json.dumps(data))
+    with pytest.warns(UnprotectedFileWarning, match="a current file relabelled as this version without its digest"):
+        relabelled = dpcvx.load(path)
+    assert np.all(relabelled.predict(X) == -model.predict(X))  # what the warning is for
+
+
+def test_a_current_file_loads_without_it(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-0.5, 0.5, size=(200, 2))
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, np.where(X[:, 1] > 0, 1, -1), 1.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dpcvx.load(dpcvx.save(model, tmp_path / "m.json"))
