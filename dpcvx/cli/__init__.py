@@ -30,13 +30,15 @@ the CSV reader is :mod:`dpcvx.data.csv_table`.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import os
 import sys
 import warnings
 from collections.abc import Callable
 
 from ..advice import on_command_line
-from ..exceptions import DPCVXError
+from ..exceptions import DPCVXError, FileError
 from .exit_codes import (
     EXIT_BROKEN_PIPE,
     EXIT_BUDGET,
@@ -88,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         shown, warnings.formatwarning = warnings.formatwarning, _format_warning
         try:
             with on_command_line():  # messages name the flags of the command line (dpcvx.advice)
-                return handler(args)
+                status = handler(args)
+            sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
+            return status
         finally:  # the caller's format again (a test, a program that runs main)
             warnings.formatwarning = shown
     except DPCVXError as error:
@@ -100,3 +104,18 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of standard output went away (| head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except OSError as error:
+        if error.errno not in _OUTPUT_ERRORS:
+            raise
+        # standard output (a full device, a closed descriptor): every file the command reads or writes is a FileError
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # nothing more is written to it at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        failed = FileError(f"standard output could not be written ({type(error).__name__}: {error}); what the "
+                           "command printed is incomplete (a file it wrote before, such as --out, is whole)")
+        print(error_line(failed), file=sys.stderr)
+        return exit_code(failed)
+
+
+#: the errors of a device that cannot take what is written to it: a full disk or quota, an I/O error, a closed
+#: descriptor (standard output, which is no file the command opened: those are FileErrors)
+_OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF, errno.EFBIG})

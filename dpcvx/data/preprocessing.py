@@ -814,8 +814,8 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
     shown to the data owner only. Where the command line runs, the fix is its flags."""
     for column in columns:
         if command_line_runs():
-            fix = (f"declare the code's cell text with --missing CODE and a public imputed value --impute "
-                   f"{column.name}=VALUE within the bounds")
+            fix = (f"declare the code's cell text with --missing CODE and give the column a public imputed value "
+                   f"within the bounds (fit: --impute {column.name}=VALUE; predict imputes the model's)")
         else:
             fix = (f"replace it by a missing value before the schema (pandas: frame[{column.name!r}].replace(CODE, "
                    f"float('nan'))) and declare a public imputed value (NumericColumn({column.name!r}, ..., "

@@ -170,3 +170,32 @@ def test_split_is_still_read_by_objective_perturbation(table, tmp_path, capsys):
 def test_an_unrecognized_word_points_at_its_commands_help(capsys):
     assert main(["predict", "m.json", "d.csv", "--bogus"]) == 2
     assert "unrecognized arguments: --bogus (see: dpcvx predict --help)" in capsys.readouterr().err
+
+
+def test_a_standard_output_that_cannot_be_written_is_one_error_line(tmp_path, capsys, monkeypatch):
+    """`dpcvx report model.json > /dev/full` ended in a Python traceback (OSError, errno 28) and exit status 1, the
+    status of a bug; it is a file error's line and status now, and a file written before is whole."""
+    import errno
+
+    from dpcvx.cli import main
+    from dpcvx.cli.exit_codes import EXIT_INPUT
+
+    data = tmp_path / "d.csv"
+    data.write_text("x,y\n" + "".join(f"{i / 100:.2f},{'a' if i % 3 else 'b'}\n" for i in range(100)))
+    model = tmp_path / "m.json"
+    assert main(["fit", str(data), "--target", "y", "--positive", "a", "--numeric", "x:0:1", "--data-norm", "1",
+                 "--epsilon", "1", "--out", str(model)]) == 0
+    capsys.readouterr()
+
+    class Full:
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr("sys.stdout", Full())
+    assert main(["report", str(model)]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith("dpcvx: input error: standard output could not be written (OSError: [Errno 28] No space")
+    assert "Traceback" not in err and model.exists()
