@@ -335,8 +335,18 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
         expected = ("score (R^2)" if regression else
                     "accuracy (less still on a rare class, whose count replaces n)")
         warn_release(
-            f"{speaker(owner)}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = {ratio:.3g} is below "
-            f"{SMALL_TABLE_LIMIT:g}: private "
+            f"{speaker(owner)}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = "
+            f"{_below(ratio, SMALL_TABLE_LIMIT)} is below {SMALL_TABLE_LIMIT:g}: private "
             "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
             f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon, or fewer encoded "
             "columns", SmallTableWarning)
+
+
+def _below(value: float, limit: float) -> str:
+    """``value`` (0 < value < ``limit``) to three significant digits, rounded down where the nearest reaches the
+    limit (49.99999 read "50 is below 50")."""
+    shown = f"{value:.3g}"
+    if float(shown) < limit:
+        return shown
+    scale = 10.0 ** (math.floor(math.log10(value)) - 2)
+    return f"{math.floor(value / scale) * scale:.3g}"

@@ -21,6 +21,13 @@ def test_the_boundary_is_exact():
     assert SMALL_TABLE_LIMIT == 50.0
 
 
+def test_a_ratio_just_below_the_limit_is_shown_below_it():
+    """A multiclass fit of 3 classes spends epsilon / 3 a class, a double just below 1/3: 300 epsilon / 2 read
+    "50 is below 50" at three digits to nearest."""
+    with pytest.warns(SmallTableWarning, match=r"300 x 0.333333 / 2 = 49.9 is below 50"):
+        warn_if_small_table("owner", 300, 2, 1 / 3 - 1e-16)
+
+
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
 def test_estimators_warn_from_public_numbers_only():

@@ -100,3 +100,18 @@ def test_the_scores_are_exact_rationals_of_sensitivity_exactly_one():
         worst = max(worst, *(abs(a - b) for a, b in zip(scores, other, strict=True)))
     assert worst == 1
     assert quantile_scores(norms, grid, q)[0] == -abs(n - Fraction(q) * n)
+
+
+@pytest.mark.parametrize("sparse_rows", [False, True])
+def test_a_row_whose_squares_overflow_has_norm_inf_and_no_warning(sparse_rows):
+    """numpy's overflow warning of a row near 1e300 appeared or not with that one private row, beside a release that
+    did not change (an infinite norm is above every grid point, as the true one)."""
+    import warnings
+
+    from scipy import sparse
+
+    X = np.array([[1e300, -1e300], [0.3, 0.4]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        norms = row_norms(sparse.csr_matrix(X) if sparse_rows else X)
+    assert norms[0] == np.inf and norms[1] == pytest.approx(0.5)
