@@ -92,7 +92,8 @@ def check_tunable(candidate: Any, fit_params: Mapping[str, Any], name: str) -> N
     params = candidate.get_params() if callable(getattr(candidate, "get_params", None)) else {}
     relation = fit_params.get("neighbours", params.get("neighbours", Neighbours.REPLACE_ONE))
     if isinstance(relation, (str, Neighbours)) and Neighbours.parse(relation) is not Neighbours.REPLACE_ONE:
-        raise InputError(f"tune's guarantee (Algorithm 4) is proved for replace-one neighbours with n public, "
+        raise InputError(f"tune's guarantee (Algorithm 4 and random stopping alike) is proved for replace-one "
+                         f"neighbours with n public, "
                          f"and {name} is set to fit under {relation}; nothing was charged. Tune it under "
                          "neighbours='replace-one'")
 
