@@ -11,7 +11,10 @@ paired seeds (the same data set for every procedure in a repetition):
 * ``oracle (not private)``: the best fixed lam in hindsight, each lam fitted on all n rows with the whole
   epsilon (and with epsilon / 3, the budget of one full-data run) and chosen by its TEST error: a
   reference that no private procedure can claim. The last column, full-data minus the oracle at
-  epsilon / 3 (paired), measures the tolerance of "no worse than the oracle at epsilon / (2 + eta)".
+  epsilon / 3 (paired), measures the tolerance of "no worse than the oracle at epsilon / (2 + eta)";
+* ``no selection: lam='auto'``: ``PrivateERM(lam="auto")`` fitted once on all n rows with the whole epsilon (the
+  public rule of docs/theory.md section 25: private, nothing chosen), and full-data minus it (paired): whether
+  selecting lam privately beats not selecting at all.
 
 ``--dataset adult``: UCI Adult (``dpcvx.load_adult(mode="private")``, rows in the unit ball), each repetition
 a fresh random 80/20 split of its 48,842 records (n = 39,073 training rows), the same grid and procedures.
@@ -143,10 +146,11 @@ def main() -> None:
              "pure epsilon; mean test error on the held-out rows, 95% t-interval.", "",
              "| total epsilon | split (Algorithm 4) | full-data (eta = 1, E[K] = 16) | "
              "full-data minus split (paired) | oracle at epsilon, not private | oracle at epsilon / 3, not private | "
-             "full-data minus oracle at epsilon / 3 (paired) |",
-             "|---|---|---|---|---|---|---|"]
+             "full-data minus oracle at epsilon / 3 (paired) | no selection: lam='auto' at epsilon | "
+             "full-data minus lam='auto' (paired) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for epsilon in ((0.1, 1.0) if adult else (0.5, 1.0, 2.0)):
-        results: dict[str, list[float]] = {"split": [], "full-data": [], "oracle": [], "oracle3": []}
+        results: dict[str, list[float]] = {"split": [], "full-data": [], "oracle": [], "oracle3": [], "auto": []}
         for seed in range(repetitions):
             X, y, X_test, y_test = adult_split(seed) if adult else synthetic(n, d, seed)
             for procedure in ("split", "full-data"):
@@ -157,10 +161,15 @@ def main() -> None:
                 errors = [error(dpcvx.PrivateERM(loss=losses.logistic(), lam=lam, data_norm=1.0).fit(
                     X, y, epsilon=budget, random_state=2000 + seed), X_test, y_test) for lam in GRID["lam"]]
                 results[key].append(min(errors))
+            # no selection: the whole epsilon on every row at the public rule's lam (private, nothing chosen)
+            results["auto"].append(error(dpcvx.PrivateERM(loss=losses.logistic(), lam="auto", data_norm=1.0).fit(
+                X, y, epsilon=epsilon, random_state=3000 + seed), X_test, y_test))
         lines.append(f"| {epsilon:g} | {interval(results['split'])} | {interval(results['full-data'])} | "
                      f"{interval(list(np.subtract(results['full-data'], results['split'])))} | "
                      f"{interval(results['oracle'])} | {interval(results['oracle3'])} | "
-                     f"{interval(list(np.subtract(results['full-data'], results['oracle3'])))} |")
+                     f"{interval(list(np.subtract(results['full-data'], results['oracle3'])))} | "
+                     f"{interval(results['auto'])} | "
+                     f"{interval(list(np.subtract(results['full-data'], results['auto'])))} |")
         print(lines[-1], flush=True)
     write_markdown(RESULTS / ("selection_adult.md" if adult else "selection.md"), "\n".join(lines), record)
 
