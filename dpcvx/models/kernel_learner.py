@@ -310,7 +310,8 @@ class PrivateKernelLearner:
         """NOT PRIVATE, after a release: whether the released predictor is useless on its training rows (fixed
         text, never inside tune, never in the release; :mod:`dpcvx.models.training_rows`)."""
         if training_rows.runs_here():
-            training_rows.warn_on_training_rows(type(self).__name__, self._fitted().predict(X), np.ravel(y))
+            training_rows.warn_on_training_rows(type(self).__name__, self._fitted().predict(X), np.ravel(y),
+                                                unweighted=training_rows.KERNEL)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Real-valued predictions of the released predictor."""

@@ -170,7 +170,7 @@ class PINP(TrainingSetLearner):
         scores = self._model.predict(as_rows(X))
         threshold = self._session().threshold
         expected = np.where(np.abs(scores) >= threshold, np.where(scores >= 0, 1.0, -1.0), 1.0)
-        training_rows.warn_on_training_rows(type(self).__name__, expected, np.ravel(y))
+        training_rows.warn_on_training_rows(type(self).__name__, expected, np.ravel(y), unweighted=training_rows.KERNEL)
 
     def _session(self) -> PINPParameters:
         if self.parameters_ is None:

@@ -42,7 +42,8 @@ from ..advice import python_only, setting
 from ..exceptions import TrainingRowsWarning, user_stacklevel
 from ..release.usefulness import checks_are_off, speaker
 
-__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding",
+__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "ONE_VS_REST", "KERNEL",
+           "training_rows_finding",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
            "warn_on_confusion",
            "left_to_caller", "runs_here", "Deferred", "deferred", "deferral", "warn_at_cut"]
@@ -78,20 +79,27 @@ NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no
                         "constant prediction (R^2 <= 0).")
 
 
-def warning_text(finding: str, multiclass: bool = False) -> str:
+#: What a classifier that takes no class weight or class prior offers instead (:func:`warning_text`'s ``unweighted``)
+ONE_VS_REST = ("One-vs-rest takes no class weight or class prior; a rare class fitted against the rest as two classes "
+               "takes them")
+KERNEL = ("The kernel learners take no class weight or class prior; random Fourier features with DPLogisticRegression "
+          "(docs/kernels.md) take them")
+
+
+def warning_text(finding: str, unweighted: str | None = None) -> str:
     """The warning's text of a finding (:data:`ONE_CLASS` ...): the finding, NOT PRIVATE, and the private way to
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
-    a command runs); ``multiclass``: the release of more than two classes (one-vs-rest), which takes no class weight
-    or class prior, so its note names none."""
-    return finding + _note(finding == NO_BETTER_REGRESSION, multiclass)
+    a command runs); ``unweighted``: for a classifier that takes no class weight or class prior (one-vs-rest:
+    :data:`ONE_VS_REST`; the kernel learners: :data:`KERNEL`), what it offers instead, and its note names neither."""
+    return finding + _note(finding == NO_BETTER_REGRESSION, unweighted)
 
 
-def _note(regression: bool, multiclass: bool = False) -> str:
+def _note(regression: bool, unweighted: str | None = None) -> str:
     """What follows a finding in its warning (:func:`warning_text`)."""
     label_bound = setting("label_bound")
     weights = f"{setting('class_weight')}, {setting('class_prior')}"
     changed = (f"{setting('lam')}, {setting('epsilon')}, columns"
-               + ("" if multiclass else f", {label_bound if regression else weights}") + ")")
+               + ("" if unweighted else f", {label_bound if regression else weights}") + ")")
     tune = python_only("dpcvx.tune")
     covers = (f" Choosing another setting ({changed} because of it is a use of the private data that no guarantee "
               f"covers: {tune} is the private way to choose settings ")
@@ -102,9 +110,8 @@ def _note(regression: bool, multiclass: bool = False) -> str:
     score = python_only(TUNE_SCORE)
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
-    if multiclass:
-        return (_NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). One-vs-rest takes "
-                "no class weight or class prior; a rare class fitted against the rest as two classes takes them")
+    if unweighted:
+        return _NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). {unweighted}"
     prior = f"{setting('class_prior', repr('private'), 'private')} with {setting('threshold', repr('prior'), 'prior')}"
     balanced = setting("class_weight", "'balanced'", "balanced")
     return (_NOT_PRIVATE + covers + f"(on imbalanced classes, candidates with {prior} (a private count of the "
@@ -261,22 +268,24 @@ def runs_here() -> bool:
 
 
 def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False,
-                          classes: Any = None) -> None:
+                          classes: Any = None, unweighted: str | None = None) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
-    left to the caller (:func:`runs_here`); ``classes`` as :func:`training_rows_finding`'s."""
+    left to the caller (:func:`runs_here`); ``classes`` as :func:`training_rows_finding`'s (more than two: the
+    one-vs-rest note), ``unweighted`` as :func:`warning_text`'s."""
     if runs_here():
+        multiclass = classes is not None and np.unique(np.asarray(classes)).size > 2
         _warn(owner, training_rows_finding(predictions, y, regression, classes),
-              multiclass=classes is not None and np.unique(np.asarray(classes)).size > 2)
+              ONE_VS_REST if multiclass else unweighted)
 
 
 def warn_on_confusion(owner: str, counts: np.ndarray) -> None:
     """:func:`warn_on_training_rows` from a classifier's confusion counts (:func:`confusion`; more than two classes:
     the one-vs-rest release's)."""
     if runs_here():
-        _warn(owner, classification_finding(counts), multiclass=counts.shape[0] > 2)
+        _warn(owner, classification_finding(counts), ONE_VS_REST if counts.shape[0] > 2 else None)
 
 
-def _warn(owner: str, finding: str | None, multiclass: bool = False) -> None:
+def _warn(owner: str, finding: str | None, unweighted: str | None = None) -> None:
     if finding is not None:
-        warnings.warn(f"{speaker(owner)}: {warning_text(finding, multiclass)}", TrainingRowsWarning,
+        warnings.warn(f"{speaker(owner)}: {warning_text(finding, unweighted)}", TrainingRowsWarning,
                       stacklevel=user_stacklevel())

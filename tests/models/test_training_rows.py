@@ -11,10 +11,12 @@ import dpcvx
 from dpcvx.exceptions import TrainingRowsWarning
 from dpcvx.models import training_rows
 from dpcvx.models.training_rows import (
+    KERNEL,
     NEARLY_ONE_CLASS,
     NO_BETTER,
     NO_BETTER_REGRESSION,
     ONE_CLASS,
+    ONE_VS_REST,
     training_rows_finding,
     warning_text,
 )
@@ -43,10 +45,10 @@ def test_a_balanced_accuracy_within_the_sampling_error_of_chance_is_no_better(ri
     assert (finding == NO_BETTER) == expected and (finding is None) == (not expected)
 
 
-@pytest.mark.parametrize("multiclass", [False, True])
-def test_texts_are_fixed_and_point_at_tune(multiclass):
+@pytest.mark.parametrize("unweighted", [None, ONE_VS_REST, KERNEL])
+def test_texts_are_fixed_and_point_at_tune(unweighted):
     for finding in (ONE_CLASS, NEARLY_ONE_CLASS, NO_BETTER, NO_BETTER_REGRESSION):
-        text = warning_text(finding, multiclass)
+        text = warning_text(finding, unweighted)
         assert "NOT PRIVATE" in text and "dpcvx.tune" in text and "no guarantee covers" in text
         assert not any(character.isdigit() for character in text.replace("R^2 <= 0", ""))
 
@@ -56,10 +58,27 @@ def test_the_note_names_what_the_release_takes():
     refuses (UnsupportedWeightsError); a binary one's named balanced weights only, where the private class count
     with the cut at its rate did better on a helper's rare-class tables (balanced accuracy 0.645 against 0.584 at 3%
     positives, epsilon 5)."""
-    binary, multiclass = warning_text(NEARLY_ONE_CLASS), warning_text(NEARLY_ONE_CLASS, multiclass=True)
+    binary, multiclass = warning_text(NEARLY_ONE_CLASS), warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
     assert "class_prior='private' with threshold='prior'" in binary and "class_weight='balanced'" in binary
     assert "class_weight='balanced'" not in multiclass and "class_prior='private'" not in multiclass
     assert "Mistakes(class_weight=...)" in multiclass and "against the rest as two classes" in multiclass
+
+
+@pytest.mark.parametrize("fit", [
+    lambda X, y: dpcvx.TDDL(lam=1.0, gamma=1.0).fit(X, y, 0.05, Z=X[:5], random_state=0),
+    lambda X, y: dpcvx.TDIL(lam=1.0, gamma=1.0, input_bound=1.0).fit(X, y, 0.05, random_state=0),
+], ids=["TDDL", "TDIL"])
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ExponentialCostWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+def test_a_kernel_learner_s_note_names_no_class_weights(noise_labels, fit):
+    """TDDL's and TDIL's note advised class_prior='private' and class_weight='balanced', which they refuse (TDDL has
+    no parameter class_weight); it names the Fourier-feature pipeline, which takes them."""
+    X, y = noise_labels
+    with pytest.warns(TrainingRowsWarning) as caught:
+        fit(X, np.where(y > 0, 1, -1))
+    texts = _training_row_messages(caught)
+    assert texts and all(KERNEL in text and "class_weight='balanced'" not in text for text in texts)
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +249,7 @@ def test_one_vs_rest_warns_once_on_its_argmax(noise_labels):
                                          classes=(0, 1, 2))
     with pytest.warns(TrainingRowsWarning) as caught:
         learner.fit(X, labels, 0.05, random_state=0)
-    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text, multiclass=True)}"]
+    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text, ONE_VS_REST)}"]
                                               for text in (ONE_CLASS, NO_BETTER))
 
 
@@ -240,7 +259,7 @@ def test_an_estimator_warns_once_at_its_threshold(noise_labels):
     X, y = noise_labels
     with pytest.warns(TrainingRowsWarning) as caught:
         dpcvx.DPLogisticRegression(epsilon=0.05, lam=1.0, classes=(0, 1, 2), random_state=0).fit(X, np.zeros_like(y))
-    assert _training_row_messages(caught) in ([f"DPLogisticRegression: {warning_text(text, multiclass=True)}"]
+    assert _training_row_messages(caught) in ([f"DPLogisticRegression: {warning_text(text, ONE_VS_REST)}"]
                                               for text in (ONE_CLASS, NO_BETTER))
 
 
