@@ -188,16 +188,10 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
 
 
 def _numeric_texts(texts: Sequence[str]) -> np.ndarray:
-    """The finite numbers among the --missing texts ("999", "-1"), as a column read as numbers holds them."""
-    numbers_ = []
-    for text in texts:
-        try:
-            value = float(text)
-        except ValueError:
-            continue
-        if np.isfinite(value):
-            numbers_.append(value)
-    return np.array(numbers_, dtype=float)
+    """The finite numbers among the --missing texts ("999", "-1"), as a column read as numbers holds them: read by the
+    one conversion of text cells to numbers (:func:`~dpcvx.tables.text_numbers`), as a cell of that text would be."""
+    numbers_, wrong = text_numbers(np.array(list(texts), dtype=str))
+    return numbers_[~wrong & np.isfinite(numbers_)]
 
 def _refit(name: str, impute: str) -> str:
     """Predict's advice for a missing value in the numeric column ``name`` of a model that imputes none."""
