@@ -183,12 +183,12 @@ def _integer_from(name: str, minimum: int, maximum: int | None = None) -> Callab
 
 
 def _numeric_column(text: str) -> Any:  # a dpcvx.data.preprocessing.NumericColumn
-    from ..data.preprocessing import NumericColumn
+    from ..data.preprocessing import SCALES, NumericColumn
 
     limit = _validation().MODERATE_MAX
     body, _, last = text.rpartition(":")
-    scale = last if last in ("linear", "log") else "linear"  # NAME:LO:HI[:log], NumericColumn's scale
-    parts = (body if last in ("linear", "log") else text).rsplit(":", 2)
+    scaled = last in SCALES  # NAME:LO:HI[:log], NumericColumn's scale
+    scale, parts = (last, body.rsplit(":", 2)) if scaled else ("linear", text.rsplit(":", 2))
     try:
         if len(parts) != 3:
             raise ValueError
