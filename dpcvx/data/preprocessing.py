@@ -768,6 +768,13 @@ LOST_MIN_ROWS = 20
 PILED_SHARE = 0.01  # one value outside a numeric column's bounds on this share of the rows reads as a code
 
 
+#: What a schema's warning about a column against its declaration says of itself (:func:`_warn_lost`,
+#: :func:`_warn_piled`), ``{what}`` the declaration checked
+_READ_THE_ROWS = ("NOT PRIVATE: this check read the rows; it is shown to you only and is not part of any release. "
+                  "Check the declared {what} against the column's documentation (its data dictionary, never its "
+                  "values in the data)")
+
+
 def _warn_lost(columns: Sequence[Column]) -> None:
     """Warn of each column whose declaration is not its data's, on more than ``LOST_SHARE`` of the rows of a table of
     at least ``LOST_MIN_ROWS``: a categorical column's values outside its declared categories
@@ -777,9 +784,7 @@ def _warn_lost(columns: Sequence[Column]) -> None:
     non-strict schema is for, and a few clipped ones what bounds are for; most of a column means a model learns
     nothing from it, silently. The text names the column, its public declaration and the fix, no count or value;
     it reads the rows, so it is NOT PRIVATE, shown to the data owner only."""
-    shown = ("NOT PRIVATE: this check read the rows; it is shown to you only and is not part of any release. Check "
-             "the declared {what} against the column's documentation (its data dictionary, never its values in the "
-             "data)")
+    shown = _READ_THE_ROWS
     for column in columns:
         if isinstance(column, CategoricalColumn):
             warnings.warn(
@@ -823,9 +828,8 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
         warnings.warn(
             f"column {column.name!r}: many rows hold one same value outside its public bounds "
             f"[{column.lo:g}, {column.hi:g}], each clipped onto the nearer bound, so that it reads as that bound: is "
-            "it a code for a missing or unknown value (such as 99, 999 or -1)? NOT PRIVATE: this check read the "
-            "rows; it is shown to you only and is not part of any release. Check the column's documentation (its "
-            f"data dictionary, never its values in the data); if the value is a code, {fix}",
+            "it a code for a missing or unknown value (such as 99, 999 or -1)? "
+            f"{_READ_THE_ROWS.format(what='bounds')}; if the value is a code, {fix}",
             OutOfBoundsWarning, stacklevel=user_stacklevel())
 
 
