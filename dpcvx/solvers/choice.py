@@ -73,6 +73,11 @@ def _distinct_start(objective: PerturbedObjective, distinct: Distinct, gradient_
     return (w if np.all(np.isfinite(w)) else start), info
 
 
+def _public_start(start: np.ndarray | None, d: int) -> np.ndarray:
+    """Where Newton starts when a conic warm start fails: the public start, else the origin."""
+    return np.zeros(d) if start is None else start
+
+
 @dataclass(frozen=True)
 class SolverChoice:
     """The public solver settings of a linear learner (PrivateERM's ``solver``, ``cvxpy_solver``, ...)."""
@@ -178,19 +183,22 @@ class SolverChoice:
             problem, X, y, lam, noise, extra_reg,
             solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
             gradient_tolerance=gradient_tolerance, reference=objective, regression=self.regression, weights=weights,
+            fallback=None if objective is None else _public_start(start, X.shape[1]),
         )
         if objective is None or info.converged:
             return w, info
-        # Conic solvers stop near 1e-9 relative on exponential cones: polish with Newton
-        # on the verified derivatives, starting from the solver's point.
-        # the conic point is a warm start only: the polish runs to the proved budget from that point (G_0 from
-        # its own weights: a bound for any start), so the solve cannot stop short whatever the conic solver did
+        # Conic solvers stop near 1e-9 relative on exponential cones, or short of it at a user's iteration limit, or
+        # fail: polish with Newton on the verified derivatives, starting from the solver's point (the public start
+        # where it has none). The conic point is a warm start only: the polish runs to the proved budget from that
+        # point (G_0 from its own weights: a bound for any start), so the solve cannot stop short whatever the conic
+        # solver did
         polish = self._newton_steps(rate, w, noise, X.shape[0], gradient_tolerance)
         polished, steps_info = newton(objective, gradient_tolerance=gradient_tolerance, w0=w, **polish)
         return polished, replace(
             steps_info, solver=f"{info.solver}+{steps_info.solver}",
-            status=f"{info.solver} {info.status} at ||grad F|| {info.gradient_norm:.1e}, "
-                   f"polished: {steps_info.status}",
+            status=f"{info.solver} {info.status}"
+                   + (f" at ||grad F|| {info.gradient_norm:.1e}" if np.isfinite(info.gradient_norm) else "")
+                   + f", polished: {steps_info.status}",
             iterations=info.iterations + steps_info.iterations, seconds=info.seconds + steps_info.seconds,
         )
 
@@ -274,7 +282,8 @@ class SolverChoice:
                                    max_iter=self._unproved_max_iter(), w0=start)
         w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
                                    solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance,
-                                   regression=self.regression, weights=weights)
+                                   regression=self.regression, weights=weights,
+                                   fallback=_public_start(start, X.shape[1]))
         polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
                                           max_iter=self._unproved_max_iter(), w0=w)
         return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",

@@ -783,6 +783,7 @@ def solve_with_cvxpy(
     solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None, gradient_tolerance: float,
     reference: PerturbedObjective | None = None, regression: bool = False,
     user_solver: Callable[[cp.Problem, cp.Variable], Any] | None = None, weights: np.ndarray | None = None,
+    fallback: np.ndarray | None = None,
 ) -> tuple[np.ndarray, SolveInfo]:
     """Solve min_w J_b(w) through CVXPY for the verified problem; the gradient uses ``reference`` when given.
 
@@ -797,6 +798,12 @@ def solve_with_cvxpy(
     ``user_solver(program, w)``, when given, solves ``program`` (any way it likes: any
     CVXPY solver and settings, or its own method setting ``w.value``) instead of
     dpcvx; its status is not read, only the gradient dpcvx computes at ``w.value``.
+
+    ``fallback``: the conic point is a warm start only (the caller polishes it by Newton to a proved budget, which
+    reaches the bound from any start): a solve that stops short or fails on this data (an iteration limit, a status
+    other than optimal, a solver's numerical failure, a non-finite point) then returns ``fallback`` with an infinite
+    gradient norm instead of raising after the charge. Settings and structure (not DCP, a rejected option) still
+    raise: they fail alike on every data set.
     """
     import cvxpy as cp
 
@@ -813,6 +820,14 @@ def solve_with_cvxpy(
     constraints = [] if problem.constraint_set is None else problem.constraint_set.cvxpy(w)
     program = cp.Problem(cp.Minimize(sum(terms)), constraints)
     options = {**CVXPY_SOLVER_OPTIONS.get(solver.upper(), {}), **(solver_options or {})}
+    name = "user solver" if user_solver is not None else f"cvxpy:{solver.upper()}"
+
+    def stopped(status: str) -> tuple[np.ndarray, SolveInfo]:  # a warm start that failed: Newton starts at fallback
+        assert fallback is not None
+        return fallback, SolveInfo(solver=name, status=f"stopped ({status}), no warm start",
+                                   iterations=0, seconds=time.perf_counter() - start, gradient_norm=np.inf,
+                                   gradient_tolerance=gradient_tolerance, relative_residual=np.inf)
+
     try:
         with warnings.catch_warnings():
             # CVXPY warns "Solution may be inaccurate" on status optimal_inaccurate; dpcvx
@@ -827,30 +842,44 @@ def solve_with_cvxpy(
             "the objective is not DCP, so CVXPY cannot solve it (the loss may be convex "
             "only by the verifier's second-derivative proof); use solver='fast'"
         ) from error
-    except cp.error.SolverError as error:
-        raise SolverError(f"CVXPY solver {solver} failed: {error}; try another cvxpy_solver") from error
     except NotImplementedError as error:  # an atom without a canonicalization (a user subclass)
         # the problem's constants are the data (X, y): a foreign text may print them, so it is withheld
         raise SolverError(f"CVXPY cannot pose this problem for a conic solver ({withheld(error)}); write the "
                           "loss and regularizer with CVXPY's own atoms") from None
-    except (TypeError, ValueError) as error:  # CVXPY passes unknown settings to the solver, which rejects them
+    except Exception as error:
+        if user_solver is not None:  # the user's own code, on the data: its type only
+            raise SolverError(f"the user's solver raised {withheld(error)}; nothing is released") from None
+        if isinstance(error, cp.error.SolverError):
+            if fallback is not None:
+                return stopped("the solver failed")
+            raise SolverError(f"CVXPY solver {solver} failed: {error}; try another cvxpy_solver") from error
+        if not isinstance(error, (TypeError, ValueError)):
+            raise
+        # CVXPY passes unknown settings to the solver, which rejects them
         if not solver_options:
             raise SolverError(f"CVXPY could not solve this problem with {solver} ({withheld(error)}); try another "
                               "cvxpy_solver or solver='fast'") from None
         raise _rejected(solver, solver_options, withheld(error)) from None
+    if user_solver is not None and w.value is None:
+        raise SolverError("the user's solver left w.value None (it must set the variable it is given, as "
+                          "program.solve() does); nothing is released")
     if w.value is None or (user_solver is None and program.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)):
+        if fallback is not None:
+            return stopped(f"status {program.status!r}")
         raise SolverError(
             f"CVXPY solver {solver} returned status {program.status!r}; nothing is released. "
             "Try another cvxpy_solver or solver='fast'"
         )
     solution = np.asarray(w.value, dtype=float).ravel()
+    if fallback is not None and not np.all(np.isfinite(solution)):
+        return stopped("a non-finite point")
     if reference is not None:
         residual = reference.residual(solution)
     else:
         residual = relative_residual([_gradient(term, w) for term in terms], n=n)
     stats = program.solver_stats  # None when a user solver set w.value without program.solve
     return solution, SolveInfo(
-        solver="user solver" if user_solver is not None else f"cvxpy:{solver.upper()}",
+        solver=name,
         status=str(program.status),
         iterations=int(getattr(stats, "num_iters", 0) or 0),
         seconds=time.perf_counter() - start,

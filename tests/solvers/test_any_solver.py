@@ -47,6 +47,23 @@ def test_a_user_solver_that_stops_early_is_refused_after_charging(data):
     assert accountant.spent.epsilon == 1.0  # the solve ran on the private data
 
 
+@pytest.mark.parametrize("kind", ["raises", "leaves w unset"])
+def test_a_user_solver_that_fails_is_a_solver_error_naming_it(data, kind):
+    """A user's solver raising an exception of its own (RuntimeError, KeyError) escaped untyped after the charge, and
+    one leaving w.value None was reported as CLARABEL's status: both are the user's solver's SolverError, its text
+    withheld (it ran on the data)."""
+    X, y = data
+
+    def failing(program, w):
+        if kind == "raises":
+            raise RuntimeError(f"diverged at {X[0, 0]!r}")
+
+    with pytest.raises(dpcvx.SolverError, match="user's solver") as caught:
+        dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, solver=failing).fit(X, y, 1.0, random_state=0)
+    assert "CLARABEL" not in str(caught.value) and repr(X[0, 0]) not in str(caught.value)
+    assert caught.value.__cause__ is None
+
+
 def test_user_solvers_are_refused_for_kst12_problems_before_charging(data):
     X, y = data
     accountant = dpcvx.PrivacyAccountant(5.0)
