@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 __all__ = [
     "DPCVXError",
@@ -35,6 +35,7 @@ __all__ = [
     "UnsupportedWeightsError",
     "a_value_of",
     "user_stacklevel",
+    "warn_released",
     "withheld",
 ]
 
@@ -211,6 +212,30 @@ def _internal_directories() -> tuple[str, ...]:
         if isinstance(location, str):
             directories.append(os.path.dirname(os.path.abspath(location)))
     return tuple(directory + os.sep for directory in directories)
+
+
+def warn_released(text: str, category: type[Warning]) -> None:
+    """Warn ``text`` at the user's line about a release the budget has already paid for (its usefulness, its training
+    rows, a note found after the charge), under the user's warning filters but one: an ``"error"`` filter shows it
+    (as ``"always"``) instead of raising it. Raised, it would lose a release whose epsilon the accountant has spent,
+    where a refused call must spend nothing (docs/theory.md, section 7.1); ``"ignore"`` and a recording block
+    (``pytest.warns``, ``catch_warnings(record=True)``) see it as before."""
+    import warnings
+
+    level = user_stacklevel()
+    with warnings.catch_warnings():
+        shown = [("always" if action == "error" else action, message, kind, module, line)
+                 for action, message, kind, module, line in warnings.filters]
+        warnings.resetwarnings()
+        for action, message, kind, module, line in reversed(shown):
+            warnings.filterwarnings(action, _pattern(message), kind, _pattern(module), line)  # type: ignore[arg-type]
+        warnings.warn(text, category, stacklevel=level)
+
+
+def _pattern(regex: Any) -> str:
+    """A warning filter's message or module as ``warnings.filterwarnings`` takes it (a filter holds a compiled
+    pattern, a text, or None for any)."""
+    return "" if regex is None else str(getattr(regex, "pattern", regex))
 
 
 def user_stacklevel() -> int:

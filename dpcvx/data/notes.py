@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
 
-from ..exceptions import ClippingWarning, user_stacklevel
+from ..exceptions import ClippingWarning, user_stacklevel, warn_released
 
 __all__ = ["checks_then_notes", "notes_dropped", "row_clipping_note", "warn_clipped"]
 
@@ -43,14 +43,18 @@ def warn_clipped(text: str) -> None:
         held.append(text)
 
 
-def checks_then_notes() -> _HeldNotes:
+def checks_then_notes(charged_after: _HeldNotes | None = None) -> _HeldNotes:
     """A ``with`` block that keeps the notes of :func:`warn_clipped` made within it, and shows them, each once and in
     order, when it completes; none when it raises (a refusal). A block within another hands its notes to the
     enclosing block when it completes: a composite fit (a private class count, column statistics, bounds), whose
     one block encloses its plan, its checks at other rates and its fit after the charge, which all read the same
     rows, shows each note once, under any warning filter ("always" included), and none when any of its checks
-    refuses."""
-    return _HeldNotes()
+    refuses.
+
+    ``charged_after``: the block of the checks a charge followed (a composite fit's plan, whose notes it showed before
+    the charge); this block, the fit after the charge, shows only the notes that block did not, and under any filter
+    (:func:`~dpcvx.exceptions.warn_released`: an "error" filter must not lose the paid-for release)."""
+    return _HeldNotes(charged_after)
 
 
 @contextmanager
@@ -68,16 +72,24 @@ class _HeldNotes:
     """:func:`checks_then_notes`: a class, not a generator of contextlib, so that the warnings, shown from
     :meth:`__exit__`, point past dpcvx's frames only, at the user's line (:func:`~dpcvx.exceptions.user_stacklevel`)."""
 
-    def __enter__(self) -> None:
+    def __init__(self, charged_after: _HeldNotes | None = None) -> None:
+        self._before = charged_after
         self._held: list[str] = []
+
+    def __enter__(self) -> _HeldNotes:
         self._outer = _HELD.get()
         self._token = _HELD.set(self._held)
+        return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         _HELD.reset(self._token)
         if kind is None and self._outer is not None:
             self._outer.extend(self._held)
+        elif kind is None and self._before is not None:
+            for text in dict.fromkeys(self._held):
+                if text not in self._before._held:
+                    warn_released(text, ClippingWarning)
         elif kind is None:
             for text in dict.fromkeys(self._held):
                 warnings.warn(text, ClippingWarning, stacklevel=user_stacklevel())

@@ -655,12 +655,14 @@ class PrivateERM:
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
         names = feature_names(X)  # a table's column names, kept by the release (mixed types refused before the charge)
         if self.draws_first:  # a composite's one plan (its settings checked there)
-            with checks_then_notes():  # its plan, checks and fit read the same rows: each clipping note once
+            # its plan, checks and fit read the same rows: each clipping note once, the plan's before the charge
+            with checks_then_notes() as checks:
                 composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                                      neighbours=neighbours, n_public=n_public, warm_start=warm_start,
                                      sample_weight=sample_weight)
                 assert not isinstance(composed, FitPlan)  # a composite's plan
                 check_accountant(accountant)
+            with checks_then_notes(charged_after=checks):
                 # its checks ran on (X, y); the release keeps a table's column names
                 return named(composed.execute(X, y, random_state, accountant, sample_weight), names)
         check_accountant(accountant)

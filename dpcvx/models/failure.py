@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sparse
 
-from ..exceptions import DPCVXWarning, InputError, SolverError
+from ..exceptions import DPCVXWarning, InputError, SolverError, warn_released
 from ..privacy.rng import resolve_rng
 
 __all__ = ["composite", "require_proved", "rehearse", "rehearsing", "fixed_numerics", "charged", "after_charge",
@@ -164,7 +164,7 @@ def fixed_numerics() -> Iterator[None]:
         key = (message.category, str(message.message))
         if issubclass(message.category, DPCVXWarning) and key not in seen:
             seen.add(key)
-            warnings.warn(message.message, stacklevel=3)
+            warn_released(str(message.message), message.category)
 
 
 @contextmanager

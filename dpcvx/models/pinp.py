@@ -121,6 +121,7 @@ class PINP(TrainingSetLearner):
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
             model = self._check_training(X, y, delta=budget.delta)
+            model.check_predict(as_rows(X)[:1])  # a query's kernel calls (a point against the rows), before the charge
             kernel, loss = model.kernel, model.loss
             radius = loss_radius(self.lam, loss, kernel.feature_bound)
             parameters = pinp_parameters(

@@ -305,6 +305,7 @@ class TDDL(PrivateKernelLearner):
             span, X = self._minimiser_span(X)
             Z = as_rows(Z, "Z", X.shape[1], one_point=False)  # a public sample, 2-D as X is
             model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)
+            model.check_predict(Z)  # the released predictions' kernel calls, tried before the charge
             kernel, loss = model.kernel, model.loss
             radius = loss_radius(self.lam, loss, kernel.feature_bound)
             least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)

@@ -30,7 +30,6 @@ bound alone, is :mod:`dpcvx.release.usefulness`.
 from __future__ import annotations
 
 import contextvars
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..advice import python_only, setting
-from ..exceptions import TrainingRowsWarning, user_stacklevel
+from ..exceptions import TrainingRowsWarning, warn_released
 from ..release.usefulness import checks_are_off, speaker
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "ONE_VS_REST", "KERNEL",
@@ -287,5 +286,4 @@ def warn_on_confusion(owner: str, counts: np.ndarray) -> None:
 
 def _warn(owner: str, finding: str | None, unweighted: str | None = None) -> None:
     if finding is not None:
-        warnings.warn(f"{speaker(owner)}: {warning_text(finding, unweighted)}", TrainingRowsWarning,
-                      stacklevel=user_stacklevel())
+        warn_released(f"{speaker(owner)}: {warning_text(finding, unweighted)}", TrainingRowsWarning)

@@ -19,7 +19,6 @@ release may still predict one class on every row the data hold (a NOT PRIVATE qu
 from __future__ import annotations
 
 import contextvars
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -27,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..advice import for_reader
-from ..exceptions import ConstantPredictionWarning, user_stacklevel
+from ..exceptions import ConstantPredictionWarning, warn_released
 
 __all__ = ["constant_at_cut", "constant_class", "one_class_findings", "warn_if_constant", "checks_off",
            "checks_are_off", "warn_release", "held_warnings", "emit", "Held", "called", "speaker"]
@@ -100,13 +99,13 @@ def warn_release(text: str, category: type[Warning]) -> None:
     if held is not None:
         held.append((text, category))
     elif not _OFF.get():
-        warnings.warn(text, category, stacklevel=user_stacklevel())
+        warn_released(text, category)
 
 
 def emit(held: Held) -> None:
     """Show warnings kept by :func:`held_warnings` (the released run's), each once, at the user's line."""
     for text, category in dict.fromkeys(held):
-        warnings.warn(text, category, stacklevel=user_stacklevel())
+        warn_released(text, category)
 
 
 def constant_class(coef: np.ndarray, intercept: float | np.ndarray, norm_bound: float, cut: float = 0.0) -> int | None:

@@ -501,7 +501,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         else:  # the binary release's rows on either side of the cut, counted by its plan
             assert released_cut is not None
             warn_at_cut(check, released_cut)
-        # the fitted attributes together, once nothing is left that can raise (a warning made an error included)
+        # the fitted attributes together, once nothing is left that can raise (a warning about the release is shown,
+        # never raised: exceptions.warn_released)
         if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
             fitted["feature_names_in_"] = checked.feature_names_in_
         else:

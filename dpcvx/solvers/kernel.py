@@ -78,7 +78,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import LinAlgError
 
-from ..data.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
+from ..data.kernels import CallableKernel, Kernel, as_rows, feature_scaling, kernel_expansion
 from ..data.nystrom import NystromFeatures, symmetric_gram
 from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
@@ -674,6 +674,13 @@ class KernelERM:
             self._weights = self._scaling * solution.coef
         self._gram = None  # n^2 (or n r) floats: not kept once solved
         return self
+
+    def check_predict(self, Z: np.ndarray) -> None:
+        """Raise, before a learner's charge, the error :meth:`predict` would raise on public points ``Z`` after it: a
+        user's kernel callable run on the shapes (and for ``Z`` the values) the expansion gives it, which its fit's
+        square Gram matrices never did (a kernel that fails on a non-square pair, or returns the wrong shape)."""
+        if self.nystrom is None and isinstance(self.kernel, CallableKernel):
+            kernel_expansion(self.kernel, as_rows(Z, "Z", self.n_features), self._rows, np.zeros(self.n))
 
     def predict(self, Z: np.ndarray) -> np.ndarray:
         """<w*, phi(z)> for each row z of Z (PRIVATE values)."""

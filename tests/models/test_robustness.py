@@ -146,8 +146,14 @@ def test_cvxpy_status_not_optimal_is_a_solver_error(monkeypatch):
         problem._status = "infeasible"
 
     monkeypatch.setattr("cvxpy.Problem.solve", infeasible)
+    conic_only = dpcvx.PrivateERM(data_norm=1.0,
+                                  regularizer=lambda w: 0.5 * cvxpy.sum_squares(w) + cvxpy.sum(cvxpy.logistic(w)))
     with pytest.raises(dpcvx.SolverError, match="status 'infeasible'"):
-        dpcvx.PrivateERM(data_norm=1.0, solver="cvxpy").fit(X, y, epsilon=1.0)
+        conic_only.fit(X, y, epsilon=1.0)
+    # where Newton's proved budget applies the conic point is a warm start only: Newton starts from the origin
+    learner = dpcvx.PrivateERM(data_norm=1.0, solver="cvxpy")
+    learner.fit(X, y, epsilon=1.0, random_state=0)
+    assert "status 'infeasible'" in learner.diagnostics_.status and learner.diagnostics_.converged
 
 
 def test_interrupt_leaves_no_partial_model(monkeypatch):
@@ -243,8 +249,9 @@ def test_error_table_examples_are_real_messages(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(calibrate, "objective_perturbation", real)
     X, y = make_data(n=50, d=3)
     monkeypatch.setattr(cp.Problem, "solve", lambda problem, *a, **k: setattr(problem, "_status", "infeasible"))
-    with pytest.raises(dpcvx.SolverError) as solver:
-        dpcvx.PrivateERM(data_norm=1.0, solver="cvxpy").fit(X, y, epsilon=1.0)
+    with pytest.raises(dpcvx.SolverError) as solver:  # a conic-only problem: no Newton to start over
+        dpcvx.PrivateERM(data_norm=1.0, solver="cvxpy", regularizer=lambda w: 0.5 * cvxpy.sum_squares(w)
+                         + cvxpy.sum(cvxpy.logistic(w))).fit(X, y, epsilon=1.0)
     assert cli.error_line(solver.value) == examples[exceptions.SolverError]
     monkeypatch.undo()
     with pytest.raises(dpcvx.BudgetExceededError) as budget:
