@@ -112,7 +112,7 @@ def _opendp() -> Any:
 
 
 def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: float | None = None, *,
-                          allow_fixed_seed: bool = False, **fit_params: Any) -> Any:
+                          allow_fixed_seed: bool = False, allow_estimates: bool = False, **fit_params: Any) -> Any:
     """One fit of ``learner`` at (``epsilon``, ``delta``) as an OpenDP ``Measurement`` (module docstring).
 
     Parameters
@@ -140,6 +140,11 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         draw the same noise, so the releases of two calls (two queries, two
         data sets) would share it and their difference would cancel it. True
         is for reproducible experiments, never for a release.
+    allow_estimates : bool, default False
+        A learner that opts in to estimated constants (its ``allow_estimates``
+        is True) is refused unless this is True too: its releases may be
+        CONDITIONAL (the guarantee holds only if the estimates are right), and
+        the measurement's privacy map cannot say so.
     **fit_params
         Passed to ``fit``: a learner's (``mechanism``, ``random_state``, ``Z``,
         ...; ``neighbours`` picks the input metric, "replace-one", the default,
@@ -180,6 +185,11 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
     if "epsilon" in fit_params or "delta" in fit_params:
         raise InputError("pass epsilon and delta as the arguments of as_opendp_measurement, not as fit_params")
     allow_fixed_seed = check_flag("allow_fixed_seed", allow_fixed_seed)
+    if getattr(learner, "allow_estimates", False) is True and not check_flag("allow_estimates", allow_estimates):
+        raise InputError(f"{type(learner).__name__} has allow_estimates=True: a release may then be CONDITIONAL on "
+                         "estimated constants, and an OpenDP measurement's privacy map cannot say so. Pass "
+                         "allow_estimates=True to as_opendp_measurement to build it anyway, and keep the condition "
+                         "with what you publish")
     fit: Callable[[Any, Any], tuple[Any, Any]]
     if _is_estimator(learner):
         fit, epsilon, delta, relation = _estimator_fit(learner, epsilon, delta, allow_fixed_seed, fit_params)

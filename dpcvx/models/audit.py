@@ -321,6 +321,7 @@ class AuditReport:
     statistics_d_prime: np.ndarray = field(repr=False)
     neighbours: str = ""
     seconds: float = 0.0
+    conditional: bool = False  # the claim rests on an opted-in estimate (every release audited says so)
 
     @property
     def passed(self) -> bool:
@@ -349,6 +350,8 @@ class AuditReport:
             f"privacy audit: {verdict}",
             f"claimed epsilon = {self.claimed_epsilon:g} (delta = {self.claimed_delta:g}); "
             f"lower bound = {self.epsilon_lower_bound:.4g} at confidence {self.confidence:g}",
+            *(["the claim is CONDITIONAL on estimated constants: an audit finds violations, it proves none; "
+               "passing it does not confirm the estimates"] if self.conditional else []),
             f"neighbours: {self.neighbours}",
             f"test: say {self.region_indicates} when the statistic is in [{low:.4g}, {high:.4g})",
             f"evaluation runs per dataset: {self.evaluation_trials}; false positives "
@@ -450,11 +453,12 @@ def _projection(pair: NeighbouringPair) -> Callable[[Any], float]:
     return project
 
 
-def _claim(model: Any, epsilon: float, delta: float) -> tuple[float, float]:
+def _claim(model: Any, epsilon: float, delta: float) -> tuple[float, float, bool]:
+    """What a release claims: its (epsilon, delta) and whether the claim is conditional on an estimate."""
     certificate = getattr(model, "certificate", None)
     claimed_epsilon = float(getattr(certificate, "epsilon", epsilon))
     claimed_delta = float(getattr(certificate, "delta", delta))
-    return claimed_epsilon, claimed_delta
+    return claimed_epsilon, claimed_delta, bool(getattr(certificate, "conditional", False))
 
 
 def _number(value: Any) -> float:
@@ -556,7 +560,7 @@ def audit(
     if len(claims) != 1:
         raise InputError(f"the releases claim different privacy levels {sorted(claims)}; "
                          "audit a learner whose claim does not depend on the data")
-    claimed_epsilon, claimed_delta = claims.pop()
+    claimed_epsilon, claimed_delta, conditional = claims.pop()
 
     region = _choose_region(values[0, :selection], values[1, :selection], confidence,
                             claimed_delta)
@@ -581,4 +585,5 @@ def audit(
         statistics_d_prime=values[1],
         neighbours=pair.description,
         seconds=seconds,
+        conditional=conditional,
     )

@@ -50,7 +50,7 @@ from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates
 from ..validation import SignBits, check_classes, check_labels
 from ..verification.verifier import default_regularizer
 from .failure import after_charge, composite
-from .fit_plan import FitPlan
+from .fit_plan import FitPlan, plan_conditional
 from .intercept_offset import centred_ridge, log_odds
 from .private_norm import draws_bounds, split_budget
 
@@ -259,7 +259,8 @@ class RatesPlan:
         if accountant is not None:
             accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private class count "
                              f"(eps_c={plan.eps_count:g}) and fit (eps_fit={plan.eps_fit:g})",
-                             curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta))
+                             curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta),
+                             conditional=plan_conditional(self.plan))
         count = draw_class_count(check_labels(y, plan.n, plan.classes, packed=True), plan, integer_source(rng))
         rates = count_rates(count, plan.n)   # the released rates, as public
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}

@@ -107,7 +107,7 @@ from ..validation import check_bound
 from .class_count import RatesPlan
 from .erm_inputs import check_column_statistics
 from .failure import after_charge, composite
-from .fit_plan import FitPlan
+from .fit_plan import FitPlan, plan_conditional
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["AUTO", "AUTO_ROWS", "COLUMN_STATISTICS_SHARE", "LABEL_SHARE", "LATTICE_BITS", "REGRESSION_SHARE",
@@ -414,7 +414,8 @@ class StandardisedPlan:
             label = f", the label's range (eps_l={plan.eps_label:g})" if plan.eps_label else ""
             accountant.spend(plan.total, plan.delta, description=f"{type(self.learner).__name__}.fit: private column "
                              f"statistics (eps_s={plan.eps_statistics:g}){label} and fit (eps_fit={plan.eps_fit:g})",
-                             curve=bound_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta))
+                             curve=bound_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta),
+                             conditional=plan_conditional(self.plan))
         if plan.ranges:
             released = release_ranges(np.asarray(X), plan, integer_source(rng))
             mapped = (fill_map(released, plan.norm) if plan.label_bound is None

@@ -86,6 +86,16 @@ __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 NEIGHBOURS = REPLACE_ONE_STATEMENT  # the replace-one statement of a certificate
 
 
+def _is_default(value: Any, default: Any) -> bool:
+    """Whether a setting holds its default: the same object, or an equal value of the same type."""
+    if value is default:
+        return True
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except (TypeError, ValueError):  # an array's == is elementwise
+        return False
+
+
 class PrivateERM:
     """A declared private ERM problem; :meth:`fit` releases a :class:`~dpcvx.release.model.PrivateModel`.
 
@@ -368,8 +378,14 @@ class PrivateERM:
         self.column_statistics_share = column_statistics_share
 
     def __repr__(self) -> str:
-        return (f"PrivateERM(loss={self.loss!r}, lam={self.lam!r}, data_norm={self.data_norm!r}, "
-                f"fit_intercept={self.fit_intercept!r})")
+        """The declaration's loss, lam, data_norm and fit_intercept, then every other setting not at its default
+        (``allow_estimates=True`` among them: a plan shown before the charge says that its release may be
+        CONDITIONAL)."""
+        shown, default = ("loss", "lam", "data_norm", "fit_intercept"), PrivateERM()
+        changed = [name for name in self._parameter_names()
+                   if name not in shown and not _is_default(getattr(self, name), getattr(default, name))]
+        return f"{type(self).__name__}(" + ", ".join(f"{name}={getattr(self, name)!r}"
+                                                       for name in (*shown, *changed)) + ")"
 
     # -- parameters (scikit-learn conventions) --------------------------------------------
 

@@ -78,7 +78,7 @@ _RULE_CHOICES_KEPT = 512
 # Gamma(d) norm (the l2-Laplace noise) or a chi norm (Gaussian) exceeds with probability below e^-900
 NOISE_TAIL = 1e3
 
-__all__ = ["FitPlan", "Calibrated"]
+__all__ = ["FitPlan", "Calibrated", "plan_conditional"]
 
 
 class Hooks(Protocol):
@@ -179,6 +179,11 @@ class FitPlan:
     @property
     def regression(self) -> bool:
         return self.classes is None
+
+    @property
+    def conditional(self) -> bool:
+        """Whether the release rests on an opted-in estimate of a constant: its charge and curve say CONDITIONAL."""
+        return bool(self.problem.certificate.conditional)
 
     @property
     def mean_weight(self) -> float:
@@ -375,7 +380,7 @@ class FitPlan:
             accountant.spend(self.epsilon, self.delta,
                              description=f"PrivateERM.fit ({self.loss_label}, {self.mechanism} perturbation, {size})",
                              curve=calibration.privacy_curve(self.epsilon, self.delta),
-                             neighbours=self.relation)
+                             neighbours=self.relation, conditional=self.conditional)
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector. Both are drawn before the
         # solve, in the order they always were (the solve draws nothing): the release's noise does not depend on
@@ -441,6 +446,14 @@ class FitPlan:
             else:  # at a caller's cut, known once the caller's release is complete (an estimator's threshold)
                 check.counts = counts
         return PrivateModel(coef, intercept, self.classes, rows, release)
+
+
+def plan_conditional(plan: Any) -> bool:
+    """Whether the fit a plan holds (a :class:`FitPlan`, or a composite's plan with its fit's as ``plan``: the class
+    count's, the column statistics') rests on an opted-in estimate (:attr:`FitPlan.conditional`); False for None."""
+    while plan is not None and not isinstance(plan, FitPlan):
+        plan = getattr(plan, "plan", None)
+    return plan is not None and plan.conditional
 
 
 def _constants(problem: VerifiedProblem) -> tuple[Any, ...]:

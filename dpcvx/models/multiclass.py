@@ -67,7 +67,7 @@ from .column_statistics import draws_statistics
 from .contract import refuse_fit_arguments
 from .erm import PrivateERM
 from .failure import after_charge, composite
-from .fit_plan import FitPlan
+from .fit_plan import FitPlan, plan_conditional
 from .private_norm import draws_bounds
 
 __all__ = ["PrivateMulticlassERM", "MulticlassPlan", "check_one_row_map"]
@@ -293,7 +293,8 @@ class MulticlassPlan:
             what = f"{k} classes, {loss_label(learner.binary.loss)}, {self.mechanism} perturbation, one-vs-rest"
             accountant.spend(self.epsilon, self.delta, description=f"PrivateMulticlassERM.fit ({what})",
                              curve=None if basic else self._composed_curve(X, targets[0]),
-                             neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
+                             neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)),
+                             conditional=plan_conditional(self.binary))
         # after the charge: a refused call leaves the caller's generator where it was
         seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         with after_charge(PROCEDURE_NAME), warnings.catch_warnings(), training_rows.left_to_caller():

@@ -100,7 +100,9 @@ class PrivacyCost(NamedTuple):
 @dataclass(frozen=True)
 class LedgerEntry:
     """One accepted charge: its cost and curve under the ledger's relation, what it paid for, how it
-    was composed, the relation it was proved for and, when that differs, how it was converted."""
+    was composed, the relation it was proved for and, when that differs, how it was converted; ``conditional``: its
+    guarantee rests on an opted-in estimate of a constant (its curve's :attr:`~PrivacyCurve.conditional`, or the
+    charge's own word where it has no curve)."""
 
     cost: PrivacyCost
     description: str
@@ -108,6 +110,7 @@ class LedgerEntry:
     curve: PrivacyCurve | None = None
     neighbours: Neighbours = Neighbours.REPLACE_ONE
     conversion: str = ""
+    conditional: bool = False
 
 
 def ledger_relation(entry: LedgerEntry) -> Neighbours:
@@ -295,14 +298,17 @@ class PrivacyAccountant:
         return total.epsilon <= self.epsilon * (1 + _SLACK) and total.delta <= self.delta * (1 + _SLACK), grown
 
     def _entry(self, cost: PrivacyCost, description: str, composition: str, curve: Any,
-               neighbours: Neighbours | str | None) -> LedgerEntry:
+               neighbours: Neighbours | str | None, conditional: bool = False) -> LedgerEntry:
         """The ledger entry of a charge, under the ledger's relation; refuses a mismatch it cannot convert."""
         if curve is not None and not isinstance(curve, PrivacyCurve):
             raise InputError(f"curve must be a dpcvx PrivacyCurve, got {type(curve).__name__}")
+        if not isinstance(conditional, bool):
+            raise InputError(f"conditional must be True or False, got {conditional!r}")
+        conditional = conditional or (curve is not None and curve.conditional)
         description = ": ".join([*self._open_descriptions(), *([description] if description else [])])
         relation = self._charge_relation(curve, neighbours)
         if relation is self.neighbours:
-            return LedgerEntry(cost, description, composition, curve, relation)
+            return LedgerEntry(cost, description, composition, curve, relation, conditional=conditional)
         if not relation.converts_to(self.neighbours):
             raise InputError(
                 f"{description or 'this charge'} is proved for {relation} neighbours and this accountant's "
@@ -318,7 +324,8 @@ class PrivacyAccountant:
             raise BudgetExceededError(f"{description or 'this charge'} is {conversion}: delta >= 1 is no "
                                       "guarantee; nothing was computed or charged")
         converted = None if curve is None else curve.under(self.neighbours)
-        return LedgerEntry(PrivacyCost(epsilon, delta), description, composition, converted, relation, conversion)
+        return LedgerEntry(PrivacyCost(epsilon, delta), description, composition, converted, relation, conversion,
+                           conditional)
 
     @staticmethod
     def _charge_relation(curve: PrivacyCurve | None, neighbours: Neighbours | str | None) -> Neighbours:
@@ -331,7 +338,8 @@ class PrivacyAccountant:
         return curve.neighbours
 
     def spend(self, epsilon: float, delta: float = 0.0, description: str = "",
-              curve: PrivacyCurve | None = None, *, neighbours: Neighbours | str | None = None) -> PrivacyCost:
+              curve: PrivacyCurve | None = None, *, neighbours: Neighbours | str | None = None,
+              conditional: bool = False) -> PrivacyCost:
         """Charge a computation on the whole dataset (sequential composition).
 
         ``curve`` is the computation's privacy curve, when known: it lets
@@ -339,11 +347,12 @@ class PrivacyAccountant:
         satisfy (epsilon, delta) itself; the learners pass their calibration's.
         ``neighbours`` is the relation (epsilon, delta) is proved for (default:
         the curve's, else replace-one); a charge for another relation than the
-        ledger's is converted or refused (module docstring). Returns the cost
-        charged to the ledger (the converted one after a conversion).
+        ledger's is converted or refused (module docstring). ``conditional``: the computation's guarantee rests on an
+        opted-in estimate (a conditional ``curve`` says so itself); its ledger line says CONDITIONAL. Returns the
+        cost charged to the ledger (the converted one after a conversion).
         """
         return self._charge(self._entry(check_cost(epsilon, delta), _description(description), "sequential", curve,
-                                        neighbours))
+                                        neighbours, conditional))
 
     def spend_release(self, model: Any, description: str = "") -> PrivacyCost:
         """Charge an existing release (a model from ``fit`` or :func:`dpcvx.load`) by its certificate's curve.
@@ -365,9 +374,9 @@ class PrivacyAccountant:
                           curve=curve)
 
     def spend_parallel(self, costs: Sequence[tuple[float, float]], description: str = "", *,
-                       neighbours: Neighbours | str | None = None) -> PrivacyCost:
+                       neighbours: Neighbours | str | None = None, conditional: bool = False) -> PrivacyCost:
         """Charge computations on disjoint parts of the data: the maximum of each coordinate, proved for
-        ``neighbours`` (default replace-one; converted or refused as in :meth:`spend`)."""
+        ``neighbours`` (default replace-one; converted or refused as in :meth:`spend`; ``conditional`` as there)."""
         if isinstance(costs, (str, bytes, Mapping)) or not isinstance(costs, Iterable):
             raise InputError(f"spend_parallel takes a list of (epsilon, delta) pairs, got {type(costs).__name__}")
         checked = [check_cost(*_pair(cost)) for cost in costs]
@@ -376,7 +385,7 @@ class PrivacyAccountant:
             raise InputError("spend_parallel needs at least one (epsilon, delta) pair")
         cost = PrivacyCost(max(c.epsilon for c in checked), max(c.delta for c in checked))
         return self._charge(self._entry(cost, description, f"parallel over {len(checked)} disjoint parts", None,
-                                        neighbours))
+                                        neighbours, conditional))
 
     def _charge(self, entry: LedgerEntry) -> PrivacyCost:
         # Check and append under one lock: two threads can never both pass the
@@ -422,6 +431,7 @@ class PrivacyAccountant:
             f"  epsilon={entry.cost.epsilon:g}, delta={entry.cost.delta:g} "
             f"({entry.composition}{', with its privacy curve' if entry.curve is not None else ''}): "
             f"{entry.description}{'; ' + entry.conversion if entry.conversion else ''}"
+            f"{'; CONDITIONAL on estimated constants' if entry.conditional else ''}"
             for entry in entries
         ]
         return "\n".join(lines)

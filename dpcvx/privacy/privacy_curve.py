@@ -65,7 +65,8 @@ from .gaussian import gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "epsilon_delta_curve",
-           "check_recorded_curve", "RDP_ORDERS", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
+           "check_recorded_curve", "refuse_conditional", "RDP_ORDERS", "have_dp_accounting", "rdp_conversion",
+           "rdp_to_epsilon"]
 
 CURVE_FORMAT = "dpcvx-privacy-curve/1"
 GAUSSIAN, EPSILON_DELTA = "gaussian", "epsilon-delta"
@@ -142,10 +143,15 @@ class CurvePart:
 
 @dataclass(frozen=True)
 class PrivacyCurve:
-    """The composition of ``parts``, all for the neighbour relation ``neighbours``."""
+    """The composition of ``parts``, all for the neighbour relation ``neighbours``. ``conditional``: a part rests on
+    an opted-in estimate of a constant (``allow_estimates=True``), so the curve holds only if the estimate is at least
+    the true value; it is kept by every view of the curve (:meth:`under`, :meth:`to_dict`, a ledger line) and a
+    bridge that cannot state it (:meth:`to_dp_events`, :func:`dpcvx.as_opendp_measurement`) asks for the opt-in
+    again."""
 
     parts: tuple[CurvePart, ...]
     neighbours: Neighbours = Neighbours.REPLACE_ONE
+    conditional: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "neighbours", Neighbours.parse(self.neighbours))
@@ -168,7 +174,7 @@ class PrivacyCurve:
             raise InputError(f"a curve proved for {self.neighbours} neighbours has no {target} guarantee "
                              f"(a {self.neighbours} release may use n, which {target} keeps private); only "
                              f"add-remove converts to replace-one, by {GROUP_PRIVACY}")
-        return PrivacyCurve(tuple(part.grouped() for part in self.parts), target)
+        return PrivacyCurve(tuple(part.grouped() for part in self.parts), target, self.conditional)
 
     def rdp(self, orders: np.ndarray = RDP_ORDERS) -> np.ndarray | None:
         """The Renyi-DP curve of the composition at ``orders`` (the parts' curves add, Mironov 2017,
@@ -213,8 +219,11 @@ class PrivacyCurve:
                 deltas[index] = min(spent + gaussian, 1.0)
         return deltas
 
-    def to_dp_events(self) -> Any:
+    def to_dp_events(self, *, allow_estimates: bool = False) -> Any:
         """This curve as a dp-accounting ``ComposedDpEvent`` (the ``accounting`` extra), one event per part.
+
+        A :attr:`conditional` curve (a constant estimated, not proved) is refused unless ``allow_estimates=True``:
+        an event cannot say that its guarantee is conditional, so the caller states again that it knows.
 
         * a Gaussian part of multiplier z -> ``GaussianDpEvent(z)``: N(0, z^2) against a shift of 1,
           the dominating pair of every Gaussian mechanism of sigma / Delta = z, whatever the relation
@@ -252,6 +261,7 @@ class PrivacyCurve:
         except ImportError as error:
             raise ImportError('PrivacyCurve.to_dp_events needs dp-accounting: pip install "dpcvx[accounting]"') \
                 from error
+        refuse_conditional(self, "a dp-accounting event", allow_estimates)
         events = []
         for part in self.parts:
             if part.kind == GAUSSIAN:
@@ -266,17 +276,35 @@ class PrivacyCurve:
         return dp_accounting.ComposedDpEvent(events) if events else dp_accounting.NoOpDpEvent()
 
     def to_dict(self) -> dict[str, Any]:
+        """The curve as data; ``"conditional": true`` only for a conditional curve (a proved one's is unchanged)."""
         return {"format": CURVE_FORMAT, "neighbours": self.neighbours.value,
-                "parts": [part.to_dict() for part in self.parts]}
+                "parts": [part.to_dict() for part in self.parts], **({"conditional": True} if self.conditional else {})}
 
     @classmethod
     def from_dict(cls, data: Any) -> PrivacyCurve:
         if not isinstance(data, dict) or data.get("format") != CURVE_FORMAT:
             raise InputError(f"a privacy curve is an object with format {CURVE_FORMAT!r}")
-        if set(data) != {"format", "neighbours", "parts"} or not isinstance(data["parts"], list):
-            raise InputError("a privacy curve has the keys format, neighbours and parts (a list)")
+        keys = {"format", "neighbours", "parts"}
+        if not keys <= set(data) <= keys | {"conditional"} or not isinstance(data["parts"], list) \
+                or data.get("conditional", True) is not True:
+            raise InputError("a privacy curve has the keys format, neighbours and parts (a list), and conditional "
+                             "(true) when a constant of it is estimated")
         return cls(tuple(CurvePart.from_dict(part) for part in data["parts"]),
-                   Neighbours.parse(data["neighbours"], "privacy_curve.neighbours"))
+                   Neighbours.parse(data["neighbours"], "privacy_curve.neighbours"), "conditional" in data)
+
+    def __str__(self) -> str:
+        parts = "; ".join(part.what for part in self.parts) or "no part"
+        return (f"privacy curve ({self.neighbours} neighbours): {parts}"
+                + (" - CONDITIONAL on estimated constants" if self.conditional else ""))
+
+
+def refuse_conditional(curve: PrivacyCurve, target: str, allow_estimates: bool) -> None:
+    """Refuse to state a :attr:`~PrivacyCurve.conditional` curve as ``target`` (a bridge's object, which has no way
+    to say so) unless the caller opts in again with ``allow_estimates=True``."""
+    if curve.conditional and allow_estimates is not True:
+        raise InputError(f"this privacy curve is CONDITIONAL: a constant of its proof was estimated, not proved "
+                         f"(allow_estimates=True at the fit), and {target} cannot say so. Pass allow_estimates=True "
+                         "to convert it anyway, and keep the condition with what you publish")
 
 
 def _response_noise(epsilon: float) -> float:
@@ -493,7 +521,9 @@ def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "c
 
 def _same_curve(recorded: PrivacyCurve, expected: PrivacyCurve) -> bool:
     """Whether two curves have the same relation and parts, their numbers equal within ``RECORD_TOLERANCE``."""
-    return (recorded.neighbours is expected.neighbours and len(recorded.parts) == len(expected.parts)
+    # a file written before curves said so records a conditional release's curve without the flag
+    return (recorded.neighbours is expected.neighbours and recorded.conditional <= expected.conditional
+            and len(recorded.parts) == len(expected.parts)
             and all(a.kind == b.kind and a.what == b.what and same_recorded(a.noise_multiplier, b.noise_multiplier)
                     and same_recorded(a.epsilon, b.epsilon) and same_recorded(a.delta, b.delta)
                     for a, b in zip(recorded.parts, expected.parts, strict=True)))

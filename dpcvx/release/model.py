@@ -16,7 +16,7 @@ import math
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
@@ -54,7 +54,8 @@ if TYPE_CHECKING:  # pragma: no cover - the report module is imported where a re
 
 __all__ = ["Release", "check_feature_names", "named", "linear_scores", "LinearModel", "PrivateModel",
            "ReleaseCertificate", "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon",
-           "label_shift_text", "require_probabilities", "scoring_weights", "weighted_share", "block_share"]
+           "label_shift_text", "require_probabilities", "scoring_weights", "weighted_share", "block_share",
+           "conditional_mark", "release_curve"]
 
 #: any release (:func:`named` returns the one it is given)
 ReleaseT = TypeVar("ReleaseT", bound="Release")
@@ -238,9 +239,8 @@ class ReleaseCertificate:
     def privacy_curve(self) -> PrivacyCurve:
         """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`); with a
         privately drawn norm bound, the quantile's part and the fit's (eps_fit, delta) part."""
-        if self.private_bounds:
-            return bound_then_fit_curve(drawn_epsilons(self.private_bounds), self.epsilon, self.delta)
-        return self.calibration.privacy_curve(self.epsilon, self.delta)
+        return release_curve(self.calibration, self.epsilon, self.delta, drawn_epsilons(self.private_bounds),
+                             self.conditional)
 
     def to_dict(self) -> dict:
         return {
@@ -664,9 +664,22 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
         return np.column_stack([1.0 - positive, positive])
 
     def __repr__(self) -> str:
-        conditional = ", CONDITIONAL on estimated constants" if self.certificate.conditional else ""
         return (f"PrivateModel(mechanism={self.certificate.mechanism.value!r}, "
-                f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}{conditional})")
+                f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}{conditional_mark(self.certificate)})")
+
+
+def release_curve(calibration: Any, epsilon: float, delta: float, bound_epsilons: list[float],
+                  conditional: bool) -> PrivacyCurve:
+    """A linear release's privacy curve: its calibration's at (epsilon, delta), after the privately drawn bounds'
+    parts (``bound_epsilons``, their eps_q) when there are any; ``conditional`` when a constant is an estimate."""
+    curve = (bound_then_fit_curve(bound_epsilons, epsilon, delta) if bound_epsilons
+             else calibration.privacy_curve(epsilon, delta))
+    return replace(curve, conditional=conditional)
+
+
+def conditional_mark(certificate: Any) -> str:
+    """What a release's repr adds when its guarantee is conditional on an opted-in estimate (every release's one)."""
+    return ", CONDITIONAL on estimated constants" if getattr(certificate, "conditional", False) else ""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from .model import (
     ReleaseCertificate,
     block_share,
     check_feature_names,
+    conditional_mark,
     linear_scores,
     require_probabilities,
     scoring_weights,
@@ -67,7 +68,8 @@ class MulticlassCertificate:
     def privacy_curve(self) -> PrivacyCurve:
         """The composition of the k releases' curves."""
         curves = [certificate.privacy_curve for certificate in self.per_class]
-        return PrivacyCurve(tuple(part for curve in curves for part in curve.parts), curves[0].neighbours)
+        return PrivacyCurve(tuple(part for curve in curves for part in curve.parts), curves[0].neighbours,
+                            any(curve.conditional for curve in curves))
 
     @property
     def float_guarantee(self) -> FloatGuarantee:
@@ -183,5 +185,5 @@ class PrivateMulticlassModel(Release):
         return self
 
     def __repr__(self) -> str:
-        return (f"PrivateMulticlassModel(classes={list(self.classes_)}, epsilon={self.certificate.epsilon:g}, "
-                f"d={self.coef_.shape[1]})")
+        return (f"PrivateMulticlassModel(classes={self.classes_.tolist()}, epsilon={self.certificate.epsilon:g}, "
+                f"d={self.coef_.shape[1]}{conditional_mark(self.certificate)})")

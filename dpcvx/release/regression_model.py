@@ -31,7 +31,14 @@ from ..privacy.gradient_descent import GRADIENT_LABEL_THEOREM, GRADIENT_RANGED, 
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..validation import finite, real_values, refuse_non_finite_targets, refuse_non_number_targets
-from .model import Release, check_feature_names, label_shift_text, linear_scores, scoring_weights
+from .model import (
+    Release,
+    check_feature_names,
+    conditional_mark,
+    label_shift_text,
+    linear_scores,
+    scoring_weights,
+)
 from .sparsify import Sparsifiable
 
 __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
@@ -89,6 +96,10 @@ class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
     """A linear regression released under differential privacy, with its certificate."""
 
     kind = "regression"
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}, "
+                f"intercept={self.intercept_:.4g}{conditional_mark(self.certificate)})")
 
     def __init__(self, coef: np.ndarray, intercept: float, rows: RowMap, certificate: Any) -> None:
         super().__init__(coef, intercept, rows)

@@ -72,7 +72,8 @@ class TuningRecord:
         replace-one (both procedures use the public n). The selected release's own curve is one candidate's
         fit only; an accountant and the report compose this one."""
         return PrivacyCurve((CurvePart(EPSILON_DELTA, f"dpcvx.tune's selection ({self.procedure})",
-                                       epsilon=self.total_epsilon, delta=self.total_delta),), Neighbours.REPLACE_ONE)
+                                       epsilon=self.total_epsilon, delta=self.total_delta),), Neighbours.REPLACE_ONE,
+                            self.certificate.get("conditional") is True)
 
     @property
     def procedure(self) -> str:

@@ -73,6 +73,25 @@ def _distinct_start(objective: PerturbedObjective, distinct: Distinct, gradient_
     return (w if np.all(np.isfinite(w)) else start), info
 
 
+def _check_poseable(expressions: tuple[Any, ...], solver: str) -> None:
+    """Refuse, before the charge, a loss or regularizer CVXPY cannot pose for a conic solver (an atom without a
+    canonicalization: a user's subclass of a CVXPY atom): each is compiled alone for ``solver``, a problem of its own
+    variable and no data, as the fit's solve would compile it after the charge."""
+    import cvxpy as cp
+
+    for expression in expressions:
+        if expression is None:
+            continue
+        try:
+            cp.Problem(cp.Minimize(expression)).get_problem_data(solver)
+        except NotImplementedError:
+            raise InputError("CVXPY cannot pose this loss or regularizer for a conic solver (an atom without a "
+                             "canonicalization); write the loss and regularizer with CVXPY's own atoms. Nothing was "
+                             "charged") from None
+        except (cp.error.SolverError, cp.error.DCPError, ValueError, TypeError):
+            pass  # not this check's: the solver's name and settings are checked where the fit's own are
+
+
 def _public_start(start: np.ndarray | None, d: int) -> np.ndarray:
     """Where Newton starts when a conic warm start fails: the public start, else the origin."""
     return np.zeros(d) if start is None else start
@@ -307,6 +326,8 @@ class SolverChoice:
                        and newton_form is not None and not problem.kst12 else
                        "write it with CVXPY's DCP atoms (cp.logistic(z), not cp.log(1 + cp.exp(z)))")
                     + "; nothing was charged")
+            if conic:
+                _check_poseable(expressions, self.cvxpy_solver)
         if weighted and isinstance(X, RowBlocks) and X.on_dask:
             raise UnsupportedWeightsError(
                 "record weights, from sample_weight or from class_weight (a dict, or 'balanced': a weight per "

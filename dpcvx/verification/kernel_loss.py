@@ -29,6 +29,7 @@ from . import kernel_record
 from .deadline import MIN_CALL_SECONDS, Budget
 from .exact import Exact, exact_value, float_down, float_up
 from .kernel_record import KernelFacts
+from .loss_analysis import ESTIMATE_OPT_IN
 from .per_record import substitute
 from .problem import LossDerivatives
 from .proof_cache import Unencodable
@@ -240,8 +241,10 @@ def resolve_loss(loss: LossSpec = "hinge", *, time_limit: float | None = None) -
                if c.name in REQUIRED and (c.passed is not True or c.method == "estimate")]
     if failing:
         lines = ["the kernel learners need a convex, Lipschitz margin loss, proved:"]
-        lines += [f"  - {c.name}: {c.detail or 'not established'}" + (f" (fix: {c.fix})" if c.fix else "")
-                  for c in failing]
+        lines += [f"  - {c.name}: " + ((c.detail or "").removesuffix(ESTIMATE_OPT_IN) + "; the kernel learners take "
+                                       "proved constants only (they have no allow_estimates)"
+                                       if c.method == "estimate" else c.detail or "not established")
+                  + (f" (fix: {c.fix})" if c.fix else "") for c in failing]
         raise AssumptionError("\n".join(lines), tuple(failing))
     lipschitz = next(c.value for c in verified.conditions if c.name == "lipschitz")
     curvature = next((float_up(c.value) for c in verified.conditions if c.name == "curvature"

@@ -43,7 +43,7 @@ from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
 from .translate import UnsupportedAtom, elementary, lambdify, numpy_code, to_sympy
 
 __all__ = ["LOSS_CONDITIONS", "SYMBOL", "SYMBOLIC_SECONDS", "LossAnalyser", "cvxpy_evaluator", "declared_loss",
-           "pending_conditions"]
+           "pending_conditions", "ESTIMATE_OPT_IN"]
 
 SYMBOL = sp.Symbol("z", real=True)
 _UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
@@ -55,6 +55,9 @@ SYMPY_SHARE = 0.5
 #: the validated bounds stop themselves at this share of their time: a bound cut short by its own clock is still an
 #: upper bound (only looser), a bound of a killed worker is lost
 VALIDATED_SELF_STOP = 0.8
+
+#: How an estimated condition's detail ends: the opt-in of the learners that take estimates (PrivateERM's).
+ESTIMATE_OPT_IN = "; accepted only with allow_estimates=True"
 
 
 class LossAnalyser:
@@ -218,8 +221,7 @@ class LossAnalyser:
         reasons = [self.translation_error or self.sympy_note or "sympy could not settle it exactly"]
         if self.validated_note and not self.translation_error:
             reasons.append(self.validated_note)
-        return ("ESTIMATE, not a proof (" + "; ".join(reasons) + "); accepted only with "
-                "allow_estimates=True")
+        return "ESTIMATE, not a proof (" + "; ".join(reasons) + ")" + ESTIMATE_OPT_IN
 
     # -- conditions -----------------------------------------------------------------
 

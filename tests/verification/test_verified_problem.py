@@ -260,8 +260,10 @@ def test_an_estimated_constant_is_refused_unless_opted_in_and_then_conditional(d
     certificate = erm.verify(X.shape[1])
     assert certificate.conditional and certificate.allows("objective")
     assert "CONDITIONAL" in certificate.guarantee("objective").upper()
-    with pytest.raises(dpcvx.SolverError, match="CVXPY's own atoms"):  # no canonical form for the subclass
-        erm.fit(X, y, 1.0, random_state=0)
+    accountant = dpcvx.PrivacyAccountant(5.0)
+    with pytest.raises(dpcvx.InputError, match="CVXPY's own atoms"):  # no canonical form for the subclass: known
+        erm.fit(X, y, 1.0, random_state=0, accountant=accountant)   # before the charge (it was a SolverError after)
+    assert accountant.ledger == []
     with pytest.raises(dpcvx.AssumptionError):
         dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, time_limit=4.0, allow_estimates=True,
                          strict=True).fit(X, y, 1.0, random_state=0)

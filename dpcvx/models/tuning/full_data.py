@@ -63,6 +63,7 @@ from ...progress import progress
 from ...release.usefulness import Held, emit
 from ...validation import EPSILON_MIN, fraction, integer, positive
 from ..failure import charged, composite, fixed_numerics
+from ..fit_plan import plan_conditional
 from ..kernel_learner import Diagnostics
 from .checks import (
     Setup,
@@ -144,6 +145,7 @@ class SelectionCertificate(Grid):
     score_epsilon: float | None = None
     candidate_curves: tuple[PrivacyCurve, ...] = ()
     score: dict = field(default_factory=lambda: dict(MISTAKES_RECORD))
+    conditional: bool = False
 
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
@@ -178,7 +180,8 @@ class SelectionCertificate(Grid):
                     "truncated negative binomial "
                     f"(eta={self.eta}, gamma={self.gamma}), E[K] = {self.mean_runs:.4g}, and the best run is "
                     "released: Theorem 2 of Papernot and Steinke 2022 on the run's Renyi curve, converted at "
-                    f"delta={self.delta:g}, gives epsilon <= {self.epsilon:g}; not a composition of the runs")
+                    f"delta={self.delta:g}, gives epsilon <= {self.epsilon:g}; not a composition of the runs"
+                    + self.conditional_note())
         return (f"({self.epsilon:g}, 0)-differential privacy for all {self.n} rows: each run fits a uniformly "
                 f"drawn candidate with {self.run_epsilon:g} on a coin-chosen training part and scores it by "
                 f"{describe(self.score)} on the held-out part plus exact discrete Laplace noise of scale "
@@ -186,7 +189,7 @@ class SelectionCertificate(Grid):
                 f"(a {self.run_epsilon:g}-DP run by parallel composition); the number of runs is drawn from the "
                 f"truncated negative binomial (eta={self.eta}, gamma={self.gamma}), E[K] = {self.mean_runs:.4g}, "
                 f"and the best run is released: (2 + eta) x {self.run_epsilon:g} <= {self.epsilon:g} "
-                "(Papernot and Steinke 2022, Theorem 2), not a composition of the runs")
+                "(Papernot and Steinke 2022, Theorem 2), not a composition of the runs" + self.conditional_note())
 
     def to_dict(self) -> dict:
         release = self.release.to_dict() if hasattr(self.release, "to_dict") else None
@@ -206,6 +209,7 @@ class SelectionCertificate(Grid):
             "privatised": {"selected_index": self.selected_index,
                            "selected_params": public_params(selected)},
             "release": release, "not_covered": list(self.not_covered), **self.float_record(),
+            **self.conditional_record(),
         }
 
     def __str__(self) -> str:
@@ -298,7 +302,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     if accountant is not None:
         accountant.spend(total, setup.delta, description=(f"dpcvx.tune (full-data selection, random stopping, "
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
-                         neighbours=Neighbours.REPLACE_ONE)
+                         neighbours=Neighbours.REPLACE_ONE, conditional=any(plan_conditional(plan) for plan in plans))
     source = setup.source
     runs = draw_runs(rule, source)
     best: tuple[float, int, Any, Any, Held] | None = None  # score, candidate, model, its diagnostics and warnings
@@ -332,7 +336,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,
         release=release_certificate(model), delta=setup.delta, run_delta=setup.delta,
         score_epsilon=float(count_epsilon) if curves else None, candidate_curves=curves,
-        score=setup.score.to_dict())
+        score=setup.score.to_dict(), conditional=any(plan_conditional(plan) for plan in plans))
     facts: dict[str, Any] = {"runs": runs, "noisy_scores": tuple(scores)}
     if owner is not None:
         facts["selected_model"] = owner

@@ -76,6 +76,7 @@ from ...privacy.partition import disjoint_parts
 from ...progress import progress
 from ...release.usefulness import emit
 from ..failure import charged, composite, fixed_numerics
+from ..fit_plan import plan_conditional
 from ..kernel_learner import Diagnostics
 from .checks import (
     Setup,
@@ -125,9 +126,10 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     shaped, X, y = shaped_then_read(setup, X, y, epsilon, PROCEDURE_NAME)  # the verdicts before the data is read
     m, n, rng = len(candidates), X.shape[0], setup.rng
 
-    def charge(accountant: PrivacyAccountant) -> None:
+    def charge(accountant: PrivacyAccountant, conditional: bool = False) -> None:
         accountant.spend_parallel([(epsilon, delta)] * (m + 1), neighbours=Neighbours.REPLACE_ONE,
-                                  description=f"dpcvx.tune (Algorithm 4, m={m} candidates, n={n})")
+                                  description=f"dpcvx.tune (Algorithm 4, m={m} candidates, n={n})",
+                                  conditional=conditional)
 
     if accountant is not None and not accountant.can_spend(epsilon, delta, neighbours=Neighbours.REPLACE_ONE):
         charge(accountant)  # refused before the parts are drawn: the caller's generator is left where it was
@@ -135,7 +137,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned once
                                   shaped)
     if accountant is not None:
-        charge(accountant)
+        charge(accountant, any(plan_conditional(plan) for plan in plans))
     held_out = parts[-1]
     X_held_out, y_held_out = X[held_out], y[held_out]
     logger.debug("Algorithm 4: n=%d rows, m=%d candidates, %d parts of %d rows, %d rows unused",
@@ -173,6 +175,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         fit_params=keywords,
         release=release_certificate(model),
         score=setup.score.to_dict(),
+        conditional=any(plan_conditional(plan) for plan in plans),
     )
     diagnostics = Diagnostics() if selected_diagnostics is None else Diagnostics(
         selected_model=selected_diagnostics)

@@ -79,6 +79,17 @@ class Grid:
         """The selected model's floating-point guarantee (None: its certificate names none)."""
         return named_guarantee(self.release)
 
+    def conditional_note(self) -> str:
+        """The guarantee's condition when a candidate rests on an opted-in estimate (``conditional``): every run's
+        guarantee enters the selection's proof, the unselected candidates' too."""
+        return (" CONDITIONAL: a candidate's constant is estimated, not proved (allow_estimates=True); the selection's "
+                "guarantee holds only if every candidate's estimate is at least the true value"
+                if getattr(self, "conditional", False) else "")
+
+    def conditional_record(self) -> dict:
+        """``{"conditional": True}`` for :meth:`to_dict` when :meth:`conditional_note` is not empty, else nothing."""
+        return {"conditional": True} if getattr(self, "conditional", False) else {}
+
     def float_record(self) -> dict:
         """Both guarantees by name, for :meth:`to_dict`."""
         named = self.release_float_guarantee
@@ -114,6 +125,7 @@ class TuningCertificate(Grid):
     fit_params: dict
     release: Any = None
     score: dict = field(default_factory=lambda: dict(MISTAKES_RECORD))
+    conditional: bool = False
 
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
@@ -146,6 +158,7 @@ class TuningCertificate(Grid):
             f"{self.epsilon:g}-DP. A change of one record touches one part, so by parallel "
             f"composition the whole costs the maximum of the parts' costs, not their sum "
             f"(JMLR 2011, Algorithm 4). The {self.unused_rows} unused rows are never read."
+            + self.conditional_note()
         )
 
     def to_dict(self) -> dict:
@@ -171,6 +184,7 @@ class TuningCertificate(Grid):
             # the selected model's own certificate (public constants given the selection)
             "release": release,
             **self.float_record(),
+            **self.conditional_record(),
         }
 
     def __str__(self) -> str:

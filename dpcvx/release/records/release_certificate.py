@@ -32,7 +32,7 @@ from ...privacy.float_safe import continuous_calibration, float_safe_guarantee
 from ...privacy.lam_rule import LamChoice, excess_risk_bound, recorded_comparator
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
-from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
+from ...privacy.quantile import PRIVATE_BOUND_KEYS, power_of_two_grid
 from ...validation import LAM_MAX, LAM_MIN, _short, check_epsilon, positive
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.condition import METHODS
@@ -42,7 +42,14 @@ from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism, release_guarantee
 from ..constants import Constants
-from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, composed_epsilon, drawn_epsilons
+from ..model import (
+    OFFSET_SOURCE,
+    CertifiedWeights,
+    ReleaseCertificate,
+    composed_epsilon,
+    drawn_epsilons,
+    release_curve,
+)
 from ..weight_rules import (
     MIN_CLASS_RATE,
     balanced_weights,
@@ -359,8 +366,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     if any(record["total_epsilon"] != total for record in drawn):
         raise InputError(f"certificate.private_bound states a total epsilon other than eps_q + the fit's epsilon "
                          f"= {total!r}; the file has been edited")
-    check_recorded_curve(recorded_curve, bound_then_fit_curve(parts, epsilon, delta)
-                         if drawn else calibration.privacy_curve(epsilon, delta))
+    check_recorded_curve(recorded_curve, release_curve(calibration, epsilon, delta, parts,
+                                                       bool(getattr(verification, "conditional", False))))
     if statistics is not None and "label_cells" in statistics and data.get("label_bound") != \
             label_range(statistics)[1]:
         raise InputError("certificate.label_bound is not the bound B' that certificate.column_statistics.label_cells "

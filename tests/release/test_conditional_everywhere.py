@@ -1,0 +1,135 @@
+"""A release whose constant is an opted-in estimate (allow_estimates=True) says CONDITIONAL wherever it can be read:
+its repr, its privacy curve and the curve's record, the accountant's ledger line, a tuning certificate that relies on
+such a candidate, the audit's report; a bridge that cannot say so (dp-accounting events, an OpenDP measurement) asks
+for the opt-in again. A proved release says none of it."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from cvxpy.reductions.dcp2cone.canonicalizers import CANON_METHODS
+
+import dpcvx
+from dpcvx.exceptions import InputError
+from dpcvx.privacy.privacy_curve import PrivacyCurve
+
+
+class _opaque(cp.logistic):
+    """logistic under a name the verifier does not translate: its constants are only estimated."""
+
+
+def _opaque_loss(z):
+    return _opaque(-z)
+
+
+def _data(n=300, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    return X, np.where(X @ np.ones(d) + 0.3 * rng.normal(size=n) > 0, 1, -1)
+
+
+@pytest.fixture
+def solvable(monkeypatch):
+    """The opaque atom posed by CVXPY as logistic is (a conic solve); the verifier still cannot translate it."""
+    monkeypatch.setitem(CANON_METHODS, _opaque, CANON_METHODS[cp.logistic])
+
+
+def _fit(conditional: bool, accountant=None):
+    X, y = _data()
+    loss = _opaque_loss if conditional else (lambda z: cp.logistic(-z))
+    learner = dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, allow_estimates=True, time_limit=4.0)
+    return learner, learner.fit(X, y, 1.0, random_state=0, accountant=accountant)
+
+
+@pytest.mark.parametrize("conditional", [True, False])
+def test_a_conditional_release_says_so_on_every_surface(solvable, conditional, tmp_path):
+    accountant = dpcvx.PrivacyAccountant(5.0)
+    learner, model = _fit(conditional, accountant)
+    assert model.certificate.conditional is conditional
+    assert ("CONDITIONAL" in repr(model)) is conditional
+    curve = model.privacy_curve
+    assert curve.conditional is conditional and ("CONDITIONAL" in str(curve)) is conditional
+    assert (curve.to_dict().get("conditional") is True) is conditional
+    assert PrivacyCurve.from_dict(curve.to_dict()).conditional is conditional
+    assert curve.under("replace-one").conditional is conditional
+    assert accountant.ledger[-1].conditional is conditional and ("CONDITIONAL" in str(accountant)) is conditional
+    later = dpcvx.PrivacyAccountant(5.0)
+    later.spend_release(model)
+    assert later.ledger[-1].conditional is conditional
+    loaded = dpcvx.load(dpcvx.save(model, tmp_path / "model.json"))
+    assert loaded.privacy_curve.conditional is conditional and ("CONDITIONAL" in repr(loaded)) is conditional
+    assert ("allow_estimates=True" in repr(learner))  # the opt-in, shown before any fit
+
+
+def test_the_bridges_ask_for_the_opt_in_again(solvable):
+    learner, model = _fit(True)
+    pytest.importorskip("dp_accounting")
+    with pytest.raises(InputError, match="CONDITIONAL"):
+        model.privacy_curve.to_dp_events()
+    assert model.privacy_curve.to_dp_events(allow_estimates=True) is not None
+    pytest.importorskip("opendp")
+    with pytest.raises(InputError, match="CONDITIONAL"):
+        dpcvx.as_opendp_measurement(learner, 1.0)
+    assert dpcvx.as_opendp_measurement(learner, 1.0, allow_estimates=True) is not None
+
+
+def test_a_proved_curve_keeps_its_record():
+    """A proved release's curve record is what it was (files written before the flag read back the same)."""
+    _, model = _fit(False)
+    assert set(model.privacy_curve.to_dict()) == {"format", "neighbours", "parts"}
+    with pytest.raises(InputError, match="conditional"):
+        PrivacyCurve.from_dict({**model.privacy_curve.to_dict(), "conditional": False})
+
+
+def test_a_regression_and_a_multiclass_release_repr_say_conditional(monkeypatch):
+    """PrivateRegressionModel had no repr of its own (``PrivateRegressionModel(d=4, intercept=0)`` for a conditional
+    release); PrivateMulticlassModel's left it out."""
+    from types import SimpleNamespace
+
+    from dpcvx.release.regression_model import PrivateRegressionModel
+
+    X, y = _data()
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, task="regression", loss=dpcvx.losses.huber_regression(1.0),
+                             label_bound=1.0).fit(X, X[:, 0], 1.0, random_state=0)
+    assert isinstance(model, PrivateRegressionModel) and "CONDITIONAL" not in repr(model)
+    assert "epsilon=1" in repr(model)
+    marked = PrivateRegressionModel(model.coef_, model.intercept_, model.rows,
+                                    SimpleNamespace(conditional=True, epsilon=1.0))
+    assert "CONDITIONAL" in repr(marked)
+    labels = np.digitize(X[:, 1], [-0.3, 0.3])
+    multi = dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), classes=(0, 1, 2)).fit(
+        X, labels, 3.0, random_state=0)
+    assert "CONDITIONAL" not in repr(multi) and repr(multi).startswith("PrivateMulticlassModel(classes=[0, 1, 2]")
+    monkeypatch.setattr(type(multi.certificate), "conditional", property(lambda certificate: True))
+    assert "CONDITIONAL" in repr(multi)
+
+
+def test_a_tuning_certificate_that_relies_on_an_estimated_candidate_is_conditional():
+    """tune over a proved and an estimated candidate stated an unconditional guarantee whenever the proved one was
+    selected: every run's guarantee enters the selection's proof."""
+    X, y = _data(1000)
+
+    def mixed(z):
+        return cp.logistic(-z) + 0.3 * cp.logistic(-2 * z) + 0.1 * cp.huber(z, 1)
+
+    estimated = dpcvx.PrivateERM(loss=mixed, lam=1e-2, data_norm=1.0, allow_estimates=True, time_limit=0.05)
+    if not estimated.verify(3).conditional:
+        pytest.skip("this machine proved the mixed loss's constants within 0.05 s: no estimated candidate")
+    learner = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, allow_estimates=True, time_limit=0.05)
+    accountant = dpcvx.PrivacyAccountant(10.0)
+    result = dpcvx.tune(learner, X, y, {"loss": [mixed, dpcvx.losses.logistic()]}, epsilon=6.0,
+                        procedure="split", random_state=0, accountant=accountant)
+    certificate = result.certificate
+    assert "CONDITIONAL" in certificate.guarantee and certificate.to_dict()["conditional"] is True
+    assert accountant.ledger[-1].conditional and result.model.tuning.privacy_curve.conditional
+
+
+def test_an_audit_of_a_conditional_claim_says_it_proves_no_estimate():
+    from dpcvx.models.audit import AuditReport
+
+    fields = dict(claimed_epsilon=1.0, claimed_delta=0.0, confidence=0.95, epsilon_lower_bound=0.0,
+                  threshold=(0.0, 1.0), region_indicates="D", false_positives=1, false_negatives=1,
+                  evaluation_trials=10, selection_trials=10, statistics_d=np.zeros(20),
+                  statistics_d_prime=np.zeros(20))
+    assert "CONDITIONAL" not in str(AuditReport(**fields))
+    assert "CONDITIONAL" in str(AuditReport(**fields, conditional=True))
