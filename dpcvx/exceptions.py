@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 __all__ = [
     "DPCVXError",
@@ -223,19 +223,11 @@ def warn_released(text: str, category: type[Warning]) -> None:
     import warnings
 
     level = user_stacklevel()
-    with warnings.catch_warnings():
-        shown = [("always" if action == "error" else action, message, kind, module, line)
-                 for action, message, kind, module, line in warnings.filters]
-        warnings.resetwarnings()
-        for action, message, kind, module, line in reversed(shown):
-            warnings.filterwarnings(action, _pattern(message), kind, _pattern(module), line)  # type: ignore[arg-type]
+    with warnings.catch_warnings():  # its own copy of the filters, restored on exit
+        # rewritten in place: a filter's category may be a tuple (simplefilter takes one), which filterwarnings refuses
+        warnings.filters[:] = [("always" if entry[0] == "error" else entry[0], *entry[1:])  # type: ignore[index]
+                               for entry in warnings.filters]
         warnings.warn(text, category, stacklevel=level)
-
-
-def _pattern(regex: Any) -> str:
-    """A warning filter's message or module as ``warnings.filterwarnings`` takes it (a filter holds a compiled
-    pattern, a text, or None for any)."""
-    return "" if regex is None else str(getattr(regex, "pattern", regex))
 
 
 def user_stacklevel() -> int:

@@ -611,6 +611,10 @@ def _refuse_unmatchable_classes(values: tuple, classes: Any) -> None:
                                              if not isinstance(value, bool)):
         raise InputError(f"classes mixes True/False with numbers, which they equal (True == 1, False == 0); declare "
                          f"them all as numbers or all as bools, got {classes!r}")
+    if len({isinstance(value, str) for value in values}) > 1:
+        raise InputError(f"classes mixes strings and numbers, which one label array cannot hold (numpy makes the "
+                         f"numbers strings: a prediction 0 would come back as '0'); declare them all as strings or all "
+                         f"as numbers, got {classes!r}")
 
 
 TASKS = ("classification", "regression")

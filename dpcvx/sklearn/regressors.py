@@ -357,7 +357,10 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         if planned is None:  # the learner's plan at X's public width, its verdict before X or y is read
             shaped = self._shaped_plan(X, call, sample_weight)
             planned = None if shaped is None else EstimatorPlan(self, *shaped)
-        checked, targets = self._checked_data(self, X, y)
+        # scikit-learn's checks set n_features_in_ (and a table's feature_names_in_) on the estimator they check: on a
+        # copy, so that a refused fit leaves this one as it was (its earlier fit's names and width with its model)
+        shape = copy.copy(self)
+        checked, targets = self._checked_data(shape, X, y)
         self._checks_at_n(int(targets.shape[0]), call)
         centred = targets - call.shift if call.shift else targets  # no copy without a shift
         # the learner clips the centred labels: its warning speaks of the range declared here
@@ -394,7 +397,10 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
                                     cache_block_rows(X.shape[1], X.nbytes))
         elif not is_out_of_core(X):
             warn_on_training_rows(type(self).__name__, model.predict(checked), targets, regression=True)
-        # the fitted attributes last: a fit that raises (a warning a caller's filter turns into an error) sets none
+        # the fitted attributes last, together: a fit that raises sets none
+        self.__dict__.pop("feature_names_in_", None)  # from an earlier fit on a table
+        self.__dict__.update({name: shape.__dict__[name] for name in ("n_features_in_", "feature_names_in_")
+                              if name in shape.__dict__})
         self.model_, self.certificate_ = model, certificate
         self.coef_, self.intercept_ = model.coef_, model.intercept_
         return self

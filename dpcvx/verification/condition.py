@@ -8,12 +8,14 @@ from typing import Any
 
 from .exact import Irrational, exact_text, is_sympy, plain
 
-__all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS", "METHODS", "number_text"]
+__all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS", "ESTIMATE_OPT_IN", "METHODS", "number_text"]
 
 PROOF_METHODS = ("symbolic", "validated", "dcp", "given")
 _SHORT = 10**9  # a Fraction with a larger denominator prints as the double it is
 ESTIMATE_METHODS = ("estimate", "numeric")  # "numeric": the name used by older certificates
 METHODS = (*PROOF_METHODS, *ESTIMATE_METHODS, "none")  # every Condition.method (the class docstring)
+#: How an estimated condition's detail ends: the opt-in of the learners that take estimates (PrivateERM's).
+ESTIMATE_OPT_IN = "; accepted only with allow_estimates=True"
 
 
 def number_text(value: Any) -> str:

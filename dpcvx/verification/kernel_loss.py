@@ -26,10 +26,10 @@ import numpy as np
 from ..exceptions import AssumptionError, InputError
 from ..losses import CATALOGUE, MarginLoss, from_spec, loss_label
 from . import kernel_record
+from .condition import ESTIMATE_OPT_IN
 from .deadline import MIN_CALL_SECONDS, Budget
 from .exact import Exact, exact_value, float_down, float_up
 from .kernel_record import KernelFacts
-from .loss_analysis import ESTIMATE_OPT_IN
 from .per_record import substitute
 from .problem import LossDerivatives
 from .proof_cache import Unencodable

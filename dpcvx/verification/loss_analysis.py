@@ -26,7 +26,7 @@ import sympy as sp
 from ..progress import progress as progress_bar
 from . import numeric, proof_replay, validated
 from .certificate import PIECEWISE_NOTE, Condition
-from .condition import number_text
+from .condition import ESTIMATE_OPT_IN, number_text
 from .deadline import MIN_CALL_SECONDS, Budget, DeadlineResult
 from .exact import beyond_doubles, magnitude_text, plain
 from .loss_declaration import (
@@ -43,7 +43,7 @@ from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
 from .translate import UnsupportedAtom, elementary, lambdify, numpy_code, to_sympy
 
 __all__ = ["LOSS_CONDITIONS", "SYMBOL", "SYMBOLIC_SECONDS", "LossAnalyser", "cvxpy_evaluator", "declared_loss",
-           "pending_conditions", "ESTIMATE_OPT_IN"]
+           "pending_conditions"]
 
 SYMBOL = sp.Symbol("z", real=True)
 _UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
@@ -55,9 +55,6 @@ SYMPY_SHARE = 0.5
 #: the validated bounds stop themselves at this share of their time: a bound cut short by its own clock is still an
 #: upper bound (only looser), a bound of a killed worker is lost
 VALIDATED_SELF_STOP = 0.8
-
-#: How an estimated condition's detail ends: the opt-in of the learners that take estimates (PrivateERM's).
-ESTIMATE_OPT_IN = "; accepted only with allow_estimates=True"
 
 
 class LossAnalyser:

@@ -1,0 +1,85 @@
+"""scikit-learn conventions that gave silently wrong answers: a refused refit of a regressor left the new names on the
+old model, sparse rows after a dense fit, classes mixing strings and numbers, a deep copy of an estimator holding an
+accountant."""
+
+import copy
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sparse
+
+import dpcvx
+from dpcvx.exceptions import BudgetExceededError, InputError
+
+
+def _frame(n=2000, seed=0):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-0.5, 0.5, size=(n, 3))
+    return pd.DataFrame(X, columns=["a", "b", "c"]), X @ np.array([1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("estimator", [dpcvx.DPLinearRegression, dpcvx.DPHuberRegressor])
+def test_a_refused_refit_of_a_regressor_leaves_its_names_and_width(estimator):
+    """A refit on reordered columns refused for its budget set feature_names_in_ ['c', 'b', 'a'] beside the model
+    fitted on ['a', 'b', 'c']: predict on the reordered frame was accepted and R^2 fell from 0.97 to -0.87."""
+    frame, y = _frame()
+    options = {"label_bound": (-3.0, 3.0), **({"delta": 1e-6} if estimator is dpcvx.DPLinearRegression else {})}
+    fitted = estimator(epsilon=5.0, random_state=0, **options).fit(frame, y)
+    scores = fitted.predict(frame)
+    with pytest.raises(BudgetExceededError):
+        fitted.fit(frame[["c", "b", "a"]], y, accountant=dpcvx.PrivacyAccountant(0.1, 1e-6))
+    assert list(fitted.feature_names_in_) == ["a", "b", "c"] and fitted.n_features_in_ == 3
+    np.testing.assert_array_equal(fitted.predict(frame), scores)
+    with pytest.raises(InputError):
+        fitted.predict(frame[["c", "b", "a"]])
+    fresh = estimator(epsilon=5.0, **options)
+    with pytest.raises(BudgetExceededError):
+        fresh.fit(frame, y, accountant=dpcvx.PrivacyAccountant(0.1, 1e-6))
+    assert not hasattr(fresh, "n_features_in_") and not hasattr(fresh, "feature_names_in_")
+
+
+@pytest.mark.parametrize("estimator", [dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM])
+def test_sparse_rows_after_a_dense_fit_with_column_statistics_predict_as_dense(estimator):
+    """The column statistics' map read a scipy.sparse X as a 0-d object array: a bare ValueError."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 3, size=(3000, 4)) * (rng.random((3000, 4)) < 0.5)
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = estimator(epsilon=5.0, column_statistics=True, random_state=0).fit(X, y)
+    assert model.certificate_.column_statistics is not None
+    for form in (sparse.csr_matrix(X), sparse.csc_array(X)):
+        np.testing.assert_array_equal(model.decision_function(form), model.decision_function(X))
+        np.testing.assert_array_equal(model.predict(form), model.predict(X))
+
+
+@pytest.mark.parametrize("classes", [(0, "yes"), ("no", 1.5), (0, "b", 2.5)])
+def test_classes_mixing_strings_and_numbers_are_refused(classes):
+    """(0, "yes") fitted and predicted the string '0' (numpy made the label array strings); three mixed classes
+    raised a bare TypeError."""
+    with pytest.raises(InputError, match="mixes strings and numbers"):
+        dpcvx.DPLogisticRegression(classes=classes).check_params()
+    with pytest.raises(InputError, match="mixes strings and numbers"):
+        learner = dpcvx.PrivateERM(data_norm=1.0, classes=classes) if len(classes) == 2 else \
+            dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(data_norm=1.0), classes=classes)
+        learner.fit(np.zeros((4, 2)), [classes[0]] * 4, 1.0)
+
+
+def test_a_deep_copy_of_an_estimator_shares_its_accountant():
+    """Three deep copies of an estimator holding an accountant of budget 3 each fitted at epsilon 2 (6 spent on the
+    data) and the accountant read 0."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-0.5, 0.5, size=(500, 3))
+    y = (X[:, 0] > 0).astype(int)
+    accountant = dpcvx.PrivacyAccountant(3.0)
+    estimator = dpcvx.DPLogisticRegression(epsilon=2.0, accountant=accountant, column_statistics=False)
+    copies = [copy.deepcopy(estimator) for _ in range(2)]
+    assert all(c.accountant is accountant for c in copies) and copy.copy(accountant) is accountant
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        copies[0].fit(X, y)
+        with pytest.raises(BudgetExceededError):
+            copies[1].fit(X, y)
+    assert accountant.spent.epsilon == 2.0
