@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
@@ -34,13 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from .exceptions import InputError, a_value_of
+from .exceptions import InputError, a_value_of, user_stacklevel
 
-__all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
-           "feature_names", "finite_numbers", "first_non_number", "is_number", "named_column", "nested",
-           "NUMBER_TEXT", "non_finite_error", "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind",
-           "refuse_nested", "refuse_non_numbers", "refuse_repeated_names", "repeated_names", "row_count",
-           "spelling_variants", "table_matrix", "text_number", "text_numbers"]
+__all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "column_dtype", "column_names",
+           "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number", "is_number",
+           "named_column", "nested", "NUMBER_TEXT", "non_finite_error", "non_numeric_entry", "parses_as_float",
+           "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers", "refuse_repeated_names",
+           "repeated_names", "row_count", "spelling_variants", "table_matrix", "text_number", "text_numbers"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
@@ -112,6 +113,36 @@ def feature_names(table: Any) -> np.ndarray | None:
                          "is text, ignores them when none is, and refuses a mix; make them all text first (pandas "
                          "frame.columns = frame.columns.astype(str))")
     return np.asarray(names, dtype=object)
+
+def check_names(owner: str, fitted: Any, X: Any) -> None:
+    """Refuse a table X whose column names (:func:`feature_names`) differ, in names or in order, from ``fitted``
+    (``feature_names_in_`` of ``owner``, None: fitted without names, nothing checked): a model or a map reads a row's
+    entries by position, so swapped columns would be read without a word. X without names is warned of (scikit-learn's
+    warning). The one check of the estimators' and loaded models' predictions (:func:`dpcvx.release.model
+    .check_feature_names`) and of :class:`~dpcvx.data.kernels.RandomFourierFeatures`."""
+    if fitted is None:
+        return
+    names = feature_names(X)
+    if names is None:
+        warnings.warn(f"X does not have valid feature names, but {owner} was fitted with feature names", UserWarning,
+                      stacklevel=user_stacklevel())
+        return
+    if names.tolist() == list(fitted):
+        return
+    unseen = [name for name in names if name not in set(fitted)]
+    missing = [name for name in fitted if name not in set(names)]
+    found = "; ".join(f"{what} {few_names(these)}" for what, these in (("unseen at fit time:", unseen),
+                                                                      ("seen at fit time, yet now missing:", missing))
+                      if these) or "the same names in another order"
+    raise InputError(f"The feature names should match those that were passed during fit: {found}. A model reads a "
+                     f"row's entries by position; pass the fitted columns {few_names(list(fitted))} in that order, "
+                     "for example X[list(model.feature_names_in_)] (a pyarrow Table: X.select(...))")
+
+
+def few_names(names: list[Any], shown: int = 5) -> str:
+    """Up to ``shown`` column names (public: the declared columns), then "..." for the rest."""
+    return str([str(name) for name in names[:shown]] + (["..."] if len(names) > shown else []))
+
 
 
 def row_count(table: Any) -> int:

@@ -36,6 +36,7 @@ from scipy.spatial.distance import cdist
 from ..exceptions import InputError, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
+from ..tables import check_names, feature_names
 from ..validation import (
     check_bound,
     check_matrix,
@@ -480,6 +481,14 @@ class RandomFourierFeatures:
         return None if self.frequencies is None else self.frequencies.shape[1]
 
     @property
+    def n_features_in_(self) -> int:
+        """The input width the map was drawn for, as scikit-learn's fitted transformers state it (a Pipeline's
+        ``n_features_in_`` reads its first step's); AttributeError before the map is drawn."""
+        if self.n_features is None:
+            raise AttributeError("n_features_in_: the map is not drawn yet (fit it, or pass n_features)")
+        return self.n_features
+
+    @property
     def exact_kernel(self) -> Kernel:
         """The kernel this map approximates."""
         return RBFKernel(self.gamma) if self.kernel == "rbf" else LaplacianKernel(self.gamma)
@@ -499,16 +508,25 @@ class RandomFourierFeatures:
         refuse_unknown_parameters(type(self).__name__, params, tuple(self.get_params()))
         merged = {**self.get_params(), **params}
         fresh = type(self)(merged.pop("kernel"), **merged)  # checked whole before this map changes
+        vars(self).pop("feature_names_in_", None)  # the names of the table the old map was drawn on
         vars(self).update(vars(fresh))
         return self
 
     def fit(self, X: ArrayLike, y: object = None) -> RandomFourierFeatures:
-        """Draw the parameters for X's input dimension (the only thing read from X)."""
-        X = as_rows(X)
+        """Draw the parameters for X's input dimension (the only thing read from X), and keep a table's column names
+        as ``feature_names_in_`` (:func:`dpcvx.tables.feature_names`): the frequencies read a row's entries by
+        position, so a table with those columns in another order is refused later (:meth:`transform`), as the
+        estimators refuse it."""
+        names = feature_names(X)
+        rows = as_rows(X)
         if self.frequencies is None:
-            self._draw(X.shape[1])
-        elif X.shape[1] != self.n_features:
-            raise InputError(f"X has {X.shape[1]} features, the map was drawn for {self.n_features}")
+            self._draw(rows.shape[1])
+            if names is not None:
+                self.feature_names_in_ = names
+            return self
+        if rows.shape[1] != self.n_features:
+            raise InputError(f"X has {rows.shape[1]} features, the map was drawn for {self.n_features}")
+        check_names(type(self).__name__, vars(self).get("feature_names_in_"), X)
         return self
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
@@ -539,8 +557,8 @@ class RandomFourierFeatures:
         The phases, cosine and scale are applied in place on the product X Omega^T: the same floats as
         sqrt(2 / D) cos(X Omega^T + phase), where each step made a new (rows, D) array and two of them were alive at
         once (a fit of 200,000 rows at D = 400 peaked at twice the 640 MB of its features)."""
+        self.fit(X)
         rows = as_rows(X)
-        self.fit(rows)
         frequencies, phases = self._parameters()
         features = rows @ frequencies.T
         features += phases

@@ -118,7 +118,7 @@ import numpy as np
 from .. import tables
 from ..advice import command_line_runs, setting
 from ..exceptions import InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
-from ..validation import MODERATE_MAX, MODERATE_MIN, check_choice, finite, positive
+from ..validation import MODERATE_MAX, MODERATE_MIN, check_choice, finite, positive, refuse_unknown_parameters
 from . import transformer_api
 from .columns import as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
@@ -542,8 +542,26 @@ class PublicSchema:
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The declared fields, as scikit-learn's ``clone`` reads a transformer's parameters (a ColumnTransformer
         clones its transformers: without them a schema could not be one of its steps). A schema has no nested
-        estimators, so ``deep`` changes nothing; it is immutable, so it has no ``set_params``."""
+        estimators, so ``deep`` changes nothing; it is immutable (:meth:`set_params`)."""
         return {name: getattr(self, name) for name in SCHEMA_FIELDS}
+
+    def set_params(self, **params: Any) -> PublicSchema:
+        """A schema is immutable (its fields are the public declaration, never changed once made): with parameters
+        this refuses with an InputError naming the way a grid search varies it, a whole schema per value of the
+        pipeline's step (scikit-learn's set_params of a step raised a bare AttributeError); without, it is the
+        schema."""
+        if params:
+            refuse_unknown_parameters(type(self).__name__, params, SCHEMA_FIELDS)
+            raise InputError(f"a PublicSchema is immutable: it cannot set {sorted(params)}. To try schemas in a grid "
+                             "search, give the pipeline's step whole schemas, e.g. {'publicschema': "
+                             "[PublicSchema(...), PublicSchema(...)]}, or build one with dataclasses.replace(schema, "
+                             "...)")
+        return self
+
+    @property
+    def n_features_in_(self) -> int:
+        """The number of columns the schema reads (a Pipeline's ``n_features_in_`` reads its first step's)."""
+        return len(self.column_names)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The output feature names (module docstring), as scikit-learn's transformers give them.

@@ -226,17 +226,6 @@ class PrivacyAccountant:
         for one data set): a deep copy would give every clone of a grid search its own full budget."""
         return self
 
-    def __copy__(self) -> PrivacyAccountant:
-        """``copy.copy`` keeps THIS accountant, as :meth:`__sklearn_clone__`: an accountant is the budget of one data
-        set (three deep copies of an estimator holding it fitted three times at epsilon 2 against a budget of 3, and
-        it read 0 spent). A new ledger that starts from this one is ``PrivacyAccountant(epsilon, delta,
-        ledger=list(accountant.ledger), neighbours=accountant.neighbours)``; pickling still copies (a saved ledger)."""
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> PrivacyAccountant:
-        """``copy.deepcopy`` keeps THIS accountant (:meth:`__copy__`), within a deep copy of what holds it too."""
-        return self
-
     @contextlib.contextmanager
     def described(self, description: str) -> Iterator[PrivacyAccountant]:
         """Every charge made inside the block, in this thread or asyncio task, carries ``description`` in its ledger

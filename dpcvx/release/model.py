@@ -13,7 +13,6 @@ marked not private. The noise vector is never stored.
 from __future__ import annotations
 
 import math
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -25,7 +24,7 @@ from scipy.special import expit
 
 from ..data.blocks import by_row_blocks, is_dask, public_shape
 from ..data.rows import RowMap
-from ..exceptions import InputError, user_stacklevel
+from ..exceptions import InputError
 from ..losses import LOGISTIC_TEXT, has_probabilities
 from ..privacy.calibrate import ObjectivePerturbation
 from ..privacy.calibration import LinearCalibration
@@ -35,7 +34,7 @@ from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.quantile import bound_then_fit_curve
-from ..tables import feature_names
+from ..tables import check_names, feature_names, few_names
 from ..validation import check_finite, check_labels, real_values
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
@@ -411,32 +410,10 @@ def check_feature_names(model: Any, X: Any) -> None:
         given = feature_names(X)
         if (given is not None and given.tolist() != list(schema.feature_names)
                 and set(schema.column_names) <= set(given.tolist())):
-            raise InputError(f"X holds the records the model's schema encodes (its columns {_few(list(given))}); the "
-                             "model predicts on the encoded rows: pass model.schema.transform(X) (dpcvx predict "
+            raise InputError(f"X holds the records the model's schema encodes (its columns {few_names(list(given))}); "
+                             "the model predicts on the encoded rows: pass model.schema.transform(X) (dpcvx predict "
                              "encodes a data file by the saved schema itself)")
-    fitted = getattr(model, "feature_names_in_", None)
-    if fitted is None:
-        return
-    names = feature_names(X)
-    if names is None:
-        warnings.warn(f"X does not have valid feature names, but {type(model).__name__} was fitted with feature names",
-                      UserWarning, stacklevel=user_stacklevel())
-        return
-    if names.tolist() == list(fitted):
-        return
-    unseen = [name for name in names if name not in set(fitted)]
-    missing = [name for name in fitted if name not in set(names)]
-    found = "; ".join(f"{what} {_few(these)}" for what, these in (("unseen at fit time:", unseen),
-                                                                 ("seen at fit time, yet now missing:", missing))
-                      if these) or "the same names in another order"
-    raise InputError(f"The feature names should match those that were passed during fit: {found}. A model reads a "
-                     f"row's entries by position; pass the fitted columns {_few(list(fitted))} in that order, for "
-                     "example X[list(model.feature_names_in_)] (a pyarrow Table: X.select(...))")
-
-
-def _few(names: list[Any], shown: int = 5) -> str:
-    """Up to ``shown`` column names (public: the declared columns), then "..." for the rest."""
-    return str([str(name) for name in names[:shown]] + (["..."] if len(names) > shown else []))
+    check_names(type(model).__name__, getattr(model, "feature_names_in_", None), X)
 
 
 def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:

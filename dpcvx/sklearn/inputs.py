@@ -127,6 +127,19 @@ class NamedParameters(BaseEstimator):
         refuse_unknown_parameters(type(self).__name__, params, tuple(self.get_params(deep=False)))
         return super().set_params(**params)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        """A deep copy of the estimator keeps the accountant it holds, as ``sklearn.base.clone`` does
+        (:meth:`~dpcvx.privacy.accountant.PrivacyAccountant.__sklearn_clone__`): one budget for one data set. Three
+        deep copies of an estimator holding an accountant of budget 3 each fitted at epsilon 2, and it read 0 spent.
+        (A copy of the accountant itself is a new ledger, as before.)"""
+        held = vars(self).get("accountant")
+        if held is not None:
+            memo.setdefault(id(held), held)
+        duplicate = copy.copy(self)
+        memo[id(self)] = duplicate
+        duplicate.__dict__.update({name: copy.deepcopy(value, memo) for name, value in vars(self).items()})
+        return duplicate
+
 
 class InputTypeError(InputError, TypeError):
     """X holds an entry that is not a number (a dict, a list), or is sparse where dense rows are needed: an InputError
