@@ -39,9 +39,10 @@ from .exceptions import InputError, a_value_of, user_stacklevel
 
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "column_dtype", "column_names",
            "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number", "is_number",
-           "named_column", "nested", "NUMBER_TEXT", "non_finite_error", "non_numeric_entry", "parses_as_float",
-           "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers", "refuse_repeated_names",
-           "repeated_names", "row_count", "spelling_variants", "table_matrix", "text_number", "text_numbers"]
+           "named_column", "nested", "number_variants", "NUMBER_TEXT", "non_finite_error", "non_numeric_entry",
+           "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
+           "refuse_repeated_names", "repeated_names", "row_count", "spelling_variants", "table_matrix", "text_number",
+           "text_numbers"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
@@ -528,6 +529,27 @@ def table_matrix(X: Any, name: str) -> np.ndarray:
     if first is not None:
         raise non_finite_error(name, *first, labels)
     return buffer
+
+
+def number_variants(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:
+    """Mask of the text ``values`` that are not a ``declared`` label but write the same number as one ("1.0" or "01"
+    for "1": a label column pandas wrote as floats), read by :func:`text_number`: for the advice of a refusal, which
+    names their count and first row, never a value. One pass over the distinct values."""
+    def number(label: Any) -> float | None:
+        if isinstance(label, str):
+            try:
+                return text_number(label)
+            except ValueError:
+                return None
+        return float(label) if is_number(label) else None
+
+    targets = {value for value in map(number, declared) if value is not None}
+    if not targets or values.dtype.kind not in "OUS":
+        return np.zeros(values.shape, dtype=bool)
+    exact = set(declared)
+    variants = [value for value in set(values.tolist())
+                if isinstance(value, str) and value not in exact and number(value) in targets]
+    return np.isin(values, variants) if variants else np.zeros(values.shape, dtype=bool)
 
 
 def spelling_variants(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:

@@ -41,7 +41,7 @@ from ..progress import progress
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import softmax_in_place
 from ..release.serialization import load, save
-from ..tables import RowError, repeated_names, spelling_variants, text_numbers
+from ..tables import RowError, number_variants, repeated_names, spelling_variants, text_numbers
 from ..validation import check_public_classes, check_threshold, label_range
 from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options
@@ -352,9 +352,13 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
         outside = ~(is_positive | np.isin(raw, args.negative))
         if np.any(outside):
             count, distinct = int(outside.sum()), len(set(raw[outside].tolist()))
-            variants = int(spelling_variants(raw[outside], [*args.positive, *args.negative]).sum())
+            declared = [*args.positive, *args.negative]
+            variants = int(spelling_variants(raw[outside], declared).sum())
+            numbers = int(number_variants(raw[outside], declared).sum())
             case = (f" ({variants} of them differ from a --positive or --negative value only in letter case: "
                     "give each spelling)") if variants else ""
+            case += (f" ({numbers} of them write a --positive or --negative number another way, as '1.0' for '1': "
+                     "give the labels as the file writes them)") if numbers else ""
             raise RowError(
                 f"{args.data}: {count} row(s) of column {args.target!r} ({distinct} distinct value(s)) are "
                 "neither --positive nor --negative; the first is row ", int(np.flatnonzero(outside)[0]),
@@ -362,6 +366,14 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
                 "(--positive and --negative can be repeated: --positive A --positive B), "
                 "or omit --negative to count every value other than --positive as negative")
     elif not args.others_negative:  # one versus rest: a variant spelling of --positive would silently be negative
+        written = number_variants(raw, args.positive)
+        if np.any(written):
+            raise RowError(
+                f"{args.data}: {int(written.sum())} row(s) of column {args.target!r} hold a label that writes a "
+                "--positive number another way (as '1.0' for '1': a label column written as floats), the first in "
+                "row ", int(np.flatnonzero(written)[0]), f" {layout.rows_note()}; without --negative they would count "
+                "as negative. Give the label as the file writes it (--positive 1.0), or, if they are another class, "
+                "say so with --others-negative")
         spelled = spelling_variants(raw, args.positive)
         if np.any(spelled):
             raise RowError(

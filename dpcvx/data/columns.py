@@ -130,7 +130,8 @@ NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional
                 "(-0.5, 1250, 1.5e3): remove thousands separators, units and currency or percent signs first "
                 "(\"1,250\", \"1_250\", \"70 kg\" and \"$5\" are not numbers; a date becomes a number such as the "
                 "days since a public date); a missing value is an empty cell (\"nan\" and \"inf\" are not numbers: "
-                "make such a marker an empty cell, or declare it with dpcvx fit --missing)")
+                "make such a marker an empty cell, or declare it with --missing, which dpcvx fit and dpcvx predict "
+                "take alike)")
 
 
 def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> tuple[np.ndarray, np.ndarray]:

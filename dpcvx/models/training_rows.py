@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..advice import python_only, setting
+from ..advice import command_line_runs, python_only, setting
 from ..exceptions import TrainingRowsWarning, warn_released
 from ..release.usefulness import checks_are_off, speaker
 
@@ -80,7 +80,10 @@ NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no
 
 #: What a classifier that takes no class weight or class prior offers instead (:func:`warning_text`'s ``unweighted``)
 ONE_VS_REST = ("One-vs-rest takes no class weight or class prior; a rare class fitted against the rest as two classes "
-               "takes them")
+               "(y == c with classes=(False, True)) takes them")
+#: :data:`ONE_VS_REST` as the command line's reader sets it (its flags: docs/cli.md)
+_ONE_VS_REST_FLAGS = ("One-vs-rest takes no class weight or class prior; a rare class fitted against the rest as two "
+                      "classes (--positive CLASS --others-negative, in place of --classes) takes them")
 KERNEL = ("The kernel learners take no class weight or class prior; random Fourier features with DPLogisticRegression "
           "(docs/kernels.md) take them")
 
@@ -110,7 +113,8 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
     if unweighted:
-        return _NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). {unweighted}"
+        instead = _ONE_VS_REST_FLAGS if unweighted == ONE_VS_REST and command_line_runs() else unweighted
+        return _NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). {instead}"
     prior = f"{setting('class_prior', repr('private'), 'private')} with {setting('threshold', repr('prior'), 'prior')}"
     balanced = setting("class_weight", "'balanced'", "balanced")
     return (_NOT_PRIVATE + covers + f"(on imbalanced classes, candidates with {prior} (a private count of the "

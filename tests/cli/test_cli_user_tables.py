@@ -43,6 +43,19 @@ def test_declared_pair_counts_the_case_variants(tmp_path, capsys, spelt):
     assert "(30 of them differ from a --positive or --negative value only in letter case: give each spelling)" in err
 
 
+def test_a_label_column_written_as_floats_is_refused_against_an_integer_positive(tmp_path, capsys):
+    """Labels 0.0/1.0 (pandas writes an int column with a missing value as floats) with --positive 1: no label equals
+    '1', so every row was negative and an all-negative model was written (balanced accuracy 0.500, exit 0)."""
+    data = write(tmp_path / "floats.csv", ["x", "label"], [[i / 80, "1.0" if i % 3 else "0.0"] for i in range(60)])
+    code, err = fit(tmp_path, capsys, data, "--positive", "1")
+    assert code == 3 and "40 row(s) of column 'label' hold a label that writes a --positive number another way" in err
+    assert "--positive 1.0" in err and not (tmp_path / "m.json").exists()
+    code, err = fit(tmp_path, capsys, data, "--positive", "1", "--negative", "0")
+    assert code == 3 and "(60 of them write a --positive or --negative number another way" in err
+    assert fit(tmp_path, capsys, data, "--positive", "1.0")[0] == 0
+    assert fit(tmp_path, capsys, data, "--positive", "1", "--others-negative")[0] == 0
+
+
 def test_repeated_header_name_says_how_to_rename(tmp_path, capsys):
     data = write(tmp_path / "twice.csv", ["x", "x", "label"], [[0.1, 0.2, "a"], [0.3, 0.4, "b"]])
     code, err = fit(tmp_path, capsys, data, "--positive", "a")

@@ -62,6 +62,17 @@ def test_the_note_names_what_the_release_takes():
     assert "class_prior='private' with threshold='prior'" in binary and "class_weight='balanced'" in binary
     assert "class_weight='balanced'" not in multiclass and "class_prior='private'" not in multiclass
     assert "Mistakes(class_weight=...)" in multiclass and "against the rest as two classes" in multiclass
+    assert "y == c with classes=(False, True)" in multiclass
+
+
+def test_the_one_vs_rest_note_names_the_flags_on_the_command_line():
+    """On the command line the note named no flag for a rare class fitted against the rest (docs/cli.md: a warning
+    that advises a setting names its flag)."""
+    from dpcvx.advice import on_command_line
+
+    with on_command_line():
+        text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
+    assert "--positive CLASS --others-negative" in text and "classes=(False, True)" not in text
 
 
 @pytest.mark.parametrize("fit", [
