@@ -32,6 +32,7 @@ __all__ = [
     "UndeclaredCategoryWarning",
     "OutOfBoundsWarning",
     "UnprotectedFileWarning",
+    "ClassOrderWarning",
     "UnsupportedWeightsError",
     "a_value_of",
     "user_stacklevel",
@@ -171,6 +172,13 @@ class OutOfBoundsWarning(DPCVXWarning):
     :class:`~dpcvx.data.preprocessing.PublicSchema` clips each onto them: the column is then nearly constant and a
     model learns little from it (bounds in other units, for example); or many rows hold one value outside them, read as
     the bound (a code such as 999 for "unknown"). Shown to the data owner only; never part of a release."""
+
+
+class ClassOrderWarning(DPCVXWarning):
+    """A scikit-learn estimator's declared classes are not in sorted order: ``classes_`` keeps the declared order (the
+    later of a pair is the positive class), while scikit-learn's scorers order classes as ``np.unique`` does, so they
+    read ``predict_proba``'s columns and ``decision_function``'s sign as another class's. A public declaration, no
+    data."""
 
 
 class UnprotectedFileWarning(DPCVXWarning):

@@ -22,7 +22,10 @@ for example, that every record has the same label), so a sample holding one
 label fits like any other. ``y`` with other labels raises
 :class:`~dpcvx.exceptions.InputError` (a ValueError); every such message names
 the declared classes and the parameter that sets them, ``classes=``: pass
-``classes=(-1, 1)`` or ``classes=("no", "yes")`` for such data. Continuous and
+``classes=(-1, 1)`` or ``classes=("no", "yes")`` for such data. ``classes_`` keeps the declared order (the later
+of a pair is the positive class, which ``threshold`` and ``class_prior`` speak of); scikit-learn's scorers order
+classes as ``np.unique`` does, so classes out of sorted order get a
+:class:`~dpcvx.exceptions.ClassOrderWarning` before the fit. Continuous and
 multiclass targets are refused the same way, with scikit-learn's wording
 ("Unknown label type: continuous", "Only binary classification is supported").
 
@@ -137,7 +140,15 @@ from ..verification.loss_declaration import loss_at_zero
 from ..verification.verdict import Mechanism
 from ..verification.verifier import Loss, Regularizer
 from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
-from .inputs import InputTypeError, NamedParameters, fit_accountant, keep_parameters, label_error, validated_input
+from .inputs import (
+    InputTypeError,
+    NamedParameters,
+    fit_accountant,
+    keep_parameters,
+    label_error,
+    validated_input,
+    warn_if_unsorted_classes,
+)
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
     lam_rule_advice,
@@ -382,6 +393,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         """(one-vs-rest, the seed, the decision cut), checked before anything is read of the data: the declared
         parameters (:attr:`_parameters`), then the rules between them."""
         multiclass = self._multiclass
+        warn_if_unsorted_classes(type(self).__name__, self.classes)
         if multiclass:
             refuse_weights(type(self).__name__, self._one_vs_rest_weights(), sample_weight=sample_weight,
                            class_weight=self.class_weight)

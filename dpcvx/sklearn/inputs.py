@@ -25,8 +25,9 @@ try:
 except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
+from ..advice import command_line_runs
 from ..data.blocks import is_out_of_core
-from ..exceptions import InputError, user_stacklevel
+from ..exceptions import ClassOrderWarning, InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import check_feature_names
 from ..tables import (
@@ -40,6 +41,7 @@ from ..tables import (
 )
 from ..validation import (
     check_matrix,
+    check_public_classes,
     check_rows,
     check_table,
     missing_labels,
@@ -50,7 +52,8 @@ from ..validation import (
 )
 
 __all__ = ["InputTypeError", "NamedParameters", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
-           "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input"]
+           "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input",
+           "warn_if_unsorted_classes"]
 
 
 @contextlib.contextmanager
@@ -144,6 +147,25 @@ class NamedParameters(BaseEstimator):
 class InputTypeError(InputError, TypeError):
     """X holds an entry that is not a number (a dict, a list), or is sparse where dense rows are needed: an InputError
     and, as in scikit-learn (``float()`` refuses it), a TypeError."""
+
+
+def warn_if_unsorted_classes(owner: str, classes: Any) -> None:
+    """Warn (:class:`~dpcvx.exceptions.ClassOrderWarning`) when the declared ``classes`` are not in sorted order:
+    ``classes_`` keeps the declared order, and scikit-learn's scorers read ``predict_proba``'s columns and
+    ``decision_function``'s sign by the sorted order (roc_auc 0.002 for a release of 0.999 with
+    ``classes=("good", "bad")``). Not on the command line, whose outputs name each class's column. Before any data is
+    read; a public declaration."""
+    values = check_public_classes(classes)
+    ordered = tuple(sorted(values))
+    if values == ordered or command_line_runs():
+        return
+    pair = (f"the release's positive class is {values[-1]!r} (predict_proba's second column, decision_function > 0), "
+            f"which they read as {ordered[-1]!r}'s, so a score of 1 reads as 0; " if len(values) == 2 else
+            "they read predict_proba's columns in the sorted order; ")
+    warnings.warn(f"{owner}: classes={classes!r} is not in sorted order and classes_ keeps it, while scikit-learn's "
+                  "scorers (roc_auc, average_precision, log_loss) order classes as np.unique does: " + pair +
+                  f"declare classes={ordered!r} to score with them (a threshold and a class_prior are then of "
+                  f"{ordered[-1]!r})", ClassOrderWarning, stacklevel=user_stacklevel())
 
 
 def refuse_sparse(owner: str, X: Any) -> None:

@@ -21,6 +21,7 @@ def test_spelling_variants_mask():
     assert not spelling_variants(np.array([0, 1, 2]), (0, 1)).any()
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClassOrderWarning")  # declared order on purpose
 @pytest.mark.parametrize("fit", [
     lambda: dpcvx.DPLogisticRegression(epsilon=1.0, classes=("No", "Yes")).fit(X, Y),
     lambda: dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=0.1, data_norm=1.0,

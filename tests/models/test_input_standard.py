@@ -387,6 +387,7 @@ def test_a_nan_label_is_named_by_its_row_on_every_path():
         assert accountant.ledger == [], path
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClassOrderWarning")  # declared order on purpose
 @pytest.mark.parametrize("container", ["string", "object NA", "list None", "categorical NaN"])
 def test_a_missing_text_label_is_refused_by_its_row_on_every_path(container):
     """A missing label among text labels (pandas' NA in a "string" column or among objects, None, a categorical's
@@ -427,6 +428,7 @@ def test_a_missing_text_label_is_refused_by_its_row_on_every_path(container):
         model.score(X, missing(three))
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClassOrderWarning")  # declared order on purpose
 def test_a_multiclass_release_refuses_labels_outside_its_classes_as_the_binary_one():
     """A release's score takes labels of its classes only (a misspelt label is no mistake of the model): the binary
     release refused others, the multiclass one counted them as mistakes."""

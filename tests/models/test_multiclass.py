@@ -142,6 +142,7 @@ def test_multiclass_release_saves_loads_and_edits_are_refused(blobs, tmp_path):
         dpcvx.load(path)
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClassOrderWarning")  # declared order on purpose
 def test_estimator_takes_k_public_classes(blobs):
     pytest.importorskip("sklearn")
     X, y = blobs

@@ -3,6 +3,7 @@ old model, sparse rows after a dense fit, classes mixing strings and numbers, a 
 accountant."""
 
 import copy
+import re
 import warnings
 
 import numpy as np
@@ -116,3 +117,21 @@ def test_a_public_schema_refuses_set_params_by_name():
         schema.set_params(norm=2.0)
     with pytest.raises(InputError, match="no parameter"):
         schema.set_params(nope=1)
+
+
+@pytest.mark.parametrize("classes", [("good", "bad"), (1, 0), ("b", "a", "c")])
+def test_unsorted_classes_are_warned_of_before_a_fit_in_python_not_on_the_command_line(classes):
+    """classes=("good", "bad") kept the declared order in classes_, while scikit-learn's scorers order classes as
+    np.unique does: roc_auc read 0.00003 for a release that separates the classes. The declared order is kept (it
+    chooses the positive class, which threshold and class_prior speak of); the estimator says so before the fit."""
+    from dpcvx.advice import on_command_line
+    from dpcvx.exceptions import ClassOrderWarning
+
+    estimator = dpcvx.DPLogisticRegression(classes=classes)
+    with pytest.warns(ClassOrderWarning, match=re.escape(f"declare classes={tuple(sorted(classes))!r}")):
+        estimator.check_params()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ClassOrderWarning)
+        dpcvx.DPLogisticRegression(classes=tuple(sorted(classes))).check_params()
+        with on_command_line():  # its outputs name each class's column
+            estimator.check_params()

@@ -286,6 +286,7 @@ def test_kernel_learners_warn_when_useless_on_their_rows(noise_labels, fit):
     assert len(_training_row_messages(caught)) == 1
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClassOrderWarning")  # declared order on purpose
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.TrainingRowsWarning")
