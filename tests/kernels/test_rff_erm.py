@@ -133,7 +133,7 @@ def test_a_fourier_map_names_its_features_and_sets_its_output_in_a_pipeline():
     features = pipeline.fit(frame, y)[:-1].transform(frame)
     assert isinstance(features, pd.DataFrame) and list(features.columns) == names
     assert features.index.tolist() == frame.index.tolist()
-    np.testing.assert_array_equal(features.to_numpy(), fourier.set_output(transform="default").transform(X))
+    np.testing.assert_array_equal(features.to_numpy(), fourier.set_output(transform="default").transform(frame))
     assert pipeline[:-1].get_feature_names_out().tolist() == names
     assert isinstance(clone(fourier.set_output(transform="pandas")).transform(X), pd.DataFrame)
     with pytest.raises(dpcvx.InputError, match="drawn for 2 features"):
