@@ -38,7 +38,7 @@ import warnings
 from collections.abc import Callable
 
 from ..advice import on_command_line
-from ..exceptions import DPCVXError, FileError
+from ..exceptions import DPCVXError, DPCVXWarning, FileError
 from .exit_codes import (
     EXIT_BROKEN_PIPE,
     EXIT_BUDGET,
@@ -98,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     except DPCVXError as error:
         print(error_line(error), file=sys.stderr)
         return exit_code(error)
+    except DPCVXWarning as warning:  # made an error by the caller's filter (python -W error), before any charge
+        print(error_line(warning), file=sys.stderr)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         print("dpcvx: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -12,6 +12,7 @@ from ..exceptions import (
     AssumptionError,
     BudgetExceededError,
     DPCVXError,
+    DPCVXWarning,
     FileError,
     InputError,
     NumericRangeError,
@@ -20,7 +21,8 @@ from ..exceptions import (
 )
 
 __all__ = ["EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED", "EXIT_SOLVER", "EXIT_BUDGET",
-           "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_BUG", "ExitCode", "exit_code", "error_line", "error_table"]
+           "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_BUG", "ExitCode", "exit_code", "error_line", "error_table",
+           "WARNING_AS_ERROR"]
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_INPUT, EXIT_REFUSED, EXIT_SOLVER, EXIT_BUDGET = 0, 1, 2, 3, 4, 5, 6
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
@@ -95,11 +97,18 @@ def exit_code(error: DPCVXError) -> int:
     return _row(error).code
 
 
-def error_line(error: DPCVXError) -> str:
-    """The one line main() prints for ``error``: ``dpcvx: <kind>: <message>`` with line breaks removed."""
-    prefix = _row(error).kind
+def error_line(error: DPCVXError | DPCVXWarning) -> str:
+    """The one line main() prints for ``error``: ``dpcvx: <kind>: <message>`` with line breaks removed; a dpcvx
+    warning that a warning filter made an error (``python -W error``) as ``dpcvx: warning made an error: ...``."""
+    prefix = WARNING_AS_ERROR if isinstance(error, DPCVXWarning) else _row(error).kind
     text = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
     return f"dpcvx: {prefix}: {text or type(error).__name__}"
+
+
+#: what main() prints before a dpcvx warning a warning filter made an error (exit :data:`EXIT_INPUT`): raised before
+#: the charge only, as a warning about a release already paid for is shown, never raised
+#: (:func:`dpcvx.exceptions.warn_released`)
+WARNING_AS_ERROR = "warning made an error"
 
 
 def error_table() -> str:
@@ -112,6 +121,9 @@ def error_table() -> str:
         kind = f"`{name}`" + (f" (an {', '.join(parents)})" if parents and parents != ["DPCVXError"] else "")
         example = row.example.replace("|", "\\|")
         lines.append(f"| {kind} | {row.code} | {row.meaning} | `` {example} `` |")
+    lines.append(f"| a `dpcvx.exceptions.DPCVXWarning` made an error by a warning filter (`python -W error`) | "
+                 f"{EXIT_INPUT} | refused before the charge (a warning about a release already paid for is shown, "
+                 "never raised) | `` dpcvx: warning made an error: (its text) `` |")
     lines.append(f"| KeyboardInterrupt (Ctrl-C) | {EXIT_INTERRUPTED} | interrupted; no file is left half written "
                  "| `` dpcvx: interrupted `` |")
     lines.append(f"| BrokenPipeError (the reader of standard output went away, as in `dpcvx predict ... \\| head`) "

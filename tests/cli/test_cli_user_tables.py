@@ -102,3 +102,19 @@ def test_a_regression_target_without_a_value_says_to_drop_the_records(tmp_path, 
     err = capsys.readouterr().err
     assert code == 3 and "1 row(s) have no label in column 'cost', the first in row 1" in err
     assert "drop those records first" in err
+
+
+def test_a_warning_made_an_error_is_one_line_before_the_charge(tmp_path, capsys):
+    """python -W error: a warning raised before the charge (a code outside a column's bounds) printed a traceback and
+    exited 1, a status the table gives to bugs; it is one line and exit 3, and nothing is written."""
+    import warnings
+
+    rows = [[999 if i % 10 == 0 else 20 + i % 60, "yes" if i % 3 else "no"] for i in range(400)]
+    data = write(tmp_path / "coded.csv", ["age", "label"], rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code = main(["fit", data, "--target", "label", "--positive", "yes", "--numeric", "age:18:90", "--epsilon", "1",
+                     "--data-norm", "1", "--out", str(tmp_path / "m.json")])
+    err = capsys.readouterr().err
+    assert code == 3 and err.startswith("dpcvx: warning made an error: column 'age'") and len(err.splitlines()) == 1
+    assert not (tmp_path / "m.json").exists()
