@@ -303,7 +303,7 @@ def sample_size(n: Any, name: str = "n") -> int:
     have (numpy raised a bare ValueError for a count of 2^70)."""
     size = integer(name, n)
     if size > _INT64_MAX:
-        raise InputError(f"{name}={size} is beyond 2^63 - 1, the largest size an array can have")
+        raise InputError(f"{name}={_short(size)} is beyond 2^63 - 1, the largest size an array can have")
     return size
 
 

@@ -185,7 +185,6 @@ def _integer_from(name: str, minimum: int, maximum: int | None = None) -> Callab
 def _numeric_column(text: str) -> Any:  # a dpcvx.data.preprocessing.NumericColumn
     from ..data.preprocessing import SCALES, NumericColumn
 
-    limit = _validation().MODERATE_MAX
     body, _, last = text.rpartition(":")
     scaled = last in SCALES  # NAME:LO:HI[:log], NumericColumn's scale
     scale, parts = (last, body.rsplit(":", 2)) if scaled else ("linear", text.rsplit(":", 2))
@@ -193,8 +192,7 @@ def _numeric_column(text: str) -> Any:  # a dpcvx.data.preprocessing.NumericColu
         if len(parts) != 3:
             raise ValueError
         name, lo, hi = parts[0], _number(parts[1]), _number(parts[2])
-        if not all(abs(bound) <= limit for bound in (lo, hi)):
-            raise ValueError(f"bounds must lie within +-{limit:g}")
+        # NumericColumn's checks are the one rule of bounds (a schema file's and Python's alike)
         return NumericColumn(name, lo, hi, source="dpcvx fit --numeric", scale=scale)
     except ValueError as error:  # _number or InputError (empty name, lo >= hi, non-finite)
         detail = f": {error}" if str(error) else ""

@@ -118,7 +118,15 @@ import numpy as np
 from .. import tables
 from ..advice import command_line_runs, setting
 from ..exceptions import InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
-from ..validation import MODERATE_MAX, MODERATE_MIN, check_choice, finite, positive, refuse_unknown_parameters
+from ..validation import (
+    MODERATE_MAX,
+    MODERATE_MIN,
+    check_choice,
+    check_flag,
+    finite,
+    positive,
+    refuse_unknown_parameters,
+)
 from . import transformer_api
 from .columns import as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
@@ -186,8 +194,8 @@ class NumericColumn:
                     f"bounds [{lo}, {hi}] (for example lo, or the midpoint)"
                 )
             object.__setattr__(self, "missing", missing)
-        if not isinstance(self.missing_indicator, bool):
-            raise InputError(f"column {self.name!r}: missing_indicator must be true or false")
+        object.__setattr__(self, "missing_indicator",
+                           check_flag(f"column {self.name!r}: missing_indicator", self.missing_indicator))
         if self.missing_indicator and self.missing is None:
             raise InputError(
                 f"column {self.name!r}: missing_indicator needs a public imputed value: pass missing=..."
@@ -489,9 +497,8 @@ class PublicSchema:
             raise InputError(f"column names repeat: {duplicated}")
         norm = positive("norm", self.norm, minimum=MODERATE_MIN, maximum=MODERATE_MAX)  # the row scaling stays exact
         check_choice("encoding", self.encoding, tuple(ENCODINGS))
-        for flag in ("strict", "constant_feature"):
-            if not isinstance(getattr(self, flag), bool):
-                raise InputError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
+        for flag in ("strict", "constant_feature"):  # True, False or a numpy bool, as every flag of dpcvx
+            object.__setattr__(self, flag, check_flag(flag, getattr(self, flag)))
         object.__setattr__(self, "columns", columns)
         object.__setattr__(self, "norm", norm)
         features = self.feature_names

@@ -18,7 +18,7 @@ certificate's ``weights``. Nothing here is charged or drawn.
 
 from __future__ import annotations
 
-import numbers
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -30,7 +30,7 @@ from ..data.notes import warn_clipped
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..release.model import CertifiedWeights, ReleaseCertificate
 from ..release.weight_rules import balanced_weights, mean_record_weight, weight_bound
-from ..validation import LABEL_CHUNK, SignBits, check_bound, check_finite, non_negative, real_values
+from ..validation import LABEL_CHUNK, SignBits, check_bound, check_finite, fraction, non_negative, real_values
 
 __all__ = ["RecordWeights", "WEIGHTS_THEOREM", "check_class_prior", "effective_view",
            "mean_weight",
@@ -96,11 +96,14 @@ def check_class_prior(class_prior: Any, classes: tuple[Any, Any]) -> tuple[float
     else:
         raise InputError(f"class_prior must be a dict {{class: rate}} or a pair of rates in the order of classes="
                          f"{classes!r}, got {class_prior!r}")
-    if not all(isinstance(rate, numbers.Real) and 0 < float(rate) < 1 for rate in rates) \
-            or abs(float(rates[0]) + float(rates[1]) - 1) > 1e-9:
+    try:  # each rate as every probability of dpcvx is checked (a huge int raised a bare OverflowError)
+        negative, positive = (fraction("class_prior", rate) for rate in rates)
+    except InputError:
+        negative = positive = math.nan
+    if not abs(negative + positive - 1) <= 1e-9:
         raise InputError(f"{setting('class_prior')}'s rates must lie in (0, 1) and sum to 1, got {rates!r}: public "
                          "rates of the classes, known without looking at this data (a census, a published base rate)")
-    return float(rates[0]), float(rates[1])
+    return negative, positive
 
 
 def _class_weight_dict(class_weight: Mapping[Any, Any], classes: tuple[Any, Any]) -> tuple[float, float]:
@@ -165,7 +168,7 @@ def plan_weights(*, sample_weight: Any, sample_weight_bound: Any, class_weight: 
     else:
         raise InputError(f"class_weight must be None, a dict {{class: weight}} or 'balanced', got {class_weight!r}")
     plan = RecordWeights(source, tuple(zip(classes, weights, strict=True)), bound, rates)
-    check_bound("the largest class weight times sample_weight_bound", plan.bound)
+    check_bound("the largest class weight" + ("" if bound is None else " times sample_weight_bound"), plan.bound)
     return plan
 
 

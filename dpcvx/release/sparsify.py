@@ -30,14 +30,13 @@ dpcvx has not proved for these problems; it is documented as not offered.
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import InputError
-from ..validation import integer
+from ..validation import integer, non_negative
 
 __all__ = ["Sparsifiable", "threshold_rule"]
 
@@ -49,12 +48,10 @@ def threshold_rule(coef: np.ndarray, threshold: float | None, keep: int | None) 
                          "|w_j|), chosen without looking at the data")
     weights = np.array(coef, dtype=float)
     magnitude = np.abs(weights)
-    if threshold is not None:
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
-                math.isfinite(threshold) and threshold >= 0):
-            raise InputError(f"threshold must be a finite number >= 0 (public), got {threshold!r}")
-        weights[magnitude <= threshold] = 0.0
-        return weights, f"weights with |w_j| <= {float(threshold)!r} set to 0"
+    if threshold is not None:  # a public number >= 0, checked as every number of dpcvx (numpy's scalars taken)
+        cut = non_negative("threshold", threshold)
+        weights[magnitude <= cut] = 0.0
+        return weights, f"weights with |w_j| <= {cut!r} set to 0"
     size = weights.shape[0]
     keep = integer("keep", keep, minimum=0, maximum=size)  # at most the number of features
     order = np.argsort(-magnitude, kind="stable")  # ties broken by index: a function of the release only

@@ -545,7 +545,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         if pairs is not None:
             return prior_rates([weight for _, weight in pairs])[1]
         rates = self._rates(certificate)
-        return rates[1] if rates is not None else None if cut == 0 else self.threshold
+        # the checked float (a Fraction threshold reached the warning's %g after the charge: a bare TypeError)
+        return rates[1] if rates is not None else None if cut == 0 else check_threshold("threshold", self.threshold)
 
     def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel, loss: Loss) -> None:
         """NoiseDominatesWarning when the release is mostly noise (public quantities only)."""

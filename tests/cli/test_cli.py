@@ -426,7 +426,7 @@ def bad_inputs(workdir):
      "epsilon=2e+06 is outside the range [1e-12, 1e+06]"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "9" * 5000), 2, "argument --epsilon"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--loss", "huber:h=1e300"), 2, "h=1e+300 is outside the range"),
-    (fit_args("--numeric", "age:0:1e300", "--data-norm", "1"), 2, "bounds must lie within +-1e+150"),
+    (fit_args("--numeric", "age:-1e308:1e308", "--data-norm", "1"), 2, "hi - lo = 1e+308 - (-1e+308) overflows"),
     (fit_args(*COLUMNS, "--data-norm", "1")[:-2] + ("--out", "a_directory"), 3,
      "cannot write the model to a_directory: it is a directory"),
     (("demo", "--n", "-5"), 2, "argument --n: n must be an integer from 30 to 1000000, got -5"),

@@ -205,7 +205,7 @@ def test_transform_errors_name_the_problem(table, message):
         (lambda: PublicSchema((AGE, AGE)), r"column names repeat: \['age'\]"),
         (lambda: PublicSchema((AGE,), norm=0), r"norm must be finite and positive, got 0"),
         (lambda: PublicSchema((AGE,), norm=float("inf")), r"norm must be finite and positive, got inf"),
-        (lambda: PublicSchema((AGE,), strict=1), r"strict must be true or false"),
+        (lambda: PublicSchema((AGE,), strict=1), r"strict must be True or False"),
         (lambda: PublicSchema(("age",)), r"NumericColumn or CategoricalColumn"),
         (
             lambda: PublicSchema((NumericColumn("constant", 0, 1),), constant_feature=True),

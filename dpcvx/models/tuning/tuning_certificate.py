@@ -8,6 +8,7 @@ Facts measured on the private data are in ``TuningResult.diagnostics_`` (NOT PRI
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -34,11 +35,17 @@ THEOREM = ("the privacy theorem for Algorithm 4 of Chaudhuri, Monteleoni and Sar
 
 
 def public_value(value: Any) -> Any:
-    """A grid value as JSON: numbers, strings, booleans and None as they are, the rest by repr."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    """A grid value as JSON: strings, booleans and None as they are, a number as the Python int or float the learners
+    read it as (numpy's scalars, a long double and a Fraction too: a long double's ``item()`` stays one, which no JSON
+    writer takes, and a Fraction was written as its repr beside the certificate's float), the rest by repr."""
+    if value is None or isinstance(value, (bool, str)):
         return value
-    if isinstance(value, np.generic):
-        return value.item()
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
     return repr(value)
 
 

@@ -1,0 +1,75 @@
+"""A value taken at one entry is taken at every entry that gives it the same meaning, and read the same way after the
+charge: each case here was refused at one entry and not another, raised untyped, or failed after the charge."""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import InputError
+
+
+def _data(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-0.5, 0.5, size=(n, 3))
+    return X, (X[:, 0] > 0).astype(int)
+
+
+def test_a_fraction_threshold_is_read_as_its_float_after_the_charge():
+    """threshold=Fraction(1, 3) passed the checks, was charged, then reached the small-table warning's %g as the raw
+    Fraction: a bare TypeError (Python 3.11), the budget spent and no model."""
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(5.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = dpcvx.DPLogisticRegression(threshold=Fraction(1, 3), epsilon=1.0, random_state=0).fit(
+            X, y, accountant=accountant)
+    assert accountant.spent.epsilon == 1.0 and fitted.coef_.shape == (1, 3)
+    assert fitted.decision_cut_ == pytest.approx(np.log(0.5))
+
+
+@pytest.mark.parametrize("value", [np.longdouble(0.5), Fraction(1, 2), np.float32(0.5)])
+def test_a_tuned_model_of_any_real_grid_value_saves(value, tmp_path):
+    """A grid value np.longdouble(0.5) released, and dpcvx.save refused the model (a long double is no JSON); a
+    Fraction was written as its repr beside the certificate's float."""
+    X, y = _data(400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0, classes=(0, 1)), X, y, {"lam": [value, 0.1]},
+                            epsilon=2.0, random_state=0)
+    loaded = dpcvx.load(dpcvx.save(result.model, tmp_path / "tuned.json"))
+    assert loaded.tuning.candidates[0] == {"lam": 0.5}
+
+
+@pytest.mark.parametrize("prior", [(0.5, 10**400), (5e-324, 1.0), ("0.5", 0.5)])
+def test_class_prior_rates_are_checked_as_every_probability(prior):
+    with pytest.raises(InputError, match="class_prior's rates must lie in"):
+        dpcvx.DPLogisticRegression(class_prior=prior).check_params()
+
+
+@pytest.mark.parametrize("threshold", [np.float32(0.5), np.int64(1), Fraction(1, 2), np.longdouble(0.5)])
+def test_sparsify_takes_any_real_threshold(threshold):
+    """sparsify's own check refused numpy's scalars and a Fraction, which every other number of dpcvx takes."""
+    X, y = _data(400)
+    model = dpcvx.PrivateERM(data_norm=1.0, classes=(0, 1)).fit(X, y, 5.0, random_state=0)
+    sparse = model.sparsify(threshold=threshold)
+    assert np.all((sparse.coef_ == 0) | (np.abs(model.coef_) > float(threshold)))
+    with pytest.raises(InputError, match="threshold"):
+        model.sparsify(threshold=10**400)
+
+
+def test_a_class_weight_out_of_range_is_named_without_a_bound_never_set():
+    X, y = _data()
+    with pytest.raises(InputError) as caught:
+        dpcvx.DPLogisticRegression(class_weight={0: 1.0, 1: 1e308}).fit(X, y)
+    assert "sample_weight_bound" not in str(caught.value) and "the largest class weight=1e+308" in str(caught.value)
+
+
+def test_a_schema_takes_numpy_bools_as_every_flag():
+    column = dpcvx.NumericColumn("a", 0, 1, missing=0.5, missing_indicator=np.bool_(True))
+    schema = dpcvx.PublicSchema([column], strict=np.bool_(False), constant_feature=np.bool_(True))
+    assert column.missing_indicator is True and schema.strict is False and schema.constant_feature is True
+    with pytest.raises(InputError, match="strict must be True or False"):
+        dpcvx.PublicSchema([column], strict=1)
