@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     try:
         try:
-            args = build_parser().parse_args(argv)
+            with on_command_line():  # an option's refusal names the flags too, as the command's do
+                args = build_parser().parse_args(argv)
         except SystemExit as exit_:  # --help and --version print and exit 0
             return exit_.code if isinstance(exit_.code, int) else EXIT_OK
         from . import commands  # the command's heavy imports (numpy, CVXPY), only when one runs

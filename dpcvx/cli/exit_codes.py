@@ -46,7 +46,7 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(UsageError, EXIT_USAGE, "usage error",
              "the command line is malformed: unknown command or option, missing or malformed option value, or "
              "options wrong together whatever the data (refused before any input file is read)",
-             "dpcvx: usage error: argument --epsilon: epsilon must be finite and positive, got 0.0 (see: dpcvx fit "
+             "dpcvx: usage error: argument --epsilon: --epsilon must be finite and positive, got 0.0 (see: dpcvx fit "
              "--help)"),
     ExitCode(InputError, EXIT_INPUT, "input error",
              "a value, column, label or parameter is invalid",

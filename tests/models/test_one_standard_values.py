@@ -73,3 +73,13 @@ def test_a_schema_takes_numpy_bools_as_every_flag():
     assert column.missing_indicator is True and schema.strict is False and schema.constant_feature is True
     with pytest.raises(InputError, match="strict must be True or False"):
         dpcvx.PublicSchema([column], strict=1)
+
+
+@pytest.mark.parametrize("grid", [{"lam": {0.1, 0.01}}, {"lam": frozenset({0.1})}])
+def test_a_tuning_grid_of_sets_is_refused(grid):
+    """A set was taken as a list of values: the candidates' order, which the certificate states and a seed reproduces,
+    changed with the hash seed."""
+    from dpcvx.models.tuning.checks import expand_grid
+
+    with pytest.raises(InputError, match="is a set"):
+        expand_grid(grid)

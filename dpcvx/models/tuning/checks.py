@@ -13,6 +13,7 @@ import functools
 import inspect
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,6 +77,9 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
             if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
                 raise InputError(f"grid[{name!r}] must be a list of values, got {values!r}; "
                                  f"write {{{name!r}: [{values!r}]}} for a single value")
+            if isinstance(values, AbstractSet):  # its order, the candidates' order, changes with the hash seed
+                raise InputError(f"grid[{name!r}] is a set, whose order (the candidates' order, which the certificate "
+                                 "states and a seed reproduces) is not fixed; give a list")
         names = list(grid)
         value_lists = [list(grid[name]) for name in names]
         if any(not values for values in value_lists):
@@ -83,7 +87,7 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
                              f"empty: {[name for name, values in zip(names, value_lists, strict=True) if not values]}")
         return _refuse_tune_arguments(tuple(dict(zip(names, point, strict=True))
                                             for point in itertools.product(*value_lists)))
-    if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
+    if isinstance(grid, (str, bytes, AbstractSet)) or not isinstance(grid, Iterable):
         raise InputError(f"grid must be a dict of lists or a list of dicts, got {type(grid).__name__}")
     candidates = tuple(grid)
     if not candidates:
