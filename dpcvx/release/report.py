@@ -50,8 +50,8 @@ from ..data.files import atomic_write, file_path
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import KernelConstants
-from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve
+from ..privacy.neighbours import Neighbours, group_epsilon_delta
+from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
 from ..validation import check_choice
 from ..verification.exact import exact_text
 from .constants import Constants
@@ -323,9 +323,19 @@ class ReleaseReport:
             _p("One person's record: a row of the training data (its features and its label)."),
             _p(f"Neighbour relation: {self.neighbours}. {relation}"),
             _p(f"As the certificate states it: {self.relation_text}."),
-            _p("A person who contributed k records is protected less: about k times epsilon (group privacy). "
-               "Give each person one record, or account for k."),
+            _p(self._group_privacy()),
         ))
+
+    def _group_privacy(self) -> str:
+        """The group-privacy sentence: k epsilon, and with delta > 0 delta's growth (dpcvx.privacy.neighbours
+        .group_epsilon_delta, the one formula), at k = 2 and 3 as the guarantee gives them."""
+        text = "A person who contributed k records is protected less: about k times epsilon (group privacy)"
+        if self.delta > 0:
+            groups = "; ".join(f"k = {k}: epsilon = {e:.4g}, delta = {d:.3g}"
+                               for k, (e, d) in ((k, group_epsilon_delta(self.epsilon, self.delta, k)) for k in (2, 3)))
+            text += (", and delta grows to delta (1 + e^epsilon + ... + e^((k - 1) epsilon)), reaching 1 (no "
+                     f"guarantee) within a few records at a large epsilon ({groups})")
+        return text + ". Give each person one record, or account for k."
 
     def _strength(self) -> Section:
         rows = [[f"{prior:.0%}", f"{_posterior(prior, self.epsilon):.1%}"] for prior in PRIORS]
@@ -503,7 +513,8 @@ class ReleaseReport:
     def _auditor(self) -> Section:
         first = self.first
         parts = [[part.kind, part.what, f"{part.noise_multiplier:.6g}" if part.noise_multiplier else "",
-                  "" if part.epsilon is None else f"{part.epsilon:.6g}", f"{part.delta:.3g}"]
+                  "" if part.epsilon is None else f"{part.epsilon:.6g}",
+                  "" if part.kind == GAUSSIAN else f"{part.delta:.3g}"]  # a Gaussian part has a curve, no one delta
                  for part in self.curve.parts]
         blocks = [_p(f"Guarantee: {self.certificate.guarantee}"), _p(f"Neighbour relation: {self.relation_text}")]
         constants = getattr(first, "constants", None)

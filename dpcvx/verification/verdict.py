@@ -244,12 +244,15 @@ def decide(conditions: tuple[Condition, ...], mechanism: str, *, delta: float = 
     return Verdict(mechanism, delta, theorem, tuple(failing))
 
 
-def release_guarantee(certificate_guarantee: str, mechanism: str) -> str:
+def release_guarantee(certificate_guarantee: str, mechanism: str, add_remove: bool = False) -> str:
     """The theorem a linear release relies on (``certificate_guarantee``: the certificate's statement of it),
     with the approximate-minimiser cover: approximate minima perturbation (Iyengar et al. 2019) for objective
-    perturbation, the widened sensitivity 2 L R / (n m Lam) + 2 gamma / (n m Lam) for output perturbation."""
+    perturbation, the widened sensitivity 2 L R / (n m Lam) + 2 gamma / (n m Lam) for output perturbation
+    (``add_remove``: L R / (n m Lam) + 2 gamma / (n m Lam), one record's gradient moving the sum by L R, as the
+    calibration computes it; the text stated the replace-one bound, twice the sensitivity used)."""
+    exact = "L R / (n m Lam)" if add_remove else "2 L R / (n m Lam)"
     cover = ("; the released point is an approximate minimiser (||grad F|| <= gamma), covered "
              + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
                 if Mechanism.of(mechanism) is Mechanism.OBJECTIVE else
-                "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
+                f"by the sensitivity bound {exact} + 2 gamma / (n m Lam)"))
     return certificate_guarantee + cover

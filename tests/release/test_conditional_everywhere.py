@@ -133,3 +133,4 @@ def test_an_audit_of_a_conditional_claim_says_it_proves_no_estimate():
                   statistics_d_prime=np.zeros(20))
     assert "CONDITIONAL" not in str(AuditReport(**fields))
     assert "CONDITIONAL" in str(AuditReport(**fields, conditional=True))
+

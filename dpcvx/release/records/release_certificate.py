@@ -374,8 +374,14 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "give; the file has been edited")
     # the fit's guarantee is the verdict's theorem for this mechanism at delta (with the float-safe mechanism named);
     # a release drawn after private values states their composition first, then it
-    fitted = float_safe_guarantee(calibration, release_guarantee(verification.guarantee(mechanism, delta), mechanism))
+    theorem, add_remove = verification.guarantee(mechanism, delta), calibration.relation is Neighbours.ADD_REMOVE
+    fitted = float_safe_guarantee(calibration, release_guarantee(theorem, mechanism, add_remove))
     guarantee = _text("certificate.guarantee", item["guarantee"])
+    # an add-remove output release written before its statement named the add-remove sensitivity stated the
+    # replace-one bound (its calibration, checked above, was right): read as the corrected statement
+    legacy = float_safe_guarantee(calibration, release_guarantee(theorem, mechanism)) if add_remove else None
+    if legacy is not None and (guarantee.endswith(": " + legacy) if drawn else guarantee == legacy):
+        guarantee = guarantee[:len(guarantee) - len(legacy)] + fitted
     if not (guarantee.endswith(": " + fitted) if drawn else guarantee == fitted):
         after = ", after the composition of its private draws" if drawn else ""
         raise InputError(f"certificate.guarantee is not what dpcvx states for this release ({_short(fitted)}{after}); "

@@ -1,0 +1,52 @@
+"""The numbers a reader takes off a release (its statement, its report) are the ones its calibration used."""
+
+import numpy as np
+import pytest
+
+import dpcvx
+
+
+def _data(n=300, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    return X, np.where(X @ np.ones(d) + 0.3 * rng.normal(size=n) > 0, 1, -1)
+
+
+def test_an_add_remove_output_release_states_the_sensitivity_it_uses(tmp_path):
+    """Under add/remove the statement named the replace-one bound 2 L R / (n m Lam) + ..., twice the sensitivity its
+    calibration used (0.4 against 0.2 at n 500, lam 0.01): an auditor recomputing sigma from it disagreed with the
+    release. A file written with the old statement loads, read as the corrected one."""
+    import json
+
+    from dpcvx.release.records.header import DIGEST, file_digest
+
+    X, y = _data(500)
+    model = dpcvx.PrivateERM(lam=0.01, data_norm=1.0).fit(X, y, 1.0, "output", delta=1e-6, neighbours="add-remove",
+                                                          n_public=500, random_state=0)
+    assert model.certificate.guarantee.endswith("covered by the sensitivity bound L R / (n m Lam) + 2 gamma / (n m "
+                                                "Lam)")
+    assert model.certificate.calibration.sensitivity == pytest.approx(2 / (500 * 0.01) / 2, rel=1e-6)
+    replace = dpcvx.PrivateERM(lam=0.01, data_norm=1.0).fit(X, y, 1.0, "output", delta=1e-6, random_state=0)
+    assert "bound 2 L R / (n m Lam)" in replace.certificate.guarantee
+    path = dpcvx.save(model, tmp_path / "ar.json")
+    data = json.loads(path.read_text())
+    old = data["certificate"]["guarantee"].replace("bound L R / (n m Lam)", "bound 2 L R / (n m Lam)")
+    data["certificate"]["guarantee"] = old
+    data[DIGEST] = file_digest(data)
+    path.write_text(json.dumps(data))
+    assert dpcvx.load(path).certificate.guarantee == model.certificate.guarantee
+
+
+
+def test_the_report_leaves_a_gaussian_parts_delta_blank_and_states_delta_under_group_privacy():
+    """The auditor's table printed delta = 0 for a Gaussian curve part (it has a curve, no one delta), and the
+    group-privacy sentence said "about k times epsilon" only, where delta grows too (to 1 within a few records)."""
+    X, y = _data(500)
+    model = dpcvx.PrivateERM(lam=0.01, data_norm=1.0).fit(X, y, 1.0, "output", delta=1e-6, random_state=0)
+    text = model.report().to_markdown()
+    gaussian = [line for line in text.splitlines() if line.startswith("| gaussian")]
+    assert gaussian and all(line.rstrip().endswith("|  |") or line.rstrip().endswith("| |") for line in gaussian)
+    assert "delta grows" in text and "k = 2: epsilon = 2, delta = 3.72e-06" in text
+    pure = dpcvx.PrivateERM(lam=0.01, data_norm=1.0).fit(X, y, 1.0, random_state=0).report().to_markdown()
+    assert "delta grows" not in pure and "about k times epsilon" in pure
