@@ -115,6 +115,7 @@ def feature_names(table: Any) -> np.ndarray | None:
                          "frame.columns = frame.columns.astype(str))")
     return np.asarray(names, dtype=object)
 
+
 def check_names(owner: str, fitted: Any, X: Any) -> None:
     """Refuse a table X whose column names (:func:`feature_names`) differ, in names or in order, from ``fitted``
     (``feature_names_in_`` of ``owner``, None: fitted without names, nothing checked): a model or a map reads a row's
@@ -130,8 +131,9 @@ def check_names(owner: str, fitted: Any, X: Any) -> None:
         return
     if names.tolist() == list(fitted):
         return
-    unseen = [name for name in names if name not in set(fitted)]
-    missing = [name for name in fitted if name not in set(names)]
+    known, given = set(fitted), set(names)  # once each (a set per name was quadratic in the columns)
+    unseen = [name for name in names if name not in known]
+    missing = [name for name in fitted if name not in given]
     found = "; ".join(f"{what} {few_names(these)}" for what, these in (("unseen at fit time:", unseen),
                                                                       ("seen at fit time, yet now missing:", missing))
                       if these) or "the same names in another order"
@@ -143,7 +145,6 @@ def check_names(owner: str, fitted: Any, X: Any) -> None:
 def few_names(names: list[Any], shown: int = 5) -> str:
     """Up to ``shown`` column names (public: the declared columns), then "..." for the rest."""
     return str([str(name) for name in names[:shown]] + (["..."] if len(names) > shown else []))
-
 
 
 def row_count(table: Any) -> int:

@@ -517,17 +517,20 @@ class RandomFourierFeatures:
         as ``feature_names_in_`` (:func:`dpcvx.tables.feature_names`): the frequencies read a row's entries by
         position, so a table with those columns in another order is refused later (:meth:`transform`), as the
         estimators refuse it."""
-        names = feature_names(X)
-        rows = as_rows(X)
+        self._drawn_for(X, as_rows(X))
+        return self
+
+    def _drawn_for(self, X: ArrayLike, rows: np.ndarray) -> None:
+        """:meth:`fit` of X read as ``rows`` (:meth:`transform` reads X once for both)."""
         if self.frequencies is None:
+            names = feature_names(X)  # refused (names mixing text with other types) before the map is drawn
             self._draw(rows.shape[1])
             if names is not None:
                 self.feature_names_in_ = names
-            return self
+            return
         if rows.shape[1] != self.n_features:
             raise InputError(f"X has {rows.shape[1]} features, the map was drawn for {self.n_features}")
         check_names(type(self).__name__, vars(self).get("feature_names_in_"), X)
-        return self
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The output feature names, as scikit-learn names a transformer's new features:
@@ -557,8 +560,8 @@ class RandomFourierFeatures:
         The phases, cosine and scale are applied in place on the product X Omega^T: the same floats as
         sqrt(2 / D) cos(X Omega^T + phase), where each step made a new (rows, D) array and two of them were alive at
         once (a fit of 200,000 rows at D = 400 peaked at twice the 640 MB of its features)."""
-        self.fit(X)
         rows = as_rows(X)
+        self._drawn_for(X, rows)
         frequencies, phases = self._parameters()
         features = rows @ frequencies.T
         features += phases

@@ -315,19 +315,18 @@ class SolverChoice:
         self._check_blocks(problem, X)
         newton_form = problem.smooth_quadratic if problem.kst12 else problem.quadratic
         conic = self.solver == "cvxpy" or (not problem.kst12 and (problem.derivatives is None or newton_form is None))
-        if callable(self.solver) or conic:
-            # a conic solve of the verified expressions: built (CVXPY imported) before the charge
-            expressions = problem.expressions()
-            if conic and not all(expression is None or expression.is_convex() for expression in expressions):
-                raise InputError(
-                    "the loss or the regularizer is convex by the verifier's proof but not by CVXPY's DCP rules, so a "
-                    "conic solver cannot take it (CVXPY would refuse it after the charge); "
-                    + ("use solver='auto' (Newton on the verified derivatives)" if problem.derivatives is not None
-                       and newton_form is not None and not problem.kst12 else
-                       "write it with CVXPY's DCP atoms (cp.logistic(z), not cp.log(1 + cp.exp(z)))")
-                    + "; nothing was charged")
-            if conic:
-                _check_poseable(expressions, self.cvxpy_solver)
+        # a conic solve of the verified expressions: built (CVXPY imported) before the charge
+        expressions = problem.expressions() if callable(self.solver) or conic else ()
+        if conic and not all(expression is None or expression.is_convex() for expression in expressions):
+            raise InputError(
+                "the loss or the regularizer is convex by the verifier's proof but not by CVXPY's DCP rules, so a "
+                "conic solver cannot take it (CVXPY would refuse it after the charge); "
+                + ("use solver='auto' (Newton on the verified derivatives)" if problem.derivatives is not None
+                   and newton_form is not None and not problem.kst12 else
+                   "write it with CVXPY's DCP atoms (cp.logistic(z), not cp.log(1 + cp.exp(z)))")
+                + "; nothing was charged")
+        if conic:
+            _check_poseable(expressions, self.cvxpy_solver)
         if weighted and isinstance(X, RowBlocks) and X.on_dask:
             raise UnsupportedWeightsError(
                 "record weights, from sample_weight or from class_weight (a dict, or 'balanced': a weight per "

@@ -299,10 +299,11 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         raise InputError(f"dpcvx.tune: with held_out={held_out:g} and n={n} rows, a run's coins leave the "
                          f"{least} training row{'s' * (least > 1)} every candidate needs with chance "
                          f"{chance:.3g}; use a smaller held_out. Nothing was charged")
+    conditional = any(plan_conditional(plan) for plan in plans)  # every run's guarantee enters the selection's
     if accountant is not None:
         accountant.spend(total, setup.delta, description=(f"dpcvx.tune (full-data selection, random stopping, "
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
-                         neighbours=Neighbours.REPLACE_ONE, conditional=any(plan_conditional(plan) for plan in plans))
+                         neighbours=Neighbours.REPLACE_ONE, conditional=conditional)
     source = setup.source
     runs = draw_runs(rule, source)
     best: tuple[float, int, Any, Any, Held] | None = None  # score, candidate, model, its diagnostics and warnings
@@ -336,7 +337,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,
         release=release_certificate(model), delta=setup.delta, run_delta=setup.delta,
         score_epsilon=float(count_epsilon) if curves else None, candidate_curves=curves,
-        score=setup.score.to_dict(), conditional=any(plan_conditional(plan) for plan in plans))
+        score=setup.score.to_dict(), conditional=conditional)
     facts: dict[str, Any] = {"runs": runs, "noisy_scores": tuple(scores)}
     if owner is not None:
         facts["selected_model"] = owner

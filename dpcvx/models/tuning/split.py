@@ -136,8 +136,9 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
     plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned once
                                   shaped)
+    conditional = any(plan_conditional(plan) for plan in plans)  # every candidate's guarantee enters the selection's
     if accountant is not None:
-        charge(accountant, any(plan_conditional(plan) for plan in plans))
+        charge(accountant, conditional)
     held_out = parts[-1]
     X_held_out, y_held_out = X[held_out], y[held_out]
     logger.debug("Algorithm 4: n=%d rows, m=%d candidates, %d parts of %d rows, %d rows unused",
@@ -175,7 +176,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         fit_params=keywords,
         release=release_certificate(model),
         score=setup.score.to_dict(),
-        conditional=any(plan_conditional(plan) for plan in plans),
+        conditional=conditional,
     )
     diagnostics = Diagnostics() if selected_diagnostics is None else Diagnostics(
         selected_model=selected_diagnostics)

@@ -73,6 +73,7 @@ class Grid:
 
     candidates: tuple[dict, ...]
     release: Any
+    conditional: bool  # a candidate rests on an opted-in estimate (each procedure's certificate holds it)
 
     selection_float_guarantee = FloatGuarantee.EXACT
 
@@ -91,11 +92,11 @@ class Grid:
         guarantee enters the selection's proof, the unselected candidates' too."""
         return (" CONDITIONAL: a candidate's constant is estimated, not proved (allow_estimates=True); the selection's "
                 "guarantee holds only if every candidate's estimate is at least the true value"
-                if getattr(self, "conditional", False) else "")
+                if self.conditional else "")
 
     def conditional_record(self) -> dict:
         """``{"conditional": True}`` for :meth:`to_dict` when :meth:`conditional_note` is not empty, else nothing."""
-        return {"conditional": True} if getattr(self, "conditional", False) else {}
+        return {"conditional": True} if self.conditional else {}
 
     def float_record(self) -> dict:
         """Both guarantees by name, for :meth:`to_dict`."""
