@@ -270,7 +270,7 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
     else:
         raise UsageError("no feature columns: give --numeric NAME:LO:HI and/or --categorical "
                          "NAME:CAT1,CAT2 for each feature, or --schema FILE")
-    schema = _imputed(schema, args.impute)
+    schema = _imputed(schema, args.impute, args.missing)
     if args.target in schema.column_names:
         raise InputError(f"the target column {args.target!r} is also a feature column; remove it "
                          "from the features")
@@ -287,8 +287,10 @@ def _cells_in(values: np.ndarray, texts: Sequence[str]) -> np.ndarray | None:
     return found
 
 
-def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]]) -> PublicSchema:
-    """The schema with --impute NAME=VALUE set as the public imputed value of each named numeric column."""
+def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]], missing: Sequence[str]) -> PublicSchema:
+    """The schema with --impute NAME=VALUE set as the public imputed value of each named numeric column, and the
+    --missing texts that are numbers (999) among the missing codes of each numeric column with an imputed value: the
+    model file keeps them, so that predict reads a code as fit did without --missing again."""
     repeated = sorted(repeated_names([name for name, _ in imputations]))
     if repeated:
         raise InputError(f"--impute gives {name_list(repeated)} more than one value; give each column one")
@@ -299,10 +301,21 @@ def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]]) -> 
         raise InputError(f"--impute names {name_list(unknown)}, which are not numeric feature columns "
                          f"({name_list(sorted(numeric))}); a categorical column lists its missing text among its "
                          "categories")
-    columns = tuple(dataclasses.replace(column, missing=values[column.name])
-                    if isinstance(column, NumericColumn) and column.name in values else column
+    codes = _numeric_texts(missing).tolist()
+    columns = tuple(_with_codes(dataclasses.replace(column, missing=values[column.name])
+                                if column.name in values else column, codes)
+                    if isinstance(column, NumericColumn) else column
                     for column in schema.columns)
     return dataclasses.replace(schema, columns=columns)
+
+
+def _with_codes(column: NumericColumn, codes: Sequence[float]) -> NumericColumn:
+    """``column`` with ``codes`` added to its missing codes where it has an imputed value (one without refuses a
+    code's cell, :func:`_with_missing`)."""
+    added = tuple(code for code in dict.fromkeys(codes) if code not in column.missing_codes)
+    if column.missing is None or not added:
+        return column
+    return dataclasses.replace(column, missing_codes=column.missing_codes + added)
 
 
 def _refuse_spaced_labels(args: argparse.Namespace) -> None:

@@ -334,7 +334,10 @@ def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
                             "--missing '' --missing NA); a numeric column then needs a public imputed value "
                             "(fit: --impute NAME=VALUE, or \"missing\" in the schema file), a categorical "
                             "column lists TEXT among its categories. A numeric column with a public imputed "
-                            "value imputes it for an empty or '?' cell too; one without refuses such a cell")
+                            "value imputes it for an empty or '?' cell too; one without refuses such a cell. "
+                            "fit keeps a TEXT that is a number (--missing 999) as a missing code of each numeric "
+                            "column with an imputed value (\"missing_codes\" in the schema file): predict reads "
+                            "it as fit did without --missing again")
     group.add_argument("--skip-lines", type=_integer_from("skip_lines", 0), default=0, metavar="N",
                        help="skip the first N lines before the header or the first record (for example "
                             "the title line '|1x3 Cross validator' of UCI's adult.test: --skip-lines 1)")

@@ -134,12 +134,14 @@ NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional
                 "take alike)")
 
 
-def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
+               codes: tuple[float, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """(float64 values of a numeric column, mask of missing values); never modifies ``values``.
 
-    Missing values (see :func:`_is_missing`) become ``missing`` when it is given
-    (a public value) and are an InputError otherwise; text that is not a number,
-    infinity, complex, datetime and timedelta values are always an InputError.
+    Missing values (see :func:`_is_missing`), and values equal to one of the public ``codes`` (999 for "unknown":
+    a column's declared missing codes, given only with ``missing``), become ``missing`` when it is given (a
+    public value) and are an InputError otherwise; text that is not a number, infinity, complex, datetime and
+    timedelta values are always an InputError.
     """
     kind = values.dtype.kind
     if kind in _NUMERIC_KIND_FIX:
@@ -160,6 +162,8 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> t
             raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", int(np.argmax(wrong)),
                            f" (the value is not shown: it is data); {NOT_A_NUMBER}, or, if the column holds codes or "
                            "words, declare it categorical")
+    if codes:
+        absent = absent | np.isin(numbers_, codes)
     if absent.any():
         if missing is None:
             raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ",

@@ -28,8 +28,10 @@ category lists given by the user. Each record is mapped on its own:
   with ``missing=c`` (c one of its categories, for example ``"?"``) encodes
   them as category c; a numeric column with ``missing=v`` (a public value in
   [lo, hi], for example lo) imputes v, and with ``missing_indicator=True``
-  adds a feature ``name:missing`` that is 1 for a missing value. Every record
-  is kept, so the row count never depends on which values are missing;
+  adds a feature ``name:missing`` that is 1 for a missing value; its public
+  ``missing_codes`` (999 for "unknown" in a data dictionary) are missing values
+  too. Every record is kept, so the row count never depends on which values are
+  missing;
 - optional constant feature 1 (``constant_feature``), last, for an intercept
   that lies inside the norm bound and the regularizer;
 - finally x -> x / max(1, ||x||_2 / norm), so ||x||_2 <= norm.
@@ -73,6 +75,8 @@ no code is ever executed)::
          "missing": "?"},              # optional: the category of a missing value
         {"name": "income", "kind": "numeric", "lo": 0, "hi": 1e6,
          "missing": 0, "missing_indicator": true},  # optional: imputed value, indicator
+        {"name": "stay", "kind": "numeric", "lo": 0, "hi": 365,
+         "missing": 0, "missing_codes": [999, -9]},  # optional: codes of a missing value
         {"name": "bytes", "kind": "numeric", "lo": 0, "hi": 1e9,
          "scale": "log"}               # optional, default "linear"
       ]
@@ -161,7 +165,12 @@ class NumericColumn:
     ``missing``: a public value in [lo, hi] imputed for a missing value (None,
     NaN, pandas NA, ``"?"`` or ``""``); None (the default) makes a missing value
     an error. ``missing_indicator``: add the feature ``name:missing`` (1 for a
-    missing value, else 0); needs ``missing``.
+    missing value, else 0); needs ``missing``. ``missing_codes``: public numbers
+    that stand for a missing value in this column (a data dictionary's 999 for
+    "unknown", -9 for "refused"), imputed as a missing value is; needs
+    ``missing``. The codes come from the column's documentation, never from its
+    values in the data; a saved model keeps them, so prediction reads a code as
+    its fit did.
     """
 
     name: str
@@ -171,6 +180,7 @@ class NumericColumn:
     missing: float | None = None
     missing_indicator: bool = False
     scale: str = "linear"
+    missing_codes: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -200,6 +210,11 @@ class NumericColumn:
             raise InputError(
                 f"column {self.name!r}: missing_indicator needs a public imputed value: pass missing=..."
             )
+        object.__setattr__(self, "missing_codes", _missing_codes(self.name, self.missing_codes))
+        if self.missing_codes and self.missing is None:
+            raise InputError(
+                f"column {self.name!r}: missing_codes needs a public imputed value for them: pass missing=..."
+            )
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -215,7 +230,7 @@ class NumericColumn:
         """:meth:`encode`'s block and the values that lie outside [lo, hi] (clipped onto them; an imputed missing
         value lies within), for the schema's checks of the column against its declaration (:func:`_warn_lost`,
         :func:`_warn_piled`)."""
-        numbers_, absent = as_numbers(self.name, values, self.missing)
+        numbers_, absent = as_numbers(self.name, values, self.missing, self.missing_codes)
         outside = numbers_[(numbers_ < self.lo) | (numbers_ > self.hi)]
         scaled = self._unit(numbers_) - (0.5 if centred else 0.0)
         if self.missing_indicator:
@@ -228,6 +243,18 @@ class NumericColumn:
         if self.scale == "log":
             return np.log1p(shifted) / math.log1p(self.hi - self.lo)
         return shifted / (self.hi - self.lo)
+
+
+def _missing_codes(name: str, codes: Any) -> tuple[float, ...]:
+    """A numeric column's ``missing_codes`` checked: a tuple or list of finite numbers, none repeated, as floats."""
+    if not isinstance(codes, (tuple, list)):
+        raise InputError(f"column {name!r}: missing_codes must be a tuple of numbers (such as (999,)), "
+                         f"got {type(codes).__name__}")
+    checked = tuple(finite(f"a missing code of column {name!r}", code) for code in codes)
+    repeated = sorted({code for code in checked if checked.count(code) > 1})
+    if repeated:
+        raise InputError(f"column {name!r}: missing_codes repeats {', '.join(f'{code:g}' for code in repeated)}")
+    return checked
 
 
 @dataclass(frozen=True)
@@ -737,6 +764,8 @@ def _column_to_dict(column: Column) -> dict[str, Any]:
             data["missing_indicator"] = True
         if column.scale != "linear":
             data["scale"] = column.scale
+        if column.missing_codes:
+            data["missing_codes"] = list(column.missing_codes)
         return data
     data = {
         "name": column.name,
@@ -758,7 +787,7 @@ def _column_from_dict(data: Any) -> Column:
     if not isinstance(source, str):
         raise InputError(f"column {name!r}: source must be a string")
     if kind == "numeric":
-        allowed = {"name", "kind", "lo", "hi", "source", "missing", "missing_indicator", "scale"}
+        allowed = {"name", "kind", "lo", "hi", "source", "missing", "missing_indicator", "scale", "missing_codes"}
         _reject_unknown_keys(f"numeric column {name!r}", data, allowed)
         if "lo" not in data or "hi" not in data:
             raise InputError(f'numeric column {name!r} needs public bounds "lo" and "hi"')
@@ -770,6 +799,7 @@ def _column_from_dict(data: Any) -> Column:
             data.get("missing"),
             data.get("missing_indicator", False),
             data.get("scale", "linear"),
+            data.get("missing_codes", []),
         )
     if kind == "categorical":
         _reject_unknown_keys(
@@ -847,9 +877,8 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
             fix = (f"declare the code's cell text with --missing CODE and give the column a public imputed value "
                    f"within the bounds (fit: --impute {column.name}=VALUE; predict imputes the model's)")
         else:
-            fix = (f"replace it by a missing value before the schema (pandas: frame[{column.name!r}].replace(CODE, "
-                   f"float('nan'))) and declare a public imputed value (NumericColumn({column.name!r}, ..., "
-                   "missing=VALUE, missing_indicator=True))")
+            fix = (f"declare it with a public imputed value (NumericColumn({column.name!r}, ..., missing=VALUE, "
+                   "missing_codes=(CODE,), missing_indicator=True))")
         warnings.warn(
             f"column {column.name!r}: many rows hold one same value outside its public bounds "
             f"[{column.lo:g}, {column.hi:g}], each clipped onto the nearer bound, so that it reads as that bound: is "

@@ -169,3 +169,30 @@ def test_a_numeric_column_on_the_log_scale_is_the_schema_file_s(tmp_path, capsys
     given = json.loads((tmp_path / "m.json").read_text())
     assert given["privatised"] == from_file["privatised"]
     assert given["preprocessing"]["schema"]["columns"][0]["scale"] == "log"
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_predict_reads_a_code_declared_at_fit_as_fit_did(tmp_path, capsys, monkeypatch, reader):
+    """The model file kept the imputed value but not the --missing texts: predict without --missing 99999 again read
+    the code as a value clipped onto the bound (an unknown read as the largest), with a warning only. fit keeps a
+    --missing text that is a number as a missing code of each numeric column with an imputed value; predict reads it
+    as fit did, by every reader."""
+    rows = [[str(i if i % 3 else 99999), "yes" if i % 2 else "no"] for i in range(1200)]
+    data = write(tmp_path / "d.csv", ["x", "label"], rows)
+    code, err = fit(tmp_path, capsys, monkeypatch, reader, data, "--target", "label", "--positive", "yes",
+                    "--missing", "99999", "--missing", "NA", "--impute", "x=1000", "--random-state", "3", *FEATURES)
+    assert code == 0, err
+    column = json.loads((tmp_path / "m.json").read_text())["preprocessing"]["schema"]["columns"][0]
+    assert column["missing_codes"] == [99999.0]  # a text that is no number ("NA") is no code
+
+    def predicted(*options):
+        out = tmp_path / "p.csv"
+        assert main(["predict", str(tmp_path / "m.json"), data, *options, *READERS[reader], "--out", str(out)]) == 0
+        capsys.readouterr()
+        return out.read_text()
+
+    blank = write(tmp_path / "b.csv", ["x", "label"], [["" if x == "99999" else x, y] for x, y in rows])
+    with_flag = predicted("--missing", "99999")
+    assert predicted() == with_flag
+    data = blank
+    assert predicted("--missing", "") == with_flag  # a code is predicted as a blank cell declared missing
