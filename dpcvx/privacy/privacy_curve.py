@@ -73,6 +73,9 @@ GAUSSIAN, EPSILON_DELTA = "gaussian", "epsilon-delta"
 # Renyi orders for the fallback: dense near 1 (large epsilon) and up to 1024 (small epsilon)
 RDP_ORDERS = np.concatenate([1 + np.geomspace(1e-3, 1, 60)[:-1], np.geomspace(2, 1024, 120)])
 _PLD_DISCRETISATION = 1e-4
+#: the splits of epsilon between a curve's epsilon-delta parts and its Gaussian that :meth:`PrivacyCurve.profile`
+#: tries (and the split at the epsilon-delta parts' whole epsilon)
+PROFILE_SPLITS = 33
 #: the accountings :func:`compose_epsilon` takes as ``method``
 ACCOUNTING_METHODS = ("auto", "pld", "rdp", "basic")
 
@@ -197,15 +200,25 @@ class PrivacyCurve:
         The Gaussian parts compose into one Gaussian of multiplier
         z = (sum_i z_i^-2)^(-1/2) (Dong, Roth and Su 2022, Corollary 2), whose
         delta at e is exact (the analytic Gaussian, Balle and Wang 2018,
-        Theorem 8: :func:`~dpcvx.privacy.gaussian.gaussian_delta`); the (e_j, d_j)
-        parts add by basic composition, so at epsilon >= E = sum_j e_j
+        Theorem 8: :func:`~dpcvx.privacy.gaussian.gaussian_delta`). The (e_j, d_j)
+        parts compose by basic composition into one (E, D)-DP part,
+        E = sum_j e_j and D = sum_j d_j, whose delta at a is at most
 
-            delta(epsilon) = sum_j d_j + delta_z(epsilon - E)
+            delta_ED(a) = D + (1 - D) (e^E - e^a) / (1 + e^E) for a < E, D for a >= E
 
-        (delta_z = 0 without a Gaussian part), and 1 (no guarantee) below E.
-        Exact for one Gaussian part or one pure part; an upper bound otherwise,
-        never below the certified (epsilon, delta) of a dpcvx release, whose
-        calibration splits its budget the same way.
+        (an (E, D)-DP pair of output distributions is dominated by a four-point
+        pair with this profile: Kairouz, Oh and Viswanath 2015, Theorem 4; a
+        pure part's profile is that of randomized response). The two compose by
+        basic composition at every split of epsilon = a + b, 0 <= a <= min(epsilon, E):
+
+            delta(epsilon) = min over a of delta_ED(a) + delta_z(epsilon - a)
+
+        (delta_z = 0 without a Gaussian part), the minimum taken over a grid of
+        ``PROFILE_SPLITS`` splits and a = min(epsilon, E): an upper bound at each
+        split, so at every epsilon. The tightest the parts' guarantees give for
+        one Gaussian part or one epsilon-delta part; an upper bound otherwise, at
+        the certified epsilon of a dpcvx release never above its certified delta
+        (its calibration splits its budget at a = E).
         """
         points = real_values("epsilons", epsilons)
         if points.ndim != 1 or not np.all(np.isfinite(points) & (points >= 0)):
@@ -214,9 +227,10 @@ class PrivacyCurve:
         merged = Composition.of([self]).gaussian_multiplier
         deltas = np.ones_like(points)
         for index, epsilon in enumerate(points):
-            if epsilon >= pure:
-                gaussian = 0.0 if merged is None else max(gaussian_delta(merged, 1.0, epsilon - pure), 0.0)
-                deltas[index] = min(spent + gaussian, 1.0)
+            top = min(epsilon, pure)
+            splits = [top] if merged is None else [*np.linspace(0.0, top, PROFILE_SPLITS).tolist(), top]
+            deltas[index] = min(1.0, *(_pair_delta(pure, spent, a) + (
+                0.0 if merged is None else max(gaussian_delta(merged, 1.0, epsilon - a), 0.0)) for a in splits))
         return deltas
 
     def to_dp_events(self, *, allow_estimates: bool = False) -> Any:
@@ -322,6 +336,15 @@ def have_dp_accounting() -> bool:
     except ImportError:
         return False
     return True
+
+
+def _pair_delta(epsilon: float, delta: float, at: float) -> float:
+    """The delta of an (``epsilon``, ``delta``)-DP mechanism at ``at`` <= ``epsilon``: delta + (1 - delta)
+    (e^epsilon - e^at) / (1 + e^epsilon), written (1 - e^(at - epsilon)) / (1 + e^-epsilon) so that no exponential
+    overflows (:meth:`PrivacyCurve.profile`)."""
+    if at >= epsilon:
+        return delta
+    return delta + (1 - delta) * -math.expm1(at - epsilon) / (1 + math.exp(-epsilon))
 
 
 def _basic(parts: Sequence[CurvePart]) -> tuple[float, float]:

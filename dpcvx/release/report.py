@@ -363,6 +363,9 @@ class ReleaseReport:
                 text += (f" Here {size}, so 1/{name} = {1 / n:.3g}: this delta is {compared}"
                          + (f" (small against 1/{name}, as it should be)." if ratio >= 100 else
                             f". WARNING: delta is not small against 1/{name}; choose delta well below 1/{name}."))
+            else:  # a calibration that does not use n (noisy gradient sums): the release holds none
+                text += (" This release's calibration does not use the number of records, so it does not state "
+                         "it: compare delta with 1/n for the table it was fitted on (delta well below 1/n).")
             blocks.append(_p(text))
         if self.drawn:
             blocks.append(_p("The total includes the budget dpcvx spent to choose some inputs privately (listed "
@@ -482,8 +485,8 @@ class ReleaseReport:
             "own, and this guarantee does not cover it. "
             + ("The inputs dpcvx chose privately (listed above) are covered." if self.drawn else ""),
             "Repeated releases: this report covers this one release. Every other release computed from the same "
-            "people (another model, a refit, a statistic) adds to what they reveal; k releases at epsilon cost "
-            "up to k times epsilon. Count them all with dpcvx.PrivacyAccountant.",
+            "people (another model, a refit, a statistic) adds to what they reveal; k releases at (epsilon, delta) "
+            "cost up to (k epsilon, k delta). Count them all with dpcvx.PrivacyAccountant.",
             _float_words(self.float_guarantee),
             "What was measured while fitting (the learner's diagnostics_: time, iterations, solver status) is "
             "NOT private: it is not part of the release and must not be published.",
@@ -501,8 +504,10 @@ class ReleaseReport:
         rows = [[f"{e:.4g}", f"{d:.3g}" if d < 1 else "1 (no guarantee)"]
                 for e, d in zip(picks, self.curve.profile(np.asarray(picks)), strict=True)]
         return Section("privacy-curve", "The privacy curve", (
-            _p("A release satisfies a whole curve of (epsilon, delta) pairs: a larger epsilon comes with a "
-               "smaller delta. The certified pair is the marked point."
+            _p("A release satisfies a whole curve of (epsilon, delta) pairs: a larger epsilon never needs a larger "
+               "delta, and mostly comes with a smaller one. The certified pair is the marked point. Where a part of "
+               "the proof is known only by its one (epsilon, delta) pair (the objective share of Gaussian objective "
+               "perturbation), the curve stays at that part's delta beyond it."
                + ("" if self.tuning is None else " For a model dpcvx.tune selected, the curve is the selection's: "
                   "its theorem proves the one (epsilon, delta) point of its total, so no smaller delta is claimed "
                   "at a larger epsilon.")),

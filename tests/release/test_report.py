@@ -110,15 +110,40 @@ def test_the_drawn_curve_holds_the_certified_point(releases, name):
         assert at_epsilon == pytest.approx(model.delta, rel=1e-6)
 
 
-def test_profile_composes_gaussians_exactly_and_pure_parts_by_basic_composition():
+def test_profile_composes_gaussians_exactly_and_other_parts_at_every_split():
     two = PrivacyCurve((CurvePart.gaussian(3.0, 1.0, "a"), CurvePart.gaussian(4.0, 1.0, "b")))
     epsilons = np.array([0.5, 1.0, 2.0])
     merged = 1 / math.sqrt(3.0**-2 + 4.0**-2)  # 2.4: two Gaussians compose into one
     assert two.profile(epsilons) == pytest.approx([gaussian_delta(merged, 1.0, e) for e in epsilons], rel=1e-12)
     mixed = PrivacyCurve((CurvePart("epsilon-delta", "a", epsilon=0.3, delta=1e-7),
                           CurvePart("epsilon-delta", "b", epsilon=0.2), CurvePart.gaussian(5.0, 1.0, "c")))
-    assert list(mixed.profile(np.array([0.0, 0.49]))) == [1.0, 1.0]
-    assert mixed.profile(np.array([1.5]))[0] == pytest.approx(1e-7 + gaussian_delta(5.0, 1.0, 1.0), rel=1e-12)
+    # below the parts' epsilon 0.5 the profile was 1 (no guarantee); every split of epsilon = a + b is a bound
+    at = mixed.profile(np.array([0.0, 0.49, 1.5]))
+    for epsilon, delta in zip([0.0, 0.49, 1.5], at, strict=True):
+        splits = np.linspace(0.0, min(epsilon, 0.5), 2001)
+        best = min(_four_point(0.5, 1e-7, a) + gaussian_delta(5.0, 1.0, epsilon - a) for a in splits)
+        assert best <= delta <= best * (1 + 1e-2) + 1e-15
+    assert at[0] < 1 and at[2] <= (1e-7 + gaussian_delta(5.0, 1.0, 1.0)) * (1 + 1e-9)  # never above a = 0.5
+
+
+def _four_point(epsilon, delta, at):
+    """The hockey-stick divergence at ``at`` of Kairouz, Oh and Viswanath's four-point pair for (epsilon, delta),
+    computed from its atoms: P = (delta, (1 - delta) e^e / (1 + e^e), (1 - delta) / (1 + e^e), 0), Q reversed."""
+    p = np.array([delta, (1 - delta) * math.exp(epsilon) / (1 + math.exp(epsilon)),
+                  (1 - delta) / (1 + math.exp(epsilon)), 0.0])
+    return float(np.maximum(p - math.exp(at) * p[::-1], 0.0).sum())
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 4.0])
+def test_a_pure_curve_below_its_epsilon_is_randomized_response_s(epsilon):
+    """A pure release's report showed delta = 1 (no guarantee) at every epsilon below its own (a helper's report at
+    epsilon 1: '1 (no guarantee)' at 0.25 and 0.5). An epsilon-DP mechanism is (e, (e^epsilon - e^e) / (1 +
+    e^epsilon))-DP for e < epsilon: randomized response's profile, which dominates every epsilon-DP pair."""
+    curve = PrivacyCurve((CurvePart("epsilon-delta", "pure", epsilon=epsilon),))
+    epsilons = np.array([0.0, 0.25, 0.5, 0.9, 1.0, 2.0]) * epsilon
+    expected = [(math.exp(epsilon) - math.exp(e)) / (1 + math.exp(epsilon)) if e < epsilon else 0.0 for e in epsilons]
+    assert curve.profile(epsilons) == pytest.approx(expected, rel=1e-12, abs=1e-300)
+    assert curve.profile(epsilons) == pytest.approx([_four_point(epsilon, 0.0, e) for e in epsilons], rel=1e-9)
 
 
 def test_a_loaded_model_shows_the_same_report_in_jupyter(releases, reports, tmp_path):
