@@ -516,9 +516,22 @@ class RandomFourierFeatures:
         """Draw the parameters for X's input dimension (the only thing read from X), and keep a table's column names
         as ``feature_names_in_`` (:func:`dpcvx.tables.feature_names`): the frequencies read a row's entries by
         position, so a table with those columns in another order is refused later (:meth:`transform`), as the
-        estimators refuse it."""
-        self._drawn_for(X, as_rows(X))
+        estimators refuse it. A map drawn at an earlier X's width is drawn afresh (:meth:`_restart`), as
+        scikit-learn's fit starts over."""
+        rows = as_rows(X)
+        self._restart()
+        self._drawn_for(X, rows)
         return self
+
+    def _restart(self) -> None:
+        """Forget a map drawn at an earlier X's width (no ``n_features`` given): the next use draws it again from
+        ``random_state`` (the same map for a seed) at the width of the X it is fitted on, and keeps that X's names.
+        A refit on another width or other names was refused ("the map was drawn for 3 features") where
+        scikit-learn's fit starts over; a map of a declared width keeps it."""
+        if self._given_width is None and self.frequencies is not None:
+            self.frequencies = self.phases = None
+            vars(self).pop("feature_names_in_", None)
+            self._rng = resolve_rng(self.random_state)
 
     def _drawn_for(self, X: ArrayLike, rows: np.ndarray) -> None:
         """:meth:`fit` of X read as ``rows`` (:meth:`transform` reads X once for both)."""
@@ -575,6 +588,8 @@ class RandomFourierFeatures:
         return self.frequencies, self.phases
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
+        """:meth:`fit` then :meth:`transform`, X read once."""
+        self._restart()
         return self.transform(X)
 
     def to_dict(self) -> dict:

@@ -141,3 +141,25 @@ def test_a_fourier_map_names_its_features_and_sets_its_output_in_a_pipeline():
     with pytest.raises(dpcvx.InputError, match="set_output"):
         fourier.set_output(transform="arrow")
     assert not get_tags(fourier).requires_fit and sklearn.__version__  # transform draws the map when first used
+
+
+def test_a_refit_draws_the_map_afresh_as_scikit_learn_s_fit_does():
+    """rff.fit(X3); rff.fit(X2) raised 'X has 2 features, the map was drawn for 3' (also fit_transform, a Pipeline's
+    refit on fewer columns, a DataFrame with new names): scikit-learn's fit starts over. A refit draws the map again
+    from random_state (the same map for a seed); a map of a declared width keeps it."""
+    pd = pytest.importorskip("pandas")
+    X, y = circle(300, 3)
+    wide = np.column_stack([X, X[:, :1]])
+    fourier = RandomFourierFeatures("rbf", gamma=2.0, n_components=7, random_state=4).fit(wide)
+    assert fourier.fit(X) is fourier and fourier.n_features_in_ == 2
+    fresh = RandomFourierFeatures("rbf", gamma=2.0, n_components=7, random_state=4).fit(X)
+    np.testing.assert_array_equal(fourier.frequencies, fresh.frequencies)
+    assert fourier.fit_transform(wide).shape == (300, 7) and fourier.n_features_in_ == 3
+    fourier.fit(pd.DataFrame(X, columns=["u", "v"]))
+    fourier.fit(pd.DataFrame(X, columns=["p", "q"]))
+    assert fourier.feature_names_in_.tolist() == ["p", "q"]
+    with pytest.raises(dpcvx.InputError, match="The feature names should match"):
+        fourier.transform(pd.DataFrame(X, columns=["q", "p"]))
+    declared = RandomFourierFeatures("rbf", gamma=2.0, n_components=7, n_features=3, random_state=4)
+    with pytest.raises(dpcvx.InputError, match="X has 2 features, the map was drawn for 3"):
+        declared.fit(X)
