@@ -33,13 +33,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel
-from ..exceptions import InputError, SolverError
+from ..exceptions import InputError, NoiseDominatesWarning, SolverError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
+from ..release.usefulness import speaker, warn_release
 from ..solvers.kernel import KernelERM, as_labels
 from ..validation import (
     Check,
@@ -305,6 +306,16 @@ class PrivateKernelLearner:
         if self.predictor_ is None:
             raise InputError(f"{type(self).__name__} is not fitted yet: call fit first")
         return self.predictor_
+
+    def _judge_release(self, finding: str | None, X: ArrayLike, y: ArrayLike) -> None:
+        """After a release: a ``finding`` of its public parameters (the release is expected to be no better than 0 or
+        mostly noise) is warned as :class:`~dpcvx.exceptions.NoiseDominatesWarning` (public, shown and never raised:
+        :func:`~dpcvx.release.usefulness.warn_release`); without one, the NOT PRIVATE check of its training rows
+        runs (:meth:`_check_training_rows`)."""
+        if finding is not None:
+            warn_release(f"{speaker(type(self).__name__)}: {finding}", NoiseDominatesWarning)
+        else:
+            self._check_training_rows(X, y)
 
     def _check_training_rows(self, X: ArrayLike, y: ArrayLike) -> None:
         """NOT PRIVATE, after a release: whether the released predictor is useless on its training rows (fixed

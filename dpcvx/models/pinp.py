@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 
 from ..data.kernels import KernelSpec, as_rows, kernel_expansion
 from ..data.notes import checks_then_notes
-from ..exceptions import BudgetExceededError, InputError, NoiseDominatesWarning
+from ..exceptions import BudgetExceededError, InputError
 from ..privacy import process_token
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
@@ -64,7 +64,6 @@ from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..release.model import weighted_share
-from ..release.usefulness import speaker, warn_release
 from ..solvers.kernel import KernelERM, as_labels
 from . import training_rows
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
@@ -152,11 +151,7 @@ class PINP(TrainingSetLearner):
         self.queries_answered_ = 0
         self._process = process_token.current()  # its budget is answered from this process only (query)
         self._query_lock = threading.Lock()  # one query at a time: B is checked and spent in one step
-        finding = parameters.vacuous_finding()
-        if finding is not None:
-            warn_release(f"{speaker(type(self).__name__)}: {finding}", NoiseDominatesWarning)
-        else:
-            self._check_training_rows(X, y)
+        self._judge_release(parameters.vacuous_finding(), X, y)
         return self
 
     def _check_training_rows(self, X: ArrayLike, y: ArrayLike) -> None:

@@ -57,6 +57,7 @@ from ..privacy.noise import round_to_grid
 from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
+from ..rounding import round_up
 from ..solvers.kernel import KernelERM
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
 from ..validation import check_finite, check_flag, positive
@@ -352,5 +353,7 @@ class TDDL(PrivateKernelLearner):
                                         least_squares_method=least_squares.method)
         self.predictor_ = KernelPredictor(model.kernel, Z, coef, privatised=("coef",))
         self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, calibration))
-        self._check_training_rows(X, y)
+        constants = self.model_.certificate.constants
+        base = calibration.base if isinstance(calibration, LatticeTDDL) else calibration
+        self._judge_release(base.noise_finding(round_up((constants.C + constants.gamma) * constants.R_phi)), X, y)
         return self.model_
