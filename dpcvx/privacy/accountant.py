@@ -191,6 +191,7 @@ class PrivacyAccountant:
                              f"relation it was kept for: PrivacyAccountant(..., ledger=saved.ledger, "
                              f"neighbours=saved.neighbours)")
         self._process = process_token.current()  # the process whose charges this ledger holds (:meth:`_charge`)
+        self._copied_with: str | None = None  # the estimator whose unpickling copied it (:meth:`copied_with`)
         self._fresh_state()
         if self.ledger:
             spent = self.spent
@@ -222,8 +223,18 @@ class PrivacyAccountant:
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A copy keeps the process of the accountant it copies (``_process``): a copy in another process, which a
         worker of ``n_jobs`` or multiprocessing unpickles, refuses charges (:meth:`_charge`)."""
-        self.__dict__.update({"_process": process_token.current(), **state})
+        self.__dict__.update({"_process": process_token.current(), **state, "_copy": True})
         self._fresh_state()
+
+    def copied_with(self, owner: str) -> None:
+        """Where this accountant is a copy (unpickled or deep-copied itself, not the one made by its constructor),
+        mark it as the copy that unpickling ``owner`` (an estimator holding it) made: it refuses every charge
+        (:meth:`_charge`). A deep copy or a clone of an estimator keeps the accountant it holds (one budget for one
+        data set); a pickled copy cannot, and charging it would spend the whole budget again (a helper's estimator
+        and its pickled copy each fitted at epsilon 0.8 against a budget of 1, and the accountant read 0.8). The
+        accountant a shallow copy of the estimator shares is the original, and stays as it is."""
+        if self.__dict__.get("_copy", False):
+            self._copied_with = owner
 
     def __sklearn_clone__(self) -> PrivacyAccountant:
         """``sklearn.base.clone`` of an estimator holding this accountant keeps THIS accountant (one budget
@@ -406,6 +417,12 @@ class PrivacyAccountant:
                 "is charged or computed. Fit in the accountant's own process (n_jobs=1); to continue a ledger "
                 "saved from another session on purpose, make a new accountant of it here: "
                 "PrivacyAccountant(epsilon=..., delta=..., ledger=saved.ledger, neighbours=saved.neighbours)")
+        if self.__dict__.get("_copied_with") is not None:
+            raise InputError(
+                f"{description or 'this computation'}: this accountant is a copy made by pickling the "
+                f"{self._copied_with} that holds it: it would hold the whole budget again, and its charges would never "
+                "reach the accountant you read, so nothing is charged or computed. Give the copy the accountant to "
+                "charge: estimator.set_params(accountant=accountant) (copy.deepcopy and sklearn's clone keep it)")
         with self._lock:
             fits, grown = self._fits(entry)
             if fits:

@@ -143,6 +143,14 @@ class NamedParameters(BaseEstimator):
         duplicate.__dict__.update({name: copy.deepcopy(value, memo) for name, value in vars(self).items()})
         return duplicate
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """An unpickled estimator's accountant is a copy that cannot be the one it held: it refuses charges
+        (:meth:`~dpcvx.privacy.accountant.PrivacyAccountant.copied_with`), where it held the whole budget again."""
+        super().__setstate__(state)
+        held = vars(self).get("accountant")
+        if isinstance(held, PrivacyAccountant):
+            held.copied_with(type(self).__name__)
+
 
 class InputTypeError(InputError, TypeError):
     """X holds an entry that is not a number (a dict, a list), or is sparse where dense rows are needed: an InputError

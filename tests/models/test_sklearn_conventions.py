@@ -86,6 +86,33 @@ def test_a_deep_copy_of_an_estimator_shares_its_accountant():
     assert accountant.spent.epsilon == 2.0
 
 
+@pytest.mark.parametrize("estimator", [dpcvx.DPLogisticRegression, dpcvx.DPLinearRegression])
+def test_a_pickled_copy_of_an_estimator_cannot_charge_a_copy_of_its_accountant(estimator):
+    """pickle.loads(pickle.dumps(est)) gave the copy its own accountant with the whole budget: the original and the
+    copy each fitted at epsilon 0.8 against a budget of 1 (1.6 spent on one data set) and the accountant read 0.8.
+    The copy refuses before anything is charged or computed; given the accountant again, it charges that one."""
+    import pickle
+
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-0.5, 0.5, size=(500, 3))
+    y = (X[:, 0] > 0).astype(int) if estimator is dpcvx.DPLogisticRegression else X[:, 0]
+    accountant = dpcvx.PrivacyAccountant(1.0, 1e-5)
+    original = estimator(epsilon=0.8, accountant=accountant, random_state=0)
+    duplicate = pickle.loads(pickle.dumps(original))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(InputError, match=f"a copy made by pickling the {estimator.__name__} that holds it"):
+            duplicate.fit(X, y)
+        assert duplicate.accountant.spent.epsilon == 0 and not hasattr(duplicate, "model_")
+        original.fit(X, y)
+        duplicate.set_params(accountant=accountant)
+        with pytest.raises(BudgetExceededError):
+            duplicate.fit(X, y)
+    assert accountant.spent.epsilon == pytest.approx(0.8)
+    restored = pickle.loads(pickle.dumps(original))  # a fitted estimator predicts as before
+    np.testing.assert_array_equal(restored.predict(X), original.predict(X))
+
+
 def test_fourier_features_keep_their_table_names():
     """A map drawn on a DataFrame transformed the same frame with its columns reordered without a word (a pipeline
     with DPLogisticRegression fell from 0.93 to 0.50 accuracy); it had no n_features_in_, so a Pipeline's raised."""
