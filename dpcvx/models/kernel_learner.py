@@ -42,6 +42,7 @@ from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..release.usefulness import speaker, warn_release
 from ..solvers.kernel import KernelERM, as_labels
+from ..tables import check_names, feature_names
 from ..validation import (
     Check,
     check_delta_for_n,
@@ -226,8 +227,10 @@ class PrivateKernelLearner:
         PUBLIC landmarks are given); nothing is solved or charged. A fit's ``delta`` must be below 1/n (n public:
         replace-one) unless ``allow_large_delta`` (:func:`~dpcvx.validation.check_delta_for_n`)."""
         checked, kernel, loss = self._settings()
+        names = feature_names(X)  # the table's column names (public), kept once the fit has released (_after_release)
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
+        self._names_read = (names, X.shape[1])
         if delta is not None:
             check_delta_for_n(delta, X.shape[0], checked["allow_large_delta"])
         return KernelERM(X, y, kernel=kernel, loss=loss, lam=checked["lam"], solve=False, landmarks=landmarks)
@@ -302,16 +305,32 @@ class PrivateKernelLearner:
 
     # -- prediction ------------------------------------------------------------------------------
 
-    def _fitted(self) -> KernelPredictor:
+    def _fitted(self, X: ArrayLike) -> KernelPredictor:
+        """The released predictor, X checked against the training table (:meth:`_check_rows`)."""
         if self.predictor_ is None:
             raise InputError(f"{type(self).__name__} is not fitted yet: call fit first")
+        self._check_rows(X)
         return self.predictor_
 
-    def _judge_release(self, finding: str | None, X: ArrayLike, y: ArrayLike) -> None:
-        """After a release: a ``finding`` of its public parameters (the release is expected to be no better than 0 or
-        mostly noise) is warned as :class:`~dpcvx.exceptions.NoiseDominatesWarning` (public, shown and never raised:
-        :func:`~dpcvx.release.usefulness.warn_release`); without one, the NOT PRIVATE check of its training rows
-        runs (:meth:`_check_training_rows`)."""
+    def _check_rows(self, X: ArrayLike) -> None:
+        """Refuse a table whose column names differ, in names or order, from the training table's
+        (:func:`dpcvx.tables.check_names`): the predictor reads a row's entries by position (TDDL fitted on
+        ("age", "income") scored 0.395 against 0.875 on the same frame with its columns swapped, without a word)."""
+        check_names(type(self).__name__, vars(self).get("feature_names_in_"), X)
+
+    def _after_release(self, finding: str | None, X: ArrayLike, y: ArrayLike) -> None:
+        """After a release: the training table's width and column names (read before the charge) become
+        ``n_features_in_`` and ``feature_names_in_`` (names only for a table whose names are text,
+        :func:`dpcvx.tables.feature_names`), which predictions check (:meth:`_check_rows`); a refused fit leaves the
+        last release's. Then a ``finding`` of its public parameters (the release is expected to be no better than 0
+        or mostly noise) is warned as :class:`~dpcvx.exceptions.NoiseDominatesWarning` (public, shown and never
+        raised: :func:`~dpcvx.release.usefulness.warn_release`); without one, the NOT PRIVATE check of its training
+        rows runs (:meth:`_check_training_rows`)."""
+        names, self.n_features_in_ = self._names_read
+        if names is None:
+            vars(self).pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = names
         if finding is not None:
             warn_release(f"{speaker(type(self).__name__)}: {finding}", NoiseDominatesWarning)
         else:
@@ -321,20 +340,20 @@ class PrivateKernelLearner:
         """NOT PRIVATE, after a release: whether the released predictor is useless on its training rows (fixed
         text, never inside tune, never in the release; :mod:`dpcvx.models.training_rows`)."""
         if training_rows.runs_here():
-            training_rows.warn_on_training_rows(type(self).__name__, self._fitted().predict(X), np.ravel(y),
+            training_rows.warn_on_training_rows(type(self).__name__, self._fitted(X).predict(X), np.ravel(y),
                                                 unweighted=training_rows.KERNEL)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Real-valued predictions of the released predictor."""
-        return self._fitted().decision_function(X)
+        return self._fitted(X).decision_function(X)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Labels in {-1, +1}."""
-        return self._fitted().predict(X)
+        return self._fitted(X).predict(X)
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
         """Accuracy on labels in {-1, +1}, weighted by ``sample_weight`` when given."""
-        return self._fitted().score(X, y, sample_weight)
+        return self._fitted(X).score(X, y, sample_weight)
 
 
 def _kernel_record(kernel: Kernel) -> dict:

@@ -151,7 +151,7 @@ class PINP(TrainingSetLearner):
         self.queries_answered_ = 0
         self._process = process_token.current()  # its budget is answered from this process only (query)
         self._query_lock = threading.Lock()  # one query at a time: B is checked and spent in one step
-        self._judge_release(parameters.vacuous_finding(), X, y)
+        self._after_release(parameters.vacuous_finding(), X, y)
         return self
 
     def _check_training_rows(self, X: ArrayLike, y: ArrayLike) -> None:
@@ -196,7 +196,9 @@ class PINP(TrainingSetLearner):
         return float(kernel_expansion(self._model.kernel, point, centers, np.array(self._coef))[0])
 
     def _check_queries(self, Z: ArrayLike, name: str) -> np.ndarray:
-        """Queries as rows, each with ||phi(z)|| <= R_phi (public checks, before any noise)."""
+        """Queries as rows, each with ||phi(z)|| <= R_phi and a table's columns those of the training table
+        (:meth:`_check_rows`): public checks, before any noise."""
+        self._check_rows(Z)
         points = as_rows(Z, name, self._model.n_features)
         kernel = self._model.kernel
         norms = np.sqrt(np.maximum(kernel.diagonal(points), 0.0))

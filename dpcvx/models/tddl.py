@@ -303,8 +303,10 @@ class TDDL(PrivateKernelLearner):
                ) -> tuple[KernelERM, np.ndarray, float, ConstrainedLeastSquares, TDDLCalibration | LatticeTDDL]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
-            span, X = self._minimiser_span(X)
-            Z = as_rows(Z, "Z", X.shape[1], one_point=False)  # a public sample, 2-D as X is
+            span, rows = self._minimiser_span(X)
+            Z = as_rows(Z, "Z", rows.shape[1], one_point=False)  # a public sample, 2-D as X is
+            # the table itself, whose column names the learner keeps (a table is read as rows again: cheap beside
+            # the Gram matrix)
             model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)
             model.check_predict(Z)  # the released predictions' kernel calls, tried before the charge
             kernel, loss = model.kernel, model.loss
@@ -355,5 +357,5 @@ class TDDL(PrivateKernelLearner):
         self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, calibration))
         constants = self.model_.certificate.constants
         base = calibration.base if isinstance(calibration, LatticeTDDL) else calibration
-        self._judge_release(base.noise_finding(round_up((constants.C + constants.gamma) * constants.R_phi)), X, y)
+        self._after_release(base.noise_finding(round_up((constants.C + constants.gamma) * constants.R_phi)), X, y)
         return self.model_

@@ -292,5 +292,5 @@ class TDIL(TrainingSetLearner):
                                           privatised=("centers", "coef"))
         self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, checked),
                                          {"rounds_used": self.rounds_used_, "certified": self.certified_})
-        self._judge_release(parameters.vacuous_finding(), X, y)
+        self._after_release(parameters.vacuous_finding(), X, y)
         return self.model_
