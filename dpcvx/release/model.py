@@ -642,7 +642,7 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
 
     def __repr__(self) -> str:
         return (f"PrivateModel(mechanism={self.certificate.mechanism.value!r}, "
-                f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}{conditional_mark(self.certificate)})")
+                f"epsilon={self.epsilon:g}, d={self.coef_.shape[0]}{conditional_mark(self.certificate)})")
 
 
 def release_curve(calibration: Any, epsilon: float, delta: float, bound_epsilons: list[float],

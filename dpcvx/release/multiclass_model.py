@@ -185,5 +185,5 @@ class PrivateMulticlassModel(Release):
         return self
 
     def __repr__(self) -> str:
-        return (f"PrivateMulticlassModel(classes={self.classes_.tolist()}, epsilon={self.certificate.epsilon:g}, "
+        return (f"PrivateMulticlassModel(classes={self.classes_.tolist()}, epsilon={self.epsilon:g}, "
                 f"d={self.coef_.shape[1]}{conditional_mark(self.certificate)})")

@@ -98,7 +98,7 @@ class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
     kind = "regression"
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}, "
+        return (f"{type(self).__name__}(epsilon={self.epsilon:g}, d={self.coef_.shape[0]}, "
                 f"intercept={self.intercept_:.4g}{conditional_mark(self.certificate)})")
 
     def __init__(self, coef: np.ndarray, intercept: float, rows: RowMap, certificate: Any) -> None:

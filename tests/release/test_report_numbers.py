@@ -67,3 +67,16 @@ def test_a_report_without_n_says_why_and_repeated_releases_add_delta_too():
     assert model.report().n is None
     assert "does not use the number of records, so it does not state it: compare delta with 1/n" in text
     assert "k releases at (epsilon, delta) cost up to (k epsilon, k delta)" in text
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+def test_a_release_s_repr_states_what_it_cost_in_total():
+    """A composite fit's repr showed the fit's share only: class_prior='private' printed epsilon=0.95 where the
+    accountant spent 1; DPHuberRegressor with its column statistics printed 0.5 of 1."""
+    X, y = _data(800)
+    binary = dpcvx.DPLogisticRegression(epsilon=1.0, class_prior="private", classes=(-1, 1),
+                                        random_state=0).fit(X, y).model_
+    assert binary.certificate.epsilon < 1.0 and "epsilon=1, " in repr(binary)
+    target = X @ np.array([1.0, -0.5, 0.2])
+    regression = dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=(-2, 2), random_state=0).fit(X, target).model_
+    assert regression.certificate.epsilon < 1.0 and "(epsilon=1, " in repr(regression)
