@@ -13,6 +13,8 @@ import argparse
 import contextlib
 import csv
 import dataclasses
+import gzip
+import io
 import os
 import runpy
 import shutil
@@ -917,6 +919,14 @@ def _write_predictions(handle: IO[str], model: Release, groups: Iterable[np.ndar
     return count
 
 
+def _gzipped(handle: IO[bytes], write: Callable[[IO[str]], Read]) -> Read:
+    """``write`` to a gzip stream of UTF-8 text on the binary ``handle`` (no time stamp in its header: the same
+    predictions give the same bytes)."""
+    with gzip.GzipFile(fileobj=handle, mode="wb", mtime=0) as compressed, \
+            io.TextIOWrapper(compressed, encoding="utf-8", newline="") as text:
+        return write(text)
+
+
 def predict_command(args: argparse.Namespace) -> int:
     """Predict for each record of the data file with a saved model, read whole or ``--chunk-rows`` records at a time
     (never held whole): each group of rows is encoded, scored once and written before the next is read, the same file
@@ -946,8 +956,12 @@ def predict_command(args: argparse.Namespace) -> int:
             shutil.copyfileobj(text, sys.stdout)
         return EXIT_OK
     written = []
-    atomic_write(args.out, lambda handle: written.append(_write_predictions(handle, model, groups, names)),
-                 what="predictions")
+    if str(args.out).lower().endswith(".gz"):  # gzip-compressed, as fit and predict read a .gz file
+        atomic_write(args.out, lambda handle: written.append(_gzipped(handle, lambda text: _write_predictions(
+            text, model, groups, names))), binary=True, what="predictions")
+    else:
+        atomic_write(args.out, lambda handle: written.append(_write_predictions(handle, model, groups, names)),
+                     what="predictions")
     print(f"{written[0]} predictions written to {args.out}")
     return EXIT_OK
 

@@ -121,7 +121,7 @@ import numpy as np
 
 from .. import tables
 from ..advice import command_line_runs, setting
-from ..exceptions import InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
+from ..exceptions import FileError, InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
 from ..validation import (
     MODERATE_MAX,
     MODERATE_MIN,
@@ -677,8 +677,11 @@ class PublicSchema:
             raise InputError(f"a schema must be a JSON object, got {type(data).__name__}")
         _reject_unknown_keys("schema", data, SCHEMA_KEYS)
         version = data.get("version")
-        if data.get("format") != SCHEMA_FORMAT or version not in (UNIT_VERSION, SCHEMA_VERSION) or isinstance(
-                version, bool):
+        if data.get("format") == SCHEMA_FORMAT and type(version) is int and version > SCHEMA_VERSION:
+            raise InputError(f"schema version {version} was written by a newer dpcvx than this one (it reads schema "
+                             f"versions up to {SCHEMA_VERSION}): upgrade dpcvx to read it")
+        if data.get("format") != SCHEMA_FORMAT or type(version) is not int or version not in (UNIT_VERSION,
+                                                                                                SCHEMA_VERSION):
             raise InputError(
                 f'not a dpcvx schema: need "format": "{SCHEMA_FORMAT}" and "version": {UNIT_VERSION} or '
                 f"{SCHEMA_VERSION}, got {data.get('format')!r} and {version!r}"
@@ -704,8 +707,13 @@ class PublicSchema:
 
     @classmethod
     def load(cls, path: str | Path) -> PublicSchema:
-        """Read a schema file written by :meth:`save` or by hand (typed errors for bad files)."""
-        return cls.from_dict(read_json(path, "schema file"))
+        """Read a schema file written by :meth:`save` or by hand (a :class:`~dpcvx.exceptions.FileError` naming the
+        file for a bad one, as :func:`dpcvx.load` names a model file)."""
+        data = read_json(path, "schema file")
+        try:
+            return cls.from_dict(data)
+        except InputError as error:
+            raise FileError(f"schema file {path}: {error}") from None
 
 
 def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:

@@ -608,11 +608,17 @@ class ReleaseReport:
         return self.html_page() if format == "html" else self.to_markdown()
 
     def write(self, path: str | Path, format: str | None = None) -> Path:
-        """Write the report to ``path`` (atomically); ``format`` defaults to html for a .html/.htm name,
-        else markdown. Returns the path."""
+        """Write the report to ``path`` (atomically); ``format`` defaults to html for a .html/.htm name and to
+        markdown for a .md/.markdown/.txt name or one without a suffix; another suffix (.pdf, .docx) needs
+        ``format`` (a report.pdf holding Markdown opened as no PDF). Returns the path."""
         path = file_path(path, "report")
         if format is None:
-            format = "html" if path.suffix.lower() in (".html", ".htm") else "markdown"
+            suffix = path.suffix.lower()
+            if suffix not in REPORT_SUFFIXES:
+                raise InputError(f"the report is written as HTML or Markdown, and the name {path.name!r} says "
+                                 f"neither: name it .html or .md, or give the format (format='markdown' or 'html'; "
+                                 "on the command line --format)")
+            format = REPORT_SUFFIXES[suffix]
         text = self.render(format)
         return atomic_write(path, lambda handle: handle.write(text), what="report")
 
@@ -626,6 +632,10 @@ class ReleaseReport:
         return f"ReleaseReport(kind={self.kind!r}, epsilon={self.epsilon:g}, delta={self.delta:g}, " \
                f"neighbours={self.neighbours.value!r})"
 
+
+#: The format :meth:`ReleaseReport.write` reads off a file name's suffix
+REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".txt": "markdown",
+                   "": "markdown"}
 
 _STYLE = (".dpcvx-report{font-family:system-ui,sans-serif;max-width:60em;line-height:1.45;color:#222}"
           ".dpcvx-report table{border-collapse:collapse;margin:0.5em 0}"

@@ -111,6 +111,7 @@ from ..data.preprocessing import PublicSchema
 from ..exceptions import FileError, InputError, NonPublicSchemaError
 from ..tables import repeated_names
 from ..validation import _short
+from ..version import __version__
 from .kernel_model import PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
@@ -352,6 +353,10 @@ def _release_from_dict(data: Any) -> Release:
                          "before its first release, and this dpcvx does not read it (docs/model-files.md, "
                          "compatibility). Refit the model and save it with this version of dpcvx "
                          f"(format_version {MODEL_FORMAT_VERSION})")
+    if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) > MODEL_FORMAT_VERSION:
+        raise InputError(f"format_version {data['format_version']} was written by a newer dpcvx than this one "
+                         f"(dpcvx {__version__} reads format versions up to {MODEL_FORMAT_VERSION}): upgrade dpcvx to "
+                         "load it (docs/model-files.md, compatibility)")
     if isinstance(data, dict) and "solve" in data:
         raise InputError("solve holds solver statistics measured on the private data; no privacy proof "
                          "covers them, so a dpcvx model file never carries them. Refit and save with this "

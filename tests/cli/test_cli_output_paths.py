@@ -83,3 +83,53 @@ def test_a_names_file_with_repeats_is_refused_by_positions_never_its_names(tmp_p
     assert code == 3 and "column name(s) repeat, the first at name" in error, error
     assert "'20'" not in error and "yes" not in error.split("repeat")[1]
     assert not (tmp_path / "m.json").exists()
+
+
+def _saved_model(tmp_path):
+    import warnings
+
+    import numpy as np
+
+    import dpcvx
+    from dpcvx.data.preprocessing import NumericColumn, PublicSchema
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, size=(300, 2))
+    schema = PublicSchema((NumericColumn("a", 0, 1), NumericColumn("b", 0, 1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.DPLogisticRegression(random_state=0).fit(schema.transform({"a": X[:, 0], "b": X[:, 1]}),
+                                                                 (X[:, 0] > 0.5).astype(int))
+    data = tmp_path / "d.csv"
+    data.write_text("a,b\n" + "\n".join(f"{a:.4f},{b:.4f}" for a, b in X) + "\n")
+    return dpcvx.save(model, tmp_path / "m.json", schema=schema), data
+
+
+def test_predictions_to_a_gz_name_are_gzip_compressed(tmp_path, capsys):
+    """--out p.csv.gz wrote plain CSV under a .gz name (pandas.read_csv failed with BadGzipFile); fit and predict
+    read a .gz file, so predict writes one, the same text compressed, the same bytes each time."""
+    import gzip
+
+    model, data = _saved_model(tmp_path)
+    assert main(["predict", str(model), str(data), "--out", str(tmp_path / "p.csv")]) == 0
+    assert main(["predict", str(model), str(data), "--out", str(tmp_path / "p.csv.gz")]) == 0
+    packed = (tmp_path / "p.csv.gz").read_bytes()
+    assert gzip.decompress(packed) == (tmp_path / "p.csv").read_bytes()
+    assert main(["predict", str(model), str(data), "--out", str(tmp_path / "p.csv.gz")]) == 0
+    assert (tmp_path / "p.csv.gz").read_bytes() == packed
+
+
+@pytest.mark.parametrize("name, written", [("r.html", "<"), ("r.md", "#"), ("r.txt", "#"), ("report", "#")])
+def test_a_report_s_format_follows_its_name(tmp_path, capsys, name, written):
+    model, _ = _saved_model(tmp_path)
+    assert main(["report", str(model), "--out", str(tmp_path / name)]) == 0
+    assert (tmp_path / name).read_text().lstrip().startswith(written)
+
+
+def test_a_report_name_that_says_no_format_it_is_written_in_is_refused(tmp_path, capsys):
+    """--out r.pdf wrote Markdown into a file named .pdf; it is refused unless --format says what to write."""
+    model, _ = _saved_model(tmp_path)
+    assert main(["report", str(model), "--out", str(tmp_path / "r.pdf")]) == 3
+    assert "name it .html or .md, or give the format" in capsys.readouterr().err
+    assert not (tmp_path / "r.pdf").exists()
+    assert main(["report", str(model), "--out", str(tmp_path / "r.pdf"), "--format", "markdown"]) == 0

@@ -266,7 +266,8 @@ def numeric(**fields):
     [
         ([1, 2], r"a schema must be a JSON object, got list"),
         (valid_dict(format="other"), r'not a dpcvx schema: need "format": "dpcvx-schema"'),
-        (valid_dict(version=3), r'"version": 1 or 2'),
+        (valid_dict(version=3), r'schema version 3 was written by a newer dpcvx'),
+        (valid_dict(version=2.0), r'"version": 1 or 2'),
         (valid_dict(version=True), r'"version": 1 or 2'),
         (valid_dict(encoding="standard"), r"encoding must be one of 'centred', 'unit'; got 'standard'"),
         ({**valid_dict(version=1), "encoding": "unit"}, r'a version-1 schema has no "encoding" key'),

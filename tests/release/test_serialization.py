@@ -209,7 +209,7 @@ def fail_condition(data):
 
 @pytest.mark.parametrize("change, message", [
     (edit(["format"], "pickle"), "not a dpcvx model file"),
-    (edit(["format_version"], 12), "not a dpcvx model file"),
+    (edit(["format_version"], 12), "format_version 12 was written by a newer dpcvx than this one"),
     (delete("tuning"), r"lacks keys \['tuning'\]"),
     (edit(["kind"], "quadratic"), "kind\" must be one of \\['linear', 'kernel', 'multiclass', 'regression'\\]"),
     (delete("kind"), "kind\" must be one of"),
@@ -259,6 +259,27 @@ def test_files_of_an_earlier_format_version_are_refused(model, tmp_path):
     with pytest.raises(dpcvx.exceptions.FileError, match="format_version 2 was written by a development version"
                                                          ".*Refit the model and save it"):
         dpcvx.load(write(tmp_path, saved_data))
+
+
+def test_a_file_of_a_newer_format_version_says_to_upgrade(model, tmp_path):
+    """A model file of format version 12 (and a schema of version 3) read as "not a dpcvx model file", where
+    docs/model-files.md promises "refused: upgrade dpcvx"; a schema's version 2.0 was read as 2."""
+    from dpcvx.data.preprocessing import PublicSchema
+
+    data = saved(model, tmp_path)
+    data["format_version"] = serialization.MODEL_FORMAT_VERSION + 1
+    with pytest.raises(dpcvx.exceptions.FileError, match=f"format_version {serialization.MODEL_FORMAT_VERSION + 1} "
+                                                         "was written by a newer dpcvx than this one.*upgrade dpcvx"):
+        dpcvx.load(write(tmp_path, data))
+    schema = {"format": "dpcvx-schema", "version": 3, "columns": [{"name": "a", "kind": "numeric", "lo": 0, "hi": 1}]}
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(schema))
+    with pytest.raises(dpcvx.exceptions.FileError, match=f"schema file {path}: schema version 3 was written by a "
+                                                         "newer dpcvx"):
+        PublicSchema.load(path)
+    path.write_text(json.dumps({**schema, "version": 2.0}))
+    with pytest.raises(dpcvx.exceptions.FileError, match="not a dpcvx schema"):
+        PublicSchema.load(path)
 
 
 def test_unreadable_files_are_refused(model, tmp_path):
