@@ -379,6 +379,10 @@ class AuditReport:
             self._draw(figure.add_subplot())
             figure.tight_layout()
             kind = Path(path_or_ax).suffix.lstrip(".").lower() or "png"
+            formats = figure.canvas.get_supported_filetypes()
+            if kind not in formats:  # matplotlib's bare ValueError, after the figure was drawn
+                raise InputError(f"plot writes an image, and the name {Path(path_or_ax).name!r} is no image format "
+                                 f"matplotlib writes; name it .png, .svg or .pdf (one of {', '.join(sorted(formats))})")
             atomic_write(Path(path_or_ax), lambda handle: figure.savefig(handle, format=kind), binary=True,
                          what="audit plot")
             return path_or_ax

@@ -282,6 +282,18 @@ def test_report_text_and_plot(tmp_path):
         report.plot(42)
 
 
+def test_plot_to_a_name_of_no_image_format_is_refused_typed(tmp_path):
+    """plot("results.csv") raised matplotlib's bare ValueError ("Format 'csv' is not supported")."""
+    pytest.importorskip("matplotlib")
+    report = audit(RandomisedResponse(), 1.0, trials=100, neighbours=FLIP, random_state=7)
+    kept = tmp_path / "results.csv"
+    kept.write_text("a,b\n")
+    with pytest.raises(dpcvx.InputError, match="'results.csv' is no image format matplotlib writes; name it .png"):
+        report.plot(kept)
+    assert kept.read_text() == "a,b\n"
+    assert report.plot(tmp_path / "audit.svg").read_text().lstrip().startswith("<?xml")
+
+
 def test_plot_without_matplotlib(monkeypatch):
     report = audit(RandomisedResponse(), 1.0, trials=100, neighbours=FLIP, random_state=7)
     monkeypatch.setitem(__import__("sys").modules, "matplotlib.figure", None)
