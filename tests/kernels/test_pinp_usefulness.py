@@ -6,18 +6,11 @@ import warnings
 
 import numpy as np
 import pytest
+from circles import circle
 
 from dpcvx.exceptions import NoiseDominatesWarning, TrainingRowsWarning
 from dpcvx.models.pinp import PINP
 from dpcvx.privacy.kernel_calibrate import pinp_parameters
-
-
-def circle(n, seed=3):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) / 2
-    X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
-    radius = (X**2).sum(axis=1)
-    return X, np.where(radius > np.median(radius), 1.0, -1.0)
 
 
 def test_a_vacuous_guarantee_is_named_from_public_parameters():

@@ -8,19 +8,12 @@ import warnings
 
 import numpy as np
 import pytest
+from circles import circle
 
 from dpcvx.exceptions import NoiseDominatesWarning
 from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
 from dpcvx.privacy.kernel_calibrate import tddl_calibration, tdil_parameters
-
-
-def circle(n, seed=3):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) / 2
-    X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
-    radius = (X**2).sum(axis=1)
-    return X, np.where(radius > np.median(radius), 1.0, -1.0)
 
 
 def test_tdil_names_a_vacuous_guarantee_and_still_returns_its_release():
