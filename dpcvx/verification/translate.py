@@ -255,13 +255,21 @@ def _min(node: Node, args: list[np.ndarray]) -> np.ndarray:
 
 @register(*atoms.LOG_SUM_EXP)
 def _log_sum_exp(node: Node, args: list[np.ndarray]) -> np.ndarray:
-    """log(e^a + e^b) = a + softplus(b - a), folded over the entries."""
+    """log(e^a + e^b) = a + softplus(b - a), folded over the entries as a balanced tree: a fold from the left wrote
+    each partial sum twice (``total + Softplus(entry - total)``), so the expression of K entries grew as 4^K
+    operations and its analysis as much (a log_sum_exp of 10 entries ran 43 s past a 10 s time limit, of 40 never
+    ended); halves combined write each half at most twice, about K^1.6 operations."""
     _whole_array_only(node)
-    entries = args[0].ravel().tolist()
-    total = entries[0]
-    for entry in entries[1:]:
-        total = total + Softplus(entry - total)
-    return _array(total)
+    return _array(_log_add_exp(args[0].ravel().tolist()))
+
+
+def _log_add_exp(entries: list[sp.Expr]) -> sp.Expr:
+    """log(sum_k e^(entries_k)) by halves: log(e^A + e^B) = A + softplus(B - A) of the two halves' A and B."""
+    if len(entries) == 1:
+        return entries[0]
+    half = len(entries) // 2
+    first, second = _log_add_exp(entries[:half]), _log_add_exp(entries[half:])
+    return first + Softplus(second - first)
 
 
 @register(*atoms.NORMS)
