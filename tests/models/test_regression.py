@@ -285,3 +285,22 @@ def test_the_estimator_offers_least_squares_on_a_ball(data):
                             ({"weight_bound": 1.0, "lam": 0.0}, "lam must be finite and positive")):
         with pytest.raises(dpcvx.InputError, match=message):
             dpcvx.DPLinearRegression(mechanism="objective", **{"lam": 1e-3, **params}).fit(X, y)
+
+
+def test_a_kinked_regression_loss_is_told_a_fix_that_works_for_a_regression():
+    """|p - y| was refused with the fix "dpcvx.losses.huber_hinge(h=0.5) replaces the hinge", a classification loss
+    that a regression refuses; the fix names the Huber loss of the residual, which fits."""
+    import cvxpy as cp
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 3))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
+    y = np.clip(X @ np.array([0.5, -0.3, 0.2]) + 0.1 * rng.normal(size=400), -1, 1)
+    accountant = dpcvx.PrivacyAccountant(10.0)
+    with pytest.raises(dpcvx.exceptions.AssumptionError, match=r"dpcvx\.losses\.huber_regression\(m=1\)"):
+        dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, loss=lambda p, t: cp.abs(p - t), task="regression",
+                         label_bound=1.0).fit(X, y, 1.0, random_state=0, accountant=accountant)
+    assert accountant.spent.epsilon == 0
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, loss=dpcvx.losses.huber_regression(m=1), task="regression",
+                             label_bound=1.0).fit(X, y, 1.0, random_state=0, accountant=accountant)
+    assert model.score(X, y) > 0.5
