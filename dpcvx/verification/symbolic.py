@@ -31,6 +31,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -90,9 +91,19 @@ def _sample_points(lower: sp.Expr, upper: sp.Expr) -> np.ndarray:
     return np.linspace(lo, hi, _SAMPLES)[1:-1]
 
 
+def _select(condlist: list[Any], choicelist: list[Any], default: Any = 0) -> np.ndarray:
+    """numpy's ``select`` for the code lambdify prints of a Piecewise, whose conditions may be the literal True or a
+    nested Piecewise of truth values: each condition is broadcast to a boolean array first (numpy refused a
+    literal: "invalid entry 0 in condlist", which made the symbolic route of max(huber(z, 1), 2 huber(z, 1/2))
+    fail and every constant of that loss an estimate)."""
+    arrays = np.broadcast_arrays(*condlist, *choicelist)
+    conditions = [np.asarray(array, dtype=bool) for array in arrays[:len(condlist)]]
+    return np.select(conditions, arrays[len(condlist):], default)
+
+
 def _evaluate(expression: sp.Expr, symbol: sp.Symbol, points: np.ndarray) -> np.ndarray:
     """Numeric values of an elementary expression; non-finite where it over/underflows."""
-    function = sp.lambdify(symbol, expression, "numpy")
+    function = sp.lambdify(symbol, expression, [{"select": _select}, "numpy"])
     with np.errstate(all="ignore"):
         values = np.asarray(function(points), dtype=complex)
     values = np.broadcast_to(values, points.shape)

@@ -1,0 +1,17 @@
+"""The maximum of two Huber losses that touch at 0 (max(huber(z, 1), 2 huber(z, 1/2)) = 2 huber(z, 1/2)) was
+refused by default: numpy's select, in the code lambdify prints of its nested Piecewise, refused a literal True
+condition ("invalid entry 0 in condlist"), the symbolic route failed and L and c became estimates. It is proved as
+2 huber(z, 1/2) is: L = 2, c = 4, symbolically."""
+
+import cvxpy as cp
+import pytest
+
+import dpcvx
+
+
+def test_a_nested_piecewise_loss_is_proved_symbolically(monkeypatch):
+    monkeypatch.setenv("DPCVX_CACHE_DIR", "off")
+    certificate = dpcvx.verify(lambda z: cp.maximum(cp.huber(z, 1), 2 * cp.huber(z, 0.5)), time_limit=20)
+    assert certificate.lipschitz == pytest.approx(2) and certificate.method("lipschitz") == "symbolic"
+    assert certificate.curvature == pytest.approx(4) and certificate.method("curvature") == "symbolic"
+    assert certificate.allows("objective") and certificate.allows("output")
