@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sparse
 
 from ..validation import positive
 from .certificate import Condition
@@ -63,7 +64,9 @@ def check_constants(expression: cp.Expression, name: str) -> None:
                         f"parameter's value can change between the two; write its value as a constant ({example}, "
                         "read when the loss or regularizer is declared)")
     for leaf in expression.constants():
-        values = np.asarray(leaf.value, dtype=float)
+        value = leaf.value
+        # a scipy.sparse constant (cp.sum_squares(A @ w) with a sparse A): its stored entries, the rest being 0
+        values = np.asarray(value.data if sparse.issparse(value) else value, dtype=float)
         if not np.all(np.isfinite(values)):
             bad = values[~np.isfinite(values)].flat[0]
             raise TypeError(f"{name} uses the non-finite constant {bad}: every constant of "
