@@ -51,6 +51,11 @@ FLAGS: dict[str, str] = {
 PYTHON_ONLY: dict[str, str] = {
     "dpcvx.tune": "dpcvx.tune, in Python only",
     "tune's score=Mistakes(class_weight=...)": "(in Python) tune's score=Mistakes(class_weight=...)",
+    # the fix of a regression loss with an unbounded L (verification.bounded_residual.REGRESSION_FIX)
+    "declare constraints=lambda w: [cp.norm(w, 2) <= W]":
+        "(in Python only, PrivateERM's constraints=) declare constraints=lambda w: [cp.norm(w, 2) <= W]",
+    "use dpcvx.DPLinearRegression (AdaSSP)":
+        "leave --loss out for the default regression (dpcvx.DPLinearRegression, AdaSSP: it needs --delta)",
 }
 
 

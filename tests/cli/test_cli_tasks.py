@@ -223,3 +223,25 @@ def test_the_default_regression_refuses_in_the_command_lines_options(table, tmp_
     assert "--delta D > 0" in error and "--loss huber_regression" in error and len(error.splitlines()) == 1
     assert not any(name in error for name in ("DPLinearRegression", "weight_bound", "PrivateERM", "=")), error
     assert not out.exists()
+
+
+def test_a_squared_error_refusal_advises_what_the_command_line_offers(tmp_path, capsys):
+    """--loss squared_error is refused (its L is unbounded without a ball of weights) with advice to declare
+    constraints=lambda w: ... or to use dpcvx.DPLinearRegression, neither of which the command line has: it names the
+    Python-only part as such and the command line's way, the default regression with --delta."""
+    import numpy as np
+
+    from dpcvx.cli import main
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (500, 2))
+    y = X @ [1.0, 2.0] + 0.1 * rng.normal(size=500)
+    data = tmp_path / "r.csv"
+    data.write_text("a,b,y\n" + "\n".join(f"{a},{b},{t}" for (a, b), t in zip(X, y, strict=True)) + "\n")
+    common = ["fit", str(data), "--target", "y", "--task", "regression", "--label-bound", "4", "--numeric", "a:0:1",
+              "--numeric", "b:0:1", "--data-norm", "1", "--epsilon", "1", "--out", str(tmp_path / "m.json")]
+    assert main([*common, "--loss", "squared_error"]) == 4
+    err = capsys.readouterr().err
+    assert "(in Python only, PrivateERM's constraints=) declare constraints=" in err
+    assert "leave --loss out for the default regression (dpcvx.DPLinearRegression, AdaSSP: it needs --delta)" in err
+    assert main([*common, "--delta", "1e-6"]) == 0  # the advice followed
