@@ -24,12 +24,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..validation import check_threshold, decision_cut
+from ..validation import check_threshold, decision_cut, or_literal
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
     import cvxpy as cp
 
-__all__ = ["log_odds", "threshold_cut", "centred_ridge", "prior_entropy"]
+#: A binary classifier's public threshold: "prior" or a probability in (0, 1) (the estimators' parameter check)
+THRESHOLD = or_literal("prior", check_threshold)
+
+__all__ = ["THRESHOLD", "log_odds", "threshold_cut", "centred_ridge", "prior_entropy"]
 
 
 def log_odds(rates: tuple[float, float]) -> float:
@@ -42,9 +45,10 @@ def threshold_cut(threshold: float | str, rates: tuple[float, float] | None) -> 
     t (:func:`~dpcvx.validation.check_threshold`), or for "prior" the log-odds of the class ``rates`` (public, or
     those of a released count: a public function of the release); None for "prior" without rates. The estimators'
     ``threshold`` and the command line's ``--threshold`` both cut here."""
-    if isinstance(threshold, str):
+    checked = THRESHOLD("threshold", threshold)  # a text other than "prior" was read as "prior" (set_params)
+    if checked == "prior":
         return None if rates is None else log_odds(rates)
-    return decision_cut(check_threshold("threshold", threshold), True)
+    return decision_cut(checked, True)
 
 
 def prior_entropy(rates: tuple[float, float]) -> float:

@@ -103,7 +103,7 @@ from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rate
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import SETTINGS, column_statistics_option
-from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy, threshold_cut
+from ..models.intercept_offset import THRESHOLD, centred_ridge, log_odds, prior_entropy, threshold_cut
 from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
@@ -131,7 +131,6 @@ from ..validation import (
     fraction,
     missing_labels,
     optional,
-    or_literal,
     outside_classes,
     refuse_weights,
     sample_size,
@@ -200,7 +199,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         "split": lambda name, value: check_choice(name, value, SPLITS),
         "neighbours": lambda name, value: Neighbours.parse(value, name),
         "n_public": optional(lambda name, value: sample_size(value, name)),
-        "threshold": or_literal("prior", check_threshold),
+        "threshold": THRESHOLD,
         "column_statistics": column_statistics_option}
 
     def _loss(self) -> Loss:

@@ -162,3 +162,20 @@ def test_unsorted_classes_are_warned_of_before_a_fit_in_python_not_on_the_comman
         dpcvx.DPLogisticRegression(classes=tuple(sorted(classes))).check_params()
         with on_command_line():  # its outputs name each class's column
             estimator.check_params()
+
+
+@pytest.mark.parametrize("text", ["0.99", "Prior", "banana"])
+def test_a_threshold_text_set_after_the_fit_is_refused_as_the_constructor_refuses_it(text):
+    """set_params(threshold="0.99") after a fit was read as "prior" (any text was): the cut moved to the prior's
+    log-odds, -0.847 for a prior of (0.7, 0.3), with no word, and a saved model kept it."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-0.5, 0.5, size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator = dpcvx.DPLogisticRegression(class_prior=(0.7, 0.3), random_state=0).fit(X, y)
+    estimator.set_params(threshold=text)
+    with pytest.raises(InputError, match="threshold must be 'prior' or a number"):
+        estimator.predict(X)
+    estimator.set_params(threshold="prior")
+    assert estimator.decision_cut_ == pytest.approx(np.log(0.3 / 0.7))
