@@ -223,18 +223,16 @@ class PrivacyAccountant:
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A copy keeps the process of the accountant it copies (``_process``): a copy in another process, which a
         worker of ``n_jobs`` or multiprocessing unpickles, refuses charges (:meth:`_charge`)."""
-        self.__dict__.update({"_process": process_token.current(), **state, "_copy": True})
+        self.__dict__.update({"_process": process_token.current(), **state})
         self._fresh_state()
 
     def copied_with(self, owner: str) -> None:
-        """Where this accountant is a copy (unpickled or deep-copied itself, not the one made by its constructor),
-        mark it as the copy that unpickling ``owner`` (an estimator holding it) made: it refuses every charge
-        (:meth:`_charge`). A deep copy or a clone of an estimator keeps the accountant it holds (one budget for one
-        data set); a pickled copy cannot, and charging it would spend the whole budget again (a helper's estimator
-        and its pickled copy each fitted at epsilon 0.8 against a budget of 1, and the accountant read 0.8). The
-        accountant a shallow copy of the estimator shares is the original, and stays as it is."""
-        if self.__dict__.get("_copy", False):
-            self._copied_with = owner
+        """Mark this accountant, a copy that loading a pickled ``owner`` (an estimator holding the accountant) made:
+        it refuses every charge (:meth:`_charge`). Charging it would spend the whole budget again (an estimator and
+        its pickled copy each fitted at epsilon 0.8 against a budget of 1, and the accountant read 0.8). A deep copy,
+        a clone or a shallow copy of the estimator keeps the accountant it holds (one budget for one data set), and
+        never marks it."""
+        self._copied_with = owner
 
     def __sklearn_clone__(self) -> PrivacyAccountant:
         """``sklearn.base.clone`` of an estimator holding this accountant keeps THIS accountant (one budget

@@ -113,6 +113,35 @@ def test_a_pickled_copy_of_an_estimator_cannot_charge_a_copy_of_its_accountant(e
     np.testing.assert_array_equal(restored.predict(X), original.predict(X))
 
 
+@pytest.mark.parametrize("make_accountant", ["deepcopy", "pickle", "constructor"])
+@pytest.mark.parametrize("copy_estimator", [copy.copy, copy.deepcopy])
+def test_copying_an_estimator_keeps_any_accountant_it_holds_chargeable(make_accountant, copy_estimator):
+    """An estimator holding an accountant that was itself a deep copy or an unpickled accountant (a ledger of its own,
+    as docs/accounting.md says) had that accountant marked as a pickled copy when the estimator was copied with
+    copy.copy or copy.deepcopy: every later fit refused, with the original and the copy sharing it."""
+    import pickle
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-0.5, 0.5, size=(400, 3))
+    y = (X[:, 0] > 0).astype(int)
+    base = dpcvx.PrivacyAccountant(2.0)
+    accountant = {"deepcopy": copy.deepcopy, "pickle": lambda a: pickle.loads(pickle.dumps(a)),
+                  "constructor": lambda a: a}[make_accountant](base)
+    original = dpcvx.DPLogisticRegression(epsilon=0.5, accountant=accountant, column_statistics=False,
+                                          random_state=0)
+    duplicate = copy_estimator(original)
+    assert duplicate.accountant is accountant
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        duplicate.fit(X, y)
+        original.fit(X, y)
+    assert accountant.spent.epsilon == pytest.approx(1.0)
+    loaded = pickle.loads(pickle.dumps(original))  # a pickled copy still refuses
+    with pytest.raises(InputError, match="a copy made by pickling the DPLogisticRegression"):
+        loaded.fit(X, y)
+    assert accountant.spent.epsilon == pytest.approx(1.0)
+
+
 def test_fourier_features_keep_their_table_names():
     """A map drawn on a DataFrame transformed the same frame with its columns reordered without a word (a pipeline
     with DPLogisticRegression fell from 0.93 to 0.50 accuracy); it had no n_features_in_, so a Pipeline's raised."""
