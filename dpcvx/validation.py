@@ -58,6 +58,7 @@ from .tables import (
 )
 
 __all__ = [
+    "check_callable",
     "class_labels",
     "label_vector",
     "outside_refusal",
@@ -189,6 +190,14 @@ def non_negative(name: str, value: Any) -> float:
     if not number >= 0:
         raise InputError(f"{named(name)} must be finite and non-negative (>= 0), got {number}")
     return number
+
+
+def check_callable(name: str, value: Any, signature: str) -> Callable[..., Any]:
+    """``value``, a user's function (``signature`` says of what, for example "w -> CVXPY expression"): anything that
+    is not callable is refused here, before any data is read, where the verifier met it only inside a fit."""
+    if not callable(value):
+        raise InputError(f"{name} must be a callable {signature}, got {_short(repr(value))} (a {type(value).__name__})")
+    return value
 
 
 def check_epsilon(epsilon: Any, name: str = "epsilon", *, minimum: float = EPSILON_MIN,

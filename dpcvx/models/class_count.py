@@ -55,7 +55,8 @@ from .intercept_offset import centred_ridge, log_odds
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "CountPlan", "RatesPlan",
-           "draws_count", "offsets", "released_rates", "plan_private_count", "at_released_rates", "draw_class_count"]
+           "draws_count", "offsets", "at_rates", "check_count_options", "released_rates", "plan_private_count",
+           "at_released_rates", "draw_class_count"]
 
 PROCEDURE_NAME = "a fit with balanced class weights from a private count"
 CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
@@ -131,7 +132,7 @@ class CountPlan:
         return plan
 
 
-def _at_rates(learner: Any, rates: tuple[float, float]) -> Any:
+def at_rates(learner: Any, rates: tuple[float, float]) -> Any:
     """A copy of ``learner`` at the public ``rates`` (as after the draw): its balanced weights come from them, or
     (:func:`offsets`) its ridge is centred at their log-odds b0 / s."""
     candidate = copy.deepcopy(learner)
@@ -143,14 +144,11 @@ def _at_rates(learner: Any, rates: tuple[float, float]) -> Any:
     return candidate
 
 
-def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accountant: PrivacyAccountant | None = None,
-                       **fit_params: Any) -> RatesPlan:
-    """Every check of the fit, nothing charged or drawn (steps 1 and 2's split): the :class:`RatesPlan`.
-
-    A learner that plans first at public rates (:class:`~dpcvx.models.erm.PrivateERM`) is planned ONCE, at the rates
-    (1/2, 1/2), and that plan is checked at the floor's rates too (:meth:`RatesPlan.check`); each fit binds its
-    released rates to it (:func:`at_released_rates`). Another learner runs its ``check_fit_inputs`` at both ends and
-    is fitted through its ``fit`` at the released rates."""
+def check_count_options(learner: Any, neighbours: Any) -> None:
+    """The checks of a fit that draws a private class count made before anything is read of the data: the task,
+    the bounds it would draw too, the offset's ridge, the neighbour relation. For :func:`plan_private_count` and a
+    learner's ``check_options`` (which plans its record weights at :func:`at_rates` (1/2, 1/2) too, as the fit's
+    plan does)."""
     if getattr(learner, "task", "classification") != "classification":
         raise InputError("class_weight is for classification")
     if draws_bounds(learner):
@@ -160,16 +158,27 @@ def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accounta
     if offsets(learner) and (not learner.fit_intercept or learner.regularizer is not default_regularizer):
         raise InputError("class_prior='private' without class weights sets the intercept offset: it needs "
                          "fit_intercept=True and the default ridge (regularizer=None). Nothing was charged")
-    if Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)) is not Neighbours.REPLACE_ONE:
+    if Neighbours.parse(neighbours) is not Neighbours.REPLACE_ONE:
         raise InputError("a private class count is offered under replace-one neighbours (n public: the count's "
                          "sensitivity is 1 and the other class's count is n minus it); pass class_prior under "
                          "add-remove. Nothing was charged")
+
+
+def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accountant: PrivacyAccountant | None = None,
+                       **fit_params: Any) -> RatesPlan:
+    """Every check of the fit, nothing charged or drawn (steps 1 and 2's split): the :class:`RatesPlan`.
+
+    A learner that plans first at public rates (:class:`~dpcvx.models.erm.PrivateERM`) is planned ONCE, at the rates
+    (1/2, 1/2), and that plan is checked at the floor's rates too (:meth:`RatesPlan.check`); each fit binds its
+    released rates to it (:func:`at_released_rates`). Another learner runs its ``check_fit_inputs`` at both ends and
+    is fitted through its ``fit`` at the released rates."""
+    check_count_options(learner, fit_params.get("neighbours", Neighbours.REPLACE_ONE))
     eps_count, eps_fit = split_budget(epsilon, learner.class_count_share, "class_count_share")
     delta = check_delta(fit_params.get("delta", 0.0))
     check_accountant(accountant)
     count = CountPlan(eps_count, eps_fit, delta, 0, check_classes(learner.classes)).at(np.shape(y)[0])
     options = {key: value for key, value in fit_params.items() if key != "sample_weight"}
-    reference = _at_rates(learner, (0.5, 0.5))
+    reference = at_rates(learner, (0.5, 0.5))
     plan = None
     if getattr(reference, "plans_first", False) is True:
         with composite(PROCEDURE_NAME):
@@ -186,7 +195,7 @@ def at_released_rates(plan: FitPlan, learner: Any, rates: tuple[float, float], s
     their balanced weights (largest weight 1, so w_max, L and c stand; s_bar moves lam="auto"'s rule,
     :meth:`FitPlan.with_weights`), or, for the offset, the ridge centred at b0 / s verified (its text holds the
     centre; L, c and m stand, :meth:`FitPlan.with_problem`). Nothing else is checked or planned again."""
-    candidate = _at_rates(learner, rates)
+    candidate = at_rates(learner, rates)
     if offsets(learner):
         return plan.with_problem(candidate._verified(plan.width))
     return plan.with_weights(candidate._weight_plan(sample_weight, plan.classes))
@@ -224,7 +233,7 @@ class RatesPlan:
             for low in (0.5, count.floor / count.n):
                 rates = (1 - low, low)
                 if self.plan is None:
-                    _at_rates(self.learner, rates).check_fit_inputs(X, y, epsilon=count.eps_fit, **self.options,
+                    at_rates(self.learner, rates).check_fit_inputs(X, y, epsilon=count.eps_fit, **self.options,
                                                                     **weighted)
                 elif not (planned and low == 0.5):
                     plan = self.plan if low == 0.5 else at_released_rates(self.plan, self.learner, rates,
@@ -266,7 +275,7 @@ class RatesPlan:
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
             if self.plan is None:
-                model = _at_rates(learner, rates).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **self.options,
+                model = at_rates(learner, rates).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **self.options,
                                                       **weighted)
             else:  # the one plan, the released rates bound now: every check ran before the charge
                 model = at_released_rates(self.plan, learner, rates, sample_weight).fit(

@@ -79,7 +79,7 @@ from .class_count import CLASS_COUNT_SHARE
 from .column_statistics import COLUMN_STATISTICS_SHARE
 from .fit_plan import FitPlan
 from .private_norm import NORM_SHARE
-from .record_weights import RecordWeights, plan_weights, require_weight_bound
+from .record_weights import RecordWeights, plan_weights
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
@@ -717,10 +717,15 @@ class PrivateERM:
                       n_public: int | None = None, sample_weight: Any = None) -> None:
         """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
         nothing: the settings, the budget, the mechanism, the split, the neighbour relation with ``n_public``,
-        ``random_state``, and ``sample_weight`` without a public bound. For a caller that holds the options before
+        ``random_state``, and the record weights' public plan (``class_weight``, ``class_prior``, ``sample_weight``
+        without a public bound). For a caller that holds the options before
         the data (:func:`dpcvx.as_opendp_measurement`); :meth:`check_fit_inputs` checks the data too."""
         self._check_settings()
-        require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
+        planned = self  # class_weight, class_prior and the weight bound, as fit plans them
+        if class_count.draws_count(self):  # its rates are drawn in fit, its weights planned at public rates
+            class_count.check_count_options(self, neighbours)
+            planned = class_count.at_rates(self, (0.5, 0.5))
+        planned._weight_plan(sample_weight, self._classes())
         self._budget(mechanism, epsilon, delta, neighbours, n_public, split)
         resolve_rng(random_state)
 

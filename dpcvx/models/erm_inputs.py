@@ -31,6 +31,7 @@ from ..validation import (
     Check,
     SignBits,
     check_bound,
+    check_callable,
     check_choice,
     check_delta_for_n,
     check_flag,
@@ -46,6 +47,7 @@ from ..validation import (
     positive,
     sample_size,
 )
+from ..verification.constraints import CONSTRAINTS_SIGNATURE
 from ..verification.loss_declaration import check_time_limit
 from ..verification.verifier import check_estimate_options
 
@@ -196,6 +198,8 @@ SETTINGS: dict[str, Check] = {
     "fit_intercept": check_flag,
     "intercept_scaling": or_literal("auto", check_bound),
     "clip": check_flag,
+    "regularizer": lambda name, value: check_callable(name, value, "w -> CVXPY expression"),
+    "constraints": optional(lambda name, value: check_callable(name, value, CONSTRAINTS_SIGNATURE)),
     "float_safe": check_flag,
     "strict": check_flag,
     "allow_estimates": check_flag,

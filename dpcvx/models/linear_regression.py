@@ -80,6 +80,7 @@ from ..validation import (
     check_flag,
     check_lam,
     check_targets,
+    fraction,
     label_clipping_note,
     refuse_weights,
     target_values,
@@ -324,6 +325,9 @@ class PrivateLinearRegression:
             if mechanism == "auto" and ranged is not False and lam == 0:  # the ranges searched as the descent needs
                 gradient = "auto"  # per fit: where a range is searched at its n (AdaSSPPlan.descends_at)
         self._rows(None if not self._auto_scaling else 1.0)  # the bounds and the intercept's settings
+        check_bound("label_bound", self.label_bound)
+        fraction("failure_probability", self.failure_probability)
+        check_flag("clip", self.clip)
         return epsilon, delta, relation, lam, standardised, ranged, gradient
 
     def check_options(self, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",

@@ -108,7 +108,7 @@ from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
 from ..models.training_rows import deferred, left_to_caller, warn_at_cut, warn_on_training_rows
-from ..privacy.accountant import PrivacyAccountant
+from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate import SPLITS
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
@@ -200,7 +200,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         "neighbours": lambda name, value: Neighbours.parse(value, name),
         "n_public": optional(lambda name, value: sample_size(value, name)),
         "threshold": THRESHOLD,
-        "column_statistics": column_statistics_option}
+        "column_statistics": column_statistics_option,
+        "accountant": lambda name, value: check_accountant(value)}
 
     def _loss(self) -> Loss:
         raise NotImplementedError

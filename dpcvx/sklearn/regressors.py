@@ -96,7 +96,7 @@ from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegres
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import require_weight_bound
 from ..models.training_rows import warn_on_regression_rows, warn_on_training_rows
-from ..privacy.accountant import PrivacyAccountant
+from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import label_search_rows
 from ..privacy.column_histogram import LABEL_LOCATED_DEPTH
 from ..privacy.neighbours import Neighbours
@@ -226,6 +226,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         "float_safe": check_flag,
         "norm_share": fraction,  # PrivateERM's check (erm_inputs.private_bounds), here whether a bound is drawn or not
         "column_statistics": column_statistics_option,
+        "accountant": lambda name, value: check_accountant(value),
     }
 
     def _release(self, X: np.ndarray, y: np.ndarray, call: _Call, accountant: PrivacyAccountant | None,

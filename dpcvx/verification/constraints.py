@@ -28,12 +28,15 @@ import numpy as np
 
 from ..exceptions import AssumptionError, InputError
 from ..rounding import EPS
-from ..validation import integer
+from ..validation import check_callable, integer
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where a set is read or posed (a fit without one: never)
     import cvxpy as cp
 
-__all__ = ["ConstraintSet", "analyse_constraints", "SUPPORTED_FORMS"]
+__all__ = ["ConstraintSet", "analyse_constraints", "SUPPORTED_FORMS", "CONSTRAINTS_SIGNATURE"]
+
+#: What a ``constraints`` argument is (:func:`dpcvx.validation.check_callable`).
+CONSTRAINTS_SIGNATURE = "w -> list of CVXPY constraints"
 
 SUPPORTED_FORMS = ("cp.norm(w, 2) <= r (a Euclidean ball), or bounds w <= u, w >= l, cp.norm_inf(w) <= r, "
                    "cp.abs(w) <= r (a box) with constant r, l, u")
@@ -191,9 +194,7 @@ def analyse_constraints(constraints: Constraints | None, w: cp.Variable) -> Cons
 
     if constraints is None:
         return None
-    if not callable(constraints):
-        raise InputError(f"constraints must be a callable w -> list of CVXPY constraints, got "
-                         f"{type(constraints).__name__}")
+    check_callable("constraints", constraints, CONSTRAINTS_SIGNATURE)
     try:
         declared = constraints(w)
         declared = [declared] if isinstance(declared, cp.Constraint) else list(declared or [])

@@ -125,7 +125,7 @@ def _run(tables: dict[str, Path], table: str, options: list[str], tmp_path: Path
     # refusals
     ("tiny", ["--positive", "yes", "--epsilon", "1", "--delta", "0.1"], 3,
      ["--delta 0.1 is not below 1/n", "or pass --allow-large-delta to accept it knowingly"]),
-    ("tiny", ["--positive", "yes", "--epsilon", "1", "--class-weight", "balanced", "--float-safe"], 3,
+    ("tiny", ["--positive", "yes", "--epsilon", "1", "--class-weight", "balanced", "--float-safe"], 2,
      ["--float-safe draws lattice noise", "fit weights with --float-safe left out"]),
     ("tiny", ["--positive", "yes", "--epsilon", "1", "--threshold", "prior"], 2,
      ["--threshold prior cuts", "it needs --class-prior (public rates or 'private') with --class-weight left out"]),

@@ -107,7 +107,8 @@ def test_a_plan_executes_as_fit_does_and_refuses_before_the_charge():
 
 
 BAD_SETTINGS = {"lam": -1.0, "comparator_norm": 0.0, "fit_intercept": "yes", "clip": 1, "strict": None,
-                "allow_estimates": "no", "verbose": 2, "allow_large_delta": "true", "column_statistics": "yes",
+                "regularizer": 0.5, "constraints": [], "allow_estimates": "no", "verbose": 2,
+                "allow_large_delta": "true", "column_statistics": "yes",
                 "solver": "nope", "tol": 10.0,
                 "max_iter": 0, "cvxpy_solver": "NOPE", "cvxpy_options": {1: 2},
                 # each checked whatever the other settings (before: only when the setting that reads it asked)
@@ -163,17 +164,17 @@ CLASSIFIER_BAD_PARAMETERS = {  # the classifiers' parameters that PrivateERM's t
     "intercept_scaling": 0.0, "clip": 1, "solver": "nope", "float_safe": "False",
     "allow_large_delta": "no", "sample_weight_bound": float("nan"), "class_count_share": 0.0,
     "column_statistics_share": 1.5, "epsilon": 0.0, "delta": 1.0, "mechanism": "laplace", "split": "half",
-    "neighbours": "all", "n_public": 0.5}
+    "neighbours": "all", "n_public": 0.5, "accountant": 5}
 ESTIMATOR_BAD_PARAMETERS = {  # each estimator's declared table (_parameters): a bad value of every entry
     "DPLogisticRegression": {"threshold": 1.5, "penalty": "l3", "l1_ratio": 2.0, "column_statistics": "always",
                              **CLASSIFIER_BAD_PARAMETERS},
     "DPHuberSVM": {"threshold": 0.0, "column_statistics": "sums", **CLASSIFIER_BAD_PARAMETERS},
     "DPLinearRegression": {"mechanism": "laplace", "lam": -1.0, "weight_bound": 0.0, "float_safe": "yes",
                            "epsilon": 0, "delta": float("nan"), "neighbours": "bogus", "norm_share": 1.5,
-                           "column_statistics": 0, "n_public": 1.5},
+                           "column_statistics": 0, "n_public": 1.5, "accountant": "ledger"},
     "DPHuberRegressor": {"m": "wide", "column_statistics": "range", "epsilon": None, "delta": -0.1, "neighbours": None,
                          "float_safe": 1, "norm_share": 0, "lam": -1.0, "mechanism": "laplace", "n_public": 0,
-                         "sample_weight_bound": float("nan")},
+                         "sample_weight_bound": float("nan"), "accountant": {}},
 }
 
 
