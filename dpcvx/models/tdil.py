@@ -54,7 +54,7 @@ from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
-from ..validation import check_flag, optional, positive
+from ..validation import check_flag, number_text, optional, positive
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
 
 __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
@@ -199,9 +199,10 @@ class TDIL(TrainingSetLearner):
             return None
         spacing = radius / 10 if net_spacing is None else net_spacing
         if spacing > radius:
-            raise InputError(f"net_spacing={spacing:g} is above input_bound={radius:g}, the radius of the ball: the "
-                             "origin alone is within the radius of every point of the ball, so a larger spacing covers "
-                             "nothing more and only loosens the accuracy bound; use net_spacing <= input_bound")
+            raise InputError(f"net_spacing={number_text(spacing)} is above input_bound={number_text(radius)}, the "
+                             "radius of the ball: the origin alone is within the radius of every point of the ball, "
+                             "so a larger spacing covers nothing more and only loosens the accuracy bound; use "
+                             "net_spacing <= input_bound")
         return spacing
 
     def _check_settings(self) -> None:

@@ -376,7 +376,7 @@ def test_bool_is_read_as_zero_and_one():
         (float("inf"), r"finite and positive, got inf"),
         (-1.0, r"finite and positive, got -1.0"),
         (0, r"finite and positive, got 0.0"),
-        (5e-324, r"outside the range \[2.22507e-308, 4.49423e\+307\]"),
+        (5e-324, r"outside the range \[2.2250738585072014e-308, 4.49423283715579e\+307\]"),
         (10**400, r"beyond the float range"),
     ],
 )
@@ -782,3 +782,16 @@ def test_sample_weight_of_text_is_a_typed_refusal_before_anything_is_spent() -> 
             dpcvx.DPLogisticRegression(sample_weight_bound=2.0, random_state=0).fit(X, y, sample_weight=weights,
                                                                                    accountant=accountant)
     assert accountant.ledger == []
+
+
+@pytest.mark.parametrize(("value", "bounds", "shown"), [
+    (1.0000001e6, {"maximum": 1e6}, "x=1000000.1 is outside the range [2.2250738585072014e-308, 1e+06]"),
+    (0.99999999e-12, {"minimum": 1e-12}, "x=9.9999999e-13 is outside the range [1e-12, "),
+    (1e12, {"maximum": 1e6}, "x=1e+12 is outside"),
+])
+def test_a_value_out_of_range_is_shown_outside_it(value, bounds, shown):
+    """The range refusal wrote the value with :g, so 1.0000001e6 read "1e+06", the end of the range [.., 1e6]: now
+    with the digits that make it visibly outside (six when they suffice)."""
+    with pytest.raises(InputError) as refused:
+        positive("x", value, **bounds)
+    assert shown in str(refused.value)
