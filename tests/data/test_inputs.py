@@ -433,11 +433,22 @@ def test_round_to_grid_of_a_tiny_scale_keeps_large_values_finite():
 def test_schema_bounds_and_norms_that_would_overflow_are_refused():
     with pytest.raises(InputError, match=r"hi - lo = .* overflows"):
         NumericColumn("x", -1e308, 1e308)
-    with pytest.raises(InputError, match=r"norm=1e-200 is outside the range \[1e-150, 1e\+150\]"):
+    with pytest.raises(InputError, match=r"the schema's norm=1e-200 is outside the range \[1e-75, 1e\+75\]"):
         PublicSchema((NumericColumn("x", 0, 1),), norm=1e-200)
-    X = PublicSchema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)), norm=1e-150).transform(
+    X = PublicSchema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)), norm=1e-75).transform(
         {"x": [1.0, 0.8], "y": [1.0, 0.9]})  # centred codes 1/2, 0.3, 1/2, 0.4: all positive
-    assert np.all(np.linalg.norm(X, axis=1) <= 1e-150) and np.all(X > 0)
+    assert np.all(np.linalg.norm(X, axis=1) <= 1e-75) and np.all(X > 0)
+
+
+@pytest.mark.parametrize("norm", [1e-100, 1e-76, 1e76, 1e100])
+def test_the_schema_norm_is_checked_as_every_public_bound(norm):
+    """The schema's norm, which every learner takes as data_norm, was checked on [1e-150, 1e150] and data_norm on
+    [1e-75, 1e75]: a schema of norm 1e-100 loaded, and its fit was refused as if data_norm (--data-norm) had been
+    given. Now the schema refuses it, naming itself, by the one range of a public bound."""
+    with pytest.raises(InputError, match=r"^the schema's norm=.* is outside the range \[1e-75, 1e\+75\]"):
+        PublicSchema((NumericColumn("x", 0, 1),), norm=norm)
+    with pytest.raises(InputError, match=r"^the schema's norm=.* is outside the range \[1e-75, 1e\+75\]"):
+        PublicSchema.from_dict({**PublicSchema((NumericColumn("x", 0, 1),)).to_dict(), "norm": norm})
 
 
 @pytest.mark.parametrize(
@@ -578,7 +589,7 @@ SCHEMAS = [
                   NumericColumn("hours", 1, 99)), constant_feature=True),
     MISSING_SCHEMA,
     PublicSchema((NumericColumn("age", -1e300, 1e300), CategoricalColumn("sex", ("Male",), missing="Male"),
-                  NumericColumn("hours", 0, 1e-300, missing=0.0, missing_indicator=True)), norm=1e-150),
+                  NumericColumn("hours", 0, 1e-300, missing=0.0, missing_indicator=True)), norm=1e-75),
 ]
 
 

@@ -437,7 +437,7 @@ def test_a_linear_target_stays_linear_in_the_centred_rows_that_are_not_rescaled(
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.OutOfBoundsWarning")  # two thirds of the values clipped
-@pytest.mark.parametrize("norm", [1e-150, 1e-3, 0.3, 1.0, 7.0, 1e150])
+@pytest.mark.parametrize("norm", [1e-75, 1e-3, 0.3, 1.0, 7.0, 1e75])
 def test_centred_norm_bound_holds_exactly_in_floating_point(norm):
     columns = tuple(NumericColumn(f"v{j}", -1, 1) for j in range(5)) + (SEX,)
     rng = np.random.default_rng(1)
