@@ -111,6 +111,7 @@ import json
 import math
 import numbers
 import re
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, replace
@@ -897,12 +898,17 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
 
 def _category_text(name: str, category: object) -> str:
     """A category as the text cells are compared to: a string as it is, an integer (not a bool) as its decimal
-    text, as ``str`` gives an integer cell's; anything else an InputError (a float's text depends on how it was
-    written: 3.0, 3., 3e0)."""
+    text, as ``str`` gives an integer cell's (an InputError beyond the digits Python writes as text); anything else
+    an InputError (a float's text depends on how it was written: 3.0, 3., 3e0)."""
     if isinstance(category, str):
         return category
     if isinstance(category, numbers.Integral) and not isinstance(category, bool):
-        return str(int(category))
+        try:
+            return str(int(category))
+        except ValueError:  # more digits than Python writes as text (a bare ValueError)
+            raise InputError(f"column {name!r}: an integer category has more than {sys.get_int_max_str_digits():,} "
+                             "digits, more than Python writes as text (the text cells are compared to); declare "
+                             "it as a string or a shorter code") from None
     fix = (f": a boolean cell is compared as its text, so declare it as {str(category)!r}"
            if isinstance(category, (bool, np.bool_)) else "")
     raise InputError(f"column {name!r}: categories must be a non-empty list of strings (or integer codes), got "
