@@ -64,6 +64,7 @@ __all__ = [
     "outside_refusal",
     "not_two_dimensional",
     "finite",
+    "number_text",
     "positive",
     "non_negative",
     "check_epsilon",
@@ -138,6 +139,17 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 20] + "..." + text[-10:]
 
 
+def number_text(number: float) -> str:
+    """``number`` for a message: as ``:g`` writes it (six significant digits) when that reads back as the same double,
+    else with the fewest more digits that do (at most 17), so a value just outside a range never reads as inside it
+    (``:g`` wrote 1.0000001e6 as "1e+06", the end of [.., 1e6])."""
+    for digits in range(6, 18):
+        text = f"{number:.{digits}g}"
+        if float(text) == number:
+            return text
+    return repr(number)  # NaN and infinities read back unequal
+
+
 def _real(name: str, value: Any, what: str, finite: str = "finite and positive") -> float:
     """value as a finite float, or an InputError naming ``name``: refuses str, None, bool, complex (saying it must
     be ``what``) and NaN or infinity (saying it must be ``finite``). A zero is +0.0 (-0.0 would reach a certificate
@@ -178,8 +190,8 @@ def positive(name: str, value: Any, *, minimum: float | None = None, maximum: fl
         raise InputError(f"{named(name)} must be finite and positive, got {number}")
     if not low <= number <= high:
         raise InputError(
-            f"{named(name, f'{number:g}')} is outside the range [{low:g}, {high:g}] in which dpcvx's "
-            f"computations stay finite and accurate; choose {named(name)} within it"
+            f"{named(name, number_text(number))} is outside the range [{number_text(low)}, {number_text(high)}] in "
+            f"which dpcvx's computations stay finite and accurate; choose {named(name)} within it"
         )
     return number
 
@@ -224,7 +236,7 @@ def fraction(name: str, value: Any, *, allow_zero: bool = False, allow_one: bool
     if not (low_ok and high_ok):
         raise InputError(f"{named(name)} must lie in {interval}, got {number}")
     if 0 < number < POSITIVE_MIN:
-        raise InputError(f"{named(name, f'{number:g}')} is subnormal (below {POSITIVE_MIN:g}); use "
+        raise InputError(f"{named(name, number_text(number))} is subnormal (below {number_text(POSITIVE_MIN)}); use "
                          f"{'0 or ' if allow_zero else ''}a larger value")
     return number
 
@@ -275,8 +287,8 @@ def check_delta_for_n(delta: float, n: int, allow_large_delta: Any = False, name
     it publishes a record in expectation. A release's delta must be well below 1/n (1/n^2 is common).
     """
     if delta * n >= 1 and not check_flag("allow_large_delta", allow_large_delta):
-        raise InputError(f"{setting('delta', f'{delta:g}')} is not below 1/{name} = {1 / n:.3g} ({name} = {n}): a "
-                         "mechanism that publishes each record whole with probability delta satisfies (0, delta)-DP, "
+        raise InputError(f"{setting('delta', number_text(delta))} is not below 1/{name} = {1 / n:.3g} ({name} = {n}): "
+                         "a mechanism that publishes each record whole with probability delta satisfies (0, delta)-DP, "
                          f"and at this delta it publishes about {delta * n:.3g} records in full. Choose delta well "
                          f"below 1/{name} (1/{name}^2 = {1 / n ** 2:.3g} is common), or pass "
                          f"{setting('allow_large_delta', 'True')} to accept it knowingly. Nothing was charged")

@@ -10,6 +10,8 @@ never modified: every output is a new array.
 
 from __future__ import annotations
 
+import numbers
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -93,14 +95,30 @@ def _is_missing(value: Any, tokens: tuple[str, ...] = MISSING_TOKENS) -> bool:
 
 def _as_text(name: str, values: np.ndarray) -> np.ndarray:
     """``str()`` of each entry of an object column, in one pass; an entry that is itself a list or an array (numpy
-    cannot hold its text in one cell) is refused by its row: nested values are not a column type dpcvx encodes."""
+    cannot hold its text in one cell) is refused by its row: nested values are not a column type dpcvx encodes; so is
+    an integer of more digits than Python writes as text (a bare ValueError)."""
     try:
         return values.astype(str)
     except ValueError:
-        row = next((i for i, value in enumerate(values) if np.ndim(value) > 0), 0)
+        row = next((i for i, value in enumerate(values) if np.ndim(value) > 0 or _unwritten(value)), 0)
+        if _unwritten(values[row]):
+            raise RowError(f"column {name!r} holds an integer of more than {sys.get_int_max_str_digits():,} digits "
+                           "in row ", row, " (the value is not shown: it is data), more than Python writes as text; "
+                           "a category is compared as its text: declare such codes as strings") from None
         raise RowError(f"column {name!r} holds a list or an array in row ", row, " (the value is not shown: it is "
                        "data): nested values are not a column type dpcvx encodes; give each element a column of its "
                        "own first") from None
+
+
+def _unwritten(value: Any) -> bool:
+    """Whether ``value`` is an integer of more digits than Python turns into text (``str`` raises ValueError)."""
+    if not isinstance(value, numbers.Integral):
+        return False
+    try:
+        str(value)
+    except ValueError:
+        return True
+    return False
 
 
 def _missing_mask(name: str, values: np.ndarray, tokens: tuple[str, ...]) -> np.ndarray:

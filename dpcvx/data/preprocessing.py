@@ -99,8 +99,8 @@ categories whose integer text is one is an :class:`InputError`, strict or not,
 rather than a silent all-zero block; datetimes are refused (their text depends
 on the library). Unknown keys, duplicate
 names, lo >= hi, non-finite numbers (or hi - lo overflowing), a norm outside
-[1e-150, 1e150], empty or repeated category lists and a ``missing`` outside
-the column's domain are rejected with an :class:`InputError`.
+[1e-75, 1e75] (every public bound's range, :func:`~dpcvx.validation.check_bound`), empty or
+repeated category lists and a ``missing`` outside the column's domain are rejected with an :class:`InputError`.
 
 The input table is never modified: every output is a new array.
 """
@@ -111,6 +111,7 @@ import json
 import math
 import numbers
 import re
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, replace
@@ -123,12 +124,10 @@ from .. import tables
 from ..advice import command_line_runs, setting
 from ..exceptions import FileError, InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
 from ..validation import (
-    MODERATE_MAX,
-    MODERATE_MIN,
+    check_bound,
     check_choice,
     check_flag,
     finite,
-    positive,
     refuse_unknown_parameters,
 )
 from . import transformer_api
@@ -522,7 +521,9 @@ class PublicSchema:
         duplicated = sorted(tables.repeated_names(names))
         if duplicated:
             raise InputError(f"column names repeat: {duplicated}")
-        norm = positive("norm", self.norm, minimum=MODERATE_MIN, maximum=MODERATE_MAX)  # the row scaling stays exact
+        # the row-norm bound R every learner takes as data_norm, checked as it is (check_bound) and named as the
+        # schema's: [1e-150, 1e150] here let 1e-100 through to a refusal of data_norm (--data-norm on the command line)
+        norm = check_bound("the schema's norm", self.norm)
         check_choice("encoding", self.encoding, tuple(ENCODINGS))
         for flag in ("strict", "constant_feature"):  # True, False or a numpy bool, as every flag of dpcvx
             object.__setattr__(self, flag, check_flag(flag, getattr(self, flag)))
@@ -753,7 +754,7 @@ def _bound_row_norms(features: np.ndarray, norm: float) -> np.ndarray:
             return features
         features[over] *= 1.0 - 4.0 * np.finfo(float).eps
         over = np.linalg.norm(features, axis=1) > norm
-    features[over] *= 0.5  # unreachable for norm in [1e-150, 1e150]; never leave a row above it
+    features[over] *= 0.5  # unreachable for norm in [1e-75, 1e75]; never leave a row above it
     return features
 
 
@@ -897,12 +898,17 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
 
 def _category_text(name: str, category: object) -> str:
     """A category as the text cells are compared to: a string as it is, an integer (not a bool) as its decimal
-    text, as ``str`` gives an integer cell's; anything else an InputError (a float's text depends on how it was
-    written: 3.0, 3., 3e0)."""
+    text, as ``str`` gives an integer cell's (an InputError beyond the digits Python writes as text); anything else
+    an InputError (a float's text depends on how it was written: 3.0, 3., 3e0)."""
     if isinstance(category, str):
         return category
     if isinstance(category, numbers.Integral) and not isinstance(category, bool):
-        return str(int(category))
+        try:
+            return str(int(category))
+        except ValueError:  # more digits than Python writes as text (a bare ValueError)
+            raise InputError(f"column {name!r}: an integer category has more than {sys.get_int_max_str_digits():,} "
+                             "digits, more than Python writes as text (the text cells are compared to); declare "
+                             "it as a string or a shorter code") from None
     fix = (f": a boolean cell is compared as its text, so declare it as {str(category)!r}"
            if isinstance(category, (bool, np.bool_)) else "")
     raise InputError(f"column {name!r}: categories must be a non-empty list of strings (or integer codes), got "

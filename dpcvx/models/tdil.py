@@ -54,7 +54,7 @@ from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
-from ..validation import check_flag, optional, positive
+from ..validation import check_bound, check_flag, number_text, optional, positive
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
 
 __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
@@ -168,14 +168,15 @@ class TDIL(TrainingSetLearner):
                "2 gamma R for the certified approximate minimiser")
     _param_names = TrainingSetLearner._param_names + ("net_spacing", "failure_probability", "rounds",
                                                          "float_safe")
-    # input_bound r > 0, net_spacing None or > 0 (and <= r: :meth:`_net_spacing`), beta in (0, 1), rounds None or in
+    # input_bound r a public bound in [1e-75, 1e75] (check_bound, as the kernel's at fit: positive() took 1e100 here
+    # and fit refused it), net_spacing None or > 0 (and <= r: :meth:`_net_spacing`), beta in (0, 1), rounds None or in
     # [2, 10^7] (:func:`~dpcvx.privacy.kernel_calibrate.tdil_options`): checked by the constructor, set_params and fit
     # before any data is read
     net_spacing: float | None
     failure_probability: float
     rounds: int | None
     float_safe: bool
-    _parameter_checks = {**TrainingSetLearner._parameter_checks, "input_bound": positive,
+    _parameter_checks = {**TrainingSetLearner._parameter_checks, "input_bound": check_bound,
                          "net_spacing": optional(positive), "failure_probability": check_failure_probability,
                          "rounds": check_rounds, "float_safe": check_flag}
 
@@ -199,9 +200,10 @@ class TDIL(TrainingSetLearner):
             return None
         spacing = radius / 10 if net_spacing is None else net_spacing
         if spacing > radius:
-            raise InputError(f"net_spacing={spacing:g} is above input_bound={radius:g}, the radius of the ball: the "
-                             "origin alone is within the radius of every point of the ball, so a larger spacing covers "
-                             "nothing more and only loosens the accuracy bound; use net_spacing <= input_bound")
+            raise InputError(f"net_spacing={number_text(spacing)} is above input_bound={number_text(radius)}, the "
+                             "radius of the ball: the origin alone is within the radius of every point of the ball, "
+                             "so a larger spacing covers nothing more and only loosens the accuracy bound; use "
+                             "net_spacing <= input_bound")
         return spacing
 
     def _check_settings(self) -> None:

@@ -84,7 +84,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..exceptions import BudgetExceededError, InputError
-from ..validation import check_delta, check_epsilon
+from ..validation import check_delta, check_epsilon, number_text
 from . import process_token
 from .neighbours import Neighbours, group_epsilon_delta
 from .privacy_curve import Composition, CurvePart, PrivacyCurve
@@ -197,8 +197,9 @@ class PrivacyAccountant:
             spent = self.spent
             if spent.epsilon > self.epsilon * (1 + _SLACK) or spent.delta > self.delta * (1 + _SLACK):
                 raise BudgetExceededError(
-                    f"the ledger has already spent (epsilon={spent.epsilon:g}, delta={spent.delta:g}), beyond this "
-                    f"budget (epsilon={self.epsilon:g}, delta={self.delta:g}): a continued ledger keeps its spending. "
+                    f"the ledger has already spent (epsilon={number_text(spent.epsilon)}, "
+                    f"delta={number_text(spent.delta)}), beyond this budget (epsilon={number_text(self.epsilon)}, "
+                    f"delta={number_text(self.delta)}): a continued ledger keeps its spending. "
                     "Give the whole budget of the data set, the ledger's spending included")
 
     def _fresh_state(self) -> None:

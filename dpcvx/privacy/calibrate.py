@@ -64,7 +64,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..rounding import EPS, ROUNDING, round_down, round_up
-from ..validation import check_choice, check_epsilon, non_negative, positive, sample_size
+from ..validation import check_choice, check_epsilon, non_negative, number_text, positive, sample_size
 from ..verification.verdict import Mechanism
 from .calibration import LinearCalibration, Noise, NoiseMoments, PublicFacts, Record, recorded
 from .noise import grid_record, l2_laplace_moments, release_grid_spacing, round_to_grid, sample_l2_laplace
@@ -115,7 +115,7 @@ def check_tol(tol: float) -> float:
     low, high = TOL_RANGE
     if not low <= value <= high:
         raise InputError(
-            f"tol must lie in [{low:g}, {high:g}], got {value:g}: the release is an approximate "
+            f"tol must lie in [{low:g}, {high:g}], got {number_text(value)}: the release is an approximate "
             f"minimiser with ||grad F|| <= tol n L R, covered by noise of scale proportional to "
             f"tol; below {low:g} floating point cannot certify the bound, above {high:g} the "
             "covering noise swamps the model. The default is 1e-10"

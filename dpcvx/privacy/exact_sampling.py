@@ -78,7 +78,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..exceptions import InputError
-from ..validation import integer
+from ..validation import integer, is_integer
 from .rng import RandomState, resolve_rng
 
 __all__ = ["IntegerSource", "BatchSource", "SystemSource", "GeneratorSource", "integer_source", "uniform_below",
@@ -256,7 +256,13 @@ def integer_source(random_state: RandomState) -> IntegerSource:
 
 
 def rational(name: str, value: Rational, *, positive: bool = False) -> Fraction:
-    """``value`` as an exact Fraction (a double converts to its exact value); finite, >= 0 (> 0 if positive)."""
+    """``value`` as an exact Fraction (a double converts to its exact value); finite, >= 0 (> 0 if positive). A numpy
+    integer is taken as every int is (:func:`~dpcvx.validation.is_integer`), a numpy float as its double when it is
+    one exactly (``tune(mean_runs=np.int64(10))`` passed ``positive`` and was refused here)."""
+    if is_integer(value):
+        value = int(value)
+    elif isinstance(value, np.floating) and float(value) == value:
+        value = float(value)
     if isinstance(value, bool) or not isinstance(value, (Fraction, int, float)):
         raise InputError(f"{name} must be a rational number (int, float or Fraction), got {type(value).__name__}")
     if isinstance(value, float) and not math.isfinite(value):

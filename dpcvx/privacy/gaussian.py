@@ -32,7 +32,7 @@ import math
 from scipy.special import erfcx, log_ndtr, ndtr
 
 from ..rounding import round_up
-from ..validation import check_delta, check_epsilon, positive
+from ..validation import EPSILON_MAX, check_delta, check_epsilon, positive
 from .least_value import bisect_ends, least_below
 
 __all__ = ["gaussian_delta", "GAUSSIAN_WINDOW", "analytic_gaussian_sigma", "gaussian_epsilon"]
@@ -48,6 +48,16 @@ _NARROW = 0.01  # a = Delta / (2 sigma) at or below which gaussian_delta integra
 #: at epsilon from 1e-12 to 1e3 and delta from 1e-300, and that a window of 1e-15 does not.
 GAUSSIAN_WINDOW = 1e-11
 
+#: The epsilon above which :func:`gaussian_delta` writes e^epsilon Phi(-a - b) as phi(a - b) R(a + b) (module
+#: docstring): the exponent epsilon + ln Phi(-a - b), a difference of two numbers of epsilon's size, loses an absolute
+#: epsilon * 1e-16 (at a noise multiplier of 1e-11 it came out above 709 and e^ overflowed: a bare OverflowError).
+#: Above every calibrated epsilon (``EPSILON_MAX``), so the calibrations' doubles are unchanged.
+_WIDE = EPSILON_MAX
+
+#: The epsilon from which :func:`gaussian_epsilon` answers math.inf: 2^1000, whose double is finite (a noise
+#: multiplier of 1e-200, whose epsilon is about 5e399, raised a bare OverflowError).
+_EPSILON_CEILING = 2.0**1000
+
 _NODE = math.sqrt(3 / 5)  # three-point Gauss-Legendre on [-1, 1]: nodes 0, +-sqrt(3/5), weights 8/9, 5/9
 
 
@@ -57,16 +67,23 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     Phi(a - b) - e^epsilon Phi(-a - b) as written where it is accurate, and as the integral of the module
     docstring where the interval is narrow (a <= ``_NARROW``) and the two terms cancel."""
     ratio = sensitivity / sigma
-    a, b = ratio / 2, epsilon / ratio
+    a, b = ratio / 2, float(epsilon) / ratio  # Python floats: a square beyond the range is inf, not a warning
     if a <= _NARROW:
         integral = a * (8 / 9 * _mills_slope(b) + 5 / 9 * (_mills_slope(b - a * _NODE) + _mills_slope(b + a * _NODE)))
         return math.exp(-(b - a) ** 2 / 2) / math.sqrt(2 * math.pi) * integral
+    if epsilon > _WIDE:  # e^epsilon Phi(-a - b) = phi(a - b) R(a + b): no exponent of epsilon's size to round
+        return float(ndtr(a - b)) - math.exp(-(a - b) * (a - b) / 2) / math.sqrt(2 * math.pi) * _mills(a + b)
     return float(ndtr(a - b)) - math.exp(epsilon + float(log_ndtr(-a - b)))  # Python floats: the same doubles
 
 
+def _mills(t: float) -> float:
+    """Mills' ratio R(t) = Phi(-t) / phi(t) = sqrt(pi / 2) erfcx(t / sqrt(2))."""
+    return math.sqrt(math.pi / 2) * float(erfcx(t / math.sqrt(2)))
+
+
 def _mills_slope(t: float) -> float:
-    """-R'(t) = 1 - t R(t) > 0, R(t) = Phi(-t) / phi(t) = sqrt(pi / 2) erfcx(t / sqrt(2)) (Mills' ratio)."""
-    return 1 - t * math.sqrt(math.pi / 2) * float(erfcx(t / math.sqrt(2)))
+    """-R'(t) = 1 - t R(t) > 0, R(t) Mills' ratio (:func:`_mills`)."""
+    return 1 - t * _mills(t)
 
 
 def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
@@ -92,13 +109,16 @@ def gaussian_epsilon(noise_multiplier: float, delta: float) -> float:
     at ``delta``), by bisection to double precision, the end moved up by the relative
     ``ROUNDING`` of :mod:`dpcvx.rounding`. 0 when the mechanism is (0, delta)-DP. A composition
     of Gaussian mechanisms is one with z = (sum z_i^-2)^(-1/2) (Dong, Roth and Su 2022,
-    Corollary 2), so this is also the exact epsilon of such a composition.
+    Corollary 2), so this is also the exact epsilon of such a composition. math.inf when that epsilon, about
+    1 / (2 z^2), is beyond the float range (z below about 1e-154: no finite guarantee in doubles).
     """
     z = positive("noise_multiplier", noise_multiplier)
     delta = check_delta(delta, allow_zero=False)
     if gaussian_delta(z, 1.0, 0.0) <= delta:
         return 0.0
     low, high = 0.0, 1.0
-    while gaussian_delta(z, 1.0, high) > delta:
+    while high < _EPSILON_CEILING and gaussian_delta(z, 1.0, high) > delta:
         low, high = high, 2 * high
+    if high >= _EPSILON_CEILING:
+        return math.inf
     return round_up(bisect_ends(lambda epsilon: gaussian_delta(z, 1.0, epsilon) <= delta, low, high))

@@ -42,7 +42,7 @@ from scipy.special import erf, log_ndtr, ndtr
 
 from ..exceptions import InputError
 from ..rounding import ROUNDING, round_up
-from ..validation import check_delta, check_flag, integer, non_negative, positive
+from ..validation import check_delta, check_flag, integer, non_negative, number_text, positive
 from .gaussian import GAUSSIAN_WINDOW, analytic_gaussian_sigma, gaussian_delta
 from .lam_rule import objective_noise_risk
 from .least_value import bracket, least_below
@@ -84,10 +84,10 @@ def check_gaussian_objective_epsilon(epsilon: float) -> float:
     before they read any data (:meth:`dpcvx.PrivateERM.check_options`)."""
     eps = positive("epsilon", epsilon)
     if eps > EPSILON_MAX_GAUSSIAN_OBJECTIVE:
-        raise InputError(f"epsilon={eps:g} is above {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, the largest budget of "
-                         "objective perturbation with delta > 0 (its calibration evaluates e^epsilon, beyond the "
-                         f"float range above 709.78): choose epsilon <= {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, or "
-                         "mechanism='output' or delta=0, which take epsilon up to 1e6. Nothing was charged")
+        raise InputError(f"epsilon={number_text(eps)} is above {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, the largest "
+                         "budget of objective perturbation with delta > 0 (its calibration evaluates e^epsilon, "
+                         f"beyond the float range above 709.78): choose epsilon <= {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, "
+                         "or mechanism='output' or delta=0, which take epsilon up to 1e6. Nothing was charged")
     return eps
 
 

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import InputError
-from ..validation import check_bound, fraction, not_two_dimensional
+from ..validation import check_bound, fraction, not_two_dimensional, number_text
 from .accountant import PrivacyAccountant, check_accountant, check_cost
 from .exact_sampling import integer_source
 from .exponential import exponential_probabilities, sample_exponential
@@ -81,7 +81,8 @@ def power_of_two_grid(r_min: float, r_max: float, name: str | None = None) -> tu
     grid = tuple(math.ldexp(1.0, k) for k in range(first, last + 1) if low <= math.ldexp(1.0, k) <= high)
     if not grid:
         shown = f"[{ends[0]}, {ends[1]}]" if name is None else name
-        raise InputError(f"{shown} = [{r_min:g}, {r_max:g}] holds no power of two; widen the public range")
+        raise InputError(f"{shown} = [{number_text(low)}, {number_text(high)}] holds no power of two; widen the "
+                         "public range")  # the checked floats: a Fraction end has no :g (a bare TypeError)
     return grid
 
 

@@ -376,7 +376,7 @@ def test_bool_is_read_as_zero_and_one():
         (float("inf"), r"finite and positive, got inf"),
         (-1.0, r"finite and positive, got -1.0"),
         (0, r"finite and positive, got 0.0"),
-        (5e-324, r"outside the range \[2.22507e-308, 4.49423e\+307\]"),
+        (5e-324, r"outside the range \[2.2250738585072014e-308, 4.49423283715579e\+307\]"),
         (10**400, r"beyond the float range"),
     ],
 )
@@ -433,11 +433,22 @@ def test_round_to_grid_of_a_tiny_scale_keeps_large_values_finite():
 def test_schema_bounds_and_norms_that_would_overflow_are_refused():
     with pytest.raises(InputError, match=r"hi - lo = .* overflows"):
         NumericColumn("x", -1e308, 1e308)
-    with pytest.raises(InputError, match=r"norm=1e-200 is outside the range \[1e-150, 1e\+150\]"):
+    with pytest.raises(InputError, match=r"the schema's norm=1e-200 is outside the range \[1e-75, 1e\+75\]"):
         PublicSchema((NumericColumn("x", 0, 1),), norm=1e-200)
-    X = PublicSchema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)), norm=1e-150).transform(
+    X = PublicSchema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)), norm=1e-75).transform(
         {"x": [1.0, 0.8], "y": [1.0, 0.9]})  # centred codes 1/2, 0.3, 1/2, 0.4: all positive
-    assert np.all(np.linalg.norm(X, axis=1) <= 1e-150) and np.all(X > 0)
+    assert np.all(np.linalg.norm(X, axis=1) <= 1e-75) and np.all(X > 0)
+
+
+@pytest.mark.parametrize("norm", [1e-100, 1e-76, 1e76, 1e100])
+def test_the_schema_norm_is_checked_as_every_public_bound(norm):
+    """The schema's norm, which every learner takes as data_norm, was checked on [1e-150, 1e150] and data_norm on
+    [1e-75, 1e75]: a schema of norm 1e-100 loaded, and its fit was refused as if data_norm (--data-norm) had been
+    given. Now the schema refuses it, naming itself, by the one range of a public bound."""
+    with pytest.raises(InputError, match=r"^the schema's norm=.* is outside the range \[1e-75, 1e\+75\]"):
+        PublicSchema((NumericColumn("x", 0, 1),), norm=norm)
+    with pytest.raises(InputError, match=r"^the schema's norm=.* is outside the range \[1e-75, 1e\+75\]"):
+        PublicSchema.from_dict({**PublicSchema((NumericColumn("x", 0, 1),)).to_dict(), "norm": norm})
 
 
 @pytest.mark.parametrize(
@@ -578,7 +589,7 @@ SCHEMAS = [
                   NumericColumn("hours", 1, 99)), constant_feature=True),
     MISSING_SCHEMA,
     PublicSchema((NumericColumn("age", -1e300, 1e300), CategoricalColumn("sex", ("Male",), missing="Male"),
-                  NumericColumn("hours", 0, 1e-300, missing=0.0, missing_indicator=True)), norm=1e-150),
+                  NumericColumn("hours", 0, 1e-300, missing=0.0, missing_indicator=True)), norm=1e-75),
 ]
 
 
@@ -782,3 +793,16 @@ def test_sample_weight_of_text_is_a_typed_refusal_before_anything_is_spent() -> 
             dpcvx.DPLogisticRegression(sample_weight_bound=2.0, random_state=0).fit(X, y, sample_weight=weights,
                                                                                    accountant=accountant)
     assert accountant.ledger == []
+
+
+@pytest.mark.parametrize(("value", "bounds", "shown"), [
+    (1.0000001e6, {"maximum": 1e6}, "x=1000000.1 is outside the range [2.2250738585072014e-308, 1e+06]"),
+    (0.99999999e-12, {"minimum": 1e-12}, "x=9.9999999e-13 is outside the range [1e-12, "),
+    (1e12, {"maximum": 1e6}, "x=1e+12 is outside"),
+])
+def test_a_value_out_of_range_is_shown_outside_it(value, bounds, shown):
+    """The range refusal wrote the value with :g, so 1.0000001e6 read "1e+06", the end of the range [.., 1e6]: now
+    with the digits that make it visibly outside (six when they suffice)."""
+    with pytest.raises(InputError) as refused:
+        positive("x", value, **bounds)
+    assert shown in str(refused.value)

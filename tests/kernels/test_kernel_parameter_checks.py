@@ -269,3 +269,15 @@ def test_a_parameter_the_kernel_does_not_use_is_checked_before_the_charge(name, 
         return
     model, keywords = learner(name, kernel, **params)
     refused_without_charge(model, keywords, match)
+
+
+@pytest.mark.parametrize("bound", [1e100, 1e-100])
+def test_tdil_takes_input_bound_in_the_range_its_fit_takes(bound):
+    """TDIL's constructor checked input_bound by positive() on [2.2e-308, 4.5e307] and its fit by the kernel's
+    check_bound on [1e-75, 1e75]: 1e100 was accepted at construction and refused at fit. One range, at once."""
+    with pytest.raises(InputError, match=r"input_bound=1e[-+]100 is outside the range \[1e-75, 1e\+75\]"):
+        learner("TDIL", input_bound=bound)
+    model, _ = learner("TDIL")
+    with pytest.raises(InputError, match=r"input_bound=1e[-+]100 is outside the range \[1e-75, 1e\+75\]"):
+        model.set_params(input_bound=bound)
+    assert learner("TDIL", input_bound=1e75)[0].input_bound == 1e75

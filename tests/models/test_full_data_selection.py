@@ -292,3 +292,14 @@ def test_the_selected_fit_s_solver_facts_go_to_the_not_private_diagnostics_only(
     result = dpcvx.tune(Measuring(), X, y, {"label": [1, -1]}, epsilon=1.0, random_state=4)
     assert 0 < result.diagnostics_["selected_model"]["iterations"] < 200
     assert "iterations" not in result.to_json()
+
+
+@pytest.mark.parametrize("mean_runs", [np.int64(10), np.int32(10), np.float32(10.0), np.float64(10.0)])
+def test_numpy_numbers_are_taken_as_mean_runs(mean_runs):
+    """tune(mean_runs=np.int64(10)) passed positive() and was then refused by the stopping rule's exact check
+    (exact_sampling.rational took only int, float and Fraction): a numpy number is taken as every Python one."""
+    X, y = _data()
+    result = dpcvx.tune(ConstantLearner(), X, y, {"label": [1, -1]}, epsilon=1.5, procedure="full-data",
+                        mean_runs=mean_runs, random_state=3)
+    assert result.certificate.to_dict()["mean_runs"] == pytest.approx(10.0)
+    assert StoppingRule.with_mean(mean_runs).gamma == StoppingRule.with_mean(10).gamma

@@ -83,3 +83,18 @@ def test_a_tuning_grid_of_sets_is_refused(grid):
 
     with pytest.raises(InputError, match="is a set"):
         expand_grid(grid)
+
+
+@pytest.mark.parametrize(("estimator", "span"), [
+    (lambda span: dpcvx.DPLogisticRegression(data_norm="private", norm_range=span, epsilon=1.0), "norm_range"),
+    (lambda span: dpcvx.DPLinearRegression(label_bound="private", label_range=span, epsilon=1.0), "label_range"),
+])
+def test_a_fraction_range_end_is_checked_as_its_float(estimator, span):
+    """A Fraction end of norm_range / label_range reached power_of_two_grid's refusal as the raw Fraction, whose :g
+    raised a bare TypeError (Python 3.11); the refusal now shows the checked floats, and nothing is charged."""
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(5.0)
+    with pytest.raises(InputError, match=rf"{span} = \[2.5, 3.5\] holds no power of two"):
+        estimator((Fraction(5, 2), Fraction(7, 2))).fit(X, y if span == "norm_range" else X[:, 0],
+                                                         accountant=accountant)
+    assert accountant.spent.epsilon == 0

@@ -2,6 +2,7 @@
 
 import json
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -193,3 +194,44 @@ def test_sigma_from_curve_matches_calibration():
     # a curve built from a Gaussian calibration is that calibration's noise over its sensitivity
     sigma = analytic_gaussian_sigma(2.0, 0.5, 1e-6)
     assert CurvePart.gaussian(sigma, 2.0, "x").noise_multiplier == pytest.approx(sigma / 2.0)
+
+
+def test_a_part_at_a_huge_epsilon_composes_by_renyi_dp_not_a_bare_error():
+    """A pure charge at epsilon 1000 beside a Gaussian release went through dp-accounting's privacy loss
+    distributions, whose e^epsilon overflowed (a bare OverflowError; MemoryError for larger sums): above
+    PLD_EPSILON_MAX "auto" composes by Renyi DP, and "pld" is refused, typed, naming the cause."""
+    accountant = PrivacyAccountant(epsilon=1e6, delta=0.5)
+    accountant.spend(1.0, 1e-6, "Gaussian release", curve=gaussian_curve(5.0))
+    accountant.spend(1000.0, 1e-6, "pure charge")
+    spent = accountant.spent
+    assert spent.delta == pytest.approx(2e-6)
+    assert 1000.0 < spent.epsilon <= 1001.0
+    curves = [gaussian_curve(5.0), privacy_curve.epsilon_delta_curve(5000.0, 0.0, "replace-one")]
+    assert compose_epsilon(curves, 2e-6) == compose_epsilon(curves, 2e-6, method="rdp") < 5001.0
+    with pytest.raises(InputError, match="sum to 5000.0"):
+        compose_epsilon(curves, 2e-6, method="pld")
+
+
+def test_a_tiny_noise_multiplier_has_a_sound_epsilon_or_a_typed_refusal():
+    """A Gaussian part of multiplier 1e-11 raised a bare OverflowError (e^epsilon of a rounded exponent): its epsilon
+    is about 1 / (2 z^2); beyond the float range it is math.inf, and a multiplier whose z^-2 overflows is refused."""
+    for z in (1e-10, 1e-11, 1e-100):
+        epsilon = gaussian_curve(z).epsilon(1e-5)
+        assert 1 / (2 * z * z) < epsilon < 1 / (2 * z * z) * (1 + 1e-9)
+    assert privacy_curve.gaussian_epsilon(1e-200, 1e-5) == math.inf
+    for z in (1e-300, 1e300):
+        with pytest.raises(InputError, match="noise_multiplier"):
+            gaussian_curve(z)
+    with np.errstate(all="raise"):
+        assert gaussian_curve(1.0).profile([1e300, 1e7]).tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("value", [True, np.bool_(True), Decimal("1.0"), "1.0"])
+def test_profile_takes_epsilons_by_the_rule_of_every_epsilon(value):
+    """profile([True]) and profile([Decimal("1.0")]) read as epsilon 1 (an array's float conversion), where every
+    other epsilon of dpcvx refuses a bool and a Decimal; now each entry is checked as a number, named by position."""
+    curve = gaussian_curve(1.0)
+    with pytest.raises(InputError, match=r"epsilons\[1\] must be a non-negative number"):
+        curve.profile([0.5, value])
+    expected = curve.profile(np.array([1.0, 1.0, 2.0])).tolist()
+    assert curve.profile([np.float32(1.0), 1, np.int64(2)]).tolist() == expected
