@@ -105,6 +105,17 @@ def test_unbounded_gradient_is_refused(loss):
     assert reasons["lipschitz"].method == "symbolic"
 
 
+
+@pytest.mark.parametrize("loss", [lambda z: cp.exp(-z), lambda z: cp.power(cp.abs(z), 3)], ids=["exp", "cube"])
+def test_an_unbounded_curvature_is_told_what_makes_it_unbounded(loss):
+    """The curvature row of exp(-z) said "privacy needs a loss that grows at most linearly", which the squared error
+    (c = 2) contradicts: c is about l'', so the fix names what makes l'' unbounded and the mechanism that needs no c."""
+    curvature = failing(dpcvx.verify(loss), "objective")["curvature"]
+    assert "unbounded" in curvature.detail
+    assert curvature.fix.startswith("objective perturbation needs a bounded l''")
+    assert "grows at most linearly" not in curvature.fix and "mechanism='output'" in curvature.fix
+    assert dpcvx.verify(lambda z: cp.logistic(-z)).allows("objective")  # the first loss it advises
+
 def test_log_domain_is_refused():
     cert = dpcvx.verify(lambda z: -cp.log(z))
     reasons = failing(cert)
