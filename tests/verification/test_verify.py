@@ -141,6 +141,45 @@ def test_l1_regularizer_is_not_strongly_convex():
     assert "norm1" in reasons["regularizer_differentiability"].detail
 
 
+
+def test_a_cubed_norm_regularizer_is_refused_for_what_it_lacks_in_user_terms():
+    """cp.power(cp.norm(w), 3) was refused as "N restricts the domain of w" (the power's domain norm(w) >= 0 holds
+    for every w) with "non-smooth atoms: PnormApprox" (CVXPY's class, not what the user wrote). It is finite and
+    convex; it lacks strong convexity (m = 0: its Hessian vanishes at 0) and a smoothness proof (cp.norm is judged on
+    its own). Following the fixes (a ridge term, a smooth growth term) gives a certificate that allows both."""
+    cert = dpcvx.verify(losses.logistic(), lambda w: cp.power(cp.norm(w), 3))
+    assert cert.condition("regularizer_convexity").passed
+    reasons = failing(cert)
+    assert set(reasons) == {"strong_convexity", "regularizer_differentiability"}
+    assert "0.5 * cp.sum_squares(w)" in reasons["strong_convexity"].fix
+    smooth = reasons["regularizer_differentiability"]
+    assert smooth.detail.startswith("N holds cp.norm: not differentiable everywhere")
+    assert "Approx" not in smooth.detail + smooth.fix and "cp.square(cp.sum_squares(w))" in smooth.fix
+    advised = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.square(cp.sum_squares(w)))
+    assert advised.allows("output") and advised.allows("objective")
+
+
+@pytest.mark.parametrize("regularizer, detail, fix", [
+    (lambda w: 0.5 * cp.sum_squares(w) - cp.sum(cp.log(w)), "domain constraint 0.0 <= w fails", "finite on all"),
+    (lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.inv_pos(w)), "domain constraint 0.0 <= w fails", "finite on all"),
+    (lambda w: -cp.sum_squares(w), "N is concave, not convex", "convex atoms"),
+], ids=["log", "inv_pos", "concave"])
+def test_a_regularizer_that_is_not_convex_and_finite_is_told_which(regularizer, detail, fix):
+    """"N restricts the domain of w" and "N is not DCP-convex" named neither the constraint nor the shape."""
+    convexity = dpcvx.verify(losses.logistic(), regularizer).condition("regularizer_convexity")
+    assert convexity.passed is False and detail in convexity.detail and fix in convexity.fix
+
+
+def test_smoothness_rows_name_the_atoms_as_written_and_the_mechanism_a_c1_term_allows():
+    """A fractional power was "no smoothness rule for atoms PowerApprox"; a Huber term's twice-differentiability row
+    gave the differentiability fix, not that output perturbation takes a C^1 regularizer."""
+    cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.sqrt(1 + cp.sum_squares(w)))
+    assert "no smoothness rule for cp.power(., 1/2)" in cert.condition("regularizer_differentiability").detail
+    cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.huber(w)))
+    twice = cert.condition("regularizer_twice_differentiability")
+    assert twice.detail.startswith("N holds cp.huber: differentiable") and "mechanism='output'" in twice.fix
+    assert cert.allows("output") and not cert.allows("objective")
+
 @pytest.mark.parametrize(
     "regularizer, m",
     [
