@@ -35,8 +35,10 @@ from .certificate import Certificate, Condition
 from .deadline import Budget
 from .exact import beyond_doubles, magnitude_text
 from .loss_declaration import (
+    CONSTANT_FIX,
     LOSS_CONDITIONS,
     SYMBOLIC_SECONDS,
+    UnfixedConstant,
     check_constants,
     check_time_limit,
     declared_loss,
@@ -151,12 +153,19 @@ def forget_losses() -> None:
 # --- loss ---------------------------------------------------------------------------
 
 
+def _error_text(error: Exception) -> str:
+    """A declaration's error as its condition states it: the message of a constant refused by
+    :func:`check_constants` (it names the cause), any other error with its type."""
+    return str(error) if isinstance(error, UnfixedConstant) else f"{type(error).__name__}: {error}"
+
+
 def _failed_declaration(error: Exception) -> VerifiedLoss:
     condition = Condition(
         "declaration", "loss(z) is a scalar CVXPY expression of z", False, None, "none",
-        f"{type(error).__name__}: {error}",
-        "pass a callable such as lambda z: cp.logistic(-z) that maps a scalar cp.Variable "
-        "to a scalar CVXPY expression",
+        _error_text(error),
+        CONSTANT_FIX if isinstance(error, UnfixedConstant) else
+        "pass a callable such as lambda z: cp.logistic(-z) that maps a scalar cp.Variable to a scalar CVXPY "
+        "expression",
     )
     domain = ("domain", "l(z) is finite for every real z")
     pending = pending_conditions("the loss could not be declared", (domain, *LOSS_CONDITIONS))
@@ -312,9 +321,10 @@ def _not_separable(text: str, error: NotSeparable, expression: cp.Expression, va
 # --- regularizer ---------------------------------------------------------------------
 
 
-def _regularizer_failure(text: str, detail: str) -> VerifiedRegularizer:
-    fix = ("pass a callable such as lambda w: 0.5 * cp.sum_squares(w) returning a scalar "
-           "CVXPY expression of w")
+def _regularizer_failure(text: str, detail: str, constant: bool = False) -> VerifiedRegularizer:
+    """Every regularizer condition failed with ``detail``; ``constant``: refused by :func:`check_constants`."""
+    fix = CONSTANT_FIX if constant else ("pass a callable such as lambda w: 0.5 * cp.sum_squares(w) returning a "
+                                         "scalar CVXPY expression of w")
     names = (
         ("regularizer_convexity", "N is convex and finite on all of R^d"),
         ("strong_convexity", "N is m-strongly convex with m > 0"),
@@ -365,8 +375,8 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
         check_constants(expression, "regularizer(w)")
         key = (_structural_key(expression), dim)
     except Exception as error:  # a bad user regularizer becomes a failing certificate
-        return _regularizer_failure("<invalid regularizer>",
-                                    f"{type(error).__name__}: {error} (at dimension {dim})")
+        return _regularizer_failure("<invalid regularizer>", f"{_error_text(error)} (at dimension {dim})",
+                                    isinstance(error, UnfixedConstant))
     if key not in _REGULARIZER_CACHE:
         text = _readable(expression)
         try:

@@ -313,6 +313,18 @@ def test_a_parameter_fails_loss_and_regularizer_alike(value):
         assert "float(p.value)" in regularizer.condition("strong_convexity").detail
 
 
+
+@pytest.mark.parametrize("constant", [cp.Parameter(name="a", value=2.0), np.inf], ids=["parameter", "inf"])
+def test_a_refused_constant_is_told_to_write_a_fixed_number(constant):
+    """A loss or regularizer holding a cp.Parameter (or an infinite constant) had the fix "pass a callable such as
+    lambda z: cp.logistic(-z) ...", which it was: the fix names the constant, and written as a number it passes."""
+    loss = dpcvx.verify(lambda z: cp.logistic(-constant * z)).condition("declaration")
+    regularizer = dpcvx.verify(losses.logistic(), lambda w: constant * cp.sum_squares(w)).condition("strong_convexity")
+    for condition in (loss, regularizer):
+        assert condition.passed is False and "float(p.value)" in condition.fix
+        assert not condition.detail.startswith(("TypeError", "UnfixedConstant"))
+    assert dpcvx.verify(lambda z: cp.logistic(-2.0 * z), lambda w: 2.0 * cp.sum_squares(w)).allows("objective")
+
 def test_a_parameter_changed_after_verify_changes_no_later_fit():
     """verify() with p ||w||^2 + sum logistic(w) at p = 1, then p = 1e-4: the verifier's cache keyed the Parameter
     by its value and kept the live expression, so a later fit declaring 1.0 ||w||^2 + sum logistic(w) was certified
