@@ -222,8 +222,11 @@ def power_exponent(node: Any) -> Fraction:
 
 #: The CVXPY function a user writes for the atom classes CVXPY names otherwise (``cp.norm(w)`` builds a
 #: ``PnormApprox``, ``cp.sqrt`` and ``cp.inv_pos`` build powers); every other class is the function of its name.
-_SPELLINGS: dict[type, str] = {**{cls: "cp.norm" for cls in PNORMS}, **{cls: "cp.power" for cls in POWER},
-                               **{cls: "cp.quad_form" for cls in QUAD_FORMS}}
+_SPELLINGS: dict[type, str] = {
+    **{cls: "cp.norm" for cls in PNORMS}, **{cls: "cp.power" for cls in POWER},
+    **{cls: "cp.quad_form" for cls in QUAD_FORMS},
+    **{cls: "cp.geo_mean" for cls in atom_classes(("atoms.geo_mean", "GeoMean"), ("atoms.geo_mean", "GeoMeanApprox"))},
+}
 
 
 def spelling(node: Any) -> str:

@@ -430,8 +430,10 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
             f"m = {magnitude_text(m)} is too large for floating point (the largest double is "
             f"{sys.float_info.max:.3g}): {how}",
             "scale the regularizer down so that its curvature is a double (a release computes with doubles)")
-    unproved = (f"no smoothness rule for {', '.join(analysis.unknown_atoms)} (a power is proved smooth only for an "
-                "integer exponent >= 2; cp.sqrt and cp.inv_pos are powers)")
+    powers = any(name.startswith("cp.power") for name in analysis.unknown_atoms)
+    unproved = f"no smoothness rule for {', '.join(analysis.unknown_atoms)}" + (
+        " (a power is proved smooth only for an integer exponent >= 2; cp.sqrt and cp.inv_pos are powers)"
+        if powers else "")
     nonsmooth = (f"N holds {', '.join(analysis.nonsmooth_atoms)}: not differentiable everywhere (a norm or cp.abs "
                  "at 0, a maximum where its arguments cross); each atom is judged on its own, so a smooth composition "
                  "of one, such as cp.power(cp.norm(w), 3), is not proved smooth either")

@@ -175,6 +175,8 @@ def test_smoothness_rows_name_the_atoms_as_written_and_the_mechanism_a_c1_term_a
     gave the differentiability fix, not that output perturbation takes a C^1 regularizer."""
     cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.sqrt(1 + cp.sum_squares(w)))
     assert "no smoothness rule for cp.power(., 1/2)" in cert.condition("regularizer_differentiability").detail
+    cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) - cp.geo_mean(w + 5))
+    assert cert.condition("regularizer_differentiability").detail == "no smoothness rule for cp.geo_mean"
     cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.huber(w)))
     twice = cert.condition("regularizer_twice_differentiability")
     assert twice.detail.startswith("N holds cp.huber: differentiable") and "mechanism='output'" in twice.fix
