@@ -66,6 +66,7 @@ FIXED: dict[str, tuple[str, str]] = {
     "strict=True": ("strict", "True"),
     "strict=False": ("strict", "False"),
     "mechanism='output'": ("mechanism", "output"),
+    "mechanism='objective'": ("mechanism", "objective"),
 }
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "atom_classes",
     "norm_order",
     "power_exponent",
+    "spelling",
     "AFFINE",
     "ADD",
     "NEGATE",
@@ -217,3 +218,21 @@ def power_exponent(node: Any) -> Fraction:
         return _solved(used)
     p: Any = node.p
     return _solved(p.value if isinstance(p, cp.Expression) else p)
+
+
+#: The CVXPY function a user writes for the atom classes CVXPY names otherwise (``cp.norm(w)`` builds a
+#: ``PnormApprox``, ``cp.sqrt`` and ``cp.inv_pos`` build powers); every other class is the function of its name.
+_SPELLINGS: dict[type, str] = {
+    **{cls: "cp.norm" for cls in PNORMS}, **{cls: "cp.power" for cls in POWER},
+    **{cls: "cp.quad_form" for cls in QUAD_FORMS},
+    **{cls: "cp.geo_mean" for cls in atom_classes(("atoms.geo_mean", "GeoMean"), ("atoms.geo_mean", "GeoMeanApprox"))},
+}
+
+
+def spelling(node: Any) -> str:
+    """An atom as a message names it to a user: the CVXPY function that builds it (``cp.norm``, not CVXPY's class
+    ``PnormApprox``), a power with its exponent (``cp.power(., 3/2)``: :func:`power_exponent`)."""
+    name = _SPELLINGS.get(type(node), f"cp.{type(node).__name__}")
+    if isinstance(node, POWER):
+        return f"{name}(., {power_exponent(node)})"
+    return name

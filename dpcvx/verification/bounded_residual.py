@@ -52,8 +52,38 @@ def _endpoint_slope(problem: VerifiedProblem, rho: float) -> Any:
 
 
 REGRESSION_FIX = ("a regression loss that grows faster than linearly (squared error) has a finite L on a ball: "
-                  "declare constraints=lambda w: [cp.norm(w, 2) <= W] with a public W (KST12; L is then taken "
-                  "over the residuals |r| <= W R + B), or use dpcvx.DPLinearRegression (AdaSSP)")
+                  "declare constraints=lambda w: [cp.norm(w, 2) <= W] with a public W and mechanism='objective' "
+                  "(KST12; L is then taken over the residuals |r| <= W R + B), or use dpcvx.DPLinearRegression "
+                  "(AdaSSP)")
+
+#: The loss conditions L over the reachable residuals rests on (beside a bounded set), and what a loss failing
+#: each lacks, in the words of a fix.
+_NEEDED = {"convexity": "is not proved convex", "differentiability": "is not proved C^1",
+           "curvature": "has no proved finite curvature"}
+
+
+def _regression_fix(conditions: dict[str, Condition], weight_bound: float | None) -> str:
+    """The fix of a regression loss whose L over R is not finite, naming what stands between it and a finite L
+    over the reachable residuals: the loss itself (not convex, not C^1, or an unbounded curvature: the exponential
+    and powers above 2 have l'' unbounded, which a ball does not cure, since c is taken over all residuals), the
+    declared set (it does not bound ||w||), or nothing but a ball (:data:`REGRESSION_FIX`). ``conditions`` are the
+    certificate's by name, ``weight_bound`` W = sup ||w|| over the declared set (None: no set)."""
+    lacks = [f"{_NEEDED[name]} ({conditions[name].detail})" for name in _NEEDED
+             if name in conditions and conditions[name].passed is not True]
+    if lacks:
+        return ("constraints do not make L finite for this loss: L over the residuals a ball of weights can reach "
+                "needs a convex C^1 loss with a finite curvature c = sup |l''(r)| over all residuals (KST12), and "
+                f"this loss {'; it '.join(lacks)}: use a loss with a bounded slope, dpcvx.losses.huber_regression(m=1) "
+                "(cp.huber(p - y, m)), or the squared error cp.square(p - y) (c = 2) and "
+                "declare constraints=lambda w: [cp.norm(w, 2) <= W] and mechanism='objective'")
+    if weight_bound is not None and not math.isfinite(weight_bound):
+        return ("the declared constraint set does not bound ||w||, so the residuals it lets the weights reach are "
+                "unbounded: declare a bounded set, a ball [cp.norm(w, 2) <= W] or a box [w >= -W, w <= W], with a "
+                "public W")
+    if weight_bound is not None:
+        return ("l'(r) could not be evaluated exactly at the ends of the reachable residuals |r| <= W R + B: write "
+                "the loss with atoms the verifier translates (docs/verifier.md), such as cp.square(p - y)")
+    return REGRESSION_FIX
 
 
 def _with_lipschitz(problem: VerifiedProblem, condition: Condition) -> VerifiedProblem:
@@ -70,7 +100,7 @@ def with_bounded_residual(problem: VerifiedProblem, weight_bound: float | None, 
     (None: no constraint set), ``norm_bound`` R (the mapped rows, intercept
     included) and ``label_bound`` B. Applies only to a convex C^1 loss with a
     finite curvature bound; otherwise ``problem`` keeps its own conditions, and
-    an unbounded L gets the regression's fix (:data:`REGRESSION_FIX`).
+    an unbounded L gets the regression's fix (:func:`_regression_fix`).
     """
     names = {item.name: item for item in problem.certificate.conditions}
     current = names["lipschitz"]
@@ -81,7 +111,9 @@ def with_bounded_residual(problem: VerifiedProblem, weight_bound: float | None, 
         rho = math.nextafter((weight_bound * norm_bound + label_bound) * (1 + 1e-15), math.inf)
         slope = _endpoint_slope(problem, rho)  # rho: an upper bound on every reachable |r|
     if slope is None:
-        return problem if current.passed is True else _with_lipschitz(problem, replace(current, fix=REGRESSION_FIX))
+        if current.passed is True:
+            return problem
+        return _with_lipschitz(problem, replace(current, fix=_regression_fix(names, weight_bound)))
     if current.passed is True and float_up(current.value) <= float_up(slope):
         return problem
     bounded = Condition(

@@ -49,6 +49,17 @@ SYMBOL = sp.Symbol("z", real=True)
 _UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
 _TOO_LARGE_FIX = ("scale the loss and its margin's constants so that l' and l'' stay within floating point "
                   "(a release computes with doubles)")
+#: The fix of an unbounded |l'| (order 1) and of an unbounded |l''| (order 2). A loss with a bounded l'' may grow
+#: quadratically (the squared error), so the second names what makes l'' unbounded, and output perturbation, which
+#: needs no c.
+_UNBOUNDED_FIX = {
+    1: ("privacy needs a loss that grows at most linearly; use logistic, "
+        "Huber hinge or pseudo-Huber instead of a quadratic or exponential loss"),
+    2: ("objective perturbation needs a bounded l''; the exponential, powers above 2 (cp.power(z, 3)) and fractional "
+        "powers at 0 (cp.power(z, 1.5)) have an unbounded one: use logistic, Huber hinge or pseudo-Huber (a "
+        "regression: cp.huber(p - y, m) or the squared error, whose l'' is 2), or mechanism='output', which needs no "
+        "c"),
+}
 _LOG = logging.getLogger("dpcvx.verify")
 #: sympy's share of the time left when it starts: the validated bounds, which settle what sympy did not, get the rest
 SYMPY_SHARE = 0.5
@@ -368,8 +379,7 @@ class LossAnalyser:
         symbol = {1: "L = sup |l'(z)|", 2: "c = sup |l''(z)|"}[order]
         what = "l'(z)" if order == 1 else "l''(z)"
         description = f"{symbol} is finite"
-        unbounded_fix = ("privacy needs a loss that grows at most linearly; use logistic, "
-                         "Huber hinge or pseudo-Huber instead of a quadratic or exponential loss")
+        unbounded_fix = _UNBOUNDED_FIX[order]
         if order == 2 and not differentiable:
             return Condition(name, description, False, None, how,
                              "l' jumps, so l'' is unbounded (a point mass at each kink)",

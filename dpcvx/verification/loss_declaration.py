@@ -21,11 +21,22 @@ from .problem import Loss
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
     import cvxpy as cp
 
-__all__ = ["LOSS_CONDITIONS", "SYMBOLIC_SECONDS", "check_constants", "check_time_limit", "cvxpy_evaluator",
-           "declared_loss", "pending_conditions", "loss_at_zero", "violated_constraints"]
+__all__ = ["LOSS_CONDITIONS", "SYMBOLIC_SECONDS", "UnfixedConstant", "CONSTANT_FIX", "check_constants",
+           "check_time_limit", "cvxpy_evaluator", "declared_loss", "pending_conditions", "loss_at_zero",
+           "violated_constraints"]
 
 SYMBOLIC_SECONDS = 20.0
 DOMAIN_TOLERANCE = 1e-9  # a domain constraint whose residual exceeds this is violated
+
+#: The fix of a declaration refused by :func:`check_constants` (the generic "pass a callable such as ..." named
+#: neither the parameter nor the non-finite number).
+CONSTANT_FIX = ("write every constant as a fixed finite number where the expression is built: a cp.Parameter p as "
+                "float(p.value), no NaN or infinity")
+
+
+class UnfixedConstant(TypeError):
+    """A declared expression holds a cp.Parameter or a non-finite constant (:func:`check_constants`); its fix is
+    :data:`CONSTANT_FIX`."""
 
 
 def declared_loss(loss: Loss) -> tuple[cp.Variable, cp.Expression]:
@@ -60,7 +71,7 @@ def check_constants(expression: cp.Expression, name: str) -> None:
         shown = parameters[0].name()
         value = parameters[0].value
         example = f"float({shown}.value)" if value is not None and np.size(value) == 1 else f"{shown}.value"
-        raise TypeError(f"{name} holds the cp.Parameter {shown}: what is proved must be what is solved, and a "
+        raise UnfixedConstant(f"{name} holds the cp.Parameter {shown}: what is proved must be what is solved, and a "
                         f"parameter's value can change between the two; write its value as a constant ({example}, "
                         "read when the loss or regularizer is declared)")
     for leaf in expression.constants():
@@ -69,7 +80,7 @@ def check_constants(expression: cp.Expression, name: str) -> None:
         values = np.asarray(value.data if sparse.issparse(value) else value, dtype=float)
         if not np.all(np.isfinite(values)):
             bad = values[~np.isfinite(values)].flat[0]
-            raise TypeError(f"{name} uses the non-finite constant {bad}: every constant of "
+            raise UnfixedConstant(f"{name} uses the non-finite constant {bad}: every constant of "
                             "a loss or a regularizer must be a finite number")
 
 

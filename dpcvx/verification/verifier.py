@@ -35,8 +35,10 @@ from .certificate import Certificate, Condition
 from .deadline import Budget
 from .exact import beyond_doubles, magnitude_text
 from .loss_declaration import (
+    CONSTANT_FIX,
     LOSS_CONDITIONS,
     SYMBOLIC_SECONDS,
+    UnfixedConstant,
     check_constants,
     check_time_limit,
     declared_loss,
@@ -151,12 +153,19 @@ def forget_losses() -> None:
 # --- loss ---------------------------------------------------------------------------
 
 
+def _error_text(error: Exception) -> str:
+    """A declaration's error as its condition states it: the message of a constant refused by
+    :func:`check_constants` (it names the cause), any other error with its type."""
+    return str(error) if isinstance(error, UnfixedConstant) else f"{type(error).__name__}: {error}"
+
+
 def _failed_declaration(error: Exception) -> VerifiedLoss:
     condition = Condition(
         "declaration", "loss(z) is a scalar CVXPY expression of z", False, None, "none",
-        f"{type(error).__name__}: {error}",
-        "pass a callable such as lambda z: cp.logistic(-z) that maps a scalar cp.Variable "
-        "to a scalar CVXPY expression",
+        _error_text(error),
+        CONSTANT_FIX if isinstance(error, UnfixedConstant) else
+        "pass a callable such as lambda z: cp.logistic(-z) that maps a scalar cp.Variable to a scalar CVXPY "
+        "expression",
     )
     domain = ("domain", "l(z) is finite for every real z")
     pending = pending_conditions("the loss could not be declared", (domain, *LOSS_CONDITIONS))
@@ -312,9 +321,10 @@ def _not_separable(text: str, error: NotSeparable, expression: cp.Expression, va
 # --- regularizer ---------------------------------------------------------------------
 
 
-def _regularizer_failure(text: str, detail: str) -> VerifiedRegularizer:
-    fix = ("pass a callable such as lambda w: 0.5 * cp.sum_squares(w) returning a scalar "
-           "CVXPY expression of w")
+def _regularizer_failure(text: str, detail: str, constant: bool = False) -> VerifiedRegularizer:
+    """Every regularizer condition failed with ``detail``; ``constant``: refused by :func:`check_constants`."""
+    fix = CONSTANT_FIX if constant else ("pass a callable such as lambda w: 0.5 * cp.sum_squares(w) returning a "
+                                         "scalar CVXPY expression of w")
     names = (
         ("regularizer_convexity", "N is convex and finite on all of R^d"),
         ("strong_convexity", "N is m-strongly convex with m > 0"),
@@ -365,8 +375,8 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
         check_constants(expression, "regularizer(w)")
         key = (_structural_key(expression), dim)
     except Exception as error:  # a bad user regularizer becomes a failing certificate
-        return _regularizer_failure("<invalid regularizer>",
-                                    f"{type(error).__name__}: {error} (at dimension {dim})")
+        return _regularizer_failure("<invalid regularizer>", f"{_error_text(error)} (at dimension {dim})",
+                                    isinstance(error, UnfixedConstant))
     if key not in _REGULARIZER_CACHE:
         text = _readable(expression)
         try:
@@ -381,16 +391,28 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
 def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, ...]:
     ridge = "add a strongly convex term such as 0.5 * cp.sum_squares(w)"
     smooth_fix = ("Theorems 1 and 2 need a differentiable regularizer; use 0.5 * cp.sum_squares(w) "
-                  "or cp.quad_form(w, P) with P positive definite; or, for objective perturbation (KST12), "
-                  "a * cp.norm1(w) and/or group norms c * cp.norm(w[g], 2) over disjoint index sets g, plus a "
-                  "quadratic")
+                  "or cp.quad_form(w, P) with P positive definite, and write a smooth term with smooth atoms "
+                  "(cp.square(cp.sum_squares(w)) for ||w||^4, cp.sum(cp.power(w, 4)), cp.sum(cp.exp(w))); or, for "
+                  "objective perturbation (KST12), a * cp.norm1(w) and/or group norms c * cp.norm(w[g], 2) over "
+                  "disjoint index sets g, plus a quadratic")
     convex = analysis.convex and analysis.finite_everywhere
+    if not analysis.convex:
+        detail, fix = (("N is concave, not convex" if analysis.concave else
+                        "CVXPY's DCP rules do not prove N convex (it is not convex, or convex in a form they do not "
+                        "follow)"),
+                       "use a convex regularizer as the DCP rules build it: convex atoms (cp.sum_squares, "
+                       "cp.quad_form with P positive semidefinite, cp.norm1) of affine expressions of w, with "
+                       "nonnegative weights")
+    else:
+        detail, fix = (f"N is infinite or undefined for some w: its atoms' domain constraint "
+                       f"{', '.join(analysis.restricting)} fails there (cp.log, cp.inv_pos, cp.sqrt, cp.entr and "
+                       "fractional powers are finite only on part of R^d)",
+                       "use a regularizer finite on all of R^d (such as 0.5 * cp.sum_squares(w)); a set the weights "
+                       "must stay in is declared with constraints= (KST12), not with the regularizer's domain")
     convexity = Condition(
         "regularizer_convexity", "N is convex and finite on all of R^d", convex,
         "yes" if convex else "no", "dcp",
-        "CVXPY's DCP rules" if convex else
-        ("N is not DCP-convex" if not analysis.convex else "N restricts the domain of w"),
-        "" if convex else "use a convex regularizer finite everywhere",
+        "CVXPY's DCP rules" if convex else detail, "" if convex else fix,
     )
     m = analysis.strong_convexity
     exact = analysis.strong_convexity_exact
@@ -408,25 +430,34 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
             f"m = {magnitude_text(m)} is too large for floating point (the largest double is "
             f"{sys.float_info.max:.3g}): {how}",
             "scale the regularizer down so that its curvature is a double (a release computes with doubles)")
+    powers = any(name.startswith("cp.power") for name in analysis.unknown_atoms)
+    unproved = f"no smoothness rule for {', '.join(analysis.unknown_atoms)}" + (
+        " (a power is proved smooth only for an integer exponent >= 2; cp.sqrt and cp.inv_pos are powers)"
+        if powers else "")
+    nonsmooth = (f"N holds {', '.join(analysis.nonsmooth_atoms)}: not differentiable everywhere (a norm or cp.abs "
+                 "at 0, a maximum where its arguments cross); each atom is judged on its own, so a smooth composition "
+                 "of one, such as cp.power(cp.norm(w), 3), is not proved smooth either")
+    c1_only = (f"N holds {', '.join(analysis.c1_only_atoms)}: differentiable, but its second derivative jumps")
 
-    def smoothness(name: str, description: str, verdict: bool | None, bad: tuple[str, ...]) -> Condition:
+    def smoothness(name: str, description: str, verdict: bool | None, twice: bool) -> Condition:
         if verdict:
             return Condition(name, description, True, "yes", "symbolic", "every atom is smooth")
         if verdict is None:
-            return Condition(name, description, None, "unknown", "none",
-                             f"no smoothness rule for atoms {', '.join(analysis.unknown_atoms)}",
-                             smooth_fix)
-        return Condition(name, description, False, "no", "symbolic",
-                         f"non-smooth atoms: {', '.join(bad)}", smooth_fix)
+            return Condition(name, description, None, "unknown", "none", unproved, smooth_fix)
+        if not analysis.nonsmooth_atoms:  # only C^1 atoms: N is differentiable, not twice
+            return Condition(name, description, False, "no", "symbolic", c1_only,
+                             "objective perturbation needs N twice differentiable: replace those terms by smooth "
+                             "ones (0.5 * cp.sum_squares(w)), or use mechanism='output', which needs N "
+                             "differentiable only")
+        reasons = [nonsmooth, c1_only] if twice and analysis.c1_only_atoms else [nonsmooth]
+        return Condition(name, description, False, "no", "symbolic", "; ".join(reasons), smooth_fix)
 
     return (
         convexity,
         strong,
-        smoothness("regularizer_differentiability", "N is differentiable",
-                   analysis.differentiable, analysis.nonsmooth_atoms),
+        smoothness("regularizer_differentiability", "N is differentiable", analysis.differentiable, False),
         smoothness("regularizer_twice_differentiability", "N is twice differentiable",
-                   analysis.twice_differentiable,
-                   analysis.nonsmooth_atoms + analysis.c1_only_atoms),
+                   analysis.twice_differentiable, True),
     )
 
 

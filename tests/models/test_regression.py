@@ -304,3 +304,45 @@ def test_a_kinked_regression_loss_is_told_a_fix_that_works_for_a_regression():
     model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, loss=dpcvx.losses.huber_regression(m=1), task="regression",
                              label_bound=1.0).fit(X, y, 1.0, random_state=0, accountant=accountant)
     assert model.score(X, y) > 0.5
+
+
+def test_an_exponential_regression_loss_on_a_ball_is_told_the_ball_does_not_help(data):
+    """exp(p - y) with a ball of weights declared was refused with the fix "declare constraints=...", which were
+    declared: the ball bounds L only for a loss with a finite curvature over all residuals, and exp's l'' is
+    unbounded. The fix names that, and the loss it advises (the Huber loss of the residual) fits."""
+    X, y = data
+    accountant = PrivacyAccountant(5.0)
+    for constraints in (lambda w: [cp.norm(w, 2) <= 2.0], None):
+        learner = dpcvx.PrivateERM(loss=lambda p, t: cp.exp(p - t), task="regression", label_bound=1.0, lam=1e-2,
+                                   data_norm=1.0, constraints=constraints)
+        with pytest.raises(dpcvx.AssumptionError) as refusal:
+            learner.fit(X, y, 1.0, accountant=accountant)
+        lipschitz = next(item for item in refusal.value.failures if item.name == "lipschitz")
+        assert lipschitz.fix.startswith("constraints do not make L finite for this loss")
+        assert "has no proved finite curvature (|l''(z)| is unbounded)" in lipschitz.fix
+    assert accountant.ledger == []
+    advised = dpcvx.PrivateERM(loss=lambda p, t: cp.huber(p - t, 1), task="regression", label_bound=1.0, lam=1e-2,
+                               data_norm=1.0)
+    assert advised.fit(X, y, 1.0, random_state=0).score(X, y) > 0
+
+
+def test_an_unbounded_box_is_told_to_bound_the_weights():
+    """A box open on one side bounds no residual: the fix asks for a bounded set, not for constraints (declared)."""
+    learner = dpcvx.PrivateERM(loss=lambda r: cp.square(r) / 2, task="regression", label_bound=1.0, lam=1e-2,
+                               data_norm=1.0, constraints=lambda w: [w >= -1])
+    fix = learner.verify(4).condition("lipschitz").fix
+    assert fix.startswith("the declared constraint set does not bound ||w||")
+    bounded = dpcvx.PrivateERM(loss=lambda r: cp.square(r) / 2, task="regression", label_bound=1.0, lam=1e-2,
+                               data_norm=1.0, constraints=lambda w: [w >= -1, w <= 1])
+    assert bounded.verify(4).condition("lipschitz").passed
+
+
+def test_the_squared_error_fix_names_the_mechanism_a_ball_needs(data):
+    """The fix of least squares without a set said to declare a ball; with output perturbation (the default of none
+    here, but the user's choice) a ball is refused, so the fix names mechanism='objective', and following it fits."""
+    X, y = data
+    plain = dpcvx.PrivateERM(loss=lambda r: cp.square(r) / 2, task="regression", label_bound=1.0, lam=1e-2,
+                             data_norm=1.0)
+    with pytest.raises(dpcvx.AssumptionError, match=r"<= W\] with a public W and mechanism='objective'"):
+        plain.fit(X, y, 1.0, mechanism="output")
+    least_squares().fit(X, y, 1.0, mechanism="objective", random_state=0)

@@ -113,11 +113,11 @@ def test_one_table_of_atom_facts(monkeypatch):
     z = cp.Variable()
     loss = cp.sum(cp.hstack([z, 1]))
     check_separable(loss, z)
-    assert analyse_regularizer(cp.sum(cp.huber(x)), x).c1_only_atoms == ("huber",)
+    assert analyse_regularizer(cp.sum(cp.huber(x)), x).c1_only_atoms == ("cp.huber",)  # as the user writes it
     # without their entries, the same atoms are unknown to every reader of the table
     for cls in atoms.SUM + atoms.HUBER:
         monkeypatch.delitem(atoms.ATOMS, cls)
     with pytest.raises(NotSeparable, match="Sum, which has no per-record rule"):
         check_separable(loss, z)
     analysis = analyse_regularizer(cp.sum(cp.huber(x)), x)
-    assert analysis.c1_only_atoms == () and "huber" in analysis.unknown_atoms
+    assert analysis.c1_only_atoms == () and "cp.huber" in analysis.unknown_atoms

@@ -105,6 +105,17 @@ def test_unbounded_gradient_is_refused(loss):
     assert reasons["lipschitz"].method == "symbolic"
 
 
+
+@pytest.mark.parametrize("loss", [lambda z: cp.exp(-z), lambda z: cp.power(cp.abs(z), 3)], ids=["exp", "cube"])
+def test_an_unbounded_curvature_is_told_what_makes_it_unbounded(loss):
+    """The curvature row of exp(-z) said "privacy needs a loss that grows at most linearly", which the squared error
+    (c = 2) contradicts: c is about l'', so the fix names what makes l'' unbounded and the mechanism that needs no c."""
+    curvature = failing(dpcvx.verify(loss), "objective")["curvature"]
+    assert "unbounded" in curvature.detail
+    assert curvature.fix.startswith("objective perturbation needs a bounded l''")
+    assert "grows at most linearly" not in curvature.fix and "mechanism='output'" in curvature.fix
+    assert dpcvx.verify(lambda z: cp.logistic(-z)).allows("objective")  # the first loss it advises
+
 def test_log_domain_is_refused():
     cert = dpcvx.verify(lambda z: -cp.log(z))
     reasons = failing(cert)
@@ -129,6 +140,47 @@ def test_l1_regularizer_is_not_strongly_convex():
     assert "sum_squares" in reasons["strong_convexity"].fix
     assert "norm1" in reasons["regularizer_differentiability"].detail
 
+
+
+def test_a_cubed_norm_regularizer_is_refused_for_what_it_lacks_in_user_terms():
+    """cp.power(cp.norm(w), 3) was refused as "N restricts the domain of w" (the power's domain norm(w) >= 0 holds
+    for every w) with "non-smooth atoms: PnormApprox" (CVXPY's class, not what the user wrote). It is finite and
+    convex; it lacks strong convexity (m = 0: its Hessian vanishes at 0) and a smoothness proof (cp.norm is judged on
+    its own). Following the fixes (a ridge term, a smooth growth term) gives a certificate that allows both."""
+    cert = dpcvx.verify(losses.logistic(), lambda w: cp.power(cp.norm(w), 3))
+    assert cert.condition("regularizer_convexity").passed
+    reasons = failing(cert)
+    assert set(reasons) == {"strong_convexity", "regularizer_differentiability"}
+    assert "0.5 * cp.sum_squares(w)" in reasons["strong_convexity"].fix
+    smooth = reasons["regularizer_differentiability"]
+    assert smooth.detail.startswith("N holds cp.norm: not differentiable everywhere")
+    assert "Approx" not in smooth.detail + smooth.fix and "cp.square(cp.sum_squares(w))" in smooth.fix
+    advised = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.square(cp.sum_squares(w)))
+    assert advised.allows("output") and advised.allows("objective")
+
+
+@pytest.mark.parametrize("regularizer, detail, fix", [
+    (lambda w: 0.5 * cp.sum_squares(w) - cp.sum(cp.log(w)), "domain constraint 0.0 <= w fails", "finite on all"),
+    (lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.inv_pos(w)), "domain constraint 0.0 <= w fails", "finite on all"),
+    (lambda w: -cp.sum_squares(w), "N is concave, not convex", "convex atoms"),
+], ids=["log", "inv_pos", "concave"])
+def test_a_regularizer_that_is_not_convex_and_finite_is_told_which(regularizer, detail, fix):
+    """"N restricts the domain of w" and "N is not DCP-convex" named neither the constraint nor the shape."""
+    convexity = dpcvx.verify(losses.logistic(), regularizer).condition("regularizer_convexity")
+    assert convexity.passed is False and detail in convexity.detail and fix in convexity.fix
+
+
+def test_smoothness_rows_name_the_atoms_as_written_and_the_mechanism_a_c1_term_allows():
+    """A fractional power was "no smoothness rule for atoms PowerApprox"; a Huber term's twice-differentiability row
+    gave the differentiability fix, not that output perturbation takes a C^1 regularizer."""
+    cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.sqrt(1 + cp.sum_squares(w)))
+    assert "no smoothness rule for cp.power(., 1/2)" in cert.condition("regularizer_differentiability").detail
+    cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) - cp.geo_mean(w + 5))
+    assert cert.condition("regularizer_differentiability").detail == "no smoothness rule for cp.geo_mean"
+    cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.huber(w)))
+    twice = cert.condition("regularizer_twice_differentiability")
+    assert twice.detail.startswith("N holds cp.huber: differentiable") and "mechanism='output'" in twice.fix
+    assert cert.allows("output") and not cert.allows("objective")
 
 @pytest.mark.parametrize(
     "regularizer, m",
@@ -262,6 +314,18 @@ def test_a_parameter_fails_loss_and_regularizer_alike(value):
     if value is not None:
         assert "float(p.value)" in regularizer.condition("strong_convexity").detail
 
+
+
+@pytest.mark.parametrize("constant", [cp.Parameter(name="a", value=2.0), np.inf], ids=["parameter", "inf"])
+def test_a_refused_constant_is_told_to_write_a_fixed_number(constant):
+    """A loss or regularizer holding a cp.Parameter (or an infinite constant) had the fix "pass a callable such as
+    lambda z: cp.logistic(-z) ...", which it was: the fix names the constant, and written as a number it passes."""
+    loss = dpcvx.verify(lambda z: cp.logistic(-constant * z)).condition("declaration")
+    regularizer = dpcvx.verify(losses.logistic(), lambda w: constant * cp.sum_squares(w)).condition("strong_convexity")
+    for condition in (loss, regularizer):
+        assert condition.passed is False and "float(p.value)" in condition.fix
+        assert not condition.detail.startswith(("TypeError", "UnfixedConstant"))
+    assert dpcvx.verify(lambda z: cp.logistic(-2.0 * z), lambda w: 2.0 * cp.sum_squares(w)).allows("objective")
 
 def test_a_parameter_changed_after_verify_changes_no_later_fit():
     """verify() with p ||w||^2 + sum logistic(w) at p = 1, then p = 1e-4: the verifier's cache keyed the Parameter

@@ -26,7 +26,9 @@ __all__ = ["RegularizerAnalysis", "analyse_regularizer"]
 
 @dataclass(frozen=True)
 class RegularizerAnalysis:
-    """What the calculus established for N at dimension ``dim``."""
+    """What the calculus established for N at dimension ``dim``. The atoms are named as a user writes them
+    (:func:`~dpcvx.verification.atoms.spelling`); ``restricting`` are the domain constraints of N's atoms (x >= 0 of
+    a log, an inv_pos, a fractional power) that do not hold for every w: N is finite everywhere when it is empty."""
 
     dim: int
     convex: bool
@@ -39,6 +41,8 @@ class RegularizerAnalysis:
     nonsmooth_atoms: tuple[str, ...] = ()
     c1_only_atoms: tuple[str, ...] = ()
     unknown_atoms: tuple[str, ...] = ()
+    concave: bool = False
+    restricting: tuple[str, ...] = ()  # the domain constraints of its atoms not proved to hold for every w
     notes: tuple[str, ...] = field(default=())
     l1_weight: float = 0.0
     smooth_part: Quadratic | None = None
@@ -60,6 +64,7 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
     """Apply the calculus to the expression N(w) the verifier built (never a second call of N)."""
     import cvxpy as cp
 
+    from ..atoms import spelling
     from .affine import Unsupported
     from .curvature import DENSE_SOLVER_LIMIT, Curvature
     from .norms import group_term, l1_term
@@ -73,7 +78,7 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
     expression = cp.reshape(expression, (), order="F") if expression.shape != () else expression
 
     convex = bool(expression.is_convex())
-    finite = all(not constraint.variables() and constraint.value() for constraint in expression.domain)
+    restricting = tuple(str(constraint) for constraint in expression.domain if not _holds_everywhere(constraint))
     curvature, all_quadratic = Curvature(dim), True
     nonsmooth, c1_only, unknown = set(), set(), set()
     notes = []
@@ -105,7 +110,7 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
         for node in _nodes(term):
             if isinstance(node, (cp.Variable, cp.Constant, cp.Parameter)):
                 continue
-            smoothness, name = atom_smoothness(node), type(node).__name__
+            smoothness, name = atom_smoothness(node), spelling(node)
             if smoothness == "nonsmooth":
                 nonsmooth.add(name)
             elif smoothness == "C1":
@@ -132,7 +137,7 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
         groups=tuple(groups) if smooth_part is not None else (),
         dim=dim,
         convex=convex,
-        finite_everywhere=finite,
+        finite_everywhere=not restricting,
         strong_convexity=m,
         strong_convexity_exact=exact,
         differentiable=differentiable,
@@ -142,7 +147,20 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
         c1_only_atoms=tuple(sorted(c1_only)),
         unknown_atoms=tuple(sorted(unknown)),
         notes=tuple(notes),
+        concave=not convex and bool(expression.is_concave()),  # asked only then: it may test a matrix
+        restricting=restricting,
     )
+
+
+def _holds_everywhere(constraint: Any) -> bool:
+    """Whether a domain constraint of N's atoms holds for every w: a constant one that holds, or an inequality
+    whose expression CVXPY's sign rules prove non-positive (norm(w) >= 0, the domain of cp.power(cp.norm(w), 3),
+    which was read as restricting w)."""
+    import cvxpy as cp
+
+    if not constraint.variables():
+        return bool(constraint.value())
+    return isinstance(constraint, cp.constraints.Inequality) and bool(constraint.expr.is_nonpos())
 
 
 def _nodes(node: Any) -> Iterator[Any]:  # the nodes of a CVXPY tree
