@@ -401,3 +401,42 @@ def test_a_regression_finding_on_targets_near_the_float_limit_squares_nothing_to
         many = np.where(np.arange(1000) % 2 == 0, 1e306, 9e305)  # their sum passes the float range: so may no mean
         assert training_rows_finding(np.zeros(1000), many, True) == NO_BETTER_REGRESSION
         assert training_rows_finding(many, many, True) is None
+
+
+def test_a_regression_finding_needs_both_the_raw_and_the_clipped_labels_no_better():
+    """Either comparison alone false-alarms: on the raw labels a few huge outliers make a good fit's R^2 negative;
+    on the labels clipped onto a declared range a fit that predicts the raw scale has R^2 below 0 there."""
+    rng = np.random.default_rng(0)
+    labels = rng.normal(0, 8, 5000)  # 80 % beyond 2
+    wide = 0.95 * labels  # R^2 0.99 on the raw labels, below 0 on the labels clipped onto [-2, 2]
+    clipped = np.clip(labels, -2, 2)
+    assert np.mean(np.abs(labels) > 2) > 0.79
+    assert np.sum((labels - wide) ** 2) < 0.01 * np.sum((labels - labels.mean()) ** 2)
+    assert np.sum((clipped - wide) ** 2) > np.sum((clipped - clipped.mean()) ** 2)
+    assert training_rows_finding(wide, labels, True, label_range=(-2.0, 2.0)) is None
+    outliers = np.where(rng.random(5000) < 0.005, 1e7, labels)  # the bulk predicted well, the outliers not
+    assert training_rows_finding(labels, outliers, True) == NO_BETTER_REGRESSION  # the raw comparison alone
+    assert training_rows_finding(labels, outliers, True, label_range=(-10.0, 10.0)) is None
+    useless = rng.normal(0, 3, 5000)  # no better on either scale
+    assert training_rows_finding(useless, outliers, True, label_range=(-10.0, 10.0)) == NO_BETTER_REGRESSION
+
+
+@pytest.mark.parametrize("memmap", [False, True])
+def test_a_huber_fit_beside_a_few_huge_labels_is_not_called_useless(tmp_path, memmap):
+    """0.3 % of 20,000 labels at 1e7 in a table whose labels are within 50,000: the DPHuberRegressor's median absolute
+    error is 1,493 (the mean's 24,065), yet its squared error on the raw labels passed their spread about their mean
+    and it was warned as no better than a constant."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (20_000, 3)) / np.sqrt(3)
+    y = 30_000 * (X @ np.array([1.0, -1.0, 0.5])) + rng.normal(0, 1000, 20_000)
+    y[rng.random(20_000) < 0.003] = 1e7
+    if memmap:
+        stored = np.memmap(tmp_path / "X.dat", dtype=float, mode="w+", shape=X.shape)
+        stored[:] = X
+        X = stored
+    regressor = dpcvx.DPHuberRegressor(data_norm=1, label_bound=50_000, epsilon=5, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        regressor.fit(X, y)
+    assert [w.category for w in caught] == [dpcvx.ClippingWarning]  # the labels beyond B: the fit's own note
+    assert np.median(np.abs(y - regressor.predict(X))) < np.median(np.abs(y - y.mean())) / 5
