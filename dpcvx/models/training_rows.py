@@ -21,11 +21,12 @@ says is a statistic of the private data:
   labels as given and on the labels clipped onto a declared label range (:func:`regression_finding`).
 
 Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`,
-:data:`NO_BETTER_REGRESSION`, and the note that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):
-no count, score or label is printed. It never enters the release or its
-certificate, and it never runs inside :func:`dpcvx.tune` (:func:`dpcvx.release.usefulness.checks_off`): a
-selection that reacted to it would not be covered by tune's proof. The public check, from the release and its
-bound alone, is :mod:`dpcvx.release.usefulness`.
+:data:`NO_BETTER_REGRESSION`, :data:`MOSTLY_CLIPPED` first when most training rows were clipped onto R, and the note
+that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):
+no count or score is printed, and a class only by its declared label (:func:`nearly_one_class`). It never enters
+the release or its certificate, and it never runs inside :func:`dpcvx.tune`
+(:func:`dpcvx.release.usefulness.checks_off`): a selection that reacted to it would not be covered by tune's proof.
+The public check, from the release and its bound alone, is :mod:`dpcvx.release.usefulness`.
 """
 
 from __future__ import annotations
@@ -39,11 +40,12 @@ from typing import Any
 import numpy as np
 
 from ..advice import command_line_runs, python_only, setting
+from ..data.notes import most_rows_clipped
 from ..exceptions import TrainingRowsWarning, warn_released
 from ..release.usefulness import checks_are_off, speaker
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "ONE_VS_REST", "KERNEL",
-           "training_rows_finding",
+           "MOSTLY_CLIPPED", "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
            "warn_on_confusion",
            "left_to_caller", "runs_here", "Deferred", "deferred", "deferral", "warn_at_cut"]
@@ -61,6 +63,7 @@ class Deferred:
 
     owner: str
     counts: Callable[[float], np.ndarray] | None = None
+    classes: Any = None  # the learner's declared classes, in the order of the counts (set with them)
 
 
 _DEFERRED: contextvars.ContextVar[Deferred | None] = contextvars.ContextVar("dpcvx_training_rows_deferred",
@@ -90,12 +93,24 @@ KERNEL = ("The kernel learners take no class weight or class prior; random Fouri
           "(docs/kernels.md) take them")
 
 
-def warning_text(finding: str, unweighted: str | None = None) -> str:
+#: What comes first after a finding when most training rows were clipped onto R (:func:`dpcvx.data.notes.
+#: most_rows_clipped`): the cause the release's settings cannot fix
+MOSTLY_CLIPPED = (" Most training rows had norm above R and were scaled onto it (the ClippingWarning above counts "
+                  "them and, on a raw table, names the column that put them there): on such rows the release sees "
+                  "little but that column's direction. Fix the columns first (drop an identifier column, replace "
+                  "missing-value codes, scale each column by public bounds: dpcvx.PublicSchema); no setting named "
+                  "below makes up for it.")
+
+
+def warning_text(finding: str, unweighted: str | None = None, clipped: bool = False) -> str:
     """The warning's text of a finding (:data:`ONE_CLASS` ...): the finding, NOT PRIVATE, and the private way to
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
     a command runs); ``unweighted``: for a classifier that takes no class weight or class prior (one-vs-rest:
-    :data:`ONE_VS_REST`; the kernel learners: :data:`KERNEL`), what it offers instead, and its note names neither."""
-    return finding + _note(finding == NO_BETTER_REGRESSION, unweighted)
+    :data:`ONE_VS_REST`; the kernel learners: :data:`KERNEL`), what it offers instead, and its note names neither;
+    ``clipped``: most training rows were clipped onto R, said first (:data:`MOSTLY_CLIPPED`): on a balanced table
+    with an identifier column left in (accuracy 0.51; 0.81 without it) the note advised class weights and a
+    threshold, which cannot help."""
+    return finding + (MOSTLY_CLIPPED if clipped else "") + _note(finding == NO_BETTER_REGRESSION, unweighted)
 
 
 def _note(regression: bool, unweighted: str | None = None) -> str:
@@ -134,8 +149,10 @@ def training_rows_finding(predictions: Any, y: Any, regression: bool, classes: A
     predicted, labels = np.asarray(predictions).ravel(), np.asarray(y).ravel()
     if regression:
         return regression_finding(lambda rows: predicted[rows], labels, max(labels.shape[0], 1), label_range)
-    values = np.union1d(labels, predicted) if classes is None else np.unique(np.asarray(classes))
-    return classification_finding(confusion(predicted, labels, values))
+    if classes is None:  # the values found in the rows: none is named
+        return classification_finding(confusion(predicted, labels, np.union1d(labels, predicted)))
+    values = np.unique(np.asarray(classes))
+    return classification_finding(confusion(predicted, labels, values), values)
 
 
 def regression_finding(predict: Callable[[slice], np.ndarray], labels: np.ndarray, step: int,
@@ -230,10 +247,12 @@ def _counted(label_index: np.ndarray, predicted_index: np.ndarray, k: int) -> np
     return np.bincount(pairs, minlength=k * k).reshape(k, k).astype(np.int64, copy=False)
 
 
-def classification_finding(counts: np.ndarray) -> str | None:
+def classification_finding(counts: np.ndarray, classes: Any = None) -> str | None:
     """The fixed text that applies to a classifier's confusion counts on its training rows (:func:`confusion`),
     or None: one class predicted; balanced accuracy (mean recall over the K classes present) at most 1 / K; a class
-    predicted on fewer than a tenth as many rows as carry it; balanced accuracy within two standard errors of 1 / K.
+    predicted on fewer than a tenth as many rows as carry it (:func:`nearly_one_class`, naming those classes by
+    ``classes``, the declared classes in the order of the counts, when given); balanced accuracy within two
+    standard errors of 1 / K.
 
     Chance is a prediction made without looking at the row, each class at the rate q_j the release predicts it:
     its recall of class k is Binomial(n_k, q_k) / n_k, so its balanced accuracy has mean (1 / K) sum_k q_k (1 / K
@@ -244,15 +263,29 @@ def classification_finding(counts: np.ndarray) -> str | None:
         return ONE_CLASS
     carried = counts.sum(axis=1)
     present = carried > 0
-    classes = np.count_nonzero(present)
+    kinds = np.count_nonzero(present)  # K
     recall = np.mean(np.diag(counts)[present] / carried[present])
-    if recall <= 1.0 / classes:
+    if recall <= 1.0 / kinds:
         return NO_BETTER
-    if np.any(10 * predicted[present] < carried[present]):
-        return NEARLY_ONE_CLASS  # the more specific finding, where both hold
+    rare = present & (10 * predicted < carried)
+    if np.any(rare):  # the more specific finding, where both hold
+        return nearly_one_class(None if classes is None else [np.asarray(classes).tolist()[i]
+                                                              for i in np.flatnonzero(rare)])
     rates = predicted[present] / counts.sum()
-    error = np.sqrt(np.sum(rates * (1 - rates) / carried[present])) / classes
-    return NO_BETTER if recall <= 1.0 / classes + 2 * error else None
+    error = np.sqrt(np.sum(rates * (1 - rates) / carried[present])) / kinds
+    return NO_BETTER if recall <= 1.0 / kinds + 2 * error else None
+
+
+def nearly_one_class(labels: list[Any] | None = None) -> str:
+    """:data:`NEARLY_ONE_CLASS`, naming the classes it concerns by their declared labels (public: a classifier's
+    classes are declared, never read off the rows; which of them the release nearly never predicts is NOT PRIVATE,
+    as the whole warning). On 12 classes of which 3 were tiny, "some class" left the reader to guess which."""
+    if not labels:
+        return NEARLY_ONE_CLASS
+    many = len(labels) > 1
+    return (f"on its training rows, the release predicts the class{'es' if many else ''} "
+            f"{', '.join(repr(label) for label in labels)} on fewer than a tenth as many rows as carry "
+            f"{'each' if many else 'it'}: close to never predicting {'them' if many else 'that class'}.")
 
 
 @contextmanager
@@ -286,7 +319,7 @@ def warn_at_cut(check: Deferred, cut: float) -> None:
     """The deferred check (:func:`deferred`) at the caller's ``cut``, when the learner's plan left its counts."""
     if check.counts is not None:
         counts, check.counts = check.counts(cut), None  # the rows are let go
-        warn_on_confusion(check.owner, counts)
+        warn_on_confusion(check.owner, counts, check.classes)
 
 
 def runs_here() -> bool:
@@ -307,13 +340,15 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
               ONE_VS_REST if multiclass else unweighted)
 
 
-def warn_on_confusion(owner: str, counts: np.ndarray) -> None:
+def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None) -> None:
     """:func:`warn_on_training_rows` from a classifier's confusion counts (:func:`confusion`; more than two classes:
-    the one-vs-rest release's)."""
+    the one-vs-rest release's); ``classes``: the declared classes in the order of the counts, which the finding
+    names (:func:`classification_finding`)."""
     if runs_here():
-        _warn(owner, classification_finding(counts), ONE_VS_REST if counts.shape[0] > 2 else None)
+        _warn(owner, classification_finding(counts, classes), ONE_VS_REST if counts.shape[0] > 2 else None)
 
 
 def _warn(owner: str, finding: str | None, unweighted: str | None = None) -> None:
     if finding is not None:
-        warn_released(f"{speaker(owner)}: {warning_text(finding, unweighted)}", TrainingRowsWarning)
+        warn_released(f"{speaker(owner)}: {warning_text(finding, unweighted, most_rows_clipped())}",
+                      TrainingRowsWarning)

@@ -74,6 +74,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
 from .. import losses
 from ..advice import command_line_runs, flag_text, setting
 from ..data.blocks import cache_block_rows, is_dask, is_out_of_core, public_shape
+from ..data.notes import columns_named
 from ..exceptions import InputError
 from ..models.column_statistics import (
     REGRESSION_SHARE,
@@ -284,7 +285,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         public ``sample_weight_bound``; DPLinearRegression refuses weights with
         :class:`~dpcvx.exceptions.UnsupportedWeightsError`, before anything is spent.
         """
-        with called(type(self).__name__):  # every warning of the fit names this estimator
+        # every warning of the fit names this estimator; a note on clipped rows, X's columns
+        with called(type(self).__name__), columns_named(X):
             return self._fit(X, y, sample_weight, accountant, None)
 
     def _shared_settings(self, label_bound: float | str) -> PrivateERM:
