@@ -74,6 +74,9 @@ class ColumnStandardiser:
     ``input_bound`` reads the rows as they are, stated (a statistics map as format version 10 wrote it, recorded
     ``null``), where None states nothing (a map of the user's own)."""
 
+    #: output column j is computed from input column j alone (:func:`dpcvx.data.notes.warn_clipped_rows` names them)
+    keeps_columns = True
+
     def __init__(self, centre: ArrayLike, multiplier: ArrayLike, norm_bound: float,
                  clip: float | None = None, input_bound: float | None = None) -> None:
         centre_, multiplier_ = (np.array(values, dtype=np.float64).ravel() for values in (centre, multiplier))

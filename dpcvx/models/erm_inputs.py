@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
-from ..data.notes import row_clipping_note, warn_clipped
+from ..data.notes import warn_clipped, warn_clipped_rows
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError, SolverError
 from ..privacy import calibrate
@@ -347,7 +347,7 @@ def mapped_rows(rows: RowMap, X: Any, y: Any, refuse_excess: bool) -> tuple[Matr
     else:
         mapped, clipped = rows.apply(X, refuse=refuse_excess)
     if clipped:
-        warn_clipped(row_clipping_note(clipped, mapped.shape[0], rows.norm_bound))
+        warn_clipped_rows(clipped, mapped.shape[0], rows, mapped)
     return mapped, y
 
 

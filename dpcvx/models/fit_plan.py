@@ -443,9 +443,9 @@ class FitPlan:
             counts = functools.partial(_confusion, bound.X, w, bound.labels, solved, rows.effective_norm_bound)
             check = training_rows.deferral()
             if check is None:  # at the release's sign
-                training_rows.warn_on_confusion(self.owner, counts(0.0))
+                training_rows.warn_on_confusion(self.owner, counts(0.0), self.classes)
             else:  # at a caller's cut, known once the caller's release is complete (an estimator's threshold)
-                check.counts = counts
+                check.counts, check.classes = counts, self.classes
         return PrivateModel(coef, intercept, self.classes, rows, release)
 
 

@@ -42,7 +42,7 @@ import numpy as np
 from scipy import sparse
 
 from ..data.blocks import RowBlocks, is_dask, is_out_of_core, matrix_shape
-from ..data.notes import checks_then_notes, row_clipping_note, warn_clipped
+from ..data.notes import checks_then_notes, warn_clipped, warn_clipped_rows
 from ..data.rows import RowMap
 from ..data.standardiser import adassp_map, label_range, range_map
 from ..exceptions import InputError
@@ -243,7 +243,7 @@ class PrivateLinearRegression:
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows and not quiet:
-            warn_clipped(row_clipping_note(clipped_rows, n, rows.norm_bound))
+            warn_clipped_rows(clipped_rows, n, rows, None if is_out_of_core(X) else mapped)
         if clipped_labels and not quiet:
             warn_clipped(label_clipping_note(clipped_labels, n, check_bound("label_bound", self.label_bound)))
         return rows, gram, moment, n
@@ -408,17 +408,18 @@ class PrivateLinearRegression:
         clipped; the clipping warnings given once."""
         norm = check_bound("data_norm", self.data_norm)
         clipped: np.ndarray | RowBlocks
+        row_map = RowMap(norm_bound=norm)
         if is_out_of_core(X):  # a memmap: a Dask X is not searched (_ranges_setting, _refuse_for_statistics)
-            clipped = RowBlocks(X, RowMap(norm_bound=norm), block_rows=max(1, VALUE_BLOCK // (X.shape[1] + 1)))
+            clipped = RowBlocks(X, row_map, block_rows=max(1, VALUE_BLOCK // (X.shape[1] + 1)))
             count = clipped.validate(refuse=False)
         else:
-            rows, count = RowMap(norm_bound=norm).apply(X)
+            rows, count = row_map.apply(X)
             clipped = np.asarray(rows)
         n = clipped.shape[0]
         label_bound = check_bound("label_bound", self.label_bound)
         labels, _, clipped_labels = target_values(y, n, label_bound, False)
         if count:
-            warn_clipped(row_clipping_note(count, n, norm))
+            warn_clipped_rows(count, n, row_map, clipped)
         if clipped_labels:
             warn_clipped(label_clipping_note(clipped_labels, n, label_bound))
         return clipped, labels, n

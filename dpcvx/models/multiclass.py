@@ -312,7 +312,8 @@ class MulticlassPlan:
         warn_if_constant(type(learner).__name__, certificate.findings)
         released = PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
         if training_rows.runs_here():  # NOT PRIVATE, on the argmax (models.training_rows)
-            training_rows.warn_on_confusion(type(learner).__name__, _argmax_confusion(released, X, targets))
+            training_rows.warn_on_confusion(type(learner).__name__, _argmax_confusion(released, X, targets),
+                                            released.classes_)
         return released
 
     def _fit_class(self, X: Any, target: SignBits, seed: RandomState, sample_weight: Any) -> Any:

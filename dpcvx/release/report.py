@@ -5,6 +5,9 @@ regression, multiclass, kernel); ``dpcvx report model.json`` writes the one of a
 model file. It is written for the person who signs a release off (a data
 protection officer, a reviewer) rather than for a differential-privacy expert:
 
+* a summary: the release's kind, budget and relation, and the certificate's public findings (a classifier that
+  predicts one class on every row it can score: :func:`~dpcvx.release.usefulness.one_class_findings`), which the
+  auditor's section states too;
 * what was protected: one person's record, under the release's neighbour
   relation (replace-one or add-remove, :mod:`dpcvx.privacy.neighbours`);
 * how strongly: epsilon as the bound e^epsilon on how much the release can
@@ -307,7 +310,10 @@ class ReleaseReport:
             + ("" if self.tuning is None else " Its settings were chosen privately by dpcvx.tune; epsilon and "
                "delta are the whole selection's total.")
             + (" CONDITIONAL: a constant of the proof is an estimate, not a proof; the guarantee holds only "
-               "if it is right." if self.conditional else "")),))
+               "if it is right." if self.conditional else "")),
+            # the certificate's public findings (a constant classifier: release/usefulness.py), stated in the
+            # auditor's section too, belong where a reader decides whether to use the model
+            *(_p(f"Not useful: {finding}.") for finding in getattr(self.certificate, "findings", ()))))
 
     def _protected(self) -> Section:
         if self.neighbours is Neighbours.REPLACE_ONE:

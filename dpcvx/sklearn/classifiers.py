@@ -98,6 +98,7 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 
 from .. import losses
 from ..data.blocks import is_out_of_core, public_shape
+from ..data.notes import columns_named
 from ..exceptions import ConstantPredictionWarning, InputError, NoiseDominatesWarning
 from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rates
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
@@ -333,7 +334,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         is a public dict or "balanced" (:class:`~dpcvx.models.erm.PrivateERM`; docs/theory.md, section 21).
         More than two classes take no weights (UnsupportedWeightsError, before anything is spent).
         """
-        with called(type(self).__name__):  # every warning of the fit names this estimator
+        # every warning of the fit names this estimator; a note on clipped rows, X's columns
+        with called(type(self).__name__), columns_named(X):
             return self._fit(X, y, sample_weight, accountant, None)
 
     def _plan_context(self, sample_weight: Any) -> bool:

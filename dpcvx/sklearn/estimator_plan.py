@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from ..data.notes import columns_named
 from ..models.class_count import RatesPlan
 from ..models.column_statistics import StandardisedPlan
 from ..models.erm import PrivateERM
@@ -67,7 +68,8 @@ class EstimatorPlan:
         noise). A refused call spends nothing."""
         estimator = copy.copy(self.estimator)
         estimator.random_state = random_state
-        with called(type(estimator).__name__):  # every warning of the fit names the estimator
+        # every warning of the fit names the estimator; a note on clipped rows, X's columns
+        with called(type(estimator).__name__), columns_named(X):
             return estimator._fit(X, y, sample_weight, accountant, self)
 
 

@@ -74,6 +74,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
 from .. import losses
 from ..advice import command_line_runs, flag_text, setting
 from ..data.blocks import cache_block_rows, is_dask, is_out_of_core, public_shape
+from ..data.notes import columns_named
 from ..exceptions import InputError
 from ..models.column_statistics import (
     REGRESSION_SHARE,
@@ -285,7 +286,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         public ``sample_weight_bound``; DPLinearRegression refuses weights with
         :class:`~dpcvx.exceptions.UnsupportedWeightsError`, before anything is spent.
         """
-        with called(type(self).__name__):  # every warning of the fit names this estimator
+        # every warning of the fit names this estimator; a note on clipped rows, X's columns
+        with called(type(self).__name__), columns_named(X):
             return self._fit(X, y, sample_weight, accountant, None)
 
     def _shared_settings(self, label_bound: float | str) -> PrivateERM:
@@ -392,12 +394,16 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
                             regression=True)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows); a memmap's rows predicted a block at a
         # time, its squares added as they come (no n-vector of predictions), a Dask X's not read again (its
-        # predictions would be computed into memory)
+        # predictions would be computed into memory); judged on the labels as given and on the labels clipped onto
+        # the declared range, warning only when both find no better than a constant
+        declared = None if isinstance(call.label_bound, str) else (call.shift - call.label_bound,
+                                                                   call.shift + call.label_bound)
         if isinstance(X, np.memmap):
             warn_on_regression_rows(type(self).__name__, lambda rows: model.predict(checked[rows]), targets,
-                                    cache_block_rows(X.shape[1], X.nbytes))
+                                    cache_block_rows(X.shape[1], X.nbytes), declared)
         elif not is_out_of_core(X):
-            warn_on_training_rows(type(self).__name__, model.predict(checked), targets, regression=True)
+            warn_on_training_rows(type(self).__name__, model.predict(checked), targets, regression=True,
+                                  label_range=declared)
         # the fitted attributes last, together: a fit that raises sets none
         self.__dict__.pop("feature_names_in_", None)  # from an earlier fit on a table
         self.__dict__.update({name: shape.__dict__[name] for name in ("n_features_in_", "feature_names_in_")

@@ -201,7 +201,8 @@ def test_private_erm_checks_its_own_predictions(noise_labels, monkeypatch):
     labels = np.where(y == 1, 1, -1)
     seen = []
     original = training_rows.classification_finding
-    monkeypatch.setattr(training_rows, "classification_finding", lambda counts: seen.append(counts) or original(counts))
+    monkeypatch.setattr(training_rows, "classification_finding", lambda counts, classes: seen.append(counts) or
+                        original(counts, classes))
     for intercept in (False, True):
         seen.clear()
         model = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=1.0, fit_intercept=intercept).fit(
@@ -310,8 +311,8 @@ def test_an_estimator_counts_its_predictions_at_its_threshold(noise_labels, monk
     labels = np.where(y == 1, classes[1], classes[0])
     seen = []
     original = training_rows.warn_on_confusion
-    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts: seen.append(counts) or
-                        original(owner, counts))
+    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts, classes: seen.append(counts) or
+                        original(owner, counts, classes))
     estimator = dpcvx.DPLogisticRegression(epsilon=1.0, lam=0.01, classes=classes, threshold=threshold,
                                            random_state=0).fit(X, labels)
     [counts] = seen
@@ -328,8 +329,8 @@ def test_an_estimator_counts_at_the_log_odds_of_its_released_count(noise_labels,
     X, y = noise_labels
     seen = []
     original = training_rows.warn_on_confusion
-    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts: seen.append(counts) or
-                        original(owner, counts))
+    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts, classes: seen.append(counts) or
+                        original(owner, counts, classes))
     estimator = dpcvx.DPLogisticRegression(epsilon=2.0, lam=0.01, class_prior="private", threshold="prior",
                                            random_state=0).fit(X, y)
     [counts] = seen
@@ -364,8 +365,8 @@ def test_one_vs_rest_counts_its_argmax_on_a_memmap_too(noise_labels, monkeypatch
         X = np.load(tmp_path / "X.npy", mmap_mode="r")
     seen = []
     original = training_rows.warn_on_confusion
-    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts: seen.append(counts) or
-                        original(owner, counts))
+    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts, classes: seen.append(counts) or
+                        original(owner, counts, classes))
     released = dpcvx.PrivateMulticlassERM(
         dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=0.5, fit_intercept=intercept),
         classes=(0, 1, 2)).fit(X, labels, 4.0, random_state=0)
@@ -401,3 +402,76 @@ def test_a_regression_finding_on_targets_near_the_float_limit_squares_nothing_to
         many = np.where(np.arange(1000) % 2 == 0, 1e306, 9e305)  # their sum passes the float range: so may no mean
         assert training_rows_finding(np.zeros(1000), many, True) == NO_BETTER_REGRESSION
         assert training_rows_finding(many, many, True) is None
+
+
+def test_a_regression_finding_needs_both_the_raw_and_the_clipped_labels_no_better():
+    """Either comparison alone false-alarms: on the raw labels a few huge outliers make a good fit's R^2 negative;
+    on the labels clipped onto a declared range a fit that predicts the raw scale has R^2 below 0 there."""
+    rng = np.random.default_rng(0)
+    labels = rng.normal(0, 8, 5000)  # 80 % beyond 2
+    wide = 0.95 * labels  # R^2 0.99 on the raw labels, below 0 on the labels clipped onto [-2, 2]
+    clipped = np.clip(labels, -2, 2)
+    assert np.mean(np.abs(labels) > 2) > 0.79
+    assert np.sum((labels - wide) ** 2) < 0.01 * np.sum((labels - labels.mean()) ** 2)
+    assert np.sum((clipped - wide) ** 2) > np.sum((clipped - clipped.mean()) ** 2)
+    assert training_rows_finding(wide, labels, True, label_range=(-2.0, 2.0)) is None
+    outliers = np.where(rng.random(5000) < 0.005, 1e7, labels)  # the bulk predicted well, the outliers not
+    assert training_rows_finding(labels, outliers, True) == NO_BETTER_REGRESSION  # the raw comparison alone
+    assert training_rows_finding(labels, outliers, True, label_range=(-10.0, 10.0)) is None
+    useless = rng.normal(0, 3, 5000)  # no better on either scale
+    assert training_rows_finding(useless, outliers, True, label_range=(-10.0, 10.0)) == NO_BETTER_REGRESSION
+
+
+@pytest.mark.parametrize("memmap", [False, True])
+def test_a_huber_fit_beside_a_few_huge_labels_is_not_called_useless(tmp_path, memmap):
+    """0.3 % of 20,000 labels at 1e7 in a table whose labels are within 50,000: the DPHuberRegressor's median absolute
+    error is 1,493 (the mean's 24,065), yet its squared error on the raw labels passed their spread about their mean
+    and it was warned as no better than a constant."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (20_000, 3)) / np.sqrt(3)
+    y = 30_000 * (X @ np.array([1.0, -1.0, 0.5])) + rng.normal(0, 1000, 20_000)
+    y[rng.random(20_000) < 0.003] = 1e7
+    if memmap:
+        stored = np.memmap(tmp_path / "X.dat", dtype=float, mode="w+", shape=X.shape)
+        stored[:] = X
+        X = stored
+    regressor = dpcvx.DPHuberRegressor(data_norm=1, label_bound=50_000, epsilon=5, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        regressor.fit(X, y)
+    assert [w.category for w in caught] == [dpcvx.ClippingWarning]  # the labels beyond B: the fit's own note
+    assert np.median(np.abs(y - regressor.predict(X))) < np.median(np.abs(y - y.mean())) / 5
+
+
+def test_a_nearly_constant_finding_names_the_declared_classes():
+    """Declared classes are public: the finding names the rarely predicted ones by them (it said "some class");
+    classes found in the rows only (no declaration) are not named."""
+    counts = np.diag([500, 500, 500, 40]).astype(np.int64)
+    counts[3, 3], counts[3, 0] = 1, 39  # the last class predicted on 1 of its 40 rows
+    assert training_rows.classification_finding(counts) == NEARLY_ONE_CLASS
+    named = training_rows.classification_finding(counts, ["a", "b", "c", "rare"])
+    assert named == training_rows.nearly_one_class(["rare"]) and "'rare'" in named and "some class" not in named
+    labels = np.repeat([0, 1, 2], [500, 500, 40])
+    predictions = np.where(labels == 2, 0, labels)
+    predictions[-1] = 2
+    assert "class 2 on fewer" in training_rows_finding(predictions, labels, False, classes=[0, 1, 2])
+    assert training_rows_finding(predictions, labels, False) == NEARLY_ONE_CLASS
+    check = training_rows.Deferred("DPLogisticRegression", lambda cut: np.array([[900, 0], [99, 1]]), ("no", "yes"))
+    with pytest.warns(TrainingRowsWarning, match="predicts the class 'yes' on fewer"):
+        training_rows.warn_at_cut(check, 0.0)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+def test_a_multiclass_fit_names_its_tiny_classes():
+    """12 declared classes, 3 of them a third of a percent of the rows each: the warning names those 3."""
+    rng = np.random.default_rng(0)
+    centres = rng.normal(0, 1, (12, 4))
+    centres /= np.linalg.norm(centres, axis=1)[:, None]
+    y = rng.choice(12, size=6000, p=np.r_[np.full(9, 0.99 / 9), np.full(3, 0.01 / 3)])
+    X = centres[y] * 0.5 + rng.normal(0, 0.1, (6000, 4))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dpcvx.DPLogisticRegression(epsilon=20, classes=list(range(12)), random_state=0).fit(X, y)
+    (text,) = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
+    assert "predicts the classes 9, 10, 11 on fewer than a tenth" in text, text

@@ -200,3 +200,17 @@ def test_a_report_path_that_is_no_path_is_a_typed_error(reports, path, tmp_path,
     with pytest.raises(dpcvx.InputError, match="report path"):
         reports["pure"].write(path)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+def test_the_summary_states_a_constant_classifier():
+    """The certificate's public finding (the release predicts one class on every row it can score) was stated under
+    "For an auditor" only: the summary, where a reader decides whether to use the model, did not say it."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(3000, 4)) / 2
+    model = dpcvx.DPLogisticRegression(epsilon=5.0, random_state=0).fit(X, np.zeros(3000, dtype=int)).model_
+    (finding,) = model.certificate.findings
+    summary = ReleaseReport(model).sections[0]
+    assert summary.anchor == "summary"
+    assert any(block.content == f"Not useful: {finding}." for block in summary.blocks)
+    assert "Not useful: constant classifier" in ReleaseReport(model).to_markdown().split("## ")[1]
