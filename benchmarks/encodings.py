@@ -26,11 +26,25 @@ rare3, coded80, heavy). HELD OUT (generators written before any run, and never u
 ``mixed8`` (binary, 8 mixed columns, designed for a third positive; its generator gives 40%) and ``wide``
 (binary, 6 numeric columns whose public ranges are 10 to 50 times wider than their spread).
 
+SHARED LEVEL (written after a user's report that the default erased the signal of 12 Likert items declared with
+their file's missing codes -9 and 99 as the range; never used to choose): 3,000 rows whose label follows one latent
+trait shared by many columns, each column in one part of its public range: ``likert12`` (12 items 1..5 declared
+[-9, 99], 2% of the cells the codes), ``sparse500`` (500 0/1 columns, about 2% ones, 250 of them more often with
+the trait), ``counts20`` (20 counts of mean 2 declared [0, 365]), ``uptime15`` (15 percentages near 95 of [0, 100])
+and ``midscale15`` (15 scores near 50 of [0, 100], the centred code's own case). Where every coded row sits near
+one point c, the per-row map sends the rows onto the sphere near c / ||c|| and erases what lies along c, the
+columns' common level; the centred code puts c near 0 for columns around their ranges' middle, the unit code for
+columns at the bottom, neither for columns at the top (only the linear map c keeps the level there). No public code
+wins on every table: the default stays, and the schema warns instead (:mod:`dpcvx.data.shared_level`,
+``LevelErasedWarning``, NOT PRIVATE); ``warned`` records whether it fires under each encoding. ``--epsilon``
+runs another epsilon (its own files, ``encodings_NAME_epsE.json``).
+
 THE RULE, fixed before any run: the default encoding is the one with the highest mean gap recovered over the
 TUNING tables whose reference gap is at least 0.05; an encoding within 0.02 of the best that is linear and
 clips no row (c) is preferred to one that is not. The held-out tables are reported apart, as a check.
 
     OPENBLAS_NUM_THREADS=1 python -m benchmarks.encodings --tables breast_cancer wine
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.encodings --tables likert12 sparse500 --epsilon 5
     python -m benchmarks.encodings --render
 """
 
@@ -40,6 +54,7 @@ import argparse
 import json
 import math
 import time
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -48,15 +63,19 @@ import numpy as np
 
 import dpcvx
 from benchmarks import common, real_tables
+from dpcvx.exceptions import LevelErasedWarning
 
 RESULTS = Path(__file__).resolve().parent / "results"
 EPSILON = 1.0
 ENCODINGS = ("a_unit_rowmap", "b_centred_rowmap", "c_centred_linear", "d_centred_typical")
 TUNING = real_tables.TABLES
 HELD_OUT = ("hundreds", "mixed8", "wide")
+#: tables whose signal is a level shared by many columns (written after a user's report, never used to choose)
+SHARED = ("likert12", "sparse500", "counts20", "uptime15", "midscale15")
 TIE = 0.02  # the rule's margin in favour of the linear, unclipped map (c)
 #: the held-out binary tables' public positive rates, by design of their generators
-PRIORS = {"mixed8": 1 / 3, "wide": 0.4}
+PRIORS = {"mixed8": 1 / 3, "wide": 0.4, "likert12": 0.5, "sparse500": 0.5, "counts20": 0.5, "uptime15": 0.5,
+          "midscale15": 0.5}
 
 
 def _row_map(X: np.ndarray) -> np.ndarray:
@@ -147,6 +166,39 @@ def _held_out(name: str) -> real_tables.Table:
     raise ValueError(f"unknown table {name!r}")
 
 
+def _shared(name: str) -> real_tables.Table:
+    """Tables whose label follows a level shared by many columns (a latent trait t ~ N(0, 1), P(y = 1) =
+    sigmoid(3 t)), each column sitting in one part of its public range: the bottom (likert12, sparse500,
+    counts20), the top (uptime15) or the middle (midscale15)."""
+    rng = np.random.default_rng(11)
+    N = dpcvx.NumericColumn
+    trait = rng.normal(size=3000)
+    y = (rng.random(trait.size) < 1 / (1 + np.exp(-3 * trait))).astype(int)
+    if name == "likert12":  # 12 items 1..5; the file's missing codes -9 and 99 declared as the range (2% of cells)
+        values = np.clip(np.rint(3 + 0.9 * trait[:, None] + rng.normal(0, 0.8, (trait.size, 12))), 1, 5)
+        codes = rng.random(values.shape) < 0.02
+        values[codes] = rng.choice([-9.0, 99.0], size=int(codes.sum()))
+        columns, text = tuple(N(f"q{j}", -9, 99) for j in range(12)), "12 Likert items 1..5 declared [-9, 99]"
+    elif name == "sparse500":  # 500 binary flags, about 2% set; the first 250 more often with the trait
+        rate = np.full((trait.size, 500), 0.02)
+        rate[:, :250] = 0.02 * np.exp(1.5 * trait)[:, None]
+        values = (rng.random(rate.shape) < np.minimum(rate, 1)).astype(float)
+        columns, text = tuple(N(f"f{j}", 0, 1) for j in range(500)), "500 binary columns, about 2% ones"
+    elif name == "counts20":  # 20 monthly counts, Poisson with mean about 2, declared [0, 365]
+        values = rng.poisson(2 * np.exp(0.4 * trait)[:, None] * np.ones(20)).astype(float)
+        columns, text = tuple(N(f"c{j}", 0, 365) for j in range(20)), "20 counts of mean 2 declared [0, 365]"
+    elif name == "uptime15":  # 15 percentages near the top of [0, 100]
+        values = np.clip(95 + 2 * trait[:, None] + rng.normal(0, 2, (trait.size, 15)), 0, 100)
+        columns, text = tuple(N(f"u{j}", 0, 100) for j in range(15)), "15 percentages near 95 of [0, 100]"
+    elif name == "midscale15":  # 15 scores near the middle of [0, 100]: the centred code's own case
+        values = np.clip(50 + 5 * trait[:, None] + rng.normal(0, 5, (trait.size, 15)), 0, 100)
+        columns, text = tuple(N(f"s{j}", 0, 100) for j in range(15)), "15 scores near 50 of [0, 100]"
+    else:
+        raise ValueError(f"unknown table {name!r}")
+    return _table(name, "binary", dpcvx.PublicSchema(columns), values, y,
+                  f"3,000 rows, {text}, {y.mean():.1%} positive", classes=(0, 1))
+
+
 def _table(name: str, task: str, schema: dpcvx.PublicSchema, raw: Any, y: np.ndarray, text: str,
            **extra: Any) -> real_tables.Table:
     free = replace(schema, norm=1e12)  # the features before scaling: the reference's standard preprocessing
@@ -155,7 +207,11 @@ def _table(name: str, task: str, schema: dpcvx.PublicSchema, raw: Any, y: np.nda
 
 
 def load(name: str) -> real_tables.Table:
-    return _held_out(name) if name in HELD_OUT else real_tables.load(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LevelErasedWarning)  # recorded by warned()
+        if name in SHARED:
+            return _shared(name)
+        return _held_out(name) if name in HELD_OUT else real_tables.load(name)
 
 
 def _scored(table: real_tables.Table, plain: float, at_prior: float | None) -> float:
@@ -166,12 +222,38 @@ def _scored(table: real_tables.Table, plain: float, at_prior: float | None) -> f
     return plain
 
 
-def run(name: str, splits: int, seed: int) -> dict:
+def warned(table: real_tables.Table) -> dict[str, bool]:
+    """Whether the schema's :class:`~dpcvx.exceptions.LevelErasedWarning` (NOT PRIVATE: it reads the rows) fires on
+    the table under each encoding."""
+    fired = {}
+    for encoding in ("centred", "unit"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if table.raw is not None:
+                assert table.schema is not None
+                replace(table.schema, encoding=encoding).transform(table.raw)
+            else:
+                loader = dpcvx.load_adult if table.name == "adult" else dpcvx.load_kdd
+                extra = {} if table.name == "adult" else {"n_rows": 70_000, "random_state": 0}
+                loader(mode="private", constant_feature=False, encoding=encoding, **extra)
+        fired[encoding] = any(issubclass(w.category, LevelErasedWarning) for w in caught)
+    return fired
+
+
+def _path(name: str, epsilon: float) -> Path:
+    """The record of one table at one epsilon (EPSILON's keeps its former name)."""
+    return RESULTS / (f"encodings_{name}.json" if epsilon == EPSILON else f"encodings_{name}_eps{epsilon:g}.json")
+
+
+def run(name: str, splits: int, seed: int, epsilon: float = EPSILON) -> dict:
     harness = common.RunRecord("benchmarks.encodings")
     table = load(name)
-    rows = encoded(table)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LevelErasedWarning)  # recorded by warned()
+        rows = encoded(table)
     record: dict[str, Any] = {"table": name, "task": table.task, "text": table.text, "n": int(table.X.shape[0]),
-                              "d": int(table.X.shape[1]), "held_out": name in HELD_OUT, "splits": [],
+                              "d": int(table.X.shape[1]), "held_out": name in HELD_OUT + SHARED,
+                              "epsilon": epsilon, "warned": warned(table), "splits": [],
                               "clipped_share": {key: float(np.mean(np.linalg.norm(rows[key], axis=1) > 1 - 1e-12))
                                                 for key in ENCODINGS}}
     start = time.perf_counter()
@@ -184,7 +266,7 @@ def run(name: str, splits: int, seed: int) -> dict:
                                 "reference": real_tables.reference(table, train, test)}
         fit_seed = common.int_seed(seed, split, 10)
         for key in ENCODINGS:
-            plain, at_prior, _ = real_tables.private(replace(table, X=rows[key]), train, test, EPSILON, fit_seed)
+            plain, at_prior, _ = real_tables.private(replace(table, X=rows[key]), train, test, epsilon, fit_seed)
             unit["dpcvx"][key] = _scored(table, plain, at_prior)
         record["splits"].append(unit)
         print(f"[encodings] {name} split {split}: {time.perf_counter() - start:.0f} s", flush=True)
@@ -206,11 +288,17 @@ def choose(records: list[dict]) -> str:
     return "c_centred_linear" if means["c_centred_linear"] >= best - TIE else max(means, key=lambda k: means[k])
 
 
+def _set(name: str) -> str:
+    return "tuning" if name in TUNING else "held out" if name in HELD_OUT else "shared level"
+
+
 def render() -> str:
-    names = TUNING + HELD_OUT
-    records = [json.loads(p.read_text()) for name in names if (p := RESULTS / f"encodings_{name}.json").exists()]
-    head = ("| table | set | n, d | metric | trivial | reference | " + " | ".join(ENCODINGS) + " |\n"
-            "|---|---|---|---|---|---|" + "---|" * len(ENCODINGS))
+    """results/encodings.md: every table at every epsilon recorded (EPSILON's first), the means by set, the rule."""
+    paths = [RESULTS / f"encodings_{name}.json" for name in TUNING + HELD_OUT + SHARED]
+    paths += sorted(p for name in TUNING + HELD_OUT + SHARED for p in RESULTS.glob(f"encodings_{name}_eps*.json"))
+    records = [json.loads(p.read_text()) for p in paths if p.exists()]
+    head = ("| table | set | epsilon | n, d | metric | trivial | reference | " + " | ".join(ENCODINGS)
+            + " | warned (centred, unit) |\n|---|---|---|---|---|---|---|" + "---|" * len(ENCODINGS) + "---|")
     lines = [head]
     for record in records:
         units = record["splits"]
@@ -222,22 +310,28 @@ def render() -> str:
             cells.append(f"{mean:.3f} ± {half:.3f} (gap {gap:.2f}; clipped {record['clipped_share'][key]:.0%})")
         low = real_tables._cell([u["trivial"] for u in units])
         high = real_tables._cell([u["reference"] for u in units])
-        lines.append(f"| {record['table']} | {'held out' if record['held_out'] else 'tuning'} | {record['n']}, "
-                     f"{record['d']} | {metric} | {low} | {high} | " + " | ".join(cells) + " |")
+        warned = record.get("warned")
+        shown = "not run" if warned is None else ", ".join("yes" if warned[e] else "no" for e in ("centred", "unit"))
+        lines.append(f"| {record['table']} | {_set(record['table'])} | {record.get('epsilon', EPSILON):g} | "
+                     f"{record['n']}, {record['d']} | {metric} | {low} | {high} | " + " | ".join(cells)
+                     + f" | {shown} |")
     summary = []
-    for label, held in (("tuning", False), ("held out", True)):
-        chosen = [r for r in records if r["held_out"] == held]
-        for key in ENCODINGS:
-            gaps = [recovered(r, key) for r in chosen if not math.isnan(recovered(r, key))]
-            if gaps:
-                summary.append(f"- {label}, {key}: mean gap recovered {np.mean(gaps):.3f} over {len(gaps)} tables "
-                               f"(min {min(gaps):.2f})")
-    rule = f"The rule (module docstring) on the tuning tables chooses: **{choose(records)}**." if records else ""
-    runs = [f"- {r['table']}: {r['text']}; {r['run']['run_seconds']} s, load average "
-            f"{r['run']['load_average_start']}, commit {r['run']['git_commit']}" for r in records]
+    for label in ("tuning", "held out", "shared level"):
+        for epsilon in sorted({r.get("epsilon", EPSILON) for r in records}):
+            chosen = [r for r in records if _set(r["table"]) == label and r.get("epsilon", EPSILON) == epsilon]
+            for key in ENCODINGS:
+                gaps = [recovered(r, key) for r in chosen if not math.isnan(recovered(r, key))]
+                if gaps:
+                    summary.append(f"- {label}, epsilon {epsilon:g}, {key}: mean gap recovered {np.mean(gaps):.3f} "
+                                   f"over {len(gaps)} tables (min {min(gaps):.2f})")
+    at_rule = [r for r in records if r.get("epsilon", EPSILON) == EPSILON]
+    rule = f"The rule (module docstring) on the tuning tables chooses: **{choose(at_rule)}**." if at_rule else ""
+    runs = [f"- {r['table']} (epsilon {r.get('epsilon', EPSILON):g}): {r['text']}; {r['run']['run_seconds']} s, "
+            f"load average {r['run']['load_average_start']}, commit {r['run']['git_commit']}" for r in records]
     text = "\n".join(["# Encodings compared (benchmarks/encodings.py)", "",
-                      f"epsilon = {EPSILON:g}; estimators' defaults; {len(records[0]['splits']) if records else 0} "
-                      "splits; mean ± 95% interval, (gap recovered; share of rows clipped by the map).", "",
+                      "Estimators' defaults; mean ± 95% interval over the splits, (gap recovered; share of rows "
+                      "clipped by the map); warned: whether the schema's LevelErasedWarning (NOT PRIVATE) fires "
+                      "under encoding='centred' and 'unit'.", "",
                       *lines, "", *summary, "", rule, "", "Runs:", *runs]) + "\n"
     (RESULTS / "encodings.md").write_text(text)
     return text
@@ -245,13 +339,15 @@ def render() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tables", nargs="+", choices=TUNING + HELD_OUT, default=[])
+    parser.add_argument("--tables", nargs="+", choices=TUNING + HELD_OUT + SHARED, default=[])
+    parser.add_argument("--epsilon", type=float, default=EPSILON)
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--render", action="store_true")
     arguments = parser.parse_args()
     for name in arguments.tables:
-        common.write_json(RESULTS / f"encodings_{name}.json", run(name, arguments.splits, arguments.seed))
+        common.write_json(_path(name, arguments.epsilon), run(name, arguments.splits, arguments.seed,
+                                                              arguments.epsilon))
     if arguments.render:
         print(render())
 

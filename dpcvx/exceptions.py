@@ -31,6 +31,7 @@ __all__ = [
     "SmallTableWarning",
     "UndeclaredCategoryWarning",
     "OutOfBoundsWarning",
+    "LevelErasedWarning",
     "UnprotectedFileWarning",
     "ClassOrderWarning",
     "UnsupportedWeightsError",
@@ -172,6 +173,13 @@ class OutOfBoundsWarning(DPCVXWarning):
     :class:`~dpcvx.data.preprocessing.PublicSchema` clips each onto them: the column is then nearly constant and a
     model learns little from it (bounds in other units, for example); or many rows hold one value outside them, read as
     the bound (a code such as 999 for "unknown"). Shown to the data owner only; never part of a release."""
+
+
+class LevelErasedWarning(DPCVXWarning):
+    """NOT PRIVATE: many numeric columns lie in one part of their declared public ranges, so that every row a
+    :class:`~dpcvx.data.preprocessing.PublicSchema` codes sits near one point, and its row map x / max(1, ||x|| / R)
+    erases the columns' common level (:mod:`dpcvx.data.shared_level`). Shown to the data owner only; never part of a
+    release."""
 
 
 class ClassOrderWarning(DPCVXWarning):

@@ -1,6 +1,7 @@
 """Public data contracts and private data handling.
 
 * :mod:`.preprocessing`: :class:`PublicSchema`, public per-column bounds and encodings;
+* :mod:`.shared_level`: whether a schema's row map erases its numeric columns' common level (NOT PRIVATE warning);
 * :mod:`.columns`: a table's columns as arrays with their missing values, what a schema encodes;
 * :mod:`.csv_table`, :mod:`.parquet`: CSV and Parquet files, typed by pyarrow when it is installed;
 * :mod:`.datasets`, :mod:`.uci_domains`: UCI Adult and KDD Cup 99 loaders and their public domains;

@@ -15,7 +15,10 @@ category lists given by the user. Each record is mapped on its own:
   rule fixed before the comparison in ``benchmarks/encodings.py`` (docs/datasets.md,
   "Why centred"): an uncentred column leaves each row a component along its
   mean, which the intercept must carry against the regularizer and the noise,
-  and which the row map below pays for in norm;
+  and which the row map below pays for in norm. Neither code keeps the level of
+  many columns sitting away from the code's zero (the rows then lie near one
+  point, which the row map sends onto the sphere): :mod:`.shared_level` warns
+  of it (NOT PRIVATE: it reads the rows);
 - categorical column with public categories c_1..c_k: the one-hot block
   e_j for value c_j; a value outside the list gives the all-zero block, or
   an :class:`InputError` when ``strict`` is set. A value that is a category
@@ -133,6 +136,7 @@ from ..validation import (
 from . import transformer_api
 from .columns import as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
+from .shared_level import warn_if_level_erased
 
 __all__ = ["NumericColumn", "CategoricalColumn", "PublicSchema", "paper_schema", "SCHEMA_FORMAT", "SCHEMA_VERSION"]
 
@@ -654,7 +658,20 @@ class PublicSchema:
         _warn_piled(piled)
         if self.constant_feature:
             blocks.append(np.ones((n_rows, 1)))
-        return _bound_row_norms(np.hstack(blocks), self.norm)
+        features = np.hstack(blocks)
+        self._check_level(features, n_rows)
+        return _bound_row_norms(features, self.norm)
+
+    def _check_level(self, features: np.ndarray, n_rows: int) -> None:
+        """:func:`~dpcvx.data.shared_level.warn_if_level_erased` on a table of ``LOST_MIN_ROWS`` rows or more with
+        two numeric columns or more (NOT PRIVATE: it reads the rows; a record or a few encoded at prediction time
+        say nothing of the declaration)."""
+        starts = np.cumsum([0] + [len(c.feature_names) for c in self.columns])[:-1]
+        numeric = [(int(start), c.name) for start, c in zip(starts, self.columns, strict=True)
+                   if isinstance(c, NumericColumn)]
+        if n_rows >= LOST_MIN_ROWS and len(numeric) >= 2:
+            warn_if_level_erased(features, [start for start, _ in numeric], [name for _, name in numeric],
+                                 self.encoding, self.norm)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready form documented in the module docstring: a ``"unit"`` schema is written as a

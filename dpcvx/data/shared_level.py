@@ -1,0 +1,106 @@
+"""Whether a schema's row map erases its numeric columns' common level: a NOT PRIVATE check of the rows.
+
+A :class:`~dpcvx.data.preprocessing.PublicSchema` codes a numeric column as u(v) - s, u(v) in [0, 1] its place in
+the public range and s = 1/2 (``encoding="centred"``) or 0 (``"unit"``), then maps each row x to
+x / max(1, ||x|| / R). Where many numeric columns sit in one part of their ranges, every coded row lies near one
+point c far from 0: the map puts each row of norm above R onto the sphere near c / ||c|| * R, and erases what lies
+along c, the columns' common level (benchmarks/encodings.py's tables likert12, counts20, uptime15: a Likert item
+1..5 declared [-9, 99] has u near 0.1, coded -0.4 by the centred code; twelve of them put every row at norm about
+1.4, and the centred default scored a balanced accuracy of 0.49 at epsilon 5, "unit" 0.80), or spends the norm
+on c and leaves the rest little (sparse500: a 0/1 column costs 1/4 of the squared norm in every row under the
+centred code, only its ones under "unit": 0.655 against 0.672). Which code keeps the level depends on where the
+values lie, which the schema does not say (benchmarks/results/encodings.md: no code wins on every table); so the
+check reads the rows, and is NOT PRIVATE (shown to the data owner only). It does not see the label: on columns
+that do not move together the level may not be the signal (the held-out table ``wide``, six independent columns
+10 to 50 times narrower than their ranges, warns; there "unit" scored 0.655 against 0.712 at epsilon 1 and 0.736
+against 0.711 at epsilon 5), and the text says so.
+
+Two measures, of the rows as coded (at most ``SAMPLE_ROWS`` of them and ``SAMPLE_CELLS`` features in all, evenly
+spaced) under the schema's encoding
+and under the other one:
+
+* the level kept, kappa = IQR(s_i (l_i - s)) / (median(s_i) IQR(l_i)), l_i the mean of row i's u over the
+  numeric columns and s_i = min(1, R / ||x_i||) the row map's factor: the share of the common level's spread left
+  after the map, against one division by its typical factor (1: the map scales the rows alike, or none; 0: the
+  level is erased, every row sent to one point);
+* the rows' spread, rho = median_i ||y_i - median(y)||, y_i the rows after the map and median(y) the coordinate-wise
+  median (robust to a few rows that a missing code sends to a bound).
+
+The check warns (:class:`~dpcvx.exceptions.LevelErasedWarning`) when kappa < ``LEVEL_KEPT`` under the schema's
+encoding, or the other encoding keeps at least ``SPREAD_RATIO`` times its spread rho. Both limits are round numbers;
+on the tables the default was chosen on no warning fires under it (benchmarks/results/encodings.md). The advice
+names the other encoding where it passes the same check, and always the declared ranges: ranges that fit the values
+keep the level under either code.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..advice import command_line_runs
+from ..exceptions import LevelErasedWarning, user_stacklevel
+
+__all__ = ["LEVEL_KEPT", "SPREAD_RATIO", "SAMPLE_ROWS", "SAMPLE_CELLS", "warn_if_level_erased"]
+
+LEVEL_KEPT = 0.1  # the row map keeps less than a tenth of the common level's spread: warn
+SPREAD_RATIO = 2.0  # the other encoding keeps at least twice the rows' spread: warn
+SAMPLE_ROWS = 5_000  # the rows the measures read at most, evenly spaced (a public rule of n and d) ...
+SAMPLE_CELLS = 2_000_000  # ... and at most this many features in all, but never fewer than 1,000 rows
+NAMED = 5  # the columns a warning names, the farthest from the code's zero first
+
+
+def _measures(codes: np.ndarray, rest: np.ndarray, shift: float, norm: float) -> tuple[float, float]:
+    """(kappa, rho) of the rows [codes - shift, rest] (module docstring); ``codes`` the numeric columns' u."""
+    rows = np.hstack([codes - shift, rest])
+    factor = np.minimum(1.0, norm / np.maximum(np.linalg.norm(rows, axis=1), np.finfo(float).tiny))
+    level = codes.mean(axis=1)
+    low, high = np.percentile(level, [25, 75])
+    mapped_low, mapped_high = np.percentile(factor * (level - shift), [25, 75])
+    kappa = float((mapped_high - mapped_low) / (np.median(factor) * (high - low))) if high > low else 1.0
+    mapped = rows * factor[:, None]
+    rho = float(np.median(np.linalg.norm(mapped - np.median(mapped, axis=0), axis=1)))
+    return kappa, rho
+
+
+def _keeps(kappa: float, rho: float, rho_other: float) -> bool:
+    """Whether an encoding keeps the level: kappa >= ``LEVEL_KEPT`` and the other encoding's spread below
+    ``SPREAD_RATIO`` times its own (or none at all)."""
+    return kappa >= LEVEL_KEPT and not rho_other >= SPREAD_RATIO * rho > 0
+
+
+def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: Sequence[str], encoding: str,
+                         norm: float) -> None:
+    """Warn (:class:`~dpcvx.exceptions.LevelErasedWarning`, NOT PRIVATE) where the row map erases the numeric
+    columns' common level under ``encoding`` (module docstring). ``features``: the coded rows before the row map,
+    ``positions``: the features of the numeric columns ``names`` (two or more; u(v) - 1/2 under "centred", u(v) under
+    "unit"), ``norm`` the schema's R. The text names the columns farthest from the code's zero, their fix and no
+    count or value."""
+    rows = min(SAMPLE_ROWS, max(1_000, SAMPLE_CELLS // features.shape[1]))
+    sample = features[::max(1, -(-features.shape[0] // rows))]
+    offset = 0.5 if encoding == "centred" else 0.0
+    codes = sample[:, positions] + offset
+    rest = np.delete(sample, positions, axis=1)
+    other = "unit" if encoding == "centred" else "centred"
+    kappa, rho = _measures(codes, rest, offset, norm)
+    kappa_other, rho_other = _measures(codes, rest, 0.5 - offset, norm)
+    if _keeps(kappa, rho, rho_other):
+        return
+    far = np.abs(codes.mean(axis=0) - offset)
+    shown = [names[j] for j in np.argsort(-far, kind="stable")[:NAMED]]
+    more = f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
+    if command_line_runs():
+        switch, codes_fix = f'"encoding": "{other}" in the --schema file', "--missing CODE"
+    else:
+        switch, codes_fix = f'PublicSchema(..., encoding="{other}")', "missing_codes="
+    advice = f"encoding={other!r} keeps more of it here: {switch}; or " if _keeps(kappa_other, rho_other, rho) else ""
+    warnings.warn(
+        f"the schema's rows (encoding={encoding!r}) sit near one point: the numeric columns {shown}{more} lie in "
+        "one part of their declared ranges, and the row map x / max(1, ||x|| / norm) erases their common level: "
+        "where the label follows it (columns that move together), a model learns little from them. NOT PRIVATE: "
+        "this check read the rows; it is shown to you only and is not part of any release. "
+        f"Fix: {advice}declare ranges that fit the values, from each column's documentation (its data "
+        f"dictionary, never its values in the data), with its missing codes declared as {codes_fix}, not as the "
+        "range", LevelErasedWarning, stacklevel=user_stacklevel())
