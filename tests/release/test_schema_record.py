@@ -132,7 +132,7 @@ def test_the_schema_is_read_by_its_own_checks_before_its_record(files, name, tmp
     where = "schema" if name == "multi" else r"preprocessing\.schema"
     data = copy.deepcopy(files[name])
     schema_of(data)["norm"] = -1.0
-    refused(data, tmp_path, rf"{where}: norm must be finite and positive, got -1.0")
+    refused(data, tmp_path, rf"{where}: the schema.s norm must be finite and positive, got -1.0")
     data = copy.deepcopy(files[name])
     column(data, "age").update(lo=90.0, hi=17.0)
     refused(data, tmp_path, rf"{where}: column 'age': bounds need lo < hi")
