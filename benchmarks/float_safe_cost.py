@@ -120,7 +120,7 @@ def markdown(result: dict) -> str:
               "rounding to the lattice (and, for objective perturbation, the dither) enlarges the charged "
               "sensitivity, relative; the rest of the cost is the mechanism (product discrete Laplace at the l1 "
               "bound sqrt(d) Delta_2; zCDP conversion in place of the analytic Gaussian).",
-              "", "(eps, delta) objective perturbation keeps the mitigation (float_safe=True leaves it unchanged).",
+              "", "(eps, delta) objective perturbation has no float-safe form (float_safe=True is refused there).",
               "", f"Run: `{result['run']['command']}`, {result['run']['date_utc']}, "
               f"{result['run']['run_seconds']} s."]
     return "\n".join(lines) + "\n"

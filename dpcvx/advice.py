@@ -54,6 +54,8 @@ PYTHON_ONLY: dict[str, str] = {
     # the fix of a regression loss with an unbounded L (verification.bounded_residual.REGRESSION_FIX)
     "declare constraints=lambda w: [cp.norm(w, 2) <= W]":
         "(in Python only, PrivateERM's constraints=) declare constraints=lambda w: [cp.norm(w, 2) <= W]",
+    # DPLogisticRegression's ridge, which the command line fits for the default loss (its estimator's penalty)
+    "penalty='l2'": "the default --loss logistic and no --regularizer (the ridge)",
     "use dpcvx.DPLinearRegression (AdaSSP)":
         "leave --loss out for the default regression (dpcvx.DPLinearRegression, AdaSSP: it needs --delta)",
 }
@@ -67,6 +69,7 @@ FIXED: dict[str, tuple[str, str]] = {
     "strict=False": ("strict", "False"),
     "mechanism='output'": ("mechanism", "output"),
     "mechanism='objective'": ("mechanism", "objective"),
+    "delta = 0": ("delta", "0"),  # a verifier's fix (use delta = 0, pure epsilon): --delta 0, the default
 }
 
 

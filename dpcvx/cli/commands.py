@@ -39,6 +39,7 @@ from ..models.class_count import released_rates
 from ..models.erm import PrivateERM
 from ..models.intercept_offset import threshold_cut
 from ..models.multiclass import PrivateMulticlassERM
+from ..privacy.lam_rule import check_rule_regularizer
 from ..progress import progress
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import softmax_in_place
@@ -46,7 +47,7 @@ from ..release.serialization import load, save
 from ..tables import RowError, number_variants, repeated_names, spelling_variants, text_numbers
 from ..validation import check_public_classes, check_threshold, label_range
 from ..verification.verdict import Mechanism
-from ..verification.verifier import check_estimate_options
+from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
 
 __all__ = ["demo_command", "fit_command", "predict_command", "report_command", "verify_command"]
@@ -716,6 +717,21 @@ def _checked_fitter(args: argparse.Namespace, kind: str, loss: Any, regularizer:
     return estimator, None
 
 
+def _check_lam_rule(args: argparse.Namespace, kind: str, regularizer: Any, schema: PublicSchema) -> None:
+    """``--lam auto`` (the default) for a regularizer that is not strongly convex, a usage error before the data is
+    read: the rule's check (:func:`~dpcvx.privacy.lam_rule.check_rule_regularizer`) at the modulus m the verifier
+    proves for the regularizer at the fit's width (the schema's columns and the intercept), which the fit verifies
+    again (cached). A regularizer the verifier cannot analyse is left to the fit's verification, which refuses it.
+    The default regression's 'auto' is no extra ridge, and takes no rule."""
+    if _lam(args) != "auto" or kind == LEAST_SQUARES:
+        return
+    width = schema.dimension + (1 if args.fit_intercept else 0)
+    analysis = verify_regularizer(regularizer, width).analysis
+    if analysis is not None:
+        with _as_usage():
+            check_rule_regularizer(float(analysis.strong_convexity))
+
+
 def _release(args: argparse.Namespace, X: np.ndarray, y: np.ndarray, fitter: Any,
              options: dict[str, Any] | None) -> tuple[Any, Any]:
     """(what to save, the release) of the fit: the fitted estimator (options None; its warnings go to stderr),
@@ -734,16 +750,22 @@ def _release(args: argparse.Namespace, X: np.ndarray, y: np.ndarray, fitter: Any
 
 
 def fit_command(args: argparse.Namespace) -> int:
-    """Fit and save a model: every usage error first (:func:`_fit_usage`), then the files (the --out path, the names,
-    loss and schema files), then the fit's own checks of its parameters (:func:`_checked_fitter`), and only then the
-    data is read and the fit charged."""
+    """Fit and save a model: every usage error first (:func:`_fit_usage`), then the --out path, the loss and
+    regularizer files (which the fit's checks need) and the fit's own checks of its parameters
+    (:func:`_checked_fitter`), then the names and schema files (the checks again at a schema file's norm, and
+    ``--lam auto``'s at the schema's width: :func:`_check_lam_rule`), and only then the data is read and the fit
+    charged: an option that is wrong whatever the data is a usage error before a names or schema file is read."""
     schema, catalogue, kind = _fit_usage(args)
     _check_out(args, "model")
     binary = args.task == "classification" and args.classes is None
-    layout = _layout(args)
     loss, regularizer = _problem(args, catalogue)
+    norm = PublicSchema.norm if args.data_norm is None else args.data_norm  # a schema file's norm: its default here
+    fitter, options = _checked_fitter(args, kind, loss, regularizer, norm)
+    layout = _layout(args)
     schema = schema or _schema(args)
-    fitter, options = _checked_fitter(args, kind, loss, regularizer, schema.norm)
+    if schema.norm != norm:  # the schema file's own norm
+        fitter, options = _checked_fitter(args, kind, loss, regularizer, schema.norm)
+    _check_lam_rule(args, kind, regularizer, schema)
     # Progress shows the public steps only (on a terminal; nothing measured on the data).
     scratch = tempfile.TemporaryDirectory(prefix="dpcvx-fit-") if args.chunk_rows else None
     with progress(4, "dpcvx fit", verbose=True) as steps, scratch or contextlib.nullcontext():

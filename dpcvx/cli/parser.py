@@ -597,7 +597,8 @@ def build_parser() -> argparse.ArgumentParser:
     privacy.add_argument("--float-safe", action="store_true",
                          help="exact integer noise on a public lattice: a privacy proof that holds for the "
                               "doubles released; the certificate names the floating-point guarantee "
-                              "(docs/mechanisms.md)")
+                              "(docs/mechanisms.md). Objective perturbation with --delta (Gaussian) has no such form "
+                              "and refuses it")
     privacy.add_argument("--split", choices=("max", "paper"),
                          help="objective perturbation budget split (default max; docs/theory.md); a fit by "
                               "another mechanism takes none")

@@ -45,6 +45,7 @@ from ..privacy.calibrate_gaussian import ReleaseCalibration
 from ..privacy.composition import check_delta
 from ..privacy.float_safe import (
     LatticeCalibration,
+    check_float_safe_form,
 )
 from ..privacy.lam_rule import LamChoice
 from ..privacy.linear_calibration import calibrate_linear
@@ -234,8 +235,10 @@ class PrivateERM:
         product discrete Laplace (pure epsilon) or a multivariate discrete
         Gaussian ((epsilon, delta)), certificate "exact"; pure-epsilon objective
         perturbation draws dithered-lattice noise, certificate
-        "dithered-lattice"; (epsilon, delta) objective perturbation keeps the
-        mitigation (certificate "mitigation-only"). docs/theory.md, section
+        "dithered-lattice"; (epsilon, delta) objective perturbation has no
+        float-safe form and is refused with it before anything is charged
+        (:func:`~dpcvx.privacy.float_safe.check_float_safe_form`: the flag would
+        change nothing there). docs/theory.md, section
         "Floating point: the linear releases"; the utility cost is measured in
         benchmarks/results/float_safe_cost.md.
     max_iter : int or None
@@ -572,6 +575,8 @@ class PrivateERM:
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if kind is Mechanism.OBJECTIVE and delta > 0:
             check_gaussian_objective_epsilon(epsilon)
+        if check_flag("float_safe", self.float_safe):
+            check_float_safe_form(kind is Mechanism.OBJECTIVE, delta)
         relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public, self.allow_large_delta)
         check_choice("split", split, calibrate.SPLITS)
         return kind, epsilon, delta, relation, n_public

@@ -57,13 +57,19 @@ def prior_entropy(rates: tuple[float, float]) -> float:
 
 
 def centred_ridge(centre: float) -> Callable[[cp.Variable], cp.Expression]:
-    """N(w) = (1/2) ||w - w0||^2 with w0 = (0, ..., 0, ``centre``): the intercept column's weight last."""
+    """N(w) = (1/2) ||w - w0||^2 with w0 = (0, ..., 0, ``centre``): the intercept column's weight last.
+
+    Written N(w) = 0.5 * sum_squares(w + (0, ..., 0, -centre)), the shift a named constant whose name is its value
+    (the shortest repr of the float, the zeros elided beyond three entries), so that the certificate states the public
+    centre as a regularizer's text, not as numpy's print of an array (which rounds it to its print options)."""
 
     def ridge(w: cp.Variable) -> cp.Expression:
         import cvxpy as cp
 
-        w0 = np.zeros(w.shape[0])
-        w0[-1] = centre
-        return 0.5 * cp.sum_squares(w - w0)
+        shift = np.zeros(w.shape[0])
+        shift[-1] = -float(centre)
+        zeros = ["0"] * (shift.size - 1) if shift.size <= 3 else ["0", "...", "0"]
+        named = cp.Constant(shift, name=f"({', '.join([*zeros, repr(float(shift[-1]))])})")
+        return 0.5 * cp.sum_squares(w + named)
 
     return ridge

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from ..advice import setting
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
 from ..validation import EPSILON_MIN, check_delta, check_epsilon, integer
@@ -77,11 +78,12 @@ def _stated(epsilon_c: float, k: int, epsilon: float, delta: float) -> float:
     epsilon), and a release cannot be stated, nor calibrated, at such an epsilon."""
     if epsilon_c >= EPSILON_MIN:
         return epsilon_c
+    given = f"{setting('epsilon', f'{epsilon:g}')}, {setting('delta', f'{delta:g}')}"
     raise InputError(
-        f"one-vs-rest of {k} classes with output perturbation at epsilon={epsilon:g}, delta={delta:g}: the noise "
-        f"of each class's release (the multiplier of one ({epsilon:g}, {delta:g}) release times sqrt({k})) already "
-        f"meets delta={delta:g} at an epsilon of about 0, below {EPSILON_MIN:g}, so no class's release can be stated "
-        f"at the same delta; delta is large against epsilon: use a smaller delta, delta=0, or objective "
+        f"one-vs-rest of {k} classes with output perturbation at {given}: the noise of each class's release (the "
+        f"multiplier of one ({epsilon:g}, {delta:g}) release times sqrt({k})) already meets delta {delta:g} at an "
+        f"epsilon of about 0, below {EPSILON_MIN:g}, so no class's release can be stated at the same delta; delta is "
+        f"large against epsilon: use a smaller {setting('delta')}, {setting('delta', '0', 'None')}, or objective "
         f"perturbation (each class at (epsilon / {k}, delta / {k})). Nothing was charged")
 
 

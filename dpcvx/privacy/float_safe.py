@@ -6,8 +6,12 @@ float calibration          float-safe form                            guarantee
 output, pure epsilon       product discrete Laplace on a lattice      EXACT
 output, (epsilon, delta)   multivariate discrete Gaussian (zCDP)      EXACT
 objective, pure epsilon    dithered lattice noise + lattice b_2       DITHERED_LATTICE
-objective, (eps, delta)    unchanged (the grid of round_to_grid)      MITIGATION_ONLY
+objective, (eps, delta)    none: refused (check_float_safe_form)      -
 =========================  =========================================  ==================
+
+The Gaussian objective has no float-safe form: ``float_safe=True`` would change nothing there (its release keeps
+the grid of round_to_grid, MITIGATION_ONLY, as without it), so :func:`check_float_safe_form` refuses it before
+anything is charged, in Python and on the command line alike, rather than accept a flag that does nothing.
 
 Proofs: docs/theory.md, section "Floating point: the linear releases". The exact samplers draw
 from the OS CSPRNG unless a seed is given (:func:`~dpcvx.privacy.exact_sampling.integer_source`).
@@ -17,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..advice import setting
+from ..exceptions import InputError
 from .calibrate import ObjectivePerturbation, OutputPerturbation
 from .calibrate_gaussian import GaussianOutputPerturbation, ReleaseCalibration
 from .calibration import LinearCalibration
@@ -24,7 +30,8 @@ from .exact_sampling import IntegerSource
 from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 
-__all__ = ["LatticeCalibration", "LATTICE_CALIBRATIONS", "continuous_calibration", "float_safe_calibration",
+__all__ = ["LatticeCalibration", "LATTICE_CALIBRATIONS", "check_float_safe_form", "continuous_calibration",
+           "float_safe_calibration",
            "draw_objective_noise",
            "draw_release_noise", "release_offset", "float_safe_guarantee"]
 
@@ -32,8 +39,26 @@ LatticeCalibration = LatticeLaplaceOutput | LatticeGaussianOutput | LatticeObjec
 LATTICE_CALIBRATIONS = (LatticeLaplaceOutput, LatticeGaussianOutput, LatticeObjective)
 
 
+def check_float_safe_form(objective: bool, delta: float) -> None:
+    """Refuse ``float_safe=True`` for objective perturbation with delta > 0 (``objective``: the mechanism is
+    objective perturbation; ``delta`` checked): the Gaussian objective has no float-safe form (the table above), so
+    the flag would change nothing and the release would be the float one (MITIGATION_ONLY). The one rule of the
+    learners' checks before anything is charged (:meth:`dpcvx.PrivateERM.check_options`, every fit) and so of
+    ``dpcvx fit --float-safe`` (a usage error there)."""
+    if objective and delta > 0:
+        output = setting("mechanism", repr("output"), "output")
+        raise InputError(
+            f"{setting('float_safe', 'True')} has no floating-point-safe form for objective perturbation with delta "
+            "> 0 (the Gaussian objective): it would change nothing, and the release's floating-point guarantee would "
+            f"stay 'mitigation-only'. For a release proved for floating point use {output} (a discrete Gaussian on a "
+            f"lattice) or {setting('delta', '0', 'None')} (pure epsilon: dithered-lattice objective perturbation); "
+            f"else fit with {setting('float_safe', 'False')}. Nothing was charged")
+
+
 def float_safe_calibration(calibration: ReleaseCalibration, dim: int) -> ReleaseCalibration | LatticeCalibration:
-    """The lattice form of a linear release's calibration (the Gaussian objective is returned unchanged)."""
+    """The lattice form of a linear release's calibration (a Gaussian objective, which has none and which
+    :func:`check_float_safe_form` refuses before a fit, is returned unchanged: a saved file's calibration as it
+    was)."""
     if isinstance(calibration, OutputPerturbation):
         return LatticeLaplaceOutput(calibration, dim)
     if isinstance(calibration, GaussianOutputPerturbation):

@@ -51,14 +51,15 @@ from typing import Any
 
 import numpy as np
 
+from ..advice import setting
 from ..exceptions import InputError
 from ..validation import positive
 from ..verification.verdict import Mechanism
 from .calibration import LinearCalibration
 
 __all__ = ["COMPARATOR_SCALE", "GIVEN_RULE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "REGRESSION_RULE", "LamChoice",
-           "choose_lam", "comparator_for", "default_comparator_norm", "excess_risk_bound", "intercept_scaling",
-           "objective_noise_risk", "recorded_comparator", "rule_name"]
+           "check_rule_regularizer", "choose_lam", "comparator_for", "default_comparator_norm", "excess_risk_bound",
+           "intercept_scaling", "objective_noise_risk", "recorded_comparator", "rule_name"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
 RULE = "excess-risk bound v1.2 (docs/theory.md, section 25)"
@@ -207,6 +208,16 @@ class LamChoice:
                 "noise": self.noise, "bias": self.bias}
 
 
+def check_rule_regularizer(m: float) -> None:
+    """Refuse the rule for a regularizer that is not strongly convex (``m``, its verified modulus, not > 0): the
+    bound trades the noise, which falls with m Lam, against the bias Lam W^2 / 2. :func:`choose_lam`'s check, which
+    ``dpcvx fit`` runs at the schema's width before it reads the data (the regularizer alone fixes m)."""
+    if not m > 0:
+        raise InputError(f"{setting('lam', repr('auto'), 'auto')} needs a strongly convex regularizer (m > 0): the "
+                         "bound trades the noise, which falls with m Lam, against the bias Lam W^2 / 2; pass a number "
+                         f"for {setting('lam')}")
+
+
 def choose_lam(calibrate_at: Callable[[float], LinearCalibration], *, n: int, d: int, L: float,
                R: float, m: float, c: float | None, comparator_norm: float,
                grid: tuple[float, ...] = LAM_GRID, rule: str = RULE, mean_weight: float = 1.0) -> LamChoice:
@@ -218,9 +229,7 @@ def choose_lam(calibrate_at: Callable[[float], LinearCalibration], *, n: int, d:
     non-negative and Delta >= 0, so its bound could not be smaller (the choice is unchanged; on the
     ascending grid the Lam past the optimum cost nothing). A pure function of its public arguments.
     """
-    if not m > 0:
-        raise InputError("lam='auto' needs a strongly convex regularizer (m > 0): the bound trades the noise, "
-                         "which falls with m Lam, against the bias Lam W^2 / 2; pass a number for lam")
+    check_rule_regularizer(m)
     if not (comparator_norm > 0 and math.isfinite(comparator_norm)):
         raise InputError(f"the comparator norm W must be positive and finite, got {comparator_norm!r}")
     best: LamChoice | None = None
@@ -237,5 +246,6 @@ def choose_lam(calibrate_at: Callable[[float], LinearCalibration], *, n: int, d:
         if best is None or choice.bound < best.bound:
             best = choice
     if best is None:
-        raise InputError("lam='auto' found no Lam in 1e-6 .. 1 that can be calibrated for these public settings")
+        raise InputError(f"{setting('lam', repr('auto'), 'auto')} found no Lam in 1e-6 .. 1 that can be calibrated "
+                         "for these public settings")
     return best

@@ -20,7 +20,8 @@ under D and D' form two countable sets that generically never meet. The release 
 
 The (epsilon, delta) objective perturbation is not covered: a dithered discrete Gaussian is not a
 Gaussian, so it keeps the mitigation of :func:`~dpcvx.privacy.noise.round_to_grid` and its
-certificate says MITIGATION_ONLY.
+certificate says MITIGATION_ONLY; ``float_safe=True`` is refused there
+(:func:`~dpcvx.privacy.float_safe.check_float_safe_form`).
 """
 
 from __future__ import annotations

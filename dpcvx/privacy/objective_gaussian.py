@@ -40,6 +40,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import erf, log_ndtr, ndtr
 
+from ..advice import setting
 from ..exceptions import InputError
 from ..rounding import ROUNDING, round_up
 from ..validation import check_delta, check_flag, integer, non_negative, number_text, positive
@@ -84,10 +85,12 @@ def check_gaussian_objective_epsilon(epsilon: float) -> float:
     before they read any data (:meth:`dpcvx.PrivateERM.check_options`)."""
     eps = positive("epsilon", epsilon)
     if eps > EPSILON_MAX_GAUSSIAN_OBJECTIVE:
-        raise InputError(f"epsilon={number_text(eps)} is above {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, the largest "
-                         "budget of objective perturbation with delta > 0 (its calibration evaluates e^epsilon, "
-                         f"beyond the float range above 709.78): choose epsilon <= {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, "
-                         "or mechanism='output' or delta=0, which take epsilon up to 1e6. Nothing was charged")
+        output = setting("mechanism", repr("output"), "output")
+        raise InputError(f"{setting('epsilon', number_text(eps))} is above {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, the "
+                         "largest budget of objective perturbation with delta > 0 (its calibration evaluates "
+                         f"e^epsilon, beyond the float range above 709.78): choose {setting('epsilon')} <= "
+                         f"{EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, or {output} or {setting('delta', '0', 'None')}, which "
+                         "take epsilon up to 1e6. Nothing was charged")
     return eps
 
 

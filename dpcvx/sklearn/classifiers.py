@@ -86,7 +86,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..advice import setting
+from ..advice import flag_text, python_only, setting
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
@@ -439,11 +439,15 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         if not multiclass and not self._private_prior():
             check_class_prior(self.class_prior, check_classes(self.classes))
         if self.class_weight is None and not self._offset_applies():
-            fix = ("one-vs-rest of more than two classes takes no offset and no weights: leave class_prior out" if
-                   multiclass else "leave class_prior out, or pass class_weight='balanced' to weigh the classes by it")
-            raise InputError(f"class_prior={self.class_prior!r} without class weights sets the logistic intercept "
-                             "offset: DPLogisticRegression with penalty='l2', fit_intercept=True, a numeric data_norm "
-                             f"and two classes; here it would have no effect: {fix}. Nothing was charged")
+            prior, balanced = setting("class_prior"), setting("class_weight", repr("balanced"), "balanced")
+            fix = (f"one-vs-rest of more than two classes takes no offset and no weights: leave {prior} out" if
+                   multiclass else f"leave {prior} out, or pass {balanced} to weigh the classes by it")
+            given = setting("class_prior", repr(self.class_prior), flag_text(self.class_prior))
+            ridge = python_only("penalty='l2'")
+            raise InputError(f"{given} without class weights sets the logistic intercept offset: DPLogisticRegression "
+                             f"with {ridge}, {setting('fit_intercept', 'True')}, a numeric "
+                             f"{setting('data_norm')} and two classes; here it would have no effect: {fix}. Nothing "
+                             "was charged")
 
     def _one_vs_rest_weights(self) -> str:
         """Why a fit of more than two classes takes no weights, and the fit that does (:meth:`_public_checks`)."""

@@ -228,7 +228,7 @@ def test_a_class_prior_without_effect_is_refused(rare, tmp_path, capsys, options
     # without --class-weight the prior is read only as the logistic intercept offset: a Huber classifier or a model
     # without intercept would have fitted (and written a model file without the prior) as if it were not given
     code, _, err = cli(capsys, "fit", rare, *BINARY, *options, "--class-prior", "0.3,0.7", "--out", tmp_path / "m.json")
-    assert code == 2 and "class_prior=(0.3, 0.7) without class weights" in err and "no effect" in err, err
+    assert code == 2 and "--class-prior 0.3,0.7 without class weights" in err and "no effect" in err, err
     assert not (tmp_path / "m.json").exists()
 
 

@@ -148,4 +148,5 @@ def test_the_command_line_refuses_that_budget_as_a_usage_error(tmp_path: Any, ca
                  "--numeric", "b:-1:1", "--data-norm", "1", "--epsilon", "1e6", "--delta", "1e-6",
                  "--allow-large-delta", "--out", str(tmp_path / "m.json")])
     assert code == EXIT_USAGE
-    assert "epsilon=1e+06 is above 700" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "--epsilon 1e+06 is above 700" in error and "--mechanism output or --delta left out" in error, error

@@ -409,7 +409,11 @@ def test_the_offset_is_a_centred_ridge_with_the_same_constants_and_noise():
     X, y = rare()
     plain = quiet_fit(dpcvx.DPLogisticRegression(random_state=0), X, y)
     offset = quiet_fit(dpcvx.DPLogisticRegression(class_prior=(0.97, 0.03), random_state=0), X, y)
-    assert "sum_squares(w + -[" in offset.certificate_.verification.regularizer   # the public centre, stated
+    # the public centre, stated as a regularizer's text (it was numpy's print of an array, "w + -[ 0. ... ]", rounded)
+    text = offset.certificate_.verification.regularizer
+    shift = float(text.rpartition(", ")[2].removesuffix("))"))
+    assert text.startswith("0.5 * sum_squares(w + (0, ") and "[" not in text, text
+    assert repr(shift) in text and shift > 0  # b0 = log(0.03 / 0.97) < 0: the centre -shift, in full precision
     assert offset.certificate_.constants == plain.certificate_.constants
     assert offset.certificate_.calibration == plain.certificate_.calibration
     # no signal in X: the offset model's intercept is near log(0.03 / 0.97), the ridge at 0 pulls it towards 0

@@ -1,9 +1,9 @@
 """A float-safe linear release names its floating-point guarantee, and a saved one round-trips.
 
 ``PrivateERM(..., float_safe=True)``: output perturbation is EXACT (pure and (eps, delta)),
-pure-epsilon objective perturbation is DITHERED_LATTICE, (eps, delta) objective perturbation keeps
-MITIGATION_ONLY. The loader recomputes every lattice field from the public inputs, so an edited
-field, or a float-safe file relabelled as a float one, is refused.
+pure-epsilon objective perturbation is DITHERED_LATTICE; (eps, delta) objective perturbation has no float-safe
+form and is refused (the flag would change nothing: its release stays MITIGATION_ONLY). The loader recomputes every
+lattice field from the public inputs, so an edited field, or a float-safe file relabelled as a float one, is refused.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from dpcvx.exceptions import InputError
 from dpcvx.release.records.header import DIGEST, file_digest
 
 N, D = 400, 3
-CASES = [("output", 0.0, "exact"), ("output", 1 / N**2, "exact"), ("objective", 0.0, "dithered-lattice"),
-         ("objective", 1 / N**2, "mitigation-only")]
+CASES = [("output", 0.0, "exact"), ("output", 1 / N**2, "exact"), ("objective", 0.0, "dithered-lattice")]
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +51,8 @@ def test_each_release_names_its_guarantee_and_round_trips(releases, tmp_path, me
     model = releases(mechanism, delta)
     calibration = model.certificate.calibration.to_dict()
     assert calibration["float_guarantee"] == guarantee
-    if guarantee != "mitigation-only":
-        spacing = Fraction(calibration["lattice"])
-        assert all((Fraction(w) / spacing).denominator == 1 for w in model.coef_)  # lattice points
+    spacing = Fraction(calibration["lattice"])
+    assert all((Fraction(w) / spacing).denominator == 1 for w in model.coef_)  # lattice points
     path = tmp_path / "model.json"
     dpcvx.save(model, path)
     loaded = dpcvx.load(path)
@@ -89,6 +87,23 @@ def test_a_float_safe_file_relabelled_as_float_is_refused(releases, tmp_path):
     path.write_text(json.dumps({**edited, DIGEST: file_digest(edited)}))  # resealed: refused by the certificate's check
     with pytest.raises(InputError):
         dpcvx.load(path)
+
+
+def test_float_safe_is_refused_where_it_would_change_nothing(data):
+    """(eps, delta) objective perturbation has no float-safe form: float_safe=True was accepted and released the float
+    Gaussian objective ("mitigation-only", as without it); now every entry refuses it before anything is drawn."""
+    X, y = data
+    learner = PrivateERM(lam=0.05, data_norm=1.0, float_safe=True)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-3)
+    for call in (lambda: learner.check_options(1.0, "objective", delta=1 / N**2),
+                 lambda: learner.fit(X, y, epsilon=1.0, delta=1 / N**2, random_state=7, accountant=accountant),
+                 lambda: learner.choose_lam(N, D, 1.0, delta=1 / N**2)):
+        with pytest.raises(InputError, match=r"float_safe=True has no floating-point-safe form .* "
+                                             r"mechanism='output' .* or delta=0 .* fit with float_safe=False"):
+            call()
+    assert accountant.ledger == []
+    learner.check_options(1.0, "output", delta=1 / N**2)  # its float-safe forms are kept
+    learner.check_options(1.0, "objective")
 
 
 def test_float_safe_is_off_by_default_and_the_float_release_says_mitigation_only(data):
