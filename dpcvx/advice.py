@@ -39,6 +39,7 @@ FLAGS: dict[str, str] = {
     "fit_intercept": "--fit-intercept",
     "column_statistics": "--no-column-statistics",
     "mechanism": "--mechanism {}",
+    "loss": "--loss {}",  # a catalogue loss by its spec (a verifier's fix names one: FIXED)
     "m": "--loss huber_regression:m={}",  # DPHuberRegressor's threshold: a parameter of the loss spec
     "allow_estimates": "--allow-estimates",
     "strict": "--strict",  # PrivateERM's (estimated constants), verify's and fit's --strict
@@ -49,6 +50,8 @@ FLAGS: dict[str, str] = {
 #: Python features a message may advise that the command line does not offer, and what a command-line message says
 #: in their place.
 PYTHON_ONLY: dict[str, str] = {
+    # a loss of the user's own: a callable in Python, a file on the command line (--loss PATH.py)
+    "a callable z -> CVXPY expression": "a Python file defining loss(z) with CVXPY (--loss PATH.py)",
     "dpcvx.tune": "dpcvx.tune, in Python only",
     "tune's score=Mistakes(class_weight=...)": "(in Python) tune's score=Mistakes(class_weight=...)",
     # the fix of a regression loss with an unbounded L (verification.bounded_residual.REGRESSION_FIX)
@@ -70,6 +73,10 @@ FIXED: dict[str, tuple[str, str]] = {
     "mechanism='output'": ("mechanism", "output"),
     "mechanism='objective'": ("mechanism", "objective"),
     "delta = 0": ("delta", "0"),  # a verifier's fix (use delta = 0, pure epsilon): --delta 0, the default
+    # the catalogue losses a verifier's fix names, as --loss gives them
+    "dpcvx.losses.logistic()": ("loss", "logistic"),
+    "dpcvx.losses.huber_hinge(h=0.5)": ("loss", "huber_hinge:h=0.5"),
+    "dpcvx.losses.huber_regression(m=1)": ("loss", "huber_regression:m=1"),
 }
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .advice import python_only
 from .exceptions import InputError, a_value_of
 from .validation import positive
 
@@ -184,7 +185,7 @@ def from_spec(spec: str) -> MarginLoss:
         close = difflib.get_close_matches(name, CATALOGUE, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise InputError(f"unknown loss {name!r}; the known losses are: {', '.join(sorted(CATALOGUE))}."
-                         f"{hint} Or pass a callable z -> CVXPY expression")
+                         f"{hint} Or pass {python_only('a callable z -> CVXPY expression')}")
     params: dict[str, float] = {}
     for item in filter(None, (part.strip() for part in arguments.split(","))):
         key, sep, value = item.partition("=")

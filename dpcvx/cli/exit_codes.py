@@ -68,8 +68,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "theorem fails or was not established",
              "dpcvx: refused: output perturbation is not allowed: Theorem 1 (output perturbation), "
              "Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011) needs - differentiability (l is continuously "
-             "differentiable (C^1)): l' jumps at z = 1 fix: smooth the kink: dpcvx.losses.huber_hinge(h=0.5) "
-             "replaces the hinge max(0, 1 - z) of a classifier, dpcvx.losses.huber_regression(m=1) "
+             "differentiable (C^1)): l' jumps at z = 1 fix: smooth the kink: --loss huber_hinge:h=0.5 "
+             "replaces the hinge max(0, 1 - z) of a classifier, --loss huber_regression:m=1 "
              "(cp.huber(p - y, m)) the absolute error |p - y| of a regression; in general use a differentiable "
              "loss"),
     ExitCode(SolverError, EXIT_SOLVER, "solver error",

@@ -383,7 +383,7 @@ class LossAnalyser:
         if order == 2 and not differentiable:
             return Condition(name, description, False, None, how,
                              "l' jumps, so l'' is unbounded (a point mass at each kink)",
-                             "use a C^1 loss such as dpcvx.losses.huber_hinge")
+                             "use a C^1 loss such as dpcvx.losses.huber_hinge(h=0.5)")
         exact = plain(self._fact(f"sup{order}"))  # a Fraction, inf, or an irrational sympy number
         if exact is not None:
             if exact == math.inf:

@@ -131,3 +131,29 @@ def test_a_class_prior_fit_prints_its_ridge_as_a_regularizer(tmp_path: Path,
                      "--out", str(tmp_path / "m.json")]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("dpcvx certificate for"))
     assert "N(w) = 0.5 * sum_squares(w + (0, 0, 0." in line and "[" not in line and "array" not in line, line
+
+
+@pytest.mark.parametrize("loss, delta, expected", [
+    ("huber_hinge", ["--delta", "1e-6"], "use a C^2 loss such as --loss logistic, or use --delta 0"),
+    ("kink.py", [], "smooth the kink: --loss huber_hinge:h=0.5 replaces the hinge"),
+    ("kink.py", [], "use a C^1 loss such as --loss huber_hinge:h=0.5"),
+    ("hinge", [], "Or pass a Python file defining loss(z) with CVXPY (--loss PATH.py)"),
+])
+def test_a_verifier_fix_names_a_catalogue_loss_as_the_flag_gives_it(tmp_path, capsys, loss, delta, expected):
+    """A verifier's fix named ``dpcvx.losses.logistic()``, ``dpcvx.losses.huber_hinge(h=0.5)`` and (for an unknown
+    loss) "a callable z -> CVXPY expression" on the command line, which takes ``--loss logistic``,
+    ``--loss huber_hinge:h=0.5`` or a file."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    data = tmp_path / "d.csv"
+    rows = rng.uniform(0, 10, size=(200, 2))
+    data.write_text("a,b,y\n" + "".join(f"{a:.3f},{b:.3f},{'pos' if a > 5 else 'neg'}\n" for a, b in rows))
+    (tmp_path / "kink.py").write_text("import cvxpy as cp\nloss = lambda z: cp.pos(1 - z)\n")
+    spec = str(tmp_path / loss) if loss.endswith(".py") else loss
+    args = ["fit", str(data), "--target", "y", "--positive", "pos", *FEATURES, "--epsilon", "1", "--loss", spec, *delta,
+            "--out", str(tmp_path / "m.json")]
+    status = main(args)
+    error = capsys.readouterr().err
+    assert status in (2, 4) and expected in error, error
+    assert "dpcvx.losses." not in error and "callable" not in error
