@@ -36,6 +36,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -70,6 +71,7 @@ __all__ = [
     "check_epsilon",
     "check_public_classes",
     "check_targets",
+    "label_codes",
     "target_values",
     "check_delta",
     "fraction",
@@ -693,11 +695,50 @@ def label_vector(y: Any, n: int) -> np.ndarray | SignBits:
     return labels
 
 
-def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.ndarray, int]:
-    """Regression targets clipped to the PUBLIC [-B, B] (or refused), and how many were clipped
-    (:func:`target_values`): into a new array, or into the float copy that made (one n-vector)."""
+def check_targets(y: Any, n: int, label_bound: float,
+                  refuse: bool) -> tuple[np.ndarray, int, tuple[float, ...]]:
+    """Regression targets clipped to the PUBLIC [-B, B] (or refused), how many were clipped
+    (:func:`target_values`): into a new array, or into the float copy that made (one n-vector); and the clipped
+    values that look like a code for a missing value (:func:`label_codes`, read before clipping; for the owner's
+    :func:`label_clipping_note` only)."""
     values, copied, outside = target_values(y, n, label_bound, refuse)
-    return np.clip(values, -label_bound, label_bound, out=values if copied else None), outside
+    codes = label_codes(values, label_bound) if outside else ()
+    return np.clip(values, -label_bound, label_bound, out=values if copied else None), outside, codes
+
+
+def label_codes(values: np.ndarray, label_bound: float | None = None) -> tuple[float, ...]:
+    """The values at the top and bottom ends of the 1-D labels ``values`` that look like a code for a missing or
+    unknown value rather than a label: the largest (least) value, held by at least two rows and at most half of
+    them, lying at least as far beyond the labels between the two ends as those spread (999 over scores in
+    [0, 100]: 899 beyond a spread of 100; with a code at either end, each read against the labels between them).
+    With ``label_bound`` B, only such values with |value| > B (the ones clipping moved). A statistic of the private
+    labels: it only words the owner's NOT PRIVATE notes (:func:`label_clipping_note`,
+    :func:`dpcvx.models.training_rows.regression_finding`), never a release. Read ``LABEL_CHUNK`` values at a time
+    (no n-vector of temporaries)."""
+    low, high = _extremes(values, [])
+    if not low < high:
+        return ()
+    rest_low, rest_high = _extremes(values, [high, low])  # the labels between the two ends
+    if not rest_low < rest_high:
+        return ()
+    codes = []
+    for end, gap in ((high, high - rest_high), (low, rest_low - low)):
+        count, _ = _counted(values, partial(np.equal, end))
+        if 2 <= count <= values.shape[0] / 2 and gap >= rest_high - rest_low:
+            codes.append(end)
+    return tuple(code for code in codes if label_bound is None or abs(code) > label_bound)
+
+
+def _extremes(values: np.ndarray, excluded: list[float]) -> tuple[float, float]:
+    """(the least, the largest) of ``values`` other than ``excluded`` ((inf, -inf) for none), a chunk at a time."""
+    low, high = math.inf, -math.inf
+    for start in range(0, values.shape[0], LABEL_CHUNK):
+        part = values[start:start + LABEL_CHUNK]
+        if excluded:
+            part = part[~np.isin(part, excluded)]
+        if part.size:
+            low, high = min(low, float(part.min())), max(high, float(part.max()))
+    return low, high
 
 
 def target_values(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.ndarray, bool, int]:
@@ -830,18 +871,28 @@ def declared_label_range(label_bound: Any) -> Iterator[None]:
         _LABEL_RANGE.reset(token)
 
 
-def label_clipping_note(clipped: int, n: int, label_bound: float) -> str:
+def label_clipping_note(clipped: int, n: int, label_bound: float, codes: tuple[float, ...] = ()) -> str:
     """The ClippingWarning text for regression labels: the count (owner only) and the fix, a public bound; in the
-    terms the user declared the bound in (:func:`declared_label_range`)."""
+    terms the user declared the bound in (:func:`declared_label_range`). ``codes``: clipped values that look like a
+    code for a missing value (:func:`label_codes`, in the fit's frame [-B, B]), named first with their own fix: a
+    score in [0, 100] with 4 % of its labels at the code 999 was told only to declare a range holding every label,
+    and declared (0, 999), its model (R^2 0.77 on the rows with real labels, the non-private 0.78) was then called
+    useless on its training rows, the code never named."""
     declared = _LABEL_RANGE.get()
     shown = "NOT PRIVATE: this count is shown to you only and is not part of the release. Fix: "
+    shift = 0.0 if declared is None else (declared[0] + declared[1]) / 2
+    code = ("" if not codes else
+            f"Among them {' and '.join(f'{value + shift:g}' for value in codes)} "
+            f"{'repeats' if len(codes) == 1 else 'repeat'} on several rows, far beyond the other labels: if that is a "
+            "code for a missing or unknown value, drop those rows or read it as missing before the fit (a range "
+            "widened to hold a code fits the code as a label). ")
     if declared is not None:
         return (f"{clipped} of {n} labels lay outside the declared range [lo, hi] = [{declared[0]:g}, "
-                f"{declared[1]:g}] and were clipped onto it. {shown}declare a range that holds every label the "
+                f"{declared[1]:g}] and were clipped onto it. {code}{shown}declare a range that holds every label the "
                 "target can take, known without looking at the data (a unit, a scale's documented limits), as "
                 f"{setting('label_bound', '(lo, hi)', 'LO,HI')}; the noise grows with its width hi - lo")
-    return (f"{clipped} of {n} labels had |y| > B = {label_bound:g} and were clipped onto [-B, B]. {shown}declare "
-            "the range your labels can take, known without looking at the data (a unit, a scale's documented "
+    return (f"{clipped} of {n} labels had |y| > B = {label_bound:g} and were clipped onto [-B, B]. {code}{shown}"
+            "declare the range your labels can take, known without looking at the data (a unit, a scale's documented "
             f"limits), as {setting('label_bound', 'B')} for |y| <= B or"
             + ("" if command_line_runs() else ", with the estimators,")  # the command line centres every fit's
             + f" {setting('label_bound', '(lo, hi)', 'LO,HI')} for lo <= y <= hi (centred by the public shift "

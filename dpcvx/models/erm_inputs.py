@@ -329,9 +329,9 @@ def fit_labels(classes: tuple[Any, Any] | None, label_bound: float | None, y: An
     if classes is not None:
         return check_labels(y, n, classes, packed=isinstance(mapped, RowBlocks))
     assert label_bound is not None
-    labels, clipped = check_targets(y, n, label_bound, refuse_excess)
+    labels, clipped, codes = check_targets(y, n, label_bound, refuse_excess)
     if clipped:
-        warn_clipped(label_clipping_note(clipped, n, label_bound))
+        warn_clipped(label_clipping_note(clipped, n, label_bound, codes))
     return labels
 
 

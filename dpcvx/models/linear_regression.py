@@ -82,6 +82,7 @@ from ..validation import (
     check_targets,
     fraction,
     label_clipping_note,
+    label_codes,
     refuse_weights,
     target_values,
 )
@@ -230,6 +231,7 @@ class PrivateLinearRegression:
             n, d = blocks.shape
             # the labels clipped a block at a time: no n-vector of them (the same values as clipping them whole)
             targets, _, clipped_labels = target_values(y, n, bound, refuse)
+            codes = label_codes(targets, bound) if clipped_labels else ()
             gram, moment, clipped_rows = np.zeros((d, d)), np.zeros(d), 0
             for start, block, clipped in blocks.blocks(refuse):
                 gram += block.T @ block
@@ -239,13 +241,14 @@ class PrivateLinearRegression:
             mapped, clipped_rows = rows.apply(X, refuse=refuse)
             n = mapped.shape[0]
             shifted = _centred_labels(np.asarray(y, dtype=float), public, shift, bound) if shift else y
-            labels, clipped_labels = check_targets(shifted, n, bound, refuse)
+            labels, clipped_labels, centred_codes = check_targets(shifted, n, bound, refuse)
+            codes = tuple(code + shift for code in centred_codes)  # named as the labels were given
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows and not quiet:
             warn_clipped_rows(clipped_rows, n, rows, None if is_out_of_core(X) else mapped)
         if clipped_labels and not quiet:
-            warn_clipped(label_clipping_note(clipped_labels, n, check_bound("label_bound", self.label_bound)))
+            warn_clipped(label_clipping_note(clipped_labels, n, check_bound("label_bound", self.label_bound), codes))
         return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
@@ -421,7 +424,7 @@ class PrivateLinearRegression:
         if count:
             warn_clipped_rows(count, n, row_map, clipped)
         if clipped_labels:
-            warn_clipped(label_clipping_note(clipped_labels, n, label_bound))
+            warn_clipped(label_clipping_note(clipped_labels, n, label_bound, label_codes(labels, label_bound)))
         return clipped, labels, n
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearRegressionModel:

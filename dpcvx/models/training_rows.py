@@ -18,10 +18,12 @@ says is a statistic of the private data:
   1 / (number of classes present), the score of any constant prediction and of a guess made without looking at
   the row;
 * a regression whose squared error on the training rows is at least that of their mean (R^2 <= 0), both on the
-  labels as given and on the labels clipped onto a declared label range (:func:`regression_finding`).
+  labels as given and on the labels clipped onto a declared label range (:func:`regression_finding`); said as
+  :data:`CODE_LABELS` when that holds only through labels that look like a code for a missing value.
 
 Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`,
-:data:`NO_BETTER_REGRESSION`, :data:`MOSTLY_CLIPPED` first when most training rows were clipped onto R, and the note
+:data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`, :data:`MOSTLY_CLIPPED` first when most training rows were
+clipped onto R, and the note
 that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):
 no count or score is printed, and a class only by its declared label (:func:`nearly_one_class`). It never enters
 the release or its certificate, and it never runs inside :func:`dpcvx.tune`
@@ -43,8 +45,9 @@ from ..advice import command_line_runs, python_only, setting
 from ..data.notes import most_rows_clipped
 from ..exceptions import TrainingRowsWarning, warn_released
 from ..release.usefulness import checks_are_off, speaker
+from ..validation import label_codes
 
-__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "ONE_VS_REST", "KERNEL",
+__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "CODE_LABELS", "ONE_VS_REST", "KERNEL",
            "MOSTLY_CLIPPED", "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
            "warn_on_confusion",
@@ -82,6 +85,16 @@ NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no
                         "constant prediction (R^2 <= 0), on the labels as given and (with a declared label range) "
                         "on the labels clipped onto it alike.")
 
+#: A regression no better than a constant on its training rows only through labels that look like a code for a
+#: missing value (:func:`~dpcvx.validation.label_codes`): better than their mean on the other rows. A score in
+#: [0, 100] with 4 % of its labels at 999, declared (0, 999), was called useless (R^2 <= 0 on both scales) on every
+#: run while its model kept R^2 0.77 on the rows with real labels (the non-private 0.78).
+CODE_LABELS = ("on its training rows, the release's squared error is no lower than that of a constant prediction "
+               "(R^2 <= 0) only because of labels that repeat one value far beyond the others (at the top or bottom "
+               "end of the labels; the ClippingWarning names it when the declared range clips it): on the other rows "
+               "it does better than their mean. If that value is a code for a missing or unknown label (999, -1), "
+               "drop those rows or read it as missing before the fit: as a label it is fitted, and widens the range "
+               "the noise is scaled to.")
 
 #: What a classifier that takes no class weight or class prior offers instead (:func:`warning_text`'s ``unweighted``)
 ONE_VS_REST = ("One-vs-rest takes no class weight or class prior; a rare class fitted against the rest as two classes "
@@ -110,7 +123,8 @@ def warning_text(finding: str, unweighted: str | None = None, clipped: bool = Fa
     ``clipped``: most training rows were clipped onto R, said first (:data:`MOSTLY_CLIPPED`): on a balanced table
     with an identifier column left in (accuracy 0.51; 0.81 without it) the note advised class weights and a
     threshold, which cannot help."""
-    return finding + (MOSTLY_CLIPPED if clipped else "") + _note(finding == NO_BETTER_REGRESSION, unweighted)
+    return finding + (MOSTLY_CLIPPED if clipped else "") + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS),
+                                                                  unweighted)
 
 
 def _note(regression: bool, unweighted: str | None = None) -> str:
@@ -159,7 +173,9 @@ def regression_finding(predict: Callable[[slice], np.ndarray], labels: np.ndarra
                        label_range: tuple[float, float] | None = None) -> str | None:
     """:data:`NO_BETTER_REGRESSION` when the squared error of the predictions of the training ``labels`` (1-D) is no
     lower than their spread about their mean (R^2 <= 0) both on the labels as given and, with a declared
-    ``label_range`` (lo, hi), on the labels clipped onto it (the labels the fit saw), else None.
+    ``label_range`` (lo, hi), on the labels clipped onto it (the labels the fit saw), else None; :data:`CODE_LABELS`
+    in its place when the labels hold a code for a missing value (:func:`~dpcvx.validation.label_codes`) and the
+    release is better than the mean on the other rows: the code, not the release, is what the comparisons saw.
 
     Either comparison alone false-alarms on a real table. On the raw labels a few huge outliers dominate both sums:
     with 0.3 % of 20,000 labels at 1e7, a DPHuberRegressor whose median absolute error was 1,493 (the mean's 24,065)
@@ -179,7 +195,28 @@ def regression_finding(predict: Callable[[slice], np.ndarray], labels: np.ndarra
         scale = max([top, *(_size(predict(rows)) for rows in blocks)])
         sums = _squares(predict, labels, blocks, scale, label_range)
     assert sums is not None  # scaled
-    return NO_BETTER_REGRESSION if all(errors >= spread for errors, spread in sums) else None
+    if any(errors < spread for errors, spread in sums):
+        return None
+    codes = label_codes(labels) if top <= _SQUARES_SAFE else ()
+    return CODE_LABELS if codes and _better_without(predict, labels, blocks, codes) else NO_BETTER_REGRESSION
+
+
+def _better_without(predict: Callable[[slice], np.ndarray], labels: np.ndarray, blocks: list[slice],
+                    codes: tuple[float, ...]) -> bool:
+    """Whether the predictions' squared error is below the labels' spread about their mean (R^2 > 0) on the rows
+    whose label is none of ``codes`` (:func:`~dpcvx.validation.label_codes`), a block at a time."""
+    def kept(rows: slice) -> np.ndarray:
+        return ~np.isin(labels[rows], codes)
+
+    count = sum(int(np.count_nonzero(kept(rows))) for rows in blocks)
+    mean = sum(float(np.sum(labels[rows][kept(rows)])) for rows in blocks) / max(count, 1)
+    errors = spread = 0.0
+    for rows in blocks:
+        keep = kept(rows)
+        part = labels[rows][keep]
+        errors += float(np.sum((part - predict(rows)[keep]) ** 2))
+        spread += float(np.sum((part - mean) ** 2))
+    return errors < spread
 
 
 def _squares(predict: Callable[[slice], np.ndarray], labels: np.ndarray, blocks: list[slice], scale: float,

@@ -90,7 +90,7 @@ def test_target_refusals_name_the_first_row_in_any_chunk(where: int) -> None:
     with pytest.raises(InputError, match=f"y has {1 + (where != n - 1)} values with \\|y\\| > label_bound = 1 "
                                          f"\\(first at row {where}\\) and clip=False"):
         check_targets(y, n, 1.0, refuse=True)
-    clipped, count = check_targets(y, n, 1.0, refuse=False)
+    clipped, count, _ = check_targets(y, n, 1.0, refuse=False)
     assert count == 1 + (where != n - 1) and clipped.max() == 1.0
     y[where] = np.nan
     with pytest.raises(InputError, match=f"y holds NaN, missing or infinite values, first at row {where} \\(1 such"):
