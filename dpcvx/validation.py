@@ -874,18 +874,19 @@ def declared_label_range(label_bound: Any) -> Iterator[None]:
 def label_clipping_note(clipped: int, n: int, label_bound: float, codes: tuple[float, ...] = ()) -> str:
     """The ClippingWarning text for regression labels: the count (owner only) and the fix, a public bound; in the
     terms the user declared the bound in (:func:`declared_label_range`). ``codes``: clipped values that look like a
-    code for a missing value (:func:`label_codes`, in the fit's frame [-B, B]), named first with their own fix: a
+    code for a missing value (:func:`label_codes`, in the fit's frame [-B, B]), named first by their end (the
+    largest or least label; a value is data, never shown) with their own fix: a
     score in [0, 100] with 4 % of its labels at the code 999 was told only to declare a range holding every label,
     and declared (0, 999), its model (R^2 0.77 on the rows with real labels, the non-private 0.78) was then called
     useless on its training rows, the code never named."""
     declared = _LABEL_RANGE.get()
     shown = "NOT PRIVATE: this count is shown to you only and is not part of the release. Fix: "
-    shift = 0.0 if declared is None else (declared[0] + declared[1]) / 2
+    ends = " and ".join(f"the {'largest' if value > 0 else 'least'} label" for value in codes)
     code = ("" if not codes else
-            f"Among them {' and '.join(f'{value + shift:g}' for value in codes)} "
-            f"{'repeats' if len(codes) == 1 else 'repeat'} on several rows, far beyond the other labels: if that is a "
-            "code for a missing or unknown value, drop those rows or read it as missing before the fit (a range "
-            "widened to hold a code fits the code as a label). ")
+            f"Among them {ends} {'repeats' if len(codes) == 1 else 'repeat'} on several rows, far beyond the other "
+            "labels (its value is not shown: it is data): if it is a code for a missing or unknown value (such as "
+            "999 or -1), drop those rows or read it as missing before the fit (a range widened to hold a code fits "
+            "the code as a label). ")
     if declared is not None:
         return (f"{clipped} of {n} labels lay outside the declared range [lo, hi] = [{declared[0]:g}, "
                 f"{declared[1]:g}] and were clipped onto it. {code}{shown}declare a range that holds every label the "
