@@ -15,7 +15,7 @@ does: ``range_columns`` 1, :meth:`dpcvx.models.linear_regression.AdaSSPPlan.rang
    Lambda = min(max(lam_hat + m, m), n R_eff^2) with m = z_(1-rho/2) sigma_l (:meth:`GradientCalibration.curvature`:
    a public rule of the released value, n and R_eff; it bounds lambda_max from above with probability 1 - rho/2);
 2. the residual clip tau = B' / LABEL_WIDTH (the label range's implied standard deviation; a public rule of B');
-3. w_0 = 0 and, for t = 1..T (T = ``STEPS``): r = clip(Z w - y', -tau, tau), g = Z^T r + sigma_g N(0, I),
+3. w_0 = 0 and, for t = 1..T: r = clip(Z w - y', -tau, tau), g = Z^T r + sigma_g N(0, I),
    w <- w - g / Lambda. Replacing one row moves Z^T r by z' r' - z r, of norm at most 2 R_eff tau (the
    sensitivity), whatever w is (Varshney, Jain and Thakurta 2022 clip the residual for this reason). T is a public
    rule of n, epsilon and the width d (:func:`descent_steps`): ``STEPS`` = 20, or ``LONG_STEPS`` = 60 where
