@@ -24,7 +24,7 @@ from ...privacy.adassp import (
     range_search_level,
 )
 from ...privacy.calibration import PublicFacts
-from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS, STEPS, GradientCalibration
+from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS, LONG_STEPS_AT, STEPS, GradientCalibration
 from ...privacy.privacy_curve import check_recorded_curve
 from ...validation import _short, check_delta, check_epsilon
 from ...version import __version__
@@ -168,8 +168,9 @@ def _recorded_inputs(recorded: Any, gradient: bool, ranged: bool) -> dict:
     for key in ("dim", "range_columns") if ranged else ("dim",):
         _count(f"certificate.calibration.{key}", recorded.get(key))
     if gradient and _integer("certificate.calibration.steps", recorded.get("steps")) not in (STEPS, LONG_STEPS):
-        raise InputError(f"certificate.calibration.steps must be one of dpcvx's public numbers of gradient steps T = "
-                         f"{STEPS} or {LONG_STEPS}, got {_short(recorded.get('steps'))}; the file has been edited")
+        raise InputError(f"certificate.calibration.steps must be dpcvx's public number of gradient steps T ({STEPS}, "
+                         f"or {LONG_STEPS} at n epsilon / d >= {LONG_STEPS_AT:g}), got "
+                         f"{_short(recorded.get('steps'))}; the file has been edited")
     return recorded
 
 
