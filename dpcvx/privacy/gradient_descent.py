@@ -208,9 +208,8 @@ class GradientCalibration(Calibration):
         return round_up(self.level_sensitivity * self.unit_sigma / math.sqrt(LEVEL_SHARE))
 
     def release_level(self, total: float, rng: np.random.Generator) -> float:
-        """S_hat: the residuals' sum (``total``) plus N(0, sigma_b^2), rounded to its grid (the mitigation)."""
-        if not self.level:
-            raise InputError("this calibration releases no level (level=False)")
+        """S_hat: the residuals' sum (``total``) plus N(0, sigma_b^2), rounded to its grid (the mitigation); drawn
+        only by a calibration with the level."""
         sigma = self.level_sigma
         return float(round_to_grid(np.asarray(total + sigma * rng.standard_normal()), sigma)[0])
 
