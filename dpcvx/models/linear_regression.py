@@ -34,6 +34,7 @@ counts, and so the ranges, of the same rows in memory, with no copy of them); a 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, NamedTuple
@@ -57,7 +58,9 @@ from ..privacy.adassp import (
 )
 from ..privacy.column_ranges import HIGHEST_LEVEL, VALUE_BLOCK, ValueBlocks, release_ranges
 from ..privacy.gradient_descent import (
+    STEPS,
     GradientCalibration,
+    descent_steps,
     gradient_calibration,
     gradient_intercept_scaling,
 )
@@ -150,7 +153,9 @@ class PrivateLinearRegression:
         (mechanism ``gradient-ranged``, :mod:`dpcvx.privacy.gradient_descent`, docs/theory.md section 16): the
         search of every column and the label (``column_ranges=True``; under "auto" as AdaSSP's "auto" searches:
         every column's when n allows it, else the label's alone, the rows keeping their public map), then a private
-        top eigenvalue and ``STEPS`` noisy gradient steps. Replace-one, dense rows in memory or a numpy.memmap,
+        top eigenvalue, T noisy gradient steps (``STEPS``, or ``LONG_STEPS`` where n epsilon / d >= ``LONG_STEPS_AT``:
+        :func:`~dpcvx.privacy.gradient_descent.descent_steps`) and, with an intercept, a private level (the mean
+        residual). Replace-one, dense rows in memory or a numpy.memmap,
         ``clip=True``, lam=0 and n large enough for the search (of every column with True, of the label's at least
         with "auto") only; else refused before any charge. "auto" (:class:`dpcvx.DPLinearRegression`'s default):
         "gradient" for a fit that searches a private range first (every column's or the label's alone) with lam=0,
@@ -253,13 +258,15 @@ class PrivateLinearRegression:
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
                   rows: RowMap | None = None, ranges: int | None = None,
-                  gradient: bool | None = None) -> AdaSSPCalibration | GradientCalibration:
+                  gradient: bool | None = None, steps: int = STEPS) -> AdaSSPCalibration | GradientCalibration:
         """The AdaSSP calibration (with ``mechanism="gradient"``, noisy gradient descent's) for this learner's public
         bounds at ``dim`` weights (intercept included); ``rows`` the fit's row map (default: the public bounds', a
         numeric ``intercept_scaling``); ``ranges`` the number of columns whose ranges are searched first (default:
         every column and the label with ``column_ranges=True`` or ``mechanism="gradient"``, else none); ``gradient``
         the descent's or AdaSSP's (default: ``mechanism="gradient"``'s; the plan passes it under "auto": its
-        :meth:`AdaSSPPlan.descends_at`). The plan's one calibration goes through this hook
+        :meth:`AdaSSPPlan.descends_at`); ``steps`` the descent's T (the plan passes
+        :func:`~dpcvx.privacy.gradient_descent.descent_steps` at the fit's n), its level released with an intercept.
+        The plan's one calibration goes through this hook
         (:meth:`AdaSSPPlan.calibrate`)."""
         rows = self._rows() if rows is None else rows
         gradient = self._mechanism() == "gradient" if gradient is None else gradient
@@ -271,7 +278,8 @@ class PrivateLinearRegression:
                                  "search's level and the step's curvature read it); use mechanism='adassp'")
             return gradient_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                         label_bound=check_bound("label_bound", self.label_bound), range_columns=ranges,
-                                        failure_probability=self.failure_probability)
+                                        failure_probability=self.failure_probability, steps=steps,
+                                        level=self.fit_intercept)
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
@@ -512,7 +520,7 @@ class AdaSSPPlan:
     width: int
     ranged: bool | str = False
     gradient: bool | str = False
-    _calibrations: dict[tuple[float, int], tuple[RowMap, AdaSSPCalibration | GradientCalibration]] = field(
+    _calibrations: dict[tuple[float, int, int], tuple[RowMap, AdaSSPCalibration | GradientCalibration]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -564,17 +572,20 @@ class AdaSSPPlan:
         return self.gradient is True or (self.gradient == "auto" and self.ranges_at(n) > 0)
 
     def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration | GradientCalibration]:
-        """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s and search (both
-        public)."""
+        """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s, search and number
+        of descent steps (all public)."""
         scale, ranges = self.scaling(n), self.ranges_at(n)
-        if (scale, ranges) not in self._calibrations:  # under "auto" the descent is a function of the ranges
+        steps = descent_steps(n, self.epsilon, self.width) if self.descends_at(n) else 0
+        if (scale, ranges, steps) not in self._calibrations:  # under "auto" the descent is a function of the ranges
             rows = self.learner._rows(scale)
             searched: dict[str, Any] = {"ranges": ranges} if ranges else {}  # a hook without ``ranges`` still serves
             if self.gradient == "auto":
                 searched["gradient"] = self.descends_at(n)
-            self._calibrations[scale, ranges] = rows, self.learner.calibrate(self.epsilon, self.delta, self.dim,
-                                                                             self.relation, rows, **searched)
-        return self._calibrations[scale, ranges]
+            if steps:
+                searched["steps"] = steps
+            self._calibrations[scale, ranges, steps] = rows, self.learner.calibrate(
+                self.epsilon, self.delta, self.dim, self.relation, rows, **searched)
+        return self._calibrations[scale, ranges, steps]
 
     def bind(self, X: Any, y: Any) -> _Bound:
         """The checks of a fit on (X, y), nothing charged or drawn: the width, the rows and labels (clipped or
@@ -699,11 +710,13 @@ class AdaSSPPlan:
 
 def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shift: float,
              rng: np.random.Generator) -> np.ndarray:
-    """Noisy gradient descent on clipped residuals (:mod:`dpcvx.privacy.gradient_descent`, steps 1-3) on the rows
+    """Noisy gradient descent on clipped residuals (:mod:`dpcvx.privacy.gradient_descent`, steps 1-4) on the rows
     ``rows`` maps (clipped onto R_eff, the intercept column appended) and the labels y - c clipped onto [-B', B']
     (B' the calibration's label bound): the noisy top eigenvalue sets the curvature Lambda, then T steps
-    w <- w - (Z^T clip(Z w - y', +-tau) + noise) / Lambda from w = 0. A memmap's rows are mapped by row blocks on
-    every pass (no whole copy); rows in memory once. The calibration draws each noisy value (rounded to its grid)."""
+    w <- w - (Z^T clip(Z w - y', +-tau) + noise) / Lambda from w = 0, then (with the level) the intercept weight moves
+    by S_hat / (n s), S_hat the noisy sum of y' - clip(Z w, +-B') and s the intercept column's value. A memmap's rows
+    are mapped by row blocks on every pass (no whole copy); rows in memory once. The calibration draws each noisy
+    value (rounded to its grid)."""
     if isinstance(bound.clipped, RowBlocks):
         def blocks() -> Iterator[tuple[int, np.ndarray]]:
             return ((start, block) for start, block, _ in RowBlocks(bound.X, rows).blocks())
@@ -722,12 +735,18 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
         gram += block.T @ block
     curvature = calibration.curvature(calibration.release_eigenvalue(float(np.linalg.eigvalsh(gram)[-1]), rng),
                                       bound.n)
+    def labels(start: int, block: np.ndarray) -> np.ndarray:
+        these = slice(start, start + block.shape[0])
+        return _centred_labels(bound.y[these], public, shift, clip) if centred is None else centred[these]
+
     weights = np.zeros(dim)
     for _ in range(calibration.steps):
         gradient = np.zeros(dim)
         for start, block in blocks():
-            these = slice(start, start + block.shape[0])
-            part = _centred_labels(bound.y[these], public, shift, clip) if centred is None else centred[these]
-            gradient += block.T @ np.clip(block @ weights - part, -tau, tau)
+            gradient += block.T @ np.clip(block @ weights - labels(start, block), -tau, tau)
         weights = weights - calibration.release_gradient(gradient, rng) / curvature
+    if calibration.level:  # step 4: each residual in [-2B', 2B'] (the level's sensitivity 4B')
+        total = math.fsum(float(np.sum(labels(start, block) - np.clip(block @ weights, -clip, clip)))
+                          for start, block in blocks())
+        weights[-1] += calibration.release_level(total, rng) / (bound.n * rows.intercept_scaling)
     return weights

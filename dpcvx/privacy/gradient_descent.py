@@ -15,20 +15,33 @@ does: ``range_columns`` 1, :meth:`dpcvx.models.linear_regression.AdaSSPPlan.rang
    Lambda = min(max(lam_hat + m, m), n R_eff^2) with m = z_(1-rho/2) sigma_l (:meth:`GradientCalibration.curvature`:
    a public rule of the released value, n and R_eff; it bounds lambda_max from above with probability 1 - rho/2);
 2. the residual clip tau = B' / LABEL_WIDTH (the label range's implied standard deviation; a public rule of B');
-3. w_0 = 0 and, for t = 1..T (T = ``STEPS``): r = clip(Z w - y', -tau, tau), g = Z^T r + sigma_g N(0, I),
+3. w_0 = 0 and, for t = 1..T: r = clip(Z w - y', -tau, tau), g = Z^T r + sigma_g N(0, I),
    w <- w - g / Lambda. Replacing one row moves Z^T r by z' r' - z r, of norm at most 2 R_eff tau (the
-   sensitivity), whatever w is (Varshney, Jain and Thakurta 2022 clip the residual for this reason). The release is
-   w_T, and the label centre c is added to the intercept (post-processing).
+   sensitivity), whatever w is (Varshney, Jain and Thakurta 2022 clip the residual for this reason). T is a public
+   rule of n, epsilon and the width d (:func:`descent_steps`): ``STEPS`` = 20, or ``LONG_STEPS`` = 60 where
+   n epsilon / d >= ``LONG_STEPS_AT`` = 1000;
+4. with an intercept (``level``), the label's level: S_hat = sum_i (y'_i - clip(z_i . w_T, -B', B')) + sigma_b N(0, 1),
+   each term in [-2B', 2B'], so replacing one row moves the sum by at most 4 B' (the sensitivity); the intercept
+   moves by S_hat / n (n public). The descent's fixed point is the Huber regression at tau, not least squares: on a
+   right-skewed or zero-inflated label the tail rows' residuals stay clipped and the intercept settles below the
+   labels' mean (a claims table, 75% zeros: mean prediction 264-283 against a label mean of 529); this release
+   carries the mean residual at a clip wide enough to hold every residual of a prediction inside [-B', B'].
+   The release is w_T (with the level), and the label centre c is added to the intercept (post-processing).
+
+Both changes of 2026-12 (the level, and T = 60 at n epsilon / d >= 1000) were chosen on development tables and
+checked on held-out ones (benchmarks/gradient_level.py; results/gradient_level_*.md).
 
 **Joint calibration** (as :mod:`dpcvx.privacy.adassp`'s module docstring argues): release i divided by Delta_i and
 multiplied by sqrt(f_i) has sensitivity sqrt(f_i), so with one unit sigma = analytic_gaussian_sigma(sqrt(sum f),
 epsilon, delta) each release is a Gaussian mechanism of noise sigma_i = Delta_i sigma / sqrt(f_i), hence sqrt(f_i) /
-sigma-GDP; the range search's counts take ``RANGE_SHARE``, the eigenvalue ``LAMBDA_SHARE``, and each of the T steps
-f_t = ``GRADIENT_SHARE`` / T. Every later release depends on the earlier ones (the map, B', tau, Lambda, w_t), and the
-adaptive composition of GDP (Dong, Roth and Su 2022, Corollary 2) makes the whole sqrt(sum f) / sigma-GDP: exactly the
-Gaussian mechanism of sensitivity sqrt(RANGE_SHARE + LAMBDA_SHARE + GRADIENT_SHARE) the analytic Gaussian calibrates.
+sigma-GDP; the range search's counts take ``RANGE_SHARE``, the eigenvalue ``LAMBDA_SHARE``, the level (with an
+intercept) ``LEVEL_SHARE`` and each of the T steps f_t = (``GRADIENT_SHARE`` less the level's share) / T, so the
+total is 4 with or without the level. Every later release depends on the earlier ones (the map, B', tau, Lambda,
+w_t), and the adaptive composition of GDP (Dong, Roth and Su 2022, Corollary 2) makes the whole sqrt(sum f) /
+sigma-GDP: exactly the Gaussian mechanism of sensitivity sqrt(RANGE_SHARE + LAMBDA_SHARE + GRADIENT_SHARE) the
+analytic Gaussian calibrates.
 sigma_g reads tau, a function of the released B', so each step has sensitivity 2 R_eff tau and noise 2 R_eff tau sigma
-/ sqrt(f_t): sqrt(f_t) / sigma-GDP whatever tau the search released. One charge.
+/ sqrt(f_t): sqrt(f_t) / sigma-GDP whatever tau the search released; sigma_b reads the released B' too. One charge.
 
 **The constant feature's scale** (:func:`gradient_intercept_scaling`, under ``intercept_scaling="auto"``): s =
 R / sqrt(d), the share of R each of the d mapped columns has (:func:`~dpcvx.data.standardiser.range_map`), so the
@@ -62,7 +75,8 @@ from .noise import release_grid_spacing, round_to_grid
 from .privacy_curve import PrivacyCurve
 
 __all__ = ["GRADIENT_LABEL_THEOREM", "GRADIENT_RANGED", "GRADIENT_SHARE", "GRADIENT_THEOREM", "GradientCalibration",
-           "LAMBDA_SHARE", "STEPS", "gradient_calibration", "gradient_intercept_scaling"]
+           "LAMBDA_SHARE", "LEVEL_SHARE", "LONG_STEPS", "LONG_STEPS_AT", "STEPS", "descent_steps",
+           "gradient_calibration", "gradient_intercept_scaling"]
 
 #: the mechanism a release of noisy gradient descent on privately mapped rows states (certificate and record)
 GRADIENT_RANGED = "gradient-ranged"
@@ -89,17 +103,33 @@ GRADIENT_LABEL_THEOREM = ("a private range of the label by a noisy binary search
 #: families; the grid T in {5, 10, 20} by kappa in {0.5, 1, 2}, the largest worst-cell gap over cells with
 #: n eps / d >= 50) and frozen before any held-out table was fitted (benchmarks/gradient_regression.py)
 STEPS = 20
-#: f of the top eigenvalue, and of the T steps together (each step GRADIENT_SHARE / T); with RANGE_SHARE they sum to
-#: 4, AdaSSP-ranged's total, so the range search's counts have the same noise at the same (epsilon, delta)
+#: T where n epsilon / d >= LONG_STEPS_AT (:func:`descent_steps`): step 1 / Lambda shrinks the error along an
+#: eigen-direction k of Z^T Z by (1 - lambda_k / Lambda)^T, and one-hot blocks leave many lambda_k / Lambda small (a
+#: 99-column one-hot table: 0.24 of R^2 after 20 noise-free steps, 0.48 after 100); chosen with the level on
+#: development tables and checked on held-out ones (benchmarks/gradient_level.py)
+LONG_STEPS = 60
+LONG_STEPS_AT = 1000.0
+#: f of the top eigenvalue, and of the T steps and the level together (each step (GRADIENT_SHARE - LEVEL_SHARE) / T
+#: with the level, GRADIENT_SHARE / T without); with RANGE_SHARE they sum to 4, AdaSSP-ranged's total, so the range
+#: search's counts have the same noise at the same (epsilon, delta)
 LAMBDA_SHARE = 0.05
 GRADIENT_SHARE = 2.95
+#: f of the level (step 4 of the module docstring), taken from GRADIENT_SHARE
+LEVEL_SHARE = 0.3
+
+
+def descent_steps(n: int, epsilon: float, width: int) -> int:
+    """T of a descent on n rows of ``width`` columns at ``epsilon``: ``LONG_STEPS`` where n epsilon / d >=
+    ``LONG_STEPS_AT``, else ``STEPS`` (public: n under replace-one, epsilon and d)."""
+    return LONG_STEPS if n * epsilon >= LONG_STEPS_AT * width else STEPS
 
 
 @dataclass(frozen=True)
 class GradientCalibration(Calibration):
     """The noise of the range search, the top eigenvalue and the T gradient steps for (epsilon, delta), the public
     R_eff (``data_norm``) and the label bound (the public B before the search; its released B' in a release).
-    ``range_columns``: the columns searched, d + 1 (every feature and the label) or 1 (the label's alone)."""
+    ``range_columns``: the columns searched, d + 1 (every feature and the label) or 1 (the label's alone);
+    ``level``: whether the level is released after the steps (with an intercept; recorded only when it is)."""
 
     approximate = True
     #: the recorded fields it is recomputed from, besides the certificate's epsilon, delta and bounds
@@ -113,6 +143,7 @@ class GradientCalibration(Calibration):
     range_columns: int
     failure_probability: float = 0.05
     steps: int = STEPS
+    level: bool = False
 
     @property
     def neighbours(self) -> Neighbours:
@@ -125,13 +156,13 @@ class GradientCalibration(Calibration):
 
     @property
     def step_share(self) -> float:
-        """f_t = GRADIENT_SHARE / T of each step."""
-        return GRADIENT_SHARE / self.steps
+        """f_t of each step: GRADIENT_SHARE / T, less the level's share first when the level is released."""
+        return (GRADIENT_SHARE - (LEVEL_SHARE if self.level else 0.0)) / self.steps
 
     @property
     def shares(self) -> tuple[float, ...]:
-        """f_i of every release: the search, the eigenvalue, then the T steps."""
-        return (RANGE_SHARE, LAMBDA_SHARE) + (self.step_share,) * self.steps
+        """f_i of every release: the search, the eigenvalue, the T steps, then the level (when released)."""
+        return (RANGE_SHARE, LAMBDA_SHARE) + (self.step_share,) * self.steps + ((LEVEL_SHARE,) if self.level else ())
 
     @cached_property
     def unit_sigma(self) -> float:
@@ -165,6 +196,22 @@ class GradientCalibration(Calibration):
         eigenvalue, gradient = self.sensitivities
         return round_up(eigenvalue * unit / math.sqrt(LAMBDA_SHARE)), round_up(gradient * unit
                                                                                / math.sqrt(self.step_share))
+
+    @property
+    def level_sensitivity(self) -> float:
+        """4 B': the sensitivity of sum_i (y'_i - clip(z_i . w, -B', B')), each term in [-2B', 2B']."""
+        return 4 * self.label_bound
+
+    @cached_property
+    def level_sigma(self) -> float:
+        """sigma_b = 4 B' sigma / sqrt(LEVEL_SHARE) of the level's sum."""
+        return round_up(self.level_sensitivity * self.unit_sigma / math.sqrt(LEVEL_SHARE))
+
+    def release_level(self, total: float, rng: np.random.Generator) -> float:
+        """S_hat: the residuals' sum (``total``) plus N(0, sigma_b^2), rounded to its grid (the mitigation); drawn
+        only by a calibration with the level."""
+        sigma = self.level_sigma
+        return float(round_to_grid(np.asarray(total + sigma * rng.standard_normal()), sigma)[0])
 
     @property
     def eigenvalue_margin(self) -> float:
@@ -206,42 +253,52 @@ class GradientCalibration(Calibration):
                 f"sigma = {sigma_g:.4g} for each of {self.steps} gradients Z^T clip(Z w - y, +-tau), "
                 f"tau = {self.residual_clip:.4g} (sensitivity {self.sensitivities[1]:.4g}); step 1 / Lambda, "
                 f"Lambda = min(max(lam_hat + {self.eigenvalue_margin:.4g}, {self.eigenvalue_margin:.4g}), n "
-                f"{self.data_norm:.4g}^2); first, private ranges of {searched}: "
+                f"{self.data_norm:.4g}^2)"
+                + (f"; then the level: sigma = {self.level_sigma:.4g} on the sum of the residuals clipped onto "
+                   f"+-2B' (sensitivity {self.level_sensitivity:.4g})" if self.level else "")
+                + f"; first, private ranges of {searched}: "
                 f"sigma = {self.count_sigma:.4g} on each count of a binary search of depth {SEARCH_DEPTH} "
                 f"(sensitivity 1 per count), one joint Gaussian of sensitivity sqrt({math.fsum(self.shares):g})")
 
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> GradientCalibration:
-        """The calibration from the record's d, rho, search width and T and the certificate's epsilon, delta and
-        bounds (R_eff, and the B' the recorded label range gives)."""
+        """The calibration from the record's d, rho, search width, T and level (``"level": true``; a record without
+        the key released none) and the certificate's epsilon, delta and bounds (R_eff, and the B' the recorded label
+        range gives)."""
         try:
             return gradient_calibration(facts.epsilon, facts.delta, dim=record["dim"],  # type: ignore[arg-type]
                                         data_norm=facts.data_norm, label_bound=facts.label_bound,  # type: ignore
                                         range_columns=record["range_columns"],
-                                        failure_probability=record["failure_probability"], steps=record["steps"])
+                                        failure_probability=record["failure_probability"], steps=record["steps"],
+                                        level=record.get("level") is True)
         except (TypeError, KeyError) as error:
             raise InputError(f"the recorded gradient calibration lacks or garbles an input: {error!r}") from None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "neighbours": self.neighbours.value, "mechanism": GRADIENT_RANGED,
+        inputs = {key: value for key, value in asdict(self).items() if key != "level"}  # recorded below, when True
+        return {**inputs, "neighbours": self.neighbours.value, "mechanism": GRADIENT_RANGED,
                 "range_share": RANGE_SHARE, "lambda_share": LAMBDA_SHARE, "gradient_share": GRADIENT_SHARE,
                 "search_depth": SEARCH_DEPTH, "unit_sigma": self.unit_sigma, "count_sigma": self.count_sigma,
                 "residual_clip": self.residual_clip, "sensitivities": list(self.sensitivities),
                 "sigmas": list(self.sigmas), "eigenvalue_margin": self.eigenvalue_margin,
-                "release_grids": list(self.release_grids), "float_guarantee": FloatGuarantee.MITIGATION_ONLY.value}
+                "release_grids": list(self.release_grids), "float_guarantee": FloatGuarantee.MITIGATION_ONLY.value,
+                **({"level": True, "level_share": LEVEL_SHARE, "level_sensitivity": self.level_sensitivity,
+                    "level_sigma": self.level_sigma, "level_grid": release_grid_spacing(self.level_sigma)}
+                   if self.level else {})}
 
 
 def gradient_calibration(epsilon: float, delta: float, *, dim: int, data_norm: float, label_bound: float,
                          range_columns: int, failure_probability: float = 0.05,
-                         steps: int = STEPS) -> GradientCalibration:
+                         steps: int = STEPS, level: bool = False) -> GradientCalibration:
     """Check the public inputs and calibrate noisy gradient descent on privately mapped rows (module docstring);
-    delta must be positive, the search covers at least one column, T >= 1."""
+    delta must be positive, the search covers at least one column, T >= 1; ``level``: release the level after the
+    steps (a fit with an intercept)."""
     range_columns, steps = integer("range_columns", range_columns), integer("steps", steps)
     return GradientCalibration(
         epsilon=check_epsilon(epsilon), delta=check_delta(delta, allow_zero=False), dim=int(positive("dim", dim)),
         data_norm=check_bound("data_norm", data_norm), label_bound=check_bound("label_bound", label_bound),
         range_columns=range_columns, failure_probability=fraction("failure_probability", failure_probability),
-        steps=steps)
+        steps=steps, level=bool(level))
 
 
 def gradient_intercept_scaling(data_norm: float, width: int) -> float:

@@ -24,7 +24,7 @@ from ...privacy.adassp import (
     range_search_level,
 )
 from ...privacy.calibration import PublicFacts
-from ...privacy.gradient_descent import GRADIENT_RANGED, STEPS, GradientCalibration
+from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS, LONG_STEPS_AT, STEPS, GradientCalibration
 from ...privacy.privacy_curve import check_recorded_curve
 from ...validation import _short, check_delta, check_epsilon
 from ...version import __version__
@@ -162,14 +162,15 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
 def _recorded_inputs(recorded: Any, gradient: bool, ranged: bool) -> dict:
     """certificate.calibration of an AdaSSP (or, ``gradient``, a noisy gradient descent) file, its integer inputs
     checked before they reach the calibration as a fit's are: d and the searched columns (``ranged``) positive
-    integers, and T dpcvx's public number of steps (no fit sets another)."""
+    integers, and T one of dpcvx's public numbers of steps (``STEPS`` or ``LONG_STEPS``: no fit sets another)."""
     if not isinstance(recorded, dict):
         raise InputError("certificate.calibration must be an object")
     for key in ("dim", "range_columns") if ranged else ("dim",):
         _count(f"certificate.calibration.{key}", recorded.get(key))
-    if gradient and _integer("certificate.calibration.steps", recorded.get("steps")) != STEPS:
-        raise InputError(f"certificate.calibration.steps must be dpcvx's public number of gradient steps T = {STEPS}, "
-                         f"got {_short(recorded.get('steps'))}; the file has been edited")
+    if gradient and _integer("certificate.calibration.steps", recorded.get("steps")) not in (STEPS, LONG_STEPS):
+        raise InputError(f"certificate.calibration.steps must be dpcvx's public number of gradient steps T ({STEPS}, "
+                         f"or {LONG_STEPS} at n epsilon / d >= {LONG_STEPS_AT:g}), got "
+                         f"{_short(recorded.get('steps'))}; the file has been edited")
     return recorded
 
 
