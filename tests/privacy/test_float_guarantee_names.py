@@ -38,6 +38,8 @@ def _linear(X: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     for mechanism in ("output", "objective"):
         for delta in (0.0, 1e-6):
             for safe in (False, True):
+                if safe and mechanism == "objective" and delta > 0:
+                    continue  # refused: the Gaussian objective has no floating-point-safe form
                 learner = dpcvx.PrivateERM(lam=0.1, data_norm=1.0, float_safe=safe)
                 out[f"PrivateERM {mechanism} delta={delta} float_safe={safe}"] = learner.fit(
                     X, y, 1.0, mechanism, delta=delta, random_state=0)
