@@ -86,7 +86,7 @@ def test_file_has_the_documented_keys(model, tmp_path):
     data = saved(model, tmp_path)
     assert set(data) == {"format", "format_version", "kind", "library_version", "mechanism", "epsilon",
                          "delta", "classes", "privatised", "preprocessing", "certificate", "tuning", "sha256"}
-    assert data["format"] == "dpcvx-model" and data["format_version"] == 11 and data["kind"] == "linear"
+    assert data["format"] == "dpcvx-model" and data["format_version"] == 12 and data["kind"] == "linear"
     assert data["tuning"] is None  # not selected by dpcvx.tune
     assert set(data["privatised"]) == {"coef", "intercept"} and len(data["privatised"]["coef"]) == 4
     assert data["library_version"] == dpcvx.__version__
@@ -209,7 +209,8 @@ def fail_condition(data):
 
 @pytest.mark.parametrize("change, message", [
     (edit(["format"], "pickle"), "not a dpcvx model file"),
-    (edit(["format_version"], 12), "format_version 12 was written by a newer dpcvx than this one"),
+    (edit(["format_version"], serialization.MODEL_FORMAT_VERSION + 1),
+     f"format_version {serialization.MODEL_FORMAT_VERSION + 1} was written by a newer dpcvx than this one"),
     (delete("tuning"), r"lacks keys \['tuning'\]"),
     (edit(["kind"], "quadratic"), "kind\" must be one of \\['linear', 'kernel', 'multiclass', 'regression'\\]"),
     (delete("kind"), "kind\" must be one of"),

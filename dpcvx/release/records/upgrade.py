@@ -78,6 +78,15 @@ digest covers, so the digest of a file that is as dpcvx wrote it is made again o
 the digest it holds, and is refused. Tested on files of every kind written as version 10
 (``tests/release/fixtures/format10``, whose schema rows lie beyond the learner's R = 1) and through every step on the
 older fixtures.
+
+Format version 12 lets the calibration of a ``gradient-ranged`` regression (noisy gradient descent on private ranges,
+:class:`dpcvx.privacy.gradient_descent.GradientCalibration`) record the level released after the steps (``"level":
+true`` with ``level_share``, ``level_sensitivity``, ``level_sigma`` and ``level_grid``) and the longer descent's T =
+``LONG_STEPS`` (60) in ``steps``. A version 11 dpcvx released no level and took T = ``STEPS`` (20), so its step changes
+the version only, and the digest of a file as dpcvx wrote it is made again (as the step from version 10 does); a
+version 11 calibration that records the level or T = 60 was not written by dpcvx, and is refused (the dpcvx that
+wrote version 11 refused it too, as edited, and refuses a version 12 file: upgrade dpcvx). Tested on files of every
+kind written as version 11 (``tests/release/fixtures/format11``) and through every step on the older fixtures.
 """
 
 from __future__ import annotations
@@ -87,6 +96,7 @@ import warnings
 from typing import Any
 
 from ...exceptions import InputError, UnprotectedFileWarning, user_stacklevel
+from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS
 from ..tuning_record import record_tuning
 from .fields import _integer
 from .header import DIGEST, MODEL_FORMAT, MODEL_FORMAT_VERSION, file_digest
@@ -247,7 +257,40 @@ def _raw_statistics_map(record: dict) -> None:
     saved["input_bound"] = None
 
 
-_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10}
+#: the keys of a gradient-ranged calibration's level, which format version 12 added (:func:`_from_11`)
+_LEVEL_KEYS = ("level", "level_share", "level_sensitivity", "level_sigma", "level_grid")
+
+
+def _from_11(data: dict) -> dict:
+    """Version 11 -> 12: the version only (a version 11 gradient-ranged calibration released no level and took T =
+    20); a calibration that records either is refused (:func:`_check_no_level`); the digest of a file that is as
+    dpcvx wrote it is made again of the new version (of any other, kept: it is refused)."""
+    _check_no_level(data)
+    upgraded_ = {**copy.deepcopy(data), "format_version": 12}
+    for entry in _entries_at(upgraded_, 11):
+        entry["format_version"] = 12
+    if DIGEST in data and data[DIGEST] == file_digest(data):
+        upgraded_[DIGEST] = file_digest(upgraded_)
+    return upgraded_
+
+
+def _check_no_level(data: dict) -> None:
+    """Refuse a version 11 gradient-ranged calibration that records the level or T = ``LONG_STEPS``: no version 11
+    dpcvx wrote either (format version 12 added them)."""
+    certificate = data.get("certificate")
+    recorded = certificate.get("calibration") if isinstance(certificate, dict) and certificate.get(
+        "mechanism") == GRADIENT_RANGED else None
+    if not isinstance(recorded, dict):
+        return
+    held = [key for key in _LEVEL_KEYS if key in recorded]
+    steps = recorded.get("steps")
+    if held or (type(steps) is int and steps == LONG_STEPS):
+        found = f"holds {', '.join(held)}" if held else f"records steps {LONG_STEPS}"
+        raise InputError(f"certificate.calibration {found} in a file of format version 11, which no version 11 dpcvx "
+                         f"wrote (format version 12 added the level and T = {LONG_STEPS}); the file has been edited")
+
+
+_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
