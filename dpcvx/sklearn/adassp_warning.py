@@ -124,7 +124,7 @@ def _columns_not_located(width: int, needed: int, gradient: bool) -> str:
     ``needed`` (:func:`columns_search_rows`), for AdaSSP or (``gradient``) noisy gradient descent: the evidence of
     each (module docstring). Public only."""
     evidence = ("such fits of noisy gradient descent kept less than half of the gap between the labels' mean and a "
-                "non-private model in about two of three tables at every n below that (112 of 164 synthetic cells, "
+                "non-private model in about two of three tables at every n below that (117 of 164 synthetic cells, "
                 "15 of 25 held-out ones; those whose columns fill most of their public ranges kept more, which is "
                 f"not public), and every fit from n = {needed} to 1.5 times it kept more than half (52 of 52)"
                 if gradient else "such fits on synthetic tables kept less than half of the gap between the labels' "
