@@ -37,7 +37,7 @@ Noisy gradient descent (mechanism ``gradient-ranged``, DPLinearRegression's defa
 label's range) has no fitted ratio: its noise is not AdaSSP's, and no limit was fitted for it. The second rule holds
 for it, as a likelihood rather than a prediction: with the label's range alone (an n below
 :func:`columns_search_rows`) the descent runs on the rows' public map, and such fits kept less than half of the gap
-in 112 of 164 cells of the synthetic family of benchmarks/adassp_warning_fit.py and in 15 of 25 cells of the held-out
+in 117 of 164 cells of the synthetic family of benchmarks/adassp_warning_fit.py and in 15 of 25 cells of the held-out
 tables of benchmarks/gradient_regression.py (epsilon 0.2 to 0.5), with no trend in n / :func:`columns_search_rows`
 or in n epsilon / d (a third to a half kept more in every band, up to n just below that n), while every cell from
 that n to 1.5 times it kept more than half (52 of 52): which side a table falls on is how much of their public
