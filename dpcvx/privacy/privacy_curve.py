@@ -40,8 +40,9 @@ Renyi DP: Gaussian parts add alpha / (2 z^2), pure parts add
 min(e, alpha e^2 / 2) (Bun and Steinke 2016, Proposition 3.3), the sum is
 converted by eps = rdp(alpha) + ln((alpha - 1) / alpha) - (ln delta + ln alpha) / (alpha - 1)
 (Balle et al. 2020, Theorem 21), and approximate parts (d > 0) are added by
-basic composition; Renyi DP too, with or without it, when the epsilon-delta parts' epsilons sum to more
-than ``PLD_EPSILON_MAX`` = 100 (the distributions' grid grows with that sum). Both are never worse than
+basic composition; Renyi DP too, with or without it, when the privacy loss spans more than ``PLD_EPSILON_MAX`` =
+100 (the epsilon-delta parts' epsilons summed, and a Gaussian's loss to eight deviations above its mean: the
+distributions' grid grows with that span). Both are never worse than
 basic composition, which is returned when it is smaller. Gaussian parts are merged first, exactly, into one
 Gaussian of multiplier (sum z_i^-2)^(-1/2) (:class:`Composition`); a composition of
 Gaussian parts only has the exact epsilon of that one Gaussian
@@ -61,7 +62,16 @@ from numpy.typing import ArrayLike
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up, same_recorded
-from ..validation import MODERATE_MAX, MODERATE_MIN, check_choice, check_delta, check_epsilon, non_negative, positive
+from ..validation import (
+    MODERATE_MAX,
+    MODERATE_MIN,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    non_negative,
+    number_text,
+    positive,
+)
 from .gaussian import gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
@@ -74,11 +84,13 @@ GAUSSIAN, EPSILON_DELTA = "gaussian", "epsilon-delta"
 # Renyi orders for the fallback: dense near 1 (large epsilon) and up to 1024 (small epsilon)
 RDP_ORDERS = np.concatenate([1 + np.geomspace(1e-3, 1, 60)[:-1], np.geomspace(2, 1024, 120)])
 _PLD_DISCRETISATION = 1e-4
-#: The largest sum of the epsilon-delta parts' epsilons that :func:`compose_epsilon` composes by privacy loss
+#: The largest span of the privacy loss (:func:`_loss_span`: the epsilon-delta parts' epsilons summed, and a
+#: Gaussian's loss to eight deviations above its mean) that :func:`compose_epsilon` composes by privacy loss
 #: distributions. Their losses span [-E, E] for a sum E, a grid of 2 E / 1e-4 points: one pure part at E = 100
 #: composed with a Gaussian took 0.95 s and 161 MB, at E = 700 4.7 s and 804 MB, and from E = 710 dp-accounting's
-#: e^epsilon overflows (a bare OverflowError, and MemoryError for larger sums). Above it ``"auto"`` composes by
-#: Renyi DP (an upper bound as well; it gave 100.87 where the distributions gave 100.80) and ``"pld"`` is refused.
+#: e^epsilon overflows (a bare OverflowError, and MemoryError for larger sums); a Gaussian of small multiplier z grows
+#: the grid as 1 / z^2 (at z = 0.01 beside a pure part, a bare MemoryError). Above it ``"auto"`` composes by Renyi
+#: DP (an upper bound as well; it gave 100.87 where the distributions gave 100.80) and ``"pld"`` is refused.
 PLD_EPSILON_MAX = 100.0
 #: the splits of epsilon between a curve's epsilon-delta parts and its Gaussian that :meth:`PrivacyCurve.profile`
 #: tries (and the split at the epsilon-delta parts' whole epsilon)
@@ -506,11 +518,12 @@ class Composition:
         if method == "auto" and not self.others:  # Gaussian parts only: the closed form, exact
             assert multiplier is not None
             return gaussian_epsilon(multiplier, delta)
-        if method == "pld" and basic_epsilon > PLD_EPSILON_MAX:
-            raise InputError(f"privacy loss distributions compose epsilon-delta parts whose epsilons sum to at most "
+        span = _loss_span(basic_epsilon, multiplier)
+        if method == "pld" and span > PLD_EPSILON_MAX:
+            raise InputError(f"privacy loss distributions compose parts whose privacy losses span at most "
                              f"{PLD_EPSILON_MAX:g} (their grid grows with it, and dp-accounting overflows from "
-                             f"710); these sum to {basic_epsilon!r}. Compose them with method='rdp' or 'auto'")
-        if method == "pld" or (method == "auto" and have_dp_accounting() and basic_epsilon <= PLD_EPSILON_MAX):
+                             f"710); these span {number_text(span)}. Compose them with method='rdp' or 'auto'")
+        if method == "pld" or (method == "auto" and have_dp_accounting() and span <= PLD_EPSILON_MAX):
             others = self._others_pld()
             composed = _pld(merged) if others is None else others if not merged else others.compose(_pld(merged))
             tight = float(composed.get_epsilon_for_delta(delta))
@@ -520,13 +533,21 @@ class Composition:
         return round_up(best) if best < math.inf else best
 
 
+def _loss_span(epsilons: float, multiplier: float | None) -> float:
+    """How far the privacy loss of a composition reaches, which the grid of its privacy loss distributions spans: the
+    epsilon-delta parts' epsilons summed, and a Gaussian of multiplier z's loss, N(mu, 2 mu) with mu = 1 / (2 z^2),
+    to mu + 8 sqrt(2 mu) = 1 / (2 z^2) + 8 / z (a Gaussian at z = 0.1, 130, took 5.7 s and 688 MB beside a pure
+    part of epsilon 1, at z = 0.01 a bare MemoryError; at z = 0.15, 75, 2.3 s and 401 MB)."""
+    return epsilons + (0.0 if multiplier is None else 1 / (2 * multiplier ** 2) + 8 / multiplier)
+
+
 def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str = "auto") -> float:
     """epsilon of the composition of ``curves`` at ``delta``: the smallest of basic and tight accounting.
 
     Gaussian parts are first merged into one, exactly (:attr:`Composition.gaussian_multiplier`). ``method``: "auto"
     (a composition of Gaussian parts only: the exact epsilon of the merged Gaussian,
     :func:`~dpcvx.privacy.gaussian.gaussian_epsilon`; with other parts privacy loss distributions
-    with dp-accounting when it is installed and their epsilons sum to at most ``PLD_EPSILON_MAX``, else Renyi DP),
+    with dp-accounting when it is installed and the privacy loss spans at most ``PLD_EPSILON_MAX``, else Renyi DP),
     "pld" (InputError above ``PLD_EPSILON_MAX``), "rdp" or "basic". math.inf when
     no epsilon is known at this delta. Rounded up.
     """
