@@ -64,16 +64,19 @@ def row_clipping_note(clipped: int, n: int, norm_bound: float, heavy: tuple[tupl
             "docs/getting-started.md ('Rows inside a public norm bound') explains why R must not be read off the data")
 
 
-def heavy_columns(mapped: Any, norm_bound: float, width: int) -> tuple[tuple[str, int], ...]:
-    """The columns among the first ``width`` of the clipped rows ``mapped`` (an array or CSR matrix, rows beyond R
-    scaled onto it, which keeps each row's shares of its squared norm) that hold more than half the squared norm
-    of at least a tenth of the rows on the bound, most such rows first, at most five: (name, rows) pairs, the name
-    from :func:`columns_named` or "column j" (X[:, j]). A row on the bound is one whose norm is R within rounding
-    (a row clipped, or one exactly at R). Read a block of those rows at a time."""
+def heavy_columns(mapped: Any, norm_bound: float, width: int, clipped: int) -> tuple[tuple[str, int], ...]:
+    """The columns among the first ``width`` of the rows ``mapped`` (an array or CSR matrix, the ``clipped`` rows
+    beyond R scaled onto it, which keeps each row's shares of its squared norm) that hold more than half the squared
+    norm of at least a tenth of the rows on the bound, most such rows first, at most five: (name, rows) pairs, the
+    name from :func:`columns_named` or "column j" (X[:, j]). A row on the bound is one whose norm is R within
+    rounding: a row clipped, or one that was at R already, which the mapped rows cannot tell apart; so none is named
+    unless nearly every row on the bound was clipped (an l2-normalised table with R = 1 and 5 rows beyond it had all
+    2,000 rows on the bound, and its first column was named "in 1404 of them"). Read a block of those rows at a
+    time."""
     squares = np.asarray(mapped[:, :width].multiply(mapped[:, :width]).sum(axis=1)).ravel() \
         if sparse.issparse(mapped) else np.einsum("ij,ij->i", mapped[:, :width], mapped[:, :width])
     on_bound = np.flatnonzero(squares >= (norm_bound * (1 - 1e-9)) ** 2)
-    if on_bound.size == 0:
+    if on_bound.size == 0 or on_bound.size > clipped + max(1, clipped // 20):
         return ()
     holds = np.zeros(width, dtype=np.int64)
     step = max(1, _BLOCK_VALUES // max(width, 1))
@@ -89,7 +92,7 @@ def heavy_columns(mapped: Any, norm_bound: float, width: int) -> tuple[tuple[str
     names = None if table is None else column_names(table)
     label = (lambda j: repr(str(names[j]))) if names is not None and len(names) == width else (
         lambda j: f"column {j}")
-    return tuple((label(j), int(holds[j])) for j in order[:_HEAVY_NAMED])
+    return tuple((label(j), min(int(holds[j]), clipped)) for j in order[:_HEAVY_NAMED])
 
 
 def warn_clipped_rows(clipped: int, n: int, rows: RowMap, mapped: Any) -> None:
@@ -100,7 +103,7 @@ def warn_clipped_rows(clipped: int, n: int, rows: RowMap, mapped: Any) -> None:
     :func:`most_rows_clipped`."""
     in_memory = isinstance(mapped, np.ndarray) or sparse.issparse(mapped)
     kept = rows.feature_map is None or getattr(rows.feature_map, "keeps_columns", False)
-    heavy = heavy_columns(mapped, rows.norm_bound, mapped.shape[1] - int(rows.fit_intercept)) \
+    heavy = heavy_columns(mapped, rows.norm_bound, mapped.shape[1] - int(rows.fit_intercept), clipped) \
         if in_memory and kept else ()
     if 2 * clipped > n:
         _MOSTLY_CLIPPED.set(True)

@@ -65,8 +65,27 @@ def test_heavy_columns_need_most_of_a_row_s_squares():
     """A column is named when it holds more than half the squared norm of at least a tenth of the rows on the
     bound; rows inside it are not read."""
     rows = np.array([[0.6, 0.8, 0.0], [0.0, 0.6, 0.8], [0.0, 1.0, 0.0], [0.1, 0.1, 0.1]])
-    assert heavy_columns(rows, 1.0, 3) == (("column 1", 2), ("column 2", 1))
-    assert heavy_columns(rows[:, :2] * 0.5, 1.0, 2) == ()
+    assert heavy_columns(rows, 1.0, 3, clipped=3) == (("column 1", 2), ("column 2", 1))
+    assert heavy_columns(rows[:, :2] * 0.5, 1.0, 2, clipped=0) == ()
+
+
+def test_rows_at_the_bound_that_were_not_clipped_name_no_column():
+    """An l2-normalised table (every row at norm 1) with 5 of its 2,000 rows scaled to 1.5: the note counted 5 rows
+    clipped but named column 'a' "in 1404 of them", an identifier column by its advice; the mapped rows cannot tell
+    the 5 from the rows that were at R already, so no column is named."""
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(2000, 3))
+    X[:, 0] += 3.0
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X[:5] *= 1.5
+    y = (X[:, 1] > 0).astype(int)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    (text,) = _texts(_caught(lambda: dpcvx.DPLogisticRegression(epsilon=2, fit_intercept=False,
+                                                                 random_state=0).fit(frame, y)), ClippingWarning)
+    assert text.startswith("5 of 2000 rows had norm above R = 1") and "'a' in" not in text and "holding most" \
+        not in text, text
 
 
 def test_a_useless_release_on_clipped_rows_names_the_clipping_first(balanced):
