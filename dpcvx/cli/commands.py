@@ -34,6 +34,7 @@ from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_l
 from ..data.files import atomic_write, check_writable, read_json, read_text
 from ..data.parquet import is_parquet
 from ..data.preprocessing import NumericColumn, PublicSchema
+from ..data.shared_level import level_checks_off
 from ..exceptions import DPCVXError, FileError, InputError, NumericRangeError, UsageError
 from ..models.class_count import released_rates
 from ..models.erm import PrivateERM
@@ -126,11 +127,13 @@ def _refuse_header_rows(table: dict[str, np.ndarray], path: str, layout: Layout)
 def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout,
             missing: Sequence[str], fitting: bool) -> np.ndarray:
     """The rows of ``table`` encoded by ``schema``, ``missing`` cells marked missing (:func:`_with_missing`; its
-    advice is for ``dpcvx fit`` when ``fitting``, else for ``dpcvx predict``, which reads the schema a model saved)."""
+    advice is for ``dpcvx fit`` when ``fitting``, else for ``dpcvx predict``, which reads the schema a model saved
+    and so is not told to change its encoding: :func:`~dpcvx.data.shared_level.level_checks_off`)."""
     _refuse_header_rows(table, path, layout)
     marked = _with_missing(schema, table, path, layout, missing, fitting)  # its errors name the file and the rows
     try:
-        return schema.transform(marked)
+        with contextlib.nullcontext() if fitting else level_checks_off():  # a released model's schema is fixed
+            return schema.transform(marked)
     except RowError as error:  # keeps its row, which a chunked read renumbers
         raise error.shifted(0, f"{path}: ", f" {layout.rows_note()}") from None
     except InputError as error:

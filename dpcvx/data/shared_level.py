@@ -29,27 +29,45 @@ and under the other one:
 The check warns (:class:`~dpcvx.exceptions.LevelErasedWarning`) when kappa < ``LEVEL_KEPT`` under the schema's
 encoding, or the other encoding keeps at least ``SPREAD_RATIO`` times its spread rho. Both limits are round numbers;
 on the tables the default was chosen on no warning fires under it (benchmarks/results/encodings.md). The advice
-names the other encoding where it passes the same check, and always the declared ranges: ranges that fit the values
-keep the level under either code.
+names the other encoding where it passes the same check, and, under the centred code, the declared ranges: ranges
+that fit the values put each centred column near 0. Under "unit" they do not (a column near the top of its range
+codes near 1 whatever the range), so the advice there is the centred code alone. ``dpcvx predict`` encodes rows for
+a released model, whose schema is fixed: it runs its transforms inside :func:`level_checks_off`.
 """
 
 from __future__ import annotations
 
+import contextvars
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
 from ..advice import command_line_runs
 from ..exceptions import LevelErasedWarning, user_stacklevel
 
-__all__ = ["LEVEL_KEPT", "SPREAD_RATIO", "SAMPLE_ROWS", "SAMPLE_CELLS", "warn_if_level_erased"]
+__all__ = ["LEVEL_KEPT", "SPREAD_RATIO", "SAMPLE_ROWS", "SAMPLE_CELLS", "SAMPLE_ROWS_MIN", "warn_if_level_erased",
+           "level_checks_off"]
 
 LEVEL_KEPT = 0.1  # the row map keeps less than a tenth of the common level's spread: warn
 SPREAD_RATIO = 2.0  # the other encoding keeps at least twice the rows' spread: warn
 SAMPLE_ROWS = 5_000  # the rows the measures read at most, evenly spaced (a public rule of n and d) ...
-SAMPLE_CELLS = 2_000_000  # ... and at most this many features in all, but never fewer than 1,000 rows
+SAMPLE_CELLS = 2_000_000  # ... and at most this many features in all, ...
+SAMPLE_ROWS_MIN = 200  # ... but never fewer than this many rows (1,000 rows of 4,000 columns took 226 MB, not 129)
 NAMED = 5  # the columns a warning names, the farthest from the code's zero first
+_OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_level_checks_off", default=False)
+
+
+@contextmanager
+def level_checks_off() -> Iterator[None]:
+    """A block whose schema transforms encode rows for a released model (``dpcvx predict``): the model's schema is
+    fixed, so advice to change its encoding or ranges does not apply there (it was shown when the model was fitted)."""
+    token = _OFF.set(True)
+    try:
+        yield
+    finally:
+        _OFF.reset(token)
 
 
 def _measures(codes: np.ndarray, rest: np.ndarray, shift: float, norm: float) -> tuple[float, float]:
@@ -78,7 +96,9 @@ def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: 
     ``positions``: the features of the numeric columns ``names`` (two or more; u(v) - 1/2 under "centred", u(v) under
     "unit"), ``norm`` the schema's R. The text names the columns farthest from the code's zero, their fix and no
     count or value."""
-    rows = min(SAMPLE_ROWS, max(1_000, SAMPLE_CELLS // features.shape[1]))
+    if _OFF.get():
+        return
+    rows = min(SAMPLE_ROWS, max(SAMPLE_ROWS_MIN, SAMPLE_CELLS // features.shape[1]))
     sample = features[::max(1, -(-features.shape[0] // rows))]
     offset = 0.5 if encoding == "centred" else 0.0
     codes = sample[:, positions] + offset
@@ -95,12 +115,18 @@ def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: 
         switch, codes_fix = f'"encoding": "{other}" in the --schema file', "--missing CODE"
     else:
         switch, codes_fix = f'PublicSchema(..., encoding="{other}")', "missing_codes="
-    advice = f"encoding={other!r} keeps more of it here: {switch}; or " if _keeps(kappa_other, rho_other, rho) else ""
+    advice = f"encoding={other!r} keeps more of it here: {switch}" if _keeps(kappa_other, rho_other, rho) else ""
+    # ranges that fit the values put a centred column's code near 0; a "unit" code is its place in its range, near 1
+    # for a column at the top of its range whatever the range (such tables warned with their exact minima and maxima)
+    ranges = ("declare ranges that fit the values, from each column's documentation (its data dictionary, never "
+              f"its values in the data), with its missing codes declared as {codes_fix}, not as the range"
+              if encoding == "centred" else "")
+    fix = "; or ".join(part for part in (advice, ranges) if part) or (
+        "neither of the schema's codes keeps it here (a column near the top of its range codes near 1 under "
+        "'unit', whatever the range): check the model on held-out rows")
     warnings.warn(
         f"the schema's rows (encoding={encoding!r}) sit near one point: the numeric columns {shown}{more} lie in "
         "one part of their declared ranges, and the row map x / max(1, ||x|| / norm) erases their common level: "
         "where the label follows it (columns that move together), a model learns little from them. NOT PRIVATE: "
         "this check read the rows; it is shown to you only and is not part of any release. "
-        f"Fix: {advice}declare ranges that fit the values, from each column's documentation (its data "
-        f"dictionary, never its values in the data), with its missing codes declared as {codes_fix}, not as the "
-        "range", LevelErasedWarning, stacklevel=user_stacklevel())
+        f"Fix: {fix}", LevelErasedWarning, stacklevel=user_stacklevel())

@@ -117,3 +117,39 @@ def test_the_unit_code_of_columns_in_the_middle_is_advised_the_centred_one():
     schema, values = _middle()
     with pytest.warns(LevelErasedWarning, match="encoding='centred' keeps more of it here"):
         replace(schema, encoding="unit").transform(values)
+
+
+def test_the_unit_code_is_not_told_ranges_that_fit_the_values_already():
+    """Under "unit" a column near the top of its range codes near 1 whatever its range: the warning advised "declare
+    ranges that fit the values" to a table whose ranges were its columns' exact minima and maxima."""
+    rng, trait, _ = _trait()
+    values = np.clip(95 + 2 * trait[:, None] + rng.normal(0, 2, (trait.size, 15)), 0, 100)
+    values = np.concatenate([values, np.full((1, 15), values.min() - 40)])  # one low row: the ranges fit the values
+    schema = PublicSchema(tuple(NumericColumn(f"u{j}", float(values[:, j].min()), float(values[:, j].max()))
+                                for j in range(15)), encoding="unit")
+    with pytest.warns(LevelErasedWarning) as caught:
+        schema.transform(values)
+    text = str(caught[0].message)
+    assert "declare ranges that fit the values" not in text, text
+
+
+def test_dpcvx_predict_does_not_tell_a_released_model_to_change_its_schema(tmp_path, capsys):
+    """dpcvx predict encodes rows by the schema a model saved; the warning told it to change the schema's encoding
+    (a "--schema file" the user did not have), on 200 rows of the table it was fitted on."""
+    from dpcvx.cli import main
+
+    _, values, y = _likert(n=2200)
+    header = ",".join(f"q{j}" for j in range(12))
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    train.write_text(header + ",y\n" + "".join(",".join(f"{v:g}" for v in row) + f",{label}\n"
+                                               for row, label in zip(values[:2000], y[:2000], strict=True)))
+    test.write_text(header + "\n" + "".join(",".join(f"{v:g}" for v in row) + "\n" for row in values[2000:]))
+    numeric = [part for j in range(12) for part in ("--numeric", f"q{j}:-9:99")]
+    model = tmp_path / "m.json"
+    with pytest.warns(LevelErasedWarning):
+        assert main(["fit", str(train), "--target", "y", "--positive", "1", *numeric, "--data-norm", "1",
+                     "--epsilon", "5", "--random-state", "0", "--out", str(model)]) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LevelErasedWarning)
+        assert main(["predict", str(model), str(test), "--out", str(tmp_path / "p.csv")]) == 0
+    assert "LevelErasedWarning" not in capsys.readouterr().err
