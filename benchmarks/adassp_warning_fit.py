@@ -171,22 +171,30 @@ def synthetic_table(shape: Shape, rng: np.random.Generator) -> real_tables.Table
                              label_range=(0.0, 1000.0))
 
 
-def fitted(table: real_tables.Table, train: np.ndarray, test: np.ndarray, epsilon: float,
-           seed: int) -> dict[str, Any]:
-    """DPLinearRegression's defaults on one split: R^2 of dpcvx, trivial and reference, the public statistics of its
-    certificate, whether NoiseDominatesWarning fired."""
-    estimator = dpcvx.DPLinearRegression(mechanism="adassp",
-                                         epsilon=epsilon, label_bound=table.label_range, random_state=seed)
+def scored_fit(table: real_tables.Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int,
+               **params: Any) -> tuple[Any, dict[str, Any]]:
+    """DPLinearRegression(**params) fitted on one split at ``epsilon`` and the table's public label range: (its
+    certificate's calibration, R^2 of dpcvx, trivial and reference, n, d, the ranges searched, whether
+    NoiseDominatesWarning fired)."""
+    estimator = dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=table.label_range, random_state=seed, **params)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         estimator.fit(table.X[train], table.y[train])
     calibration = estimator.model_.certificate.calibration
-    return {"dpcvx": real_tables.score("regression", table.y[test], estimator.predict(table.X[test])),
-            "trivial": real_tables.trivial("regression", table.y[train], table.y[test]),
-            "reference": real_tables.reference(table, train, test),
-            "warned": any(issubclass(w.category, NoiseDominatesWarning) for w in caught),
-            "n": int(train.size), "d": int(table.X.shape[1]), "ranges": calibration.range_columns,
-            **{name: statistic(calibration, int(train.size)) for name, statistic in STATISTICS.items()}}
+    return calibration, {
+        "dpcvx": real_tables.score("regression", table.y[test], estimator.predict(table.X[test])),
+        "trivial": real_tables.trivial("regression", table.y[train], table.y[test]),
+        "reference": real_tables.reference(table, train, test),
+        "warned": any(issubclass(w.category, NoiseDominatesWarning) for w in caught),
+        "n": int(train.size), "d": int(table.X.shape[1]), "ranges": int(calibration.range_columns)}
+
+
+def fitted(table: real_tables.Table, train: np.ndarray, test: np.ndarray, epsilon: float,
+           seed: int) -> dict[str, Any]:
+    """DPLinearRegression's defaults on one split (:func:`scored_fit`), with the public statistics of its
+    certificate."""
+    calibration, record = scored_fit(table, train, test, epsilon, seed, mechanism="adassp")
+    return {**record, **{name: statistic(calibration, record["n"]) for name, statistic in STATISTICS.items()}}
 
 
 def summary(fits: list[dict[str, Any]]) -> dict[str, Any]:

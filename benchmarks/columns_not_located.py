@@ -27,16 +27,13 @@ alone cells, so the warning keeps firing there and says "likely (about two fits 
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-import dpcvx
 from benchmarks import adassp_warning_fit, common, real_tables
 from benchmarks.gradient_regression import HELD_OUT_REGRESSION
-from dpcvx.exceptions import NoiseDominatesWarning
 from dpcvx.sklearn.adassp_warning import columns_search_rows
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -51,20 +48,11 @@ SPAN_BANDS = (0.0, 25.0, 50.0, 75.0, 100.0, 150.0, 400.0)
 
 def fitted(table: real_tables.Table, train: np.ndarray, test: np.ndarray, epsilon: float,
            seed: int) -> dict[str, Any]:
-    """One fit of the default: its R^2, the trivial and reference R^2, the ranges searched, the public threshold
-    columns_search_rows, and whether NoiseDominatesWarning fired."""
+    """One fit of the default (:func:`benchmarks.adassp_warning_fit.scored_fit`): its R^2, the trivial and reference
+    R^2, the ranges searched, the public threshold columns_search_rows, and whether NoiseDominatesWarning fired."""
     assert table.label_range is not None
-    estimator = dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=table.label_range, random_state=seed)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        estimator.fit(table.X[train], table.y[train])
-    calibration = estimator.model_.certificate.calibration
-    return {"dpcvx": real_tables.score("regression", table.y[test], estimator.predict(table.X[test])),
-            "trivial": real_tables.trivial("regression", table.y[train], table.y[test]),
-            "reference": real_tables.reference(table, train, test), "n": int(train.size),
-            "d": int(table.X.shape[1]), "epsilon": epsilon, "ranges": int(calibration.range_columns),
-            "needed": columns_search_rows(calibration, int(table.X.shape[1])),
-            "warned": any(issubclass(w.category, NoiseDominatesWarning) for w in caught)}
+    calibration, record = adassp_warning_fit.scored_fit(table, train, test, epsilon, seed)
+    return {**record, "epsilon": epsilon, "needed": columns_search_rows(calibration, record["d"])}
 
 
 def cell(name: str, fits: list[dict[str, Any]]) -> dict[str, Any]:

@@ -443,6 +443,47 @@ def write_json(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, indent=1, default=_json_default, allow_nan=False) + "\n")
 
 
+def tables_and_runs(records: dict[str, dict]) -> list[str]:
+    """The Markdown sections that end a staged benchmark's record: each table (n, d and its text) and each run."""
+    return (["", "## Tables", ""] + [f"- {name} (n = {record['n']:,}, d = {record['d']}): {record['text']}"
+                                     for name, record in records.items()]
+            + ["", "## Runs", ""] + [f"- {name}: " + " ".join(run_lines(record["run"])[3:])
+                                     for name, record in records.items()])
+
+
+def staged_main(argv: list[str] | None, doc: str, module: str, stem: str, stages: dict[str, Sequence[str]],
+                splits: int, out: Path, measure: Callable[[str, int], dict],
+                render: Callable[[str, dict], str]) -> dict[str, dict]:
+    """The command line of a benchmark run by stage (``--stage dev|held-out --tables NAME ... [--splits K]``, or
+    ``--render``): each table measured over the splits and merged into ``out/STEM_STAGE.json`` with its run record
+    and seconds, one after another, the stage's Markdown rewritten from every table recorded there after each
+    (``python -m MODULE --stage STAGE --tables NAME --splits K``, the command recorded)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--stage", choices=tuple(stages), required=True)
+    parser.add_argument("--tables", nargs="+", default=[], help="tables to run, each merged into the stage's JSON")
+    parser.add_argument("--render", action="store_true", help="rewrite the stage's Markdown from its JSON only")
+    parser.add_argument("--splits", type=int, default=splits)
+    parser.add_argument("--out", type=Path, default=out)
+    arguments = parser.parse_args(argv)
+    allowed = stages[arguments.stage]
+    unknown = [name for name in arguments.tables if name not in allowed]
+    if unknown or not (arguments.tables or arguments.render):
+        parser.error(f"name {arguments.stage} tables to run ({unknown} are not: choose from {allowed}) or pass "
+                     "--render")
+    path = arguments.out / f"{stem}_{arguments.stage.replace('-', '_')}.json"
+    records: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
+    for name in arguments.tables:
+        harness = RunRecord(module, ["--stage", arguments.stage, "--tables", name, "--splits", str(arguments.splits)])
+        start = time.perf_counter()
+        record = measure(name, arguments.splits)
+        record["seconds"] = round(time.perf_counter() - start, 1)
+        record["run"] = harness.finish()
+        records[name] = record
+        path.write_text(json.dumps(records, indent=1) + "\n")
+    path.with_suffix(".md").write_text(render(arguments.stage, records))
+    return records
+
+
 def add_result_arguments(parser: argparse.ArgumentParser, tag: str | None, tag_help: str = "file name tag") -> None:
     """A script's ``--out`` (the results directory by default) and ``--tag`` (the file name, ``tag`` by default),
     the two :func:`write_results` takes."""

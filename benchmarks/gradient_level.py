@@ -29,9 +29,6 @@ gradient_regression.py scores (gap recovered per split against StandardScaler + 
 
 from __future__ import annotations
 
-import argparse
-import json
-import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -158,38 +155,13 @@ def render(stage: str, records: dict[str, dict]) -> str:
         record = records[name]
         lines.append(f"| {name} | {epsilon:g} | {ratio:.0f} | {np.mean(record['trivial']):.3f} | "
                      f"{np.mean(record['reference']):.3f} | " + " | ".join(_interval(gaps[m]) for m in methods) + " |")
-    lines += ["", "## Tables", ""] + [f"- {name} (n = {record['n']:,}, d = {record['d']}): {record['text']}"
-                                       for name, record in records.items()]
-    lines += ["", "## Runs", ""] + [f"- {name}: " + " ".join(common.run_lines(record["run"])[3:])
-                                     for name, record in records.items()]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + common.tables_and_runs(records)) + "\n"
 
 
 def main(argv: list[str] | None = None) -> dict[str, dict]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--stage", choices=("dev", "held-out"), required=True)
-    parser.add_argument("--tables", nargs="+", required=True, help="tables to run, each merged into the stage's JSON")
-    parser.add_argument("--splits", type=int, default=SPLITS)
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    arguments = parser.parse_args(argv)
-    allowed = DEVELOPMENT if arguments.stage == "dev" else HELD_OUT
-    unknown = [name for name in arguments.tables if name not in allowed]
-    if unknown:
-        parser.error(f"{unknown} are not {arguments.stage} tables: choose from {allowed}")
-    stem = "gradient_level_" + ("dev" if arguments.stage == "dev" else "held_out")
-    path = arguments.out / f"{stem}.json"
-    records: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
-    for name in arguments.tables:
-        harness = common.RunRecord("benchmarks.gradient_level",
-                                   ["--stage", arguments.stage, "--tables", name, "--splits", str(arguments.splits)])
-        start = time.perf_counter()
-        record = measure(name, arguments.splits)
-        record["seconds"] = round(time.perf_counter() - start, 1)
-        record["run"] = harness.finish()
-        records[name] = record
-        path.write_text(json.dumps(records, indent=1) + "\n")
-        (arguments.out / f"{stem}.md").write_text(render(arguments.stage, records))
-    return records
+    stages = {"dev": DEVELOPMENT, "held-out": HELD_OUT}
+    return common.staged_main(argv, __doc__, "benchmarks.gradient_level", "gradient_level", stages, SPLITS, RESULTS,
+                              measure, render)
 
 
 if __name__ == "__main__":

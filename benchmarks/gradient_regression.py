@@ -39,10 +39,7 @@ and rewrites its Markdown from every table recorded there, with the command of e
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -214,42 +211,13 @@ def render(stage: str, records: dict[str, dict]) -> str:
         searched = {0: "none", 1: "label"}.get(_searched(record["n_train"][0], record["d"], epsilon), "all")
         lines.append(f"| {name} | {epsilon:g} | {ratio:.0f} | {searched} | {np.mean(record['trivial']):.3f} | "
                      f"{np.mean(record['reference']):.3f} | " + " | ".join(_interval(gaps[m]) for m in methods) + " |")
-    lines += ["", "## Tables", ""] + [f"- {name} (n = {record['n']:,}, d = {record['d']}): {record['text']}"
-                                       for name, record in records.items()]
-    lines += ["", "## Runs", ""] + [f"- {name}: " + " ".join(common.run_lines(record["run"])[3:])
-                                     for name, record in records.items()]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + common.tables_and_runs(records)) + "\n"
 
 
 def main(argv: list[str] | None = None) -> dict[str, dict]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--stage", choices=("dev", "held-out"), required=True)
-    parser.add_argument("--tables", nargs="+", default=[], help="tables to run, each merged into the stage's JSON")
-    parser.add_argument("--render", action="store_true", help="rewrite the stage's Markdown from its JSON only")
-    parser.add_argument("--splits", type=int, default=SPLITS)
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    arguments = parser.parse_args(argv)
-    allowed = DEVELOPMENT if arguments.stage == "dev" else HELD_OUT_REGRESSION
-    unknown = [name for name in arguments.tables if name not in allowed]
-    if unknown or not (arguments.tables or arguments.render):
-        parser.error(f"name {arguments.stage} tables to run ({unknown} are not: choose from {allowed}) or pass "
-                     "--render")
-    stem = "gradient_regression_" + ("dev" if arguments.stage == "dev" else "held_out")
-    path = arguments.out / f"{stem}.json"
-    records: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
-    for name in arguments.tables:
-        harness = common.RunRecord("benchmarks.gradient_regression",
-                                   ["--stage", arguments.stage, "--tables", name, "--splits", str(arguments.splits)])
-        start = time.perf_counter()
-        record = measure(name, arguments.splits)
-        record["seconds"] = round(time.perf_counter() - start, 1)
-        record["run"] = harness.finish()
-        records[name] = record
-        path.write_text(json.dumps(records, indent=1) + "\n")
-        (arguments.out / f"{stem}.md").write_text(render(arguments.stage, records))
-    if arguments.render:
-        (arguments.out / f"{stem}.md").write_text(render(arguments.stage, records))
-    return records
+    stages = {"dev": DEVELOPMENT, "held-out": HELD_OUT_REGRESSION}
+    return common.staged_main(argv, __doc__, "benchmarks.gradient_regression", "gradient_regression", stages,
+                              SPLITS, RESULTS, measure, render)
 
 
 if __name__ == "__main__":
