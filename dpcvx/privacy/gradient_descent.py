@@ -75,8 +75,8 @@ from .noise import release_grid_spacing, round_to_grid
 from .privacy_curve import PrivacyCurve
 
 __all__ = ["GRADIENT_LABEL_THEOREM", "GRADIENT_RANGED", "GRADIENT_SHARE", "GRADIENT_THEOREM", "GradientCalibration",
-           "LAMBDA_SHARE", "LEVEL_SHARE", "LONG_STEPS", "LONG_STEPS_AT", "STEPS", "descent_steps",
-           "gradient_calibration", "gradient_intercept_scaling"]
+           "LAMBDA_SHARE", "LEVEL_SHARE", "LEVEL_STATEMENT", "LONG_STEPS", "LONG_STEPS_AT", "STEPS", "descent_steps",
+           "gradient_theorem", "gradient_calibration", "gradient_intercept_scaling"]
 
 #: the mechanism a release of noisy gradient descent on privately mapped rows states (certificate and record)
 GRADIENT_RANGED = "gradient-ranged"
@@ -116,6 +116,21 @@ LAMBDA_SHARE = 0.05
 GRADIENT_SHARE = 2.95
 #: f of the level (step 4 of the module docstring), taken from GRADIENT_SHARE
 LEVEL_SHARE = 0.3
+
+
+#: What a release with the level adds to its theorem (:func:`gradient_theorem`)
+LEVEL_STATEMENT = ("; then the label's level, the Gaussian mechanism on the sum of the residuals of predictions "
+                   "clipped onto the label's range (sensitivity 4 B'), calibrated jointly with them")
+
+
+def gradient_theorem(range_columns: int, level: bool) -> str:
+    """The theorem a gradient-ranged release states: :data:`GRADIENT_THEOREM` (every column's range searched) or
+    :data:`GRADIENT_LABEL_THEOREM` (the label's alone), with :data:`LEVEL_STATEMENT` where the level was released."""
+    theorem = GRADIENT_THEOREM if range_columns > 1 else GRADIENT_LABEL_THEOREM
+    if not level:
+        return theorem
+    head, _, tail = theorem.rpartition("; replace-one")
+    return head + LEVEL_STATEMENT + "; replace-one" + tail
 
 
 def descent_steps(n: int, epsilon: float, width: int) -> int:
@@ -243,7 +258,9 @@ class GradientCalibration(Calibration):
     def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
         """One Gaussian mechanism on the scaled releases (sensitivity sqrt(sum f_i) together; module docstring)."""
         return PrivacyCurve.gaussian(self.unit_sigma, math.sqrt(math.fsum(self.shares)),
-                                     "the range search, the top eigenvalue and the gradient steps", self.neighbours)
+                                     "the range search, the top eigenvalue, the gradient steps and the label's level"
+                                     if self.level else "the range search, the top eigenvalue and the gradient steps",
+                                     self.neighbours)
 
     def describe(self) -> str:
         sigma_l, sigma_g = self.sigmas
@@ -254,8 +271,8 @@ class GradientCalibration(Calibration):
                 f"tau = {self.residual_clip:.4g} (sensitivity {self.sensitivities[1]:.4g}); step 1 / Lambda, "
                 f"Lambda = min(max(lam_hat + {self.eigenvalue_margin:.4g}, {self.eigenvalue_margin:.4g}), n "
                 f"{self.data_norm:.4g}^2)"
-                + (f"; then the level: sigma = {self.level_sigma:.4g} on the sum of the residuals clipped onto "
-                   f"+-2B' (sensitivity {self.level_sensitivity:.4g})" if self.level else "")
+                + (f"; then the level: sigma = {self.level_sigma:.4g} on the sum of the residuals y - clip(Z w, "
+                   f"+-B'), each in [-2B', 2B'] (sensitivity {self.level_sensitivity:.4g})" if self.level else "")
                 + f"; first, private ranges of {searched}: "
                 f"sigma = {self.count_sigma:.4g} on each count of a binary search of depth {SEARCH_DEPTH} "
                 f"(sensitivity 1 per count), one joint Gaussian of sensitivity sqrt({math.fsum(self.shares):g})")

@@ -27,7 +27,7 @@ from ..privacy.adassp import (
     AdaSSPCalibration,
 )
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.gradient_descent import GRADIENT_LABEL_THEOREM, GRADIENT_RANGED, GRADIENT_THEOREM, GradientCalibration
+from ..privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration, gradient_theorem
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..validation import finite, real_values, refuse_non_finite_targets, refuse_non_number_targets
@@ -138,8 +138,7 @@ def sufficient_statistics_statement(calibration: AdaSSPCalibration | GradientCal
     column or of the label alone; AdaSSP on privately standardised columns, on private ranges (every column's, or the
     label's alone) or plain. The fit states it and the loader compares a file's against it: one rule."""
     if isinstance(calibration, GradientCalibration):
-        mechanism = GRADIENT_RANGED
-        theorem = GRADIENT_THEOREM if calibration.range_columns > 1 else GRADIENT_LABEL_THEOREM
+        mechanism, theorem = GRADIENT_RANGED, gradient_theorem(calibration.range_columns, calibration.level)
     elif calibration.column_statistics:
         mechanism, theorem = ADASSP_STANDARDISED, STANDARDISED_THEOREM
     elif calibration.range_columns:

@@ -526,3 +526,60 @@ def test_the_default_converges_on_many_one_hot_blocks_at_large_n_epsilon_over_d(
         predicted = fitted.predict(X[test])
         scores.append(1 - np.mean((y[test] - predicted)**2) / np.var(y[test]))
     assert np.mean(scores) > 0.6
+
+
+def test_a_calibration_made_again_against_the_fit_s_rules_is_refused(tmp_path):
+    """A whole gradient-ranged calibration made again at another T or level, consistent in itself and with the
+    file's digest made again, loaded: a level on a fit without an intercept, and T = 60 where the public rule gives
+    20, described a mechanism that was not run. (T = 20 and no level is what a version 11 file holds.)"""
+    import copy
+    import json
+
+    from dpcvx.privacy.gradient_descent import gradient_calibration
+    from dpcvx.release.records.header import file_digest
+    from dpcvx.release.regression_model import sufficient_statistics_statement
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (600, 3)) / np.sqrt(3)
+    y = X @ np.array([1.0, 2.0, -1.0]) + 3 + rng.normal(0, 0.3, 600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the NoiseDominatesWarning of a small table
+        estimator = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, label_bound=10.0, random_state=4,
+                                             fit_intercept=False, mechanism="gradient").fit(X, y)
+    path = tmp_path / "m.json"
+    dpcvx.save(estimator.model_, path)
+    base = json.loads(path.read_text())
+    recorded = base["certificate"]["calibration"]
+    assert recorded["steps"] == 20 and "level" not in recorded  # n epsilon / d = 200, no intercept
+    for changes, message in (({"level": True}, "records the label's level"), ({"steps": 60}, "steps is 60")):
+        data = copy.deepcopy(base)
+        remade = gradient_calibration(recorded["epsilon"], recorded["delta"], dim=recorded["dim"],
+                                      data_norm=recorded["data_norm"], label_bound=recorded["label_bound"],
+                                      range_columns=recorded["range_columns"],
+                                      failure_probability=recorded["failure_probability"],
+                                      **{"steps": recorded["steps"], "level": False, **changes})
+        data["certificate"]["calibration"] = json.loads(json.dumps(remade.to_dict()))
+        data["certificate"]["guarantee"] = sufficient_statistics_statement(remade)[1]
+        curve = remade.privacy_curve(recorded["epsilon"], recorded["delta"]).to_dict()
+        data["certificate"]["privacy_curve"] = json.loads(json.dumps(curve))
+        data["sha256"] = file_digest(data)
+        path.write_text(json.dumps(data))
+        with pytest.raises(dpcvx.exceptions.FileError, match=message):
+            dpcvx.load(path)
+
+
+def test_the_certificate_states_the_level_where_it_was_released():
+    """The guarantee and the privacy curve's description named the search, the eigenvalue and the steps only, where
+    the release also holds the level (a reader of the certificate could not tell it was released)."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (3000, 3)) / np.sqrt(3)
+    y = X @ np.array([1.0, 2.0, -1.0]) + 3 + rng.normal(0, 0.3, 3000)
+    for fit_intercept in (True, False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, label_bound=10.0, random_state=0,
+                                             fit_intercept=fit_intercept, mechanism="gradient").fit(X, y).model_
+        certificate = model.certificate
+        assert certificate.calibration.level is fit_intercept
+        assert ("label's level" in certificate.guarantee) is fit_intercept
+        assert ("label's level" in str(certificate.privacy_curve.to_dict())) is fit_intercept

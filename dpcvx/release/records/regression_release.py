@@ -24,9 +24,16 @@ from ...privacy.adassp import (
     range_search_level,
 )
 from ...privacy.calibration import PublicFacts
-from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS, LONG_STEPS_AT, STEPS, GradientCalibration
+from ...privacy.gradient_descent import (
+    GRADIENT_RANGED,
+    LONG_STEPS,
+    LONG_STEPS_AT,
+    STEPS,
+    GradientCalibration,
+    descent_steps,
+)
 from ...privacy.privacy_curve import check_recorded_curve
-from ...validation import _short, check_delta, check_epsilon
+from ...validation import _short, check_delta, check_epsilon, number_text
 from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import (
@@ -146,6 +153,9 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
                   if isinstance(calibration, AdaSSPCalibration) and standardised else
                   _column_ranges(recorded_statistics, calibration, rows, coef.size, saved["label_bound"]) if ranged
                   else None)
+    if isinstance(calibration, GradientCalibration):
+        assert statistics is not None
+        _check_descent(calibration, statistics["n"], coef.size, rows.fit_intercept)
     certificate = SufficientStatisticsCertificate(**stated, calibration=calibration, column_statistics=statistics,
                                                   label_shift=read_label_shift(saved))
     check_stated_rows(rows, certificate)
@@ -172,6 +182,21 @@ def _recorded_inputs(recorded: Any, gradient: bool, ranged: bool) -> dict:
                          f"or {LONG_STEPS} at n epsilon / d >= {LONG_STEPS_AT:g}), got "
                          f"{_short(recorded.get('steps'))}; the file has been edited")
     return recorded
+
+
+def _check_descent(calibration: GradientCalibration, n: int, d: int, fit_intercept: bool) -> None:
+    """A gradient-ranged calibration's T and level where the fit's public rules forbid them in a file of any version:
+    T = ``LONG_STEPS`` where ``descent_steps`` of n, epsilon and d gives ``STEPS``, and a level without an
+    intercept. (A whole calibration made again and signed again was read as a mechanism that was not run.) The
+    other way round is what a file of format version 11 holds (T = 20 and no level, whatever n and the intercept), so
+    it is not refused."""
+    if calibration.steps == LONG_STEPS and descent_steps(n, calibration.epsilon, d) != LONG_STEPS:
+        raise InputError(f"certificate.calibration.steps is {LONG_STEPS}, but the fit takes T = {STEPS} at n = {n}, "
+                         f"epsilon = {number_text(calibration.epsilon)} and d = {d} (n epsilon / d < "
+                         f"{LONG_STEPS_AT:g}); the file has been edited")
+    if calibration.level and not fit_intercept:
+        raise InputError("certificate.calibration records the label's level, which a fit releases only with an "
+                         "intercept (preprocessing.row_map.fit_intercept is false); the file has been edited")
 
 
 def _column_statistics(data: object, calibration: AdaSSPCalibration, rows: RowMap, d: int) -> dict:
