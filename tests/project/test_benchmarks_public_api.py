@@ -171,10 +171,11 @@ OWN_RECORD = {"tuning_kdd.py"}
 
 def _on_the_harness(source: str) -> bool:
     """Whether a script records its run through benchmarks.common.RunRecord (command, machine, threads, load),
-    itself or through common.tables_main (the command line of the per-table grids, which makes the record) or
-    common.run_recorded (a script's main with its record)."""
+    itself or through common.tables_main (the command line of the per-table grids, which makes the record),
+    common.staged_main (the same by development and held-out stage) or common.run_recorded (a script's main with its
+    record)."""
     tree = ast.parse(source)
-    names = {"RunRecord", "tables_main", "run_recorded"}
+    names = {"RunRecord", "tables_main", "staged_main", "run_recorded"}
     return any(isinstance(node, ast.Name) and node.id in names
                or isinstance(node, ast.Attribute) and node.attr in names for node in ast.walk(tree))
 
