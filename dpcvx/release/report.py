@@ -269,12 +269,19 @@ class ReleaseReport:
 
     @property
     def n(self) -> int | None:
-        """The public number of records the calibration used (n under replace-one, n_public under add-remove);
-        for a tuned model, the rows the whole selection read (its candidates trained on parts of them)."""
+        """The public number of records the calibration used (n under replace-one, n_public under add-remove): the
+        calibration's, the constants', or under replace-one the one a private search or column statistics record
+        states (DPLinearRegression's: "does not use the number of records" was said of a release whose search, curvature
+        cap and level read it); for a tuned model, the rows the whole selection read (its candidates trained on parts
+        of them)."""
         if self.tuning is not None:
             return self.tuning.n
         constants = getattr(self.first, "constants", None)
-        for value in (getattr(self.first.calibration, "n", None), None if constants is None else constants.n):
+        statistics = getattr(self.first, "column_statistics", None)  # a search's or statistics' record states n
+        stated = statistics.get("n") if isinstance(statistics, dict) and self.neighbours is Neighbours.REPLACE_ONE \
+            else None
+        for value in (getattr(self.first.calibration, "n", None), None if constants is None else constants.n,
+                      stated):
             if isinstance(value, (int, float)) and value > 0:
                 return int(value)
         return None

@@ -214,3 +214,24 @@ def test_the_summary_states_a_constant_classifier():
     assert summary.anchor == "summary"
     assert any(block.content == f"Not useful: {finding}." for block in summary.blocks)
     assert "Not useful: constant classifier" in ReleaseReport(model).to_markdown().split("## ")[1]
+
+
+@pytest.mark.parametrize("mechanism", ["auto", "adassp"])
+def test_a_regression_whose_search_read_n_states_it_against_delta(mechanism):
+    """DPLinearRegression's default (the descent after a private range search) and its ranged AdaSSP read n (the
+    search's level, the curvature cap, the level's shift), and the certificate states it; the report said the
+    calibration "does not use the number of records" and so skipped its warning at delta = 3 / n."""
+    import warnings
+
+    from dpcvx.release.report import ReleaseReport
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (3000, 3)) / np.sqrt(3)
+    y = X @ np.array([1.0, 2.0, -1.0]) + rng.normal(0, 0.3, 3000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-3, allow_large_delta=True, label_bound=5.0,
+                                         mechanism=mechanism, random_state=0).fit(X, y).model_
+    text = ReleaseReport(model).to_markdown()
+    assert "Here n = 3000 records" in text and "WARNING: delta is not small against 1/n" in text
+    assert "does not use the number of records" not in text
