@@ -39,8 +39,11 @@ _HELD: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("dpcvx_
 _NAMES: contextvars.ContextVar[Any] = contextvars.ContextVar("dpcvx_data_notes_column_names", default=None)
 _MOSTLY_CLIPPED: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_data_notes_mostly_clipped",
                                                                        default=False)
-_HEAVY_SHARE = 0.5  # a column holds most of a row's squared norm above this share
-_HEAVY_ROWS = 0.1  # a column is named when it holds most of the squared norm of at least this share of clipped rows
+#: a column dominates a row when it holds more than this share of the row's squared norm (an identifier or a 99 code
+#: beside columns of order 1 holds 0.999 and more; three columns uniform on [-1, 1], clipped at R = 1 for no fault of
+#: any column, each held more than half in about 23% of the clipped rows, and were named as identifiers)
+_HEAVY_SHARE = 0.9
+_HEAVY_ROWS = 0.1  # a column is named when it dominates at least this share of the clipped rows
 _HEAVY_NAMED = 5  # at most this many columns named
 _BLOCK_VALUES = 1 << 16  # clipped rows squared a block of about this many values at a time
 
@@ -52,7 +55,7 @@ def row_clipping_note(clipped: int, n: int, norm_bound: float, heavy: tuple[tupl
     named = ""
     if heavy:
         columns = "; ".join(f"{name} in {rows} of them" for name, rows in heavy)
-        named = (f" The column holding most of a clipped row's squared norm: {columns}. If its values are far "
+        named = (f" The column holding nearly all of a clipped row's squared norm: {columns}. If its values are far "
                  "larger than the other columns', it is most often an identifier column (no feature: drop it) or "
                  "holds a missing-value code such as 99 or -9 (replace it before the fit); else declare its public "
                  "range (below).")
@@ -65,14 +68,14 @@ def row_clipping_note(clipped: int, n: int, norm_bound: float, heavy: tuple[tupl
 
 
 def heavy_columns(mapped: Any, norm_bound: float, width: int, clipped: int) -> tuple[tuple[str, int], ...]:
-    """The columns among the first ``width`` of the rows ``mapped`` (an array or CSR matrix, the ``clipped`` rows
-    beyond R scaled onto it, which keeps each row's shares of its squared norm) that hold more than half the squared
-    norm of at least a tenth of the rows on the bound, most such rows first, at most five: (name, rows) pairs, the
-    name from :func:`columns_named` or "column j" (X[:, j]). A row on the bound is one whose norm is R within
-    rounding: a row clipped, or one that was at R already, which the mapped rows cannot tell apart; so none is named
-    unless nearly every row on the bound was clipped (an l2-normalised table with R = 1 and 5 rows beyond it had all
-    2,000 rows on the bound, and its first column was named "in 1404 of them"). Read a block of those rows at a
-    time."""
+    """The columns among the first ``width`` of the rows ``mapped`` (an array or CSR matrix, the ``clipped`` rows beyond
+    R scaled onto it, which keeps each row's shares of its squared norm) that hold more than nine tenths
+    (``_HEAVY_SHARE``) of the squared norm of at least a tenth of the rows on the bound, most such rows first, at most
+    five: (name, rows) pairs, the name from :func:`columns_named` or "column j" (X[:, j]). A row on the bound is one
+    whose norm is R within rounding: a row clipped, or one that was at R already, which the mapped rows cannot tell
+    apart; so none is named unless nearly every row on the bound was clipped (an l2-normalised table with R = 1 and 5
+    rows beyond it had all 2,000 rows on the bound, and its first column was named "in 1404 of them"). Read a block of
+    those rows at a time."""
     squares = np.asarray(mapped[:, :width].multiply(mapped[:, :width]).sum(axis=1)).ravel() \
         if sparse.issparse(mapped) else np.einsum("ij,ij->i", mapped[:, :width], mapped[:, :width])
     on_bound = np.flatnonzero(squares >= (norm_bound * (1 - 1e-9)) ** 2)

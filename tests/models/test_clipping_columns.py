@@ -62,11 +62,22 @@ def test_the_clipping_note_names_a_missing_value_code_by_position():
 
 
 def test_heavy_columns_need_most_of_a_row_s_squares():
-    """A column is named when it holds more than half the squared norm of at least a tenth of the rows on the
-    bound; rows inside it are not read."""
-    rows = np.array([[0.6, 0.8, 0.0], [0.0, 0.6, 0.8], [0.0, 1.0, 0.0], [0.1, 0.1, 0.1]])
-    assert heavy_columns(rows, 1.0, 3, clipped=3) == (("column 1", 2), ("column 2", 1))
+    """A column is named when it holds more than nine tenths of the squared norm of at least a tenth of the rows on
+    the bound; rows inside it are not read."""
+    rows = np.array([[0.3, 0.95394, 0.0], [0.0, 0.3, 0.95394], [0.0, 1.0, 0.0], [0.6, 0.8, 0.0], [0.1, 0.1, 0.1]])
+    assert heavy_columns(rows, 1.0, 3, clipped=4) == (("column 1", 2), ("column 2", 1))
     assert heavy_columns(rows[:, :2] * 0.5, 1.0, 2, clipped=0) == ()
+
+
+def test_rows_clipped_for_no_column_s_fault_name_none():
+    """Three columns uniform on [-1, 1] at R = 1 (R too small for all of them): the note named each column, "column
+    1 in 2197 of them", as an identifier or a missing-value code; none dominates a row."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (4000, 3))
+    y = (X[:, 0] > 0).astype(int)
+    (text,) = _texts(_caught(lambda: dpcvx.DPLogisticRegression(epsilon=2, random_state=0).fit(X, y)),
+                     ClippingWarning)
+    assert "rows had norm above R = 1" in text and "column" not in text.split("NOT PRIVATE")[0], text
 
 
 def test_rows_at_the_bound_that_were_not_clipped_name_no_column():

@@ -9,8 +9,9 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import ClippingWarning
 
-COUNT = "of 2000 rows had norm above R = 1 and were scaled onto the bound (clip=True). The column holding most of "
-NAMED = "NOT PRIVATE: these counts and names are shown to you only and are not part of the release."
+# two raw ages: every row beyond R, neither column dominating a row (no column named: neither is an identifier)
+COUNT = "of 2000 rows had norm above R = 1 and were scaled onto the bound (clip=True). NOT PRIVATE"
+NAMED = "NOT PRIVATE: this count is shown to you only and is not part of the release."
 FIX = ("To keep rows inside R, scale each column by bounds you know without looking at the data: dpcvx.PublicSchema "
        "with NumericColumn(name, low, high)")
 
