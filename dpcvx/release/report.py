@@ -138,7 +138,11 @@ def _posterior(prior: float, epsilon: float) -> float:
 
 
 def _number(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
+    """A value for a reader: a number to six digits, a list joined, None (a field the release does not use, such as
+    TDIL's ball dimension under a net search) as "not used", not Python's None."""
+    if value is None:
+        return "not used"
+    if isinstance(value, bool):
         return str(value)
     if isinstance(value, (int, float)):
         return f"{value:.6g}"

@@ -235,3 +235,21 @@ def test_a_regression_whose_search_read_n_states_it_against_delta(mechanism):
     text = ReleaseReport(model).to_markdown()
     assert "Here n = 3000 records" in text and "WARNING: delta is not small against 1/n" in text
     assert "does not use the number of records" not in text
+
+
+def test_a_field_the_release_does_not_use_reads_not_used():
+    """TDIL under a net search has no ball dimension: its report's tables printed Python's "None" for it; a value
+    the report shows as None now reads "not used" (the certificate's own calibration line is quoted as recorded)."""
+    import warnings
+
+    from dpcvx.release.report import ReleaseReport
+
+    X = np.random.default_rng(2).uniform(-1, 1, (200, 2)) / np.sqrt(2)
+    y = np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.TDIL("rbf", gamma=4.0, net_spacing=0.3, lam=0.1, input_bound=1.0,
+                           loss="huber_hinge:h=0.5").fit(X, y, 200.0, 1e-6, random_state=3)
+    text = ReleaseReport(model).to_markdown()
+    rows = [line for line in text.splitlines() if line.startswith("|")]  # the report's tables
+    assert rows and not any("| None" in row for row in rows)

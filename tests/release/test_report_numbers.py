@@ -53,16 +53,16 @@ def test_the_report_leaves_a_gaussian_parts_delta_blank_and_states_delta_under_g
 
 
 def test_a_report_without_n_says_why_and_repeated_releases_add_delta_too():
-    """The gradient-ranged regression's calibration does not use n and the report's comparison of delta with 1/n
-    stopped at 'would have delta = 1/n.'; the repeated-releases line said k releases cost k epsilon, leaving out k
-    delta."""
+    """Plain AdaSSP's calibration does not use n (the gradient-ranged default does: its search, its curvature cap and
+    its level read it, and its report states it) and the report's comparison of delta with 1/n stopped at 'would have
+    delta = 1/n.'; the repeated-releases line said k releases cost k epsilon, leaving out k delta."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(800, 3))
     X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
     y = np.clip(X @ [1.0, -0.5, 0.2] + 0.1 * rng.normal(size=800), -1, 1)
     with pytest.warns(dpcvx.exceptions.DPCVXWarning):
         model = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, data_norm=1.0, label_bound=1.0,
-                                         random_state=0).fit(X, y).model_
+                                         column_statistics=False, random_state=0).fit(X, y).model_
     text = model.report().to_markdown()
     assert model.report().n is None
     assert "does not use the number of records, so it does not state it: compare delta with 1/n" in text
