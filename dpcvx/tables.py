@@ -41,8 +41,8 @@ __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "c
            "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number", "is_number",
            "named_column", "nested", "number_variants", "NUMBER_TEXT", "non_finite_error", "non_numeric_entry",
            "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
-           "refuse_repeated_names", "repeated_names", "row_count", "spelling_variants", "table_matrix", "text_number",
-           "text_numbers"]
+           "refuse_repeated_names", "repeated_names", "row_count", "number_texts", "spelling_variants", "table_matrix",
+           "text_number", "text_numbers"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
@@ -551,6 +551,27 @@ def number_variants(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:
     variants = [value for value in set(values.tolist())
                 if isinstance(value, str) and value not in exact and number(value) in targets]
     return np.isin(values, variants) if variants else np.zeros(values.shape, dtype=bool)
+
+
+def number_texts(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:
+    """Mask of the ``values`` that are text reading as a ``declared`` number class ("2" or " 2.0" for the class 2, as
+    a table read as text gives): for the advice of a refusal, which names their count and first row, never a value.
+    One pass over the distinct values."""
+    if values.dtype.kind not in "OUS":
+        return np.zeros(values.shape, dtype=bool)
+    numbers = {float(label) for label in declared
+               if isinstance(label, (int, float, np.integer, np.floating)) and not isinstance(label, (bool, np.bool_))}
+    exact = set(declared)
+
+    def reads_as_number(value: Any) -> bool:
+        try:
+            return float(value.strip()) in numbers
+        except (ValueError, OverflowError):
+            return False
+
+    texts = [value for value in set(values.tolist())
+             if isinstance(value, str) and value not in exact and reads_as_number(value)]
+    return np.isin(values, texts) if texts else np.zeros(values.shape, dtype=bool)
 
 
 def spelling_variants(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:

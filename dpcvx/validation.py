@@ -51,6 +51,7 @@ from .tables import (
     first_non_number,
     non_finite_error,
     non_numeric_entry,
+    number_texts,
     plain_matrix,
     refuse_kind,
     refuse_non_numbers,
@@ -794,8 +795,9 @@ def _refuse_targets(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]
 
 def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:
     """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only, and how many
-    of them are missing (:func:`missing_labels`) or a declared class but for letter case or surrounding spaces
-    (:func:`dpcvx.tables.spelling_variants`), each with its fix."""
+    of them are missing (:func:`missing_labels`), a declared class but for letter case or surrounding spaces
+    (:func:`dpcvx.tables.spelling_variants`) or text reading as a declared number class
+    (:func:`dpcvx.tables.number_texts`), each with its fix."""
     values = np.asarray(labels)[outside]
     missing = missing_labels(values)
     lost = (f" ({int(np.count_nonzero(missing))} of them missing, the first at row "
@@ -804,8 +806,12 @@ def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> 
     variants = int(np.count_nonzero(spelling_variants(values, classes)))
     case = (f" ({variants} of them differ from a declared class only in letter case or surrounding spaces: normalise "
             "y first, for example y.str.strip().str.lower() with the classes in lower case)") if variants else ""
+    texts = int(np.count_nonzero(number_texts(values, classes)))
+    text = (f" ({texts} of them are text that reads as a declared number class, as a table read as text gives: "
+            "convert y to numbers first, for example y.astype(int), or declare the classes as the text the table "
+            "holds)") if texts else ""
     return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
-            f"(their values are not shown: they are data){lost}{case},")
+            f"(their values are not shown: they are data){lost}{case}{text},")
 
 
 def missing_labels(values: np.ndarray) -> np.ndarray:

@@ -54,3 +54,15 @@ def test_codes_padded_in_the_table_but_not_in_the_categories(codes, values):
     message = str(caught.value)
     assert message.startswith(UNPADDED) and "declare the categories as the table writes them" in message
     assert "zfill" not in message and values[1] not in message
+
+
+@pytest.mark.parametrize("texts", [("1", "2"), (" 1", "2.0")])
+def test_labels_read_as_text_are_told_they_are_text(texts):
+    """A label column read as text ("1"/"2", as pd.read_csv(dtype=str) gives) against classes=(1, 2) was told only
+    that its labels lie outside (1, 2), which the user sees in the data; it now says they are text that reads as a
+    declared number class, and how to convert them."""
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, (200, 2))
+    y = np.where(X[:, 0] > 0, texts[1], texts[0])
+    with pytest.raises(InputError, match="200 of them are text that reads as a declared number class") as refused:
+        dpcvx.DPLogisticRegression(classes=(1, 2)).fit(X, y)
+    assert "'1'" not in str(refused.value) and "'2'" not in str(refused.value)  # no value shown
