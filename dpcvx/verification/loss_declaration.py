@@ -31,7 +31,7 @@ DOMAIN_TOLERANCE = 1e-9  # a domain constraint whose residual exceeds this is vi
 #: The fix of a declaration refused by :func:`check_constants` (the generic "pass a callable such as ..." named
 #: neither the parameter nor the non-finite number).
 CONSTANT_FIX = ("write every constant as a fixed finite number where the expression is built: a cp.Parameter p as "
-                "float(p.value), no NaN or infinity")
+                "float(p.value), no NaN or infinity, nothing beyond a double's range (1.8e308)")
 
 
 class UnfixedConstant(TypeError):

@@ -159,11 +159,18 @@ def _error_text(error: Exception) -> str:
     return str(error) if isinstance(error, UnfixedConstant) else f"{type(error).__name__}: {error}"
 
 
+def _constant_error(error: Exception) -> bool:
+    """Whether a declaration failed on one of its constants: refused by :func:`check_constants`, or beyond the
+    doubles CVXPY converts it to (an OverflowError: a regularizer 10**309 * cp.sum_squares(w) was told to "pass a
+    callable such as ...", which it had)."""
+    return isinstance(error, (UnfixedConstant, OverflowError))
+
+
 def _failed_declaration(error: Exception) -> VerifiedLoss:
     condition = Condition(
         "declaration", "loss(z) is a scalar CVXPY expression of z", False, None, "none",
         _error_text(error),
-        CONSTANT_FIX if isinstance(error, UnfixedConstant) else
+        CONSTANT_FIX if _constant_error(error) else
         "pass a callable such as lambda z: cp.logistic(-z) that maps a scalar cp.Variable to a scalar CVXPY "
         "expression",
     )
@@ -376,7 +383,7 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
         key = (_structural_key(expression), dim)
     except Exception as error:  # a bad user regularizer becomes a failing certificate
         return _regularizer_failure("<invalid regularizer>", f"{_error_text(error)} (at dimension {dim})",
-                                    isinstance(error, UnfixedConstant))
+                                    _constant_error(error))
     if key not in _REGULARIZER_CACHE:
         text = _readable(expression)
         try:

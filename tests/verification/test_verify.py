@@ -327,6 +327,16 @@ def test_a_refused_constant_is_told_to_write_a_fixed_number(constant):
         assert not condition.detail.startswith(("TypeError", "UnfixedConstant"))
     assert dpcvx.verify(lambda z: cp.logistic(-2.0 * z), lambda w: 2.0 * cp.sum_squares(w)).allows("objective")
 
+
+def test_a_constant_beyond_a_double_is_told_to_write_a_finite_number():
+    """10**309 * cp.sum_squares(w) (a Python int CVXPY cannot convert) was refused with "OverflowError" and the fix
+    "pass a callable such as lambda w: 0.5 * cp.sum_squares(w)", which it was."""
+    loss = dpcvx.verify(lambda z: 10**309 * cp.logistic(-z)).condition("declaration")
+    regularizer = dpcvx.verify(losses.logistic(), lambda w: 10**309 * cp.sum_squares(w)).condition("strong_convexity")
+    for condition in (loss, regularizer):
+        assert condition.passed is False and "beyond a double's range" in condition.fix
+
+
 def test_a_parameter_changed_after_verify_changes_no_later_fit():
     """verify() with p ||w||^2 + sum logistic(w) at p = 1, then p = 1e-4: the verifier's cache keyed the Parameter
     by its value and kept the live expression, so a later fit declaring 1.0 ||w||^2 + sum logistic(w) was certified
