@@ -247,7 +247,7 @@ class PrivateLinearRegression:
             n = mapped.shape[0]
             shifted = _centred_labels(np.asarray(y, dtype=float), public, shift, bound) if shift else y
             labels, clipped_labels, centred_codes = check_targets(shifted, n, bound, refuse)
-            codes = tuple(code + shift for code in centred_codes)  # named as the labels were given
+            codes = tuple(code + shift for code in centred_codes)  # in the frame of the memmap branch: y, not y - c
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows and not quiet:

@@ -80,24 +80,24 @@ __all__ = ["GRADIENT_LABEL_THEOREM", "GRADIENT_RANGED", "GRADIENT_SHARE", "GRADI
 
 #: the mechanism a release of noisy gradient descent on privately mapped rows states (certificate and record)
 GRADIENT_RANGED = "gradient-ranged"
-GRADIENT_THEOREM = ("private per-column ranges by a noisy binary search of Gaussian counts on a public grid, then, on "
-                    "the rows and labels they map, a private top eigenvalue of the Gram matrix (Weyl) and noisy "
-                    "gradient descent (Bassily, Smith and Thakurta 2014) on least squares with clipped residuals "
-                    "(Varshney, Jain and Thakurta 2022), each step the Gaussian mechanism on the sum of clipped "
-                    "per-record gradients; the search, the eigenvalue and the steps calibrated jointly as one "
-                    "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018) through the adaptive "
-                    "composition of Gaussian differential privacy (Dong, Roth and Su 2022); replace-one, n public "
-                    "(docs/theory.md, section 16)")
+_RELATION = "; replace-one, n public (docs/theory.md, section 16)"  # the theorems' last words
+_EVERY_COLUMN = ("private per-column ranges by a noisy binary search of Gaussian counts on a public grid, then, on the "
+                 "rows and labels they map, a private top eigenvalue of the Gram matrix (Weyl) and noisy gradient "
+                 "descent (Bassily, Smith and Thakurta 2014) on least squares with clipped residuals (Varshney, Jain "
+                 "and Thakurta 2022), each step the Gaussian mechanism on the sum of clipped per-record gradients; the "
+                 "search, the eigenvalue and the steps calibrated jointly as one Gaussian mechanism by the analytic "
+                 "Gaussian (Balle and Wang, ICML 2018) through the adaptive composition of Gaussian differential "
+                 "privacy (Dong, Roth and Su 2022)")
+_LABEL_ALONE = ("a private range of the label by a noisy binary search of Gaussian counts on a public grid, then, on "
+                "the publicly mapped rows and the labels it centres and clips, a private top eigenvalue of the Gram "
+                "matrix (Weyl) and noisy gradient descent (Bassily, Smith and Thakurta 2014) on least squares with "
+                "clipped residuals (Varshney, Jain and Thakurta 2022), each step the Gaussian mechanism on the sum of "
+                "clipped per-record gradients; the search, the eigenvalue and the steps calibrated jointly as one "
+                "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018) through the adaptive "
+                "composition of Gaussian differential privacy (Dong, Roth and Su 2022)")
+GRADIENT_THEOREM = _EVERY_COLUMN + _RELATION
 #: The same mechanism when only the label's range is searched (``range_columns=1``): the rows keep their public map
-GRADIENT_LABEL_THEOREM = ("a private range of the label by a noisy binary search of Gaussian counts on a public grid, "
-                          "then, on the publicly mapped rows and the labels it centres and clips, a private top "
-                          "eigenvalue of the Gram matrix (Weyl) and noisy gradient descent (Bassily, Smith and "
-                          "Thakurta 2014) on least squares with clipped residuals (Varshney, Jain and Thakurta 2022), "
-                          "each step the Gaussian mechanism on the sum of clipped per-record gradients; the search, "
-                          "the eigenvalue and the steps calibrated jointly as one Gaussian mechanism by the analytic "
-                          "Gaussian (Balle and Wang, ICML 2018) through the adaptive composition of Gaussian "
-                          "differential privacy (Dong, Roth and Su 2022); replace-one, n public (docs/theory.md, "
-                          "section 16)")
+GRADIENT_LABEL_THEOREM = _LABEL_ALONE + _RELATION
 #: T, the number of gradient steps (a public constant; the one place it is set): 20, chosen with the residual clip's
 #: multiple 1 (tau = B' / LABEL_WIDTH) on development tables only (diabetes, heavy and two synthetic 45-column
 #: families; the grid T in {5, 10, 20} by kappa in {0.5, 1, 2}, the largest worst-cell gap over cells with
@@ -126,11 +126,7 @@ LEVEL_STATEMENT = ("; then the label's level, the Gaussian mechanism on the sum 
 def gradient_theorem(range_columns: int, level: bool) -> str:
     """The theorem a gradient-ranged release states: :data:`GRADIENT_THEOREM` (every column's range searched) or
     :data:`GRADIENT_LABEL_THEOREM` (the label's alone), with :data:`LEVEL_STATEMENT` where the level was released."""
-    theorem = GRADIENT_THEOREM if range_columns > 1 else GRADIENT_LABEL_THEOREM
-    if not level:
-        return theorem
-    head, _, tail = theorem.rpartition("; replace-one")
-    return head + LEVEL_STATEMENT + "; replace-one" + tail
+    return (_EVERY_COLUMN if range_columns > 1 else _LABEL_ALONE) + (LEVEL_STATEMENT if level else "") + _RELATION
 
 
 def descent_steps(n: int, epsilon: float, width: int) -> int:
