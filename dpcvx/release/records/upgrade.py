@@ -122,19 +122,33 @@ def _entries_at(data: dict, version: int) -> list[dict]:
             and format_version(entry, f"per_class[{index}].") == version] if isinstance(entries, list) else []
 
 
+def _bumped(data: dict, version: int) -> tuple[dict, list[dict]]:
+    """A deep copy of the version ``version`` file ``data`` at version + 1, with a multiclass file's per-class entries
+    of that version carrying it too: (the copy, those entries)."""
+    upgraded_ = {**copy.deepcopy(data), "format_version": version + 1}
+    entries = _entries_at(upgraded_, version)
+    for entry in entries:
+        entry["format_version"] = version + 1
+    return upgraded_, entries
+
+
+def _digest_made_again(data: dict, upgraded_: dict) -> None:
+    """The digest of a file that is as dpcvx wrote it (its digest is the one of what it holds) made again of the
+    upgraded file, whose version the digest covers; any other keeps the digest it holds, and is refused."""
+    if DIGEST in data and data[DIGEST] == file_digest(data):
+        upgraded_[DIGEST] = file_digest(upgraded_)
+
+
 def _from_4(data: dict) -> dict:
     """Version 4 -> 5: ``tuning`` is null; a multiclass file's per-class entries carry version 5 too."""
-    upgraded_ = {**copy.deepcopy(data), "format_version": 5, "tuning": None}
-    for entry in _entries_at(upgraded_, 4):
-        entry["format_version"] = 5
+    upgraded_, _ = _bumped(data, 4)
+    upgraded_["tuning"] = None
     return upgraded_
 
 
 def _from_5(data: dict) -> dict:
     """Version 5 -> 6: a kernel release's L is the double it recorded (``"exact"``: null)."""
-    upgraded_ = {**copy.deepcopy(data), "format_version": 6}
-    for entry in _entries_at(upgraded_, 5):
-        entry["format_version"] = 6
+    upgraded_, _ = _bumped(data, 5)
     certificate = upgraded_.get("certificate")
     constants = certificate.get("constants") if isinstance(certificate, dict) and upgraded_.get("kind") == "kernel" \
         else None
@@ -147,9 +161,7 @@ def _from_5(data: dict) -> dict:
 def _from_6(data: dict) -> dict:
     """Version 6 -> 7: a record with a feature map of its own records the map it holds (:func:`_record_map`); its
     label shift is 0 (no key: module docstring)."""
-    upgraded_ = {**copy.deepcopy(data), "format_version": 7}
-    for entry in _entries_at(upgraded_, 6):
-        entry["format_version"] = 7
+    upgraded_, _ = _bumped(data, 6)
     for record in [upgraded_, *_entries_at(upgraded_, 7)]:
         _record_map(record)
     return upgraded_
@@ -175,9 +187,7 @@ def _record_map(record: dict) -> None:
 def _from_7(data: dict) -> dict:
     """Version 7 -> 8: a kernel release whose calibration states no input dimension records the one its predictor
     holds (module docstring)."""
-    upgraded_ = {**copy.deepcopy(data), "format_version": 8}
-    for entry in _entries_at(upgraded_, 7):
-        entry["format_version"] = 8
+    upgraded_, _ = _bumped(data, 7)
     certificate, predictor = upgraded_.get("certificate"), upgraded_.get("predictor")
     if (upgraded_.get("kind") == "kernel" and isinstance(certificate, dict) and isinstance(predictor, dict)
             and records_dimension(certificate.get("algorithm"), certificate.get("calibration"))
@@ -191,10 +201,7 @@ def _from_8(data: dict) -> dict:
     regression or AdaSSP record its own ``preprocessing.schema``, a multiclass file's entries the file's ``schema``;
     a certificate of the logistic loss records its probabilities; the release certificates of a tuned model record
     the file's ``tuning``."""
-    upgraded_ = {**copy.deepcopy(data), "format_version": 9}
-    entries = _entries_at(upgraded_, 8)
-    for entry in entries:
-        entry["format_version"] = 9
+    upgraded_, entries = _bumped(data, 8)
     multiclass, preprocessing = upgraded_.get("kind") == "multiclass", upgraded_.get("preprocessing")
     made = schema_record(upgraded_.get("schema") if multiclass else
                          preprocessing.get("schema") if isinstance(preprocessing, dict) else None)
@@ -221,9 +228,7 @@ def _record_probabilities(certificate: Any) -> None:
 def _from_9(data: dict) -> dict:
     """Version 9 -> 10: the file records the digest of what it holds (module docstring); a multiclass file's
     per-class entries carry version 10 too (they hold no digest: the file's covers them)."""
-    upgraded_ = {**copy.deepcopy(data), "format_version": 10}
-    for entry in _entries_at(upgraded_, 9):
-        entry["format_version"] = 10
+    upgraded_, _ = _bumped(data, 9)
     if DIGEST not in upgraded_:
         upgraded_[DIGEST] = file_digest(upgraded_)
     return upgraded_
@@ -233,13 +238,10 @@ def _from_10(data: dict) -> dict:
     """Version 10 -> 11: a map of private column statistics records ``input_bound`` null, the raw rows its writer read
     (module docstring); the digest of a file that is as dpcvx wrote it is made again of the new version (of any other,
     kept: it is refused)."""
-    upgraded_ = {**copy.deepcopy(data), "format_version": 11}
-    for entry in _entries_at(upgraded_, 10):
-        entry["format_version"] = 11
+    upgraded_, _ = _bumped(data, 10)
     for record in [upgraded_, *_entries_at(upgraded_, 11)]:
         _raw_statistics_map(record)
-    if DIGEST in data and data[DIGEST] == file_digest(data):
-        upgraded_[DIGEST] = file_digest(upgraded_)
+    _digest_made_again(data, upgraded_)
     return upgraded_
 
 
@@ -266,11 +268,8 @@ def _from_11(data: dict) -> dict:
     20); a calibration that records either is refused (:func:`_check_no_level`); the digest of a file that is as
     dpcvx wrote it is made again of the new version (of any other, kept: it is refused)."""
     _check_no_level(data)
-    upgraded_ = {**copy.deepcopy(data), "format_version": 12}
-    for entry in _entries_at(upgraded_, 11):
-        entry["format_version"] = 12
-    if DIGEST in data and data[DIGEST] == file_digest(data):
-        upgraded_[DIGEST] = file_digest(upgraded_)
+    upgraded_, _ = _bumped(data, 11)
+    _digest_made_again(data, upgraded_)
     return upgraded_
 
 
