@@ -141,8 +141,8 @@ RANGES_THEOREM = ("per-column histograms of the rows clipped onto ||x|| <= R on 
                   "[-R, R], plus i.i.d. discrete Laplace noise of scale 2 d / eps_s (L1 sensitivity 2 d: one record "
                   "moves two cells of each column by 1; the geometric mechanism, Ghosh, Roughgarden and Sundararajan "
                   "2009; exact sampler, Canonne, Kamath and Steinke 2020): eps_s-DP under replace-one; the ranges "
-                  "(cells above a public threshold, their mass's q and 1 - q points) are post-processing "
-                  "(docs/theory.md, section 34)")
+                  "(cells above a public threshold, their mass's q and 1 - q points, on the grid or on the coarser "
+                  "grids that sums of adjacent noisy cells make) are post-processing (docs/theory.md, section 34)")
 LABEL_THEOREM = ("the histogram of the labels clipped onto [-B, B] on the public grid of 2^D cells over [-B, B], plus "
                  "i.i.d. discrete Laplace noise of scale 2 / eps_l (L1 sensitivity 2: one record moves two cells by "
                  "1; the geometric mechanism): eps_l-DP under replace-one; the label's centre c and bound B' (the "

@@ -20,6 +20,20 @@ T = ``THRESHOLD_FACTOR`` (2 k / eps_s) ln(2^D) is dropped (a cell with no rows p
 crosses q and 1 - q of its total (the whole grid when nothing is kept; for the classifiers, when the kept cells hold
 under ``KEPT_SHARE`` of the public n).
 
+**Coarser grids** (:func:`coarser_range`, the classifiers' map, with the public n): a column not located on the
+grid of the counts (its kept cells hold under ``KEPT_SHARE`` n rows: spread over many cells, each under T) is sought
+on the grids of 2^D' cells, D' = D - 1, ..., 1, whose counts are the sums of m = 2^(D - D') adjacent noisy counts:
+post-processing of the same release, at no privacy cost. A coarse cell is kept above the threshold
+(:func:`summed_threshold`) at which the Chernoff bound on a sum of m i.i.d. discrete Laplace variables keeps an empty
+coarse cell with probability at most 2^(-D - D') / 2: at most 2^(-D) / 2 false cells per column on each grid, as on
+the grid of the counts (about 0.014 per column over the seven coarser grids at D = 8); the first D' whose kept cells
+hold ``KEPT_SHARE`` n rows
+gives the range (in the counts' grid indices), taken only when it is narrower than 2^D / sqrt(k) cells (a half-width
+under R / sqrt(k), the column's share of the row bound), else the whole grid. A column of 8,000 rows spread over 20
+cells of the 2^8 grid (400 rows each, T = 2,662 at k = 12 and eps_s = 0.1) is located on the grid of 2^3 cells (its
+32 cells of 8,000 rows, T = 7,000) or a finer one. Added in the forty-sixth session (benchmarks/coarse_ranges.py);
+the three rules (this threshold, finest first, the share) were written before any table was fitted.
+
 **Levels of one column** (:func:`histogram_levels`, a label's range): with few columns the noise is small enough to
 read the levels off the cumulative noisy counts without a threshold: the first cells where the running sum reaches
 q n and (1 - q) n (n public). The running sum's noise after all 2^D cells has standard deviation below
@@ -45,11 +59,13 @@ and eps_l only.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 
 from ..exceptions import InputError
 from ..validation import is_integer
@@ -57,9 +73,9 @@ from .column_ranges import range_level
 from .exact_sampling import IntegerSource, discrete_laplace_array
 
 __all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "KEPT_SHARE", "LABEL_LOCATED_DEPTH", "LABEL_MIN_DEPTH", "LOCATED_FILL",
-           "THRESHOLD_FACTOR", "histogram_depth", "histogram_level", "histogram_levels", "histogram_ranges",
-           "histogram_scale", "histogram_sensitivity", "histogram_threshold", "label_depth", "noisy_histograms",
-           "running_noise"]
+           "THRESHOLD_FACTOR", "coarser_range", "histogram_depth", "histogram_level", "histogram_levels",
+           "histogram_ranges", "histogram_scale", "histogram_sensitivity", "histogram_threshold", "label_depth",
+           "noisy_histograms", "running_noise", "summed_threshold"]
 
 #: Fixed on rare2 and a synthetic table (benchmarks/real_tables.py --column-statistics) before the held-out
 #: alarms was fitted.
@@ -163,24 +179,75 @@ def noisy_histograms(values: np.ndarray, half_widths: np.ndarray, epsilon: float
     return counts.reshape(k, cells) + noise.reshape(k, cells)
 
 
+@functools.lru_cache(maxsize=256)
+def summed_threshold(columns: int, epsilon: float, depth: int, summed: int) -> float:
+    """The threshold a coarse cell must exceed when its noisy count is the sum of ``summed`` = m adjacent noisy cells
+    of the grid of 2^D cells, m a power of two (module docstring, "Coarser grids"): the least T the Chernoff bound
+    certifies, P[S >= T] <= min_s exp(-s T) M(s)^m <= 2^(-D - D') / 2 on the coarse grid of 2^D' = 2^D / m cells, S
+    the sum of m i.i.d. discrete Laplace of scale t = 2 k / eps_s, M(s) = (1 - p)^2 / ((1 - p e^s) (1 - p e^-s)) its
+    moment generating function, p = e^(-1/t), 0 < s < 1 / t. So T = t min_(0 < u < 1) (m ln M(u / t) -
+    ln(2^(-D - D') / 2)) / u: the coarse grid's empty cells are kept with at most 2^(-D) / 2 false cells per column,
+    as on the grid of the counts (:func:`histogram_threshold`, m = 1, whose T it is)."""
+    if summed == 1:
+        return histogram_threshold(columns, epsilon, depth)
+    scale = float(histogram_scale(columns, epsilon))
+    target = -(2 * depth - summed.bit_length() + 2) * math.log(2)  # ln(2^(-D - D') / 2), D' = D - log2(m)
+
+    def bound(u: float) -> float:  # (m ln M(u / t) - ln target) / u, in units of t
+        s, rate = u / scale, 1 / scale
+        log_mgf = 2 * math.log(-math.expm1(-rate)) - math.log(-math.expm1(s - rate)) - math.log(-math.expm1(-s - rate))
+        return (summed * log_mgf - target) / u
+
+    best = minimize_scalar(bound, bounds=(1e-9, 1 - 1e-9), method="bounded", options={"xatol": 1e-10})
+    return scale * float(best.fun)
+
+
 def histogram_ranges(noisy: np.ndarray, epsilon: float, n: int | None = None) -> np.ndarray:
     """The 2 x k grid indices (low row, high row) of the kept mass's q and 1 - q points (module docstring);
     0 and 2^D for a column with no kept cell or, given the public n (the classifiers' map), whose kept mass is under
     ``KEPT_SHARE`` n (a few cells that hold a small part of the rows: a column spread thinly, whose busiest cells
-    cross T by noise, is not located by them). Post-processing of the noisy counts with public numbers only."""
+    cross T by noise, is not located by them). Given n, a column not located on the grid of the counts is sought on
+    the coarser grids their sums of 2, 4, ... adjacent cells make, finest first (:func:`coarser_range`).
+    Post-processing of the noisy counts with public numbers only."""
     k, cells = noisy.shape
-    threshold = histogram_threshold(k, epsilon, cells.bit_length() - 1)  # the depth of the counts' grid
-    kept = np.where(noisy > threshold, noisy, 0)
+    depth = cells.bit_length() - 1  # the depth of the counts' grid
     ranges = np.empty((2, k), dtype=np.int64)
     for j in range(k):
-        cumulative = np.cumsum(kept[j])
-        total = int(cumulative[-1])
-        if total == 0 or n is not None and total < KEPT_SHARE * n:
-            ranges[:, j] = (0, cells)
-            continue
-        ranges[0, j] = int(np.searchsorted(cumulative, HISTOGRAM_LEVEL * total))  # left edge of the crossing cell
-        ranges[1, j] = int(np.searchsorted(cumulative, (1 - HISTOGRAM_LEVEL) * total)) + 1  # its right edge
+        found = _kept_range(noisy[j], histogram_threshold(k, epsilon, depth), n)
+        if found is None and n is not None:
+            found = coarser_range(noisy[j], k, epsilon, n)
+        ranges[:, j] = (0, cells) if found is None else found
     return ranges
+
+
+def _kept_range(counts: np.ndarray, threshold: float, n: int | None) -> tuple[int, int] | None:
+    """The grid indices of the q and 1 - q points of the mass of the cells above ``threshold`` (the left edge of the
+    cell where it first reaches q of its total, the right edge of the one where it reaches 1 - q); None when no cell
+    is kept or, given n, when the kept cells hold under ``KEPT_SHARE`` n."""
+    cumulative = np.cumsum(np.where(counts > threshold, counts, 0))
+    total = int(cumulative[-1])
+    if total == 0 or n is not None and total < KEPT_SHARE * n:
+        return None
+    return (int(np.searchsorted(cumulative, HISTOGRAM_LEVEL * total)),
+            int(np.searchsorted(cumulative, (1 - HISTOGRAM_LEVEL) * total)) + 1)
+
+
+def coarser_range(counts: np.ndarray, columns: int, epsilon: float, n: int) -> tuple[int, int] | None:
+    """A column's range on the coarser grids (module docstring, "Coarser grids"): for D' = D - 1, D - 2, ..., 1, the
+    noisy counts summed 2^(D - D') at a time are the counts of the grid of 2^D' cells; the first D' at which
+    :func:`_kept_range` at :func:`summed_threshold` locates the column in a range narrower than 2^D / sqrt(k) cells of
+    the counts' grid (half-width under R / sqrt(k), its share of the public ||x|| <= R) gives it, in the counts' grid
+    indices; None when none does. Public k, eps_s, n only."""
+    cells = counts.size
+    depth = cells.bit_length() - 1
+    for coarse in range(depth - 1, 0, -1):
+        summed = 1 << (depth - coarse)
+        found = _kept_range(counts.reshape(-1, summed).sum(axis=1), summed_threshold(columns, epsilon, depth, summed),
+                            n)
+        if found is not None:  # a coarser grid's range is no narrower
+            narrow = (found[1] - found[0]) * summed < cells / math.sqrt(columns)
+            return (found[0] * summed, found[1] * summed) if narrow else None
+    return None
 
 
 def running_noise(columns: int, epsilon: float, depth: int = HISTOGRAM_DEPTH) -> float:
