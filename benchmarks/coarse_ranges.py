@@ -49,20 +49,30 @@ FAMILIES = {
     "mixed": {"spread": 0.03, "positives": 0.2},
     "sensor": {"spread": 0.04, "positives": 0.03},
 }
+#: Written after the first run (whose rare3 cell at epsilon 0.3 added the rule T <= n) and before any fit with that
+#: rule: columns uniform over their range with 2% positives (rare3's shape), right-skewed (lognormal) columns,
+#: two-cluster columns, and half tight, half uniform columns
+HELD_OUT = {
+    "uniform-rare": {"spread": 0.0, "positives": 0.02},
+    "skewed": {"spread": 0.5, "positives": 0.2},
+    "bimodal": {"spread": 0.02, "positives": 0.3},
+    "half-tight": {"spread": 0.02, "positives": 0.1},
+}
 #: real_tables' binary tables (Adult and KDD read ../shared/data), 5 seeded 75/25 splits each
 REAL = ("breast_cancer", "rare3", "coded80", "mixed10", "rare2", "alarms", "orders", "adult", "kdd")
 SPLITS = 5
 
 
 def table(family: str, n: int, d: int, seed: int) -> tuple[Any, np.ndarray, Any]:
-    """(schema, labels, frame) of ``n + TEST_ROWS`` rows: ``family``'s columns in public ranges [0, 100] each (mixed:
-    a quarter uniform over the range, a quarter 0/1 flags declared [0, 1]; sensor: one common factor), a label drawn
-    from a logistic model of the standardised columns, its intercept set for the family's share of positives."""
+    """(schema, labels, frame) of ``n + TEST_ROWS`` rows: ``family``'s columns in public ranges [0, 100] each, normal
+    about centres in [20, 80] at the family's spread (mixed: a quarter uniform over the range, a quarter 0/1 flags
+    declared [0, 1]; sensor: one common factor; the held-out shapes of ``HELD_OUT``), a label drawn from a logistic
+    model of the standardised columns, its intercept set for the family's share of positives."""
     import pandas as pd
 
     import dpcvx
 
-    settings = FAMILIES[family]
+    settings = {**FAMILIES, **HELD_OUT}[family]
     rng = np.random.default_rng([seed, n, d, sum(map(ord, family))])
     rows = n + TEST_ROWS
     centres = rng.uniform(20, 80, d)
@@ -75,6 +85,16 @@ def table(family: str, n: int, d: int, seed: int) -> tuple[Any, np.ndarray, Any]
         values[:, :quarter] = rng.uniform(0, 100, (rows, quarter))
         values[:, quarter:2 * quarter] = rng.random((rows, quarter)) < 0.3
         high[quarter:2 * quarter] = 1.0
+    elif family == "uniform-rare":
+        values = rng.uniform(0, 100, (rows, d))
+    elif family == "skewed":
+        values = np.exp(rng.normal(np.log(rng.uniform(3, 15, d)), settings["spread"], (rows, d)))
+    elif family == "bimodal":
+        second = rng.uniform(20, 80, d)
+        values = np.where(rng.random((rows, d)) < 0.35, second + 50 * settings["spread"] * noise, values)
+    elif family == "half-tight":
+        half = d // 2
+        values[:, half:] = rng.uniform(0, 100, (rows, d - half))
     values = np.clip(values, 0, high)
     standard = (values - values.mean(axis=0)) / np.maximum(values.std(axis=0), 1e-12)
     signal = standard @ rng.normal(0, 2 / np.sqrt(d), d)
@@ -194,7 +214,8 @@ def markdown(result: dict, arguments: argparse.Namespace) -> str:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", required=True, help="a dpcvx tree to compare against (its root)")
-    parser.add_argument("--families", nargs="+", choices=tuple(FAMILIES) + REAL, default=list(FAMILIES) + list(REAL))
+    parser.add_argument("--families", nargs="+", choices=tuple(FAMILIES) + REAL + tuple(HELD_OUT),
+                        default=list(FAMILIES) + list(REAL) + list(HELD_OUT))
     common.add_result_arguments(parser, "coarse_ranges")
     return common.run_recorded("benchmarks.coarse_ranges", parser, argv, run, markdown)
 

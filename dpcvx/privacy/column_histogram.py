@@ -29,10 +29,12 @@ coarse cell with probability at most 2^(-D - D') / 2: at most 2^(-D) / 2 false c
 the grid of the counts (about 0.014 per column over the seven coarser grids at D = 8); the first D' whose kept cells
 hold ``KEPT_SHARE`` n rows
 gives the range (in the counts' grid indices), taken only when it is narrower than 2^D / sqrt(k) cells (a half-width
-under R / sqrt(k), the column's share of the row bound), else the whole grid. A column of 8,000 rows spread over 20
-cells of the 2^8 grid (400 rows each, T = 2,662 at k = 12 and eps_s = 0.1) is located on the grid of 2^3 cells (its
-32 cells of 8,000 rows, T = 7,000) or a finer one. Added in the forty-sixth session (benchmarks/coarse_ranges.py);
-the three rules (this threshold, finest first, the share) were written before any table was fitted.
+under R / sqrt(k), the column's share of the row bound), else the whole grid. No grid whose threshold exceeds n is
+read: a cell kept there holds more noise than rows. A column of 16,000 rows spread over 20 cells of the 2^8 grid (800
+rows each, T = 2,662 at k = 12 and eps_s = 0.1) is located on the grid of 2^5 cells (two sums of 6,400 rows against
+T = 5,174). Added in the forty-sixth session (benchmarks/coarse_ranges.py): the threshold, finest first and the share
+were written before any table was fitted; the bound T <= n was added after the first run, where on rare3 at epsilon
+0.3 (n = 7,500, T = 9,087 on the grid of 4 cells) a noisy cell located a uniform column in half of its range.
 
 **Levels of one column** (:func:`histogram_levels`, a label's range): with few columns the noise is small enough to
 read the levels off the cumulative noisy counts without a threshold: the first cells where the running sum reaches
@@ -237,13 +239,16 @@ def coarser_range(counts: np.ndarray, columns: int, epsilon: float, n: int) -> t
     noisy counts summed 2^(D - D') at a time are the counts of the grid of 2^D' cells; the first D' at which
     :func:`_kept_range` at :func:`summed_threshold` locates the column in a range narrower than 2^D / sqrt(k) cells of
     the counts' grid (half-width under R / sqrt(k), its share of the public ||x|| <= R) gives it, in the counts' grid
-    indices; None when none does. Public k, eps_s, n only."""
+    indices; None when none does or the threshold exceeds n (from there on a kept cell is kept by its noise). Public
+    k, eps_s, n only."""
     cells = counts.size
     depth = cells.bit_length() - 1
     for coarse in range(depth - 1, 0, -1):
         summed = 1 << (depth - coarse)
-        found = _kept_range(counts.reshape(-1, summed).sum(axis=1), summed_threshold(columns, epsilon, depth, summed),
-                            n)
+        threshold = summed_threshold(columns, epsilon, depth, summed)
+        if threshold > n:  # a cell kept above more than n is kept by its noise: so on every coarser grid
+            return None
+        found = _kept_range(counts.reshape(-1, summed).sum(axis=1), threshold, n)
         if found is not None:  # a coarser grid's range is no narrower
             narrow = (found[1] - found[0]) * summed < cells / math.sqrt(columns)
             return (found[0] * summed, found[1] * summed) if narrow else None
