@@ -71,6 +71,7 @@ from ..data.blocks import is_dask
 from ..data.notes import notes_dropped
 from ..data.rows import RowMap
 from ..data.standardiser import (
+    RANGES_CLIP,
     REGRESSION_FLOOR_CELLS,
     ColumnStandardiser,
     fill_map,
@@ -485,7 +486,9 @@ def release_ranges(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarr
     clip = RowMap(norm_bound=plan.norm).clip
     noisy = noisy_histograms(X, np.full(plan.d, plan.norm), plan.eps_statistics, source,
                              plan.depth, row_map=lambda rows: clip(rows)[0])
-    return histogram_ranges(noisy, plan.eps_statistics, plan.n if plan.label_bound is None else None)
+    if plan.label_bound is not None:  # a regressor's grid of histogram_depth: no coarser grid is read
+        return histogram_ranges(noisy, plan.eps_statistics)
+    return histogram_ranges(noisy, plan.eps_statistics, plan.n, window=RANGES_CLIP)  # the fill map's window
 
 
 def release_label_range(y: np.ndarray, plan: StatisticsPlan, level: float, depth: int, source: Any) -> np.ndarray:

@@ -28,13 +28,20 @@ post-processing of the same release, at no privacy cost. A coarse cell is kept a
 coarse cell with probability at most 2^(-D - D') / 2: at most 2^(-D) / 2 false cells per column on each grid, as on
 the grid of the counts (about 0.014 per column over the seven coarser grids at D = 8); the first D' whose kept cells
 hold ``KEPT_SHARE`` n rows
-gives the range (in the counts' grid indices), taken only when it is narrower than 2^D / sqrt(k) cells (a half-width
-under R / sqrt(k), the column's share of the row bound), else the whole grid. No grid whose threshold exceeds n is
-read: a cell kept there holds more noise than rows. A column of 16,000 rows spread over 20 cells of the 2^8 grid (800
-rows each, T = 2,662 at k = 12 and eps_s = 0.1) is located on the grid of 2^5 cells (two sums of 6,400 rows against
-T = 5,174). Added in the forty-sixth session (benchmarks/coarse_ranges.py): the threshold, finest first and the share
-were written before any table was fitted; the bound T <= n was added after the first run, where on rare3 at epsilon
-0.3 (n = 7,500, T = 9,087 on the grid of 4 cells) a noisy cell located a uniform column in half of its range.
+gives the range (in the counts' grid indices). It is taken only when it is at most 2^D / (2 sqrt(k)) cells wide (a
+half-width at most half of R / sqrt(k), the column's share of the row bound: the map at least doubles the column's
+scale, where a wider range would buy less and risk a centre off by half its width) and the noisy counts within the
+map's window about its centre (``window`` half-widths: the rows the map keeps unclipped, ``RANGES_CLIP`` of the fill
+map) hold (1 - 2 q) n rows; else the whole grid. A coarse cell kept beside a neighbour that holds as many rows under
+the threshold would locate the column in part of its rows, off its centre, and the map would clip the rest. No grid
+whose threshold exceeds n is read: a cell kept there holds more noise than rows. A column of 16,000 rows spread
+over 20 cells of the 2^8 grid (800 rows each, T = 2,662 at k = 12 and eps_s = 0.1) is located on the grid of 2^5
+cells (two sums of 6,400 rows against T = 5,174). Added in the forty-sixth session (benchmarks/coarse_ranges.py):
+the threshold and finest first were written before any table was fitted, with the share R / sqrt(k); the bound
+T <= n after the first run, where on rare3 at epsilon 0.3 (n = 7,500, T = 9,087 on the grid of 4 cells) a noisy
+cell located a uniform column in half of its range; the half share and the window after a test's table (3 normal
+columns of deviation R / 2, n = 6,000), where noisy cells of the grids of 2 and 4 cells located columns in one half
+of the grid, and before the last held-out families were written.
 
 **Levels of one column** (:func:`histogram_levels`, a label's range): with few columns the noise is small enough to
 read the levels off the cumulative noisy counts without a threshold: the first cells where the running sum reaches
@@ -74,10 +81,10 @@ from ..validation import is_integer
 from .column_ranges import range_level
 from .exact_sampling import IntegerSource, discrete_laplace_array
 
-__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "KEPT_SHARE", "LABEL_LOCATED_DEPTH", "LABEL_MIN_DEPTH", "LOCATED_FILL",
-           "THRESHOLD_FACTOR", "coarser_range", "histogram_depth", "histogram_level", "histogram_levels",
-           "histogram_ranges", "histogram_scale", "histogram_sensitivity", "histogram_threshold", "label_depth",
-           "noisy_histograms", "running_noise", "summed_threshold"]
+__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "KEPT_SHARE", "LABEL_LOCATED_DEPTH", "LABEL_MIN_DEPTH",
+           "LOCATED_FILL", "THRESHOLD_FACTOR", "coarser_range", "histogram_depth", "histogram_level",
+           "histogram_levels", "histogram_ranges", "histogram_scale", "histogram_sensitivity", "histogram_threshold",
+           "label_depth", "noisy_histograms", "running_noise", "summed_threshold"]
 
 #: Fixed on rare2 and a synthetic table (benchmarks/real_tables.py --column-statistics) before the held-out
 #: alarms was fitted.
@@ -204,20 +211,22 @@ def summed_threshold(columns: int, epsilon: float, depth: int, summed: int) -> f
     return scale * float(best.fun)
 
 
-def histogram_ranges(noisy: np.ndarray, epsilon: float, n: int | None = None) -> np.ndarray:
+def histogram_ranges(noisy: np.ndarray, epsilon: float, n: int | None = None, *,
+                     window: float | None = None) -> np.ndarray:
     """The 2 x k grid indices (low row, high row) of the kept mass's q and 1 - q points (module docstring);
     0 and 2^D for a column with no kept cell or, given the public n (the classifiers' map), whose kept mass is under
     ``KEPT_SHARE`` n (a few cells that hold a small part of the rows: a column spread thinly, whose busiest cells
-    cross T by noise, is not located by them). Given n, a column not located on the grid of the counts is sought on
-    the coarser grids their sums of 2, 4, ... adjacent cells make, finest first (:func:`coarser_range`).
-    Post-processing of the noisy counts with public numbers only."""
+    cross T by noise, is not located by them). Given n and the map's ``window`` (how many half-widths of its range
+    about its centre a column keeps unclipped), a column not located on the grid of the counts is sought on the
+    coarser grids their sums of 2, 4, ... adjacent cells make (:func:`coarser_range`). Post-processing of the noisy
+    counts with public numbers only."""
     k, cells = noisy.shape
     depth = cells.bit_length() - 1  # the depth of the counts' grid
     ranges = np.empty((2, k), dtype=np.int64)
     for j in range(k):
         found = _kept_range(noisy[j], histogram_threshold(k, epsilon, depth), n)
-        if found is None and n is not None:
-            found = coarser_range(noisy[j], k, epsilon, n)
+        if found is None and n is not None and window is not None:
+            found = coarser_range(noisy[j], k, epsilon, n, window)
         ranges[:, j] = (0, cells) if found is None else found
     return ranges
 
@@ -234,13 +243,15 @@ def _kept_range(counts: np.ndarray, threshold: float, n: int | None) -> tuple[in
             int(np.searchsorted(cumulative, (1 - HISTOGRAM_LEVEL) * total)) + 1)
 
 
-def coarser_range(counts: np.ndarray, columns: int, epsilon: float, n: int) -> tuple[int, int] | None:
+def coarser_range(counts: np.ndarray, columns: int, epsilon: float, n: int, window: float) -> tuple[int, int] | None:
     """A column's range on the coarser grids (module docstring, "Coarser grids"): for D' = D - 1, D - 2, ..., 1, the
     noisy counts summed 2^(D - D') at a time are the counts of the grid of 2^D' cells; the first D' at which
-    :func:`_kept_range` at :func:`summed_threshold` locates the column in a range narrower than 2^D / sqrt(k) cells of
-    the counts' grid (half-width under R / sqrt(k), its share of the public ||x|| <= R) gives it, in the counts' grid
-    indices; None when none does or the threshold exceeds n (from there on a kept cell is kept by its noise). Public
-    k, eps_s, n only."""
+    :func:`_kept_range` at :func:`summed_threshold` locates the column gives its range, in the counts' grid indices,
+    when it is at most 2^D / (2 sqrt(k)) cells wide (half-width at most half of R / sqrt(k), the column's share of the
+    public ||x|| <= R: the map at least doubles its scale) and the noisy counts within ``window`` half-widths of its
+    centre (the rows the map keeps unclipped) hold (1 - 2 q) n; None when it is not, when no D' locates it, or from
+    the first grid whose threshold exceeds n (a cell kept there is kept by its noise). Public k, eps_s, n and the
+    map's window only."""
     cells = counts.size
     depth = cells.bit_length() - 1
     for coarse in range(depth - 1, 0, -1):
@@ -250,8 +261,11 @@ def coarser_range(counts: np.ndarray, columns: int, epsilon: float, n: int) -> t
             return None
         found = _kept_range(counts.reshape(-1, summed).sum(axis=1), threshold, n)
         if found is not None:  # a coarser grid's range is no narrower
-            narrow = (found[1] - found[0]) * summed < cells / math.sqrt(columns)
-            return (found[0] * summed, found[1] * summed) if narrow else None
+            low, high = found[0] * summed, found[1] * summed
+            centre, reach = (low + high) / 2, window * (high - low) / 2
+            held = counts[max(0, math.floor(centre - reach)):math.ceil(centre + reach)].sum()
+            taken = high - low <= cells / (2 * math.sqrt(columns)) and held >= (1 - 2 * HISTOGRAM_LEVEL) * n
+            return (low, high) if taken else None
     return None
 
 
