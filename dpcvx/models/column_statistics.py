@@ -101,7 +101,7 @@ from ..privacy.column_sums import lattice_contributions, sums_sensitivity
 from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
-from ..privacy.quantile import bound_then_fit_curve
+from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import composed_epsilon
 from ..validation import check_bound
@@ -205,9 +205,11 @@ class StatisticsPlan:
         return self.eps_statistics + self.eps_label + self.eps_fit
 
     @property
-    def drawn(self) -> list[float]:
-        """The pure epsilons of the draws before the fit: eps_s, and eps_l with a label."""
-        return [self.eps_statistics, self.eps_label] if self.label_bound is not None else [self.eps_statistics]
+    def drawn(self) -> list[tuple[DrawnPart, float]]:
+        """The draws before the fit as the curve's parts: the ranges' or the sums' eps_s, and the label range's eps_l
+        with a label."""
+        statistics = (DrawnPart.RANGES if self.ranges else DrawnPart.SUMS, self.eps_statistics)
+        return [statistics, (DrawnPart.LABEL_RANGE, self.eps_label)] if self.label_bound is not None else [statistics]
 
     @property
     def label_depth(self) -> int | None:
@@ -415,7 +417,7 @@ class StandardisedPlan:
             label = f", the label's range (eps_l={plan.eps_label:g})" if plan.eps_label else ""
             accountant.spend(plan.total, plan.delta, description=f"{type(self.learner).__name__}.fit: private column "
                              f"statistics (eps_s={plan.eps_statistics:g}){label} and fit (eps_fit={plan.eps_fit:g})",
-                             curve=bound_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta),
+                             curve=draws_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta),
                              conditional=plan_conditional(self.plan))
         if plan.ranges:
             released = release_ranges(np.asarray(X), plan, integer_source(rng))

@@ -42,7 +42,8 @@ from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.neighbours import Neighbours
-from ..privacy.quantile import NormBound, bound_then_fit_curve, power_of_two_grid, private_norm_bound
+from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve
+from ..privacy.quantile import NormBound, power_of_two_grid, private_norm_bound
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import ReleaseCertificate
 from ..validation import EPSILON_MIN, check_epsilon, fraction
@@ -156,12 +157,14 @@ def _check_ends(learner: Any, plan: NormPlan, X: Any, y: ArrayLike, fit_params: 
 
 
 def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, what: str) -> None:
-    """The one charge: (eps_q + eps_fit, delta) with the curve of :func:`bound_then_fit_curve`."""
+    """The one charge: (eps_q + eps_fit, delta) with the curve of
+    :func:`~dpcvx.privacy.privacy_curve.draws_then_fit_curve` (a quantile's part for each bound)."""
     if accountant is not None:
         accountant.spend(plan.total, plan.delta, description=f"{what}: private bounds "
                          f"({', '.join(f'{d.parameter} eps_q={d.epsilon:g}' for d in plan.draws)}) and fit "
                          f"(eps_fit={plan.eps_fit:g})",
-                         curve=bound_then_fit_curve([d.epsilon for d in plan.draws], plan.eps_fit, plan.delta))
+                         curve=draws_then_fit_curve([(DrawnPart.QUANTILE, d.epsilon) for d in plan.draws], plan.eps_fit,
+                                                    plan.delta))
 
 
 def _draw(draw: BoundDraw, X: Any, y: ArrayLike, quantile: float, rng: Any) -> NormBound:

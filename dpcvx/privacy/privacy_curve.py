@@ -55,6 +55,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -76,8 +77,8 @@ from .gaussian import gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "epsilon_delta_curve",
-           "check_recorded_curve", "refuse_conditional", "RDP_ORDERS", "PLD_EPSILON_MAX", "have_dp_accounting",
-           "rdp_conversion", "rdp_to_epsilon"]
+           "DrawnPart", "draws_then_fit_curve", "check_recorded_curve", "refuse_conditional", "RDP_ORDERS",
+           "PLD_EPSILON_MAX", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
 
 CURVE_FORMAT = "dpcvx-privacy-curve/1"
 GAUSSIAN, EPSILON_DELTA = "gaussian", "epsilon-delta"
@@ -567,6 +568,36 @@ def epsilon_delta_curve(epsilon: float, delta: float, neighbours: Neighbours) ->
     (:meth:`dpcvx.privacy.calibration.Calibration.privacy_curve`)."""
     return PrivacyCurve((CurvePart(EPSILON_DELTA, "the release's guarantee", epsilon=epsilon, delta=delta),),
                         neighbours)
+
+
+class DrawnPart(str, Enum):
+    """The private draws dpcvx makes before a fit, each as the part of the release's curve it is (the value: the
+    part's ``what``), named here once for the charge of each procedure, the certificate that derives its curve from
+    its records, the report and the bridges. Each mechanism's theorem is stated where it is defined."""
+
+    #: a bound R on the row norms or B on |y| (:mod:`dpcvx.privacy.quantile`): eps_q-DP
+    QUANTILE = "private bound (exponential-mechanism quantile)"
+    #: a class count (:mod:`dpcvx.models.class_count`): discrete Laplace, eps_c-DP
+    COUNT = "private class count (discrete Laplace)"
+    #: column_statistics=True's per-column sums and sums of squares (:mod:`dpcvx.models.column_statistics`):
+    #: discrete Laplace on the lattice sums, eps_s-DP
+    SUMS = "private column sums and sums of squares (discrete Laplace)"
+    #: column_statistics 'ranges' (:mod:`dpcvx.privacy.column_histogram`): discrete Laplace per-column histograms,
+    #: eps_s-DP
+    RANGES = "private column ranges (discrete Laplace histograms)"
+    #: DPHuberRegressor's label range (:mod:`dpcvx.privacy.column_histogram`): a discrete Laplace histogram, eps_l-DP
+    LABEL_RANGE = "private label range (discrete Laplace histogram)"
+
+
+def draws_then_fit_curve(draws: Sequence[tuple[DrawnPart, float]], eps_fit: float, delta: float) -> PrivacyCurve:
+    """The privacy curve of private draws, then a fit at the drawn values: each draw's pure eps part, named by what
+    it drew (``draws``: (:class:`DrawnPart`, eps) in order), and the fit's (eps_fit, delta) part.
+
+    The fit's own curve depends on the drawn values (its Lam, tolerance or map may), so the release is charged
+    by basic composition, which holds for every drawn value (docs/theory.md, 'Private norm bounds')."""
+    return PrivacyCurve((*(CurvePart(EPSILON_DELTA, part.value, epsilon=eps, delta=0.0) for part, eps in draws),
+                         CurvePart(EPSILON_DELTA, "the fit at the drawn bounds", epsilon=eps_fit, delta=delta)),
+                        Neighbours.REPLACE_ONE)
 
 
 def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "certificate") -> None:

@@ -29,7 +29,6 @@ counted on either side, which is a function of that row alone and keeps sensitiv
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -43,11 +42,10 @@ from .accountant import PrivacyAccountant, check_accountant, check_cost
 from .exact_sampling import integer_source
 from .exponential import exponential_probabilities, sample_exponential
 from .neighbours import Neighbours
-from .privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
 from .rng import RandomState
 
 __all__ = ["power_of_two_grid", "row_norms", "quantile_scores", "quantile_probabilities", "NormBound",
-           "private_norm_bound", "QUANTILE_SENSITIVITY", "bound_then_fit_curve", "COMPOSITION",
+           "private_norm_bound", "QUANTILE_SENSITIVITY", "COMPOSITION",
            "PRIVATE_BOUND_KEYS"]
 
 QUANTILE_SENSITIVITY = 1.0  # replace-one: each count #{||x_i|| <= r} moves by at most 1
@@ -58,17 +56,6 @@ THEOREM = ("the exponential mechanism (McSherry and Talwar 2007) with score -|#{
 COMPOSITION = ("sequential composition of the eps_q-DP quantiles and the fit at the drawn bounds, which is "
                "(eps_fit, delta)-DP at every grid point: (eps_q + eps_fit, delta)-DP (docs/theory.md, section "
                "'Private norm bounds')")
-
-
-def bound_then_fit_curve(eps_q: Sequence[float], eps_fit: float, delta: float) -> PrivacyCurve:
-    """The privacy curve of (bounds, model): each quantile's pure eps_q part and the fit's (eps_fit, delta) part.
-
-    The fit's own curve depends on the drawn bounds (its Lam and tolerance may), so the release is charged
-    by basic composition, which holds for every grid point (docs/theory.md, 'Private norm bounds')."""
-    return PrivacyCurve((*(CurvePart(EPSILON_DELTA, "private bound (exponential-mechanism quantile)", epsilon=eps,
-                                     delta=0.0) for eps in eps_q),
-                         CurvePart(EPSILON_DELTA, "the fit at the drawn bounds", epsilon=eps_fit, delta=delta)),
-                        Neighbours.REPLACE_ONE)
 
 
 def power_of_two_grid(r_min: float, r_max: float, name: str | None = None) -> tuple[float, ...]:

@@ -32,8 +32,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.float_safe import continuous_calibration
 from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve
-from ..privacy.quantile import bound_then_fit_curve
+from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, draws_then_fit_curve
 from ..tables import check_names, feature_names, few_names
 from ..validation import check_finite, check_labels, real_values
 from ..verification.certificate import Certificate as VerificationCertificate
@@ -52,7 +51,8 @@ if TYPE_CHECKING:  # pragma: no cover - the report module is imported where a re
     from .report import ReleaseReport
 
 __all__ = ["Release", "check_feature_names", "named", "linear_scores", "LinearModel", "PrivateModel",
-           "ReleaseCertificate", "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon",
+           "ReleaseCertificate", "CertifiedWeights", "OFFSET_SOURCE", "drawn_records", "drawn_part", "drawn_parts",
+           "drawn_epsilons", "composed_epsilon",
            "label_shift_text", "require_probabilities", "scoring_weights", "weighted_share", "block_share",
            "conditional_mark", "release_curve"]
 
@@ -63,11 +63,43 @@ ReleaseT = TypeVar("ReleaseT", bound="Release")
 OFFSET_SOURCE = "private count, intercept offset"
 
 
+#: which certificate record is which draw (:class:`~dpcvx.privacy.privacy_curve.DrawnPart`): the key it alone holds
+#: (a norm bound's q, a class count's count, the ranges' cells, the sums); a label range's eps_l sits in the ranges'
+_DRAWN_BY_KEY = (("quantile", DrawnPart.QUANTILE), ("count", DrawnPart.COUNT), ("cells", DrawnPart.RANGES),
+                 ("sums", DrawnPart.SUMS))
+
+
+def drawn_records(private_bound: Any, private_label_bound: Any, private_count: Any,
+                  column_statistics: Any) -> tuple[Any, ...]:
+    """The records of a certificate's private draws before the fit, in their one order (the curve's, the total's):
+    R's and B's bounds, a class count, column statistics; the absent (None) left out."""
+    return tuple(record for record in (private_bound, private_label_bound, private_count, column_statistics)
+                 if record is not None)
+
+
+def drawn_part(record: dict) -> DrawnPart | None:
+    """What the record of a private draw before the fit drew (by :data:`_DRAWN_BY_KEY`); None for a record of none
+    of them (DPLinearRegression's Gaussian ranges are part of its release's own curve)."""
+    return next((part for key, part in _DRAWN_BY_KEY if key in record), None)
+
+
+def drawn_parts(records: Sequence[dict]) -> list[tuple[DrawnPart, float]]:
+    """The private draws before a fit as its curve's parts, in order: each record's (what it drew, eps), and a
+    label range's (:attr:`~dpcvx.privacy.privacy_curve.DrawnPart.LABEL_RANGE`, eps_l) after its column ranges'
+    (DPHuberRegressor's column_statistics)."""
+    parts = []
+    for record in records:
+        what = drawn_part(record)
+        assert what is not None  # a certificate's records (checked when loaded)
+        parts.append((what, record["epsilon"]))
+        if record.get("label_epsilon") is not None:
+            parts.append((DrawnPart.LABEL_RANGE, record["label_epsilon"]))
+    return parts
+
+
 def drawn_epsilons(records: Sequence[dict]) -> list[float]:
-    """The pure epsilons of the private draws before a fit, in order: each record's eps, and a label range's eps_l
-    after its column ranges' (DPHuberRegressor's column_statistics)."""
-    return [part for record in records for part in (record["epsilon"], record.get("label_epsilon"))
-            if part is not None]
+    """The pure epsilons of the private draws before a fit, in order (:func:`drawn_parts`)."""
+    return [epsilon for _, epsilon in drawn_parts(records)]
 
 
 def composed_epsilon(records: Sequence[dict], epsilon: float) -> float:
@@ -137,8 +169,7 @@ class ReleaseCertificate:
     def private_bounds(self) -> tuple[dict, ...]:
         """The records of the private draws before the fit: R, B, a private class count, column statistics."""
         count = None if self.weights is None else self.weights.private_count
-        return tuple(record for record in (self.private_bound, self.private_label_bound, count,
-                                           self.column_statistics) if record is not None)
+        return drawn_records(self.private_bound, self.private_label_bound, count, self.column_statistics)
 
     @property
     def total_epsilon(self) -> float:
@@ -236,9 +267,10 @@ class ReleaseCertificate:
 
     @property
     def privacy_curve(self) -> PrivacyCurve:
-        """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`); with a
-        privately drawn norm bound, the quantile's part and the fit's (eps_fit, delta) part."""
-        return release_curve(self.calibration, self.epsilon, self.delta, drawn_epsilons(self.private_bounds),
+        """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`); with private
+        draws before the fit (a bound, a count, column statistics), a part for each, named by what it drew, and the
+        fit's (eps_fit, delta) part."""
+        return release_curve(self.calibration, self.epsilon, self.delta, drawn_parts(self.private_bounds),
                              self.conditional)
 
     def to_dict(self) -> dict:
@@ -645,11 +677,12 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
                 f"epsilon={self.epsilon:g}, d={self.coef_.shape[0]}{conditional_mark(self.certificate)})")
 
 
-def release_curve(calibration: Any, epsilon: float, delta: float, bound_epsilons: list[float],
+def release_curve(calibration: Any, epsilon: float, delta: float, draws: Sequence[tuple[DrawnPart, float]],
                   conditional: bool) -> PrivacyCurve:
-    """A linear release's privacy curve: its calibration's at (epsilon, delta), after the privately drawn bounds'
-    parts (``bound_epsilons``, their eps_q) when there are any; ``conditional`` when a constant is an estimate."""
-    curve = (bound_then_fit_curve(bound_epsilons, epsilon, delta) if bound_epsilons
+    """A linear release's privacy curve: its calibration's at (epsilon, delta), after the parts of the private draws
+    before the fit (``draws``, :func:`drawn_parts`) when there are any; ``conditional`` when a constant is an
+    estimate."""
+    curve = (draws_then_fit_curve(draws, epsilon, delta) if draws
              else calibration.privacy_curve(epsilon, delta))
     return replace(curve, conditional=conditional)
 

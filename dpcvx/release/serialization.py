@@ -1,7 +1,7 @@
 """Saved models: a release (:class:`~dpcvx.release.model.PrivateModel` or
 :class:`~dpcvx.release.kernel_model.PrivateKernelModel`) as a JSON file, and back.
 
-Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 12``)
+Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 13``)
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
@@ -48,11 +48,11 @@ for consistency, not a new proof.
 Files are written by :func:`dpcvx.data.files.atomic_write`: the old file stays
 intact unless the new one is complete.
 
-Linear file format (``"format": "dpcvx-model"``, ``"format_version": 12``)::
+Linear file format (``"format": "dpcvx-model"``, ``"format_version": 13``)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 12,
+      "format_version": 13,
       "kind": "linear",
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"
@@ -82,11 +82,13 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 12``)::
                                               # (records.header.file_digest), checked last by load
     }
 
-A file of format version 4 to 11 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
+A file of format version 4 to 12 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
 (``tuning`` null; a kernel L's exact text null; a linear release's own feature map recorded; no label shift; a TDIL
 net's input dimension recorded; the schema, the tuning record and a logistic loss's probabilities recorded; the
 digest of what the file holds recorded; a statistics map's ``input_bound`` null; from version 11, the version only:
-a gradient-ranged calibration of version 12 may record the level and T = 60, one of version 11 neither).
+a gradient-ranged calibration of version 12 may record the level and T = 60, one of version 11 neither; from version
+12, the curve's parts of private draws before the fit named by what they drew, each of which version 12 named
+"private bound (exponential-mechanism quantile)").
 
 A file of an earlier format version is refused with an explanation: refit and save again.
 

@@ -74,15 +74,21 @@ def recorded_inputs() -> Callable[[dict, str, Any], Any]:
 
 @pytest.fixture
 def unversioned() -> Callable[[dict], dict]:
-    """``unversioned(data)``: a model file without its format versions (a multiclass file's entries' too), its digest
-    and a statistics map's ``input_bound`` null (the raw rows its version 10 writer read), what the steps from older
+    """``unversioned(data)``: a model file without its format versions (a multiclass file's entries' too), its digest,
+    a statistics map's ``input_bound`` null (the raw rows its version 10 writer read) and its curve's parts of private
+    draws named by the quantile's name (the one name versions 12 and older gave every draw), what the steps from older
     versions may change."""
+    from dpcvx.privacy.privacy_curve import DrawnPart
+
     def strip(data: dict) -> dict:
         data = json.loads(json.dumps(data))
         for record in [data, *data.get("per_class", [])]:
             saved = record.get("preprocessing", {}).get("row_map", {}).get("feature_map")
             if isinstance(saved, dict) and "input_bound" in saved and saved["input_bound"] is None:
                 del saved["input_bound"]
+            for part in record.get("certificate", {}).get("privacy_curve", {}).get("parts", []):
+                if part["what"] in {drawn.value for drawn in DrawnPart}:
+                    part["what"] = DrawnPart.QUANTILE.value
         entries = [{key: value for key, value in entry.items() if key != "format_version"}
                    for entry in data.get("per_class", [])]
         return {**{key: value for key, value in data.items() if key not in ("format_version", "sha256")},

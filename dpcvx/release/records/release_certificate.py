@@ -47,7 +47,8 @@ from ..model import (
     CertifiedWeights,
     ReleaseCertificate,
     composed_epsilon,
-    drawn_epsilons,
+    drawn_parts,
+    drawn_records,
     release_curve,
 )
 from ..weight_rules import (
@@ -359,14 +360,13 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         # the statistics were drawn from the fit's own rows (replace-one: n public)
         raise InputError(f"certificate.column_statistics.n is {statistics['n']!r} but the certificate states n = "
                          f"{values['n']:g}; the file has been edited")
-    drawn = [record for record in (*records.values(), None if weights is None else weights.private_count,
-                                   statistics) if record is not None]
-    parts = drawn_epsilons(drawn)
+    drawn = drawn_records(records["private_bound"], records["private_label_bound"],
+                          None if weights is None else weights.private_count, statistics)
     total = composed_epsilon(drawn, epsilon)
     if any(record["total_epsilon"] != total for record in drawn):
         raise InputError(f"certificate.private_bound states a total epsilon other than eps_q + the fit's epsilon "
                          f"= {total!r}; the file has been edited")
-    check_recorded_curve(recorded_curve, release_curve(calibration, epsilon, delta, parts,
+    check_recorded_curve(recorded_curve, release_curve(calibration, epsilon, delta, drawn_parts(drawn),
                                                        bool(getattr(verification, "conditional", False))))
     if statistics is not None and "label_cells" in statistics and data.get("label_bound") != \
             label_range(statistics)[1]:

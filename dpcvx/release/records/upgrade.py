@@ -87,6 +87,16 @@ the version only, and the digest of a file as dpcvx wrote it is made again (as t
 version 11 calibration that records the level or T = 60 was not written by dpcvx, and is refused (the dpcvx that
 wrote version 11 refused it too, as edited, and refuses a version 12 file: upgrade dpcvx). Tested on files of every
 kind written as version 11 (``tests/release/fixtures/format11``) and through every step on the older fixtures.
+
+Format version 13 names each part of a release's curve (``certificate.privacy_curve``) for a private draw before the
+fit by what it drew (:class:`dpcvx.privacy.privacy_curve.DrawnPart`): a class count, column ranges, a label range, or
+column sums as discrete Laplace releases, a bound R or B as the exponential-mechanism quantile. A version 12 (or
+older) dpcvx named every such part "private bound (exponential-mechanism quantile)" (its epsilons, and each record's
+theorem, were right), so its step names each part that carries that name by the record the certificate holds of the
+draw (:func:`dpcvx.release.model.drawn_parts`), in the records' order; a part named otherwise is kept, and the
+loader refuses it as edited. The digest of a file as dpcvx wrote it is made again (as the step from version 10
+does). Tested on files of the kinds that draw such statistics written as version 12
+(``tests/release/fixtures/format12``) and through every step on the older fixtures.
 """
 
 from __future__ import annotations
@@ -97,6 +107,8 @@ from typing import Any
 
 from ...exceptions import InputError, UnprotectedFileWarning, user_stacklevel
 from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS
+from ...privacy.privacy_curve import DrawnPart
+from ..model import drawn_part, drawn_parts, drawn_records
 from ..tuning_record import record_tuning
 from .fields import _integer
 from .header import DIGEST, MODEL_FORMAT, MODEL_FORMAT_VERSION, file_digest
@@ -289,7 +301,38 @@ def _check_no_level(data: dict) -> None:
                          f"wrote (format version 12 added the level and T = {LONG_STEPS}); the file has been edited")
 
 
-_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11}
+def _from_12(data: dict) -> dict:
+    """Version 12 -> 13: the curve's parts of the private draws before the fit named by what they drew
+    (:func:`_named_draws`); the digest of a file that is as dpcvx wrote it is made again of the new version (of any
+    other, kept: it is refused)."""
+    upgraded_, entries = _bumped(data, 12)
+    for record in [upgraded_, *entries]:
+        _named_draws(record.get("certificate"))
+    _digest_made_again(data, upgraded_)
+    return upgraded_
+
+
+def _named_draws(certificate: Any) -> None:
+    """A version 12 certificate's curve: each part of a private draw before the fit that carries the quantile's name,
+    which that version gave every draw, named by the record of the draw (module docstring). A certificate whose
+    records are not all of a draw (an edited one, refused by the loader) is left as it is."""
+    if not isinstance(certificate, dict):
+        return
+    weights, curve = certificate.get("weights"), certificate.get("privacy_curve")
+    records = drawn_records(certificate.get("private_bound"), certificate.get("private_label_bound"),
+                            weights.get("private_count") if isinstance(weights, dict) else None,
+                            certificate.get("column_statistics"))
+    parts = curve.get("parts") if isinstance(curve, dict) else None
+    if not isinstance(parts, list) or not all(isinstance(record, dict) and "epsilon" in record
+                                              and drawn_part(record) is not None for record in records):
+        return
+    for part, (what, _) in zip(parts, drawn_parts(records), strict=False):  # the fit's part(s) after the draws'
+        if isinstance(part, dict) and part.get("what") == DrawnPart.QUANTILE.value:
+            part["what"] = what.value
+
+
+_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
+          12: _from_12}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
