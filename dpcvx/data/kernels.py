@@ -376,16 +376,18 @@ def feature_scaling(kernel: Kernel, X: np.ndarray) -> np.ndarray:
 
     The scaled kernel is s_i s_j k(x_i, x_j). Warns (:class:`~dpcvx.exceptions.ClippingWarning`,
     for the curator's eyes only) when some row exceeds the bound by more than rounding
-    (:func:`~dpcvx.data.notes.warn_clipped`: a fit shows it once its checks have passed).
+    (:func:`~dpcvx.data.notes.warn_clipped`: a fit shows it once its checks have passed, and its training-rows check
+    says first when most rows were scaled).
     """
     norms = np.sqrt(np.maximum(kernel.diagonal(X), 0.0))
     bound = kernel.feature_bound
     scaled = norms > bound
     beyond_rounding = norms > bound * (1 + ROUNDING_SLACK)  # rows normalised to the bound are not news
     if np.any(beyond_rounding):
+        clipped = int(beyond_rounding.sum())
         warn_clipped(f"NOT PRIVATE: do not publish (a count read off the training data): "
-                     f"{int(beyond_rounding.sum())} of {len(norms)} training rows have ||phi(x)|| above the public "
-                     f"bound R_phi = {bound:g} and were scaled down to it in feature space")
+                     f"{clipped} of {len(norms)} training rows have ||phi(x)|| above the public "
+                     f"bound R_phi = {bound:g} and were scaled down to it in feature space", clipped, len(norms))
     return np.where(scaled, bound / np.where(scaled, norms, 1.0), 1.0)
 
 

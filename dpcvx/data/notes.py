@@ -103,14 +103,12 @@ def warn_clipped_rows(clipped: int, n: int, rows: RowMap, mapped: Any) -> None:
     naming the heavy columns (:func:`heavy_columns`) when ``mapped``, the mapped rows, is an array or a sparse
     matrix whose columns are the input's (no feature map, or one that maps each column alone: ``keeps_columns``);
     none for rows read by blocks or another feature map. More than half the rows clipped is kept for
-    :func:`most_rows_clipped`."""
+    :func:`most_rows_clipped` (:func:`warn_clipped`)."""
     in_memory = isinstance(mapped, np.ndarray) or sparse.issparse(mapped)
     kept = rows.feature_map is None or getattr(rows.feature_map, "keeps_columns", False)
     heavy = heavy_columns(mapped, rows.norm_bound, mapped.shape[1] - int(rows.fit_intercept), clipped) \
         if in_memory and kept else ()
-    if 2 * clipped > n:
-        _MOSTLY_CLIPPED.set(True)
-    warn_clipped(row_clipping_note(clipped, n, rows.norm_bound, heavy))
+    warn_clipped(row_clipping_note(clipped, n, rows.norm_bound, heavy), clipped, n)
 
 
 @contextmanager
@@ -132,9 +130,12 @@ def most_rows_clipped() -> bool:
     return _MOSTLY_CLIPPED.get()
 
 
-def warn_clipped(text: str) -> None:
+def warn_clipped(text: str, clipped: int = 0, n: int = 0) -> None:
     """Warn ``text`` (a NOT PRIVATE clipping count) as a ClippingWarning at the user's line; within
-    :func:`checks_then_notes`, once its checks have passed."""
+    :func:`checks_then_notes`, once its checks have passed. ``clipped`` of ``n`` training rows clipped onto their
+    norm bound (R, or a kernel's R_phi in feature space): more than half is kept for :func:`most_rows_clipped`."""
+    if 2 * clipped > n:
+        _MOSTLY_CLIPPED.set(True)
     held = _HELD.get()
     if held is None:
         warnings.warn(text, ClippingWarning, stacklevel=user_stacklevel())

@@ -35,6 +35,12 @@ LEARNERS = [
      lambda e: e.fit(X_NAN, TARGETS)),
     ("DPHuberRegressor", dpcvx.DPHuberRegressor, dict(label_bound=1.0), lambda e: e.check_params(),
      lambda e: e.fit(X_NAN, TARGETS)),
+    ("TDDL", dpcvx.TDDL, dict(lam=0.1), lambda e: e.check_options(1.0),
+     lambda e: e.fit(X_NAN, SIGNS, 1.0, Z=X_NAN[1:])),
+    ("PINP", dpcvx.PINP, dict(lam=0.1, max_queries=3), lambda e: e.check_options(1.0),
+     lambda e: e.fit(X_NAN, SIGNS, 1.0)),
+    ("TDIL", dpcvx.TDIL, dict(lam=0.1, input_bound=1.0), lambda e: e.check_options(1.0),
+     lambda e: e.fit(X_NAN, SIGNS, 1.0)),
 ]
 UNCHECKED = {"verbose"}  # read by no refusal
 
