@@ -153,3 +153,23 @@ def test_dpcvx_predict_does_not_tell_a_released_model_to_change_its_schema(tmp_p
         warnings.simplefilter("error", LevelErasedWarning)
         assert main(["predict", str(model), str(test), "--out", str(tmp_path / "p.csv")]) == 0
     assert "LevelErasedWarning" not in capsys.readouterr().err
+
+
+def test_a_fit_read_by_chunks_warns_once(tmp_path, capsys):
+    """dpcvx fit --chunk-rows encodes each chunk by the schema: 5,000 Likert rows read 1,000 at a time showed the
+    warning five times, each naming other columns; it is shown once, from the first chunk."""
+    from dpcvx.cli import main
+
+    _, values, y = _likert(n=5000)
+    header = ",".join(f"q{j}" for j in range(12))
+    train = tmp_path / "train.csv"
+    train.write_text(header + ",y\n" + "".join(",".join(f"{v:g}" for v in row) + f",{label}\n"
+                                               for row, label in zip(values, y, strict=True)))
+    numeric = [part for j in range(12) for part in ("--numeric", f"q{j}:-9:99")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["fit", str(train), "--target", "y", "--positive", "1", *numeric, "--data-norm", "1",
+                     "--epsilon", "5", "--random-state", "0", "--chunk-rows", "1000",
+                     "--out", str(tmp_path / "m.json")]) == 0
+    shown = [w for w in caught if w.category is LevelErasedWarning]
+    assert len(shown) == 1, [str(w.message)[:80] for w in shown]
