@@ -176,10 +176,11 @@ class OutOfBoundsWarning(DPCVXWarning):
 
 
 class LevelErasedWarning(DPCVXWarning):
-    """NOT PRIVATE: many numeric columns lie in one part of their declared public ranges, so that every row a
-    :class:`~dpcvx.data.preprocessing.PublicSchema` codes sits near one point, and its row map x / max(1, ||x|| / R)
-    erases the columns' common level (:mod:`dpcvx.data.shared_level`). Shown to the data owner only; never part of a
-    release."""
+    """NOT PRIVATE: a :class:`~dpcvx.data.preprocessing.PublicSchema`'s row map x / max(1, ||x|| / R) erases what
+    numeric columns carry: many of them lie in one part of their declared public ranges, so that every coded row sits
+    near one point and the map erases their common level; or a column varies so little within its range that the
+    map's factor, set by the other columns, moves it more than its own values do (:mod:`dpcvx.data.shared_level`).
+    Shown to the data owner only; never part of a release."""
 
 
 class ClassOrderWarning(DPCVXWarning):

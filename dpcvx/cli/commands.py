@@ -267,11 +267,13 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
             raise InputError(f"schema file {args.schema}: {error}") from None
         norm = schema.norm if args.data_norm is None else args.data_norm
     elif args.columns:
+        schema = PublicSchema(tuple(args.columns))
         if args.data_norm is None:
             raise UsageError("--data-norm R is required: the public bound on the norm of an encoded "
                              "row (numeric columns are centred in [-1/2, 1/2] and one-hot blocks have "
-                             "norm 1, so R = 1 scales every row into the unit ball)")
-        schema = PublicSchema(tuple(args.columns))
+                             "norm 1, so R = 1 scales every row into the unit ball, dividing a row of norm above "
+                             f"1 by its norm; R = {schema.largest_row_norm:.4g}, the largest these columns allow, "
+                             "scales none, at noise in proportion to R)")
         norm = args.data_norm
     else:
         raise UsageError("no feature columns: give --numeric NAME:LO:HI and/or --categorical "

@@ -565,6 +565,17 @@ class PublicSchema:
         return len(self.feature_names)
 
     @property
+    def largest_row_norm(self) -> float:
+        """The largest norm a coded row can have before the row map, from the declaration alone: sqrt of the sum of
+        each feature's largest square (a numeric column's code 1/4 under "centred", 1 under "unit", its missing
+        indicator 1; a categorical column's one-hot block 1; the constant feature 1). A ``norm`` at least this
+        scales no row."""
+        value = 0.25 if self.encoding == "centred" else 1.0
+        squares = sum(value + float(c.missing_indicator) if isinstance(c, NumericColumn) else 1.0
+                      for c in self.columns)
+        return math.sqrt(squares + float(self.constant_feature))
+
+    @property
     def read_off_data(self) -> tuple[str, ...]:
         """The columns :func:`paper_schema` read off the data (their source says so): dpcvx.save refuses them."""
         return tuple(c.name for c in self.columns if c.source == PAPER_SOURCE)
@@ -664,14 +675,14 @@ class PublicSchema:
 
     def _check_level(self, features: np.ndarray, n_rows: int) -> None:
         """:func:`~dpcvx.data.shared_level.warn_if_level_erased` on a table of ``LOST_MIN_ROWS`` rows or more with
-        two numeric columns or more (NOT PRIVATE: it reads the rows; a record or a few encoded at prediction time
-        say nothing of the declaration)."""
+        a numeric column or more (NOT PRIVATE: it reads the rows; a record or a few encoded at prediction time say
+        nothing of the declaration)."""
         starts = np.cumsum([0] + [len(c.feature_names) for c in self.columns])[:-1]
         numeric = [(int(start), c.name) for start, c in zip(starts, self.columns, strict=True)
                    if isinstance(c, NumericColumn)]
-        if n_rows >= LOST_MIN_ROWS and len(numeric) >= 2:
+        if n_rows >= LOST_MIN_ROWS and numeric:
             warn_if_level_erased(features, [start for start, _ in numeric], [name for _, name in numeric],
-                                 self.encoding, self.norm)
+                                 self.encoding, self.norm, self.largest_row_norm)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready form documented in the module docstring: a ``"unit"`` schema is written as a
