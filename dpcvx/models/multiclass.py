@@ -381,7 +381,8 @@ def check_one_row_map(learner: Any) -> None:
     if draws_statistics(learner):
         raise InputError("column_statistics=True or 'ranges' is offered for two classes (one release of the "
                          "statistics for one fit); one-vs-rest fits k models over one row map and would draw them "
-                         "once per class: leave column_statistics off. Nothing was charged")
+                         "once per class: leave column_statistics off, or fit a class against the rest as two classes "
+                         "(y == c with classes=(False, True)), which draws them. Nothing was charged")
 
 
 def _basic(mechanism: str, delta: float) -> bool:

@@ -97,11 +97,14 @@ CODE_LABELS = ("on its training rows, the release's squared error is no lower th
                "the noise is scaled to.")
 
 #: What a classifier that takes no class weight or class prior offers instead (:func:`warning_text`'s ``unweighted``)
-ONE_VS_REST = ("One-vs-rest takes no class weight or class prior; a rare class fitted against the rest as two classes "
-               "(y == c with classes=(False, True)) takes them")
+ONE_VS_REST = ("One-vs-rest takes no class weight or class prior and draws no private column ranges (which locate "
+               "columns that fill a small part of their declared ranges); a class fitted against the rest as two "
+               "classes (y == c with classes=(False, True)) takes them and draws them")
 #: :data:`ONE_VS_REST` as the command line's reader sets it (its flags: docs/cli.md)
-_ONE_VS_REST_FLAGS = ("One-vs-rest takes no class weight or class prior; a rare class fitted against the rest as two "
-                      "classes (--positive CLASS --others-negative, in place of --classes) takes them")
+_ONE_VS_REST_FLAGS = ("One-vs-rest takes no class weight or class prior and draws no private column ranges (which "
+                      "locate columns that fill a small part of their declared ranges); a class fitted against the "
+                      "rest as two classes (--positive CLASS --others-negative, in place of --classes) takes them and "
+                      "draws them")
 KERNEL = ("The kernel learners take no class weight or class prior; random Fourier features with DPLogisticRegression "
           "(docs/kernels.md) take them")
 
