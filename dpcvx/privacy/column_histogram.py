@@ -27,12 +27,11 @@ post-processing of the same release, at no privacy cost. A coarse cell is kept a
 (:func:`summed_threshold`) at which the Chernoff bound on a sum of m i.i.d. discrete Laplace variables keeps an empty
 coarse cell with probability at most 2^(-D - D') / 2: at most 2^(-D) / 2 false cells per column on each grid, as on
 the grid of the counts (about 0.014 per column over the seven coarser grids at D = 8); the first D' whose kept cells
-hold ``KEPT_SHARE`` n rows
-gives the range (in the counts' grid indices). It is taken only when it is at most 2^D / (2 sqrt(k)) cells wide (a
-half-width at most half of R / sqrt(k), the column's share of the row bound: the map at least doubles the column's
-scale, where a wider range would buy less and risk a centre off by half its width) and the noisy counts within the
-map's window about its centre (``window`` half-widths: the rows the map keeps unclipped, ``RANGES_CLIP`` of the fill
-map) hold (1 - 2 q) n rows; else the whole grid. A coarse cell kept beside a neighbour that holds as many rows under
+hold ``KEPT_SHARE`` n rows gives the range (in the counts' grid indices). It is taken only when it is at most
+2^D / (2 sqrt(k)) cells wide (a half-width at most half of R / sqrt(k), the column's share of the row bound: the map
+at least doubles the column's scale, where a wider range would buy less and risk a centre off by half its width)
+and the noisy counts within the map's window about its centre (``window`` half-widths: the rows the map keeps
+unclipped, ``RANGES_CLIP`` of the fill map) hold (1 - 2 q) n rows; else the whole grid. A coarse cell kept beside a neighbour that holds as many rows under
 the threshold would locate the column in part of its rows, off its centre, and the map would clip the rest. No grid
 whose threshold exceeds n is read: a cell kept there holds more noise than rows. A column of 16,000 rows spread
 over 20 cells of the 2^8 grid (800 rows each, T = 2,662 at k = 12 and eps_s = 0.1) is located on the grid of 2^5
