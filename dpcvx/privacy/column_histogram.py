@@ -20,27 +20,27 @@ T = ``THRESHOLD_FACTOR`` (2 k / eps_s) ln(2^D) is dropped (a cell with no rows p
 crosses q and 1 - q of its total (the whole grid when nothing is kept; for the classifiers, when the kept cells hold
 under ``KEPT_SHARE`` of the public n).
 
-**Coarser grids** (:func:`coarser_range`, the classifiers' map, with the public n): a column not located on the
-grid of the counts (its kept cells hold under ``KEPT_SHARE`` n rows: spread over many cells, each under T) is sought
-on the grids of 2^D' cells, D' = D - 1, ..., 1, whose counts are the sums of m = 2^(D - D') adjacent noisy counts:
+**Coarser grids** (:func:`coarser_range`, the classifiers' map, with the public n): a column not located on the grid
+of the counts (its kept cells hold under ``KEPT_SHARE`` n rows: spread over many cells, each under T) is sought on
+the grids of 2^D' cells, D' = D - 1, ..., 1, whose counts are the sums of m = 2^(D - D') adjacent noisy counts:
 post-processing of the same release, at no privacy cost. A coarse cell is kept above the threshold
-(:func:`summed_threshold`) at which the Chernoff bound on a sum of m i.i.d. discrete Laplace variables keeps an empty
-coarse cell with probability at most 2^(-D - D') / 2: at most 2^(-D) / 2 false cells per column on each grid, as on
-the grid of the counts (about 0.014 per column over the seven coarser grids at D = 8); the first D' whose kept cells
-hold ``KEPT_SHARE`` n rows gives the range (in the counts' grid indices). It is taken only when it is at most
+(:func:`summed_threshold`) at which the Chernoff bound on a sum of m i.i.d. discrete Laplace variables keeps an
+empty coarse cell with probability at most 2^(-D - D') / 2: at most 2^(-D) / 2 false cells per column on each grid,
+as on the grid of the counts (about 0.014 per column over the seven coarser grids at D = 8); the first D' whose kept
+cells hold ``KEPT_SHARE`` n rows gives the range (in the counts' grid indices). It is taken only when it is at most
 2^D / (2 sqrt(k)) cells wide (a half-width at most half of R / sqrt(k), the column's share of the row bound: the map
-at least doubles the column's scale, where a wider range would buy less and risk a centre off by half its width)
-and the noisy counts within the map's window about its centre (``window`` half-widths: the rows the map keeps
-unclipped, ``RANGES_CLIP`` of the fill map) hold (1 - 2 q) n rows; else the whole grid. A coarse cell kept beside a neighbour that holds as many rows under
-the threshold would locate the column in part of its rows, off its centre, and the map would clip the rest. No grid
-whose threshold exceeds n is read: a cell kept there holds more noise than rows. A column of 16,000 rows spread
-over 20 cells of the 2^8 grid (800 rows each, T = 2,662 at k = 12 and eps_s = 0.1) is located on the grid of 2^5
-cells (two sums of 6,400 rows against T = 5,174). Added in the forty-sixth session (benchmarks/coarse_ranges.py):
-the threshold and finest first were written before any table was fitted, with the share R / sqrt(k); the bound
-T <= n after the first run, where on rare3 at epsilon 0.3 (n = 7,500, T = 9,087 on the grid of 4 cells) a noisy
-cell located a uniform column in half of its range; the half share and the window after a test's table (3 normal
-columns of deviation R / 2, n = 6,000), where noisy cells of the grids of 2 and 4 cells located columns in one half
-of the grid, and before the last held-out families were written.
+at least doubles the column's scale, where a wider range would buy less and risk a centre off by half its width) and
+the noisy counts within the map's window about its centre (``window`` half-widths: the rows the map keeps unclipped,
+``RANGES_CLIP`` of the fill map) hold (1 - 2 q) n rows; else the whole grid. A coarse cell kept beside a neighbour
+that holds as many rows under the threshold would locate the column in part of its rows, off its centre, and the map
+would clip the rest. No grid whose threshold exceeds n is read: a cell kept there holds more noise than rows. A
+column of 16,000 rows spread over 20 cells of the 2^8 grid (800 rows each, T = 2,662 at k = 12 and eps_s = 0.1) is
+located on the grid of 2^5 cells (two sums of 6,400 rows against T = 5,174). Added in the forty-sixth session
+(benchmarks/coarse_ranges.py): the threshold and finest first were written before any table was fitted, with the
+share R / sqrt(k); the bound T <= n after the first run, where on rare3 at epsilon 0.3 (n = 7,500, T = 9,087 on the
+grid of 4 cells) a noisy cell located a uniform column in half of its range; the half share and the window after a
+test's table (3 normal columns of deviation R / 2, n = 6,000), where noisy cells of the grids of 2 and 4 cells
+located columns in one half of the grid, and before the last held-out families were written.
 
 **Levels of one column** (:func:`histogram_levels`, a label's range): with few columns the noise is small enough to
 read the levels off the cumulative noisy counts without a threshold: the first cells where the running sum reaches
