@@ -340,7 +340,8 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
             f"{_below(ratio, SMALL_TABLE_LIMIT)} is below {SMALL_TABLE_LIMIT:g}: private "
             "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
             f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon, or fewer encoded "
-            "columns", SmallTableWarning)
+            "columns (a categorical column is one per declared category: group its categories by a public rule, a "
+            "coarser classification known without the data, never by their counts in it)", SmallTableWarning)
 
 
 def _below(value: float, limit: float) -> str:

@@ -70,3 +70,12 @@ def test_under_add_remove_a_regressor_warns_from_no_private_count(make):
     y = np.clip(20 + 20 * X[:, 0] + rng.normal(size=150), 0, 50)
     first, second = _public_warnings(make(), X, y), _public_warnings(make(), X[1:], y[1:])
     assert first == second and not any("149" in text for text in second)
+
+
+def test_the_advice_says_where_encoded_columns_come_from():
+    """A prober's fraud table had 503 encoded columns, 500 of them one 500-level category; the warning's "fewer
+    encoded columns" did not say that each category is one, nor how to group them without reading the data."""
+    X = np.zeros((99, 2))
+    X[::2, 0] = 0.5
+    with pytest.warns(SmallTableWarning, match=r"one per declared category: group its categories by a public rule"):
+        dpcvx.DPLogisticRegression(random_state=0).fit(X, np.arange(99) % 2)
