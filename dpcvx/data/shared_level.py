@@ -94,10 +94,15 @@ def level_checks_off() -> Iterator[None]:
         _OFF.reset(token)
 
 
+def _map_factor(rows: np.ndarray, norm: float) -> np.ndarray:
+    """The row map's factor s_i = 1 / max(1, ||x_i|| / R) of each row, in the map's own form (no overflow)."""
+    return 1.0 / np.maximum(1.0, np.linalg.norm(rows, axis=1) / norm)
+
+
 def _measures(codes: np.ndarray, rest: np.ndarray, shift: float, norm: float) -> tuple[float, float]:
     """(kappa, rho) of the rows [codes - shift, rest] (module docstring); ``codes`` the numeric columns' u."""
     rows = np.hstack([codes - shift, rest])
-    factor = 1.0 / np.maximum(1.0, np.linalg.norm(rows, axis=1) / norm)  # the map's own form: no overflow
+    factor = _map_factor(rows, norm)
     level = codes.mean(axis=1)
     low, high = np.percentile(level, [25, 75])
     mapped_low, mapped_high = np.percentile(factor * (level - shift), [25, 75])
@@ -116,8 +121,7 @@ def _keeps(kappa: float, rho: float, rho_other: float) -> bool:
 def _kept_by_column(codes: np.ndarray, rows: np.ndarray, norm: float) -> np.ndarray:
     """r_j^2 of each numeric column (module docstring, "A column's own variation"): the squared correlation of its
     codes and the codes after the row map of ``rows``; NaN where the column or its mapped codes do not vary."""
-    factor = 1.0 / np.maximum(1.0, np.linalg.norm(rows, axis=1) / norm)  # the map's own form: no overflow
-    mapped = codes * factor[:, None]
+    mapped = codes * _map_factor(rows, norm)[:, None]
     centred, mapped_centred = codes - codes.mean(axis=0), mapped - mapped.mean(axis=0)
     products = np.einsum("ij,ij->j", centred, mapped_centred)
     spreads = np.einsum("ij,ij->j", centred, centred) * np.einsum("ij,ij->j", mapped_centred, mapped_centred)
@@ -129,9 +133,10 @@ def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: 
                          norm: float, largest: float) -> None:
     """Warn (:class:`~dpcvx.exceptions.LevelErasedWarning`, NOT PRIVATE) where the row map erases the numeric
     columns' common level under ``encoding`` (module docstring). ``features``: the coded rows before the row map,
-    ``positions``: the features of the numeric columns ``names`` (two or more; u(v) - 1/2 under "centred", u(v) under
-    "unit"), ``norm`` the schema's R. The text names the columns farthest from the code's zero, their fix and no
-    count or value."""
+    ``positions``: the features of the numeric columns ``names`` (one or more; u(v) - 1/2 under "centred", u(v) under
+    "unit"), ``norm`` the schema's R, ``largest`` its public largest row norm. The text names the columns farthest
+    from the code's zero, their fix and no count or value. With one numeric column, or where the level is kept, the
+    columns' own variation is checked instead (:func:`_warn_if_columns_scaled`)."""
     if _OFF.get():
         return
     rows = min(SAMPLE_ROWS, max(SAMPLE_ROWS_MIN, SAMPLE_CELLS // features.shape[1]))
