@@ -454,7 +454,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         return (f"with more than two classes (classes={self.classes!r}) it fits one-vs-rest, and this estimator passes "
                 "no weights to its k problems (class c against the rest): its class_weight names the k classes, not "
                 "the two sides of each problem. Leave them out, or fit a rare class c against the rest as two classes, "
-                f"for example {type(self).__name__}(classes=(False, True), class_weight='balanced').fit(X, y == c); "
+                f"for example {type(self).__name__}(classes=(False, True), class_prior='private', "
+                "threshold='prior').fit(X, y == c) (docs/tuning.md); "
                 "to weigh every class's problem alike, dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(..., "
                 "sample_weight_bound=w_max or class_weight={-1: ..., 1: ...}), classes) calibrates each for its "
                 "w_max (docs/theory.md, section 21)")
