@@ -255,13 +255,15 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
     def _planned_rows(self, shaped: ShapedPlan | None, X: Any, y: Any, call: _Call,
                       sample_weight: Any) -> EstimatorPlan:
         """:meth:`plan` after its public checks: scikit-learn's checks of X and y, then ``shaped`` bound to them,
-        or (None) the learner's plan made on them."""
+        or (None) the learner's plan made on them. Its clipping notes speak of the declared range, as the fit's do
+        (:func:`~dpcvx.validation.declared_label_range`; a tune run's said "|y| > B = 200" of labels in (0, 400))."""
         checked, targets = self._checked_data(copy.copy(self), X, y)
         self._checks_at_n(int(targets.shape[0]), call)
-        if shaped is not None:  # its rows bound and checked (nothing charged), as the fit binds them
-            shaped[1].checked(checked, targets - call.shift, sample_weight)
-            return EstimatorPlan(self, *shaped)
-        return EstimatorPlan(self, *self._planned(checked, targets - call.shift, call, sample_weight))
+        with declared_label_range(self.label_bound):
+            if shaped is not None:  # its rows bound and checked (nothing charged), as the fit binds them
+                shaped[1].checked(checked, targets - call.shift, sample_weight)
+                return EstimatorPlan(self, *shaped)
+            return EstimatorPlan(self, *self._planned(checked, targets - call.shift, call, sample_weight))
 
     def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:

@@ -19,6 +19,7 @@ from dpcvx import losses
 from dpcvx.models import failure
 from dpcvx.models.tuning import (
     BudgetInConstructor,
+    ClippedSquaredError,
     TuningResult,
     count_mistakes,
     disjoint_parts,
@@ -221,6 +222,63 @@ def test_grid_dict_is_a_cartesian_product_in_order():
 def test_bad_grids_are_input_errors(grid):
     with pytest.raises(dpcvx.InputError):
         expand_grid(grid)
+
+
+@pytest.mark.parametrize("grid, named", [
+    ([{"class_prior": ["private"], "threshold": ["prior"]}, {"class_weight": ["balanced"]}], "'threshold'"),
+    ([{"lam": [1e-3, 1e-2]}], "'lam'"),
+])
+def test_a_list_of_grids_is_refused_saying_how_tune_reads_it(grid, named):
+    """scikit-learn's param_grid takes a list of dicts as grids of lists to try; tune takes it as the candidates,
+    one setting each, and the refusal named only the parameter given a list ("threshold must be a number in (0, 1),
+    got ['prior'] (a list)"). It says how tune reads the grid and how to give it; nothing is charged."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(400, 3)) / 3, np.arange(400) % 2 == 0
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    with pytest.raises(dpcvx.InputError, match=r"list of dicts, which tune takes as its candidates, one setting "
+                                               r"each: \[.*" + named + r".*\[\*expand_grid\(grid_1\)"):
+        dpcvx.tune(dpcvx.DPLogisticRegression(classes=(False, True)), X, y, grid, 1.0, accountant=accountant)
+    assert accountant.spent.epsilon == 0.0
+
+
+def test_a_list_valued_setting_in_a_list_of_candidates_is_a_setting():
+    """A list of dicts whose lists are settings (label ranges) is fitted; a refusal that is not of such a list (the
+    candidates' label ranges differ, so a score's bound must be given) is not said to be of a list of grids."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-0.5, 0.5, size=(600, 3))  # rows of norm below 1
+    y = 200 + 100 * X[:, 0] + rng.normal(size=600)
+    grid = [{"label_bound": [0, 400]}, {"label_bound": [0, 800]}]
+    with pytest.raises(dpcvx.InputError, match="label bounds differ") as refused:
+        dpcvx.tune(dpcvx.DPHuberRegressor(), X, y, grid, 1.0, random_state=0)
+    assert "list of dicts" not in str(refused.value)
+    result = dpcvx.tune(dpcvx.DPHuberRegressor(), X, y, grid, 1.0, random_state=0,
+                        score=ClippedSquaredError(bound=100.0**2))
+    assert result.params["label_bound"] in ([0, 400], [0, 800])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (dpcvx.DPHuberRegressor(label_bound=(0, 400)), {}, "full-data"),
+    lambda: (dpcvx.DPLinearRegression(label_bound=(0, 400)), {"delta": 1e-6}, "split"),
+], ids=["huber full-data", "least squares split"])
+def test_a_tuned_regression_s_clipping_note_counts_the_user_s_labels_in_the_declared_range(make):
+    """tune's rehearsal on 64 synthetic rows held a clipping note for its enclosing checks, which showed it: "32 of 64
+    labels lay outside the declared range [lo, hi] = [0, 400]" of labels all within it. Now no note for labels in
+    the range, and for 30 labels at 900 of 600 the count of the user's labels, in the declared range's terms (it was
+    "|y| > B = 200" of the centred labels)."""
+    learner, options, procedure = make()
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-0.5, 0.5, size=(600, 3))  # rows of norm below 1
+    y = 200 + 100 * X[:, 0] + rng.normal(size=600)
+    coded = np.where(np.arange(600) < 30, 900.0, y)
+    for labels, expected in ((y, []), (coded, ["of 600 labels lay outside the declared range [lo, hi] = [0, 400]"])):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tune(learner, X, labels, {"lam": [1e-2, 1e-1]}, 1.0, procedure=procedure, random_state=0, **options)
+        notes = [str(w.message) for w in caught if issubclass(w.category, dpcvx.exceptions.ClippingWarning)]
+        if procedure == "split":  # each candidate's part holds some of the 30 rows
+            notes = [note.replace("of 200 labels", "of 600 labels") for note in notes]
+        assert all(any(text in note for note in notes) for text in expected) and len(notes) <= 2 * len(expected)
+        assert not any("of 64 labels" in note or "|y| > B" in note for note in notes)
 
 
 # -- disjoint parts ------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from ...release.usefulness import checks_off
 from ...tables import feature_names
 from ...validation import check_choice, check_flag
 from . import full_data, split
-from .checks import BudgetInConstructor, count_mistakes, expand_grid, prepare
+from .checks import BudgetInConstructor, count_mistakes, expand_grid, list_of_grids_note, prepare
 from .full_data import SelectionCertificate
 from .scores import ClippedSquaredError, Mistakes
 from .split import select_exponential, selection_probabilities
@@ -174,8 +174,14 @@ def tune(
     """
     check_choice("procedure", procedure, tuple(PROCEDURES))
     with checks_off():  # no candidate's usefulness is told, and the NOT PRIVATE check never runs, inside tune
-        return _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta, fit_params, accountant, random_state,
-                     verbose, eta, mean_runs, held_out, score)
+        try:
+            return _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta, fit_params, accountant,
+                         random_state, verbose, eta, mean_runs, held_out, score)
+        except InputError as refusal:  # a refusal, before anything is charged: said of a list of grids too
+            note = list_of_grids_note(grid, str(refusal))
+            if note and refusal.args and isinstance(refusal.args[0], str):
+                refusal.args = (refusal.args[0].rstrip(".") + note, *refusal.args[1:])
+            raise
 
 
 def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],

@@ -98,6 +98,23 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
     return _refuse_tune_arguments(tuple(dict(point) for point in candidates))
 
 
+def list_of_grids_note(grid: Any, refusal: str) -> str:
+    """What ``refusal`` adds for a grid that is a list of dicts, one of whose list values it refuses (it names the
+    list): tune takes such a grid as its candidates, one setting each (:func:`expand_grid`), where scikit-learn's
+    ``param_grid`` takes each dict as a grid of lists to try. Empty otherwise: a list may be a setting
+    (``label_bound=[0, 365]``), so neither the grid alone nor another refusal gets it."""
+    if isinstance(grid, (Mapping, str, bytes)) or not isinstance(grid, Sequence):
+        return ""
+    listed = sorted({name for point in grid if isinstance(point, Mapping) for name, value in point.items()
+                     if isinstance(value, list) and repr(value) in refusal}, key=str)
+    if not listed:
+        return ""
+    return (f". The grid is a list of dicts, which tune takes as its candidates, one setting each: {listed} were "
+            "given a list as one candidate's value, not as values to try (scikit-learn's list of grids). Give one "
+            "dict of lists (their Cartesian product), or join the candidates of each grid: "
+            "[*expand_grid(grid_1), *expand_grid(grid_2)] (dpcvx.models.tuning.expand_grid)")
+
+
 def _refuse_tune_arguments(candidates: tuple[dict, ...]) -> tuple[dict, ...]:
     """The candidates, none setting one of tune's own arguments (epsilon, delta, random_state, accountant)."""
     owned = sorted({name for point in candidates for name in point} & set(_TUNE_ARGUMENTS))
