@@ -39,10 +39,10 @@ def _cells(column: Any) -> np.ndarray:
 
 
 def typed_column(column: Any, numeric: bool, trim: bool = False) -> np.ndarray | None:
-    """A pyarrow column as numpy, by whole columns: float64 (null: NaN) for integers, floats, an all-null
-    column or text whose every cell is empty or a finite number (:data:`dpcvx.tables.NUMBER_TEXT`) when ``numeric``,
-    text (null: the empty cell; surrounding whitespace removed when ``trim``) for a text column; None for any
-    other type (its cells are converted value by value, or read again)."""
+    """A pyarrow column as numpy, by whole columns: float64 (null: NaN) for integers, floats, booleans (0/1), an
+    all-null column or text whose every cell is empty or a finite number (:data:`dpcvx.tables.NUMBER_TEXT`) when
+    ``numeric``, text (null: the empty cell; surrounding whitespace removed when ``trim``) for a text column; None
+    for any other type (its cells are converted value by value, or read again)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -51,6 +51,9 @@ def typed_column(column: Any, numeric: bool, trim: bool = False) -> np.ndarray |
         return np.full(len(column), np.nan)
     if numeric and (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
         return np.asarray(column.to_numpy(zero_copy_only=False)).astype(np.float64)  # nulls: NaN
+    if numeric and pa.types.is_boolean(kind):  # 0/1, as NumericColumn reads a bool array (nulls: NaN); its text
+        # "True"/"False" is no number (a Parquet file's flag column declared numeric was refused as one)
+        return np.asarray(pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
     if _is_text(kind) and numeric:  # numbers written as text (" 7"): parsed after trimming, "" as NaN
         text = pc.utf8_trim_whitespace(pc.fill_null(column, ""))
         try:

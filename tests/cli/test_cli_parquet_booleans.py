@@ -1,0 +1,55 @@
+"""A Parquet file's boolean column declared numeric is read as 0/1, as ``NumericColumn`` reads a bool array in Python
+(docs/datasets.md): ``dpcvx fit`` read its cells as the text "True"/"False" and refused the column ("holds a value
+that is not a number ... remove thousands separators, units"), a column a pandas user writes with ``to_parquet``
+from a flag. A null is a missing value (``--impute``). Declared categorical, it stays the text "True"/"False"."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from csv_files import write
+
+import dpcvx
+from dpcvx.cli import main
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+ROWS = 1500
+OPTIONS = ["--target", "y", "--positive", "yes", "--numeric", "flag:0:1", "--numeric", "x:0:10", "--impute", "flag=1",
+           "--epsilon", "1", "--data-norm", "1", "--random-state", "3", "--no-column-statistics"]
+
+
+def _columns() -> tuple[list[bool | None], np.ndarray, list[str]]:
+    rng = np.random.default_rng(0)
+    flag = [bool(v) if i % 50 else None for i, v in enumerate(rng.random(ROWS) < 0.4)]  # every 50th row: null
+    x = np.round(rng.uniform(0, 10, ROWS), 3)
+    labels = ["yes" if (f is None or f) and value > 3 else "no" for f, value in zip(flag, x, strict=True)]
+    return flag, x, labels
+
+
+@pytest.mark.parametrize("chunks", [[], ["--chunk-rows", "1000"]])
+def test_a_boolean_column_declared_numeric_is_read_as_0_1(tmp_path, chunks):
+    flag, x, labels = _columns()
+    parquet = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"flag": pa.array(flag, pa.bool_()), "x": x, "y": labels}), parquet, row_group_size=400)
+    csv = write(tmp_path / "d.csv", ["flag", "x", "y"],
+                [["" if f is None else str(int(f)), repr(float(v)), label] for f, v, label in zip(flag, x, labels,
+                                                                                                   strict=True)])
+    from_parquet, from_csv = tmp_path / "parquet.json", tmp_path / "csv.json"
+    assert main(["fit", str(parquet), *OPTIONS, *chunks, "--out", str(from_parquet)]) == 0
+    assert main(["fit", csv, *OPTIONS, *chunks, "--out", str(from_csv)]) == 0
+    assert np.array_equal(dpcvx.load(from_parquet).coef_, dpcvx.load(from_csv).coef_)  # the 0/1 file's release
+    predictions = tmp_path / "p.csv"
+    assert main(["predict", str(from_parquet), str(parquet), "--out", str(predictions)]) == 0
+    assert len(predictions.read_text().splitlines()) == ROWS + 1
+
+
+def test_a_boolean_column_declared_categorical_is_its_text(tmp_path):
+    flag, x, labels = _columns()
+    parquet = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"flag": pa.array(flag, pa.bool_()), "x": x, "y": labels}), parquet)
+    options = [option.replace("flag:0:1", "flag:True,False") for option in OPTIONS if option != "flag=1"]
+    options[options.index("--numeric")] = "--categorical"
+    options.remove("--impute")
+    assert main(["fit", str(parquet), *options, "--missing", "", "--out", str(tmp_path / "m.json")]) == 0
