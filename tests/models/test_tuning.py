@@ -281,6 +281,30 @@ def test_a_tuned_regression_s_clipping_note_counts_the_user_s_labels_in_the_decl
         assert not any("of 64 labels" in note or "|y| > B" in note for note in notes)
 
 
+def test_a_pipeline_is_refused_with_the_way_to_tune_its_estimator():
+    """A Pipeline of a PublicSchema and an estimator, a user's natural model of a table, was refused as a learner
+    that "does not declare predicts_per_row = True (an interactive learner such as PINP ...)". The refusal names its
+    last step and the way that works (tune the estimator on the encoded rows, then put the schema back in front);
+    nothing is charged, and that way fits and predicts the table."""
+    from sklearn.pipeline import make_pipeline
+
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    table = pd.DataFrame({"age": rng.integers(20, 80, 600), "ward": rng.choice(["a", "b"], 600)})
+    y = (table["age"].to_numpy() > 50) != (table["ward"].to_numpy() == "a")
+    schema = dpcvx.PublicSchema([dpcvx.NumericColumn("age", 0, 100), dpcvx.CategoricalColumn("ward", ("a", "b"))])
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    pipeline = make_pipeline(schema, dpcvx.DPLogisticRegression(classes=(False, True)))
+    with pytest.raises(dpcvx.InputError, match=r"tune its last step \('dplogisticregression'\) on the rows its public "
+                                               r"steps encode.*make_pipeline\(schema, result\.model\).*Nothing was "
+                                               r"charged$"):
+        tune(pipeline, table, y, {"dplogisticregression__lam": [1e-3, 1e-2]}, 1.0, accountant=accountant)
+    assert accountant.spent.epsilon == 0.0
+    result = tune(dpcvx.DPLogisticRegression(classes=(False, True)), schema.transform(table), y, {"lam": [1e-3, 1e-2]},
+                  1.0, accountant=accountant, random_state=0)
+    assert make_pipeline(schema, result.model).predict(table).shape == (600,)
+
+
 # -- disjoint parts ------------------------------------------------------------------------------
 
 
