@@ -100,7 +100,15 @@ def _text(chunk: Any, trim: bool) -> np.ndarray:
     return words[np.asarray(indices.to_numpy(zero_copy_only=False), dtype=np.intp)]
 
 
-def _column(column: Any, numeric: bool) -> np.ndarray:
+def _column(column: Any, numeric: bool, feature: bool) -> np.ndarray:
+    """A column as the schema reads it: typed (:func:`typed_column`), else its cells' text; a categorical feature
+    stored as floats stays floats (null: NaN), as a pandas float column is given to the schema, whose check refuses
+    floats that are a category's integer text (3.0 for "3": the text "3.0" was the all-zero block, a column that
+    carried nothing into the model, where Python refuses it with its fix)."""
+    import pyarrow as pa
+
+    if feature and not numeric and pa.types.is_floating(column.type):
+        return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
     typed = typed_column(column, numeric)
     return _cells(column) if typed is None else typed
 
@@ -135,9 +143,9 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
     try:
         if chunk_rows is None:
             table = handle.read(columns=list(columns))
-            yield {name: _column(table.column(name), name in numeric) for name in columns}
+            yield {name: _column(table.column(name), name in numeric, name != label) for name in columns}
             return
         for batch in handle.iter_batches(batch_size=chunk_rows, columns=list(columns)):
-            yield {name: _column(batch.column(name), name in numeric) for name in columns}
+            yield {name: _column(batch.column(name), name in numeric, name != label) for name in columns}
     except (OSError, pa.ArrowException) as error:
         raise FileError(f"{path}: reading the Parquet data failed with {withheld(error)}") from None

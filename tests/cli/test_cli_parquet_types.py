@@ -1,7 +1,11 @@
-"""A Parquet file's boolean column declared numeric is read as 0/1, as ``NumericColumn`` reads a bool array in Python
-(docs/datasets.md): ``dpcvx fit`` read its cells as the text "True"/"False" and refused the column ("holds a value
-that is not a number ... remove thousands separators, units"), a column a pandas user writes with ``to_parquet``
-from a flag. A null is a missing value (``--impute``). Declared categorical, it stays the text "True"/"False"."""
+"""A Parquet file's typed columns are read as the schema reads the same types in Python (docs/datasets.md).
+
+A boolean column declared numeric is 0/1, as ``NumericColumn`` reads a bool array: ``dpcvx fit`` read its cells as
+the text "True"/"False" and refused the column ("holds a value that is not a number ... remove thousands separators,
+units"), a column a pandas user writes with ``to_parquet`` from a flag. A null is a missing value (``--impute``).
+Declared categorical, it stays the text "True"/"False". A float column declared categorical whose values are a
+category's integer text (1.0 for "1") is refused with its fix, as Python refuses it: the text "1.0" was the all-zero
+block, the model fitted and written with a column that carried nothing."""
 
 from __future__ import annotations
 
@@ -53,3 +57,20 @@ def test_a_boolean_column_declared_categorical_is_its_text(tmp_path):
     options[options.index("--numeric")] = "--categorical"
     options.remove("--impute")
     assert main(["fit", str(parquet), *options, "--missing", "", "--out", str(tmp_path / "m.json")]) == 0
+
+
+@pytest.mark.parametrize("chunks", [[], ["--chunk-rows", "1000"]])
+def test_floats_that_are_a_category_s_integer_text_are_refused(tmp_path, capsys, chunks):
+    _, x, labels = _columns()
+    codes = np.where(np.arange(ROWS) % 3 == 0, 1.0, 2.0)
+    parquet = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"code": codes, "x": x, "y": labels}), parquet, row_group_size=400)
+    options = ["--target", "y", "--positive", "yes", "--categorical", "code:1,2", "--numeric", "x:0:10",
+               "--epsilon", "1", "--data-norm", "1"]
+    assert main(["fit", str(parquet), *options, *chunks, "--out", str(tmp_path / "m.json")]) == 3
+    err = capsys.readouterr().err
+    assert "column 'code' holds floats whose integer text is a declared category, the first in row 0" in err
+    assert "convert the column to integers first" in err and not (tmp_path / "m.json").exists()
+    integers = [None if i == 7 else int(c) for i, c in enumerate(codes)]  # as integers, a null a missing value
+    pq.write_table(pa.table({"code": pa.array(integers, pa.int64()), "x": x, "y": labels}), parquet)
+    assert main(["fit", str(parquet), *options, "--missing", "", *chunks, "--out", str(tmp_path / "m.json")]) == 0
