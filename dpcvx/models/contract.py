@@ -80,17 +80,7 @@ def refuse_held_accountant(learner: Any, consequence: str, remedy: str) -> None:
 def check_tunable(candidate: Any, fit_params: Mapping[str, Any], name: str) -> None:
     """Refuse, before anything is charged, a candidate outside the proof of :func:`dpcvx.tune`: one whose
     predictions are not a per-row function of a released model, or one set to fit under add-remove
-    neighbours (the proof and its parts are replace-one, with n public). ``name`` names the learner. A scikit-learn
-    Pipeline (its ``steps``), whose steps tune cannot see into, is refused with the way to tune its last step."""
-    steps = getattr(candidate, "steps", None)
-    if not predicts_per_row(candidate) and isinstance(steps, list) and steps:
-        last = steps[-1][0] if isinstance(steps[-1], tuple) else "the last step"
-        raise InputError(
-            f"tune fits and scores a learner that releases a model, and a {name} is not one: tune its last step "
-            f"({last!r}) on the rows its public steps encode, dpcvx.tune(estimator, schema.transform(X), y, grid, "
-            "epsilon) with the grid's names without the step's prefix, then put the released model back after the "
-            "schema, sklearn.pipeline.make_pipeline(schema, result.model), to predict from tables. A PublicSchema "
-            "reads nothing of the rows, so encoding them first spends nothing. Nothing was charged")
+    neighbours (the proof and its parts are replace-one, with n public). ``name`` names the learner."""
     if not predicts_per_row(candidate):
         raise InputError(
             f"tune scores each candidate by its mistakes on private held-out rows, which is private only "

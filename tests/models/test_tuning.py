@@ -281,28 +281,68 @@ def test_a_tuned_regression_s_clipping_note_counts_the_user_s_labels_in_the_decl
         assert not any("of 64 labels" in note or "|y| > B" in note for note in notes)
 
 
-def test_a_pipeline_is_refused_with_the_way_to_tune_its_estimator():
-    """A Pipeline of a PublicSchema and an estimator, a user's natural model of a table, was refused as a learner
-    that "does not declare predicts_per_row = True (an interactive learner such as PINP ...)". The refusal names its
-    last step and the way that works (tune the estimator on the encoded rows, then put the schema back in front);
-    nothing is charged, and that way fits and predicts the table."""
-    from sklearn.pipeline import make_pipeline
-
+def _pipeline_table():
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(4)
     table = pd.DataFrame({"age": rng.integers(20, 80, 600), "ward": rng.choice(["a", "b"], 600)})
     y = (table["age"].to_numpy() > 50) != (table["ward"].to_numpy() == "a")
     schema = dpcvx.PublicSchema([dpcvx.NumericColumn("age", 0, 100), dpcvx.CategoricalColumn("ward", ("a", "b"))])
-    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    return table, y, schema
+
+
+def test_a_pipeline_of_a_public_schema_is_tuned_as_its_learner_on_the_encoded_rows(tmp_path):
+    """A Pipeline of a PublicSchema and an estimator, a user's model of a table, was refused as a learner that "does
+    not declare predicts_per_row = True (an interactive learner such as PINP ...)". The schema is public and encodes
+    each record alone, so tune runs the estimator on the encoded rows: the same selection, the same charge and the
+    same release as tuning the estimator on schema.transform(X) by hand, returned as the pipeline (the user's
+    unchanged), its parameters named as the grid names them; it saves with its schema."""
+    from sklearn.pipeline import make_pipeline
+
+    table, y, schema = _pipeline_table()
     pipeline = make_pipeline(schema, dpcvx.DPLogisticRegression(classes=(False, True)))
-    with pytest.raises(dpcvx.InputError, match=r"tune its last step \('dplogisticregression'\) on the rows its public "
-                                               r"steps encode.*make_pipeline\(schema, result\.model\).*Nothing was "
-                                               r"charged$"):
-        tune(pipeline, table, y, {"dplogisticregression__lam": [1e-3, 1e-2]}, 1.0, accountant=accountant)
+    accountant, by_hand = dpcvx.PrivacyAccountant(epsilon=1.0), dpcvx.PrivacyAccountant(epsilon=1.0)
+    result = tune(pipeline, table, y, {"dplogisticregression__lam": [1e-3, 1e-2]}, 1.0, accountant=accountant,
+                  random_state=0)
+    manual = tune(dpcvx.DPLogisticRegression(classes=(False, True)), schema.transform(table), y,
+                  {"lam": [1e-3, 1e-2]}, 1.0, accountant=by_hand, random_state=0)
+    assert result.params == {"dplogisticregression__lam": manual.params["lam"]}
+    assert accountant.spent == by_hand.spent and result.certificate.epsilon == manual.certificate.epsilon
+    np.testing.assert_array_equal(result.model.steps[-1][1].coef_, manual.model.coef_)
+    np.testing.assert_array_equal(result.model.predict(table), manual.model.predict(schema.transform(table)))
+    assert not hasattr(pipeline.steps[-1][1], "coef_")  # the user's pipeline is not fitted in place
+    assert result.to_dict()["model"]["preprocessing"]["schema"]["columns"][1]["name"] == "ward"  # the schema too
+    dpcvx.save(result.model, tmp_path / "m.json")
+    loaded = dpcvx.load(tmp_path / "m.json")
+    assert loaded.tuning is not None
+    np.testing.assert_array_equal(loaded.predict(loaded.schema.transform(table)), result.model.predict(table))
+
+
+@pytest.mark.parametrize("grid, said", [
+    ({"lam": [1e-3, 1e-2]}, "names its last step's parameters as dplogisticregression__PARAMETER"),
+    ({"publicschema__norm": [1.0, 2.0]}, "tune selects none of its settings"),
+])
+def test_a_pipeline_grid_names_the_learner_s_parameters(grid, said):
+    from sklearn.pipeline import make_pipeline
+
+    table, y, schema = _pipeline_table()
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    with pytest.raises(dpcvx.InputError, match=said):
+        tune(make_pipeline(schema, dpcvx.DPLogisticRegression(classes=(False, True))), table, y, grid, 1.0,
+             accountant=accountant)
     assert accountant.spent.epsilon == 0.0
-    result = tune(dpcvx.DPLogisticRegression(classes=(False, True)), schema.transform(table), y, {"lam": [1e-3, 1e-2]},
-                  1.0, accountant=accountant, random_state=0)
-    assert make_pipeline(schema, result.model).predict(table).shape == (600,)
+
+
+def test_a_pipeline_with_a_step_that_reads_the_rows_is_refused():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    table, y, schema = _pipeline_table()
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    with pytest.raises(dpcvx.InputError, match=r"this one's steps are \['PublicSchema', 'StandardScaler', "
+                                               r"'DPLogisticRegression'\].*Nothing was charged"):
+        tune(make_pipeline(schema, StandardScaler(), dpcvx.DPLogisticRegression(classes=(False, True))), table, y,
+             {"dplogisticregression__lam": [1e-3]}, 1.0, accountant=accountant)
+    assert accountant.spent.epsilon == 0.0
 
 
 # -- disjoint parts ------------------------------------------------------------------------------

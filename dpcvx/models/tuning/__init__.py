@@ -23,11 +23,13 @@ its sensitivity depends on the data.
 
 * :mod:`.tuning_certificate`: what :func:`dpcvx.tune` releases: the certificates of its procedures and the result.
 * :mod:`.scores`: the scores and their sensitivity K (docs/theory.md, section 24.4).
+* :mod:`.pipeline`: a pipeline of a PublicSchema and a learner, tuned as its learner on the rows the schema encodes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from numpy.typing import ArrayLike
@@ -42,6 +44,7 @@ from ...validation import check_choice, check_flag
 from . import full_data, split
 from .checks import BudgetInConstructor, count_mistakes, expand_grid, list_of_grids_note, prepare
 from .full_data import SelectionCertificate
+from .pipeline import schema_pipeline
 from .scores import ClippedSquaredError, Mistakes
 from .split import select_exponential, selection_probabilities
 from .tuning_certificate import TuningCertificate, TuningResult
@@ -173,6 +176,13 @@ def tune(
     depends on the data, so no count of padded runs makes the wall time public.
     """
     check_choice("procedure", procedure, tuple(PROCEDURES))
+    pipeline = schema_pipeline(learner)
+    if pipeline is not None:  # the learner tuned on the rows the public schema encodes (tuning.pipeline)
+        result = tune(pipeline.estimator, pipeline.encode(X), y, pipeline.grid(grid), epsilon, procedure=procedure,
+                      mechanism=mechanism, delta=delta, fit_params=fit_params, accountant=accountant,
+                      random_state=random_state, verbose=verbose, eta=eta, mean_runs=mean_runs, held_out=held_out,
+                      score=score)
+        return replace(result, model=pipeline.released(result.model), params=pipeline.params(result.params))
     with checks_off():  # no candidate's usefulness is told, and the NOT PRIVATE check never runs, inside tune
         try:
             return _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta, fit_params, accountant,

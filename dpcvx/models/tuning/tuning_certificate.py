@@ -251,11 +251,18 @@ class TuningResult:
             self.release.tuning = TuningRecord.of(self.certificate)
 
     @property
+    def selected(self) -> Any:
+        """The selected learner: the model, or the last step of a pipeline of a PublicSchema and a learner
+        (:mod:`dpcvx.models.tuning.pipeline`)."""
+        steps = getattr(self.model, "steps", None)
+        return steps[-1][1] if isinstance(steps, list) and steps else self.model
+
+    @property
     def release(self) -> Release | None:
         """The selected model's release: the model itself, or a fitted dpcvx estimator's ``model_``."""
-        if isinstance(self.model, Release):
-            return self.model
-        fitted = getattr(self.model, "model_", None)
+        if isinstance(self.selected, Release):
+            return self.selected
+        fitted = getattr(self.selected, "model_", None)
         return fitted if isinstance(fitted, Release) else None
 
     @property
@@ -267,11 +274,14 @@ class TuningResult:
         release in its file form, :func:`dpcvx.release.serialization.model_to_dict`, also when ``tune``
         ran a dpcvx estimator; another model through its ``to_dict``) and, under "privatised", the
         selected parameters."""
-        release = self.release
-        # a selected estimator's column names and decision cut go with its release, as dpcvx.save writes them
-        model = model_to_dict(release, feature_names=getattr(self.model, "feature_names_in_", None),
-                              decision_cut=getattr(self.model, "decision_cut_", None)) if release is not None else (
-            self.model.to_dict() if hasattr(self.model, "to_dict") else None)
+        release, selected = self.release, self.selected
+        # a selected estimator's column names and decision cut go with its release, as dpcvx.save writes them, and
+        # a pipeline's public schema
+        steps = getattr(self.model, "steps", None)
+        schema = steps[0][1] if isinstance(steps, list) and len(steps) == 2 else None
+        model = model_to_dict(release, schema, feature_names=getattr(selected, "feature_names_in_", None),
+                              decision_cut=getattr(selected, "decision_cut_", None)) if release is not None else (
+            selected.to_dict() if hasattr(selected, "to_dict") else None)
         return {"type": "TuningResult", "certificate": self.certificate.to_dict(),
                 "model": model, "privatised": {"params": public_params(self.params)}}
 
