@@ -107,9 +107,7 @@ def _column(column: Any, numeric: bool, feature: bool) -> np.ndarray:
     carried nothing into the model, where Python refuses it with its fix)."""
     import pyarrow as pa
 
-    if feature and not numeric and pa.types.is_floating(column.type):
-        return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
-    typed = typed_column(column, numeric)
+    typed = typed_column(column, numeric or (feature and pa.types.is_floating(column.type)))
     return _cells(column) if typed is None else typed
 
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ...data.preprocessing import PublicSchema
 from ...privacy.float_guarantee import FloatGuarantee, named_guarantee
 from ...release.model import Release
 from ...release.serialization import model_to_dict
@@ -251,18 +252,21 @@ class TuningResult:
             self.release.tuning = TuningRecord.of(self.certificate)
 
     @property
-    def selected(self) -> Any:
-        """The selected learner: the model, or the last step of a pipeline of a PublicSchema and a learner
-        (:mod:`dpcvx.models.tuning.pipeline`)."""
+    def _parts(self) -> tuple[PublicSchema | None, Any]:
+        """(the public schema, the selected learner) of the model: a pipeline of a PublicSchema and a learner's
+        (:mod:`dpcvx.models.tuning.pipeline`), else (None, the model)."""
         steps = getattr(self.model, "steps", None)
-        return steps[-1][1] if isinstance(steps, list) and steps else self.model
+        if isinstance(steps, list) and len(steps) == 2 and isinstance(steps[0][1], PublicSchema):
+            return steps[0][1], steps[1][1]
+        return None, self.model
 
     @property
     def release(self) -> Release | None:
         """The selected model's release: the model itself, or a fitted dpcvx estimator's ``model_``."""
-        if isinstance(self.selected, Release):
-            return self.selected
-        fitted = getattr(self.selected, "model_", None)
+        selected = self._parts[1]
+        if isinstance(selected, Release):
+            return selected
+        fitted = getattr(selected, "model_", None)
         return fitted if isinstance(fitted, Release) else None
 
     @property
@@ -274,11 +278,9 @@ class TuningResult:
         release in its file form, :func:`dpcvx.release.serialization.model_to_dict`, also when ``tune``
         ran a dpcvx estimator; another model through its ``to_dict``) and, under "privatised", the
         selected parameters."""
-        release, selected = self.release, self.selected
+        release, (schema, selected) = self.release, self._parts
         # a selected estimator's column names and decision cut go with its release, as dpcvx.save writes them, and
         # a pipeline's public schema
-        steps = getattr(self.model, "steps", None)
-        schema = steps[0][1] if isinstance(steps, list) and len(steps) == 2 else None
         model = model_to_dict(release, schema, feature_names=getattr(selected, "feature_names_in_", None),
                               decision_cut=getattr(selected, "decision_cut_", None)) if release is not None else (
             selected.to_dict() if hasattr(selected, "to_dict") else None)
