@@ -29,7 +29,7 @@ import numpy as np
 from scipy.special import expit
 
 from .. import losses
-from ..data.columns import NOT_A_NUMBER
+from ..data.columns import MISSING_TOKENS, NOT_A_NUMBER
 from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, read_json, read_text
 from ..data.parquet import is_parquet
@@ -153,7 +153,7 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
     numeric = [column for column in schema.columns if isinstance(column, NumericColumn) and column.name in table]
     text = [column for column in numeric if table[column.name].dtype.kind == "U"]
     typed = [column for column in numeric if table[column.name].dtype.kind == "f"]  # pyarrow: an empty cell is NaN
-    codes = _numeric_texts(missing)
+    codes = _markers(missing)[0]
     # one comparison a text over all the numeric cells at once; the columns with a hit are looked at one by one
     hits = []
     if text:
@@ -193,11 +193,16 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
     return marked
 
 
-def _numeric_texts(texts: Sequence[str]) -> np.ndarray:
-    """The finite numbers among the --missing texts ("999", "-1"), as a column read as numbers holds them: read by the
-    one conversion of text cells to numbers (:func:`~dpcvx.tables.text_numbers`), as a cell of that text would be."""
+def _markers(texts: Sequence[str]) -> tuple[list[float], list[str]]:
+    """(the finite numbers among the --missing texts ("999", "-1"), as a column read as numbers holds them; the
+    other texts ("NA"), stripped as a cell is, but "" and "?", which are missing values already): read by the one
+    conversion of text cells to numbers (:func:`~dpcvx.tables.text_numbers`), as a cell of that text would be."""
     numbers_, wrong = text_numbers(np.array(list(texts), dtype=str))
-    return numbers_[~wrong & np.isfinite(numbers_)]
+    number = ~wrong & np.isfinite(numbers_)
+    words = [text.strip() for text, coded in zip(texts, number.tolist(), strict=True)
+             if not coded and text.strip() not in MISSING_TOKENS]
+    return numbers_[number].tolist(), words
+
 
 def _refit(name: str, impute: str) -> str:
     """Predict's advice for a missing value in the numeric column ``name`` of a model that imputes none."""
@@ -297,8 +302,9 @@ def _cells_in(values: np.ndarray, texts: Sequence[str]) -> np.ndarray | None:
 
 def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]], missing: Sequence[str]) -> PublicSchema:
     """The schema with --impute NAME=VALUE set as the public imputed value of each named numeric column, and the
-    --missing texts that are numbers (999) among the missing codes of each numeric column with an imputed value: the
-    model file keeps them, so that predict reads a code as fit did without --missing again."""
+    --missing texts among the missing values of each numeric column with an imputed value, a number (999) among its
+    missing codes, any other ("NA") among its missing texts ("" and "?" are missing values already): the model file
+    keeps them, so that predict reads a code or a text as fit did without --missing again."""
     repeated = sorted(repeated_names([name for name, _ in imputations]))
     if repeated:
         raise InputError(f"--impute gives {name_list(repeated)} more than one value; give each column one")
@@ -309,21 +315,25 @@ def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]], mis
         raise InputError(f"--impute names {name_list(unknown)}, which are not numeric feature columns "
                          f"({name_list(sorted(numeric))}); a categorical column lists its missing text among its "
                          "categories")
-    codes = _numeric_texts(missing).tolist()
-    columns = tuple(_with_codes(dataclasses.replace(column, missing=values[column.name])
-                                if column.name in values else column, codes)
+    codes, words = _markers(missing)
+    columns = tuple(_with_markers(dataclasses.replace(column, missing=values[column.name])
+                                  if column.name in values else column, codes, words)
                     if isinstance(column, NumericColumn) else column
                     for column in schema.columns)
     return dataclasses.replace(schema, columns=columns)
 
 
-def _with_codes(column: NumericColumn, codes: Sequence[float]) -> NumericColumn:
-    """``column`` with ``codes`` added to its missing codes where it has an imputed value (one without refuses a
-    code's cell, :func:`_with_missing`)."""
-    added = tuple(code for code in dict.fromkeys(codes) if code not in column.missing_codes)
-    if column.missing is None or not added:
+def _with_markers(column: NumericColumn, codes: Sequence[float], texts: Sequence[str]) -> NumericColumn:
+    """``column`` with ``codes`` added to its missing codes and ``texts`` to its missing texts where it has an
+    imputed value (one without refuses such a cell, :func:`_with_missing`)."""
+    if column.missing is None:
         return column
-    return dataclasses.replace(column, missing_codes=column.missing_codes + added)
+    added = tuple(code for code in dict.fromkeys(codes) if code not in column.missing_codes)
+    words = tuple(text for text in dict.fromkeys(texts) if text not in column.missing_texts)
+    if not added and not words:
+        return column
+    return dataclasses.replace(column, missing_codes=column.missing_codes + added,
+                               missing_texts=column.missing_texts + words)
 
 
 def _refuse_spaced_labels(args: argparse.Namespace) -> None:

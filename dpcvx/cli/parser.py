@@ -335,9 +335,10 @@ def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
                             "(fit: --impute NAME=VALUE, or \"missing\" in the schema file), a categorical "
                             "column lists TEXT among its categories. A numeric column with a public imputed "
                             "value imputes it for an empty or '?' cell too; one without refuses such a cell. "
-                            "fit keeps a TEXT that is a number (--missing 999) as a missing code of each numeric "
-                            "column with an imputed value (\"missing_codes\" in the schema file): predict reads "
-                            "it as fit did without --missing again")
+                            "fit keeps each TEXT in the model file for each numeric column with an imputed value, "
+                            "one that is a number (--missing 999) as a missing code (\"missing_codes\" in the "
+                            "schema file), any other (--missing NA) as a missing text (\"missing_texts\"): "
+                            "predict reads it as fit did without --missing again")
     group.add_argument("--skip-lines", type=_integer_from("skip_lines", 0), default=0, metavar="N",
                        help="skip the first N lines before the header or the first record (for example "
                             "the title line '|1x3 Cross validator' of UCI's adult.test: --skip-lines 1)")

@@ -153,13 +153,14 @@ NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional
 
 
 def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
-               codes: tuple[float, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+               codes: tuple[float, ...] = (), texts: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """(float64 values of a numeric column, mask of missing values); never modifies ``values``.
 
-    Missing values (see :func:`_is_missing`), and values equal to one of the public ``codes`` (999 for "unknown":
-    a column's declared missing codes, given only with ``missing``), become ``missing`` when it is given (a
-    public value) and are an InputError otherwise; text that is not a number, infinity, complex, datetime and
-    timedelta values are always an InputError.
+    Missing values (see :func:`_is_missing`), values equal to one of the public ``codes`` (999 for "unknown":
+    a column's declared missing codes, given only with ``missing``) and text cells equal to one of the public
+    ``texts`` ("NA": its declared missing texts, given only with ``missing``; surrounding whitespace ignored)
+    become ``missing`` when it is given (a public value) and are an InputError otherwise; text that is not a
+    number, infinity, complex, datetime and timedelta values are always an InputError.
     """
     kind = values.dtype.kind
     if kind in _NUMERIC_KIND_FIX:
@@ -168,8 +169,8 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
         numbers_ = values.astype(np.float64)  # a new array: the input is never written to
         absent = np.isnan(numbers_)
     else:
-        # without a declared rule, "?" and "" stay what they were: text that is not a number
-        tokens = MISSING_TOKENS if missing is not None else MISSING_TOKENS[1:]  # an empty cell is always missing
+        # an empty cell is always missing; "?" and the declared texts only with a public imputed value
+        tokens = (*MISSING_TOKENS, *texts) if missing is not None else MISSING_TOKENS[1:]
         absent = _missing_mask(name, values, tokens)
         present = values
         if absent.any():

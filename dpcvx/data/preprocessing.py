@@ -32,9 +32,9 @@ category lists given by the user. Each record is mapped on its own:
   them as category c; a numeric column with ``missing=v`` (a public value in
   [lo, hi], for example lo) imputes v, and with ``missing_indicator=True``
   adds a feature ``name:missing`` that is 1 for a missing value; its public
-  ``missing_codes`` (999 for "unknown" in a data dictionary) are missing values
-  too. Every record is kept, so the row count never depends on which values are
-  missing;
+  ``missing_codes`` (999 for "unknown" in a data dictionary) and
+  ``missing_texts`` ("NA") are missing values too. Every record is kept, so
+  the row count never depends on which values are missing;
 - optional constant feature 1 (``constant_feature``), last, for an intercept
   that lies inside the norm bound and the regularizer;
 - finally x -> x / max(1, ||x||_2 / norm), so ||x||_2 <= norm.
@@ -79,7 +79,8 @@ no code is ever executed)::
         {"name": "income", "kind": "numeric", "lo": 0, "hi": 1e6,
          "missing": 0, "missing_indicator": true},  # optional: imputed value, indicator
         {"name": "stay", "kind": "numeric", "lo": 0, "hi": 365,
-         "missing": 0, "missing_codes": [999, -9]},  # optional: codes of a missing value
+         "missing": 0, "missing_codes": [999, -9],  # optional: codes of a missing value
+         "missing_texts": ["NA"]},     # optional: texts of a missing value
         {"name": "bytes", "kind": "numeric", "lo": 0, "hi": 1e9,
          "scale": "log"}               # optional, default "linear"
       ]
@@ -134,7 +135,7 @@ from ..validation import (
     refuse_unknown_parameters,
 )
 from . import transformer_api
-from .columns import as_labels, as_numbers, column_arrays, common_length
+from .columns import MISSING_TOKENS, as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
 from .shared_level import warn_if_level_erased
 
@@ -171,9 +172,13 @@ class NumericColumn:
     missing value, else 0); needs ``missing``. ``missing_codes``: public numbers
     that stand for a missing value in this column (a data dictionary's 999 for
     "unknown", -9 for "refused"), imputed as a missing value is; needs
-    ``missing``. The codes come from the column's documentation, never from its
-    values in the data; a saved model keeps them, so prediction reads a code as
-    its fit did.
+    ``missing``. ``missing_texts``: public cell texts that stand for a missing
+    value in this column ("NA", "unknown"; surrounding whitespace ignored, as a
+    cell's is), imputed as a missing value is; needs ``missing``; a text that
+    is a number belongs in ``missing_codes`` (a column read as numbers holds
+    it as one). The codes and texts come from the column's documentation,
+    never from its values in the data; a saved model keeps them, so prediction
+    reads a code or a text as its fit did.
     """
 
     name: str
@@ -184,6 +189,7 @@ class NumericColumn:
     missing_indicator: bool = False
     scale: str = "linear"
     missing_codes: tuple[float, ...] = ()
+    missing_texts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -214,10 +220,12 @@ class NumericColumn:
                 f"column {self.name!r}: missing_indicator needs a public imputed value: pass missing=..."
             )
         object.__setattr__(self, "missing_codes", _missing_codes(self.name, self.missing_codes))
-        if self.missing_codes and self.missing is None:
-            raise InputError(
-                f"column {self.name!r}: missing_codes needs a public imputed value for them: pass missing=..."
-            )
+        object.__setattr__(self, "missing_texts", _missing_texts(self.name, self.missing_texts))
+        for field, given in (("missing_codes", self.missing_codes), ("missing_texts", self.missing_texts)):
+            if given and self.missing is None:
+                raise InputError(
+                    f"column {self.name!r}: {field} needs a public imputed value for them: pass missing=..."
+                )
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -233,7 +241,7 @@ class NumericColumn:
         """:meth:`encode`'s block and the values that lie outside [lo, hi] (clipped onto them; an imputed missing
         value lies within), for the schema's checks of the column against its declaration (:func:`_warn_lost`,
         :func:`_warn_piled`)."""
-        numbers_, absent = as_numbers(self.name, values, self.missing, self.missing_codes)
+        numbers_, absent = as_numbers(self.name, values, self.missing, self.missing_codes, self.missing_texts)
         outside = numbers_[(numbers_ < self.lo) | (numbers_ > self.hi)]
         scaled = self._unit(numbers_) - (0.5 if centred else 0.0)
         if self.missing_indicator:
@@ -246,6 +254,31 @@ class NumericColumn:
         if self.scale == "log":
             return np.log1p(shifted) / math.log1p(self.hi - self.lo)
         return shifted / (self.hi - self.lo)
+
+
+def _missing_texts(name: str, texts: Any) -> tuple[str, ...]:
+    """A numeric column's ``missing_texts`` checked: a tuple or list of strings, none repeated, none empty, "?" or
+    with surrounding whitespace (a cell's is ignored; "" and "?" are missing already), none a number (a column read
+    as numbers holds it as a number: declare it in ``missing_codes``)."""
+    if not isinstance(texts, (tuple, list)) or not all(isinstance(text, str) for text in texts):
+        example = (texts,) if isinstance(texts, str) else ("NA",)
+        raise InputError(f"column {name!r}: missing_texts must be a tuple of strings (such as {example!r}), got "
+                         f"{type(texts).__name__}")
+    for text in texts:
+        if text != text.strip() or text in MISSING_TOKENS:
+            raise InputError(f"column {name!r}: missing text {text!r} " + (
+                "is a missing value already (an empty cell and '?' are): leave it out" if text.strip()
+                in MISSING_TOKENS else f"has surrounding whitespace, which a cell's comparison ignores: give "
+                f"{text.strip()!r}"))
+    numbers_, wrong = tables.text_numbers(np.array(list(texts), dtype=str))
+    numeric = [text for text, bad in zip(texts, (wrong | ~np.isfinite(numbers_)).tolist(), strict=True) if not bad]
+    if numeric:
+        raise InputError(f"column {name!r}: missing text {numeric[0]!r} is a number, which a column read as numbers "
+                         f"holds as one: declare it in missing_codes=({numeric[0]},) instead")
+    repeated = sorted({text for text in texts if texts.count(text) > 1})
+    if repeated:
+        raise InputError(f"column {name!r}: missing_texts repeats {', '.join(map(repr, repeated))}")
+    return tuple(texts)
 
 
 def _missing_codes(name: str, codes: Any) -> tuple[float, ...]:
@@ -803,6 +836,8 @@ def _column_to_dict(column: Column) -> dict[str, Any]:
             data["scale"] = column.scale
         if column.missing_codes:
             data["missing_codes"] = list(column.missing_codes)
+        if column.missing_texts:
+            data["missing_texts"] = list(column.missing_texts)
         return data
     data = {
         "name": column.name,
@@ -824,7 +859,8 @@ def _column_from_dict(data: Any) -> Column:
     if not isinstance(source, str):
         raise InputError(f"column {name!r}: source must be a string")
     if kind == "numeric":
-        allowed = {"name", "kind", "lo", "hi", "source", "missing", "missing_indicator", "scale", "missing_codes"}
+        allowed = {"name", "kind", "lo", "hi", "source", "missing", "missing_indicator", "scale", "missing_codes",
+                   "missing_texts"}
         _reject_unknown_keys(f"numeric column {name!r}", data, allowed)
         if "lo" not in data or "hi" not in data:
             raise InputError(f'numeric column {name!r} needs public bounds "lo" and "hi"')
@@ -837,6 +873,7 @@ def _column_from_dict(data: Any) -> Column:
             data.get("missing_indicator", False),
             data.get("scale", "linear"),
             data.get("missing_codes", []),
+            data.get("missing_texts", []),
         )
     if kind == "categorical":
         _reject_unknown_keys(

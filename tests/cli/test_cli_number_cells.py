@@ -196,3 +196,33 @@ def test_predict_reads_a_code_declared_at_fit_as_fit_did(tmp_path, capsys, monke
     assert predicted() == with_flag
     data = blank
     assert predicted("--missing", "") == with_flag  # a code is predicted as a blank cell declared missing
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_predict_reads_a_text_declared_at_fit_as_fit_did(tmp_path, capsys, monkeypatch, reader):
+    """The model file kept the imputed value but not a --missing text that is no number ("NA"): predict without
+    --missing NA again refused the cell as not a number. fit keeps such a text as a missing text of each numeric column
+    with an imputed value ("" and "?" are missing values already); predict reads it as fit did, by every reader, and
+    a column without an imputed value keeps none."""
+    rows = [[" NA " if i % 3 == 0 else str(i), str(i % 7), "yes" if i % 2 else "no"] for i in range(1200)]
+    data = write(tmp_path / "d.csv", ["x", "z", "label"], rows)
+    code, err = fit(tmp_path, capsys, monkeypatch, reader, data, "--target", "label", "--positive", "yes",
+                    "--missing", "NA", "--missing", "", "--missing", "?", "--missing", "99999", "--impute", "x=1000",
+                    "--numeric", "z:0:10", "--random-state", "3", *FEATURES)
+    assert code == 0, err
+    columns = json.loads((tmp_path / "m.json").read_text())["preprocessing"]["schema"]["columns"]
+    x, z = sorted(columns, key=lambda column: column["name"])
+    assert x["missing_texts"] == ["NA"] and x["missing_codes"] == [99999.0]
+    assert "missing_texts" not in z and "missing" not in z
+
+    def predicted(*options):
+        out = tmp_path / "p.csv"
+        code = main(["predict", str(tmp_path / "m.json"), data, *options, *READERS[reader], "--out", str(out)])
+        assert code == 0, capsys.readouterr().err
+        capsys.readouterr()
+        return out.read_text()
+
+    with_flag = predicted("--missing", "NA")
+    assert predicted() == with_flag
+    data = write(tmp_path / "b.csv", ["x", "z", "label"], [["" if x.strip() == "NA" else x, z, y] for x, z, y in rows])
+    assert predicted() == with_flag  # a text is predicted as a blank cell is
