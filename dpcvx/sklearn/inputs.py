@@ -182,10 +182,14 @@ class _PickledAccountant:
 
 
 def _marked_copy(accountant: PrivacyAccountant, owner: str) -> PrivacyAccountant:
-    """The accountant a pickled :class:`_PickledAccountant` loads as: the loaded copy, marked as the copy that
-    loading ``owner`` made."""
-    accountant.copied_with(owner)
-    return accountant
+    """The accountant a pickled :class:`_PickledAccountant` loads as: a copy of the loaded accountant, marked as the
+    copy that loading ``owner`` made. The loaded accountant itself is left unmarked: where the same pickle holds it
+    on its own too (``pickle.dumps((estimator, accountant))``), that one is a ledger of its own, as an accountant
+    pickled alone is, and the estimator's refusal advises ``set_params(accountant=...)`` with it (marking the loaded
+    accountant made that advice fail and the user's ledger refuse every charge)."""
+    marked = copy.copy(accountant)
+    marked.copied_with(owner)
+    return marked
 
 
 class InputTypeError(InputError, TypeError):

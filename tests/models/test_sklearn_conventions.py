@@ -113,6 +113,38 @@ def test_a_pickled_copy_of_an_estimator_cannot_charge_a_copy_of_its_accountant(e
     np.testing.assert_array_equal(restored.predict(X), original.predict(X))
 
 
+@pytest.mark.parametrize("together", [lambda e, a: (e, a), lambda e, a: (a, e), lambda e, a: {"m": e, "b": [a]}],
+                         ids=["estimator first", "accountant first", "in a dict"])
+def test_an_accountant_pickled_beside_its_estimator_is_a_ledger_of_its_own(together):
+    """pickle.dumps((estimator, accountant)) (a session saved whole) loaded an accountant marked as the estimator's
+    pickled copy: it refused every charge, made directly or through the loaded estimator given it as the refusal
+    advises (set_params(accountant=...)), so the ledger saved was dead. Now the loaded accountant is a ledger of its
+    own, as an accountant pickled alone is; the loaded estimator still refuses to charge until it is given one."""
+    import pickle
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-0.5, 0.5, size=(400, 3))
+    y = (X[:, 0] > 0).astype(int)
+    accountant = dpcvx.PrivacyAccountant(3.0)
+    original = dpcvx.DPLogisticRegression(epsilon=0.5, accountant=accountant, column_statistics=False,
+                                          random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        original.fit(X, y)
+        loaded = pickle.loads(pickle.dumps(together(original, accountant)))
+        parts = [loaded["m"], loaded["b"][0]] if isinstance(loaded, dict) else list(loaded)
+        estimator = next(part for part in parts if isinstance(part, dpcvx.DPLogisticRegression))
+        ledger = next(part for part in parts if isinstance(part, dpcvx.PrivacyAccountant))
+        assert ledger.spent.epsilon == pytest.approx(0.5)
+        with pytest.raises(InputError, match="a copy made by pickling the DPLogisticRegression"):
+            estimator.fit(X, y)
+        assert ledger.spent.epsilon == pytest.approx(0.5)
+        estimator.set_params(accountant=ledger)
+        estimator.fit(X, y)
+        ledger.spend(0.25, 0.0, description="a direct charge")
+    assert ledger.spent.epsilon == pytest.approx(1.25) and accountant.spent.epsilon == pytest.approx(0.5)
+
+
 @pytest.mark.parametrize("make_accountant", ["deepcopy", "pickle", "constructor"])
 @pytest.mark.parametrize("copy_estimator", [copy.copy, copy.deepcopy])
 def test_copying_an_estimator_keeps_any_accountant_it_holds_chargeable(make_accountant, copy_estimator):
