@@ -93,6 +93,25 @@ class Section:
     blocks: tuple[Block, ...]
 
 
+
+def _column_line(column: Any) -> str:
+    """One schema column as the report lists it: its public bounds (and log scale) or categories, and its public rule
+    for a missing value (the imputed value or category, the indicator, the missing codes and texts)."""
+    if not hasattr(column, "lo"):
+        rule = "" if column.missing is None else f"; a missing value is the category {column.missing}"
+        return f"{column.name}: one of {', '.join(map(str, column.categories))}{rule}"
+    parts = [f"{column.name}: numeric in [{column.lo:g}, {column.hi:g}]"
+             + (", on the log scale" if column.scale == "log" else "")]
+    if column.missing is not None:
+        parts.append(f"a missing value imputed as {column.missing:g}"
+                     + (", with a missing indicator" if column.missing_indicator else ""))
+    if column.missing_codes:
+        parts.append(f"the codes {', '.join(f'{code:g}' for code in column.missing_codes)} read as missing")
+    if column.missing_texts:
+        parts.append(f"the texts {', '.join(repr(text) for text in column.missing_texts)} read as missing")
+    return "; ".join(parts)
+
+
 def _p(text: str) -> Block:
     return Block("p", text)
 
@@ -490,9 +509,9 @@ class ReleaseReport:
                 _p("The private mechanisms that chose them:"),
                 Block("ul", [release.mechanism for release in self.drawn])]
         if self.schema is not None and hasattr(self.schema, "columns"):
-            columns = [f"{column.name}: numeric in [{column.lo:g}, {column.hi:g}]" if hasattr(column, "lo") else
-                       f"{column.name}: one of {', '.join(column.categories)}" for column in self.schema.columns]
-            blocks += [_p("The public schema that encodes a table's records into rows:"), Block("ul", columns)]
+            blocks += [_p("The public schema that encodes a table's records into rows (its bounds, categories, "
+                          "imputed values and missing codes and texts are public inputs too):"),
+                       Block("ul", [_column_line(column) for column in self.schema.columns])]
         return Section("public-inputs", "Public inputs", tuple(blocks))
 
     def _not_covered(self) -> Section:

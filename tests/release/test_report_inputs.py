@@ -177,3 +177,24 @@ def test_a_balanced_release_names_its_class_weights_as_private_and_the_declared_
     private = text[text.index("Chosen privately"):text.index("The private mechanisms that chose them")]
     assert "the loss l(z) = logistic(-z)" in public and "the regularizer N(w)" in public
     assert "the class weights {-1: 1, 1: 0.9" in private and "regularizer" not in private
+
+
+def test_the_schema_s_missing_value_rules_are_listed_as_public_inputs():
+    """The report listed each schema column's bounds or categories only: an imputed value (which, chosen by looking
+    at the records, say their median, is a release of its own), the missing codes and texts, the indicator and the
+    log scale were public inputs the guarantee takes as given, and the report did not name them."""
+    schema = dpcvx.PublicSchema((
+        dpcvx.NumericColumn("stay", 0, 365, missing=7.0, missing_codes=(999, -9), missing_texts=("NA",),
+                            missing_indicator=True, scale="log"),
+        dpcvx.NumericColumn("age", 0, 120),
+        dpcvx.CategoricalColumn("ward", ("a", "b", "?"), missing="?")), norm=1.0)
+    rng = np.random.default_rng(0)
+    rows = schema.transform({"stay": rng.uniform(0, 365, 300), "age": rng.uniform(0, 120, 300),
+                             "ward": rng.choice(["a", "b"], 300)})
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(rows, np.resize([-1, 1], 300), 1.0, random_state=0)
+    model.schema = schema
+    public, _ = _lists(model.report().to_markdown(), "Public inputs")
+    assert (r"stay: numeric in \[0, 365\], on the log scale; a missing value imputed as 7, with a missing indicator; "
+            r"the codes 999, -9 read as missing; the texts 'NA' read as missing") in public
+    assert r"age: numeric in \[0, 120\]" in public
+    assert "ward: one of a, b, ?; a missing value is the category ?" in public
