@@ -6,6 +6,8 @@ into its text. Python users see the Python names (``label_bound=(lo, hi)``); whi
 (:func:`on_command_line`, entered by :func:`dpcvx.cli.main`) the same message names the flag of ``dpcvx fit`` that
 sets it (``--label-bound LO,HI``), from the one table :data:`FLAGS`, or says that the feature is the Python API's
 (:data:`PYTHON_ONLY`). ``tests/cli/test_cli_warning_flags.py`` checks every flag of the table against the parser.
+A message about the encoded width names the public schema's column that makes most of it (:func:`widest_column`)
+while a caller that knows the schema fits (:func:`encoded_columns`: ``dpcvx fit``).
 
 Light: it imports nothing of dpcvx, so that the parser (``dpcvx --help``) can read it.
 """
@@ -18,9 +20,12 @@ from contextlib import contextmanager
 from typing import Any
 
 __all__ = ["FLAGS", "PYTHON_ONLY", "FIXED", "on_command_line", "command_line_runs", "setting", "flag_text", "named",
-           "python_only", "for_reader"]
+           "python_only", "for_reader", "encoded_columns", "widest_column"]
 
 _COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_command_line", default=False)
+#: the public schema's columns and how many encoded columns each makes, while a fit whose caller knows them runs
+_COLUMNS: contextvars.ContextVar[tuple[tuple[str, int], ...]] = contextvars.ContextVar("dpcvx_encoded_columns",
+                                                                                       default=())
 
 #: Each Python parameter a message names, as ``dpcvx fit`` gives it: its spelling there, ``{}`` standing for the
 #: value. One without ``{}`` is a switch: ``True`` is the flag, ``False`` the flag left out (a ``--no-`` flag the
@@ -93,6 +98,28 @@ def on_command_line() -> Iterator[None]:
 def command_line_runs() -> bool:
     """Whether a ``dpcvx`` command runs (:func:`on_command_line`)."""
     return _COMMAND_LINE.get()
+
+
+@contextmanager
+def encoded_columns(widths: tuple[tuple[str, int], ...]) -> Iterator[None]:
+    """Within this block a message about the encoded width may name the public schema's columns: ``widths`` holds
+    each column's name and the number of encoded columns it makes (``dpcvx fit`` fits inside, from its schema)."""
+    token = _COLUMNS.set(widths)
+    try:
+        yield
+    finally:
+        _COLUMNS.reset(token)
+
+
+def widest_column(d: int) -> str | None:
+    """The column of :func:`encoded_columns` that makes the most of the d encoded columns, as a message names it
+    ("'merchant' makes 500 of the 506"), when it makes more than one and at least a quarter of them; else None.
+    Public: the schema's declared categories, never the data."""
+    widths = _COLUMNS.get()
+    if not widths:
+        return None
+    name, width = max(widths, key=lambda pair: pair[1])
+    return f"{name!r} makes {width} of the {d}" if 1 < width <= d and 4 * width >= d else None
 
 
 def setting(name: str, value: str | None = None, flag_value: str | None = None) -> str:

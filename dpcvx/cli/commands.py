@@ -29,6 +29,7 @@ import numpy as np
 from scipy.special import expit
 
 from .. import losses
+from ..advice import encoded_columns
 from ..data.columns import MISSING_TOKENS, NOT_A_NUMBER
 from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, read_json, read_text
@@ -795,7 +796,8 @@ def fit_command(args: argparse.Namespace) -> int:
             X, y = _encode_by_chunks(args, schema, columns, layout, labels_of, Path(scratch.name))
             steps.update()
         steps.update()
-        fitted, model = _release(args, X, y, fitter, options)
+        with encoded_columns(tuple((column.name, len(column.feature_names)) for column in schema.columns)):
+            fitted, model = _release(args, X, y, fitter, options)
         steps.update()
         save(fitted, args.out, schema=schema)  # an estimator's threshold as its decision cut, which predict uses
         steps.update()

@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Protocol
 
-from ..advice import setting
+from ..advice import setting, widest_column
 from ..exceptions import InputError, NoiseDominatesWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
@@ -335,13 +335,16 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
         shown = f"n = {n}" if prior is None else f"n min(prior, 1 - prior) = {n} x {min(prior, 1 - prior):g}"
         expected = ("score (R^2)" if regression else
                     "accuracy (less still on a rare class, whose count replaces n)")
+        widest = widest_column(d)
         warn_release(
             f"{speaker(owner)}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = "
             f"{_below(ratio, SMALL_TABLE_LIMIT)} is below {SMALL_TABLE_LIMIT:g}: private "
             "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
             f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon, or fewer encoded "
-            "columns (a categorical column is one per declared category: group its categories by a public rule, a "
-            "coarser classification known without the data, never by their counts in it)", SmallTableWarning)
+            "columns (a categorical column is one per declared category" + ("" if widest is None else
+                                                                           f"; here {widest}")
+            + ": group its categories by a public rule, a coarser classification known without the data, never by "
+            "their counts in it)", SmallTableWarning)
 
 
 def _below(value: float, limit: float) -> str:

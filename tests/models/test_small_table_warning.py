@@ -79,3 +79,19 @@ def test_the_advice_says_where_encoded_columns_come_from():
     X[::2, 0] = 0.5
     with pytest.warns(SmallTableWarning, match=r"one per declared category: group its categories by a public rule"):
         dpcvx.DPLogisticRegression(random_state=0).fit(X, np.arange(99) % 2)
+
+
+def test_the_widest_column_is_named_only_where_it_makes_much_of_the_width():
+    """dpcvx.advice.widest_column: the public schema's column that makes the most encoded columns, named when it makes
+    more than one and at least a quarter of them; outside encoded_columns (a Python fit on rows) nothing."""
+    from dpcvx.advice import encoded_columns, widest_column
+
+    assert widest_column(4) is None
+    with encoded_columns((("a", 1), ("shop", 3))):
+        assert widest_column(4) == "'shop' makes 3 of the 4"
+        assert widest_column(13) is None  # 3 of 13: under a quarter
+        with pytest.warns(SmallTableWarning, match=r"category; here 'shop' makes 3 of the 4: group"):
+            warn_if_small_table("owner", 99, 4, 1.0)
+    with encoded_columns((("a", 1), ("b", 1))):
+        assert widest_column(2) is None  # a numeric column is one encoded column
+    assert widest_column(4) is None
