@@ -23,13 +23,11 @@ defaults and with ``column_statistics=False`` (the public schema's scaling only)
 choice between the two settings of one estimator is shown, not made, and a user who picks it by looking at these
 private scores spends privacy that no guarantee covers.
 
-Where DPHuberRegressor()'s default loses, ``--decompose`` (on house and paretian) takes it apart, one part of the
-default at a time: the plain fit at epsilon and at the half of it that the default's fit gets; the default with the
-columns' map replaced by the identity (the public scaling) and the label's range by the public bound, with the map
-only, with the label's range only, and whole. The parts are swapped in by patching the library's map and label range
-functions for the run (as ``benchmarks/column_ranges.py`` patches its constants); such a fit is no release.
+The last contender, ``DPHuberRegressor(column_statistics=False)`` at half of epsilon, is the plain fit at about the
+budget the default's fit gets after its ranges (eps_fit = epsilon - 0.2 epsilon - 0.3 epsilon): how much of the
+default's loss the budget alone explains.
 
-    python -m benchmarks.regression_family --decompose  # the recorded run, about 10 seconds
+    python -m benchmarks.regression_family              # about 10 seconds
     python -m benchmarks.regression_family --reps 1     # a quick look
 """
 
@@ -43,18 +41,14 @@ from typing import Any
 import numpy as np
 
 import dpcvx
-import dpcvx.models.column_statistics as column_statistics
-import dpcvx.release.records.linear_release as linear_release
 from benchmarks import common
 from benchmarks.real_tables import Table, _mixed, reference, score, trivial
-from dpcvx.data.standardiser import ColumnStandardiser
 
 NAMES = ("house", "counts", "unfilled", "paretian", "rarebin", "wide")
 EPSILONS = (0.3, 1.0, 3.0)
 CONTENDERS = ("DPLinearRegression()", "DPLinearRegression(column_statistics=False)", "DPHuberRegressor()",
-              "DPHuberRegressor(column_statistics=False)")
+              "DPHuberRegressor(column_statistics=False)", "DPHuberRegressor(column_statistics=False) at epsilon / 2")
 SEED = 48_000
-DECOMPOSED = ("house", "paretian")
 
 
 def make(name: str, seed: int) -> Table:
@@ -127,43 +121,8 @@ def make(name: str, seed: int) -> Table:
 def _estimator(contender: str, epsilon: float, label_range: tuple[float, float], seed: int) -> Any:
     kind = dpcvx.DPLinearRegression if contender.startswith("DPLinear") else dpcvx.DPHuberRegressor
     options = {"column_statistics": False} if "False" in contender else {}
-    return kind(epsilon=epsilon, label_bound=label_range, random_state=seed, **options)
-
-
-#: DPHuberRegressor()'s default taken apart (``--decompose``): (map, label range) swapped for the public ones or kept
-PARTS = {"plain fit at epsilon": None, "plain fit at epsilon / 2": None,
-         "neither (public scaling and bound)": (False, False), "the columns' map only": (True, False),
-         "the label's range only": (False, True), "both (the default)": (True, True)}
-
-
-def _identity_map(cells: np.ndarray, norm: float, *_: Any) -> Any:
-    """The columns' map replaced by the public scaling: centre 0, multiplier 1, no clip before the row's."""
-    d = np.shape(cells)[1]
-    return ColumnStandardiser(np.zeros(d), np.ones(d), norm, clip=10.0 * norm, input_bound=norm)
-
-
-def _public_label(cells: np.ndarray, label_bound: float, *_: Any) -> tuple[float, float]:
-    """The label's released range replaced by the public bound (centre 0, B)."""
-    return 0.0, label_bound
-
-
-def _part(part: str, table: Table, train: np.ndarray, epsilon: float, seed: int) -> Any:
-    """DPHuberRegressor fitted with one part of its default (:data:`PARTS`)."""
-    assert table.label_range is not None
-    parts = PARTS[part]
-    if parts is None:
-        half = epsilon / 2 if part.endswith("/ 2") else epsilon
-        return _estimator("DPHuberRegressor(column_statistics=False)", half, table.label_range, seed).fit(
-            table.X[train], table.y[train])
-    kept = column_statistics.ranges_map, column_statistics.histogram_label_range, linear_release.ranges_map
-    try:
-        if not parts[0]:
-            column_statistics.ranges_map = linear_release.ranges_map = _identity_map
-        if not parts[1]:
-            column_statistics.histogram_label_range = _public_label
-        return _estimator("DPHuberRegressor()", epsilon, table.label_range, seed).fit(table.X[train], table.y[train])
-    finally:
-        column_statistics.ranges_map, column_statistics.histogram_label_range, linear_release.ranges_map = kept
+    share = 0.5 if contender.endswith("epsilon / 2") else 1.0
+    return kind(epsilon=share * epsilon, label_bound=label_range, random_state=seed, **options)
 
 
 def _draw(name: str, rep: int) -> tuple[Table, np.ndarray, np.ndarray, float, float]:
@@ -178,18 +137,9 @@ def _draw(name: str, rep: int) -> tuple[Table, np.ndarray, np.ndarray, float, fl
 
 def run(args: argparse.Namespace) -> dict:
     cells: list[dict] = []
-    parts: list[dict] = []
     for name, rep in itertools.product(args.tables, range(args.reps)):
         table, train, test, low, high = _draw(name, rep)
         assert table.label_range is not None
-        if args.decompose and name in DECOMPOSED:
-            for epsilon, part in itertools.product(EPSILONS, PARTS):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    fitted = _part(part, table, train, epsilon, common.int_seed(SEED, rep, int(epsilon * 10)))
-                r2 = score("regression", table.y[test], fitted.predict(table.X[test]))
-                parts.append({"table": name, "rep": rep, "epsilon": epsilon, "part": part,
-                              "gap": (r2 - low) / (high - low)})
         for epsilon in EPSILONS:
             gaps = {}
             for contender in CONTENDERS:
@@ -202,7 +152,7 @@ def run(args: argparse.Namespace) -> dict:
                 gaps[contender] = (r2 - low) / (high - low)
             cells.append({"table": name, "rep": rep, "epsilon": epsilon, "reference_r2": high, "gap": gaps})
         print(f"[regression_family] {name} rep {rep}: done", flush=True)
-    return {"cells": cells, "parts": parts}
+    return {"cells": cells}
 
 
 def markdown(result: dict, args: argparse.Namespace) -> str:
@@ -226,20 +176,11 @@ def markdown(result: dict, args: argparse.Namespace) -> str:
     for contender in CONTENDERS:
         values = [cell["gap"][contender] for cell in cells]
         lost = ""
-        if "False" not in contender:
+        if contender.endswith("()"):
             off = contender.replace("()", "(column_statistics=False)")
             lost = f"{sum(cell['gap'][contender] < cell['gap'][off] - 0.05 for cell in cells)} of {len(cells)}"
         lines.append(f"| `{contender}` | {np.mean(values):.2f} | {np.median(values):.2f} | {min(values):.2f} | "
                      f"{lost} |")
-    if result["parts"]:
-        lines += ["", "DPHuberRegressor()'s default taken apart (`--decompose`; module docstring), gap recovered, mean "
-                  "over the draws:", "",
-                  "| table | epsilon | " + " | ".join(PARTS) + " |", "|---|---|" + "---|" * len(PARTS)]
-        for name, epsilon in itertools.product(DECOMPOSED, EPSILONS):
-            rows = [row for row in result["parts"] if row["table"] == name and row["epsilon"] == epsilon]
-            if rows:
-                lines.append(f"| {name} | {epsilon:g} | " + " | ".join(
-                    f"{np.mean([row['gap'] for row in rows if row['part'] == part]):.2f}" for part in PARTS) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -247,8 +188,6 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=4)
     parser.add_argument("--tables", nargs="+", choices=NAMES, default=list(NAMES))
-    parser.add_argument("--decompose", action="store_true",
-                        help="take DPHuberRegressor()'s default apart on " + " and ".join(DECOMPOSED))
     common.add_result_arguments(parser, "regression_family")
     return common.run_recorded("benchmarks.regression_family", parser, argv, run, markdown)
 
