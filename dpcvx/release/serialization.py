@@ -156,6 +156,9 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
         refuse_non_public_schema(schema)
     kind = next((_BY_CLASS[cls] for cls in type(model).__mro__ if cls in _BY_CLASS), None)
     if kind is None:
+        if isinstance(getattr(model, "release", None), Release):  # dpcvx.tune's result: it holds its selected model
+            raise InputError(f"got {type(model).__name__}, the result of dpcvx.tune: save its selected model, "
+                             "dpcvx.save(result.model, path) (the file keeps the tuning record and its total cost)")
         name = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
             else type(model).__name__
         raise InputError(f"only private releases can be saved, got {name}; fit with "

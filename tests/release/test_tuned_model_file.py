@@ -140,3 +140,17 @@ def test_a_file_of_format_version_6_with_a_feature_map_loads_and_records_it(tmp_
     (tmp_path / "edited.json").write_text(json.dumps(rewritten))
     with pytest.raises(FileError, match="is not the .* map certificate.feature_map records"):
         dpcvx.load(tmp_path / "edited.json")
+
+
+def test_saving_the_tuning_result_itself_names_its_selected_model(data, tmp_path):
+    """dpcvx.save(result) was refused as "only private releases can be saved, got TuningResult; fit with
+    PrivateERM.fit (or save estimator.model_ ...)", advice that does not fit tune's result; it now names
+    dpcvx.save(result.model, path), and nothing is written."""
+    X, y = data
+    result = _tuned(dpcvx.DPLogisticRegression(classes=(-1, 1)), X, y, "split")
+    path = tmp_path / "tuned.json"
+    with pytest.raises(dpcvx.InputError, match=r"got TuningResult, the result of dpcvx.tune: save its selected "
+                                                r"model, dpcvx.save\(result.model, path\)"):
+        dpcvx.save(result, path)
+    assert not path.exists()
+    assert dpcvx.load(dpcvx.save(result.model, path)).tuning is not None
