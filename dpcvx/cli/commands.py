@@ -30,7 +30,7 @@ from scipy.special import expit
 
 from .. import losses
 from ..advice import encoded_columns
-from ..data.columns import MISSING_TOKENS, NOT_A_NUMBER
+from ..data.columns import MISSING_TOKENS, NOT_A_NUMBER, marker_numbers
 from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, read_json, read_text
 from ..data.parquet import is_parquet
@@ -196,10 +196,9 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
 
 def _markers(texts: Sequence[str]) -> tuple[list[float], list[str]]:
     """(the finite numbers among the --missing texts ("999", "-1"), as a column read as numbers holds them; the
-    other texts ("NA"), stripped as a cell is, but "" and "?", which are missing values already): read by the one
-    conversion of text cells to numbers (:func:`~dpcvx.tables.text_numbers`), as a cell of that text would be."""
-    numbers_, wrong = text_numbers(np.array(list(texts), dtype=str))
-    number = ~wrong & np.isfinite(numbers_)
+    other texts ("NA"), stripped as a cell is, but "" and "?", which are missing values already): split by
+    :func:`~dpcvx.data.columns.marker_numbers`, as a numeric column's declaration splits them."""
+    numbers_, number = marker_numbers(texts)
     words = [text.strip() for text, coded in zip(texts, number.tolist(), strict=True)
              if not coded and text.strip() not in MISSING_TOKENS]
     return numbers_[number].tolist(), words

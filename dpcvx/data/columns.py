@@ -21,7 +21,8 @@ from .. import tables
 from ..exceptions import InputError
 from ..tables import RowError, text_numbers
 
-__all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length"]
+__all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length",
+           "marker_numbers"]
 
 # Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty).
 MISSING_TOKENS = ("?", "")
@@ -150,6 +151,15 @@ NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional
                 "days since a public date); a missing value is an empty cell (\"nan\" and \"inf\" are not numbers: "
                 "make such a marker an empty cell, or declare it with --missing, which dpcvx fit and dpcvx predict "
                 "take alike)")
+
+
+def marker_numbers(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(the numbers, which are finite numbers) of texts that mark a missing value ("999", "NA"): read as a cell of
+    that text would be (:func:`~dpcvx.tables.text_numbers`), so that "999" and " 999.0" are the code 999, a column
+    read as numbers holds them as such, and "NA", "nan" or "inf" are texts. The one split of such markers into
+    missing codes and missing texts (a numeric column's declaration, the command line's ``--missing``)."""
+    numbers_, wrong = text_numbers(np.array(list(texts), dtype=str))
+    return numbers_, ~wrong & np.isfinite(numbers_)
 
 
 def as_numbers(name: str, values: np.ndarray, missing: float | None = None,

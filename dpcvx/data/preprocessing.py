@@ -135,7 +135,7 @@ from ..validation import (
     refuse_unknown_parameters,
 )
 from . import transformer_api
-from .columns import MISSING_TOKENS, as_labels, as_numbers, column_arrays, common_length
+from .columns import MISSING_TOKENS, as_labels, as_numbers, column_arrays, common_length, marker_numbers
 from .files import atomic_write, read_json
 from .shared_level import warn_if_level_erased
 
@@ -270,12 +270,11 @@ def _missing_texts(name: str, texts: Any) -> tuple[str, ...]:
                 "is a missing value already (an empty cell and '?' are): leave it out" if text.strip()
                 in MISSING_TOKENS else f"has surrounding whitespace, which a cell's comparison ignores: give "
                 f"{text.strip()!r}"))
-    numbers_, wrong = tables.text_numbers(np.array(list(texts), dtype=str))
-    numeric = [text for text, bad in zip(texts, (wrong | ~np.isfinite(numbers_)).tolist(), strict=True) if not bad]
+    numeric = [text for text, number in zip(texts, marker_numbers(texts)[1].tolist(), strict=True) if number]
     if numeric:
         raise InputError(f"column {name!r}: missing text {numeric[0]!r} is a number, which a column read as numbers "
                          f"holds as one: declare it in missing_codes=({numeric[0]},) instead")
-    repeated = sorted({text for text in texts if texts.count(text) > 1})
+    repeated = sorted(tables.repeated_names(texts))
     if repeated:
         raise InputError(f"column {name!r}: missing_texts repeats {', '.join(map(repr, repeated))}")
     return tuple(texts)
@@ -287,7 +286,7 @@ def _missing_codes(name: str, codes: Any) -> tuple[float, ...]:
         raise InputError(f"column {name!r}: missing_codes must be a tuple of numbers (such as (999,)), "
                          f"got {type(codes).__name__}")
     checked = tuple(finite(f"a missing code of column {name!r}", code) for code in codes)
-    repeated = sorted({code for code in checked if checked.count(code) > 1})
+    repeated = sorted(tables.repeated_names(checked))
     if repeated:
         raise InputError(f"column {name!r}: missing_codes repeats {', '.join(f'{code:g}' for code in repeated)}")
     return checked

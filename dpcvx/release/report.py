@@ -93,7 +93,6 @@ class Section:
     blocks: tuple[Block, ...]
 
 
-
 def _column_line(column: Any) -> str:
     """One schema column as the report lists it: its public bounds (and log scale) or categories, and its public rule
     for a missing value (the imputed value or category, the indicator, the missing codes and texts)."""
