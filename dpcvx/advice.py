@@ -81,7 +81,8 @@ FIXED: dict[str, tuple[str, str]] = {
     # the catalogue losses a verifier's fix names, as --loss gives them
     "dpcvx.losses.logistic()": ("loss", "logistic"),
     "dpcvx.losses.huber_hinge(h=0.5)": ("loss", "huber_hinge:h=0.5"),
-    "dpcvx.losses.huber_regression(m=1)": ("loss", "huber_regression:m=1"),
+    # DPHuberRegressor's m="auto" is B / 4: the command line's huber_regression without :m=
+    "dpcvx.losses.huber_regression(m=B / 4)": ("loss", "huber_regression"),
 }
 
 
@@ -138,6 +139,12 @@ def setting(name: str, value: str | None = None, flag_value: str | None = None) 
     if shown == "None":
         return f"{spelling.split(' {}')[0]} left out"
     return spelling.split(" {}")[0] if shown is None else spelling.format(shown)
+
+
+def huber_auto() -> str:
+    """DPHuberRegressor's default threshold as the reader sets it: m='auto' in Python, ``--loss huber_regression``
+    without ``:m=`` on the command line (the spec takes a number only)."""
+    return "--loss huber_regression without :m= (m 'auto')" if command_line_runs() else "m='auto'"
 
 
 def flag_text(value: Any) -> str:

@@ -666,7 +666,7 @@ def _refuse_least_squares_options(args: argparse.Namespace) -> None:
         option = "--regularizer" if args.regularizer is not None else "--allow-estimates"
         raise UsageError(f"{option} with --task regression needs --loss: least squares by AdaSSP, the default, "
                          "takes no regularizer and has no constant to estimate; name a regression loss (for "
-                         f"example --loss huber_regression:m=1) or leave {option} out")
+                         f"example --loss huber_regression) or leave {option} out")
     given = ("--float-safe" if args.float_safe else f"--mechanism {args.mechanism}" if args.mechanism is not None
              else "--delta 0 (the default: pure epsilon)" if args.delta == 0 else None)
     if given is not None:

@@ -69,9 +69,9 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "dpcvx: refused: output perturbation is not allowed: Theorem 1 (output perturbation), "
              "Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011) needs - differentiability (l is continuously "
              "differentiable (C^1)): l' jumps at z = 1 fix: smooth the kink: --loss huber_hinge:h=0.5 "
-             "replaces the hinge max(0, 1 - z) of a classifier, --loss huber_regression:m=1 "
-             "(cp.huber(p - y, m)) the absolute error |p - y| of a regression; in general use a differentiable "
-             "loss"),
+             "replaces the hinge max(0, 1 - z) of a classifier, --loss huber_regression (cp.huber(p - y, m), m "
+             "in the label's unit, B its bound) the absolute error |p - y| of a regression; in general use a "
+             "differentiable loss"),
     ExitCode(SolverError, EXIT_SOLVER, "solver error",
              "the perturbed problem was not solved to the required accuracy; nothing is released",
              "dpcvx: solver error: CVXPY solver CLARABEL returned status 'infeasible'; nothing is released. "

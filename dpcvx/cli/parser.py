@@ -516,7 +516,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="regression: a numeric target with --label-bound; the default is least squares "
                              "by DPLinearRegression's mechanism (noisy gradient descent on private ranges, or "
                              "AdaSSP where no range is searched; needs --delta > 0), or give --loss "
-                             "huber_regression:m=1")
+                             "huber_regression (a Huber loss, its threshold m = B / 4 of the label bound by the "
+                             "public rule; huber_regression:m=M gives m in the target's unit)")
     labels.add_argument("--label-bound", type=_label_bound, metavar="B|LO,HI",
                         help="PUBLIC bound on the target of a regression: B for |target| <= B, or the range "
                              "LO,HI (centred by the public shift (LO + HI) / 2); targets beyond it are clipped. "

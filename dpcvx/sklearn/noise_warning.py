@@ -17,16 +17,18 @@ import math
 from collections.abc import Callable
 from typing import Protocol
 
-from ..advice import setting, widest_column
+from ..advice import huber_auto, setting, widest_column
 from ..exceptions import InputError, NoiseDominatesWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
 from ..release.usefulness import speaker, warn_release
+from ..verification.loss_declaration import loss_value
+from ..verification.problem import Loss
 from ..verification.verdict import Mechanism
 
 __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT",
-           "comparator_norm", "guarantee_to_spread",
+           "comparator_norm", "constant_risk", "guarantee_to_spread",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
            "SMALL_TABLE_LIMIT", "warn_if_small_table", "lam_rule_advice", "label_not_located"]
 
@@ -45,12 +47,14 @@ SMALL_TABLE_LIMIT = 50.0
 REGRESSION_RATIO_LIMIT = 2.0
 
 #: A regressor at lam="auto" warns when the rule's own bound on the excess risk exceeds this share of a constant
-#: model's risk on labels of the spread the label bound implies (:func:`guarantee_to_spread`). Fixed on the
-#: development tables of benchmarks/huber_guarantee.py (between 0.17, the largest ratio of a fit recovering half of
-#: the gap there, and 0.37, the smallest of a cell at epsilon 0.3 or 1 recovering less; crop and hospital at epsilon 3
-#: recover 0.17 to 0.45 at 0.12 and 0.16 and stay silent), then checked on its held-out tables
-#: (benchmarks/results/huber_guarantee.md).
-GUARANTEE_RATIO_LIMIT = 0.25
+#: model's risk on labels of the spread the label bound implies, l(sigma) (:func:`guarantee_to_spread`). Fixed as 0.25
+#: of sigma^2 / 2 on the development tables of benchmarks/huber_guarantee.py (between 0.17, the largest ratio of a fit
+#: recovering half of the gap there, and 0.37, the smallest of a cell at epsilon 0.3 or 1 recovering less; crop and
+#: hospital at epsilon 3 recover 0.17 to 0.45 at 0.12 and 0.16 and stay silent), then checked on its held-out tables
+#: (benchmarks/results/huber_guarantee.md). Restated in the loss's own l(sigma): at the default Huber threshold
+#: m = B' / 4 = 3 sigma / 4, l(sigma) = m sigma - m^2 / 2 = (15 / 16) sigma^2 / 2, so the limit 0.25 of sigma^2 / 2
+#: is 4 / 15 of l(sigma), and every decision at m="auto" is unchanged (each ratio there is 16 / 15 of its former one).
+GUARANTEE_RATIO_LIMIT = 4 / 15
 
 
 def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int | None = None,
@@ -197,30 +201,52 @@ def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float 
     return noise, signal
 
 
-def guarantee_to_spread(certificate: ReleaseCertificate) -> float | None:
-    """(noise + bias of lam="auto"'s bound) / (sigma^2 / 2), sigma = B / LABEL_WIDTH: how much of what a regression
-    can gain over its centre the rule's own guarantee leaves unpromised; None without the rule's record.
+def constant_risk(loss: Loss, spread: float) -> float:
+    """l(sigma): the fit's loss at a residual of sigma, a constant model's risk on labels of spread sigma about their
+    centre (the least squares loss's sigma^2 / 2; the Huber loss's m sigma - m^2 / 2 once m < sigma, far below
+    sigma^2 / 2 for a threshold m small against the labels: a median-like fit whose every loss is a slope m times a
+    residual). A loss whose value cannot be computed there takes sigma^2 / 2, which bounds the Huber loss's. Public:
+    a property of the loss at a public point."""
+    value = loss_value(loss, spread)
+    return value if value is not None and value > 0 else spread * spread / 2
 
-    The rule of docs/theory.md section 25 bounds the release's expected excess empirical risk over any comparator of
-    norm at most W by noise + bias (its certificate records both at the Lam it chose). A constant model at the
-    labels' centre has a risk of about sigma^2 / 2 (a residual's square over 2 bounds the Huber loss's, and labels
-    of spread sigma), and no model's is below 0, so a bound near sigma^2 / 2 promises nothing beyond the constant.
-    sigma is the certificate's label bound B over LABEL_WIDTH: the implied standard deviation of a label range drawn
-    by ``column_statistics`` (B' is LABEL_WIDTH of them, :func:`dpcvx.data.standardiser.label_range`); a public B that
-    is loose overstates sigma, so the ratio is then smaller and the rule warns less. Public quantities of the release
-    only (the rule's record and the released or public B), never the data or the weights (docs/theory.md, section
-    21)."""
+
+def guarantee_to_spread(certificate: ReleaseCertificate, loss: Loss) -> float | None:
+    """(noise + bias of lam="auto"'s bound) / l(sigma), sigma = B / LABEL_WIDTH: how much of what a regression can
+    gain over its centre the rule's own guarantee leaves unpromised; None without the rule's record.
+
+    The rule of docs/theory.md section 25 bounds the release's expected excess empirical risk (in the units of the
+    fit's ``loss``) over any comparator of norm at most W by noise + bias (its certificate records both at the Lam
+    it chose). A constant model at the labels' centre has a risk of about l(sigma) (:func:`constant_risk`: a
+    residual of sigma, for labels of spread sigma), and no model's is below 0, so a bound near l(sigma) promises
+    nothing beyond the constant. sigma is the certificate's label bound B over LABEL_WIDTH: the implied standard
+    deviation of a label range drawn by ``column_statistics`` (B' is LABEL_WIDTH of them,
+    :func:`dpcvx.data.standardiser.label_range`); a public B that is loose overstates sigma, so the ratio is then
+    smaller and the rule warns less. Public quantities of the release only (the rule's record, the released or
+    public B and the loss), never the data or the weights (docs/theory.md, section 21)."""
     rule, bound, record = certificate.lam_rule, certificate.label_bound, certificate.column_statistics
     if rule is None or bound is None or record is None or record.get("label_depth") is None:
         return None
-    spread = float(bound) / LABEL_WIDTH
-    return _ratio(rule.noise + rule.bias, spread * spread / 2)
+    return _ratio(rule.noise + rule.bias, constant_risk(loss, float(bound) / LABEL_WIDTH))
+
+
+def _slope_note(loss: Loss, spread: float) -> str:
+    """The guarantee rule's clause when l(sigma) is below half of sigma^2 / 2 (a Huber threshold m below about
+    sigma / 4: every residual beyond m costs a slope m per unit), else "": in those units lam's shrinkage outweighs
+    what a fit can gain, and m given in the wrong unit (m = 1 on labels in the thousands) is the usual cause."""
+    if constant_risk(loss, spread) >= spread * spread / 4:
+        return ""
+    threshold = dict(getattr(loss, "params", ())).get("m")
+    slope = "the loss's slope" if threshold is None else f"the Huber threshold m = {threshold:g}"
+    return (f"; l(sigma) is below half of sigma^2 / 2: {slope} is small against the labels' spread, so lam's "
+            f"shrinkage outweighs what the fit can gain in the loss's units: use {huber_auto()} (m = B' / 4 by the "
+            "public rule), or give m in the target's unit")
 
 
 def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at_zero: float | None,
                             prediction_scale: float | None = None,
                             lam_advice: Callable[[], str] | None = None, mean_weight: float = 1.0,
-                            also: str | None = None) -> None:
+                            also: str | None = None, residual_loss: Loss | None = None) -> None:
     """Warn :class:`NoiseDominatesWarning` when a release is predicted to be no better than the zero model.
 
     * classifiers (``prediction_scale`` None): the noise's typical share of a decision value
@@ -231,8 +257,9 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
       (:func:`noise_to_signal`) and, for output perturbation, the noise's share of a
       prediction at ||x|| = R (:func:`noise_in_predictions`) against B; either above
       ``REGRESSION_RATIO_LIMIT`` warns; at lam="auto" so does a rule's bound above ``GUARANTEE_RATIO_LIMIT`` of a
-      constant model's risk (:func:`guarantee_to_spread`): the release's guarantee then promises little beyond a
-      constant model (a worst case, which may be loose: the warning says so).
+      constant model's risk (:func:`guarantee_to_spread`, in the units of ``residual_loss``, the fit's loss of the
+      residual): the release's guarantee then promises little beyond a constant model (a worst case, which may be
+      loose: the warning says so).
 
     ``also``: the text of a second public rule that fired (:func:`label_not_located`), given in the same warning.
     The fitted weights and the data are never looked at. ``lam_advice`` (called only when the
@@ -260,19 +287,22 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
             shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {share:.3g} "
                       f"times {prediction_scale:g}, the label bound")
         fires = ratio > REGRESSION_RATIO_LIMIT
-        weak = guarantee_to_spread(certificate)
+        weak = None if residual_loss is None else guarantee_to_spread(certificate, residual_loss)
         if not fires and weak is not None and weak > GUARANTEE_RATIO_LIMIT:
             rule = certificate.lam_rule
-            assert rule is not None  # guarantee_to_spread read it
+            assert rule is not None and residual_loss is not None  # guarantee_to_spread read them
+            sigma = prediction_scale / LABEL_WIDTH
             fires, what = True, "the release's guarantee promises little beyond a constant model"
             shown = (f"the bound of {_auto()} on its excess risk (noise {rule.noise:.3g} + shrinkage "
-                     f"{rule.bias:.3g} at {setting('lam', f'{rule.lam:.2g}')}) is {weak:.3g} times sigma^2 / 2, a "
-                     f"constant model's risk on labels of spread sigma = {prediction_scale:g} / {LABEL_WIDTH:g}, above "
-                     f"{GUARANTEE_RATIO_LIMIT:g}. The bound is a worst case, and its ratio does not tell tables "
+                     f"{rule.bias:.3g} at {setting('lam', f'{rule.lam:.2g}')}) is {weak:.3g} times "
+                     f"l(sigma) = {constant_risk(residual_loss, sigma):.3g}, the fit's loss of a constant model's "
+                     f"residual on labels of spread sigma = {prediction_scale:g} / {LABEL_WIDTH:g}, above "
+                     f"{GUARANTEE_RATIO_LIMIT:.3g}{_slope_note(residual_loss, sigma)}. The bound is a "
+                     "worst case, and its ratio does not tell tables "
                      "apart: of the 48 fits above this limit on the tables of benchmarks/huber_guarantee.py, 44 kept "
                      "less than half of a non-private model's gain over a constant, while on other tables (a few "
                      "dense informative columns; a count, a price, one-hot columns at n = 20,000) such releases kept "
-                     "0.7 to 0.99 of it at ratios up to 0.55. Check it on held-out rows")
+                     "0.7 to 0.99 of it at ratios up to 0.59. Check it on held-out rows")
     constants = certificate.constants
     texts = [] if not fires else [
         f"{what}: {shown}. This compares public quantities only "

@@ -72,7 +72,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from .. import losses
-from ..advice import command_line_runs, flag_text, setting
+from ..advice import flag_text, huber_auto, setting
 from ..data.blocks import cache_block_rows, is_dask, is_out_of_core, public_shape
 from ..data.notes import columns_named
 from ..exceptions import InputError
@@ -389,7 +389,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
                                     lam_advice=lambda: lam_rule_advice(certificate, self.lam,
                                                                        lambda: self._rule(certificate)),
-                                    also=unlocated)
+                                    also=unlocated, residual_loss=self._rule(certificate).loss)
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
@@ -845,8 +845,7 @@ class DPHuberRegressor(_PrivateRegressor):
             declare = (f"pass {setting('column_statistics', 'False')} or a wider {setting('label_bound')} (rescale "
                        "the target)" if drawn else f"declare a {setting('label_bound')} whose half-width lies in "
                        f"[{low / HUBER_FRACTION:g}, {high / HUBER_FRACTION:g}] (rescale the target)")
-            auto = "--loss huber_regression without :m= (m 'auto')" if command_line_runs() else "m='auto'"
-            raise InputError(f"{auto} is B / 4 of the label's half-width B: {source}, "
+            raise InputError(f"{huber_auto()} is B / 4 of the label's half-width B: {source}, "
                              f"and m = {HUBER_FRACTION * bound:g} is outside the Huber threshold's range {low:g} <= m "
                              f"<= {high:g}: {declare}, or pass a number {setting('m', 'M')}. Nothing was "
                              "charged") from None

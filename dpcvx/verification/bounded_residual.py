@@ -73,8 +73,9 @@ def _regression_fix(conditions: dict[str, Condition], weight_bound: float | None
     if lacks:
         return ("constraints do not make L finite for this loss: L over the residuals a ball of weights can reach "
                 "needs a convex C^1 loss with a finite curvature c = sup |l''(r)| over all residuals (KST12), and "
-                f"this loss {'; it '.join(lacks)}: use a loss with a bounded slope, dpcvx.losses.huber_regression(m=1) "
-                "(cp.huber(p - y, m)), or the squared error cp.square(p - y) (c = 2) and "
+                f"this loss {'; it '.join(lacks)}: use a loss with a bounded slope, dpcvx.losses.huber_regression(m=B "
+                "/ 4) (cp.huber(p - y, m), m in the label's unit, B its bound), or the squared error cp.square(p - y) "
+                "(c = 2) and "
                 "declare constraints=lambda w: [cp.norm(w, 2) <= W] and mechanism='objective'")
     if weight_bound is not None and not math.isfinite(weight_bound):
         return ("the declared constraint set does not bound ||w||, so the residuals it lets the weights reach are "

@@ -293,8 +293,9 @@ class LossAnalyser:
         )
 
     _SMOOTH_FIX = ("smooth the kink: dpcvx.losses.huber_hinge(h=0.5) replaces the hinge "
-                   "max(0, 1 - z) of a classifier, dpcvx.losses.huber_regression(m=1) (cp.huber(p - y, m)) the "
-                   "absolute error |p - y| of a regression; in general use a differentiable loss")
+                   "max(0, 1 - z) of a classifier, dpcvx.losses.huber_regression(m=B / 4) (cp.huber(p - y, m), m in "
+                   "the label's unit, B its bound) the absolute error |p - y| of a regression; in general use a "
+                   "differentiable loss")
 
     def smoothness(self) -> tuple[Condition, Condition, tuple[Any, ...], tuple[Any, ...]]:  # points: sympy or float
         """(differentiability, twice_differentiability, kinks, curvature jumps)."""

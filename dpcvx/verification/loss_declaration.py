@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is
     import cvxpy as cp
 
 __all__ = ["LOSS_CONDITIONS", "SYMBOLIC_SECONDS", "UnfixedConstant", "CONSTANT_FIX", "check_constants",
-           "check_time_limit", "cvxpy_evaluator", "declared_loss", "pending_conditions", "loss_at_zero",
+           "check_time_limit", "cvxpy_evaluator", "declared_loss", "pending_conditions", "loss_at_zero", "loss_value",
            "violated_constraints"]
 
 SYMBOLIC_SECONDS = 20.0
@@ -84,26 +84,32 @@ def check_constants(expression: cp.Expression, name: str) -> None:
                             "a loss or a regularizer must be a finite number")
 
 
-def loss_at_zero(loss: Loss) -> float | None:
-    """l(0), the loss of the zero model at every record (public: a property of the loss).
+def loss_value(loss: Loss, z: float) -> float | None:
+    """l(z) at one public point z (public: a property of the loss), None when it is not a finite number.
 
-    A catalogue loss served from the shipped catalogue by its name takes l(0) from the record's numpy l (no
-    CVXPY; tests/verification/test_catalogue_template.py checks it equals CVXPY's value); any other from CVXPY."""
+    A catalogue loss served from the shipped catalogue by its name takes l(z) from the record's numpy l (no
+    CVXPY; tests/verification/test_catalogue_template.py checks it equals CVXPY's value at 0); any other from CVXPY."""
     from ..losses import MarginLoss
     from .loss_record import template_lookup
 
     served = template_lookup(loss.spec, SYMBOLIC_SECONDS) if isinstance(loss, MarginLoss) else None
     try:
         if served is not None and served[1] is not None:
-            computed = served[1].value(np.zeros(1))[0]
+            computed = served[1].value(np.full(1, float(z)))[0]
         else:
             import cvxpy as cp
 
-            computed = loss(cp.Constant(0.0)).value
+            computed = loss(cp.Constant(float(z))).value
         value = float(computed) if computed is not None else math.nan
-    except Exception:  # noqa: BLE001 - any callable may fail here: use the Lipschitz bound alone
+    except Exception:  # noqa: BLE001 - any callable may fail here: the caller falls back to a bound
         return None
-    return value if math.isfinite(value) and value > 0 else None
+    return value if math.isfinite(value) else None
+
+
+def loss_at_zero(loss: Loss) -> float | None:
+    """l(0), the loss of the zero model at every record (:func:`loss_value` at 0), None unless positive."""
+    value = loss_value(loss, 0.0)
+    return value if value is not None and value > 0 else None
 
 
 def cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:

@@ -137,6 +137,8 @@ def test_a_class_prior_fit_prints_its_ridge_as_a_regularizer(tmp_path: Path,
     ("huber_hinge", ["--delta", "1e-6"], "use a C^2 loss such as --loss logistic, or use --delta 0"),
     ("kink.py", [], "smooth the kink: --loss huber_hinge:h=0.5 replaces the hinge"),
     ("kink.py", [], "use a C^1 loss such as --loss huber_hinge:h=0.5"),
+    # the regression's half of the fix: the threshold the command line sets by the public rule, not m = 1
+    ("kink.py", [], ", --loss huber_regression (cp.huber(p - y, m), m in the label's unit, B its bound) the absolute"),
     ("hinge", [], "Or pass a Python file defining loss(z) with CVXPY (--loss PATH.py)"),
 ])
 def test_a_verifier_fix_names_a_catalogue_loss_as_the_flag_gives_it(tmp_path, capsys, loss, delta, expected):

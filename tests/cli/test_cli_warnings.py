@@ -71,3 +71,29 @@ def test_the_small_table_warning_names_the_widest_declared_column(tmp_path, caps
     assert len(named) == 1 and "category; here 'shop' makes 120 of the 121: group" in named[0]
     numeric = small_table("--numeric", "x:0:1", "--numeric", "z:0:1", "--epsilon", "0.01")
     assert len(numeric) == 1 and "one per declared category: group" in numeric[0] and "here" not in numeric[0]
+
+
+def test_a_huber_threshold_in_the_wrong_unit_is_warned_with_the_flag_that_fixes_it(tmp_path, capsys):
+    """--loss huber_regression:m=1 (the help's example until now) on a target in the thousands: every residual costs
+    a slope 1 per unit, lam's shrinkage outweighs the fit, and the release kept none of the gap while the rule of the
+    guarantee stayed silent (it compared against sigma^2 / 2, not the Huber loss's l(sigma)). The warning names the
+    threshold and the command line's default threshold; --loss huber_regression (m = B' / 4) is not warned so."""
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(0, 10, 3000), rng.uniform(0, 10, 3000)
+    t = 2000 + 300 * a - 100 * b + rng.normal(0, 200, 3000)
+    path = tmp_path / "spend.csv"
+    path.write_text("a,b,t\n" + "\n".join(f"{a[i]:.3f},{b[i]:.3f},{t[i]:.1f}" for i in range(3000)) + "\n")
+    common = ["fit", str(path), *FEATURES, "--target", "t", "--task", "regression", "--label-bound", "0,20000",
+              "--epsilon", "1", "--out", str(tmp_path / "m.json")]
+
+    def noise_warnings(loss):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert main([*common, "--loss", loss]) == 0
+        capsys.readouterr()
+        return [str(w.message) for w in caught if w.category.__name__ == "NoiseDominatesWarning"]
+
+    given = noise_warnings("huber_regression:m=1")
+    assert len(given) == 1 and "the Huber threshold m = 1 is small against the labels' spread" in given[0]
+    assert "use --loss huber_regression without :m= (m 'auto')" in given[0] and "m='auto'" not in given[0]
+    assert noise_warnings("huber_regression") == []

@@ -15,7 +15,8 @@ from sklearn.metrics import r2_score
 
 import dpcvx
 from dpcvx.exceptions import NoiseDominatesWarning
-from dpcvx.sklearn.noise_warning import GUARANTEE_RATIO_LIMIT, guarantee_to_spread
+from dpcvx.sklearn.noise_warning import GUARANTEE_RATIO_LIMIT, constant_risk, guarantee_to_spread
+from dpcvx.sklearn.regressors import HUBER_FRACTION
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning",
                                         "ignore::dpcvx.exceptions.TrainingRowsWarning")
@@ -57,17 +58,21 @@ def energy(n: int = 16_000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return schema.transform(raw), y
 
 
-def fitted(X: np.ndarray, y: np.ndarray, epsilon: float, label_bound: tuple[float, float]) -> tuple[float, list, float]:
+def fitted(X: np.ndarray, y: np.ndarray, epsilon: float, label_bound: tuple[float, float],
+           m: float | str = "auto") -> tuple[float, list, float]:
     """(share of the gap between the labels' mean and a non-private ridge recovered on held-out rows, the fit's
-    NoiseDominatesWarnings, the public ratio) of DPHuberRegressor's defaults on a seeded 75/25 split."""
+    NoiseDominatesWarnings, the public ratio) of DPHuberRegressor's defaults (and threshold ``m``) on a seeded 75/25
+    split."""
     cut = int(0.75 * len(y))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = dpcvx.DPHuberRegressor(epsilon=epsilon, label_bound=label_bound, random_state=77).fit(X[:cut], y[:cut])
+        model = dpcvx.DPHuberRegressor(epsilon=epsilon, label_bound=label_bound, m=m,
+                                       random_state=77).fit(X[:cut], y[:cut])
     trivial = r2_score(y[cut:], np.full(len(y) - cut, y[:cut].mean()))
     reference = r2_score(y[cut:], Ridge(1e-3).fit(X[:cut], y[:cut]).predict(X[cut:]))
     gap = (r2_score(y[cut:], model.predict(X[cut:])) - trivial) / (reference - trivial)
-    ratio = guarantee_to_spread(model.certificate_)
+    threshold = HUBER_FRACTION * model.certificate_.label_bound if m == "auto" else m
+    ratio = guarantee_to_spread(model.certificate_, dpcvx.losses.huber_regression(threshold))
     assert ratio is not None  # lam="auto" records its rule
     return gap, [w for w in caught if issubclass(w.category, NoiseDominatesWarning)], ratio
 
@@ -102,3 +107,30 @@ def test_a_warned_release_that_keeps_most_of_the_gap_is_told_the_measured_odds_n
     text = str(caught[0].message)
     assert "one-hot columns such releases kept 0.1 to 0.3" not in text
     assert "44 kept less than half" in text and "0.7 to 0.99 of it" in text
+
+
+def test_a_threshold_given_far_below_the_labels_unit_warns_naming_it() -> None:
+    """m = 1 on rents in the thousands: every residual beyond m costs a slope 1 per dollar, and lam's shrinkage
+    (Lam W^2 / 2, in the loss's units) outweighs what the fit can gain. Against sigma^2 / 2 the rule's ratio was
+    about 0.01 (silent, on a fit keeping a fifth of the gap); against the loss's own l(sigma) = m sigma - m^2 / 2 it
+    is sigma / 2 (about 170) times larger, and the warning names the threshold and m="auto" as the fix."""
+    X, y = rent()
+    gap, caught, ratio = fitted(X, y, 3.0, (0.0, 20_000.0), m=1.0)
+    assert gap < 0.5  # seeded: 0.18; tolerance: the issue's half of the gap
+    assert ratio > GUARANTEE_RATIO_LIMIT and len(caught) == 1  # seeded: 1.97
+    text = str(caught[0].message)
+    assert "the Huber threshold m = 1 is small against the labels' spread" in text and "use m='auto'" in text
+
+
+def test_the_default_threshold_keeps_every_decision_of_the_limit_fixed_against_sigma_squared() -> None:
+    """At m = B' / 4 = 3 sigma / 4, l(sigma) = m sigma - m^2 / 2 is 15 / 16 of sigma^2 / 2, the unit the limit 0.25
+    was fixed in: the limit restated in the loss's unit is 4 / 15, the same threshold on each default fit. The least
+    squares loss r^2 / 2 keeps sigma^2 / 2, and a threshold above sigma the Huber loss's r^2 / 2 part."""
+    for sigma in (0.3, 7.0, 1234.5):
+        default = dpcvx.losses.huber_regression(HUBER_FRACTION * 3 * sigma)
+        assert constant_risk(default, sigma) == pytest.approx(15 / 16 * sigma**2 / 2, rel=1e-12)
+        assert GUARANTEE_RATIO_LIMIT * constant_risk(default, sigma) == pytest.approx(0.25 * sigma**2 / 2, rel=1e-12)
+        assert constant_risk(dpcvx.losses.squared_error(), sigma) == pytest.approx(sigma**2 / 2, rel=1e-12)
+        assert constant_risk(dpcvx.losses.huber_regression(2 * sigma), sigma) == pytest.approx(sigma**2 / 2, rel=1e-12)
+        assert constant_risk(dpcvx.losses.huber_regression(1e-3 * sigma), sigma) == pytest.approx(
+            1e-3 * sigma**2 - (1e-3 * sigma) ** 2 / 2, rel=1e-12)

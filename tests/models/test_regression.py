@@ -297,11 +297,12 @@ def test_a_kinked_regression_loss_is_told_a_fix_that_works_for_a_regression():
     X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
     y = np.clip(X @ np.array([0.5, -0.3, 0.2]) + 0.1 * rng.normal(size=400), -1, 1)
     accountant = dpcvx.PrivacyAccountant(10.0)
-    with pytest.raises(dpcvx.exceptions.AssumptionError, match=r"dpcvx\.losses\.huber_regression\(m=1\)"):
+    with pytest.raises(dpcvx.exceptions.AssumptionError,
+                       match=r"dpcvx\.losses\.huber_regression\(m=B / 4\) \(cp\.huber\(p - y, m\), m in the label"):
         dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, loss=lambda p, t: cp.abs(p - t), task="regression",
                          label_bound=1.0).fit(X, y, 1.0, random_state=0, accountant=accountant)
     assert accountant.spent.epsilon == 0
-    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, loss=dpcvx.losses.huber_regression(m=1), task="regression",
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, loss=dpcvx.losses.huber_regression(m=1 / 4), task="regression",
                              label_bound=1.0).fit(X, y, 1.0, random_state=0, accountant=accountant)
     assert model.score(X, y) > 0.5
 
