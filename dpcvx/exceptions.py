@@ -147,7 +147,9 @@ class NoiseDominatesWarning(DPCVXWarning):
     """The release is predicted to be mostly noise, from public quantities only: for a classifier, the noise's share
     of a decision value exceeds ``NOISE_RATIO_LIMIT`` times the share of a model of lam='auto''s comparator norm (the
     release is then predicted to score no better than the majority class); for a regressor, the noise exceeds the
-    bound on the weights or the label bound (:func:`dpcvx.sklearn.noise_warning.warn_if_noise_dominates`); for PINP,
+    bound on the weights or the label bound, lam's shrinkage keeps every prediction closer to the labels' centre
+    than their spread, or lam='auto''s own guarantee promises little beyond a constant model
+    (:func:`dpcvx.sklearn.noise_warning.warn_if_noise_dominates`); for PINP,
     its accuracy guarantee is no better than the answer 0 (:meth:`dpcvx.models.pinp.PINP.fit`)."""
 
 

@@ -256,7 +256,11 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
     * regressors (``prediction_scale`` = B, the label bound): the expected noise norm against the bound on ||w*||
       (:func:`noise_to_signal`) and, for output perturbation, the noise's share of a
       prediction at ||x|| = R (:func:`noise_in_predictions`) against B; either above
-      ``REGRESSION_RATIO_LIMIT`` warns; at lam="auto" so does a rule's bound above ``GUARANTEE_RATIO_LIMIT`` of a
+      ``REGRESSION_RATIO_LIMIT`` warns; so does a reach below the labels' spread: ||w*|| <= L R / s bounds every
+      noiseless prediction's distance from the labels' centre by L R^2 / s (s = m lam + Delta), and below
+      sigma = B / LABEL_WIDTH the fit cannot follow labels that fill the bound (lam's shrinkage, or a Huber
+      threshold m given far below the labels' unit, is the cause); at lam="auto" so does a rule's bound above
+      ``GUARANTEE_RATIO_LIMIT`` of a
       constant model's risk (:func:`guarantee_to_spread`, in the units of ``residual_loss``, the fit's loss of the
       residual): the release's guarantee then promises little beyond a constant model (a worst case, which may be
       loose: the warning says so).
@@ -287,11 +291,20 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
             shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {share:.3g} "
                       f"times {prediction_scale:g}, the label bound")
         fires = ratio > REGRESSION_RATIO_LIMIT
+        reach, sigma = bound * float(certificate.constants.R), prediction_scale / LABEL_WIDTH
+        if not fires and reach < sigma:
+            fires, what = True, "the fit cannot reach the labels' spread"
+            shown = (f"every noiseless prediction lies within {reach:.3g} of the labels' centre (L R^2 / (m lam + "
+                     f"Delta): the weights' norm is at most L R / (m lam + Delta), L = "
+                     f"{float(certificate.constants.L):.3g}, R = {float(certificate.constants.R):.3g}), less than "
+                     f"sigma = {prediction_scale:g} / {LABEL_WIDTH:g}, the spread of labels filling the label bound"
+                     f"{_slope_note(residual_loss, sigma) if residual_loss is not None else ''}. Unless the labels lie "
+                     f"within {reach:.3g} of that centre, the predictions are far worse than the labels' mean; lam's "
+                     "shrinkage, not the noise, is the cause, so a smaller lam widens the reach")
         weak = None if residual_loss is None else guarantee_to_spread(certificate, residual_loss)
         if not fires and weak is not None and weak > GUARANTEE_RATIO_LIMIT:
             rule = certificate.lam_rule
             assert rule is not None and residual_loss is not None  # guarantee_to_spread read them
-            sigma = prediction_scale / LABEL_WIDTH
             fires, what = True, "the release's guarantee promises little beyond a constant model"
             shown = (f"the bound of {_auto()} on its excess risk (noise {rule.noise:.3g} + shrinkage "
                      f"{rule.bias:.3g} at {setting('lam', f'{rule.lam:.2g}')}) is {weak:.3g} times "
