@@ -246,7 +246,8 @@ def _slope_note(loss: Loss, spread: float) -> str:
 def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at_zero: float | None,
                             prediction_scale: float | None = None,
                             lam_advice: Callable[[], str] | None = None, mean_weight: float = 1.0,
-                            also: str | None = None, residual_loss: Loss | None = None) -> None:
+                            also: str | None = None, residual_loss: Loss | None = None,
+                            weight_ball: float | None = None) -> None:
     """Warn :class:`NoiseDominatesWarning` when a release is predicted to be no better than the zero model.
 
     * classifiers (``prediction_scale`` None): the noise's typical share of a decision value
@@ -291,16 +292,20 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
             shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {share:.3g} "
                       f"times {prediction_scale:g}, the label bound")
         fires = ratio > REGRESSION_RATIO_LIMIT
-        reach, sigma = bound * float(certificate.constants.R), prediction_scale / LABEL_WIDTH
+        ball = math.inf if weight_ball is None else weight_ball
+        reach, sigma = min(bound, ball) * float(certificate.constants.R), prediction_scale / LABEL_WIDTH
         if not fires and reach < sigma:
             fires, what = True, "the fit cannot reach the labels' spread"
-            shown = (f"every noiseless prediction lies within {reach:.3g} of the labels' centre (L R^2 / (m lam + "
-                     f"Delta): the weights' norm is at most L R / (m lam + Delta), L = "
+            held = (f"the weights' norm is at most the ball's radius W = {ball:g}" if ball <= bound else
+                    "the weights' norm is at most L R / (m lam + Delta)")
+            shown = (f"every noiseless prediction lies within {reach:.3g} of the labels' centre ({held}, L = "
                      f"{float(certificate.constants.L):.3g}, R = {float(certificate.constants.R):.3g}), less than "
                      f"sigma = {prediction_scale:g} / {LABEL_WIDTH:g}, the spread of labels filling the label bound"
                      f"{_slope_note(residual_loss, sigma) if residual_loss is not None else ''}. Unless the labels lie "
-                     f"within {reach:.3g} of that centre, the predictions are far worse than the labels' mean; lam's "
-                     "shrinkage, not the noise, is the cause, so a smaller lam widens the reach")
+                     f"within {reach:.3g} of that centre, the predictions can be far worse than the labels' mean; "
+                     + ("the ball, not the noise, is the cause: a public weight_bound W near the labels' spread over "
+                        "R widens the reach" if ball <= bound else
+                        "lam's shrinkage, not the noise, is the cause, so a smaller lam widens the reach"))
         weak = None if residual_loss is None else guarantee_to_spread(certificate, residual_loss)
         if not fires and weak is not None and weak > GUARANTEE_RATIO_LIMIT:
             rule = certificate.lam_rule

@@ -243,6 +243,11 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         release's public bounds, or None."""
         raise NotImplementedError
 
+    def _weight_ball(self) -> float | None:
+        """The public radius W of the ball ||w|| <= W the objective and output releases are constrained to, None
+        without one: a bound on ||w*|| of its own, which the reach of a prediction takes (noise_warning)."""
+        return None
+
     def _rule(self, certificate: ReleaseCertificate) -> PrivateERM:
         """The learner of a release at its certificate's public bounds: what lam="auto" is asked about."""
         return self._learner(check_bound("label_bound", certificate.label_bound)).set_params(
@@ -389,7 +394,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
                                     lam_advice=lambda: lam_rule_advice(certificate, self.lam,
                                                                        lambda: self._rule(certificate)),
-                                    also=unlocated, residual_loss=self._rule(certificate).loss)
+                                    also=unlocated, residual_loss=self._rule(certificate).loss,
+                                    weight_ball=self._weight_ball())
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
@@ -625,6 +631,9 @@ class DPLinearRegression(_PrivateRegressor):
                              "mechanism='adassp' for add-remove")
         neighbour_relation(Neighbours.REPLACE_ONE, 0.0, self.n_public)  # n_public refused, in the one check's words
         return self._learner(label_bound)
+
+    def _weight_ball(self) -> float | None:
+        return self.weight_bound  # the ball of every objective and output release here (_ball_learner)
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
         import cvxpy as cp  # the ball's constraint (the other regressors need no CVXPY)
