@@ -316,8 +316,8 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
                      f"l(sigma) = {constant_risk(residual_loss, sigma):.3g}, the fit's loss of a constant model's "
                      f"residual on labels of spread sigma = {prediction_scale:g} / {LABEL_WIDTH:g}, above "
                      f"{GUARANTEE_RATIO_LIMIT:.3g}{_slope_note(residual_loss, sigma)}. The bound is a "
-                     "worst case, and its ratio does not tell tables "
-                     "apart: of the 48 fits above this limit on the tables of benchmarks/huber_guarantee.py, 44 kept "
+                     "worst case, and its ratio does not tell tables apart: of the 48 fits at m='auto' above this "
+                     "limit on the tables of benchmarks/huber_guarantee.py, 44 kept "
                      "less than half of a non-private model's gain over a constant, while on other tables (a few "
                      "dense informative columns; a count, a price, one-hot columns at n = 20,000) such releases kept "
                      "0.7 to 0.99 of it at ratios up to 0.59. Check it on held-out rows")
