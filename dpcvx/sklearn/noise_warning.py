@@ -239,8 +239,8 @@ def _slope_note(loss: Loss, spread: float) -> str:
     threshold = dict(getattr(loss, "params", ())).get("m")
     slope = "the loss's slope" if threshold is None else f"the Huber threshold m = {threshold:g}"
     return (f"; l(sigma) is below half of sigma^2 / 2: {slope} is small against the labels' spread, so lam's "
-            f"shrinkage outweighs what the fit can gain in the loss's units: use {huber_auto()} (m = B' / 4 by the "
-            "public rule), or give m in the target's unit")
+            f"shrinkage outweighs what the fit can gain in the loss's units: use {huber_auto()}, B' / 4 by the "
+            "public rule, or give m in the target's unit")
 
 
 def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at_zero: float | None,
@@ -305,7 +305,8 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
                      f"within {reach:.3g} of that centre, the predictions can be far worse than the labels' mean; "
                      + ("the ball, not the noise, is the cause: a public weight_bound W near the labels' spread over "
                         "R widens the reach" if ball <= bound else
-                        "lam's shrinkage, not the noise, is the cause, so a smaller lam widens the reach"))
+                        f"lam's shrinkage, not the noise, is the cause, so a smaller {setting('lam')} widens the "
+                        "reach"))
         weak = None if residual_loss is None else guarantee_to_spread(certificate, residual_loss)
         if not fires and weak is not None and weak > GUARANTEE_RATIO_LIMIT:
             rule = certificate.lam_rule

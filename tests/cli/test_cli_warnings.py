@@ -97,3 +97,24 @@ def test_a_huber_threshold_in_the_wrong_unit_is_warned_with_the_flag_that_fixes_
     assert len(given) == 1 and "the Huber threshold m = 1 is small against the labels' spread" in given[0]
     assert "use --loss huber_regression without :m= (m 'auto')" in given[0] and "m='auto'" not in given[0]
     assert noise_warnings("huber_regression") == []
+
+
+def test_the_reach_rule_speaks_the_command_lines_flags(tmp_path, capsys):
+    """--no-column-statistics with --loss huber_regression:m=1 on a target in the thousands: the labels are centred at
+    the public midpoint 10,000 and the fit's predictions cannot leave 852 of it (L R^2 / (m lam + Delta)). The
+    warning's advice names --lam and the command line's default threshold, not Python's lam and m='auto'."""
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(0, 10, 3000), rng.uniform(0, 10, 3000)
+    t = 2000 + 300 * a - 100 * b + rng.normal(0, 200, 3000)
+    path = tmp_path / "spend.csv"
+    path.write_text("a,b,t\n" + "\n".join(f"{a[i]:.3f},{b[i]:.3f},{t[i]:.1f}" for i in range(3000)) + "\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["fit", str(path), *FEATURES, "--target", "t", "--task", "regression", "--label-bound", "0,20000",
+                     "--epsilon", "1", "--loss", "huber_regression:m=1", "--no-column-statistics",
+                     "--out", str(tmp_path / "m.json")]) == 0
+    capsys.readouterr()
+    texts = [str(w.message) for w in caught if w.category.__name__ == "NoiseDominatesWarning"]
+    assert len(texts) == 1 and "the fit cannot reach the labels' spread" in texts[0]
+    assert "a smaller --lam widens the reach" in texts[0] and "use --loss huber_regression without :m=" in texts[0]
+    assert "m='auto'" not in texts[0] and "smaller lam " not in texts[0]
