@@ -391,11 +391,10 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         public_rows = int(targets.shape[0]) if certificate.relation is Neighbours.REPLACE_ONE else call.n_public
         assert public_rows is not None  # add-remove needs n_public (erm_inputs.neighbour_relation, at the entry)
         if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
+            rule = self._rule(certificate)  # the release's learner at its public bounds: its loss and lam rule
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
-                                    lam_advice=lambda: lam_rule_advice(certificate, self.lam,
-                                                                       lambda: self._rule(certificate)),
-                                    also=unlocated, residual_loss=self._rule(certificate).loss,
-                                    weight_ball=self._weight_ball())
+                                    lam_advice=lambda: lam_rule_advice(certificate, self.lam, lambda: rule),
+                                    also=unlocated, residual_loss=rule.loss, weight_ball=self._weight_ball())
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
