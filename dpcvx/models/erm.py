@@ -81,6 +81,7 @@ from .column_statistics import COLUMN_STATISTICS_SHARE
 from .fit_plan import FitPlan
 from .private_norm import NORM_SHARE
 from .record_weights import RecordWeights, plan_weights
+from .training_rows import warn_on_learner_fit
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
@@ -672,6 +673,11 @@ class PrivateERM:
         private: for the data owner only, never to be published). ``sample_weight`` (one number per record)
         needs the public ``sample_weight_bound``; with ``class_weight`` the records' weights multiply
         (:mod:`dpcvx.models.record_weights`; docs/theory.md, section 21).
+
+        After the release its predictions on its training rows are checked (NOT PRIVATE, never in the release:
+        :class:`~dpcvx.exceptions.TrainingRowsWarning`, :mod:`dpcvx.models.training_rows`), a classifier's and a
+        regression's alike: a regression no better than its labels' mean is told so, with the missing intercept
+        named when it predicts w^T x alone.
         """
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
         names = feature_names(X)  # a table's column names, kept by the release (mixed types refused before the charge)
@@ -684,13 +690,15 @@ class PrivateERM:
                 assert not isinstance(composed, FitPlan)  # a composite's plan
                 check_accountant(accountant)
             with checks_then_notes(charged_after=checks):
-                # its checks ran on (X, y); the release keeps a table's column names
+                # its checks ran on (X, y), its fit's on its rows; the release keeps a table's column names
                 return named(composed.execute(X, y, random_state, accountant, sample_weight), names)
         check_accountant(accountant)
         self._check_settings()
         plan, bound = self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
                                     sample_weight)
-        return named(plan.execute(bound, random_state, accountant), names)
+        released = named(plan.execute(bound, random_state, accountant), names)
+        warn_on_learner_fit(type(self).__name__, released, X, y)  # NOT PRIVATE: a regression's training rows
+        return released
 
     def _weight_plan(self, sample_weight: Any, classes: tuple[Any, Any] | None) -> RecordWeights | None:
         """The public plan of the fit's record weights (:func:`plan_weights`), refused where a path has none."""

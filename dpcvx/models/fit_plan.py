@@ -367,7 +367,9 @@ class FitPlan:
         """Execute the plan on (X, y): check, then charge ``accountant`` once, draw the noise, solve, release
         (:meth:`PrivateERM.fit <dpcvx.models.erm.PrivateERM.fit>`). A refused call spends nothing."""
         check_accountant(accountant)
-        return self.execute(self.checked(X, y, sample_weight), random_state, accountant)
+        released = self.execute(self.checked(X, y, sample_weight), random_state, accountant)
+        training_rows.warn_on_learner_fit(self.owner, released, X, y)  # NOT PRIVATE: a regression's training rows
+        return released
 
     def execute(self, bound: _Bound, random_state: RandomState,
                 accountant: PrivacyAccountant | None) -> PrivateModel | PrivateRegressionModel:

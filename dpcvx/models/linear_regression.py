@@ -91,6 +91,7 @@ from ..validation import (
 )
 from ..version import __version__
 from .erm_inputs import SETTINGS, neighbour_relation
+from .training_rows import warn_on_learner_fit
 
 __all__ = ["PrivateLinearRegression", "AdaSSPPlan"]
 
@@ -359,12 +360,15 @@ class PrivateLinearRegression:
         (:data:`PURE_EPSILON_OPTIONS`). ``neighbours="add-remove"`` needs ``n_public``, a public data-set size
         chosen without looking at the data, below whose inverse delta must lie (AdaSSP's noise reads no n).
         ``sample_weight`` other than None is refused (:func:`dpcvx.validation.refuse_weights`). :meth:`plan`, then
-        the plan executed."""
+        the plan executed; then the release's predictions on its training rows are checked (NOT PRIVATE,
+        :func:`~dpcvx.models.training_rows.warn_on_learner_fit`)."""
         check_accountant(accountant)
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
         names = feature_names(X)  # a table's column names, kept by the release (mixed types refused before the charge)
         plan, bound = self._planned(X, y, epsilon, delta, neighbours, n_public, sample_weight)
-        return named(plan.execute(bound, random_state, accountant), names)
+        released = named(plan.execute(bound, random_state, accountant), names)
+        warn_on_learner_fit(type(self).__name__, released, X, y)  # NOT PRIVATE: its training rows
+        return released
 
     def _ranges_setting(self, X: Any, relation: Neighbours, standardised: bool) -> bool | str:
         """``column_ranges`` checked: True, False, or "auto" when the search is offered for X (replace-one, dense
@@ -634,7 +638,9 @@ class AdaSSPPlan:
         spends nothing."""
         refuse_weights(type(self.learner).__name__, sample_weight=sample_weight)
         check_accountant(accountant)
-        return self.execute(self.bind(X, y), random_state, accountant)
+        released = self.execute(self.bind(X, y), random_state, accountant)
+        warn_on_learner_fit(type(self.learner).__name__, released, X, y)  # NOT PRIVATE: its training rows
+        return released
 
     def execute(self, bound: _Bound, random_state: RandomState,
                 accountant: PrivacyAccountant | None) -> PrivateRegressionModel:

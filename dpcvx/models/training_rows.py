@@ -4,7 +4,9 @@ Every classification fit calls :func:`warn_on_training_rows` after its release: 
 (its plan's release, :mod:`dpcvx.models.fit_plan`, on the rows it was fitted on, so also inside a fit that first draws
 a private count, bound or column statistics), one-vs-rest (:mod:`dpcvx.models.multiclass`, on the argmax), TDDL and
 TDIL (the released kernel predictor), and the estimators (:mod:`dpcvx.sklearn.classifiers`, at their public decision
-threshold; :mod:`dpcvx.sklearn.regressors` for a regression). A caller that predicts otherwise than the learner it
+threshold). Every regression fit calls :func:`warn_on_regression_fit` after its release: PrivateERM with
+``task="regression"``, PrivateLinearRegression, and the regressors (:mod:`dpcvx.sklearn.regressors`, on their
+predictions with the public label centre added back). A caller that predicts otherwise than the learner it
 runs checks what it predicts, so one fit warns once: a binary estimator runs its learner inside :func:`deferred`,
 whose plan leaves it the counts on either side of any cut (from the solver's margins: no second read of the rows,
 :mod:`dpcvx.models.fit_plan`), applied at the estimator's cut once its release is complete; one-vs-rest runs its
@@ -42,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..advice import command_line_runs, python_only, setting
+from ..data.blocks import cache_block_rows, is_out_of_core
 from ..data.notes import most_rows_clipped
 from ..exceptions import TrainingRowsWarning, warn_released
 from ..release.usefulness import checks_are_off, speaker
@@ -50,7 +53,7 @@ from ..validation import label_codes
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "CODE_LABELS", "ONE_VS_REST", "KERNEL",
            "MOSTLY_CLIPPED", "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
-           "warn_on_confusion",
+           "warn_on_regression_fit", "warn_on_learner_fit", "warn_on_confusion", "no_intercept",
            "left_to_caller", "runs_here", "Deferred", "deferred", "deferral", "warn_at_cut"]
 
 _CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_training_rows_left_to_caller", default=False)
@@ -129,16 +132,30 @@ MOSTLY_CLIPPED = (" Most training rows had norm above R and were scaled onto it 
                   "below makes up for it.")
 
 
-def warning_text(finding: str, unweighted: str | None = None, clipped: bool = False) -> str:
+def no_intercept() -> str:
+    """What follows a regression's :data:`NO_BETTER_REGRESSION` when its release predicts w^T x alone (no intercept,
+    and none added back): the cause no epsilon fixes, and the public rule that fixes it. PrivateERM's and
+    PrivateLinearRegression's default ``fit_intercept=False`` (the papers') on labels 300 +- 80 under a public bound
+    B = 600 released a model worse than the labels' mean and said nothing before this check ran for them
+    (tests/models/test_regression_training_rows.py)."""
+    return (" It was fitted without an intercept, so it predicts w^T x alone, which is 0 at x = 0: labels centred away "
+            "from 0 are beyond its reach at any epsilon. Labels whose public range is not centred at 0 take "
+            f"{setting('fit_intercept', 'True')} (the estimators' default), or labels shifted by the middle of that "
+            "public range, added back to the predictions.")
+
+
+def warning_text(finding: str, unweighted: str | None = None, clipped: bool = False,
+                 intercept_free: bool = False) -> str:
     """The warning's text of a finding (:data:`ONE_CLASS` ...): the finding, NOT PRIVATE, and the private way to
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
     a command runs); ``unweighted``: for a classifier that takes no class weight or class prior (one-vs-rest:
     :data:`ONE_VS_REST`; the kernel learners: :data:`KERNEL`), what it offers instead, and its note names neither;
     ``clipped``: most training rows were clipped onto R, said first (:data:`MOSTLY_CLIPPED`): on a balanced table
     with an identifier column left in (accuracy 0.51; 0.81 without it) the note advised class weights and a
-    threshold, which cannot help."""
-    return finding + (MOSTLY_CLIPPED if clipped else "") + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS),
-                                                                  unweighted)
+    threshold, which cannot help; ``intercept_free``: a regression's release predicts w^T x alone
+    (:func:`no_intercept`, said after the finding)."""
+    return (finding + (no_intercept() if intercept_free else "") + (MOSTLY_CLIPPED if clipped else "")
+            + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS), unweighted))
 
 
 def _note(regression: bool, unweighted: str | None = None) -> str:
@@ -267,11 +284,37 @@ def _size(values: np.ndarray) -> float:
     return max(abs(float(values.max(initial=0))), abs(float(values.min(initial=0))))
 
 
-def warn_on_regression_rows(owner: str, predict: Callable[[slice], np.ndarray], y: Any, step: int,
-                            label_range: tuple[float, float] | None = None) -> None:
-    """:func:`warn_on_training_rows` for a regression predicted ``step`` rows at a time (:func:`regression_finding`)."""
-    if runs_here():
-        _warn(owner, regression_finding(predict, np.asarray(y).ravel(), step, label_range))
+def warn_on_learner_fit(owner: str, model: Any, X: Any, y: Any) -> None:
+    """A learner's check of its release on (X, y) as given: for a regression (a release whose certificate holds a
+    label bound B), :func:`warn_on_regression_fit` with the declared range [-B, B]; nothing for a classifier, whose
+    plan checks its own rows (:mod:`dpcvx.models.fit_plan`)."""
+    bound = getattr(model.certificate, "label_bound", None)
+    if bound is not None:
+        warn_on_regression_fit(owner, model, X, y, (-float(bound), float(bound)))
+
+
+def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: tuple[float, float] | None = None,
+                           read: Any = None) -> None:
+    """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` (fixed text, NOT PRIVATE) when the regression release
+    ``model`` does no better than a constant on its training rows (X, y) (:func:`regression_finding`; ``label_range``
+    the declared (lo, hi)), unless inside tune or left to the caller (:func:`runs_here`); followed by
+    :func:`no_intercept` when the release predicts w^T x alone.
+
+    X decides how its rows are read again: a numpy.memmap's predicted a block at a time, the squares added as they
+    come (a 1,000,000 x 10 file's fit held no n-vector of predictions); a Dask X's not read (its predictions would
+    be computed into memory); else predicted whole. ``read``: the rows to predict when they are not X itself (an
+    estimator's checked view of it)."""
+    if not runs_here() or (is_out_of_core(X) and not isinstance(X, np.memmap)):
+        return
+    rows, labels = X if read is None else read, np.asarray(y, dtype=float).ravel()
+    if isinstance(X, np.memmap):
+        finding = regression_finding(lambda part: model.predict(rows[part]), labels,
+                                     cache_block_rows(X.shape[1], X.nbytes), label_range)
+    else:
+        predicted = np.asarray(model.predict(rows), dtype=float).ravel()
+        finding = regression_finding(lambda part: predicted[part], labels, max(labels.shape[0], 1), label_range)
+    alone = not model.certificate.fit_intercept and not model.intercept_  # nothing added to w^T x
+    _warn(owner, finding, intercept_free=alone and finding == NO_BETTER_REGRESSION)
 
 
 def confusion(predicted: np.ndarray, labels: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -400,7 +443,7 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None) -> No
         _warn(owner, classification_finding(counts, classes), ONE_VS_REST if counts.shape[0] > 2 else None)
 
 
-def _warn(owner: str, finding: str | None, unweighted: str | None = None) -> None:
+def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False) -> None:
     if finding is not None:
-        warn_released(f"{speaker(owner)}: {warning_text(finding, unweighted, most_rows_clipped())}",
+        warn_released(f"{speaker(owner)}: {warning_text(finding, unweighted, most_rows_clipped(), intercept_free)}",
                       TrainingRowsWarning)

@@ -73,7 +73,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
 
 from .. import losses
 from ..advice import flag_text, huber_auto, setting
-from ..data.blocks import cache_block_rows, is_dask, is_out_of_core, public_shape
+from ..data.blocks import is_dask, is_out_of_core, public_shape
 from ..data.notes import columns_named
 from ..exceptions import InputError
 from ..models.column_statistics import (
@@ -96,7 +96,7 @@ from ..models.fit_plan import FitPlan
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import require_weight_bound
-from ..models.training_rows import warn_on_regression_rows, warn_on_training_rows
+from ..models.training_rows import left_to_caller, warn_on_regression_fit
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import label_search_rows
 from ..privacy.column_histogram import LABEL_LOCATED_DEPTH
@@ -374,7 +374,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         self._checks_at_n(int(targets.shape[0]), call)
         centred = targets - call.shift if call.shift else targets  # no copy without a shift
         # the learner clips the centred labels: its warning speaks of the range declared here
-        with fit_accountant(self, accountant) as charged, declared_label_range(self.label_bound):
+        # the learner's own training-rows check left to this one, which checks what the estimator predicts
+        with fit_accountant(self, accountant) as charged, declared_label_range(self.label_bound), left_to_caller():
             if planned is None:
                 model = self._release(checked, centred, call, charged, sample_weight)
             else:
@@ -399,18 +400,12 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
                             regression=True)
-        # NOT PRIVATE, fixed text, never inside tune (models.training_rows); a memmap's rows predicted a block at a
-        # time, its squares added as they come (no n-vector of predictions), a Dask X's not read again (its
-        # predictions would be computed into memory); judged on the labels as given and on the labels clipped onto
-        # the declared range, warning only when both find no better than a constant
+        # NOT PRIVATE, fixed text, never inside tune (models.training_rows), X's kind deciding how its checked rows
+        # are read again; judged on the labels as given and on the labels clipped onto the declared range, warning
+        # only when both find no better than a constant
         declared = None if isinstance(call.label_bound, str) else (call.shift - call.label_bound,
                                                                    call.shift + call.label_bound)
-        if isinstance(X, np.memmap):
-            warn_on_regression_rows(type(self).__name__, lambda rows: model.predict(checked[rows]), targets,
-                                    cache_block_rows(X.shape[1], X.nbytes), declared)
-        elif not is_out_of_core(X):
-            warn_on_training_rows(type(self).__name__, model.predict(checked), targets, regression=True,
-                                  label_range=declared)
+        warn_on_regression_fit(type(self).__name__, model, X, targets, declared, read=checked)
         # the fitted attributes last, together: a fit that raises sets none
         self.__dict__.pop("feature_names_in_", None)  # from an earlier fit on a table
         self.__dict__.update({name: shape.__dict__[name] for name in ("n_features_in_", "feature_names_in_")

@@ -273,7 +273,7 @@ WIDE = RNG.uniform(0.0, 1.0, size=(300, 3))  # about half the rows are above R =
      {"ClippingWarning": 1, "TrainingRowsWarning": 1}),   # the argmax checked once, not each class's release
     (lambda: PrivateERM(losses.huber_regression(), data_norm=1.0, task="regression", label_bound=1.0).fit(
         WIDE, 3 * WIDE[:, 0], 0.01, random_state=0),
-     {"ClippingWarning": 2}),
+     {"ClippingWarning": 2, "TrainingRowsWarning": 1}),  # a regression's training rows checked, as a classifier's
 ])
 def test_each_warning_of_a_fit_is_shown_once(fit, expected):
     """Every warning an API or estimator fit emits, counted with the filter "always" (which repeats what the

@@ -403,10 +403,12 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
     if callable(fit) and not _accepts_keywords(fit, tuple(fit_params)):
         raise InputError(f"{type(candidate).__name__}.fit does not take the argument(s) "
                          f"{sorted(fit_params)} (from fit_params / mechanism / delta)")
-    classes = getattr(candidate, "classes", None)
+    plans = shaped is not None or getattr(candidate, "plans_first", False) is True
+    # a learner that plans first declares its classes by its plan (None for a regression: PrivateERM with
+    # task="regression" keeps its classes attribute at the default pair, which its fits never read)
+    classes = None if plans else getattr(candidate, "classes", None)
     if classes is not None:
         check_declared_labels(y, classes)
-    plans = shaped is not None or getattr(candidate, "plans_first", False) is True
     check = shaped if shaped is not None else candidate.plan if plans else \
         getattr(candidate, "check_fit_inputs", None)
     plan = None
