@@ -60,7 +60,6 @@ from ..tables import feature_names
 from ..validation import (
     TASKS,
     SignBits,
-    check_bound,
     check_choice,
     check_classes,
     check_epsilon,
@@ -493,7 +492,7 @@ class PrivateERM:
                                         for bound in (self.label_bound, self.data_norm)):
             weight_bound = None if problem.constraint_set is None else problem.constraint_set.norm_bound()
             problem = with_bounded_residual(problem, weight_bound, self.row_map().effective_norm_bound,
-                                            check_bound("label_bound", self.label_bound))
+                                            erm_inputs.symmetric_label_bound(self.label_bound))
         return problem
     def _tol(self, problem: VerifiedProblem, solver: SolverChoice | None = None) -> float:
         """The public relative gradient tolerance: the user's, or the default for the problem's path."""

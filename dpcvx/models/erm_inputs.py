@@ -132,12 +132,13 @@ def column_statistics_option(name: str, value: Any) -> bool | str:
 
 def _bound(name: str, bound: Any) -> float | str:
     """A public bound (``data_norm``, ``label_bound``): a number in [BOUND_MIN, BOUND_MAX]
-    (:func:`~dpcvx.validation.check_bound`) or "private" (drawn by fit); None is each path's to refuse."""
+    (:func:`~dpcvx.validation.check_bound`; a label bound by :func:`symmetric_label_bound`) or "private" (drawn by
+    fit); None is each path's to refuse."""
     if isinstance(bound, str):
         if is_private(bound):
             return bound
         raise InputError(f"{name} must be a public bound (a number) or 'private', got {bound!r}")
-    return check_bound(name, bound)
+    return symmetric_label_bound(bound) if name == "label_bound" else check_bound(name, bound)
 
 
 def _range(name: str, span: Any) -> tuple[float, float]:
@@ -315,6 +316,20 @@ def regression_label_bound(label_bound: float | str | None) -> float:
     if label_bound is None:
         raise InputError("task='regression' needs label_bound: a PUBLIC bound B on |y| (never read off the "
                          "data); labels beyond it are clipped onto [-B, B]")
+    return symmetric_label_bound(label_bound)
+
+
+def symmetric_label_bound(label_bound: Any) -> float:
+    """A learner's ``label_bound`` (PrivateERM, PrivateLinearRegression): B, the public bound on |y|
+    (:func:`~dpcvx.validation.check_bound`). A pair (lo, hi), which the estimators take, is refused with the public
+    shift that makes one: the learners said only "must be a positive number, got (0, 600) (a tuple)"."""
+    if isinstance(label_bound, (tuple, list)) and len(label_bound) == 2:
+        raise InputError(
+            "a learner's label_bound is B, a PUBLIC bound on |y| (labels clipped onto [-B, B]), not a range: got "
+            f"{tuple(label_bound)!r}. For a public range (lo, hi), fit the labels y - c with c = (lo + hi) / 2 and "
+            "label_bound=(hi - lo) / 2, then add c to the release's intercept (model.label_shifted(c): "
+            "post-processing by a public constant, recorded in its certificate); DPLinearRegression and "
+            "DPHuberRegressor take label_bound=(lo, hi) and do both")
     return check_bound("label_bound", label_bound)
 
 

@@ -90,7 +90,7 @@ from ..validation import (
     target_values,
 )
 from ..version import __version__
-from .erm_inputs import SETTINGS, neighbour_relation
+from .erm_inputs import SETTINGS, neighbour_relation, symmetric_label_bound
 from .training_rows import warn_on_learner_fit
 
 __all__ = ["PrivateLinearRegression", "AdaSSPPlan"]
@@ -222,6 +222,10 @@ class PrivateLinearRegression:
                       fit_intercept=check_flag("fit_intercept", self.fit_intercept),
                       intercept_scaling=self._scaling() if scaling is None else scaling)
 
+    def _label_bound(self) -> float:
+        """B, the public bound on |y| (a (lo, hi) pair refused with the shift that makes one)."""
+        return symmetric_label_bound(self.label_bound)
+
     def _statistics(self, X: Any, y: Any, rows: RowMap | None = None, quiet: bool = False,
                     label_bound: float | None = None, shift: float = 0.0) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
         """(row map, X^T X, X^T y, n) of the mapped rows and clipped labels; a memmap or Dask X by row blocks.
@@ -230,7 +234,7 @@ class PrivateLinearRegression:
         centre c, the labels y - c (by blocks, with no whole copy, for rows read by blocks)."""
         rows = self._rows() if rows is None else rows
         refuse = not check_flag("clip", self.clip)
-        public = check_bound("label_bound", self.label_bound)
+        public = self._label_bound()
         bound = public if label_bound is None else label_bound
         if is_out_of_core(X):
             blocks = RowBlocks(X, rows)
@@ -254,7 +258,7 @@ class PrivateLinearRegression:
         if clipped_rows and not quiet:
             warn_clipped_rows(clipped_rows, n, rows, None if is_out_of_core(X) else mapped)
         if clipped_labels and not quiet:
-            warn_clipped(label_clipping_note(clipped_labels, n, check_bound("label_bound", self.label_bound), codes))
+            warn_clipped(label_clipping_note(clipped_labels, n, self._label_bound(), codes))
         return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
@@ -278,11 +282,11 @@ class PrivateLinearRegression:
                 raise InputError("mechanism='gradient' is offered under replace-one neighbours (n public: the range "
                                  "search's level and the step's curvature read it); use mechanism='adassp'")
             return gradient_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
-                                        label_bound=check_bound("label_bound", self.label_bound), range_columns=ranges,
+                                        label_bound=self._label_bound(), range_columns=ranges,
                                         failure_probability=self.failure_probability, steps=steps,
                                         level=self.fit_intercept)
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
-                                  label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
+                                  label_bound=self._label_bound(), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
                                   column_statistics=self.column_statistics, range_columns=ranges)
 
@@ -337,7 +341,7 @@ class PrivateLinearRegression:
             if mechanism == "auto" and ranged is not False and lam == 0:  # the ranges searched as the descent needs
                 gradient = "auto"  # per fit: where a range is searched at its n (AdaSSPPlan.descends_at)
         self._rows(None if not self._auto_scaling else 1.0)  # the bounds and the intercept's settings
-        check_bound("label_bound", self.label_bound)
+        self._label_bound()
         fraction("failure_probability", self.failure_probability)
         check_flag("clip", self.clip)
         return epsilon, delta, relation, lam, standardised, ranged, gradient
@@ -431,7 +435,7 @@ class PrivateLinearRegression:
             rows, count = row_map.apply(X)
             clipped = np.asarray(rows)
         n = clipped.shape[0]
-        label_bound = check_bound("label_bound", self.label_bound)
+        label_bound = self._label_bound()
         labels, _, clipped_labels = target_values(y, n, label_bound, False)
         if count:
             warn_clipped_rows(count, n, row_map, clipped)

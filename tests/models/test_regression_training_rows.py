@@ -130,3 +130,30 @@ def test_tune_still_refuses_a_classifier_s_labels_outside_its_pair_before_the_ch
     with pytest.raises(dpcvx.InputError, match="outside the declared classes"):
         dpcvx.tune(learner, X, (X[:, 0] > 0).astype(int), {"lam": [1e-3, 1e-2]}, 1.0, accountant=accountant)
     assert accountant.spent.epsilon == 0.0
+
+
+@pytest.mark.parametrize("fit", [
+    lambda X, y, accountant: dpcvx.PrivateERM(loss=dpcvx.losses.huber_regression(150.0), data_norm=1.0,
+                                              task="regression", label_bound=(0.0, 600.0)).fit(
+        X, y, 1.0, accountant=accountant),
+    lambda X, y, accountant: dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=[0.0, 600.0]).fit(
+        X, y, 1.0, 1e-6, accountant=accountant),
+])
+def test_a_learner_given_the_estimators_label_range_names_the_public_shift(fit):
+    """The estimators take label_bound=(lo, hi); the learners take B on |y|, and said only "must be a positive number,
+    got (0, 600) (a tuple)". The refusal now gives the shift, and nothing is charged."""
+    X, y = _table()
+    accountant = dpcvx.PrivacyAccountant(10.0)
+    with pytest.raises(dpcvx.InputError, match=r"not a range.*\(lo \+ hi\) / 2.*label_shifted") as refused:
+        fit(X, y, accountant)
+    assert "DPLinearRegression and DPHuberRegressor take label_bound=(lo, hi)" in str(refused.value)
+    assert accountant.spent.epsilon == 0.0
+
+
+def test_the_shift_the_refusal_names_fits_the_labels():
+    X, y = _table()
+    centre = 300.0  # (0 + 600) / 2, public
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = _huber().set_params(label_bound=centre).fit(X, y - centre, 1.0, random_state=0).label_shifted(centre)
+    assert model.score(X, y) > 0.5 and model.certificate.label_shift == centre
