@@ -47,7 +47,7 @@ from ..advice import command_line_runs, python_only, setting
 from ..data.blocks import cache_block_rows, is_out_of_core
 from ..data.notes import most_rows_clipped
 from ..exceptions import TrainingRowsWarning, warn_released
-from ..release.usefulness import checks_are_off, speaker
+from ..release.usefulness import checks_are_off, estimator_called, speaker
 from ..validation import label_codes
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "CODE_LABELS", "ONE_VS_REST", "KERNEL",
@@ -178,6 +178,12 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
         return _NOT_PRIVATE + covers.rstrip() + f". {_ONE_VS_REST_FLAGS if command_line_runs() else unweighted}"
     if unweighted:
         return _NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). {unweighted}"
+    if not estimator_called():  # a learner (PrivateERM) takes no threshold: its release's decision_cut is the cut
+        return (_NOT_PRIVATE + covers + "(on imbalanced classes, candidates with class_weight='balanced' and "
+                "class_prior='private' (the balanced weights at a private count of the classes; with "
+                "fit_intercept=True and the logistic loss, class_prior='private' alone centres the intercept at their "
+                f"log-odds; docs/theory.md), scored by {score}: {mistakes}). A release's decision_cut, a public "
+                "number, moves its cut as an estimator's threshold does (post-processing)")
     prior = f"{setting('class_prior', repr('private'), 'private')} with {setting('threshold', repr('prior'), 'prior')}"
     balanced = setting("class_weight", "'balanced'", "balanced")
     return (_NOT_PRIVATE + covers + f"(on imbalanced classes, candidates with {prior} (a private count of the "

@@ -29,7 +29,7 @@ from ..advice import for_reader
 from ..exceptions import ConstantPredictionWarning, warn_released
 
 __all__ = ["constant_at_cut", "constant_class", "one_class_findings", "warn_if_constant", "checks_off",
-           "checks_are_off", "warn_release", "held_warnings", "emit", "Held", "called", "speaker"]
+           "checks_are_off", "warn_release", "held_warnings", "emit", "Held", "called", "speaker", "estimator_called"]
 
 _UP = 1.0 + 1e-9  # the safe side of ||w|| R computed in floating point
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_usefulness_checks_off", default=False)
@@ -89,6 +89,12 @@ def speaker(owner: str) -> str:
     class that warns, itself called by the user: PrivateERM, a kernel learner). Every warning of a fit that names its
     source names it by this."""
     return _CALLED.get() or owner
+
+
+def estimator_called() -> bool:
+    """Whether the fit that runs is one the user called on an estimator (:func:`called`), not on a learner such as
+    PrivateERM: an advice names the settings of the class the user holds (an estimator's ``threshold``)."""
+    return _CALLED.get() is not None
 
 
 def warn_release(text: str, category: type[Warning]) -> None:
