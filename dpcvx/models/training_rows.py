@@ -115,6 +115,11 @@ _TUNED_ONE_VS_REST = ("One-vs-rest takes no class weight or class prior, draws n
 ONE_VS_REST = (_TUNED_ONE_VS_REST + "(y == c with classes=(False, True)) takes the whole epsilon, draws the column "
                "ranges, and takes class_prior='private' with threshold='prior', which told a rare class from the rest "
                "far better there")
+#: :data:`ONE_VS_REST` for a learner called directly (PrivateMulticlassERM): the two-class fit it names is the
+#: estimator's, whose settings (the column ranges' default, ``threshold``) the learners do not take
+_ONE_VS_REST_LEARNER = (_TUNED_ONE_VS_REST + "(DPLogisticRegression(classes=(False, True)) fitted on y == c) takes the "
+                        "whole epsilon, draws the column ranges, and takes class_prior='private' with "
+                        "threshold='prior', which told a rare class from the rest far better there")
 #: :data:`ONE_VS_REST` as the command line's reader sets it (its flags: docs/cli.md)
 _ONE_VS_REST_FLAGS = (_TUNED_ONE_VS_REST + "(--positive CLASS --others-negative, in place of --classes) takes the "
                       "whole epsilon, draws the column ranges, and takes --class-prior private with --threshold "
@@ -175,7 +180,9 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
     if unweighted == ONE_VS_REST:  # no class-weighted score: it did worse there (ONE_VS_REST's measurement)
-        return _NOT_PRIVATE + covers.rstrip() + f". {_ONE_VS_REST_FLAGS if command_line_runs() else unweighted}"
+        instead = (_ONE_VS_REST_FLAGS if command_line_runs() else unweighted if estimator_called()
+                   else _ONE_VS_REST_LEARNER)
+        return _NOT_PRIVATE + covers.rstrip() + f". {instead}"
     if unweighted:
         return _NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). {unweighted}"
     if not estimator_called():  # a learner (PrivateERM) takes no threshold: its release's decision_cut is the cut

@@ -61,8 +61,9 @@ def test_the_note_names_what_the_release_takes():
     with the cut at its rate did better on a helper's rare-class tables (balanced accuracy 0.645 against 0.584 at 3%
     positives, epsilon 5)."""
     with called("DPLogisticRegression"):  # an estimator's fit: its settings
-        binary = warning_text(NEARLY_ONE_CLASS)
-    multiclass = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
+        binary, multiclass = warning_text(NEARLY_ONE_CLASS), warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
+    learner = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)  # PrivateMulticlassERM called directly
+    assert "DPLogisticRegression(classes=(False, True)) fitted on y == c" in learner  # whose settings it names
     assert "class_prior='private' with threshold='prior'" in binary and "class_weight='balanced'" in binary
     assert "class_weight='balanced'" not in multiclass and "class_prior='private' with threshold='prior'" in multiclass
     assert "against the rest as two classes" in multiclass and "y == c with classes=(False, True)" in multiclass
@@ -315,8 +316,9 @@ def test_an_estimator_warns_once_at_its_threshold(noise_labels):
     X, y = noise_labels
     with pytest.warns(TrainingRowsWarning) as caught:
         dpcvx.DPLogisticRegression(epsilon=0.05, lam=1.0, classes=(0, 1, 2), random_state=0).fit(X, np.zeros_like(y))
-    assert _training_row_messages(caught) in ([f"DPLogisticRegression: {warning_text(text, ONE_VS_REST)}"]
-                                              for text in (ONE_CLASS, NO_BETTER))
+    with called("DPLogisticRegression"):
+        expected = [[f"DPLogisticRegression: {warning_text(text, ONE_VS_REST)}"] for text in (ONE_CLASS, NO_BETTER)]
+    assert _training_row_messages(caught) in expected
 
 
 @pytest.mark.parametrize("fit", [
