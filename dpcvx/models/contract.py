@@ -32,9 +32,55 @@ from typing import Any, ClassVar, Protocol
 
 from ..exceptions import InputError
 from ..privacy.neighbours import Neighbours
+from ..validation import refuse_unknown_parameters
 
 __all__ = ["predicts_per_row", "check_tunable", "binding_error", "refuse_held_accountant", "FIT_KEYWORDS", "Learner",
-           "Plan"]
+           "Plan", "ConstructorParameters"]
+
+
+class ConstructorParameters:
+    """scikit-learn's parameter interface for a learner whose constructor holds its settings and whose ``fit`` takes
+    the budget: ``get_params`` (the constructor's parameters) and ``set_params`` (in place; an unknown name refused,
+    :func:`~dpcvx.validation.refuse_unknown_parameters`), which :func:`dpcvx.tune` and ``clone`` use. A value is
+    checked where the fit checks it (validate once, at the fit). PrivateLinearRegression had neither, so ``tune``
+    refused it as no estimator, where PrivateERM and the kernel learners were tuned."""
+
+    #: the parameters ``repr`` always shows; the others it shows when not at their defaults
+    _SHOWN: ClassVar[tuple[str, ...]] = ()
+
+    def __repr__(self) -> str:
+        """The class with :attr:`_SHOWN`'s parameters, then every other parameter not at its default."""
+        default = type(self)()
+        shown = [*self._SHOWN, *(name for name in self._parameter_names()
+                                 if name not in self._SHOWN and not _is_default(getattr(self, name),
+                                                                                getattr(default, name)))]
+        return f"{type(self).__name__}(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in shown) + ")"
+
+    @classmethod
+    def _parameter_names(cls) -> tuple[str, ...]:
+        return tuple(name for name in inspect.signature(cls.__init__).parameters if name != "self")
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters (``deep`` is accepted for scikit-learn compatibility)."""
+        return {name: getattr(self, name) for name in self._parameter_names()}
+
+    def set_params(self, **params: Any) -> Any:
+        """Set constructor parameters in place; unknown names raise InputError."""
+        refuse_unknown_parameters(type(self).__name__, params, self._parameter_names(),
+                                  "epsilon, delta and random_state go to fit")
+        for name, value in params.items():
+            setattr(self, name, value)
+        return self
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """Whether a setting holds its default: the same object, or an equal value of the same type."""
+    if value is default:
+        return True
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except (TypeError, ValueError):  # an array's == is elementwise
+        return False
 
 
 def predicts_per_row(learner: Any) -> bool:

@@ -28,7 +28,6 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
-import inspect
 from typing import Any, ClassVar
 
 import numpy as np
@@ -64,7 +63,6 @@ from ..validation import (
     check_classes,
     check_epsilon,
     check_flag,
-    refuse_unknown_parameters,
     sample_size,
 )
 from ..verification.bounded_residual import with_bounded_residual
@@ -77,6 +75,7 @@ from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, def
 from . import class_count, column_statistics, erm_inputs, private_norm
 from .class_count import CLASS_COUNT_SHARE
 from .column_statistics import COLUMN_STATISTICS_SHARE
+from .contract import ConstructorParameters
 from .fit_plan import FitPlan
 from .private_norm import NORM_SHARE
 from .record_weights import RecordWeights, plan_weights
@@ -87,17 +86,7 @@ __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 NEIGHBOURS = REPLACE_ONE_STATEMENT  # the replace-one statement of a certificate
 
 
-def _is_default(value: Any, default: Any) -> bool:
-    """Whether a setting holds its default: the same object, or an equal value of the same type."""
-    if value is default:
-        return True
-    try:
-        return type(value) is type(default) and bool(value == default)
-    except (TypeError, ValueError):  # an array's == is elementwise
-        return False
-
-
-class PrivateERM:
+class PrivateERM(ConstructorParameters):
     """A declared private ERM problem; :meth:`fit` releases a :class:`~dpcvx.release.model.PrivateModel`.
 
     This is the mathematical layer, as in the papers: labels -1/+1
@@ -380,34 +369,11 @@ class PrivateERM:
         self.column_statistics = column_statistics
         self.column_statistics_share = column_statistics_share
 
-    def __repr__(self) -> str:
-        """The declaration's loss, lam, data_norm and fit_intercept, then every other setting not at its default
-        (``allow_estimates=True`` among them: a plan shown before the charge says that its release may be
-        CONDITIONAL)."""
-        shown, default = ("loss", "lam", "data_norm", "fit_intercept"), PrivateERM()
-        changed = [name for name in self._parameter_names()
-                   if name not in shown and not _is_default(getattr(self, name), getattr(default, name))]
-        return f"{type(self).__name__}(" + ", ".join(f"{name}={getattr(self, name)!r}"
-                                                       for name in (*shown, *changed)) + ")"
+    #: the declaration's parameters, always shown by ``repr``; every other setting is shown when not at its default
+    #: (``allow_estimates=True`` among them: a plan shown before the charge says that its release may be CONDITIONAL)
+    _SHOWN = ("loss", "lam", "data_norm", "fit_intercept")
 
     # -- parameters (scikit-learn conventions) --------------------------------------------
-
-    @classmethod
-    def _parameter_names(cls) -> tuple[str, ...]:
-        signature = inspect.signature(cls.__init__)
-        return tuple(name for name in signature.parameters if name != "self")
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor parameters (``deep`` is accepted for scikit-learn compatibility)."""
-        return {name: getattr(self, name) for name in self._parameter_names()}
-
-    def set_params(self, **params: Any) -> PrivateERM:
-        """Set constructor parameters in place; unknown names raise InputError."""
-        refuse_unknown_parameters(type(self).__name__, params, self._parameter_names(),
-                                  "epsilon, delta and random_state go to fit")
-        for name, value in params.items():
-            setattr(self, name, value)
-        return self
 
     # -- declaration ---------------------------------------------------------------
 

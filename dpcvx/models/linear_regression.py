@@ -90,6 +90,7 @@ from ..validation import (
     target_values,
 )
 from ..version import __version__
+from .contract import ConstructorParameters
 from .erm_inputs import SETTINGS, neighbour_relation, symmetric_label_bound
 from .training_rows import warn_on_learner_fit
 
@@ -115,7 +116,7 @@ RELATIONS = {
 }
 
 
-class PrivateLinearRegression:
+class PrivateLinearRegression(ConstructorParameters):
     """Private least squares by AdaSSP (Wang 2018) with a joint Gaussian calibration.
 
     Parameters
@@ -165,6 +166,9 @@ class PrivateLinearRegression:
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
+
+    #: the public bounds, always shown by ``repr`` (every other parameter when not at its default)
+    _SHOWN = ("data_norm", "label_bound")
 
     def __init__(self, data_norm: float | None = None, label_bound: float | None = None, *, lam: float = 0.0,
                  fit_intercept: bool = False, intercept_scaling: float | str = 1.0, clip: bool = True,

@@ -26,8 +26,8 @@ CASES = {
     "an estimator's class": (dpcvx.DPHuberRegressor, r"the class DPHuberRegressor, not an instance\. A dpcvx estimator "
                              r"draws its norm bound"),
     "a learner's class": (dpcvx.PrivateERM, r"the class PrivateERM, not an instance\. Nothing was charged$"),
-    "AdaSSP": (PrivateLinearRegression(1.0, 1.0), r"PrivateLinearRegression, which has no \['set_params', "
-               r"'check_fit_inputs'\]\. Nothing was charged$"),
+    "AdaSSP": (PrivateLinearRegression(1.0, 1.0), r"PrivateLinearRegression, which has no \['check_fit_inputs'\]\. "
+               r"Nothing was charged$"),
     "a feature map": (dpcvx.RandomFourierFeatures(n_components=8, gamma=1.0), r"RandomFourierFeatures, which has no"),
     "an object": (object(), r"object, which has no \['set_params', 'check_fit_inputs', 'fit'\]"),
 }

@@ -157,3 +157,21 @@ def test_the_shift_the_refusal_names_fits_the_labels():
         warnings.simplefilter("ignore")
         model = _huber().set_params(label_bound=centre).fit(X, y - centre, 1.0, random_state=0).label_shifted(centre)
     assert model.score(X, y) > 0.5 and model.certificate.label_shift == centre
+
+
+def test_private_linear_regression_takes_scikit_learn_s_parameter_interface_and_tune():
+    """PrivateLinearRegression had no get_params / set_params, so tune refused it as no estimator ("For one-vs-rest,
+    tune DPLogisticRegression(...)"), where PrivateERM and the kernel learners are tuned."""
+    from sklearn.base import clone
+
+    X, y = _table()
+    learner = _adassp(fit_intercept=True)
+    assert learner.get_params()["label_bound"] == BOUND and clone(learner).get_params() == learner.get_params()
+    assert repr(learner) == "PrivateLinearRegression(data_norm=1.0, label_bound=600.0, fit_intercept=True)"
+    with pytest.raises(dpcvx.InputError, match=r"PrivateLinearRegression has no parameter\(s\) \['ridge'\]"):
+        learner.set_params(ridge=1.0)
+    accountant = dpcvx.PrivacyAccountant(10.0, 1e-3)
+    result = dpcvx.tune(learner, X, y, {"lam": [0.0, 1.0]}, 1.0, delta=1e-6, procedure="split", random_state=0,
+                        accountant=accountant)
+    assert result.model.score(X, y) > 0.5 and accountant.spent.epsilon == pytest.approx(1.0)
+    assert learner.lam == 0.0  # the user's learner is left as it was
