@@ -300,7 +300,7 @@ class PrivateLinearRegression(ConstructorParameters):
         subclass replaces :meth:`fit`)."""
         return type(self).fit is PrivateLinearRegression.fit
 
-    def plan(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
+    def plan(self, X: Any, y: Any, epsilon: float, delta: float = 0.0, *, neighbours: Neighbours | str = "replace-one",
              n_public: int | None = None, sample_weight: None = None) -> AdaSSPPlan:
         """Every check of :meth:`fit` on (X, y) and the calibration, with nothing charged and nothing drawn: the
         :class:`AdaSSPPlan`, whose ``fit(X2, y2, random_state=..., accountant=...)`` executes it on rows of the
@@ -350,7 +350,7 @@ class PrivateLinearRegression(ConstructorParameters):
         check_flag("clip", self.clip)
         return epsilon, delta, relation, lam, standardised, ranged, gradient
 
-    def check_options(self, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
+    def check_options(self, epsilon: float, delta: float = 0.0, *, neighbours: Neighbours | str = "replace-one",
                       n_public: int | None = None, random_state: RandomState = None) -> None:
         """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
         nothing: the budget, the settings and the neighbour relation (:meth:`_checked`), ``random_state``. For a
@@ -359,12 +359,13 @@ class PrivateLinearRegression(ConstructorParameters):
         self._checked(None, epsilon, delta, neighbours, n_public)
         resolve_rng(random_state)
 
-    def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
+    def fit(self, X: Any, y: Any, epsilon: float, delta: float = 0.0, *, neighbours: Neighbours | str = "replace-one",
             n_public: int | None = None, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None, sample_weight: None = None) -> PrivateRegressionModel:
         """Release an (epsilon, delta)-DP least-squares model of (X, y) (delta > 0).
 
-        AdaSSP is a Gaussian mechanism: delta = 0 is refused with the pure-epsilon options named
+        AdaSSP is a Gaussian mechanism: delta = 0 (the default, as every learner's; a call without delta meets the
+        refusal, not a missing argument) is refused with the pure-epsilon options named
         (:data:`PURE_EPSILON_OPTIONS`). ``neighbours="add-remove"`` needs ``n_public``, a public data-set size
         chosen without looking at the data, below whose inverse delta must lie (AdaSSP's noise reads no n).
         ``sample_weight`` other than None is refused (:func:`dpcvx.validation.refuse_weights`). :meth:`plan`, then

@@ -175,3 +175,16 @@ def test_private_linear_regression_takes_scikit_learn_s_parameter_interface_and_
                         accountant=accountant)
     assert result.model.score(X, y) > 0.5 and accountant.spent.epsilon == pytest.approx(1.0)
     assert learner.lam == 0.0  # the user's learner is left as it was
+
+
+@pytest.mark.parametrize("call", [
+    lambda learner, X, y: learner.fit(X, y, 1.0),
+    lambda learner, X, y: learner.plan(X, y, 1.0),
+    lambda learner, X, y: dpcvx.tune(learner, X, y, {"lam": [0.0, 1.0]}, 1.0, procedure="split"),
+], ids=["fit", "plan", "tune"])
+def test_private_linear_regression_without_delta_is_told_why(call):
+    """delta had no default: a call without it (tune's at its default delta=0) said "plan() missing 1 required
+    positional argument: 'delta'", not that AdaSSP needs delta > 0 and which mechanisms are pure epsilon."""
+    X, y = _table()
+    with pytest.raises(dpcvx.InputError, match=r"delta=0 asks for pure epsilon-DP.*Pure epsilon options"):
+        call(_adassp(), X, y)
