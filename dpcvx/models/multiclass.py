@@ -101,6 +101,10 @@ class PrivateMulticlassERM:
             raise InputError("the binary learner of a multiclass model must have classes=(-1, 1)")
         check_one_row_map(binary)
 
+    def __repr__(self) -> str:
+        """The binary learner (its own repr: the declaration and every setting not at its default) and the classes."""
+        return f"{type(self).__name__}({self.binary!r}, classes={self.classes!r})"
+
     def _labels(self, y: Any, n: int) -> np.ndarray:
         labels = label_vector(y, n)
         assert isinstance(labels, np.ndarray)

@@ -158,33 +158,3 @@ def test_the_shift_the_refusal_names_fits_the_labels():
         model = _huber().set_params(label_bound=centre).fit(X, y - centre, 1.0, random_state=0).label_shifted(centre)
     assert model.score(X, y) > 0.5 and model.certificate.label_shift == centre
 
-
-def test_private_linear_regression_takes_scikit_learn_s_parameter_interface_and_tune():
-    """PrivateLinearRegression had no get_params / set_params, so tune refused it as no estimator ("For one-vs-rest,
-    tune DPLogisticRegression(...)"), where PrivateERM and the kernel learners are tuned."""
-    from sklearn.base import clone
-
-    X, y = _table()
-    learner = _adassp(fit_intercept=True)
-    assert learner.get_params()["label_bound"] == BOUND and clone(learner).get_params() == learner.get_params()
-    assert repr(learner) == "PrivateLinearRegression(data_norm=1.0, label_bound=600.0, fit_intercept=True)"
-    with pytest.raises(dpcvx.InputError, match=r"PrivateLinearRegression has no parameter\(s\) \['ridge'\]"):
-        learner.set_params(ridge=1.0)
-    accountant = dpcvx.PrivacyAccountant(10.0, 1e-3)
-    result = dpcvx.tune(learner, X, y, {"lam": [0.0, 1.0]}, 1.0, delta=1e-6, procedure="split", random_state=0,
-                        accountant=accountant)
-    assert result.model.score(X, y) > 0.5 and accountant.spent.epsilon == pytest.approx(1.0)
-    assert learner.lam == 0.0  # the user's learner is left as it was
-
-
-@pytest.mark.parametrize("call", [
-    lambda learner, X, y: learner.fit(X, y, 1.0),
-    lambda learner, X, y: learner.plan(X, y, 1.0),
-    lambda learner, X, y: dpcvx.tune(learner, X, y, {"lam": [0.0, 1.0]}, 1.0, procedure="split"),
-], ids=["fit", "plan", "tune"])
-def test_private_linear_regression_without_delta_is_told_why(call):
-    """delta had no default: a call without it (tune's at its default delta=0) said "plan() missing 1 required
-    positional argument: 'delta'", not that AdaSSP needs delta > 0 and which mechanisms are pure epsilon."""
-    X, y = _table()
-    with pytest.raises(dpcvx.InputError, match=r"delta=0 asks for pure epsilon-DP.*Pure epsilon options"):
-        call(_adassp(), X, y)
