@@ -63,6 +63,7 @@ __all__ = [
     "kernel_expansion",
     "as_rows",
     "RandomFourierFeatures",
+    "feature_map_route",
 ]
 
 
@@ -656,3 +657,17 @@ class RandomFourierFeatures:
     def __repr__(self) -> str:
         return (f"RandomFourierFeatures(kernel={self.kernel!r}, gamma={self.gamma:g}, "
                 f"n_components={self.n_components}, n_features={self.n_features})")
+
+
+def feature_map_route(steps: list) -> str:
+    """What a refusal of a pipeline adds when one of its ``steps`` (scikit-learn's (name, step) pairs) is a
+    :class:`RandomFourierFeatures`: the learner that holds the map itself, whose model file keeps it and which
+    :func:`dpcvx.tune` tunes. Neither ``dpcvx.save`` nor ``tune`` takes a pipeline with the map as a step (a file
+    holds one row map), and their refusals named no route; "" when no step is the map."""
+    if not any(isinstance(step, tuple) and len(step) == 2 and isinstance(step[1], RandomFourierFeatures)
+               for step in steps):
+        return ""
+    return (". For random Fourier features, PrivateERM(feature_map=features, fit_intercept=True, classes=...) holds "
+            "the map itself (R is the map's norm_bound: no data_norm): fitted on the schema's rows, "
+            "dpcvx.save(model, path, schema=schema) keeps both, and dpcvx.tune tunes it (docs/kernels.md)")
+

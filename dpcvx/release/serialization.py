@@ -235,9 +235,12 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
     if isinstance(steps, list):
         kinds = [type(step).__name__ for _, step in steps]
         if len(steps) != 2 or not isinstance(steps[0][1], PublicSchema):
+            from ..data.kernels import feature_map_route  # the refusal's route only: scipy's distances load late
+
             raise InputError(f"a pipeline is saved when its steps are a PublicSchema and a fitted dpcvx estimator, "
                              f"in that order; this one's steps are {kinds}. Other steps are not part of a model "
-                             "file, so a loaded model could not predict what the pipeline predicts")
+                             "file, so a loaded model could not predict what the pipeline predicts"
+                             f"{feature_map_route(steps)}")
         if schema is not None and schema != steps[0][1]:
             raise InputError("schema= differs from the pipeline's PublicSchema; leave schema= out: the pipeline's "
                              "own is saved")

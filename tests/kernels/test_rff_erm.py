@@ -163,3 +163,32 @@ def test_a_refit_draws_the_map_afresh_as_scikit_learn_s_fit_does():
     declared = RandomFourierFeatures("rbf", gamma=2.0, n_components=7, n_features=3, random_state=4)
     with pytest.raises(dpcvx.InputError, match="X has 2 features, the map was drawn for 3"):
         declared.fit(X)
+
+
+def test_a_pipeline_with_the_fourier_map_as_a_step_is_refused_with_the_learner_that_holds_it(tmp_path):
+    """dpcvx.save and tune take a pipeline of a schema and an estimator only; with random Fourier features as a
+    middle step their refusals named no route. They now name PrivateERM(feature_map=...), whose file keeps the map
+    and which tune tunes; and that route does both."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (600, 2))
+    y = ((X ** 2).sum(axis=1) < 0.1).astype(int)
+    table = pd.DataFrame(X, columns=["a", "b"])
+    schema = dpcvx.PublicSchema((dpcvx.NumericColumn("a", -0.5, 0.5), dpcvx.NumericColumn("b", -0.5, 0.5)))
+    features = RandomFourierFeatures("rbf", gamma=2.0, n_components=50, random_state=0)
+    pipeline = make_pipeline(schema, features, dpcvx.DPLogisticRegression(data_norm=features.norm_bound,
+                                                                          random_state=0)).fit(table, y)
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    route = r"PrivateERM\(feature_map=features, fit_intercept=True, classes=\.\.\.\) holds the map itself"
+    with pytest.raises(dpcvx.InputError, match=route):
+        dpcvx.save(pipeline, tmp_path / "model.json")
+    with pytest.raises(dpcvx.InputError, match=route + r".*Nothing was charged"):
+        dpcvx.tune(pipeline, table, y, {"dplogisticregression__lam": [1e-3]}, 1.0, accountant=accountant)
+    assert accountant.spent.epsilon == 0.0 and not (tmp_path / "model.json").exists()
+    learner = dpcvx.PrivateERM(feature_map=features, fit_intercept=True, classes=(0, 1))
+    model = dpcvx.tune(learner, schema.transform(table), y, {"lam": [1e-3, 1e-2]}, 1.0, random_state=0).model
+    dpcvx.save(model, tmp_path / "model.json", schema=schema)
+    loaded = dpcvx.load(tmp_path / "model.json")
+    assert np.array_equal(loaded.predict(loaded.schema.transform(table)), model.predict(schema.transform(table)))
