@@ -49,11 +49,14 @@ class ConstructorParameters:
     _SHOWN: ClassVar[tuple[str, ...]] = ()
 
     def __repr__(self) -> str:
-        """The class with :attr:`_SHOWN`'s parameters, then every other parameter not at its default."""
-        default = type(self)()
+        """The class with :attr:`_SHOWN`'s parameters, then every other parameter not at its default (a default
+        instance's value, as its constructor normalises it: of the first class up the MRO built without arguments,
+        so a user's subclass whose constructor requires one is shown by its dpcvx base's defaults)."""
+        default = next(instance for instance in map(_built_without_arguments, type(self).__mro__)
+                       if instance is not None)
         shown = [*self._SHOWN, *(name for name in self._parameter_names()
                                  if name not in self._SHOWN and not _is_default(getattr(self, name),
-                                                                                getattr(default, name)))]
+                                                                                getattr(default, name, _NONE)))]
         return f"{type(self).__name__}(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in shown) + ")"
 
     @classmethod
@@ -71,6 +74,17 @@ class ConstructorParameters:
         for name, value in params.items():
             setattr(self, name, value)
         return self
+
+
+_NONE = object()  # the default of a parameter the default instance lacks (a subclass's own): always shown
+
+
+def _built_without_arguments(cls: type) -> Any:
+    """``cls()``, or None when its constructor requires an argument (``object()`` ends every search)."""
+    try:
+        return cls()
+    except TypeError:
+        return None
 
 
 def _is_default(value: Any, default: Any) -> bool:

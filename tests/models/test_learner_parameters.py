@@ -58,3 +58,15 @@ def test_a_multiclass_learner_shows_its_binary_learner_and_classes():
     learner = dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(data_norm=1.0, lam=1e-2), (0, 1, 2))
     assert repr(learner) == ("PrivateMulticlassERM(PrivateERM(loss=dpcvx.losses.logistic(), lam=0.01, data_norm=1.0, "
                              "fit_intercept=False), classes=(0, 1, 2))")
+
+
+def test_a_subclass_whose_constructor_requires_an_argument_is_shown():
+    """repr compares each setting with a default instance; a user's subclass that requires an argument is compared
+    with its dpcvx base's defaults, and its own parameter is shown."""
+    class Widened(dpcvx.PrivateERM):
+        def __init__(self, width: int, lam: float = 1e-3) -> None:
+            super().__init__(lam=lam)
+            self.width = width
+
+    assert repr(Widened(3, lam=0.1)) == ("Widened(loss=dpcvx.losses.logistic(), lam=0.1, data_norm=None, "
+                                         "fit_intercept=False, width=3)")
