@@ -324,8 +324,7 @@ def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: 
         finding = regression_finding(lambda part: model.predict(rows[part]), labels,
                                      cache_block_rows(X.shape[1], X.nbytes), label_range)
     else:
-        predicted = np.asarray(model.predict(rows), dtype=float).ravel()
-        finding = regression_finding(lambda part: predicted[part], labels, max(labels.shape[0], 1), label_range)
+        finding = training_rows_finding(model.predict(rows), labels, True, label_range=label_range)
     alone = not model.certificate.fit_intercept and not model.intercept_  # nothing added to w^T x
     _warn(owner, finding, intercept_free=alone and finding == NO_BETTER_REGRESSION)
 
