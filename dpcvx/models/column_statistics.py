@@ -39,9 +39,10 @@ private class count (``class_weight="balanced"`` without ``class_prior``, or ``c
 either statistic: the fit on the map draws it inside eps_fit (:mod:`dpcvx.models.class_count`), still one charge.
 
 The classifiers' default ``column_statistics="auto"`` resolves, before anything is charged, to "ranges" or to no
-statistics by a public rule (:func:`auto_statistics`, :func:`ranges_by_default`): two classes, a fit that can draw
-them and then solve on a path with a proved iteration budget, and a histogram threshold T of at most ``AUTO_ROWS`` n
-rows (docs/theory.md, section 34).
+statistics by a public rule (:func:`auto_statistics`, :func:`ranges_by_default`): a fit that can draw them and then
+solve on a path with a proved iteration budget, and a histogram threshold T of at most ``AUTO_ROWS`` n rows
+(docs/theory.md, section 34); with more than two classes, drawn once for the k one-vs-rest fits (section 15; the
+same rule, measured on a family of multiclass tables by ``benchmarks/multiclass_ranges.py``).
 
 With a label (``label_learner``: :class:`~dpcvx.DPHuberRegressor`'s ``column_statistics``, "auto" by default;
 docs/theory.md section 34.1) the label y, clipped onto the learner's public [-B, B], is one more histogram on the
@@ -112,8 +113,9 @@ from .fit_plan import FitPlan, plan_conditional
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["AUTO", "AUTO_ROWS", "COLUMN_STATISTICS_SHARE", "LABEL_SHARE", "LATTICE_BITS", "REGRESSION_SHARE",
-           "STATISTICS_THEOREM", "StatisticsPlan", "StandardisedPlan", "auto_statistics", "draws_statistics",
-           "label_range_offered", "label_range_rows", "plan_column_statistics", "ranges_by_default",
+           "STATISTICS_THEOREM", "StatisticsPlan", "StandardisedPlan", "auto_statistics", "draw_map",
+           "draws_statistics", "label_range_offered", "label_range_rows", "placeholder_learner",
+           "plan_column_statistics", "ranges_by_default", "statistics_plan", "statistics_record",
            "release_column_statistics", "release_label_range", "release_ranges"]
 
 PROCEDURE_NAME = "a fit with private column statistics"
@@ -168,8 +170,9 @@ def ranges_by_default(n: int, d: int, epsilon: float, share: Any) -> bool:
 
 
 def auto_statistics(learner: Any, X: Any, epsilon: float, neighbours: Any) -> bool | str:
-    """What ``column_statistics="auto"`` resolves to for a BINARY :class:`~dpcvx.models.erm.PrivateERM` ``learner``
-    fitted on X, before anything is charged: "ranges" when the fit can draw them (replace-one, clipping on, no feature
+    """What ``column_statistics="auto"`` resolves to for a :class:`~dpcvx.models.erm.PrivateERM` ``learner`` fitted on
+    X (a binary fit, or one-vs-rest's k fits, which draw once: :mod:`dpcvx.models.multiclass`), before anything is
+    charged: "ranges" when the fit can draw them (replace-one, clipping on, no feature
     map, no private bound, dense rows in memory or a numpy.memmap, whose rows the draw reads by blocks; not a Dask X),
     :func:`ranges_by_default` says so at X's public shape, and the fit
     after the draw takes a path that may have a proved iteration budget (:meth:`PrivateERM.budgeted
@@ -302,6 +305,26 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     ``check_fit_inputs`` and is fitted through its ``fit``. With ``label_learner`` (the learner at a
     label bound B', its constants following B') the label's range is drawn too (module docstring) and the fit is
     the learner ``label_learner(B')``'s, through its ``fit`` (its checks are the placeholder's at the public B)."""
+    check_accountant(accountant)
+    plan = statistics_plan(learner, X, epsilon, fit_params, label_learner)
+    placeholder = placeholder_learner(learner, plan)
+    options = {key: value for key, value in fit_params.items() if key != "sample_weight"}
+    with composite(PROCEDURE_NAME):
+        if getattr(placeholder, "plans_first", False) is True:
+            fit_plan = placeholder.plan(X, y, epsilon=plan.eps_fit, **fit_params)
+            assert isinstance(fit_plan, (FitPlan, RatesPlan))  # the placeholder draws a class count at most
+            return StandardisedPlan(learner, plan, options, fit_plan, fit_plan.classes, label_learner)
+        classes = placeholder.check_fit_inputs(X, y, epsilon=plan.eps_fit, **fit_params)
+        return StandardisedPlan(learner, plan, options, None, classes, label_learner)
+
+
+def statistics_plan(learner: Any, X: Any, epsilon: float, fit_params: dict[str, Any],
+                    label_learner: Callable[[float], Any] | None = None) -> StatisticsPlan:
+    """The checks of a draw of private column statistics before a fit of ``learner`` on X at ``epsilon`` (its
+    ``fit_params``: delta, neighbours, feature_map ...), reading X's public shape only, nothing charged or drawn: the
+    :class:`StatisticsPlan` (the split of epsilon, delta, n, d, the public R). A fit on the map it gives is planned by
+    the caller, through :func:`placeholder_learner` (:func:`plan_column_statistics`; one-vs-rest's k fits,
+    :class:`~dpcvx.models.multiclass.PrivateMulticlassERM`)."""
     if draws_bounds(learner):
         raise InputError("column_statistics=True draws private statistics; with a private bound the fit would "
                          "compose more draws, which is not offered: pass public bounds. Nothing was charged")
@@ -339,21 +362,19 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
         if level is not None:
             label_learner(least_label_bound(label_bound, level))
     delta = check_delta(fit_params.get("delta", 0.0))
-    check_accountant(accountant)
     shape = np.shape(X)
     if len(shape) != 2 or shape[0] < 1 or shape[1] < 1:
         raise InputError(f"X must be a 2-D array of at least one row and one column, got shape {shape}")
-    plan = StatisticsPlan(eps_statistics, eps_fit, delta, int(shape[0]), int(shape[1]), norm,
+    return StatisticsPlan(eps_statistics, eps_fit, delta, int(shape[0]), int(shape[1]), norm,
                           learner.column_statistics == "ranges", label_bound, eps_label)
-    placeholder = _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), norm))
-    options = {key: value for key, value in fit_params.items() if key != "sample_weight"}
-    with composite(PROCEDURE_NAME):
-        if getattr(placeholder, "plans_first", False) is True:
-            fit_plan = placeholder.plan(X, y, epsilon=eps_fit, **fit_params)
-            assert isinstance(fit_plan, (FitPlan, RatesPlan))  # the placeholder draws a class count at most
-            return StandardisedPlan(learner, plan, options, fit_plan, fit_plan.classes, label_learner)
-        classes = placeholder.check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
-        return StandardisedPlan(learner, plan, options, None, classes, label_learner)
+
+
+def placeholder_learner(learner: Any, plan: StatisticsPlan) -> Any:
+    """A copy of ``learner`` that fits on a placeholder map of the public R, drawing nothing: the identity, its
+    outputs clipped onto R. Its centre and multiplier enter no check or constant, so a plan made with it holds once
+    the released map is bound in its place (:meth:`FitPlan.with_feature_map
+    <dpcvx.models.fit_plan.FitPlan.with_feature_map>`)."""
+    return _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), plan.norm))
 
 
 @dataclass(frozen=True)
@@ -419,17 +440,7 @@ class StandardisedPlan:
                              f"statistics (eps_s={plan.eps_statistics:g}){label} and fit (eps_fit={plan.eps_fit:g})",
                              curve=draws_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta),
                              conditional=plan_conditional(self.plan))
-        if plan.ranges:
-            released = release_ranges(np.asarray(X), plan, integer_source(rng))
-            mapped = (fill_map(released, plan.norm) if plan.label_bound is None
-                      else ranges_map(released, plan.norm, REGRESSION_FLOOR_CELLS, plan.depth))
-            values: dict[str, Any] = {"depth": plan.depth, "level": HISTOGRAM_LEVEL,
-                                      "cells": released.tolist(), "theorem": RANGES_THEOREM}
-        else:
-            released = release_column_statistics(np.asarray(X), plan, integer_source(rng))
-            mapped = sums_map(released, plan.n, plan.norm, plan.scale, LATTICE_BITS)
-            values = {"lattice_bits": LATTICE_BITS, "sums": [int(value) for value in released],
-                      "theorem": STATISTICS_THEOREM}
+        mapped, values = draw_map(X, plan, rng)
         shift, labels = 0.0, y
         if plan.label_bound is not None:
             level, depth, label_cells = plan.label_level, plan.label_depth, None
@@ -458,8 +469,7 @@ class StandardisedPlan:
             else:  # the one plan, its map bound now: every check ran before the charge
                 model = self.plan.with_feature_map(mapped).fit(X, y, random_state=rng, sample_weight=sample_weight)
         fitted = model.certificate
-        record = {"epsilon": plan.eps_statistics, "n": plan.n, "sensitivity": plan.sensitivity, **values,
-                  "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION}
+        record = statistics_record(plan, values)
         # the release's total, summed as its certificate sums it (composed_epsilon): a count drawn inside eps_fit
         # splits it again, so plan.total may differ in the last bit
         total = composed_epsilon((*fitted.private_bounds, record), fitted.epsilon)
@@ -474,6 +484,32 @@ class StandardisedPlan:
             + f", then the fit on the columns they centre and scale (eps_fit = {plan.eps_fit:g}): "
             + fitted.guarantee))
         return model.shifted(shift) if shift else model  # the private label centre: post-processing
+
+
+def draw_map(X: Any, plan: StatisticsPlan, rng: RandomState) -> tuple[ColumnStandardiser, dict]:
+    """The features' statistics of X's rows released at eps_s (``plan``: the ranges' histograms or the sums, module
+    docstring steps 3 and 4) from ``rng`` (None: the OS CSPRNG; a seed or a generator: reproducible), and the map
+    they give, with the released values as a certificate records them (:func:`statistics_record`)."""
+    if plan.ranges:
+        released = release_ranges(np.asarray(X), plan, integer_source(rng))
+        mapped = (fill_map(released, plan.norm) if plan.label_bound is None
+                  else ranges_map(released, plan.norm, REGRESSION_FLOOR_CELLS, plan.depth))
+        values: dict[str, Any] = {"depth": plan.depth, "level": HISTOGRAM_LEVEL, "cells": released.tolist(),
+                                  "theorem": RANGES_THEOREM}
+    else:
+        released = release_column_statistics(np.asarray(X), plan, integer_source(rng))
+        mapped = sums_map(released, plan.n, plan.norm, plan.scale, LATTICE_BITS)
+        values = {"lattice_bits": LATTICE_BITS, "sums": [int(value) for value in released],
+                  "theorem": STATISTICS_THEOREM}
+    return mapped, values
+
+
+def statistics_record(plan: StatisticsPlan, values: dict[str, Any]) -> dict[str, Any]:
+    """The record a certificate keeps of a draw of column statistics: eps_s, n, the sensitivity, the released
+    ``values`` (:func:`draw_map`'s, a label's range's with them), the neighbour relation and the composition; the
+    caller adds the release's ``total_epsilon``."""
+    return {"epsilon": plan.eps_statistics, "n": plan.n, "sensitivity": plan.sensitivity, **values,
+            "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION}
 
 
 def _clipped(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:

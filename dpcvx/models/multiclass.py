@@ -16,8 +16,15 @@ releases: the k releases compose (docs/theory.md, section 15).
   A binary learner that first draws a private class count is refused here: its
   release is that draw and a fit, not a Gaussian mechanism.
 * One row map for the k classes: a binary learner that draws a private bound
-  or private column statistics is refused (each class would draw its own map,
-  while the model scores every class through one).
+  is refused (each class would draw its own R, while the model scores every
+  class through one). One that draws private column statistics
+  (``column_statistics=True`` or "ranges", :mod:`dpcvx.models.column_statistics`)
+  draws them ONCE, at eps_s = ``column_statistics_share`` epsilon, before the k
+  fits, which share the map they give and split eps_fit = epsilon - eps_s as
+  above: the statistics, then the k releases, compose sequentially to
+  (eps_s + eps_fit, delta) (docs/theory.md, section 15). The certificate records
+  the draw once (``column_statistics``); each class's certificate records its
+  fit at its share of eps_fit.
 * Objective perturbation with delta > 0: (epsilon / k, delta / k) per class
   (basic composition); its objective share is not a Gaussian mechanism.
 
@@ -43,9 +50,9 @@ from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve
+from ..privacy.privacy_curve import PrivacyCurve, drawn_curve_parts
 from ..privacy.rng import RandomState, child_seeds, resolve_rng
-from ..release.model import named
+from ..release.model import composed_epsilon, named
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import one_class_findings, warn_if_constant
 from ..tables import feature_names
@@ -63,12 +70,19 @@ from ..validation import (
 from ..verification.verdict import Mechanism
 from . import training_rows
 from .class_count import RatesPlan, draws_count
-from .column_statistics import draws_statistics
+from .column_statistics import (
+    StatisticsPlan,
+    draw_map,
+    draws_statistics,
+    placeholder_learner,
+    statistics_plan,
+    statistics_record,
+)
 from .contract import refuse_fit_arguments
 from .erm import PrivateERM
 from .failure import after_charge, composite
 from .fit_plan import FitPlan, plan_conditional
-from .private_norm import draws_bounds
+from .private_norm import draws_bounds, split_budget
 
 __all__ = ["PrivateMulticlassERM", "MulticlassPlan", "check_one_row_map"]
 
@@ -130,7 +144,19 @@ class PrivateMulticlassERM:
 
     def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, delta: float,
                  fit_params: dict[str, Any]) -> tuple[MulticlassPlan, list[SignBits]]:
-        """The plan and the k one-vs-rest targets of (X, y), every check passed (:meth:`plan`)."""
+        """The plan and the k one-vs-rest targets of (X, y), every check passed (:meth:`plan`). A binary learner that
+        draws column statistics: their plan (the split of epsilon, X's public shape) and the one-vs-rest plan at
+        eps_fit of the learner on a placeholder map (:func:`~dpcvx.models.column_statistics.placeholder_learner`),
+        whose released map each class's fit binds after the charge (:meth:`MulticlassPlan.execute`)."""
+        if draws_statistics(self.binary):  # drawn once, for the k fits (module docstring)
+            if not self.binary.plans_first:
+                raise InputError("one-vs-rest draws column statistics once and binds the map they give to the k "
+                                 "fits' one plan; this binary learner replaces PrivateERM.fit, so it does not plan "
+                                 "first: leave column_statistics off. Nothing was charged")
+            statistics = statistics_plan(self.binary, X, epsilon, {**fit_params, "delta": delta})
+            inner = PrivateMulticlassERM(placeholder_learner(self.binary, statistics), self.classes)
+            plan, targets = inner._planned(X, y, statistics.eps_fit, mechanism, delta, fit_params)
+            return dataclasses.replace(plan, epsilon=statistics.total, statistics=statistics), targets
         sample_weight = fit_params.pop("sample_weight", None)
         plan = self._shaped_plan(X, epsilon, mechanism, delta, fit_params, sample_weight)
         targets = self._targets(X, y, plan.delta, fit_params)
@@ -178,9 +204,12 @@ class PrivateMulticlassERM:
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if n_public:
             check_delta_for_n(delta, n_public, getattr(self.binary, "allow_large_delta", False), "n_public")
-        eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
-                                                            bool(getattr(self.binary, "float_safe", False)))
         check_one_row_map(self.binary)  # (set_params may have asked for a draw after construction)
+        eps_fit = epsilon  # the k fits' total: after the column statistics' eps_s when they are drawn
+        if draws_statistics(self.binary):
+            eps_fit = split_budget(epsilon, self.binary.column_statistics_share, "column_statistics_share")[1]
+        eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), eps_fit, delta, mechanism,
+                                                            bool(getattr(self.binary, "float_safe", False)))
         if draws_count(self.binary) and not _basic(mechanism, delta):
             raise InputError("one-vs-rest with output perturbation and delta > 0 composes k Gaussian releases "
                              "(docs/theory.md, section 15); a binary learner that first draws a private class "
@@ -238,6 +267,9 @@ class MulticlassPlan:
     first draws a class count (:class:`~dpcvx.models.class_count.RatesPlan`: each class's fit draws its own from
     it); None: the binary learner
     does not plan first and each class is checked and fitted through its own ``check_fit_inputs`` and ``fit``.
+    ``statistics``: the plan of column statistics drawn once before the k fits (``epsilon`` then their total with
+    the fits' eps_fit, and ``binary`` made on a placeholder map that each fit replaces by the released one); None:
+    none drawn.
     """
 
     learner: PrivateMulticlassERM
@@ -249,6 +281,7 @@ class MulticlassPlan:
     composition: str
     fit_params: dict[str, Any]
     binary: FitPlan | RatesPlan | None
+    statistics: StatisticsPlan | None = None
 
     @property
     def classes(self) -> tuple[Any, ...]:
@@ -292,6 +325,7 @@ class MulticlassPlan:
         """Charge once, then the k fits and the release, on targets :meth:`check` has checked."""
         check_accountant(accountant)
         k, learner, eps_c, delta_c = len(self.classes), self.learner, self.class_epsilon, self.class_delta
+        statistics = None if self.statistics is None else self.statistics.at(X)  # at X's public n
         if accountant is not None:  # every class's release is proved for the relation fit_params state
             basic = _basic(self.mechanism, self.delta)
             what = f"{k} classes, {loss_label(learner.binary.loss)}, {self.mechanism} perturbation, one-vs-rest"
@@ -300,33 +334,43 @@ class MulticlassPlan:
                              neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)),
                              conditional=plan_conditional(self.binary))
         # after the charge: a refused call leaves the caller's generator where it was
-        seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
+        # None each without a seed (OS CSPRNG); else one seed per class (and one for the statistics, drawn last)
+        seeds = child_seeds(random_state, k + (statistics is not None))
+        binary, record, epsilon = self.binary, None, self.epsilon
         with after_charge(PROCEDURE_NAME), warnings.catch_warnings(), training_rows.left_to_caller():
             warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
             # one class's score alone may be constant: the argmax is what is released (its finding is warned below)
             warnings.simplefilter("ignore", ConstantPredictionWarning)
             # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-            models = [self._fit_class(X, target, seed, sample_weight)
-                      for target, seed in zip(targets, seeds, strict=True)]
+            if statistics is not None:  # drawn once; the map they give bound to the k fits' one plan
+                assert binary is not None  # a binary learner that plans first (PrivateMulticlassERM._planned)
+                mapped, values = draw_map(X, statistics, seeds[k])
+                binary, record = binary.with_feature_map(mapped), statistics_record(statistics, values)
+                epsilon = record["total_epsilon"] = composed_epsilon((record,), statistics.eps_fit)
+            models = [self._fit_class(X, target, seed, sample_weight, binary)
+                      for target, seed in zip(targets, seeds, strict=False)]
         coef, intercept = np.vstack([model.coef_ for model in models]), np.array([model.intercept_ for model in models])
         certificate = MulticlassCertificate(
-            epsilon=self.epsilon, delta=self.delta, classes=self.classes, composition=self.composition,
+            epsilon=epsilon, delta=self.delta, classes=self.classes, composition=self.composition,
             class_epsilon=eps_c, class_delta=delta_c, per_class=tuple(model.certificate for model in models),
-            findings=one_class_findings(coef, intercept, self.classes, models[0].rows.norm_bound))
+            findings=one_class_findings(coef, intercept, self.classes, models[0].rows.norm_bound),
+            column_statistics=record, fit_epsilon=None if statistics is None else statistics.eps_fit)
         warn_if_constant(type(learner).__name__, certificate.findings)
         released = PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
         if training_rows.runs_here():  # NOT PRIVATE, on the argmax (models.training_rows)
             training_rows.warn_on_confusion(type(learner).__name__, _argmax_confusion(released, X, targets),
-                                            released.classes_)
+                                            released.classes_, located=record is not None)
         return released
 
-    def _fit_class(self, X: Any, target: SignBits, seed: RandomState, sample_weight: Any) -> Any:
+    def _fit_class(self, X: Any, target: SignBits, seed: RandomState, sample_weight: Any,
+                   binary: FitPlan | RatesPlan | None) -> Any:
         """One class's release at its share, after the charge, on rows :meth:`check` has checked: from the one plan
-        (a composite's draws its own count, charging nothing more), or through the learner's ``fit``."""
-        if isinstance(self.binary, FitPlan):
-            return self.binary.fit(X, target, random_state=seed, sample_weight=sample_weight)
-        if self.binary is not None:
-            return self.binary.execute(X, target, seed, None, sample_weight)
+        ``binary`` (:attr:`binary`, its map the released statistics' when drawn; a composite's draws its own count,
+        charging nothing more), or through the learner's ``fit``."""
+        if isinstance(binary, FitPlan):
+            return binary.fit(X, target, random_state=seed, sample_weight=sample_weight)
+        if binary is not None:
+            return binary.execute(X, target, seed, None, sample_weight)
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         return self.learner.binary.fit(X, target, self.class_epsilon, self.mechanism, delta=self.class_delta,
                                        random_state=seed, **weighted, **self.fit_params)
@@ -345,7 +389,8 @@ class MulticlassPlan:
             plan = planned
         one = plan.calibrate(plan.size(input_shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
                                                                                    self.class_delta)
-        return PrivacyCurve(one.parts * len(self.classes), one.neighbours)
+        drawn = () if self.statistics is None else drawn_curve_parts(self.statistics.drawn)
+        return PrivacyCurve(drawn + one.parts * len(self.classes), one.neighbours)
 
 
 def _argmax_confusion(released: PrivateMulticlassModel, X: Any, targets: list[SignBits]) -> np.ndarray:
@@ -375,18 +420,13 @@ def _class_index(*signs: np.ndarray | SignBits) -> np.ndarray:
 
 def check_one_row_map(learner: Any) -> None:
     """Refuse, before anything is charged, a one-vs-rest learner (the binary learner of :class:`PrivateMulticlassERM`,
-    or an estimator with more than two classes) whose fit would draw its row map: a private bound or private column
-    statistics. Each of the k fits would draw its own R or its own centres and scales, while the released model
-    scores every class through one row map (the first class's: the other classes' scores would be computed on rows
-    mapped otherwise than in their fits)."""
+    or an estimator with more than two classes) whose fit would draw its norm bound (data_norm="private"). Each of the
+    k fits would draw its own R, while the released model scores every class through one
+    row map (the first class's: the other classes' scores would be computed on rows mapped otherwise than in their
+    fits). Column statistics are drawn once for the k fits (:meth:`PrivateMulticlassERM._planned`)."""
     if draws_bounds(learner):
         raise InputError("data_norm='private' is offered for binary models (one R per release); one-vs-rest "
                          "fits k models over one row map: declare a public data_norm. Nothing was charged")
-    if draws_statistics(learner):
-        raise InputError("column_statistics=True or 'ranges' is offered for two classes (one release of the "
-                         "statistics for one fit); one-vs-rest fits k models over one row map and would draw them "
-                         "once per class: leave column_statistics off, or fit a class against the rest as two classes "
-                         "(y == c with classes=(False, True)), which draws them. Nothing was charged")
 
 
 def _basic(mechanism: str, delta: float) -> bool:

@@ -53,7 +53,7 @@ from ..validation import label_codes
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "CODE_LABELS", "ONE_VS_REST", "KERNEL",
            "MOSTLY_CLIPPED", "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
-           "warn_on_regression_fit", "warn_on_learner_fit", "warn_on_confusion", "no_intercept",
+           "warn_on_regression_fit", "warn_on_learner_fit", "warn_on_confusion", "one_vs_rest_ranges", "no_intercept",
            "left_to_caller", "runs_here", "Deferred", "deferred", "deferral", "warn_at_cut"]
 
 _CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_training_rows_left_to_caller", default=False)
@@ -100,8 +100,7 @@ CODE_LABELS = ("on its training rows, the release's squared error is no lower th
                "the noise is scaled to.")
 
 # One-vs-rest's note on tuning, before what it offers instead (:data:`ONE_VS_REST`)
-_TUNED_ONE_VS_REST = ("One-vs-rest takes no class weight or class prior, draws no private column ranges (which locate "
-                      "columns that fill a small part of their declared ranges) and splits epsilon among the classes: "
+_TUNED_ONE_VS_REST = ("One-vs-rest takes no class weight or class prior and splits epsilon among the classes: "
                       "on imbalanced classes, tuning it (by its default score or by class-weighted mistakes) did worse "
                       "than one fit at its defaults on a family of test tables (docs/tuning.md). A class fitted "
                       "against the rest as two classes ")
@@ -112,18 +111,17 @@ _TUNED_ONE_VS_REST = ("One-vs-rest takes no class weight or class prior, draws n
 #: than the default score on the mean and in the worst cell (0.108 against 0.176); the rarest class fitted against
 #: the rest as two classes with class_prior='private' and threshold='prior' told it from the rest at 0.893, where the
 #: best one-vs-rest release did 0.787.
-ONE_VS_REST = (_TUNED_ONE_VS_REST + "(y == c with classes=(False, True)) takes the whole epsilon, draws the column "
-               "ranges, and takes class_prior='private' with threshold='prior', which told a rare class from the rest "
-               "far better there")
+ONE_VS_REST = (_TUNED_ONE_VS_REST + "(y == c with classes=(False, True)) takes the whole epsilon and takes "
+               "class_prior='private' with threshold='prior', which told a rare class from the rest far better there")
 #: :data:`ONE_VS_REST` for a learner called directly (PrivateMulticlassERM): the two-class fit it names is the
 #: estimator's, whose settings (the column ranges' default, ``threshold``) the learners do not take
 _ONE_VS_REST_LEARNER = (_TUNED_ONE_VS_REST + "(DPLogisticRegression(classes=(False, True)) fitted on y == c) takes the "
-                        "whole epsilon, draws the column ranges, and takes class_prior='private' with "
-                        "threshold='prior', which told a rare class from the rest far better there")
+                        "whole epsilon and takes class_prior='private' with threshold='prior', which told a rare class "
+                        "from the rest far better there")
 #: :data:`ONE_VS_REST` as the command line's reader sets it (its flags: docs/cli.md)
 _ONE_VS_REST_FLAGS = (_TUNED_ONE_VS_REST + "(--positive CLASS --others-negative, in place of --classes) takes the "
-                      "whole epsilon, draws the column ranges, and takes --class-prior private with --threshold "
-                      "prior, which told a rare class from the rest far better there")
+                      "whole epsilon and takes --class-prior private with --threshold prior, which told a rare class "
+                      "from the rest far better there")
 KERNEL = ("The kernel learners take no class weight or class prior; random Fourier features with DPLogisticRegression "
           "(docs/kernels.md) take them")
 
@@ -437,25 +435,44 @@ def runs_here() -> bool:
 
 def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False,
                           classes: Any = None, unweighted: str | None = None,
-                          label_range: tuple[float, float] | None = None) -> None:
+                          label_range: tuple[float, float] | None = None, located: bool = False) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
     left to the caller (:func:`runs_here`); ``classes`` and ``label_range`` as :func:`training_rows_finding`'s
-    (more than two classes: the one-vs-rest note), ``unweighted`` as :func:`warning_text`'s."""
+    (more than two classes: the one-vs-rest note, and :func:`one_vs_rest_ranges` unless the release ``located``
+    its columns by private column statistics), ``unweighted`` as :func:`warning_text`'s."""
     if runs_here():
         multiclass = classes is not None and np.unique(np.asarray(classes)).size > 2
         _warn(owner, training_rows_finding(predictions, y, regression, classes, label_range),
-              ONE_VS_REST if multiclass else unweighted)
+              ONE_VS_REST if multiclass else unweighted,
+              after="" if located or not multiclass else one_vs_rest_ranges())
 
 
-def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None) -> None:
+def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, located: bool = False) -> None:
     """:func:`warn_on_training_rows` from a classifier's confusion counts (:func:`confusion`; more than two classes:
-    the one-vs-rest release's); ``classes``: the declared classes in the order of the counts, which the finding
-    names (:func:`classification_finding`)."""
+    the one-vs-rest release's, ``located`` as there); ``classes``: the declared classes in the order of the counts,
+    which the finding names (:func:`classification_finding`)."""
     if runs_here():
-        _warn(owner, classification_finding(counts, classes), ONE_VS_REST if counts.shape[0] > 2 else None)
+        multiclass = counts.shape[0] > 2
+        _warn(owner, classification_finding(counts, classes), ONE_VS_REST if multiclass else None,
+              after="" if located or not multiclass else one_vs_rest_ranges())
 
 
-def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False) -> None:
+def one_vs_rest_ranges() -> str:
+    """What follows one-vs-rest's note for a release that drew no private column statistics: the ranges, drawn once
+    for every class, locate a column that fills a small part of its declared range (docs/theory.md, section 15). On
+    the command line nothing: its default draws them wherever the public rule says they can be located, and no flag
+    asks for more."""
+    if command_line_runs():
+        return ""
+    asked = ("column_statistics='ranges' (the default 'auto' draws them where a public rule of n, d and epsilon says "
+             "they can be located)" if estimator_called() else
+             "a binary learner with column_statistics='ranges'")
+    return (f" A column that fills a small part of its declared range is located by private column ranges, drawn "
+            f"once for every class: {asked}; docs/theory.md, section 15")
+
+
+def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False,
+          after: str = "") -> None:
     if finding is not None:
-        warn_released(f"{speaker(owner)}: {warning_text(finding, unweighted, most_rows_clipped(), intercept_free)}",
-                      TrainingRowsWarning)
+        warn_released(f"{speaker(owner)}: {warning_text(finding, unweighted, most_rows_clipped(), intercept_free)}"
+                      + after, TrainingRowsWarning)

@@ -77,7 +77,8 @@ from .gaussian import gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "epsilon_delta_curve",
-           "DrawnPart", "draws_then_fit_curve", "check_recorded_curve", "refuse_conditional", "RDP_ORDERS",
+           "DrawnPart", "draws_then_fit_curve", "drawn_curve_parts", "check_recorded_curve", "refuse_conditional",
+           "RDP_ORDERS",
            "PLD_EPSILON_MAX", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
 
 CURVE_FORMAT = "dpcvx-privacy-curve/1"
@@ -595,9 +596,15 @@ def draws_then_fit_curve(draws: Sequence[tuple[DrawnPart, float]], eps_fit: floa
 
     The fit's own curve depends on the drawn values (its Lam, tolerance or map may), so the release is charged
     by basic composition, which holds for every drawn value (docs/theory.md, 'Private norm bounds')."""
-    return PrivacyCurve((*(CurvePart(EPSILON_DELTA, part.value, epsilon=eps, delta=0.0) for part, eps in draws),
+    return PrivacyCurve((*drawn_curve_parts(draws),
                          CurvePart(EPSILON_DELTA, "the fit at the drawn bounds", epsilon=eps_fit, delta=delta)),
                         Neighbours.REPLACE_ONE)
+
+
+def drawn_curve_parts(draws: Sequence[tuple[DrawnPart, float]]) -> tuple[CurvePart, ...]:
+    """The curve's parts of private draws before a fit (``draws``: (:class:`DrawnPart`, eps) in order): each a pure
+    eps part named by what it drew."""
+    return tuple(CurvePart(EPSILON_DELTA, part.value, epsilon=eps, delta=0.0) for part, eps in draws)
 
 
 def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "certificate") -> None:

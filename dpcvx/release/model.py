@@ -111,6 +111,18 @@ def composed_epsilon(records: Sequence[dict], epsilon: float) -> float:
     return sum(drawn_epsilons(records)) + epsilon
 
 
+def statistics_text(statistics: dict) -> str:
+    """A certificate's words for its record of private column statistics (models.column_statistics): the ranges'
+    histograms or the sums, eps_s and the L1 sensitivity."""
+    if "cells" in statistics:
+        return (f"private column ranges (column_statistics='ranges'): per-column histograms on the public grid of "
+                f"2^{statistics['depth']} cells with discrete Laplace noise, eps_s = {statistics['epsilon']:g} (L1 "
+                f"sensitivity {statistics['sensitivity']}), each range the kept mass's {statistics['level']:g} and "
+                f"{1 - statistics['level']:g} points")
+    return (f"private column statistics: per-column sums and sums of squares with eps_s = {statistics['epsilon']:g} "
+            f"(L1 sensitivity {statistics['sensitivity']} on the lattice 2^-{statistics['lattice_bits']})")
+
+
 def label_shift_text(shift: float) -> str:
     """A regression certificate's words for its public label shift s (``label_shift``, not 0): the centre
     (lo + hi) / 2 of the declared range label_bound=(lo, hi), the labels' bound B a bound on |y - s|; nothing for 0."""
@@ -332,12 +344,8 @@ class ReleaseCertificate:
         if self.weights is not None:
             lines.append(self.weights.line(self.epsilon, self.total_epsilon))
         statistics = self.column_statistics
-        if statistics is not None and "cells" in statistics:
-            lines.append(self._composed(
-                f"private column ranges (column_statistics='ranges'): per-column histograms on the public grid of "
-                f"2^{statistics['depth']} cells with discrete Laplace noise, eps_s = {statistics['epsilon']:g} (L1 "
-                f"sensitivity {statistics['sensitivity']}), each range the kept mass's {statistics['level']:g} and "
-                f"{1 - statistics['level']:g} points", statistics["composition"]))
+        if statistics is not None:
+            lines.append(self._composed(statistics_text(statistics), statistics["composition"]))
             if "label_cells" in statistics:
                 lines.append(
                     f"private label range: the labels' histogram on the public grid over [-B, B] with B = "
@@ -345,11 +353,6 @@ class ReleaseCertificate:
                     f"(L1 sensitivity 2); " + ("too few rows for its level: the fit keeps B" if statistics[
                         "label_level"] is None else f"its levels {statistics['label_level']:g} and "
                         f"{1 - statistics['label_level']:g} centre the labels and set the fit's B"))
-        elif statistics is not None:
-            lines.append(self._composed(
-                f"private column statistics: per-column sums and sums of squares with eps_s = "
-                f"{statistics['epsilon']:g} (L1 sensitivity {statistics['sensitivity']} on the lattice "
-                f"2^-{statistics['lattice_bits']})", statistics["composition"]))
         if self.lam_rule is not None:
             read = any(release.derives("certificate.lam_rule")  # a private draw the rule reads (a count, a bound)
                        for release in drawn_releases({"certificate": self.to_dict()}))

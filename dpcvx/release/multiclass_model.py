@@ -6,7 +6,8 @@ order; ``decision_function`` gives the k scores, ``predict`` the class of the
 largest, ``predict_proba`` their softmax (a monotone map of the scores, not a
 calibrated probability) for the logistic loss, absent for a loss without
 probabilities. The certificate states the one total (epsilon, delta), how it was
-split over the classes, and each class's release certificate.
+split over the classes, and each class's release certificate; with private column
+statistics drawn once before the k fits, their record too (``column_statistics``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.privacy_curve import PrivacyCurve
+from ..privacy.privacy_curve import PrivacyCurve, drawn_curve_parts
 from ..validation import class_labels, real_values
 from .model import (
     Release,
@@ -28,9 +29,11 @@ from .model import (
     block_share,
     check_feature_names,
     conditional_mark,
+    drawn_parts,
     linear_scores,
     require_probabilities,
     scoring_weights,
+    statistics_text,
     weighted_share,
 )
 
@@ -39,7 +42,13 @@ __all__ = ["MulticlassCertificate", "PrivateMulticlassModel", "softmax_in_place"
 
 @dataclass(frozen=True)
 class MulticlassCertificate:
-    """One total (epsilon, delta) for k one-vs-rest releases, with the split and each class's certificate."""
+    """One total (epsilon, delta) for k one-vs-rest releases, with the split and each class's certificate.
+
+    ``column_statistics``: the record of private column statistics drawn once before the k fits
+    (:mod:`dpcvx.models.column_statistics`: eps_s, the released values, its theorem and ``total_epsilon``), whose map
+    every class's rows share; ``fit_epsilon`` the k fits' total eps_fit, split over the classes (epsilon = eps_s +
+    eps_fit by sequential composition). Both None when none was drawn (eps_fit = epsilon).
+    """
 
     epsilon: float
     delta: float
@@ -49,6 +58,8 @@ class MulticlassCertificate:
     class_delta: float
     per_class: tuple[ReleaseCertificate, ...]
     findings: tuple[str, ...] = ()  # public checks of the released weights (release/usefulness.py)
+    column_statistics: dict | None = None
+    fit_epsilon: float | None = None
 
     @property
     def mechanism(self) -> str:
@@ -60,15 +71,21 @@ class MulticlassCertificate:
 
     @property
     def guarantee(self) -> str:
+        statistics = self.column_statistics
+        drawn = "" if statistics is None else (
+            f": private column statistics (eps_s = {statistics['epsilon']:g}), drawn once, then the one-vs-rest fits "
+            f"on the columns they centre and scale (eps_fit = {self.fit_epsilon:g}) by sequential composition, the "
+            "fits")
         return (f"({self.epsilon:g}, {self.delta:g})-differential privacy for the whole model of "
-                f"{len(self.classes)} public classes by {self.composition}; each class: "
+                f"{len(self.classes)} public classes{drawn} by {self.composition}; each class: "
                 f"{self.per_class[0].guarantee}")
 
     @property
     def privacy_curve(self) -> PrivacyCurve:
-        """The composition of the k releases' curves."""
+        """The composition of the column statistics' draw (when made) and the k releases' curves."""
         curves = [certificate.privacy_curve for certificate in self.per_class]
-        return PrivacyCurve(tuple(part for curve in curves for part in curve.parts), curves[0].neighbours,
+        drawn = () if self.column_statistics is None else drawn_curve_parts(drawn_parts((self.column_statistics,)))
+        return PrivacyCurve(drawn + tuple(part for curve in curves for part in curve.parts), curves[0].neighbours,
                             any(curve.conditional for curve in curves))
 
     @property
@@ -86,13 +103,19 @@ class MulticlassCertificate:
                 "class_delta": self.class_delta, "guarantee": self.guarantee,
                 "privacy_curve": self.privacy_curve.to_dict(),
                 "per_class": [certificate.to_dict() for certificate in self.per_class],
-                **({"findings": list(self.findings)} if self.findings else {})}
+                **({"findings": list(self.findings)} if self.findings else {}),
+                **({} if self.column_statistics is None else {"column_statistics": dict(self.column_statistics),
+                                                              "fit_epsilon": self.fit_epsilon})}
 
     def __str__(self) -> str:
         return "\n".join([f"dpcvx multiclass release: {len(self.classes)} public classes {list(self.classes)}, "
                           f"epsilon = {self.epsilon:g} (delta = {self.delta:g}) in total",
                           f"guarantee: {self.guarantee}",
                           f"per class: epsilon = {self.class_epsilon:.6g}, delta = {self.class_delta:.3g}",
+                          *([] if self.column_statistics is None else [
+                              f"{statistics_text(self.column_statistics)}, drawn once for every class; the fits' "
+                              f"eps_fit = {self.fit_epsilon:g}; total epsilon = {self.epsilon:g} "
+                              f"({self.column_statistics['composition']})"]),
                           f"neighbours: {self.neighbours}", self.float_guarantee.statement,
                           *(f"finding: {finding}" for finding in self.findings)])
 

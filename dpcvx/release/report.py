@@ -319,7 +319,8 @@ class ReleaseReport:
         certificate = self.certificate.to_dict()
         per_class = certificate.get("per_class")
         record: dict[str, Any] = {"certificate": certificate} if per_class is None else {
-            "per_class": [{"certificate": item} for item in per_class]}
+            "per_class": [{"certificate": item} for item in per_class],
+            "column_statistics": certificate.get("column_statistics")}  # drawn once for the k fits
         return {**record, "tuning": None if self.tuning is None else self.tuning.to_dict()}
 
     def _mechanism(self, certificate: Any) -> str:

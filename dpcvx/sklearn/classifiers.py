@@ -244,13 +244,14 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
             learner.regularizer = centred_ridge(log_odds(rates) / learner.row_map().intercept_scaling)
         return learner
 
-    def _statistics(self, X: Any, multiclass: bool) -> bool | str:
-        """``column_statistics`` for a fit on X: "auto" resolved by its public rule before anything is charged (two
-        classes, and :func:`~dpcvx.models.column_statistics.auto_statistics` at X's public shape), else as given."""
+    def _statistics(self, X: Any) -> bool | str:
+        """``column_statistics`` for a fit on X: "auto" resolved by its public rule before anything is charged
+        (:func:`~dpcvx.models.column_statistics.auto_statistics` at X's public shape; for more than two classes the
+        ranges are drawn once for the k one-vs-rest fits), else as given."""
         option = column_statistics_option("column_statistics", self.column_statistics)  # np.True_ drawn as True
         if option != AUTO:
             return option
-        return False if multiclass else auto_statistics(self._private_erm(), X, self.epsilon, self.neighbours)
+        return auto_statistics(self._private_erm(), X, self.epsilon, self.neighbours)
 
     def _weighted_erm(self, statistics: bool | str) -> PrivateERM:
         return PrivateERM(
@@ -351,7 +352,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         if shaped is not None:  # its rows bound and checked (nothing charged), as the fit binds them
             shaped[1].checked(X, y, sample_weight)
             return EstimatorPlan(self, *shaped)
-        learner = self._private_erm(self._statistics(X, multiclass))
+        learner = self._private_erm(self._statistics(X))
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
         plan: LearnerPlan
         if multiclass:
@@ -372,7 +373,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         statistic (its composite plan reads the rows)."""
         if public_shape(X) is None:
             return None
-        learner = self._private_erm(self._statistics(X, multiclass))
+        learner = self._private_erm(self._statistics(X))
         if learner.draws_first:
             return None
         options = {"split": self.split, "neighbours": self.neighbours, "n_public": self.n_public}
@@ -479,7 +480,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         X, y, checked, classes = self._checked_data(X, y, multiclass)
         model: PrivateModel | PrivateMulticlassModel
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
-        learner = self._private_erm(self._statistics(X, multiclass)) if planned is None else planned.learner
+        learner = self._private_erm(self._statistics(X)) if planned is None else planned.learner
         assert isinstance(learner, PrivateERM)  # a classifier's learner
         # the training-rows check (models.training_rows): a binary learner's plan leaves the counts at any cut, from
         # the solver's margins, for this estimator's cut (below); one-vs-rest in memory is checked on its argmax
@@ -516,7 +517,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
         if isinstance(model, PrivateMulticlassModel):
             if in_memory:  # one-vs-rest's predictions over the public classes, no sort of the rows
-                warn_on_training_rows(owner, model.predict(X), y, classes=model.classes_)
+                warn_on_training_rows(owner, model.predict(X), y, classes=model.classes_,
+                                      located=model.certificate.column_statistics is not None)
         else:  # the binary release's rows on either side of the cut, counted by its plan
             assert released_cut is not None
             warn_at_cut(check, released_cut)
@@ -788,17 +790,19 @@ class DPERMClassifier(_PrivateLinearClassifier):
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count (:mod:`dpcvx.models.class_count`).
     column_statistics : "auto", "ranges", True or False, default "auto"
-        Private column statistics for two classes (the route when the schema's public ranges are loose): one
-        private release drawn inside ``fit`` with ``column_statistics_share`` of epsilon, charged with the fit once,
-        that centres and scales the columns before the fit and is kept in the model; ``certificate_.column_statistics``
-        records it (:mod:`dpcvx.models.column_statistics`). "ranges": each column's range from a noisy histogram on
-        a public grid (scale-free, pure epsilon; docs/theory.md, section 34); True: per-column sums and sums of
-        squares (section 33). "auto" (the default) draws the ranges by a PUBLIC rule, resolved before anything is
-        charged: two classes, replace-one, ``clip=True``, a numeric ``data_norm``, dense rows in memory, and the
-        histograms' threshold T = 2 (2 d / eps_s) ln(256) at most 0.4 n (n rows, d columns, eps_s the share of
-        epsilon); otherwise, and for more than two classes, it draws nothing
-        (:func:`~dpcvx.models.column_statistics.auto_statistics`). A plan (:meth:`plan`, :func:`dpcvx.tune`)
-        resolves it at the planned rows' shape.
+        Private column statistics (the route when the schema's public ranges are loose): one private release drawn
+        inside ``fit`` with ``column_statistics_share`` of epsilon, charged with the fit once, that centres and
+        scales the columns before the fit and is kept in the model; ``certificate_.column_statistics`` records it
+        (:mod:`dpcvx.models.column_statistics`). With more than two classes it is drawn once, before the k
+        one-vs-rest fits, which share its map and split the rest of epsilon (docs/theory.md, section 15; the record
+        is ``model_.certificate.column_statistics``). "ranges": each column's range from a noisy histogram on a
+        public grid (scale-free, pure epsilon; section 34); True: per-column sums and sums of squares (section 33).
+        "auto" (the default) draws the ranges by a PUBLIC rule, resolved before anything is charged: replace-one,
+        ``clip=True``, a numeric ``data_norm``, dense rows in memory, and the histograms' threshold T = 2 (2 d /
+        eps_s) ln(256) at most 0.4 n (n rows, d columns, eps_s the share of epsilon); otherwise it draws nothing
+        (:func:`~dpcvx.models.column_statistics.auto_statistics`; for more than two classes the same rule,
+        benchmarks/multiclass_ranges.py). A plan (:meth:`plan`, :func:`dpcvx.tune`) resolves it at the planned
+        rows' shape.
     column_statistics_share : float, default 0.1
         The share eps_s / epsilon of the column statistics.
     sample_weight_bound : float, optional

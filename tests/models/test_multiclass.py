@@ -195,15 +195,16 @@ def test_one_vs_rest_over_a_binary_learner_that_draws_a_count_saves_and_loads(bl
 
 
 @pytest.mark.parametrize("statistics", [True, "ranges"])
-def test_one_vs_rest_refuses_private_column_statistics_before_the_charge(blobs, statistics):
+def test_one_vs_rest_draws_private_column_statistics_once_for_every_class(blobs, statistics, tmp_path):
     """Audit: each class drew its own column statistics, so its own row map, while the model scored every class
-    through the first class's map (and its file did not load); refused, like a private bound, before the charge."""
+    through the first class's map (and its file did not load); then refused. Now drawn once, before the k fits, whose
+    releases all hold the one map it gives (also when asked for by set_params after construction), with one charge;
+    the file loads and predicts as fitted (tests/models/test_multiclass_statistics.py)."""
     X, y = blobs
     accountant = PrivacyAccountant(epsilon=10.0)
-    with pytest.raises(InputError, match="column_statistics.*one row map"):
-        PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, column_statistics=statistics), CLASSES)
     learner = PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), CLASSES)
     learner.binary.set_params(column_statistics=statistics)
-    with pytest.raises(InputError, match="column_statistics.*one row map"):
-        learner.fit(X, y, 1.0, accountant=accountant)
-    assert accountant.ledger == []
+    model = learner.fit(X, y, 1.0, accountant=accountant, random_state=0)
+    assert len(accountant.ledger) == 1 and model.certificate.column_statistics is not None
+    loaded = dpcvx.load(dpcvx.save(model, tmp_path / "model.json"))
+    assert np.array_equal(loaded.predict(X), model.predict(X))

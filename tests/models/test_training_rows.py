@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sparse
 
 import dpcvx
-from dpcvx.exceptions import InputError, TrainingRowsWarning
+from dpcvx.exceptions import TrainingRowsWarning
 from dpcvx.models import training_rows
 from dpcvx.models.training_rows import (
     CODE_LABELS,
@@ -18,6 +18,7 @@ from dpcvx.models.training_rows import (
     NO_BETTER_REGRESSION,
     ONE_CLASS,
     ONE_VS_REST,
+    one_vs_rest_ranges,
     training_rows_finding,
     warning_text,
 )
@@ -101,9 +102,11 @@ def test_the_one_vs_rest_note_advises_what_helped_there():
     text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
     assert "Mistakes(class_weight" not in text and "did worse than one fit at its defaults" in text
     assert "class_prior='private' with threshold='prior'" in text and "splits epsilon among the classes" in text
-    assert "dpcvx.tune is the private way to choose settings." in text and "column ranges" in text
+    assert "dpcvx.tune is the private way to choose settings." in text and "column ranges" not in text
+    assert "column_statistics='ranges'" in one_vs_rest_ranges()  # said after it, for a release that drew none
     with on_command_line():
         flags = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
+        assert one_vs_rest_ranges() == ""  # the command line's default draws them by the rule; no flag asks more
     assert "Mistakes(class_weight" not in flags and "--class-prior private with --threshold prior" in flags
     assert "class_prior=" not in flags and "--positive CLASS --others-negative" in flags
 
@@ -306,8 +309,9 @@ def test_one_vs_rest_warns_once_on_its_argmax(noise_labels):
                                          classes=(0, 1, 2))
     with pytest.warns(TrainingRowsWarning) as caught:
         learner.fit(X, labels, 0.05, random_state=0)
-    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text, ONE_VS_REST)}"]
-                                              for text in (ONE_CLASS, NO_BETTER))
+    # a release that drew no column statistics: the ranges named after the note (a learner's words)
+    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text, ONE_VS_REST)}"
+                                               f"{one_vs_rest_ranges()}"] for text in (ONE_CLASS, NO_BETTER))
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
@@ -317,7 +321,8 @@ def test_an_estimator_warns_once_at_its_threshold(noise_labels):
     with pytest.warns(TrainingRowsWarning) as caught:
         dpcvx.DPLogisticRegression(epsilon=0.05, lam=1.0, classes=(0, 1, 2), random_state=0).fit(X, np.zeros_like(y))
     with called("DPLogisticRegression"):
-        expected = [[f"DPLogisticRegression: {warning_text(text, ONE_VS_REST)}"] for text in (ONE_CLASS, NO_BETTER)]
+        expected = [[f"DPLogisticRegression: {warning_text(text, ONE_VS_REST)}{one_vs_rest_ranges()}"]
+                    for text in (ONE_CLASS, NO_BETTER)]  # epsilon 0.05: "auto" drew no ranges (the public rule)
     assert _training_row_messages(caught) in expected
 
 
@@ -356,8 +361,8 @@ def test_an_estimator_counts_its_predictions_at_its_threshold(noise_labels, monk
     labels = np.where(y == 1, classes[1], classes[0])
     seen = []
     original = training_rows.warn_on_confusion
-    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts, classes: seen.append(counts) or
-                        original(owner, counts, classes))
+    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts, classes, **located:
+                        seen.append(counts) or original(owner, counts, classes, **located))
     estimator = dpcvx.DPLogisticRegression(epsilon=1.0, lam=0.01, classes=classes, threshold=threshold,
                                            random_state=0).fit(X, labels)
     [counts] = seen
@@ -374,8 +379,8 @@ def test_an_estimator_counts_at_the_log_odds_of_its_released_count(noise_labels,
     X, y = noise_labels
     seen = []
     original = training_rows.warn_on_confusion
-    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts, classes: seen.append(counts) or
-                        original(owner, counts, classes))
+    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts, classes, **located:
+                        seen.append(counts) or original(owner, counts, classes, **located))
     estimator = dpcvx.DPLogisticRegression(epsilon=2.0, lam=0.01, class_prior="private", threshold="prior",
                                            random_state=0).fit(X, y)
     [counts] = seen
@@ -410,8 +415,8 @@ def test_one_vs_rest_counts_its_argmax_on_a_memmap_too(noise_labels, monkeypatch
         X = np.load(tmp_path / "X.npy", mmap_mode="r")
     seen = []
     original = training_rows.warn_on_confusion
-    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts, classes: seen.append(counts) or
-                        original(owner, counts, classes))
+    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts, classes, **located:
+                        seen.append(counts) or original(owner, counts, classes, **located))
     released = dpcvx.PrivateMulticlassERM(
         dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=0.5, fit_intercept=intercept),
         classes=(0, 1, 2)).fit(X, labels, 4.0, random_state=0)
@@ -544,27 +549,25 @@ def test_a_regression_no_better_only_through_a_code_is_told_of_the_code():
     assert training_rows_finding(useless, y, True, label_range=(0.0, 999.0)) == NO_BETTER_REGRESSION
 
 
-def test_one_vs_rest_on_a_narrow_column_names_the_two_class_fit_that_draws_column_ranges():
-    """A prober's table: four balanced tiers told by orders 0..50 declared 0..5,000. One-vs-rest draws no private
-    column ranges and released no better than a constant (0.23 to 0.30 against 0.90 non-private); its warning spoke
-    of rare classes only, and column_statistics='ranges' was refused with 'leave column_statistics off'. Both now
-    name the two-class fit of a class against the rest, which draws the ranges (here it locates the column)."""
-
-
+def test_one_vs_rest_on_a_narrow_column_draws_the_column_ranges_once_and_names_them_when_it_did_not():
+    """A prober's table: four balanced tiers told by orders 0..50 declared 0..5,000. One-vs-rest drew no private
+    column ranges and released no better than a constant (0.23 to 0.30 against 0.90 non-private), and
+    column_statistics='ranges' was refused. Now its default draws the ranges once for the four fits (the public rule
+    of n, d and epsilon says they can be located here) and tells the tiers apart; a fit told to draw none names them
+    in its warning, beside the two-class fit of a class against the rest."""
     rng = np.random.default_rng(11)
     tiers = rng.integers(0, 4, 12000)
     orders = np.clip(tiers * 12 + rng.normal(6, 4, tiers.size), 0, None)
     schema = dpcvx.PublicSchema((dpcvx.NumericColumn("orders", 0, 5000), dpcvx.NumericColumn("visits", 0, 366)))
     X = schema.transform({"orders": orders, "visits": rng.uniform(0, 365, tiers.size)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        default = dpcvx.DPLogisticRegression(classes=(0, 1, 2, 3), epsilon=1, random_state=0).fit(X, tiers)
+    assert default.model_.certificate.column_statistics is not None and default.score(X, tiers) > 0.6
+    assert not [w for w in caught if w.category is TrainingRowsWarning]
     with pytest.warns(TrainingRowsWarning) as caught:
-        dpcvx.DPLogisticRegression(classes=(0, 1, 2, 3), epsilon=1, random_state=0).fit(X, tiers)
+        dpcvx.DPLogisticRegression(classes=(0, 1, 2, 3), epsilon=1, random_state=0, column_statistics=False).fit(
+            X, tiers)
     (text,) = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
-    assert "draws no private column ranges" in text
-    assert "classes=(False, True)) takes the whole epsilon, draws the column ranges" in text
-    with pytest.raises(InputError, match=r"fit a class against the rest as two classes"):
-        dpcvx.DPLogisticRegression(classes=(0, 1, 2, 3), column_statistics="ranges").fit(X, tiers)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        binary = dpcvx.DPLogisticRegression(classes=(False, True), epsilon=1, random_state=0).fit(X, tiers == 3)
-    cells = binary.certificate_.column_statistics["cells"]
-    assert (cells[0][0], cells[1][0]) != (0, 256)  # the orders column located
+    assert "located by private column ranges, drawn once for every class: column_statistics='ranges'" in text
+    assert "classes=(False, True)) takes the whole epsilon and takes class_prior='private'" in text

@@ -75,9 +75,10 @@ def recorded_inputs() -> Callable[[dict, str, Any], Any]:
 @pytest.fixture
 def unversioned() -> Callable[[dict], dict]:
     """``unversioned(data)``: a model file without its format versions (a multiclass file's entries' too), its digest,
-    a statistics map's ``input_bound`` null (the raw rows its version 10 writer read) and its curve's parts of private
-    draws named by the quantile's name (the one name versions 12 and older gave every draw), what the steps from older
-    versions may change."""
+    a statistics map's ``input_bound`` null (the raw rows its version 10 writer read), its curve's parts of private
+    draws named by the quantile's name (the one name versions 12 and older gave every draw) and a multiclass file's
+    null ``column_statistics`` and ``fit_epsilon`` (no draw: what the step from version 13 records), what the steps
+    from older versions may change."""
     from dpcvx.privacy.privacy_curve import DrawnPart
 
     def strip(data: dict) -> dict:
@@ -91,7 +92,8 @@ def unversioned() -> Callable[[dict], dict]:
                     part["what"] = DrawnPart.QUANTILE.value
         entries = [{key: value for key, value in entry.items() if key != "format_version"}
                    for entry in data.get("per_class", [])]
-        return {**{key: value for key, value in data.items() if key not in ("format_version", "sha256")},
+        drawn = {key for key in ("column_statistics", "fit_epsilon") if key in data and data[key] is None}
+        return {**{key: value for key, value in data.items() if key not in {"format_version", "sha256", *drawn}},
                 **({"per_class": entries} if entries else {})}
     return strip
 

@@ -131,7 +131,7 @@ def _weights(coef: Any) -> np.ndarray:
 
 def statistics_map(record: dict, norm: float) -> ColumnStandardiser:
     """The map a recorded release of private column statistics gives (its type-checked record,
-    :func:`~dpcvx.release.records.release_certificate._column_statistics`), recomputed as the fit computed it, by
+    :func:`~dpcvx.release.records.release_certificate.column_statistics_record`), recomputed as the fit computed it, by
     post-processing of its public values with the public R: the classifiers' map of the ranges (:func:`fill_map`), a
     regression's with its label's range (:func:`ranges_map` at the recorded public depth), or the sums' map
     (:func:`sums_map`, the discrete Laplace scale sensitivity / eps_s exact). A saved feature map must be this one,

@@ -1,7 +1,9 @@
 """The record of a multiclass release (kind ``"multiclass"``): its k one-vs-rest linear records, each a
 complete linear model entry, re-checked on reading, then the budget split compared. The schema is saved once, at the
 top level (each entry's ``preprocessing.schema`` is null), and recorded in every entry's certificate, which is checked
-against it."""
+against it. Private column statistics drawn once before the k fits are recorded once, at the top level
+(``column_statistics``, with the fits' total ``fit_epsilon``; both null when none were drawn): the entries' shared
+map must be the one they give, and the total their eps_s and the fits' eps_fit composed."""
 
 from __future__ import annotations
 
@@ -12,20 +14,22 @@ import numpy as np
 
 from ...data.files import json_object
 from ...data.preprocessing import PublicSchema
+from ...data.standardiser import is_statistics_map
 from ...exceptions import InputError
 from ...privacy.composition import one_vs_rest_budget
 from ...version import __version__
-from ..model import PrivateModel, Release
+from ..model import PrivateModel, Release, composed_epsilon
 from ..multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..usefulness import one_class_findings
 from .calibration_record import same_number
 from .fields import _check_same, _classes, _label, _number, _positive
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .linear_release import linear_to_dict
+from .linear_release import linear_to_dict, statistics_map
+from .release_certificate import column_statistics_record
 from .row_map import SCHEMA_RECORD, _check_schema_fits, check_schema_record, read_schema
 
 _MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
-                    "composition", "schema", "per_class"}
+                    "composition", "schema", "per_class", "column_statistics", "fit_epsilon"}
 
 
 def multiclass_to_dict(model: PrivateMulticlassModel, schema: PublicSchema | None) -> dict:
@@ -42,7 +46,8 @@ def multiclass_to_dict(model: PrivateMulticlassModel, schema: PublicSchema | Non
             "library_version": __version__, "epsilon": certificate.epsilon, "delta": certificate.delta,
             "classes": [_label(value) for value in model.classes_.tolist()],
             "composition": certificate.composition, "schema": None if schema is None else schema.to_dict(),
-            "per_class": per_class}
+            "per_class": per_class, "column_statistics": certificate.column_statistics,
+            "fit_epsilon": certificate.fit_epsilon}
 
 
 def _class_entry(entry: dict, schema: Any) -> dict:
@@ -84,8 +89,9 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
         models.append(one)
     mechanism = models[0].certificate.mechanism
     guarantee = models[0].certificate.calibration.float_guarantee
-    eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon, delta, mechanism,
-                                                     models[0].certificate.calibration.exact_sampler)
+    statistics, fit_epsilon = _statistics(item, epsilon, models[0])
+    eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon if fit_epsilon is None else fit_epsilon,
+                                                     delta, mechanism, models[0].certificate.calibration.exact_sampler)
     for index, one in enumerate(models):  # a class's share is what its release cost: a private count's eps_c' and
         # its fit's (ReleaseCertificate.total_epsilon), as the fit split it
         if not same_number(one.certificate.total_epsilon, eps_c) or one.certificate.delta != delta_c or \
@@ -103,7 +109,36 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
                                         composition=composition, class_epsilon=eps_c, class_delta=delta_c,
                                         per_class=tuple(one.certificate for one in models),
                                         findings=one_class_findings(coef, intercept, classes,
-                                                                    models[0].rows.norm_bound))
+                                                                    models[0].rows.norm_bound),
+                                        column_statistics=statistics, fit_epsilon=fit_epsilon)
     model = PrivateMulticlassModel(coef, intercept, tuple(classes), models[0].rows, certificate)
     model.schema = schema
     return model
+
+
+def _statistics(item: dict, epsilon: float, first: PrivateModel) -> tuple[dict | None, float | None]:
+    """(the record of column statistics drawn once before the k fits, the fits' eps_fit), both None when the file
+    records none: the record type-checked, its n the fits' n, the entries' shared map the one it gives (recomputed
+    from its public values with the public R), and ``epsilon`` and the record's ``total_epsilon`` eps_s and eps_fit
+    composed."""
+    statistics = column_statistics_record(item["column_statistics"], "column_statistics")
+    if statistics is None:
+        if item["fit_epsilon"] is not None:
+            raise InputError("fit_epsilon is recorded but column_statistics is null: a multiclass file records the "
+                             "fits' epsilon only beside a draw of column statistics; the file has been edited")
+        return None, None
+    if "label_cells" in statistics:
+        raise InputError("column_statistics records a label's range, which a classifier's one-vs-rest fits never "
+                         "draw; the file has been edited")
+    fit_epsilon = _positive("fit_epsilon", item["fit_epsilon"])
+    total = composed_epsilon((statistics,), fit_epsilon)
+    if not (same_number(epsilon, total) and same_number(statistics["total_epsilon"], total)):
+        raise InputError(f"epsilon and column_statistics.total_epsilon must be eps_s + fit_epsilon = {total!r}, the "
+                         "draw and the fits composed; the file has been edited")
+    if statistics["n"] != first.certificate.constants.n:
+        raise InputError(f"column_statistics.n is {statistics['n']!r} but the fits state n = "
+                         f"{first.certificate.constants.n:g}; the file has been edited")
+    if not is_statistics_map(first.rows.feature_map, statistics_map(statistics, first.rows.norm_bound)):
+        raise InputError("the per-class entries' preprocessing.row_map.feature_map is not the map column_statistics "
+                         "gives; the file has been edited")
+    return statistics, fit_epsilon

@@ -94,17 +94,20 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
            ("**.certificate.weights.class_weights", "**.certificate.weights.mean_weight",
             "**.certificate.verification.regularizer",  # the intercept offset's centre b0 / s, in the ridge's text
             "**.decision_cut")),  # threshold='prior': the cut at the log-odds of the count's rates
-    _drawn("the private column statistics of column_statistics=True (dpcvx.models.column_statistics: discrete "
-           "Laplace on the lattice sums, eps_s)", "certificate.column_statistics", "sums",
-           ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier"),
-           calibrated=False),  # the map's outputs are clipped onto the public R: no constant depends on them
-    # its record is the one above too (certificate.column_statistics, with cells in place of sums); the map's
-    # outputs are clipped onto the public R: no constant depends on the ranges
+    # a release's certificate.column_statistics, or a multiclass file's top-level column_statistics (drawn once for
+    # its k fits, whose entries' certificates record the digest of the map it gives: certificate.feature_map)
+    # (the map's outputs are clipped onto the public R: no constant depends on the statistics)
+    PrivateRelease("the private column statistics of column_statistics=True (dpcvx.models.column_statistics: "
+                   "discrete Laplace on the lattice sums, eps_s)", ("**.column_statistics.sums",),
+                   ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
+                    "**.certificate.feature_map"), "certificate.column_statistics"),
+    # its record is the one above too (column_statistics, with cells in place of sums); the map's outputs are
+    # clipped onto the public R: no constant depends on the ranges
     PrivateRelease("the private column ranges of column_statistics 'auto' or 'ranges' "
                    "(dpcvx.privacy.column_histogram: discrete Laplace on per-column histograms, eps_s)",
-                   ("**.certificate.column_statistics.cells",),
+                   ("**.column_statistics.cells",),
                    ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
-                    "**.preprocessing.row_map.feature_map.clip")),
+                    "**.preprocessing.row_map.feature_map.clip", "**.certificate.feature_map")),
     # its record is the one above (certificate.column_statistics, with eps_l beside eps_s); B' is the fit's label
     # bound, so m = B' / 4, the constants, the verified loss and the lam rule are derived from the label's cells
     PrivateRelease("the private label range of DPHuberRegressor's default (column_statistics 'auto' or 'ranges'; "

@@ -355,7 +355,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     calibration = _calibration(item, mechanism, epsilon, values, effective, delta)
     records = {key: _private_bound(key, data.get(key), data.get(stated)) for key, stated in
                (("private_bound", "data_norm"), ("private_label_bound", "label_bound"))}
-    statistics = _column_statistics(data.get("column_statistics"))
+    statistics = column_statistics_record(data.get("column_statistics"))
     if statistics is not None and "n" in values and not same_number(statistics["n"], values["n"]):
         # the statistics were drawn from the fit's own rows (replace-one: n public)
         raise InputError(f"certificate.column_statistics.n is {statistics['n']!r} but the certificate states n = "
@@ -493,15 +493,14 @@ _RANGES_KEYS = {"epsilon", "n", "depth", "level", "sensitivity", "cells", "theor
 _LABEL_KEYS = {"label_epsilon", "label_bound", "label_depth", "label_level", "label_cells", "label_theorem"}
 
 
-def _column_statistics(data: Any) -> dict | None:
-    """A recorded release of private column statistics (models.column_statistics): eps_s > 0, n >= 1, the
-    released integer sums (2 d of them), and the L1 sensitivity that d and the lattice give; or the released
-    ranges of ``column_statistics="ranges"`` (:func:`_column_ranges`)."""
+def column_statistics_record(data: Any, what: str = "certificate.column_statistics") -> dict | None:
+    """A recorded release of private column statistics (models.column_statistics) in the field ``what``: eps_s > 0,
+    n >= 1, the released integer sums (2 d of them), and the L1 sensitivity that d and the lattice give; or the
+    released ranges of ``column_statistics="ranges"`` (:func:`_column_ranges`)."""
     if data is None:
         return None
     if isinstance(data, dict) and "cells" in data:
-        return _column_ranges(data)
-    what = "certificate.column_statistics"
+        return _column_ranges(data, what)
     item = json_object(what, data, _STATISTICS_KEYS)
     _positive(f"{what}.epsilon", item["epsilon"])
     _number(f"{what}.total_epsilon", item["total_epsilon"])
@@ -524,10 +523,10 @@ def _column_statistics(data: Any) -> dict | None:
     return dict(item)
 
 
-def _column_ranges(data: dict) -> dict:
-    """A recorded release of ``column_statistics="ranges"`` (privacy.column_histogram): eps_s > 0, n >= 1, the
-    public depth and level, 2 x d grid indices with low <= high within [0, 2^D], and the L1 sensitivity 2 d."""
-    what = "certificate.column_statistics"
+def _column_ranges(data: dict, what: str) -> dict:
+    """A recorded release of ``column_statistics="ranges"`` (privacy.column_histogram) in the field ``what``: eps_s
+    > 0, n >= 1, the public depth and level, 2 x d grid indices with low <= high within [0, 2^D], and the L1
+    sensitivity 2 d."""
     item = json_object(what, data, _RANGES_KEYS | (_LABEL_KEYS if "label_cells" in data else set()))
     _positive(f"{what}.epsilon", item["epsilon"])
     _number(f"{what}.total_epsilon", item["total_epsilon"])

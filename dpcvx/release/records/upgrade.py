@@ -97,6 +97,13 @@ draw (:func:`dpcvx.release.model.drawn_parts`), in the records' order; a part na
 loader refuses it as edited. The digest of a file as dpcvx wrote it is made again (as the step from version 10
 does). Tested on files of the kinds that draw such statistics written as version 12
 (``tests/release/fixtures/format12``) and through every step on the older fixtures.
+
+Format version 14 records, in a multiclass file, private column statistics drawn once before its k one-vs-rest fits
+(``column_statistics``, the draw's record, and ``fit_epsilon``, the fits' total, at the top level): the entries'
+shared map must be the one they give. A version 13 dpcvx drew none for one-vs-rest (it refused them), so its step
+sets both to null, what that file meant, and makes the digest of a file as dpcvx wrote it again. Tested on a
+multiclass file written as version 13 (``tests/release/fixtures/format13``) and through every step on the older
+fixtures.
 """
 
 from __future__ import annotations
@@ -331,8 +338,23 @@ def _named_draws(certificate: Any) -> None:
             part["what"] = what.value
 
 
+def _from_13(data: dict) -> dict:
+    """Version 13 -> 14: a multiclass file's ``column_statistics`` and ``fit_epsilon`` are null (no draw; a version
+    13 file that holds either key was not written by dpcvx, and is refused by the reader as edited); the digest of a
+    file that is as dpcvx wrote it is made again of the new version (of any other, kept: it is refused)."""
+    upgraded_, _ = _bumped(data, 13)
+    if upgraded_.get("kind") == "multiclass":
+        for key in ("column_statistics", "fit_epsilon"):
+            if key in upgraded_:
+                raise InputError(f"{key} in a multiclass file of format version 13, which no version 13 dpcvx wrote "
+                                 "(format version 14 added it); the file has been edited")
+            upgraded_[key] = None
+    _digest_made_again(data, upgraded_)
+    return upgraded_
+
+
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
-          12: _from_12}
+          12: _from_12, 13: _from_13}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
