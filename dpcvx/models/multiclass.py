@@ -328,7 +328,9 @@ class MulticlassPlan:
         statistics = None if self.statistics is None else self.statistics.at(X)  # at X's public n
         if accountant is not None:  # every class's release is proved for the relation fit_params state
             basic = _basic(self.mechanism, self.delta)
-            what = f"{k} classes, {loss_label(learner.binary.loss)}, {self.mechanism} perturbation, one-vs-rest"
+            what = f"{k} classes, {loss_label(learner.binary.loss)}, {self.mechanism} perturbation, one-vs-rest" + (
+                "" if statistics is None else f", private column statistics drawn once (eps_s="
+                f"{statistics.eps_statistics:g}), the fits' eps_fit={statistics.eps_fit:g}")
             accountant.spend(self.epsilon, self.delta, description=f"PrivateMulticlassERM.fit ({what})",
                              curve=None if basic else self._composed_curve(X, targets[0]),
                              neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)),
@@ -348,7 +350,7 @@ class MulticlassPlan:
                 binary, record = binary.with_feature_map(mapped), statistics_record(statistics, values)
                 epsilon = record["total_epsilon"] = composed_epsilon((record,), statistics.eps_fit)
             models = [self._fit_class(X, target, seed, sample_weight, binary)
-                      for target, seed in zip(targets, seeds, strict=False)]
+                      for target, seed in zip(targets, seeds[:k], strict=True)]
         coef, intercept = np.vstack([model.coef_ for model in models]), np.array([model.intercept_ for model in models])
         certificate = MulticlassCertificate(
             epsilon=epsilon, delta=self.delta, classes=self.classes, composition=self.composition,

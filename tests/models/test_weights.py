@@ -186,7 +186,7 @@ def test_multiclass_estimators_refuse_weights_before_the_charge(data):
 def test_a_multiclass_refusal_of_weights_says_why_and_a_fix_that_works(data, weights, fit):
     """Audit: the refusal offered sample_weight_bound, which was refused as well, and never said the fit was
     multiclass. Its two-class fix named class_weight='balanced'; it names the private class count and its cut, which
-    benchmarks/multiclass_tuning.py measured (the rarest class told from the rest at 0.893, one-vs-rest 0.787)."""
+    benchmarks/multiclass_tuning.py measured (the rarest class told from the rest at 0.893, one-vs-rest 0.785)."""
     X, y, _ = data
     labels = np.arange(len(y)) % 3
     options = {name: np.ones(len(y)) for name in fit}
