@@ -36,6 +36,7 @@ the accountant is charged that total once, before any noise is drawn.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import warnings
 from dataclasses import dataclass
@@ -66,6 +67,7 @@ from ..validation import (
     one_vs_rest_signs,
     outside_classes,
     outside_labels,
+    refuse_unknown_parameters,
 )
 from ..verification.verdict import Mechanism
 from . import training_rows
@@ -106,7 +108,9 @@ class PrivateMulticlassERM:
             raise InputError(f"the binary learner of a multiclass model must be a PrivateERM (one-vs-rest composes "
                              f"its linear releases), got {type(binary).__name__}; nothing was fitted or charged")
         self.binary = binary
-        self.classes = check_public_classes(classes)
+        checked = check_public_classes(classes)
+        # a tuple of plain values is kept as given (scikit-learn's clone checks that the constructor sets it as is)
+        self.classes = classes if type(classes) is tuple and classes == checked else checked
         if len(self.classes) < 3:
             raise InputError(f"a one-vs-rest multiclass model takes three or more public classes, got "
                              f"{len(self.classes)}; two classes are a binary model: PrivateERM(classes=(a, b)) "
@@ -118,6 +122,29 @@ class PrivateMulticlassERM:
     def __repr__(self) -> str:
         """The binary learner (its own repr: the declaration and every setting not at its default) and the classes."""
         return f"{type(self).__name__}({self.binary!r}, classes={self.classes!r})"
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """scikit-learn's parameters: ``binary`` and ``classes``, and with ``deep`` the binary learner's own as
+        ``binary__<name>`` (what :func:`dpcvx.tune`'s grid and ``clone`` read)."""
+        params: dict[str, Any] = {"binary": self.binary, "classes": self.classes}
+        if deep:
+            params.update({f"binary__{name}": value for name, value in self.binary.get_params().items()})
+        return params
+
+    def set_params(self, **params: Any) -> PrivateMulticlassERM:
+        """Set ``binary``, ``classes`` or the binary learner's ``binary__<name>`` in place (a grid point of
+        :func:`dpcvx.tune`, scikit-learn's convention); an unknown name is refused, and the result is checked as the
+        constructor checks it (three or more classes, the binary learner's classes (-1, 1), one row map)."""
+        nested = {name.partition("__")[2]: value for name, value in params.items() if name.startswith("binary__")}
+        own = {name: value for name, value in params.items() if not name.startswith("binary__")}
+        refuse_unknown_parameters(type(self).__name__, own, ("binary", "classes"),
+                                  "the binary learner's as binary__<name>; epsilon, delta and random_state go to fit")
+        binary = own.get("binary", self.binary)
+        if nested:
+            binary = copy.deepcopy(binary).set_params(**nested)  # the caller's learner unchanged
+        checked = PrivateMulticlassERM(binary, own.get("classes", self.classes))  # refused: this one unchanged
+        self.binary, self.classes = checked.binary, checked.classes
+        return self
 
     def _labels(self, y: Any, n: int) -> np.ndarray:
         labels = label_vector(y, n)

@@ -54,6 +54,26 @@ def test_private_linear_regression_without_delta_is_told_why(call):
 
 
 
+def test_a_multiclass_learner_takes_scikit_learn_s_parameter_interface():
+    """PrivateMulticlassERM had no get_params / set_params: clone failed and tune took only a factory. Its parameters
+    are its binary learner and classes, and the binary learner's as binary__<name>; set_params checks the result as
+    the constructor does, and leaves the learner (and the caller's binary learner) unchanged when it refuses."""
+    from sklearn.base import clone
+
+    binary = dpcvx.PrivateERM(data_norm=1.0, lam=1e-2)
+    learner = dpcvx.PrivateMulticlassERM(binary, (0, 1, 2))
+    assert learner.get_params(deep=False) == {"binary": binary, "classes": (0, 1, 2)}
+    assert learner.get_params()["binary__lam"] == 1e-2
+    copied = clone(learner)
+    assert copied.binary is not binary and copied.get_params(deep=False)["classes"] == (0, 1, 2)
+    assert learner.set_params(binary__lam=0.5).binary.lam == 0.5 and binary.lam == 1e-2
+    with pytest.raises(dpcvx.InputError, match="three or more public classes"):
+        learner.set_params(classes=(0, 1))
+    with pytest.raises(dpcvx.InputError, match=r"no parameter\(s\) \['lam'\]"):
+        learner.set_params(lam=1.0)
+    assert learner.classes == (0, 1, 2) and learner.binary.lam == 0.5
+
+
 def test_a_multiclass_learner_shows_its_binary_learner_and_classes():
     learner = dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(data_norm=1.0, lam=1e-2), (0, 1, 2))
     assert repr(learner) == ("PrivateMulticlassERM(PrivateERM(loss=dpcvx.losses.logistic(), lam=0.01, data_norm=1.0, "

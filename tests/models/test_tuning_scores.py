@@ -178,17 +178,24 @@ def test_the_rehearsal_on_synthetic_rows_speaks_no_warning_and_is_not_refused_by
     assert result.model is not None
 
 
-def test_one_vs_rest_in_the_mathematical_layer_is_tuned_through_a_factory_or_refused_with_the_way():
+def test_one_vs_rest_in_the_mathematical_layer_is_tuned_by_its_binary_learner_s_names_or_through_a_factory():
+    """PrivateMulticlassERM had no get_params / set_params, and tune refused it with the way round (a factory); it
+    now takes scikit-learn's names of its binary learner's settings (binary__lam), and refuses another name before
+    the charge, naming them."""
     X, y = _three_classes()
-    accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+    accountant = dpcvx.PrivacyAccountant(epsilon=7.0)
     binary = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, classes=(-1, 1))
-    with pytest.raises(InputError, match="lambda lam: PrivateMulticlassERM") as refusal:
+    with pytest.raises(InputError, match=r"no parameter\(s\) \['lam'\].*binary__<name>"):
         tune(dpcvx.PrivateMulticlassERM(binary, CLASSES), X, y, {"lam": [1e-2]}, epsilon=2.0, accountant=accountant)
-    assert not accountant.ledger and "Nothing was charged" in str(refusal.value)
+    assert not accountant.ledger
+    result = tune(dpcvx.PrivateMulticlassERM(binary, CLASSES), X, y, {"binary__lam": [1e-3, 1e-2]}, epsilon=2.0,
+                  accountant=accountant, random_state=0)
+    assert len(accountant.ledger) == 1 and set(np.unique(result.model.predict(X))) <= set(CLASSES)
+    assert set(result.params) == {"binary__lam"} and binary.lam == 1e-2  # the user's learner unchanged
     result = tune(lambda lam: dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(lam=lam, data_norm=1.0, classes=(-1, 1)),
                                                          CLASSES),
                   X, y, {"lam": [1e-3, 1e-2]}, epsilon=2.0, accountant=accountant, random_state=0)
-    assert len(accountant.ledger) == 1 and set(np.unique(result.model.predict(X))) <= set(CLASSES)
+    assert len(accountant.ledger) == 2 and set(np.unique(result.model.predict(X))) <= set(CLASSES)
 
 
 def test_a_delta_selection_of_an_estimator_names_the_estimator_and_spends_nothing():

@@ -328,9 +328,7 @@ def configure(learner: Any, params: dict) -> Any:
     else:
         raise InputError(
             "learner must be an estimator with get_params/set_params and fit, or a class or "
-            f"factory taking the grid's parameters; got {type(learner).__name__}. Nothing was charged. For "
-            "one-vs-rest, tune DPLogisticRegression(classes=(...)) or a factory such as lambda lam: "
-            "PrivateMulticlassERM(PrivateERM(lam=lam, ...), classes)"
+            f"factory taking the grid's parameters; got {type(learner).__name__}. Nothing was charged"
         )
     fit = getattr(candidate, "fit", None)
     if not callable(fit):
