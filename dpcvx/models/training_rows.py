@@ -444,8 +444,7 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
     if runs_here():
         multiclass = classes is not None and np.unique(np.asarray(classes)).size > 2
         _warn(owner, training_rows_finding(predictions, y, regression, classes, label_range),
-              ONE_VS_REST if multiclass else unweighted,
-              after="" if located or not multiclass else one_vs_rest_ranges())
+              ONE_VS_REST if multiclass else unweighted, located=located)
 
 
 def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, located: bool = False) -> None:
@@ -453,9 +452,8 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
     the one-vs-rest release's, ``located`` as there); ``classes``: the declared classes in the order of the counts,
     which the finding names (:func:`classification_finding`)."""
     if runs_here():
-        multiclass = counts.shape[0] > 2
-        _warn(owner, classification_finding(counts, classes), ONE_VS_REST if multiclass else None,
-              after="" if located or not multiclass else one_vs_rest_ranges())
+        _warn(owner, classification_finding(counts, classes), ONE_VS_REST if counts.shape[0] > 2 else None,
+              located=located)
 
 
 def one_vs_rest_ranges() -> str:
@@ -473,7 +471,10 @@ def one_vs_rest_ranges() -> str:
 
 
 def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False,
-          after: str = "") -> None:
+          located: bool = False) -> None:
+    """Warn the finding's text (:func:`warning_text`); after one-vs-rest's note (:data:`ONE_VS_REST`), the ranges
+    (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics."""
     if finding is not None:
+        after = one_vs_rest_ranges() if unweighted == ONE_VS_REST and not located else ""
         warn_released(f"{speaker(owner)}: {warning_text(finding, unweighted, most_rows_clipped(), intercept_free)}"
                       + after, TrainingRowsWarning)

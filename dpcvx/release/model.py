@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover - the report module is imported where a re
 
 __all__ = ["Release", "check_feature_names", "named", "linear_scores", "LinearModel", "PrivateModel",
            "ReleaseCertificate", "CertifiedWeights", "OFFSET_SOURCE", "drawn_records", "drawn_part", "drawn_parts",
-           "drawn_epsilons", "composed_epsilon",
+           "drawn_epsilons", "composed_epsilon", "composed_line", "statistics_text",
            "label_shift_text", "require_probabilities", "scoring_weights", "weighted_share", "block_share",
            "conditional_mark", "release_curve"]
 
@@ -109,6 +109,12 @@ def composed_epsilon(records: Sequence[dict], epsilon: float) -> float:
     check of it are this sum, so they agree to the last bit (a nested composite's own running total, its count's
     and its statistics' shares split one after the other, may round otherwise)."""
     return sum(drawn_epsilons(records)) + epsilon
+
+
+def composed_line(first: str, eps_fit: float, total: float, composition: str) -> str:
+    """A certificate line of a private value drawn before the fit: what it is (``first``), then the fit's and the
+    total epsilon and how they compose (a linear release's and a multiclass release's)."""
+    return f"{first}; fit eps_fit = {eps_fit:g}; total epsilon = {total:g} ({composition})"
 
 
 def statistics_text(statistics: dict) -> str:
@@ -314,10 +320,8 @@ class ReleaseCertificate:
         }
 
     def _composed(self, first: str, composition: str) -> str:
-        """A certificate line of a private value drawn before the fit: what it is, then the fit's and the total
-        epsilon and how they compose."""
-        return (f"{first}; fit eps_fit = {self.epsilon:g}; total epsilon = {self.total_epsilon:g} "
-                f"({composition})")
+        """A certificate line of a private value drawn before the fit (:func:`composed_line`)."""
+        return composed_line(first, self.epsilon, self.total_epsilon, composition)
 
     def __str__(self) -> str:
         c = self.calibration

@@ -28,6 +28,7 @@ from .model import (
     ReleaseCertificate,
     block_share,
     check_feature_names,
+    composed_line,
     conditional_mark,
     drawn_parts,
     linear_scores,
@@ -112,10 +113,9 @@ class MulticlassCertificate:
                           f"epsilon = {self.epsilon:g} (delta = {self.delta:g}) in total",
                           f"guarantee: {self.guarantee}",
                           f"per class: epsilon = {self.class_epsilon:.6g}, delta = {self.class_delta:.3g}",
-                          *([] if self.column_statistics is None else [
-                              f"{statistics_text(self.column_statistics)}, drawn once for every class; the fits' "
-                              f"eps_fit = {self.fit_epsilon:g}; total epsilon = {self.epsilon:g} "
-                              f"({self.column_statistics['composition']})"]),
+                          *([] if self.column_statistics is None or self.fit_epsilon is None else [composed_line(
+                              f"{statistics_text(self.column_statistics)}, drawn once for every class",
+                              self.fit_epsilon, self.epsilon, self.column_statistics["composition"])]),
                           f"neighbours: {self.neighbours}", self.float_guarantee.statement,
                           *(f"finding: {finding}" for finding in self.findings)])
 
