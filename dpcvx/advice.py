@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 __all__ = ["FLAGS", "PYTHON_ONLY", "FIXED", "on_command_line", "command_line_runs", "setting", "flag_text", "named",
-           "python_only", "for_reader", "encoded_columns", "widest_column"]
+           "python_only", "for_reader", "encoded_columns", "widest_column", "encoded_column"]
 
 _COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_command_line", default=False)
 #: the public schema's columns and how many encoded columns each makes, while a fit whose caller knows them runs
@@ -110,6 +110,20 @@ def encoded_columns(widths: tuple[tuple[str, int], ...]) -> Iterator[None]:
         yield
     finally:
         _COLUMNS.reset(token)
+
+
+def encoded_column(j: int, d: int) -> str | None:
+    """The column of :func:`encoded_columns` that makes encoded column ``j`` of d, or None (no schema known, or one
+    whose encoded widths do not add up to d). Public: the schema's declarations."""
+    widths = _COLUMNS.get()
+    if not widths or sum(width for _, width in widths) != d:
+        return None
+    end = 0
+    for name, width in widths:
+        end += width
+        if j < end:
+            return name
+    return None
 
 
 def widest_column(d: int) -> str | None:

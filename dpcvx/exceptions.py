@@ -32,6 +32,7 @@ __all__ = [
     "UndeclaredCategoryWarning",
     "OutOfBoundsWarning",
     "LevelErasedWarning",
+    "UnresolvedColumnWarning",
     "UnprotectedFileWarning",
     "ClassOrderWarning",
     "UnsupportedWeightsError",
@@ -183,6 +184,14 @@ class LevelErasedWarning(DPCVXWarning):
     near one point and the map erases their common level; or a column varies so little within its range that the
     map's factor, set by the other columns, moves it more than its own values do (:mod:`dpcvx.data.shared_level`).
     Shown to the data owner only; never part of a release."""
+
+
+class UnresolvedColumnWarning(DPCVXWarning):
+    """NOT PRIVATE: the private column ranges located a column within a few cells of their public grid while its
+    training rows vary over a small part of those cells, so the ranges' map scales it by the cells' width, not by its
+    own spread, and a model sees little of it (a column that fills a sliver of its declared range, or raw columns in
+    units far smaller than the one public bound R; :func:`dpcvx.data.notes.warn_unresolved_columns`). Shown to the
+    data owner only; never part of a release."""
 
 
 class ClassOrderWarning(DPCVXWarning):

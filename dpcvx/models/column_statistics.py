@@ -69,7 +69,7 @@ import numpy as np
 from scipy import sparse
 
 from ..data.blocks import is_dask
-from ..data.notes import notes_dropped
+from ..data.notes import notes_dropped, warn_unresolved_columns
 from ..data.rows import RowMap
 from ..data.standardiser import (
     RANGES_CLIP,
@@ -97,7 +97,7 @@ from ..privacy.column_histogram import (
     noisy_histograms,
     running_noise,
 )
-from ..privacy.column_ranges import VALUE_BLOCK, least_rows
+from ..privacy.column_ranges import VALUE_BLOCK, grid_points, least_rows
 from ..privacy.column_sums import lattice_contributions, sums_sensitivity
 from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
@@ -105,6 +105,7 @@ from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import composed_epsilon
+from ..release.usefulness import checks_are_off
 from ..validation import check_bound
 from .class_count import RatesPlan
 from .erm_inputs import check_column_statistics
@@ -494,6 +495,12 @@ def draw_map(X: Any, plan: StatisticsPlan, rng: RandomState) -> tuple[ColumnStan
         released = release_ranges(np.asarray(X), plan, integer_source(rng))
         mapped = (fill_map(released, plan.norm) if plan.label_bound is None
                   else ranges_map(released, plan.norm, REGRESSION_FLOOR_CELLS, plan.depth))
+        if not checks_are_off():  # NOT PRIVATE, for the data owner: never inside tune
+            # the least width each map gives a range: fill_map's half a cell, ranges_map's REGRESSION_FLOOR_CELLS
+            cell = math.ldexp(2 * plan.norm, -HISTOGRAM_DEPTH)
+            floor = cell if plan.label_bound is None else 2 * REGRESSION_FLOOR_CELLS * cell
+            warn_unresolved_columns(X, grid_points(released, np.full(plan.d, plan.norm), plan.depth), floor,
+                                    plan.norm)
         values: dict[str, Any] = {"depth": plan.depth, "level": HISTOGRAM_LEVEL, "cells": released.tolist(),
                                   "theorem": RANGES_THEOREM}
     else:

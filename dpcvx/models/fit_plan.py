@@ -444,10 +444,11 @@ class FitPlan:
         if self._checks_rows():  # NOT PRIVATE, fixed text, never in the release (models.training_rows)
             counts = functools.partial(_confusion, bound.X, w, bound.labels, solved, rows.effective_norm_bound)
             check = training_rows.deferral()
+            unweighted = self.weight_plan is None  # every record alike: at its sign, fitted for accuracy
             if check is None:  # at the release's sign
-                training_rows.warn_on_confusion(self.owner, counts(0.0), self.classes)
+                training_rows.warn_on_confusion(self.owner, counts(0.0), self.classes, for_accuracy=unweighted)
             else:  # at a caller's cut, known once the caller's release is complete (an estimator's threshold)
-                check.counts, check.classes = counts, self.classes
+                check.counts, check.classes, check.unweighted = counts, self.classes, unweighted
         return PrivateModel(coef, intercept, self.classes, rows, release)
 
 

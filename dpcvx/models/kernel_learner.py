@@ -341,7 +341,7 @@ class PrivateKernelLearner:
         text, never inside tune, never in the release; :mod:`dpcvx.models.training_rows`)."""
         if training_rows.runs_here():
             training_rows.warn_on_training_rows(type(self).__name__, self._fitted(X).predict(X), np.ravel(y),
-                                                unweighted=training_rows.KERNEL)
+                                                unweighted=training_rows.KERNEL, for_accuracy=True)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Real-valued predictions of the released predictor."""

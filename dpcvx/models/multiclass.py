@@ -388,7 +388,8 @@ class MulticlassPlan:
         released = PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
         if training_rows.runs_here():  # NOT PRIVATE, on the argmax (models.training_rows)
             training_rows.warn_on_confusion(type(learner).__name__, _argmax_confusion(released, X, targets),
-                                            released.classes_, located=record is not None)
+                                            released.classes_, located=record is not None,
+                                            for_accuracy=sample_weight is None)  # records alike, the argmax
         return released
 
     def _fit_class(self, X: Any, target: SignBits, seed: RandomState, sample_weight: Any,

@@ -518,7 +518,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         if isinstance(model, PrivateMulticlassModel):
             if in_memory:  # one-vs-rest's predictions over the public classes, no sort of the rows
                 warn_on_training_rows(owner, model.predict(X), y, classes=model.classes_,
-                                      located=model.certificate.column_statistics is not None)
+                                      located=model.certificate.column_statistics is not None,
+                                      for_accuracy=sample_weight is None)  # one-vs-rest: no class weights
         else:  # the binary release's rows on either side of the cut, counted by its plan
             assert released_cut is not None
             warn_at_cut(check, released_cut)

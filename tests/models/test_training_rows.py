@@ -11,6 +11,7 @@ import dpcvx
 from dpcvx.exceptions import TrainingRowsWarning
 from dpcvx.models import training_rows
 from dpcvx.models.training_rows import (
+    BELOW_MAJORITY,
     CODE_LABELS,
     KERNEL,
     NEARLY_ONE_CLASS,
@@ -48,9 +49,57 @@ def test_a_balanced_accuracy_within_the_sampling_error_of_chance_is_no_better(ri
     assert (finding == NO_BETTER) == expected and (finding is None) == (not expected)
 
 
+@pytest.mark.parametrize("right, said", [(4940, False), (4840, True)])
+def test_a_release_fitted_for_accuracy_is_held_to_the_most_common_class(right, said):
+    """Three classes on 10,000 rows, 6,000 of the first, 2,000 each of the others. A release of accuracy 0.40 and
+    balanced accuracy 0.44, far above 1 / 3 (NO_BETTER passes it), is below the 0.60 of always predicting the first
+    class: said for a fit that weighed every record alike, not for a weighted one, which trades accuracy for the
+    rarer classes by design. At the edge: accuracy 0.594 is within two standard errors (0.0049 each) of 0.60, not
+    said; 0.584 is beyond them."""
+    below = np.array([[2000, 4000, 0], [1000, 1000, 0], [0, 1000, 1000]], dtype=np.int64)
+    assert training_rows.classification_finding(below) is None  # weighted, or cut elsewhere: not held to it
+    assert training_rows.classification_finding(below, for_accuracy=True) == BELOW_MAJORITY
+    level = np.array([[5950, 50, 0], [950, 1050, 0], [0, 950, 1050]], dtype=np.int64)  # accuracy 0.805
+    assert training_rows.classification_finding(level, for_accuracy=True) is None
+    wrong = (6000 - right) // 2
+    edge = np.array([[right, wrong, wrong], [1000, 500, 500], [1000, 500, 500]], dtype=np.int64)
+    assert training_rows.classification_finding(edge) is None
+    assert (training_rows.classification_finding(edge, for_accuracy=True) == BELOW_MAJORITY) == said
+    # an estimator's cut: held to it at its sign (threshold 1/2) when its learner was unweighted, else not
+    check = training_rows.Deferred("DPLogisticRegression", classes=(0, 1))
+    for unweighted, cut, expected in [(True, 0.0, said), (False, 0.0, False), (True, 0.4, False)]:
+        check.counts, check.unweighted = (lambda cut: edge[:2, :2] + edge[:2, 2:] // 2), unweighted
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            training_rows.warn_at_cut(check, cut)
+        assert any(BELOW_MAJORITY in str(w.message) for w in caught) == expected, (unweighted, cut)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+def test_a_multiclass_release_below_the_majority_class_is_said():
+    """A prober's six classes in raw columns in units 1 to 1e5 under one public data_norm: the release's accuracy was
+    below the share of the most common class, its balanced accuracy above chance by more than two standard errors,
+    and nothing was said (35,000 rows, 60 columns)."""
+    rng = np.random.default_rng(0)
+    n, d, k = 35000, 60, 6
+    Z = rng.normal(size=(n, d))
+    scale = 10.0 ** (np.arange(d) % 6)
+    X = (Z + 4) * scale
+    scores = Z @ rng.normal(size=(d, k)) + np.log([.3, .25, .2, .15, .08, .02])
+    p = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
+    y = (p.cumsum(axis=1) < rng.uniform(size=(n, 1))).sum(axis=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = dpcvx.DPLogisticRegression(classes=tuple(range(k)), data_norm=float(np.linalg.norm(8 * scale)),
+                                           epsilon=1, random_state=0).fit(X, y)
+    assert np.mean(model.predict(X) == y) < np.bincount(y).max() / n
+    texts = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
+    assert len(texts) == 1 and BELOW_MAJORITY in texts[0], texts
+
+
 @pytest.mark.parametrize("unweighted", [None, ONE_VS_REST, KERNEL])
 def test_texts_are_fixed_and_point_at_tune(unweighted):
-    for finding in (ONE_CLASS, NEARLY_ONE_CLASS, NO_BETTER, NO_BETTER_REGRESSION):
+    for finding in (ONE_CLASS, NEARLY_ONE_CLASS, NO_BETTER, BELOW_MAJORITY, NO_BETTER_REGRESSION):
         text = warning_text(finding, unweighted)
         assert "NOT PRIVATE" in text and "dpcvx.tune" in text and "no guarantee covers" in text
         assert not any(character.isdigit() for character in text.replace("R^2 <= 0", ""))
@@ -248,8 +297,8 @@ def test_private_erm_checks_its_own_predictions(noise_labels, monkeypatch):
     labels = np.where(y == 1, 1, -1)
     seen = []
     original = training_rows.classification_finding
-    monkeypatch.setattr(training_rows, "classification_finding", lambda counts, classes: seen.append(counts) or
-                        original(counts, classes))
+    monkeypatch.setattr(training_rows, "classification_finding",
+                        lambda counts, classes, for_accuracy=False: seen.append(counts) or original(counts, classes))
     for intercept in (False, True):
         seen.clear()
         model = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=1.0, fit_intercept=intercept).fit(
