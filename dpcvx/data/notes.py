@@ -59,7 +59,8 @@ _BLOCK_VALUES = 1 << 16  # clipped rows squared a block of about this many value
 #: DPHuberRegressor's least width of 8 cells), and on raw columns in units far apart under one R.
 UNRESOLVED_SHARE = 0.25
 _UNRESOLVED_FLOORS = 8  # only ranges at most this many floor widths wide are read: a wider one followed its rows' mass
-_UNRESOLVED_ROWS = 1 << 16  # the check reads at most about this many rows, evenly spaced
+_UNRESOLVED_ROWS = 1 << 14  # the check reads at most about this many rows, evenly spaced
+_UNRESOLVED_VALUES = 1 << 18  # and keeps at most about this many values of the columns it reads (2 MB)
 _UNRESOLVED_UNSCALED = 0.1  # and only when at least this share of them was scaled onto no bound
 _UNRESOLVED_NAMED = 5  # at most this many columns named
 
@@ -131,25 +132,34 @@ def unresolved_columns(X: Any, ranges: np.ndarray, floor: float, norm: float) ->
 
     ``ranges``: the released 2 x d ranges (low, high) of the rows clipped onto ``norm`` R, in their values; ``floor``:
     the least width the map gives a range (twice its least half-width). A column is located when its range is not the
-    whole [-R, R]; the map then scales it by w_j = max(high_j - low_j, floor). It is named when the clipped rows' 10 %
-    and 90 % points span more than 0 (not one value on most rows: a flag or a code, which a range of one point
-    states well) and under ``UNRESOLVED_SHARE`` w_j: its values then fill that share of the width it is scaled by.
-    Only ranges at most ``_UNRESOLVED_FLOORS`` floors wide are read (a wider one followed its rows' mass), and of
-    those at most ``_UNRESOLVED_ROWS`` evenly spaced rows."""
+    whole [-R, R]; the map then scales it by w_j = max(high_j - low_j, floor). It is named when the 10 % and 90 %
+    points of the rows that no bound scaled (norm below R and below the largest: a schema's or the learner's clip
+    moves a column of one value with each row's factor) span more than 0 (not one value on most rows: a flag or a
+    code, which a range of one point states well) and under ``UNRESOLVED_SHARE`` w_j: its values then fill that share
+    of the width it is scaled by. Only ranges at most ``_UNRESOLVED_FLOORS`` floors wide are read (a wider one
+    followed its rows' mass), of at most ``_UNRESOLVED_ROWS`` evenly spaced rows (fewer where the columns read would
+    keep more than ``_UNRESOLVED_VALUES`` values), a block at a time, and only when
+    ``_UNRESOLVED_UNSCALED`` of them were scaled onto no bound."""
     low, high = np.asarray(ranges, dtype=float)
     width = np.maximum(high - low, floor)
     located = (low > -norm) | (high < norm)
     read = np.flatnonzero(located & (width <= _UNRESOLVED_FLOORS * floor))
     if read.size == 0 or not isinstance(X, np.ndarray) or X.shape[0] == 0:
         return read[:0]
-    sample = np.array(X[::max(1, -(-X.shape[0] // _UNRESOLVED_ROWS))], dtype=np.float64)
-    norms = np.linalg.norm(sample, axis=1)
+    # evenly spaced rows, read a block at a time: their norms and the columns read, no copy of the rows (a memmap's
+    # fit grew by the whole sample, half of a 160 MB file)
+    most = max(1, min(_UNRESOLVED_ROWS, _UNRESOLVED_VALUES // read.size))
+    rows = np.arange(0, X.shape[0], max(1, -(-X.shape[0] // most)))
+    step = max(1, _BLOCK_VALUES // max(X.shape[1], 1))
+    parts = [(np.linalg.norm(block := np.asarray(X[rows[start:start + step]], dtype=np.float64), axis=1),
+              block[:, read]) for start in range(0, rows.size, step)]
+    norms, values = np.concatenate([part[0] for part in parts]), np.concatenate([part[1] for part in parts])
     # rows scaled onto a bound (R, or a schema's norm: the largest) move a column that holds one value with their
     # factor, which reads as spread: Adult's capital gains, 0 on 90 % of the rows, read 0.10 to 0.15 of their width
     unscaled = norms < min(float(norms.max()), norm) * (1 - 1e-9)
-    if np.count_nonzero(unscaled) < _UNRESOLVED_UNSCALED * sample.shape[0]:
+    if np.count_nonzero(unscaled) < _UNRESOLVED_UNSCALED * rows.size:
         return read[:0]
-    lows, highs = np.quantile(sample[unscaled][:, read], [0.1, 0.9], axis=0)
+    lows, highs = np.quantile(values[unscaled], [0.1, 0.9], axis=0)
     spread = highs - lows
     return read[(spread > 0) & (spread < UNRESOLVED_SHARE * width[read])]
 

@@ -60,6 +60,7 @@ from ..privacy.column_ranges import HIGHEST_LEVEL, VALUE_BLOCK, ValueBlocks, gri
 from ..privacy.gradient_descent import (
     STEPS,
     GradientCalibration,
+    descent_momentum,
     descent_steps,
     gradient_calibration,
     gradient_intercept_scaling,
@@ -268,14 +269,16 @@ class PrivateLinearRegression(ConstructorParameters):
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
                   rows: RowMap | None = None, ranges: int | None = None,
-                  gradient: bool | None = None, steps: int = STEPS) -> AdaSSPCalibration | GradientCalibration:
+                  gradient: bool | None = None, steps: int = STEPS,
+                  momentum: float = 0.0) -> AdaSSPCalibration | GradientCalibration:
         """The AdaSSP calibration (with ``mechanism="gradient"``, noisy gradient descent's) for this learner's public
         bounds at ``dim`` weights (intercept included); ``rows`` the fit's row map (default: the public bounds', a
         numeric ``intercept_scaling``); ``ranges`` the number of columns whose ranges are searched first (default:
         every column and the label with ``column_ranges=True`` or ``mechanism="gradient"``, else none); ``gradient``
         the descent's or AdaSSP's (default: ``mechanism="gradient"``'s; the plan passes it under "auto": its
         :meth:`AdaSSPPlan.descends_at`); ``steps`` the descent's T (the plan passes
-        :func:`~dpcvx.privacy.gradient_descent.descent_steps` at the fit's n), its level released with an intercept.
+        :func:`~dpcvx.privacy.gradient_descent.descent_steps` at the fit's n), its level released with an intercept,
+        and ``momentum`` its beta (the plan passes :func:`~dpcvx.privacy.gradient_descent.descent_momentum`).
         The plan's one calibration goes through this hook
         (:meth:`AdaSSPPlan.calibrate`)."""
         rows = self._rows() if rows is None else rows
@@ -289,7 +292,7 @@ class PrivateLinearRegression(ConstructorParameters):
             return gradient_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                         label_bound=self._label_bound(), range_columns=ranges,
                                         failure_probability=self.failure_probability, steps=steps,
-                                        level=self.fit_intercept)
+                                        level=self.fit_intercept, momentum=momentum)
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=self._label_bound(), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
@@ -534,7 +537,7 @@ class AdaSSPPlan:
     width: int
     ranged: bool | str = False
     gradient: bool | str = False
-    _calibrations: dict[tuple[float, int, int], tuple[RowMap, AdaSSPCalibration | GradientCalibration]] = field(
+    _calibrations: dict[tuple[float, int, int, float], tuple[RowMap, AdaSSPCalibration | GradientCalibration]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -587,19 +590,23 @@ class AdaSSPPlan:
 
     def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration | GradientCalibration]:
         """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s, search and number
-        of descent steps (all public)."""
+        of descent steps and momentum (all public)."""
         scale, ranges = self.scaling(n), self.ranges_at(n)
-        steps = descent_steps(n, self.epsilon, self.width) if self.descends_at(n) else 0
-        if (scale, ranges, steps) not in self._calibrations:  # under "auto" the descent is a function of the ranges
+        descends = self.descends_at(n)
+        steps = descent_steps(n, self.epsilon, self.width) if descends else 0
+        momentum = descent_momentum(n, self.epsilon, self.width) if descends else 0.0
+        if (scale, ranges, steps, momentum) not in self._calibrations:  # "auto": the descent follows the ranges
             rows = self.learner._rows(scale)
             searched: dict[str, Any] = {"ranges": ranges} if ranges else {}  # a hook without ``ranges`` still serves
             if self.gradient == "auto":
                 searched["gradient"] = self.descends_at(n)
             if steps:
                 searched["steps"] = steps
-            self._calibrations[scale, ranges, steps] = rows, self.learner.calibrate(
+            if momentum:
+                searched["momentum"] = momentum
+            self._calibrations[scale, ranges, steps, momentum] = rows, self.learner.calibrate(
                 self.epsilon, self.delta, self.dim, self.relation, rows, **searched)
-        return self._calibrations[scale, ranges, steps]
+        return self._calibrations[scale, ranges, steps, momentum]
 
     def bind(self, X: Any, y: Any) -> _Bound:
         """The checks of a fit on (X, y), nothing charged or drawn: the width, the rows and labels (clipped or
@@ -733,7 +740,8 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
     """Noisy gradient descent on clipped residuals (:mod:`dpcvx.privacy.gradient_descent`, steps 1-4) on the rows
     ``rows`` maps (clipped onto R_eff, the intercept column appended) and the labels y - c clipped onto [-B', B']
     (B' the calibration's label bound): the noisy top eigenvalue sets the curvature Lambda, then T steps
-    w <- w - (Z^T clip(Z w - y', +-tau) + noise) / Lambda from w = 0, then (with the level) the intercept weight moves
+    w <- v - (Z^T clip(Z v - y', +-tau) + noise) / Lambda from w = 0 at v = w + beta (w - w_previous) (the
+    calibration's momentum beta; v = w without it), then (with the level) the intercept weight moves
     by S_hat / (n s), S_hat the noisy sum of y' - clip(Z w, +-B') and s the intercept column's value. A memmap's rows
     are mapped by row blocks on every pass (no whole copy); rows in memory once. The calibration draws each noisy
     value (rounded to its grid)."""
@@ -759,12 +767,14 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
         these = slice(start, start + block.shape[0])
         return _centred_labels(bound.y[these], public, shift, clip) if centred is None else centred[these]
 
-    weights = np.zeros(dim)
+    weights = previous = np.zeros(dim)
+    beta = calibration.momentum
     for _ in range(calibration.steps):
+        point = weights + beta * (weights - previous) if beta else weights  # heavy-ball: released w's only
         gradient = np.zeros(dim)
         for start, block in blocks():
-            gradient += block.T @ np.clip(block @ weights - labels(start, block), -tau, tau)
-        weights = weights - calibration.release_gradient(gradient, rng) / curvature
+            gradient += block.T @ np.clip(block @ point - labels(start, block), -tau, tau)
+        previous, weights = weights, point - calibration.release_gradient(gradient, rng) / curvature
     if calibration.level:  # step 4: each residual in [-2B', 2B'] (the level's sensitivity 4B')
         total = math.fsum(float(np.sum(labels(start, block) - np.clip(block @ weights, -clip, clip)))
                           for start, block in blocks())

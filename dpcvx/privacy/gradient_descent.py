@@ -15,11 +15,13 @@ does: ``range_columns`` 1, :meth:`dpcvx.models.linear_regression.AdaSSPPlan.rang
    Lambda = min(max(lam_hat + m, m), n R_eff^2) with m = z_(1-rho/2) sigma_l (:meth:`GradientCalibration.curvature`:
    a public rule of the released value, n and R_eff; it bounds lambda_max from above with probability 1 - rho/2);
 2. the residual clip tau = B' / LABEL_WIDTH (the label range's implied standard deviation; a public rule of B');
-3. w_0 = 0 and, for t = 1..T: r = clip(Z w - y', -tau, tau), g = Z^T r + sigma_g N(0, I),
-   w <- w - g / Lambda. Replacing one row moves Z^T r by z' r' - z r, of norm at most 2 R_eff tau (the
-   sensitivity), whatever w is (Varshney, Jain and Thakurta 2022 clip the residual for this reason). T is a public
-   rule of n, epsilon and the width d (:func:`descent_steps`): ``STEPS`` = 20, or ``LONG_STEPS`` = 60 where
-   n epsilon / d >= ``LONG_STEPS_AT`` = 1000;
+3. w_0 = w_(-1) = 0 and, for t = 1..T: v = w_(t-1) + beta (w_(t-1) - w_(t-2)) (heavy-ball momentum, Polyak
+   1964), r = clip(Z v - y', -tau, tau), g = Z^T r + sigma_g N(0, I), w_t = v - g / Lambda. Replacing one row moves
+   Z^T r by z' r' - z r, of norm at most 2 R_eff tau (the sensitivity), whatever the point v is (Varshney, Jain and
+   Thakurta 2022 clip the residual for this reason); v is a function of the released w's. T is a public rule of n,
+   epsilon and the width d (:func:`descent_steps`): ``STEPS`` = 20, or ``LONG_STEPS`` = 60 where
+   n epsilon / d >= ``LONG_STEPS_AT`` = 1000; so is beta (:func:`descent_momentum`): ``MOMENTUM`` = 0.9 where
+   n epsilon / d >= ``MOMENTUM_AT`` = 200, else 0;
 4. with an intercept (``level``), the label's level: S_hat = sum_i (y'_i - clip(z_i . w_T, -B', B')) + sigma_b N(0, 1),
    each term in [-2B', 2B'], so replacing one row moves the sum by at most 4 B' (the sensitivity); the intercept
    moves by S_hat / n (n public). The descent's fixed point is the Huber regression at tau, not least squares: on a
@@ -29,7 +31,8 @@ does: ``range_columns`` 1, :meth:`dpcvx.models.linear_regression.AdaSSPPlan.rang
    The release is w_T (with the level), and the label centre c is added to the intercept (post-processing).
 
 Both changes of 2026-12 (the level, and T = 60 at n epsilon / d >= 1000) were chosen on development tables and
-checked on held-out ones (benchmarks/gradient_level.py; results/gradient_level_*.md).
+checked on held-out ones (benchmarks/gradient_level.py; results/gradient_level_*.md); so was the momentum
+(benchmarks/descent_momentum.py; results/descent_momentum_*.md).
 
 **Joint calibration** (as :mod:`dpcvx.privacy.adassp`'s module docstring argues): release i divided by Delta_i and
 multiplied by sqrt(f_i) has sensitivity sqrt(f_i), so with one unit sigma = analytic_gaussian_sigma(sqrt(sum f),
@@ -75,7 +78,8 @@ from .noise import release_grid_spacing, round_to_grid
 from .privacy_curve import PrivacyCurve
 
 __all__ = ["GRADIENT_LABEL_THEOREM", "GRADIENT_RANGED", "GRADIENT_SHARE", "GRADIENT_THEOREM", "GradientCalibration",
-           "LAMBDA_SHARE", "LEVEL_SHARE", "LEVEL_STATEMENT", "LONG_STEPS", "LONG_STEPS_AT", "STEPS", "descent_steps",
+           "LAMBDA_SHARE", "LEVEL_SHARE", "LEVEL_STATEMENT", "LONG_STEPS", "LONG_STEPS_AT", "MOMENTUM", "MOMENTUM_AT",
+           "STEPS", "descent_momentum", "descent_steps",
            "gradient_theorem", "gradient_calibration", "gradient_intercept_scaling"]
 
 #: the mechanism a release of noisy gradient descent on privately mapped rows states (certificate and record)
@@ -109,6 +113,15 @@ STEPS = 20
 #: development tables and checked on held-out ones (benchmarks/gradient_level.py)
 LONG_STEPS = 60
 LONG_STEPS_AT = 1000.0
+#: beta, the heavy-ball momentum of the steps where n epsilon / d >= MOMENTUM_AT (:func:`descent_momentum`; 0 below):
+#: 1 / Lambda is set by the top eigenvalue of Z^T Z, and 0/1 flag columns of a few percent ones or one-hot blocks
+#: leave the signal's directions far below it (30 flags at 5 to 15 % ones: gap recovered 0.87 at epsilon 1 and 0.53
+#: at 3 without it, 0.96 and 0.95 with it; 63 one-hot columns: 0.44 and 0.96 at epsilon 1), while below MOMENTUM_AT
+#: the noise it carries on cost more than the steps gained (a 45-column table at n epsilon / d = 100: 0.87 without,
+#: -0.04 with). Chosen on development tables, beta in {0.5, 0.7, 0.9} by MOMENTUM_AT in {100, 200, 400}, and checked
+#: on held-out ones (benchmarks/descent_momentum.py)
+MOMENTUM = 0.9
+MOMENTUM_AT = 200.0
 #: f of the top eigenvalue, and of the T steps and the level together (each step (GRADIENT_SHARE - LEVEL_SHARE) / T
 #: with the level, GRADIENT_SHARE / T without); with RANGE_SHARE they sum to 4, AdaSSP-ranged's total, so the range
 #: search's counts have the same noise at the same (epsilon, delta)
@@ -129,6 +142,12 @@ def gradient_theorem(range_columns: int, level: bool) -> str:
     return (_EVERY_COLUMN if range_columns > 1 else _LABEL_ALONE) + (LEVEL_STATEMENT if level else "") + _RELATION
 
 
+def descent_momentum(n: int, epsilon: float, width: int) -> float:
+    """beta of a descent on n rows of ``width`` columns at ``epsilon``: ``MOMENTUM`` where n epsilon / d >=
+    ``MOMENTUM_AT``, else 0 (public: n under replace-one, epsilon and d)."""
+    return MOMENTUM if n * epsilon >= MOMENTUM_AT * width else 0.0
+
+
 def descent_steps(n: int, epsilon: float, width: int) -> int:
     """T of a descent on n rows of ``width`` columns at ``epsilon``: ``LONG_STEPS`` where n epsilon / d >=
     ``LONG_STEPS_AT``, else ``STEPS`` (public: n under replace-one, epsilon and d)."""
@@ -140,11 +159,12 @@ class GradientCalibration(Calibration):
     """The noise of the range search, the top eigenvalue and the T gradient steps for (epsilon, delta), the public
     R_eff (``data_norm``) and the label bound (the public B before the search; its released B' in a release).
     ``range_columns``: the columns searched, d + 1 (every feature and the label) or 1 (the label's alone);
-    ``level``: whether the level is released after the steps (with an intercept; recorded only when it is)."""
+    ``level``: whether the level is released after the steps (with an intercept; recorded only when it is);
+    ``momentum``: the steps' beta (recorded only when positive: a file without it took plain steps)."""
 
     approximate = True
     #: the recorded fields it is recomputed from, besides the certificate's epsilon, delta and bounds
-    inputs = ("dim", "failure_probability", "range_columns", "steps")
+    inputs = ("dim", "failure_probability", "range_columns", "steps", "momentum")
 
     epsilon: float
     delta: float
@@ -155,6 +175,7 @@ class GradientCalibration(Calibration):
     failure_probability: float = 0.05
     steps: int = STEPS
     level: bool = False
+    momentum: float = 0.0
 
     @property
     def neighbours(self) -> Neighbours:
@@ -264,7 +285,8 @@ class GradientCalibration(Calibration):
                     f"{self.range_columns} columns (features and label)")
         return (f"noise: sigma = {sigma_l:.4g} for lambda_max(Z^T Z) (sensitivity {self.sensitivities[0]:.4g}), "
                 f"sigma = {sigma_g:.4g} for each of {self.steps} gradients Z^T clip(Z w - y, +-tau), "
-                f"tau = {self.residual_clip:.4g} (sensitivity {self.sensitivities[1]:.4g}); step 1 / Lambda, "
+                f"tau = {self.residual_clip:.4g} (sensitivity {self.sensitivities[1]:.4g}); step 1 / Lambda"
+                + (f" with heavy-ball momentum {self.momentum:g}" if self.momentum else "") + ", "
                 f"Lambda = min(max(lam_hat + {self.eigenvalue_margin:.4g}, {self.eigenvalue_margin:.4g}), n "
                 f"{self.data_norm:.4g}^2)"
                 + (f"; then the level: sigma = {self.level_sigma:.4g} on the sum of the residuals y - clip(Z w, "
@@ -275,20 +297,22 @@ class GradientCalibration(Calibration):
 
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> GradientCalibration:
-        """The calibration from the record's d, rho, search width, T and level (``"level": true``; a record without
-        the key released none) and the certificate's epsilon, delta and bounds (R_eff, and the B' the recorded label
-        range gives)."""
+        """The calibration from the record's d, rho, search width, T, level (``"level": true``; a record without
+        the key released none) and momentum (a record without it took plain steps), and the certificate's epsilon,
+        delta and bounds (R_eff, and the B' the recorded label range gives)."""
         try:
             return gradient_calibration(facts.epsilon, facts.delta, dim=record["dim"],  # type: ignore[arg-type]
                                         data_norm=facts.data_norm, label_bound=facts.label_bound,  # type: ignore
                                         range_columns=record["range_columns"],
                                         failure_probability=record["failure_probability"], steps=record["steps"],
-                                        level=record.get("level") is True)
+                                        level=record.get("level") is True, momentum=record.get("momentum", 0.0))
         except (TypeError, KeyError) as error:
             raise InputError(f"the recorded gradient calibration lacks or garbles an input: {error!r}") from None
 
     def to_dict(self) -> dict[str, Any]:
-        inputs = {key: value for key, value in asdict(self).items() if key != "level"}  # recorded below, when True
+        # the level recorded below when True, the momentum when positive (files before it hold neither key)
+        inputs = {key: value for key, value in asdict(self).items()
+                  if key != "level" and (key != "momentum" or self.momentum)}
         return {**inputs, "neighbours": self.neighbours.value, "mechanism": GRADIENT_RANGED,
                 "range_share": RANGE_SHARE, "lambda_share": LAMBDA_SHARE, "gradient_share": GRADIENT_SHARE,
                 "search_depth": SEARCH_DEPTH, "unit_sigma": self.unit_sigma, "count_sigma": self.count_sigma,
@@ -302,16 +326,18 @@ class GradientCalibration(Calibration):
 
 def gradient_calibration(epsilon: float, delta: float, *, dim: int, data_norm: float, label_bound: float,
                          range_columns: int, failure_probability: float = 0.05,
-                         steps: int = STEPS, level: bool = False) -> GradientCalibration:
+                         steps: int = STEPS, level: bool = False, momentum: float = 0.0) -> GradientCalibration:
     """Check the public inputs and calibrate noisy gradient descent on privately mapped rows (module docstring);
     delta must be positive, the search covers at least one column, T >= 1; ``level``: release the level after the
-    steps (a fit with an intercept)."""
+    steps (a fit with an intercept); ``momentum``: the steps' beta in [0, 1)."""
     range_columns, steps = integer("range_columns", range_columns), integer("steps", steps)
+    if isinstance(momentum, bool) or not isinstance(momentum, (int, float)) or not 0 <= momentum < 1:
+        raise InputError(f"momentum must be a number in [0, 1), got {momentum!r}")
     return GradientCalibration(
         epsilon=check_epsilon(epsilon), delta=check_delta(delta, allow_zero=False), dim=int(positive("dim", dim)),
         data_norm=check_bound("data_norm", data_norm), label_bound=check_bound("label_bound", label_bound),
         range_columns=range_columns, failure_probability=fraction("failure_probability", failure_probability),
-        steps=steps, level=bool(level))
+        steps=steps, level=bool(level), momentum=float(momentum))
 
 
 def gradient_intercept_scaling(data_norm: float, width: int) -> float:

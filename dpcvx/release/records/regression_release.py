@@ -28,8 +28,11 @@ from ...privacy.gradient_descent import (
     GRADIENT_RANGED,
     LONG_STEPS,
     LONG_STEPS_AT,
+    MOMENTUM,
+    MOMENTUM_AT,
     STEPS,
     GradientCalibration,
+    descent_momentum,
     descent_steps,
 )
 from ...privacy.privacy_curve import check_recorded_curve
@@ -185,15 +188,21 @@ def _recorded_inputs(recorded: Any, gradient: bool, ranged: bool) -> dict:
 
 
 def _check_descent(calibration: GradientCalibration, n: int, d: int, fit_intercept: bool) -> None:
-    """A gradient-ranged calibration's T and level where the fit's public rules forbid them in a file of any version:
-    T = ``LONG_STEPS`` where ``descent_steps`` of n, epsilon and d gives ``STEPS``, and a level without an
-    intercept. (A whole calibration made again and signed again was read as a mechanism that was not run.) The
-    other way round is what a file of format version 11 holds (T = 20 and no level, whatever n and the intercept), so
-    it is not refused."""
+    """A gradient-ranged calibration's T, level and momentum where the fit's public rules forbid them in a file of any
+    version: T = ``LONG_STEPS`` where ``descent_steps`` of n, epsilon and d gives ``STEPS``, a level without an
+    intercept, and a momentum other than the one ``descent_momentum`` gives. (A whole calibration made again and
+    signed again was read as a mechanism that was not run.) The other way round is what older files hold (T = 20 and
+    no level in format version 11, no momentum before the fifty-second session, whatever n and the intercept), so it
+    is not refused."""
     if calibration.steps == LONG_STEPS and descent_steps(n, calibration.epsilon, d) != LONG_STEPS:
         raise InputError(f"certificate.calibration.steps is {LONG_STEPS}, but the fit takes T = {STEPS} at n = {n}, "
                          f"epsilon = {number_text(calibration.epsilon)} and d = {d} (n epsilon / d < "
                          f"{LONG_STEPS_AT:g}); the file has been edited")
+    if calibration.momentum and calibration.momentum != descent_momentum(n, calibration.epsilon, d):
+        raise InputError(f"certificate.calibration.momentum is {number_text(calibration.momentum)}, but the fit takes "
+                         f"{number_text(descent_momentum(n, calibration.epsilon, d))} at n = {n}, epsilon = "
+                         f"{number_text(calibration.epsilon)} and d = {d} ({MOMENTUM:g} where n epsilon / d >= "
+                         f"{MOMENTUM_AT:g}, else none); the file has been edited")
     if calibration.level and not fit_intercept:
         raise InputError("certificate.calibration records the label's level, which a fit releases only with an "
                          "intercept (preprocessing.row_map.fit_intercept is false); the file has been edited")

@@ -104,6 +104,12 @@ shared map must be the one they give. A version 13 dpcvx drew none for one-vs-re
 sets both to null, what that file meant, and makes the digest of a file as dpcvx wrote it again. Tested on a
 multiclass file written as version 13 (``tests/release/fixtures/format13``) and through every step on the older
 fixtures.
+
+Format version 15 lets the calibration of a ``gradient-ranged`` regression record the heavy-ball momentum of its steps
+(``momentum``, written only when positive: ``MOMENTUM`` where n epsilon / d >= ``MOMENTUM_AT``). A version 14 dpcvx
+took plain steps, so its step changes the version only and makes the digest of a file as dpcvx wrote it again; a
+version 14 calibration that records a momentum was not written by dpcvx, and is refused. Tested on a regression file
+written as version 14 (``tests/release/fixtures/format14``) and through every step on the older fixtures.
 """
 
 from __future__ import annotations
@@ -295,10 +301,8 @@ def _from_11(data: dict) -> dict:
 def _check_no_level(data: dict) -> None:
     """Refuse a version 11 gradient-ranged calibration that records the level or T = ``LONG_STEPS``: no version 11
     dpcvx wrote either (format version 12 added them)."""
-    certificate = data.get("certificate")
-    recorded = certificate.get("calibration") if isinstance(certificate, dict) and certificate.get(
-        "mechanism") == GRADIENT_RANGED else None
-    if not isinstance(recorded, dict):
+    recorded = _gradient_calibration(data)
+    if recorded is None:
         return
     held = [key for key in _LEVEL_KEYS if key in recorded]
     steps = recorded.get("steps")
@@ -306,6 +310,14 @@ def _check_no_level(data: dict) -> None:
         found = f"holds {', '.join(held)}" if held else f"records steps {LONG_STEPS}"
         raise InputError(f"certificate.calibration {found} in a file of format version 11, which no version 11 dpcvx "
                          f"wrote (format version 12 added the level and T = {LONG_STEPS}); the file has been edited")
+
+
+def _gradient_calibration(data: dict) -> dict | None:
+    """A file's gradient-ranged calibration record, or None (another mechanism, or no such object)."""
+    certificate = data.get("certificate")
+    recorded = certificate.get("calibration") if isinstance(certificate, dict) and certificate.get(
+        "mechanism") == GRADIENT_RANGED else None
+    return recorded if isinstance(recorded, dict) else None
 
 
 def _from_12(data: dict) -> dict:
@@ -353,8 +365,21 @@ def _from_13(data: dict) -> dict:
     return upgraded_
 
 
+def _from_14(data: dict) -> dict:
+    """Version 14 -> 15: the version only (a version 14 gradient-ranged calibration took plain steps); a calibration
+    that records a momentum is refused; the digest of a file that is as dpcvx wrote it is made again of the new
+    version (of any other, kept: it is refused)."""
+    recorded = _gradient_calibration(data)
+    if recorded is not None and "momentum" in recorded:
+        raise InputError("certificate.calibration holds momentum in a file of format version 14, which no version 14 "
+                         "dpcvx wrote (format version 15 added it); the file has been edited")
+    upgraded_, _ = _bumped(data, 14)
+    _digest_made_again(data, upgraded_)
+    return upgraded_
+
+
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
-          12: _from_12, 13: _from_13}
+          12: _from_12, 13: _from_13, 14: _from_14}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
