@@ -78,7 +78,7 @@ from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
 from ..release.usefulness import speaker, warn_release
-from .noise_warning import label_not_located
+from .noise_warning import label_not_located, label_unresolved_text
 
 __all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "columns_search_rows",
            "warn_if_adassp_noise_dominates"]
@@ -198,17 +198,7 @@ def label_unresolved(certificate: SufficientStatisticsCertificate, n: int) -> st
     level = calibration.range_level(n) if calibration.range_columns else None
     if level is None or calibration.label_bound > least_label_bound(certificate.label_bound, level) * (1 + 1e-9):
         return None
-    cell = 2 * certificate.label_bound / 2**SEARCH_DEPTH
-    return (f"the label's range was not resolved: its private search reads the declared range on a grid of cells "
-            f"{cell:.4g} wide (the declared half-width B={certificate.label_bound:g} over 2^{SEARCH_DEPTH} cells), and "
-            f"the released bound B'={calibration.label_bound:.4g} is the least that grid gives, so the labels' spread "
-            f"is narrower than it resolves, or most labels share one value (a label that is 0 on most rows). If the "
-            f"labels vary much less than B', or a few lie far beyond it, the fit's clipping and noise, set at that "
-            f"scale, make the predictions far worse than the labels' mean. This reads the released bound and public "
-            f"quantities only. To fix: declare a label range nearer the labels' "
-            f"({setting('label_bound', '(lo, hi)', 'LO,HI')}, never read off the data; one a thousand times wider "
-            f"than their spread is still resolved); for a label piled on one value, fit at the declared range "
-            f"without the search ({setting('column_statistics', 'False')})")
+    return label_unresolved_text(certificate.label_bound, SEARCH_DEPTH, calibration.label_bound)
 
 
 def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsCertificate,

@@ -82,6 +82,24 @@ def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int 
         f"rows to n >= {least}")
 
 
+def label_unresolved_text(label_bound: float, depth: int, released: float) -> str:
+    """The text of :class:`NoiseDominatesWarning` for a private label range the search's grid did not resolve: the
+    released B' is the least a grid of 2^``depth`` cells over the declared [-B, B] gives (the labels' spread fills at
+    most a cell or so of it). DPLinearRegression's search (2^14 cells) and DPHuberRegressor's histogram (2^D cells,
+    D at most 8) say it alike. Public: B, the grid and the released B'."""
+    cell = 2 * label_bound / 2**depth
+    return (f"the label's range was not resolved: its private search reads the declared range on a grid of cells "
+            f"{cell:.4g} wide (the declared half-width B={label_bound:g} over 2^{depth} cells), and the released bound "
+            f"B'={released:.4g} is the least that grid gives, so the labels' spread is narrower than it resolves, or "
+            f"most labels share one value (a label that is 0 on most rows). If the labels vary much less than B', or a "
+            f"few lie far beyond it, the fit's clipping and noise, set at that scale, make the predictions far worse "
+            f"than the labels' mean. This reads the released bound and public quantities only. To fix: declare a "
+            f"label range nearer the labels' ({setting('label_bound', '(lo, hi)', 'LO,HI')}, never read off the data; "
+            f"on this grid one about {2**depth // 16:,} times wider than their spread is still resolved); for a label "
+            f"piled on one value, fit at the declared range without the search "
+            f"({setting('column_statistics', 'False')})")
+
+
 def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None = None,
                     mean_weight: float = 1.0) -> tuple[float, float]:
     """(expected norm of the noise in w, upper bound on the norm of the non-private minimiser).

@@ -143,6 +143,7 @@ from .inputs import (
 )
 from .noise_warning import (
     label_not_located,
+    label_unresolved_text,
     lam_rule_advice,
     warn_if_noise_dominates,
     warn_if_small_table,
@@ -808,8 +809,10 @@ class DPHuberRegressor(_PrivateRegressor):
         ``column_statistics="auto"`` would have drawn the ranges of these rows in memory or on a memmap but X is a
         Dask X (:func:`_dask_not_located`). It is located only coarsely when the release drew its range on a grid
         coarser than ``LABEL_LOCATED_DEPTH`` (the certificate's public ``label_depth``): the released B' is then at
-        least a cell wide. Public n, epsilon, B, the settings, X's kind and the release's depth only; nothing public
-        tells whether the labels fill their range, so it is said whenever that holds."""
+        least a cell wide; and it is not resolved when, on a finer grid, its released range is one cell
+        (:func:`~dpcvx.sklearn.noise_warning.label_unresolved_text`: hours 0..200 declared (0, 1e6) gave R^2 -2.5 with
+        no public word). Public n, epsilon, B, the settings, X's kind and the release's depth and cells only; nothing
+        public tells whether the labels fill their range, so it is said whenever that holds."""
         label_bound = certificate.label_bound
         if (label_bound is None or is_private(call.label_bound)
                 or Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE):
@@ -822,8 +825,12 @@ class DPHuberRegressor(_PrivateRegressor):
                 and self._settings_draw(call)):
             return _dask_not_located(label_bound)
         depth = record.get("label_depth") if record is not None else None
-        if record is None or depth is None or depth >= LABEL_LOCATED_DEPTH:
+        if record is None or depth is None:
             return None
+        if depth >= LABEL_LOCATED_DEPTH:  # located on a fine grid: unresolved where its range is one cell
+            (low,), (high,) = record["label_cells"]
+            return (label_unresolved_text(float(record["label_bound"]), int(depth), float(label_bound))
+                    if high - low <= 1 else None)
         return label_not_located(n, label_range_rows(call.epsilon, LABEL_LOCATED_DEPTH), float(record["label_bound"]),
                                  coarse_cells=1 << int(depth), epsilon=call.epsilon)
 

@@ -92,3 +92,33 @@ def test_the_rule_holds_whatever_column_statistics_says_and_not_under_add_remove
         assert len(located_messages(X, y, column_statistics=option)) == 1
     assert located_messages(X, y, column_statistics=False, neighbours="add-remove", n_public=least - 1,
                             delta=1e-6) == []
+
+
+def hours(n: int, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """A prober's table: hours 0..200 from four columns uniform on [0, 1] (PublicSchema rows)."""
+    rng = np.random.default_rng(seed)
+    raw = rng.uniform(0, 1, (n, 4))
+    y = np.clip(40 + 100 * raw[:, 0] + 30 * raw[:, 1] + rng.normal(0, 5, n), 0, 200)
+    schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"x{j}", 0, 1) for j in range(4)))
+    return schema.transform({f"x{j}": raw[:, j] for j in range(4)}), y
+
+
+@pytest.mark.parametrize("high, said", [(1e4, False), (1e6, True)])
+def test_a_label_in_one_cell_of_a_fine_grid_is_not_resolved(high: float, said: bool) -> None:
+    """Hours 0..200 declared (0, 1e6): the histogram of 2^8 cells (depth 8, not coarse) holds every label in one cell,
+    B' is that cell's, and the release scored R^2 -2.5 with no public word. Its released cells are public: a range of
+    one cell is said, as DPLinearRegression's least B' is; declared (0, 1e4) the label spans three cells, nothing."""
+    X, y = hours(5000)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fitted = dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=(0.0, high), random_state=0).fit(X[:3000], y[:3000])
+    score = fitted.score(X[3000:], y[3000:])
+    assert (score < 0) if said else (score > 0.9), score  # the seeded releases: R^2 -2.5 and 0.96
+    record = fitted.certificate_.column_statistics
+    assert record["label_depth"] >= LABEL_LOCATED_DEPTH
+    texts = [str(w.message) for w in caught
+             if issubclass(w.category, NoiseDominatesWarning) and "label's range was not resolved" in str(w.message)]
+    assert bool(texts) == said, texts
+    if said:
+        (low,), (top,) = record["label_cells"]
+        assert top - low == 1 and "over 2^8 cells" in texts[0] and "label_bound=(lo, hi)" in texts[0]
