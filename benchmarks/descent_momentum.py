@@ -45,8 +45,9 @@ import numpy as np
 import dpcvx
 from benchmarks import common
 from benchmarks.gradient_level import family
-from benchmarks.gradient_regression import HELD_OUT_REGRESSION, SYNTHETIC, _half, _synthetic
-from benchmarks.real_tables import Table, load, reference, score, seeded_splits, trivial
+from benchmarks.gradient_regression import HELD_OUT_REGRESSION, SYNTHETIC, _half, _synthetic, measure_table
+from benchmarks.gradient_regression import _cells as gradient_cells
+from benchmarks.real_tables import Table, load, score
 from dpcvx.privacy import gradient_descent
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -133,33 +134,15 @@ def _fit(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed
 
 def measure(name: str, splits: int) -> dict[str, Any]:
     """One table's record: per epsilon and beta, the test R^2 of each split, and the trivial and reference scores."""
-    table = _table(name)
-    record: dict[str, Any] = {"table": name, "text": table.text, "n": int(table.X.shape[0]),
-                              "d": int(table.X.shape[1]), "trivial": [], "reference": [], "n_train": [], "scores": {}}
-    for split, (train, test, _) in enumerate(seeded_splits(table, splits)):
-        record["trivial"].append(trivial(table.task, table.y[train], table.y[test]))
-        record["reference"].append(reference(table, train, test))
-        record["n_train"].append(int(train.size))
-        for epsilon in EPSILONS:
-            seed = common.int_seed(0, split, int(epsilon * 10))  # real_tables' fit seed
-            cell = record["scores"].setdefault(str(epsilon), {})
-            for beta in BETAS:
-                cell.setdefault(str(beta), []).append(_fit(table, train, test, epsilon, seed, beta))
-        print(f"[descent_momentum] {name} split {split} done", flush=True)
-    return record
+    def fits(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> dict[str, float]:
+        return {str(beta): _fit(table, train, test, epsilon, seed, beta) for beta in BETAS}
+    return measure_table(name, _table(name), splits, EPSILONS, fits, "descent_momentum")
 
 
 def _cells(records: dict[str, dict]) -> list[tuple[str, float, float, dict[float, list[float]]]]:
     """(table, epsilon, n epsilon / d, {beta: gap recovered per split}) of every recorded cell."""
-    out = []
-    for name, record in records.items():
-        for epsilon, betas in record["scores"].items():
-            ratio = float(np.mean(record["n_train"])) * float(epsilon) / record["d"]
-            out.append((name, float(epsilon), ratio, {float(beta): [
-                (value - low) / (high - low)
-                for value, low, high in zip(values, record["trivial"], record["reference"], strict=True)]
-                for beta, values in betas.items()}))
-    return out
+    return [(name, epsilon, ratio, {float(beta): gaps for beta, gaps in betas.items()})
+            for name, epsilon, ratio, betas in gradient_cells(records)]
 
 
 def _rule(cell: tuple[str, float, float, dict[float, list[float]]], beta: float, at: float) -> list[float]:

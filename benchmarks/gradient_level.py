@@ -37,8 +37,8 @@ import numpy as np
 
 import dpcvx
 from benchmarks import common
-from benchmarks.gradient_regression import HELD_OUT_REGRESSION, _cells, _interval, _summary
-from benchmarks.real_tables import Table, load, reference, score, seeded_splits, trivial
+from benchmarks.gradient_regression import HELD_OUT_REGRESSION, _cells, _interval, _summary, measure_table
+from benchmarks.real_tables import Table, load, score
 
 RESULTS = Path(__file__).resolve().parent / "results"
 EPSILONS = (1.0, 5.0)
@@ -116,28 +116,25 @@ def family(name: str) -> Table:
                  label_range=(0.0, high), text=text)
 
 
+def _fits(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> dict[str, float]:
+    """{method: test R^2} of one split at one epsilon: each of ``METHODS`` (warnings silenced)."""
+    out = {}
+    for method, settings in METHODS.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            estimator = dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=table.label_range, random_state=seed,
+                                                 **settings)
+            predicted = estimator.fit(table.X[train], table.y[train]).predict(table.X[test])
+        out[method] = score(table.task, table.y[test], predicted)
+    return out
+
+
 def measure(name: str, splits: int) -> dict[str, Any]:
     """One table's record: per epsilon and method, the test R^2 of each split, and the trivial and reference
     scores (warnings silenced)."""
     table = family(name) if name in _SEEDS else load(name)
     assert table.label_range is not None
-    record: dict[str, Any] = {"table": name, "text": table.text, "n": int(table.X.shape[0]),
-                              "d": int(table.X.shape[1]), "trivial": [], "reference": [], "n_train": [], "scores": {}}
-    for split, (train, test, _) in enumerate(seeded_splits(table, splits)):
-        record["trivial"].append(trivial(table.task, table.y[train], table.y[test]))
-        record["reference"].append(reference(table, train, test))
-        record["n_train"].append(int(train.size))
-        for epsilon in EPSILONS:
-            seed = common.int_seed(0, split, int(epsilon * 10))
-            cell = record["scores"].setdefault(str(epsilon), {})
-            for method, settings in METHODS.items():
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    estimator = dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=table.label_range,
-                                                         random_state=seed, **settings)
-                    predicted = estimator.fit(table.X[train], table.y[train]).predict(table.X[test])
-                cell.setdefault(method, []).append(score(table.task, table.y[test], predicted))
-    return record
+    return measure_table(name, table, splits, EPSILONS, _fits, "gradient_level")
 
 
 def render(stage: str, records: dict[str, dict]) -> str:

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -129,9 +130,12 @@ def _fits(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, see
     return out
 
 
-def measure(name: str, splits: int) -> dict[str, Any]:
-    """One table's record: per epsilon and method, the R^2 of each split, and the trivial and reference scores."""
-    table = _table(name)
+def measure_table(name: str, table: Table, splits: int, epsilons: tuple[float, ...],
+                  fits: Callable[[Table, np.ndarray, np.ndarray, float, int], dict[str, float]],
+                  script: str) -> dict[str, Any]:
+    """One table's record, as this script and those that share its scoring (gradient_level.py, descent_momentum.py)
+    keep it: per epsilon and key of ``fits`` (a method, a candidate), the test R^2 of each split, and the trivial and
+    reference scores; real_tables' splits and fit seeds."""
     record: dict[str, Any] = {"table": name, "text": table.text, "n": int(table.X.shape[0]),
                               "d": int(table.X.shape[1]), "trivial": [], "reference": [], "n_train": [],
                               "scores": {}}
@@ -139,13 +143,18 @@ def measure(name: str, splits: int) -> dict[str, Any]:
         record["trivial"].append(trivial(table.task, table.y[train], table.y[test]))
         record["reference"].append(reference(table, train, test))
         record["n_train"].append(int(train.size))
-        for epsilon in EPSILONS:
+        for epsilon in epsilons:
             seed = common.int_seed(0, split, int(epsilon * 10))  # real_tables' fit seed
             cell = record["scores"].setdefault(str(epsilon), {})
-            for method, value in _fits(table, train, test, epsilon, seed).items():
-                cell.setdefault(method, []).append(value)
-        print(f"[gradient_regression] {name} split {split} done", flush=True)
+            for key, value in fits(table, train, test, epsilon, seed).items():
+                cell.setdefault(key, []).append(value)
+        print(f"[{script}] {name} split {split} done", flush=True)
     return record
+
+
+def measure(name: str, splits: int) -> dict[str, Any]:
+    """One table's record: per epsilon and method, the R^2 of each split, and the trivial and reference scores."""
+    return measure_table(name, _table(name), splits, EPSILONS, _fits, "gradient_regression")
 
 
 def _cells(records: dict[str, dict]) -> list[tuple[str, float, float, dict[str, list[float]]]]:
