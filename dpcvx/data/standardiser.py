@@ -33,9 +33,9 @@ from ..privacy.column_ranges import LABEL_WIDTH, grid_cell, grid_points
 from .rows import RowMap
 
 __all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "RANGES_CLIP", "RANGES_FILL",
-           "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "SPREAD", "adassp_map", "fill_level", "fill_map",
-           "histogram_label_range", "is_statistics_map", "label_range", "least_label_bound", "range_map", "ranges_map",
-           "sums_map"]
+           "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "REGRESSION_WINDOW", "SPREAD", "adassp_map",
+           "fill_level", "fill_map", "histogram_label_range", "is_statistics_map", "label_range", "least_label_bound",
+           "range_map", "ranges_map", "sums_map"]
 
 #: The map of private ranges (:func:`range_map`, :func:`label_range`): a column's implied standard deviation
 #: (half its range over the normal quantile z_(1-q)) becomes RANGE_SPREAD R / sqrt(d), each coordinate is clipped
@@ -59,6 +59,11 @@ RANGES_CLIP = 2.0
 #: column whose minority is under q has a one-cell range; at half a cell its rare value dominated the rows): fixed on
 #: the regression development tables, with rents and wages500, before any held-out table was fitted
 REGRESSION_FLOOR_CELLS = 4.0
+#: How many half-widths of its range about its centre :func:`ranges_map` keeps a column unclipped: the output
+#: (v - c) RANGE_SPREAD R z / (sqrt(d) h) reaches the clip RANGE_CLIP R / sqrt(d) at |v - c| = RANGE_CLIP h /
+#: (RANGE_SPREAD z), z = z_(1 - q) at the histograms' level q. A function of the map's constants only: the window of
+#: :func:`dpcvx.privacy.column_histogram.coarser_range` for a regressor's features (fifty-second session)
+REGRESSION_WINDOW = RANGE_CLIP / (RANGE_SPREAD * float(ndtri(1 - HISTOGRAM_LEVEL)))
 #: Values mapped at a time by :meth:`ColumnStandardiser.transform`: 2^14, blocks of 128 kB (in a core's L2 cache).
 #: The centres and multipliers are repeated over that many values on each call: a memmap's fit maps every 2 MB block
 #: on every pass, a call each, and at 2^16 the two 512 kB repeats made for each call took 1.5 to 2 times the map's

@@ -74,6 +74,7 @@ from ..data.rows import RowMap
 from ..data.standardiser import (
     RANGES_CLIP,
     REGRESSION_FLOOR_CELLS,
+    REGRESSION_WINDOW,
     ColumnStandardiser,
     fill_map,
     histogram_label_range,
@@ -531,9 +532,10 @@ def release_ranges(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarr
     clip = RowMap(norm_bound=plan.norm).clip
     noisy = noisy_histograms(X, np.full(plan.d, plan.norm), plan.eps_statistics, source,
                              plan.depth, row_map=lambda rows: clip(rows)[0])
-    if plan.label_bound is not None:  # a regressor's grid of histogram_depth: no coarser grid is read
-        return histogram_ranges(noisy, plan.eps_statistics)
-    return histogram_ranges(noisy, plan.eps_statistics, plan.n, window=RANGES_CLIP)  # the fill map's window
+    # the public n: a column whose kept cells hold under KEPT_SHARE n is sought on the coarser grids, within the window
+    # its map keeps unclipped (a regressor's ranges_map on its grid of histogram_depth, the classifiers' fill map)
+    return histogram_ranges(noisy, plan.eps_statistics, plan.n,
+                            window=RANGES_CLIP if plan.label_bound is None else REGRESSION_WINDOW)
 
 
 def release_label_range(y: np.ndarray, plan: StatisticsPlan, level: float, depth: int, source: Any) -> np.ndarray:

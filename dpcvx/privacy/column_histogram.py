@@ -20,7 +20,9 @@ T = ``THRESHOLD_FACTOR`` (2 k / eps_s) ln(2^D) is dropped (a cell with no rows p
 crosses q and 1 - q of its total (the whole grid when nothing is kept; for the classifiers, when the kept cells hold
 under ``KEPT_SHARE`` of the public n).
 
-**Coarser grids** (:func:`coarser_range`, the classifiers' map, with the public n): a column not located on the grid
+**Coarser grids** (:func:`coarser_range`, with the public n; the classifiers' map, and since the fifty-second
+session a regressor's features, whose few noisy cells above T located a column spread thin in a sliver of it: a
+uniform column of 0..100,000 in a quarter of its cells, the rest clipped): a column not located on the grid
 of the counts (its kept cells hold under ``KEPT_SHARE`` n rows: spread over many cells, each under T) is sought on
 the grids of 2^D' cells, D' = D - 1, ..., 1, whose counts are the sums of m = 2^(D - D') adjacent noisy counts:
 post-processing of the same release, at no privacy cost. A coarse cell is kept above the threshold
