@@ -29,13 +29,13 @@ from scipy.special import ndtri
 from ..exceptions import InputError
 from ..privacy.adassp import COLUMN_SPREAD, AdaSSPCalibration
 from ..privacy.column_histogram import HISTOGRAM_DEPTH, HISTOGRAM_LEVEL
-from ..privacy.column_ranges import LABEL_WIDTH, grid_cell, grid_points
+from ..privacy.column_ranges import LABEL_WIDTH, SEARCH_DEPTH, grid_cell, grid_points
 from .rows import RowMap
 
-__all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "RANGES_CLIP", "RANGES_FILL",
-           "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "REGRESSION_WINDOW", "SPREAD", "adassp_map",
-           "fill_level", "fill_map", "histogram_label_range", "is_statistics_map", "label_range", "least_label_bound",
-           "range_map", "ranges_map", "sums_map"]
+__all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FILL_FLOOR_CELLS", "FLOOR_CELLS", "LABEL_WIDTH", "RANGES_CLIP",
+           "RANGES_FILL", "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "REGRESSION_WINDOW", "SPREAD",
+           "adassp_map", "fill_level", "fill_map", "histogram_label_range", "is_statistics_map", "label_range",
+           "least_half_width", "least_label_bound", "range_map", "ranges_map", "sums_map"]
 
 #: The map of private ranges (:func:`range_map`, :func:`label_range`): a column's implied standard deviation
 #: (half its range over the normal quantile z_(1-q)) becomes RANGE_SPREAD R / sqrt(d), each coordinate is clipped
@@ -55,6 +55,7 @@ CENTRE_PRIOR = 1 / 3
 #: before the held-out orders was fitted (docs/theory.md, section 34).
 RANGES_FILL = 1.0
 RANGES_CLIP = 2.0
+FILL_FLOOR_CELLS = 0.5  # fill_map's least half-width, in cells of the 2^HISTOGRAM_DEPTH grid
 #: the features' half-widths at least this many histogram cells with a label's range (:func:`ranges_map`; a one-hot
 #: column whose minority is under q has a one-cell range; at half a cell its rare value dominated the rows): fixed on
 #: the regression development tables, with rents and wages500, before any held-out table was fitted
@@ -231,10 +232,19 @@ def range_map(ranges: np.ndarray, level: float, norm: float, floor: float | None
     RANGE_CLIP R / sqrt(d) (the learner then clips the row onto R), of each row scaled onto ||x|| <= R first, the rows
     the ranges were searched on."""
     d = np.shape(ranges)[1]
-    least = FLOOR_CELLS * grid_cell(np.full(d, norm)) if floor is None else np.full(d, floor)
+    least = np.full(d, least_half_width(norm, FLOOR_CELLS, SEARCH_DEPTH) if floor is None else floor)
     centre, spread = _centre_and_spread(ranges, level, least)
     share = norm / math.sqrt(d)
     return ColumnStandardiser(centre, RANGE_SPREAD * share / spread, norm, clip=RANGE_CLIP * share, input_bound=norm)
+
+
+def least_half_width(norm: float, cells: float, depth: int = HISTOGRAM_DEPTH) -> float:
+    """``cells`` cells of the public grid of 2^``depth`` cells over [-R, R]: the least half-width a map of private
+    ranges gives a column (:func:`range_map`'s FLOOR_CELLS of the search's grid, :func:`ranges_map`'s
+    ``floor_cells`` and :func:`fill_map`'s FILL_FLOOR_CELLS of the histograms'), which the NOT PRIVATE check of the
+    columns they leave unresolved reads too (:func:`dpcvx.data.notes.unresolved_columns`). Exact: a power of two
+    scales R."""
+    return cells * math.ldexp(2 * norm, -depth)
 
 
 def label_range(ranges: np.ndarray, level: float, label_bound: float) -> tuple[float, float]:
@@ -271,7 +281,7 @@ def ranges_map(cells: np.ndarray, norm: float, floor_cells: float = 0.5,
     whose cells were all dropped, range the whole grid, keeps its scale; post-processing with the public d and R)."""
     d = np.shape(cells)[1]
     points = grid_points(cells, np.full(d, norm), depth)
-    ranged = range_map(points, HISTOGRAM_LEVEL, norm, floor_cells * math.ldexp(2 * norm, -HISTOGRAM_DEPTH))
+    ranged = range_map(points, HISTOGRAM_LEVEL, norm, least_half_width(norm, floor_cells))
     return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip, ranged.input_bound)
 
 
@@ -287,7 +297,7 @@ def fill_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
     the rows the histograms read."""
     d = np.shape(cells)[1]
     low, high = grid_points(cells, np.full(d, norm), HISTOGRAM_DEPTH)
-    half = np.maximum((high - low) / 2, math.ldexp(norm, -HISTOGRAM_DEPTH))
+    half = np.maximum((high - low) / 2, least_half_width(norm, FILL_FLOOR_CELLS))
     located = (np.asarray(cells[0]) > 0) | (np.asarray(cells[1]) < 1 << HISTOGRAM_DEPTH)
     level = fill_level(half[located], RANGES_FILL * norm * math.sqrt(np.count_nonzero(located) / d))
     raised = located & (half < level)

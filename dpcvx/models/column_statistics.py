@@ -72,12 +72,14 @@ from ..data.blocks import is_dask
 from ..data.notes import notes_dropped, warn_unresolved_columns
 from ..data.rows import RowMap
 from ..data.standardiser import (
+    FILL_FLOOR_CELLS,
     RANGES_CLIP,
     REGRESSION_FLOOR_CELLS,
     REGRESSION_WINDOW,
     ColumnStandardiser,
     fill_map,
     histogram_label_range,
+    least_half_width,
     least_label_bound,
     ranges_map,
     sums_map,
@@ -496,10 +498,9 @@ def draw_map(X: Any, plan: StatisticsPlan, rng: RandomState) -> tuple[ColumnStan
         released = release_ranges(np.asarray(X), plan, integer_source(rng))
         mapped = (fill_map(released, plan.norm) if plan.label_bound is None
                   else ranges_map(released, plan.norm, REGRESSION_FLOOR_CELLS, plan.depth))
-        if not checks_are_off():  # NOT PRIVATE, for the data owner: never inside tune
-            # the least width each map gives a range: fill_map's half a cell, ranges_map's REGRESSION_FLOOR_CELLS
-            cell = math.ldexp(2 * plan.norm, -HISTOGRAM_DEPTH)
-            floor = cell if plan.label_bound is None else 2 * REGRESSION_FLOOR_CELLS * cell
+        if not checks_are_off():  # NOT PRIVATE, for the data owner: never inside tune; the least width of the map
+            floor = 2 * least_half_width(plan.norm, FILL_FLOOR_CELLS if plan.label_bound is None
+                                         else REGRESSION_FLOOR_CELLS)
             warn_unresolved_columns(X, grid_points(released, np.full(plan.d, plan.norm), plan.depth), floor,
                                     plan.norm)
         values: dict[str, Any] = {"depth": plan.depth, "level": HISTOGRAM_LEVEL, "cells": released.tolist(),

@@ -45,7 +45,7 @@ from scipy import sparse
 from ..data.blocks import RowBlocks, is_dask, is_out_of_core, matrix_shape
 from ..data.notes import checks_then_notes, warn_clipped, warn_clipped_rows, warn_unresolved_columns
 from ..data.rows import RowMap
-from ..data.standardiser import FLOOR_CELLS, adassp_map, label_range, range_map
+from ..data.standardiser import FLOOR_CELLS, adassp_map, label_range, least_half_width, range_map
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import (
@@ -56,7 +56,7 @@ from ..privacy.adassp import (
     label_search_rows,
     range_search_level,
 )
-from ..privacy.column_ranges import HIGHEST_LEVEL, VALUE_BLOCK, ValueBlocks, grid_cell, release_ranges
+from ..privacy.column_ranges import HIGHEST_LEVEL, SEARCH_DEPTH, VALUE_BLOCK, ValueBlocks, release_ranges
 from ..privacy.gradient_descent import (
     STEPS,
     GradientCalibration,
@@ -599,7 +599,7 @@ class AdaSSPPlan:
             rows = self.learner._rows(scale)
             searched: dict[str, Any] = {"ranges": ranges} if ranges else {}  # a hook without ``ranges`` still serves
             if self.gradient == "auto":
-                searched["gradient"] = self.descends_at(n)
+                searched["gradient"] = descends
             if steps:
                 searched["steps"] = steps
             if momentum:
@@ -715,7 +715,7 @@ class AdaSSPPlan:
             rows = replace(rows, feature_map=range_map(ranges[:, :-1], bound.level, rows.norm_bound))
             if not checks_are_off():  # NOT PRIVATE, for the data owner: never inside tune; range_map's least width
                 warn_unresolved_columns(bound.clipped, ranges[:, :-1],
-                                        2 * FLOOR_CELLS * float(grid_cell(np.array([rows.norm_bound]))[0]),
+                                        2 * least_half_width(rows.norm_bound, FLOOR_CELLS, SEARCH_DEPTH),
                                         rows.norm_bound)
         record = {"n": bound.n, "level": bound.level, "label_bound": public_bound, "ranges": ranges.tolist()}
         return rows, shift, label_bound, record
