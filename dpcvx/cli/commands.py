@@ -45,6 +45,7 @@ from ..privacy.lam_rule import check_rule_regularizer
 from ..progress import progress
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import softmax_in_place
+from ..release.report import suffix_format
 from ..release.serialization import load, save
 from ..tables import RowError, number_variants, repeated_names, spelling_variants, text_numbers
 from ..validation import check_public_classes, check_threshold, label_range
@@ -1012,6 +1013,9 @@ def predict_command(args: argparse.Namespace) -> int:
 def report_command(args: argparse.Namespace) -> int:
     """The privacy report of a saved model (:mod:`dpcvx.release.report`), on standard output or in --out."""
     if args.out is not None:
+        if args.format is None and suffix_format(args.out) is None:
+            raise UsageError(f"--out {args.out}: the report is written as HTML or Markdown, and the name says "
+                             "neither: name it .html or .md, or give --format markdown or --format html")
         _check_out(args, "report")
     report = load(args.model).report()
     if args.out is None:

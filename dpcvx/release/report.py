@@ -649,12 +649,10 @@ class ReleaseReport:
         ``format`` (a report.pdf holding Markdown opened as no PDF). Returns the path."""
         path = file_path(path, "report")
         if format is None:
-            suffix = path.suffix.lower()
-            if suffix not in REPORT_SUFFIXES:
+            format = suffix_format(path)
+            if format is None:
                 raise InputError(f"the report is written as HTML or Markdown, and the name {path.name!r} says "
-                                 f"neither: name it .html or .md, or give the format (format='markdown' or 'html'; "
-                                 "on the command line --format)")
-            format = REPORT_SUFFIXES[suffix]
+                                 "neither: name it .html or .md, or give the format (format='markdown' or 'html')")
         text = self.render(format)
         return atomic_write(path, lambda handle: handle.write(text), what="report")
 
@@ -672,6 +670,12 @@ class ReleaseReport:
 #: The format :meth:`ReleaseReport.write` reads off a file name's suffix
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".txt": "markdown",
                    "": "markdown"}
+
+
+def suffix_format(path: str | Path) -> str | None:
+    """The report format a file name's suffix says (:data:`REPORT_SUFFIXES`), or None (another suffix: .pdf,
+    .docx, which needs the format given)."""
+    return REPORT_SUFFIXES.get(Path(path).suffix.lower())
 
 _STYLE = (".dpcvx-report{font-family:system-ui,sans-serif;max-width:60em;line-height:1.45;color:#222}"
           ".dpcvx-report table{border-collapse:collapse;margin:0.5em 0}"

@@ -127,9 +127,13 @@ def test_a_report_s_format_follows_its_name(tmp_path, capsys, name, written):
 
 
 def test_a_report_name_that_says_no_format_it_is_written_in_is_refused(tmp_path, capsys):
-    """--out r.pdf wrote Markdown into a file named .pdf; it is refused unless --format says what to write."""
+    """--out r.pdf wrote Markdown into a file named .pdf; it is refused unless --format says what to write: a usage
+    error (exit 2, whatever the model), naming the command line's options, never the Python parameter, before the
+    model is read."""
     model, _ = _saved_model(tmp_path)
-    assert main(["report", str(model), "--out", str(tmp_path / "r.pdf")]) == 3
-    assert "name it .html or .md, or give the format" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "absent.json"), "--out", str(tmp_path / "r.pdf")]) == 2
+    err = capsys.readouterr().err
+    assert "name it .html or .md, or give --format markdown or --format html" in err and "format=" not in err
+    assert main(["report", str(model), "--out", str(tmp_path / "r.pdf")]) == 2
     assert not (tmp_path / "r.pdf").exists()
     assert main(["report", str(model), "--out", str(tmp_path / "r.pdf"), "--format", "markdown"]) == 0

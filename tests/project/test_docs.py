@@ -259,3 +259,18 @@ def test_a_disjoint_group_norm_is_certified_for_objective_perturbation():
     group_lasso = dpcvx.PrivateERM(regularizer=lambda w: cp.norm(w[:2], 2) + 0.5 * cp.sum_squares(w), lam=0.1,
                                    data_norm=1.0)
     assert group_lasso.verify(4).allows("objective")
+
+
+def test_pages_state_the_format_version_this_dpcvx_writes():
+    """Every statement of the version this dpcvx writes (a file excerpt's ``"format_version"``, model-files' key
+    table and its compatibility line, a range of versions that still load) names the current one: a page restating
+    an older number had told readers files of the current version were newer than the library."""
+    from dpcvx.release.records.header import MODEL_FORMAT_VERSION as current
+    stated = []
+    for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for pattern, offset in ((r'"format_version": (\d+)', 0), (r"writes format version (\d+)", 0),
+                                (r'`"dpcvx-model"`, `(\d+)`', 0), (r"versions 4 to (\d+) (?:still )?load", 1)):
+            stated += [(page.name, int(found) + offset) for found in re.findall(pattern, text)]
+    assert ("model-files.md", current) in stated
+    assert [entry for entry in stated if entry[1] != current] == []
