@@ -43,7 +43,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from .advice import command_line_runs, named, setting
-from .exceptions import InputError, UnsupportedWeightsError, a_value_of, withheld
+from .exceptions import InputError, NumericRangeError, UnsupportedWeightsError, a_value_of, withheld
 from .tables import (
     NonFiniteError,
     column_names,
@@ -862,6 +862,23 @@ def refuse_weights(owner: str, why: str = UNIT_WEIGHTS, **weights: Any) -> None:
 #: declared (|y| <= B) or no fit declared one
 _LABEL_RANGE: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar("dpcvx_label_range",
                                                                                         default=None)
+
+
+@contextmanager
+def public_arithmetic(**public: Any) -> Iterator[None]:
+    """Within this block (a calibration: public numbers only, before any charge) an OverflowError or a
+    ZeroDivisionError is a :class:`~dpcvx.exceptions.NumericRangeError` naming the ``public`` values: Python's float
+    arithmetic raises those where the constants and the noise of extreme parameters (R = 1e20 with lam = 1e-150) leave
+    the double range, and every entry point, not only the command line, says so in the library's own error."""
+    try:
+        yield
+    except (OverflowError, ZeroDivisionError) as error:
+        given = ", ".join(f"{name} = {value:g}" if isinstance(value, (int, float)) else f"{name} = {value}"
+                          for name, value in public.items())
+        raise NumericRangeError(f"the public parameters ({given}) are too extreme to compute the constants and the "
+                                f"noise in floating point ({type(error).__name__}: {error}); use moderate values (a "
+                                "loss divided by a public constant k, with lam divided by k, has the same minimiser); "
+                                "nothing was charged") from None
 
 
 @contextmanager

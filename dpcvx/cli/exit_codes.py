@@ -59,10 +59,10 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "dpcvx: input error: model file missing.json does not exist; check the path"),
     ExitCode(NumericRangeError, EXIT_INPUT, "input error",
              "public parameters too extreme to compute the constants or the calibration in floating point",
-             "dpcvx: input error: the public parameters (--data-norm 1, --lam 0.001, --epsilon 1, --loss "
-             "logistic) are too extreme to compute the constants and the noise in floating point "
-             "(OverflowError: math range error); use moderate values (for example a Huber width h between "
-             "1e-8 and 1e8)"),
+             "dpcvx: input error: the public parameters (epsilon = 1, delta = 0, lam = 0.001, R = 1) are too "
+             "extreme to compute the constants and the noise in floating point (OverflowError: math range error); "
+             "use moderate values (a loss divided by a public constant k, with lam divided by k, has the same "
+             "minimiser); nothing was charged"),
     ExitCode(AssumptionError, EXIT_REFUSED, "refused",
              "the certificate does not allow the requested mechanism: a condition of the privacy "
              "theorem fails or was not established",

@@ -60,7 +60,7 @@ from ..release.usefulness import one_class_findings, warn_if_constant
 from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice, exceeds_limit
 from ..solvers.linear import SolveInfo
 from ..solvers.objective import _norm
-from ..validation import SignBits, check_delta_for_n
+from ..validation import SignBits, check_delta_for_n, public_arithmetic
 from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism, release_guarantee
 from ..version import __version__
@@ -205,7 +205,9 @@ class FitPlan:
         :meth:`lam_choice`), Algorithm 1 or 2 through the learner's ``_calibrate`` hook, the
         ``release_calibration`` hook, ``float_safe``; refuses a tol the noise makes unreachable."""
         if n not in self._calibrations:
-            self._calibrations[n] = self._calibrated(n)
+            with public_arithmetic(epsilon=self.epsilon, delta=self.delta, lam=self.lam or "auto",
+                                   R=self.rows.norm_bound):
+                self._calibrations[n] = self._calibrated(n)
         return self._calibrations[n]
 
     def _calibrated(self, n: int) -> Calibrated:

@@ -88,6 +88,7 @@ from ..validation import (
     fraction,
     label_clipping_note,
     label_codes,
+    public_arithmetic,
     refuse_weights,
     target_values,
 )
@@ -604,8 +605,9 @@ class AdaSSPPlan:
                 searched["steps"] = steps
             if momentum:
                 searched["momentum"] = momentum
-            self._calibrations[scale, ranges, steps, momentum] = rows, self.learner.calibrate(
-                self.epsilon, self.delta, self.dim, self.relation, rows, **searched)
+            with public_arithmetic(epsilon=self.epsilon, delta=self.delta, d=self.dim):
+                self._calibrations[scale, ranges, steps, momentum] = rows, self.learner.calibrate(
+                    self.epsilon, self.delta, self.dim, self.relation, rows, **searched)
         return self._calibrations[scale, ranges, steps, momentum]
 
     def bind(self, X: Any, y: Any) -> _Bound:

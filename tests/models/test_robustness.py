@@ -283,3 +283,15 @@ def test_a_release_under_allow_estimates_saves_and_loads_and_its_statement_is_ch
     edited["conditional"] = False   # claim an unconditional guarantee
     with pytest.raises(dpcvx.InputError, match="has been edited"):
         _verification(edited)
+
+
+def test_an_estimator_s_overflowing_calibration_is_a_numeric_range_error_before_the_charge():
+    """DPLogisticRegression(delta=1e-6, data_norm=1e20, lam=1e-150) raised Python's bare OverflowError from the
+    Gaussian calibration's utility proxy (only the command line turned it into its typed error): every fit's
+    calibration now says NumericRangeError, naming the public values, with nothing charged."""
+    X, y = make_data(n=50, d=3)
+    accountant = dpcvx.PrivacyAccountant(10.0, 0.5)
+    with pytest.raises(dpcvx.exceptions.NumericRangeError, match=r"lam = 1e-150, R = 1e\+20\) are too extreme"):
+        dpcvx.DPLogisticRegression(epsilon=1.0, delta=1e-6, data_norm=1e20, lam=1e-150,
+                                   accountant=accountant, random_state=0).fit(X, (y > 0).astype(int))
+    assert accountant.spent.epsilon == 0.0 and not accountant.ledger
