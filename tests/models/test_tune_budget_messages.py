@@ -5,6 +5,7 @@ the largest it takes ("use tol >= 0.0097 (at most 0.001)")."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import dpcvx
@@ -50,3 +51,21 @@ def test_the_least_epsilon_suggested_gives_a_run_budget_in_range() -> None:
     assert suggested > 5e-12
     refusal = _refusal(epsilon=suggested, eta=3)  # refused by the candidate's tol check, no longer by the range
     assert "below the least epsilon a fit takes" not in refusal
+
+
+@pytest.mark.parametrize("procedure", ["full-data", "split"])
+def test_a_refused_label_is_named_by_the_caller_s_row_before_the_generator_moves(procedure):
+    """tune(procedure="split") drew its random parts from the caller's generator, then checked each candidate's
+    labels on its shuffled part: a label outside the classes at row 75 was named "row 23", and the generator had
+    advanced on a call that released nothing. Every candidate is checked on all the rows first."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (80, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    y[75] = 5
+    generator = np.random.default_rng(123)
+    before = generator.bit_generator.state
+    accountant = dpcvx.PrivacyAccountant(10.0)
+    with pytest.raises(dpcvx.exceptions.InputError, match="the first at row 75 "):
+        dpcvx.tune(dpcvx.PrivateERM("logistic", lam=0.1, data_norm=1.0), X, y, {"lam": [0.01, 0.1]}, 1.0,
+                   procedure=procedure, random_state=generator, accountant=accountant)
+    assert generator.bit_generator.state == before and accountant.spent.epsilon == 0.0

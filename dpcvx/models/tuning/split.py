@@ -83,6 +83,7 @@ from .checks import (
     check_and_rehearse,
     check_release_cost,
     fit_candidate,
+    plan_candidate,
     release_certificate,
     shaped_then_read,
 )
@@ -133,6 +134,9 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
 
     if accountant is not None and not accountant.can_spend(epsilon, delta, neighbours=Neighbours.REPLACE_ONE):
         charge(accountant)  # refused before the parts are drawn: the caller's generator is left where it was
+    with composite(PROCEDURE_NAME), notes_dropped():  # every candidate's checks on all the rows before the parts
+        for candidate, early in zip(learners, shaped, strict=True):  # are drawn: a refusal names the caller's row
+            plan_candidate(candidate, X, y, keywords, epsilon, early)  # and leaves the generator where it was
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
     plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned once
                                   shaped)
