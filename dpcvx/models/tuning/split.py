@@ -83,7 +83,6 @@ from .checks import (
     check_and_rehearse,
     check_release_cost,
     fit_candidate,
-    plan_candidate,
     release_certificate,
     shaped_then_read,
 )
@@ -134,12 +133,14 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
 
     if accountant is not None and not accountant.can_spend(epsilon, delta, neighbours=Neighbours.REPLACE_ONE):
         charge(accountant)  # refused before the parts are drawn: the caller's generator is left where it was
-    with composite(PROCEDURE_NAME), notes_dropped():  # every candidate's checks on all the rows before the parts
-        for candidate, early in zip(learners, shaped, strict=True):  # are drawn: a refusal names the caller's row
-            plan_candidate(candidate, X, y, keywords, epsilon, early)  # and leaves the generator where it was
+    drawn_from = rng.bit_generator.state  # a refusal below leaves the caller's generator here, as full-data's does
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
-    plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned once
-                                  shaped)
+    try:
+        plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned
+                                      shaped)                                             # once
+    except BaseException:
+        rng.bit_generator.state = drawn_from
+        raise
     conditional = any(plan_conditional(plan) for plan in plans)  # every candidate's guarantee enters the selection's
     if accountant is not None:
         charge(accountant, conditional)
