@@ -1013,10 +1013,10 @@ def predict_command(args: argparse.Namespace) -> int:
 def report_command(args: argparse.Namespace) -> int:
     """The privacy report of a saved model (:mod:`dpcvx.release.report`), on standard output or in --out."""
     if args.out is not None:
+        _check_out(args, "report")  # an --out that would replace an input first: the user's file is at stake
         if args.format is None and suffix_format(args.out) is None:
             raise UsageError(f"--out {args.out}: the report is written as HTML or Markdown, and the name says "
                              "neither: name it .html or .md, or give --format markdown or --format html")
-        _check_out(args, "report")
     report = load(args.model).report()
     if args.out is None:
         sys.stdout.write(report.render(args.format or "markdown"))

@@ -63,7 +63,7 @@ from ..privacy.kernel_calibrate import (
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
-from ..release.model import weighted_share
+from ..release.model import named, weighted_share
 from ..solvers.kernel import KernelERM, as_labels
 from . import training_rows
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
@@ -185,8 +185,9 @@ class PINP(TrainingSetLearner):
         parameters = self._session()
         self.predictor_ = self.public_predictor()
         certificate = self._certificate(self._model, self._budget, parameters)
-        self.model_ = PrivateKernelModel(self.predictor_, certificate, {
-            "answers": list(self._answers), "updates_used": self.updates_used_})
+        self.model_ = named(PrivateKernelModel(self.predictor_, certificate, {
+            "answers": list(self._answers), "updates_used": self.updates_used_}),
+            vars(self).get("feature_names_in_"))  # the fitted table's column names, which its predictions check
         return self.model_
 
     def _public_value(self, point: np.ndarray) -> float:

@@ -57,6 +57,7 @@ from ..privacy.noise import round_to_grid
 from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
+from ..release.model import named
 from ..rounding import round_up
 from ..solvers.kernel import KernelERM
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
@@ -354,7 +355,8 @@ class TDDL(PrivateKernelLearner):
                                         least_squares_residual=least_squares.residual,
                                         least_squares_method=least_squares.method)
         self.predictor_ = KernelPredictor(model.kernel, Z, coef, privatised=("coef",))
-        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, calibration))
+        self.model_ = named(PrivateKernelModel(self.predictor_, self._certificate(model, budget, calibration)),
+                            self._names_read[0])  # the table's column names, which its predictions check
         constants = self.model_.certificate.constants
         base = calibration.base if isinstance(calibration, LatticeTDDL) else calibration
         self._after_release(base.noise_finding(round_up((constants.C + constants.gamma) * constants.R_phi)), X, y)

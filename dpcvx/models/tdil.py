@@ -53,6 +53,7 @@ from ..privacy.noise import sample_laplace
 from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
+from ..release.model import named
 from ..solvers.kernel import KernelERM
 from ..validation import check_bound, check_flag, number_text, optional, positive
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
@@ -292,7 +293,8 @@ class TDIL(TrainingSetLearner):
         self.diagnostics_ = Diagnostics(solve_report=model.report)
         self.predictor_ = KernelPredictor(kernel, np.array(centers).reshape(-1, dim), np.array(coef),
                                           privatised=("centers", "coef"))
-        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, checked),
-                                         {"rounds_used": self.rounds_used_, "certified": self.certified_})
+        self.model_ = named(PrivateKernelModel(self.predictor_, self._certificate(model, budget, checked),
+                                               {"rounds_used": self.rounds_used_, "certified": self.certified_}),
+                            self._names_read[0])  # the table's column names, which its predictions check
         self._after_release(parameters.vacuous_finding(), X, y)
         return self.model_

@@ -427,9 +427,9 @@ def named(release: ReleaseT, names: np.ndarray | None) -> ReleaseT:
     of X, read before anything is charged: names that mix text with other types are refused; public, the table's
     declared columns, never a value), as its ``feature_names_in_``, which :func:`check_feature_names` reads and
     ``dpcvx.save`` writes; None (X without names) leaves it as it is. A learner of the mathematical layer (PrivateERM,
-    PrivateLinearRegression, PrivateMulticlassERM) fitted on a table gives its release the names, as an estimator keeps
-    them: a model reads a row's entries by position, so a table with its columns reordered was predicted without a
-    word."""
+    PrivateLinearRegression, PrivateMulticlassERM, the kernel learners TDDL, TDIL and PINP) fitted on a table gives its
+    release the names, as an estimator keeps them: a model reads a row's entries by position, so a table with its
+    columns reordered was predicted without a word."""
     if names is not None:
         release.feature_names_in_ = names
     return release

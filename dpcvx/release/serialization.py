@@ -191,14 +191,17 @@ def _decision_cut(cut: Any, release: Release) -> float:
 
 def _feature_names(names: Any, release: Release) -> list[str]:
     """The ``"feature_names"`` of a release: distinct texts, one per input column where the release's width says
-    how many (no feature map); refused otherwise, naming the field."""
+    how many (no feature map; a kernel release's input width); refused otherwise, naming the field."""
     if (not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names)
             or repeated_names(names)):
         raise InputError(f"{FEATURE_NAMES} must be a non-empty list of distinct column names (strings), got "
                          f"{_short(names)}")
-    if not isinstance(release, (PrivateModel, PrivateMulticlassModel, PrivateRegressionModel)):
-        raise InputError(f"a kernel release takes no {FEATURE_NAMES}: its inputs are the raw feature rows")
-    width = None if release.rows.feature_map is not None else np.shape(release.coef_)[-1]
+    width: int | None
+    if isinstance(release, PrivateKernelModel):
+        width = release.predictor.n_features
+    else:
+        assert isinstance(release, (PrivateModel, PrivateMulticlassModel, PrivateRegressionModel))  # every other kind
+        width = None if release.rows.feature_map is not None else np.shape(release.coef_)[-1]
     if width is not None and len(names) != width:
         raise InputError(f"{FEATURE_NAMES} names {len(names)} columns but the model takes {width}")
     return names

@@ -110,6 +110,13 @@ Format version 15 lets the calibration of a ``gradient-ranged`` regression recor
 took plain steps, so its step changes the version only and makes the digest of a file as dpcvx wrote it again; a
 version 14 calibration that records a momentum was not written by dpcvx, and is refused. Tested on a regression file
 written as version 14 (``tests/release/fixtures/format14``) and through every step on the older fixtures.
+
+Format version 16 lets a kernel file hold ``feature_names``, the column names of the table its learner (TDDL, TDIL,
+PINP) was fitted on, which the loaded release's predictions check as a linear one's: before, a kernel release kept no
+names, and a table with its columns swapped was predicted without a word (TDDL 0.965 -> 0.550 accuracy). A version
+15 kernel file held none, so its step changes the version only and makes the digest of a file as dpcvx wrote it
+again; a version 15 kernel file that holds ``feature_names`` was not written by dpcvx, and is refused. Tested on a
+kernel file written as version 15 (``tests/release/fixtures/format15``) and through every step on the older fixtures.
 """
 
 from __future__ import annotations
@@ -378,8 +385,20 @@ def _from_14(data: dict) -> dict:
     return upgraded_
 
 
+def _from_15(data: dict) -> dict:
+    """Version 15 -> 16: the version only (a version 15 kernel file held no column names); a kernel file that holds
+    ``feature_names`` is refused; the digest of a file that is as dpcvx wrote it is made again of the new version (of
+    any other, kept: it is refused)."""
+    if data.get("kind") == "kernel" and "feature_names" in data:
+        raise InputError("feature_names in a kernel file of format version 15, which no version 15 dpcvx wrote "
+                         "(format version 16 added them); the file has been edited")
+    upgraded_, _ = _bumped(data, 15)
+    _digest_made_again(data, upgraded_)
+    return upgraded_
+
+
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
-          12: _from_12, 13: _from_13, 14: _from_14}
+          12: _from_12, 13: _from_13, 14: _from_14, 15: _from_15}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
