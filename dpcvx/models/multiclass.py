@@ -55,7 +55,7 @@ from ..privacy.privacy_curve import PrivacyCurve, drawn_curve_parts
 from ..privacy.rng import RandomState, child_seeds, resolve_rng
 from ..release.model import composed_epsilon, named
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
-from ..release.usefulness import one_class_findings, warn_if_constant
+from ..release.usefulness import one_class_findings, part_of_a_release, warn_if_constant
 from ..tables import feature_names
 from ..validation import (
     SignBits,
@@ -366,10 +366,10 @@ class MulticlassPlan:
         # None each without a seed (OS CSPRNG); else one seed per class (and one for the statistics, drawn last)
         seeds = child_seeds(random_state, k + (statistics is not None))
         binary, record, epsilon = self.binary, None, self.epsilon
-        with after_charge(PROCEDURE_NAME), warnings.catch_warnings(), training_rows.left_to_caller():
+        # one class's score alone may be constant: the argmax is what is released (its finding is warned below)
+        with after_charge(PROCEDURE_NAME), warnings.catch_warnings(), training_rows.left_to_caller(), \
+                part_of_a_release(ConstantPredictionWarning):
             warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
-            # one class's score alone may be constant: the argmax is what is released (its finding is warned below)
-            warnings.simplefilter("ignore", ConstantPredictionWarning)
             # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
             if statistics is not None:  # drawn once; the map they give bound to the k fits' one plan
                 assert binary is not None  # a binary learner that plans first (PrivateMulticlassERM._planned)

@@ -29,7 +29,8 @@ from ..advice import for_reader
 from ..exceptions import ConstantPredictionWarning, warn_released
 
 __all__ = ["constant_at_cut", "constant_class", "one_class_findings", "warn_if_constant", "checks_off",
-           "checks_are_off", "warn_release", "held_warnings", "emit", "Held", "called", "speaker", "estimator_called"]
+           "checks_are_off", "warn_release", "held_warnings", "emit", "Held", "called", "speaker", "estimator_called",
+           "part_of_a_release"]
 
 _UP = 1.0 + 1e-9  # the safe side of ||w|| R computed in floating point
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_usefulness_checks_off", default=False)
@@ -38,6 +39,8 @@ _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_usefulness_ch
 Held = list[tuple[str, type[Warning]]]
 _HELD: contextvars.ContextVar[Held | None] = contextvars.ContextVar("dpcvx_release_warnings_held", default=None)
 _CALLED: contextvars.ContextVar[str | None] = contextvars.ContextVar("dpcvx_called_class", default=None)
+_PARTS: contextvars.ContextVar[frozenset[type[Warning]]] = contextvars.ContextVar("dpcvx_part_warnings",
+                                                                                  default=frozenset())
 
 
 @contextmanager
@@ -73,6 +76,20 @@ def held_warnings() -> Iterator[Held]:
 
 
 @contextmanager
+def part_of_a_release(*categories: type[Warning]) -> Iterator[None]:
+    """Within this block the fits are parts of one release, which judges itself: their :func:`warn_release` of
+    ``categories`` is dropped, shown or kept (:func:`held_warnings`) alike. One-vs-rest's class against the rest may
+    predict one side everywhere while the argmax does not: a warnings filter hid that part's
+    ConstantPredictionWarning from a direct fit only, and inside :func:`dpcvx.tune`, whose warnings are kept before
+    any filter, "predicts the class -1 on every row" (the rest, no declared class) reached the user."""
+    token = _PARTS.set(_PARTS.get() | frozenset(categories))
+    try:
+        yield
+    finally:
+        _PARTS.reset(token)
+
+
+@contextmanager
 def called(name: str) -> Iterator[None]:
     """The block of a fit the user called on the class ``name`` (an estimator: DPLogisticRegression ...): every warning
     of the fit, its learner's within (a :class:`~dpcvx.models.erm.PrivateERM`, one-vs-rest), names ``name``
@@ -101,6 +118,8 @@ def warn_release(text: str, category: type[Warning]) -> None:
     """The one way a fit warns about its release from public quantities (ConstantPredictionWarning,
     NoiseDominatesWarning, SmallTableWarning): at the user's line, kept instead inside :func:`held_warnings`, and
     dropped inside :func:`checks_off` otherwise (a fit of tune's that is no run, such as a rehearsal)."""
+    if category in _PARTS.get():
+        return
     held = _HELD.get()
     if held is not None:
         held.append((text, category))

@@ -893,3 +893,19 @@ def test_a_clipping_note_is_shown_once_whatever_the_number_of_runs(procedure):
         assert len(notes) == 1 and notes[0].startswith("1 of "), notes
         runs.add(result.diagnostics_["runs"] if procedure == "full-data" else 3)
     assert procedure == "split" or len(runs) > 1  # the seeds drew different K
+
+
+def test_a_tuned_one_vs_rest_release_is_not_called_constant_for_one_class_s_part():
+    """tune kept each run's warnings before any warnings filter, so one-vs-rest's hiding of a class-against-the-rest
+    fit's ConstantPredictionWarning (the argmax is what is released) held in a direct fit only: tune's release of six
+    classes, which predicts several, warned "predicts the class -1 on every row", a class nobody declared."""
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(6, 5)) * 2
+    classes = rng.choice(6, 6000, p=[0.3, 0.25, 0.2, 0.15, 0.08, 0.02])
+    X = centres[classes] + rng.normal(size=(6000, 5))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = dpcvx.tune(dpcvx.DPLogisticRegression(classes=tuple(range(6))), X, classes, {"lam": [1e-3, 1e-2]},
+                            epsilon=1.0, random_state=0)
+    assert len(np.unique(result.model.predict(X))) > 1
+    assert not [w for w in caught if issubclass(w.category, dpcvx.exceptions.ConstantPredictionWarning)]
