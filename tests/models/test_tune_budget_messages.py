@@ -69,3 +69,17 @@ def test_a_refused_label_leaves_the_caller_s_generator_where_it_was(procedure):
         dpcvx.tune(dpcvx.PrivateERM("logistic", lam=0.1, data_norm=1.0), X, y, {"lam": [0.01, 0.1]}, 1.0,
                    procedure=procedure, random_state=generator, accountant=accountant)
     assert generator.bit_generator.state == before and accountant.spent.epsilon == 0.0
+
+
+def test_a_kernel_learner_s_labels_are_refused_with_advice_it_can_take():
+    """tune(TDDL) on labels 0 and 1 said "pass the public pair, for example classes=(0, 1)", a parameter TDDL does not
+    have (its classes are -1 and +1); its own fit says to map them. The refusal names the mapping, nothing charged."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (300, 2))
+    y = (X[:, 0] > 0).astype(int)
+    accountant = dpcvx.PrivacyAccountant(10.0)
+    with pytest.raises(InputError, match=r"which it fixes \(it takes no classes=\): map the labels onto them, for "
+                                         r"example 2 \* y - 1") as refused:
+        dpcvx.tune(dpcvx.TDDL("rbf", gamma=4.0, lam=1e-2), X, y, {"lam": [1e-3, 1e-2]}, epsilon=1.0,
+                   fit_params={"Z": X[:30]}, procedure="split", random_state=0, accountant=accountant)
+    assert "classes=(0, 1)" not in str(refused.value) and accountant.spent.epsilon == 0.0

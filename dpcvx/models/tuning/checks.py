@@ -129,9 +129,18 @@ def count_mistakes(model: Any, X: Any, y: ArrayLike) -> int:
     return total_units(Mistakes(), model, X, np.asarray(y))
 
 
-def check_declared_labels(y: np.ndarray, classes: Sequence[Any]) -> None:
-    """Refuse labels outside a learner's public classes (two or more; never read off y)."""
+def check_declared_labels(y: np.ndarray, classes: Sequence[Any], fixed: bool = False) -> None:
+    """Refuse labels outside a learner's public classes (two or more; never read off y). ``fixed``: the learner
+    takes no ``classes`` (the kernel learners' are -1 and +1), so the refusal says to map the labels onto them, not to
+    pass a parameter it does not have."""
     public = check_public_classes(classes)
+    if fixed:
+        outside = outside_classes(y, public)
+        if outside is not None:
+            raise InputError(f"y has {outside_labels(outside, y, public)} outside the learner's classes {public!r}, "
+                             "which it fixes (it takes no classes=): map the labels onto them, for example "
+                             "2 * y - 1 for labels 0 and 1. Labels are never inferred from the data")
+        return
     if len(public) == 2:
         check_labels(y, y.shape[0], check_classes(public))
         return
@@ -406,7 +415,7 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
     # task="regression" keeps its classes attribute at the default pair, which its fits never read)
     classes = None if plans else getattr(candidate, "classes", None)
     if classes is not None:
-        check_declared_labels(y, classes)
+        check_declared_labels(y, classes, fixed_classes(candidate))
     check = shaped if shaped is not None else candidate.plan if plans else \
         getattr(candidate, "check_fit_inputs", None)
     plan = None
@@ -428,6 +437,13 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
     return classes, plan
 
 
+def fixed_classes(candidate: Any) -> bool:
+    """Whether a learner's public classes are its own, not a parameter (no ``classes`` among its parameters: the
+    kernel learners' -1 and +1)."""
+    get_params = getattr(candidate, "get_params", None)
+    return not (callable(get_params) and "classes" in get_params(deep=False))
+
+
 def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.ndarray | slice], epsilon: float,
                        procedure: str, shaped: Sequence[Shaped | None], likely: Callable[[int], bool] | None = None,
                        ) -> tuple[tuple[Plan | None, ...], int]:
@@ -443,7 +459,7 @@ def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.n
         for candidate, rows, early in zip(setup.learners, parts, shaped, strict=True):
             classes, plan = plan_candidate(candidate, X[rows], y[rows], setup.keywords, epsilon, early)
             if classes is not None:  # the held-out rows are labelled like the rest
-                check_declared_labels(y, classes)
+                check_declared_labels(y, classes, fixed_classes(candidate))
             setup.score.check_classes(classes)
             declared.append(classes)
             plans.append(plan)
