@@ -104,6 +104,7 @@ from ..privacy.column_ranges import VALUE_BLOCK, grid_points, least_rows
 from ..privacy.column_sums import lattice_contributions, sums_sensitivity
 from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
+from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve
 from ..privacy.rng import RandomState, shared_rng
@@ -442,7 +443,8 @@ class StandardisedPlan:
             label = f", the label's range (eps_l={plan.eps_label:g})" if plan.eps_label else ""
             accountant.spend(plan.total, plan.delta, description=f"{type(self.learner).__name__}.fit: private column "
                              f"statistics (eps_s={plan.eps_statistics:g}){label} and fit (eps_fit={plan.eps_fit:g})",
-                             curve=draws_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta),
+                             curve=draws_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta, gaussian_output(
+                                 self.options, self.learner.float_safe)),
                              conditional=plan_conditional(self.plan))
         mapped, values = draw_map(X, plan, rng)
         shift, labels = 0.0, y

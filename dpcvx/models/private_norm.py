@@ -41,6 +41,7 @@ from ..data.notes import notes_dropped
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
+from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve
 from ..privacy.quantile import NormBound, power_of_two_grid, private_norm_bound
@@ -156,15 +157,16 @@ def _check_ends(learner: Any, plan: NormPlan, X: Any, y: ArrayLike, fit_params: 
     return classes
 
 
-def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, what: str) -> None:
+def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, what: str, gaussian: bool) -> None:
     """The one charge: (eps_q + eps_fit, delta) with the curve of
-    :func:`~dpcvx.privacy.privacy_curve.draws_then_fit_curve` (a quantile's part for each bound)."""
+    :func:`~dpcvx.privacy.privacy_curve.draws_then_fit_curve` (a quantile's part for each bound; the fit's a Gaussian
+    for the analytic Gaussian output perturbation, ``gaussian``)."""
     if accountant is not None:
         accountant.spend(plan.total, plan.delta, description=f"{what}: private bounds "
                          f"({', '.join(f'{d.parameter} eps_q={d.epsilon:g}' for d in plan.draws)}) and fit "
                          f"(eps_fit={plan.eps_fit:g})",
                          curve=draws_then_fit_curve([(DrawnPart.QUANTILE, d.epsilon) for d in plan.draws], plan.eps_fit,
-                                                    plan.delta))
+                                                    plan.delta, gaussian))
 
 
 def _draw(draw: BoundDraw, X: Any, y: ArrayLike, quantile: float, rng: Any) -> NormBound:
@@ -266,7 +268,8 @@ def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_mi
     plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=(("data_norm", r_min, r_max),), share=share,
                                 share_name="share", quantile=quantile, accountant=accountant, **fit_params)
     rng = shared_rng(random_state)  # a bad seed refused before the charge
-    charge_private_norm(plan, accountant, type(learner).__name__)
+    charge_private_norm(plan, accountant, type(learner).__name__,
+                        gaussian_output(fit_params, bool(getattr(learner, "float_safe", False))))
     model, norms = draw_then_fit(learner, X, y, plan, rng, **fit_params)
     return PrivateNormResult(model=recorded(model, plan, norms), norm=norms[0], fit_epsilon=plan.eps_fit,
                              delta=plan.delta)
@@ -347,7 +350,8 @@ class BoundPlan:
         ``private_label_bound``, ``total_epsilon``) and whose guarantee states (eps_q + eps_fit, delta)."""
         plan, learner = self.bounds, self.learner
         rng = shared_rng(random_state)  # a bad seed refused before the charge
-        charge_private_norm(plan, accountant, f"{type(learner).__name__}.fit")
+        charge_private_norm(plan, accountant, f"{type(learner).__name__}.fit",
+                            gaussian_output(self.options, self.learner.float_safe))
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         plans = self._plans if getattr(learner, "plans_first", False) is True else None
         model, norms = draw_then_fit(learner, X, y, plan, rng, plans, **self.options, **weighted)

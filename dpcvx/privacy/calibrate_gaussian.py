@@ -49,11 +49,11 @@ from .calibrate import (
     minimiser_sensitivity,
 )
 from .calibration import Noise, NoiseMoments, PublicFacts, Record, recorded
-from .gaussian import analytic_gaussian_sigma
+from .gaussian import analytic_gaussian_multiplier, analytic_gaussian_sigma
 from .neighbours import Neighbours
 from .noise import gaussian_moments, grid_record, sample_gaussian
 from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian
-from .privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
+from .privacy_curve import EPSILON_DELTA, GAUSSIAN, CurvePart, PrivacyCurve, fit_after_draws_part
 
 __all__ = [
     "GaussianObjectivePerturbation",
@@ -240,7 +240,11 @@ class GaussianOutputPerturbation(OutputCalibration):
 
     @property
     def sigma(self) -> float:
-        return analytic_gaussian_sigma(self.sensitivity, self.epsilon, self.delta)
+        """z(epsilon, delta) Delta rounded up (:func:`~dpcvx.privacy.gaussian.analytic_gaussian_multiplier`): at least
+        the analytic Gaussian's sigma at Delta, and a multiplier sigma / Delta >= z whatever Delta, so that one
+        Gaussian curve of (epsilon, delta) alone covers the release, after private draws too
+        (:func:`~dpcvx.privacy.privacy_curve.fit_after_draws_part`)."""
+        return round_up(analytic_gaussian_multiplier(self.epsilon, self.delta) * self.sensitivity)
 
     @property
     def relation(self) -> Neighbours:
@@ -250,9 +254,16 @@ class GaussianOutputPerturbation(OutputCalibration):
         return NoiseMoments(*gaussian_moments(d, self.sigma))
 
     def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
-        """One Gaussian part: sigma over the sensitivity."""
-        return PrivacyCurve.gaussian(self.sigma, self.sensitivity, "output perturbation (analytic Gaussian)",
-                                     self.relation)
+        """One Gaussian part of multiplier z at the calibration's own (epsilon, delta) (:attr:`sigma`), whatever the
+        release states: a noise calibrated for less than it states shows in the curve."""
+        return PrivacyCurve((CurvePart(GAUSSIAN, "output perturbation (analytic Gaussian)",
+                                       noise_multiplier=analytic_gaussian_multiplier(self.epsilon, self.delta)),),
+                            self.relation)
+
+    def after_draws_part(self, epsilon: float, delta: float) -> CurvePart:
+        """The Gaussian of multiplier z at the calibration's own (epsilon, delta): a curve of those alone
+        (:attr:`sigma`), whatever the release states."""
+        return fit_after_draws_part(self.epsilon, self.delta, gaussian=True)
 
     def describe(self) -> str:
         return (f"calibration ({self.neighbours.value}): sensitivity = {self.sensitivity:.6g}, "

@@ -41,7 +41,7 @@ from ..exceptions import InputError
 from ..verification.verdict import Mechanism
 from .float_guarantee import FloatGuarantee
 from .neighbours import Neighbours
-from .privacy_curve import PrivacyCurve, epsilon_delta_curve
+from .privacy_curve import CurvePart, PrivacyCurve, epsilon_delta_curve, fit_after_draws_part
 
 __all__ = ["Noise", "NoiseMoments", "PublicFacts", "Record", "Calibration", "LinearCalibration",
            "PerturbsObjective", "perturbs_objective", "recorded"]
@@ -111,6 +111,12 @@ class Calibration(ABC):
     def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
         """The release's privacy curve: one (epsilon, delta) part unless the calibration knows a tighter one."""
         return epsilon_delta_curve(epsilon, delta, self.relation)
+
+    def after_draws_part(self, epsilon: float, delta: float) -> CurvePart:
+        """The fit's part of a release whose private draws came first, one that holds for every value they may take
+        (:func:`~dpcvx.privacy.privacy_curve.fit_after_draws_part`): the (epsilon, delta) pair unless the
+        calibration's curve is a function of (epsilon, delta) alone."""
+        return fit_after_draws_part(epsilon, delta, gaussian=False)
 
     @abstractmethod
     def describe(self) -> str:

@@ -35,7 +35,8 @@ from ..rounding import round_up
 from ..validation import EPSILON_MAX, check_delta, check_epsilon, positive
 from .least_value import bisect_ends, least_below
 
-__all__ = ["gaussian_delta", "GAUSSIAN_WINDOW", "analytic_gaussian_sigma", "gaussian_epsilon"]
+__all__ = ["gaussian_delta", "GAUSSIAN_WINDOW", "analytic_gaussian_sigma", "analytic_gaussian_multiplier",
+           "gaussian_epsilon"]
 
 
 _NARROW = 0.01  # a = Delta / (2 sigma) at or below which gaussian_delta integrates (module docstring)
@@ -99,6 +100,14 @@ def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
     delta = check_delta(delta, allow_zero=False)  # the Gaussian mechanism needs delta > 0
     return round_up(least_below(lambda sigma: gaussian_delta(sigma, sensitivity, epsilon), delta,
                                 sensitivity / epsilon, GAUSSIAN_WINDOW))
+
+
+def analytic_gaussian_multiplier(epsilon: float, delta: float) -> float:
+    """z(epsilon, delta): the least noise multiplier sigma / Delta of the analytic Gaussian mechanism at (epsilon,
+    delta) (:func:`analytic_gaussian_sigma` at unit sensitivity, rounded up alike): a function of (epsilon, delta)
+    alone. A mechanism whose sigma is z Delta rounded up is covered by the Gaussian curve of multiplier z whatever its
+    Delta (Balle and Wang 2018: the privacy profile depends on sigma / Delta only)."""
+    return analytic_gaussian_sigma(1.0, epsilon, delta)
 
 
 def gaussian_epsilon(noise_multiplier: float, delta: float) -> float:

@@ -13,6 +13,7 @@ The floating-point-safe forms wrap these (:mod:`.float_safe`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from .calibrate_gaussian import ReleaseCalibration, gaussian_objective_perturbat
 from .calibration import PerturbsObjective
 from .neighbours import Neighbours
 
-__all__ = ["calibrate_linear", "weight_scale"]
+__all__ = ["calibrate_linear", "gaussian_output", "weight_scale"]
 
 
 def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: float, epsilon: float, delta: float,
@@ -61,6 +62,17 @@ def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: f
                                                     m=problem.strong_convexity, tol=tol)
         constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
     return calibration, constants
+
+
+def gaussian_output(options: Mapping[str, Any], float_safe: bool) -> bool:
+    """Whether a linear fit of these ``options`` (its ``mechanism`` and ``delta``) releases by the analytic Gaussian
+    output perturbation, as :func:`calibrate_linear` calibrates delta > 0 with the output mechanism and
+    ``float_safe`` does not put it on a lattice: the fit whose curve after private draws is a Gaussian of (epsilon,
+    delta) alone (:func:`~dpcvx.privacy.privacy_curve.fit_after_draws_part`). Public inputs only, known before the
+    draws' charge."""
+    mechanism = options.get("mechanism")
+    return (isinstance(mechanism, str) and Mechanism.of(mechanism) is Mechanism.OUTPUT
+            and float(options.get("delta", 0.0)) > 0 and not float_safe)
 
 
 def weight_scale(problem: VerifiedProblem, L: float, R: float, lam: float) -> float | None:

@@ -73,11 +73,12 @@ from ..validation import (
     number_text,
     positive,
 )
-from .gaussian import gaussian_delta, gaussian_epsilon
+from .gaussian import analytic_gaussian_multiplier, gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "epsilon_delta_curve",
-           "DrawnPart", "draws_then_fit_curve", "drawn_curve_parts", "check_recorded_curve", "refuse_conditional",
+           "DrawnPart", "AFTER_DRAWS", "fit_after_draws_part", "draws_then_fit_curve", "drawn_curve_parts",
+           "check_recorded_curve", "refuse_conditional",
            "RDP_ORDERS",
            "PLD_EPSILON_MAX", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
 
@@ -590,14 +591,30 @@ class DrawnPart(str, Enum):
     LABEL_RANGE = "private label range (discrete Laplace histogram)"
 
 
-def draws_then_fit_curve(draws: Sequence[tuple[DrawnPart, float]], eps_fit: float, delta: float) -> PrivacyCurve:
-    """The privacy curve of private draws, then a fit at the drawn values: each draw's pure eps part, named by what
-    it drew (``draws``: (:class:`DrawnPart`, eps) in order), and the fit's (eps_fit, delta) part.
+#: What the fit's part of a curve after private draws is named (:func:`fit_after_draws_part`)
+AFTER_DRAWS = "the fit at the drawn bounds"
 
-    The fit's own curve depends on the drawn values (its Lam, tolerance or map may), so the release is charged
-    by basic composition, which holds for every drawn value (docs/theory.md, 'Private norm bounds')."""
-    return PrivacyCurve((*drawn_curve_parts(draws),
-                         CurvePart(EPSILON_DELTA, "the fit at the drawn bounds", epsilon=eps_fit, delta=delta)),
+
+def fit_after_draws_part(eps_fit: float, delta: float, gaussian: bool) -> CurvePart:
+    """The part of a fit that follows private draws, one that holds for every value they may take (its Lam,
+    tolerance, map and so its sensitivity may depend on them): the (eps_fit, delta) pair; or, for the analytic
+    Gaussian output perturbation (``gaussian``), whose noise multiplier sigma / Delta is at least
+    z(eps_fit, delta) = :func:`~dpcvx.privacy.gaussian.analytic_gaussian_multiplier` whatever Delta the drawn values
+    give (sigma = z Delta rounded up), the Gaussian of multiplier z: a curve fixed before the draws, so the draws'
+    parts and it compose adaptively, and a ledger merges it with its other Gaussians (docs/theory.md, 'Private norm
+    bounds')."""
+    if gaussian:
+        return CurvePart(GAUSSIAN, f"{AFTER_DRAWS} (analytic Gaussian)",
+                         noise_multiplier=analytic_gaussian_multiplier(eps_fit, delta))
+    return CurvePart(EPSILON_DELTA, AFTER_DRAWS, epsilon=eps_fit, delta=delta)
+
+
+def draws_then_fit_curve(draws: Sequence[tuple[DrawnPart, float]], eps_fit: float, delta: float,
+                         gaussian: bool = False) -> PrivacyCurve:
+    """The privacy curve of private draws, then a fit at the drawn values: each draw's pure eps part, named by what
+    it drew (``draws``: (:class:`DrawnPart`, eps) in order), and the fit's part (:func:`fit_after_draws_part`; a
+    ``gaussian`` fit: the analytic Gaussian output perturbation's)."""
+    return PrivacyCurve((*drawn_curve_parts(draws), fit_after_draws_part(eps_fit, delta, gaussian)),
                         Neighbours.REPLACE_ONE)
 
 

@@ -22,7 +22,7 @@ from dpcvx.privacy.calibrate_gaussian import (
     gaussian_output_perturbation,
 )
 from dpcvx.privacy.calibration import PublicFacts
-from dpcvx.privacy.gaussian import analytic_gaussian_sigma
+from dpcvx.privacy.gaussian import analytic_gaussian_multiplier, analytic_gaussian_sigma, gaussian_delta
 from dpcvx.privacy.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
 
 ADULT = {"n": 43_958, "lam": 10**-2.5, "epsilon": 0.1, "c": 0.25, "L": 1.0, "R": 1.0, "m": 1.0, "dim": 114}
@@ -65,8 +65,25 @@ def test_output_sigma_is_the_analytic_gaussian_at_the_approximate_sensitivity():
     cal = gaussian_output_perturbation(1000, 0.01, 0.5, 1e-6, L=1.0, R=2.0, m=1.0, tol=1e-10, dim=5)
     gamma = 1e-10 * 1000 * 2.0
     assert cal.sensitivity == pytest.approx((2 * 2.0 + 2 * gamma) / (1000 * 0.01), rel=1e-9)
-    assert cal.sigma == analytic_gaussian_sigma(cal.sensitivity, 0.5, 1e-6)
+    # z(epsilon, delta) Delta rounded up: at least the analytic Gaussian's sigma at Delta, the same within rounding,
+    # and a multiplier sigma / Delta >= z whatever Delta (so one curve of (epsilon, delta) covers it after draws)
+    z = analytic_gaussian_multiplier(0.5, 1e-6)
+    assert cal.sigma == pytest.approx(analytic_gaussian_sigma(cal.sensitivity, 0.5, 1e-6), rel=1e-11)
+    assert cal.sigma >= z * cal.sensitivity
+    assert gaussian_delta(cal.sigma, cal.sensitivity, 0.5) <= 1e-6
 
+
+@pytest.mark.parametrize("epsilon, delta", [(0.1, 1e-9), (0.9, 1e-6), (3.0, 1e-5)])
+def test_the_output_release_after_draws_is_the_gaussian_its_calibration_gives_at_every_drawn_sensitivity(epsilon,
+                                                                                                        delta):
+    """The fit after private draws (ranges, a count, a bound) was charged as an (eps_fit, delta) pair, so ten default
+    releases composed to epsilon 10 where their Gaussians compose to about 3: its curve is now the Gaussian of
+    multiplier z(eps_fit, delta), which covers the release whatever sensitivity the drawn values give."""
+    z = analytic_gaussian_multiplier(epsilon, delta)
+    for R in (1e-3, 0.37, 1.0, 2.0 ** 0.5, 17.0, 1e4):
+        cal = gaussian_output_perturbation(1000, 0.01, epsilon, delta, L=1.0, R=R, m=1.0, tol=1e-10, dim=5)
+        assert cal.sigma / cal.sensitivity >= z and cal.after_draws_part(epsilon, delta).noise_multiplier == z
+        assert cal.privacy_curve(epsilon, delta).parts[0].noise_multiplier == z
 
 @pytest.mark.parametrize("maker", [
     lambda: gaussian_objective_perturbation(5000, 1e-3, 0.5, 1e-8, 0.25, L=1.0, R=1.0, m=1.0, tol=1e-10, dim=7),

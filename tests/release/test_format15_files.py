@@ -14,7 +14,9 @@ import pytest
 
 import dpcvx
 from dpcvx.exceptions import FileError, InputError
-from dpcvx.release.records.header import file_digest
+from dpcvx.privacy.gaussian import analytic_gaussian_multiplier
+from dpcvx.privacy.privacy_curve import compose_epsilon
+from dpcvx.release.records.header import MODEL_FORMAT_VERSION, file_digest
 
 FORMAT15 = Path(__file__).parent / "fixtures" / "format15"
 EXPECTED = json.loads((FORMAT15 / "expected.json").read_text())
@@ -64,3 +66,24 @@ def test_a_kernel_release_fitted_on_a_table_refuses_its_columns_swapped_saved_an
         np.testing.assert_array_equal(model.predict(frame), model.predict(frame.copy()))
         with pytest.raises(InputError, match="order|names"):
             model.predict(frame[["b", "a"]])
+
+
+def test_a_version_15_gaussian_release_after_its_ranges_loads_with_the_gaussian_of_its_fit(as_written, tmp_path):
+    source = FORMAT15 / "gaussian.json"
+    data = json.loads(source.read_text())
+    assert data["format_version"] == 15 and data["sha256"] == file_digest(data)
+    assert data["certificate"]["privacy_curve"]["parts"][-1] == {
+        "kind": "epsilon-delta", "epsilon": 0.9, "delta": 1e-06, "what": "the fit at the drawn bounds"}
+    loaded, recorded = dpcvx.load(source), EXPECTED["gaussian"]
+    rows = np.array(EXPECTED["rows"])
+    as_written(np.asarray(loaded.decision_function(rows)), recorded["decision"])
+    as_written(loaded.predict(rows), recorded["predict"])
+    ranges, fit = loaded.certificate.privacy_curve.parts
+    assert (ranges.kind, ranges.epsilon) == ("epsilon-delta", 0.1)
+    assert fit.kind == "gaussian" and fit.noise_multiplier == analytic_gaussian_multiplier(0.9, 1e-6)
+    assert loaded.certificate.calibration.sigma >= fit.noise_multiplier * loaded.certificate.calibration.sensitivity
+    rewritten = json.loads(dpcvx.save(loaded, tmp_path / "again.json").read_text())
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION
+    assert rewritten["certificate"]["privacy_curve"]["parts"][-1]["kind"] == "gaussian"
+    # ten such releases: the Gaussians merge in closed form (epsilon about 3.1, not the pairs' 10)
+    assert compose_epsilon([loaded.certificate.privacy_curve] * 10, 1e-5) < 3.5

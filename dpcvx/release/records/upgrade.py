@@ -117,6 +117,13 @@ names, and a table with its columns swapped was predicted without a word (TDDL 0
 15 kernel file held none, so its step changes the version only and makes the digest of a file as dpcvx wrote it
 again; a version 15 kernel file that holds ``feature_names`` was not written by dpcvx, and is refused. Tested on a
 kernel file written as version 15 (``tests/release/fixtures/format15``) and through every step on the older fixtures.
+
+Format version 16 also records the fit of the analytic Gaussian output perturbation after private draws (the column
+ranges, a class count, a private bound) as the Gaussian of multiplier z(eps_fit, delta) in the certificate's privacy
+curve, where version 15 recorded the (eps_fit, delta) pair: the release's sigma is z Delta rounded up whatever Delta
+the drawn values give, so that Gaussian covers it for every drawn value (docs/theory.md, 'Private norm bounds'), and a
+ledger composes it with its other Gaussians in closed form (ten such releases at delta 1e-5: epsilon 10 -> 3.13). The
+step records the Gaussian for the pair of such a version 15 certificate: the same release, a tighter statement.
 """
 
 from __future__ import annotations
@@ -127,7 +134,7 @@ from typing import Any
 
 from ...exceptions import InputError, UnprotectedFileWarning, user_stacklevel
 from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS
-from ...privacy.privacy_curve import DrawnPart
+from ...privacy.privacy_curve import AFTER_DRAWS, EPSILON_DELTA, DrawnPart, fit_after_draws_part
 from ..model import drawn_part, drawn_parts, drawn_records
 from ..tuning_record import record_tuning
 from .fields import _integer
@@ -392,9 +399,28 @@ def _from_15(data: dict) -> dict:
     if data.get("kind") == "kernel" and "feature_names" in data:
         raise InputError("feature_names in a kernel file of format version 15, which no version 15 dpcvx wrote "
                          "(format version 16 added them); the file has been edited")
-    upgraded_, _ = _bumped(data, 15)
+    upgraded_, entries = _bumped(data, 15)
+    for record in [upgraded_, *entries]:
+        _gaussian_after_draws(record.get("certificate"))
     _digest_made_again(data, upgraded_)
     return upgraded_
+
+
+def _gaussian_after_draws(certificate: Any) -> None:
+    """A version 15 certificate of the analytic Gaussian output perturbation after private draws: its fit's part, the
+    (eps_fit, delta) pair that version recorded, as the Gaussian of multiplier z(eps_fit, delta) that covers the same
+    release (module docstring). Any other certificate is left as it is (an edited one is refused by the reader)."""
+    if not isinstance(certificate, dict):
+        return
+    calibration, curve = certificate.get("calibration"), certificate.get("privacy_curve")
+    parts = curve.get("parts") if isinstance(curve, dict) else None
+    if not (isinstance(calibration, dict) and calibration.get("mechanism") == "output"
+            and calibration.get("noise") == "gaussian" and isinstance(parts, list) and len(parts) > 1):
+        return
+    fit = parts[-1]
+    if (isinstance(fit, dict) and fit.get("kind") == EPSILON_DELTA and fit.get("what") == AFTER_DRAWS
+            and type(fit.get("epsilon")) is float and type(fit.get("delta")) is float and fit["delta"] > 0):
+        parts[-1] = fit_after_draws_part(fit["epsilon"], fit["delta"], gaussian=True).to_dict()
 
 
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
