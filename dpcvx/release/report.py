@@ -156,17 +156,23 @@ def _posterior(prior: float, epsilon: float) -> float:
 
 
 def _number(value: Any) -> str:
-    """A value for a reader: a number to six digits, a list joined, None (a field the release does not use, such as
-    TDIL's ball dimension under a net search) as "not used", not Python's None."""
+    """A value for a reader: a number to six digits, a flag as yes or no, a list joined, None (a field the release does
+    not use, such as TDIL's ball dimension under a net search) as "not used", not Python's None or True."""
     if value is None:
         return "not used"
     if isinstance(value, bool):
-        return str(value)
+        return "yes" if value else "no"
     if isinstance(value, (int, float)):
         return f"{value:.6g}"
     if isinstance(value, (list, tuple)):
         return ", ".join(_number(item) for item in value)
     return str(value)
+
+
+def _six_digits(text: str) -> str:
+    """An expression's text with each decimal number of more than six significant digits shown to six (a Huber
+    width 2.833209511073866 as 2.83321): the reader's form; the auditor's certificate text keeps every digit."""
+    return re.sub(r"(?<![\w.])\d+\.\d{6,}(?:e[+-]?\d+)?", lambda found: f"{float(found.group()):.6g}", text)
 
 
 def _written(value: Any) -> str:
@@ -325,8 +331,8 @@ class ReleaseReport:
 
     def _mechanism(self, certificate: Any) -> str:
         """The mechanism's name a certificate states (a kernel release: its algorithm; multiclass: none)."""
-        if hasattr(certificate, "per_class"):
-            return self.kind
+        if hasattr(certificate, "per_class"):  # one-vs-rest: every class's fit by the same mechanism
+            return f"{_name(certificate.per_class[0].mechanism)}, one fit per class against the rest"
         return _name(getattr(certificate, "algorithm", None) or certificate.mechanism)
 
     # --- the sections -----------------------------------------------------------------------
@@ -441,7 +447,8 @@ class ReleaseReport:
         if verification is not None:  # a drawn label bound sets a Huber loss's m; a drawn count the intercept
             # offset's centre of the ridge, when it sets an offset (else the declared regularizer is the user's)
             centred = getattr(weights, "sets_offset", False) is True
-            inputs.append((f"the loss l(z) = {verification.loss}", "certificate.verification.loss", "loss"))
+            inputs.append((f"the loss l(z) = {_six_digits(verification.loss)}", "certificate.verification.loss",
+                           "loss"))
             inputs.append((f"the regularizer N(w) = {verification.regularizer}, at d = {verification.dim} features",
                            "certificate.verification.regularizer" if centred else None, "regularizer"))
         class_weights = getattr(weights, "class_weights", None)
@@ -459,6 +466,11 @@ class ReleaseReport:
                            + (f" from the public centre s = {shift:g}" if shift else ""), "certificate.label_bound",
                            "label_bound"))
         statistics = getattr(first, "column_statistics", None)
+        declared = statistics.get("label_bound") if isinstance(statistics, dict) else None
+        if (isinstance(declared, (int, float)) and not isinstance(declared, bool)  # the range a private one was sought
+                and declared != getattr(first, "label_bound", None)):  # in, where the fit's B is the drawn one
+            inputs.append((f"the declared bound B = {declared:g} on the size of a label, within which the label's "
+                           "private range was sought", None, None))
         located = getattr(getattr(first, "calibration", None), "label_bound", None)  # B', the label's range's
         if isinstance(statistics, dict) and "ranges" in statistics and located is not None:
             inputs.append((f"the labels' centre c and bound B' = {located:g} (the fit saw y - c "
@@ -471,8 +483,8 @@ class ReleaseReport:
             inputs.append((f"the regularisation strength lam = {constants.lam:g}" + (
                 " (set by the lam rule)" if rule else ""), "certificate.lam_rule" if rule else None, "lam"))
         if self.classes is not None:
-            inputs.append((f"the classes {np.asarray(self.classes).tolist()}, declared (never read off the data)",
-                           None, None))
+            inputs.append((f"the classes {_number(np.asarray(self.classes).tolist())}, declared (never read off the "
+                           "data)", None, None))
         if getattr(first, "fit_intercept", False):
             inputs.append((f"an intercept, fitted as a feature of value {first.intercept_scaling:g}",
                            "certificate.intercept_scaling", "fit_intercept"))
@@ -553,9 +565,10 @@ class ReleaseReport:
 
     def _auditor(self) -> Section:
         first = self.first
-        parts = [[part.kind, part.what, f"{part.noise_multiplier:.6g}" if part.noise_multiplier else "",
-                  "" if part.epsilon is None else f"{part.epsilon:.6g}",
-                  "" if part.kind == GAUSSIAN else f"{part.delta:.3g}"]  # a Gaussian part has a curve, no one delta
+        gaussian = "a curve (see its multiplier)"  # a Gaussian part has a whole curve, no one (epsilon, delta)
+        parts = [[part.kind, part.what, f"{part.noise_multiplier:.6g}" if part.noise_multiplier else "not used",
+                  gaussian if part.epsilon is None else f"{part.epsilon:.6g}",
+                  gaussian if part.kind == GAUSSIAN else f"{part.delta:.3g}"]
                  for part in self.curve.parts]
         blocks = [_p(f"Guarantee: {self.certificate.guarantee}"), _p(f"Neighbour relation: {self.relation_text}")]
         constants = getattr(first, "constants", None)

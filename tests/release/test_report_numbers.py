@@ -1,5 +1,8 @@
 """The numbers a reader takes off a release (its statement, its report) are the ones its calibration used."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 
@@ -39,14 +42,16 @@ def test_an_add_remove_output_release_states_the_sensitivity_it_uses(tmp_path):
 
 
 
-def test_the_report_leaves_a_gaussian_parts_delta_blank_and_states_delta_under_group_privacy():
-    """The auditor's table printed delta = 0 for a Gaussian curve part (it has a curve, no one delta), and the
-    group-privacy sentence said "about k times epsilon" only, where delta grows too (to 1 within a few records)."""
+def test_the_report_states_a_gaussian_part_has_a_curve_and_states_delta_under_group_privacy():
+    """The auditor's table printed delta = 0 for a Gaussian curve part (it has a curve, no one delta), then blank
+    cells a reader could not tell from missing values; and the group-privacy sentence said "about k times epsilon"
+    only, where delta grows too (to 1 within a few records)."""
     X, y = _data(500)
     model = dpcvx.PrivateERM(lam=0.01, data_norm=1.0).fit(X, y, 1.0, "output", delta=1e-6, random_state=0)
     text = model.report().to_markdown()
     gaussian = [line for line in text.splitlines() if line.startswith("| gaussian")]
-    assert gaussian and all(line.rstrip().endswith("|  |") or line.rstrip().endswith("| |") for line in gaussian)
+    assert gaussian and all(line.rstrip().endswith("| a curve (see its multiplier) | a curve (see its multiplier) |")
+                            for line in gaussian)
     assert "delta grows" in text and "k = 2: epsilon = 2, delta = 3.72e-06" in text
     pure = dpcvx.PrivateERM(lam=0.01, data_norm=1.0).fit(X, y, 1.0, random_state=0).report().to_markdown()
     assert "delta grows" not in pure and "about k times epsilon" in pure
@@ -80,3 +85,25 @@ def test_a_release_s_repr_states_what_it_cost_in_total():
     target = X @ np.array([1.0, -0.5, 0.2])
     regression = dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=(-2, 2), random_state=0).fit(X, target).model_
     assert regression.certificate.epsilon < 1.0 and "(epsilon=1, " in repr(regression)
+
+
+def test_the_report_reads_as_words_for_its_reader():
+    """A data protection officer's report printed Python: the classes as a list (['no', 'yes']), a flag as True, a
+    Huber width to sixteen digits; a Huber release's declared label bound was left out of its public inputs (only the
+    privately drawn B' was listed), and one-vs-rest named its mechanism "multiclass"."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (3000, 3))
+    y = X @ [1.0, 2.0, 3.0] + rng.normal(size=3000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        huber = dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=15, random_state=0).fit(X, y).model_
+        labels = np.array(["no", "maybe", "yes"])[np.digitize(y, [-1, 1])]
+        multi = dpcvx.DPLogisticRegression(classes=("no", "maybe", "yes"), epsilon=1.0, random_state=0).fit(X, labels)
+    text = huber.report().to_markdown()
+    assert "the declared bound B = 15 on the size of a label" in text
+    loss = next(line for line in text.splitlines() if line.startswith("- the loss l(z) = huber("))
+    assert re.fullmatch(r"- the loss l\(z\) = huber\(z, \d\.\d{1,5}\) / 2\.0", loss), loss
+    text = multi.model_.report().to_markdown()
+    assert "- the classes no, maybe, yes, declared" in text and "['no'" not in text.split("```text")[0]
+    assert "(mechanism: objective, one fit per class against the rest)" in text
+    assert "| True |" not in text and "| False |" not in text
