@@ -33,6 +33,7 @@ __all__ = [
     "OutOfBoundsWarning",
     "LevelErasedWarning",
     "UnresolvedColumnWarning",
+    "KernelScaleWarning",
     "UnprotectedFileWarning",
     "ClassOrderWarning",
     "UnsupportedWeightsError",
@@ -192,6 +193,13 @@ class UnresolvedColumnWarning(DPCVXWarning):
     own spread, and a model sees little of it (a column that fills a sliver of its declared range, or raw columns in
     units far smaller than the one public bound R; :func:`dpcvx.data.notes.warn_unresolved_columns`). Shown to the
     data owner only; never part of a release."""
+
+
+class KernelScaleWarning(DPCVXWarning):
+    """NOT PRIVATE: :class:`~dpcvx.RandomFourierFeatures` fitted on rows so far apart at its gamma that the kernel
+    between almost every pair of them is below e^-30 (raw columns in their own units, codes such as 99 for missing):
+    the random features of such rows are unrelated, and a model of them predicts little better than chance
+    (:func:`dpcvx.data.notes.warn_far_apart`). Shown to the data owner only; never part of a release."""
 
 
 class ClassOrderWarning(DPCVXWarning):

@@ -47,7 +47,7 @@ from ..validation import (
     refuse_unknown_parameters,
 )
 from . import transformer_api
-from .notes import warn_clipped
+from .notes import warn_clipped, warn_far_apart
 
 __all__ = [
     "Kernel",
@@ -446,7 +446,10 @@ class RandomFourierFeatures:
 
     The parameters are drawn from ``random_state`` only (never from data; the
     input dimension is the only thing read from X) and are public: they are
-    part of the released model (:meth:`to_dict`, :meth:`from_dict`).
+    part of the released model (:meth:`to_dict`, :meth:`from_dict`). Fitted by
+    the user or a Pipeline, the map's NOT PRIVATE note reads the rows' scale
+    (:class:`~dpcvx.exceptions.KernelScaleWarning`: rows too far apart at gamma
+    for the features to carry anything); it changes nothing the map holds.
     """
 
     norm_bound: float = math.sqrt(2.0)
@@ -524,6 +527,7 @@ class RandomFourierFeatures:
         rows = as_rows(X)
         self._restart()
         self._drawn_for(X, rows)
+        warn_far_apart(rows, self.gamma, self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
         return self
 
     def _restart(self) -> None:
@@ -591,9 +595,11 @@ class RandomFourierFeatures:
         return self.frequencies, self.phases
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
-        """:meth:`fit` then :meth:`transform`, X read once."""
+        """:meth:`fit` then :meth:`transform` (a Pipeline's fit calls it), X read once by the map."""
         self._restart()
-        return self.transform(X)
+        features = self.transform(X)
+        warn_far_apart(as_rows(X), self.gamma, self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
+        return features
 
     def to_dict(self) -> dict:
         """JSON-ready public parameters (kernel, gamma, frequencies, phases)."""

@@ -29,13 +29,13 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..advice import command_line_runs, encoded_column
-from ..exceptions import ClippingWarning, UnresolvedColumnWarning, user_stacklevel, warn_released
+from ..exceptions import ClippingWarning, KernelScaleWarning, UnresolvedColumnWarning, user_stacklevel, warn_released
 from ..tables import column_names
 from .rows import RowMap
 
 __all__ = ["checks_then_notes", "notes_dropped", "row_clipping_note", "warn_clipped", "warn_clipped_rows",
            "heavy_columns", "columns_named", "most_rows_clipped", "unresolved_columns", "warn_unresolved_columns",
-           "UNRESOLVED_SHARE"]
+           "UNRESOLVED_SHARE", "FAR_APART", "FAR_APART_SHARE", "far_apart_share", "warn_far_apart"]
 
 _HELD: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("dpcvx_data_notes_held", default=None)
 _NAMES: contextvars.ContextVar[Any] = contextvars.ContextVar("dpcvx_data_notes_column_names", default=None)
@@ -185,6 +185,48 @@ def warn_unresolved_columns(X: Any, ranges: np.ndarray, floor: float, norm: floa
         f"quantity spread over orders of magnitude ({log}); raw columns in units far apart: each scaled by its own "
         f"public bounds ({bounds}), not one bound R for all. NOT PRIVATE: this check read the training rows; it is "
         "shown to you only and is not part of the release.", UnresolvedColumnWarning)
+
+
+#: A kernel's exponent (gamma ||x - x'||^2 for rbf, gamma ||x - x'||_1 for laplacian) above which k(x, x') < e^-30,
+#: about 1e-13: two rows that far apart share nothing random features can learn from
+FAR_APART = 30.0
+#: :func:`warn_far_apart` warns when at least this share of the sampled pairs of rows are that far apart
+FAR_APART_SHARE = 0.9
+_FAR_PAIRS = 2048  # pairs of rows read: row i against row i + n // 2, for strided i (no random draw)
+
+
+def far_apart_share(rows: np.ndarray, gamma: float, kernel: str) -> float:
+    """NOT PRIVATE: the share of pairs of the training ``rows`` (in memory) whose kernel exponent at ``gamma`` is
+    above :data:`FAR_APART`, over at most ``_FAR_PAIRS`` pairs, row i against row i + n // 2 for i strided over the
+    first half (a fixed rule: no draw). 0 for fewer than two rows."""
+    n = rows.shape[0]
+    if n < 2:
+        return 0.0
+    half = n // 2
+    first = np.arange(0, half, max(1, half // _FAR_PAIRS))[:_FAR_PAIRS]
+    difference = np.asarray(rows[first], dtype=float) - np.asarray(rows[first + half], dtype=float)
+    spread = (np.abs(difference).sum(axis=1) if kernel == "laplacian"
+              else np.einsum("ij,ij->i", difference, difference))
+    return float(np.mean(gamma * spread > FAR_APART))
+
+
+def warn_far_apart(rows: np.ndarray, gamma: float, kernel: str) -> None:
+    """Warn :class:`~dpcvx.exceptions.KernelScaleWarning` (NOT PRIVATE) when at least :data:`FAR_APART_SHARE` of the
+    pairs of :func:`far_apart_share` are beyond :data:`FAR_APART` at ``gamma``: the fix is the rows' public scale, or a
+    smaller gamma chosen from public spreads. No count or value of the data. Run by the map's own fit only (the
+    user's, or a scikit-learn Pipeline's): no dpcvx fit fits a map (a learner's ``feature_map`` is drawn at its
+    transform), and :func:`dpcvx.tune` refuses a Pipeline that holds one."""
+    if far_apart_share(rows, gamma, kernel) < FAR_APART_SHARE:
+        return
+    exponent = "gamma ||x - x'||_1" if kernel == "laplacian" else "gamma ||x - x'||^2"
+    warnings.warn(
+        f"RandomFourierFeatures: at gamma = {gamma:g}, most pairs of training rows are so far apart that the kernel "
+        f"exp(-{exponent}) between them is below e^-{FAR_APART:g}: the random features of such rows are unrelated, "
+        "and a model of them predicts little better than chance. Scale the columns first by their public bounds "
+        "(dpcvx.PublicSchema, or each column's documented range: raw columns in their own units, or codes such as 99 "
+        "for missing, are far apart), or choose gamma from the columns' public spread s, near 1 / (d s^2). NOT "
+        "PRIVATE: this check read the training rows; it is shown to you only and is not part of any release.",
+        KernelScaleWarning, stacklevel=user_stacklevel())
 
 
 def warn_clipped_rows(clipped: int, n: int, rows: RowMap, mapped: Any) -> None:
