@@ -282,7 +282,8 @@ def refuse_nested(where: str, dtype: Any) -> None:
 
 
 _KIND_FIX = {
-    "c": "complex values are not real features; pass the real and imaginary parts as two columns",
+    "c": "Complex data not supported: complex values are not real features; pass the real and imaginary parts as two "
+         "columns",
     "M": "datetimes are not numbers; convert them first, e.g. to seconds since a fixed public date",
     "m": "durations are not numbers; convert them first, e.g. with .astype('timedelta64[s]').astype(float)",
     "V": "structured or raw-byte records are not a matrix; select the numeric fields",

@@ -36,6 +36,7 @@ from ..tables import (
     feature_names,
     first_non_number,
     non_numeric_entry,
+    refuse_kind,
     refuse_non_numbers,
     spelling_variants,
 )
@@ -289,6 +290,7 @@ def refuse_unusable_table(X: Any) -> None:
     refuse_misread("X", X)  # scikit-learn's conversion reads the values under a mask, an iterator as one value
     if isinstance(X, (np.ndarray, list, tuple)):
         values = X if isinstance(X, np.ndarray) else _as_array(X)
+        refuse_kind("X", values.dtype)  # complex, dates, durations: named with the fix, as PrivateERM names them
         first = first_non_number(values)
         if values.dtype.kind in "US" or (first is not None and isinstance(values.flat[first], _MISREAD)):
             refuse_non_numbers(values, "X")

@@ -321,7 +321,7 @@ def test_tiny_bound_and_tiny_rows():
 @pytest.mark.parametrize(
     "X, message",
     [
-        (np.array([[1 + 2j, 0.0]]), r"X has dtype complex128: complex values are not real features"),
+        (np.array([[1 + 2j, 0.0]]), r"X has dtype complex128: Complex data not supported: complex values are not real"),
         (sparse.csr_matrix(np.array([[1 + 2j, 0.0]])), r"X has dtype complex128"),
         (np.array([["2020-01-01"]], dtype="M8[D]"), r"X has dtype datetime64\[D\]: datetimes are not numbers"),
         (np.array([[5]], dtype="m8[s]"), r"X has dtype timedelta64\[s\]: durations are not numbers"),

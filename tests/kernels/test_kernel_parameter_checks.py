@@ -75,7 +75,7 @@ def test_the_kernel_path_checks_X_as_privateerm_does(name):
     X, y = task()
     with_nan = X.copy()
     with_nan[3, 1] = np.nan
-    for bad, match in [(X.astype(complex), "X has dtype complex128: complex values are not real features"),
+    for bad, match in [(X.astype(complex), "X has dtype complex128: Complex data not supported: complex values"),
                        (with_nan, "first at row 3, column 1"),
                        (sparse.csr_matrix(X), r"X is a sparse matrix; .* pass X.toarray\(\)")]:
         model, keywords = learner(name)

@@ -83,3 +83,16 @@ def test_a_kernel_learner_s_labels_are_refused_with_advice_it_can_take():
         dpcvx.tune(dpcvx.TDDL("rbf", gamma=4.0, lam=1e-2), X, y, {"lam": [1e-3, 1e-2]}, epsilon=1.0,
                    fit_params={"Z": X[:30]}, procedure="split", random_state=0, accountant=accountant)
     assert "classes=(0, 1)" not in str(refused.value) and accountant.spent.epsilon == 0.0
+
+
+def test_a_fit_argument_tune_was_not_given_is_named_with_the_way_to_give_it():
+    """tune(TDDL) without Z said "TDDL refuses the fit arguments: TDDL.check_fit_inputs() missing 1 required
+    keyword-only argument: 'Z'", an internal method's text; it names Z and fit_params."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (300, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    with pytest.raises(InputError, match=r"TDDL's fit needs an argument tune was not given \(missing: 'Z'\): pass it "
+                                         r"in fit_params") as refused:
+        dpcvx.tune(dpcvx.TDDL("rbf", gamma=4.0, lam=1e-2), X, y, {"lam": [1e-3, 1e-2]}, epsilon=1.0,
+                   procedure="split", random_state=0)
+    assert "check_fit_inputs" not in str(refused.value)

@@ -427,8 +427,13 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
         try:
             declared = check(X, y, **fit_params)
         except TypeError as error:  # arguments the check does not take (public), or raised on the data
-            unbound = binding_error(check, X, y, **fit_params) is not None
-            reason = str(error) if isinstance(error, InputError) or unbound else withheld(error)
+            unbound = binding_error(check, X, y, **fit_params)
+            if unbound is not None and "missing" in unbound:  # a fit argument only the caller can give (TDDL's Z)
+                raise InputError(f"{type(candidate).__name__}'s fit needs an argument tune was not given "
+                                 f"({unbound.replace('missing a required argument', 'missing')}): pass it in "
+                                 "fit_params, for example dpcvx.tune(..., fit_params={'Z': Z}) for TDDL's public "
+                                 "sample. Nothing was charged") from None
+            reason = str(error) if isinstance(error, InputError) or unbound is not None else withheld(error)
             raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {reason}") from None
         if plans:
             plan, declared = declared, declared.classes
