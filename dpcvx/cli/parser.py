@@ -379,8 +379,28 @@ class _Parser(argparse.ArgumentParser):
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         """argparse's parse, after :meth:`_attach_values`: each command's parser runs it on its own options (the
-        subcommands' parsers are of this class)."""
-        return super().parse_known_args(self._attach_values(sys.argv[1:] if args is None else list(args)), namespace)
+        subcommands' parsers are of this class), and refuses first an option it does not have
+        (:meth:`_refuse_unknown_options`)."""
+        words = self._attach_values(sys.argv[1:] if args is None else list(args))
+        self._refuse_unknown_options(words)
+        return super().parse_known_args(words, namespace)
+
+    def _refuse_unknown_options(self, words: list[str]) -> None:
+        """A command's parser refuses a long option it does not have (``dpcvx fit data.csv --bogus``) before argparse
+        reports the required options missing, which hid the misspelt one; an abbreviation of several options is left
+        to argparse ("ambiguous option"), and nothing after a bare '--' is read."""
+        if self._subparsers is not None:  # the top parser: its command's parser reads the command's options
+            return
+        for word in words:
+            if word == "--":
+                return
+            name = word.split("=", 1)[0]
+            if not word.startswith("--") or name in self._option_string_actions:
+                continue
+            if sum(option.startswith(name) for option in self._option_string_actions) > 1:
+                continue  # ambiguous: argparse names the candidates
+            if self._full_option(name) not in self._option_string_actions:
+                raise UsageError(f"unrecognized arguments: {word} (see: {self.prog} --help)")
 
     def _attach_values(self, args: list[str]) -> list[str]:
         """``args`` with each option that takes one value joined to a following word that begins with a single '-'

@@ -199,3 +199,13 @@ def test_a_standard_output_that_cannot_be_written_is_one_error_line(tmp_path, ca
     err = capsys.readouterr().err
     assert err.startswith("dpcvx: input error: standard output could not be written (OSError: [Errno 28] No space")
     assert "Traceback" not in err and model.exists()
+
+
+@pytest.mark.parametrize("argv", [["fit", "train.csv", "--bogus"], ["fit", "train.csv", "--bogus=1", "--epsilon", "1"],
+                                  ["report", "m.json", "--outt", "r.md"]])
+def test_a_misspelt_option_is_named_before_the_required_ones_it_hid(capsys, argv):
+    """`dpcvx fit train.csv --bogus` said "the following arguments are required: --target, --epsilon, --out" and
+    never named --bogus: argparse checks the required options before the unknown ones."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"unrecognized arguments: {argv[2]} (see: dpcvx {argv[0]} --help)" in err and "required" not in err
