@@ -37,6 +37,7 @@ __all__ = [
     "UnprotectedFileWarning",
     "ClassOrderWarning",
     "UnsupportedWeightsError",
+    "InputTypeError",
     "a_value_of",
     "user_stacklevel",
     "warn_released",
@@ -54,6 +55,12 @@ class InputError(DPCVXError, ValueError):
 
 class UsageError(InputError):
     """A command line is malformed: unknown command or option, a missing or malformed option value."""
+
+
+class InputTypeError(InputError, TypeError):
+    """X holds an entry that is not a number (a dict, a list), or is sparse where dense rows are needed: an InputError
+    and, as in scikit-learn (``float()`` refuses it), a TypeError. Every entry refuses a sparse X it cannot take with
+    it: the estimators, the kernel learners and their feature map."""
 
 
 class FileError(InputError):

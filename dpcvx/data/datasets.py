@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputError, PaperModeWarning, user_stacklevel, withheld
+from ..exceptions import FileError, InputError, PaperModeWarning, user_stacklevel, withheld
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_choice, integer
 from .files import file_path
@@ -123,7 +123,7 @@ def find_data_directory(files: tuple[str, ...], path: str | Path | None = None) 
         if all(_file_in(directory, name) is not None for name in files):
             return directory
     looked = "\n".join(f"  - {d.resolve()}" for d in candidates)
-    raise InputError(
+    raise FileError(
         f"data files {list(files)} (plain or .gz) not found; looked in:\n{looked}\n"
         f"Pass path=..., set {DATA_ENV}, place the files in ../shared/data, or fetch the "
         "originals with dpcvx.data.datasets.download(directory) (needs internet)."

@@ -33,7 +33,7 @@ import scipy.sparse as sparse
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
-from ..exceptions import InputError, withheld
+from ..exceptions import InputError, InputTypeError, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
 from ..tables import check_names, feature_names
@@ -73,7 +73,7 @@ def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None, *, one
     column), for dense rows only (the kernels take no sparse matrix). With ``n_features`` the rows must have that
     many features, and (``one_point``) a 1-D array of that size is one point (a query, a prediction)."""
     if sparse.issparse(X):
-        raise InputError(f"{name} is a sparse matrix; the kernel methods take dense rows: pass {name}.toarray()")
+        raise InputTypeError(f"{name} is a sparse matrix; the kernel methods take dense rows: pass {name}.toarray()")
     if one_point and n_features is not None and np.ndim(X) == 1:
         if np.size(X) != n_features:
             raise InputError(f"{name} is a 1-D array, read as one point, of {np.size(X)} features, expected "

@@ -84,7 +84,7 @@ from ..data.standardiser import (
     ranges_map,
     sums_map,
 )
-from ..exceptions import InputError
+from ..exceptions import InputError, InputTypeError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.column_histogram import (
     HISTOGRAM_DEPTH,
@@ -343,9 +343,9 @@ def statistics_plan(learner: Any, X: Any, epsilon: float, fit_params: dict[str, 
         raise InputError("column_statistics=True clips the standardised rows onto R; clip=False would refuse rows "
                          "after the charge, so it is refused now. Nothing was charged")
     if sparse.issparse(X) or is_dask(X):
-        raise InputError("private column statistics need dense rows, in memory or a numpy.memmap (centring fills a "
-                         "sparse matrix; the draw reads a memmap's rows by blocks here, not a Dask X's chunks where "
-                         "they live). Nothing was charged")
+        raise InputTypeError("private column statistics need dense rows, in memory or a numpy.memmap (centring fills "
+                             "a sparse matrix; the draw reads a memmap's rows by blocks here, not a Dask X's chunks "
+                             "where they live). Nothing was charged")
     norm = check_bound("data_norm", learner.data_norm)
     label_bound = None
     if label_learner is None:

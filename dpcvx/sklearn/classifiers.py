@@ -141,7 +141,6 @@ from ..verification.verdict import Mechanism
 from ..verification.verifier import Loss, Regularizer
 from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
 from .inputs import (
-    InputTypeError,
     NamedParameters,
     fit_accountant,
     keep_parameters,
@@ -165,7 +164,6 @@ __all__ = [
     "DPERMClassifier",
     "DPHuberSVM",
     "DPLogisticRegression",
-    "InputTypeError",
     "NoiseDominatesWarning",
     "noise_in_predictions",
     "noise_to_signal",

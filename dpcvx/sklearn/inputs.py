@@ -27,7 +27,7 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 
 from ..advice import command_line_runs
 from ..data.blocks import is_out_of_core
-from ..exceptions import ClassOrderWarning, InputError, user_stacklevel
+from ..exceptions import ClassOrderWarning, InputError, InputTypeError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import check_feature_names
 from ..tables import (
@@ -52,7 +52,7 @@ from ..validation import (
     refuse_unknown_parameters,
 )
 
-__all__ = ["InputTypeError", "NamedParameters", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
+__all__ = ["NamedParameters", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
            "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input",
            "warn_if_unsorted_classes"]
 
@@ -191,11 +191,6 @@ def _marked_copy(accountant: PrivacyAccountant, owner: str) -> PrivacyAccountant
     marked = copy.copy(accountant)
     marked.copied_with(owner)
     return marked
-
-
-class InputTypeError(InputError, TypeError):
-    """X holds an entry that is not a number (a dict, a list), or is sparse where dense rows are needed: an InputError
-    and, as in scikit-learn (``float()`` refuses it), a TypeError."""
 
 
 def warn_if_unsorted_classes(owner: str, classes: Any) -> None:

@@ -21,8 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 
 import dpcvx
 from dpcvx.demo import synthetic_classification
-from dpcvx.exceptions import NoiseDominatesWarning
-from dpcvx.sklearn.classifiers import InputTypeError, noise_to_signal
+from dpcvx.exceptions import InputTypeError, NoiseDominatesWarning
+from dpcvx.sklearn.classifiers import noise_to_signal
 
 ROOT = Path(__file__).resolve().parents[2]
 ESTIMATORS = [dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM, dpcvx.DPERMClassifier]

@@ -13,10 +13,9 @@ import pytest
 import dpcvx
 from dpcvx import DPHuberRegressor, DPLinearRegression, DPLogisticRegression, PrivateERM, losses
 from dpcvx.cli import main
-from dpcvx.exceptions import ClippingWarning, InputError
+from dpcvx.exceptions import ClippingWarning, InputError, InputTypeError
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.models.multiclass import PrivateMulticlassERM
-from dpcvx.sklearn.inputs import InputTypeError
 
 pd = pytest.importorskip("pandas")
 
