@@ -130,6 +130,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from ...exceptions import InputError, UnprotectedFileWarning, user_stacklevel
@@ -338,9 +339,15 @@ def _from_12(data: dict) -> dict:
     """Version 12 -> 13: the curve's parts of the private draws before the fit named by what they drew
     (:func:`_named_draws`); the digest of a file that is as dpcvx wrote it is made again of the new version (of any
     other, kept: it is refused)."""
-    upgraded_, entries = _bumped(data, 12)
+    return _each_certificate(data, 12, _named_draws)
+
+
+def _each_certificate(data: dict, version: int, change: Callable[[Any], None]) -> dict:
+    """The step from ``version`` that ``change`` s each certificate in place (the file's, and a multiclass file's
+    per-class entries' of that version), then makes the digest of a file that is as dpcvx wrote it again."""
+    upgraded_, entries = _bumped(data, version)
     for record in [upgraded_, *entries]:
-        _named_draws(record.get("certificate"))
+        change(record.get("certificate"))
     _digest_made_again(data, upgraded_)
     return upgraded_
 
@@ -399,11 +406,7 @@ def _from_15(data: dict) -> dict:
     if data.get("kind") == "kernel" and "feature_names" in data:
         raise InputError("feature_names in a kernel file of format version 15, which no version 15 dpcvx wrote "
                          "(format version 16 added them); the file has been edited")
-    upgraded_, entries = _bumped(data, 15)
-    for record in [upgraded_, *entries]:
-        _gaussian_after_draws(record.get("certificate"))
-    _digest_made_again(data, upgraded_)
-    return upgraded_
+    return _each_certificate(data, 15, _gaussian_after_draws)
 
 
 def _gaussian_after_draws(certificate: Any) -> None:
