@@ -54,10 +54,11 @@ def test_the_least_epsilon_suggested_gives_a_run_budget_in_range() -> None:
 
 
 @pytest.mark.parametrize("procedure", ["full-data", "split"])
-def test_a_refused_label_leaves_the_caller_s_generator_where_it_was(procedure):
+def test_a_refused_label_names_the_caller_s_row_and_leaves_the_generator_where_it_was(procedure):
     """tune(procedure="split") drew its random parts from the caller's generator, then checked each candidate's
-    labels on its part: the generator had advanced on a call that released nothing (the code said it was left where
-    it was). A refusal of the checks restores it."""
+    labels on its part: a label outside the classes at row 75 was named "row 23", its place in a shuffled part, and
+    the generator had advanced on a call that released nothing (the code said it was left where it was). A refusal
+    of the checks restores it, and the checks on every row name the caller's row."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (80, 3))
     y = np.where(X[:, 0] > 0, 1, -1)
@@ -65,7 +66,7 @@ def test_a_refused_label_leaves_the_caller_s_generator_where_it_was(procedure):
     generator = np.random.default_rng(123)
     before = generator.bit_generator.state
     accountant = dpcvx.PrivacyAccountant(10.0)
-    with pytest.raises(dpcvx.exceptions.InputError, match="outside the"):
+    with pytest.raises(dpcvx.exceptions.InputError, match="the first at row 75 .* outside the"):
         dpcvx.tune(dpcvx.PrivateERM("logistic", lam=0.1, data_norm=1.0), X, y, {"lam": [0.01, 0.1]}, 1.0,
                    procedure=procedure, random_state=generator, accountant=accountant)
     assert generator.bit_generator.state == before and accountant.spent.epsilon == 0.0

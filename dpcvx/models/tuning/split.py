@@ -83,6 +83,7 @@ from .checks import (
     check_and_rehearse,
     check_release_cost,
     fit_candidate,
+    plan_candidate,
     release_certificate,
     shaped_then_read,
 )
@@ -119,6 +120,15 @@ def select_exponential(mistakes: Sequence[float], epsilon: float,
     return sample_exponential(-np.asarray(mistakes, dtype=float), epsilon, sensitivity, rng)
 
 
+def _named_on_every_row(setup: Setup, X: Any, y: np.ndarray, epsilon: float, shaped: Sequence[Any]) -> None:
+    """After a refusal of the checks on the parts, which name a row by its place in its shuffled part: the same
+    checks of every candidate on all the rows, so that a refusal of a row (a label outside the classes) names the
+    caller's row; a refusal of a part alone (too few rows of a class in it) passes here, and the part's stands."""
+    with composite(PROCEDURE_NAME), notes_dropped():
+        for candidate, early in zip(setup.learners, shaped, strict=True):
+            plan_candidate(candidate, X, y, setup.keywords, epsilon, early)
+
+
 def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool) -> TuningResult:
     """Algorithm 4 on checked inputs (:func:`dpcvx.tune` has checked the grid, budget and learners)."""
     epsilon, delta, keywords, learners, candidates = (setup.epsilon, setup.delta, setup.keywords,
@@ -138,6 +148,10 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     try:
         plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned
                                       shaped)                                             # once
+    except InputError:
+        rng.bit_generator.state = drawn_from
+        _named_on_every_row(setup, X, y, epsilon, shaped)
+        raise
     except BaseException:
         rng.bit_generator.state = drawn_from
         raise
