@@ -54,7 +54,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, drawn_curve_parts
 from ..privacy.rng import RandomState, child_seeds, resolve_rng
 from ..release.model import composed_epsilon, named
-from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
+from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel, class_parts
 from ..release.usefulness import one_class_findings, part_of_a_release, warn_if_constant
 from ..tables import feature_names
 from ..validation import (
@@ -420,7 +420,7 @@ class MulticlassPlan:
         one = plan.calibrate(plan.size(input_shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
                                                                                    self.class_delta)
         drawn = () if self.statistics is None else drawn_curve_parts(self.statistics.drawn)
-        return PrivacyCurve(drawn + one.parts * len(self.classes), one.neighbours)
+        return PrivacyCurve(drawn + class_parts(self.classes, [one] * len(self.classes)), one.neighbours)
 
 
 def _argmax_confusion(released: PrivateMulticlassModel, X: Any, targets: list[SignBits]) -> np.ndarray:

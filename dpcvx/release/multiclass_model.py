@@ -12,8 +12,8 @@ statistics drawn once before the k fits, their record too (``column_statistics``
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ import numpy as np
 from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.privacy_curve import PrivacyCurve, drawn_curve_parts
+from ..privacy.privacy_curve import CurvePart, PrivacyCurve, drawn_curve_parts
 from ..validation import class_labels, real_values
 from .model import (
     Release,
@@ -38,7 +38,14 @@ from .model import (
     weighted_share,
 )
 
-__all__ = ["MulticlassCertificate", "PrivateMulticlassModel", "softmax_in_place"]
+__all__ = ["MulticlassCertificate", "PrivateMulticlassModel", "class_parts", "softmax_in_place"]
+
+
+def class_parts(classes: Sequence[Any], curves: Sequence[PrivacyCurve]) -> tuple[CurvePart, ...]:
+    """The parts of one-vs-rest's k releases, each named by its class ("class 'yes' against the rest: ..."), where a
+    report listed k parts alike; ``curves`` in the classes' order (the composition is the same)."""
+    return tuple(replace(part, what=f"class {label!r} against the rest: {part.what}")
+                 for label, curve in zip(classes, curves, strict=True) for part in curve.parts)
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,7 @@ class MulticlassCertificate:
         """The composition of the column statistics' draw (when made) and the k releases' curves."""
         curves = [certificate.privacy_curve for certificate in self.per_class]
         drawn = () if self.column_statistics is None else drawn_curve_parts(drawn_parts((self.column_statistics,)))
-        return PrivacyCurve(drawn + tuple(part for curve in curves for part in curve.parts), curves[0].neighbours,
+        return PrivacyCurve(drawn + class_parts(self.classes, curves), curves[0].neighbours,
                             any(curve.conditional for curve in curves))
 
     @property

@@ -107,3 +107,24 @@ def test_the_report_reads_as_words_for_its_reader():
     assert "- the classes no, maybe, yes, declared" in text and "['no'" not in text.split("```text")[0]
     assert "(mechanism: objective, one fit per class against the rest)" in text
     assert "| True |" not in text and "| False |" not in text
+
+
+@pytest.mark.parametrize("delta, mechanism", [(0.0, "objective"), (1e-6, "output")])
+def test_one_vs_rest_s_curve_parts_name_their_classes_in_the_ledger_and_the_certificate(delta, mechanism):
+    """The report's auditor table listed one-vs-rest's k parts alike ("the release's guarantee" three times); each
+    now names its class, in the accountant's charge and in the certificate alike."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-0.5, 0.5, (3000, 3))
+    labels = np.array(["no", "maybe", "yes"])[np.digitize(X[:, 0], [-0.15, 0.15])]
+    accountant = dpcvx.PrivacyAccountant(10.0, 1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.DPLogisticRegression(classes=("no", "maybe", "yes"), epsilon=1.0, delta=delta,
+                                           mechanism=mechanism, accountant=accountant, random_state=0).fit(X, labels)
+    curve = model.model_.certificate.privacy_curve
+    named = [part.what for part in curve.parts if "against the rest" in part.what]
+    assert [what.split(":")[0] for what in named] == [f"class {label!r} against the rest"
+                                                      for label in ("no", "maybe", "yes")]
+    if accountant.ledger[0].curve is not None:
+        assert accountant.ledger[0].curve == curve
+    assert "class 'maybe' against the rest" in model.model_.report().to_markdown()
