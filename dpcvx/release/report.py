@@ -50,6 +50,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..data.files import atomic_write, file_path
+from ..data.standardiser import label_range
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import KernelConstants
@@ -473,8 +474,14 @@ class ReleaseReport:
                            "private range was sought", None, None))
         located = getattr(getattr(first, "calibration", None), "label_bound", None)  # B', the label's range's
         if isinstance(statistics, dict) and "ranges" in statistics and located is not None:
-            inputs.append((f"the labels' centre c and bound B' = {located:g} (the fit saw y - c "
-                           "clipped onto [-B', B'])", "certificate.calibration.label_bound", None))
+            centre, _ = label_range(np.asarray(statistics["ranges"], dtype=float)[:, -1:], statistics["level"],
+                                    statistics["label_bound"])  # the label's released range's, as the fit drew it
+            shift = getattr(first, "label_shift", 0.0) or 0.0  # a declared range's public midpoint s, if any
+            units = (f" from the public centre s = {shift:g}, so {shift + centre:.6g} in the labels' units, and"
+                     if shift else " and")
+            inputs.append((f"the labels' centre c = {centre:.6g}{units} bound B' = {located:.6g} (the fit saw "
+                           f"y{' - s' if shift else ''} - c clipped onto [-B', B'])",
+                           "certificate.calibration.label_bound", None))
         if self.feature_map is not None:  # the encoding of the columns; a private draw may have set it
             inputs.append((f"the encoding of the columns before the norm bound (a {type(self.feature_map).__name__}: "
                            "each column centred and scaled)", "preprocessing.row_map.feature_map.centre", None))

@@ -128,3 +128,17 @@ def test_one_vs_rest_s_curve_parts_name_their_classes_in_the_ledger_and_the_cert
     if accountant.ledger[0].curve is not None:
         assert accountant.ledger[0].curve == curve
     assert "class 'maybe' against the rest" in model.model_.report().to_markdown()
+
+
+def test_the_report_states_the_labels_private_centre_it_names():
+    """The report named "the labels' centre c" of DPLinearRegression's private label range without its value (only
+    B' was shown), and without the public midpoint s of a declared range it is measured from."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (4000, 3))
+    y = 300 + 40 * (X @ [1.0, 2.0, 3.0]) + 10 * rng.normal(size=4000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, label_bound=(0, 1000), random_state=0).fit(X, y)
+    line = next(line for line in model.model_.report().to_markdown().splitlines() if "the labels' centre c = " in line)
+    found = re.search(r"from the public centre s = 500, so ([\d.]+) in the labels' units", line)
+    assert found and 250 < float(found.group(1)) < 350, line
