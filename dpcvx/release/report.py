@@ -50,7 +50,8 @@ from typing import Any, Literal
 import numpy as np
 
 from ..data.files import atomic_write, file_path
-from ..data.standardiser import label_range
+from ..data.kernels import RandomFourierFeatures
+from ..data.standardiser import ColumnStandardiser, label_range
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import KernelConstants
@@ -183,6 +184,36 @@ def _written(value: Any) -> str:
     return text if text is not None else _number(value)
 
 
+def _map_words(feature_map: Any) -> str:
+    """A row map in words: a standardiser's formula (its released values: the auditor's section), random Fourier
+    features by their public parameters, another map by its type."""
+    if isinstance(feature_map, ColumnStandardiser):
+        return ("each column centred and scaled, x_j becoming (x_j - centre_j) multiplier_j (the values as released: "
+                "the auditor's section)")
+    if isinstance(feature_map, RandomFourierFeatures):
+        return (f"{feature_map.n_components} random Fourier features of the {feature_map.kernel} kernel at gamma = "
+                f"{feature_map.gamma:g}, drawn without the data")
+    return f"a {type(feature_map).__name__}"
+
+
+def _map_table(feature_map: Any, names: Any) -> Block | None:
+    """A standardiser's released centres and multipliers, a row a column (by ``names`` when the release has them),
+    at most ``_MAP_ROWS`` rows; None for another map."""
+    if not isinstance(feature_map, ColumnStandardiser):
+        return None
+    labels = [str(name) for name in names] if names is not None and len(names) == feature_map.centre.size \
+        else [f"column {j}" for j in range(feature_map.centre.size)]
+    rows = [[label, f"{centre:.6g}", f"{multiplier:.6g}"] for label, centre, multiplier in
+            zip(labels, feature_map.centre, feature_map.multiplier, strict=True)][:_MAP_ROWS]
+    if feature_map.centre.size > _MAP_ROWS:
+        rows.append([f"... {feature_map.centre.size - _MAP_ROWS} more (the model file holds them all)", "", ""])
+    return Block("table", (["encoded column", "centre", "multiplier"], rows))
+
+
+#: The most columns of a standardiser the report lists
+_MAP_ROWS = 60
+
+
 def _name(value: Any) -> str:
     """A typed name (the Mechanism enum) or a name as text."""
     return str(value.value) if isinstance(value, Enum) else str(value)
@@ -278,6 +309,7 @@ class ReleaseReport:
         self.delta = float(release.delta)
         self.classes = getattr(certificate, "classes", None) or getattr(release, "classes_", None)
         self.feature_map = getattr(getattr(release, "rows", None), "feature_map", None)
+        self.release_names = getattr(release, "feature_names_in_", None)  # a table's column names, when it had them
         # the private draws the release holds (its statistics, bounds, a tuning selection), by the one declaration
         self.drawn: tuple[PrivateRelease, ...] = drawn_releases(self._saved_records())
         self.neighbours: Neighbours = self.curve.neighbours
@@ -483,8 +515,8 @@ class ReleaseReport:
                            f"y{' - s' if shift else ''} - c clipped onto [-B', B'])",
                            "certificate.calibration.label_bound", None))
         if self.feature_map is not None:  # the encoding of the columns; a private draw may have set it
-            inputs.append((f"the encoding of the columns before the norm bound (a {type(self.feature_map).__name__}: "
-                           "each column centred and scaled)", "preprocessing.row_map.feature_map.centre", None))
+            inputs.append((f"the encoding of the columns before the norm bound: {_map_words(self.feature_map)}",
+                           "preprocessing.row_map.feature_map.centre", None))
         if constants is not None:
             rule = getattr(first, "lam_rule", None) is not None  # lam="auto": the rule's inputs may be drawn
             inputs.append((f"the regularisation strength lam = {constants.lam:g}" + (
@@ -591,6 +623,9 @@ class ReleaseReport:
             blocks.append(Block("table", (["condition", "value", "established", "status"], [
                 [item.name, _written(item.value), item.method, "pass" if item.passed else "FAIL"]
                 for item in verification.conditions])))
+        encoding = _map_table(self.feature_map, getattr(self.release_names, "tolist", lambda: None)())
+        if encoding is not None:
+            blocks.append(encoding)
         blocks.append(Block("table", (["calibration", "value"],  # the calibration's fields as the file writes them
                                       [[key, _number(value)] for key, value in first.calibration.to_dict().items()])))
         blocks.append(Block("table", (["curve part", "what", "noise multiplier", "epsilon", "delta"], parts)))

@@ -142,3 +142,22 @@ def test_the_report_states_the_labels_private_centre_it_names():
     line = next(line for line in model.model_.report().to_markdown().splitlines() if "the labels' centre c = " in line)
     found = re.search(r"from the public centre s = 500, so ([\d.]+) in the labels' units", line)
     assert found and 250 < float(found.group(1)) < 350, line
+
+
+def test_the_report_states_the_row_map_it_names():
+    """The report said "the encoding of the columns (a ColumnStandardiser: each column centred and scaled)" without the
+    released centres and multipliers, and said the same words of random Fourier features, which centre nothing."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 0.5, (4000, 3))
+    y = (X[:, 0] > 0.25).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, y).model_
+        mapped = dpcvx.PrivateERM(lam=0.01, feature_map=dpcvx.RandomFourierFeatures(
+            "rbf", gamma=1.0, n_components=20, random_state=0)).fit(X, 2 * y - 1, 1.0, random_state=0)
+    text = release.report().to_markdown()
+    standardiser = release.rows.feature_map
+    table = text[text.index("| encoded column | centre | multiplier |"):].splitlines()
+    assert table[2 + 1] == f"| column 1 | {standardiser.centre[1]:.6g} | {standardiser.multiplier[1]:.6g} |"
+    words = mapped.report().to_markdown()
+    assert "20 random Fourier features of the rbf kernel at gamma = 1" in words and "centred and scaled" not in words
