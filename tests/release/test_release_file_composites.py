@@ -3,6 +3,7 @@ count, column statistics, a norm or label bound, one-vs-rest, a tuning selection
 them pass the audit on neighbouring data, as declared once in dpcvx.release.records.privatised; a value read off
 the data and written anywhere else is flagged, by path."""
 
+import json
 import warnings
 from dataclasses import fields
 
@@ -181,6 +182,46 @@ def test_a_tuning_selection_passes_the_audit(data):
     assert releases[0]["privatised"] == releases[1]["privatised"]
     differing = release_diff(*releases, include_privatised=True)
     assert {"model.certificate.constants.n.float", "model.certificate.calibration.beta"} <= set(differing)
+
+
+
+def _tuned_pair(learner, X, y, X2, y2, epsilon, seed, folder, **options) -> list[dict]:
+    """A tuned model of neighbouring data sets, each as dpcvx.save writes it (the same seed)."""
+    saved = []
+    for features, target in ((X, y), (X2, y2)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = dpcvx.tune(learner, features, target, {"lam": [1e-3, 1e-1]}, epsilon=epsilon,
+                                random_state=seed, **options)
+        saved.append(json.loads(dpcvx.save(result.model, folder / f"tuned{len(saved)}.json").read_text()))
+    return saved
+
+
+def test_a_saved_tuned_model_passes_the_audit(tmp_path):
+    """A tuned model as dpcvx.save writes it was flagged by the audit: its own certificate is the selected run's (its
+    part's size n and the calibration at it), and a private class count of the selected release sits in the tuning
+    record's copy (tuning.certificate.release.weights...), whose text and digest state it. Both are declared now."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(scale=0.4, size=(300, 3))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
+    y = (X[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    X2 = X.copy()
+    X2[0] = 0.0
+    X2[0, 1] = 1e6  # clipped onto R: the selected run differs, its part's size with it
+    first, second = _tuned_pair(dpcvx.PrivateERM(loss="logistic", data_norm=1.0, classes=(0, 1)), X, y, X2, y,
+                                0.5, 2, tmp_path, mechanism="objective")
+    assert first["certificate"]["constants"]["n"] != second["certificate"]["constants"]["n"]
+    assert release_diff(first, second) == []
+    rng = np.random.default_rng(2)
+    X = rng.normal(scale=0.4, size=(400, 3))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
+    y = (X[:, 0] + 0.3 * rng.normal(size=400) > 0).astype(int)
+    y2 = y.copy()
+    y2[0] = 1 - y[0]  # the selected release's private class count moves
+    first, second = _tuned_pair(dpcvx.DPLogisticRegression(class_weight="balanced"), X, y, X, y2, 1.0, 2, tmp_path)
+    moved = release_diff(first, second, include_privatised=True)
+    assert "tuning.certificate.release.weights.private_count.count" in moved
+    assert release_diff(first, second) == []
 
 
 class _Recording:

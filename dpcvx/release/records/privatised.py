@@ -28,6 +28,19 @@ __all__ = ["PrivateRelease", "PRIVATE_RELEASES", "PUBLIC_CERTIFICATE_KEYS", "OUT
 # what a calibration and the lam rule are recomputed from; a privately drawn input makes them derived from it
 _CALIBRATED = ("**.certificate.calibration", "**.certificate.constants.lam", "**.certificate.lam_rule",
                "**.certificate.guarantee")
+# a tuned model's tuning record: its text and the release certificate's digest of it state the selected release's
+# certificate, so every value a draw of that release made moves them (dpcvx.release.tuning_record)
+_TUNING_RECORD = ("**.tuning.text", "**.certificate.tuning")
+_CERTIFICATE, _SELECTED = "**.certificate.", "**.certificate.release."  # a certificate's path; the tuning record's copy
+
+
+def _tuned(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """``patterns`` and, for each in a certificate, its copy in a tuning record's selected release
+    (``certificate.release``: a TuningResult's and a saved tuned model's ``tuning.certificate.release``)."""
+    return tuple(dict.fromkeys(
+        copy for pattern in patterns
+        for copy in (pattern, *((_SELECTED + pattern[len(_CERTIFICATE):],) if pattern.startswith(_CERTIFICATE)
+                                else ()))))
 
 
 @dataclass(frozen=True)
@@ -73,8 +86,8 @@ def _drawn(mechanism: str, record: str, value: str, derived: tuple[str, ...], *,
            calibrated: bool = True) -> PrivateRelease:
     """A private draw before the fit, saved in its certificate ``record`` with the released ``value``; when it is an
     input of the calibration or the lam rule (``calibrated``), those and the guarantee's text are derived from it."""
-    return PrivateRelease(mechanism, (f"**.{record}.{value}",), (*derived, *(_CALIBRATED if calibrated else ())),
-                          record)
+    return PrivateRelease(mechanism, _tuned((f"**.{record}.{value}",)),
+                          _tuned((*derived, *(_CALIBRATED if calibrated else ()))) + _TUNING_RECORD, record)
 
 
 OUTPUT = PrivateRelease(
@@ -99,15 +112,18 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
     # (the map's outputs are clipped onto the public R: no constant depends on the statistics)
     PrivateRelease("the private column statistics of column_statistics=True (dpcvx.models.column_statistics: "
                    "discrete Laplace on the lattice sums, eps_s)", ("**.column_statistics.sums",),
-                   ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
-                    "**.certificate.feature_map"), "certificate.column_statistics"),
+                   _tuned(("**.preprocessing.row_map.feature_map.centre",
+                           "**.preprocessing.row_map.feature_map.multiplier", "**.certificate.feature_map"))
+                   + _TUNING_RECORD, "certificate.column_statistics"),
     # its record is the one above too (column_statistics, with cells in place of sums); the map's outputs are
     # clipped onto the public R: no constant depends on the ranges
     PrivateRelease("the private column ranges of column_statistics 'auto' or 'ranges' "
                    "(dpcvx.privacy.column_histogram: discrete Laplace on per-column histograms, eps_s)",
                    ("**.column_statistics.cells",),
-                   ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
-                    "**.preprocessing.row_map.feature_map.clip", "**.certificate.feature_map")),
+                   _tuned(("**.preprocessing.row_map.feature_map.centre",
+                           "**.preprocessing.row_map.feature_map.multiplier",
+                           "**.preprocessing.row_map.feature_map.clip", "**.certificate.feature_map"))
+                   + _TUNING_RECORD),
     # its record is the one above (certificate.column_statistics, with eps_l beside eps_s); B' is the fit's label
     # bound, so m = B' / 4, the constants, the verified loss and the lam rule are derived from the label's cells
     PrivateRelease("the private label range of DPHuberRegressor's default (column_statistics 'auto' or 'ranges'; "
@@ -144,7 +160,10 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
         # (dpcvx.release.tuning_record: the tuning certificate's text and record, a function of the selection) and
         # the release certificate's digest of that record
         derived=("model", "certificate.release", "tuning.text", "tuning.certificate.release",
-                 "**.certificate.tuning"),
+                 "**.certificate.tuning",
+                 # a saved tuned model's own certificate: the selected run's (full-data: its part's size n, and the
+                 # calibration at that n)
+                 "certificate.constants.n", *_CALIBRATED),
     ),
 )
 
