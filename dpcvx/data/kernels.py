@@ -580,7 +580,10 @@ class RandomFourierFeatures:
         The phases, cosine and scale are applied in place on the product X Omega^T: the same floats as
         sqrt(2 / D) cos(X Omega^T + phase), where each step made a new (rows, D) array and two of them were alive at
         once (a fit of 200,000 rows at D = 400 peaked at twice the 640 MB of its features)."""
-        rows = as_rows(X)
+        return self._features(X, as_rows(X))
+
+    def _features(self, X: ArrayLike, rows: np.ndarray) -> Any:
+        """:meth:`transform` of X read as ``rows``."""
         self._drawn_for(X, rows)
         frequencies, phases = self._parameters()
         features = rows @ frequencies.T
@@ -595,10 +598,11 @@ class RandomFourierFeatures:
         return self.frequencies, self.phases
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
-        """:meth:`fit` then :meth:`transform` (a Pipeline's fit calls it), X read once by the map."""
+        """:meth:`fit` then :meth:`transform` (a Pipeline's fit calls it), X read once."""
+        rows = as_rows(X)
         self._restart()
-        features = self.transform(X)
-        warn_far_apart(as_rows(X), self.gamma, self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
+        features = self._features(X, rows)
+        warn_far_apart(rows, self.gamma, self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
         return features
 
     def to_dict(self) -> dict:
