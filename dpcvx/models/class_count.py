@@ -44,7 +44,7 @@ from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace, integer_source
 from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
-from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve
+from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import OFFSET_SOURCE, CertifiedWeights
 from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates
@@ -269,8 +269,8 @@ class RatesPlan:
         if accountant is not None:
             accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private class count "
                              f"(eps_c={plan.eps_count:g}) and fit (eps_fit={plan.eps_fit:g})",
-                             curve=draws_then_fit_curve([(DrawnPart.COUNT, plan.eps_count)], plan.eps_fit, plan.delta,
-                                                        gaussian_output(self.options, learner.float_safe)),
+                             curve=draws_then_fit_curve([(DrawnPart.COUNT, plan.eps_count)], fit_after_draws_part(
+                                 plan.eps_fit, plan.delta, gaussian_output(self.options, learner.float_safe))),
                              conditional=plan_conditional(self.plan))
         count = draw_class_count(check_labels(y, plan.n, plan.classes, packed=True), plan, integer_source(rng))
         rates = count_rates(count, plan.n)   # the released rates, as public

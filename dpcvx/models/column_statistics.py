@@ -106,7 +106,7 @@ from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
 from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
-from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve
+from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import composed_epsilon
 from ..release.usefulness import checks_are_off
@@ -443,8 +443,8 @@ class StandardisedPlan:
             label = f", the label's range (eps_l={plan.eps_label:g})" if plan.eps_label else ""
             accountant.spend(plan.total, plan.delta, description=f"{type(self.learner).__name__}.fit: private column "
                              f"statistics (eps_s={plan.eps_statistics:g}){label} and fit (eps_fit={plan.eps_fit:g})",
-                             curve=draws_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta, gaussian_output(
-                                 self.options, self.learner.float_safe)),
+                             curve=draws_then_fit_curve(plan.drawn, fit_after_draws_part(
+                                 plan.eps_fit, plan.delta, gaussian_output(self.options, self.learner.float_safe))),
                              conditional=plan_conditional(self.plan))
         mapped, values = draw_map(X, plan, rng)
         shift, labels = 0.0, y

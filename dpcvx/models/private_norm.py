@@ -43,7 +43,7 @@ from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve
+from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.quantile import NormBound, power_of_two_grid, private_norm_bound
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import ReleaseCertificate
@@ -165,8 +165,8 @@ def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, wh
         accountant.spend(plan.total, plan.delta, description=f"{what}: private bounds "
                          f"({', '.join(f'{d.parameter} eps_q={d.epsilon:g}' for d in plan.draws)}) and fit "
                          f"(eps_fit={plan.eps_fit:g})",
-                         curve=draws_then_fit_curve([(DrawnPart.QUANTILE, d.epsilon) for d in plan.draws], plan.eps_fit,
-                                                    plan.delta, gaussian))
+                         curve=draws_then_fit_curve([(DrawnPart.QUANTILE, d.epsilon) for d in plan.draws],
+                                                    fit_after_draws_part(plan.eps_fit, plan.delta, gaussian)))
 
 
 def _draw(draw: BoundDraw, X: Any, y: ArrayLike, quantile: float, rng: Any) -> NormBound:

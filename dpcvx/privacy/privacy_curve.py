@@ -609,13 +609,12 @@ def fit_after_draws_part(eps_fit: float, delta: float, gaussian: bool) -> CurveP
     return CurvePart(EPSILON_DELTA, AFTER_DRAWS, epsilon=eps_fit, delta=delta)
 
 
-def draws_then_fit_curve(draws: Sequence[tuple[DrawnPart, float]], eps_fit: float, delta: float,
-                         gaussian: bool = False) -> PrivacyCurve:
+def draws_then_fit_curve(draws: Sequence[tuple[DrawnPart, float]], fit: CurvePart) -> PrivacyCurve:
     """The privacy curve of private draws, then a fit at the drawn values: each draw's pure eps part, named by what
-    it drew (``draws``: (:class:`DrawnPart`, eps) in order), and the fit's part (:func:`fit_after_draws_part`; a
-    ``gaussian`` fit: the analytic Gaussian output perturbation's)."""
-    return PrivacyCurve((*drawn_curve_parts(draws), fit_after_draws_part(eps_fit, delta, gaussian)),
-                        Neighbours.REPLACE_ONE)
+    it drew (``draws``: (:class:`DrawnPart`, eps) in order), and ``fit``, the fit's part for every drawn value
+    (:func:`fit_after_draws_part`: a plan's charge before the draws, or a calibration's ``after_draws_part``, the
+    certificate's: the same curve)."""
+    return PrivacyCurve((*drawn_curve_parts(draws), fit), Neighbours.REPLACE_ONE)
 
 
 def drawn_curve_parts(draws: Sequence[tuple[DrawnPart, float]]) -> tuple[CurvePart, ...]:

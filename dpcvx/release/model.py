@@ -32,7 +32,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.float_safe import continuous_calibration
 from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, drawn_curve_parts
+from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, draws_then_fit_curve
 from ..tables import check_names, feature_names, few_names
 from ..validation import check_finite, check_labels, real_values
 from ..verification.certificate import Certificate as VerificationCertificate
@@ -689,8 +689,7 @@ def release_curve(calibration: Any, epsilon: float, delta: float, draws: Sequenc
     """A linear release's privacy curve: its calibration's at (epsilon, delta), after the parts of the private draws
     before the fit (``draws``, :func:`drawn_parts`) when there are any, then the fit's part for every drawn value
     (the calibration's ``after_draws_part``); ``conditional`` when a constant is an estimate."""
-    curve = (PrivacyCurve((*drawn_curve_parts(draws), calibration.after_draws_part(epsilon, delta)),
-                          Neighbours.REPLACE_ONE) if draws
+    curve = (draws_then_fit_curve(draws, calibration.after_draws_part(epsilon, delta)) if draws
              else calibration.privacy_curve(epsilon, delta))
     return replace(curve, conditional=conditional)
 
