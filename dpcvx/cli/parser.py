@@ -395,11 +395,9 @@ class _Parser(argparse.ArgumentParser):
             if word == "--":
                 return
             name = word.split("=", 1)[0]
-            if not word.startswith("--") or name in self._option_string_actions:
-                continue
-            if sum(option.startswith(name) for option in self._option_string_actions) > 1:
-                continue  # ambiguous: argparse names the candidates
-            if self._full_option(name) not in self._option_string_actions:
+            known = name in self._option_string_actions or (  # or an abbreviation of one or more (argparse's)
+                self.allow_abbrev and any(option.startswith(name) for option in self._option_string_actions))
+            if word.startswith("--") and not known:
                 raise UsageError(f"unrecognized arguments: {word} (see: {self.prog} --help)")
 
     def _attach_values(self, args: list[str]) -> list[str]:

@@ -623,7 +623,7 @@ class ReleaseReport:
             blocks.append(Block("table", (["condition", "value", "established", "status"], [
                 [item.name, _written(item.value), item.method, "pass" if item.passed else "FAIL"]
                 for item in verification.conditions])))
-        encoding = _map_table(self.feature_map, getattr(self.release_names, "tolist", lambda: None)())
+        encoding = _map_table(self.feature_map, self.release_names)
         if encoding is not None:
             blocks.append(encoding)
         blocks.append(Block("table", (["calibration", "value"],  # the calibration's fields as the file writes them
@@ -731,6 +731,7 @@ def suffix_format(path: str | Path) -> str | None:
     """The report format a file name's suffix says (:data:`REPORT_SUFFIXES`), or None (another suffix: .pdf,
     .docx, which needs the format given)."""
     return REPORT_SUFFIXES.get(Path(path).suffix.lower())
+
 
 _STYLE = (".dpcvx-report{font-family:system-ui,sans-serif;max-width:60em;line-height:1.45;color:#222}"
           ".dpcvx-report table{border-collapse:collapse;margin:0.5em 0}"

@@ -148,12 +148,10 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     try:
         plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned
                                       shaped)                                             # once
-    except InputError:
+    except BaseException as refusal:
         rng.bit_generator.state = drawn_from
-        _named_on_every_row(setup, X, y, epsilon, shaped)
-        raise
-    except BaseException:
-        rng.bit_generator.state = drawn_from
+        if isinstance(refusal, InputError):
+            _named_on_every_row(setup, X, y, epsilon, shaped)
         raise
     conditional = any(plan_conditional(plan) for plan in plans)  # every candidate's guarantee enters the selection's
     if accountant is not None:
