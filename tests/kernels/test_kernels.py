@@ -195,3 +195,32 @@ def test_random_fourier_features_on_raw_columns_warn_the_data_owner_and_not_insi
         warnings.simplefilter("error", KernelScaleWarning)
         RandomFourierFeatures("rbf", gamma=4.0, n_components=50, random_state=0).fit_transform(scaled)
         RandomFourierFeatures("laplacian", gamma=2.0, n_components=50, random_state=0).fit(scaled)
+
+
+def test_clipped_fourier_features_are_told_clipping_by_design_and_raw_columns_their_scaling():
+    """After RandomFourierFeatures the estimators' default data_norm=1 clips about half the feature rows slightly, as
+    docs/kernels.md advises (benchmarks/rff_norm.py). The ClippingWarning had told the owner to scale the columns by
+    public bounds, which does not apply to features; it now says the clipping is by design. Rows of raw columns
+    beyond R still get the scaling advice, and a narrow table whose entries are small is not read as features."""
+    from sklearn.pipeline import make_pipeline
+
+    import dpcvx
+
+    rng = np.random.default_rng(1)
+    X = ball_points(rng, 3000, 3, 1.0)
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    for estimator in (dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0),
+                      dpcvx.DPHuberSVM(epsilon=1.0, random_state=0)):
+        pipeline = make_pipeline(RandomFourierFeatures("rbf", gamma=4.0, n_components=100, random_state=0), estimator)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pipeline.fit(X, y)
+        notes = [str(w.message) for w in caught if w.category is ClippingWarning]
+        assert len(notes) == 1 and "by design" in notes[0] and "PublicSchema" not in notes[0], notes
+    wide = rng.uniform(0.0, 3.0, (3000, 12))
+    small = np.full((3000, 9), 0.45)  # entries within sqrt(2/9) = 0.47 but of one sign: norm 1.35 on every row
+    for raw in (wide, small):
+        with pytest.warns(ClippingWarning, match="PublicSchema") as caught, warnings.catch_warnings():
+            warnings.simplefilter("ignore", dpcvx.exceptions.TrainingRowsWarning)
+            dpcvx.DPLogisticRegression(epsilon=1.0, column_statistics=False, random_state=0).fit(raw, y)
+        assert not any("by design" in str(w.message) for w in caught)
