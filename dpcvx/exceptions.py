@@ -34,6 +34,7 @@ __all__ = [
     "LevelErasedWarning",
     "UnresolvedColumnWarning",
     "KernelScaleWarning",
+    "PublicSampleWarning",
     "UnprotectedFileWarning",
     "ClassOrderWarning",
     "UnsupportedWeightsError",
@@ -207,6 +208,13 @@ class KernelScaleWarning(DPCVXWarning):
     between almost every pair of them is below e^-30 (raw columns in their own units, codes such as 99 for missing):
     the random features of such rows are unrelated, and a model of them predicts little better than chance
     (:func:`dpcvx.data.notes.warn_far_apart`). Shown to the data owner only; never part of a release."""
+
+
+class PublicSampleWarning(DPCVXWarning):
+    """NOT PRIVATE: rows of :class:`~dpcvx.TDDL`'s public sample ``Z`` are also rows of its training data. The release
+    holds Z as it is (its predictor's centres), so such a row is published verbatim, which no guarantee covers: Z must
+    be public points, never the private records (:func:`dpcvx.data.notes.warn_public_sample`). Shown to the data
+    owner only; never part of a release."""
 
 
 class ClassOrderWarning(DPCVXWarning):

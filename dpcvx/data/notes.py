@@ -30,14 +30,21 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..advice import command_line_runs, encoded_column
-from ..exceptions import ClippingWarning, KernelScaleWarning, UnresolvedColumnWarning, user_stacklevel, warn_released
+from ..exceptions import (
+    ClippingWarning,
+    KernelScaleWarning,
+    PublicSampleWarning,
+    UnresolvedColumnWarning,
+    user_stacklevel,
+    warn_released,
+)
 from ..tables import column_names
 from .rows import RowMap
 
 __all__ = ["checks_then_notes", "notes_dropped", "row_clipping_note", "warn_clipped", "warn_clipped_rows",
            "heavy_columns", "fourier_like", "columns_named", "most_rows_clipped", "unresolved_columns",
            "warn_unresolved_columns", "UNRESOLVED_SHARE", "FAR_APART", "FAR_APART_SHARE", "far_apart_share",
-           "warn_far_apart"]
+           "warn_far_apart", "warn_public_sample"]
 
 _HELD: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("dpcvx_data_notes_held", default=None)
 _NAMES: contextvars.ContextVar[Any] = contextvars.ContextVar("dpcvx_data_notes_column_names", default=None)
@@ -240,6 +247,31 @@ def warn_far_apart(rows: np.ndarray, gamma: float, kernel: str) -> None:
         "for missing, are far apart), or choose gamma from the columns' public spread s, near 1 / (d s^2). NOT "
         "PRIVATE: this check read the training rows; it is shown to you only and is not part of any release.",
         KernelScaleWarning, stacklevel=user_stacklevel())
+
+
+def warn_public_sample(Z: np.ndarray, rows: np.ndarray) -> None:
+    """Warn :class:`~dpcvx.exceptions.PublicSampleWarning` (NOT PRIVATE) when rows of the public sample ``Z`` equal
+    training rows ``rows`` (both 2-D float arrays of the same width), entry for entry: the release publishes Z, so
+    each such row is a training record released as it is (a documentation example once passed ``Z=X[:50]``). Not a
+    refusal: whether a public point is among the records is itself private, so only their owner is told. Run once
+    a fit's checks have passed."""
+    width = rows.shape[1]
+    kind = np.dtype((np.void, width * 8))  # each row as one opaque value: rows are equal when all their bytes are
+
+    def values(matrix: np.ndarray) -> np.ndarray:  # + 0.0: -0.0 and 0.0 alike
+        return np.ascontiguousarray(np.asarray(matrix, dtype=np.float64).reshape(-1, width) + 0.0).view(kind).ravel()
+
+    sample = values(Z)
+    found = int(np.count_nonzero(np.isin(sample, values(rows))))
+    if not found:
+        return
+    warnings.warn(
+        f"TDDL: {found} of the {sample.size} points of the public sample Z are also rows of the training X. The "
+        "release holds Z as it is (its predictor's centres, in the model file), so these training rows are published "
+        "verbatim, and no guarantee covers them. Z must be public points (unlabelled points from a public source, or "
+        "drawn from the public bounds), never the private records. NOT PRIVATE: this check read the training rows; "
+        "it is shown to you only and is not part of any release.",
+        PublicSampleWarning, stacklevel=user_stacklevel())
 
 
 def warn_clipped_rows(clipped: int, n: int, rows: RowMap, mapped: Any) -> None:

@@ -38,7 +38,7 @@ from scipy import sparse
 from scipy.optimize import brentq
 
 from ..data.kernels import KernelSpec, as_rows
-from ..data.notes import checks_then_notes
+from ..data.notes import checks_then_notes, warn_public_sample
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import integer_source
@@ -337,6 +337,7 @@ class TDDL(PrivateKernelLearner):
         with progress(3, "TDDL fit", unit="step", verbose=self.verbose) as bar:
             budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
             model, Z, radius, least_squares, calibration = self._check(X, y, Z, budget)
+            warn_public_sample(Z, as_rows(X))  # NOT PRIVATE, once every check has passed
             self._charge(budget)
             bar.update()
             model = self.solve_curator_model(model)

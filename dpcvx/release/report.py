@@ -60,6 +60,7 @@ from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
 from ..validation import check_choice
 from ..verification.exact import exact_text
 from .constants import Constants
+from .kernel_model import KernelPredictor
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 
@@ -318,6 +319,9 @@ class ReleaseReport:
         self.conditional = bool(getattr(certificate, "conditional", False))
         self.float_guarantee: FloatGuarantee | None = self.first.float_guarantee
         self.schema = getattr(release, "schema", None)
+        predictor = getattr(release, "predictor", None)  # a kernel release's centres: public unless privatised
+        self.public_centres = int(predictor.centers.shape[0]) if isinstance(predictor, KernelPredictor) \
+            and "centers" not in predictor.privatised else None
         # the curve: epsilon from 0 to three times the release's (at least 1), delta on a log scale
         self.curve_epsilons = np.linspace(0.0, max(3 * self.epsilon, 1.0), 121)
         self.curve_deltas = self.curve.profile(self.curve_epsilons)
@@ -490,6 +494,10 @@ class ReleaseReport:
             inputs.append((f"the class weights {{{shown}}}", "certificate.weights.class_weights", "class_weight"))
         if getattr(first, "kernel", None) is not None:
             inputs.append((f"the loss {first.loss} and the kernel {first.kernel}", None, "kernel"))
+        if self.public_centres is not None:
+            inputs.append((f"the public sample Z of {self.public_centres} points, published in the model as it is "
+                           "(its predictor's centres): points from a public source, never the private records, "
+                           "which would be released verbatim", None, None))
         if getattr(first, "data_norm", None) is not None:
             inputs.append((f"the bound R = {first.data_norm:g} on the norm of a row (rows beyond it: "
                            f"{first.clipping})", "certificate.data_norm", "data_norm"))
