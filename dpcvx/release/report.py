@@ -428,9 +428,12 @@ class ReleaseReport:
         if self.delta == 0:
             blocks.append(_p("delta = 0: the bound above holds with no exception (pure differential privacy)."))
         else:
-            text = (f"delta = {self.delta:.3g}: the bound above may fail, with probability at most about delta. "
-                    "For comparison, a release that printed one randomly chosen record in full would have "
-                    "delta = 1/n.")
+            text = (f"delta = {self.delta:.3g}: a slack added to the bound above. For any conclusion about one "
+                    "person's record, its probability after seeing the model is at most e^epsilon times its "
+                    f"probability without that record, plus {self.delta:.3g}. delta is not the chance that the "
+                    "bound fails: this release's privacy loss can exceed epsilon more often than delta, by a little "
+                    "(the privacy curve below gives the bound at every epsilon). For comparison, a release that "
+                    "printed one randomly chosen record in full would have delta = 1/n.")
             if n is not None:
                 ratio = 1 / (n * self.delta)
                 size = (f"n = {n} records" if self.neighbours is Neighbours.REPLACE_ONE else
@@ -594,15 +597,17 @@ class ReleaseReport:
         return Section("not-covered", "What is NOT covered", (Block("ul", [item.strip() for item in items]),))
 
     def _curve_section(self) -> Section:
+        paired = [part for part in self.curve.parts if part.kind != GAUSSIAN and part.delta]
         picks = sorted({0.25 * self.epsilon, 0.5 * self.epsilon, self.epsilon, 1.5 * self.epsilon,
                         2 * self.epsilon, 3 * self.epsilon})
         rows = [[f"{e:.4g}", f"{d:.3g}" if d < 1 else "1 (no guarantee)"]
                 for e, d in zip(picks, self.curve.profile(np.asarray(picks)), strict=True)]
         return Section("privacy-curve", "The privacy curve", (
             _p("A release satisfies a whole curve of (epsilon, delta) pairs: a larger epsilon never needs a larger "
-               "delta, and mostly comes with a smaller one. The certified pair is the marked point. Where a part of "
-               "the proof is known only by its one (epsilon, delta) pair (the objective share of Gaussian objective "
-               "perturbation), the curve stays at that part's delta beyond it."
+               "delta, and mostly comes with a smaller one. The certified pair is the marked point."
+               + (" A part of this proof is known only by its one (epsilon, delta) pair, delta above 0 ("
+                  + "; ".join(sorted({part.what for part in paired})) + "): the curve stays at that part's delta "
+                  "beyond it." if paired else "")
                + ("" if self.tuning is None else " For a model dpcvx.tune selected, the curve is the selection's: "
                   "its theorem proves the one (epsilon, delta) point of its total, so no smaller delta is claimed "
                   "at a larger epsilon.")),

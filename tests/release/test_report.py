@@ -253,3 +253,27 @@ def test_a_field_the_release_does_not_use_reads_not_used():
     text = ReleaseReport(model).to_markdown()
     rows = [line for line in text.splitlines() if line.startswith("|")]  # the report's tables
     assert rows and not any("| None" in row for row in rows)
+
+
+def test_delta_is_told_as_a_slack_not_as_the_chance_the_bound_fails(reports):
+    """The report said the odds bound "may fail, with probability at most about delta". For a Gaussian release the
+    privacy loss exceeds epsilon with probability Phi((mu - epsilon) / sqrt(2 mu)), mu = 1 / (2 z^2), well above
+    delta: delta is the slack of P[after] <= e^epsilon P[before] + delta."""
+    from scipy.stats import norm
+
+    release = reports["gaussian-output"]
+    (part,) = [part for part in release.curve.parts if part.kind == "gaussian"]
+    mu = 1 / (2 * part.noise_multiplier ** 2)
+    assert norm.sf((release.epsilon - mu) / math.sqrt(2 * mu)) > 5 * release.delta  # the old sentence was wrong
+    page = release.to_markdown()
+    assert "may fail, with probability" not in page
+    assert f"plus {release.delta:.3g}. delta is not the chance that the bound fails" in page
+
+
+def test_the_curve_names_a_part_known_by_one_pair_only_where_the_release_has_one(reports):
+    """The curve section said of every release that a part known only by its (epsilon, delta) pair (the objective
+    share of Gaussian objective perturbation) holds the curve at its delta: pure and output releases have none."""
+    for name, report in reports.items():
+        paired = [part for part in report.curve.parts if part.kind != "gaussian" and part.delta > 0]
+        said = "known only by its one (epsilon, delta) pair, delta above 0" in report.to_markdown()
+        assert said == bool(paired), name
