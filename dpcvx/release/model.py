@@ -191,8 +191,11 @@ class ReleaseCertificate:
 
     @property
     def total_epsilon(self) -> float:
-        """What the release cost: ``epsilon`` (the fit's, which the calibration uses) plus, for privately
-        drawn bounds, the quantiles' eps_q (sequential composition)."""
+        """What this certificate's fit cost: ``epsilon`` (the fit's, which the calibration uses) plus, for privately
+        drawn bounds, the quantiles' eps_q (sequential composition). For a model :func:`dpcvx.tune` selected this is
+        the selected candidate's share only: what the release cost is the whole selection's, the release's
+        ``epsilon`` (its tuning record's ``total_epsilon``), which ``PrivacyAccountant.spend_release`` and the report
+        state."""
         return composed_epsilon(self.private_bounds, self.epsilon)
 
     @property
