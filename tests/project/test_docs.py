@@ -274,3 +274,34 @@ def test_pages_state_the_format_version_this_dpcvx_writes():
             stated += [(page.name, int(found) + offset) for found in re.findall(pattern, text)]
     assert ("model-files.md", current) in stated
     assert [entry for entry in stated if entry[1] != current] == []
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether ``dotted`` (dpcvx.a.b.NAME) names something: its longest importable module prefix, then attributes."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for name in parts[cut:]:
+                found = getattr(found, name)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+@pytest.mark.slow  # imports every module the pages name (about 3 s)
+def test_every_dotted_dpcvx_name_in_the_pages_exists():
+    """docs/verifier.md named dpcvx.verification.symbolic.time_limit years after it was removed: every dotted name
+    the README and the pages give (a reader's ``import`` or ``help``) must exist in this checkout."""
+    pages = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    missing = sorted({(name, page.name) for page in pages
+                      for name in set(re.findall(r"\bdpcvx(?:\.[A-Za-z_]\w*)+", page.read_text()))
+                      if not name.endswith((".py", ".md", ".json")) and not _resolves(name)})
+    assert not missing, missing
+    assert not _resolves("dpcvx.verification.symbolic.time_limit")
