@@ -176,6 +176,10 @@ class FitPlan:
     start: np.ndarray | None
     _calibrations: dict[int, Calibrated] = field(default_factory=dict, init=False, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        if self.n_public is not None:  # the rows' refusal at this tol stays far from the public size
+            calibrate.check_add_remove_tol(self.tol)
+
     @property
     def regression(self) -> bool:
         return self.classes is None

@@ -78,6 +78,8 @@ __all__ = [
     "minimiser_sensitivity",
     "TOL_RANGE",
     "check_tol_at_rows",
+    "check_add_remove_tol",
+    "ADD_REMOVE_ROWS_RATIO",
     "DEFAULT_TOL",
     "CONIC_TOL",
 ]
@@ -121,6 +123,26 @@ def check_tol(tol: float) -> float:
             "covering noise swamps the model. The default is 1e-10"
         )
     return value
+
+
+#: Under add/remove the smallest tol, TOL_RANGE's floor times this: the refusal of :func:`check_tol_at_rows`, a
+#: function of the private |D|, then needs |D| > ADD_REMOVE_ROWS_RATIO n_public. At tol = 1e-13 it had been
+#: |D| > n_public: a data set one row larger than the public size was refused and one at it released, so the
+#: refusal told add/remove neighbours apart whenever n_public was the true size (an audit's probe).
+ADD_REMOVE_ROWS_RATIO = 1000
+
+
+def check_add_remove_tol(tol: float) -> None:
+    """Under add/remove, before anything is read: tol at least ``ADD_REMOVE_ROWS_RATIO`` times TOL_RANGE's floor
+    (1e-10, the default), so that :func:`check_tol_at_rows` refuses only data sets of more than that many times
+    n_public rows (public: tol alone; InputError otherwise)."""
+    floor = ADD_REMOVE_ROWS_RATIO * TOL_RANGE[0]
+    if tol < floor * (1 - 1e-12):
+        raise InputError(
+            f"neighbours='add-remove' takes tol >= {floor:g} (the default), got {number_text(tol)}: the fit refuses "
+            "a data set whose rows exceed tol n_public / 1e-13 (the gradient's rounding grows with the rows, "
+            "docs/theory.md section 23), and that refusal depends on the private number of records; at this tol it "
+            f"would come at fewer than {ADD_REMOVE_ROWS_RATIO} times n_public rows. Nothing was charged")
 
 
 def check_tol_at_rows(tol: float, n_public: int, rows: int) -> None:

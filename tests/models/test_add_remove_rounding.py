@@ -37,15 +37,28 @@ def test_the_gradient_rounding_scales_with_the_rows_not_with_n_public():
 
 
 def test_add_remove_below_the_floor_at_the_true_size_is_refused_before_any_charge():
-    X, y = _data(400)
+    X, y = _data(1200)
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)
-    learner = dpcvx.PrivateERM(data_norm=1.0, lam=0.1, tol=1e-13)
-    with pytest.raises(InputError, match="too many rows for n_public"):  # 1e-13 * 10 / 400 < 1e-13
-        learner.fit(X, y, 1.0, "output", delta=1e-6, neighbours="add-remove", n_public=10, accountant=accountant)
+    learner = dpcvx.PrivateERM(data_norm=1.0, lam=0.1)  # tol 1e-10: refused beyond 1,000 n_public rows
+    with pytest.raises(InputError, match="too many rows for n_public"):  # 1e-10 * 1 / 1200 < 1e-13
+        learner.fit(X, y, 1.0, "output", delta=1e-6, neighbours="add-remove", n_public=1, accountant=accountant)
     assert accountant.ledger == []
-    accepted = dpcvx.PrivateERM(data_norm=1.0, lam=0.1, tol=1e-10)  # 1e-10 * 10 / 400 = 2.5e-12
-    model = accepted.fit(X, y, 1.0, "output", delta=1e-6, neighbours="add-remove", n_public=10,
-                         accountant=accountant, random_state=0)
+    model = learner.fit(X, y, 1.0, "output", delta=1e-6, neighbours="add-remove", n_public=2,  # 1.7e-13
+                        accountant=accountant, random_state=0)
     assert len(accountant.ledger) == 1 and np.all(np.isfinite(model.coef_))
+
+
+@pytest.mark.parametrize("rows", [10, 11])
+def test_add_remove_refuses_a_tol_whose_rows_refusal_would_come_near_n_public(rows):
+    """At tol 1e-13 the refusal above came at |D| > n_public: 10 rows released and 11 refused, at n_public = 10, so
+    the refusal told add/remove neighbours apart. A tol below 1e-10 is now refused from tol alone, whatever the
+    rows (public), and the rows' refusal needs more than 1,000 n_public rows."""
+    X, y = _data(rows)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)
+    for tol in (1e-13, 9.9e-11):
+        with pytest.raises(InputError, match="add-remove' takes tol >= 1e-10"):
+            dpcvx.PrivateERM(data_norm=1.0, lam=0.1, tol=tol).fit(
+                X, y, 1.0, "output", delta=1e-6, neighbours="add-remove", n_public=10, accountant=accountant)
+    assert accountant.ledger == []
     # replace-one is unchanged: n is the rows, so the tolerance at the true size is tol itself
     dpcvx.PrivateERM(data_norm=1.0, lam=0.1, tol=1e-13).fit(X, y, 1.0, "output", delta=1e-6, random_state=0)
