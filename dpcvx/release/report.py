@@ -489,7 +489,10 @@ class ReleaseReport:
             centred = getattr(weights, "sets_offset", False) is True
             inputs.append((f"the loss l(z) = {_six_digits(verification.loss)}", "certificate.verification.loss",
                            "loss"))
-            inputs.append((f"the regularizer N(w) = {verification.regularizer}, at d = {verification.dim} features",
+            dim = verification.dim
+            counted = (f"d = {dim} ({dim - 1} features and the intercept's)"
+                       if getattr(first, "fit_intercept", False) else f"d = {dim} features")
+            inputs.append((f"the regularizer N(w) = {verification.regularizer}, at {counted}",
                            "certificate.verification.regularizer" if centred else None, "regularizer"))
         class_weights = getattr(weights, "class_weights", None)
         if class_weights:

@@ -4,6 +4,7 @@ matplotlib, the privacy curve it draws, the Markdown and HTML forms and the `dpc
 import math
 import re
 import sys
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -277,3 +278,15 @@ def test_the_curve_names_a_part_known_by_one_pair_only_where_the_release_has_one
         paired = [part for part in report.curve.parts if part.kind != "gaussian" and part.delta > 0]
         said = "known only by its one (epsilon, delta) pair, delta above 0" in report.to_markdown()
         assert said == bool(paired), name
+
+
+def test_the_regularizer_s_dimension_counts_the_intercept_s_feature_in_words(data):
+    """A 3-column fit with an intercept said "at d = 4 features": d counts the intercept's feature."""
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.DPLogisticRegression(epsilon=1.0, classes=(-1, 1), column_statistics=False,
+                                           random_state=0).fit(X, y)
+    assert "at d = 4 (3 features and the intercept's)" in model.model_.report().to_markdown()
+    plain = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, random_state=0)
+    assert "at d = 3 features" in plain.report().to_markdown()
