@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..data.blocks import RowBlocks, input_shape, is_out_of_core
-from ..data.notes import checks_then_notes
+from ..data.notes import checks_then_notes, notes_dropped
 from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -367,9 +367,11 @@ class MulticlassPlan:
         seeds = child_seeds(random_state, k + (statistics is not None))
         binary, record, epsilon = self.binary, None, self.epsilon
         # one class's score alone may be constant: the argmax is what is released (its finding is warned below)
-        with after_charge(PROCEDURE_NAME), warnings.catch_warnings(), training_rows.left_to_caller(), \
+        # the fits' clipping notes dropped (notes_dropped), not only unshown: the checks counted the user's rows and
+        # told them; the fits on a released map's rows count what its public rule clipped, which is no fault of the
+        # rows, and must neither raise nor lower most_rows_clipped, which the training-rows check reads
+        with after_charge(PROCEDURE_NAME), notes_dropped(), training_rows.left_to_caller(), \
                 part_of_a_release(ConstantPredictionWarning):
-            warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
             # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
             if statistics is not None:  # drawn once; the map they give bound to the k fits' one plan
                 assert binary is not None  # a binary learner that plans first (PrivateMulticlassERM._planned)
