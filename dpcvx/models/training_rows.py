@@ -26,8 +26,9 @@ says is a statistic of the private data:
   :data:`CODE_LABELS` when that holds only through labels that look like a code for a missing value.
 
 Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`, :data:`BELOW_MAJORITY`,
-:data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`, :data:`MOSTLY_CLIPPED` first when most training rows were
-clipped onto R, and the note
+:data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`, :func:`wide_label_range` after a regression's finding when its
+labels fill under a tenth of the declared label range that set its noise, :data:`MOSTLY_CLIPPED` first when most
+training rows were clipped onto R, and the note
 that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):
 no count or score is printed, and a class only by its declared label (:func:`nearly_one_class`). It never enters
 the release or its certificate, and it never runs inside :func:`dpcvx.tune`
@@ -54,7 +55,8 @@ from ..validation import label_codes
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_BETTER_REGRESSION", "CODE_LABELS",
            "ONE_VS_REST", "KERNEL",
-           "MOSTLY_CLIPPED", "training_rows_finding", "nearly_one_class",
+           "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
+           "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
            "warn_on_regression_fit", "warn_on_learner_fit", "warn_on_confusion", "one_vs_rest_ranges", "no_intercept",
            "left_to_caller", "runs_here", "Deferred", "deferred", "deferral", "warn_at_cut"]
@@ -161,8 +163,50 @@ def no_intercept() -> str:
             "public range, added back to the predictions.")
 
 
+#: A regression's labels fill under this share of the label range its noise was scaled to when their 10 % and 90 %
+#: points (the levels the private search of a label's range targets) span under it (:func:`wide_label_range`).
+#: Measured (probe 54 A's house tables, column_statistics=False, public column scaling, n 10,000 to 50,000, epsilon
+#: 1 and 3, not a benchmark): a count of mean 7 declared (0, 500) read 0.02 (held-out R^2 -24 to -3; declared
+#: (0, 40): 0.05 to 0.36), a price of sd 53 declared (0, 5000) 0.026 (R^2 -12 to -1.4; (0, 500): 0.13 to 0.58), an
+#: offset 1000 +- 3 declared (0, 2000) 0.004 (R^2 -48 to -16; (980, 1030): 0.34 to 0.82); days of sd 4500 declared
+#: (0, 40000), which keep R^2 0.40 to 0.62, read 0.29 and draw no finding at all. The share is read only after the
+#: finding (R^2 <= 0 on the training rows), so it names a cause and never raises a warning of its own.
+WIDE_LABEL_SHARE = 0.1
+
+
+def wide_label_range() -> str:
+    """What follows :data:`NO_BETTER_REGRESSION` when the labels fill a small part of the declared label range that
+    set the fit's noise (:func:`label_range_too_wide`): the cause, and the public settings that remove it, named as
+    the reader sets them. On a count of mean 7 declared (0, 500) with ``column_statistics=False`` the release scored
+    R^2 -24, and the warning said only that it did no better than a constant."""
+    label_bound = setting("label_bound")
+    search = (f", or let the private search of the label's range find their 10 % and 90 % points for a part of "
+              f"epsilon ({setting('column_statistics', repr('auto'), 'True')}, the default, where n is large enough "
+              "for it; docs/theory.md, section 34.1)" if estimator_called() else "")
+    return (" Its labels fill a small part of the declared label range that set its noise (the middle 80 % of the "
+            "training labels spans under a tenth of that range's width): the noise, scaled to the whole range, "
+            f"swamps what the columns tell of the labels. Declare a narrower public {label_bound}, the range the "
+            f"labels can take as known without looking at them{search}.")
+
+
+def label_range_too_wide(labels: np.ndarray, label_range: tuple[float, float] | None,
+                         fitted_bound: float | None) -> bool:
+    """Whether the training ``labels`` (1-D), clipped onto the declared ``label_range`` (lo, hi), have 10 % and 90 %
+    points under :data:`WIDE_LABEL_SHARE` of its width apart, when the release's noise was scaled to that range: its
+    ``fitted_bound`` (the half-width the fit's label sensitivity used; None: unknown) is the declared half-width, no
+    private label range (column_statistics) having replaced it. NOT PRIVATE: read off the training labels."""
+    if label_range is None or fitted_bound is None or labels.size == 0:
+        return False
+    low, high = label_range
+    width = high - low
+    if not (np.isfinite(width) and width > 0) or not np.isclose(2 * fitted_bound, width, rtol=1e-9, atol=0.0):
+        return False
+    bottom, top = np.percentile(np.clip(labels, low, high), [10, 90])
+    return bool(top - bottom < WIDE_LABEL_SHARE * width)
+
+
 def warning_text(finding: str, unweighted: str | None = None, clipped: bool = False,
-                 intercept_free: bool = False) -> str:
+                 intercept_free: bool = False, wide_labels: bool = False) -> str:
     """The warning's text of a finding (:data:`ONE_CLASS` ...): the finding, NOT PRIVATE, and the private way to
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
     a command runs); ``unweighted``: for a classifier that takes no class weight or class prior (one-vs-rest:
@@ -170,8 +214,10 @@ def warning_text(finding: str, unweighted: str | None = None, clipped: bool = Fa
     ``clipped``: most training rows were clipped onto R, said first (:data:`MOSTLY_CLIPPED`): on a balanced table
     with an identifier column left in (accuracy 0.51; 0.81 without it) the note advised class weights and a
     threshold, which cannot help; ``intercept_free``: a regression's release predicts w^T x alone
-    (:func:`no_intercept`, said after the finding)."""
-    return (finding + (no_intercept() if intercept_free else "") + (MOSTLY_CLIPPED if clipped else "")
+    (:func:`no_intercept`, said after the finding); ``wide_labels``: a regression's labels fill a small part of the
+    declared label range that set its noise (:func:`wide_label_range`, said after that)."""
+    return (finding + (no_intercept() if intercept_free else "") + (wide_label_range() if wide_labels else "")
+            + (MOSTLY_CLIPPED if clipped else "")
             + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS), unweighted))
 
 
@@ -340,7 +386,19 @@ def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: 
     else:
         finding = training_rows_finding(model.predict(rows), labels, True, label_range=label_range)
     alone = not model.certificate.fit_intercept and not model.intercept_  # nothing added to w^T x
-    _warn(owner, finding, intercept_free=alone and finding == NO_BETTER_REGRESSION)
+    wide = finding == NO_BETTER_REGRESSION and label_range_too_wide(labels, label_range, _fitted_bound(model))
+    _warn(owner, finding, intercept_free=alone and finding == NO_BETTER_REGRESSION, wide_labels=wide)
+
+
+def _fitted_bound(model: Any) -> float | None:
+    """The label half-width a regression release's noise was scaled to: AdaSSP's calibration's (a located label
+    range's B' there, the public B otherwise), else the certificate's (objective or output perturbation: B' after a
+    private label range, else B); None when it states none."""
+    certificate = model.certificate
+    calibration = getattr(certificate, "calibration", None)
+    bound = getattr(calibration, "label_bound", None) if calibration is not None else None
+    bound = getattr(certificate, "label_bound", None) if bound is None else bound
+    return None if bound is None else float(bound)
 
 
 def confusion(predicted: np.ndarray, labels: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -499,10 +557,10 @@ def one_vs_rest_ranges() -> str:
 
 
 def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False,
-          located: bool = False) -> None:
+          located: bool = False, wide_labels: bool = False) -> None:
     """Warn the finding's text (:func:`warning_text`); after one-vs-rest's note (:data:`ONE_VS_REST`), the ranges
     (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics."""
     if finding is not None:
         after = one_vs_rest_ranges() if unweighted == ONE_VS_REST and not located else ""
-        warn_released(f"{speaker(owner)}: {warning_text(finding, unweighted, most_rows_clipped(), intercept_free)}"
-                      + after, TrainingRowsWarning)
+        text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels)
+        warn_released(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)
