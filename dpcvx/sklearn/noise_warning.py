@@ -389,19 +389,33 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
 
     n (the public number of training rows), d (the encoded width) and epsilon (the release's, per class for
     one-vs-rest) are public. With a public ``prior`` pi of the positive class (a binary estimator's: the rate its
-    class weights balance, else its offset's prior, else its ``threshold``), n min(pi, 1 - pi), the expected
-    smallest class's count under that prior, takes n's place. A ``regression``'s warning speaks of its score
+    class weights balance, else its offset's prior, else its ``threshold``), n 2 min(pi, 1 - pi) takes n's place:
+    twice the expected smallest class's count under that prior. A ``regression``'s warning speaks of its score
     (R^2), not of accuracy and classes.
     Private ERM's excess risk is at least of order d / (n epsilon) for some data set (Bassily, Smith and
     Thakurta, FOCS 2014), so below the limit no private linear model can be expected to recover much of the
     non-private one's score (docs/theory.md, section 32).
+
+    Why 2 min(pi, 1 - pi), the same size for every fit that states a prior: a fit with a prior is one read by the
+    classes' mean recall (balanced accuracy), where one minus it is the mean of the two classes' error rates. Balanced
+    class weights make the objective s_bar times an unweighted one over n s_bar records, s_bar = 2 pi_min (section
+    21's equivalent view, which the noise warning and lam="auto" read): its excess risk is of order
+    d / (n s_bar epsilon) in that mean. An unweighted fit read at a threshold or an offset's prior has excess
+    risk d / (n epsilon) in the rows' mean error; an excess delta there, all on the smaller class, raises that
+    class's error rate by delta / pi_min and the mean of the two by delta / (2 pi_min): d / (2 n pi_min epsilon)
+    again. At pi = 1/2 the size is n, the unweighted rule's, as it must be: balanced weights are then the default's.
+    Without a prior the fit is read by accuracy, held to n (the smallest class's count is private: section 32). The
+    rule held the weighted fit to n pi_min, half of that, so a balanced-weight fit on a table whose classes are
+    equal (weights 1 and 1: the default fit itself) warned at n epsilon / d below 100 and the default below 50, and on
+    Adult (n 30,000, epsilon 0.5, 24 % positive) the balanced fit (balanced accuracy 0.77) was told to expect little
+    while the default (0.68) was not.
     """
-    rows = n if prior is None else n * min(prior, 1 - prior)
+    rows = n if prior is None else 2 * n * min(prior, 1 - prior)
     ratio = rows * epsilon / d
     if ratio < SMALL_TABLE_LIMIT:
-        shown = f"n = {n}" if prior is None else f"n min(prior, 1 - prior) = {n} x {min(prior, 1 - prior):g}"
-        expected = ("score (R^2)" if regression else
-                    "accuracy (less still on a rare class, whose count replaces n)")
+        shown = f"n = {n}" if prior is None else f"n 2 min(prior, 1 - prior) = {n} x {2 * min(prior, 1 - prior):g}"
+        expected = ("score (R^2)" if regression else "accuracy (less still on a rare class, whose count replaces n)"
+                    if prior is None else "balanced accuracy (the mean of the classes' recalls)")
         widest = widest_column(d)
         warn_release(
             f"{speaker(owner)}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = "

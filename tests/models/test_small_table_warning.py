@@ -16,8 +16,11 @@ def test_the_boundary_is_exact():
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallTableWarning)
         warn_if_small_table("owner", 100, 2, 1.0)   # exactly 50: quiet
-    with pytest.warns(SmallTableWarning, match=r"n min\(prior, 1 - prior\) = 1000 x 0.05: 50 x 1 / 2 = 25"):
-        warn_if_small_table("owner", 1000, 2, 1.0, prior=0.95)   # the rare class's expected count
+    with pytest.warns(SmallTableWarning, match=r"n 2 min\(prior, 1 - prior\) = 500 x 0.1: 50 x 1 / 2 = 25"):
+        warn_if_small_table("owner", 500, 2, 1.0, prior=0.95)   # twice the rare class's expected count
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallTableWarning)
+        warn_if_small_table("owner", 1000, 2, 1.0, prior=0.95)   # 2 x 1000 x 0.05 = 100: exactly 50, quiet
     assert SMALL_TABLE_LIMIT == 50.0
 
 
@@ -36,7 +39,7 @@ def test_estimators_warn_from_public_numbers_only():
     for labels in ((X[:, 0] > 0).astype(int), np.zeros(200, dtype=int)):   # the same for any labels
         with pytest.warns(SmallTableWarning, match=r"200 x 0.5 / 4 = 25"):
             dpcvx.DPLogisticRegression(epsilon=0.5, random_state=0).fit(X, labels)
-    with pytest.warns(SmallTableWarning, match=r"200 x 0.1: 20 x 2 / 4 = 10"):   # a public prior of 10%
+    with pytest.warns(SmallTableWarning, match=r"200 x 0.2: 40 x 2 / 4 = 20"):   # a public prior of 10%
         dpcvx.DPLogisticRegression(epsilon=2.0, threshold=0.1, random_state=0).fit(X, (X[:, 0] > 0.4).astype(int))
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallTableWarning)
@@ -95,3 +98,28 @@ def test_the_widest_column_is_named_only_where_it_makes_much_of_the_width():
     with encoded_columns((("a", 1), ("b", 1))):
         assert widest_column(2) is None  # a numeric column is one encoded column
     assert widest_column(4) is None
+
+
+@pytest.mark.parametrize("settings", [
+    {"class_weight": "balanced", "class_prior": (0.5, 0.5)},  # balanced weights of equal rates: 1 and 1
+    {"class_weight": {0: 1.0, 1: 1.0}},
+    {"class_prior": (0.5, 0.5)},  # an offset at log-odds 0
+    {"threshold": 0.5},
+])
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+def test_a_prior_of_equal_classes_warns_as_the_default_fit(settings):
+    """Balanced weights at equal rates are the default fit's: the rule must hold them to the same n. It held them to
+    n min(pi, 1 - pi) = n / 2 (warned at n epsilon / d = 75, where the default, at 75 too, was quiet); the size is
+    now n 2 min(pi, 1 - pi) for every fit with a prior (warn_if_small_table's docstring). Public numbers only, no
+    tolerance: 300 x 1 / 4 = 75 >= 50."""
+    rng = np.random.default_rng(54)
+    X = rng.uniform(-1, 1, size=(300, 4)) / 2
+    y = (X[:, 0] + rng.normal(0, 0.3, 300) > 0).astype(int)
+    shown = []
+    for extra in ({}, settings):  # recorded: a warning after the charge is shown under an "error" filter too
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, **extra).fit(X, y)
+        shown.append([str(w.message) for w in caught if issubclass(w.category, SmallTableWarning)])
+    assert shown == [[], []], shown

@@ -824,7 +824,8 @@ def test_tune_bad_input_is_refused_before_the_accountant_is_charged(case, monkey
 @pytest.mark.parametrize("procedure", ["full-data", "split"])
 def test_tune_shows_only_the_released_runs_public_warnings_once(procedure):
     """Audit: each of tune's K runs warned SmallTableWarning with its own noisy class count ("n min(prior, 1 -
-    prior) = ... x 0.1213"): values of runs never released, and one warning per run told K. Now the runs' public
+    prior) = ... x 0.1213"; now n 2 min(prior, 1 - prior)): values of runs never released, and one warning per run
+    told K. Now the runs' public
     warnings are kept and the released run's shown once, its text the released certificate's values."""
     import warnings
 
@@ -842,7 +843,7 @@ def test_tune_shows_only_the_released_runs_public_warnings_once(procedure):
     certificate = result.model.certificate_
     shown = re.search(r"= (\d+) x ([0-9.e-]+):", str(small[0].message))
     assert int(shown.group(1)) == int(certificate.constants.n)
-    assert float(shown.group(2)) == pytest.approx(certificate.weights.mean_weight / 2, rel=1e-5)
+    assert float(shown.group(2)) == pytest.approx(certificate.weights.mean_weight, rel=1e-5)  # 2 pi_min
     assert small[0].filename == __file__
 
 
