@@ -282,7 +282,7 @@ def warn_clipped_rows(clipped: int, n: int, rows: RowMap, mapped: Any) -> None:
     :func:`most_rows_clipped` (:func:`warn_clipped`)."""
     in_memory = isinstance(mapped, np.ndarray) or sparse.issparse(mapped)
     kept = rows.feature_map is None or getattr(rows.feature_map, "keeps_columns", False)
-    width = mapped.shape[1] - int(rows.fit_intercept)
+    width = mapped.shape[1] - int(rows.fit_intercept) if in_memory else 0  # None: a memmap's rows read by blocks
     fourier = rows.feature_map is None and isinstance(mapped, np.ndarray) and fourier_like(mapped, width)
     heavy = heavy_columns(mapped, rows.norm_bound, width, clipped) if in_memory and kept and not fourier else ()
     warn_clipped(row_clipping_note(clipped, n, rows.norm_bound, heavy, fourier), clipped, n)
