@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .exceptions import InputError, a_value_of, user_stacklevel
+from .exceptions import InputError, InputTypeError, a_value_of, user_stacklevel
 
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "column_dtype", "column_names",
            "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number", "is_number",
@@ -417,10 +417,13 @@ _TEXT_FIX = ("dpcvx reads no text as a number, not even text that looks like one
 
 
 def non_numeric_entry(X: Any, name: str = "X", labels: list[Any] | None = None) -> InputError | None:
-    """An InputError naming the position (row, and column: a table's by its name, or ``labels[j]``) of the first
-    entry of X, in column order, that is not a number (:func:`is_number`) or beyond the float range, never its value,
-    and the fix (for text: convert it deliberately, or declare it categorical); None when every entry of a 1-D or 2-D
-    X is one."""
+    """The one refusal of the first entry of X, in column order, that is not a number (:func:`is_number`) or is
+    beyond the float range, at every entry point, naming its position (row, and column: a table's by its name, or
+    ``labels[j]``), never its value, with the fix; None when every entry of a 1-D or 2-D X is one. Text is an
+    InputError (a ValueError, as numpy's conversion refuses it; the fix: convert it deliberately, or declare it
+    categorical), a missing value (None, pandas' NA) the :class:`NonFiniteError` of a NaN (:func:`non_finite_error`),
+    a complex number or one beyond the float range an InputError, and any other object (a dict, a list, a date) an
+    :class:`~dpcvx.exceptions.InputTypeError`, a TypeError as scikit-learn's ``float()`` refusal is."""
     try:
         array = np.asarray(X, dtype=object)
     except (TypeError, ValueError):  # ragged: no position to name
@@ -439,8 +442,14 @@ def non_numeric_entry(X: Any, name: str = "X", labels: list[Any] | None = None) 
                 if isinstance(value, (str, bytes)):
                     return InputError(f"{name}{where} holds text ({type(value).__name__}) in row {i} (the value is "
                                       f"not shown: it is data): {_TEXT_FIX}")
-                what = "a missing value" if _missing(value) else f"{a_value_of(value)} that is not a number"
-                return InputError(f"{name}{where} holds {what} in row {i} (the value is not shown: it is data); {fix}")
+                if _missing(value):  # None, pandas' NA: a missing value, refused as a NaN is (one message)
+                    return non_finite_error(name, i, j if array.ndim == 2 else 0, labels)
+                what = (f"{name}{where} holds {a_value_of(value)} that is not a number in row {i} (the value is not "
+                        "shown: ")
+                if is_number(value) or isinstance(value, (complex, np.complexfloating)):  # beyond the float range, or
+                    return InputError(f"{what}it is data); {fix}")  # complex: a value error, as numpy's
+                return InputTypeError(f"{what}it is data; float() argument must be a string or a real number, not "
+                                      f"{type(value).__name__!r}); {fix}")
     return None
 
 

@@ -350,10 +350,14 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
         raise scikit_learn_refusal(error, X) from None
 
 
-def type_refusal(error: TypeError, owner: str, X: Any, y: Any = None) -> InputTypeError:
-    """scikit-learn's TypeError for an entry ``float()`` refuses (a dict, a list, a date object) as an
-    :class:`InputTypeError` (:func:`scikit_learn_refusal`'s text) with the fix; ``y`` only for a numeric target (a
-    regressor's), as there."""
+def type_refusal(error: TypeError, owner: str, X: Any, y: Any = None) -> InputError:
+    """scikit-learn's TypeError for an entry ``float()`` refuses (a dict, a list, a date object): dpcvx's refusal of
+    that entry by its row and column (:func:`dpcvx.tables.non_numeric_entry`, the words and class of every entry;
+    pandas' NA as a missing value), else an :class:`InputTypeError` (:func:`scikit_learn_refusal`'s text) with the
+    fix; ``y`` only for a numeric target (a regressor's), as there."""
+    refusal = scikit_learn_refusal(error, X, y)
+    if isinstance(refusal, (InputTypeError, NonFiniteError)):  # dpcvx's own, naming the entry's row and column, as
+        return refusal  # every entry does (pandas' NA, which float() refuses, is a missing value as None is)
     what = "numeric features only" if y is None else "numeric features and a numeric target y only"
     return InputTypeError(f"{scikit_learn_refusal(error, X, y)}. {owner} takes {what}: encode other columns first "
                           "(for example with dpcvx.PublicSchema)")
@@ -368,7 +372,8 @@ _QUOTED = re.compile(r"""(?<!dtype\()(?<!not )(?<!<class )(?:np\.\w+\()?(['"]).*
 
 def _named_refusal(X: Any, y: Any) -> InputError | None:
     """dpcvx's own refusal of X (or of a numeric y) where it names more than scikit-learn's: the row and column
-    (a table's by its name) of a NaN, missing or infinite entry, or a table's column that is not numeric."""
+    (a table's by its name) of a NaN, missing or infinite entry or of an entry that is not a number (a dict), or a
+    table's column that is not numeric."""
     try:
         if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "biuf":  # by blocks: never a whole copy
             check_rows(X)
@@ -378,8 +383,10 @@ def _named_refusal(X: Any, y: Any) -> InputError | None:
             refuse_non_finite_targets(np.asarray(y, dtype=np.float64).ravel())
     except NonFiniteError as error:
         return error
-    except InputError as error:  # a table's column by its name, a target's row; scikit-learn's text otherwise
-        return error if column_names(X) is not None or str(error).startswith("y holds") else None
+    except InputError as error:  # a table's column by its name, a target's row, an entry that is not a number (the
+        # words and the class every entry gives it); scikit-learn's text otherwise
+        named = isinstance(error, InputTypeError) or column_names(X) is not None or str(error).startswith("y holds")
+        return error if named else None
     except (TypeError, ValueError):  # not a matrix dpcvx reads: scikit-learn's text
         return None
     return None

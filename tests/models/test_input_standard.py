@@ -477,3 +477,46 @@ def test_the_regressors_refuse_sparse_rows_at_fit_and_predict_alike(regressor):
     for call in (lambda: regressor(random_state=0).fit(table, TARGET), lambda: model.predict(table)):
         with pytest.raises(InputTypeError, match=message):  # scikit-learn's advice was withheld as a quoted value
             call()
+
+
+ARRAY_FITS = {
+    **FITS,
+    "PrivateMulticlassERM": lambda table: PrivateMulticlassERM(PrivateERM(data_norm=1.0), classes=(0, 1, 2)).fit(
+        table, Y01, 1.0, random_state=0),
+    "TDDL": lambda table: dpcvx.TDDL(lam=0.1, gamma=1.0).fit(table, YPM, 1.0, Z=X[:3], random_state=0),
+    "RandomFourierFeatures": lambda table: dpcvx.RandomFourierFeatures(gamma=1.0, random_state=0).fit(table),
+}
+FITTED = {
+    "PrivateERM": PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, random_state=0),
+    "DPLogisticRegression": DPLogisticRegression(random_state=0).fit(X, Y01),
+    "DPLinearRegression": DPLinearRegression(random_state=0).fit(X, TARGET),
+    "TDDL": dpcvx.TDDL(lam=0.1, gamma=1.0).fit(X, YPM, 1.0, Z=X[:3], random_state=0),
+}
+ENTRIES = {**{f"{name}.fit": fit for name, fit in ARRAY_FITS.items()},
+           **{f"{name}.predict": model.predict for name, model in FITTED.items()}}
+
+
+def _with_entry(value) -> np.ndarray:
+    objects = X.astype(object)
+    objects[3, 1] = value
+    return objects
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_an_entry_that_is_not_a_number_is_one_type_error_in_one_message_at_every_entry(entry):
+    """A dict in X was an InputTypeError (a TypeError) at the estimators, with scikit-learn's text, and a plain
+    InputError at PrivateERM, PrivateLinearRegression, the kernel learners, the Fourier map and predict."""
+    with pytest.raises(InputTypeError, match=r"^X column 1 holds a dict that is not a number in row 3 \(the value is "
+                                             r"not shown: it is data; float\(\) argument must be a string or a real "
+                                             r"number, not 'dict'\); X must be numeric"):
+        ENTRIES[entry](_with_entry({"a": 1}))
+
+
+@pytest.mark.parametrize("missing", [None, pd.NA], ids=["None", "NA"])
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_a_missing_entry_is_named_by_its_row_and_column_at_every_entry(entry, missing):
+    """None in X: the classifiers named the cell as a NaN's, the regressors passed on scikit-learn's bare "Input X
+    contains NaN.", PrivateERM and the kernel learners said "holds a missing value": one message now, a ValueError."""
+    with pytest.raises(dpcvx.tables.NonFiniteError, match=r"^X contains NaN or infinite values \(or numbers beyond "
+                                                          r"the float64 range\), first at row 3, column 1; remove"):
+        ENTRIES[entry](_with_entry(missing))
