@@ -63,6 +63,7 @@ __all__ = [
     "check_callable",
     "class_labels",
     "label_vector",
+    "one_dimensional_labels",
     "outside_refusal",
     "not_two_dimensional",
     "finite",
@@ -680,20 +681,30 @@ def refuse_non_number_targets(name: str, values: Any) -> None:
 
 
 def label_vector(y: Any, n: int) -> np.ndarray | SignBits:
-    """y as a 1-D array of n labels (a column vector is flattened), or labels held as bits as they are
-    (:class:`SignBits`, read a part at a time); InputError naming the shapes otherwise."""
+    """y as a 1-D array of n labels (a column vector (n, 1) is flattened), or labels held as bits as they are
+    (:class:`SignBits`, read a part at a time); InputError naming the shapes otherwise: a row (1, n) is refused, as
+    the estimators (scikit-learn's ``column_or_1d``) refuse it, in their words (:func:`one_dimensional_labels`)."""
+    if y is None:
+        raise InputError("y is missing (None): pass the labels, one per row of X")
     if isinstance(y, SignBits):
         labels: np.ndarray | SignBits = y
     else:
         refuse_misread("y", y, labels=True)
-        labels = np.asarray(y)
-    if isinstance(labels, np.ndarray) and labels.ndim == 2 and 1 in labels.shape:
-        labels = labels.ravel()
-    if labels.ndim != 1:
-        raise InputError(f"y must be 1-D, got shape {labels.shape}")
+        labels = one_dimensional_labels(np.asarray(y))
     if labels.shape[0] != n:
         raise InputError(f"X has {n} rows but y has {labels.shape[0]} labels")
     return labels
+
+
+def one_dimensional_labels(y: np.ndarray) -> np.ndarray:
+    """y flattened when it is a column (n, 1), as scikit-learn's ``column_or_1d`` flattens it; any other shape but 1-D
+    (a row (1, n), a matrix, a scalar) refused in its words, at every entry (the estimators, the learners, ``score``,
+    :func:`dpcvx.tune`)."""
+    if y.ndim == 2 and y.shape[1] == 1:
+        return y.ravel()
+    if y.ndim != 1:
+        raise InputError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+    return y
 
 
 def check_targets(y: Any, n: int, label_bound: float,

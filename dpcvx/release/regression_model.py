@@ -30,7 +30,13 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration, gradient_theorem
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
-from ..validation import finite, real_values, refuse_non_finite_targets, refuse_non_number_targets
+from ..validation import (
+    finite,
+    one_dimensional_labels,
+    real_values,
+    refuse_non_finite_targets,
+    refuse_non_number_targets,
+)
 from .model import (
     Release,
     check_feature_names,
@@ -50,7 +56,7 @@ def r2_score(y: Any, predictions: np.ndarray, sample_weight: Any = None) -> floa
     and missing, NaN or infinite values are refused by their row (a NaN made the sums NaN and the score 0.0, and
     text was read as numbers)."""
     refuse_non_number_targets("y", y)
-    truth = real_values("y", y).ravel()
+    truth = one_dimensional_labels(real_values("y", y))  # a column flattened, a row (1, n) refused, as at fit
     if truth.shape != predictions.shape:
         raise InputError(f"y has {truth.size} values for {predictions.size} predictions")
     refuse_non_finite_targets(truth)

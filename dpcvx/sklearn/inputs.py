@@ -46,6 +46,7 @@ from ..validation import (
     check_rows,
     check_table,
     missing_labels,
+    one_dimensional_labels,
     outside_labels,
     refuse_misread,
     refuse_non_finite_targets,
@@ -327,8 +328,8 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
     refuse_unusable_table(X)
     if y is not None:
         refuse_misread("y", y, labels=True)
-        if isinstance(y, np.matrix) and 1 in y.shape:  # a column (or row) of labels, flattened as every learner does
-            y = np.asarray(y).ravel()
+        if isinstance(y, np.matrix):  # a column of labels flattened, a row refused, as every learner does
+            y = one_dimensional_labels(np.asarray(y))
     try:
         if reset and is_out_of_core(X):
             X, y = validate_streamed(owner, X, y, accept_sparse="csr")

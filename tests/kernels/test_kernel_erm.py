@@ -167,7 +167,7 @@ def test_label_and_kernel_validation():
     assert accountant.ledger == []  # refused before the charge
     with pytest.raises(InputError, match=r"^X has 3 rows but y has 2 labels$"):  # the one shape check of labels
         as_labels([1, -1], 3)
-    with pytest.raises(InputError, match=r"^y must be 1-D, got shape \(2, 2\)$"):
+    with pytest.raises(InputError, match=r"^y should be a 1d array, got an array of shape \(2, 2\) instead\.$"):
         as_labels([[1, -1], [1, -1]], 2)
     assert as_labels([[1], [-1]], 2).tolist() == [1.0, -1.0]  # a column vector, as every entry takes it
     X = np.random.default_rng(0).normal(size=(5, 2))

@@ -54,7 +54,7 @@ def test_labels_outside_the_classes_are_refused_by_both(kind, scorer):
         model.score(X, wrong)
     with pytest.raises(InputError, match=r"^X has 300 rows but y has 299 labels$"):
         model.score(X, y[:-1])
-    with pytest.raises(InputError, match=r"^y must be 1-D, got shape \(300, 2\)$"):
+    with pytest.raises(InputError, match=r"^y should be a 1d array, got an array of shape \(300, 2\) instead\.$"):
         model.score(X, np.c_[y, y])
 
 

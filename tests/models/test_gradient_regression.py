@@ -403,8 +403,9 @@ def test_the_default_beats_adassp_with_the_labels_range_alone():
 
 @pytest.mark.parametrize("mechanism", ["auto", "adassp"])
 def test_the_math_layer_takes_a_label_column_and_clips_labels_onto_the_public_bound_first(table, mechanism):
-    """PrivateLinearRegression's ranged paths read the labels bind checked: a column vector (n, 1) or a row (1, n) of
-    labels is the 1-D vector (it used to be charged, then broadcast to n x n and raise ValueError), and a label beyond
+    """PrivateLinearRegression's ranged paths read the labels bind checked: a column vector (n, 1) of labels is the
+    1-D vector (it used to be charged, then broadcast to n x n and raise ValueError), a row (1, n) is refused before
+    the charge, as the estimators refuse it, and a label beyond
     the public B is clipped onto [-B, B] before y - c onto [-B', B'] (it entered as c + B', beyond B). Same seed, same
     release as the clipped 1-D labels; one charge each."""
     X, y = table
@@ -413,7 +414,11 @@ def test_the_math_layer_takes_a_label_column_and_clips_labels_onto_the_public_bo
     learner = PrivateLinearRegression(1.0, 100.0, fit_intercept=True, intercept_scaling="auto", column_ranges="auto",
                                       mechanism=mechanism)
     reference = _quiet(lambda: learner.fit(X, np.clip(y, -100, 100), 1.0, 1e-6, random_state=3))
-    for labels in (y, y[:, None], y[None, :]):
+    accountant = PrivacyAccountant(5.0, 1e-3)
+    with pytest.raises(dpcvx.InputError, match=r"^y should be a 1d array, got an array of shape \(1, 3000\) instead"):
+        learner.fit(X, y[None, :], 1.0, 1e-6, random_state=3, accountant=accountant)
+    assert accountant.ledger == []
+    for labels in (y, y[:, None]):
         accountant = PrivacyAccountant(5.0, 1e-3)
         fitted = _quiet(lambda lab=labels, acc=accountant: learner.fit(X, lab, 1.0, 1e-6, random_state=3,
                                                                        accountant=acc))

@@ -71,6 +71,36 @@ def test_labels_are_shaped_alike_at_every_entry(entry):
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
     with pytest.raises(InputError, match=r"^X has 300 rows but y has 299 labels$"):
         LABEL_ENTRIES[entry](y[:-1], accountant)
-    with pytest.raises(InputError, match=r"^y must be 1-D, got shape \(300, 2\)$"):
+    with pytest.raises(InputError, match=r"^y should be a 1d array, got an array of shape \(300, 2\) instead\.$"):
         LABEL_ENTRIES[entry](np.c_[y, y], accountant)
     assert accountant.ledger == []
+
+
+@pytest.mark.parametrize("entry", LABEL_ENTRIES)
+def test_a_row_of_labels_and_missing_labels_are_refused_at_every_entry_as_the_estimators_refuse_them(entry):
+    """A row (1, n) of labels was flattened by every entry but the estimators' fit (validation.label_vector flattened
+    any shape with a 1 in it): refused in the estimators' words, before anything is charged. y=None said
+    "y must be 1-D, got shape ()"."""
+    y = Y if entry != "one-vs-rest" else Y3 - 1
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(InputError, match=r"^y should be a 1d array, got an array of shape \(1, 300\) instead\.$"):
+        LABEL_ENTRIES[entry](y[None, :], accountant)
+    with pytest.raises(InputError, match=r"^y is missing \(None\)"):
+        LABEL_ENTRIES[entry](None, accountant)
+    assert accountant.ledger == []
+
+
+def test_a_row_of_labels_is_refused_by_fit_and_score_alike():
+    estimator = dpcvx.DPLogisticRegression(data_norm=1.0, classes=(-1, 1), random_state=0)
+    message = r"^y should be a 1d array, got an array of shape \(1, 300\) instead\.$"
+    with pytest.raises(InputError, match=message):
+        estimator.fit(X2, Y[None, :])
+    estimator.fit(X2, Y)
+    for scorer in (estimator, estimator.model_):
+        with pytest.raises(InputError, match=message):
+            scorer.score(X2, Y[None, :])
+    regression = dpcvx.PrivateLinearRegression(1.0, 1.0).fit(X2, Y, 1.0, 1e-6, random_state=0)
+    with pytest.raises(InputError, match=message):
+        regression.score(X2, Y[None, :].astype(float))
+    with pytest.raises(InputError, match=message):
+        dpcvx.PrivateLinearRegression(1.0, 1.0).fit(X2, Y[None, :], 1.0, 1e-6)
