@@ -67,11 +67,12 @@ __all__ = [
 ]
 
 
-def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None, *, one_point: bool = True) -> np.ndarray:
+def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None, *, one_point: bool = False) -> np.ndarray:
     """X as a finite 2-D float64 array, one row per point: the library's one check of a matrix
     (:func:`dpcvx.validation.check_matrix`, its rules and messages: complex refused, a NaN named by its row and
-    column), for dense rows only (the kernels take no sparse matrix). With ``n_features`` the rows must have that
-    many features, and (``one_point``) a 1-D array of that size is one point (a query, a prediction)."""
+    column, a 1-D X refused as every model's predict refuses it), for dense rows only (the kernels take no sparse
+    matrix). With ``n_features`` the rows must have that many features, and with ``one_point`` (only PINP's
+    ``query``, which answers one point) a 1-D array of that size is one point."""
     if sparse.issparse(X):
         raise InputTypeError(f"{name} is a sparse matrix; the kernel methods take dense rows: pass {name}.toarray()")
     if one_point and n_features is not None and np.ndim(X) == 1:

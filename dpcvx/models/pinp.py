@@ -196,11 +196,12 @@ class PINP(TrainingSetLearner):
         centers = np.array(self._centers)
         return float(kernel_expansion(self._model.kernel, point, centers, np.array(self._coef))[0])
 
-    def _check_queries(self, Z: ArrayLike, name: str) -> np.ndarray:
-        """Queries as rows, each with ||phi(z)|| <= R_phi and a table's columns those of the training table
-        (:meth:`_check_rows`): public checks, before any noise."""
+    def _check_queries(self, Z: ArrayLike, name: str, one_point: bool = False) -> np.ndarray:
+        """Queries as rows (``one_point``: a 1-D z is one point, as :meth:`query` takes it), each with
+        ||phi(z)|| <= R_phi and a table's columns those of the training table (:meth:`_check_rows`): public checks,
+        before any noise."""
         self._check_rows(Z)
-        points = as_rows(Z, name, self._model.n_features)
+        points = as_rows(Z, name, self._model.n_features, one_point=one_point)
         kernel = self._model.kernel
         norms = np.sqrt(np.maximum(kernel.diagonal(points), 0.0))
         beyond = np.flatnonzero(norms > kernel.feature_bound * (1 + NORM_SLACK))
@@ -230,7 +231,7 @@ class PINP(TrainingSetLearner):
         if self._process != process_token.current():
             raise InputError("this PINP curator was made in another process and inherited by this one (a fork): "
                              "its answers would spend a budget its owner never counts; query it in its own process")
-        point = self._check_queries(z, "z")
+        point = self._check_queries(z, "z", one_point=True)
         if point.shape[0] != 1:
             raise InputError(f"query takes one point, got {point.shape[0]}; use decision_function")
         with self._query_lock:

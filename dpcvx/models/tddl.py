@@ -305,7 +305,7 @@ class TDDL(PrivateKernelLearner):
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
             span, rows = self._minimiser_span(X)
-            Z = as_rows(Z, "Z", rows.shape[1], one_point=False)  # a public sample, 2-D as X is
+            Z = as_rows(Z, "Z", rows.shape[1])  # a public sample, 2-D as X is
             # the table itself, whose column names the learner keeps (a table is read as rows again: cheap beside
             # the Gram matrix)
             model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)

@@ -224,3 +224,24 @@ def test_clipped_fourier_features_are_told_clipping_by_design_and_raw_columns_th
             warnings.simplefilter("ignore", dpcvx.exceptions.TrainingRowsWarning)
             dpcvx.DPLogisticRegression(epsilon=1.0, column_statistics=False, random_state=0).fit(raw, y)
         assert not any("by design" in str(w.message) for w in caught)
+
+
+def test_a_1_d_X_at_predict_is_refused_by_kernel_models_as_by_linear_models():
+    """A kernel release read a 1-D X of the right width as one point, where every linear model refuses it (and
+    scikit-learn's "Expected 2D array, got 1D array"): the same refusal now, for the release and the learner."""
+    import dpcvx
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (60, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    linear = dpcvx.PrivateERM(data_norm=1.0).fit(X, y, 1.0, random_state=0)
+    with pytest.raises(InputError) as expected:
+        linear.predict(X[0])
+    for learner in (dpcvx.TDDL(lam=0.1, gamma=1.0), dpcvx.PINP(lam=0.1, gamma=1.0, max_queries=5)):
+        model = learner.fit(X, y, 1.0, random_state=0, **({"Z": X[:4]} if isinstance(learner, dpcvx.TDDL) else {}))
+        model = model.public_predictor() if isinstance(learner, dpcvx.PINP) else model
+        for predict in (model.predict, model.decision_function):
+            with pytest.raises(InputError, match=r"^X must be 2-D \(n samples x d features\), got shape \(2,\)") as got:
+                predict(X[0])
+            assert str(got.value) == str(expected.value)
+

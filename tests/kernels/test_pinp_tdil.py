@@ -148,8 +148,7 @@ def test_pinp_input_errors():
         with pytest.raises(InputError, match=rf"z is a 1-D array, read as one point, of {point.size} features, "
                                              r"expected 2; pass a point of 2 values"):
             pinp.query(point)
-        with pytest.raises(InputError, match=rf"X is a 1-D array, read as one point, of {point.size} features, "
-                                             "expected 2"):
+        with pytest.raises(InputError, match=r"^X must be 2-D \(n samples x d features\)"):  # as every predict
             pinp.public_predictor().predict(point)
     assert pinp.queries_answered_ == 0
     batch = np.vstack([X[:3], [[3.0, 0.0]]])  # the last row is outside the public domain
