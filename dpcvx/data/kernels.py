@@ -454,81 +454,108 @@ class RandomFourierFeatures:
     """
 
     norm_bound: float = math.sqrt(2.0)
-    kernel: str
-    gamma: float
-    n_components: int
 
     def __init__(self, kernel: str = "rbf", *, gamma: float, n_components: int = 100,
                  n_features: int | None = None, random_state: RandomState = None):
-        if not isinstance(kernel, str) or kernel not in FOURIER_KERNELS:
-            raise InputError(f"random Fourier features need a translation-invariant kernel, one of "
-                             f"{FOURIER_KERNELS}; got {kernel!r}")
+        # scikit-learn's rule: each parameter stored unchanged, checked when the map is drawn (fit, or its first
+        # use), so that a grid search refuses only the candidate with the bad value
         self.kernel = kernel
-        self.n_components = integer("n_components", n_components)
-        self.gamma = positive("gamma", gamma)
+        self.gamma = gamma
+        self.n_components = n_components
+        self.n_features = n_features  # the declared input width; None when fit reads X's
         self.random_state = random_state
-        self._given_width = n_features  # the constructor's n_features (get_params); None when fit reads X's width
-        self._rng = resolve_rng(random_state)
-        self.frequencies: np.ndarray | None = None
-        self.phases: np.ndarray | None = None
-        if n_features is not None:
-            self._draw(n_features)
+
+    def _checked(self) -> tuple[str, float, int, int | None]:
+        """(kernel, gamma, n_components, n_features) checked: the one check of the parameters, when the map is drawn
+        (:meth:`_draw`), saved (:meth:`to_dict`) or loaded (:meth:`from_dict`)."""
+        if not isinstance(self.kernel, str) or self.kernel not in FOURIER_KERNELS:
+            raise InputError(f"random Fourier features need a translation-invariant kernel, one of "
+                             f"{FOURIER_KERNELS}; got {self.kernel!r}")
+        return (self.kernel, positive("gamma", self.gamma), integer("n_components", self.n_components),
+                optional(integer)("n_features", self.n_features))
 
     def _draw(self, n_features: int) -> None:
+        """Draw the map's frequencies and phases (``frequencies_``, ``phases_``) for inputs of ``n_features``, from
+        ``random_state`` (its generator kept for the next draws until a refit restarts it)."""
+        kernel, gamma, components, _ = self._checked()
         n_features = integer("n_features", n_features)
-        if self.n_components * n_features > MAX_PARAMETERS:
-            raise InputError(f"n_components x n_features = {self.n_components} x {n_features} frequencies is above "
+        if components * n_features > MAX_PARAMETERS:
+            raise InputError(f"n_components x n_features = {components} x {n_features} frequencies is above "
                              f"the limit of {MAX_PARAMETERS:.0e} ({8 * MAX_PARAMETERS // 10**9} GB of doubles); "
                              "choose fewer components or reduce the features first")
-        self.frequencies, self.phases = draw_fourier_features(self.kernel, self.gamma, self.n_components,
-                                                              n_features, self._rng)
+        if "_rng" not in vars(self):
+            self._rng = resolve_rng(self.random_state)
+        self.frequencies_, self.phases_ = draw_fourier_features(kernel, gamma, components, n_features, self._rng)
+
+    def _drawn(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(frequencies, phases), drawn now for a map of a declared ``n_features`` used before any fit; None for a map
+        not drawn yet whose width comes from the X it is fitted on."""
+        if "frequencies_" not in vars(self):
+            if self.n_features is None:
+                return None
+            self._draw(self.n_features)
+        return self.frequencies_, self.phases_
 
     @property
-    def n_features(self) -> int | None:
-        return None if self.frequencies is None else self.frequencies.shape[1]
+    def frequencies(self) -> np.ndarray | None:
+        """Omega, shape (n_components, n_features) (``frequencies_``); None before the map is drawn."""
+        drawn = self._drawn()
+        return None if drawn is None else drawn[0]
+
+    @property
+    def phases(self) -> np.ndarray | None:
+        """The phases, shape (n_components,) (``phases_``); None before the map is drawn."""
+        drawn = self._drawn()
+        return None if drawn is None else drawn[1]
 
     @property
     def n_features_in_(self) -> int:
         """The input width the map was drawn for, as scikit-learn's fitted transformers state it (a Pipeline's
         ``n_features_in_`` reads its first step's); AttributeError before the map is drawn."""
-        if self.n_features is None:
+        frequencies = self.frequencies
+        if frequencies is None:
             raise AttributeError("n_features_in_: the map is not drawn yet (fit it, or pass n_features)")
-        return self.n_features
+        return int(frequencies.shape[1])
 
     @property
     def exact_kernel(self) -> Kernel:
         """The kernel this map approximates."""
-        return RBFKernel(self.gamma) if self.kernel == "rbf" else LaplacianKernel(self.gamma)
+        kernel, gamma, _, _ = self._checked()
+        return RBFKernel(gamma) if kernel == "rbf" else LaplacianKernel(gamma)
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's parameters, as scikit-learn's ``clone`` and ``set_params`` read them (``deep`` is
-        accepted for its signature): ``n_features`` as given (None for a map that :meth:`fit` draws at X's width),
-        ``random_state=None`` for a loaded map (its draw came from elsewhere). A clone is a map of the same parameters
-        not drawn yet, as scikit-learn's clone of a fitted transformer is unfitted."""
+        """The constructor's parameters as given, as scikit-learn's ``clone`` and ``set_params`` read them (``deep``
+        is accepted for its signature): ``random_state=None`` for a loaded map (its draw came from elsewhere). A clone
+        is a map of the same parameters not drawn yet, as scikit-learn's clone of a fitted transformer is unfitted."""
         return {"kernel": self.kernel, "gamma": self.gamma, "n_components": self.n_components,
-                "n_features": self._given_width, "random_state": self.random_state}
+                "n_features": self.n_features, "random_state": self.random_state}
 
     def set_params(self, **params: Any) -> RandomFourierFeatures:
-        """These constructor parameters, the others kept, checked as the constructor checks them; the map is drawn
-        afresh from ``random_state`` (the frequencies drawn belong to the old parameters). An unknown name is refused
-        as every learner refuses it."""
+        """These constructor parameters stored as given, the others kept, and checked when the map is next drawn (as
+        scikit-learn's estimators check theirs at fit); the map is forgotten (the frequencies drawn belong to the old
+        parameters). An unknown name is refused as every learner refuses it."""
         refuse_unknown_parameters(type(self).__name__, params, tuple(self.get_params()))
-        merged = {**self.get_params(), **params}
-        fresh = type(self)(merged.pop("kernel"), **merged)  # checked whole before this map changes
-        vars(self).pop("feature_names_in_", None)  # the names of the table the old map was drawn on
-        vars(self).update(vars(fresh))
+        for name, value in params.items():
+            setattr(self, name, value)
+        self._forget()
         return self
 
+    def _forget(self) -> None:
+        """Forget the map drawn, the names of the table it was drawn on and its generator."""
+        for name in ("frequencies_", "phases_", "feature_names_in_", "_rng"):
+            vars(self).pop(name, None)
+
     def fit(self, X: ArrayLike, y: object = None) -> RandomFourierFeatures:
-        """Draw the parameters for X's input dimension (the only thing read from X), and keep a table's column names
-        as ``feature_names_in_`` (:func:`dpcvx.tables.feature_names`): the frequencies read a row's entries by
-        position, so a table with those columns in another order is refused later (:meth:`transform`), as the
-        estimators refuse it. A map drawn at an earlier X's width is drawn afresh (:meth:`_restart`), as
-        scikit-learn's fit starts over."""
+        """Check the parameters and draw the map for X's input dimension (the only thing read from X), and keep a
+        table's column names as ``feature_names_in_`` (:func:`dpcvx.tables.feature_names`): the frequencies read a
+        row's entries by position, so a table with those columns in another order is refused later
+        (:meth:`transform`), as the estimators refuse it. A map drawn at an earlier X's width is drawn afresh
+        (:meth:`_restart`), as scikit-learn's fit starts over."""
+        self._checked()
         rows = as_rows(X)
         self._restart()
         self._drawn_for(X, rows)
-        warn_far_apart(rows, self.gamma, self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
+        warn_far_apart(rows, self._checked()[1], self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
         return self
 
     def _restart(self) -> None:
@@ -536,32 +563,34 @@ class RandomFourierFeatures:
         ``random_state`` (the same map for a seed) at the width of the X it is fitted on, and keeps that X's names.
         A refit on another width or other names was refused ("the map was drawn for 3 features") where
         scikit-learn's fit starts over; a map of a declared width keeps it."""
-        if self._given_width is None and self.frequencies is not None:
-            self.frequencies = self.phases = None
-            vars(self).pop("feature_names_in_", None)
-            self._rng = resolve_rng(self.random_state)
+        if self.n_features is None and "frequencies_" in vars(self):
+            self._forget()
 
     def _drawn_for(self, X: ArrayLike, rows: np.ndarray) -> None:
         """:meth:`fit` of X read as ``rows`` (:meth:`transform` reads X once for both)."""
-        if self.frequencies is None:
+        drawn = self._drawn()
+        if drawn is None:
             names = feature_names(X)  # refused (names mixing text with other types) before the map is drawn
             self._draw(rows.shape[1])
             if names is not None:
                 self.feature_names_in_ = names
             return
-        if rows.shape[1] != self.n_features:
-            raise InputError(f"X has {rows.shape[1]} features, the map was drawn for {self.n_features}")
+        width = drawn[0].shape[1]
+        if rows.shape[1] != width:
+            raise InputError(f"X has {rows.shape[1]} features, but {type(self).__name__} is expecting {width} "
+                             f"features as input (the map was drawn for {width})")
         check_names(type(self).__name__, vars(self).get("feature_names_in_"), X)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The output feature names, as scikit-learn names a transformer's new features:
         randomfourierfeatures0, ..., randomfourierfeatures{D-1}. ``input_features``, when given, must have one
         name per input column of a drawn map."""
-        if input_features is not None and self.n_features is not None and len(input_features) != self.n_features:
+        frequencies = self.frequencies
+        if input_features is not None and frequencies is not None and len(input_features) != frequencies.shape[1]:
             raise InputError(f"input_features has {len(input_features)} names, the map was drawn for "
-                             f"{self.n_features} features")
+                             f"{frequencies.shape[1]} features")
         prefix = type(self).__name__.lower()
-        return np.asarray([f"{prefix}{i}" for i in range(self.n_components)], dtype=object)
+        return np.asarray([f"{prefix}{i}" for i in range(self._checked()[2])], dtype=object)
 
     def set_output(self, *, transform: str | None = None) -> RandomFourierFeatures:
         """The container :meth:`transform` returns: "default" (a numpy array), "pandas" or "polars" (a DataFrame
@@ -590,30 +619,33 @@ class RandomFourierFeatures:
         features = rows @ frequencies.T
         features += phases
         np.cos(features, out=features)
-        features *= math.sqrt(2.0 / self.n_components)
+        features *= math.sqrt(2.0 / frequencies.shape[0])
         return transformer_api.contained(self, features, self.get_feature_names_out(), X)
 
     def _parameters(self) -> tuple[np.ndarray, np.ndarray]:
-        if self.frequencies is None or self.phases is None:
+        drawn = self._drawn()
+        if drawn is None:
             raise InputError("the map has no parameters yet: call fit(X) or pass n_features")
-        return self.frequencies, self.phases
+        return drawn
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
         """:meth:`fit` then :meth:`transform` (a Pipeline's fit calls it), X read once."""
+        self._checked()
         rows = as_rows(X)
         self._restart()
         features = self._features(X, rows)
-        warn_far_apart(rows, self.gamma, self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
+        warn_far_apart(rows, self._checked()[1], self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
         return features
 
     def to_dict(self) -> dict:
         """JSON-ready public parameters (kernel, gamma, frequencies, phases)."""
         frequencies, phases = self._parameters()
+        kernel, gamma, components, _ = self._checked()
         return {
             "type": "RandomFourierFeatures",
-            "kernel": self.kernel,
-            "gamma": self.gamma,
-            "n_components": self.n_components,
+            "kernel": kernel,
+            "gamma": gamma,
+            "n_components": components,
             "norm_bound": self.norm_bound,
             "frequencies": frequencies.tolist(),
             "phases": phases.tolist(),
@@ -635,8 +667,8 @@ class RandomFourierFeatures:
             frequencies = _saved_numbers("frequencies", data["frequencies"])
             phases = _saved_numbers("phases", data["phases"])
             # random_state=0 only avoids drawing OS entropy: the loaded parameters replace the draw
-            features = cls(data["kernel"], gamma=data["gamma"], n_components=data["n_components"],
-                           random_state=0)
+            features = cls(data["kernel"], gamma=data["gamma"], n_components=data["n_components"])
+            features.kernel, features.gamma, features.n_components, _ = features._checked()  # checked as a fit's
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f"malformed RandomFourierFeatures data: {error}") from None
         if (frequencies.ndim != 2 or frequencies.shape[0] != features.n_components or frequencies.shape[1] < 1
@@ -644,8 +676,7 @@ class RandomFourierFeatures:
                 or not (np.all(np.isfinite(frequencies)) and np.all(np.isfinite(phases)))):
             raise InputError("malformed RandomFourierFeatures data: frequencies must be a finite "
                              "(n_components, n_features) array with n_features >= 1 and phases a finite vector")
-        features.frequencies, features.phases = frequencies, phases
-        features.random_state = None  # the seed 0 above drew nothing: the map's draw is not reproducible from it
+        features.frequencies_, features.phases_ = frequencies, phases  # random_state None: not reproducible from it
         return features
 
     def __eq__(self, other: object) -> bool:
@@ -654,7 +685,7 @@ class RandomFourierFeatures:
         itself: its parameters are still to be drawn from its generator."""
         if other is self:
             return True
-        if not isinstance(other, RandomFourierFeatures) or self.frequencies is None or other.frequencies is None:
+        if not isinstance(other, RandomFourierFeatures) or self._drawn() is None or other._drawn() is None:
             return False
         return ((self.kernel, self.gamma, self.n_components) == (other.kernel, other.gamma, other.n_components)
                 and all(np.array_equal(mine, theirs)
@@ -666,8 +697,9 @@ class RandomFourierFeatures:
         return hash((type(self).__name__, self.kernel, self.gamma, self.n_components))
 
     def __repr__(self) -> str:
-        return (f"RandomFourierFeatures(kernel={self.kernel!r}, gamma={self.gamma:g}, "
-                f"n_components={self.n_components}, n_features={self.n_features})")
+        width = self.n_features if "frequencies_" not in vars(self) else self.frequencies_.shape[1]
+        return (f"RandomFourierFeatures(kernel={self.kernel!r}, gamma={self.gamma!r}, "
+                f"n_components={self.n_components!r}, n_features={width!r})")
 
 
 def feature_map_route(steps: list) -> str:

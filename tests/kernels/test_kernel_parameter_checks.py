@@ -210,9 +210,9 @@ def test_a_saved_fourier_map_holds_numbers_and_its_fields_only(change, match):
 
 def test_fourier_map_arguments_give_typed_errors():
     with pytest.raises(InputError, match="above the limit of 1e"):
-        RandomFourierFeatures("rbf", gamma=1.0, n_components=10, n_features=10**12)
-    with pytest.raises(InputError, match="translation-invariant kernel"):
-        RandomFourierFeatures(np.array(["rbf", "laplacian"]), gamma=1.0)
+        RandomFourierFeatures("rbf", gamma=1.0, n_components=10, n_features=10**12).fit(np.ones((2, 3)))
+    with pytest.raises(InputError, match="translation-invariant kernel"):  # checked at fit, as scikit-learn's
+        RandomFourierFeatures(np.array(["rbf", "laplacian"]), gamma=1.0).fit(np.ones((2, 3)))
 
 
 def _absolute(z):

@@ -89,13 +89,13 @@ def test_random_fourier_features_refuse_malformed_data(change):
         RandomFourierFeatures.from_dict(data)
 
 
-def test_random_fourier_features_input_errors():
+def test_random_fourier_features_input_errors():  # the parameters are checked at fit, as scikit-learn's
     with pytest.raises(InputError, match="translation-invariant"):
-        RandomFourierFeatures("poly", gamma=1.0)
+        RandomFourierFeatures("poly", gamma=1.0).fit(np.ones((2, 3)))
     with pytest.raises(InputError, match="n_components"):
-        RandomFourierFeatures("rbf", gamma=1.0, n_components=0)
+        RandomFourierFeatures("rbf", gamma=1.0, n_components=0).fit(np.ones((2, 3)))
     with pytest.raises(InputError, match="gamma"):
-        RandomFourierFeatures("rbf", gamma=-1.0)
+        RandomFourierFeatures("rbf", gamma=-1.0).fit_transform(np.ones((2, 3)))
     with pytest.raises(InputError, match="fit"):
         RandomFourierFeatures("rbf", gamma=1.0).to_dict()
     features = RandomFourierFeatures("rbf", gamma=1.0, n_features=2, random_state=0)
@@ -245,3 +245,32 @@ def test_a_1_d_X_at_predict_is_refused_by_kernel_models_as_by_linear_models():
                 predict(X[0])
             assert str(got.value) == str(expected.value)
 
+
+def test_a_fourier_map_checks_its_parameters_at_fit_so_a_grid_search_fails_only_the_bad_candidate():
+    """RandomFourierFeatures checked gamma and the kernel in its constructor and set_params, so GridSearchCV stopped
+    at set_params for one bad candidate; it stores them as given now, and fit checks them."""
+    import dpcvx
+
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+
+    bad = RandomFourierFeatures("poly", gamma=-1)  # stored as given, as scikit-learn's estimators store theirs
+    assert bad.get_params()["kernel"] == "poly" and bad.gamma == -1 and "frequencies_" not in vars(bad)
+    with pytest.raises(InputError, match="translation-invariant kernel"):
+        bad.fit(np.ones((3, 2)))
+    fourier = RandomFourierFeatures(gamma=1.0, n_components=5, random_state=0).fit(np.ones((3, 2)))
+    assert fourier.set_params(gamma=0.0) is fourier and fourier.frequencies is None  # the old draw is forgotten
+    with pytest.raises(InputError, match="gamma must be finite and positive, got 0.0"):
+        fourier.fit(np.ones((3, 2)))
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-0.5, 0.5, (80, 2))
+    y = (X[:, 0] > 0).astype(int)
+    pipeline = make_pipeline(RandomFourierFeatures(gamma=1.0, n_components=10, random_state=0),
+                             dpcvx.DPLogisticRegression(data_norm=math.sqrt(2), epsilon=10.0, random_state=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = GridSearchCV(pipeline, {"randomfourierfeatures__gamma": [1.0, 0.0]}, cv=2, error_score=np.nan)
+        search.fit(X, y)
+    scores = search.cv_results_["mean_test_score"]
+    assert np.isfinite(scores[0]) and np.isnan(scores[1]) and sklearn.__version__

@@ -102,15 +102,16 @@ def test_a_fourier_map_clones_and_sets_its_parameters_as_scikit_learn_does():
     assert clone(drawn) == drawn  # the same parameters and seed draw the same map (a raw TypeError before)
     fitted = RandomFourierFeatures("laplacian", gamma=0.5, n_components=8, random_state=4).fit(np.ones((2, 5)))
     unfitted = clone(fitted)
-    assert fitted.n_features == 5 and unfitted.n_features is None  # a clone is not drawn yet, as scikit-learn's
+    assert fitted.n_features_in_ == 5 and unfitted.frequencies is None  # a clone is not drawn yet, as scikit-learn's
     unfitted.fit(np.ones((2, 3)))  # so it takes another width
-    assert unfitted.n_features == 3
+    assert unfitted.n_features_in_ == 3 and unfitted.n_features is None  # the parameter as given
     with pytest.raises(dpcvx.InputError, match=r"^RandomFourierFeatures has no parameter\(s\) \['degree'\]"):
         drawn.set_params(degree=2)
-    with pytest.raises(dpcvx.InputError, match="gamma must be finite and positive"):
-        drawn.set_params(n_components=4, gamma=-1.0)
     assert drawn.n_components == 8 and drawn.gamma == 0.5 and drawn.frequencies.shape == (8, 3)  # left whole
-    assert drawn.set_params(gamma=2.0) is drawn and drawn.gamma == 2.0
+    drawn.set_params(n_components=4, gamma=-1.0)  # stored as given, checked when the map is next drawn
+    with pytest.raises(dpcvx.InputError, match="gamma must be finite and positive"):
+        drawn.fit(np.ones((2, 3)))
+    assert drawn.set_params(n_components=8, gamma=2.0) is drawn and drawn.gamma == 2.0
     assert drawn == RandomFourierFeatures("rbf", gamma=2.0, n_components=8, n_features=3, random_state=4)
     loaded = RandomFourierFeatures.from_dict(drawn.to_dict())
     assert loaded.get_params()["random_state"] is None  # its draw is not the seed 0 it was built with
@@ -161,7 +162,7 @@ def test_a_refit_draws_the_map_afresh_as_scikit_learn_s_fit_does():
     with pytest.raises(dpcvx.InputError, match="The feature names should match"):
         fourier.transform(pd.DataFrame(X, columns=["q", "p"]))
     declared = RandomFourierFeatures("rbf", gamma=2.0, n_components=7, n_features=3, random_state=4)
-    with pytest.raises(dpcvx.InputError, match="X has 2 features, the map was drawn for 3"):
+    with pytest.raises(dpcvx.InputError, match="X has 2 features, but RandomFourierFeatures is expecting 3 features"):
         declared.fit(X)
 
 
