@@ -164,11 +164,9 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
     try:
         compressed = _is_gzip(path)
         with _open_text(path, compressed) as handle:
-            for _ in range(layout.skip_lines):
-                if not handle.readline():
-                    break  # the file has fewer lines
+            skipped = _skip_lines(handle, layout.skip_lines)
             reader = csv.reader(handle, skipinitialspace=True)
-            header, given = _header(reader, path, columns, layout, label)
+            header, given = _header(reader, path, columns, layout, label, skipped)
             positions = [header.index(name) for name in columns]
             for row in reader:
                 if not row or (len(row) == 1 and len(header) > 1 and not row[0].strip()):
@@ -305,10 +303,10 @@ def _arrow_open(path: Path, columns: Sequence[str], layout: Layout, label: str |
     try:
         compressed = _is_gzip(path)
         with _open_text(path, compressed) as handle:  # the header: the one check of the names and its errors
-            for _ in range(layout.skip_lines):
-                if not handle.readline():  # the file ends within the skipped lines (any --skip-lines, 10^30
-                    return None            # included): the standard reader reports it
-            header, _ = _header(csv.reader(handle, skipinitialspace=True), path, columns, layout, label)
+            skipped = _skip_lines(handle, layout.skip_lines)
+            if skipped < layout.skip_lines:  # the file ends within the skipped lines (any --skip-lines, 10^30
+                return None                  # included): the standard reader reports it
+            header, _ = _header(csv.reader(handle, skipinitialspace=True), path, columns, layout, label, skipped)
     except (InputError, OSError, UnicodeError, EOFError, zlib.error, csv.Error):
         return None  # the standard reader reads the file and reports it (a damaged gzip file as damage)
     types = {name: pa.float64() if name in numbers else pa.string() for name in columns}
@@ -342,12 +340,29 @@ def _typed_columns(table: Any, columns: Sequence[str], numeric: Collection[str])
     return out
 
 
+def _skip_lines(handle: Any, count: int) -> int:
+    """Read past the first ``count`` lines of the open text file ``handle``: how many it had of them (fewer when the
+    file ends first)."""
+    for skipped in range(count):
+        if not handle.readline():
+            return skipped
+    return count
+
+
 def _header(reader: Iterator[list[str]], path: Path, columns: Sequence[str], layout: Layout,
-            label: str | None) -> tuple[list[str], str]:
+            label: str | None, skipped: int = 0) -> tuple[list[str], str]:
     """(the column names, what gave them) of a CSV file whose reader stands before its header row (or first
-    record, with ``layout.names``): the one check of the names, shared by both readers."""
+    record, with ``layout.names``), after ``skipped`` lines were skipped: the one check of the names, shared by both
+    readers."""
+    past_end = InputError(f"{path}: --skip-lines {layout.skip_lines} passes the end of the file, which has {skipped} "
+                          "line(s); nothing is left to read")
+    if skipped < layout.skip_lines:
+        raise past_end
     if layout.names is None:
-        header = [cell.strip() for cell in next(reader, [])]
+        row = next(reader, None)
+        if row is None and layout.skip_lines:  # the file is not empty: the skip read all of it
+            raise past_end
+        header = [cell.strip() for cell in row or []]
         if not any(header):
             raise InputError(f"{path} is empty; it needs a header row naming the columns (or "
                              "give the names with --no-header --names)")

@@ -115,6 +115,8 @@ def find_data_directory(files: tuple[str, ...], path: str | Path | None = None) 
     """
     if path is not None:
         candidates = [file_path(path, "data directory")]
+        if candidates[0].is_file():
+            raise FileError(f"{path} is a file, not a directory; give the directory that holds {list(files)}")
     else:
         from_env = [Path(os.environ[DATA_ENV])] if os.environ.get(DATA_ENV) else []
         beside = [Path.cwd() / ".." / "shared" / "data", REPOSITORY_ROOT / ".." / "shared" / "data"]

@@ -118,3 +118,14 @@ def test_a_warning_made_an_error_is_one_line_before_the_charge(tmp_path, capsys)
     err = capsys.readouterr().err
     assert code == 3 and err.startswith("dpcvx: warning made an error: column 'age'") and len(err.splitlines()) == 1
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("skip", [3, 4, 5000])
+def test_skip_lines_past_the_end_of_the_file_says_so(tmp_path, capsys, skip):
+    """--skip-lines beyond the end (or exactly at it) reported "t.csv is empty; it needs a header row": the file is
+    not empty, the skip read all of it."""
+    data = write(tmp_path / "t.csv", ["x", "label"], [[0.1, "a"], [0.2, "b"]])  # 3 lines
+    code, err = fit(tmp_path, capsys, data, "--positive", "a", "--skip-lines", str(skip))
+    assert code == 3
+    assert f"t.csv: --skip-lines {skip} passes the end of the file, which has 3 line(s); nothing is left to read" in err
+    assert "is empty" not in err

@@ -2,6 +2,7 @@
 
 import gzip
 import io
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -513,3 +514,13 @@ def test_a_table_path_that_is_no_path_is_a_typed_error(path):
     for read in (read_table_columns, lambda p, c: list(table_chunks(p, c, chunk_rows=10))):
         with pytest.raises(InputError, match="data file path"):
             read(path, ["a"])
+
+
+@pytest.mark.parametrize("load", [load_adult, load_kdd])
+def test_a_file_given_for_the_data_directory_is_named_a_file(tmp_path, load):
+    """path= names the directory holding the files; a file there said "data files [...] not found; looked in"."""
+    given = tmp_path / "adult.data"
+    given.write_text("39, State-gov\n")
+    with pytest.raises(InputError, match=rf"^{re.escape(str(given))} is a file, not a directory; give the directory "
+                                         r"that holds \["):
+        load(given)
