@@ -233,6 +233,13 @@ def block_hessian_product(block: np.ndarray, curvature: np.ndarray, v: np.ndarra
 #: of docs/theory.md section 23, and margins bitwise those of the final check's blocks; else one product.
 BLOCK_READ_WIDTHS = (48, 1024)
 
+#: X^T u of a sparse X, or of a dense X not summed by cache-sized row blocks (another layout, a width outside
+#: ``BLOCK_READ_WIDTHS``), is a sum of row blocks of this many rows, added in order, when X has more rows: one
+#: product sums each coordinate over all |D| rows in the order BLAS or scipy choose, whose worst-case rounding
+#: gamma_{|D|} |D| L R exceeds the half of gamma = tol N L R kept for it beyond |D| = 4.5e5 at tol_D = 1e-10; by these
+#: blocks it is gamma_{B + ceil(|D| / B)} |D| L R, within it for every |D| up to 2.5e10 (docs/theory.md section 23).
+SUM_BLOCK_ROWS = 1 << 16
+
 
 def _avx512() -> bool:
     """Whether numpy found the AVX-512 instructions of Skylake-X and later on this processor (where OpenBLAS, too,
@@ -248,6 +255,17 @@ EINSUM_WIDTHS = ROW_PRODUCT_WIDTHS
 def _row_major_within(block: np.ndarray, widths: tuple[int, int]) -> bool:
     """Whether ``block`` is row-major with a width in ``widths`` (both ends included)."""
     return bool(block.flags.c_contiguous) and widths[0] <= block.shape[1] <= widths[1]
+
+
+def _transposed_csr_rows(X: sparse.csr_matrix, rows: slice) -> sparse.csc_matrix:
+    """X[rows]^T for a canonical CSR matrix X and a slice of step 1: a CSC matrix on views of X's data and indices
+    (scipy's row slicing, its transpose and its constructors from the three arrays copy them: a second X held through
+    the solve, or a copy of each block at every product)."""
+    start, stop = X.indptr[rows.start], X.indptr[rows.stop]
+    block = sparse.csc_matrix((X.shape[1], rows.stop - rows.start), dtype=X.dtype)
+    block.data, block.indices = X.data[start:stop], X.indices[start:stop]
+    block.indptr = X.indptr[rows.start:rows.stop + 1] - start
+    return block
 
 
 def transposed_product(block: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -382,6 +400,7 @@ class PerturbedObjective:
     _moments: tuple[np.ndarray, float] | tuple[()] | None = field(init=False, repr=False, default=None)  # _row_moments
     # CG was slow without a preconditioner on this solve's dense rows (:func:`dpcvx.solvers.linear._sampled_factor`)
     cg_slow: bool = field(init=False, repr=False, default=False)
+    _row_block_sums: list[tuple[slice, Any]] | None = field(init=False, repr=False, default=None)  # _sum_blocks
 
     def __post_init__(self) -> None:
         self._dense = not sparse.issparse(self.X)
@@ -439,7 +458,24 @@ class PerturbedObjective:
         if self._dense and _row_major_within(self.X, BLOCK_READ_WIDTHS):
             return functools.reduce(operator.add, (transposed_product(self.X[rows], u[rows])
                                                    for rows in self._row_slices()))
+        if self.n > SUM_BLOCK_ROWS:  # one product's rounding grows with all the rows: by blocks (section 23)
+            return functools.reduce(operator.add, (np.asarray(transposed @ u[rows]).ravel()
+                                                   for rows, transposed in self._sum_blocks()))
         return np.asarray(self.X.T @ u).ravel()
+
+    def _sum_blocks(self) -> list[tuple[slice, Any]]:
+        """The row blocks of ``SUM_BLOCK_ROWS`` rows :meth:`rmatvec` sums a sparse (or another dense layout's) X^T u
+        over, in order, each with its rows of X transposed: a dense X's view, a CSR matrix's rows as a CSC matrix on
+        the same data and indices (:func:`_transposed_csr_rows`: no copy of X), another sparse format's rows as scipy
+        slices them. Made once."""
+        if self._row_block_sums is None:
+            X, step = self.X, SUM_BLOCK_ROWS
+            slices = [slice(a, min(a + step, self.n)) for a in range(0, self.n, step)]
+            if sparse.issparse(X) and X.format == "csr" and X.has_canonical_format:
+                self._row_block_sums = [(rows, _transposed_csr_rows(X, rows)) for rows in slices]
+            else:
+                self._row_block_sums = [(rows, X[rows].T) for rows in slices]
+        return self._row_block_sums
 
     def _row_slices(self) -> list[slice]:
         """The cache-sized row blocks of a dense X (:func:`dpcvx.data.blocks.cache_block_rows`), in order."""
