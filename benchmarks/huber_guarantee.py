@@ -33,6 +33,10 @@ from dpcvx.sklearn.noise_warning import GUARANTEE_RATIO_LIMIT, guarantee_to_spre
 from dpcvx.sklearn.regressors import HUBER_FRACTION
 
 EPSILONS = (0.3, 1.0, 3.0)
+#: The rules of NoiseDominatesWarning a fit's text is told apart by (one warning may join several).
+RULES = {"noise": "the model is mostly noise", "reach": "cannot reach the labels' spread",
+         "guarantee": "promises little beyond a constant model", "unresolved": "range was not resolved",
+         "not_located": "the label was not located", "coarse": "located only coarsely"}
 SPLITS = 3
 RESULTS = Path(__file__).parent / "results" / "huber_guarantee.md"
 
@@ -58,10 +62,11 @@ def cells(name: str, make, m: float | str = "auto", epsilons: tuple[float, ...] 
             r2 = r2_score(y[test], model.predict(X[test]))
             bound = model.certificate_.label_bound  # the fit's B (B' of a drawn label range): m="auto" is a quarter
             loss = dpcvx.losses.huber_regression(HUBER_FRACTION * bound if m == "auto" else float(m))
-            out.append({"table": name, "split": split, "epsilon": epsilon, "n": n, "d": X.shape[1],
+            text = " ".join(str(w.message) for w in caught if issubclass(w.category, NoiseDominatesWarning))
+            out.append({"table": name, "split": split, "epsilon": epsilon, "n": len(train), "d": X.shape[1],
                         "gap": (r2 - trivial) / (reference - trivial),
                         "ratio": guarantee_to_spread(model.certificate_, loss),
-                        "warned": any(issubclass(w.category, NoiseDominatesWarning) for w in caught)})
+                        "warned": bool(text), **{rule: phrase in text for rule, phrase in RULES.items()}})
     return out
 
 

