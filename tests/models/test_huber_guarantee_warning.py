@@ -14,6 +14,7 @@ from sklearn.linear_model import Ridge
 from sklearn.metrics import r2_score
 
 import dpcvx
+from benchmarks import huber_guarantee_tables
 from dpcvx.exceptions import NoiseDominatesWarning
 from dpcvx.sklearn.noise_warning import GUARANTEE_RATIO_LIMIT, constant_risk, guarantee_to_spread
 from dpcvx.sklearn.regressors import HUBER_FRACTION
@@ -91,22 +92,39 @@ def test_a_dense_table_that_keeps_most_of_the_gap_stays_silent() -> None:
     assert ratio <= GUARANTEE_RATIO_LIMIT and caught == []
 
 
-def test_a_warned_release_that_keeps_most_of_the_gap_is_told_the_measured_odds_not_a_wrong_cause() -> None:
+def test_a_count_release_that_keeps_most_of_the_gap_now_stays_silent() -> None:
     """A count target (visits, documented maximum 100) at epsilon 1: a probe's count table (n = 3,000, ratio 0.34)
-    kept about 0.8 of the non-private R^2 and this one (n = 2,000, ratio 0.33) 0.57 of the gap, above the limit. The
-    warning said "on tables of many one-hot columns such releases kept 0.1 to 0.3" (a one-hot probe at n = 20,000
-    kept 0.79 too): no public ratio tells such tables apart, so it gives the measured odds of the rule's tables and
-    the range seen elsewhere instead of a cause."""
+    kept about 0.8 of the non-private R^2 and this one (n = 2,000, ratio 0.33) 0.57 of the gap. Both were warned at
+    the former limit 4 / 15; at 0.35 (moved on benchmarks/huber_guarantee.py's second development family) they are
+    not."""
     rng = np.random.default_rng(1)
     X = rng.uniform(0, 1, (2000, 6)) / np.sqrt(6)
     z = X @ np.random.default_rng(5).normal(size=6)
     y = rng.poisson(np.exp(1.2 + 0.6 * (z - z.mean()) / z.std())).astype(float)
     gap, caught, ratio = fitted(X, y, 1.0, (0.0, 100.0))
-    assert ratio > GUARANTEE_RATIO_LIMIT and len(caught) == 1  # seeded: 0.33
-    assert gap > 0.5  # seeded: 0.57, more than half of the gap, warned all the same
-    text = str(caught[0].message)
-    assert "one-hot columns such releases kept 0.1 to 0.3" not in text
-    assert "44 kept less than half" in text and "0.7 to 0.99 of it" in text
+    assert 4 / 15 < ratio <= GUARANTEE_RATIO_LIMIT and caught == []  # seeded: 0.33
+    assert gap > 0.5  # seeded: 0.57
+
+
+def development_ii(make, n: int) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
+    """Schema rows, labels and the public label range of a table of the benchmark's second development family."""
+    raw, y, columns, label_range, _ = make(np.random.default_rng(7), n)
+    return dpcvx.PublicSchema(columns).transform(raw), y, label_range
+
+
+def test_the_moved_limit_keeps_a_good_development_fit_silent_and_still_warns_a_useless_one() -> None:
+    """The limit 0.35 on benchmarks/huber_guarantee.py's second development family (seed 7 here, not the benchmark's):
+    used cars at n = 2,000 and epsilon 3 keep most of the gap at a ratio near 0.30 (warned under 4 / 15, silent now);
+    trip durations at n = 10,000 and epsilon 0.5, at a ratio near 0.37, keep almost none and are still warned."""
+    X, y, label_range = development_ii(huber_guarantee_tables.used_cars, 2000)
+    gap, caught, ratio = fitted(X, y, 3.0, label_range)
+    assert 4 / 15 < ratio <= GUARANTEE_RATIO_LIMIT and caught == []  # seeded: ratio 0.30
+    assert gap > 0.5  # seeded: 0.70 (the benchmark's splits: 0.67 to 0.86)
+    X, y, label_range = development_ii(huber_guarantee_tables.trip_seconds, 10_000)
+    gap, caught, ratio = fitted(X, y, 0.5, label_range)
+    assert ratio > GUARANTEE_RATIO_LIMIT and len(caught) == 1  # seeded: 0.37
+    assert gap < 0.5  # seeded: 0.06 (the benchmark's splits: 0.03 to 0.07)
+    assert "promises little beyond a constant model" in str(caught[0].message)
 
 
 def test_a_threshold_given_far_below_the_labels_unit_warns_naming_it() -> None:
@@ -122,14 +140,16 @@ def test_a_threshold_given_far_below_the_labels_unit_warns_naming_it() -> None:
     assert "the Huber threshold m = 1 is small against the labels' spread" in text and "use m='auto'" in text
 
 
-def test_the_default_threshold_keeps_every_decision_of_the_limit_fixed_against_sigma_squared() -> None:
+def test_the_default_threshold_restates_the_limit_against_sigma_squared() -> None:
     """At m = B' / 4 = 3 sigma / 4, l(sigma) = m sigma - m^2 / 2 is 15 / 16 of sigma^2 / 2, the unit the limit 0.25
-    was fixed in: the limit restated in the loss's unit is 4 / 15, the same threshold on each default fit. The least
+    was first fixed in: 0.25 of it is 4 / 15 of l(sigma), and the limit 0.35 of l(sigma) is 0.328 of it. The least
     squares loss r^2 / 2 keeps sigma^2 / 2, and a threshold above sigma the Huber loss's r^2 / 2 part."""
     for sigma in (0.3, 7.0, 1234.5):
         default = dpcvx.losses.huber_regression(HUBER_FRACTION * 3 * sigma)
         assert constant_risk(default, sigma) == pytest.approx(15 / 16 * sigma**2 / 2, rel=1e-12)
-        assert GUARANTEE_RATIO_LIMIT * constant_risk(default, sigma) == pytest.approx(0.25 * sigma**2 / 2, rel=1e-12)
+        assert 4 / 15 * constant_risk(default, sigma) == pytest.approx(0.25 * sigma**2 / 2, rel=1e-12)
+        assert GUARANTEE_RATIO_LIMIT * constant_risk(default, sigma) == pytest.approx(
+            0.35 * 15 / 16 * sigma**2 / 2, rel=1e-12)
         assert constant_risk(dpcvx.losses.squared_error(), sigma) == pytest.approx(sigma**2 / 2, rel=1e-12)
         assert constant_risk(dpcvx.losses.huber_regression(2 * sigma), sigma) == pytest.approx(sigma**2 / 2, rel=1e-12)
         assert constant_risk(dpcvx.losses.huber_regression(1e-3 * sigma), sigma) == pytest.approx(
