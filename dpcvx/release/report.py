@@ -60,7 +60,6 @@ from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
 from ..validation import check_choice
 from ..verification.exact import exact_text
 from .constants import Constants
-from .kernel_model import KernelPredictor
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 
@@ -319,9 +318,11 @@ class ReleaseReport:
         self.conditional = bool(getattr(certificate, "conditional", False))
         self.float_guarantee: FloatGuarantee | None = self.first.float_guarantee
         self.schema = getattr(release, "schema", None)
-        predictor = getattr(release, "predictor", None)  # a kernel release's centres: public unless privatised
-        self.public_centres = int(predictor.centers.shape[0]) if isinstance(predictor, KernelPredictor) \
-            and "centers" not in predictor.privatised else None
+        # a kernel release's predictor's centres (TDDL's public sample Z), public unless a mechanism privatised them
+        predictor = getattr(release, "predictor", None)
+        privatised, centres = getattr(predictor, "privatised", None), getattr(predictor, "centers", None)
+        self.public_centres = None if privatised is None or centres is None or "centers" in privatised \
+            else int(np.shape(centres)[0])
         # the curve: epsilon from 0 to three times the release's (at least 1), delta on a log scale
         self.curve_epsilons = np.linspace(0.0, max(3 * self.epsilon, 1.0), 121)
         self.curve_deltas = self.curve.profile(self.curve_epsilons)
