@@ -106,13 +106,14 @@ def plot_demo(result: DemoResult, path: str | Path) -> Path:
 
     Writes the PNG to ``path`` (relative to the current directory) and returns its absolute path.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    try:
+        from matplotlib.figure import Figure  # a figure of its own: no pyplot, no backend chosen for the process
+    except ImportError as error:
+        raise ImportError('dpcvx.demo.plot_demo needs matplotlib: pip install "dpcvx[plot]"') from error
 
     path = check_writable(path, "plot")
-    figure, axis = plt.subplots(figsize=(7, 4.5))
+    figure = Figure(figsize=(7, 4.5))
+    axis = figure.add_subplot()
     epsilons = np.array(result.epsilons)
     for (loss, mechanism), values in result.accuracy.items():
         mean = np.array([v[0] for v in values])
@@ -129,12 +130,9 @@ def plot_demo(result: DemoResult, path: str | Path) -> Path:
                    "(dotted: non-private)")
     axis.legend(fontsize=8)
     figure.tight_layout()
-    try:
-        return atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=120,
-                                                                metadata={"Software": PLOT_SOFTWARE}),
-                            binary=True, what="plot").resolve()
-    finally:
-        plt.close(figure)
+    return atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=120,
+                                                            metadata={"Software": PLOT_SOFTWARE}),
+                        binary=True, what="plot").resolve()
 
 
 def demo_wrote(path: str | Path) -> bool:

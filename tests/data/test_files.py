@@ -379,3 +379,19 @@ def test_a_directory_no_file_can_be_created_in_is_refused_even_for_root():
     with pytest.raises(FileError, match=r"cannot write the model to /proc/model.json: the directory /proc is not "
                                         r"writable"):
         files.check_writable("/proc/model.json", "model")
+
+
+def test_demo_plot_leaves_the_process_s_matplotlib_backend_alone(tmp_path):
+    """plot_demo called matplotlib.use("Agg"): in a notebook every later plt.show() showed nothing. It draws on a
+    Figure of its own now, as dpcvx.plots does."""
+    matplotlib = pytest.importorskip("matplotlib")
+    from dpcvx.demo import DemoResult, plot_demo
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        result = DemoResult((0.1, 1.0), {("logistic", "objective"): [(0.6, 0.01), (0.8, 0.01)]}, {"logistic": 0.85},
+                            "", "", 100, 2)
+        assert plot_demo(result, tmp_path / "plot.png").read_bytes().startswith(b"\x89PNG")
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
