@@ -33,7 +33,7 @@ def standardiser(clip: float | None = 0.45) -> ColumnStandardiser:
 
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("clip", [0.45, None])
-def test_the_map_is_the_formula_value_by_value_in_the_rows_memory_order(order: str, clip: float | None) -> None:
+def test_the_map_is_the_formula_value_by_value_and_row_major(order: str, clip: float | None) -> None:
     X = rows(20_001, order)
     kept = X.copy(order="K")
     mapping = standardiser(clip)
@@ -43,7 +43,7 @@ def test_the_map_is_the_formula_value_by_value_in_the_rows_memory_order(order: s
     mapped = mapping.transform(X)
     np.testing.assert_array_equal(mapped, expected)
     assert np.array_equal(np.signbit(mapped), np.signbit(expected))  # -0.0 stays -0.0
-    assert mapped.flags.c_contiguous == expected.flags.c_contiguous and mapped.flags.f_contiguous == (order == "F")
+    assert mapped.flags.c_contiguous  # whatever X's order: a row's norm is summed alike (test_robustness.py)
     np.testing.assert_array_equal(X, kept)  # X is never written to
     if clip is not None:  # the data tell a wrong variant (the centre scaled first) from the formula: it would fail
         assert not np.array_equal(np.clip(X * mapping.multiplier - mapping.centre * mapping.multiplier, -clip, clip),
