@@ -133,7 +133,11 @@ class PINP(TrainingSetLearner):
             accountant: PrivacyAccountant | None = None,
             sample_weight: None = None) -> PINP:
         """Prepare to answer queries. Every input is checked first, then ``accountant``
-        (optional) is charged the whole (epsilon, delta) once, then the model is solved."""
+        (optional) is charged the whole (epsilon, delta) once, then the model is solved.
+
+        No noise is drawn here: each query's answer draws its own, when it is asked. A ``numpy.random.Generator``
+        given as ``random_state`` is therefore kept and drawn from by the queries (after fit, in their order), not
+        by this call; an integer seed fixes every answer's noise; None draws each from OS entropy."""
         budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
         model, parameters = self._check(X, y, budget)
         self._charge(budget)
