@@ -258,7 +258,7 @@ def _row_major_within(block: np.ndarray, widths: tuple[int, int]) -> bool:
 
 
 def _transposed_csr_rows(X: sparse.csr_matrix, rows: slice) -> sparse.csc_matrix:
-    """X[rows]^T for a canonical CSR matrix X and a slice of step 1: a CSC matrix on views of X's data and indices
+    """X[rows]^T for a CSR matrix X and a slice of step 1: a CSC matrix on views of X's data and indices
     (scipy's row slicing, its transpose and its constructors from the three arrays copy them: a second X held through
     the solve, or a copy of each block at every product)."""
     start, stop = X.indptr[rows.start], X.indptr[rows.stop]
@@ -471,7 +471,7 @@ class PerturbedObjective:
         if self._row_block_sums is None:
             X, step = self.X, SUM_BLOCK_ROWS
             slices = [slice(a, min(a + step, self.n)) for a in range(0, self.n, step)]
-            if sparse.issparse(X) and X.format == "csr" and X.has_canonical_format:
+            if sparse.issparse(X) and X.format == "csr":
                 self._row_block_sums = [(rows, _transposed_csr_rows(X, rows)) for rows in slices]
             else:
                 self._row_block_sums = [(rows, X[rows].T) for rows in slices]

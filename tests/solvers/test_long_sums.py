@@ -46,6 +46,9 @@ def test_a_long_product_is_the_in_order_sum_of_its_row_blocks(kind, monkeypatch)
     if kind == "sparse":
         blocks = objective._sum_blocks()
         assert len(blocks) == 5 and all(np.shares_memory(block.data, X.data) for _, block in blocks)
+        X.has_sorted_indices = False  # not known canonical (the fit's CSR often is not): views still, no copy of X
+        blocks = _objective(X, d)._sum_blocks()
+        assert all(np.shares_memory(block.data, X.data) for _, block in blocks)
 
 
 def test_a_short_product_is_one_product():
