@@ -624,11 +624,13 @@ def drawn_curve_parts(draws: Sequence[tuple[DrawnPart, float]]) -> tuple[CurvePa
 
 
 def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "certificate") -> None:
-    """Refuse a saved privacy curve that is not the one its calibration gives (None: not recorded): the same parts
-    and relation, each number within :data:`~dpcvx.rounding.RECORD_TOLERANCE` of the recomputed one (the loaded
-    certificate holds the recomputed curve)."""
+    """Refuse a saved privacy curve that is not the one its calibration gives: the same parts and relation, each
+    number within :data:`~dpcvx.rounding.RECORD_TOLERANCE` of the recomputed one (the loaded certificate holds the
+    recomputed curve). A missing curve (None: the key removed, or null) is refused too: every model file dpcvx reads
+    (format version 4 on) was written with its certificate's curve, and a reader gives no field a default."""
     if recorded is None:
-        return
+        raise InputError(f"{holder}.privacy_curve is missing (every dpcvx model file of format version 4 on records "
+                         "its certificate's privacy curve); the file has been edited")
     if not _same_curve(PrivacyCurve.from_dict(recorded), expected):
         raise InputError(f"{holder}.privacy_curve is not the curve of the recorded calibration "
                          f"({expected.to_dict()}); the file has been edited")

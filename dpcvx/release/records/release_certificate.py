@@ -75,7 +75,8 @@ from .fields import (
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
 # private_bound and private_label_bound (data_norm / label_bound = "private"); column_statistics;
-# privacy_curve (files written before curves lack it); feature_map, the file's record of a feature map the release was
+# privacy_curve (always written from format version 4 on: set aside here, and refused where missing by
+# check_recorded_curve); feature_map, the file's record of a feature map the release was
 # fitted with (records.row_map.map_record, checked by the release's reader against the map saved beside it);
 # label_shift, a regression's public label shift (not 0); schema, the file's record of the schema that encodes a table
 # into the release's rows (records.row_map.schema_record, checked by the release's reader against the schema saved);
