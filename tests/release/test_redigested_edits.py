@@ -66,3 +66,43 @@ def test_a_removed_privacy_curve_is_refused(rows, tmp_path, make, edit):
         data["certificate"]["privacy_curve"] = None
     with pytest.raises(FileError, match="privacy_curve"):
         _load_edited(data, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def multiclass(rows):
+    X, _, y3 = rows
+    return dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(losses.logistic(), lam=0.1, data_norm=1.0),
+                                      (0, 1, 2)).fit(X, y3, 1.0, "objective", random_state=0)
+
+
+@pytest.mark.parametrize("factor", [1 + 1e-12, 1 + 1e-10, 1 - 5e-10])
+def test_a_multiclass_epsilon_is_compared_exactly(multiclass, tmp_path, factor):
+    """The budget split by basic composition is exact arithmetic (epsilon / k rounded down): an epsilon within 1e-9
+    of the written one is an edit, as a binary file's copy is."""
+    data = _saved(multiclass, tmp_path)
+    data["epsilon"] *= factor
+    with pytest.raises(FileError, match="budget split"):
+        _load_edited(data, tmp_path)
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-300, 1e-6])
+def test_a_delta_on_a_pure_multiclass_file_is_refused(multiclass, tmp_path, delta):
+    """delta / k of a subnormal delta rounds to the entries' 0: the file's delta is refused on a pure release."""
+    data = _saved(multiclass, tmp_path)
+    data["delta"] = delta
+    with pytest.raises(FileError, match="pure epsilon-DP"):
+        _load_edited(data, tmp_path)
+
+
+def test_a_written_multiclass_file_loads(multiclass, tmp_path):
+    loaded = _load_edited(_saved(multiclass, tmp_path), tmp_path)
+    assert loaded.epsilon == multiclass.certificate.epsilon and loaded.delta == 0.0
+
+
+def test_a_negative_zero_delta_reads_as_zero(rows, tmp_path):
+    """-0.0 is read as 0.0 by the reader's one number check: the certificate states delta = 0, never -0."""
+    data = _saved(_binary(rows), tmp_path)
+    data["delta"] = data["certificate"]["delta"] = -0.0
+    loaded = _load_edited(data, tmp_path)
+    assert np.copysign(1.0, loaded.certificate.delta) == 1.0
+    assert "delta = -0" not in str(loaded.certificate) and "delta = 0" in str(loaded.certificate)

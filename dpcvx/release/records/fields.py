@@ -68,7 +68,7 @@ def _number(what: str, value: Any, *, finite: bool = True) -> float:
         raise InputError(f"{what} is too large for a floating-point number") from None
     if finite and not math.isfinite(number):
         raise InputError(f"{what} must be finite, got {value!r}")
-    return number
+    return number + 0.0  # -0.0 read as 0.0: no dpcvx number's meaning depends on the sign of a zero
 
 
 def _integer(what: str, value: Any) -> int:

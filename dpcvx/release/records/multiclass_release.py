@@ -92,9 +92,17 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
     statistics, fit_epsilon = _statistics(item, epsilon, models[0])
     eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon if fit_epsilon is None else fit_epsilon,
                                                      delta, mechanism, models[0].certificate.calibration.exact_sampler)
+    if delta != 0 and models[0].certificate.delta == 0:  # delta / k may round to 0: the entries cannot tell
+        raise InputError(f"delta is {delta!r} but the per-class releases are pure epsilon-DP (delta 0); the file has "
+                         "been edited")
+    # the file's epsilon and delta are the writer's numbers, split by its public rule: basic composition divides and
+    # rounds down (exact arithmetic, compared exactly, as a binary file's copies are); the Gaussian composition's
+    # share is computed through the analytic Gaussian, compared within RECORD_TOLERANCE as every Gaussian number is
+    gaussian = composition.startswith("Gaussian composition")
     for index, one in enumerate(models):  # a class's share is what its release cost: a private count's eps_c' and
         # its fit's (ReleaseCertificate.total_epsilon), as the fit split it
-        if not same_number(one.certificate.total_epsilon, eps_c) or one.certificate.delta != delta_c or \
+        share = one.certificate.total_epsilon
+        if not (same_number(share, eps_c) if gaussian else share == eps_c) or one.certificate.delta != delta_c or \
                 one.certificate.mechanism != mechanism or one.rows != models[0].rows or \
                 one.certificate.calibration.float_guarantee is not guarantee:
             raise InputError(f"per_class[{index}] does not match the budget split of ({epsilon!r}, {delta!r}) "
@@ -132,7 +140,7 @@ def _statistics(item: dict, epsilon: float, first: PrivateModel) -> tuple[dict |
                          "draw; the file has been edited")
     fit_epsilon = _positive("fit_epsilon", item["fit_epsilon"])
     total = composed_epsilon((statistics,), fit_epsilon)
-    if not (same_number(epsilon, total) and same_number(statistics["total_epsilon"], total)):
+    if not (epsilon == total and statistics["total_epsilon"] == total):  # one sum, in one order: exact
         raise InputError(f"epsilon and column_statistics.total_epsilon must be eps_s + fit_epsilon = {total!r}, the "
                          "draw and the fits composed; the file has been edited")
     if statistics["n"] != first.certificate.constants.n:
