@@ -248,6 +248,9 @@ def read_text(path: str | Path, what: str = "file") -> str:
         raise FileError(f"{what} {os_error_message(path, error)}") from None
     if len(data) > MAX_FILE_BYTES:
         raise _too_large(path, what)
+    if data[:2] == b"\x1f\x8b":  # gzip's magic number: data files may be compressed, this one may not
+        raise FileError(f"{what} {path} is gzip-compressed; dpcvx reads a {what} as plain UTF-8 text (only data "
+                        f"files, such as a CSV, may be compressed): decompress it first (gunzip)")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

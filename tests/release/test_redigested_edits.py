@@ -106,3 +106,34 @@ def test_a_negative_zero_delta_reads_as_zero(rows, tmp_path):
     loaded = _load_edited(data, tmp_path)
     assert np.copysign(1.0, loaded.certificate.delta) == 1.0
     assert "delta = -0" not in str(loaded.certificate) and "delta = 0" in str(loaded.certificate)
+
+
+def test_an_edited_epsilon_of_a_ranged_regression_names_epsilon(tmp_path):
+    """The range search's level reads epsilon, delta, the columns and n: a refusal names them all, not n alone."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(0.0, 0.2, (600, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    model = dpcvx.DPLinearRegression(random_state=0).fit(X, np.clip(X @ np.array([1.0, 0.5, -1.0]), -1, 1)).model_
+    data = _saved(model, tmp_path)
+    data["certificate"]["epsilon"] = data["epsilon"] = data["certificate"]["epsilon"] / 2
+    with pytest.raises(FileError, match="certificate.epsilon"):
+        _load_edited(data, tmp_path)
+
+
+def test_a_null_release_grid_is_named(rows, tmp_path):
+    data = _saved(_binary(rows), tmp_path)
+    assert "release_grid" in data["certificate"]["calibration"]
+    data["certificate"]["calibration"]["release_grid"] = None
+    with pytest.raises(FileError, match="release_grid is null: release_grid must be a number"):
+        _load_edited(data, tmp_path)
+
+
+def test_a_gzipped_model_file_is_told_so(rows, tmp_path):
+    import gzip
+
+    path = tmp_path / "model.json"
+    dpcvx.save(_binary(rows), path)
+    packed = tmp_path / "model.json.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    with pytest.raises(FileError, match="gzip-compressed.*decompress it"):
+        dpcvx.load(packed)

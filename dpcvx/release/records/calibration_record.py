@@ -83,8 +83,13 @@ def compare_recorded(record: Record, recomputed: dict[str, Any], used: str) -> N
     """Refuse a record whose fields are not those the library recomputes from ``used``, naming the field."""
     for key in [*recomputed, *(key for key in record if key not in recomputed)]:
         if key not in recomputed:
-            raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration; the "
-                             "file has been edited")
+            # a null the calibration reads as "does not apply" (release_grid: no grid) takes the fields beside it out
+            # of the recomputed record: name the null, which is the likelier edit, with the key it left over
+            nulls = [name for name, value in recomputed.items() if value is None and name in record]
+            raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration"
+                             + (f" whose {' and '.join(nulls)} {'is' if len(nulls) == 1 else 'are'} null: "
+                                f"{', '.join(nulls)} must be a number where the release records {key}"
+                                if nulls else "") + "; the file has been edited")
         if key not in record:
             raise InputError(f"certificate.calibration.{key} is missing (recomputed "
                              f"{recomputed[key]!r}); the file is incomplete")

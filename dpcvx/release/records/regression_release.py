@@ -224,6 +224,15 @@ def _column_statistics(data: object, calibration: AdaSSPCalibration, rows: RowMa
     return record
 
 
+def _no_range_search(calibration: AdaSSPCalibration | GradientCalibration, n: int) -> InputError:
+    """The refusal of a ranged file at whose public inputs the fit searches no range (its level is None): the
+    level reads epsilon, delta, the searched columns and n, any of which may be the edited field, so all are named."""
+    return InputError(f"a range search is not taken at certificate.epsilon {number_text(calibration.epsilon)}, "
+                      f"certificate.delta {calibration.delta!r}, certificate.calibration.range_columns "
+                      f"{calibration.range_columns} and certificate.column_statistics.n {n} (the public rule gives no "
+                      "level there), yet the file records one: one of these fields has been edited")
+
+
 def _ranged_label_range(saved: dict, recorded: dict,
                         kind: type[AdaSSPCalibration | GradientCalibration]) -> tuple[float, float]:
     """(c, B') of an ADASSP_RANGED (or GRADIENT_RANGED: ``kind`` the calibration's class) file: what its recorded
@@ -235,9 +244,10 @@ def _ranged_label_range(saved: dict, recorded: dict,
         raise InputError("certificate.column_statistics.ranges must be two lists of numbers")
     facts = PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"], data_norm=saved["effective_norm_bound"],
                         label_bound=saved["label_bound"])
-    level = rebuild(kind, recorded, facts, None, (TypeError,)).range_level(n)
+    calibration = rebuild(kind, recorded, facts, None, (TypeError,))
+    level = calibration.range_level(n)
     if level is None:
-        raise InputError("certificate.column_statistics.n is too small for a range search; the file has been edited")
+        raise _no_range_search(calibration, n)
     label = [_number(f"certificate.column_statistics.ranges[{i}][-1]", side[-1]) for i, side in enumerate(ranges)]
     return label_range(np.array(label)[:, None], level, _number("certificate.label_bound", saved["label_bound"]))
 
@@ -252,7 +262,7 @@ def _column_ranges(data: object, calibration: AdaSSPCalibration | GradientCalibr
     n, ranges = _count("certificate.column_statistics.n", record["n"]), record["ranges"]
     level = calibration.range_level(n)
     if level is None:
-        raise InputError("certificate.column_statistics.n is too small for a range search; the file has been edited")
+        raise _no_range_search(calibration, n)
     _check_same("certificate.column_statistics.level", record["level"], level)
     columns = calibration.range_columns
     # the label's range alone is searched only where every column's is not (column_statistics="auto", the public rule
