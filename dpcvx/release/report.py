@@ -269,6 +269,47 @@ def _svg(curve: PrivacyCurve, epsilons: np.ndarray, deltas: np.ndarray, epsilon:
     return text[text.index("<svg"):]
 
 
+#: What the calibration's fields mean, for the auditor's table (a field not listed is named in the certificate text
+#: below the table). Each a function of public inputs only.
+CALIBRATION_WORDS = {
+    "mechanism": "where the noise is added: to the objective, to the minimiser (output), or the learner's own",
+    "noise": "the noise's distribution (pure releases: a density proportional to exp(-beta ||b||))",
+    "n": "the number of records the calibration uses (n_public under add-remove)",
+    "lam": "the regularisation strength Lam",
+    "epsilon": "the fit's epsilon (privately drawn inputs' budgets are listed above, apart)",
+    "delta": "the fit's delta",
+    "L": "the loss's gradient bound: |l'(z)| <= L",
+    "c": "the loss's curvature bound: |l''(z)| <= c",
+    "m": "the regularizer's strong convexity",
+    "R": "the bound on a row's norm (rows beyond it scaled onto it)",
+    "dim": "d, the number of weights (features, and the intercept's when fitted)",
+    "neighbours": "the neighbour relation the sensitivities are computed for",
+    "split": "how objective perturbation splits epsilon (JMLR 2011, Algorithm 2)",
+    "epsilon_prime": "eps', the part of epsilon the objective's noise b is calibrated to",
+    "beta": "the rate of the noise density exp(-beta ||b||)",
+    "extra_reg": "Delta, the extra regularisation Algorithm 2 adds when eps' would be too small",
+    "sensitivity": "how far the minimisers of two neighbouring data sets can lie apart (L2), the noise's scale",
+    "sigma": "the standard deviation of each Gaussian noise coordinate",
+    "tol": "the solver's public relative gradient tolerance",
+    "gradient_tolerance": "gamma = tol n L R: the released point's gradient is at most this, the noise covering the gap",
+    "approximate_minimiser": "how the gap between the solver's point and the exact minimiser is covered",
+    "release_grid": "the grid the released doubles are rounded to (floating-point mitigation)",
+    "float_guarantee": "what holds in floating point: a proof on the lattice, or mitigation only",
+    "analysis": "the privacy analysis of Gaussian objective perturbation",
+    "objective_epsilon": "the (epsilon, delta) share of the objective's noise",
+    "objective_delta": "the delta of the objective's noise",
+    "jacobian_epsilon": "the part of epsilon the Jacobian term of the analysis uses",
+    "amp_epsilon": "the part of epsilon that covers the solver's gap (approximate minima perturbation)",
+    "amp_delta": "the part of delta that covers the solver's gap",
+    "amp_sensitivity": "the sensitivity of the solver's gap",
+    "amp_beta": "the rate of the gap-covering noise's density",
+    "amp_sigma": "the standard deviation of the gap-covering Gaussian noise",
+    "T": "the number of public points of the sample Z",
+    "label_bound": "the bound on the size of a (centred) label",
+    "data_norm": "the bound on a row's norm",
+}
+
+
 class ReleaseReport:
     """The plain-language report of one release (module docstring); render it with :meth:`to_markdown`,
     :meth:`to_html` or :meth:`write`.
@@ -643,8 +684,9 @@ class ReleaseReport:
         encoding = _map_table(self.feature_map, self.release_names)
         if encoding is not None:
             blocks.append(encoding)
-        blocks.append(Block("table", (["calibration", "value"],  # the calibration's fields as the file writes them
-                                      [[key, _number(value)] for key, value in first.calibration.to_dict().items()])))
+        blocks.append(Block("table", (["calibration", "value", "meaning"],  # its fields as the file writes them
+                                      [[key, _number(value), CALIBRATION_WORDS.get(key, "")]
+                                       for key, value in first.calibration.to_dict().items()])))
         blocks.append(Block("table", (["curve part", "what", "noise multiplier", "epsilon", "delta"], parts)))
         blocks.append(Block("pre", self.certificate_text))
         return Section("auditor", "For an auditor: theorems and constants", tuple(blocks))

@@ -290,3 +290,16 @@ def test_the_regularizer_s_dimension_counts_the_intercept_s_feature_in_words(dat
     assert "at d = 4 (3 features and the intercept's)" in model.model_.report().to_markdown()
     plain = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, random_state=0)
     assert "at d = 3 features" in plain.report().to_markdown()
+
+
+def test_the_auditor_s_calibration_table_says_what_each_common_field_means(reports):
+    """The auditor's table listed tol, gradient_tolerance, release_grid, sensitivity, sigma with no meaning."""
+    from dpcvx.release.report import CALIBRATION_WORDS
+
+    for name in ("pure", "gaussian-output", "add-remove"):
+        page = reports[name].to_markdown()
+        fields = reports[name].first.calibration.to_dict()
+        assert "| calibration | value | meaning |" in page
+        for key in ("tol", "gradient_tolerance", "release_grid", "lam", "R"):
+            assert key in fields and CALIBRATION_WORDS[key] in page.replace("\\\\", "")
+    assert "the standard deviation of each Gaussian noise coordinate" in reports["gaussian-output"].to_markdown()
