@@ -291,7 +291,7 @@ CALIBRATION_WORDS = {
     "sensitivity": "how far the minimisers of two neighbouring data sets can lie apart (L2), the noise's scale",
     "sigma": "the standard deviation of each Gaussian noise coordinate",
     "tol": "the solver's public relative gradient tolerance",
-    "gradient_tolerance": "gamma = tol n L R: the released point's gradient is at most this, the noise covering the gap",
+    "gradient_tolerance": "gamma = tol n L R: the released point's gradient is at most this; the noise covers the gap",
     "approximate_minimiser": "how the gap between the solver's point and the exact minimiser is covered",
     "release_grid": "the grid the released doubles are rounded to (floating-point mitigation)",
     "float_guarantee": "what holds in floating point: a proof on the lattice, or mitigation only",
