@@ -551,11 +551,11 @@ class RandomFourierFeatures:
         row's entries by position, so a table with those columns in another order is refused later
         (:meth:`transform`), as the estimators refuse it. A map drawn at an earlier X's width is drawn afresh
         (:meth:`_restart`), as scikit-learn's fit starts over."""
-        self._checked()
+        kernel, gamma, _, _ = self._checked()
         rows = as_rows(X)
         self._restart()
         self._drawn_for(X, rows)
-        warn_far_apart(rows, self._checked()[1], self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
+        warn_far_apart(rows, gamma, kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
         return self
 
     def _restart(self) -> None:
@@ -630,11 +630,11 @@ class RandomFourierFeatures:
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
         """:meth:`fit` then :meth:`transform` (a Pipeline's fit calls it), X read once."""
-        self._checked()
+        kernel, gamma, _, _ = self._checked()
         rows = as_rows(X)
         self._restart()
         features = self._features(X, rows)
-        warn_far_apart(rows, self._checked()[1], self.kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
+        warn_far_apart(rows, gamma, kernel)  # NOT PRIVATE, the user's own fit only (data.notes)
         return features
 
     def to_dict(self) -> dict:

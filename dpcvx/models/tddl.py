@@ -301,8 +301,10 @@ class TDDL(PrivateKernelLearner):
         return span, X
 
     def _check(self, X: ArrayLike, y: ArrayLike, Z: ArrayLike, budget: Budget
-               ) -> tuple[KernelERM, np.ndarray, float, ConstrainedLeastSquares, TDDLCalibration | LatticeTDDL]:
-        """Every input and public constant of a fit; raises before anything is charged or solved."""
+               ) -> tuple[KernelERM, np.ndarray, np.ndarray, float, ConstrainedLeastSquares,
+                          TDDLCalibration | LatticeTDDL]:
+        """Every input and public constant of a fit, with X's rows as checked; raises before anything is charged or
+        solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
             span, rows = self._minimiser_span(X)
             Z = as_rows(Z, "Z", rows.shape[1])  # a public sample, 2-D as X is
@@ -318,9 +320,9 @@ class TDDL(PrivateKernelLearner):
                 np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
             )
             if self.float_safe:
-                return model, Z, radius, least_squares, LatticeTDDL.of(calibration, float_kernel_name(kernel),
-                                                                     model.n_features)
-            return model, Z, radius, least_squares, calibration
+                return model, rows, Z, radius, least_squares, LatticeTDDL.of(
+                    calibration, float_kernel_name(kernel), model.n_features)
+            return model, rows, Z, radius, least_squares, calibration
 
     def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *, Z: ArrayLike,
                          random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
@@ -336,8 +338,8 @@ class TDDL(PrivateKernelLearner):
         is charged (epsilon, delta) once, then the model is solved and the noise drawn."""
         with progress(3, "TDDL fit", unit="step", verbose=self.verbose) as bar:
             budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
-            model, Z, radius, least_squares, calibration = self._check(X, y, Z, budget)
-            warn_public_sample(Z, as_rows(X))  # NOT PRIVATE, once every check has passed
+            model, rows, Z, radius, least_squares, calibration = self._check(X, y, Z, budget)
+            warn_public_sample(Z, rows)  # NOT PRIVATE, once every check has passed
             self._charge(budget)
             bar.update()
             model = self.solve_curator_model(model)

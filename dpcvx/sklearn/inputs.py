@@ -360,7 +360,7 @@ def type_refusal(error: TypeError, owner: str, X: Any, y: Any = None) -> InputEr
     if isinstance(refusal, (InputTypeError, NonFiniteError)):  # dpcvx's own, naming the entry's row and column, as
         return refusal  # every entry does (pandas' NA, which float() refuses, is a missing value as None is)
     what = "numeric features only" if y is None else "numeric features and a numeric target y only"
-    return InputTypeError(f"{scikit_learn_refusal(error, X, y)}. {owner} takes {what}: encode other columns first "
+    return InputTypeError(f"{refusal}. {owner} takes {what}: encode other columns first "
                           "(for example with dpcvx.PublicSchema)")
 
 

@@ -51,7 +51,7 @@ def secrets_and_calibration(task, delta):
     budget = check_budget(1.0, delta, 0, None)
     secrets = []
     for data, labels in ((X, y), (X2, y2)):
-        model, _, _, _, calibration = learner._check(data, labels, Z, budget)
+        model, _, _, _, _, calibration = learner._check(data, labels, Z, budget)
         secrets.append(learner.solve_curator_model(model).predict(Z))
     assert np.all(secrets[0] != secrets[1])
     assert np.abs(secrets[0] - secrets[1]).sum() <= calibration.base.l1_sensitivity
