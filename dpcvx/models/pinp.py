@@ -35,7 +35,7 @@ covers adaptively chosen queries; parameters: :func:`dpcvx.privacy.kernel_calibr
 w* is the minimiser certified to the public tolerance gamma; every noise
 scale uses the enlarged query sensitivity (2 L R / (lam n) + 2 gamma) R.
 Privacy: Jain and Thakurta 2013, Theorem 2, for replace-one neighbours with n
-public, re-derived in docs/theory.md (section 9).
+public, re-derived in docs/theory.md (section 11, K5).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ from ..privacy.kernel_calibrate import (
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
-from ..release.model import named, weighted_share
+from ..release.model import named, scoring_weights, weighted_share
 from ..solvers.kernel import KernelERM, as_labels
 from . import training_rows
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
@@ -94,7 +94,7 @@ class PINP(TrainingSetLearner):
     algorithm = "PINP (Jain and Thakurta 2013, Algorithm 1)"
     predicts_per_row = False  # interactive: answers depend on the queries asked (models.contract)
     theorem = ("Jain and Thakurta (ICML 2013), Theorem 2 (privacy of PINP, Algorithm 1), as re-derived "
-               "in docs/theory.md (section 9): AboveThreshold rounds plus Laplace answers, composed "
+               "in docs/theory.md (section 11, K5): AboveThreshold rounds plus Laplace answers, composed "
                "over at most B updates, with the query sensitivity enlarged by 2 gamma R for the "
                "certified approximate minimiser; every noisy value on a public lattice with exact "
                "discrete Laplace noise (Canonne, Kamath and Steinke 2020), the rounding and the "
@@ -279,6 +279,11 @@ class PINP(TrainingSetLearner):
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
         """Accuracy of the answers to the rows of X (queried in order), weighted by ``sample_weight`` when given
-        (:func:`~dpcvx.release.model.weighted_share`)."""
-        predictions = self.predict(X)
-        return weighted_share(predictions == as_labels(y, predictions.size), sample_weight)
+        (:func:`~dpcvx.release.model.weighted_share`). X, y and the weights are checked before the first row is
+        answered: every answer spends the curator's budget and enters its transcript, so a refusal answers none."""
+        self._session()
+        rows = self._check_queries(X, "X")
+        labels = as_labels(y, rows.shape[0])
+        weights = scoring_weights(sample_weight, rows.shape[0])
+        predictions = self.predict(rows)
+        return weighted_share(predictions == labels, weights)
