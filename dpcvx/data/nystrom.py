@@ -14,7 +14,7 @@ Restricting a kernel ERM to w in span phi(Z) is then the linear ERM on the
 rows psi(x_i): the feature map is a function of public inputs only (the
 landmarks must not be drawn from the private training data), and its rows
 keep the public bound R_phi, so every sensitivity argument that needs
-||phi(x)|| <= R_phi holds unchanged (docs/theory.md, section 9).
+||phi(x)|| <= R_phi holds unchanged (docs/theory.md, section 11).
 """
 
 from __future__ import annotations

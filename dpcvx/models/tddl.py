@@ -7,7 +7,7 @@ Given private training data and a PUBLIC sample Z = {z_1..z_T} of test points:
    O(n^3) time and 8 n^2 bytes); or, with ``span="public"``, the ERM
    restricted to span phi(Z), the Nystrom features of the public sample
    (O(n T^2) per Newton step, 8 n T bytes), whose minimiser has the same
-   sensitivity (docs/theory.md, section 9);
+   sensitivity (docs/theory.md, section 11, "Minimising over span phi(Z)");
 2. release noisy predictions yhat_t = <w, phi(z_t)> + b_t, with b_t
    Laplace (epsilon-DP, L1 sensitivity) or Gaussian ((epsilon, delta)-DP,
    L2 sensitivity through ||Phi_Z||_op = sqrt(lambda_max(K_Z))), calibrated
@@ -22,7 +22,7 @@ touches only yhat and public data, so it costs no privacy.
 
 Privacy: Jain and Thakurta 2013, Theorem 4 (TDDL is (epsilon, delta)-DP; their
 Definition 1: data sets of size n differing in one point, i.e. replace-one
-neighbours with n public), re-derived in docs/theory.md (section 9); the proof's exact minimiser is replaced
+neighbours with n public), re-derived in docs/theory.md (section 11, K4); the proof's exact minimiser is replaced
 by the certified approximate one through the enlarged sensitivity.
 """
 
@@ -279,7 +279,7 @@ class TDDL(PrivateKernelLearner):
 
     algorithm = "TDDL (Jain and Thakurta 2013, Algorithm 2)"
     theorem = ("Jain and Thakurta (ICML 2013), Theorem 4 (privacy of TDDL, Algorithm 2: the Laplace or "
-               "Gaussian mechanism on the T predictions), as re-derived in docs/theory.md (section 9), "
+               "Gaussian mechanism on the T predictions), as re-derived in docs/theory.md (section 11, K4), "
                "with the weight sensitivity enlarged by 2 gamma for the certified approximate minimiser")
     _param_names = (*PrivateKernelLearner._param_names, "span", "float_safe")
     span: str

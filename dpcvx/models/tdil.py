@@ -21,7 +21,7 @@ At most B rounds; parameters from :func:`dpcvx.privacy.kernel_calibrate.tdil_par
 w* is the minimiser certified to the public tolerance gamma; the score and
 test sensitivities use (2 L R / (lam n) + 2 gamma) R. Privacy: Jain and
 Thakurta 2013, Theorem 7, for replace-one neighbours with n public,
-re-derived in docs/theory.md (section 9).
+re-derived in docs/theory.md (section 11, K6).
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ class TDIL(TrainingSetLearner):
 
     algorithm = "TDIL (Jain and Thakurta 2013, Algorithm 3)"
     theorem = ("Jain and Thakurta (ICML 2013), Theorem 7 (privacy of TDIL, Algorithm 3), as re-derived "
-               "in docs/theory.md (section 9): exponential-mechanism selection plus a Laplace test per "
+               "in docs/theory.md (section 11, K6): exponential-mechanism selection plus a Laplace test per "
                "round, composed over at most B rounds, with the score sensitivity enlarged by "
                "2 gamma R for the certified approximate minimiser")
     _param_names = TrainingSetLearner._param_names + ("net_spacing", "failure_probability", "rounds",

@@ -1,6 +1,6 @@
 """Calibration of the private kernel learners of Jain and Thakurta (ICML 2013).
 
-Derivations: ``docs/theory.md (section 9)``. Notation: n training points, ridge
+Derivations: ``docs/theory.md (section 11)``. Notation: n training points, ridge
 lam (the ERM is (1/n) sum l(y_i <w, phi(x_i)>) + (lam/2)||w||^2), loss
 Lipschitz constant L, public feature bound R = R_phi >= ||phi(x)||.
 
@@ -328,7 +328,7 @@ class TDDLCalibration(KernelCalibration):
         return {**asdict(self), "mechanism": self.mechanism.value, **grid_record(release_grid_spacing(self.scale))}
 
 
-# The subspace of the RKHS that TDDL's ERM is minimised over (a public choice, docs/theory.md section 9):
+# The subspace of the RKHS that TDDL's ERM is minimised over (a public choice, docs/theory.md section 11):
 # "training", the whole RKHS (the representer theorem puts w* in span phi(X)); "public", the closed
 # subspace span phi(Z) of the public sample (Nystrom features), where the same lam-strong convexity and
 # ||P phi(x)|| <= ||phi(x)|| <= R give the same sensitivity 2 L R / (lam n).
@@ -417,7 +417,7 @@ def vacuous_accuracy(answers: str, accuracy: float, failure: float, bound_name: 
 @dataclass(frozen=True)
 class PINPParameters(KernelCalibration):
     """Private Interactive Non-linear Prediction (Jain and Thakurta, Algorithm 1), as derived in
-    docs/theory.md (section 9): rounds of AboveThreshold (Dwork and Roth, Algorithm 1) followed by
+    docs/theory.md (section 11, K5): rounds of AboveThreshold (Dwork and Roth, Algorithm 1) followed by
     one noisy answer; at most ``max_updates`` rounds.
 
     Every noisy quantity lives on the public lattice of spacing ``lattice`` (a power of two) with
@@ -565,7 +565,7 @@ def pinp_options(max_queries: int, failure_probability: float,
 @dataclass(frozen=True)
 class TDILParameters(KernelCalibration):
     """Test Data Independent Learner (Jain and Thakurta, Algorithm 3), as derived in
-    docs/theory.md (section 9): at most ``rounds`` rounds of the exponential mechanism
+    docs/theory.md (section 11, K6): at most ``rounds`` rounds of the exponential mechanism
     (over a net of the input ball, or over the whole ball for the linear kernel)
     plus one Laplace-noised test.
 

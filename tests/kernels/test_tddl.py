@@ -27,7 +27,7 @@ def circle_task(n, seed, noise=0.05):
 
 
 def hand_calibration(n, lam, L, R, epsilon, Z, kernel):
-    """The derivation of docs/theory.md (section 9), computed independently of dpcvx."""
+    """The derivation of docs/theory.md (section 11, K4), computed independently of dpcvx."""
     sensitivity = (1 + 2e-3) * 2 * L * R / (lam * n)
     gram = kernel.gram(Z, Z)
     top = float(np.linalg.eigvalsh(gram).max())

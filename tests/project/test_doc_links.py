@@ -13,12 +13,36 @@ MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
 CITED_PATH = re.compile(r"\b((?:docs|examples|benchmarks|tests)/[\w./-]*\w\.(?:md|py|json|png|txt))\b")
 
 
-def markdown_targets(page: Path):
+def markdown_links(page: Path):
+    """(target, fragment) of every relative Markdown link on ``page`` outside code blocks; target "" is the page."""
     text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)   # code blocks hold no links
     for link in MARKDOWN_LINK.findall(text):
-        target = link.split("#")[0]
-        if target and "://" not in target and not target.startswith("mailto:"):
-            yield target
+        target, _, fragment = link.partition("#")
+        if "://" not in target and not target.startswith("mailto:"):
+            yield target, fragment
+
+
+def markdown_targets(page: Path):
+    yield from (target for target, _ in markdown_links(page) if target)
+
+
+def heading_anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings as GitHub and the docs site make them: lower case, punctuation but hyphens
+    and underscores dropped, spaces as hyphens."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+            for heading in re.findall(r"^#{1,6} (.+)$", text, flags=re.M)}
+
+
+def dangling_anchors(pages):
+    """(page, link) of every link whose #fragment names no heading of the Markdown page it points at."""
+    dangling = []
+    for page in pages:
+        for target, fragment in markdown_links(page):
+            linked = page.parent / target if target else page
+            if fragment and linked.suffix == ".md" and linked.exists() and fragment not in heading_anchors(linked):
+                dangling.append((page.name, f"{target}#{fragment}"))
+    return dangling
 
 
 def missing_markdown_targets():
@@ -37,6 +61,21 @@ def missing_cited_paths():
 
 def test_every_relative_markdown_link_resolves():
     assert missing_markdown_targets() == []
+
+
+def test_every_link_to_a_heading_names_one():
+    """A link's #fragment names a heading of its page: renumbered sections left links to headings that were gone
+    (docs/kernels.md linked theory.md#9-private-kernel-learning after kernel learning became section 11)."""
+    assert dangling_anchors(PAGES) == []
+
+
+def test_the_anchor_check_finds_a_renumbered_heading(tmp_path):
+    (tmp_path / "theory.md").write_text("# Theory\n\n## 11. Private kernel learning\n\n### `K4`: TDDL, (Algorithm 2)\n")
+    page = tmp_path / "kernels.md"
+    page.write_text("[a](theory.md#9-private-kernel-learning), [b](theory.md#11-private-kernel-learning), "
+                    "[c](theory.md#k4-tddl-algorithm-2), [d](#nowhere)\n")
+    assert dangling_anchors([page]) == [("kernels.md", "theory.md#9-private-kernel-learning"),
+                                        ("kernels.md", "#nowhere")]
 
 
 def test_every_repository_path_cited_in_the_package_and_the_pages_exists():
