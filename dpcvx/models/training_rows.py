@@ -33,6 +33,7 @@ that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):
 no count or score is printed, and a class only by its declared label (:func:`nearly_one_class`). It never enters
 the release or its certificate, and it never runs inside :func:`dpcvx.tune`
 (:func:`dpcvx.release.usefulness.checks_off`): a selection that reacted to it would not be covered by tune's proof.
+tune runs it once on the model it released, after the selection (:func:`warn_on_tuned`).
 The public check, from the release and its bound alone, is :mod:`dpcvx.release.usefulness`.
 """
 
@@ -58,7 +59,8 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
-           "warn_on_regression_fit", "warn_on_learner_fit", "warn_on_confusion", "one_vs_rest_ranges", "no_intercept",
+           "warn_on_regression_fit", "warn_on_learner_fit", "warn_on_tuned", "warn_on_confusion", "one_vs_rest_ranges",
+           "no_intercept",
            "left_to_caller", "runs_here", "Deferred", "deferred", "deferral", "warn_at_cut"]
 
 _CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_training_rows_left_to_caller", default=False)
@@ -509,6 +511,39 @@ def warn_at_cut(check: Deferred, cut: float) -> None:
     if check.counts is not None:
         counts, check.counts = check.counts(cut), None  # the rows are let go
         warn_on_confusion(check.owner, counts, check.classes, for_accuracy=check.unweighted and cut == 0.0)
+
+
+def _tuned_note(regression: bool) -> str:
+    """What follows a finding on the model :func:`dpcvx.tune` released (:func:`warn_on_tuned`), in place of
+    :func:`_note`, which names tune as the private way to choose settings."""
+    label_bound = setting("label_bound")
+    settings = (f"a narrower public {label_bound} in every candidate (the range the labels can take, known without "
+                "looking at them: the default score clips each squared error at its squared width)" if regression else
+                "on imbalanced classes, candidates that weigh the classes (class_weight='balanced', or "
+                "class_prior='private' with an estimator's threshold='prior') scored by Mistakes(class_weight=...): "
+                "the default score counts mistakes, which a model that always predicts the majority class keeps few")
+    return (_NOT_PRIVATE + " It is the model dpcvx.tune selected; the check ran after the selection, so nothing tune "
+            "chose reacted to it. Tuning again because of it (another grid, score or epsilon) is a use of the private "
+            "data that no guarantee covers. What a tune can be given, decided from public knowledge before it runs: "
+            f"{settings}; each fit inside tune gets a part of epsilon and of the rows, so a candidate fitted there is "
+            "noisier than the same fit on all of them (docs/tuning.md).")
+
+
+def warn_on_tuned(model: Any, X: Any, y: Any, regression: bool,
+                  label_range: tuple[float, float] | None = None) -> None:
+    """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` (fixed text, NOT PRIVATE) when the model
+    :func:`dpcvx.tune` released is useless on tune's rows (X, y) (:func:`training_rows_finding`; ``label_range`` a
+    regression's declared (lo, hi), ``classes`` the model's public ``classes_`` when it has them), followed by
+    :func:`_tuned_note`. tune calls it once, after its selection and outside :func:`~dpcvx.release.usefulness.
+    checks_off`, so no candidate's fit and no selection reacted to it: a tune whose every candidate was useless (each
+    fitted on part of the rows with part of epsilon) released one and said nothing. An X out of core other than a
+    memmap is not read again, as :func:`warn_on_regression_fit` does not."""
+    if not runs_here() or (is_out_of_core(X) and not isinstance(X, np.memmap)):
+        return
+    classes = None if regression else getattr(model, "classes_", None)
+    finding = training_rows_finding(model.predict(X), y, regression, classes, label_range)
+    if finding is not None:
+        warn_released(f"dpcvx.tune: {finding}{_tuned_note(regression)}", TrainingRowsWarning)
 
 
 def runs_here() -> bool:

@@ -379,14 +379,17 @@ def test_tune_trains_each_candidate_on_its_own_part_and_counts_on_the_last():
     X, y = spy_data(6 * 600 + 4)       # 4 leftover rows
     result = tune(SpyLearner(recorder=recorder), X, y, {"quality": list("abcde")}, epsilon=0.3,
                   mechanism="objective", fit_params={"split": "paper"}, random_state=5, procedure="split")
-    assert len(recorder.fits) == 5 and len(recorder.predictions) == 5 and recorder.rehearsals == 5
+    # five held-out scorings, then the released model's NOT PRIVATE check on all of tune's rows, after the selection
+    assert len(recorder.fits) == 5 and len(recorder.predictions) == 6 and recorder.rehearsals == 5
+    *scored, (_, checked, _) = recorder.predictions
+    assert checked.size == 3604
     training = [ids for ids, _, _ in recorder.fits]
-    held_out = [ids for _, ids, _ in recorder.predictions]
+    held_out = [ids for _, ids, _ in scored]
     assert all(np.array_equal(held_out[0], ids) for ids in held_out)     # one held-out part for all
     used = np.concatenate(training + [held_out[0]])
     assert all(ids.size == 600 for ids in training) and held_out[0].size == 600
     assert np.unique(used).size == used.size == 3600                   # disjoint; 4 rows never used
-    assert [quality for quality, _, _ in recorder.predictions] == list("abcde")
+    assert [quality for quality, _, _ in scored] == list("abcde")
     assert all(eps == 0.3 and kw == {"split": "paper", "mechanism": "objective"}
                for _, eps, kw in recorder.fits)                         # every fit: the full epsilon
     cert = result.certificate

@@ -41,11 +41,12 @@ from ...privacy.rng import RandomState
 from ...release.usefulness import checks_off
 from ...tables import feature_names
 from ...validation import check_choice, check_flag
+from ..training_rows import warn_on_tuned
 from . import full_data, split
-from .checks import BudgetInConstructor, count_mistakes, expand_grid, list_of_grids_note, prepare
+from .checks import BudgetInConstructor, Setup, count_mistakes, expand_grid, list_of_grids_note, prepare
 from .full_data import SelectionCertificate
 from .pipeline import schema_pipeline
-from .scores import ClippedSquaredError, Mistakes
+from .scores import ClippedSquaredError, Mistakes, declared_label_range
 from .split import select_exponential, selection_probabilities
 from .tuning_certificate import TuningCertificate, TuningResult
 
@@ -185,19 +186,25 @@ def tune(
         return replace(result, model=pipeline.released(result.model), params=pipeline.params(result.params))
     with checks_off():  # no candidate's usefulness is told, and the NOT PRIVATE check never runs, inside tune
         try:
-            return _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta, fit_params, accountant,
-                         random_state, verbose, eta, mean_runs, held_out, score)
+            result, setup = _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta, fit_params, accountant,
+                                  random_state, verbose, eta, mean_runs, held_out, score)
         except InputError as refusal:  # a refusal, before anything is charged: said of a list of grids too
             note = list_of_grids_note(grid, str(refusal))
             if note and refusal.args and isinstance(refusal.args[0], str):
                 refusal.args = (refusal.args[0].rstrip(".") + note, *refusal.args[1:])
             raise
+    regression = isinstance(setup.score, ClippedSquaredError)  # the learners' task, as the score was resolved
+    declared = setup.learners[setup.candidates.index(result.params)]
+    warn_on_tuned(result.model, X, y, regression, declared_label_range(declared) if regression else None)
+    return result
 
 
 def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
           epsilon: float, procedure: str, mechanism: str | None, delta: float, fit_params: Mapping[str, Any] | None,
           accountant: PrivacyAccountant | None, random_state: RandomState, verbose: bool, eta: int,
-          mean_runs: float | None, held_out: float, score: Any) -> TuningResult:
+          mean_runs: float | None, held_out: float, score: Any) -> tuple[TuningResult, Setup]:
+    """:func:`tune`'s procedure, inside :func:`~dpcvx.release.usefulness.checks_off`: the result and the checked
+    setup it ran from."""
     setup = prepare(learner, grid, epsilon, delta, mechanism, fit_params, accountant, random_state, score)
     names = feature_names(X)  # a table's column names (public), read before anything is charged; a mix refused
     verbose = check_flag("verbose", verbose)  # read only by the progress bar, after the charge
@@ -211,4 +218,4 @@ def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Seq
     if names is not None and getattr(result.model, "keeps_feature_names", False) is True:  # an estimator's
         result.model.feature_names_in_ = names  # runs fit parts of X as arrays: the selected one keeps X's names
         # as its own fit on X would
-    return result
+    return result, setup

@@ -39,7 +39,7 @@ from ...validation import check_bound, integer, label_range, non_negative
 from ..linear_regression import PrivateLinearRegression
 
 __all__ = ["Score", "Mistakes", "ClippedSquaredError", "STEPS", "SQUARED_ERROR_STEPS", "MISTAKES_RECORD", "describe",
-           "resolve_score", "is_regressor", "total_units"]
+           "resolve_score", "declared_label_range", "is_regressor", "total_units"]
 
 #: The default number of units of a weighted mistake's largest weight.
 STEPS = 100
@@ -241,14 +241,30 @@ def _setting(candidate: Any, name: str) -> Any:
     return None if parameter is None or parameter.default is inspect.Parameter.empty else parameter.default
 
 
-def _default_bound(candidate: Any) -> float:
+def _numeric_label_bound(candidate: Any) -> Any:
+    """A candidate's ``label_bound`` setting when it declares one as a number or a pair, else None."""
     declared = _setting(candidate, "label_bound")
-    if declared is None or isinstance(declared, str):
+    return None if isinstance(declared, str) else declared
+
+
+def _default_bound(candidate: Any) -> float:
+    declared = _numeric_label_bound(candidate)
+    if declared is None:
         raise InputError("tune scores a regressor by its squared error clipped to a PUBLIC bound C; this learner "
-                         f"has no public numeric label_bound ({declared!r}) to take C = (hi - lo)^2 from: pass "
-                         "score=ClippedSquaredError(bound=C). Nothing was charged")
+                         f"has no public numeric label_bound ({_setting(candidate, 'label_bound')!r}) to take "
+                         "C = (hi - lo)^2 from: pass score=ClippedSquaredError(bound=C). Nothing was charged")
     _, half_width = label_range(declared)
     return (2 * half_width) ** 2
+
+
+def declared_label_range(candidate: Any) -> tuple[float, float] | None:
+    """A regressor candidate's public label range (lo, hi) from its ``label_bound`` setting (B: (-B, B)); None when
+    it declares none as a number."""
+    declared = _numeric_label_bound(candidate)
+    if declared is None:
+        return None
+    centre, half_width = label_range(declared)
+    return centre - half_width, centre + half_width
 
 
 def resolve_score(score: Any, learners: Sequence[Any]) -> Score:
