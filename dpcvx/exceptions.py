@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 __all__ = [
     "DPCVXError",
@@ -133,11 +133,17 @@ class BudgetExceededError(DPCVXError):
 
 
 class DPCVXWarning(UserWarning):
-    """Base class of dpcvx warnings."""
+    """Base class of dpcvx warnings. ``reads_private_data``: the warning's text is a statistic of the private rows (a
+    NOT PRIVATE warning, for the data owner only), where the others read public inputs and released values alone;
+    :func:`dpcvx.as_opendp_measurement` shows only the others to whoever calls the measurement."""
+
+    reads_private_data: ClassVar[bool] = False
 
 
 class ClippingWarning(DPCVXWarning):
     """Rows with norm above the public bound were clipped (shown only to the curator)."""
+
+    reads_private_data = True
 
 
 class ExponentialCostWarning(DPCVXWarning):
@@ -146,6 +152,8 @@ class ExponentialCostWarning(DPCVXWarning):
 
 class PaperModeWarning(DPCVXWarning):
     """A loader's ``mode="paper"`` read column bounds, categories or dropped records off the data."""
+
+    reads_private_data = True
 
 
 class ConstantPredictionWarning(DPCVXWarning):
@@ -173,11 +181,15 @@ class TrainingRowsWarning(DPCVXWarning):
     """NOT PRIVATE: on its training rows the release predicts one class, or does no better than a constant
     (:mod:`dpcvx.models.training_rows`). Shown to the data owner only; never part of a release."""
 
+    reads_private_data = True
+
 
 class UndeclaredCategoryWarning(DPCVXWarning):
     """NOT PRIVATE: most rows of a categorical column hold values outside its declared categories, which a non-strict
     :class:`~dpcvx.data.preprocessing.PublicSchema` encodes as the all-zero block: a model learns nothing from that
     column. Shown to the data owner only; never part of a release."""
+
+    reads_private_data = True
 
 
 class OutOfBoundsWarning(DPCVXWarning):
@@ -185,6 +197,8 @@ class OutOfBoundsWarning(DPCVXWarning):
     :class:`~dpcvx.data.preprocessing.PublicSchema` clips each onto them: the column is then nearly constant and a
     model learns little from it (bounds in other units, for example); or many rows hold one value outside them, read as
     the bound (a code such as 999 for "unknown"). Shown to the data owner only; never part of a release."""
+
+    reads_private_data = True
 
 
 class LevelErasedWarning(DPCVXWarning):
@@ -194,6 +208,8 @@ class LevelErasedWarning(DPCVXWarning):
     map's factor, set by the other columns, moves it more than its own values do (:mod:`dpcvx.data.shared_level`).
     Shown to the data owner only; never part of a release."""
 
+    reads_private_data = True
+
 
 class UnresolvedColumnWarning(DPCVXWarning):
     """NOT PRIVATE: the private column ranges located a column within a few cells of their public grid while its
@@ -202,6 +218,8 @@ class UnresolvedColumnWarning(DPCVXWarning):
     units far smaller than the one public bound R; :func:`dpcvx.data.notes.warn_unresolved_columns`). Shown to the
     data owner only; never part of a release."""
 
+    reads_private_data = True
+
 
 class KernelScaleWarning(DPCVXWarning):
     """NOT PRIVATE: :class:`~dpcvx.RandomFourierFeatures` fitted on rows so far apart at its gamma that the kernel
@@ -209,12 +227,16 @@ class KernelScaleWarning(DPCVXWarning):
     the random features of such rows are unrelated, and a model of them predicts little better than chance
     (:func:`dpcvx.data.notes.warn_far_apart`). Shown to the data owner only; never part of a release."""
 
+    reads_private_data = True
+
 
 class PublicSampleWarning(DPCVXWarning):
     """NOT PRIVATE: rows of :class:`~dpcvx.TDDL`'s public sample ``Z`` are also rows of its training data. The release
     holds Z as it is (its predictor's centres), so such a row is published verbatim, which no guarantee covers: Z must
     be public points, never the private records (:func:`dpcvx.data.notes.warn_public_sample`). Shown to the data
     owner only; never part of a release."""
+
+    reads_private_data = True
 
 
 class ClassOrderWarning(DPCVXWarning):

@@ -69,7 +69,10 @@ the data's, a bad ``Z``, the rows) is refused when the measurement is called, be
 the fit charges or draws anything; a learner without ``check_options`` is checked
 then too. Such a refusal reaches the caller as OpenDP's ``OpenDPException`` (OpenDP wraps
 every error raised inside a user-defined function), whose text ends with dpcvx's typed
-error and its message.
+error, its reason withheld (:data:`WITHHELD`): the reason may name a count or a row of the
+data. The fit's NOT PRIVATE warnings (``reads_private_data``: the count of clipped rows,
+the check of the training rows) and warnings from outside dpcvx are not shown to the
+caller; dpcvx's public warnings are.
 
 OpenDP's user measurements need ``dp.enable_features("contrib",
 "honest-but-curious")``: OpenDP has not vetted the map, which is dpcvx's
@@ -88,10 +91,11 @@ from __future__ import annotations
 
 import copy
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .exceptions import InputError, a_value_of
+from .exceptions import DPCVXError, DPCVXWarning, InputError, a_value_of
 from .models.contract import refuse_held_accountant
 from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
@@ -218,7 +222,7 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
             shape = f"a tuple of {len(data)}" if isinstance(data, tuple) else a_value_of(data)
             raise InputError(f"the measurement's input is a pair (X, y), the members of its domain "
                              f"{DATA_DOMAIN!r}; got {shape}. Nothing was fitted")
-        returned, model = fit(*data)
+        returned, model = _as_the_analyst_sees_it(fit, data)
         certificate = getattr(model, "certificate", None)
         if certificate is None:
             raise InputError(f"{type(learner).__name__}.fit returned no certificate: not a dpcvx release")
@@ -234,6 +238,34 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         return returned
 
     return dp.m.make_user_measurement(domain, metric, measure, release, cost)
+
+
+#: What a refusal raised inside the measurement's fit says in place of its own text (:func:`_as_the_analyst_sees_it`)
+WITHHELD = ("the fit refused the data set; its reason reads the private rows (a count, a row, a label), so it is "
+            "withheld from the measurement's caller. Nothing was charged or drawn; the data's owner sees the reason by "
+            "fitting the learner on the data directly")
+
+
+def _as_the_analyst_sees_it(fit: Callable[[Any, Any], tuple[Any, Any]], data: tuple[Any, Any]) -> tuple[Any, Any]:
+    """``fit(*data)`` as whoever calls the measurement may see it: under OpenDP that is the analyst, not the data's
+    owner. The fit's warnings that read the private rows (``reads_private_data``: the NOT PRIVATE notes, such as the
+    count of clipped rows or the check of the training rows) are dropped, and so are warnings from outside dpcvx
+    (numpy's, scikit-learn's), whose text dpcvx does not control; dpcvx's public warnings (of public inputs and
+    released values) are shown as the fit gave them. A dpcvx refusal keeps its class and loses its text
+    (:data:`WITHHELD`): "y has 2 label(s), the first at row 17" told the caller a count and a position in the private
+    data. Measured by a neighbour-pair probe: a ClippingWarning and a TrainingRowsWarning reached the caller on one
+    neighbour of a pair and not on the other."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fit(*data)
+        except DPCVXError as refusal:
+            refusal.args = (WITHHELD,)
+            raise refusal from None
+    for shown in caught:
+        if issubclass(shown.category, DPCVXWarning) and not shown.category.reads_private_data:
+            warnings.warn_explicit(shown.message, shown.category, shown.filename, shown.lineno)
+    return result
 
 
 def _is_estimator(learner: Any) -> bool:

@@ -1,0 +1,87 @@
+"""Under OpenDP whoever calls a measurement is the analyst, not the data's owner: a fit's NOT PRIVATE warnings (the
+count of clipped rows, the check of the training rows) reached the caller on one neighbour of a pair and not on the
+other, and a refusal's text named a count and a row of the private data. The measurement now shows only dpcvx's
+public warnings and withholds a refusal's text (dpcvx.opendp_bridge._as_the_analyst_sees_it)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import (
+    ClippingWarning,
+    ConstantPredictionWarning,
+    DPCVXWarning,
+    SmallTableWarning,
+    TrainingRowsWarning,
+)
+from dpcvx.opendp_bridge import WITHHELD
+
+dp = pytest.importorskip("opendp.prelude")
+
+
+def _rows(seed, n=400):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    X /= 1.2 * np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, rng
+
+
+def _shown(measurement, data):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        measurement(data)
+    return [w.category for w in caught]
+
+
+@pytest.mark.parametrize("learner", ["estimator", "learner"])
+def test_a_neighbour_with_a_far_row_or_a_rare_class_shows_the_caller_nothing_more(learner):
+    X, _ = _rows(1)
+    y = np.argmax(X[:, :3], axis=1)
+    far, rare = X.copy(), y.copy()
+    far[0], rare[0] = 50.0, 3  # a row far beyond the bound; a row of a class the others never carry
+    if learner == "estimator":
+        measurement = dpcvx.as_opendp_measurement(dpcvx.DPLogisticRegression(classes=(0, 1, 2, 3)))
+    else:
+        measurement = dpcvx.as_opendp_measurement(
+            dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), classes=(0, 1, 2, 3)), 1.0)
+    shown = [_shown(measurement, data) for data in ((X, y), (far, y), (X, rare))]
+    assert not any(issubclass(c, (ClippingWarning, TrainingRowsWarning)) for c in sum(shown, []))
+    assert all(issubclass(c, DPCVXWarning) and not c.reads_private_data for c in sum(shown, []))
+    # the same fits made directly tell the owner both
+    with pytest.warns(ClippingWarning):
+        dpcvx.DPLogisticRegression(classes=(0, 1, 2, 3)).fit(far, y)
+
+
+def test_public_warnings_still_reach_the_caller():
+    X, rng = _rows(2, n=60)
+    y = rng.integers(0, 2, 60)
+    measurement = dpcvx.as_opendp_measurement(dpcvx.DPLogisticRegression(epsilon=0.05, classes=(0, 1)))
+    shown = _shown(measurement, (X, y))
+    assert SmallTableWarning in shown or ConstantPredictionWarning in shown, shown
+
+
+def test_a_refusal_keeps_its_class_and_withholds_its_reason():
+    X, rng = _rows(3)
+    y = (X[:, 0] > 0).astype(int)
+    y[[17, 42]] = 7  # labels outside the public classes
+    measurement = dpcvx.as_opendp_measurement(dpcvx.DPLogisticRegression(classes=(0, 1)))
+    with pytest.raises(dp.OpenDPException) as refused:
+        measurement((X, y))
+    text = str(refused.value)
+    assert "InputError" in text and WITHHELD in text
+    assert "row 17" not in text and "2 label" not in text
+    with pytest.raises(dpcvx.InputError, match="row 17"):  # the owner, fitting directly, sees the reason
+        dpcvx.DPLogisticRegression(classes=(0, 1)).fit(X, y)
+
+
+def test_only_the_notes_for_the_owner_read_private_data():
+    private = {c.__name__ for c in vars(dpcvx.exceptions).values()
+               if isinstance(c, type) and issubclass(c, DPCVXWarning) and c.reads_private_data}
+    assert private == {"ClippingWarning", "PaperModeWarning", "TrainingRowsWarning", "UndeclaredCategoryWarning",
+                       "OutOfBoundsWarning", "LevelErasedWarning", "UnresolvedColumnWarning", "KernelScaleWarning",
+                       "PublicSampleWarning"}
+    for name in private:  # each says so in its own words
+        assert "NOT PRIVATE" in vars(dpcvx.exceptions)[name].__doc__ or name in ("ClippingWarning",
+                                                                                  "PaperModeWarning")
