@@ -33,6 +33,7 @@ __all__ = [
     "OutOfBoundsWarning",
     "LevelErasedWarning",
     "UnresolvedColumnWarning",
+    "SlowDescentWarning",
     "KernelScaleWarning",
     "PublicSampleWarning",
     "UnprotectedFileWarning",
@@ -219,6 +220,13 @@ class UnresolvedColumnWarning(DPCVXWarning):
     data owner only; never part of a release."""
 
     reads_private_data = True
+
+
+class SlowDescentWarning(DPCVXWarning):
+    """NOT PRIVATE: noisy gradient descent's T steps (mechanism ``gradient-ranged``) could not reach least squares on
+    its mapped training rows even without noise: one direction of Z^T Z (a level the columns share, such as 0/1 flags
+    that are mostly 0) sets the step size and the others barely move (:mod:`dpcvx.models.descent_reach`). Shown to
+    the data owner only; never part of a release."""
 
 
 class KernelScaleWarning(DPCVXWarning):

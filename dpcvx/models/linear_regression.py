@@ -74,7 +74,7 @@ from ..release.regression_model import (
     SufficientStatisticsCertificate,
     sufficient_statistics_statement,
 )
-from ..release.usefulness import checks_are_off
+from ..release.usefulness import checks_are_off, speaker
 from ..tables import feature_names
 from ..validation import (
     check_bound,
@@ -94,6 +94,7 @@ from ..validation import (
 )
 from ..version import __version__
 from .contract import ConstructorParameters
+from .descent_reach import descent_shortfall, warn_descent_shortfall
 from .erm_inputs import SETTINGS, neighbour_relation, symmetric_label_bound
 from .training_rows import warn_on_learner_fit
 
@@ -677,7 +678,7 @@ class AdaSSPPlan:
             rows, shift, label_bound, record = self._ranged_map(bound, rng)
             calibration = replace(calibration, label_bound=label_bound)
             if isinstance(calibration, GradientCalibration):
-                theta = _descend(bound, rows, calibration, shift, rng)
+                theta = _descend(bound, rows, calibration, shift, rng, type(self.learner).__name__)
                 model = PrivateRegressionModel(*rows.split_weights(theta), rows, self._certificate(calibration, rows,
                                                                                                    record))
                 return model.shifted(shift)  # the private label centre: post-processing
@@ -738,7 +739,7 @@ class AdaSSPPlan:
 
 
 def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shift: float,
-             rng: np.random.Generator) -> np.ndarray:
+             rng: np.random.Generator, owner: str = "PrivateLinearRegression") -> np.ndarray:
     """Noisy gradient descent on clipped residuals (:mod:`dpcvx.privacy.gradient_descent`, steps 1-4) on the rows
     ``rows`` maps (clipped onto R_eff, the intercept column appended) and the labels y - c clipped onto [-B', B']
     (B' the calibration's label bound): the noisy top eigenvalue sets the curvature Lambda, then T steps
@@ -760,14 +761,21 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
     # file): the same values, elementwise
     centred = None if isinstance(bound.clipped, RowBlocks) else _centred_labels(bound.y, public, shift, clip)
     dim, tau = calibration.dim, calibration.residual_clip
-    gram = np.zeros((dim, dim))
-    for _, block in blocks():
-        gram += block.T @ block
-    curvature = calibration.curvature(calibration.release_eigenvalue(float(np.linalg.eigvalsh(gram)[-1]), rng),
-                                      bound.n)
+
     def labels(start: int, block: np.ndarray) -> np.ndarray:
         these = slice(start, start + block.shape[0])
         return _centred_labels(bound.y[these], public, shift, clip) if centred is None else centred[these]
+
+    checked = not checks_are_off()  # NOT PRIVATE, for the data owner (never inside tune): descent_reach's sums
+    gram, moment, square, label_sum = np.zeros((dim, dim)), np.zeros(dim), 0.0, 0.0
+    for start, block in blocks():
+        gram += block.T @ block
+        if checked:
+            these = labels(start, block)
+            moment += block.T @ these
+            square, label_sum = square + float(these @ these), label_sum + float(np.sum(these))
+    curvature = calibration.curvature(calibration.release_eigenvalue(float(np.linalg.eigvalsh(gram)[-1]), rng),
+                                      bound.n)
 
     weights = previous = np.zeros(dim)
     beta = calibration.momentum
@@ -781,4 +789,10 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
         total = math.fsum(float(np.sum(labels(start, block) - np.clip(block @ weights, -clip, clip)))
                           for start, block in blocks())
         weights[-1] += calibration.release_level(total, rng) / (bound.n * rows.intercept_scaling)
+    if checked and calibration.momentum:  # after every draw; only with momentum (n eps / d >= MOMENTUM_AT): below it
+        # the noise, not the steps' reach, set the fit on the project's tables (its advice did worse there)
+        warn_descent_shortfall(descent_shortfall(gram, moment, square, label_sum, bound.n, curvature,
+                                                 calibration.steps, calibration.momentum,
+                                                 rows.intercept_scaling if rows.fit_intercept else None),
+                               speaker(owner))
     return weights
