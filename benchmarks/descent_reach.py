@@ -12,7 +12,7 @@ Families written down before any run (the held-out one before the development ru
 
 For each cell: ridge on the raw columns, DPLinearRegression() at its defaults, whether SlowDescentWarning fired and the
 shortfall it read, and DPHuberRegressor() at the same epsilon and bounds (the warning's advice). Test R^2 on 2,000
-held-back rows. Run: PYTHONPATH=. python benchmarks/descent_reach.py [dev|held]
+held-back rows. Run: python -m benchmarks.descent_reach [dev|held]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 
 import dpcvx
 import dpcvx.models.linear_regression as lr
+from benchmarks.common import RunRecord, run_lines
 from dpcvx.exceptions import SlowDescentWarning
 
 
@@ -69,6 +70,7 @@ def held_tables():
 
 
 def main(which: str) -> None:
+    record = RunRecord("benchmarks.descent_reach")
     tables, epsilons, seeds = ((dev_tables(), (0.5, 1, 2, 4), (0, 1)) if which == "dev"
                                else (held_tables(), (0.7, 1.5, 3), (5,)))
     shortfalls: list[float] = []
@@ -101,6 +103,9 @@ def main(which: str) -> None:
                 short = shortfalls[0] if shortfalls else float("nan")
                 print(f"{name} | {eps} | {base:.3f} | {r2(yt, est.predict(Zt)):.3f} | {int(fired)} | "
                       f"{short:.3f} | {r2(yt, hub.predict(Zt)):.3f}", flush=True)
+
+
+    print("\n".join(run_lines(record.finish())))
 
 
 if __name__ == "__main__":

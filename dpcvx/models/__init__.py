@@ -26,5 +26,6 @@
 * :mod:`.column_statistics`: private column statistics: one joint release of per-column centres and scales,
   charged with the fit once (``column_statistics=True``, or ``"ranges"``: noisy histograms' ranges, which the
   classifiers' default ``"auto"`` draws by a public rule);
+* :mod:`.descent_reach`: the NOT PRIVATE check of noisy gradient descent's reach on its mapped rows.
 * :mod:`.training_rows`: the NOT PRIVATE check of a release on its training rows (never inside tuning).
 """
