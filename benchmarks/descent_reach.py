@@ -24,7 +24,7 @@ import numpy as np
 
 import dpcvx
 import dpcvx.models.linear_regression as lr
-from benchmarks.common import RunRecord, run_lines
+from benchmarks.common import RESULTS_DIR, RunRecord, write_markdown
 from dpcvx.exceptions import SlowDescentWarning
 
 
@@ -81,7 +81,9 @@ def main(which: str) -> None:
         return shortfalls[-1]
 
     lr.descent_shortfall = spy
-    print("table | eps | ridge | default | fired | shortfall | huber")
+    lines = ["| table | epsilon | ridge | default | warned | shortfall | DPHuberRegressor |",
+             "|---|---|---|---|---|---|---|"]
+    warned: list[tuple[float, float]] = []  # (default, the advice) in the cells that warned
     for name, X, bounds, y, label_bound, encoding in tables:
         schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"c{j}", lo, hi) for j, (lo, hi) in enumerate(bounds)),
                                     norm=1.0, encoding=encoding)
@@ -101,11 +103,23 @@ def main(which: str) -> None:
                     warnings.simplefilter("ignore")
                     hub = dpcvx.DPHuberRegressor(epsilon=eps, label_bound=label_bound, random_state=seed).fit(Z, yy)
                 short = shortfalls[0] if shortfalls else float("nan")
-                print(f"{name} | {eps} | {base:.3f} | {r2(yt, est.predict(Zt)):.3f} | {int(fired)} | "
-                      f"{short:.3f} | {r2(yt, hub.predict(Zt)):.3f}", flush=True)
-
-
-    print("\n".join(run_lines(record.finish())))
+                default, advice = r2(yt, est.predict(Zt)), r2(yt, hub.predict(Zt))
+                if fired:
+                    warned.append((default, advice))
+                lines.append(f"| {name} | {eps} | {base:.3f} | {default:.3f} | {'yes' if fired else ''} | "
+                             f"{short:.3f} | {advice:.3f} |")
+                print(lines[-1], flush=True)
+    cells = len(lines) - 2
+    summary = [f"{cells} cells, {len(warned)} warned."]
+    if warned:
+        before, after = np.array(warned).T
+        summary.append(f"In the warned cells, test R^2 of the default: median {np.median(before):.3f}, worst "
+                       f"{before.min():.3f}; of the advice (DPHuberRegressor): median {np.median(after):.3f}, worst "
+                       f"{after.min():.3f}; the advice worse in {int(np.sum(after < before))}.")
+    text = "\n".join([f"# SlowDescentWarning and its advice: the {'development' if which == 'dev' else 'held-out'} "
+                      "family", "", f"Written by `python -m benchmarks.descent_reach {which}` (the families: the "
+                      "script's docstring).", "", *summary, "", *lines])
+    print(write_markdown(RESULTS_DIR / f"descent_reach_{which}.md", text, record))
 
 
 if __name__ == "__main__":

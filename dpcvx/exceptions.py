@@ -228,6 +228,8 @@ class SlowDescentWarning(DPCVXWarning):
     that are mostly 0) sets the step size and the others barely move (:mod:`dpcvx.models.descent_reach`). Shown to
     the data owner only; never part of a release."""
 
+    reads_private_data = True
+
 
 class KernelScaleWarning(DPCVXWarning):
     """NOT PRIVATE: :class:`~dpcvx.RandomFourierFeatures` fitted on rows so far apart at its gamma that the kernel

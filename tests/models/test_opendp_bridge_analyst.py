@@ -81,7 +81,7 @@ def test_only_the_notes_for_the_owner_read_private_data():
                if isinstance(c, type) and issubclass(c, DPCVXWarning) and c.reads_private_data}
     assert private == {"ClippingWarning", "PaperModeWarning", "TrainingRowsWarning", "UndeclaredCategoryWarning",
                        "OutOfBoundsWarning", "LevelErasedWarning", "UnresolvedColumnWarning", "KernelScaleWarning",
-                       "PublicSampleWarning"}
+                       "PublicSampleWarning", "SlowDescentWarning"}
     for name in private:  # each says so in its own words
         assert "NOT PRIVATE" in vars(dpcvx.exceptions)[name].__doc__ or name in ("ClippingWarning",
                                                                                   "PaperModeWarning")
