@@ -81,10 +81,10 @@ import math
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from ..exceptions import BudgetExceededError, InputError
-from ..validation import check_delta, check_epsilon, number_text
+from ..validation import check_delta, check_epsilon, fraction, non_negative, number_text
 from . import process_token
 from .neighbours import Neighbours, group_epsilon_delta
 from .privacy_curve import Composition, CurvePart, PrivacyCurve
@@ -94,11 +94,29 @@ __all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "ledger_relation",
 _SLACK = 1e-12  # relative slack so that, say, ten charges of 0.1 fit a budget of 1.0
 
 
-class PrivacyCost(NamedTuple):
-    """An (epsilon, delta) pair."""
-
+class _CostFields(NamedTuple):
     epsilon: float
     delta: float = 0.0
+
+
+class PrivacyCost(_CostFields):
+    """An (epsilon, delta) pair: what an accountant reports (``spent``, ``remaining``, a charge's cost) and what a
+    user may build to compare with one. A tuple: ``eps, delta = accountant.spent`` and ``PrivacyCost(*pair)`` work.
+
+    Checked at construction: epsilon a finite real number >= 0 (:func:`~dpcvx.validation.non_negative`; a spent
+    budget can be 0) and delta a number in [0, 1] (:func:`~dpcvx.validation.fraction`), else an InputError naming
+    the field.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, epsilon: float, delta: float = 0.0) -> Self:
+        return super().__new__(cls, non_negative("epsilon", epsilon),
+                               fraction("delta", delta, allow_zero=True, allow_one=True))
+
+    def _replace(self, **fields: Any) -> Self:
+        """The pair with the given fields replaced, checked as the constructor checks it."""
+        return type(self)(**{**self._asdict(), **fields})
 
 
 @dataclass(frozen=True)

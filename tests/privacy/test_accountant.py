@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpcvx
+from dpcvx.exceptions import InputError
 from dpcvx.privacy.accountant import PrivacyAccountant, PrivacyCost, check_cost
 
 
@@ -329,3 +330,15 @@ def test_a_budget_below_what_the_ledger_spent_is_refused():
     with pytest.raises(dpcvx.BudgetExceededError, match=r"already spent \(epsilon=7, delta=0\), beyond this budget"):
         PrivacyAccountant(1.0, ledger=spent.ledger)
     assert PrivacyAccountant(7.0, ledger=spent.ledger).remaining.epsilon == 0
+
+
+@pytest.mark.parametrize("pair", [("a", "b"), (-1.0, 0.0), (float("nan"), 0.0), (math.inf, 0.0), (1.0, 2.0),
+                                  (1.0, -0.1), (None, 0.0)])
+def test_privacy_cost_refuses_what_no_accountant_reports(pair):
+    """PrivacyCost is checked at construction (epsilon finite >= 0, delta in [0, 1]), _replace too; still a pair."""
+    with pytest.raises(InputError, match="epsilon|delta"):
+        PrivacyCost(*pair)
+    with pytest.raises(InputError, match="epsilon|delta"):
+        PrivacyCost(1.0, 0.5)._replace(epsilon=pair[0], delta=pair[1])
+    epsilon, delta = PrivacyCost(0, 1)
+    assert (epsilon, delta) == (0.0, 1.0) and PrivacyCost(*PrivacyCost(0.5, 1e-6)) == (0.5, 1e-6)
