@@ -90,6 +90,11 @@ class Dataset:
     ``record_index[i]`` is the position of row i among the file's records
     (Adult: adult.data then adult.test, header and blank lines not counted).
     ``schema`` reproduces the rows from raw records: ``schema.transform``.
+
+    Returned by :func:`load_adult` and :func:`load_kdd`, not built by users; its fields' kinds and shapes are still
+    checked at construction (an InputError naming the field; the entries are not read): X a 2-D array, y and
+    ``record_index`` 1-D arrays of one entry a row, ``feature_names`` a tuple of one str a column, ``schema`` a
+    PublicSchema, ``mode`` "paper" or "private", ``description`` a str.
     """
 
     X: np.ndarray
@@ -99,6 +104,24 @@ class Dataset:
     mode: str
     record_index: np.ndarray
     description: str
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.X, np.ndarray) and self.X.ndim == 2):
+            raise InputError(f"X must be a 2-D numpy array, got {type(self.X).__name__}")
+        rows, columns = self.X.shape
+        for name in ("y", "record_index"):
+            values = getattr(self, name)
+            if not (isinstance(values, np.ndarray) and values.shape == (rows,)):
+                raise InputError(f"{name} must be a 1-D numpy array of one entry a row of X ({rows}), got "
+                                 f"{type(values).__name__} of shape {getattr(values, 'shape', None)}")
+        if not (isinstance(self.feature_names, tuple) and len(self.feature_names) == columns
+                and all(isinstance(name, str) for name in self.feature_names)):
+            raise InputError(f"feature_names must be a tuple of {columns} str, one a column of X")
+        if not isinstance(self.schema, PublicSchema):
+            raise InputError(f"schema must be a dpcvx.PublicSchema, got {type(self.schema).__name__}")
+        check_choice("mode", self.mode, MODES)
+        if not isinstance(self.description, str):
+            raise InputError(f"description must be a str, got {type(self.description).__name__}")
 
     @property
     def private(self) -> bool:

@@ -55,7 +55,9 @@ from ..validation import (
     check_delta,
     check_matrix,
     fraction,
+    integer,
     missing_labels,
+    non_negative,
     refuse_misread,
     sample_size,
 )
@@ -305,6 +307,11 @@ class AuditReport:
     ``false_negatives`` of ``evaluation_trials`` runs on the indicated one fell
     outside. ``statistics_d`` and ``statistics_d_prime`` hold every run's
     statistic, the first ``selection_trials`` of each being the selection runs.
+
+    Returned by :func:`audit`, not built by users; its fields are still checked at construction (an InputError
+    naming the field): the claimed epsilon and the lower bound finite numbers >= 0, the claimed delta in [0, 1),
+    the confidence in (0, 1), the threshold a pair of numbers, ``region_indicates`` "D" or "D'", the run counts
+    integers >= 0 with at least one evaluation run and no more errors than evaluation runs.
     """
 
     claimed_epsilon: float
@@ -322,6 +329,22 @@ class AuditReport:
     neighbours: str = ""
     seconds: float = 0.0
     conditional: bool = False  # the claim rests on an opted-in estimate (every release audited says so)
+
+    def __post_init__(self) -> None:
+        non_negative("claimed_epsilon", self.claimed_epsilon)
+        check_delta(self.claimed_delta, "claimed_delta")
+        fraction("confidence", self.confidence)
+        non_negative("epsilon_lower_bound", self.epsilon_lower_bound)
+        if not (isinstance(self.threshold, tuple) and len(self.threshold) == 2
+                and all(is_number(end) and not isinstance(end, bool) for end in self.threshold)
+                and self.threshold[0] < self.threshold[1]):
+            raise InputError(f"threshold must be a pair of numbers low < high (either may be infinite), got "
+                             f"{self.threshold!r}")
+        check_choice("region_indicates", self.region_indicates, ("D", "D'"))
+        evaluation = integer("evaluation_trials", self.evaluation_trials)
+        integer("selection_trials", self.selection_trials, minimum=0)
+        integer("false_positives", self.false_positives, minimum=0, maximum=evaluation)
+        integer("false_negatives", self.false_negatives, minimum=0, maximum=evaluation)
 
     @property
     def passed(self) -> bool:

@@ -25,8 +25,8 @@ from functools import cached_property
 from typing import Any
 
 from ..advice import for_reader, setting
-from ..exceptions import AssumptionError
-from ..validation import fraction
+from ..exceptions import AssumptionError, InputError
+from ..validation import check_flag, fraction, integer
 from .condition import ESTIMATE_METHODS, PROOF_METHODS, Condition
 from .exact import exact_text
 from .prox_form import NonsmoothForm
@@ -58,6 +58,10 @@ class Certificate:
 
     Estimated conditions are refused unless ``allow_estimates`` is True and
     ``strict`` is False; a certificate that accepts one is ``conditional``.
+
+    Returned by :func:`dpcvx.verify` and read from model files, not built by users; its fields are still checked at
+    construction (an InputError naming the field): ``loss`` and ``regularizer`` str, ``dim`` None or a positive
+    integer, ``conditions`` a tuple of :class:`Condition`, ``strict`` and ``allow_estimates`` flags.
     """
 
     loss: str
@@ -66,6 +70,17 @@ class Certificate:
     conditions: tuple[Condition, ...]
     strict: bool = False
     allow_estimates: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("loss", "regularizer"):
+            if not isinstance(getattr(self, name), str):
+                raise InputError(f"Certificate.{name} must be a str (its text), got {type(getattr(self, name)).__name__}")
+        if self.dim is not None:
+            integer("Certificate.dim", self.dim)
+        if not (isinstance(self.conditions, tuple) and all(isinstance(item, Condition) for item in self.conditions)):
+            raise InputError(f"Certificate.conditions must be a tuple of Condition, got {type(self.conditions).__name__}")
+        check_flag("Certificate.strict", self.strict)
+        check_flag("Certificate.allow_estimates", self.allow_estimates)
 
     # -- lookup ----------------------------------------------------------------
 

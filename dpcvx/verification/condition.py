@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..exceptions import InputError
+from ..validation import check_choice, check_flag, optional
 from .exact import Irrational, exact_text, is_sympy, plain
 
 __all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS", "ESTIMATE_OPT_IN", "METHODS", "number_text"]
@@ -39,6 +41,10 @@ class Condition:
     estimate, not a proof: refused unless the certificate allows estimates),
     or "none". "numeric", the name of estimates in older certificates, is
     treated as "estimate".
+
+    Built by the verifier and the model-file reader; a user may build one (a public input's condition). Checked at
+    construction (an InputError naming the field): ``name``, ``description``, ``detail`` and ``fix`` str,
+    ``passed`` True, False or None (a numpy bool is taken as the bool it holds), ``method`` one of the above.
     """
 
     name: str
@@ -48,6 +54,13 @@ class Condition:
     method: str = "none"
     detail: str = ""
     fix: str = ""
+
+    def __post_init__(self) -> None:
+        for field in ("name", "description", "detail", "fix"):
+            if not isinstance(getattr(self, field), str):
+                raise InputError(f"Condition.{field} must be a str, got {type(getattr(self, field)).__name__}")
+        object.__setattr__(self, "passed", optional(check_flag)("Condition.passed", self.passed))
+        check_choice("Condition.method", self.method, METHODS)
 
     @property
     def value_text(self) -> str:

@@ -11,15 +11,17 @@ import json
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ...data.preprocessing import PublicSchema
+from ...exceptions import InputError
 from ...privacy.float_guarantee import FloatGuarantee, named_guarantee
 from ...release.model import Release
 from ...release.serialization import model_to_dict
 from ...release.tuning_record import TuningRecord
+from ...validation import check_delta, check_epsilon, integer
 from ..kernel_learner import Diagnostics
 from .scores import MISTAKES_RECORD, describe
 
@@ -123,6 +125,12 @@ class TuningCertificate(Grid):
     generator. The mistake counts are not part of it (see the module notes).
     ``selected_index`` is the exponential mechanism's (privatised) output: in
     :meth:`to_dict` it and the selected parameters sit under "privatised".
+
+    Returned by :func:`dpcvx.tune`, not built by users; its fields are still checked at construction (an InputError
+    naming the field): epsilon and delta as :func:`~dpcvx.validation.check_epsilon` and
+    :func:`~dpcvx.validation.check_delta` check a budget, ``candidates`` a non-empty tuple of dicts,
+    ``selected_index`` a position in it, ``part_size`` a positive integer and ``n`` an integer of at least the
+    m + 1 parts' rows, ``fit_params`` and ``score`` dicts.
     """
 
     epsilon: float
@@ -139,6 +147,20 @@ class TuningCertificate(Grid):
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
     theorem = THEOREM
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_delta(self.delta)
+        if not (isinstance(self.candidates, tuple) and self.candidates
+                and all(isinstance(point, dict) for point in self.candidates)):
+            raise InputError(f"candidates must be a non-empty tuple of dicts (the grid's points), got "
+                             f"{self.candidates!r}")
+        integer("selected_index", self.selected_index, minimum=0, maximum=self.m - 1)
+        part_size = integer("part_size", self.part_size)
+        integer("n", self.n, minimum=part_size * (self.m + 1))
+        for name in ("fit_params", "score"):
+            if not isinstance(getattr(self, name), dict):
+                raise InputError(f"{name} must be a dict, got {type(getattr(self, name)).__name__}")
 
     @property
     def part_sizes(self) -> tuple[int, ...]:
@@ -216,6 +238,7 @@ class TuningCertificate(Grid):
         return "\n".join(lines)
 
 
+@runtime_checkable
 class ProcedureCertificate(Protocol):
     """What every procedure's certificate offers (:class:`TuningCertificate`, the full-data
     :class:`~dpcvx.models.tuning.full_data.SelectionCertificate`)."""
@@ -238,6 +261,10 @@ class TuningResult:
     solve report), for the data owner only; its repr starts with
     "NOT PRIVATE: do not publish". :meth:`to_dict`, :meth:`to_json`, repr and
     str never include it.
+
+    Returned by :func:`dpcvx.tune`, not built by users; its fields are still checked at construction (an InputError
+    naming the field): ``params`` a dict and ``certificate`` a procedure's certificate (with epsilon, delta and
+    ``to_dict``), which repr and str read.
     """
 
     model: Any
@@ -248,6 +275,11 @@ class TuningResult:
     def __post_init__(self) -> None:
         """The selected release carries the tuning certificate and the total cost
         (:class:`~dpcvx.release.tuning_record.TuningRecord`), so ``dpcvx.save(result.model)`` writes them."""
+        if not isinstance(self.params, dict):
+            raise InputError(f"params must be a dict, got {type(self.params).__name__}")
+        if not isinstance(self.certificate, ProcedureCertificate):
+            raise InputError(f"certificate must be a tuning procedure's certificate (a TuningCertificate), got "
+                             f"{type(self.certificate).__name__}")
         if self.release is not None:
             self.release.tuning = TuningRecord.of(self.certificate)
 

@@ -1,0 +1,51 @@
+"""The public value types refuse fields their own methods cannot use, with an InputError naming the field."""
+
+import math
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import InputError
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("build, field", [
+    (lambda: dpcvx.TuningCertificate(-1.0, 2.0, (), 5, -3, 0, {}), "epsilon"),
+    (lambda: dpcvx.TuningCertificate(1.0, 2.0, ({},), 0, 2, 1, {}), "delta"),
+    (lambda: dpcvx.TuningCertificate(1.0, 0.0, (), 0, 2, 1, {}), "candidates"),
+    (lambda: dpcvx.TuningCertificate(1.0, 0.0, ({},), 5, 2, 1, {}), "selected_index"),
+    (lambda: dpcvx.TuningCertificate(1.0, 0.0, ({},), 0, 1, 1, {}), "n"),
+    (lambda: dpcvx.TuningCertificate(1.0, 0.0, ({},), 0, 2, 1, None), "fit_params"),
+    (lambda: dpcvx.TuningResult(None, None, None), "params"),
+    (lambda: dpcvx.TuningResult(None, {}, None), "certificate"),
+    (lambda: dpcvx.AuditReport(-1.0, 0.0, 0.9, 0.0, (0.0, 1.0), "D", 0, 0, 5, 5, None, None), "claimed_epsilon"),
+    (lambda: dpcvx.AuditReport(1.0, 5.0, 0.9, 0.0, (0.0, 1.0), "D", 0, 0, 5, 5, None, None), "claimed_delta"),
+    (lambda: dpcvx.AuditReport(1.0, 0.0, 2.0, 0.0, (0.0, 1.0), "D", 0, 0, 5, 5, None, None), "confidence"),
+    (lambda: dpcvx.AuditReport(1.0, 0.0, 0.9, NAN, (0.0, 1.0), "D", 0, 0, 5, 5, None, None), "epsilon_lower_bound"),
+    (lambda: dpcvx.AuditReport(1.0, 0.0, 0.9, 0.0, (0, 0), "D", 0, 0, 5, 5, None, None), "threshold"),
+    (lambda: dpcvx.AuditReport(1.0, 0.0, 0.9, 0.0, (0.0, 1.0), "x", 0, 0, 5, 5, None, None), "region_indicates"),
+    (lambda: dpcvx.AuditReport(1.0, 0.0, 0.9, 0.0, (0.0, 1.0), "D", -1, 0, 5, 5, None, None), "false_positives"),
+    (lambda: dpcvx.AuditReport(1.0, 0.0, 0.9, 0.0, (0.0, 1.0), "D", 0, 6, 5, 5, None, None), "false_negatives"),
+    (lambda: dpcvx.Dataset(None, None, None, None, "x", None, None), "X"),
+    (lambda: dpcvx.Dataset(np.zeros((2, 1)), np.zeros(3), ("a",), None, "private", np.zeros(2), ""), "y"),
+    (lambda: dpcvx.Condition("x", "d", passed="yes"), "passed"),
+    (lambda: dpcvx.Condition("x", "d", True, method="guess"), "method"),
+    (lambda: dpcvx.Condition(3, "d", True), "name"),
+    (lambda: dpcvx.Certificate("l", "r", 3, None), "conditions"),
+    (lambda: dpcvx.Certificate("l", "r", 0, ()), "dim"),
+    (lambda: dpcvx.Certificate(1, "r", 3, ()), "loss"),
+    (lambda: dpcvx.Certificate("l", "r", 3, (), strict="yes"), "strict"),
+])
+def test_returned_types_refuse_fields_their_methods_cannot_use(build, field):
+    with pytest.raises(InputError, match=field):
+        build()
+
+
+def test_checked_types_keep_what_dpcvx_builds():
+    """A numpy bool is the bool it holds; an audit's infinite threshold end and a certificate without dim pass."""
+    assert dpcvx.Condition("x", "d", np.bool_(True)).passed is True
+    report = dpcvx.AuditReport(1.0, 0.0, 0.9, 0.0, (-math.inf, 1.0), "D'", 0, 5, 5, 5, None, None)
+    assert report.passed and "[-inf, 1)" in str(report)
+    assert dpcvx.Certificate("l", "r", None, ()).dim is None
