@@ -74,11 +74,13 @@ class Certificate:
     def __post_init__(self) -> None:
         for name in ("loss", "regularizer"):
             if not isinstance(getattr(self, name), str):
-                raise InputError(f"Certificate.{name} must be a str (its text), got {type(getattr(self, name)).__name__}")
+                raise InputError(f"Certificate.{name} must be a str (its text), got "
+                                 f"{type(getattr(self, name)).__name__}")
         if self.dim is not None:
             integer("Certificate.dim", self.dim)
         if not (isinstance(self.conditions, tuple) and all(isinstance(item, Condition) for item in self.conditions)):
-            raise InputError(f"Certificate.conditions must be a tuple of Condition, got {type(self.conditions).__name__}")
+            raise InputError(f"Certificate.conditions must be a tuple of Condition, got "
+                             f"{type(self.conditions).__name__}")
         check_flag("Certificate.strict", self.strict)
         check_flag("Certificate.allow_estimates", self.allow_estimates)
 
