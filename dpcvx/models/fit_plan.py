@@ -60,7 +60,20 @@ from ..release.usefulness import one_class_findings, warn_if_constant
 from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice, exceeds_limit
 from ..solvers.linear import SolveInfo
 from ..solvers.objective import _norm
-from ..validation import SignBits, check_delta_for_n, public_arithmetic
+from ..validation import (
+    SignBits,
+    check_choice,
+    check_classes,
+    check_delta,
+    check_delta_for_n,
+    check_epsilon,
+    check_flag,
+    integer,
+    optional,
+    positive,
+    public_arithmetic,
+    sample_size,
+)
 from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism, release_guarantee
 from ..version import __version__
@@ -149,6 +162,14 @@ class FitPlan:
     weight_plan : the public plan of the record weights (None: unit weights), whose public mean s_bar is the rule's
         (:attr:`mean_weight`)
     start : a warm start's weights in the solver's coordinates (None: the solver's own start)
+
+    Not built by users. Its fields are still checked at construction, before any fit (an InputError naming the
+    field): the kinds of its parts (the learner's hooks, the mechanism, the relation, the row map, the verified
+    problem, the solver settings, the record weights' plan), the budget as the fit checks it
+    (:func:`~dpcvx.validation.check_epsilon`, :func:`~dpcvx.validation.check_delta`), the width a positive
+    integer, ``n_public`` None or a sample size, the tolerance positive, the flags True or False, ``classes`` None
+    or the public pair, ``label_bound``, ``lam`` and ``comparator_norm`` None or positive, ``start`` None or an
+    array of the width.
     """
 
     learner: Hooks
@@ -177,6 +198,33 @@ class FitPlan:
     _calibrations: dict[int, Calibrated] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        kinds = {"owner": (str, "a str"), "loss_label": (str, "a str"), "mechanism": (Mechanism, "a Mechanism"),
+                 "relation": (Neighbours, "a Neighbours"), "rows": (RowMap, "a RowMap"),
+                 "problem": (VerifiedProblem, "a VerifiedProblem"), "solver": (SolverChoice, "a SolverChoice"),
+                 "weight_plan": (RecordWeights | None, "None or a RecordWeights"),
+                 "start": (np.ndarray | None, "None or a numpy array")}
+        for name, (kind, text) in kinds.items():
+            if not isinstance(getattr(self, name), kind):
+                raise InputError(f"FitPlan.{name} must be {text}, got {type(getattr(self, name)).__name__}")
+        if not all(callable(getattr(self.learner, hook, None)) for hook in ("_calibrate", "release_calibration",
+                                                                              "_solve")):
+            raise InputError(f"FitPlan.learner must be the learner that made the plan (a PrivateERM), got "
+                             f"{type(self.learner).__name__}")
+        check_epsilon(self.epsilon, "FitPlan.epsilon")
+        check_delta(self.delta, "FitPlan.delta")
+        check_choice("FitPlan.split", self.split, calibrate.SPLITS)
+        width = integer("FitPlan.width", self.width)
+        if self.n_public is not None:
+            sample_size(self.n_public, "FitPlan.n_public")
+        positive("FitPlan.tol", self.tol)
+        for flag in ("clip", "float_safe", "allow_large_delta"):
+            check_flag(f"FitPlan.{flag}", getattr(self, flag))
+        if self.classes is not None:
+            check_classes(self.classes)
+        for bound in ("label_bound", "lam", "comparator_norm"):
+            optional(positive)(f"FitPlan.{bound}", getattr(self, bound))
+        if self.start is not None and self.start.shape != (width,):
+            raise InputError(f"FitPlan.start must hold {width} weights, got shape {self.start.shape}")
         if self.n_public is not None:  # the rows' refusal at this tol stays far from the public size
             calibrate.check_add_remove_tol(self.tol)
 

@@ -34,7 +34,7 @@ from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, draws_then_fit_curve
 from ..tables import check_names, feature_names, few_names
-from ..validation import check_finite, check_labels, real_values
+from ..validation import check_classes, check_finite, check_labels, finite, real_values
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
 from ..verification.exact import Exact, exact_value
@@ -474,7 +474,12 @@ def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.
 
 class LinearModel:
     """A linear classifier over the mapped rows: ``classes_[1]`` where w^T x + b > ``decision_cut``, else
-    ``classes_[0]``; labels are the public classes."""
+    ``classes_[0]``; labels are the public classes.
+
+    Built by dpcvx (a fit without a privacy guarantee, a release's ``predictor``); a user may build one. Checked at
+    construction (an InputError naming the field): ``coef`` a non-empty 1-D vector of finite real numbers
+    (:func:`~dpcvx.validation.check_finite`), ``intercept`` a finite number, ``classes`` the public pair
+    (:func:`~dpcvx.validation.check_classes`), ``rows`` a :class:`~dpcvx.data.rows.RowMap`."""
 
     #: a loaded model's column names (:func:`check_feature_names`); None: not checked
     feature_names_in_: np.ndarray | None = None
@@ -485,9 +490,13 @@ class LinearModel:
     decision_cut: float = 0.0
 
     def __init__(self, coef: np.ndarray, intercept: float, classes: tuple, rows: RowMap):
-        self.coef_ = np.asarray(coef, dtype=float)
-        self.intercept_ = float(intercept)
-        self.classes_ = np.asarray(classes)
+        self.coef_ = check_finite("coef", coef)
+        if self.coef_.ndim != 1 or not self.coef_.size:
+            raise InputError(f"coef must be a non-empty 1-D vector of weights, got shape {self.coef_.shape}")
+        self.intercept_ = finite("intercept", intercept)
+        self.classes_ = np.asarray(check_classes(classes))
+        if not isinstance(rows, RowMap):
+            raise InputError(f"rows must be a dpcvx RowMap (the public input map), got {type(rows).__name__}")
         self.rows = rows
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
@@ -643,13 +652,22 @@ def require_probabilities(certificate: ReleaseCertificate) -> None:
 
 
 class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: its prediction methods win
-    """A linear classifier released under differential privacy, with its certificate."""
+    """A linear classifier released under differential privacy, with its certificate.
+
+    Returned by a fit and by :func:`dpcvx.load`, not built by users; checked at construction as
+    :class:`LinearModel` is, and ``certificate`` must be a :class:`ReleaseCertificate` whose dimension d is the
+    weights' (one more with an intercept), else an InputError naming the field."""
 
     kind = "linear"
 
     def __init__(self, coef: np.ndarray, intercept: float, classes: Any, rows: RowMap,  # classes: the public pair
                  certificate: ReleaseCertificate) -> None:
         super().__init__(coef, intercept, classes, rows)
+        if not isinstance(certificate, ReleaseCertificate):
+            raise InputError(f"certificate must be a dpcvx.ReleaseCertificate, got {type(certificate).__name__}")
+        if certificate.constants.d != self.coef_.size + rows.fit_intercept:
+            raise InputError(f"coef has {self.coef_.size} weights{' and an intercept' * rows.fit_intercept} but the "
+                             f"certificate was issued for d = {certificate.constants.d}")
         self.certificate = certificate
 
     def public_findings(self) -> tuple[str, ...]:

@@ -49,3 +49,36 @@ def test_checked_types_keep_what_dpcvx_builds():
     report = dpcvx.AuditReport(1.0, 0.0, 0.9, 0.0, (-math.inf, 1.0), "D'", 0, 5, 5, 5, None, None)
     assert report.passed and "[-inf, 1)" in str(report)
     assert dpcvx.Certificate("l", "r", None, ()).dim is None
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)) / 3
+    y = np.where(X[:, 0] > 0, 1, -1)
+    import cvxpy as cp
+    return dpcvx.PrivateERM(loss=lambda z: cp.logistic(-z), data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
+
+
+@pytest.mark.parametrize("coef, field", [("abc", "coef"), (np.full(3, NAN), "coef"), (np.zeros((3, 1)), "coef"),
+                                         (np.zeros(7), "d = 3")])
+def test_models_refuse_weights_they_cannot_predict_with(fitted, coef, field):
+    with pytest.raises(InputError, match=field):
+        dpcvx.PrivateModel(coef, 0.0, (-1, 1), fitted.rows, fitted.certificate)
+    if field == "coef":
+        with pytest.raises(InputError, match="coef"):
+            dpcvx.LinearModel(coef, 0.0, (0, 1), fitted.rows)
+
+
+def test_models_refuse_other_parts(fitted):
+    with pytest.raises(InputError, match="rows"):
+        dpcvx.LinearModel(np.zeros(3), 0.0, (0, 1), None)
+    with pytest.raises(InputError, match="classes"):
+        dpcvx.LinearModel(np.zeros(3), 0.0, (0, 0), fitted.rows)
+    with pytest.raises(InputError, match="certificate"):
+        dpcvx.PrivateModel(np.zeros(3), 0.0, (-1, 1), fitted.rows, None)
+
+
+def test_fit_plan_refuses_fields_it_cannot_fit_with():
+    with pytest.raises(InputError, match="FitPlan.owner"):
+        dpcvx.FitPlan(*[None] * 23)
