@@ -201,17 +201,24 @@ def from_spec(spec: str) -> MarginLoss:
         raise InputError(f"bad parameters for loss {name!r}: {error}") from None
 
 
+def check_loss(loss: Any) -> Any:
+    """``loss`` when it is a callable (a catalogue loss or a user's z -> CVXPY expression); an InputError naming the
+    catalogue otherwise (a number, None; a name is read by :func:`from_spec` first), where the verifier's failed
+    declaration gave a failing certificate. A callable that builds no CVXPY expression is the verifier's to fail."""
+    if not callable(loss):
+        raise InputError(f"loss must be a catalogue loss (a name: {', '.join(repr(name) for name in sorted(CATALOGUE))}"
+                         f", or dpcvx.losses.logistic() ...) or a callable z -> CVXPY expression, got "
+                         f"{a_value_of(loss)}. Nothing was charged")
+    return loss
+
+
 def check_task(loss: Any, task: str) -> None:
     """Refuse a catalogue loss made for the other task: a margin loss (logistic, the Huber hinge) of a regression
     would be fitted on the residual, where it is no regression loss, and a residual loss of a classification on the
     margin. The message names the catalogue's losses for ``task``. A user's own loss (a callable) is not checked:
     the verifier proves what it needs, and the same expression may serve either task. A loss that is no callable at
-    all (a number, None) is refused as the malformed setting it is (the verifier's failed declaration was an
-    AssumptionError)."""
-    if not callable(loss):
-        raise InputError(f"loss must be a catalogue loss (a name: {', '.join(repr(name) for name in sorted(CATALOGUE))}"
-                         f", or dpcvx.losses.logistic() ...) or a callable z -> CVXPY expression, got "
-                         f"{a_value_of(loss)}. Nothing was charged")
+    all (a number, None) is refused as the malformed setting it is (:func:`check_loss`)."""
+    check_loss(loss)
     if isinstance(loss, MarginLoss) and loss.task != task:
         fitting = sorted(name for name, make in CATALOGUE.items() if make().task == task)
         what = "the margin y w^T x" if loss.task == "classification" else "the residual w^T x - y"

@@ -49,7 +49,7 @@ from ..validation import (
 )
 from ..verification.constraints import CONSTRAINTS_SIGNATURE
 from ..verification.loss_declaration import check_time_limit
-from ..verification.verifier import check_estimate_options
+from ..verification.verifier import REGULARIZER_SIGNATURE, check_estimate_options
 
 
 class Settings(Protocol):
@@ -199,7 +199,7 @@ SETTINGS: dict[str, Check] = {
     "fit_intercept": check_flag,
     "intercept_scaling": or_literal("auto", check_bound),
     "clip": check_flag,
-    "regularizer": lambda name, value: check_callable(name, value, "w -> CVXPY expression"),
+    "regularizer": lambda name, value: check_callable(name, value, REGULARIZER_SIGNATURE),
     "constraints": optional(lambda name, value: check_callable(name, value, CONSTRAINTS_SIGNATURE)),
     "float_safe": check_flag,
     "strict": check_flag,

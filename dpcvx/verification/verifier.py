@@ -29,7 +29,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..limits import PROBE_DIM
-from ..validation import check_flag, integer
+from ..validation import check_callable, check_flag, sample_size
 from . import loss_record
 from .certificate import Certificate, Condition
 from .deadline import Budget
@@ -133,6 +133,9 @@ _REGULARIZER_CACHE: dict[tuple[Any, ...], VerifiedRegularizer] = {}
 #: options that enter the certificate (dimension, strict, allow_estimates): every fit of one declaration at one
 #: width gets the same certificate, whose verdicts and safely rounded constants are then computed once. Public
 #: declarations only, never data. At most _PROBLEMS_KEPT are kept.
+#: what a regularizer is, as a refusal of one that is not callable says it
+REGULARIZER_SIGNATURE = "w -> CVXPY expression"
+
 _PROBLEMS: dict[tuple[int, int, int, bool, bool], VerifiedProblem] = {}
 _PROBLEMS_KEPT = 256
 
@@ -525,8 +528,16 @@ def verify(
     Returns
     -------
     Certificate
-        The :class:`~dpcvx.verification.certificate.Certificate`; never raises on a bad
-        loss or regularizer (the certificate says what failed and how to fix it).
+        The :class:`~dpcvx.verification.certificate.Certificate`; a callable that declares no valid
+        loss or regularizer (no scalar CVXPY expression, a broken condition) gives a failing certificate
+        that says what failed and how to fix it.
+
+    Raises
+    ------
+    InputError
+        A loss that is neither a callable nor a catalogue name (an unknown name too), a regularizer or
+        constraints that are not callable, ``dim`` not a positive integer of at most 2^63 - 1, or an
+        invalid option.
     """
     return verify_problem(loss, regularizer, dim=PROBE_DIM if dim is None else dim, strict=strict,
                           allow_estimates=allow_estimates, time_limit=time_limit,
@@ -554,10 +565,12 @@ def verify_problem(
     """
     probe_dim = check_dim(dim)
     strict, allow_estimates = check_estimate_options(strict, allow_estimates)
-    if isinstance(loss, str):  # a catalogue name, as PrivateERM takes it (an unknown one refused, the known named)
-        from ..losses import from_spec
+    from ..losses import check_loss, from_spec
 
-        loss = from_spec(loss)
+    # a catalogue name, as PrivateERM takes it (an unknown one refused, the known named); anything else not callable
+    loss = check_loss(from_spec(loss) if isinstance(loss, str) else loss)
+    if regularizer is not None:
+        check_callable("regularizer", regularizer, REGULARIZER_SIGNATURE)
     check_flag("progress", progress)
     budget = verification_budget(time_limit)
     verified_loss = verify_loss_within(loss, budget, progress)
@@ -602,5 +615,6 @@ def check_estimate_options(strict: Any, allow_estimates: Any,
 
 
 def check_dim(dim: Any) -> int:
-    """The dimension N is analysed at, a number of features: a positive int (:func:`dpcvx.validation.integer`)."""
-    return integer("dim", dim)
+    """The dimension N is analysed at, a number of features: a positive int of at most 2^63 - 1, the largest size an
+    array can have (:func:`dpcvx.validation.sample_size`)."""
+    return sample_size(dim, "dim")

@@ -268,8 +268,8 @@ def test_invalid_time_limit_is_input_error():
 
 
 @pytest.mark.parametrize(
-    "loss", [lambda z: "not cvxpy", lambda z: cp.hstack([z, z]), None, lambda z: 1 / 0],
-    ids=["string", "vector", "none", "raises"],
+    "loss", [lambda z: "not cvxpy", lambda z: cp.hstack([z, z]), lambda: 1, lambda z: 1 / 0],
+    ids=["string", "vector", "no argument", "raises"],
 )
 def test_bad_declaration_never_raises(loss):
     cert = dpcvx.verify(loss)
@@ -278,6 +278,20 @@ def test_bad_declaration_never_raises(loss):
     assert cert.condition("curvature").passed is None
     with pytest.raises(dpcvx.AssumptionError, match="declaration"):
         cert.require("output")
+
+
+@pytest.mark.parametrize("call", [lambda: dpcvx.verify(None), lambda: dpcvx.verify(5),
+                                  lambda: dpcvx.verify_problem(3.0, dim=3),
+                                  lambda: dpcvx.verify(losses.logistic(), regularizer=3),
+                                  lambda: dpcvx.verify(losses.logistic(), regularizer="l2"),
+                                  lambda: dpcvx.verify(losses.logistic(), dim=10**30),
+                                  lambda: dpcvx.verify_problem(losses.logistic(), dim=2**63)],
+                         ids=["none", "int", "float", "int regularizer", "str regularizer", "dim 1e30", "dim 2^63"])
+def test_what_is_no_loss_or_regularizer_is_an_input_error(call):
+    """A loss that is neither a callable nor a name, a regularizer that is not callable and a dim beyond the largest
+    array size are refused, as PrivateERM's fit refuses them; only a callable's failed declaration is a certificate."""
+    with pytest.raises(dpcvx.InputError, match="loss|regularizer|dim"):
+        call()
 
 
 def test_bad_regularizer_never_raises():
