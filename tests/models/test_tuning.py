@@ -913,3 +913,17 @@ def test_a_tuned_one_vs_rest_release_is_not_called_constant_for_one_class_s_part
                             epsilon=1.0, random_state=0)
     assert len(np.unique(result.model.predict(X))) > 1
     assert not [w for w in caught if issubclass(w.category, dpcvx.exceptions.ConstantPredictionWarning)]
+
+
+def test_budget_in_constructor_refuses_a_class_that_is_no_learner():
+    """A class without fit (int) is refused at construction; a parameter's value is the learner's, checked when tune
+    plans the candidates, before anything is charged."""
+    with pytest.raises(dpcvx.InputError, match="fit method"):
+        dpcvx.BudgetInConstructor(int)
+    adapter = dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, lam=-1.0, classes=(-1, 1))
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 2)) / 3, np.tile([-1, 1], 30)
+    accountant = dpcvx.PrivacyAccountant(10.0)
+    with pytest.raises(dpcvx.InputError, match="lam"):
+        dpcvx.tune(adapter, X, y, {"data_norm": [1.0, 2.0]}, 1.0, accountant=accountant, random_state=0)
+    assert not accountant.ledger

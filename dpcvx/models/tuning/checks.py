@@ -170,12 +170,20 @@ class BudgetInConstructor:
 
     ``params`` are the constructor's other parameters; the grid sets them
     through :meth:`set_params`.
+
+    Checked at construction (InputError): ``learner_class`` is a class with a ``fit`` method whose constructor
+    takes ``epsilon`` (when its signature can be read), and ``params`` are names its constructor takes, none of them
+    tune's (epsilon, delta, random_state). The values of ``params`` are the learner's to check: they are checked
+    when :func:`tune` builds and plans each candidate, before anything is charged (``lam=-1.0`` is refused there).
     """
 
     def __init__(self, learner_class: type, **params: Any) -> None:
         if not isinstance(learner_class, type):
             raise InputError(f"BudgetInConstructor takes a learner's class (such as dpcvx.DPLogisticRegression), "
                              f"got {type(learner_class).__name__} {learner_class!r:.60}")
+        if not callable(getattr(learner_class, "fit", None)):
+            raise InputError(f"BudgetInConstructor takes a learner's class, with a fit method (such as "
+                             f"dpcvx.DPLogisticRegression); {learner_class.__name__} has none")
         keywords = _keywords(learner_class)
         if keywords is not None and "epsilon" not in keywords:
             raise InputError(f"{learner_class.__name__}'s constructor takes no epsilon: a learner that takes its "
