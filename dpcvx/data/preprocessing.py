@@ -548,6 +548,11 @@ class PublicSchema:
     encoding: str = ENCODINGS[0]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.columns, (tuple, list)):
+            single = " (one column is a tuple of one: (column,))" if isinstance(
+                self.columns, (NumericColumn, CategoricalColumn)) else ""
+            raise InputError(f"columns must be a tuple or list of NumericColumn and CategoricalColumn objects, got "
+                             f"{type(self.columns).__name__}{single}")
         columns = tuple(self.columns)
         if not all(isinstance(c, (NumericColumn, CategoricalColumn)) for c in columns):
             raise InputError("columns must be NumericColumn or CategoricalColumn objects")

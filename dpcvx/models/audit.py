@@ -47,6 +47,7 @@ from scipy import sparse, stats
 
 from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
 from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning, a_value_of
+from ..limits import CANARY_MAX_ENTRIES
 from ..privacy.rng import RandomState, resolve_rng
 from ..tables import is_number
 from ..validation import (
@@ -174,11 +175,18 @@ def canary_pair(
     dimensions the projection of noise with density exp(-beta ||b||) is not
     Laplace and the audit needs more runs for the same bound. The statistic's
     direction is e_d. Labels are -1/+1.
+
+    n >= 2 and d >= 1 are integers, with n x d at most ``dpcvx.limits.CANARY_MAX_ENTRIES`` (10^8): InputError
+    otherwise, before anything is allocated.
     """
     n = sample_size(n)
     d = sample_size(d, "d")
     if n < 2:
         raise InputError(f"canary_pair needs n >= 2 (base records and the canary), got n={n}")
+    if n * d > CANARY_MAX_ENTRIES:
+        raise InputError(f"canary_pair's data sets would hold n x d = {n} x {d} entries each, more than "
+                         f"{CANARY_MAX_ENTRIES:.0e} (dpcvx.limits.CANARY_MAX_ENTRIES), which an audit refits on "
+                         "hundreds of times; choose a smaller n or d (the default pair has n = 10, d = 1)")
     R = check_bound("data_norm", data_norm)
     check_choice("replacement", replacement, tuple(REPLACEMENTS))
     rng = resolve_rng(random_state)

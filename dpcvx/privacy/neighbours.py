@@ -68,6 +68,12 @@ class Neighbours(enum.Enum):
             return value
         return cls(check_choice(name, value, tuple(relation.value for relation in cls)))
 
+    @classmethod
+    def _missing_(cls, value: Any) -> Neighbours:
+        """``Neighbours(value)`` for a value that is no relation's spelling: :meth:`parse`'s InputError (a
+        ValueError, as Enum's own refusal is), where the enum raised a bare ValueError."""
+        return cls.parse(value)
+
     def statement(self, n: int) -> str:
         """The relation as a linear release's certificate states it (the public size n under add/remove)."""
         return REPLACE_ONE_STATEMENT if self.uses_n else ADD_REMOVE_STATEMENT.format(n=n)

@@ -493,3 +493,10 @@ def test_an_integer_beyond_python_text_is_a_typed_refusal():
     with pytest.raises(InputError, match=r"column 'c' holds an integer of more than 4,300 digits in row 1") as refused:
         schema.transform({"c": np.array([1, huge], dtype=object)})
     assert "1000" not in str(refused.value)
+
+
+@pytest.mark.parametrize("columns", [NumericColumn("a", 0, 1), None, 3, "ab"])
+def test_schema_refuses_columns_that_are_no_sequence_of_columns(columns):
+    """A single column, None or a number is an InputError naming columns (tuple() of it raised a bare TypeError)."""
+    with pytest.raises(InputError, match="columns must be a tuple or list"):
+        PublicSchema(columns)

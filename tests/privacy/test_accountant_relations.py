@@ -258,3 +258,11 @@ def test_tune_releases_nothing_from_a_candidate_whose_certificate_is_add_remove(
 
     with pytest.raises(dpcvx.AssumptionError, match="add-remove"):
         tune(HiddenAddRemove, X, Y, {"lam": [0.1, 1.0]}, 0.5, delta=1e-6, random_state=0, procedure="split")
+
+
+@pytest.mark.parametrize("value", ["x", None, 3, [1]])
+def test_the_enums_own_lookup_refuses_as_parse_does(value):
+    """Neighbours(value) raises parse's InputError (still a ValueError, as Enum's refusal is)."""
+    with pytest.raises(dpcvx.InputError, match="neighbours must be one of") as raised:
+        dpcvx.Neighbours(value)
+    assert isinstance(raised.value, ValueError) and dpcvx.Neighbours("add-remove") is ADD_REMOVE

@@ -526,3 +526,11 @@ def test_a_pair_takes_sparse_rows_and_names_a_missing_label():
     with pytest.raises(dpcvx.InputError, match=r"NeighbouringPair.y has 1 missing label\(s\) \(NaN or None\), "
                                                r"the first at row 0"):
         NeighbouringPair(pair.X, y, pair.X_prime, y.copy(), pair.direction)
+
+
+@pytest.mark.parametrize("n, d", [(10**12, 10**6), (10**8 + 1, 1), (2, 5 * 10**7 + 1)])
+def test_canary_pair_refuses_sizes_beyond_the_public_limit(n, d):
+    """A pair beyond dpcvx.limits.CANARY_MAX_ENTRIES is an InputError before anything is allocated (was numpy's
+    MemoryError)."""
+    with pytest.raises(dpcvx.InputError, match="CANARY_MAX_ENTRIES"):
+        dpcvx.canary_pair(n=n, d=d)
