@@ -82,6 +82,7 @@ __all__ = [
     "parse_integer",
     "sample_size",
     "check_bound",
+    "check_interval",
     "check_rows",
     "check_delta_for_n",
     "refuse_non_finite_targets",
@@ -838,6 +839,17 @@ def missing_labels(values: np.ndarray) -> np.ndarray:
                        dtype=bool, count=values.size).reshape(values.shape)
 
 
+def check_interval(name: str, lo: float, hi: float, *, allow_equal: bool = False) -> tuple[float, float]:
+    """A public range (lo, hi) whose ends are checked numbers: InputError unless lo < hi (lo <= hi with
+    ``allow_equal``, a range of one point), in one wording for every public range (a column's bounds,
+    ``label_bound=(lo, hi)``, ``norm_range``, ``fit_private_norm``'s r_min and r_max)."""
+    if not (lo <= hi if allow_equal else lo < hi):
+        order = "lo <= hi" if allow_equal else "lo < hi"
+        raise InputError(f"{name} = ({number_text(lo)}, {number_text(hi)}) is reversed or empty: a public range "
+                         f"(lo, hi) needs {order}; give its lower end first")
+    return lo, hi
+
+
 def label_range(label_bound: Any) -> tuple[float, float]:
     """(public shift c, half-width B) of a label bound: B gives (0, B), |y| <= B; a pair (lo, hi) gives
     ((lo + hi) / 2, (hi - lo) / 2), so that lo <= y <= hi is |y - c| <= B. Both are public declarations."""
@@ -847,8 +859,7 @@ def label_range(label_bound: Any) -> tuple[float, float]:
                              f"{len(label_bound)} values")
         lo, hi = (_real(f"label_bound {name}", value, "a finite number", "finite")
                   for name, value in zip(("lo", "hi"), label_bound, strict=True))
-        if not lo < hi:
-            raise InputError(f"label_bound=(lo, hi) needs lo < hi, got ({lo:g}, {hi:g})")
+        check_interval("label_bound", lo, hi)
         return (lo + hi) / 2, check_bound("label_bound half-width (hi - lo) / 2", (hi - lo) / 2)
     return 0.0, check_bound("label_bound", label_bound)
 

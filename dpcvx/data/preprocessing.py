@@ -131,6 +131,7 @@ from ..validation import (
     check_bound,
     check_choice,
     check_flag,
+    check_interval,
     finite,
     refuse_unknown_parameters,
 )
@@ -196,8 +197,7 @@ class NumericColumn:
         check_choice(f"column {self.name!r}: scale", self.scale, tuple(SCALES))
         lo = finite(f"the lower bound of column {self.name!r}", self.lo)
         hi = finite(f"the upper bound of column {self.name!r}", self.hi)
-        if not lo < hi:
-            raise InputError(f"column {self.name!r}: bounds need lo < hi, got lo={lo}, hi={hi}")
+        check_interval(f"column {self.name!r}: bounds (lo, hi)", lo, hi)
         if not math.isfinite(hi - lo):
             raise InputError(
                 f"column {self.name!r}: hi - lo = {hi} - ({lo}) overflows; choose bounds whose "

@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import InputError
-from ..validation import check_bound, fraction, not_two_dimensional, number_text
+from ..validation import check_bound, check_interval, fraction, not_two_dimensional, number_text
 from .accountant import PrivacyAccountant, check_accountant, check_cost
 from .exact_sampling import integer_source
 from .exponential import exponential_probabilities, sample_exponential
@@ -64,6 +64,7 @@ def power_of_two_grid(r_min: float, r_max: float, name: str | None = None) -> tu
     range's name in the caller's words (an estimator's ``norm_range``), else its ends are r_min and r_max."""
     ends = ("r_min", "r_max") if name is None else (f"{name}[0]", f"{name}[1]")
     low, high = check_bound(ends[0], r_min), check_bound(ends[1], r_max)
+    check_interval(f"({ends[0]}, {ends[1]})" if name is None else name, low, high, allow_equal=True)
     first, last = math.ceil(math.log2(low)), math.floor(math.log2(high))
     grid = tuple(math.ldexp(1.0, k) for k in range(first, last + 1) if low <= math.ldexp(1.0, k) <= high)
     if not grid:

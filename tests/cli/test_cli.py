@@ -313,7 +313,7 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
     ("main", fit_args("--schema", "train.csv"), 3, "schema file train.csv is not valid JSON"),
     ("main", fit_args("--numeric", "income:0:1", "--data-norm", "1"), 2,
      "the target column 'income' is also a feature column"),
-    ("main", fit_args("--numeric", "age:90:17", "--data-norm", "1"), 2, "bounds need lo < hi"),
+    ("main", fit_args("--numeric", "age:90:17", "--data-norm", "1"), 2, "is reversed or empty: a public range"),
     ("main", fit_args("--numeric", "age-17-90", "--data-norm", "1"), 2, "expected NAME:LO:HI"),
     ("main", fit_args("--categorical", "sex", "--data-norm", "1"), 2, "expected NAME:CAT1,CAT2"),
     ("subprocess", fit_args("--numeric", "sex:0:1", "--data-norm", "1"), 3,

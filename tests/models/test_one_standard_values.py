@@ -98,3 +98,18 @@ def test_a_fraction_range_end_is_checked_as_its_float(estimator, span):
         estimator((Fraction(5, 2), Fraction(7, 2))).fit(X, y if span == "norm_range" else X[:, 0],
                                                          accountant=accountant)
     assert accountant.spent.epsilon == 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: dpcvx.NumericColumn("a", 1, 0),
+    lambda: dpcvx.DPLinearRegression(label_bound=(1, 0)).fit(np.zeros((20, 2)), np.zeros(20)),
+    lambda: dpcvx.DPLogisticRegression(data_norm="private", norm_range=(1, 0.5)).fit(np.zeros((20, 2)),
+                                                                                      np.tile([-1, 1], 10)),
+    lambda: dpcvx.fit_private_norm(dpcvx.PrivateERM(), np.zeros((20, 2)), np.tile([-1, 1], 10), 1.0,
+                                   r_min=2.0, r_max=1.0),
+], ids=["column", "label_bound", "norm_range", "fit_private_norm"])
+def test_a_reversed_public_range_is_refused_in_one_wording(call):
+    """Every public (lo, hi) pair is checked by validation.check_interval: the one wording, never "holds no power
+    of two" for a reversed range."""
+    with pytest.raises(InputError, match=r"is reversed or empty: a public range \(lo, hi\) needs lo <=? hi"):
+        call()
