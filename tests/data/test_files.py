@@ -133,7 +133,10 @@ def test_a_value_json_cannot_hold_leaves_the_old_file(tmp_path, monkeypatch, mod
 def test_nan_weights_are_not_saved(tmp_path, model):
     path = tmp_path / "model.json"
     path.write_bytes(OLD)
-    broken = dpcvx.PrivateModel(np.array([np.nan, 0, 0, 0]), 0.0, model.classes_, model.rows, model.certificate)
+    with pytest.raises(dpcvx.InputError, match="coef has NaN"):  # refused at construction
+        dpcvx.PrivateModel(np.array([np.nan, 0, 0, 0]), 0.0, model.classes_, model.rows, model.certificate)
+    broken = dpcvx.PrivateModel(np.zeros(4), 0.0, model.classes_, model.rows, model.certificate)
+    broken.coef_ = np.array([np.nan, 0, 0, 0])  # set after the checks: the writer still refuses it
     with pytest.raises(dpcvx.InputError, match="Out of range float values are not JSON compliant"):
         dpcvx.save(broken, path)
     assert path.read_bytes() == OLD
