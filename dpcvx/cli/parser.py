@@ -339,7 +339,7 @@ def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
                             "one that is a number (--missing 999) as a missing code (\"missing_codes\" in the "
                             "schema file), any other (--missing NA) as a missing text (\"missing_texts\"): "
                             "predict reads it as fit did without --missing again")
-    group.add_argument("--skip-lines", type=_integer_from("skip_lines", 0), default=0, metavar="N",
+    group.add_argument("--skip-lines", type=_integer_from("--skip-lines", 0), default=0, metavar="N",
                        help="skip the first N lines before the header or the first record (for example "
                             "the title line '|1x3 Cross validator' of UCI's adult.test: --skip-lines 1)")
 
@@ -350,7 +350,7 @@ MIN_CHUNK_ROWS = 1000  # the least --chunk-rows (fit and predict)
 def _add_chunk_rows(parser: argparse.ArgumentParser | argparse._ArgumentGroup, then: str) -> None:
     """--chunk-rows N, fit's and predict's one option (default: the file read whole): DATA read N records at a time,
     ``then`` saying what the command does with them."""
-    parser.add_argument("--chunk-rows", type=_integer_from("chunk_rows", MIN_CHUNK_ROWS), metavar="N",
+    parser.add_argument("--chunk-rows", type=_integer_from("--chunk-rows", MIN_CHUNK_ROWS), metavar="N",
                         help=f"read DATA (CSV or Parquet) N >= {MIN_CHUNK_ROWS} records at a time {then}: for files "
                              "larger than memory (docs/scale.md; default: the file read whole)")
 
@@ -451,11 +451,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "logistic and Huber losses, fit output and objective perturbation at "
                     "several epsilon, print the certificate and a results table, plot accuracy.",
     )
-    demo.add_argument("--n", type=_integer_from("n", DEMO_MIN_N, DEMO_MAX_N), default=20000,
+    demo.add_argument("--n", type=_integer_from("--n", DEMO_MIN_N, DEMO_MAX_N), default=20000,
                       help=f"training rows, {DEMO_MIN_N} to {DEMO_MAX_N} (default 20000)")
-    demo.add_argument("--draws", type=_integer_from("draws", 1, DEMO_MAX_DRAWS), default=5,
+    demo.add_argument("--draws", type=_integer_from("--draws", 1, DEMO_MAX_DRAWS), default=5,
                       help=f"noise draws per point, 1 to {DEMO_MAX_DRAWS} (default 5)")
-    demo.add_argument("--seed", type=_integer_from("random_state", 0, DEMO_MAX_SEED), default=0,
+    demo.add_argument("--seed", type=_integer_from("--seed", 0, DEMO_MAX_SEED), default=0,
                       help="seed of data and noise, a non-negative integer (default 0)")
     demo.add_argument("--plot", type=_output_path, default=None,
                       help="PNG path (default dpcvx-demo.png in the current directory, replaced only if an "
@@ -475,7 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  dpcvx verify --loss my_loss.py --allow-estimates",
     )
     _add_problem_arguments(verify, loss_default=None, mechanism_default="objective", mechanism_help="objective")
-    verify.add_argument("--dim", type=_integer_from("dim", 1, MAX_DIM), default=PROBE_DIM,
+    verify.add_argument("--dim", type=_integer_from("--dim", 1, MAX_DIM), default=PROBE_DIM,
                         help=f"number of features at which the regularizer is analysed "
                              f"(default {PROBE_DIM})")
     verify.set_defaults(command="verify")
@@ -623,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="objective perturbation budget split (default max; docs/theory.md); a fit by "
                               "another mechanism takes none")
     _add_chunk_rows(privacy, "into a temporary memory-mapped file and fit it by row blocks")
-    privacy.add_argument("--random-state", type=_integer_from("random_state", 0), metavar="SEED",
+    privacy.add_argument("--random-state", type=_integer_from("--random-state", 0), metavar="SEED",
                          help="seed of the noise, for experiments only: a real release must use "
                               "the default, fresh operating-system entropy")
     fit.add_argument("--out", required=True, type=_output_path, metavar="MODEL.json", help="where to write the model")

@@ -154,7 +154,7 @@ def test_chunk_rows_is_fits_option(tmp_path, capsys):
     for command in (["fit", "d.csv", "--target", "k", "--epsilon", "1", "--out", "m.json"],
                     ["predict", "m.json", "d.csv"]):
         assert main([*command, "--chunk-rows", "999"]) == EXIT_USAGE
-        assert "chunk_rows must be an integer >= 1000" in capsys.readouterr().err
+        assert "--chunk-rows must be an integer >= 1000" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("bad, rows", [
