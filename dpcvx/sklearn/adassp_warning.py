@@ -174,13 +174,17 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
         reasons.append(_columns_not_located(width, needed, gradient=False))
     if not reasons and not texts:
         return
+    # B is the declared bound, or the half-width of the label's range the fit drew privately (a released value)
+    label_source = "" if calibration.label_bound == certificate.label_bound else ", drawn privately and released"
     if reasons:
         texts.insert(0, (
             "the model is predicted to keep less than half of the signal: " + "; and ".join(reasons) + ". "
-            f"This reads public quantities only ({setting('epsilon', f'{calibration.epsilon:g}')}, "
+            f"This reads public quantities and released values only "
+            f"({setting('epsilon', f'{calibration.epsilon:g}')}, "
             f"{setting('delta', f'{calibration.delta:g}')}, n={n}, d={calibration.dim} and "
             f"R={calibration.data_norm:g} with the intercept, "
-            f"B={calibration.label_bound:g}: the sigmas of X^T X and X^T y, and the mechanism), never the data "
+            f"B={calibration.label_bound:g}{label_source}: the sigmas of X^T X and X^T y, and the mechanism), "
+            "never the data "
             "(docs/theory.md, section 30). To keep more: raise epsilon or the number of rows, or use fewer features. "
             f"AdaSSP already chooses its ridge from these public quantities ({setting('lam', repr('auto'), 'auto')}, "
             "the default, adds none); an extra ridge is not advised"))
