@@ -37,14 +37,14 @@ from ..data.parquet import is_parquet
 from ..data.preprocessing import NumericColumn, PublicSchema
 from ..data.shared_level import level_checks_off
 from ..exceptions import DPCVXError, FileError, InputError, NumericRangeError, UsageError
-from ..models.class_count import released_rates
+from ..models.class_count import prior_cuts, released_rates
 from ..models.erm import PrivateERM
 from ..models.intercept_offset import threshold_cut
 from ..models.multiclass import PrivateMulticlassERM
 from ..privacy.lam_rule import check_rule_regularizer
 from ..progress import progress
 from ..release.model import PrivateModel, Release
-from ..release.multiclass_model import softmax_in_place
+from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, save
 from ..tables import RowError, number_variants, repeated_names, spelling_variants, text_numbers
@@ -804,7 +804,12 @@ def fit_command(args: argparse.Namespace) -> int:
     print(model.certificate)
     print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
     cut = getattr(fitted, "decision_cut_", 0.0)
-    if cut != 0:
+    if isinstance(cut, np.ndarray):  # one-vs-rest's k cuts
+        if np.any(cut != 0):
+            print(f"--threshold {args.threshold}: the model predicts the class c of the largest decision value minus "
+                  f"its cut t_c = log-odds of its released count ({', '.join(f'{value:.6g}' for value in cut)}); "
+                  "dpcvx predict uses these cuts (its --threshold overrides them)")
+    elif cut != 0:
         print(f"--threshold {args.threshold}: the model predicts {model.classes_[1]} where the decision value exceeds "
               f"{cut:.6g}; dpcvx predict uses this cut (its --threshold overrides it)")
     return EXIT_OK
@@ -870,10 +875,19 @@ def _probability_names(model: Release) -> list[str]:
     return [f"probability:{model.classes_[1]}"]  # type: ignore[attr-defined]
 
 
-def _threshold_cut(model: Release, threshold: float | str) -> float:
+def _threshold_cut(model: Release, threshold: float | str) -> float | np.ndarray:
     """The decision cut of --threshold for a binary release, in place of the file's, as the estimators' ``threshold``
     (post-processing): log(t / (1 - t)) of a public t (their check), or for "prior" the log-odds of the class rates of
-    the release's private count (``class_prior='private'``: a public function of the release)."""
+    the release's private count (``class_prior='private'``: a public function of the release). A multiclass release's
+    k cuts: 0.5 zeros, "prior" the log-odds of each class's released count (:func:`~dpcvx.models.class_count.
+    prior_cuts`)."""
+    if isinstance(model, PrivateMulticlassModel):
+        cuts = prior_cuts(model.certificate.per_class) if threshold == "prior" else np.zeros(len(model.classes_))
+        if (threshold != "prior" and threshold != 0.5) or cuts is None:
+            raise InputError("--threshold with a multiclass model takes 0.5 (the class of the largest score) or prior "
+                             "(of the largest score minus the log-odds of its class's released count, a fit with "
+                             "--class-prior private)" + ("; this model holds no such counts" if cuts is None else ""))
+        return cuts
     if not isinstance(model, PrivateModel):
         raise InputError(f"--threshold cuts the decision value of a binary classifier; {model.kind} models predict "
                          "without one: leave it out")
@@ -949,11 +963,14 @@ def _write_predictions(handle: IO[str], model: Release, groups: Iterable[np.ndar
     for rows in groups:
         scores = model.decision_function(rows)
         predictions = model.predictions(scores)
-        decisions = scores.max(axis=1) if scores.ndim == 2 else scores  # multiclass: the predicted class's score
+        if scores.ndim == 2:  # multiclass: the predicted class's score, that of the largest s_c - t_c (its cuts t)
+            cut = scores - model.decision_cut  # type: ignore[attr-defined]  # a multiclass release
+            decisions = scores[np.arange(len(scores)), np.argmax(cut, axis=1)]
+        else:
+            decisions = scores
         probabilities = np.empty((len(predictions), 0))
-        if names:  # a multiclass model's softmax in place, after its scores were used
-            probabilities = (softmax_in_place(scores) if scores.ndim == 2
-                             else expit(scores)[:, np.newaxis])
+        if names:  # a multiclass model's softmax of s - t in place (predict_proba's), after its scores were used
+            probabilities = softmax_in_place(cut) if scores.ndim == 2 else expit(scores)[:, np.newaxis]
         for start in range(0, len(predictions), WRITE_ROWS):  # Python's objects for a few rows at a time
             part = slice(start, start + WRITE_ROWS)
             for label, decision, row in zip(predictions[part].tolist(), decisions[part].tolist(),

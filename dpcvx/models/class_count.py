@@ -32,6 +32,7 @@ the total. Replace-one neighbours only (n must be public for n - n_+ to be the o
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -56,8 +57,8 @@ from .intercept_offset import centred_ridge, log_odds
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "CountPlan", "RatesPlan",
-           "draws_count", "offsets", "at_rates", "check_count_options", "released_rates", "plan_private_count",
-           "at_released_rates", "draw_class_count"]
+           "draws_count", "offsets", "prior_cuts", "at_rates", "check_count_options", "released_rates",
+           "plan_private_count", "at_released_rates", "draw_class_count"]
 
 PROCEDURE_NAME = "a fit with balanced class weights from a private count"
 CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
@@ -102,6 +103,20 @@ def released_rates(weights: CertifiedWeights | None) -> tuple[float, float] | No
     if weights is None or weights.source != OFFSET_SOURCE or weights.private_count is None:
         return None
     return count_rates(weights.private_count["count"], weights.private_count["n"])
+
+
+def prior_cuts(per_class: Sequence[Any]) -> np.ndarray | None:
+    """One-vs-rest's (k,) cuts t_c = log(n~_c / (n - n~_c)) of ``threshold="prior"`` from its k release certificates
+    ``per_class``: the log-odds of each class's released count (drawn by its binary fit with ``class_prior="private"``
+    inside its share epsilon / k, docs/theory.md section 15), the cut :func:`~dpcvx.models.intercept_offset.
+    threshold_cut` gives that binary fit. Predicting the largest s_c - t_c compares the k offset-centred scores, each
+    measured from its class's prior log-odds (each binary fit's own decision at its prior rate, made comparable): a
+    public function of the released counts (post-processing, no privacy cost). None when a class's release holds no
+    such count."""
+    rates = [released_rates(getattr(certificate, "weights", None)) for certificate in per_class]
+    if any(rate is None for rate in rates):
+        return None
+    return np.array([log_odds(rate) for rate in rates if rate is not None])
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,11 @@
 
 Made by :class:`dpcvx.models.multiclass.PrivateMulticlassERM`. ``coef_`` is
 (k, d) and ``intercept_`` (k,), one row per public class in the declared
-order; ``decision_function`` gives the k scores, ``predict`` the class of the
-largest, ``predict_proba`` their softmax (a monotone map of the scores, not a
-calibrated probability) for the logistic loss, absent for a loss without
+order; ``decision_function`` gives the k scores s_c = w_c^T x + b_c, ``predict`` the class of the
+largest s_c - t_c, t the (k,) ``decision_cut`` (0 unless set: a classifier's ``threshold="prior"`` with
+``class_prior="private"`` cuts each class at the log-odds of its released count, docs/theory.md section 15),
+``predict_proba`` the softmax of s - t (a monotone map of what ``predict`` compares, so its largest column is
+the class ``predict`` says; not a calibrated probability) for the logistic loss, absent for a loss without
 probabilities. The certificate states the one total (epsilon, delta), how it was
 split over the classes, and each class's release certificate; with private column
 statistics drawn once before the k fits, their record too (``column_statistics``).
@@ -150,22 +152,35 @@ class PrivateMulticlassModel(Release):
         self.classes_ = np.asarray(classes)
         self.rows = rows
         self.certificate = certificate
+        #: the (k,) decision cuts t: :meth:`predict` says the class of the largest s_c - t_c (the module docstring).
+        #: Zeros unless set: a dpcvx classifier's ``threshold="prior"`` with ``class_prior="private"`` sets t_c to the
+        #: log-odds of class c's released count (:func:`dpcvx.models.class_count.prior_cuts`, its
+        #: ``decision_cut_``), which ``dpcvx.save``
+        #: writes and :func:`dpcvx.load` sets. Public numbers (post-processing of the release); not in the certificate
+        self.decision_cut = np.zeros(len(self.classes_))
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """(n, k) scores w_c^T x + b_c for rows mapped as in training."""
+        """(n, k) scores s_c = w_c^T x + b_c for rows mapped as in training (before the cuts: :meth:`predict`
+        compares s_c - t_c)."""
         check_feature_names(self, X)
         return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: Any) -> np.ndarray:
+        """The class of the largest s_c - t_c (:attr:`decision_cut` t; the largest score when t is 0)."""
         return self.predictions(self.decision_function(X))
 
     def predictions(self, scores: np.ndarray) -> np.ndarray:
-        """The class of the largest of each row's (n, k) ``scores`` (:meth:`decision_function`'s)."""
+        """The class of the largest of each row's (n, k) ``scores`` (:meth:`decision_function`'s) minus
+        :attr:`decision_cut`."""
+        return self.classes_[np.argmax(self._cut_scores(scores), axis=1)]
+
+    def _cut_scores(self, scores: np.ndarray) -> np.ndarray:
+        """``scores`` (n, k) checked, minus the cuts (a new array)."""
         scores = real_values("scores", scores)
         if scores.ndim != 2 or scores.shape[1] != len(self.classes_):
             raise InputError(f"scores must be an (n, {len(self.classes_)}) array of decision values, one column per "
                              f"class, got shape {scores.shape}")
-        return self.classes_[np.argmax(scores, axis=1)]
+        return scores - self.decision_cut
 
     def score_rows(self, width: int) -> int | None:
         """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""
@@ -181,7 +196,8 @@ class PrivateMulticlassModel(Release):
         return self._softmax
 
     def _softmax(self, X: Any) -> np.ndarray:
-        return softmax_in_place(self.decision_function(X))
+        """The softmax of s - t (:attr:`decision_cut`): its largest column is the class :meth:`predict` says."""
+        return softmax_in_place(self._cut_scores(self.decision_function(X)))
 
     @property
     def _classes(self) -> tuple:
@@ -206,7 +222,7 @@ class PrivateMulticlassModel(Release):
         weights = scoring_weights(sample_weight, X.shape[0])
         right = 0.0
         for start, scores in self.rows.score_blocks(X, self.coef_):
-            scores += self.intercept_
+            scores += self.intercept_  # predictions subtract the cuts
             right += block_share(self.predictions(scores) == labels[start:start + scores.shape[0]], weights, start)
         return right / (X.shape[0] if weights is None else float(np.sum(weights)))
 

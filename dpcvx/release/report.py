@@ -411,7 +411,11 @@ class ReleaseReport:
     def _mechanism(self, certificate: Any) -> str:
         """The mechanism's name a certificate states (a kernel release: its algorithm; multiclass: none)."""
         if hasattr(certificate, "per_class"):  # one-vs-rest: every class's fit by the same mechanism
-            return f"{_name(certificate.per_class[0].mechanism)}, one fit per class against the rest"
+            weights = getattr(certificate.per_class[0], "weights", None)
+            counted = getattr(weights, "private_count", None) is not None  # class_prior="private": one count a class
+            return (f"{_name(certificate.per_class[0].mechanism)}, one fit per class against the rest"
+                    + (", each after a private count of its class (the geometric mechanism) inside its share of "
+                       "epsilon" if counted else ""))
         return _name(getattr(certificate, "algorithm", None) or certificate.mechanism)
 
     # --- the sections -----------------------------------------------------------------------

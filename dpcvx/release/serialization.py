@@ -77,7 +77,9 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 13``)::
       "feature_names": ["age", ...],          # only for an estimator fitted on a DataFrame: its column names,
                                               # which the loaded model checks as the estimator does
       "decision_cut": -0.847,                 # only when not 0: the cut c of a binary classifier's predict
-                                              # (classes[1] where w^T x + b > c), its estimator's threshold
+                                              # (classes[1] where w^T x + b > c), its estimator's threshold;
+                                              # a multiclass file's k cuts t (the class of the largest
+                                              # s_c - t_c), written when one is not 0
       "sha256": "5f0c0d3c..."                 # every kind: the SHA-256 digest of the rest of the file
                                               # (records.header.file_digest), checked last by load
     }
@@ -132,7 +134,7 @@ from .regression_model import PrivateRegressionModel
 from .tuning_record import TuningRecord, check_tuning_records, record_tuning, set_aside_tuning_records
 
 FEATURE_NAMES = "feature_names"  # the optional top-level key of the estimator's column names
-DECISION_CUT = "decision_cut"  # the optional top-level key of a binary classifier's decision cut (not 0)
+DECISION_CUT = "decision_cut"  # the optional top-level key of a classifier's decision cut(s) (not all 0)
 
 __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
            "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "refuse_non_public_schema"]
@@ -148,7 +150,8 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
     refuses a table whose columns differ in names or order, as the estimator does. ``decision_cut``, the cut of a
     dpcvx classifier's public ``threshold`` (its ``decision_cut_``; by default the release's own
     :attr:`~dpcvx.release.model.LinearModel.decision_cut`), is written as ``"decision_cut"`` when it is not 0: the
-    loaded model predicts at it, as the estimator does. Files of the default threshold 0.5 stay as they were.
+    loaded model predicts at it, as the estimator does; a multiclass release's k cuts (one-vs-rest's
+    ``threshold="prior"``: its ``decision_cut_``) as a list. Files of the default threshold 0.5 stay as they were.
     Last, ``"sha256"`` holds the digest of all the rest (:func:`dpcvx.release.records.header.file_digest`), which
     :func:`model_from_dict` checks: a field edited after writing is refused, also one that has no other copy.
     """
@@ -170,7 +173,7 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
     if names is not None:  # written only when the estimator had them: files without names stay as they were
         data[FEATURE_NAMES] = _feature_names(list(names), model)
     cut = getattr(model, "decision_cut", None) if decision_cut is None else decision_cut
-    if cut is not None and _number(DECISION_CUT, cut) != 0:  # written when not 0: a file of threshold 0.5 is as it was
+    if cut is not None and np.any(np.asarray(cut) != 0):  # written when not 0: a file of threshold 0.5 is as it was
         data[DECISION_CUT] = _decision_cut(cut, model)
     try:  # last: the digest of everything above (records/header.py), which load checks
         data[DIGEST] = file_digest(data)
@@ -179,9 +182,16 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
     return data
 
 
-def _decision_cut(cut: Any, release: Release) -> float:
+def _decision_cut(cut: Any, release: Release) -> float | list[float]:
     """The ``"decision_cut"`` of a release: a finite number, of a binary linear classifier (the one release whose
-    predict cuts one decision value at 0 unless told otherwise); refused otherwise, naming the field."""
+    predict cuts one decision value at 0 unless told otherwise), or a list of k finite numbers, of a multiclass
+    release (the cuts t of its predict, the class of the largest s_c - t_c); refused otherwise, naming the field."""
+    if isinstance(release, PrivateMulticlassModel):
+        cuts = cut.tolist() if isinstance(cut, np.ndarray) else cut
+        if not isinstance(cuts, list) or len(cuts) != len(release.classes_):
+            raise InputError(f"{DECISION_CUT} of a multiclass release must be a list of {len(release.classes_)} "
+                             f"numbers, one cut per class, got {_short(cuts)}")
+        return [_number(f"{DECISION_CUT}[{index}]", value) for index, value in enumerate(cuts)]
     number = _number(DECISION_CUT, cut)
     if not isinstance(release, PrivateModel):
         raise InputError(f"a {release.kind} release takes no {DECISION_CUT}: it is the cut of a binary "
@@ -335,8 +345,12 @@ def model_from_dict(data: Any) -> Release:
         release.feature_names_in_ = np.asarray(_feature_names(data[FEATURE_NAMES], release), dtype=object)
     if DECISION_CUT in data:  # optional: written when the saved classifier's threshold was not 0.5
         cut = _decision_cut(data[DECISION_CUT], release)
-        assert isinstance(release, PrivateModel)  # _decision_cut refuses every other release
-        release.decision_cut = cut
+        if isinstance(cut, list):  # a multiclass release's k cuts
+            assert isinstance(release, PrivateMulticlassModel)
+            release.decision_cut = np.array(cut)
+        else:
+            assert isinstance(release, PrivateModel)  # _decision_cut refuses every other release
+            release.decision_cut = cut
     _check_digest(data)  # last: every check of a field has its own refusal, which names the field
     return release
 

@@ -182,7 +182,8 @@ def test_a_refused_record_is_named_by_its_row_in_the_whole_file(tmp_path, capsys
 def test_a_threshold_a_model_refuses_is_refused_before_the_data_are_read(tmp_path, capsys):
     model = _model(tmp_path, "multi")
     assert main(["predict", str(model), str(tmp_path / "absent.csv"), "--threshold", "0.3"]) == EXIT_INPUT
-    assert "--threshold cuts the decision value of a binary classifier" in capsys.readouterr().err
+    assert "--threshold with a multiclass model takes 0.5 (the class of the largest score) or prior" in \
+        capsys.readouterr().err
 
 
 def _peak(argv, monkeypatch):

@@ -113,10 +113,12 @@ def test_the_note_names_what_the_release_takes():
     with called("DPLogisticRegression"):  # an estimator's fit: its settings
         binary, multiclass = warning_text(NEARLY_ONE_CLASS), warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
     learner = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)  # PrivateMulticlassERM called directly
-    assert "DPLogisticRegression(classes=(False, True)) fitted on y == c" in learner  # whose settings it names
+    assert "PrivateERM(..., fit_intercept=True, class_prior='private')" in learner  # whose settings it names
+    assert "prior_cuts(release.certificate.per_class)" in learner
     assert "class_prior='private' with threshold='prior'" in binary and "class_weight='balanced'" in binary
     assert "class_weight='balanced'" not in multiclass and "class_prior='private' with threshold='prior'" in multiclass
-    assert "against the rest as two classes" in multiclass and "y == c with classes=(False, True)" in multiclass
+    assert "within the class's share epsilon / k" in multiclass and "whole epsilon" not in multiclass
+    assert "largest score s_c minus its cut t_c" in multiclass and "classes=(False, True)" not in multiclass
 
 
 def test_a_learner_s_note_names_the_settings_it_takes():
@@ -148,7 +150,8 @@ def test_the_one_vs_rest_note_advises_what_helped_there():
     rarest class from the rest at 0.893 (one-vs-rest 0.785 at best), on the command line by its flags."""
     from dpcvx.advice import on_command_line
 
-    text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
+    with called("DPLogisticRegression"):  # an estimator's fit: its settings
+        text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
     assert "Mistakes(class_weight" not in text and "did worse than one fit at its defaults" in text
     assert "class_prior='private' with threshold='prior'" in text and "splits epsilon among the classes" in text
     assert "dpcvx.tune is the private way to choose settings." in text and "column ranges" not in text
@@ -157,7 +160,7 @@ def test_the_one_vs_rest_note_advises_what_helped_there():
         flags = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
         assert one_vs_rest_ranges() == ""  # the command line's default draws them by the rule; no flag asks more
     assert "Mistakes(class_weight" not in flags and "--class-prior private with --threshold prior" in flags
-    assert "class_prior=" not in flags and "--positive CLASS --others-negative" in flags
+    assert "class_prior=" not in flags and "--others-negative" not in flags and "whole epsilon" not in flags
 
 
 def test_the_one_vs_rest_note_names_the_flags_on_the_command_line():
@@ -167,7 +170,8 @@ def test_the_one_vs_rest_note_names_the_flags_on_the_command_line():
 
     with on_command_line():
         text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
-    assert "--positive CLASS --others-negative" in text and "classes=(False, True)" not in text
+    assert "--class-prior private with --threshold prior (and --classes)" in text
+    assert "classes=(False, True)" not in text and "--others-negative" not in text
 
 
 @pytest.mark.parametrize("fit", [
@@ -619,4 +623,4 @@ def test_one_vs_rest_on_a_narrow_column_draws_the_column_ranges_once_and_names_t
             X, tiers)
     (text,) = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
     assert "located by private column ranges, drawn once for every class: column_statistics='ranges'" in text
-    assert "classes=(False, True)) takes the whole epsilon and takes class_prior='private'" in text
+    assert "class_prior='private' with threshold='prior' draws, in each class's fit against the rest" in text

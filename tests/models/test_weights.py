@@ -191,8 +191,9 @@ def test_a_multiclass_refusal_of_weights_says_why_and_a_fix_that_works(data, wei
     labels = np.arange(len(y)) % 3
     options = {name: np.ones(len(y)) for name in fit}
     with pytest.raises(UnsupportedWeightsError, match=r"with more than two classes \(classes=\(0, 1, 2\)\) it fits "
-                                                      r"one-vs-rest.*DPLogisticRegression\(classes=\(False, True\), "
-                                                      r"class_prior='private', threshold='prior'\)\.fit\(X, y == c\)"
+                                                      r"one-vs-rest.*DPLogisticRegression\(classes=\(0, 1, 2\), "
+                                                      r"class_prior='private', threshold='prior'\) fits each class "
+                                                      r"against the rest from its own private count at epsilon / k"
                        ) as refused:
         dpcvx.DPLogisticRegression(classes=(0, 1, 2), **weights).fit(X, labels, **options)
     assert "binary linear learners" not in str(refused.value)
@@ -237,11 +238,13 @@ def test_one_vs_rest_in_the_library_calibrates_every_class_for_its_binary_learne
         assert str(certificate.calibration) == str(alone.certificate.calibration)
 
 
-def test_a_multiclass_private_prior_is_not_told_to_take_class_weights(data):
+def test_a_multiclass_private_prior_fits_one_count_per_class(data):
+    """Refused before (one-vs-rest took no class prior); each class's fit now draws its own count within epsilon / k
+    (tests/models/test_multiclass_prior.py)."""
     X, y, _ = data
-    with pytest.raises(InputError, match="class_prior='private'") as refused:
-        dpcvx.DPLogisticRegression(classes=(0, 1, 2), class_prior="private").fit(X, np.arange(len(y)) % 3)
-    assert "class_weight='balanced'" not in str(refused.value) and "leave class_prior out" in str(refused.value)
+    fitted = dpcvx.DPLogisticRegression(classes=(0, 1, 2), class_prior="private", random_state=0).fit(
+        X, np.arange(len(y)) % 3)
+    assert all(one.weights.private_count is not None for one in fitted.certificate_.per_class)
 
 
 # -- class weights --------------------------------------------------------------------------------------------
@@ -524,7 +527,8 @@ def test_a_public_prior_without_effect_is_refused_before_any_charge(make):
     # PrivateERM refuses it, and never silently dropped from a fit that was charged
     X, y = rare(n=1000)
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-    with pytest.raises(InputError, match="class_prior=\\(0.3, 0.7\\) without class weights .* no effect"):
+    refused = "class_prior=\\(0.3, 0.7\\)(: rates of k| without class weights .* no effect)"  # k > 2: "private" only
+    with pytest.raises(InputError, match=refused):
         make((0.3, 0.7)).fit(X, y, accountant=accountant)
     assert accountant.ledger == []
 

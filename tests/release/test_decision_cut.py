@@ -95,11 +95,11 @@ def test_a_release_object_is_saved_with_its_own_cut(tmp_path):
     assert loaded.decision_cut == -1.25 and np.array_equal(loaded.predict(X), release.predict(X))
 
 
-def test_only_a_fitted_binary_classifier_has_a_cut():
+def test_only_a_fitted_classifier_has_a_cut_and_one_vs_rest_has_k():
     with pytest.raises(NotFittedError):
         getattr(DPLogisticRegression(threshold=0.3), "decision_cut_")  # noqa: B009 - the property raises
     multiclass = DPLogisticRegression(classes=(0, 1, 2), random_state=0).fit(X, np.arange(2000) % 3)
-    assert not hasattr(multiclass, "decision_cut_")
+    assert np.array_equal(multiclass.decision_cut_, np.zeros(3))  # the largest score (threshold 0.5)
 
 
 def _binary_file(tmp_path):
@@ -158,13 +158,15 @@ def _kernel():
 def test_a_cut_is_refused_on_a_file_that_is_not_a_binary_classifier(tmp_path, fitted, kind):
     model = fitted()
     data = json.loads(dpcvx.save(model, tmp_path / "model.json").read_text())
+    # a multiclass release takes k cuts, one a class (tests/models/test_multiclass_prior.py), never one number
+    refused = "must be a list of 3 numbers" if kind == "multiclass" else f"a {kind} release takes no decision_cut"
     for value in (0.5, 0):
         data["decision_cut"] = value
         (tmp_path / "edited.json").write_text(json.dumps(data))
-        with pytest.raises(FileError, match=f"a {kind} release takes no decision_cut"):
+        with pytest.raises(FileError, match=refused):
             dpcvx.load(tmp_path / "edited.json")
     release = getattr(model, "model_", model)
-    with pytest.raises(InputError, match=f"a {kind} release takes no decision_cut"):
+    with pytest.raises(InputError, match=refused):
         model_to_dict(release, decision_cut=0.5)
 
 
