@@ -101,17 +101,29 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
     return DemoResult(tuple(epsilons), accuracy, nonprivate, certificate, release, n, draws)
 
 
-def plot_demo(result: DemoResult, path: str | Path) -> Path:
+def plot_demo(result: DemoResult, path: str | Path, *, overwrite: bool = False) -> Path:
     """Accuracy against epsilon (log scale), one line per loss and mechanism, with ±1 std bands.
 
-    Writes the PNG to ``path`` (relative to the current directory) and returns its absolute path.
+    Writes the PNG to ``path`` (relative to the current directory) and returns its absolute path. An existing file
+    is kept and refused with an :class:`~dpcvx.exceptions.OverwriteError` before anything is drawn, unless
+    ``overwrite=True``, which replaces it.
     """
+    try:
+        from matplotlib.figure import Figure  # noqa: F401  (the ImportError before any check)
+    except ImportError as error:
+        raise ImportError('dpcvx.demo.plot_demo needs matplotlib: pip install "dpcvx[plot]"') from error
+    return write_plot(result, check_writable(path, "plot", overwrite=overwrite), overwrite=overwrite)
+
+
+def write_plot(result: DemoResult, path: Path, *, overwrite: bool = False, option: str = "overwrite=True") -> Path:
+    """:func:`plot_demo` to a ``path`` its caller checked (:func:`~dpcvx.data.files.check_writable`, once, at its
+    entry: ``dpcvx demo`` before the runs); without ``overwrite`` a file that appeared since is not replaced (the
+    error names ``option``, the caller's way to allow it)."""
     try:
         from matplotlib.figure import Figure  # a figure of its own: no pyplot, no backend chosen for the process
     except ImportError as error:
         raise ImportError('dpcvx.demo.plot_demo needs matplotlib: pip install "dpcvx[plot]"') from error
 
-    path = check_writable(path, "plot")
     figure = Figure(figsize=(7, 4.5))
     axis = figure.add_subplot()
     epsilons = np.array(result.epsilons)
@@ -132,7 +144,7 @@ def plot_demo(result: DemoResult, path: str | Path) -> Path:
     figure.tight_layout()
     return atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=120,
                                                             metadata={"Software": PLOT_SOFTWARE}),
-                        binary=True, what="plot").resolve()
+                        binary=True, what="plot", overwrite=overwrite, option=option).resolve()
 
 
 def demo_wrote(path: str | Path) -> bool:

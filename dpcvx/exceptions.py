@@ -16,6 +16,7 @@ __all__ = [
     "InputError",
     "UsageError",
     "FileError",
+    "OverwriteError",
     "NumericRangeError",
     "NonPublicSchemaError",
     "AssumptionError",
@@ -67,6 +68,12 @@ class InputTypeError(InputError, TypeError):
 
 class FileError(InputError):
     """A file cannot be read or written, or does not hold what it must (encoding, JSON, format)."""
+
+
+class OverwriteError(FileError, FileExistsError):
+    """A writer was given the name of a file that exists, without ``overwrite=True`` (the command line's
+    ``--overwrite``): the file is kept, byte for byte. A :class:`FileError` and, as ``open(path, "x")`` raises, a
+    FileExistsError. Refused before any work, and before anything is charged."""
 
 
 class NumericRangeError(InputError):

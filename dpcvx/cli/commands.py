@@ -36,7 +36,7 @@ from ..data.files import atomic_write, check_writable, read_json, read_text
 from ..data.parquet import is_parquet
 from ..data.preprocessing import NumericColumn, PublicSchema
 from ..data.shared_level import level_checks_off
-from ..exceptions import DPCVXError, FileError, InputError, NumericRangeError, UsageError
+from ..exceptions import DPCVXError, FileError, InputError, NumericRangeError, OverwriteError, UsageError
 from ..models.class_count import prior_cuts, released_rates
 from ..models.erm import PrivateERM
 from ..models.intercept_offset import threshold_cut
@@ -46,7 +46,7 @@ from ..progress import progress
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
-from ..release.serialization import load, save
+from ..release.serialization import load, write_model
 from ..tables import RowError, number_variants, repeated_names, spelling_variants, text_numbers
 from ..validation import check_public_classes, check_threshold, label_range
 from ..verification.verdict import Mechanism
@@ -247,19 +247,24 @@ def _layout(args: argparse.Namespace) -> Layout:
     return Layout(names, args.skip_lines)
 
 
+OVERWRITE = "--overwrite"  # the option that lets an output replace an existing file (named in the refusal)
+
 # the files a command reads, by the attribute of its arguments that names them: its --out is refused when it is one
 INPUT_FILES = (("data", "data file"), ("model", "model file"), ("schema", "schema file"),
                ("names_file", "names file"), ("loss", "loss file"), ("regularizer", "regularizer file"))
 
 
-def _check_out(args: argparse.Namespace, what: str) -> None:
-    """Refuse, before any work, an --out that :func:`atomic_write` could not write or that is a file the command
-    reads (its data, model, schema, names or Python file): the output would replace the user's file."""
+def _check_out(args: argparse.Namespace, what: str) -> Path:
+    """Refuse, before any work, an --out that :func:`atomic_write` could not write, that is a file the command
+    reads (its data, model, schema, names or Python file): the output would replace the user's file, or, without
+    --overwrite, that exists (an :class:`~dpcvx.exceptions.OverwriteError`). The one check of --out: the writer
+    after the work moves the output to the checked path without checking again (without --overwrite, only if the
+    name is still free). Returns the checked path."""
     given = ((getattr(args, name, None), kind) for name, kind in INPUT_FILES)
     # --loss is a file when it names a .py (else a catalogue spec); the other names are files
     inputs = [(path, kind) for path, kind in given
               if isinstance(path, str) and (kind != "loss file" or path.endswith(".py"))]
-    check_writable(args.out, what, inputs)
+    return check_writable(args.out, what, inputs, overwrite=args.overwrite, option=OVERWRITE)
 
 
 def _schema(args: argparse.Namespace) -> PublicSchema:
@@ -421,14 +426,16 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
 
 
 def demo_command(args: argparse.Namespace) -> int:
-    from ..demo import DEMO_PLOT, demo_wrote, plot_demo, run_demo
+    from ..demo import DEMO_PLOT, demo_wrote, run_demo, write_plot
 
+    overwrite = args.overwrite
     if args.plot is None:  # the default file: replaced only if an earlier demo wrote it, never a file of the user's
-        if os.path.lexists(DEMO_PLOT) and not demo_wrote(DEMO_PLOT):
-            raise FileError(f"{DEMO_PLOT} exists and was not written by dpcvx demo: it is kept; give the plot "
-                            "another file with --plot PATH")
+        if os.path.lexists(DEMO_PLOT) and not overwrite and not demo_wrote(DEMO_PLOT):
+            raise OverwriteError(f"{DEMO_PLOT} exists and was not written by dpcvx demo: it is kept; give the plot "
+                                 f"another file with --plot PATH, or pass {OVERWRITE} to replace it")
+        overwrite = overwrite or os.path.lexists(DEMO_PLOT)  # an earlier demo's plot
         args.plot = DEMO_PLOT
-    check_writable(args.plot, "plot")
+    plot = check_writable(args.plot, "plot", overwrite=overwrite, option=OVERWRITE)  # the one check, before the runs
     start = time.perf_counter()
     result = run_demo(n=args.n, draws=args.draws, random_state=args.seed)
     print(result.certificate)
@@ -438,7 +445,7 @@ def demo_command(args: argparse.Namespace) -> int:
     print(f"Test accuracy (mean ± std over {result.draws} noise draws), n = {result.n_train}:")
     print(result.table())
     try:
-        path = plot_demo(result, args.plot)
+        path = write_plot(result, plot, overwrite=overwrite, option=OVERWRITE)
     except ImportError:
         print("\nmatplotlib is not installed: no plot (pip install 'dpcvx[plot]')")
     else:
@@ -772,7 +779,7 @@ def fit_command(args: argparse.Namespace) -> int:
     ``--lam auto``'s at the schema's width: :func:`_check_lam_rule`), and only then the data is read and the fit
     charged: an option that is wrong whatever the data is a usage error before a names or schema file is read."""
     schema, catalogue, kind = _fit_usage(args)
-    _check_out(args, "model")
+    out = _check_out(args, "model")  # before the fit is charged: a refused --out spends nothing
     binary = args.task == "classification" and args.classes is None
     loss, regularizer = _problem(args, catalogue)
     norm = PublicSchema.norm if args.data_norm is None else args.data_norm  # a schema file's norm: its default here
@@ -799,7 +806,8 @@ def fit_command(args: argparse.Namespace) -> int:
         with encoded_columns(tuple((column.name, len(column.feature_names)) for column in schema.columns)):
             fitted, model = _release(args, X, y, fitter, options)
         steps.update()
-        save(fitted, args.out, schema=schema)  # an estimator's threshold as its decision cut, which predict uses
+        # an estimator's threshold as its decision cut, which predict uses; --out was checked above, once
+        write_model(fitted, out, schema=schema, overwrite=args.overwrite, option=OVERWRITE)
         steps.update()
     print(model.certificate)
     print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
@@ -996,8 +1004,7 @@ def predict_command(args: argparse.Namespace) -> int:
         with _as_usage():
             check_threshold("threshold", args.threshold)
     _check_layout(args)
-    if args.out is not None:
-        _check_out(args, "predictions")
+    out = None if args.out is None else _check_out(args, "predictions")
     layout = _layout(args)
     model = load(args.model)
     schema: PublicSchema | None = getattr(model, "schema", None)  # load() attaches the file's schema
@@ -1010,34 +1017,37 @@ def predict_command(args: argparse.Namespace) -> int:
         model.decision_cut = cut  # type: ignore[attr-defined]  # a binary release (checked)
     names = _probability_names(model)
     groups = _regrouped_rows(_encoded_rows(args, schema, layout), model.score_rows(schema.dimension))
-    if args.out is None:
+    if out is None:
         with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as text:  # all or nothing on standard output
             _write_predictions(text, model, groups, names)
             text.seek(0)
             shutil.copyfileobj(text, sys.stdout)
         return EXIT_OK
     written = []
+    replace = {"overwrite": args.overwrite, "option": OVERWRITE}  # --out was checked above, once
     if str(args.out).lower().endswith(".gz"):  # gzip-compressed, as fit and predict read a .gz file
-        atomic_write(args.out, lambda handle: written.append(_gzipped(handle, lambda text: _write_predictions(
-            text, model, groups, names))), binary=True, what="predictions")
+        atomic_write(out, lambda handle: written.append(_gzipped(handle, lambda text: _write_predictions(
+            text, model, groups, names))), binary=True, what="predictions", **replace)
     else:
-        atomic_write(args.out, lambda handle: written.append(_write_predictions(handle, model, groups, names)),
-                     what="predictions")
+        atomic_write(out, lambda handle: written.append(_write_predictions(handle, model, groups, names)),
+                     what="predictions", **replace)
     print(f"{written[0]} predictions written to {args.out}")
     return EXIT_OK
 
 
 def report_command(args: argparse.Namespace) -> int:
     """The privacy report of a saved model (:mod:`dpcvx.release.report`), on standard output or in --out."""
+    out = None
     if args.out is not None:
-        _check_out(args, "report")  # an --out that would replace an input first: the user's file is at stake
+        out = _check_out(args, "report")  # an --out that would replace an input first: the user's file is at stake
         if args.format is None and suffix_format(args.out) is None:
             raise UsageError(f"--out {args.out}: the report is written as HTML or Markdown, and the name says "
                              "neither: name it .html or .md, or give --format markdown or --format html")
     report = load(args.model).report()
-    if args.out is None:
+    if out is None:
         sys.stdout.write(report.render(args.format or "markdown"))
         return EXIT_OK
-    report.write(args.out, args.format)
+    text = report.render(args.format or suffix_format(args.out) or "markdown")  # --out was checked above, once
+    atomic_write(out, lambda handle: handle.write(text), what="report", overwrite=args.overwrite, option=OVERWRITE)
     print(f"report written to {args.out}")
     return EXIT_OK

@@ -262,6 +262,14 @@ def _input_path(text: str) -> str:
     return text
 
 
+def _add_overwrite(command: argparse.ArgumentParser, option: str, note: str = "") -> None:
+    """--overwrite: allow the file ``option`` names to replace an existing file (without it, an existing file is
+    refused before any work, exit status 3, and kept byte for byte)."""
+    command.add_argument("--overwrite", action="store_true",
+                         help=f"replace the file {option} names if it exists (without it an existing file is "
+                              f"refused{note} and kept); a file the command reads is refused either way")
+
+
 def _output_path(text: str) -> str:
     """A file the command writes (--out, --plot): any name but the empty one and '-', which names standard output in
     other tools: a file named '-' would be written (predict and report write standard output without --out)."""
@@ -459,8 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seed of data and noise, a non-negative integer (default 0)")
     demo.add_argument("--plot", type=_output_path, default=None,
                       help="PNG path (default dpcvx-demo.png in the current directory, replaced only if an "
-                           "earlier demo wrote it; a path you give is replaced); the absolute path written is "
-                           "printed")
+                           "earlier demo wrote it; an existing file you name is kept, unless --overwrite); the "
+                           "absolute path written is printed")
+    _add_overwrite(demo, "--plot")
     demo.set_defaults(command="demo")
 
     verify = commands.add_parser(
@@ -627,7 +636,9 @@ def build_parser() -> argparse.ArgumentParser:
     privacy.add_argument("--random-state", type=_integer_from("--random-state", 0), metavar="SEED",
                          help="seed of the noise, for experiments only: a real release must use "
                               "the default, fresh operating-system entropy")
-    fit.add_argument("--out", required=True, type=_output_path, metavar="MODEL.json", help="where to write the model")
+    fit.add_argument("--out", required=True, type=_output_path, metavar="MODEL.json",
+                     help="where to write the model (a new file: an existing one is kept, unless --overwrite)")
+    _add_overwrite(fit, "--out", " (checked before the fit: a refused fit spends nothing)")
     fit.set_defaults(command="fit")
 
     predict = commands.add_parser(
@@ -654,7 +665,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_chunk_rows(predict, "and encode, score and write each chunk before reading the next (the same output as "
                              "a whole read)")
     predict.add_argument("--out", type=_output_path, metavar="PREDICTIONS.csv",
-                         help="write the predictions here (default: standard output)")
+                         help="write the predictions here (default: standard output; an existing file is kept, "
+                              "unless --overwrite)")
+    _add_overwrite(predict, "--out")
     predict.set_defaults(command="predict")
 
     report = commands.add_parser(
@@ -668,7 +681,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("model", type=_input_path, metavar="MODEL.json",
                         help="a model written by dpcvx fit or dpcvx.save")
     report.add_argument("--out", type=_output_path, metavar="REPORT.md|REPORT.html",
-                        help="write the report here, HTML for a .html name (default: Markdown on standard output)")
+                        help="write the report here, HTML for a .html name (default: Markdown on standard output; "
+                             "an existing file is kept, unless --overwrite)")
+    _add_overwrite(report, "--out")
     report.add_argument("--format", choices=("markdown", "html"), help="markdown or html (default: from --out)")
     report.set_defaults(command="report")
     return parser

@@ -1,11 +1,19 @@
 """Every file dpcvx reads or writes goes through here.
 
 Writing: :func:`atomic_write` is the one writer. It fills a temporary file in
-the target's own directory, flushes and fsyncs it, and moves it over the
-target with :func:`os.replace` (atomic on POSIX and Windows). If anything
-fails on the way (a full disk, a value that cannot be serialised, an error of
-the code producing the content, an interrupt), the temporary file is removed
-and the previous file, if any, is left exactly as it was.
+the target's own directory, flushes and fsyncs it, and moves it to the
+target's name: with :func:`os.replace` when the caller allows a file there to
+be replaced (``overwrite=True``), else with :func:`os.link`, which fails if
+the name exists (both atomic on POSIX and Windows). If anything fails on the
+way (a full disk, a value that cannot be serialised, an error of the code
+producing the content, an interrupt), the temporary file is removed and the
+previous file, if any, is left exactly as it was.
+
+An existing file is never replaced unless the caller says so: every public
+writer takes ``overwrite: bool = False`` (the command line ``--overwrite``)
+and refuses, at its entry and before any work, a path that names an existing
+file with an :class:`~dpcvx.exceptions.OverwriteError`
+(:func:`check_writable`).
 
 Reading: :func:`read_text` and :func:`read_json` turn every way a file can be
 unreadable (missing, a directory, a device or a pipe, larger than
@@ -28,7 +36,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from ..exceptions import FileError, InputError
+from ..exceptions import FileError, InputError, OverwriteError
 from ..validation import parse_integer
 
 __all__ = ["atomic_write", "check_writable", "file_path", "read_text", "parse_json", "json_depth", "read_json",
@@ -106,13 +114,21 @@ def _sync_directory(directory: Path) -> None:
         os.close(descriptor)
 
 
-def check_writable(path: str | Path, what: str = "file", inputs: Iterable[tuple[str | Path | None, str]] = ()) -> Path:
-    """Refuse early (before any work) a target that :func:`atomic_write` could not write, or that is one of the
-    command's ``inputs``.
+def check_writable(path: str | Path, what: str = "file", inputs: Iterable[tuple[str | Path | None, str]] = (), *,
+                   overwrite: bool = False, option: str = "overwrite=True") -> Path:
+    """Refuse early (before any work) a target that :func:`atomic_write` could not write, that is one of the
+    command's ``inputs``, or, unless ``overwrite``, that exists. Every public writer calls it once, at its entry.
 
     ``inputs`` are (path, what it is) pairs of the files the caller reads (a None path is skipped): writing over
     one would replace the user's data or model with the output, so a target that is the same file
-    (:func:`os.path.samefile`: the same path written another way, a symbolic or a hard link) is refused.
+    (:func:`os.path.samefile`: the same path written another way, a symbolic or a hard link) is refused, with or
+    without ``overwrite``.
+
+    An existing file (a symbolic link's target, which the write would replace) is refused with an
+    :class:`~dpcvx.exceptions.OverwriteError` without ``overwrite``, naming the file and ``option``, the caller's
+    way to allow it ("overwrite=True", or the command line's "--overwrite"). A file that appears after this check,
+    while the caller works, is not replaced either: :func:`atomic_write` without ``overwrite`` moves its content
+    to the name only if the name is still free.
     """
     path = file_path(path, what)
     try:
@@ -142,6 +158,9 @@ def check_writable(path: str | Path, what: str = "file", inputs: Iterable[tuple[
         if source is not None and _same_file(path, Path(source)):
             raise FileError(f"cannot write the {what} to {path}: it is the {name} {source} this command reads, "
                             f"which writing would replace; choose another path for the {what}")
+    if existing is not None and not overwrite:
+        raise OverwriteError(f"cannot write the {what} to {path}: the file exists, and it is kept; choose another "
+                             f"path, or pass {option} to replace it")
     return path
 
 
@@ -158,6 +177,26 @@ def _temporary_file(path: Path, what: str) -> tuple[int, str]:
                         f"({reason}); choose a writable directory") from None
 
 
+def _link(temporary: str, path: Path, what: str, option: str) -> None:
+    """Give the written ``temporary`` file the name ``path`` if no file has it (atomically: :func:`os.link` fails
+    if the name exists), then drop the temporary name; an OverwriteError naming the temporary file, which keeps
+    the content, if the name is taken."""
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise OverwriteError(f"cannot write the {what} to {path}: a file of that name appeared while the {what} was "
+                             f"made, and it is kept; the {what} is in {temporary}: move it where it belongs, or "
+                             f"pass {option} to replace the file") from None
+    except OSError:  # no hard links on this file system: test the name, then replace (a tiny window remains)
+        if os.path.lexists(path):
+            raise OverwriteError(f"cannot write the {what} to {path}: a file of that name appeared while the {what} "
+                                 f"was made, and it is kept; the {what} is in {temporary}: move it where it belongs, "
+                                 f"or pass {option} to replace the file") from None
+        os.replace(temporary, path)
+        return
+    _remove(temporary)  # the content has its name; the temporary one goes
+
+
 def _same_file(target: Path, source: Path) -> bool:
     """Whether ``target`` exists and is the file ``source`` (the same path, a link to it, or a hard link)."""
     try:
@@ -167,22 +206,35 @@ def _same_file(target: Path, source: Path) -> bool:
 
 
 def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool = False,
-                 what: str = "file") -> Path:
-    """Write ``path`` all at once: ``write(handle)`` fills a temporary file that then replaces it.
+                 what: str = "file", overwrite: bool = False, option: str = "overwrite=True") -> Path:
+    """Write ``path`` all at once: ``write(handle)`` fills a temporary file that then takes the name.
 
     ``handle`` is a text file (UTF-8, no newline translation), or a binary one
     with ``binary=True``. The temporary file lives in the target's directory
-    (so the final :func:`os.replace` never crosses file systems), is flushed
-    and fsynced before the replace, and is removed if anything fails, in which
-    case the previous content of ``path`` is untouched. Operating-system
-    errors become a :class:`~dpcvx.exceptions.FileError` naming ``what`` and
-    the path; any other exception (the content's own) propagates unchanged
-    after the clean-up. Returns the path written: a symbolic link's target, which
-    gets the content as open() would give it (the link stays). A target that is
-    not a regular file (a device, a pipe) or is read-only is refused
+    (so the final move never crosses file systems), is flushed and fsynced
+    before the move, and is removed if anything fails, in which case the
+    previous content of ``path`` is untouched. Operating-system errors become a
+    :class:`~dpcvx.exceptions.FileError` naming ``what`` and the path; any
+    other exception (the content's own) propagates unchanged after the
+    clean-up. Returns the path written: a symbolic link's target, which gets
+    the content as open() would give it (the link stays). A target that is not
+    a regular file (a device, a pipe) or is read-only is refused
     (:func:`check_writable`): os.replace would have put a new file in its place.
+
+    Callers refuse an existing file at their entry (:func:`check_writable`
+    without ``overwrite``), before any work; this function does not check it
+    again. What is guaranteed: with ``overwrite=True`` the file at ``path`` is
+    replaced (:func:`os.replace`); without it, the temporary file is linked to
+    the name (:func:`os.link`, which fails if the name exists), so a file that
+    appeared since the entry's check (another process writing the same name) is
+    not replaced either: the :class:`~dpcvx.exceptions.OverwriteError` names
+    the temporary file, which keeps the content (it is not removed: the content
+    may be a release whose privacy budget was spent). On a file system without
+    hard links (FAT, some network shares) the name is tested just before
+    :func:`os.replace`, and a file made in the instant between the two is
+    replaced.
     """
-    path = check_writable(path, what)
+    path = check_writable(path, what, overwrite=True)  # what is written there, once the caller allowed the name
     descriptor, temporary = _temporary_file(path, what)
     try:
         try:
@@ -196,7 +248,12 @@ def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool =
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, _new_file_mode(path))
-        os.replace(temporary, path)
+        if overwrite:
+            os.replace(temporary, path)
+        else:
+            _link(temporary, path, what, option)
+    except OverwriteError:
+        raise  # the content stays in the temporary file, which the error names
     except OSError as error:
         _remove(temporary)
         raise FileError(f"cannot write the {what} to {path}: {error.strerror or error}; the previous "

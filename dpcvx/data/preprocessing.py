@@ -137,7 +137,7 @@ from ..validation import (
 )
 from . import transformer_api
 from .columns import MISSING_TOKENS, as_labels, as_numbers, column_arrays, common_length, marker_numbers
-from .files import atomic_write, read_json
+from .files import atomic_write, check_writable, read_json
 from .shared_level import warn_if_level_erased
 
 __all__ = ["NumericColumn", "CategoricalColumn", "PublicSchema", "paper_schema", "SCHEMA_FORMAT", "SCHEMA_VERSION"]
@@ -766,10 +766,13 @@ class PublicSchema:
             encoding="unit" if version == UNIT_VERSION else data.get("encoding", ENCODINGS[0]),
         )
 
-    def save(self, path: str | Path) -> Path:
-        """Write the schema file (JSON), atomically: a failure leaves any old file intact."""
+    def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
+        """Write the schema file (JSON), atomically: a failure leaves any old file intact. An existing file is kept
+        and refused with an :class:`~dpcvx.exceptions.OverwriteError` before anything is written, unless
+        ``overwrite=True``, which replaces it."""
+        path = check_writable(path, "schema file", overwrite=overwrite)
         text = json.dumps(self.to_dict(), indent=2) + "\n"
-        return atomic_write(path, lambda handle: handle.write(text), what="schema file")
+        return atomic_write(path, lambda handle: handle.write(text), what="schema file", overwrite=overwrite)
 
     @classmethod
     def load(cls, path: str | Path) -> PublicSchema:

@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import sparse, stats
 
-from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
+from ..data.files import atomic_write, check_writable  # every file dpcvx writes goes through the one writer
 from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning, a_value_of
 from ..limits import CANARY_MAX_ENTRIES
 from ..privacy.rng import RandomState, resolve_rng
@@ -392,11 +392,14 @@ class AuditReport:
             f"({1e3 * self.seconds_per_fit:.3g} ms each)",
         ])
 
-    def plot(self, path_or_ax: Any) -> Any:  # a file name (str or os.PathLike) or a matplotlib Axes
+    def plot(self, path_or_ax: Any, *, overwrite: bool = False) -> Any:  # a file name or a matplotlib Axes
         """Histograms of the evaluation statistics under D and D', and the test's region.
 
         ``path_or_ax`` is a file name (the figure is saved there; returns the
         path) or a matplotlib Axes (drawn into; returns it). Needs matplotlib.
+        An existing file is kept and refused with an
+        :class:`~dpcvx.exceptions.OverwriteError` before anything is drawn,
+        unless ``overwrite=True``, which replaces it.
         """
         try:
             from matplotlib.figure import Figure
@@ -407,15 +410,16 @@ class AuditReport:
             ) from error
         if isinstance(path_or_ax, (str, os.PathLike)):
             figure = Figure(figsize=(7, 4))
-            self._draw(figure.add_subplot())
-            figure.tight_layout()
             kind = Path(path_or_ax).suffix.lstrip(".").lower() or "png"
             formats = figure.canvas.get_supported_filetypes()
             if kind not in formats:  # matplotlib's bare ValueError, after the figure was drawn
                 raise InputError(f"plot writes an image, and the name {Path(path_or_ax).name!r} is no image format "
                                  f"matplotlib writes; name it .png, .svg or .pdf (one of {', '.join(sorted(formats))})")
-            atomic_write(Path(path_or_ax), lambda handle: figure.savefig(handle, format=kind), binary=True,
-                         what="audit plot")
+            path = check_writable(Path(path_or_ax), "audit plot", overwrite=overwrite)
+            self._draw(figure.add_subplot())
+            figure.tight_layout()
+            atomic_write(path, lambda handle: figure.savefig(handle, format=kind), binary=True,
+                         what="audit plot", overwrite=overwrite)
             return path_or_ax
         if not hasattr(path_or_ax, "hist"):
             raise InputError(f"plot needs a file path or a matplotlib Axes, got "

@@ -49,7 +49,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..data.files import atomic_write, file_path
+from ..data.files import atomic_write, check_writable, file_path
 from ..data.kernels import RandomFourierFeatures
 from ..data.standardiser import ColumnStandardiser, label_range
 from ..exceptions import InputError
@@ -761,18 +761,21 @@ class ReleaseReport:
         check_choice("format", format, tuple(REPORT_FORMATS))
         return self.html_page() if format == "html" else self.to_markdown()
 
-    def write(self, path: str | Path, format: str | None = None) -> Path:
+    def write(self, path: str | Path, format: str | None = None, *, overwrite: bool = False) -> Path:
         """Write the report to ``path`` (atomically); ``format`` defaults to html for a .html/.htm name and to
         markdown for a .md/.markdown/.txt name or one without a suffix; another suffix (.pdf, .docx) needs
-        ``format`` (a report.pdf holding Markdown opened as no PDF). Returns the path."""
+        ``format`` (a report.pdf holding Markdown opened as no PDF). Returns the path. An existing file is kept
+        and refused with an :class:`~dpcvx.exceptions.OverwriteError` before anything is written, unless
+        ``overwrite=True``, which replaces it."""
         path = file_path(path, "report")
         if format is None:
             format = suffix_format(path)
             if format is None:
                 raise InputError(f"the report is written as HTML or Markdown, and the name {path.name!r} says "
                                  "neither: name it .html or .md, or give the format (format='markdown' or 'html')")
+        path = check_writable(path, "report", overwrite=overwrite)
         text = self.render(format)
-        return atomic_write(path, lambda handle: handle.write(text), what="report")
+        return atomic_write(path, lambda handle: handle.write(text), what="report", overwrite=overwrite)
 
     def _repr_html_(self) -> str:  # Jupyter
         return f"<style>{_STYLE}</style>{self.to_html()}"

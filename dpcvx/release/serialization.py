@@ -46,7 +46,9 @@ exactly what was saved; it is what the writing library certified, checked
 for consistency, not a new proof.
 
 Files are written by :func:`dpcvx.data.files.atomic_write`: the old file stays
-intact unless the new one is complete.
+intact unless the new one is complete. :func:`save` never replaces an existing
+file unless called with ``overwrite=True``: a released model's file holds a
+release whose privacy budget was spent, which no refit gives back.
 
 Linear file format (``"format": "dpcvx-model"``, ``"format_version": 13``)::
 
@@ -111,7 +113,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..data.files import MAX_JSON_DEPTH, atomic_write, file_path, json_depth, json_object, read_json
+from ..data.files import MAX_JSON_DEPTH, atomic_write, check_writable, file_path, json_depth, json_object, read_json
 from ..data.preprocessing import PublicSchema
 from ..exceptions import FileError, InputError, NonPublicSchemaError
 from ..tables import repeated_names
@@ -136,8 +138,8 @@ from .tuning_record import TuningRecord, check_tuning_records, record_tuning, se
 FEATURE_NAMES = "feature_names"  # the optional top-level key of the estimator's column names
 DECISION_CUT = "decision_cut"  # the optional top-level key of a classifier's decision cut(s) (not all 0)
 
-__all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
-           "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "refuse_non_public_schema"]
+__all__ = ["save", "write_model", "load", "model_to_dict", "model_from_dict", "register_feature_map",
+           "SavedReleaseCertificate", "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "refuse_non_public_schema"]
 
 
 def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature_names: Any = None,
@@ -274,8 +276,13 @@ def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> d
                                           "kind": "kernel"})
 
 
-def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None) -> Path:
+def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None, overwrite: bool = False) -> Path:
     """Write a release (linear, multiclass, regression or kernel) to ``path`` as JSON; return the path.
+
+    An existing file at ``path`` is kept and refused with an
+    :class:`~dpcvx.exceptions.OverwriteError` (a FileExistsError) before anything is written, unless
+    ``overwrite=True``, which replaces it atomically; a file that appears while the model is written is
+    not replaced either (:func:`~dpcvx.data.files.atomic_write`).
 
     ``model`` is a release, a fitted dpcvx estimator (its release ``model_`` is written), or a
     scikit-learn ``Pipeline`` of two steps, a :class:`~dpcvx.data.preprocessing.PublicSchema` and a
@@ -300,6 +307,14 @@ def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None) ->
     loader's default ``mode="private"``. It is refused rather than dropped: a release
     file without its encoder would predict on rows nobody can reproduce.
     """
+    return write_model(model, check_writable(path, "model", overwrite=overwrite), schema=schema, overwrite=overwrite)
+
+
+def write_model(model: Any, path: Path, *, schema: PublicSchema | None = None, overwrite: bool = False,
+                option: str = "overwrite=True") -> Path:
+    """:func:`save` to a ``path`` its caller checked (:func:`~dpcvx.data.files.check_writable`, once, at its entry:
+    the command line before the fit); without ``overwrite`` a file that appeared since is not replaced (the error
+    names ``option``, the caller's way to allow it)."""
     model, schema, names, cut = _release_and_schema(model, schema)
     if schema is None:
         schema = getattr(model, "schema", None)
@@ -313,7 +328,7 @@ def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None) ->
                              f"lists can be written (the previous file, if any, is unchanged)") from None
         handle.write("\n")
 
-    return atomic_write(path, write, what="model")
+    return atomic_write(path, write, what="model", overwrite=overwrite, option=option)
 
 
 # --- reading -----------------------------------------------------------------------------
