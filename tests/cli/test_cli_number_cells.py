@@ -24,7 +24,8 @@ def fit(tmp_path, capsys, monkeypatch, reader, data, *options):
     if reader == "csv":
         monkeypatch.setitem(sys.modules, "pyarrow", None)
         monkeypatch.setitem(sys.modules, "pyarrow.csv", None)
-    code = main(["fit", data, *options, *READERS[reader], "--out", str(tmp_path / "m.json")])
+    # each fit replaces the last one's model (a test fits again to compare)
+    code = main(["fit", data, *options, *READERS[reader], "--out", str(tmp_path / "m.json"), "--overwrite"])
     return code, capsys.readouterr().err
 
 
@@ -187,7 +188,8 @@ def test_predict_reads_a_code_declared_at_fit_as_fit_did(tmp_path, capsys, monke
 
     def predicted(*options):
         out = tmp_path / "p.csv"
-        assert main(["predict", str(tmp_path / "m.json"), data, *options, *READERS[reader], "--out", str(out)]) == 0
+        assert main(["predict", str(tmp_path / "m.json"), data, *options, *READERS[reader], "--out", str(out),
+                     "--overwrite"]) == 0
         capsys.readouterr()
         return out.read_text()
 
@@ -217,7 +219,8 @@ def test_predict_reads_a_text_declared_at_fit_as_fit_did(tmp_path, capsys, monke
 
     def predicted(*options):
         out = tmp_path / "p.csv"
-        code = main(["predict", str(tmp_path / "m.json"), data, *options, *READERS[reader], "--out", str(out)])
+        code = main(["predict", str(tmp_path / "m.json"), data, *options, *READERS[reader], "--out", str(out),
+                     "--overwrite"])
         assert code == 0, capsys.readouterr().err
         capsys.readouterr()
         return out.read_text()

@@ -115,7 +115,7 @@ def test_predictions_to_a_gz_name_are_gzip_compressed(tmp_path, capsys):
     assert main(["predict", str(model), str(data), "--out", str(tmp_path / "p.csv.gz")]) == 0
     packed = (tmp_path / "p.csv.gz").read_bytes()
     assert gzip.decompress(packed) == (tmp_path / "p.csv").read_bytes()
-    assert main(["predict", str(model), str(data), "--out", str(tmp_path / "p.csv.gz")]) == 0
+    assert main(["predict", str(model), str(data), "--out", str(tmp_path / "p.csv.gz"), "--overwrite"]) == 0
     assert (tmp_path / "p.csv.gz").read_bytes() == packed
 
 

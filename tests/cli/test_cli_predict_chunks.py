@@ -137,7 +137,7 @@ def test_each_row_is_scored_once(tmp_path, monkeypatch):
     scored = _count_scored_rows(monkeypatch)
     for option in ([], ["--chunk-rows", "1000"]):
         scored.clear()
-        assert main(["predict", str(model), str(data), *option, "--out", str(tmp_path / "p.csv")]) == 0
+        assert main(["predict", str(model), str(data), *option, "--out", str(tmp_path / f"p{len(option)}.csv")]) == 0
         assert sum(scored) == ROWS
 
 

@@ -11,7 +11,8 @@ COLUMNS = ["--numeric", "x:0:1", "--epsilon", "1", "--data-norm", "1"]
 
 
 def fit(tmp_path, capsys, data, *options):
-    code = main(["fit", data, "--target", "label", *options, *COLUMNS, "--out", str(tmp_path / "m.json")])
+    code = main(["fit", data, "--target", "label", *options, *COLUMNS, "--out", str(tmp_path / "m.json"),
+                 "--overwrite"])  # each fit replaces the last one's model
     return code, capsys.readouterr().err
 
 

@@ -42,7 +42,8 @@ def table(tmp_path_factory):
 def test_each_warning_of_a_command_line_fit_is_shown_once(table, tmp_path, capsys, options, expected):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert main(["fit", str(table), *FEATURES, *options, "--out", str(tmp_path / "m.json")]) == 0
+        assert main(["fit", str(table), *FEATURES, *options, "--out", str(tmp_path / "m.json"),
+                     "--overwrite"]) == 0
     capsys.readouterr()
     assert Counter(warning.category.__name__ for warning in caught) == expected
 
@@ -58,7 +59,8 @@ def test_the_small_table_warning_names_the_widest_declared_column(tmp_path, caps
     path.write_text("shop,a,x,z,y\n" + "\n".join(f"s{shops[i]},{a[i]:.3f},0.5,0.5,{int(a[i] > 0.5)}"
                                                  for i in range(2000)))
     common = ["fit", str(path), "--target", "y", "--positive", "1", "--numeric", "a:0:1", "--epsilon", "1",
-              "--data-norm", "1", "--random-state", "0", *chunks, "--out", str(tmp_path / "m.json")]
+              "--data-norm", "1", "--random-state", "0", *chunks, "--out", str(tmp_path / "m.json"),
+              "--overwrite"]
     categories = ",".join(f"s{i}" for i in range(120))
 
     def small_table(*options):
@@ -84,7 +86,7 @@ def test_a_huber_threshold_in_the_wrong_unit_is_warned_with_the_flag_that_fixes_
     path = tmp_path / "spend.csv"
     path.write_text("a,b,t\n" + "\n".join(f"{a[i]:.3f},{b[i]:.3f},{t[i]:.1f}" for i in range(3000)) + "\n")
     common = ["fit", str(path), *FEATURES, "--target", "t", "--task", "regression", "--label-bound", "0,20000",
-              "--epsilon", "1", "--out", str(tmp_path / "m.json")]
+              "--epsilon", "1", "--out", str(tmp_path / "m.json"), "--overwrite"]
 
     def noise_warnings(loss):
         with warnings.catch_warnings(record=True) as caught:

@@ -41,7 +41,7 @@ def test_cli_reads_a_60000_column_header_in_linear_time(wide_csv, monkeypatch, c
     monkeypatch.chdir(wide_csv)
     dpcvx.PrivateERM(data_norm=1.0).verify(1)  # the one-off symbolic verification is not what is measured
     base = ["fit", "wide.csv", "--target", "income", "--positive", "yes", "--negative", "no", "--numeric",
-            "age:17:90", "--data-norm", "1", "--epsilon", "1", "--lam", "0.1", "--out", "m.json"]
+            "age:17:90", "--data-norm", "1", "--epsilon", "1", "--lam", "0.1", "--out", "m.json", "--overwrite"]
     code, seconds = timed(main, base)
     assert code == 0, capsys.readouterr().err
     assert seconds < BOUND

@@ -15,7 +15,7 @@ import dpcvx
 from dpcvx.cli import main
 from dpcvx.data import files
 from dpcvx.demo import synthetic_classification
-from dpcvx.exceptions import FileError
+from dpcvx.exceptions import FileError, OverwriteError
 from dpcvx.release import serialization
 
 OLD = b'{"previous": "content"}\n'
@@ -80,7 +80,7 @@ def test_atomic_write_writes_whole_file_with_a_plain_files_mode(tmp_path):
     os.umask(umask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~umask
     os.chmod(path, 0o640)
-    files.atomic_write(path, lambda handle: handle.write(b"\x00\x01"), binary=True)
+    files.atomic_write(path, lambda handle: handle.write(b"\x00\x01"), binary=True, overwrite=True)
     assert path.read_bytes() == b"\x00\x01" and path.stat().st_mode & 0o777 == 0o640
     only_file(tmp_path, "out.txt")
 
@@ -98,11 +98,11 @@ def test_a_full_disk_leaves_the_old_file(tmp_path, monkeypatch, model, fault):
         monkeypatch.setattr(files.os, fault, disk_full)
     with pytest.raises(FileError, match="cannot write the model to .*model.json: No space left on device; "
                                         "the previous file, if any, is unchanged"):
-        dpcvx.save(model, path)
+        dpcvx.save(model, path, overwrite=True)
     assert path.read_bytes() == OLD
     only_file(tmp_path, "model.json")
     monkeypatch.undo()
-    dpcvx.save(model, path)  # and a later save works
+    dpcvx.save(model, path, overwrite=True)  # and a later save works
     assert dpcvx.load(path).coef_.tolist() == model.coef_.tolist()
     only_file(tmp_path, "model.json")
 
@@ -125,7 +125,7 @@ def test_a_value_json_cannot_hold_leaves_the_old_file(tmp_path, monkeypatch, mod
 
     monkeypatch.setattr(serialization, "model_to_dict", with_bad_value)
     with pytest.raises(dpcvx.InputError, match="the model cannot be saved"):
-        dpcvx.save(model, path)
+        dpcvx.save(model, path, overwrite=True)
     assert path.read_bytes() == OLD
     only_file(tmp_path, "model.json")
 
@@ -138,7 +138,7 @@ def test_nan_weights_are_not_saved(tmp_path, model):
     broken = dpcvx.PrivateModel(np.zeros(4), 0.0, model.classes_, model.rows, model.certificate)
     broken.coef_ = np.array([np.nan, 0, 0, 0])  # set after the checks: the writer still refuses it
     with pytest.raises(dpcvx.InputError, match="Out of range float values are not JSON compliant"):
-        dpcvx.save(broken, path)
+        dpcvx.save(broken, path, overwrite=True)
     assert path.read_bytes() == OLD
     only_file(tmp_path, "model.json")
 
@@ -153,7 +153,7 @@ def test_an_interrupt_or_bug_in_the_content_propagates_and_cleans_up(tmp_path, e
         raise error("stop")
 
     with pytest.raises(error):
-        files.atomic_write(path, half)
+        files.atomic_write(path, half, overwrite=True)
     assert path.read_bytes() == OLD
     only_file(tmp_path, "x.csv")
 
@@ -178,7 +178,7 @@ def test_a_target_that_is_not_a_writable_regular_file_is_left_as_it_is(tmp_path,
     os.chmod(read_only, 0o444)
     kept = read_only.read_bytes()
     with pytest.raises(FileError, match="the file is read-only, and writing would replace it"):
-        dpcvx.save(model, read_only)
+        dpcvx.save(model, read_only, overwrite=True)
     assert read_only.read_bytes() == kept and stat.S_IMODE(os.stat(read_only).st_mode) == 0o444
     os.mkfifo(tmp_path / "pipe")
     with pytest.raises(FileError, match="not a regular file"):
@@ -193,7 +193,10 @@ def test_a_symbolic_link_is_written_through_and_kept(tmp_path, model):
     target = tmp_path / "target.json"
     target.write_text("{}")
     (tmp_path / "latest.json").symlink_to(target)
-    assert dpcvx.save(model, tmp_path / "latest.json") == target
+    with pytest.raises(OverwriteError, match="target.json: the file exists"):  # the link's target is kept
+        dpcvx.save(model, tmp_path / "latest.json")
+    assert target.read_text() == "{}"
+    assert dpcvx.save(model, tmp_path / "latest.json", overwrite=True) == target
     assert (tmp_path / "latest.json").is_symlink() and dpcvx.load(tmp_path / "latest.json").coef_.tolist() == \
         model.coef_.tolist()
 
@@ -234,14 +237,14 @@ def listing(directory):
 def test_predict_out_is_atomic_under_a_full_disk(predict_setup, monkeypatch, capsys):
     before = listing(predict_setup)
     fail_after(monkeypatch, 50)
-    assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv"]) == 3
+    assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv", "--overwrite"]) == 3
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "No space left on device" in err and "unchanged" in err
     assert (predict_setup / "predictions.csv").read_bytes() == OLD
     assert listing(predict_setup) == before
     monkeypatch.undo()
     monkeypatch.chdir(predict_setup)
-    assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv"]) == 0
+    assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv", "--overwrite"]) == 0
     assert (predict_setup / "predictions.csv").read_text().count("\n") == 201
 
 
@@ -252,7 +255,7 @@ def test_predict_error_leaves_the_old_predictions(predict_setup, monkeypatch, ca
         raise dpcvx.InputError("X has 3 features after the feature map; the model expects 2")
 
     monkeypatch.setattr(dpcvx.PrivateModel, "decision_function", failing)
-    assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv"]) == 3
+    assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv", "--overwrite"]) == 3
     assert "the model expects 2" in capsys.readouterr().err
     assert (predict_setup / "predictions.csv").read_bytes() == OLD and listing(predict_setup) == before
 
@@ -268,7 +271,7 @@ def test_predict_writer_bug_leaves_the_old_predictions(predict_setup, monkeypatc
 
     monkeypatch.setattr(commands, "_write_predictions", half)
     with pytest.raises(ZeroDivisionError):  # a bug is not an input error: it propagates, file intact
-        main(["predict", "model.json", "new.csv", "--out", "predictions.csv"])
+        main(["predict", "model.json", "new.csv", "--out", "predictions.csv", "--overwrite"])
     assert (predict_setup / "predictions.csv").read_bytes() == OLD and listing(predict_setup) == before
 
 
@@ -276,7 +279,8 @@ def test_fit_out_is_atomic(predict_setup, monkeypatch, capsys):
     (predict_setup / "train.csv").write_text("a,b,y\n" + "".join(f"{i / 100},{1 - i / 100},{'p' if i % 2 else 'n'}\n"
                                                                 for i in range(100)))
     args = ["fit", "train.csv", "--target", "y", "--positive", "p", "--negative", "n", "--numeric", "a:0:1",
-            "--numeric", "b:0:1", "--data-norm", "1", "--epsilon", "1", "--lam", "0.01", "--out", "model.json"]
+            "--numeric", "b:0:1", "--data-norm", "1", "--epsilon", "1", "--lam", "0.01", "--out", "model.json",
+            "--overwrite"]
     old_model = (predict_setup / "model.json").read_bytes()
     before = listing(predict_setup)
     monkeypatch.setattr(files.os, "fsync", disk_full)
@@ -299,7 +303,7 @@ def test_demo_plot_is_atomic(tmp_path, monkeypatch):
     path.write_bytes(OLD)
     monkeypatch.setattr(files.os, "fsync", disk_full)
     with pytest.raises(FileError, match="cannot write the plot"):
-        plot_demo(result, path)
+        plot_demo(result, path, overwrite=True)
     assert path.read_bytes() == OLD
     only_file(tmp_path, "plot.png")
     monkeypatch.undo()

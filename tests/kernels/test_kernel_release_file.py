@@ -86,7 +86,7 @@ def test_edited_kernel_files_are_refused(releases, tmp_path, change, message):
 
 def test_edited_round_parameters_are_refused(releases, tmp_path):
     for name, key in (("TDIL", "threshold"), ("PINP", "answer_noise")):
-        data = json.loads(dpcvx.save(releases[name], tmp_path / "release.json").read_text())
+        data = json.loads(dpcvx.save(releases[name], tmp_path / "release.json", overwrite=True).read_text())
         data["certificate"]["calibration"][key] *= 0.5
         (tmp_path / "edited.json").write_text(json.dumps(data))
         with pytest.raises(dpcvx.InputError, match=f"calibration.{key}: recorded"):

@@ -73,10 +73,10 @@ def test_the_command_line_takes_the_library_range_of_lam(tmp_path, capsys, regre
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the estimators' warnings of 200 rows
         for lam in (LAM_MAX, LAM_MIN):
-            assert main([*options, "--lam", repr(lam), "--out", str(tmp_path / "m.json")]) == 0
+            assert main([*options, "--lam", repr(lam), "--out", str(tmp_path / "m.json"), "--overwrite"]) == 0
         capsys.readouterr()
         for text in (repr(math.nextafter(LAM_MAX, math.inf)), repr(math.nextafter(LAM_MIN, 0.0))):
-            assert main([*options, "--lam", text, "--out", str(tmp_path / "m.json")]) == 2
+            assert main([*options, "--lam", text, "--out", str(tmp_path / "m.json"), "--overwrite"]) == 2
             assert "is outside the range [1e-150, 1e+150]" in capsys.readouterr().err
     assert check_lam("lam", 0, allow_zero=True) == 0.0
     with pytest.raises(InputError, match="lam must be finite and positive"):

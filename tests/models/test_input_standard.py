@@ -319,7 +319,7 @@ def _cli(capsys, *args) -> tuple[int, str]:
 
 def test_the_cli_refuses_a_delta_not_below_one_over_n_unless_allowed(csv_file, tmp_path, capsys):
     fit = ["fit", csv_file, "--numeric", "a:0:1", "--numeric", "b:0:1", "--target", "y", "--positive", "1",
-           "--data-norm", "1", "--epsilon", "1", "--lam", "0.01", "--out", tmp_path / "model.json"]
+           "--data-norm", "1", "--epsilon", "1", "--lam", "0.01", "--out", tmp_path / "model.json", "--overwrite"]
     code, err = _cli(capsys, *fit, "--delta", "0.5")
     assert code != 0 and "is not below 1/n = 0.005 (n = 200)" in err and "--allow-large-delta" in err
     assert not (tmp_path / "model.json").exists()

@@ -23,7 +23,7 @@ def _fit_and_load(tmp_path, regularizer=None, mechanism="objective"):
     learner = dpcvx.PrivateERM(losses.logistic(), data_norm=1.0, lam=0.1,
                                **({"regularizer": regularizer} if regularizer else {}))
     model = learner.fit(X, y, epsilon=1.0, mechanism=mechanism, random_state=0)
-    return model, dpcvx.load(dpcvx.save(model, tmp_path / "model.json"))
+    return model, dpcvx.load(dpcvx.save(model, tmp_path / "model.json", overwrite=True))
 
 
 @pytest.mark.parametrize("mechanism", ["objective", "output"])

@@ -104,7 +104,7 @@ def test_only_a_fitted_classifier_has_a_cut_and_one_vs_rest_has_k():
 
 def _binary_file(tmp_path):
     estimator = DPLogisticRegression(threshold=0.3, random_state=0).fit(X, Y)
-    return json.loads(dpcvx.save(estimator, tmp_path / "model.json").read_text())
+    return json.loads(dpcvx.save(estimator, tmp_path / "model.json", overwrite=True).read_text())
 
 
 @pytest.mark.parametrize("value, message", [

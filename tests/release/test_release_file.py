@@ -86,7 +86,8 @@ def test_cli_fit_files_of_neighbouring_csvs_differ_only_in_privatised_values(tmp
             code = main(["fit", f"{side}.csv", "--target", "income", "--positive", ">50K", "--negative", "<=50K",
                          "--numeric", "age:17:90", "--categorical", "sex:Female,Male", "--numeric", "hours:1:99",
                          "--epsilon", "1", "--lam", "1e-2", "--data-norm", "1", "--fit-intercept",
-                         "--mechanism", mechanism, "--random-state", "7", "--out", f"{side}.json"])
+                         "--mechanism", mechanism, "--random-state", "7", "--out", f"{side}.json",
+                         "--overwrite"])  # each mechanism's files replace the last one's
             out = capsys.readouterr()
             assert code == 0, out.err
             for statistic in ("iterations", "residual", "seconds"):  # nothing measured on the data is printed

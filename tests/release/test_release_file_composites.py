@@ -193,7 +193,8 @@ def _tuned_pair(learner, X, y, X2, y2, epsilon, seed, folder, **options) -> list
             warnings.simplefilter("ignore")
             result = dpcvx.tune(learner, features, target, {"lam": [1e-3, 1e-1]}, epsilon=epsilon,
                                 random_state=seed, **options)
-        saved.append(json.loads(dpcvx.save(result.model, folder / f"tuned{len(saved)}.json").read_text()))
+        path = dpcvx.save(result.model, folder / f"tuned{len(saved)}.json", overwrite=True)  # saved again per call
+        saved.append(json.loads(path.read_text()))
     return saved
 
 

@@ -26,7 +26,7 @@ def model(data):
 
 
 def saved(model, tmp_path, **kwargs) -> dict:
-    path = dpcvx.save(model, tmp_path / "model.json", **kwargs)
+    path = dpcvx.save(model, tmp_path / "model.json", overwrite=True, **kwargs)  # a scratch file, saved again
     return json.loads(path.read_text())
 
 

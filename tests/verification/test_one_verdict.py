@@ -112,7 +112,7 @@ def test_the_four_entry_points_give_one_verdict(data, workdir, monkeypatch, caps
                       "--negative", "no", *[arg for j in range(D) for arg in ("--numeric", f"x{j}:-0.5:0.5")],
                       "--loss", loss, "--regularizer", f"{name}.py", "--mechanism", mechanism, "--epsilon", "1",
                       "--delta", str(delta), "--lam", "0.1", "--data-norm", "1", "--random-state", "0",
-                      "--out", "out.json")
+                      "--out", "out.json", "--overwrite")  # each delta's model replaces the last one's
         assert (code == 0) == expected, (code, delta)
     code, printed = cli(monkeypatch, capsys, workdir, "verify", "--loss", loss, "--regularizer", f"{name}.py",
                         "--mechanism", mechanism, "--dim", D)
