@@ -65,6 +65,9 @@ print(f"working in {out_dir}\n")
 write_sample("adult-sample.csv")
 labels = ("--target", "income", "--positive", ">50K", "--negative", "<=50K")
 privacy = ("--epsilon", "1", "--lam", "1e-3", "--fit-intercept")
+# The files below are this example's own, in its own directory: --overwrite replaces those an earlier run into the same
+# --out DIRECTORY wrote (without it, dpcvx keeps an existing file and refuses, before any work).
+again = ("--overwrite",)
 
 assert dpcvx("verify", "--loss", "huber:h=0.5").returncode == 0
 assert dpcvx("verify", "--loss", "logistic", "--allow-estimates", "--strict", "--mechanism", "output").returncode == 0
@@ -72,17 +75,18 @@ assert dpcvx("verify", "--loss", "logistic", "--allow-estimates", "--strict", "-
 # The features on the command line: public bounds and categories.
 flags = dpcvx("fit", "adult-sample.csv", *labels, "--numeric", "age:17:90", "--numeric", "education-num:1:16",
               "--numeric", "hours-per-week:1:99", "--categorical", "sex:Female,Male",
-              *privacy, "--data-norm", "1", "--out", "model.json")
+              *privacy, "--data-norm", "1", "--out", "model.json", *again)
 assert flags.returncode == 0
 
 # The same columns from the documented public Adult domains (dpcvx.data.uci_domains), in a schema file.
 schema = adult_schema(constant_feature=False)
-PublicSchema(tuple(c for c in schema.columns if c.name in COLUMNS), norm=1.0).save("adult-schema.json")
+columns = tuple(c for c in schema.columns if c.name in COLUMNS)
+PublicSchema(columns, norm=1.0).save("adult-schema.json", overwrite=True)
 from_file = dpcvx("fit", "adult-sample.csv", *labels, "--schema", "adult-schema.json", "--loss", "huber:h=0.5",
-                  *privacy, "--out", "model-schema.json")
+                  *privacy, "--out", "model-schema.json", *again)
 assert from_file.returncode == 0
 
-assert dpcvx("predict", "model.json", "adult-sample.csv", "--out", "predictions.csv").returncode == 0
+assert dpcvx("predict", "model.json", "adult-sample.csv", "--out", "predictions.csv", *again).returncode == 0
 with open("predictions.csv", newline="") as handle, open("adult-sample.csv", newline="") as truth:
     pairs = list(zip(csv.DictReader(handle), csv.DictReader(truth), strict=True))
 accuracy = np.mean([p["prediction"] == t["income"] for p, t in pairs])

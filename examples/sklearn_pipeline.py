@@ -58,8 +58,9 @@ print(f"test accuracy: {pipeline.score(rows_test, y_test):.3f}")
 print("P(y = 1) for three test rows:", pipeline.predict_proba(rows_test[:3])[:, 1].round(3))
 print(classifier.certificate_)
 
-# Save the release with its public schema; the loaded model predicts identically.
-path = dpcvx.save(classifier.model_, out_dir / "sklearn-model.json", schema=schema)
+# Save the release with its public schema; the loaded model predicts identically. overwrite=True: a run into the same
+# --out DIRECTORY replaces the model an earlier run saved (without it, an existing file is kept and refused).
+path = dpcvx.save(classifier.model_, out_dir / "sklearn-model.json", schema=schema, overwrite=True)
 loaded = dpcvx.load(path)
 assert np.array_equal(loaded.predict(loaded.schema.transform(rows_test)), pipeline.predict(rows_test))
 print(f"saved to {path}; the loaded model's predictions are identical")

@@ -16,6 +16,7 @@ from ..exceptions import (
     FileError,
     InputError,
     NumericRangeError,
+    OverwriteError,
     SolverError,
     UsageError,
 )
@@ -57,6 +58,11 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "a file cannot be read or written, or is not what it must be (encoding, JSON, format, "
              "a model file that fails validation)",
              "dpcvx: input error: model file missing.json does not exist; check the path"),
+    ExitCode(OverwriteError, EXIT_INPUT, "input error",
+             "an output (--out, --plot) names an existing file and --overwrite was not given: the file is kept, "
+             "refused before any work (a fit is not charged)",
+             "dpcvx: input error: cannot write the model to /home/me/keep.csv: the file exists, and it is kept; "
+             "choose another path, or pass --overwrite to replace it"),
     ExitCode(NumericRangeError, EXIT_INPUT, "input error",
              "public parameters too extreme to compute the constants or the calibration in floating point",
              "dpcvx: input error: the public parameters (epsilon = 1, delta = 0, lam = 0.001, R = 1) are too "
