@@ -147,7 +147,7 @@ def test_huber_widths(workdir, monkeypatch, capsys, width):
 @given(which=st.sampled_from(["--n", "--seed", "--draws"]), value=NUMBERS)
 def test_demo_arguments(workdir, monkeypatch, capsys, tmp_path, which, value):
     plot = tmp_path / "demo.png"
-    code, out, err = run(["demo", which, value, "--plot", plot], workdir, monkeypatch, capsys)
+    code, out, err = run(["demo", which, value, "--plot", plot, "--overwrite"], workdir, monkeypatch, capsys)
     if code != 0:
         assert code == 2 and which in err, err
     else:
@@ -175,8 +175,8 @@ def test_csv_bytes(workdir, monkeypatch, capsys, content):
         assert np.all(np.isfinite(dpcvx.load(workdir / "out.json").coef_))
         (workdir / "out.json").unlink()
     before = (workdir / "predictions.csv").read_bytes()
-    code, out, _ = run(["predict", "model.json", "generated.csv", "--out", "predictions.csv"], workdir,
-                       monkeypatch, capsys)
+    code, out, _ = run(["predict", "model.json", "generated.csv", "--out", "predictions.csv", "--overwrite"],
+                       workdir, monkeypatch, capsys)
     if code != 0:
         assert (workdir / "predictions.csv").read_bytes() == before
     else:
@@ -247,8 +247,8 @@ def test_tampered_model_files(workdir, model_text, monkeypatch, capsys, data):
         X = model.schema.transform({"age": np.array(["30"]), "sex": np.array(["Male"]), "hours": np.array(["40"])})
         assert np.all(np.isfinite(model.decision_function(X)))
     before = (workdir / "predictions.csv").read_bytes()
-    code, _, err = run(["predict", "tampered.json", "train.csv", "--out", "predictions.csv"], workdir,
-                       monkeypatch, capsys)
+    code, _, err = run(["predict", "tampered.json", "train.csv", "--out", "predictions.csv", "--overwrite"],
+                       workdir, monkeypatch, capsys)
     if code != 0:
         assert code == 3 and "tampered.json" in err
         assert (workdir / "predictions.csv").read_bytes() == before

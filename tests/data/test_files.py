@@ -307,7 +307,7 @@ def test_demo_plot_is_atomic(tmp_path, monkeypatch):
     assert path.read_bytes() == OLD
     only_file(tmp_path, "plot.png")
     monkeypatch.undo()
-    assert plot_demo(result, path).read_bytes().startswith(b"\x89PNG")
+    assert plot_demo(result, path, overwrite=True).read_bytes().startswith(b"\x89PNG")
     only_file(tmp_path, "plot.png")
 
 

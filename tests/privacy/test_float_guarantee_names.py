@@ -107,7 +107,7 @@ def _edit_first_name(data: Any, replacement: str) -> bool:
 @pytest.mark.slow
 def test_an_edited_guarantee_name_is_refused_on_load(releases, tmp_path):
     for name, release in releases.items():
-        path = dpcvx.save(release, tmp_path / "release.json")
+        path = dpcvx.save(release, tmp_path / "release.json", overwrite=True)  # each release in turn
         named = named_guarantee(dpcvx.load(path).certificate)
         assert named is named_guarantee(release.certificate), name
         other = next(member for member in FloatGuarantee if member is not named)
