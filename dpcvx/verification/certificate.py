@@ -199,6 +199,16 @@ class Certificate:
             text = self._answers[key] = f"{theorem.citation}: {theorem.grants}" + (f". {note}" if note else "")
         return text
 
+    @cached_property
+    def one_signed_slope(self) -> bool:
+        """Whether l' is PROVED to have one sign on all of R (the ``slope_sign`` condition passed, symbolic or
+        validated; never an estimate): the Gaussian objective perturbation is then calibrated by the one-sign profile
+        of docs/theory.md, section 12.3. False without the condition (a certificate, or a model file, from before it
+        existed) or when it is not proved: the general profile, valid for every loss. The one rule the fit's
+        calibration and a model file's reader both apply."""
+        item = self.by_name.get("slope_sign")
+        return item is not None and item.passed is True and item.method in ("symbolic", "validated")
+
     @property
     def piecewise_twice_differentiable(self) -> bool:
         item = self.condition("twice_differentiability")

@@ -31,6 +31,10 @@ from .deadline import MIN_CALL_SECONDS, Budget, DeadlineResult
 from .exact import beyond_doubles, magnitude_text, plain
 from .loss_declaration import (
     LOSS_CONDITIONS,
+    NON_DECREASING,
+    NON_INCREASING,
+    SIGN_CHANGE,
+    SLOPE_SIGN,
     SYMBOLIC_SECONDS,
     cvxpy_evaluator,
     declared_loss,
@@ -184,7 +188,7 @@ class LossAnalyser:
             if self.symbolic is None:
                 self.validated_note = f"no validated bound: {self.translation_error}"
                 return self._proof
-            on_item, close = self._reporter(4, "validated bounds")
+            on_item, close = self._reporter(len(validated.FACTS), "validated bounds")
             symbolic = self.symbolic
             try:
                 result, note = self._run(
@@ -420,6 +424,47 @@ class LossAnalyser:
                              f"for floating point; {note}", f"{unbounded_fix}; {_TOO_LARGE_FIX}")
         return Condition(name, description, True, value, "estimate", note)
 
+    def slope_sign(self) -> Condition:
+        """Whether l' has one sign on all of R: l'(z) <= 0 for every z (a non-increasing margin loss: logistic, the
+        smoothed hinges) or l'(z) >= 0. Proved symbolically (the exact extremes of l' that L is taken from), else by
+        validated bounds (interval arithmetic: inf of -l', or of l', proved >= 0); never estimated. Not a condition of
+        any theorem: when it holds, the Gaussian objective perturbation is calibrated by the tighter profile of
+        docs/theory.md, section 12.3 (the shift set of neighbours is a segment [0, L v], not [-L v, L v]); otherwise
+        (not proved, or l' changes sign) by the general one, which is always valid."""
+        name, description = SLOPE_SIGN
+        general = "; the Gaussian objective perturbation uses the general profile (docs/theory.md, section 12.3)"
+        extremes = self._fact("slope")
+        if extremes is not None:
+            lowest, highest = extremes
+            if highest.is_extended_nonpositive:
+                return Condition(name, description, True, NON_INCREASING, "symbolic",
+                                 f"sup l'(z) over R = {number_text(highest)} (exact)")
+            if lowest.is_extended_nonnegative:
+                return Condition(name, description, True, NON_DECREASING, "symbolic",
+                                 f"inf l'(z) over R = {number_text(lowest)} (exact)")
+            if lowest.is_extended_negative and highest.is_extended_positive:
+                return Condition(name, description, False, SIGN_CHANGE, "symbolic",
+                                 "l' takes both signs (its exact infimum over R is negative, its supremum positive)"
+                                 + general)
+        bounds = self._proved("sign1")
+        if bounds is not None:
+            falling, rising = bounds
+            if falling.witness is None and falling.lower >= 0:
+                return Condition(name, description, True, NON_INCREASING, "validated",
+                                 f"interval enclosures of l' are <= 0 on every box of R ({falling.boxes} boxes)"
+                                 + self.after_sympy())
+            if rising is not None and rising.witness is None and rising.lower >= 0:
+                return Condition(name, description, True, NON_DECREASING, "validated",
+                                 f"interval enclosures of l' are >= 0 on every box of R ({rising.boxes} boxes)"
+                                 + self.after_sympy())
+            if falling.witness is not None and rising is not None and rising.witness is not None:
+                return Condition(name, description, False, SIGN_CHANGE, "validated",
+                                 f"l'({falling.witness:.6g}) > 0 and l'({rising.witness:.6g}) < 0 (interval "
+                                 "arithmetic)" + general)
+        reasons = self.translation_error or "; ".join(filter(None, (self.sympy_note, self.validated_note)))
+        return Condition(name, description, None, None, "none",
+                         f"not proved ({reasons or 'no proof'}); never estimated" + general)
+
     def conditions(self) -> tuple[Condition, ...]:
         declaration = Condition("declaration", "loss(z) is a scalar CVXPY expression of z", True,
                                 "ok", "given", str(self.expression))
@@ -435,6 +480,7 @@ class LossAnalyser:
             second,
             self.bound("lipschitz", 1, True),
             self.bound("curvature", 2, first.passed is True, first.method),
+            self.slope_sign(),
         )
 
     def derivative_code(self, conditions: tuple[Condition, ...]) -> tuple[str, str, str] | None:

@@ -21,7 +21,8 @@ from .problem import Loss
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
     import cvxpy as cp
 
-__all__ = ["LOSS_CONDITIONS", "SYMBOLIC_SECONDS", "UnfixedConstant", "CONSTANT_FIX", "check_constants",
+__all__ = ["LOSS_CONDITIONS", "SLOPE_SIGN", "NON_INCREASING", "NON_DECREASING", "SIGN_CHANGE",
+           "SYMBOLIC_SECONDS", "UnfixedConstant", "CONSTANT_FIX", "check_constants",
            "check_time_limit", "cvxpy_evaluator", "declared_loss", "pending_conditions", "loss_at_zero", "loss_value",
            "violated_constraints"]
 
@@ -173,12 +174,19 @@ def violated_constraints(expression: cp.Expression, variable: cp.Variable,
     return found
 
 
+#: The loss's condition that l' has one sign (:meth:`~.loss_analysis.LossAnalyser.slope_sign`): no theorem needs it;
+#: proved, it lets the Gaussian objective perturbation use the tighter profile (docs/theory.md, section 12.3). Its
+#: values: l' <= 0 everywhere, l' >= 0 everywhere, or l' takes both signs.
+SLOPE_SIGN = ("slope_sign", "l'(z) has one sign on R (l' <= 0 everywhere, or l' >= 0)")
+NON_INCREASING, NON_DECREASING, SIGN_CHANGE = "l' <= 0", "l' >= 0", "changes sign"
+
 LOSS_CONDITIONS = (
     ("convexity", "l is convex"),
     ("differentiability", "l is continuously differentiable (C^1)"),
     ("twice_differentiability", "l is twice differentiable (C^2)"),
     ("lipschitz", "L = sup |l'(z)| is finite"),
     ("curvature", "c = sup |l''(z)| is finite"),
+    SLOPE_SIGN,
 )
 
 

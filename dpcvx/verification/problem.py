@@ -181,6 +181,18 @@ class VerifiedProblem:
             for item in self.certificate.conditions)
         return replace(self, certificate=replace(self.certificate, conditions=conditions))
 
+    def of_residuals(self) -> VerifiedProblem:
+        """The problem of a regression, whose loss is one of the residual r = w^T x - y, not of the margin: its
+        ``slope_sign`` condition (if any) not used, so that the Gaussian objective perturbation keeps the general
+        profile (docs/theory.md, section 12.3: the one-sign profile is applied to margin losses only)."""
+        conditions = tuple(
+            replace(item, passed=None, value=None, method="none",
+                    detail=f"not used for a loss of the residual ({item.detail}): the one-sign profile is applied "
+                           "to margin losses only; the Gaussian objective perturbation uses the general profile",
+                    fix="")
+            if item.name == "slope_sign" else item for item in self.certificate.conditions)
+        return replace(self, certificate=replace(self.certificate, conditions=conditions))
+
     # -- constants, rounded safely --------------------------------------------------
 
     @functools.cached_property

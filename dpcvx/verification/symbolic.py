@@ -339,7 +339,7 @@ class Failed:
     reason: str
 
 
-FACT_NAMES = ("domain", "jumps", "convexity", "sup1", "sup2")
+FACT_NAMES = ("domain", "jumps", "convexity", "sup1", "sup2", "slope")
 
 
 @dataclass(frozen=True)
@@ -352,7 +352,9 @@ class LossFacts:
     * ``domain``: sup over R of each domain-constraint expression (tuple);
     * ``jumps``: (jumps of l, of l', of l'') at the breakpoints;
     * ``convexity``: (inf l'', whether l' only jumps up, jumps of l);
-    * ``sup1``, ``sup2``: sup |l'| and sup |l''| over R.
+    * ``sup1``, ``sup2``: sup |l'| and sup |l''| over R;
+    * ``slope``: (inf l', sup l') over R, the extremes ``sup1`` is taken from (whether l' has one sign:
+      docs/theory.md, section 12.3). A result cached before this fact existed has none: :class:`Failed`.
     """
 
     domain: object
@@ -360,6 +362,7 @@ class LossFacts:
     convexity: object
     sup1: object
     sup2: object
+    slope: object
 
     @classmethod
     def from_items(cls, items: Iterable[tuple[str, object]], missing: str) -> LossFacts:
@@ -401,3 +404,4 @@ def loss_facts(expression: sp.Expr, symbol: sp.Symbol,
         lambda: (function.extremes(2)[0], function.upward_jumps_only(1), function.jumps(0)))
     yield "sup1", _attempt(lambda: function.supremum_abs(1))
     yield "sup2", _attempt(lambda: function.supremum_abs(2))
+    yield "slope", _attempt(lambda: function.extremes(1))

@@ -258,7 +258,7 @@ def smoothness(expression: sp.Expr, symbol: sp.Symbol, budget: int = BOX_BUDGET,
 # --- the worker entry point -------------------------------------------------------------------
 
 
-FACTS = ("smoothness", "inf2", "sup1", "sup2")
+FACTS = ("smoothness", "inf2", "sup1", "sup2", "sign1")
 
 
 def validated_facts(expression: sp.Expr, symbol: sp.Symbol, wanted: tuple[str, ...] = FACTS,
@@ -266,8 +266,10 @@ def validated_facts(expression: sp.Expr, symbol: sp.Symbol, wanted: tuple[str, .
     """Yield (name, result) for each wanted fact; results are plain picklable dataclasses.
 
     ``smoothness`` -> :class:`Smoothness`; ``sup1``/``sup2`` -> :class:`SupBound` of
-    |l'| and |l''|; ``inf2`` -> :class:`InfBound` of l''. A fact that cannot be
-    enclosed yields a string, the reason.
+    |l'| and |l''|; ``inf2`` -> :class:`InfBound` of l''; ``sign1`` -> (the :class:`InfBound` of -l',
+    the :class:`InfBound` of l' or None): l' <= 0 on R is proved when the first's ``lower`` is >= 0 and it
+    has no witness, else l' >= 0 when the second's is (it is computed only when the first is not proved).
+    A fact that cannot be enclosed yields a string, the reason.
     """
     deadline = None if seconds is None else time.monotonic() + seconds
     smooth = smoothness(expression, symbol, budget, deadline)
@@ -283,6 +285,9 @@ def validated_facts(expression: sp.Expr, symbol: sp.Symbol, wanted: tuple[str, .
     for name in wanted:
         if name == "smoothness":
             continue
+        if name == "sign1":
+            yield name, _slope_sign(expression, symbol, budget, deadline)
+            continue
         order = 1 if name == "sup1" else 2
         try:
             enclosure = Enclosure(sp.diff(expression, symbol, order), symbol)
@@ -293,5 +298,20 @@ def validated_facts(expression: sp.Expr, symbol: sp.Symbol, wanted: tuple[str, .
             yield name, infimum(enclosure, budget, deadline)
         else:
             yield name, sup_abs(enclosure, budget, deadline=deadline)
+
+def _slope_sign(expression: sp.Expr, symbol: sp.Symbol, budget: int,
+                deadline: float | None) -> tuple[InfBound, InfBound | None] | str:
+    """(inf of -l' over R, inf of l' over R or None): branch and bound on validated enclosures
+    (:func:`~.enclosure.infimum`), the second only when the first does not prove l' <= 0; the reason when l' has no
+    enclosure."""
+    try:
+        first = sp.diff(expression, symbol)
+        falling = infimum(Enclosure(-first, symbol), budget, deadline)
+        if falling.witness is None and falling.lower >= 0:
+            return falling, None
+        return falling, infimum(Enclosure(first, symbol), budget, deadline)
+    except NotEnclosable as error:
+        return str(error)
+
 
 mpmath.iv.prec = 53

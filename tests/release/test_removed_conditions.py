@@ -41,6 +41,10 @@ def test_every_condition_removed_is_refused(saved, mechanism, tmp_path):
     assert len(conditions) >= 10
     path = tmp_path / "edited.json"
     for index in range(len(conditions)):
+        if conditions[index]["name"] == "slope_sign":
+            # no theorem's condition: it decides only a Gaussian objective perturbation's profile, whose file is
+            # refused without it (tests/privacy/test_one_sign_profile.py); a file from before it lacks it and loads
+            continue
         edited = copy.deepcopy(data)
         del edited["certificate"]["verification"]["conditions"][index]
         edited[DIGEST] = file_digest(edited)  # resealed: the checks of the conditions refuse it, not the digest
