@@ -446,7 +446,9 @@ class PrivateERM(ConstructorParameters):
         """The verified problem at the fitted dimension (the one verification of a fit).
 
         A regression over a constraint set with sup ||w|| <= W takes L over the residuals
-        it can reach, |r| <= W R + B (:mod:`dpcvx.verification.bounded_residual`).
+        it can reach, |r| <= W R + B (:mod:`dpcvx.verification.bounded_residual`); a regression's
+        loss of the residual does not use the one-sign profile
+        (:meth:`~dpcvx.verification.problem.VerifiedProblem.of_residuals`).
         """
         loss = self.loss
         if self._regression and takes_prediction_and_label(loss):
@@ -454,6 +456,8 @@ class PrivateERM(ConstructorParameters):
         problem = verify_problem(loss, self.regularizer, dim=dim, strict=self.strict,
                                  allow_estimates=self.allow_estimates, time_limit=self.time_limit,
                                  progress=progress, constraints=self.constraints)
+        if self._regression:  # a loss of the residual: the one-sign profile is for margin losses only
+            problem = problem.of_residuals()
         if self._regression and not any(bound is None or erm_inputs.is_private(bound)
                                         for bound in (self.label_bound, self.data_norm)):
             weight_bound = None if problem.constraint_set is None else problem.constraint_set.norm_bound()

@@ -320,6 +320,7 @@ class FitPlan:
                self.mean_weight, self.rows.effective_norm_bound, self._comparator(), self.regression,
                problem.lipschitz, problem.strong_convexity,
                problem.curvature if problem.certificate.curvature is not None else None, problem.dim, problem.kst12,
+               problem.certificate.one_signed_slope,
                ball.radius if ball is not None and ball.kind == "ball" else None, self.solver.budgeted(problem),
                None if self.start is None else self.start.tobytes())
         choice = _RULE_CHOICES.get(key)

@@ -36,6 +36,7 @@ from scipy.stats import chi
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
+from ..validation import check_flag
 from ..verification.verdict import Mechanism
 from .calibrate import (
     OUTPUT_COVER,
@@ -52,7 +53,7 @@ from .calibration import Noise, NoiseMoments, PublicFacts, Record, recorded
 from .gaussian import analytic_gaussian_multiplier, analytic_gaussian_sigma
 from .neighbours import Neighbours
 from .noise import gaussian_moments, grid_record, sample_gaussian
-from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian
+from .objective_gaussian import RDP_OBJECTIVE, GaussianObjectiveCalibration, calibrate_objective_gaussian
 from .privacy_curve import EPSILON_DELTA, GAUSSIAN, CurvePart, PrivacyCurve, fit_after_draws_part
 
 __all__ = [
@@ -62,6 +63,8 @@ __all__ = [
     "gaussian_output_perturbation",
     "gaussian_noise_rounding_floor",
     "ReleaseCalibration",
+    "LOSS_SLOPE",
+    "ONE_SIGNED",
 ]
 
 AMP_GAUSSIAN_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019) with the "
@@ -69,6 +72,11 @@ AMP_GAUSSIAN_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S
 
 
 KST12_PROBLEMS = "a constraint set or a non-smooth regularizer: the KST12 analysis only"
+
+#: The calibration record's field that states the loss's slope was proved to have one sign, and its one value (written
+#: only then: a record without it, every file written before it existed included, was calibrated by the general
+#: profile of docs/theory.md, section 12.3).
+LOSS_SLOPE, ONE_SIGNED = "loss_slope", "one-signed"
 
 
 def gaussian_noise_rounding_floor(sigma: float, d: int) -> float:
@@ -110,10 +118,21 @@ class GaussianObjectivePerturbation(GriddedRelease):
     release_grid: float | None = None
     smooth_unconstrained: bool = True
     weight_norm: float | None = None
+    #: l' proved to have one sign on R (the verified certificate's ``one_signed_slope``): the one-sign profile
+    one_signed_slope: bool = False
 
     @property
     def neighbours(self) -> Neighbours:
         return self.objective.neighbours
+
+    @property
+    def profile(self) -> str:
+        """The profile of docs/theory.md, section 12.3 that calibrated sigma, in words (KST12: none of them)."""
+        if self.objective.analysis != RDP_OBJECTIVE:
+            return "KST12's constants (no profile of section 12.3)"
+        if self.objective.monotone_loss:
+            return "the one-sign profile of section 12.3 (l' proved to have one sign: certificate condition slope_sign)"
+        return "the general profile of section 12.3 (valid whatever the sign of l')"
 
     @property
     def relation(self) -> Neighbours:
@@ -133,7 +152,7 @@ class GaussianObjectivePerturbation(GriddedRelease):
 
     def describe(self) -> str:
         return (f"calibration ({self.objective.analysis}, {self.relation.value}): Gaussian sigma = {self.sigma:.6g} "
-                f"(sum form), Delta = {self.extra_reg:.6g}, objective share (eps, delta) = "
+                f"(sum form) by {self.profile}, Delta = {self.extra_reg:.6g}, objective share (eps, delta) = "
                 f"({self.objective.epsilon:.6g}, {self.objective.delta:.3g}); approximate-minimiser "
                 f"noise sigma_2 = {self.amp_sigma:.3g} for ({self.amp_epsilon:.3g}, {self.amp_delta:.3g})")
 
@@ -142,7 +161,7 @@ class GaussianObjectivePerturbation(GriddedRelease):
         calibration = gaussian_objective_perturbation(
             recorded(record, "n"), recorded(record, "lam"), recorded(record, "epsilon"), recorded(record, "delta"),
             recorded(record, "c"), smooth_unconstrained=record.get("problem_class") != KST12_PROBLEMS,
-            weight_norm=record.get("weight_norm"), **_common(record))
+            weight_norm=record.get("weight_norm"), one_signed_slope=_recorded_slope(record), **_common(record))
         return calibration.gridded(record)
 
     @property
@@ -197,7 +216,20 @@ class GaussianObjectivePerturbation(GriddedRelease):
             # KST12 problems (constraint set or non-smooth regularizer): only the KST12 analysis applies
             **({} if self.smooth_unconstrained else {"problem_class": KST12_PROBLEMS}),
             **({} if self.weight_norm is None else {"weight_norm": self.weight_norm}),
+            # l' proved one-signed: the one-sign profile (a record without the field: the general one)
+            **({LOSS_SLOPE: ONE_SIGNED} if self.one_signed_slope else {}),
         }
+
+
+def _recorded_slope(record: Record) -> bool:
+    """Whether a record states the one-sign profile (``loss_slope``: ``"one-signed"``); absent: the general profile
+    (a file written before the field existed); any other value is refused."""
+    if LOSS_SLOPE not in record:
+        return False
+    if record[LOSS_SLOPE] != ONE_SIGNED:
+        raise InputError(f"{LOSS_SLOPE} must be {ONE_SIGNED!r} (l' proved to have one sign) or absent, got "
+                         f"{record[LOSS_SLOPE]!r}")
+    return True
 
 
 @dataclass(frozen=True)
@@ -300,26 +332,32 @@ def gaussian_objective_perturbation(n: int, lam: float, epsilon: float, delta: f
                                     L: float, R: float, m: float, tol: float, dim: int,
                                     neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
                                     smooth_unconstrained: bool = True,
-                                    weight_norm: float | None = None) -> GaussianObjectivePerturbation:
+                                    weight_norm: float | None = None,
+                                    one_signed_slope: bool = False) -> GaussianObjectivePerturbation:
     """Calibrate (epsilon, delta) objective perturbation for a problem verified for Theorem 2's conditions.
 
     ``smooth_unconstrained=False`` (a constraint set or a non-smooth regularizer: KST12's
     conditions) leaves only the KST12 analysis; ``weight_norm`` is a public scale of
     ||w*|| for the utility proxy that chooses Delta (needed when m Lam = 0; it never
-    enters the privacy analysis).
+    enters the privacy analysis). ``one_signed_slope``: the verifier proved l'(z) <= 0
+    for every z (or >= 0; :attr:`~dpcvx.verification.certificate.Certificate.one_signed_slope`),
+    so the profile of docs/theory.md, section 12.3 is the one-sign one (add/remove:
+    delta = G_S(e); replace-one: min(G_2S(e) + 2 G_S(e), D)) rather than the general one
+    (F_S(e); min(F_2S(e) + F_sqrt2S(e), D)); False is always valid.
     """
     tol = check_tol(tol)
+    one_signed = check_flag("one_signed_slope", one_signed_slope)
     share = amp_share(tol, n)
     amp_epsilon, amp_delta = round_down(epsilon * share), round_down(delta * share)
     objective = calibrate_objective_gaussian(
         round_down(epsilon - amp_epsilon), round_down(delta - amp_delta), n=n, dim=dim, lipschitz=L,
         smoothness=c, norm_bound=R, lam_m=round_down(m * lam),
-        smooth_unconstrained=smooth_unconstrained,
+        smooth_unconstrained=smooth_unconstrained, monotone_loss=one_signed,
         neighbours=Neighbours.parse(neighbours), weight_norm=weight_norm)
     return GaussianObjectivePerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, c=c, L=L, R=R, m=m,
                                          tol=tol, dim=dim, objective=objective, amp_epsilon=amp_epsilon,
                                          amp_delta=amp_delta, smooth_unconstrained=smooth_unconstrained,
-                                         weight_norm=weight_norm)
+                                         weight_norm=weight_norm, one_signed_slope=one_signed)
 
 
 def gaussian_output_perturbation(n: int, lam: float, epsilon: float, delta: float, *,

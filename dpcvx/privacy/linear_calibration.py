@@ -34,7 +34,9 @@ def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: f
                      ) -> tuple[ReleaseCalibration, dict[str, Any]]:
     """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, the public bound R, Lam and tol.
 
-    delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
+    delta > 0 selects the Gaussian forms (docs/theory.md, section 12); the objective one takes the certificate's
+    proof that l' has one sign (:attr:`~dpcvx.verification.certificate.Certificate.one_signed_slope`: the one-sign
+    profile of section 12.3, else the general one) from the same verified problem, never re-derived.
     """
     certificate = problem.certificate
     objective = Mechanism.of(mechanism) is Mechanism.OBJECTIVE
@@ -43,7 +45,8 @@ def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: f
         if objective:
             gaussian = gaussian_objective_perturbation(
                 n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
-                smooth_unconstrained=not problem.kst12, weight_norm=weight_scale(problem, L, R, lam))
+                smooth_unconstrained=not problem.kst12, weight_norm=weight_scale(problem, L, R, lam),
+                one_signed_slope=certificate.one_signed_slope)
             constants = {"L": certificate.lipschitz, "c": certificate.curvature,
                          "m": certificate.strong_convexity}
             return gaussian, constants

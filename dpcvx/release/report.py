@@ -299,6 +299,9 @@ CALIBRATION_WORDS = {
     "objective_epsilon": "the (epsilon, delta) share of the objective's noise",
     "objective_delta": "the delta of the objective's noise",
     "jacobian_epsilon": "the part of epsilon the Jacobian term of the analysis uses",
+    "loss_slope": ("one-signed: the verifier proved that l' has one sign (l' <= 0 everywhere, or l' >= 0), so sigma "
+                   "comes from the tighter one-sign profile (docs/theory.md, section 12.3); without it, the general "
+                   "profile"),
     "amp_epsilon": "the part of epsilon that covers the solver's gap (approximate minima perturbation)",
     "amp_delta": "the part of delta that covers the solver's gap",
     "amp_sensitivity": "the sensitivity of the solver's gap",

@@ -18,6 +18,7 @@ from ...data.files import json_object
 from ...data.standardiser import histogram_label_range
 from ...exceptions import InputError
 from ...losses import LOGISTIC_TEXT, has_probabilities
+from ...privacy.calibrate_gaussian import LOSS_SLOPE, ONE_SIGNED, GaussianObjectivePerturbation
 from ...privacy.calibration import LinearCalibration
 from ...privacy.column_histogram import (
     HISTOGRAM_DEPTH,
@@ -227,8 +228,9 @@ def _recomputable(step: Callable[[dict], Any], calibration: dict) -> Any:
 
 
 def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
-                 effective_norm_bound: float, delta: float) -> LinearCalibration:
-    """The recorded calibration, checked field by field against the library's own recomputation."""
+                 effective_norm_bound: float, delta: float, verification: Certificate) -> LinearCalibration:
+    """The recorded calibration, checked field by field against the library's own recomputation; a Gaussian
+    objective perturbation's profile against the verified conditions (:func:`_check_slope`)."""
     calibration = item["calibration"]
     if not isinstance(calibration, dict):
         raise InputError(f"certificate.calibration must be an object, got {type(calibration).__name__}")
@@ -277,7 +279,23 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
         if not (safe and math.isclose(used, certified, rel_tol=1e-12, abs_tol=0.0)):
             raise InputError(f"certificate.calibration.{key} is {used!r} but the certified constant "
                              f"{key} is {certified!r}; the file has been edited")
+    if kind is GaussianObjectivePerturbation:
+        _check_slope(calibration, verification)
     return read_linear(calibration)
+
+
+def _check_slope(calibration: dict, verification: Certificate) -> None:
+    """Refuse a Gaussian objective perturbation whose record states the one-sign profile (``loss_slope``) when its
+    verified conditions do not prove l' of one sign, or the general profile when they do: a fit uses the one-sign
+    profile exactly when its certificate proves it (:attr:`~dpcvx.verification.certificate.Certificate.
+    one_signed_slope`). A file written before the fact existed holds neither, and reads as the general profile. The
+    record's sigma is then recomputed with the profile it states (:func:`.calibration_record.read_linear`)."""
+    stated = LOSS_SLOPE in calibration
+    if stated != verification.one_signed_slope:
+        raise InputError(f"certificate.calibration {'states' if stated else 'does not state'} {LOSS_SLOPE} "
+                         f"{ONE_SIGNED!r} (the one-sign profile of docs/theory.md, section 12.3), but the verified "
+                         f"condition slope_sign {'does not prove' if stated else 'proves'} that l' has one sign; "
+                         "the file has been edited")
 
 
 def _constants(data: Any) -> tuple[Constants, dict]:
@@ -353,7 +371,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     if "R" in values and values["R"] != effective:
         raise InputError(f"certificate.constants.R is {values['R']!r} but the effective norm bound is "
                          f"{effective!r}; the file has been edited")
-    calibration = _calibration(item, mechanism, epsilon, values, effective, delta)
+    calibration = _calibration(item, mechanism, epsilon, values, effective, delta, verification)
     records = {key: _private_bound(key, data.get(key), data.get(stated)) for key, stated in
                (("private_bound", "data_norm"), ("private_label_bound", "label_bound"))}
     statistics = column_statistics_record(data.get("column_statistics"))

@@ -124,6 +124,15 @@ curve, where version 15 recorded the (eps_fit, delta) pair: the release's sigma 
 the drawn values give, so that Gaussian covers it for every drawn value (docs/theory.md, 'Private norm bounds'), and a
 ledger composes it with its other Gaussians in closed form (ten such releases at delta 1e-5: epsilon 10 -> 3.13). The
 step records the Gaussian for the pair of such a version 15 certificate: the same release, a tighter statement.
+
+Format version 17 lets the calibration of a Gaussian objective perturbation state that its sigma was calibrated by the
+one-sign profile of docs/theory.md, section 12.3 (``"loss_slope": "one-signed"``, written only then), which a fit
+uses exactly when its certificate's verified condition ``slope_sign`` proves that l' has one sign on R (the
+reader refuses a record whose statement and condition disagree, and recomputes sigma with the profile stated). A
+version 16 dpcvx calibrated every loss by the general profile and wrote neither, so its step changes the version only
+and makes the digest of a file as dpcvx wrote it again: such a file loads with the general profile, as written.
+Tested on a logistic Gaussian objective perturbation written as version 16 (``tests/release/fixtures/format16``),
+whose loss a fit of this dpcvx calibrates by the one-sign profile.
 """
 
 from __future__ import annotations
@@ -426,8 +435,17 @@ def _gaussian_after_draws(certificate: Any) -> None:
         parts[-1] = fit_after_draws_part(fit["epsilon"], fit["delta"], gaussian=True).to_dict()
 
 
+def _from_16(data: dict) -> dict:
+    """Version 16 -> 17: the version only (a version 16 Gaussian objective perturbation was calibrated by the general
+    profile, which a record without ``loss_slope`` states); the digest of a file that is as dpcvx wrote it is made
+    again of the new version (of any other, kept: it is refused)."""
+    upgraded_, _ = _bumped(data, 16)
+    _digest_made_again(data, upgraded_)
+    return upgraded_
+
+
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
-          12: _from_12, 13: _from_13, 14: _from_14, 15: _from_15}
+          12: _from_12, 13: _from_13, 14: _from_14, 15: _from_15, 16: _from_16}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
