@@ -10,9 +10,9 @@ Families written down before any run (the held-out one before the development ru
   label_bound (-2000, 8000); "mixed": 10 flags at p ~ U(0.05, 0.25) and 8 columns U(0, 10) declared (0, 10);
   "unit": the flags with encoding="unit"; epsilon in {0.7, 1.5, 3}, data seeds 101, 102, noise seed 5.
 
-For each cell: ridge on the raw columns, DPLinearRegression() at its defaults, whether SlowDescentWarning fired and the
-shortfall it read, and DPHuberRegressor() at the same epsilon and bounds (the warning's advice). Test R^2 on 2,000
-held-back rows. Run: python -m benchmarks.descent_reach [dev|held]
+For each cell: ridge on the raw columns, DPLinearRegression() at its defaults, whether SlowDescentWarning fired, and
+DPHuberRegressor() at the same epsilon and bounds (the warning's advice). Test R^2 on 2,000 held-back rows.
+Run: python -m benchmarks.descent_reach [dev|held]
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import warnings
 import numpy as np
 
 import dpcvx
-import dpcvx.models.linear_regression as lr
 from benchmarks.common import RESULTS_DIR, RunRecord, write_markdown
 from dpcvx.exceptions import SlowDescentWarning
 
@@ -73,16 +72,7 @@ def main(which: str) -> None:
     record = RunRecord("benchmarks.descent_reach")
     tables, epsilons, seeds = ((dev_tables(), (0.5, 1, 2, 4), (0, 1)) if which == "dev"
                                else (held_tables(), (0.7, 1.5, 3), (5,)))
-    shortfalls: list[float] = []
-    original = lr.descent_shortfall
-
-    def spy(*args, **kwargs):
-        shortfalls.append(original(*args, **kwargs))
-        return shortfalls[-1]
-
-    lr.descent_shortfall = spy
-    lines = ["| table | epsilon | ridge | default | warned | shortfall | DPHuberRegressor |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| table | epsilon | ridge | default | warned | DPHuberRegressor |", "|---|---|---|---|---|---|"]
     warned: list[tuple[float, float]] = []  # (default, the advice) in the cells that warned
     for name, X, bounds, y, label_bound, encoding in tables:
         schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"c{j}", lo, hi) for j, (lo, hi) in enumerate(bounds)),
@@ -96,18 +86,16 @@ def main(which: str) -> None:
             for seed in seeds:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    shortfalls.clear()
                     est = dpcvx.DPLinearRegression(epsilon=eps, label_bound=label_bound, random_state=seed).fit(Z, yy)
                 fired = any(issubclass(w.category, SlowDescentWarning) for w in caught)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     hub = dpcvx.DPHuberRegressor(epsilon=eps, label_bound=label_bound, random_state=seed).fit(Z, yy)
-                short = shortfalls[0] if shortfalls else float("nan")
                 default, advice = r2(yt, est.predict(Zt)), r2(yt, hub.predict(Zt))
                 if fired:
                     warned.append((default, advice))
                 lines.append(f"| {name} | {eps} | {base:.3f} | {default:.3f} | {'yes' if fired else ''} | "
-                             f"{short:.3f} | {advice:.3f} |")
+                             f"{advice:.3f} |")
                 print(lines[-1], flush=True)
     cells = len(lines) - 2
     summary = [f"{cells} cells, {len(warned)} warned."]

@@ -267,7 +267,7 @@ def _project() -> list[dict]:
 
     cells: list[dict] = []
     for name, rep in itertools.product(regression_family.NAMES, range(2)):
-        table, train, test, _, _ = regression_family._draw(name, rep)
+        table, train, test, _, _ = regression_family.draw(name, rep)
         cells += _cells(f"family {name}", {"X": table.X, "y": table.y, "raw": table.Z, "train": train, "test": test,
                                            "label": table.label_range}, (0.3, 1.0, 3.0), rep)
     for name, split in itertools.product(("heavy", "prices", "wages500", "rents", "claims", "energy", "trips",

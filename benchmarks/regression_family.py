@@ -128,7 +128,7 @@ def _estimator(contender: str, epsilon: float, label_range: tuple[float, float],
     return kind(epsilon=share * epsilon, label_bound=label_range, random_state=seed, **options)
 
 
-def _draw(name: str, rep: int) -> tuple[Table, np.ndarray, np.ndarray, float, float]:
+def draw(name: str, rep: int) -> tuple[Table, np.ndarray, np.ndarray, float, float]:
     """(table, train, test, the trivial predictor's R^2, the reference's) of draw ``rep`` of ``name``."""
     table = make(name, SEED + 100 * NAMES.index(name) + rep)
     order = common.generator(SEED, rep).permutation(table.X.shape[0])
@@ -141,7 +141,7 @@ def _draw(name: str, rep: int) -> tuple[Table, np.ndarray, np.ndarray, float, fl
 def run(args: argparse.Namespace) -> dict:
     cells: list[dict] = []
     for name, rep in itertools.product(args.tables, range(args.reps)):
-        table, train, test, low, high = _draw(name, rep)
+        table, train, test, low, high = draw(name, rep)
         assert table.label_range is not None
         for epsilon in EPSILONS:
             gaps, warned = {}, {}

@@ -972,8 +972,12 @@ def _write_predictions(handle: IO[str], model: Release, groups: Iterable[np.ndar
         scores = model.decision_function(rows)
         predictions = model.predictions(scores)
         if scores.ndim == 2:  # multiclass: the predicted class's score, that of the largest s_c - t_c (its cuts t)
-            cut = scores - model.decision_cut  # type: ignore[attr-defined]  # a multiclass release
-            decisions = scores[np.arange(len(scores)), np.argmax(cut, axis=1)]
+            cuts = model.decision_cut  # type: ignore[attr-defined]  # a multiclass release
+            if np.any(cuts):
+                cut = scores - cuts
+                decisions = scores[np.arange(len(scores)), np.argmax(cut, axis=1)]
+            else:  # the default cuts 0: no copy of the block's scores (the chunked read's memory)
+                cut, decisions = scores, scores.max(axis=1)
         else:
             decisions = scores
         probabilities = np.empty((len(predictions), 0))

@@ -175,12 +175,12 @@ class PrivateMulticlassModel(Release):
         return self.classes_[np.argmax(self._cut_scores(scores), axis=1)]
 
     def _cut_scores(self, scores: np.ndarray) -> np.ndarray:
-        """``scores`` (n, k) checked, minus the cuts (a new array)."""
+        """``scores`` (n, k) checked, minus the cuts (a new array when a cut is not 0; ``scores`` itself otherwise)."""
         scores = real_values("scores", scores)
         if scores.ndim != 2 or scores.shape[1] != len(self.classes_):
             raise InputError(f"scores must be an (n, {len(self.classes_)}) array of decision values, one column per "
                              f"class, got shape {scores.shape}")
-        return scores - self.decision_cut
+        return scores - self.decision_cut if np.any(self.decision_cut) else scores  # no copy at the default cuts 0
 
     def score_rows(self, width: int) -> int | None:
         """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""
