@@ -739,7 +739,7 @@ class AdaSSPPlan:
 
 
 def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shift: float,
-             rng: np.random.Generator, owner: str = "PrivateLinearRegression") -> np.ndarray:
+             rng: np.random.Generator, owner: str) -> np.ndarray:
     """Noisy gradient descent on clipped residuals (:mod:`dpcvx.privacy.gradient_descent`, steps 1-4) on the rows
     ``rows`` maps (clipped onto R_eff, the intercept column appended) and the labels y - c clipped onto [-B', B']
     (B' the calibration's label bound): the noisy top eigenvalue sets the curvature Lambda, then T steps

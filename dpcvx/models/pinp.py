@@ -271,11 +271,19 @@ class PINP(TrainingSetLearner):
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Answers to the rows of X, queried in order."""
         self._session()
-        rows = self._check_queries(X, "X")  # every row checked before the first is answered
+        return self._answer_rows(self._check_queries(X, "X"))  # every row checked before the first is answered
+
+    def _answer_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The answers to ``rows``, checked by :meth:`_check_queries`, queried in order."""
         return np.array([self.query(row) for row in rows])
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+        self._session()
+        return self._labels(self._check_queries(X, "X"))
+
+    def _labels(self, rows: np.ndarray) -> np.ndarray:
+        """+1 where the answer to a checked row is >= 0, else -1."""
+        return np.where(self._answer_rows(rows) >= 0, 1.0, -1.0)
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
         """Accuracy of the answers to the rows of X (queried in order), weighted by ``sample_weight`` when given
@@ -285,5 +293,4 @@ class PINP(TrainingSetLearner):
         rows = self._check_queries(X, "X")
         labels = as_labels(y, rows.shape[0])
         weights = scoring_weights(sample_weight, rows.shape[0])
-        predictions = self.predict(rows)
-        return weighted_share(predictions == labels, weights)
+        return weighted_share(self._labels(rows) == labels, weights)
