@@ -252,6 +252,11 @@ class InfBound:
     boxes: int
     reason: str = ""
 
+    @property
+    def nonnegative(self) -> bool:
+        """Whether g >= 0 on R is proved: the lower bound is >= 0 and no point was found where g < 0."""
+        return self.witness is None and self.lower >= 0
+
 
 def sup_abs(enclosure: Enclosure, budget: int = BOX_BUDGET, rtol: float = RTOL,
             deadline: float | None = None) -> SupBound:

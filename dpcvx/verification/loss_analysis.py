@@ -449,11 +449,11 @@ class LossAnalyser:
         bounds = self._proved("sign1")
         if bounds is not None:
             falling, rising = bounds
-            if falling.witness is None and falling.lower >= 0:
+            if falling.nonnegative:
                 return Condition(name, description, True, NON_INCREASING, "validated",
                                  f"interval enclosures of l' are <= 0 on every box of R ({falling.boxes} boxes)"
                                  + self.after_sympy())
-            if rising is not None and rising.witness is None and rising.lower >= 0:
+            if rising is not None and rising.nonnegative:
                 return Condition(name, description, True, NON_DECREASING, "validated",
                                  f"interval enclosures of l' are >= 0 on every box of R ({rising.boxes} boxes)"
                                  + self.after_sympy())

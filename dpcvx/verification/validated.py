@@ -114,7 +114,7 @@ def _dominant_piece(expression: sp.Expr, symbol: sp.Symbol, budget: int,
         except NotEnclosable:
             return None
         result = infimum(gap, budget, deadline)
-        if result.witness is None and result.lower >= 0:
+        if result.nonnegative:
             piece = sign * winner
             return (expression.xreplace({node: piece}),
                     f"{node} = {piece} on all of R (the difference of its pieces is proved >= 0)")
@@ -307,7 +307,7 @@ def _slope_sign(expression: sp.Expr, symbol: sp.Symbol, budget: int,
     try:
         first = sp.diff(expression, symbol)
         falling = infimum(Enclosure(-first, symbol), budget, deadline)
-        if falling.witness is None and falling.lower >= 0:
+        if falling.nonnegative:
             return falling, None
         return falling, infimum(Enclosure(first, symbol), budget, deadline)
     except NotEnclosable as error:
