@@ -194,7 +194,7 @@ def tune(
                 refusal.args = (refusal.args[0].rstrip(".") + note, *refusal.args[1:])
             raise
     regression = isinstance(setup.score, ClippedSquaredError)  # the learners' task, as the score was resolved
-    declared = setup.learners[setup.candidates.index(result.params)]
+    declared = setup.learners[result.certificate.selected_index]  # the selected candidate
     warn_on_tuned(result.model, X, y, regression, declared_label_range(declared) if regression else None)
     return result
 

@@ -249,6 +249,9 @@ class ProcedureCertificate(Protocol):
     @property
     def delta(self) -> float: ...
 
+    @property
+    def selected_index(self) -> int: ...
+
     def to_dict(self) -> dict: ...
 
 
