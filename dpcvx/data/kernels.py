@@ -373,24 +373,39 @@ def kernel_from_dict(data: dict) -> Kernel:
 ROUNDING_SLACK = 1e-9
 
 
-def feature_scaling(kernel: Kernel, X: np.ndarray) -> np.ndarray:
-    """Per-row factors s_i = min(1, R_phi / ||phi(x_i)||) that enforce ||s_i phi(x_i)|| <= R_phi.
+# k(x, x) above this is taken as beyond floating point: a Gram entry k(x, x') of such a row may overflow (|k(x, x')|
+# <= sqrt(k(x, x) k(x', x')) only up to rounding)
+LARGEST_DIAGONAL = float(np.finfo(float).max) / 4
 
-    The scaled kernel is s_i s_j k(x_i, x_j). Warns (:class:`~dpcvx.exceptions.ClippingWarning`,
+
+def feature_scaling(kernel: Kernel, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows the Gram matrix is computed on and per-row factors s_i that enforce ||s_i phi(x_i)|| <= R_phi.
+
+    s_i = min(1, R_phi / ||phi(x_i)||); the scaled kernel is s_i s_j k(x_i, x_j). A row whose k(x, x) is beyond
+    ``LARGEST_DIAGONAL`` (the linear kernel at ||x|| above about 1e154, the cubic one above about 1e51) has no
+    finite feature norm in floating point: it maps to the zero feature (s_i = 0, and the row itself is replaced by
+    zeros, so no product with it overflows to inf and 0 * inf to NaN). Both are functions of the row alone, as the
+    sensitivity analysis needs (docs/theory.md, section 11, K1). Warns (:class:`~dpcvx.exceptions.ClippingWarning`,
     for the curator's eyes only) when some row exceeds the bound by more than rounding
     (:func:`~dpcvx.data.notes.warn_clipped`: a fit shows it once its checks have passed, and its training-rows check
     says first when most rows were scaled).
     """
-    norms = np.sqrt(np.maximum(kernel.diagonal(X), 0.0))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is what the test below is for
+        diagonal = kernel.diagonal(X)
+    finite = diagonal <= LARGEST_DIAGONAL  # False for inf and NaN too
+    norms = np.sqrt(np.maximum(np.where(finite, diagonal, 0.0), 0.0))
     bound = kernel.feature_bound
     scaled = norms > bound
-    beyond_rounding = norms > bound * (1 + ROUNDING_SLACK)  # rows normalised to the bound are not news
+    beyond_rounding = (norms > bound * (1 + ROUNDING_SLACK)) | ~finite  # rows normalised to the bound are not news
     if np.any(beyond_rounding):
         clipped = int(beyond_rounding.sum())
         warn_clipped(f"NOT PRIVATE: do not publish (a count read off the training data): "
                      f"{clipped} of {len(norms)} training rows have ||phi(x)|| above the public "
                      f"bound R_phi = {bound:g} and were scaled down to it in feature space", clipped, len(norms))
-    return np.where(scaled, bound / np.where(scaled, norms, 1.0), 1.0)
+    factors = np.where(scaled, bound / np.where(scaled, norms, 1.0), 1.0)
+    if np.all(finite):
+        return X, factors
+    return np.where(finite[:, None], X, 0.0), np.where(finite, factors, 0.0)
 
 
 BLOCK_ENTRIES = 2**22  # kernel entries evaluated at once (32 MB)

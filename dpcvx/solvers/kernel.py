@@ -636,7 +636,7 @@ class KernelERM:
         _check_scale(loss, lam, kernel.feature_bound)
         self.kernel, self.loss, self.lam = kernel, loss, lam
         self.n, self.n_features = X.shape
-        scaling = feature_scaling(kernel, X)
+        X, scaling = feature_scaling(kernel, X)  # a row beyond floating point is the zero feature
         self.nystrom = None if landmarks is None else NystromFeatures(kernel, landmarks)
         gram: GramOperator
         # a two-piece loss whose margins no public constant lets reach its kink is solved in closed form: no shifted

@@ -134,11 +134,32 @@ def test_feature_scaling_enforces_the_public_bound_and_warns():
     kernel = PolynomialKernel(2, 1.0)
     X = np.array([[0.5, 0.0], [3.0, 4.0], [0.0, 1.0]])
     with pytest.warns(ClippingWarning, match="1 of 3"):
-        scaling = feature_scaling(kernel, X)
+        rows, scaling = feature_scaling(kernel, X)
+    assert rows is X  # every row's k(x, x) is finite: the rows as given
     scaled_norms = scaling * np.sqrt(kernel.diagonal(X))
     assert np.all(scaled_norms <= kernel.feature_bound * (1 + 1e-12))
     assert scaling[0] == 1.0 and scaling[2] == 1.0
     assert scaled_norms[1] == pytest.approx(kernel.feature_bound)
+
+
+@pytest.mark.parametrize(("kernel", "far"), [(LinearKernel(1.0), 1e154), (LinearKernel(1.0), 1e160),
+                                             (LinearKernel(1.0), 1e300),
+                                             (PolynomialKernel(3, 1.0), 1e52)])
+def test_a_row_beyond_floating_point_maps_to_the_zero_feature(kernel, far):
+    """k(x, x) of the far row overflows (or is within a factor 4 of the largest float): its factor is 0 and the row
+    is replaced by zeros, so the scaled Gram matrix s_i s_j k(x_i, x_j) is finite, the far row's entries 0 and the
+    others as without it (a per-row map: the sensitivity analysis holds; 0 * inf gave NaN and a failed solve)."""
+    X = np.array([[0.5, 0.0], [far, 0.0], [0.0, 1.0]])
+    with pytest.warns(ClippingWarning, match="1 of 3"):
+        rows, scaling = feature_scaling(kernel, X)
+    assert scaling[1] == 0.0 and np.all(rows[1] == 0.0) and np.all(rows[[0, 2]] == X[[0, 2]])
+    gram = scaling[:, None] * kernel.gram(rows, rows) * scaling[None, :]
+    assert np.all(np.isfinite(gram))
+    assert np.all(gram[1] == 0.0) and np.all(gram[:, 1] == 0.0)
+    kept = [0, 2]
+    _, alone = feature_scaling(kernel, X[kept])
+    expected = alone[:, None] * kernel.gram(X[kept], X[kept]) * alone[None, :]
+    np.testing.assert_array_equal(gram[np.ix_(kept, kept)], expected)
 
 
 def test_make_kernel_needs_public_parameters():

@@ -9,13 +9,14 @@ measured on the private data live only in ``diagnostics_``, marked NOT PRIVATE.
 """
 
 import dataclasses
+import warnings
 import json
 
 import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.exceptions import DPCVXError
+from dpcvx.exceptions import DPCVXError, DPCVXWarning
 from dpcvx.models.pinp import PINP
 from dpcvx.models.release_audit import release_diff
 from dpcvx.models.tddl import TDDL
@@ -270,3 +271,51 @@ def test_a_solve_that_cannot_reach_gamma_is_refused_after_the_charge(monkeypatch
     with pytest.raises(dpcvx.SolverError):
         learner.fit(X, y, 1.0, Z=X[:10], random_state=0, accountant=accountant)
     assert accountant.spent.epsilon == 1.0 and learner.predictor_ is None
+
+
+# -- a row beyond floating point -----------------------------------------------------------
+
+
+def far_neighbour(X, far):
+    """X with row 0 replaced by a row whose k(x, x) overflows (n unchanged)."""
+    X2 = X.copy()
+    X2[0] = 0.0
+    X2[0, 0] = far
+    return X2
+
+
+FAR_FITS = {
+    "TDDL linear": lambda X, y, Z, accountant: TDDL("linear", lam=0.01, input_bound=1.0).fit(
+        X, y, 1.0, Z=Z, random_state=3, accountant=accountant),
+    "TDDL cubic": lambda X, y, Z, accountant: TDDL("poly", lam=0.01, input_bound=1.0).fit(
+        X, y, 1.0, Z=Z, random_state=3, accountant=accountant),
+    "TDDL cubic, span of Z": lambda X, y, Z, accountant: TDDL("poly", lam=0.01, input_bound=1.0, span="public").fit(
+        X, y, 1.0, Z=Z, random_state=3, accountant=accountant),
+    "TDIL linear": lambda X, y, Z, accountant: TDIL("linear", lam=0.01, input_bound=1.0).fit(
+        X, y, 1.0, 1e-6, random_state=3, accountant=accountant),
+    "PINP linear": lambda X, y, Z, accountant: PINP("linear", lam=0.01, input_bound=1.0, max_queries=len(Z)).fit(
+        X, y, 1.0, 1e-6, random_state=3, accountant=accountant),
+}
+
+
+@pytest.mark.parametrize("far", [1e160, 1e300])
+@pytest.mark.parametrize("name", list(FAR_FITS))
+def test_a_far_row_beyond_floating_point_releases_as_its_neighbour_does(name, far):
+    """A training row whose k(x, x) overflows (||x|| 1e160 under the linear kernel) maps to the zero feature: the fit
+    releases as on its neighbour, charged once, with finite answers. It was charged and then refused with a
+    SolverError (0 * inf = NaN in the scaled Gram matrix), where its neighbour released: a refusal that told the two
+    apart with certainty, and spent the budget."""
+    X, y = circle_task(200, 11, d=3)
+    Z, _ = circle_task(10, 12, d=3)
+    releases = []
+    for rows in (X, far_neighbour(X, far)):
+        accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DPCVXWarning)  # the curator's clipping note on the far row
+            release = FAR_FITS[name](rows, y, Z, accountant)
+        assert len(accountant.ledger) == 1
+        answers = release.decision_function(Z)
+        assert np.all(np.isfinite(answers))
+        releases.append(release)
+    if not isinstance(releases[0], PINP):
+        assert release_diff(*releases) == []
