@@ -47,6 +47,30 @@ def test_spent_after_100_gaussian_charges_is_the_closed_form_and_fast():
     assert warm < 0.05 and cold < 1.0, (cold, warm)  # the benchmark records the times (benchmarks/accounting_cli)
 
 
+def test_a_charge_with_a_large_delta_can_lower_spent_epsilon_as_the_docstring_says():
+    """The module docstring's example, computed: four Gaussian releases at (0.5, 1e-6), then a fifth at (0.1, 1e-2),
+    read at the summed delta (it claimed a fifth (3, 1e-3)-DP charge left epsilon 0.589, which no composition
+    holding a (3, 1e-3)-DP mechanism can be)."""
+    from dpcvx.privacy import accountant as module
+    from dpcvx.privacy.gaussian import analytic_gaussian_multiplier
+
+    accountant = PrivacyAccountant(epsilon=10.0, delta=0.5)
+    four = [analytic_gaussian_multiplier(0.5, 1e-6)] * 4
+    for z in four:
+        accountant.spend(0.5, 1e-6, curve=gaussian(z))
+    before = accountant.spent
+    fifth = analytic_gaussian_multiplier(0.1, 1e-2)
+    accountant.spend(0.1, 1e-2, curve=gaussian(fifth))
+    after = accountant.spent
+    assert after.delta == pytest.approx(1e-2 + 4e-6, rel=1e-12)
+    exact = mu_gdp_epsilon([*four, fifth], after.delta)
+    assert exact <= after.epsilon <= exact * (1 + 1e-9)
+    assert after.epsilon < before.epsilon
+    text = " ".join(module.__doc__.split())
+    assert before.delta == pytest.approx(4e-6, rel=1e-12)
+    assert f"spent ({before.epsilon:.3f}, 4e-6)" in text and f"left ({after.epsilon:.3f}, {after.delta:.6f})" in text
+
+
 def test_each_charge_composes_only_its_own_parts(monkeypatch):
     grown = []
     original = Composition.plus
