@@ -612,11 +612,12 @@ def _fit_usage(args: argparse.Namespace) -> tuple[PublicSchema | None, losses.Ma
     _check_layout(args)
     loss = _catalogue_loss(args)
     kind = _fit_kind(args, loss)
-    if _given(args) and args.classes is not None and len(args.classes) > 2:
-        raise UsageError(f"{', '.join(_given(args))} set options of a binary classifier; more than two --classes "
-                         "are fitted one-vs-rest, which takes none: leave them out, or fit a rare class against the "
-                         "rest as a binary classifier, --positive CLASS --others-negative (with --class-weight "
-                         "balanced)")
+    if args.class_weight is not None and args.classes is not None and len(args.classes) > 2:
+        raise UsageError("--class-weight weighs the two sides of a binary classifier; more than two --classes are "
+                         "fitted one-vs-rest, which takes no weights: leave it out; on imbalanced classes use "
+                         "--class-prior private with --threshold prior (each class's fit draws its own private count "
+                         "at epsilon / k), or fit a rare class against the rest as a binary classifier, --positive "
+                         "CLASS --others-negative (with --class-weight balanced)")
     if _given(args) and kind == LEARNER:
         raise UsageError(f"{', '.join(_given(args))} are options of the estimators, which take no --allow-estimates; "
                          "leave them or --allow-estimates out")

@@ -84,7 +84,14 @@ USAGE = [
     (["fit", *_without(MULTICLASS, "--classes"), "--classes", "x,x,y"], "classes must be distinct values"),
     (["fit", *MULTICLASS, "--class", "x"], "with --classes A,B,C or with --class LABEL (repeated), not both"),
     (["fit", *_without(MULTICLASS, "--classes"), "--class", "x", "--class", ""], "a class label is empty"),
-    (["fit", *MULTICLASS, "--class-weight", "balanced"], "more than two --classes are fitted one-vs-rest"),
+    (["fit", *MULTICLASS, "--class-weight", "balanced"], "more than two --classes are fitted one-vs-rest, which takes "
+     "no weights"),
+    (["fit", *MULTICLASS, "--threshold", "0.3"], "a numeric --threshold applies to binary classification only; with "
+     "more than two public classes predict takes the largest one-vs-rest score, or with --class-prior private and "
+     "--threshold prior the largest score minus its class's cut"),
+    (["fit", *MULTICLASS, "--class-prior", "0.5,0.5"], "one-vs-rest of more than two classes takes --class-prior "
+     "private only"),
+    (["fit", *MULTICLASS, "--threshold", "prior"], "--threshold prior cuts at the log-odds"),
     (["fit", *MULTICLASS, "--label-bound", "5"], "--label-bound bounds the target of a regression"),
     (["fit", *MULTICLASS, "--allow-estimates", "--lam", "0"], "PrivateMulticlassERM refuses these options"),
     # the feature columns given on the command line

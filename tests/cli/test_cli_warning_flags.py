@@ -8,6 +8,7 @@ Python parameter -> the flag of ``dpcvx fit``), checked here against the parser;
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from collections import Counter
@@ -85,7 +86,9 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"imbalanced": write("imbalanced.csv", 2000, ("x", "y"), np.where(rng.random(2000) < 0.03, "yes", "no")),
             "cost": write("cost.csv", 500, ("x", "y"), np.round(rng.uniform(300, 23000, 500))),
             "tiny": write("tiny.csv", 30, ("x", "y"), rng.choice(["yes", "no"], 30)),
-            "undeclared": write("undeclared.csv", 300, ("p", "q"), rng.choice(["yes", "no"], 300))}
+            "undeclared": write("undeclared.csv", 300, ("p", "q"), rng.choice(["yes", "no"], 300)),
+            "dominant": write("dominant.csv", 3000, ("x", "y"),
+                              rng.choice(["u", "v", "w"], 3000, p=[0.9, 0.07, 0.03]))}
 
 
 def _run(tables: dict[str, Path], table: str, options: list[str], tmp_path: Path,
@@ -139,6 +142,26 @@ def test_a_command_line_fit_names_the_flags(tables: dict[str, Path], tmp_path: P
     assert code == status, text
     for part in expected:
         assert part in text, (part, text)
+
+
+def test_the_one_vs_rest_flags_a_warning_advises_are_taken(tables: dict[str, Path], tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The multiclass training-rows warning advises --class-prior private with --threshold prior; fit takes them (it
+    refused every classifier option with more than two --classes, these included, with a usage error) and predict
+    uses the released cuts."""
+    classes = ["--classes", "u,v,w", "--epsilon", "2", "--random-state", "0"]
+    code, text = _run(tables, "dominant", classes, tmp_path, capsys)
+    assert code == 0 and "--class-prior private with --threshold prior" in text, text
+    model = tmp_path / "prior.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["fit", str(tables["dominant"]), "--target", "y", *FEATURES, *classes, "--class-prior", "private",
+                     "--threshold", "prior", "--out", str(model)])
+    out = capsys.readouterr().out
+    assert code == 0 and "--threshold prior: the model predicts the class c of the largest decision value" in out
+    assert len(json.loads(model.read_text())["decision_cut"]) == 3
+    code = main(["predict", str(model), str(tables["dominant"]), "--out", str(tmp_path / "p.csv")])
+    assert code == 0 and (tmp_path / "p.csv").read_text().count("\n") == 3001
 
 
 def test_a_class_balanced_command_line_fit_warns_each_finding_once(tables: dict[str, Path], tmp_path: Path,
