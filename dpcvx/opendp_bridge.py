@@ -69,10 +69,15 @@ the data's, a bad ``Z``, the rows) is refused when the measurement is called, be
 the fit charges or draws anything; a learner without ``check_options`` is checked
 then too. Such a refusal reaches the caller as OpenDP's ``OpenDPException`` (OpenDP wraps
 every error raised inside a user-defined function), whose text ends with dpcvx's typed
-error, its reason withheld (:data:`WITHHELD`): the reason may name a count or a row of the
-data. The fit's NOT PRIVATE warnings (``reads_private_data``: the count of clipped rows,
-the check of the training rows) and warnings from outside dpcvx are not shown to the
-caller; dpcvx's public warnings are.
+error as its family's class (:data:`REFUSAL_FAMILIES`), its reason and traceback withheld
+(:data:`WITHHELD`): the reason may name a count or a row of the data, a subclass or a frame
+the check that refused. The privacy map covers the data sets the fit accepts (finite rows,
+labels among the public classes, n above 1/delta): a data set outside them is refused every
+time, which tells it apart from a neighbour inside them, as any library's input check does;
+bring the data into that domain first, by a rule of public knowledge. The fit's NOT
+PRIVATE warnings (``reads_private_data``: the count of clipped rows, the check of the
+training rows) and warnings from outside dpcvx are not shown to the caller; dpcvx's public
+warnings are.
 
 OpenDP's user measurements need ``dp.enable_features("contrib",
 "honest-but-curious")``: OpenDP has not vetted the map, which is dpcvx's
@@ -95,7 +100,15 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .exceptions import DPCVXError, DPCVXWarning, InputError, a_value_of
+from .exceptions import (
+    AssumptionError,
+    BudgetExceededError,
+    DPCVXError,
+    DPCVXWarning,
+    InputError,
+    SolverError,
+    a_value_of,
+)
 from .models.contract import refuse_held_accountant
 from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
@@ -246,22 +259,37 @@ WITHHELD = ("the fit refused the data set; its reason reads the private rows (a 
             "fitting the learner on the data directly")
 
 
+#: The classes a refusal inside the measurement's fit reaches its caller as: its family's, the first it belongs to. A
+#: subclass names the check that refused (``NonFiniteError``: a NaN in X; ``RowError``: a row that does not parse),
+#: which reads the private rows.
+REFUSAL_FAMILIES: tuple[type[DPCVXError], ...] = (BudgetExceededError, AssumptionError, SolverError, InputError,
+                                                   DPCVXError)
+
+
 def _as_the_analyst_sees_it(fit: Callable[[Any, Any], tuple[Any, Any]], data: tuple[Any, Any]) -> tuple[Any, Any]:
     """``fit(*data)`` as whoever calls the measurement may see it: under OpenDP that is the analyst, not the data's
     owner. The fit's warnings that read the private rows (``reads_private_data``: the NOT PRIVATE notes, such as the
     count of clipped rows or the check of the training rows) are dropped, and so are warnings from outside dpcvx
     (numpy's, scikit-learn's), whose text dpcvx does not control; dpcvx's public warnings (of public inputs and
-    released values) are shown as the fit gave them. A dpcvx refusal keeps its class and loses its text
+    released values) are shown as the fit gave them. A dpcvx refusal keeps its family's class
+    (:data:`REFUSAL_FAMILIES`: an ``InputError``, never the subclass that names its check) and loses its text
     (:data:`WITHHELD`): "y has 2 label(s), the first at row 17" told the caller a count and a position in the private
-    data. Measured by a neighbour-pair probe: a ClippingWarning and a TrainingRowsWarning reached the caller on one
-    neighbour of a pair and not on the other."""
+    data; so did its traceback, which OpenDP prints whole: its frames named the check that refused. Measured by a
+    neighbour-pair probe: a ClippingWarning and a TrainingRowsWarning reached the caller on one neighbour of a pair
+    and not on the other."""
+    refused: type[DPCVXError] | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             result = fit(*data)
         except DPCVXError as refusal:
-            refusal.args = (WITHHELD,)
-            raise refusal from None
+            refused = next(family for family in REFUSAL_FAMILIES if isinstance(refusal, family))
+    if refused is not None:
+        # a new error of the refusal's family, raised here: the refusal's own traceback (whose frames name the check
+        # that refused: a NaN in X, a label outside the classes) and its context never reach OpenDP, which prints both
+        withheld = refused.__new__(refused)
+        withheld.args = (WITHHELD,)
+        raise withheld
     for shown in caught:
         if issubclass(shown.category, DPCVXWarning) and not shown.category.reads_private_data:
             warnings.warn_explicit(shown.message, shown.category, shown.filename, shown.lineno)

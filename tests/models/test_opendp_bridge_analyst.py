@@ -76,6 +76,31 @@ def test_a_refusal_keeps_its_class_and_withholds_its_reason():
         dpcvx.DPLogisticRegression(classes=(0, 1)).fit(X, y)
 
 
+def test_refusals_for_different_private_reasons_read_the_same_to_the_caller():
+    """OpenDP hands the caller the refusal's whole traceback: its frames named the check that refused (a NaN in X, a
+    label outside the classes, delta not below 1/n), each a fact of the private data, and so did the class of two
+    (NonFiniteError against InputError). The three refusals now read the same, InputError, and none names a frame
+    inside the fit."""
+    X, _ = _rows(4)
+    y = (X[:, 0] > 0).astype(int)
+    bad_label, missing = y.copy(), X.copy()
+    bad_label[17] = 7
+    missing[9, 2] = np.nan
+    measurement = dpcvx.as_opendp_measurement(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), 1.0, 1e-3,
+                                              mechanism="output")
+    signed = np.where(y == 1, 1, -1)
+    seen = []
+    for data in ((missing, signed), (X, np.where(bad_label == 7, 5, signed)), tuple(np.repeat(a, 3, axis=0)
+                                                                                 for a in (X, signed))):
+        with pytest.raises(dp.OpenDPException) as refused:
+            measurement(data)
+        text = refused.value.message
+        assert WITHHELD in text and "refuse_non_finite" not in text and "check_labels" not in text
+        assert "dpcvx.exceptions.InputError: " in text and "NonFiniteError" not in text
+        seen.append(text)
+    assert seen[0] == seen[1] == seen[2]
+
+
 def test_only_the_notes_for_the_owner_read_private_data():
     private = {c.__name__ for c in vars(dpcvx.exceptions).values()
                if isinstance(c, type) and issubclass(c, DPCVXWarning) and c.reads_private_data}
