@@ -1163,11 +1163,11 @@ def decision_cut(threshold: float, binary: bool) -> float:
     """log(t / (1 - t)) for a checked public decision threshold t (:func:`check_threshold`) of a binary classifier
     (0 at t = 0.5)."""
     if not binary and threshold != 0.5:
+        private = setting("class_prior", repr("private"), "private")
+        prior = setting("threshold", repr("prior"), "prior")
         raise InputError(f"a numeric {named('threshold')} applies to binary classification only; with more than "
                          "two public classes predict takes the largest one-vs-rest score, or with "
-                         f"{setting('class_prior', repr('private'), 'private')} and {setting('threshold', repr('prior'), 'prior')} "
-                         "the largest "
-                         "score minus its class's cut")
+                         f"{private} and {prior} the largest score minus its class's cut")
     return math.log(threshold / (1 - threshold))
 
 

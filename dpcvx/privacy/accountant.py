@@ -21,7 +21,8 @@
   Both numbers are one point of the composed curve, read at the summed delta: a charge whose delta is large
   moves that point along the curve, so ``spent``'s epsilon can be lower after it than before (four Gaussian
   releases at (0.5, 1e-6) spent (0.974, 4e-6); a fifth Gaussian release at (0.1, 1e-2) left (0.399, 0.010004),
-  all five read at the summed delta), while its delta grows; every point is a valid guarantee, and the pair is what the budget is checked against.
+  all five read at the summed delta), while its delta grows; every point is a valid guarantee, and the pair is what
+  the budget is checked against.
   The composition is exact and incremental: Gaussian parts merge in closed
   form into one multiplier (sum z_i^-2)^(-1/2), so a ledger of Gaussian
   releases only has the exact epsilon of that one Gaussian; the ledger's

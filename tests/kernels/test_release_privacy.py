@@ -9,8 +9,8 @@ measured on the private data live only in ``diagnostics_``, marked NOT PRIVATE.
 """
 
 import dataclasses
-import warnings
 import json
+import warnings
 
 import numpy as np
 import pytest
