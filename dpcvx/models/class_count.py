@@ -276,9 +276,10 @@ class RatesPlan:
         return self.execute(X, y, random_state, accountant, sample_weight)
 
     def execute(self, X: Any, y: Any, random_state: RandomState, accountant: PrivacyAccountant | None,
-                sample_weight: Any) -> Any:
+                sample_weight: Any, counted: Any = None) -> Any:
         """Charge once, draw the count, fit at the balanced weights (or the offset) of the released rates (module
-        docstring, steps 2 to 4): the model, whose certificate records the count."""
+        docstring, steps 2 to 4): the model, whose certificate records the count. ``counted``: the public class a
+        one-vs-rest fit counts against the rest (its labels are -1/+1), named in the guarantee in place of +1."""
         plan, learner = self.count.at(np.shape(y)[0]), self.learner
         rng = shared_rng(random_state)  # one stream for the count and the fit; a bad seed refused before charging
         if accountant is not None:
@@ -297,7 +298,7 @@ class RatesPlan:
             else:  # the one plan, the released rates bound now: every check ran before the charge
                 model = at_released_rates(self.plan, learner, rates, sample_weight).fit(
                     X, y, random_state=rng, sample_weight=sample_weight)
-        return _certified(model, learner, plan, count)
+        return _certified(model, learner, plan, count, counted)
 
 
 def draw_class_count(labels: np.ndarray | SignBits, plan: CountPlan, source: Any) -> int:
@@ -309,9 +310,9 @@ def draw_class_count(labels: np.ndarray | SignBits, plan: CountPlan, source: Any
     return min(max(noisy, plan.floor), plan.n - plan.floor)
 
 
-def _certified(model: Any, learner: Any, plan: CountPlan, count: int) -> Any:
+def _certified(model: Any, learner: Any, plan: CountPlan, count: int, counted: Any = None) -> Any:
     """The model with the count in its certificate: the ``weights`` record (the released count, eps_c, the floor and
-    the total) and the guarantee by sequential composition."""
+    the total) and the guarantee by sequential composition (of class ``counted`` against the rest when given)."""
     fitted = model.certificate
     record = {"epsilon": plan.eps_count, "count": count, "n": plan.n, "floor": plan.floor,
               "theorem": COUNT_THEOREM, "neighbours": REPLACE_ONE_STATEMENT,
@@ -322,6 +323,8 @@ def _certified(model: Any, learner: Any, plan: CountPlan, count: int) -> Any:
     use = "intercept offset" if offsets(learner) else "balanced class weights"
     model.certificate = replace(fitted, weights=weights, guarantee=(
         f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the count "
-        f"of class {plan.classes[1]!r} released as {count} (eps_c = {plan.eps_count:g}), then the fit with the "
+        f"of class {plan.classes[1] if counted is None else counted!r}"
+        f"{'' if counted is None else ' against the rest'} released as {count} (eps_c = {plan.eps_count:g}), then the "
+        f"fit with the "
         f"{use} it gives (eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
     return model

@@ -378,8 +378,8 @@ class MulticlassPlan:
                 mapped, values = draw_map(X, statistics, seeds[k])
                 binary, record = binary.with_feature_map(mapped), statistics_record(statistics, values)
                 epsilon = record["total_epsilon"] = composed_epsilon((record,), statistics.eps_fit)
-            models = [self._fit_class(X, target, seed, sample_weight, binary)
-                      for target, seed in zip(targets, seeds[:k], strict=True)]
+            models = [self._fit_class(X, target, seed, sample_weight, binary, counted)
+                      for counted, target, seed in zip(self.classes, targets, seeds[:k], strict=True)]
         coef, intercept = np.vstack([model.coef_ for model in models]), np.array([model.intercept_ for model in models])
         certificate = MulticlassCertificate(
             epsilon=epsilon, delta=self.delta, classes=self.classes, composition=self.composition,
@@ -395,14 +395,14 @@ class MulticlassPlan:
         return released
 
     def _fit_class(self, X: Any, target: SignBits, seed: RandomState, sample_weight: Any,
-                   binary: FitPlan | RatesPlan | None) -> Any:
-        """One class's release at its share, after the charge, on rows :meth:`check` has checked: from the one plan
-        ``binary`` (:attr:`binary`, its map the released statistics' when drawn; a composite's draws its own count,
-        charging nothing more), or through the learner's ``fit``."""
+                   binary: FitPlan | RatesPlan | None, counted: Any) -> Any:
+        """Class ``counted``'s release at its share, after the charge, on rows :meth:`check` has checked: from the one
+        plan ``binary`` (:attr:`binary`, its map the released statistics' when drawn; a composite's draws its own
+        count of ``counted``, charging nothing more), or through the learner's ``fit``."""
         if isinstance(binary, FitPlan):
             return binary.fit(X, target, random_state=seed, sample_weight=sample_weight)
         if binary is not None:
-            return binary.execute(X, target, seed, None, sample_weight)
+            return binary.execute(X, target, seed, None, sample_weight, counted)
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         return self.learner.binary.fit(X, target, self.class_epsilon, self.mechanism, delta=self.class_delta,
                                        random_state=seed, **weighted, **self.fit_params)

@@ -86,9 +86,12 @@ class MulticlassCertificate:
             f": private column statistics (eps_s = {statistics['epsilon']:g}), drawn once, then the one-vs-rest fits "
             f"on the columns they centre and scale (eps_fit = {self.fit_epsilon:g}) by sequential composition, the "
             "fits")
+        first = self.per_class[0].guarantee
+        each = (f"each class: {first}" if all(other.guarantee == first for other in self.per_class) else
+                f"each class as its own certificate states (each counts its class), the first, class "
+                f"{self.classes[0]!r}: {first}")
         return (f"({self.epsilon:g}, {self.delta:g})-differential privacy for the whole model of "
-                f"{len(self.classes)} public classes{drawn} by {self.composition}; each class: "
-                f"{self.per_class[0].guarantee}")
+                f"{len(self.classes)} public classes{drawn} by {self.composition}; {each}")
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

@@ -55,7 +55,14 @@ def test_the_certificate_composes_k_binary_releases_each_with_its_count_inside_i
         assert one.total_epsilon == pytest.approx(2.0 / K)  # the count's eps_c and the fit's, inside the share
         assert count["epsilon"] == pytest.approx(0.05 * 2.0 / K) and count["n"] == X.shape[0]
         assert abs(count["count"] - np.sum(index == Y)) < 200  # a noisy count of class index, against the rest
-    assert "basic composition" in certificate.guarantee and "the count of class 1 released" in certificate.guarantee
+        # each class's guarantee names its own class, counted against the rest (it said "class 1", the binary
+        # problem's positive side, for every class)
+        assert f"the count of class {index!r} against the rest released as {count['count']} " in one.guarantee
+    assert "basic composition" in certificate.guarantee and "the count of class 1 released" not in \
+        certificate.guarantee
+    # the whole model's guarantee does not pass class 0's count off as every class's
+    assert "each class as its own certificate states (each counts its class), the first, class 0: " in \
+        certificate.guarantee
     objective = _fit(epsilon=1.0, delta=1e-6).certificate_  # objective perturbation with delta: basic composition too
     assert (objective.epsilon, objective.delta) == (1.0, 1e-6)
     assert objective.class_epsilon == pytest.approx(1.0 / K) and objective.class_delta == pytest.approx(1e-6 / K)
