@@ -177,11 +177,23 @@ def _six_digits(text: str) -> str:
     return re.sub(r"(?<![\w.])\d+\.\d{6,}(?:e[+-]?\d+)?", lambda found: f"{float(found.group()):.6g}", text)
 
 
+EXACT_SHOWN = 12  # an exact number's text up to this length stands alone; a longer one follows its six digits
+
+
 def _written(value: Any) -> str:
     """A constant or a condition's value as the model file writes it: an exact number's exact text ("1/4",
-    "sqrt(2)", "oo"), a double to six digits, text as it is. Fitted and loaded values have the same types."""
+    "sqrt(2)", "oo"), a double to six digits, text as it is. Fitted and loaded values have the same types. An exact
+    text longer than ``EXACT_SHOWN`` (a double's exact fraction, 2953620670910835/281474976710656) follows its value to
+    six digits, which a reader can read: "10.4934 (exactly 2953620670910835/281474976710656)"."""
     text = exact_text(value)
-    return text if text is not None else _number(value)
+    if text is None:
+        return _number(value)
+    if len(text) <= EXACT_SHOWN:
+        return text
+    try:
+        return f"{float(value):.6g} (exactly {text})"
+    except (TypeError, ValueError, OverflowError):
+        return text
 
 
 def _map_words(feature_map: Any) -> str:
@@ -686,8 +698,8 @@ class ReleaseReport:
         verification = getattr(first, "verification", None)
         if verification is not None and verification.conditions:
             blocks.append(Block("table", (["condition", "value", "established", "status"], [
-                [item.name, _written(item.value), item.method, "pass" if item.passed else "FAIL"]
-                for item in verification.conditions])))
+                [item.name, _written(item.value), item.method, status]  # the certificate's own status words
+                for item, status in verification.statuses(first.delta)])))
         encoding = _map_table(self.feature_map, self.release_names)
         if encoding is not None:
             blocks.append(encoding)

@@ -255,6 +255,17 @@ class Certificate:
     def __str__(self) -> str:
         return self.report()
 
+    def statuses(self, delta: float = 0.0) -> list[tuple[Condition, str]]:
+        """Each condition with its status at ``delta``, the verdicts' (:meth:`Verdict.status`): one word where both
+        mechanisms agree ("pass", "FAIL", "unknown", "not required", ...), else each mechanism's, named."""
+        verdicts = [self.verdict(mechanism, delta) for mechanism in MECHANISMS]
+        rows = []
+        for item in self.conditions:
+            statuses = [verdict.status(item) for verdict in verdicts]
+            rows.append((item, statuses[0] if len(set(statuses)) == 1 else ", ".join(
+                f"{verdict.mechanism}: {text}" for verdict, text in zip(verdicts, statuses, strict=True))))
+        return rows
+
     def report(self, delta: float = 0.0) -> str:
         """The table of conditions and the verdicts at ``delta`` (a release prints its own delta).
 
@@ -264,11 +275,7 @@ class Certificate:
         """
         verdicts = [self.verdict(mechanism, delta) for mechanism in MECHANISMS]
         rows = [("condition", "value", "established", "status")]
-        for item in self.conditions:
-            statuses = [verdict.status(item) for verdict in verdicts]
-            status = statuses[0] if len(set(statuses)) == 1 else ", ".join(
-                f"{verdict.mechanism}: {text}" for verdict, text in zip(verdicts, statuses, strict=True))
-            rows.append((item.name, item.value_text, item.method, status))
+        rows += [(item.name, item.value_text, item.method, status) for item, status in self.statuses(delta)]
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
         lines = [f"dpcvx certificate for l(z) = {self.loss}, N(w) = {self.regularizer}"]
         if self.dim is not None:

@@ -190,8 +190,27 @@ def test_a_condition_value_shows_as_the_file_writes_it_fitted_and_loaded(value):
     record = Certificate("z", "0", 2, (Condition("c", "a condition", True, value, "symbolic"),)).to_dict()
     written = record["conditions"][0]["value"]
     shown = written["exact"] if isinstance(written, dict) else report_module._number(written)
+    if isinstance(written, dict) and len(shown) > report_module.EXACT_SHOWN:  # a double's exact fraction, readable
+        shown = f"{float(value):.6g} (exactly {shown})"
     loaded = saved_condition_value("the condition", written, "c")
     assert report_module._written(value) == report_module._written(loaded) == shown
+
+
+def test_the_auditor_s_conditions_have_the_certificate_s_status_words():
+    """A condition the granting theorem does not need (a Huber loss's slope sign, which changes sign) read FAIL in
+    the report's table where the certificate says "not required"; a privately drawn Huber width's L read as a
+    53-bit fraction only."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-0.5, 0.5, (2000, 3))
+    y = X @ np.array([20.0, -10.0, 5.0]) + 50 + rng.normal(0, 2, 2000)
+    model = dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=(0, 100), random_state=0).fit(X, y).model_
+    text = model.report().to_markdown()
+    certificate = model.certificate.verification
+    assert "slope_sign" in str(certificate) and "FAIL" not in str(certificate)
+    row = re.search(r"\| slope\\?_sign \|[^\n]*", text)
+    assert row is not None and "not required" in row.group(0) and "FAIL" not in text, row
+    assert re.search(r"\| L \| \d+\.\d+ \(exactly \d+/\d+\) \|", text) or re.search(r"\| L \| [\d.]+ \|", text), \
+        re.search(r"\| L \|[^\n]*", text)
 
 
 @pytest.mark.parametrize("path", [3, None, b"report.html", "report\x00.html"], ids=["int", "None", "bytes", "NUL"])
