@@ -43,7 +43,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from .advice import command_line_runs, named, setting
-from .exceptions import InputError, NumericRangeError, UnsupportedWeightsError, a_value_of, withheld
+from .exceptions import InputError, InputTypeError, NumericRangeError, UnsupportedWeightsError, a_value_of, withheld
 from .tables import (
     NonFiniteError,
     column_names,
@@ -107,6 +107,11 @@ __all__ = [
     "check_lam",
     "Check",
     "check_parameters",
+    "check_fields",
+    "epsilon_value",
+    "delta_value",
+    "instance_of",
+    "tuple_of",
     "optional",
     "or_literal",
     "POSITIVE_MIN",
@@ -1214,3 +1219,47 @@ def check_parameters(owner: Any, constraints: Mapping[str, Check]) -> dict[str, 
     """Every parameter of ``owner`` that ``constraints`` declares, checked by its check, in the table's order:
     {name: the checked value}. The one validation of a learner's settings at its public entry."""
     return {name: check(name, getattr(owner, name)) for name, check in constraints.items()}
+
+
+def epsilon_value(name: str, value: Any) -> float:
+    """:func:`check_epsilon` as a :data:`Check` (``check(name, value)``): a record's budget."""
+    return check_epsilon(value, name)
+
+
+def delta_value(name: str, value: Any) -> float:
+    """:func:`check_delta` as a :data:`Check`: a record's delta, in [0, 1)."""
+    return check_delta(value, name)
+
+
+def instance_of(*kinds: type) -> Check:
+    """A value of one of the types ``kinds`` (an :class:`~dpcvx.exceptions.InputTypeError` naming them otherwise): the
+    check of a field that holds a record of the library's own (a calibration, a verifier's certificate)."""
+    expected = " or ".join(kind.__name__ for kind in kinds)
+
+    def checked(name: str, value: Any) -> Any:
+        if not isinstance(value, kinds):
+            raise InputTypeError(f"{name} must be a {expected}, got {_short(value)} (a {type(value).__name__})")
+        return value
+    return checked
+
+
+def tuple_of(*kinds: type) -> Check:
+    """A tuple whose every item is of one of the types ``kinds`` (:func:`instance_of` of each item), possibly empty."""
+    item = instance_of(*kinds)
+
+    def checked(name: str, value: Any) -> tuple:
+        instance_of(tuple)(name, value)
+        for index, entry in enumerate(value):
+            item(f"{name}[{index}]", entry)
+        return value
+    return checked
+
+
+def check_fields(value: Any, constraints: Mapping[str, Check]) -> None:
+    """Each field of the public value ``value`` that ``constraints`` declares, by its check, named as
+    ``Type.field``: the one check of a public frozen value type (a release's certificate), called by its
+    ``__post_init__``, so that a value made by its constructor and one made by ``dataclasses.replace`` (which calls
+    the constructor) are checked alike."""
+    owner = type(value).__name__
+    for name, check in constraints.items():
+        check(f"{owner}.{name}", getattr(value, name))

@@ -36,8 +36,8 @@ from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, Ke
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..solvers.kernel import as_labels
-from ..validation import integer, real_values
-from .model import Release, check_feature_names, weighted_share
+from ..validation import delta_value, epsilon_value, instance_of, integer, real_values
+from .model import Release, check_certificate, check_feature_names, weighted_share
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES"]
 
@@ -145,6 +145,15 @@ class KernelReleaseCertificate:
     calibration: KernelCalibration
     kernel: dict
     library_version: str
+
+    def __post_init__(self) -> None:
+        """Every field checked, by the constructor and by ``dataclasses.replace`` (:func:`check_certificate`)."""
+        check_certificate(self, {
+            "algorithm": instance_of(str), "theorem": instance_of(str), "epsilon": epsilon_value,
+            "delta": delta_value, "constants": instance_of(KernelConstants),
+            "calibration": instance_of(KernelCalibration), "kernel": instance_of(dict),
+            "library_version": instance_of(str),
+        })
 
     @property
     def mechanism(self) -> str:

@@ -34,7 +34,21 @@ from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, draws_then_fit_curve
 from ..tables import check_names, feature_names, few_names
-from ..validation import check_classes, check_finite, check_labels, finite, real_values
+from ..validation import (
+    check_classes,
+    check_fields,
+    check_finite,
+    check_flag,
+    check_labels,
+    delta_value,
+    epsilon_value,
+    finite,
+    instance_of,
+    optional,
+    positive,
+    real_values,
+    tuple_of,
+)
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
 from ..verification.exact import Exact, exact_value
@@ -51,7 +65,8 @@ if TYPE_CHECKING:  # pragma: no cover - the report module is imported where a re
     from .report import ReleaseReport
 
 __all__ = ["Release", "check_feature_names", "named", "linear_scores", "LinearModel", "PrivateModel",
-           "ReleaseCertificate", "CertifiedWeights", "OFFSET_SOURCE", "drawn_records", "drawn_part", "drawn_parts",
+           "ReleaseCertificate", "CertifiedWeights", "check_certificate",
+           "OFFSET_SOURCE", "drawn_records", "drawn_part", "drawn_parts",
            "drawn_epsilons", "composed_epsilon", "composed_line", "statistics_text",
            "label_shift_text", "require_probabilities", "scoring_weights", "weighted_share", "block_share",
            "conditional_mark", "release_curve"]
@@ -136,6 +151,20 @@ def label_shift_text(shift: float) -> str:
             "y - s and s is added to the intercept (post-processing)") if shift else ""
 
 
+def check_certificate(certificate: Any, constraints: dict[str, Any]) -> None:
+    """A release certificate's fields checked (:func:`~dpcvx.validation.check_fields`, by its ``__post_init__``: at
+    construction and at ``dataclasses.replace``), then its ``epsilon`` and ``delta`` against those its calibration
+    was computed for: a certificate states the budget its noise was drawn for."""
+    check_fields(certificate, constraints)
+    owner = type(certificate).__name__
+    for name in ("epsilon", "delta"):
+        calibrated = getattr(getattr(certificate, "calibration", None), name, None)
+        if calibrated is not None and calibrated != getattr(certificate, name):
+            raise InputError(f"{owner}.{name} = {getattr(certificate, name)!r} is not the {name} its calibration "
+                             f"was computed for ({calibrated!r}): a certificate states the budget its noise was "
+                             "drawn for")
+
+
 @dataclass(frozen=True)
 class ReleaseCertificate:
     """What a private release relies on, with every constant and how it was established.
@@ -177,6 +206,21 @@ class ReleaseCertificate:
     # regression with a public label range label_bound=(lo, hi): its centre (lo + hi) / 2, which the fit subtracted
     # from the labels and added to the intercept (0: none; written only when not 0, :func:`label_shift_text`)
     label_shift: float = 0.0
+
+    def __post_init__(self) -> None:
+        """Every field checked (:func:`~dpcvx.validation.check_fields`), by its constructor and by
+        ``dataclasses.replace``, as every public value type checks its own."""
+        check_certificate(self, {
+            "mechanism": instance_of(Mechanism), "guarantee": instance_of(str), "epsilon": epsilon_value,
+            "delta": delta_value, "calibration": instance_of(LinearCalibration),
+            "verification": instance_of(VerificationCertificate), "data_norm": positive,
+            "effective_norm_bound": positive, "fit_intercept": check_flag, "intercept_scaling": positive,
+            "clipping": instance_of(str), "library_version": instance_of(str), "constants": instance_of(Constants),
+            "label_bound": optional(positive), "lam_rule": optional(instance_of(LamChoice)),
+            "post_processing": tuple_of(str), "findings": tuple_of(str), "private_bound": optional(instance_of(dict)),
+            "private_label_bound": optional(instance_of(dict)), "weights": optional(instance_of(CertifiedWeights)),
+            "column_statistics": optional(instance_of(dict)), "label_shift": finite,
+        })
 
     @property
     def neighbours(self) -> str:
@@ -735,6 +779,13 @@ class CertifiedWeights:
     mean_weight: float | None
     theorem: str
     private_count: dict | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(self, {
+            "source": instance_of(str), "bound": positive, "sample_weight_bound": optional(positive),
+            "class_weights": optional(tuple_of(tuple)), "mean_weight": optional(positive),
+            "theorem": instance_of(str), "private_count": optional(instance_of(dict)),
+        })
 
     @property
     def sets_offset(self) -> bool:

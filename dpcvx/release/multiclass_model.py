@@ -24,11 +24,20 @@ from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import CurvePart, PrivacyCurve, drawn_curve_parts
-from ..validation import class_labels, real_values
+from ..validation import (
+    class_labels,
+    delta_value,
+    epsilon_value,
+    instance_of,
+    optional,
+    real_values,
+    tuple_of,
+)
 from .model import (
     Release,
     ReleaseCertificate,
     block_share,
+    check_certificate,
     check_feature_names,
     composed_line,
     conditional_mark,
@@ -70,6 +79,18 @@ class MulticlassCertificate:
     findings: tuple[str, ...] = ()  # public checks of the released weights (release/usefulness.py)
     column_statistics: dict | None = None
     fit_epsilon: float | None = None
+
+    def __post_init__(self) -> None:
+        """Every field checked, by the constructor and by ``dataclasses.replace`` (:func:`check_certificate`)."""
+        check_certificate(self, {
+            "epsilon": epsilon_value, "delta": delta_value, "classes": instance_of(tuple),
+            "composition": instance_of(str), "class_epsilon": epsilon_value, "class_delta": delta_value,
+            "per_class": tuple_of(ReleaseCertificate), "findings": tuple_of(str),
+            "column_statistics": optional(instance_of(dict)), "fit_epsilon": optional(epsilon_value),
+        })
+        if len(self.per_class) != len(self.classes):
+            raise InputError(f"MulticlassCertificate holds {len(self.per_class)} per-class certificate(s) for "
+                             f"{len(self.classes)} classes: one for each public class")
 
     @property
     def mechanism(self) -> str:

@@ -31,14 +31,21 @@ from ..privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration, gra
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..validation import (
+    check_flag,
+    delta_value,
+    epsilon_value,
     finite,
+    instance_of,
     one_dimensional_labels,
+    optional,
+    positive,
     real_values,
     refuse_non_finite_targets,
     refuse_non_number_targets,
 )
 from .model import (
     Release,
+    check_certificate,
     check_feature_names,
     conditional_mark,
     label_shift_text,
@@ -181,6 +188,17 @@ class SufficientStatisticsCertificate:
     #: a public label range label_bound=(lo, hi): its centre (lo + hi) / 2, subtracted from the labels and added to
     #: the intercept (0: none; written only when not 0; a format 6 file's reads as 0: records.upgrade)
     label_shift: float = 0.0
+
+    def __post_init__(self) -> None:
+        """Every field checked, by the constructor and by ``dataclasses.replace`` (:func:`check_certificate`)."""
+        check_certificate(self, {
+            "mechanism": instance_of(str), "guarantee": instance_of(str), "epsilon": epsilon_value,
+            "delta": delta_value, "calibration": instance_of(AdaSSPCalibration, GradientCalibration),
+            "data_norm": positive, "effective_norm_bound": positive, "label_bound": positive,
+            "fit_intercept": check_flag, "intercept_scaling": positive, "clipping": instance_of(str),
+            "neighbours": instance_of(str), "library_version": instance_of(str),
+            "column_statistics": optional(instance_of(dict)), "label_shift": finite,
+        })
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..validation import check_fields, instance_of, optional
 from .certificate import Certificate, Condition
 from .exact import float_down, float_up
 from .regularizer.quadratic import Quadratic
@@ -130,6 +131,14 @@ class VerifiedProblem:
     regularizer: VerifiedRegularizer
     certificate: Certificate
     constraint_set: ConstraintSet | None = None  # KST12's closed convex set (dpcvx.verification.kst12)
+
+    def __post_init__(self) -> None:
+        """Every field checked, by the constructor and by ``dataclasses.replace``."""
+        from .constraints import ConstraintSet
+
+        check_fields(self, {"loss": instance_of(VerifiedLoss), "regularizer": instance_of(VerifiedRegularizer),
+                            "certificate": instance_of(Certificate),
+                            "constraint_set": optional(instance_of(ConstraintSet))})
 
     @property
     def kst12(self) -> bool:

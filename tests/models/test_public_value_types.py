@@ -1,6 +1,8 @@
 """The public value types refuse fields their own methods cannot use, with an InputError naming the field."""
 
 import math
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -82,3 +84,62 @@ def test_models_refuse_other_parts(fitted):
 def test_fit_plan_refuses_fields_it_cannot_fit_with():
     with pytest.raises(InputError, match="FitPlan.owner"):
         dpcvx.FitPlan(*[None] * 23)
+
+
+@pytest.fixture(scope="module")
+def certificates():
+    """The certificate of each kind of release, and a verified problem: what a user holds and may ``replace``."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-0.5, 0.5, size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings():  # the NOT PRIVATE notes of small fits: not what is tested
+        warnings.simplefilter("ignore")
+        return _certificates(X, y)
+
+
+def _certificates(X, y):
+    classes = np.digitize(X[:, 0], [-0.1, 0.1])
+    binary = dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0).fit(X, y).certificate_
+    weighted = dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=1.0, class_weight={0: 1.0, 1: 2.0},
+                                          random_state=0).fit(X, y).certificate_
+    regression = dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=1.0).fit(
+        X, X[:, 0], epsilon=1.0, delta=1e-5, random_state=0).certificate
+    multiclass = dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(data_norm=1.0), classes=(0, 1, 2)).fit(
+        X, classes, epsilon=1.0, random_state=0).certificate
+    kernel = dpcvx.TDDL(gamma=1.0, lam=0.1).fit(X, 2 * y - 1, epsilon=1.0, Z=X[:5], random_state=0).certificate
+    from dpcvx import losses
+    from dpcvx.verification.verifier import verify_problem
+
+    problem = verify_problem(losses.logistic(), dim=3)
+    return {"binary": binary, "weights": weighted.weights, "regression": regression, "multiclass": multiclass,
+            "kernel": kernel, "problem": problem}
+
+
+@pytest.mark.parametrize("kind, changes, field", [
+    ("binary", {"epsilon": -1}, "ReleaseCertificate.epsilon"),
+    ("binary", {"epsilon": 2.0}, "ReleaseCertificate.epsilon = 2.0 is not the epsilon its calibration"),
+    ("binary", {"delta": 1.5}, "ReleaseCertificate.delta"),
+    ("binary", {"data_norm": 0.0}, "ReleaseCertificate.data_norm"),
+    ("binary", {"fit_intercept": "yes"}, "ReleaseCertificate.fit_intercept"),
+    ("binary", {"findings": ["not a tuple"]}, "ReleaseCertificate.findings"),
+    ("binary", {"calibration": None}, "ReleaseCertificate.calibration"),
+    ("binary", {"label_shift": float("nan")}, "ReleaseCertificate.label_shift"),
+    ("weights", {"bound": -2.0}, "CertifiedWeights.bound"),
+    ("regression", {"epsilon": -1}, "SufficientStatisticsCertificate.epsilon"),
+    ("regression", {"delta": 2.0}, "SufficientStatisticsCertificate.delta"),
+    ("regression", {"label_bound": 0}, "SufficientStatisticsCertificate.label_bound"),
+    ("multiclass", {"epsilon": -1}, "MulticlassCertificate.epsilon"),
+    ("multiclass", {"per_class": ()}, "MulticlassCertificate holds 0 per-class"),
+    ("kernel", {"epsilon": -1}, "KernelReleaseCertificate.epsilon"),
+    ("kernel", {"delta": 1.0}, "KernelReleaseCertificate.delta"),
+    ("problem", {"certificate": None}, "VerifiedProblem.certificate"),
+])
+def test_every_public_value_type_checks_its_fields_at_replace(certificates, kind, changes, field):
+    """dataclasses.replace(cert, epsilon=-1) on a release's certificate was accepted with no check, where the other
+    public value types (TuningCertificate, Certificate, ...) check their fields at construction: each now checks in
+    its __post_init__, which replace calls, and a certificate's budget is the one its calibration was made for."""
+    import dataclasses
+
+    with pytest.raises(InputError, match=re.escape(field)):
+        dataclasses.replace(certificates[kind], **changes)
+    assert dataclasses.replace(certificates[kind]) == certificates[kind]  # an unchanged copy passes
