@@ -13,8 +13,10 @@ import numpy as np
 
 from . import losses
 from .data.files import atomic_write, check_writable
-from .limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
+from .exceptions import InputError
+from .limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N, SEED_MAX
 from .models.erm import PrivateERM
+from .privacy.rng import check_seed, seed_rule
 from .validation import integer
 from .verification.verdict import Mechanism
 
@@ -34,7 +36,7 @@ def synthetic_classification(n: int = 20000, d: int = 10, *, label_noise: float 
     x ~ N(0, I_d) scaled by 1 / max(1, ||x||), y = sign(w^T x) with w ~ N(0, I_d),
     then each label flipped with probability ``label_noise``. Labels are -1/+1.
     """
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(check_seed("random_state", random_state))
     X = rng.normal(size=(n, d))
     X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
     y = np.where(X @ rng.normal(size=d) > 0, 1, -1)
@@ -74,7 +76,10 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
     """
     n = integer("n", n, minimum=DEMO_MIN_N, maximum=DEMO_MAX_N)
     draws = integer("draws", draws, minimum=1, maximum=DEMO_MAX_DRAWS)
-    random_state = integer("random_state", random_state, minimum=0, maximum=DEMO_MAX_SEED)
+    if random_state is None:  # the demo is a reproducible experiment: a seed, not OS entropy
+        raise InputError(f"{seed_rule('random_state', none=False, generator=False)}; got None (the demo is a "
+                         "reproducible experiment)")
+    random_state = check_seed("random_state", random_state, generator=False)
     X, y = synthetic_classification(n + n // 3, random_state=random_state)
     X_train, y_train, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
     problems = {"logistic": losses.logistic(), "huber_hinge": losses.huber_hinge(0.5)}
@@ -89,7 +94,8 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
                 scores = []
                 for draw in range(draws):
                     model = erm.fit(X_train, y_train, epsilon=eps, mechanism=mechanism,
-                                    random_state=random_state * 1000 + draw)
+                                    # within the seeds' range (SEED_MAX) for the largest demo seeds too
+                                    random_state=(random_state * 1000 + draw) % (SEED_MAX + 1))
                     scores.append(model.score(X_test, y_test))
                     if not release and name == "logistic" and eps == 0.1:
                         release = str(model.certificate).split("\ndpcvx certificate")[0]

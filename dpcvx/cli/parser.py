@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ..exceptions import InputError, UsageError
-from ..limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N, PROBE_DIM
+from ..limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MIN_N, PROBE_DIM, SEED_MAX, SEED_MAX_TEXT
 from ..version import __version__
 from .exit_codes import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_REFUSED, EXIT_SOLVER, EXIT_USAGE
 
@@ -179,6 +179,25 @@ def _integer_from(name: str, minimum: int, maximum: int | None = None) -> Callab
             return int(_validation().parse_integer(name, text, minimum=minimum, maximum=maximum))
         except InputError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
+    return parse
+
+
+def _seed(name: str) -> Callable[[str], int]:
+    """An argparse type of a seed (``--random-state``, ``demo --seed``): an integer written in ASCII digits, checked by
+    the one rule of every seed (:func:`dpcvx.privacy.rng.check_seed`), in its words."""
+    def parse(text: str) -> int:
+        from ..privacy.rng import check_seed, seed_rule
+
+        try:
+            value = _validation().parse_integer(name, text, minimum=0, max_digits=len(str(SEED_MAX)))
+        except InputError:
+            raise argparse.ArgumentTypeError(f"{seed_rule(name, none=False, generator=False)}; got "
+                                             f"{text[:40]!r}") from None
+        try:
+            return int(check_seed(name, value, generator=False))  # type: ignore[arg-type]
+        except InputError:
+            raise argparse.ArgumentTypeError(f"{seed_rule(name, none=False, generator=False)}; got "
+                                             f"{text[:40]!r}") from None
     return parse
 
 
@@ -463,8 +482,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"training rows, {DEMO_MIN_N} to {DEMO_MAX_N} (default 20000)")
     demo.add_argument("--draws", type=_integer_from("--draws", 1, DEMO_MAX_DRAWS), default=5,
                       help=f"noise draws per point, 1 to {DEMO_MAX_DRAWS} (default 5)")
-    demo.add_argument("--seed", type=_integer_from("--seed", 0, DEMO_MAX_SEED), default=0,
-                      help="seed of data and noise, a non-negative integer (default 0)")
+    demo.add_argument("--seed", type=_seed("--seed"), default=0,
+                      help=f"seed of data and noise, an integer from 0 to {SEED_MAX_TEXT} (default 0)")
     demo.add_argument("--plot", type=_output_path, default=None,
                       help="PNG path (default dpcvx-demo.png in the current directory, replaced only if an "
                            "earlier demo wrote it; an existing file you name is kept, unless --overwrite); the "
@@ -633,9 +652,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="objective perturbation budget split (default max; docs/theory.md); a fit by "
                               "another mechanism takes none")
     _add_chunk_rows(privacy, "into a temporary memory-mapped file and fit it by row blocks")
-    privacy.add_argument("--random-state", type=_integer_from("--random-state", 0), metavar="SEED",
-                         help="seed of the noise, for experiments only: a real release must use "
-                              "the default, fresh operating-system entropy")
+    privacy.add_argument("--random-state", type=_seed("--random-state"), metavar="SEED",
+                         help=f"seed of the noise, an integer from 0 to {SEED_MAX_TEXT}, for experiments only: a real "
+                              "release must use the default, fresh operating-system entropy")
     fit.add_argument("--out", required=True, type=_output_path, metavar="MODEL.json",
                      help="where to write the model (a new file: an existing one is kept, unless --overwrite)")
     _add_overwrite(fit, "--out", " (checked before the fit: a refused fit spends nothing)")

@@ -12,6 +12,11 @@ vector, so their difference cancels it: that pair is not private.
 learners' ``fit``) also takes a ``numpy.random.Generator``: a generator passed
 directly to one call is consumed by it, and the next call continues its stream.
 
+:func:`check_seed` is the one rule of a seed at every entry (the learners, the estimators, :func:`dpcvx.tune`,
+:func:`dpcvx.audit`, the demo, the command line's ``--random-state`` and ``demo --seed``): None, an integer from 0
+to 2^128 - 1 (:data:`dpcvx.limits.SEED_MAX`), or, where a generator may be shared, a ``numpy.random.Generator``;
+bool, floats, negative integers, SeedSequence and legacy RandomState objects are refused in its one wording.
+
 :func:`check_estimator_seed` is the stricter rule of the scikit-learn
 estimators: only None or a non-negative int. ``sklearn.base.clone`` (used by
 ``GridSearchCV``, ``cross_val_score`` and ``Pipeline``) deep-copies parameter
@@ -26,11 +31,35 @@ import secrets
 import numpy as np
 
 from ..exceptions import InputError
-from ..validation import integer, is_integer
+from ..limits import SEED_MAX, SEED_MAX_TEXT
+from ..validation import _short, is_integer
 
-__all__ = ["resolve_rng", "shared_rng", "check_estimator_seed", "child_seeds", "RandomState"]
+__all__ = ["resolve_rng", "shared_rng", "check_seed", "seed_rule", "check_estimator_seed", "child_seeds",
+           "RandomState"]
 
 RandomState = int | np.random.Generator | None
+
+
+def seed_rule(name: str, *, none: bool = True, generator: bool = True) -> str:
+    """The one wording of what a seed ``name`` may be: None (where the entry takes it), an integer from 0 to
+    2^128 - 1, and a numpy Generator where the entry takes one."""
+    kinds = (["None (fresh operating-system entropy, the choice for a release)"] if none else []) + [
+        f"an integer from 0 to {SEED_MAX_TEXT} (a reproducible seed, for experiments only)"] + (
+        ["a numpy.random.Generator"] if generator else [])
+    return f"{name} must be " + (", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0])
+
+
+def check_seed(name: str, value: object, *, generator: bool = True) -> int | np.random.Generator | None:
+    """``value`` as a seed (:func:`seed_rule`): None, an int in [0, SEED_MAX] (a numpy integer as its int), or with
+    ``generator`` a ``numpy.random.Generator`` (as is); InputError in the rule's words otherwise (bool, float, a
+    negative or larger integer, SeedSequence, a legacy RandomState)."""
+    if value is None:
+        return None
+    if generator and isinstance(value, np.random.Generator):
+        return value
+    if is_integer(value) and 0 <= int(value) <= SEED_MAX:  # type: ignore[call-overload]
+        return int(value)  # type: ignore[call-overload]
+    raise InputError(f"{seed_rule(name, generator=generator)}; got {_short(value)} (a {type(value).__name__})")
 
 
 def resolve_rng(random_state: RandomState) -> np.random.Generator:
@@ -41,16 +70,10 @@ def resolve_rng(random_state: RandomState) -> np.random.Generator:
     (reproducible; the same seed twice on the same or neighbouring data is a
     privacy loss). A ``numpy.random.Generator``: used as is (the call advances it).
     """
-    if random_state is None:
+    seed = check_seed("random_state", random_state)
+    if seed is None:
         return np.random.Generator(np.random.PCG64(secrets.randbits(128)))
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if is_integer(random_state):
-        return np.random.default_rng(integer("random_state", random_state, minimum=0))
-    raise InputError(
-        "random_state must be None (OS entropy), a non-negative int or a "
-        f"numpy.random.Generator, got {type(random_state).__name__}"
-    )
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
 def shared_rng(random_state: RandomState) -> np.random.Generator | None:
@@ -72,10 +95,6 @@ def check_estimator_seed(random_state: object, owner: str = "the estimator") -> 
     would draw the same noise vector, and the difference of two such releases
     cancels the noise.
     """
-    if random_state is None:
-        return None
-    if is_integer(random_state):
-        return integer("random_state", random_state, minimum=0)
     if isinstance(random_state, (np.random.Generator, np.random.RandomState,
                                  np.random.BitGenerator, np.random.SeedSequence)):
         raise InputError(
@@ -85,10 +104,9 @@ def check_estimator_seed(random_state: object, owner: str = "the estimator") -> 
             "Pass random_state=None (fresh operating-system entropy at every fit, the choice for "
             "a release) or an int seed (reproducible experiments only)."
         )
-    raise InputError(
-        f"{owner} takes random_state None (fresh noise at every fit) or a non-negative int "
-        f"(reproducible), got {type(random_state).__name__}"
-    )
+    seed = check_seed("random_state", random_state, generator=False)
+    assert not isinstance(seed, np.random.Generator)  # refused above
+    return seed
 
 
 def child_seeds(random_state: RandomState, count: int) -> list[int | None]:

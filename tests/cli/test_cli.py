@@ -430,7 +430,8 @@ def bad_inputs(workdir):
     (fit_args(*COLUMNS, "--data-norm", "1")[:-2] + ("--out", "a_directory"), 3,
      "cannot write the model to a_directory: it is a directory"),
     (("demo", "--n", "-5"), 2, "argument --n: --n must be an integer from 30 to 1000000, got -5"),
-    (("demo", "--seed", "-1"), 2, "argument --seed: --seed must be an integer from 0 to 4294967295, got -1"),
+    (("demo", "--seed", "-1"), 2, "argument --seed: --seed must be an integer from 0 to 2^128 - 1 (a reproducible "
+     "seed, for experiments only); got '-1'"),
     (("demo", "--draws", "0"), 2, "argument --draws: --draws must be an integer from 1 to 100"),
     (("demo", "--plot", "no/such/dir/plot.png"), 3, "cannot write the plot to no/such/dir/plot.png"),
     (("verify", "--loss", "logistic", "--dim", "1" * 5000), 2, "argument --dim: --dim must be an integer"),
