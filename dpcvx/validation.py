@@ -156,7 +156,9 @@ def number_text(number: float) -> str:
     for digits in range(6, 18):
         text = f"{number:.{digits}g}"
         if float(text) == number:
-            return text
+            # a subnormal reads back from fewer digits than it holds: repr's shortest text is what was written
+            # (1e-320, where :g wrote 9.99989e-321)
+            return repr(number) if len(repr(number)) < len(text) else text
     return repr(number)  # NaN and infinities read back unequal
 
 

@@ -12,6 +12,7 @@ imported when the command runs (:func:`dpcvx.cli.main`, by the parser's ``comman
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import textwrap
 from collections.abc import Callable
@@ -45,6 +46,17 @@ def _validation() -> Any:
     return validation
 
 
+class _BeyondFloat(ValueError):
+    """A number of an option that a double cannot hold: it would read as 0 or as infinity (1e-400, 1e400), so a
+    check of the value would quote 0.0 or inf, not what was written."""
+
+
+def _detail(error: ValueError) -> str:
+    """What a refusal of an option's number adds to its "got <the text>": why a number was refused when it reads as
+    another (:class:`_BeyondFloat`), else nothing."""
+    return f": {error}" if isinstance(error, _BeyondFloat) else ""
+
+
 def _number(text: str) -> float:
     """The number written in ``text``, ValueError otherwise: the one reading of every number of an option (each
     caller says what was expected), by the grammar of a number in a data file's cell
@@ -55,7 +67,12 @@ def _number(text: str) -> float:
 
     if text != text.strip():
         raise ValueError("surrounding spaces")
-    return text_number(text)
+    number = text_number(text)
+    mantissa = text.lower().partition("e")[0]
+    if math.isinf(number) or (number == 0 and any(digit in mantissa for digit in "123456789")):
+        raise _BeyondFloat(f"{text} is beyond the range of a double-precision float, which reads it as {number} "
+                           f"(a magnitude from 5e-324 to {sys.float_info.max:.4g}, or 0)")
+    return number
 
 
 def _number_type(check: Callable[[float], float], kind: str) -> Callable[[str], float]:
@@ -68,8 +85,8 @@ def _number_type(check: Callable[[float], float], kind: str) -> Callable[[str], 
     def parse(text: str) -> float:
         try:
             number = _number(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {kind}, got {text[:40]!r}") from None
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(f"must be {kind}, got {text[:40]!r}{_detail(error)}") from None
         try:
             return check(number)
         except InputError as error:
@@ -101,8 +118,8 @@ def _keyword_or_number(keyword: str, expected: str) -> Callable[[str], float | s
             return keyword
         try:
             return _number(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {expected}, got {text[:40]!r}") from None
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(f"must be {expected}, got {text[:40]!r}{_detail(error)}") from None
     return parse
 
 
@@ -133,10 +150,11 @@ def _class_prior(text: str) -> tuple[float, float] | str:
         return text
     try:
         negative, positive = _number_pair(text)
-    except ValueError:
+    except ValueError as error:
         raise argparse.ArgumentTypeError(f"expected 'private' or the public rates of the negative and the positive "
                                          f"class, NEG,POS, for example 0.97,0.03; got {text[:40]!r}"
-                                         f"{_pair_hint(text, '--class-prior', '0.97,0.03')}") from None
+                                         f"{_detail(error) or _pair_hint(text, '--class-prior', '0.97,0.03')}"
+                                         ) from None
     return negative, positive
 
 
@@ -166,7 +184,8 @@ def _label_bound(text: str) -> float | tuple[float, float]:
         lo, hi = _number_pair(text)
         _validation().label_range((lo, hi))
     except (ValueError, InputError) as error:  # not two numbers, LO >= HI, a half-width out of range
-        detail = f" ({error})" if isinstance(error, InputError) else _pair_hint(text, "--label-bound", "-5,5")
+        detail = f" ({error})" if isinstance(error, InputError) else (
+            _detail(error) or _pair_hint(text, "--label-bound", "-5,5"))
         raise argparse.ArgumentTypeError(f"expected B or LO,HI with public numbers LO < HI, for example 0,50; "
                                          f"got {text[:40]!r}{detail}") from None
     return lo, hi
@@ -248,9 +267,9 @@ def _imputed_value(text: str) -> tuple[str, float]:
         if not sep or not name:
             raise ValueError
         return name, _number(value)
-    except ValueError:
+    except ValueError as error:
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a public number, for example age=17; "
-                                         f"got {text[:40]!r}") from None
+                                         f"got {text[:40]!r}{_detail(error)}") from None
 
 
 def _comma_entries(text: str, what: str, whole: str | None = None) -> tuple[str, ...]:

@@ -420,7 +420,8 @@ def bad_inputs(workdir):
     (fit_args(*COLUMNS, "--data-norm", "1e200"), 2,
      "argument --data-norm: --data-norm 1e+200 is outside the range [1e-75, 1e+75]"),
     (fit_args(*COLUMNS, "--data-norm", "1e400"), 2,
-     "argument --data-norm: --data-norm must be finite and positive, got inf"),
+     "argument --data-norm: must be a positive number, got '1e400': 1e400 is beyond the range of a double-precision "
+     "float"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--lam", "1e-300"), 2, "--lam 1e-300 is outside the range"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "2e6"), 2,
      "--epsilon 2e+06 is outside the range [1e-12, 1e+06]"),

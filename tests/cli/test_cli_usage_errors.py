@@ -216,3 +216,32 @@ def test_a_misspelt_option_is_named_before_the_required_ones_it_hid(capsys, argv
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"unrecognized arguments: {argv[2]} (see: dpcvx {argv[0]} --help)" in err and "required" not in err
+
+
+BEYOND = "is beyond the range of a double-precision float, which reads it as"
+
+
+@pytest.mark.parametrize("option, text, quoted", [
+    ("--epsilon", "1e-400", "got '1e-400': 1e-400 " + BEYOND + " 0.0"),
+    ("--epsilon", "1e400", "got '1e400': 1e400 " + BEYOND + " inf"),
+    ("--delta", "1e-400", "got '1e-400': 1e-400 " + BEYOND + " 0.0"),
+    ("--delta", "-1e-400", "got '-1e-400': -1e-400 " + BEYOND + " -0.0"),
+    ("--data-norm", "1e-400", "got '1e-400': 1e-400 " + BEYOND),
+    ("--label-bound", "1e-400", "got '1e-400': 1e-400 " + BEYOND),
+    ("--label-bound", "0,1e400", "got '0,1e400': 1e400 " + BEYOND + " inf"),
+    ("--lam", "1e-400", "got '1e-400': 1e-400 " + BEYOND),
+    ("--threshold", "1e-400", "got '1e-400': 1e-400 " + BEYOND),
+    ("--class-prior", "1e-400,1", "got '1e-400,1': 1e-400 " + BEYOND),
+    ("--numeric", "c:-1e-400:0", "got 'c:-1e-400:0': -1e-400 " + BEYOND),
+    ("--impute", "a=1e400", "got 'a=1e400': 1e400 " + BEYOND),
+    ("--delta", "1e-320", "--delta 1e-320 is subnormal"),
+    ("--epsilon", "1e-320", "--epsilon 1e-320 is outside the range"),
+])
+def test_a_refused_number_is_quoted_as_written(tmp_path, monkeypatch, capsys, option, text, quoted):
+    """`--epsilon 1e-400` reported "got 0.0" (and 1e400 "got inf", a subnormal 1e-320 "9.99989e-321"): a number the
+    float cannot hold is refused quoting what was written, at every number of an option."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["fit", *BINARY, option, text, "--out", "m.json"]) == 2
+    error = capsys.readouterr().err
+    assert quoted in error and "got 0.0" not in error and "got inf" not in error, error
+    assert list(tmp_path.iterdir()) == []
