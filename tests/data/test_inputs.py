@@ -748,7 +748,7 @@ def test_one_integer_check_everywhere():
     from dpcvx.exceptions import FileError
     from dpcvx.privacy.composition import round_epsilon
     from dpcvx.privacy.noise import sample_gaussian
-    from dpcvx.privacy.rng import check_estimator_seed, resolve_rng
+    from dpcvx.privacy.rng import check_estimator_seed, resolve_rng, seed_rule
     from dpcvx.validation import integer, parse_integer
 
     assert _message(lambda: round_epsilon(1.0, 0.0, 0)) == "rounds must be a positive integer, got 0"
@@ -762,8 +762,9 @@ def test_one_integer_check_everywhere():
     assert parse_integer("k", "-12", minimum=None) == -12 and integer("k", np.int64(3)) == 3
     for text in (" 12 ", "1_2", "\u0661\u0662", "\uff11\uff12"):  # int() reads them all; the command line does not
         assert _message(lambda t=text: parse_integer("k", t, minimum=None)) == f"k must be an integer, got {text!r}"
-    seed = "random_state must be an integer >= 0, got -1"
-    assert _message(lambda: resolve_rng(-1)) == _message(lambda: check_estimator_seed(-1)) == seed
+    # one rule of a seed (privacy.rng.seed_rule): the estimators' words are the learners' but for the generator
+    assert _message(lambda: resolve_rng(-1)) == seed_rule("random_state") + "; got -1 (a int)"
+    assert _message(lambda: check_estimator_seed(-1)) == seed_rule("random_state", generator=False) + "; got -1 (a int)"
     with pytest.raises(FileError, match="each integer in it must have at most 300 digits, got an "
                                               "integer of 301 digits"):
         parse_json('{"a": ' + "1" * 301 + "}")
