@@ -127,9 +127,13 @@ def warn_release(text: str, category: type[Warning]) -> None:
         warn_released(text, category)
 
 
-def emit(held: Held) -> None:
-    """Show warnings kept by :func:`held_warnings` (the released run's), each once, at the user's line."""
+def emit(held: Held, *, tuned: bool = False) -> None:
+    """Show warnings kept by :func:`held_warnings` (the released run's), each once, at the user's line. ``tuned``: the
+    run :func:`dpcvx.tune` released, whose ConstantPredictionWarning advises a wider grid or budget
+    (:data:`TUNED_ADVICE`) where a fit's advises choosing the settings with dpcvx.tune, which was done."""
     for text, category in dict.fromkeys(held):
+        if tuned and category is ConstantPredictionWarning:
+            text = text.replace(TUNE_ADVICE, TUNED_ADVICE)
         warn_released(text, category)
 
 
@@ -156,6 +160,14 @@ def constant_class(coef: np.ndarray, intercept: float | np.ndarray, norm_bound: 
     return None
 
 
+#: The advice a constant classifier's finding ends with (:func:`one_class_findings`, :func:`constant_at_cut`)
+TUNE_ADVICE = "choose the settings with dpcvx.tune (the private way)"
+#: The advice its ConstantPredictionWarning gives instead when :func:`dpcvx.tune` selected the release (:func:`emit`):
+#: tune's choice was that advice, followed
+TUNED_ADVICE = ("widen dpcvx.tune's candidate grid (larger lam values, another loss or threshold) or give the "
+                "selection a larger epsilon or more rows: dpcvx.tune chose this release as the best of its candidates")
+
+
 def one_class_findings(coef: np.ndarray, intercept: float | np.ndarray, classes: Any,
                        norm_bound: float) -> tuple[str, ...]:
     """The certificate's statement when the release predicts one class on every row (else ``()``)."""
@@ -166,8 +178,7 @@ def one_class_findings(coef: np.ndarray, intercept: float | np.ndarray, classes:
     return (f"constant classifier: the release predicts the class {label!r} on every row of norm at most "
             f"R = {norm_bound:g}, which is every row it can score (the intercept outweighs ||w|| R; a public "
             "check of the released weights, no privacy spent). It is no better than predicting that class "
-            "without data: raise epsilon or n, use fewer columns, or choose the settings with dpcvx.tune (the "
-            "private way)",)
+            f"without data: raise epsilon or n, use fewer columns, or {TUNE_ADVICE}",)
 
 
 def constant_at_cut(coef: np.ndarray, intercept: float, classes: Any, norm_bound: float, cut: float) -> str | None:
@@ -183,7 +194,7 @@ def constant_at_cut(coef: np.ndarray, intercept: float, classes: Any, norm_bound
             f"norm at most R = {norm_bound:g}, which is every row it can score (|b - cut| outweighs ||w|| R; a public "
             "check of the released weights and the public threshold, no privacy spent; the certificate's findings "
             "are stated at cut 0). It is no better than predicting that class without data: raise epsilon or n, "
-            "use fewer columns, choose another threshold, or choose the settings with dpcvx.tune (the private way)")
+            f"use fewer columns, choose another threshold, or {TUNE_ADVICE}")
 
 
 def warn_if_constant(owner: str, findings: tuple[str, ...]) -> None:

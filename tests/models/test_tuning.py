@@ -850,9 +850,12 @@ def test_tune_shows_only_the_released_runs_public_warnings_once(procedure):
     assert small[0].filename == __file__
 
 
-def test_tune_warns_when_its_released_model_is_constant_by_the_public_check():
+@pytest.mark.parametrize("procedure", ["full-data", "split"])
+def test_tune_warns_when_its_released_model_is_constant_by_the_public_check(procedure):
     """Audit B: a released model constant on every row of norm <= R (its certificate's finding) was never shown
-    inside tune; now the released run's ConstantPredictionWarning is shown once, with the certificate's text."""
+    inside tune; now the released run's ConstantPredictionWarning is shown once, with the certificate's text. Its
+    advice is not the finding's "choose the settings with dpcvx.tune", which tune has just done (circular), but to
+    widen the grid or the budget (usefulness.TUNED_ADVICE)."""
     import warnings
 
     from dpcvx.exceptions import ConstantPredictionWarning
@@ -862,10 +865,15 @@ def test_tune_warns_when_its_released_model_is_constant_by_the_public_check():
     y = (rng.random(3000) < 0.03).astype(int)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = tune(dpcvx.DPLogisticRegression(), X, y, {"lam": [1.0, 10.0]}, epsilon=1.0, random_state=0)
+        result = tune(dpcvx.DPLogisticRegression(), X, y, {"lam": [1.0, 10.0]}, epsilon=1.0, random_state=0,
+                      procedure=procedure)
     constant = [w for w in caught if issubclass(w.category, ConstantPredictionWarning)]
     findings = result.model.certificate_.findings
-    assert findings and len(constant) == 1 and findings[0] in str(constant[0].message)
+    assert findings and len(constant) == 1
+    text = str(constant[0].message)
+    head, _, _ = findings[0].partition("choose the settings with dpcvx.tune")
+    assert head in text and "choose the settings with dpcvx.tune" not in text, text
+    assert "widen dpcvx.tune's candidate grid" in text and "larger epsilon or more rows" in text
 
 
 def test_the_training_rows_advice_to_tune_names_the_weights_for_imbalanced_classes():

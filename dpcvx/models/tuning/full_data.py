@@ -331,7 +331,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
             bar.update()
     assert best is not None  # K >= 1 runs, none fails
     selected, model, owner, held = best[1:]  # owner: the data owner's diagnostics, never part of the release
-    emit(held)  # the released run's public warnings, once
+    emit(held, tuned=True)  # the released run's public warnings, once
     certificate = SelectionCertificate(
         epsilon=total, run_epsilon=budget, eta=rule.eta, gamma=rule.gamma, candidates=setup.candidates,
         selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,

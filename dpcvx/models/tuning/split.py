@@ -181,7 +181,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     logger.debug("Algorithm 4: released candidate %d of %d", selected + 1, m)
 
     model = models[selected]
-    emit(helds[selected])  # the released candidate's public warnings, once
+    emit(helds[selected], tuned=True)  # the released candidate's public warnings, once
     selected_diagnostics = owners[selected]  # the data owner's, never part of the release
     certificate = TuningCertificate(
         epsilon=epsilon,
