@@ -54,7 +54,7 @@ import numpy as np
 from ..exceptions import FileError, InputError, PaperModeWarning, user_stacklevel, withheld
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_choice, integer
-from .files import file_path
+from .files import atomic_write, check_writable, file_path
 from .preprocessing import PublicSchema, paper_schema
 from .uci_domains import ADULT_COLUMNS, KDD_CATEGORIES, KDD_COLUMNS, KDD_DOS_ATTACKS, adult_schema, kdd_schema
 
@@ -334,14 +334,20 @@ def download(directory: str | Path, overwrite: bool = False) -> Path:
 
     Each file is checked against the sha256 of its uncompressed bytes before
     it is written; a mismatch raises :class:`InputError` and writes nothing.
-    Existing files are kept unless ``overwrite``. dpcvx never calls this itself.
+    Existing files are kept (and not fetched) unless ``overwrite``. Each file is written by dpcvx's one writer
+    (:func:`~dpcvx.data.files.atomic_write`, a temporary file of its own beside it: no other file in the directory is
+    touched), and a target it cannot write (a directory of that name, a read-only file) is refused before anything
+    is fetched (:func:`~dpcvx.data.files.check_writable`); a file that appears under a target's name while it is
+    fetched is kept, without ``overwrite``, with an :class:`~dpcvx.exceptions.OverwriteError`. dpcvx never calls this
+    itself.
     """
     directory = file_path(directory, "download directory")
     directory.mkdir(parents=True, exist_ok=True)
-    for name, (url, expected_sha256) in DOWNLOADS.items():
+    wanted = {name: source for name, source in DOWNLOADS.items() if overwrite or not (directory / name).is_file()}
+    for name in wanted:  # every target checked before anything is fetched
+        check_writable(directory / name, f"data file {name}", overwrite=overwrite)
+    for name, (url, expected_sha256) in wanted.items():
         target = directory / name
-        if target.exists() and not overwrite:
-            continue
         with urllib.request.urlopen(url, timeout=120) as response:
             content = response.read()
         plain = gzip.decompress(content) if name.endswith(".gz") else content
@@ -350,9 +356,8 @@ def download(directory: str | Path, overwrite: bool = False) -> Path:
             raise InputError(
                 f"{url}: sha256 {digest} differs from the published {expected_sha256}; nothing written"
             )
-        partial = target.with_name(target.name + ".part")
-        partial.write_bytes(content)
-        partial.replace(target)
+        atomic_write(target, lambda handle, content=content: handle.write(content), binary=True,
+                     what=f"data file {name}", overwrite=overwrite)
     return directory
 
 

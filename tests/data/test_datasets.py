@@ -1,6 +1,7 @@
 """Adult and KDD loaders: small synthetic files always, the real UCI files when present."""
 
 import gzip
+import hashlib
 import io
 import re
 from dataclasses import replace
@@ -11,7 +12,7 @@ import pytest
 from dpcvx.data import datasets
 from dpcvx.data.datasets import find_data_directory, load_adult, load_kdd
 from dpcvx.data.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, KDD_LOG_COLUMNS, adult_schema, kdd_schema
-from dpcvx.exceptions import InputError
+from dpcvx.exceptions import FileError, InputError
 
 # Paper mode warns PaperModeWarning (tests/data/test_loader_modes.py checks it); here it is reproduced on purpose.
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.PaperModeWarning")
@@ -524,3 +525,59 @@ def test_a_file_given_for_the_data_directory_is_named_a_file(tmp_path, load):
     with pytest.raises(InputError, match=rf"^{re.escape(str(given))} is a file, not a directory; give the directory "
                                          r"that holds \["):
         load(given)
+
+
+def _served(monkeypatch, then=None):
+    """download fetches one small file (its published sha256 replaced by this content's), and ``then(url)`` runs
+    while it is fetched: no internet needed."""
+    content = b"a,b\n1,2\n"
+    monkeypatch.setattr(datasets, "DOWNLOADS", {"adult.data": ("https://example.invalid/adult.data",
+                                                              hashlib.sha256(content).hexdigest())})
+
+    def urlopen(url, timeout):
+        if then is not None:
+            then(url)
+        return FakeResponse(content)
+    monkeypatch.setattr("urllib.request.urlopen", urlopen)
+    return content
+
+
+def test_download_writes_by_the_one_writer_and_touches_no_other_file(tmp_path, monkeypatch):
+    """download wrote its scratch file `adult.data.part` without the check every other writer has: a user's file of
+    that name was overwritten, then moved onto adult.data. It now writes through files.atomic_write (a temporary file
+    of its own), and a user's .part file is untouched."""
+    content = _served(monkeypatch)
+    mine = tmp_path / "adult.data.part"
+    mine.write_bytes(b"my own notes")
+    assert datasets.download(tmp_path) == tmp_path
+    assert (tmp_path / "adult.data").read_bytes() == content
+    assert mine.read_bytes() == b"my own notes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adult.data", "adult.data.part"]  # no temporary left
+
+
+def test_download_keeps_a_file_that_appears_while_it_is_fetched(tmp_path, monkeypatch):
+    """Without overwrite, a file that appears under the target's name during the fetch is kept (OverwriteError, as
+    every writer's), where the scratch file's replace() replaced it; with overwrite=True it is replaced."""
+    from dpcvx.exceptions import OverwriteError
+
+    content = _served(monkeypatch, then=lambda url: (tmp_path / "adult.data").write_bytes(b"appeared"))
+    with pytest.raises(OverwriteError, match="a file of that name appeared"):
+        datasets.download(tmp_path)
+    assert (tmp_path / "adult.data").read_bytes() == b"appeared"
+    for left in [p for p in tmp_path.iterdir() if p.name != "adult.data"]:  # the content, named by the error
+        left.unlink()
+    (tmp_path / "adult.data").unlink()
+    _served(monkeypatch, then=lambda url: (tmp_path / "adult.data").write_bytes(b"appeared"))
+    datasets.download(tmp_path, overwrite=True)
+    assert (tmp_path / "adult.data").read_bytes() == content
+
+
+def test_download_refuses_a_target_it_cannot_write_before_fetching(tmp_path, monkeypatch):
+    """A directory under a target's name was skipped as an existing file; it is now refused (FileError) before
+    anything is fetched."""
+    fetched = []
+    _served(monkeypatch, then=fetched.append)
+    (tmp_path / "adult.data").mkdir()
+    with pytest.raises(FileError, match="cannot write the data file adult.data .*it is a directory"):
+        datasets.download(tmp_path)
+    assert fetched == []
