@@ -79,7 +79,7 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
     if random_state is None:  # the demo is a reproducible experiment: a seed, not OS entropy
         raise InputError(f"{seed_rule('random_state', none=False, generator=False)}; got None (the demo is a "
                          "reproducible experiment)")
-    random_state = check_seed("random_state", random_state, generator=False)
+    random_state = int(check_seed("random_state", random_state, generator=False))  # type: ignore[arg-type]
     X, y = synthetic_classification(n + n // 3, random_state=random_state)
     X_train, y_train, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
     problems = {"logistic": losses.logistic(), "huber_hinge": losses.huber_hinge(0.5)}

@@ -40,6 +40,7 @@ you call :func:`download`.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import os
@@ -329,6 +330,11 @@ def read_records(name: str, path: str | Path | None = None,
     raise InputError(f"name must be 'adult' or 'kdd', got {name!r}")
 
 
+def _write_bytes(content: bytes, handle: Any) -> None:
+    """The fetched bytes, into the writer's handle (:func:`download`)."""
+    handle.write(content)
+
+
 def download(directory: str | Path, overwrite: bool = False) -> Path:
     """Fetch the original Adult and KDD 10% files from UCI into ``directory`` (needs internet).
 
@@ -356,8 +362,8 @@ def download(directory: str | Path, overwrite: bool = False) -> Path:
             raise InputError(
                 f"{url}: sha256 {digest} differs from the published {expected_sha256}; nothing written"
             )
-        atomic_write(target, lambda handle, content=content: handle.write(content), binary=True,
-                     what=f"data file {name}", overwrite=overwrite)
+        atomic_write(target, functools.partial(_write_bytes, content), binary=True, what=f"data file {name}",
+                     overwrite=overwrite)
     return directory
 
 
