@@ -148,12 +148,14 @@ def test_a_learner_without_a_pre_fit_curve_is_refused_naming_why():
         dpcvx.tune(estimator, X, y, GRID, epsilon=1.0, delta=1e-6)
 
 
-def test_a_release_above_its_claimed_curve_is_refused_after_the_fit():
-    """The claim is checked against each fitted model's own curve: a learner whose noise is calibrated for
-    more than it states is caught (nothing released); the budget stays charged, as for any failure after it."""
+def test_a_release_above_its_claimed_curve_is_refused_before_the_charge():
+    """A learner whose noise is calibrated for more than it states is caught, nothing released. It was caught after
+    the fit, by the check of each fitted model's own curve against the claim, with the budget charged; a release's
+    certificate now refuses a calibration made for another epsilon than the one it states (ReleaseCertificate's
+    check), so tune's rehearsal on public rows refuses it before anything is charged."""
     X, y = _data()
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)
-    with pytest.raises(AssumptionError, match="Renyi curve above"):
+    with pytest.raises(InputError, match="is not the epsilon its calibration was computed for.*Nothing was charged"):
         dpcvx.tune(CheatingERM(data_norm=1.0), X, y, GRID, epsilon=1.0, delta=1e-6, mechanism="output",
                    mean_runs=4, accountant=accountant, random_state=2)
-    assert len(accountant.ledger) == 1
+    assert accountant.ledger == []
