@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from ..advice import for_reader
+from ..advice import for_reader, setting
 from ..exceptions import ConstantPredictionWarning, warn_released
 
-__all__ = ["constant_at_cut", "constant_class", "one_class_findings", "warn_if_constant", "checks_off",
-           "checks_are_off", "warn_release", "held_warnings", "emit", "Held", "called", "speaker", "estimator_called",
-           "part_of_a_release"]
+__all__ = ["constant_at_cut", "constant_class", "one_class_findings", "rare_class_advice", "warn_if_constant",
+           "checks_off", "checks_are_off", "warn_release", "held_warnings", "emit", "Held", "called", "speaker",
+           "estimator_called", "part_of_a_release"]
 
 _UP = 1.0 + 1e-9  # the safe side of ||w|| R computed in floating point
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_usefulness_checks_off", default=False)
@@ -166,6 +166,16 @@ TUNE_ADVICE = "choose the settings with dpcvx.tune (the private way)"
 #: tune's choice was that advice, followed
 TUNED_ADVICE = ("widen dpcvx.tune's candidate grid (larger lam values, another loss or threshold) or give the "
                 "selection a larger epsilon or more rows: dpcvx.tune chose this release as the best of its candidates")
+
+
+def rare_class_advice() -> str:
+    """What a binary estimator's ConstantPredictionWarning adds when it was fitted without class weights or a class
+    prior (public settings): on a rare class (1 % positives) such a fit predicts the common class everywhere at
+    every epsilon and n a probe tried, where the intercept at the log-odds of one private count, cut there, reached
+    balanced accuracy 0.75 (docs/theory.md, section 21)."""
+    private, prior = setting("class_prior", repr("private"), "private"), setting("threshold", repr("prior"), "prior")
+    return (f". If one class is rare, a larger epsilon or n may not mend it: fit with {private} and {prior} (the "
+            "intercept at the log-odds of one private count of the classes, and predict's cut there)")
 
 
 def one_class_findings(coef: np.ndarray, intercept: float | np.ndarray, classes: Any,

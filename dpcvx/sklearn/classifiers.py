@@ -117,7 +117,7 @@ from ..privacy.rng import check_estimator_seed
 from ..release.input_record import HoldsNoInput
 from ..release.model import PrivateModel, ReleaseCertificate, weighted_share
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
-from ..release.usefulness import Held, called, constant_at_cut, held_warnings, speaker, warn_release
+from ..release.usefulness import Held, called, constant_at_cut, held_warnings, rare_class_advice, speaker, warn_release
 from ..release.weight_rules import prior_rates
 from ..validation import (
     Check,
@@ -546,9 +546,11 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         release's one-class finding (stated at cut 0) is not what ``predict`` does, so the one-class check is made
         again at the cut (:func:`~dpcvx.release.usefulness.constant_at_cut`). Public: the weights, R and ``cut``
         (:meth:`_cut`)."""
+        plain = self.class_weight is None and self.class_prior is None  # no fix of a rare class was asked for
         for text, category in held:
             if cut == 0 or category is not ConstantPredictionWarning:
-                warn_release(text, category)
+                rare = plain and category is ConstantPredictionWarning
+                warn_release(text + (rare_class_advice() if rare else ""), category)
         constant = None if cut == 0 else constant_at_cut(model.coef_, model.intercept_, model.classes_,
                                                          model.rows.norm_bound, cut)
         if constant is not None:
