@@ -564,16 +564,20 @@ def number_variants(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:
 
 
 def number_texts(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:
-    """Mask of the ``values`` that are text reading as a ``declared`` number class ("2" or " 2.0" for the class 2, as
-    a table read as text gives): for the advice of a refusal, which names their count and first row, never a value.
+    """Mask of the ``values`` that are text reading as a ``declared`` number or flag class ("2" or " 2.0" for the
+    class 2; "True" or "false" for the class True, as :class:`~dpcvx.data.preprocessing.PublicSchema` and a table
+    read as text write a flag): for the advice of a refusal, which names their count and first row, never a value.
     One pass over the distinct values."""
     if values.dtype.kind not in "OUS":
         return np.zeros(values.shape, dtype=bool)
     numbers = {float(label) for label in declared
                if isinstance(label, (int, float, np.integer, np.floating)) and not isinstance(label, (bool, np.bool_))}
+    flags = {str(bool(label)).lower() for label in declared if isinstance(label, (bool, np.bool_))}
     exact = set(declared)
 
     def reads_as_number(value: Any) -> bool:
+        if value.strip().lower() in flags:
+            return True
         try:
             return float(value.strip()) in numbers
         except (ValueError, OverflowError):

@@ -826,9 +826,9 @@ def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> 
     case = (f" ({variants} of them differ from a declared class only in letter case or surrounding spaces: normalise "
             "y first, for example y.str.strip().str.lower() with the classes in lower case)") if variants else ""
     texts = int(np.count_nonzero(number_texts(values, classes)))
-    text = (f" ({texts} of them are text that reads as a declared number class, as a table read as text gives: "
-            "convert y to numbers first, for example y.astype(int), or declare the classes as the text the table "
-            "holds)") if texts else ""
+    text = (f" ({texts} of them are text that reads as a declared number or flag class, as a table read as text "
+            "gives: convert y first, for example y.astype(int) or y == 'True', or declare the classes as the text "
+            "the table holds)") if texts else ""
     return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
             f"(their values are not shown: they are data){lost}{case}{text},")
 

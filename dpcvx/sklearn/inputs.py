@@ -265,9 +265,10 @@ def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[A
         head = "Unknown label type: y holds values that are not class labels. "
     else:
         head = ""
+    default = " (default (0, 1))" if tuple(classes) == (0, 1) else ""  # said only of the default pair
     return InputError(
         f"{head}y has {examples} outside the declared classes {classes!r}. {owner} takes "
-        f"its two labels from the parameter classes=(negative, positive) (default (0, 1)), never "
+        f"its two labels from the parameter classes=(negative, positive){default}, never "
         f"from y: the set of labels present is a statistic of the data. Map y onto {classes!r}, or "
         f"declare your public pair, for example {owner}(classes=(-1, 1)) or "
         f"{owner}(classes=(\"no\", \"yes\"))"

@@ -63,6 +63,20 @@ def test_labels_read_as_text_are_told_they_are_text(texts):
     declared number class, and how to convert them."""
     X = np.random.default_rng(0).uniform(-0.5, 0.5, (200, 2))
     y = np.where(X[:, 0] > 0, texts[1], texts[0])
-    with pytest.raises(InputError, match="200 of them are text that reads as a declared number class") as refused:
+    with pytest.raises(InputError, match="200 of them are text that reads as a declared number or flag class") as \
+            refused:
         dpcvx.DPLogisticRegression(classes=(1, 2)).fit(X, y)
     assert "'1'" not in str(refused.value) and "'2'" not in str(refused.value)  # no value shown
+    assert "(default (0, 1))" not in str(refused.value)  # said only of the default pair
+
+
+@pytest.mark.parametrize("texts", [("False", "True"), ("false", " TRUE")])
+def test_flags_read_as_text_are_told_they_are_text(texts):
+    """A flag column written as text ("True"/"False", as PublicSchema and a table read as text write a flag) against
+    classes=(False, True) was told only that its labels lie outside the classes."""
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, (200, 2))
+    y = np.where(X[:, 0] > 0, texts[1], texts[0])
+    with pytest.raises(InputError, match="200 of them are text that reads as a declared number or flag class") as \
+            refused:
+        dpcvx.DPLogisticRegression(classes=(False, True)).fit(X, y)
+    assert "y == 'True'" in str(refused.value) and "True'" not in str(refused.value).replace("y == 'True'", "")
