@@ -66,6 +66,7 @@ __all__ = [
     "one_dimensional_labels",
     "outside_refusal",
     "not_two_dimensional",
+    "check_shape",
     "finite",
     "number_text",
     "positive",
@@ -478,17 +479,30 @@ def _converted(X: Any, name: str, spare_columns: int) -> tuple[np.ndarray | spar
             if isinstance(error, InputError):
                 raise
             raise InputError(f"{name} must be a numeric 2-D array: converting it raised {withheld(error)}") from None
-    if matrix.ndim != 2:
-        raise not_two_dimensional(name, matrix.shape)
-    if matrix.shape[0] == 0 or matrix.shape[1] == 0:
-        raise InputError(f"{name} is empty (shape {matrix.shape}); at least one row and column are needed")
+    check_shape(name, matrix.shape)
     return matrix, fresh
 
 
-def not_two_dimensional(name: str, shape: tuple[int, ...]) -> InputError:
-    """The one refusal of a matrix ``name`` (X) that is not 2-D, with the reshapes that make it so."""
-    return InputError(f"{name} must be 2-D (n samples x d features), got shape {shape}; reshape a single feature "
-                      f"with {name}.reshape(-1, 1) or a single sample with {name}.reshape(1, -1)")
+def check_shape(name: str, shape: tuple[int, ...], container: str | None = None) -> None:
+    """The one refusal of a matrix ``name`` (X) by its shape alone, every entry's (PrivateERM, the kernel learners,
+    the estimators, predict): not 2-D (:func:`not_two_dimensional`), or no row or no column. Its words hold
+    scikit-learn's ("0 feature(s) (shape=(12, 0)) while a minimum of 1 is required", "Reshape your data"), which its
+    conformance checks match. ``container``: what ``name`` is when it is no array (a pandas Series), named too."""
+    if len(shape) != 2:
+        raise not_two_dimensional(name, shape, container)
+    for size, what in ((shape[0], "sample"), (shape[1], "feature")):
+        if size == 0:
+            raise InputError(f"{name} is empty: 0 {what}(s) (shape=({shape[0]}, {shape[1]})) while a minimum of 1 is "
+                             "required; at least one row and one column are needed")
+
+
+def not_two_dimensional(name: str, shape: tuple[int, ...], container: str | None = None) -> InputError:
+    """The one refusal of a matrix ``name`` (X) that is not 2-D, with the reshapes that make it so (``container``:
+    the type of a ``name`` that is no array, named)."""
+    got = f"a {container} of shape {shape}" if container else f"shape {shape}"
+    return InputError(f"{name} must be 2-D (n samples x d features), got {got}. Reshape your data: "
+                      f"{name}.reshape(-1, 1) if it has a single feature, or {name}.reshape(1, -1) if it is a single "
+                      "sample")
 
 
 def _csr(X: Any) -> tuple[sparse.csr_matrix, bool]:

@@ -44,6 +44,7 @@ from ..validation import (
     check_matrix,
     check_public_classes,
     check_rows,
+    check_shape,
     check_table,
     missing_labels,
     one_dimensional_labels,
@@ -53,7 +54,7 @@ from ..validation import (
     refuse_unknown_parameters,
 )
 
-__all__ = ["NamedParameters", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
+__all__ = ["NamedParameters", "check_shapes", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
            "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input",
            "warn_if_unsorted_classes"]
 
@@ -309,6 +310,28 @@ def _as_array(X: list | tuple) -> np.ndarray:
         return np.empty(0, dtype=object)
 
 
+def _shape_of(values: Any) -> tuple[int, ...] | None:
+    """The shape of an array, a table, a sparse matrix or a nested list, read without its values; None where it has
+    none (a ragged list: scikit-learn's conversion refuses it)."""
+    try:
+        return tuple(values.shape) if hasattr(values, "shape") else np.shape(values)
+    except (TypeError, ValueError):
+        return None
+
+
+def check_shapes(X: Any, y: Any) -> None:
+    """X's shape and, when given, y's count by dpcvx's one refusal of each (:func:`dpcvx.validation.check_shape`, and
+    the count every learner's :func:`~dpcvx.validation.label_vector` checks), before scikit-learn's conversion, whose
+    words differed from every other entry's."""
+    shape = _shape_of(X)
+    if shape is None:
+        return
+    check_shape("X", shape, None if isinstance(X, (np.ndarray, list, tuple)) else type(X).__name__)
+    labels = None if y is None else _shape_of(y)
+    if labels and (len(labels) == 1 or labels[1] == 1) and labels[0] != shape[0]:  # a (1, n) row: refused as a row
+        raise InputError(f"X has {shape[0]} rows but y has {labels[0]} labels")
+
+
 def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: bool) -> Any:
     """(X, y, the checked copy) if ``reset``, else X: checked as scikit-learn checks them, with its
     messages, as InputError.
@@ -335,6 +358,7 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
         if reset and is_out_of_core(X):
             X, y = validate_streamed(owner, X, y, accept_sparse="csr")
             return X, y, owner
+        check_shapes(X, y if reset else None)
         if reset:  # X's values are checked by PrivateERM's one read (finite, norms, clipping), before the charge
             checked, y = validate_data(owner, X, y, accept_sparse="csr", ensure_all_finite=False)
             keep_feature_names(owner, X)

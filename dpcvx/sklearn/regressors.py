@@ -131,6 +131,7 @@ from .adassp_warning import warn_if_adassp_noise_dominates
 from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
 from .inputs import (
     NamedParameters,
+    check_shapes,
     fit_accountant,
     keep_feature_names,
     keep_parameters,
@@ -351,6 +352,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
                 refuse_non_number_targets("y", targets)  # y as read (a Dask y computed once), not yet converted
             else:
                 refuse_non_number_targets("y", y)  # numpy reads a date as a count of days, "1.5" as 1.5
+                check_shapes(X, y)  # every entry's words for a shape, before scikit-learn's conversion
                 checked, targets = validate_data(owner, X, y, y_numeric=True, reset=True)
                 keep_feature_names(owner, X)
             return checked, np.asarray(targets, dtype=float)

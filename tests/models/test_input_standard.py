@@ -520,3 +520,35 @@ def test_a_missing_entry_is_named_by_its_row_and_column_at_every_entry(entry, mi
     with pytest.raises(dpcvx.tables.NonFiniteError, match=r"^X contains NaN or infinite values \(or numbers beyond "
                                                           r"the float64 range\), first at row 3, column 1; remove"):
         ENTRIES[entry](_with_entry(missing))
+
+
+@pytest.mark.parametrize("case", ["no rows", "no columns", "one-dimensional", "fewer labels"])
+def test_a_shape_is_refused_in_the_same_words_by_every_entry(case):
+    """The estimators kept scikit-learn's words for an X of no row or no column, a 1-D X and an X/y count mismatch
+    ("Found array with 0 sample(s) ... required by DPLinearRegression.", "Found input variables with inconsistent
+    numbers of samples: [100, 50]"), where PrivateERM, the kernel learners and RandomFourierFeatures had dpcvx's. One
+    refusal of a shape now, whose words hold what scikit-learn's conformance checks match."""
+    rng = np.random.default_rng(3)
+    rows, signs = rng.uniform(-0.4, 0.4, (100, 3)), np.where(rng.random(100) < 0.5, 1, -1)
+    data = {"no rows": (rows[:0], signs[:0]), "no columns": (rows[:, :0], signs),
+            "one-dimensional": (rows[:, 0], signs), "fewer labels": (rows, signs[:50])}[case]
+    entries = {
+        "PrivateERM": lambda X, y: dpcvx.PrivateERM(data_norm=1.0).fit(X, y, 1.0),
+        "DPLogisticRegression": lambda X, y: DPLogisticRegression(classes=(-1, 1)).fit(X, y),
+        "DPLinearRegression": lambda X, y: dpcvx.DPLinearRegression(delta=1e-6, label_bound=1.0).fit(X, y * 0.5),
+        "DPHuberRegressor": lambda X, y: dpcvx.DPHuberRegressor(label_bound=1.0).fit(X, y * 0.5),
+        "TDDL": lambda X, y: dpcvx.TDDL("rbf", gamma=1.0, lam=0.1).fit(X, y, 1.0, Z=rows[:5]),
+    }
+    if case != "fewer labels":
+        entries["RandomFourierFeatures"] = lambda X, y: dpcvx.RandomFourierFeatures(gamma=1.0).fit(X)
+    said = {}
+    for name, fit in entries.items():
+        with pytest.raises(InputError) as refused:
+            fit(*data)
+        said[name] = str(refused.value)
+    assert len(set(said.values())) == 1, said
+    text = said["PrivateERM"]
+    assert {"no rows": "0 sample(s) (shape=(0, 3)) while a minimum of 1 is required",
+            "no columns": "0 feature(s) (shape=(100, 0)) while a minimum of 1 is required",
+            "one-dimensional": "Reshape your data: X.reshape(-1, 1)",
+            "fewer labels": "X has 100 rows but y has 50 labels"}[case] in text

@@ -14,8 +14,8 @@ from dpcvx.privacy.quantile import private_norm_bound
 
 X1 = np.random.default_rng(4).uniform(-0.3, 0.3, size=300)
 Y = np.where(X1 > 0, 1, -1)
-REFUSAL = (r"^X must be 2-D \(n samples x d features\), got shape \(300,\); reshape a single feature with "
-           r"X\.reshape\(-1, 1\) or a single sample with X\.reshape\(1, -1\)$")
+REFUSAL = (r"^X must be 2-D \(n samples x d features\), got shape \(300,\)\. Reshape your data: X\.reshape\(-1, 1\) "
+           r"if it has a single feature, or X\.reshape\(1, -1\) if it is a single sample$")
 
 
 def _memmap(tmp_path):
