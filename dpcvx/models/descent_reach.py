@@ -43,12 +43,18 @@ import numpy as np
 from ..advice import command_line_runs
 from ..exceptions import SlowDescentWarning, warn_released
 
-__all__ = ["SHORTFALL", "descent_shortfall", "warn_descent_shortfall"]
+__all__ = ["HUBER_WIDTH", "REACH_AT", "SHORTFALL", "descent_shortfall", "huber_advised", "reach_checked",
+           "warn_descent_shortfall"]
 
 #: :func:`warn_descent_shortfall` warns when the noise-free steps leave at least this share of the labels' variance
 #: that least squares on the same mapped rows explains (fixed on the development family of
 #: benchmarks/descent_reach.py before its held-out family was generated)
 SHORTFALL = 0.1
+#: the check runs on descents with n epsilon / d >= REACH_AT (:func:`reach_checked`; public: n, epsilon, the width d)
+REACH_AT = 200.0
+#: the warning advises DPHuberRegressor only on rows of at most HUBER_WIDTH encoded columns (:func:`huber_advised`;
+#: public: the width d)
+HUBER_WIDTH = 1_000_000
 
 
 def descent_shortfall(gram: np.ndarray, moment: np.ndarray, square: float, total: float, n: int, curvature: float,
@@ -75,19 +81,41 @@ def descent_shortfall(gram: np.ndarray, moment: np.ndarray, square: float, total
     return float(max(error - least, 0.0) / spread)
 
 
-def warn_descent_shortfall(share: float, owner: str) -> None:
+def reach_checked(n: int, epsilon: float, width: int) -> bool:
+    """Whether the check runs on a descent of n rows of ``width`` encoded columns at ``epsilon``: n epsilon / d >=
+    :data:`REACH_AT` (public)."""
+    return n * epsilon >= REACH_AT * width
+
+
+def huber_advised(width: int) -> bool:
+    """Whether the warning advises DPHuberRegressor on rows of ``width`` encoded columns: d <= :data:`HUBER_WIDTH`
+    (public)."""
+    return width <= HUBER_WIDTH
+
+
+def warn_descent_shortfall(share: float, owner: str, width: int) -> None:
     """Warn :class:`~dpcvx.exceptions.SlowDescentWarning` (NOT PRIVATE, after the release: never lost to an "error"
-    filter) when ``share`` (:func:`descent_shortfall`) is at least :data:`SHORTFALL`, with its fix: DPHuberRegressor,
-    whose objective perturbation solves its problem to the end whatever the rows' conditioning (on the development
-    family of benchmarks/descent_reach.py). No count or value."""
+    filter) when ``share`` (:func:`descent_shortfall`) is at least :data:`SHORTFALL`. Its advice reads the public
+    width d (:func:`huber_advised`): DPHuberRegressor, whose objective perturbation solves its problem to the end
+    whatever the rows' conditioning, where it did better on the measured tables of few columns; else no estimator,
+    since on one-hot blocks of hundreds of columns every other setting measured did worse
+    (benchmarks/descent_advice.py). No count or value."""
     if not share >= SHORTFALL:
         return
-    fix = ("--loss huber_regression" if command_line_runs()
-           else "DPHuberRegressor(epsilon=..., label_bound=...) with the same epsilon and bounds")
+    if huber_advised(width):
+        fix = ("Fix: " + ("--loss huber_regression" if command_line_runs()
+                          else "DPHuberRegressor(epsilon=..., label_bound=...) with the same epsilon and bounds")
+               + ", which solves its problem to the end.")
+    else:
+        fix = (f"No other setting is known to do better on rows of {width} columns: on one-hot blocks of hundreds "
+               "of columns DPHuberRegressor and AdaSSP each fitted worse than this release "
+               "(benchmarks/descent_advice.py); "
+               "fewer columns (a categorical's levels grouped by a public rule, a coarser classification known "
+               "without the data) is the lever left, not measured here.")
     warn_released(
         f"{owner}'s noisy gradient descent could not reach least squares on its rows in its steps, even without "
-        "noise: one direction of the mapped rows (a level the columns share, such as 0/1 flags that are mostly 0) "
-        "sets its step size, and the others barely move. The release fits worse than these rows allow, and a "
-        "larger epsilon does not mend it. Fix: " + fix + ", which solves its problem to the end. NOT PRIVATE: "
+        "noise: one direction of the mapped rows (a level the columns share, such as 0/1 flags that are mostly 0 or "
+        "the common levels of a one-hot block) sets its step size, and the others barely move. The release fits "
+        "worse than these rows allow, and a larger epsilon alone does not mend it. " + fix + " NOT PRIVATE: "
         "this check read the training rows; it is shown to you only and is not part of the release.",
         SlowDescentWarning)
