@@ -94,7 +94,7 @@ from ..validation import (
 )
 from ..version import __version__
 from .contract import ConstructorParameters
-from .descent_reach import descent_shortfall, warn_descent_shortfall
+from .descent_reach import descent_shortfall, reach_checked, warn_descent_shortfall
 from .erm_inputs import SETTINGS, neighbour_relation, symmetric_label_bound
 from .training_rows import warn_on_learner_fit
 
@@ -789,10 +789,11 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
         total = math.fsum(float(np.sum(labels(start, block) - np.clip(block @ weights, -clip, clip)))
                           for start, block in blocks())
         weights[-1] += calibration.release_level(total, rng) / (bound.n * rows.intercept_scaling)
-    if checked and calibration.momentum:  # after every draw; only with momentum (n eps / d >= MOMENTUM_AT): below it
-        # the noise, not the steps' reach, set the fit on the project's tables (its advice did worse there)
+    width = calibration.dim - (1 if rows.fit_intercept else 0)
+    if checked and reach_checked(bound.n, calibration.epsilon, width):  # after every draw; a public gate on
+        # n eps / d (descent_reach.REACH_AT)
         warn_descent_shortfall(descent_shortfall(gram, moment, square, label_sum, bound.n, curvature,
                                                  calibration.steps, calibration.momentum,
                                                  rows.intercept_scaling if rows.fit_intercept else None),
-                               speaker(owner))
+                               speaker(owner), width)
     return weights

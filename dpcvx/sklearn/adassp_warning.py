@@ -80,7 +80,7 @@ from ..release.regression_model import SufficientStatisticsCertificate
 from ..release.usefulness import speaker, warn_release
 from .noise_warning import label_not_located, label_unresolved_text
 
-__all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "columns_search_rows",
+__all__ = ["ADASSP_RATIO_LIMIT", "LOCATED_EVIDENCE_WIDTH", "adassp_noise_to_signal", "columns_search_rows",
            "warn_if_adassp_noise_dominates"]
 
 #: AdaSSP warns when :func:`adassp_noise_to_signal` exceeds this: the one fitted constant of the rule, chosen on the
@@ -205,6 +205,17 @@ def label_unresolved(certificate: SufficientStatisticsCertificate, n: int) -> st
     return label_unresolved_text(certificate.label_bound, SEARCH_DEPTH, calibration.label_bound)
 
 
+#: the widest table (encoded columns) of the evidence of :func:`_columns_not_located`'s descent text
+#: (benchmarks/results/columns_not_located.md: d 19 to 60); above it the warning does not promise that locating the
+#: ranges helps (:data:`_WIDE_CAVEAT`)
+LOCATED_EVIDENCE_WIDTH = 60
+_WIDE_CAVEAT = (
+    ". That evidence is from tables of at most 60 columns: on one-hot blocks of 100 to 400 columns at n 6,000, the "
+    "first epsilon that located the ranges fitted worse than the public map had (R^2 0.675 to 0.544, 0.577 to 0.435, "
+    "0.558 to 0.434), while a signal column among 200 gained (0.209 to 0.717; benchmarks/results/descent_advice_dev.md)"
+    ": a larger epsilon is not known to help such a block")
+
+
 def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsCertificate,
                                   calibration: GradientCalibration, n: int, also: str | None) -> None:
     """The warning of a release of noisy gradient descent (module docstring): its columns' ranges were not located
@@ -221,6 +232,6 @@ def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsC
             f"n={n}, d={calibration.dim} with the intercept, and the columns searched), never the data. To keep "
             f"more: raise epsilon or the number of rows to n >= {needed}, use fewer features, or declare column "
             "ranges that the columns' values fill (public ranges known without looking at the data, as tight as "
-            "they truly are)"))
+            "they truly are)" + (_WIDE_CAVEAT if width > LOCATED_EVIDENCE_WIDTH else "")))
     if texts:
         warn_release(f"{speaker(owner)}: " + "; and ".join(texts), NoiseDominatesWarning)

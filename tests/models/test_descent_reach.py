@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.exceptions import SlowDescentWarning
-from dpcvx.models.descent_reach import SHORTFALL, descent_shortfall
+from dpcvx.exceptions import NoiseDominatesWarning, SlowDescentWarning
+from dpcvx.models.descent_reach import HUBER_WIDTH, REACH_AT, SHORTFALL, descent_shortfall
+from dpcvx.privacy.gradient_descent import MOMENTUM_AT
 from dpcvx.release.usefulness import checks_off
 
 
@@ -75,3 +76,53 @@ def test_shortfall_of_the_steps_against_least_squares():
     g2, top2 = W.T @ W, float(np.linalg.eigvalsh(W.T @ W)[-1])
     share = descent_shortfall(g2, W.T @ yw, float(yw @ yw), float(yw.sum()), 500, top2, 20, 0.9, 1.0)
     assert share >= SHORTFALL
+
+
+def _one_hot(levels: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A categorical of ``levels`` levels (Zipf shares 1 / rank) and one numeric column, y in the declared (0, 100):
+    benchmarks/descent_advice.py's development one-hot generator (the prober's table at 400 levels)."""
+    rng = np.random.default_rng(0)
+    share = 1 / np.arange(1, levels + 1)
+    level = rng.choice(levels, n, p=share / share.sum())
+    a = rng.uniform(0, 100, n)
+    y = np.clip(50 + rng.normal(0, 10, levels)[level] + 0.1 * (a - 50) + rng.normal(0, 5, n), 0, 100)
+    names = tuple(f"L{i:03d}" for i in range(levels))
+    schema = dpcvx.PublicSchema((dpcvx.CategoricalColumn("code", names), dpcvx.NumericColumn("a", 0, 100)))
+    return schema.transform({"code": np.array(names)[level], "a": a}), y
+
+
+def _said(X: np.ndarray, y: np.ndarray, epsilon: float, label_bound: tuple[float, float]) -> list[tuple[type, str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=label_bound, random_state=0).fit(X, y)
+    return [(w.category, str(w.message)) for w in caught if w.category.__module__.startswith("dpcvx")]
+
+
+def test_a_wide_one_hot_block_is_not_advised_huber():
+    """The prober's shape: 400 levels, 30,000 rows, epsilon 4 (n epsilon / d = 299, with momentum): the check fires,
+    and the advice that made such fits worse (DPHuberRegressor: 0.163 against the default's 0.543 in the development
+    run; the prober's 0.12-0.14 against 0.52-0.63) is not given."""
+    X, y = _one_hot(400, 30000)
+    said = [text for kind, text in _said(X, y, 4.0, (0, 100)) if kind is SlowDescentWarning]
+    assert len(said) == 1
+    assert "No setting is known to do better on rows of 401 encoded columns" in said[0]
+    assert "DPHuberRegressor(epsilon" not in said[0] and "Fix:" not in said[0]
+
+
+def test_the_check_runs_without_momentum_from_reach_at():
+    """30 flags at 20 % ones, 5,000 rows, epsilon 1: n epsilon / d = 167, below the momentum's 200 (silent before),
+    at least REACH_AT: the steps' shortfall is told, with DPHuberRegressor (d = 30 <= HUBER_WIDTH)."""
+    X, y = _flags(0.2, n=5000)
+    assert REACH_AT <= 5000 * 1.0 / 30 < MOMENTUM_AT and HUBER_WIDTH >= 30
+    said = [text for kind, text in _said(X, y, 1.0, (0, 5000)) if kind is SlowDescentWarning]
+    assert len(said) == 1 and "Fix: DPHuberRegressor(epsilon" in said[0]
+
+
+def test_the_columns_not_located_warning_does_not_promise_epsilon_on_a_wide_block():
+    """100 levels, 6,000 rows, epsilon 1: the columns' ranges were not located; at epsilon 2, where they are, the
+    development run's fit fell from 0.675 to 0.544, so the public warning says that its evidence stops at 60 columns."""
+    X, y = _one_hot(100, 6000)
+    said = [text for kind, text in _said(X, y, 1.0, (0, 100)) if kind is NoiseDominatesWarning]
+    assert len(said) == 1 and "the columns' ranges were not located" in said[0]
+    assert "That evidence is from tables of at most 60 columns" in said[0]
+    assert "a larger epsilon is not known to help such a block" in said[0]
