@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..advice import command_line_runs
+from ..advice import command_line_runs, setting
 from ..exceptions import SlowDescentWarning, warn_released
 
 __all__ = ["HUBER_WIDTH", "REACH_AT", "SHORTFALL", "descent_shortfall", "huber_advised", "reach_checked",
@@ -115,9 +115,10 @@ def warn_descent_shortfall(share: float, owner: str, width: int) -> None:
                           else "DPHuberRegressor(epsilon=..., label_bound=...) with the same epsilon and bounds")
                + ", which solves its problem to the end.")
     else:
+        adassp = setting("mechanism", repr("adassp"), "adassp")
         fix = (f"No setting is known to do better on rows of {width} encoded columns: DPHuberRegressor did better "
                f"on every measured table of at most {HUBER_WIDTH} columns and on one of 100 0/1 flags, but worse on "
-               "every one-hot block of 100 to 400 columns, and AdaSSP (mechanism='adassp') worse on every such block "
+               f"every one-hot block of 100 to 400 columns, and AdaSSP ({adassp}) worse on every such block "
                "(benchmarks/descent_advice.py). Fewer columns "
                "(a categorical's levels grouped by a public rule, a coarser classification known without the data) "
                "is the lever left; it was not measured.")
