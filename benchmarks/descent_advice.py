@@ -63,6 +63,7 @@ import dpcvx.models.descent_reach as descent_reach
 from benchmarks import regression_family
 from benchmarks.common import RESULTS_DIR, RunRecord, write_markdown
 from benchmarks.descent_reach import dev_tables as flag_dev_tables
+from benchmarks.descent_reach import encoded
 from benchmarks.descent_reach import held_tables as flag_held_tables
 from dpcvx.exceptions import NoiseDominatesWarning, SlowDescentWarning
 
@@ -132,11 +133,7 @@ def needle(n: int, seed: int) -> Table:
 
 def _flags(tables: Iterator[tuple]) -> Iterator[Table]:
     for name, X, bounds, y, label, encoding in tables:
-        schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"c{j}", lo, hi) for j, (lo, hi) in enumerate(bounds)),
-                                    norm=1.0, encoding=encoding)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            Z = schema.transform({f"c{j}": X[:, j] for j in range(X.shape[1])})
+        Z = encoded(X, bounds, encoding)
         yield (name, Z[:-2000], y[:-2000], label, Z[-2000:], y[-2000:],
                ridge(X[:-2000], y[:-2000], X[-2000:], y[-2000:]))
 

@@ -38,6 +38,15 @@ def ridge(X, y, Xt, yt):
     return r2(yt, Zt @ w)
 
 
+def encoded(X, bounds, encoding):
+    """The table's columns by their public bounds and encoding (PublicSchema, norm 1), its clipping notes silenced."""
+    schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"c{j}", lo, hi) for j, (lo, hi) in enumerate(bounds)),
+                                norm=1.0, encoding=encoding)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return schema.transform({f"c{j}": X[:, j] for j in range(X.shape[1])})
+
+
 def dev_tables():
     for n in (5000, 10000):
         for p in (0.05, 0.1, 0.2, 0.3):
@@ -75,11 +84,7 @@ def main(which: str) -> None:
     lines = ["| table | epsilon | ridge | default | warned | DPHuberRegressor |", "|---|---|---|---|---|---|"]
     warned: list[tuple[float, float]] = []  # (default, the advice) in the cells that warned
     for name, X, bounds, y, label_bound, encoding in tables:
-        schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"c{j}", lo, hi) for j, (lo, hi) in enumerate(bounds)),
-                                    norm=1.0, encoding=encoding)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            Z = schema.transform({f"c{j}": X[:, j] for j in range(X.shape[1])})
+        Z = encoded(X, bounds, encoding)
         Z, Zt, yy, yt = Z[:-2000], Z[-2000:], y[:-2000], y[-2000:]
         base = ridge(X[:-2000], yy, X[-2000:], yt)
         for eps in epsilons:
