@@ -230,7 +230,8 @@ class _StationaryKernel(Kernel):
         object.__setattr__(self, "gamma", positive("gamma", self.gamma))
 
     def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        return np.exp(-self.gamma * cdist(X, Y, self.metric))
+        with np.errstate(over="ignore"):  # a distance beyond floating point gives -inf, exp(-inf) = 0: the value
+            return np.exp(-self.gamma * cdist(X, Y, self.metric))  # (a warning on one neighbour told it apart)
 
     def diagonal(self, X: np.ndarray) -> np.ndarray:
         return np.ones(X.shape[0])
@@ -289,21 +290,30 @@ class CallableKernel(Kernel):
         object.__setattr__(self, "bound", _feature_bound(self.bound))
 
     def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        matrix = self._called(X, Y)
+        if not np.all(np.isfinite(matrix)):
+            raise InputError(f"the kernel callable returned a NaN or infinite entry on arrays of shapes {X.shape}, "
+                             f"{Y.shape}: a kernel must be finite on the rows it is given")
+        return matrix
+
+    def _called(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """The user's function on (X, Y), of the shape a Gram matrix has, its entries as they come."""
         try:
-            matrix = np.asarray(self.function(X, Y), dtype=float)
+            with np.errstate(all="ignore"):  # an overflow is the caller's to judge (feature_scaling, gram)
+                matrix = np.asarray(self.function(X, Y), dtype=float)
         except Exception as error:  # the user's code on the data: its text can quote a row
             raise InputError(f"the kernel callable failed on arrays of shapes {X.shape}, {Y.shape}: "
                              f"it raised {withheld(error)}; call it on these arrays yourself to see "
                              "why") from None
-        if matrix.shape != (X.shape[0], Y.shape[0]) or not np.all(np.isfinite(matrix)):
-            raise InputError(
-                f"the kernel callable must return a finite matrix of shape "
-                f"({X.shape[0]}, {Y.shape[0]}), got shape {matrix.shape}"
-            )
+        if matrix.shape != (X.shape[0], Y.shape[0]):
+            raise InputError(f"the kernel callable must return a matrix of shape ({X.shape[0]}, {Y.shape[0]}), got "
+                             f"shape {matrix.shape}")
         return matrix
 
     def diagonal(self, X: np.ndarray) -> np.ndarray:
-        return np.array([self.gram(row[None], row[None])[0, 0] for row in X])
+        """k(x, x) for each row as the function gives it: inf or NaN where it is beyond floating point, which
+        :func:`feature_scaling` maps to the zero feature (a finite row is no error of the data's)."""
+        return np.array([self._called(row[None], row[None])[0, 0] for row in X])
 
     @property
     def feature_bound(self) -> float:
@@ -628,13 +638,19 @@ class RandomFourierFeatures:
         return self._features(X, as_rows(X))
 
     def _features(self, X: ArrayLike, rows: np.ndarray) -> Any:
-        """:meth:`transform` of X read as ``rows``."""
+        """:meth:`transform` of X read as ``rows``. A row whose Omega x overflows floating point (entries near
+        1e308) maps to the zero vector: cos(inf) is NaN, and a finite row refused on one neighbour and not the other
+        told the two apart. A function of the row alone, of norm 0 <= sqrt(2), as the sensitivity needs."""
         self._drawn_for(X, rows)
         frequencies, phases = self._parameters()
-        features = rows @ frequencies.T
-        features += phases
-        np.cos(features, out=features)
+        with np.errstate(over="ignore", invalid="ignore"):
+            features = rows @ frequencies.T
+            features += phases
+            np.cos(features, out=features)
         features *= math.sqrt(2.0 / frequencies.shape[0])
+        beyond = ~np.isfinite(features.sum(axis=1))  # a finite row's entries are at most sqrt(2 / D): no overflow
+        if beyond.any():
+            features[beyond] = 0.0
         return transformer_api.contained(self, features, self.get_feature_names_out(), X)
 
     def _parameters(self) -> tuple[np.ndarray, np.ndarray]:

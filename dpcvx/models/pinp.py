@@ -167,7 +167,8 @@ class PINP(TrainingSetLearner):
         (:func:`~dpcvx.models.training_rows.runs_here`), as the other learners' is not."""
         if not training_rows.runs_here():
             return
-        scores = self._model.predict(as_rows(X))
+        with np.errstate(all="ignore"):  # the rows as given: one beyond floating point was fitted as zero
+            scores = self._model.predict(as_rows(X))
         threshold = self._session().threshold
         expected = np.where(np.abs(scores) >= threshold, np.where(scores >= 0, 1.0, -1.0), 1.0)
         training_rows.warn_on_training_rows(type(self).__name__, expected, np.ravel(y), unweighted=training_rows.KERNEL)

@@ -319,3 +319,23 @@ def test_a_far_row_beyond_floating_point_releases_as_its_neighbour_does(name, fa
         releases.append(release)
     if not isinstance(releases[0], PINP):
         assert release_diff(*releases) == []
+
+
+@pytest.mark.parametrize(("kernel", "far"), [({"kernel": lambda A, B: A @ B.T, "feature_bound": 1.0}, 1e154),
+                                             ({"kernel": "rbf", "gamma": 2.0}, 1e154),
+                                             ({"kernel": "laplacian", "gamma": 2.0}, 1.7e308)],
+                         ids=["callable", "rbf", "laplacian"])
+def test_a_far_row_under_a_callable_or_stationary_kernel_releases_without_a_word_of_numpy(kernel, far):
+    """A callable kernel's k(x, x) of a finite row [1e200, 0] is inf: its Gram check refused the fit (the named
+    linear kernel released), and an rbf or laplacian distance beyond floating point showed numpy's overflow warning on
+    that neighbour only. The far row is the zero feature under a callable too, and the stationary kernels' exp(-inf)
+    = 0 is computed without a warning."""
+    X, y = circle_task(200, 13, d=2)
+    Z, _ = circle_task(10, 14, d=2)
+    for rows in (X, far_neighbour(X, far)):
+        accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            warnings.simplefilter("ignore", DPCVXWarning)
+            release = TDDL(lam=0.01, **kernel).fit(rows, y, 1.0, Z=Z, random_state=3, accountant=accountant)
+        assert len(accountant.ledger) == 1 and np.all(np.isfinite(release.decision_function(Z)))

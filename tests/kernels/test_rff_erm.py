@@ -1,5 +1,7 @@
 """Random Fourier features inside PrivateERM (JMLR 2011, Algorithm 3)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -193,3 +195,25 @@ def test_a_pipeline_with_the_fourier_map_as_a_step_is_refused_with_the_learner_t
     dpcvx.save(model, tmp_path / "model.json", schema=schema)
     loaded = dpcvx.load(tmp_path / "model.json")
     assert np.array_equal(loaded.predict(loaded.schema.transform(table)), model.predict(schema.transform(table)))
+
+
+def test_a_row_whose_projection_overflows_maps_to_the_zero_vector_and_its_neighbour_releases_alike():
+    """A finite row near 1e308 overflowed Omega x, and cos(inf) is NaN: PrivateERM(feature_map=...) refused it as
+    "remove or impute" NaN, with numpy's warnings, where the neighbour without it released. Such a row maps to the zero
+    vector (norm 0 <= sqrt(2)), the same map at fit and predict."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-0.5, 0.5, (600, 2))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    far = X.copy()
+    far[5] = [1.7e308, -1.7e308]
+    features = RandomFourierFeatures(gamma=2.0, n_components=40, random_state=0).fit(X).transform(far)
+    assert np.all(features[5] == 0.0) and np.all(np.isfinite(features))
+    releases = []
+    for rows in (X, far):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # no numpy overflow shown on one neighbour only
+            warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+            learner = dpcvx.PrivateERM(lam=0.01, feature_map=RandomFourierFeatures(gamma=2.0, n_components=40,
+                                                                                   random_state=0))
+            releases.append(learner.fit(rows, y, epsilon=1.0, random_state=3))
+    assert str(releases[0].certificate) == str(releases[1].certificate)
