@@ -42,7 +42,7 @@ __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "c
            "named_column", "nested", "number_variants", "NUMBER_TEXT", "non_finite_error", "non_numeric_entry",
            "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "number_texts", "spelling_variants", "table_matrix",
-           "text_number", "text_numbers"]
+           "such_rows", "text_number", "text_numbers"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
@@ -468,6 +468,11 @@ def refuse_non_numbers(values: np.ndarray, name: str, labels: list[Any] | None =
         culprit = non_numeric_entry(values[:1] if text else values, name, labels)
         assert culprit is not None  # is_number refuses the entry found
         raise culprit
+
+
+def such_rows(count: int) -> str:
+    """"(1 such row)" or "(k such rows)": how many rows of a table a refusal's finding holds, said in words."""
+    return f"({count} such row{'' if count == 1 else 's'})"
 
 
 class RowError(InputError):

@@ -47,7 +47,7 @@ from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, write_model
-from ..tables import RowError, number_variants, repeated_names, spelling_variants, text_numbers
+from ..tables import RowError, number_variants, repeated_names, spelling_variants, such_rows, text_numbers
 from ..validation import check_public_classes, check_threshold, label_range
 from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options, verify_regularizer
@@ -182,7 +182,7 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
             if blank is not None and blank.any():
                 raise RowError(
                     f"{path}: numeric column {name!r} holds a missing or non-finite value in row ",
-                    int(np.flatnonzero(blank)[0]), f" {layout.rows_note()} ({int(blank.sum())} such rows). If it "
+                    int(np.flatnonzero(blank)[0]), f" {layout.rows_note()} {such_rows(int(blank.sum()))}. If it "
                     "marks a missing value, " + (f"declare it with --missing '' (or --missing '?') and {impute}"
                                                  if fitting else _refit(name, impute)) + "; else clean the file")
             if declared is not None and declared.any():

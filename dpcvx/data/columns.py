@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import tables
 from ..exceptions import InputError
-from ..tables import RowError, text_numbers
+from ..tables import RowError, such_rows, text_numbers
 
 __all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length",
            "marker_numbers"]
@@ -196,13 +196,13 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
     if absent.any():
         if missing is None:
             raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ",
-                           int(np.flatnonzero(absent)[0]), f" ({int(absent.sum())} such rows); declare a public "
+                           int(np.flatnonzero(absent)[0]), f" {such_rows(int(absent.sum()))}; declare a public "
                            "imputed value (NumericColumn(..., missing=lo)) or drop or impute it first")
         numbers_[absent] = missing
     bad = np.flatnonzero(~np.isfinite(numbers_))
     if bad.size:
         raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ", int(bad[0]),
-                       f" ({bad.size} such rows); public bounds cannot stand in for it: drop or impute it first")
+                       f" {such_rows(bad.size)}; public bounds cannot stand in for it: drop or impute it first")
     return numbers_, absent
 
 
@@ -227,7 +227,7 @@ def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.n
         absent = _missing_mask(name, values, ())
         if absent.any() and missing is None:
             raise RowError(f"categorical column {name!r} holds a missing value in row ",
-                           int(np.flatnonzero(absent)[0]), f" ({int(absent.sum())} such rows): map it to a category "
+                           int(np.flatnonzero(absent)[0]), f" {such_rows(int(absent.sum()))}: map it to a category "
                            "(CategoricalColumn(..., missing='?') with '?' among the categories) or drop the record")
         labels = _as_text(name, values)  # str() of each value, in one pass
         if absent.any():

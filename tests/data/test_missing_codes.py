@@ -76,3 +76,12 @@ def test_bad_codes_are_refused_typed(codes, message):
 def test_codes_need_an_imputed_value():
     with pytest.raises(InputError, match="missing_codes needs a public imputed value"):
         NumericColumn("x", 0, 100, missing_codes=(999,))
+
+
+def test_a_refusal_counts_its_rows_in_words():
+    """"(1 such rows)" read every refusal of one bad row."""
+    from dpcvx.data.columns import as_numbers
+    for values, said in (([1.0, np.inf], "in row 1 (1 such row);"), ([np.nan, 1.0, np.nan], "in row 0 (2 such rows);")):
+        with pytest.raises(InputError) as refused:
+            as_numbers("a", np.array(values))
+        assert said in str(refused.value)
