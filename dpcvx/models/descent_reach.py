@@ -46,13 +46,17 @@ enters the release or its certificate and never runs inside :func:`dpcvx.tune`.
 
 from __future__ import annotations
 
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 
 from ..advice import command_line_runs, setting
 from ..exceptions import SlowDescentWarning, warn_released
 
-__all__ = ["HUBER_WIDTH", "REACH_AT", "SHORTFALL", "descent_shortfall", "huber_advised", "reach_checked",
-           "warn_descent_shortfall"]
+__all__ = ["HUBER_WIDTH", "REACH_AT", "SHORTFALL", "descent_shortfall", "huber_advised", "measured_from",
+           "reach_checked", "warn_descent_shortfall"]
 
 #: :func:`warn_descent_shortfall` warns when the noise-free steps leave at least this share of the labels' variance
 #: that least squares on the same mapped rows explains (fixed on the development family of
@@ -89,10 +93,26 @@ def descent_shortfall(gram: np.ndarray, moment: np.ndarray, square: float, total
     return float(max(error - least, 0.0) / spread)
 
 
+_GATE: contextvars.ContextVar[float] = contextvars.ContextVar("dpcvx_descent_reach_gate", default=REACH_AT)
+
+
+@contextmanager
+def measured_from(gate: float) -> Iterator[None]:
+    """Within this block the check runs from n epsilon / d >= ``gate`` in place of :data:`REACH_AT`: an extension hook
+    (docs/architecture.md) for a benchmark that measures the gate itself (benchmarks/descent_advice.py records the
+    warning at every n epsilon / d, gate 0, and reads each candidate gate off the record). It changes what the data's
+    owner is told, never a release."""
+    token = _GATE.set(float(gate))
+    try:
+        yield
+    finally:
+        _GATE.reset(token)
+
+
 def reach_checked(n: int, epsilon: float, width: int) -> bool:
     """Whether the check runs on a descent of n rows of ``width`` encoded columns at ``epsilon``: n epsilon / d >=
-    :data:`REACH_AT` (public)."""
-    return n * epsilon >= REACH_AT * width
+    :data:`REACH_AT` (public; :func:`measured_from` sets another gate for a benchmark)."""
+    return n * epsilon >= _GATE.get() * width
 
 
 def huber_advised(width: int) -> bool:

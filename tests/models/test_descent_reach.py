@@ -126,3 +126,13 @@ def test_the_columns_not_located_warning_does_not_promise_epsilon_on_a_wide_bloc
     assert len(said) == 1 and "the columns' ranges were not located" in said[0]
     assert "That evidence is from tables of at most 60 columns" in said[0]
     assert "a larger epsilon is not known to help such a block" in said[0]
+
+
+def test_a_benchmark_measures_the_gate_through_its_hook_not_a_monkeypatch():
+    """benchmarks/descent_advice.py assigned descent_reach.REACH_AT = 0 (a monkeypatch the benchmarks' public-API
+    test refuses); the documented hook sets the gate inside its block only."""
+    from dpcvx.models import descent_reach
+    assert not descent_reach.reach_checked(1_000, 1.0, 100)  # n epsilon / d = 10 < REACH_AT
+    with descent_reach.measured_from(0.0):
+        assert descent_reach.reach_checked(1_000, 1.0, 100)
+    assert not descent_reach.reach_checked(1_000, 1.0, 100) and descent_reach.REACH_AT == 100.0
