@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from ..advice import command_line_runs, python_only, setting
 from ..data.blocks import cache_block_rows, is_out_of_core
@@ -55,6 +56,8 @@ from ..release.usefulness import checks_are_off, estimator_called, speaker
 from ..validation import label_codes
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_BETTER_REGRESSION", "CODE_LABELS",
+           "LITTLE_KEPT", "KEPT_SHARE", "LEAST_SQUARES_FLOOR", "LEAST_SQUARES_WIDEST", "least_squares_share",
+           "kept_little", "regression_share",
            "ONE_VS_REST", "KERNEL",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
@@ -115,6 +118,18 @@ CODE_LABELS = ("on its training rows, the release's squared error is no lower th
                "it does better than their mean. If that value is a code for a missing or unknown label (999, -1), "
                "drop those rows or read it as missing before the fit: as a label it is fitted, and widens the range "
                "the noise is scaled to.")
+
+#: A regression that keeps little of what least squares explains on the same training rows
+#: (:func:`least_squares_share`, :func:`kept_little`). Set by benchmarks/kept_share.py; 0 turns the check off.
+KEPT_SHARE = 0.0
+#: :func:`kept_little` compares only where least squares' adjusted R^2 on the rows is at least this: below it there
+#: is little for a release to keep
+LEAST_SQUARES_FLOOR = 0.1
+#: the comparison holds a (d + 2) x (d + 2) Gram matrix of the mapped rows: rows wider than this are not compared
+LEAST_SQUARES_WIDEST = 2000
+LITTLE_KEPT = ("on its training rows, the release explains less than half of the variance of the labels that "
+               "least squares explains on the same rows (as the release maps them, with the labels clipped onto the "
+               "declared range; least squares' R^2 adjusted for its number of columns).")
 
 # One-vs-rest's note on tuning, before what it offers instead (:data:`ONE_VS_REST`)
 _TUNED_ONE_VS_REST = ("One-vs-rest splits epsilon among the classes: on imbalanced classes, tuning it (by its "
@@ -223,7 +238,7 @@ def warning_text(finding: str, unweighted: str | None = None, clipped: bool = Fa
     declared label range that set its noise (:func:`wide_label_range`, said after that)."""
     return (finding + (no_intercept() if intercept_free else "") + (wide_label_range() if wide_labels else "")
             + (MOSTLY_CLIPPED if clipped else "")
-            + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS), unweighted))
+            + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS, LITTLE_KEPT), unweighted))
 
 
 def _note(regression: bool, unweighted: str | None = None) -> str:
@@ -311,6 +326,79 @@ def regression_finding(predict: Callable[[slice], np.ndarray], labels: np.ndarra
     return CODE_LABELS if codes and _better_without(predict, labels, blocks, codes) else NO_BETTER_REGRESSION
 
 
+def least_squares_share(predict: Callable[[slice], np.ndarray], mapped: Callable[[slice], np.ndarray],
+                        labels: np.ndarray, step: int,
+                        label_range: tuple[float, float] | None = None) -> tuple[float, float] | None:
+    """NOT PRIVATE: (the release's R^2, least squares' adjusted R^2) on the training rows, both on the ``labels``
+    (1-D) clipped onto ``label_range`` when given (the labels the fit saw), or None where there is nothing to compare
+    (labels that do not vary, no more rows than columns, labels or predictions beyond :data:`_SQUARES_SAFE`, values
+    that are not finite).
+
+    One pass over the rows, ``step`` at a time: each block's predictions (``predict(rows)``) and its rows as the
+    release maps them (``mapped(rows)``: feature map, clip to R), less the first block's column means (so that a
+    column far from 0 does not cost the Gram matrix its precision), with a constant column appended; their Gram
+    matrix G = Z^T Z, Z^T y and the labels' sums add over the blocks (memory O(d^2), no n-vector). Least squares with
+    an intercept on the mapped rows: the pseudo-inverse of G scaled to unit diagonal, eigenvalues below 1e-10 of the
+    largest dropped (a one-hot block and the constant are collinear), its rank p; SSE = y'y' - b^T Z^T y'. Adjusted
+    R^2 = 1 - (SSE / (n - p)) / (SST / (n - 1)): on n rows a least-squares fit of p noise columns gains about p / n of
+    R^2 that new rows do not repeat, and the adjustment takes it back on average."""
+    n = labels.shape[0]
+    if n < 2 or _size(labels) > _SQUARES_SAFE:
+        return None
+    blocks = [slice(start, start + step) for start in range(0, n, step)]
+
+    def clipped(part: np.ndarray) -> np.ndarray:
+        return part if label_range is None else np.clip(part, *label_range)
+
+    centre = sum(float(np.sum(clipped(labels[rows]))) for rows in blocks) / n  # labels far from 0 lose no precision
+    origin: np.ndarray | None = None
+    gram = moment = None
+    square = total = errors = 0.0
+    for rows in blocks:
+        predicted = np.asarray(predict(rows), dtype=float)
+        if _size(predicted) > _SQUARES_SAFE:
+            return None
+        part = clipped(labels[rows]) - centre
+        block = np.asarray(mapped(rows), dtype=float)
+        if origin is None:
+            origin = block.mean(axis=0)
+            gram, moment = np.zeros((block.shape[1] + 1,) * 2), np.zeros(block.shape[1] + 1)
+        assert gram is not None and moment is not None
+        rows_z = np.empty((block.shape[0], block.shape[1] + 1))
+        np.subtract(block, origin, out=rows_z[:, :-1])
+        rows_z[:, -1] = 1.0
+        gram += rows_z.T @ rows_z
+        moment += rows_z.T @ part
+        square, total = square + float(part @ part), total + float(np.sum(part))
+        errors += float(np.sum((part - (predicted - centre)) ** 2))
+    assert gram is not None and moment is not None
+    spread = square - total**2 / n
+    if not (spread > 0 and np.isfinite(errors) and np.all(np.isfinite(gram)) and np.all(np.isfinite(moment))):
+        return None
+    scale = np.sqrt(np.diag(gram))
+    used = scale > 0
+    unit = gram[np.ix_(used, used)] / np.outer(scale[used], scale[used])
+    values, vectors = np.linalg.eigh(unit)
+    kept = values > 1e-10 * values[-1]
+    projected = vectors[:, kept].T @ (moment[used] / scale[used])
+    explained = float(projected @ (projected / values[kept]))
+    rank = int(np.count_nonzero(kept))
+    if n <= rank:
+        return None
+    least = max(square - explained, 0.0)
+    return 1.0 - errors / spread, 1.0 - (least / (n - rank)) / (spread / (n - 1))
+
+
+def kept_little(share: tuple[float, float] | None) -> bool:
+    """Whether a regression release keeps little of least squares' R^2 on its training rows
+    (:func:`least_squares_share`'s (release, least squares)): least squares' at least :data:`LEAST_SQUARES_FLOOR`
+    and the release's below :data:`KEPT_SHARE` of it."""
+    if share is None:
+        return False
+    release, least = share
+    return least >= LEAST_SQUARES_FLOOR and release < KEPT_SHARE * least
+
+
 def _better_without(predict: Callable[[slice], np.ndarray], labels: np.ndarray, blocks: list[slice],
                     codes: tuple[float, ...]) -> bool:
     """Whether the predictions' squared error is below the labels' spread about their mean (R^2 > 0) on the rows
@@ -385,14 +473,42 @@ def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: 
     if not runs_here() or (is_out_of_core(X) and not isinstance(X, np.memmap)):
         return
     rows, labels = X if read is None else read, np.asarray(y, dtype=float).ravel()
+    predicted = None
     if isinstance(X, np.memmap):
         finding = regression_finding(lambda part: model.predict(rows[part]), labels,
                                      cache_block_rows(X.shape[1], X.nbytes), label_range)
     else:
-        finding = training_rows_finding(model.predict(rows), labels, True, label_range=label_range)
+        predicted = np.asarray(model.predict(rows), dtype=float).ravel()
+        finding = training_rows_finding(predicted, labels, True, label_range=label_range)
+    if finding is None and KEPT_SHARE > 0 and kept_little(regression_share(model, X, labels, label_range, read,
+                                                                           predicted)):
+        finding = LITTLE_KEPT
     alone = not model.certificate.fit_intercept and not model.intercept_  # nothing added to w^T x
     wide = finding == NO_BETTER_REGRESSION and label_range_too_wide(labels, label_range, _fitted_bound(model))
     _warn(owner, finding, intercept_free=alone and finding == NO_BETTER_REGRESSION, wide_labels=wide)
+
+
+def regression_share(model: Any, X: Any, y: Any, label_range: tuple[float, float] | None = None, read: Any = None,
+                     predicted: np.ndarray | None = None) -> tuple[float, float] | None:
+    """NOT PRIVATE: :func:`least_squares_share` of the regression release ``model`` on its training rows (X, y), the
+    labels clipped onto ``label_range``, the rows mapped by the release's own row map (``model.rows``); None for rows
+    wider than :data:`LEAST_SQUARES_WIDEST` and for a Dask X (never read again). ``read``: the rows as the fit read
+    them when they are not X itself (an estimator's checked view); ``predicted``: the release's predictions on them
+    when already computed. A memmap is read a block at a time."""
+    if (is_out_of_core(X) and not isinstance(X, np.memmap)) or np.size(model.coef_) + 2 > LEAST_SQUARES_WIDEST:
+        return None
+    rows, labels = X if read is None else read, np.asarray(y, dtype=float).ravel()
+    width = int(np.size(model.coef_)) + 2
+    step = cache_block_rows(width, X.nbytes) if isinstance(X, np.memmap) else cache_block_rows(width)
+
+    def predict(part: slice) -> np.ndarray:
+        return np.asarray(model.predict(rows[part]), dtype=float).ravel() if predicted is None else predicted[part]
+
+    def mapped(part: slice) -> np.ndarray:
+        block = model.rows.apply(rows[part])[0]
+        return block.toarray() if sparse.issparse(block) else np.asarray(block)
+
+    return least_squares_share(predict, mapped, labels, step, label_range)
 
 
 def _fitted_bound(model: Any) -> float | None:
