@@ -503,7 +503,9 @@ def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: 
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` (fixed text, NOT PRIVATE) when the regression release
     ``model`` does no better than a constant on its training rows (X, y) (:func:`regression_finding`; ``label_range``
     the declared (lo, hi)), unless inside tune or left to the caller (:func:`runs_here`); followed by
-    :func:`no_intercept` when the release predicts w^T x alone.
+    :func:`no_intercept` when the release predicts w^T x alone. Else, when it keeps little of least squares on the
+    same mapped rows (:func:`regression_share`, :func:`kept_little`: one more pass), :data:`LITTLE_KEPT` with
+    :func:`little_kept_advice` for ``owner`` and the release's width.
 
     X decides how its rows are read again: a numpy.memmap's predicted a block at a time, the squares added as they
     come (a 1,000,000 x 10 file's fit held no n-vector of predictions); a Dask X's not read (its predictions would
