@@ -117,8 +117,22 @@ def test_the_check_reads_a_memmap_by_blocks_as_rows_in_memory(tmp_path):
     stored.flush()
     rows = np.load(tmp_path / "rows.npy", mmap_mode="r")
     in_memory = regression_share(model.model_, X, y, (0, 100))
-    assert in_memory is not None
+    assert in_memory is not None and len(in_memory) == 2  # the labels as given, then clipped
     np.testing.assert_allclose(regression_share(model.model_, rows, y, (0, 100)), in_memory, rtol=1e-9)
+
+
+def test_a_release_good_on_the_labels_as_given_is_not_told_for_its_clipped_ones():
+    """Both comparisons must find little kept (as for R^2 <= 0): labels 60 % beyond the declared bound, predictions
+    near the labels as given and far from the clipped ones."""
+    from dpcvx.models.training_rows import _shares, kept_little
+
+    rng = np.random.default_rng(1)
+    a = rng.uniform(0, 10, 2000)
+    y, Z = a / 2, a[:, None] / 10
+    predicted = y + rng.normal(0, 0.3, 2000)
+    shares = _shares(lambda rows: predicted[rows], lambda rows: Z[rows], y, 500, [None, (-2.0, 2.0)])
+    assert shares is not None and shares[0][0] > 0.9 and shares[1][0] < 0
+    assert kept_little(shares[1:]) and not kept_little(shares)
 
 
 def test_not_inside_tune():
