@@ -11,8 +11,8 @@ its rank p: 1 - (SSE / (n - p)) / (SST / (n - 1))) on the rows as the release ma
 labels. Each cell fits, at the same epsilon and bounds: DPLinearRegression() (default), DPHuberRegressor(),
 DPLinearRegression(mechanism="adassp") and DPLinearRegression(column_statistics=False) ("public map"); each of the four
 fits is a subject of the check, and the other three are its alternatives. Ridge on the encoded columns (NOT private)
-is the reference. Test R^2 on the held-back rows. The library check is off during the run (KEPT_SHARE = 0): every rule
-below is read off the recorded pairs.
+is the reference. Test R^2 on the held-back rows. The library check's own warning is left out of what else was said
+(the recorded runs turned it off instead): every rule below is read off the recorded pairs.
 
 Candidate rules, written before the development run (least squares' adjusted R^2 at least 0.1 in each):
 
@@ -238,14 +238,16 @@ def _fit(config: str, common: dict, X: np.ndarray, y: np.ndarray, Xt: np.ndarray
         estimator = CONFIGS[config](**common).fit(X, y)
     shares = training_rows.regression_share(estimator.model_, X, y, label)
     share = None if shares is None else shares[-1]  # on the labels clipped onto the declared range
-    said = {w.category for w in caught if w.category.__module__.startswith("dpcvx")}
+    # the check under study is left out of what else was said (the runs recorded at 47b6ecc2 and abdc7d6b turned it
+    # off instead, by assigning training_rows.KEPT_SHARE = 0: the same record, without reaching inside dpcvx)
+    said = {w.category for w in caught if w.category.__module__.startswith("dpcvx")
+            and training_rows.LITTLE_KEPT not in str(w.message)}
     return {"test": r2(yt, estimator.predict(Xt)), "release": None if share is None else share[0],
             "least": None if share is None else share[1], "said": sorted(w.__name__ for w in said),
             "slow": SlowDescentWarning in said}
 
 
 def run(which: str) -> list[dict]:
-    training_rows.KEPT_SHARE = 0.0  # the library check off: every rule is read off the record
     cells = []
     for (name, X, y, label, Xt, yt, reference), epsilons in family(which):
         for eps in epsilons:
@@ -325,7 +327,7 @@ def advice_rows(cells: list[dict], rule_label: str) -> list[str]:
     return lines
 
 
-SHIPPED = training_rows.KEPT_SHARE  # as committed, before run() turns the check off
+SHIPPED = training_rows.KEPT_SHARE  # as committed
 
 
 def summary(cells: list[dict], which: str) -> list[str]:
