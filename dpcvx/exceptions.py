@@ -186,8 +186,9 @@ class SmallTableWarning(DPCVXWarning):
 
 
 class TrainingRowsWarning(DPCVXWarning):
-    """NOT PRIVATE: on its training rows the release predicts one class, or does no better than a constant
-    (:mod:`dpcvx.models.training_rows`). Shown to the data owner only; never part of a release."""
+    """NOT PRIVATE: on its training rows the release predicts one class, or does no better than a constant, or (a
+    regression) keeps under 0.6 of what least squares explains on the same rows (:mod:`dpcvx.models.training_rows`).
+    Shown to the data owner only; never part of a release."""
 
     reads_private_data = True
 
