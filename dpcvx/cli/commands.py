@@ -444,6 +444,8 @@ def demo_command(args: argparse.Namespace) -> int:
     print()
     print(f"Test accuracy (mean ± std over {result.draws} noise draws), n = {result.n_train}:")
     print(result.table())
+    for finding in result.findings:  # the demo's own findings, once each (its fits at small epsilon, by design)
+        print(f"\n{finding}")
     try:
         path = write_plot(result, plot, overwrite=overwrite, option=OVERWRITE)
     except ImportError:
