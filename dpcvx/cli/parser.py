@@ -357,7 +357,9 @@ def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentG
                              "accepted")
     parser.add_argument("--allow-estimates", action="store_true",
                         help="accept constants the verifier could only estimate (not prove); the "
-                             "guarantee is then CONDITIONAL on the estimates being right")
+                             "guarantee is then CONDITIONAL on the estimates being right. dpcvx fit then fits with "
+                             "the learner PrivateERM, which takes none of the estimators' class options "
+                             "(--class-weight, --class-prior, --threshold ...)")
 
 
 def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
