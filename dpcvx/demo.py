@@ -6,6 +6,7 @@ dimensions with rows of norm at most 1, so R = 1 is a true public bound.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from . import losses
 from .data.files import atomic_write, check_writable
-from .exceptions import InputError
+from .exceptions import ConstantPredictionWarning, InputError, NoiseDominatesWarning, TrainingRowsWarning
 from .limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N, SEED_MAX
 from .models.erm import PrivateERM
 from .privacy.rng import check_seed, seed_rule
@@ -27,6 +28,10 @@ DEMO_EPSILONS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 DEMO_PLOT = "dpcvx-demo.png"  # the plot's default file, in the current directory
 #: the PNG's Software text: a default plot path is replaced only when a demo wrote the file there (:func:`demo_wrote`)
 PLOT_SOFTWARE = "dpcvx demo"
+#: The findings a fit at the demo's smallest epsilons makes by design (the curve starts where the noise dominates):
+#: gathered into one sentence of the demo's output (:attr:`DemoResult.findings`), not a warning per fit whose advice
+#: (settings, dpcvx.tune) is for a data owner's table, not the demo's synthetic one
+DEMO_FINDINGS = (TrainingRowsWarning, ConstantPredictionWarning, NoiseDominatesWarning)
 
 
 def synthetic_classification(n: int = 20000, d: int = 10, *, label_noise: float = 0.1,
@@ -53,6 +58,9 @@ class DemoResult:
     release: str
     n_train: int
     draws: int
+    #: the cells whose fits found their release no better than a constant or noise-dominated (:data:`DEMO_FINDINGS`),
+    #: in one sentence each; empty when none did
+    findings: tuple[str, ...] = ()
 
     def table(self) -> str:
         header = ["loss", "mechanism"] + [f"eps={eps:g}" for eps in self.epsilons]
@@ -84,6 +92,7 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
     X_train, y_train, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
     problems = {"logistic": losses.logistic(), "huber_hinge": losses.huber_hinge(0.5)}
     accuracy, nonprivate = {}, {}
+    weak: dict[tuple[str, str], set[float]] = {}
     release = ""
     for name, loss in problems.items():
         erm = PrivateERM(loss=loss, lam=lam, data_norm=1.0)
@@ -93,9 +102,16 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
             for eps in epsilons:
                 scores = []
                 for draw in range(draws):
-                    model = erm.fit(X_train, y_train, epsilon=eps, mechanism=mechanism,
-                                    # within the seeds' range (SEED_MAX) for the largest demo seeds too
-                                    random_state=(random_state * 1000 + draw) % (SEED_MAX + 1))
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        model = erm.fit(X_train, y_train, epsilon=eps, mechanism=mechanism,
+                                        # within the seeds' range (SEED_MAX) for the largest demo seeds too
+                                        random_state=(random_state * 1000 + draw) % (SEED_MAX + 1))
+                    for item in caught:  # the demo's own findings gathered; any other warning shown as it came
+                        if issubclass(item.category, DEMO_FINDINGS):
+                            weak.setdefault((name, mechanism), set()).add(eps)
+                        else:
+                            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
                     scores.append(model.score(X_test, y_test))
                     if not release and name == "logistic" and eps == 0.1:
                         release = str(model.certificate).split("\ndpcvx certificate")[0]
@@ -104,7 +120,19 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
     # Both verified losses: the README says the demo verifies the logistic and the Huber loss.
     certificate = "\n\n".join(str(PrivateERM(loss=loss, lam=lam, data_norm=1.0).verify(X.shape[1]))
                                 for loss in problems.values())
-    return DemoResult(tuple(epsilons), accuracy, nonprivate, certificate, release, n, draws)
+    return DemoResult(tuple(epsilons), accuracy, nonprivate, certificate, release, n, draws, _findings(weak))
+
+
+def _findings(weak: dict[tuple[str, str], set[float]]) -> tuple[str, ...]:
+    """One sentence for the cells (loss, mechanism: epsilons) whose fits found a release no better than a constant or
+    dominated by its noise; none when no fit did."""
+    if not weak:
+        return ()
+    cells = "; ".join(f"{loss}, {mechanism}: epsilon {', '.join(f'{eps:g}' for eps in sorted(values))}"
+                      for (loss, mechanism), values in weak.items())
+    return (f"At the smallest epsilons the noise dominates, as the curve is meant to show: in at least one draw the "
+            f"release did no measurably better than a constant prediction, or its noise outweighed the weights "
+            f"({cells}). The table's accuracy near 0.5 there is that finding; a larger epsilon or n is what helps.",)
 
 
 def plot_demo(result: DemoResult, path: str | Path, *, overwrite: bool = False) -> Path:

@@ -444,6 +444,8 @@ def demo_command(args: argparse.Namespace) -> int:
     print()
     print(f"Test accuracy (mean ± std over {result.draws} noise draws), n = {result.n_train}:")
     print(result.table())
+    for finding in result.findings:  # the demo's own findings, once each (its fits at small epsilon, by design)
+        print(f"\n{finding}")
     try:
         path = write_plot(result, plot, overwrite=overwrite, option=OVERWRITE)
     except ImportError:
@@ -619,8 +621,11 @@ def _fit_usage(args: argparse.Namespace) -> tuple[PublicSchema | None, losses.Ma
                          "at epsilon / k), or fit a rare class against the rest as a binary classifier, --positive "
                          "CLASS --others-negative (with --class-weight balanced)")
     if _given(args) and kind == LEARNER:
-        raise UsageError(f"{', '.join(_given(args))} are options of the estimators, which take no --allow-estimates; "
-                         "leave them or --allow-estimates out")
+        given = _given(args)
+        raise UsageError(f"{', '.join(given)} {'is an option' if len(given) == 1 else 'are options'} of the "
+                         "estimators, which take no --allow-estimates (with it the fit is PrivateERM's, which the "
+                         f"command line gives no class options): leave {'it' if len(given) == 1 else 'them'} or "
+                         "--allow-estimates out")
     _problem_usage(args)
     if loss is not None:
         with _as_usage("--loss: "):

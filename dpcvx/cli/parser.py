@@ -357,15 +357,18 @@ def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentG
                              "accepted")
     parser.add_argument("--allow-estimates", action="store_true",
                         help="accept constants the verifier could only estimate (not prove); the "
-                             "guarantee is then CONDITIONAL on the estimates being right")
+                             "guarantee is then CONDITIONAL on the estimates being right. dpcvx fit then fits with "
+                             "the learner PrivateERM, which takes none of the estimators' class options "
+                             "(--class-weight, --class-prior, --threshold ...)")
 
 
 def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
     """How to read DATA: a header row or --no-header with the names; gzip is recognised by itself."""
     group = parser.add_argument_group(
         "reading DATA", _text("DATA is a CSV file, UTF-8, plain or gzip-compressed (a .gz name or gzip "
-                              "content, decompressed as it is read). Surrounding whitespace of each cell "
-                              "is stripped, so UCI's ', ' separator reads as ','. Blank lines are skipped."))
+                              "content, decompressed as it is read), or a Parquet file (a .parquet or .pq name; "
+                              "the dask extra), whose columns name themselves. Surrounding whitespace of each CSV "
+                              "cell is stripped, so UCI's ', ' separator reads as ','. Blank lines are skipped."))
     group.add_argument("--no-header", action="store_true",
                        help="the file has no header row: every line is a record; name the columns with "
                             "--names or --names-file")
@@ -551,8 +554,9 @@ def build_parser() -> argparse.ArgumentParser:
                "  dpcvx fit houses.csv --task regression --target price --label-bound 0,500000 \\\n"
                "      --numeric rooms:1:10 --data-norm 1 --epsilon 1 --delta 1e-6 --out price.json",
     )
-    fit.add_argument("data", type=_input_path, metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
-                                                  "--no-header and the column names")
+    fit.add_argument("data", type=_input_path, metavar="DATA",
+                     help="CSV file (plain or .gz) with a header row, or --no-header and the column names; or a "
+                          "Parquet file (a .parquet or .pq name)")
     _add_file_arguments(fit)
     labels = fit.add_argument_group(
         "labels", _text("Label values are public: they are never inferred from the data. Every "
@@ -692,8 +696,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example:\n  dpcvx predict model.json new.csv --out predictions.csv",
     )
     predict.add_argument("model", type=_input_path, metavar="MODEL.json", help="a model written by dpcvx fit")
-    predict.add_argument("data", type=_input_path, metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
-                                                      "--no-header and the column names")
+    predict.add_argument("data", type=_input_path, metavar="DATA",
+                     help="CSV file (plain or .gz) with a header row, or --no-header and the column names; or a "
+                          "Parquet file (a .parquet or .pq name)")
     _add_file_arguments(predict)
     predict.add_argument("--threshold", type=_threshold_value, metavar="T|prior",
                          help="a binary classifier's public decision threshold, as dpcvx fit's, in place of the "

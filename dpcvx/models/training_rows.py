@@ -284,8 +284,10 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
     """What follows a finding in its warning (:func:`warning_text`)."""
     label_bound = setting("label_bound")
     weights = f"{setting('class_weight')}, {setting('class_prior')}"
+    # the command line's learner (--allow-estimates) takes no --class-weight or --class-prior: not named as a setting
+    command_learner = command_line_runs() and not estimator_called() and not regression and not unweighted
     changed = (f"{setting('lam')}, {setting('epsilon')}, columns"
-               + ("" if unweighted else f", {label_bound if regression else weights}") + ")")
+               + ("" if unweighted or command_learner else f", {label_bound if regression else weights}") + ")")
     tune = python_only("dpcvx.tune")
     covers = (f" Choosing another setting ({changed} because of it is a use of the private data that no guarantee "
               f"covers: {tune} is the private way to choose settings ")
@@ -302,6 +304,11 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
         return _NOT_PRIVATE + covers.rstrip() + f". {instead}"
     if unweighted:
         return _NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). {unweighted}"
+    if command_learner:  # dpcvx fit --allow-estimates: the learner, which the command line gives no class options
+        return (_NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). The fit with "
+                "--allow-estimates takes no class weights or class prior (--class-weight and --class-prior are "
+                "options of the estimators, for a loss the verifier proves); in Python, PrivateERM's "
+                "class_weight='balanced' and class_prior='private' weigh the classes by a private count of them")
     if not estimator_called():  # a learner (PrivateERM) takes no threshold: its release's decision_cut is the cut
         return (_NOT_PRIVATE + covers + "(on imbalanced classes, candidates with class_weight='balanced' and "
                 "class_prior='private' (the balanced weights at a private count of the classes; with "

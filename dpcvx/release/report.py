@@ -53,7 +53,9 @@ from ..data.files import atomic_write, check_writable, file_path
 from ..data.kernels import RandomFourierFeatures
 from ..data.standardiser import ColumnStandardiser, label_range
 from ..exceptions import InputError
+from ..privacy.adassp import AdaSSPCalibration
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.kernel_calibrate import KernelConstants
 from ..privacy.neighbours import Neighbours, group_epsilon_delta
 from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
@@ -196,6 +198,15 @@ def _written(value: Any) -> str:
         return text
 
 
+def _kernel_words(kernel: Any) -> str:
+    """A kernel release's recorded kernel (``{"kernel": "rbf", "gamma": 1.0}``) in words: "the rbf kernel with gamma =
+    1"; another record as text."""
+    if not isinstance(kernel, dict) or "kernel" not in kernel:
+        return f"the kernel {kernel}"
+    settings = ", ".join(f"{name} = {_number(value)}" for name, value in kernel.items() if name != "kernel")
+    return f"the {kernel['kernel']} kernel" + (f" with {settings}" if settings else "")
+
+
 def _map_words(feature_map: Any) -> str:
     """A row map in words: a standardiser's formula (its released values: the auditor's section), random Fourier
     features by their public parameters, another map by its type."""
@@ -281,15 +292,17 @@ def _svg(curve: PrivacyCurve, epsilons: np.ndarray, deltas: np.ndarray, epsilon:
     return text[text.index("<svg"):]
 
 
-#: What the calibration's fields mean, for the auditor's table (a field not listed is named in the certificate text
-#: below the table). Each a function of public inputs only.
+#: What the calibration's fields mean, for the auditor's table: the words of a field common to several calibrations
+#: (:data:`CLASS_WORDS` has those whose meaning depends on the calibration; epsilon and delta, and the shares of
+#: noisy gradient descent, are worded for the release: :meth:`ReleaseReport._calibration_meaning`). Every field of
+#: every calibration type has its words (tests/release/test_report_calibration_words.py). Each a function of public
+#: inputs only.
 CALIBRATION_WORDS = {
     "mechanism": "where the noise is added: to the objective, to the minimiser (output), or the learner's own",
-    "noise": "the noise's distribution (pure releases: a density proportional to exp(-beta ||b||))",
+    "noise": ("the noise's distribution: gaussian, or, drawn exactly on a lattice, discrete-laplace or "
+              "discrete-gaussian"),
     "n": "the number of records the calibration uses (n_public under add-remove)",
     "lam": "the regularisation strength Lam",
-    "epsilon": "the fit's epsilon (privately drawn inputs' budgets are listed above, apart)",
-    "delta": "the fit's delta",
     "L": "the loss's gradient bound: |l'(z)| <= L",
     "c": "the loss's curvature bound: |l''(z)| <= c",
     "m": "the regularizer's strong convexity",
@@ -314,6 +327,10 @@ CALIBRATION_WORDS = {
     "loss_slope": ("one-signed: the verifier proved that l' has one sign (l' <= 0 everywhere, or l' >= 0), so sigma "
                    "comes from the tighter one-sign profile (docs/theory.md, section 12.3); without it, the general "
                    "profile"),
+    "problem_class": ("a constraint set or a non-smooth regularizer: only the analysis of Kifer, Smith and Thakurta "
+                      "2012 applies"),
+    "weight_norm": ("a public scale of ||w*|| that chooses Delta where m Lam = 0 (utility only: it never enters the "
+                    "privacy analysis)"),
     "amp_epsilon": "the part of epsilon that covers the solver's gap (approximate minima perturbation)",
     "amp_delta": "the part of delta that covers the solver's gap",
     "amp_sensitivity": "the sensitivity of the solver's gap",
@@ -322,7 +339,189 @@ CALIBRATION_WORDS = {
     "T": "the number of public points of the sample Z",
     "label_bound": "the bound on the size of a (centred) label",
     "data_norm": "the bound on a row's norm",
+    # the exact samplers' lattice forms (float_safe=True)
+    "sampler": "exact: the integer noise is drawn by an exact sampler, with no floating-point draw",
+    "lattice": "gamma_L, the spacing (a power of two) of the public lattice the released values lie on",
+    "lattice_l1_sensitivity": ("K_1: how far the released values of two neighbouring data sets, rounded to the "
+                               "lattice, can lie apart in lattice steps (l1)"),
+    "lattice_l2_squared_sensitivity": ("K_2: how far the released values of two neighbouring data sets, rounded to "
+                                       "the lattice, can lie apart in squared lattice steps (squared l2)"),
+    "noise_scale_steps": "K_1 / epsilon: the discrete Laplace noise's scale, in lattice steps",
+    "zcdp_rho": ("rho: the discrete Gaussian is rho-zCDP, which gives (epsilon, delta) (Canonne, Kamath and Steinke "
+                 "2020, Corollary 13)"),
+    "sigma2_steps": "K_2 / (2 rho): the discrete Gaussian noise's variance, in squared lattice steps",
+    "coefficient_bound": ("A = 2 L / lam: the bound on sum_i |beta_i| of the solver's coefficients, checked before "
+                          "any noise is drawn (0: none, the evaluation error is not proved)"),
+    "evaluation_error": ("E: the proved bound on the floating-point error of a computed <w~, phi(z)> (0: not "
+                         "proved, the guarantee is mitigation only)"),
+    # AdaSSP and noisy gradient descent: one joint Gaussian on all their releases (docs/theory.md, section 16)
+    "failure_probability": ("rho: the probability that the high-probability bounds of the noise (the eigenvalue's "
+                            "margin, the ridge) fail; it costs accuracy, never privacy"),
+    "column_statistics": ("yes: the columns were first centred and scaled by private column sums and sums of "
+                          "squares, in the same joint Gaussian"),
+    "range_columns": ("k, the columns whose private range was searched first: the features and the label, or the "
+                      "label's alone (1)"),
+    "unit_sigma": ("sigma, the joint Gaussian's noise at (epsilon, delta) for sensitivity sqrt(sum of the shares f_i) "
+                   "(the analytic Gaussian); release i's noise is its sensitivity times sigma / sqrt(f_i)"),
+    "release_grids": "the grids (2^-30 of each sigma) the noisy releases are rounded to (floating-point mitigation)",
+    "range_share": "f of the range search's counts in the joint Gaussian (the shares of all the releases sum to 4)",
+    "search_depth": "D: the depth of each column's binary search, on a public grid of 2^D cells",
+    "count_sigma": ("sigma_c = sigma sqrt(2 k D / range_share): the noise on each count of the search (sensitivity 1 "
+                    "per count)"),
+    "column_shares": "f of the column sums and of the sums of squares in the joint Gaussian",
+    "column_sensitivities": "the L2 sensitivities of the column sums (2 R) and of the sums of squares (sqrt(2) R^2)",
+    "column_sigmas": "sigma_i = Delta_i sigma / sqrt(f_i) of the column sums and of the sums of squares",
+    "steps": "T, the number of noisy gradient steps (a public rule of n, epsilon and d)",
+    "momentum": "beta, the steps' heavy-ball momentum (a public rule of n, epsilon and d)",
+    "lambda_share": "f of the noisy top eigenvalue lambda_max(Z^T Z) in the joint Gaussian",
+    "residual_clip": "tau = B' / 3: the clip of each residual, the label range's implied standard deviation",
+    "level": "yes: the label's level (the intercept's move) is released after the steps",
+    "level_share": "f of the level's sum in the joint Gaussian, taken out of gradient_share",
+    "level_sensitivity": "4 B': the L2 sensitivity of the level's sum of residuals, each in [-2B', 2B']",
+    "level_sigma": "sigma_b = level_sensitivity sigma / sqrt(level_share): the noise on the level's sum",
+    "level_grid": "the grid (2^-30 of sigma_b) the noisy level is rounded to (floating-point mitigation)",
+    # the kernel learners (Jain and Thakurta 2014; docs/theory.md, section 11)
+    "weight_sensitivity": ("s + 2 gamma: how far the solver's points of two neighbouring data sets can lie apart in "
+                           "the feature space"),
+    "minimiser_sensitivity": "s = 2 L R / (lam n): how far the exact minimisers can lie apart",
+    "solve_tolerance": "gamma: the public bound on the distance of the solver's point to the exact minimiser",
+    "minimiser_span": ("the subspace the ERM is minimised over: the whole feature space (training) or the span of "
+                       "the public sample's features (public); the sensitivities hold for both"),
+    "C": "the bound on ||w*|| (the constant C above)",
+    "max_queries": "the most queries answered",
+    "max_updates": "B: the most queries that may touch the private model (rounds of the sparse-vector test)",
+    "query_sensitivity": "Delta = (s + 2 gamma) R: the sensitivity of a query's value <w~, phi(z)>",
+    "threshold_noise": "the scale of the noise on the sparse-vector threshold (2K / eps_svt lattice steps)",
+    "query_noise": "the scale of the noise on each query's gap (4K / eps_svt lattice steps)",
+    "gap": "g: with probability 1 - beta, an update is made only where the gap |<w* - w_t, phi(z)>| is at least g",
+    "threshold": "tau: the noisy gap is compared with this threshold",
+    "step": "eta = g / R^2: the coefficient of an update",
+    "kernel_name": ("the kernel, for the floating-point proof: rbf and laplacian have a proved evaluation error, "
+                    "other kernels not"),
+    "n_features": "the input dimension (the evaluation error's bound reads it)",
+    "magnitude_bound": "M = (C + gamma) R: every computed <w~, phi(z)> is clamped onto [-M, M]",
+    "lattice_sensitivity": "K = floor((Delta + 2 E) / gamma_L) + 1: a query's sensitivity in lattice steps",
+    "threshold_steps": "ceil(tau / gamma_L): the threshold in lattice steps",
+    "selection": "how a round's point is chosen: from a finite net of the input ball, or from the whole ball",
+    "net_size": "|S|, the number of points of the net",
+    "ball_dimension": "the dimension of the ball searched (linear kernel)",
+    "feature_distance": "the bound on ||phi(z) - phi(s)|| between a point z of the ball and its net point s",
+    "rounds": "B, the most rounds",
+    "score_sensitivity": "Delta = (s + 2 gamma) R: the sensitivity of a round's score |<w* - w_t, phi(s)>|",
+    "selection_epsilon": "the exponential mechanism's epsilon in each round (half the round's)",
+    "net_accuracy": ("with probability 1 - beta the released w is within this of w* at every candidate point, "
+                     "|<w - w*, phi(s)>|"),
+    "score_error": "E_s: the proved bound on the floating-point error of a computed gap or score",
+    "test_scale_steps": "K / eps_test: the test's discrete Laplace scale, in lattice steps",
+    "selection_sensitivity": "Delta + 2 E_s: the computed scores' sensitivity, which the exact selection uses",
 }
+
+_ADASSP_WORDS = {
+    "sensitivities": ("Delta_i, the L2 sensitivities of lambda_min(X^T X), of X^T X (its upper triangle) and of "
+                      "X^T y, for the neighbour relation"),
+    "sigmas": ("sigma_i = Delta_i sigma / sqrt(f_i) of lambda_min(X^T X), X^T X and X^T y, with the shares f = "
+               "0.05, 1.15 and 1.8"),
+    "eigenvalue_margin": ("the margin the noisy lambda_min(X^T X) is lowered by: its noise stays below it with "
+                          "probability 1 - rho / 3"),
+    "ridge_bound": ("sqrt(d ln(2 d^2 / rho)) sigma_2: Wang's high-probability bound on the norm of X^T X's noise, "
+                    "which sets the ridge"),
+    "label_bound": "B: the bound on the size of a label (a ranged fit's: the released B', labels centred on c)",
+    "data_norm": "R: the bound on a row's norm (a ranged fit's: R_eff, of the rows its ranges map)",
+}
+_GRADIENT_WORDS = {
+    "sensitivities": ("the L2 sensitivities of lambda_max(Z^T Z) (R_eff^2, Weyl) and of each step's Z^T r "
+                      "(2 R_eff tau)"),
+    "sigmas": ("(sigma_l, sigma_g): the noise on the top eigenvalue, R_eff^2 sigma / sqrt(lambda_share), and on each "
+               "step's gradient, 2 R_eff tau sigma / sqrt(f_t), f_t each step's share (gradient_share)"),
+    "eigenvalue_margin": ("m = z_(1 - rho/2) sigma_l: the noisy lambda_max is raised by it, so the step's curvature "
+                          "Lambda bounds lambda_max(Z^T Z) with probability 1 - rho / 2"),
+    "failure_probability": ("rho: the probability that the curvature Lambda is below lambda_max(Z^T Z) (the "
+                            "eigenvalue's margin fails); it costs accuracy, never privacy"),
+    "label_bound": "B': the released bound on a centred label's size (labels y - c clipped onto [-B', B'])",
+    "data_norm": "R_eff: the bound on the norm of a row the ranges map",
+}
+_KERNEL_WORDS = {
+    "R": "R_phi: the kernel's bound on a feature vector's norm ||phi(x)||",
+    "failure_probability": "beta: the accuracy guarantee may fail with this probability (utility, never privacy)",
+}
+_TDDL_WORDS = {
+    **_KERNEL_WORDS,
+    "mechanism": "the noise on the predictions: Laplace (delta = 0) or Gaussian",
+    "sum_of_test_norms": "sum_t ||phi(z_t)|| over the public sample Z",
+    "test_operator_norm": "sqrt(lambda_max(K_Z)), bounded above: the operator norm of the public sample's features",
+    "l1_sensitivity": ("(s + 2 gamma) min(sum_t ||phi(z_t)||, sqrt(T lambda_max(K_Z))): the predictions' L1 "
+                       "sensitivity, which Laplace noise uses"),
+    "l2_sensitivity": "(s + 2 gamma) ||Phi_Z||_op: the predictions' L2 sensitivity, which Gaussian noise uses",
+    "scale": "the noise on each prediction: the Laplace scale l1_sensitivity / epsilon, or the Gaussian's sigma",
+    "lattice": "gamma_L, the spacing (a power of two) of the public lattice the released predictions lie on",
+    "lattice_l1_sensitivity": ("K_1 = floor((l1_sensitivity + 2 T E) / gamma_L) + T: the rounded predictions' l1 "
+                               "shift between neighbours, in lattice steps"),
+    "lattice_l2_squared_sensitivity": ("K_2: the rounded predictions' squared l2 shift between neighbours, in squared "
+                                       "lattice steps (l2_sensitivity + 2 sqrt(T) E before rounding)"),
+}
+_PINP_WORDS = {
+    **_KERNEL_WORDS,
+    "round_epsilon": ("eps_r, each round's epsilon (B rounds compose to epsilon and delta); half to the sparse-vector "
+                      "test (eps_svt), half to the answer"),
+    "answer_noise": "the scale of the noise on an update's released answer (K / eps_ans lattice steps)",
+    "accuracy": "sigma: with probability 1 - beta every answer is within it of <w*, phi(z)>",
+    "lattice": "gamma_L, the spacing (a power of two) of the public lattice the test's values and the answers lie on",
+}
+_TDIL_WORDS = {
+    **_KERNEL_WORDS,
+    "round_epsilon": ("eps_r, each round's epsilon (B rounds compose to epsilon and delta); half to the selection, "
+                      "half to the test"),
+    "answer_noise": "the Laplace scale of each round's test, score_sensitivity / (eps_r / 2)",
+    "gap": ("g: with probability 1 - beta, an update is made only where the gap |<w* - w_t, phi(s)>| at the chosen "
+            "point is at least g"),
+    "accuracy": ("with probability 1 - beta the released w is within this of w* everywhere on the ball: net_accuracy "
+                 "+ C feature_distance"),
+    "lattice": "gamma_L, the spacing (a power of two) of the public lattice each round's gap is rounded to",
+    "lattice_sensitivity": "K = floor((Delta + 2 E_s) / gamma_L) + 1: the test's sensitivity in lattice steps",
+}
+#: The words of the fields whose meaning depends on the calibration's type (by class name), over CALIBRATION_WORDS
+CLASS_WORDS: dict[str, dict[str, str]] = {
+    "AdaSSPCalibration": _ADASSP_WORDS,
+    "GradientCalibration": _GRADIENT_WORDS,
+    "LatticeLaplaceOutput": {
+        "lattice": "gamma_L, the spacing (a power of two) of the public lattice the released weights lie on",
+        "lattice_l1_sensitivity": ("K_1 = floor(sqrt(d) sensitivity / gamma_L) + d: the rounded weights' l1 shift "
+                                   "between neighbours, in lattice steps")},
+    "LatticeGaussianOutput": {
+        "lattice": "gamma_L, the spacing (a power of two) of the public lattice the released weights lie on",
+        "lattice_l2_squared_sensitivity": ("K_2: the rounded weights' squared l2 shift between neighbours, in squared "
+                                           "lattice steps")},
+    "LatticeObjective": {
+        "noise_lattice": "gamma_b, the spacing of the lattice the objective's noise b is drawn on",
+        "noise_l1_sensitivity": ("K_b = floor(sqrt(d) 2 L R / gamma_b) + d: the l1 shift of b between neighbours, in "
+                                 "lattice cells"),
+        "noise_scale_steps": "t_b = K_b / eps': the discrete Laplace scale of the objective's noise b, in steps",
+        "dithered_radius": ("r: the solver's point lies within r of the minimiser of the dithered objective (the "
+                            "solver's gap and half a noise cell)"),
+        "amp_sensitivity": "2 r: how far two computed points of one dithered minimiser can lie apart",
+        "lattice": "gamma_2, the spacing (a power of two) of the public lattice the released weights lie on",
+        "lattice_l1_sensitivity": ("K_2 = floor(sqrt(d) 2 r / gamma_2) + d: the rounded weights' l1 shift, in "
+                                   "lattice steps"),
+        "release_scale_steps": "K_2 / amp_epsilon: the released weights' discrete Laplace scale, in lattice steps"},
+    "TDDLCalibration": _TDDL_WORDS,
+    "LatticeTDDL": _TDDL_WORDS,
+    "PINPParameters": _PINP_WORDS,
+    "TDILParameters": _TDIL_WORDS,
+    "LatticeTDIL": _TDIL_WORDS,
+}
+
+
+def _gradient_share_words(calibration: GradientCalibration) -> str:
+    """What gradient_share is for this release, and the share f_t each step's noise sigma_g uses (docs/theory.md,
+    section 16.1, "Shares and composition")."""
+    record = calibration.to_dict()
+    share, steps = record["gradient_share"], record["steps"]
+    if record.get("level") is True:
+        return (f"f of the {steps} steps and the level together: the level takes level_share of it, so each step's "
+                f"share is f_t = (gradient_share - level_share) / steps = ({share:g} - {record['level_share']:g}) / "
+                f"{steps} = {calibration.step_share:.6g}, the f_t of sigma_g")
+    return (f"f of the {steps} steps together: each step's share is f_t = gradient_share / steps = {share:g} / {steps} "
+            f"= {calibration.step_share:.6g}, the f_t of sigma_g")
 
 
 class ReleaseReport:
@@ -422,6 +621,42 @@ class ReleaseReport:
             "per_class": [{"certificate": item} for item in per_class],
             "column_statistics": certificate.get("column_statistics")}  # drawn once for the k fits
         return {**record, "tuning": None if self.tuning is None else self.tuning.to_dict()}
+
+    def _calibration_meaning(self, key: str) -> str:
+        """What the auditor's calibration field ``key`` means: the words of its calibration's type
+        (:data:`CLASS_WORDS`), else the common ones (:data:`CALIBRATION_WORDS`); epsilon and delta as what they are in
+        this release (:meth:`_budget_meaning`), and noisy gradient descent's gradient_share with the share each step
+        takes of it."""
+        calibration = self.first.calibration
+        if key in ("epsilon", "delta"):
+            return self._budget_meaning(key, calibration.to_dict()[key])
+        if key == "gradient_share" and isinstance(calibration, GradientCalibration):
+            return _gradient_share_words(calibration)
+        return CLASS_WORDS.get(type(calibration).__name__, {}).get(key) or CALIBRATION_WORDS.get(key, "")
+
+    def _budget_meaning(self, key: str, value: Any) -> str:
+        """The calibration's epsilon or delta (``key``, ``value``) against the release's total: the whole of it (a
+        joint calibration's, whose private draws are among its releases: AdaSSP's and noisy gradient descent's), the
+        fit's share beside the private draws, one class's of a one-vs-rest release, or the selected run's of a
+        selection."""
+        total = self.epsilon if key == "epsilon" else self.delta
+        per_class = getattr(self.certificate, "per_class", None)
+        drawn = "the private draws listed under Public inputs"
+        if self.tuning is not None:
+            return (f"the selected run's {key}: a share of the selection's total {key} = {total:.6g}, which the "
+                    "report states (How the settings were chosen)")
+        if per_class is not None:
+            return (f"each class's fit's {key} (this table is the first class's calibration): the {len(per_class)} "
+                    f"fits" + (f" and {drawn}" if self.drawn else "") + f" together cost the total {key} = "
+                    f"{total:.6g}")
+        if value is None or not math.isclose(float(value), total, rel_tol=1e-9, abs_tol=1e-300):
+            return (f"the fit's share of the release's total {key} = {total:.6g}"
+                    + (f"; the rest paid for {drawn}" if self.drawn else ""))
+        if not self.drawn:
+            return f"the release's whole {key}"
+        if isinstance(self.first.calibration, (AdaSSPCalibration, GradientCalibration)):
+            return f"the release's whole {key}: {drawn} are calibrated jointly with the fit inside it"
+        return f"the release's whole {key}: {drawn} spent none of it"
 
     def _mechanism(self, certificate: Any) -> str:
         """The mechanism's name a certificate states (a kernel release: its algorithm; multiclass: none)."""
@@ -560,7 +795,7 @@ class ReleaseReport:
             shown = ", ".join(f"{label!r}: {weight:.4g}" for label, weight in class_weights)
             inputs.append((f"the class weights {{{shown}}}", "certificate.weights.class_weights", "class_weight"))
         if getattr(first, "kernel", None) is not None:
-            inputs.append((f"the loss {first.loss} and the kernel {first.kernel}", None, "kernel"))
+            inputs.append((f"the loss {first.loss} and {_kernel_words(first.kernel)}", None, "kernel"))
         if self.public_centres is not None:
             inputs.append((f"the public sample Z of {self.public_centres} points, published in the model as it is "
                            "(its predictor's centres): points from a public source, never the private records, "
@@ -704,7 +939,7 @@ class ReleaseReport:
         if encoding is not None:
             blocks.append(encoding)
         blocks.append(Block("table", (["calibration", "value", "meaning"],  # its fields as the file writes them
-                                      [[key, _number(value), CALIBRATION_WORDS.get(key, "")]
+                                      [[key, _number(value), self._calibration_meaning(key)]
                                        for key, value in first.calibration.to_dict().items()])))
         blocks.append(Block("table", (["curve part", "what", "noise multiplier", "epsilon", "delta"], parts)))
         blocks.append(Block("pre", self.certificate_text))
