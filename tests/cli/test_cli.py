@@ -321,7 +321,7 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
     ("subprocess", fit_args("--numeric", "salary:0:1", "--data-norm", "1"), 3,
      "train.csv has no column(s) ['salary'] among its 4 columns"),
     ("main", fit_args(*COLUMNS, "--data-norm", "1", "--random-state", "-3"), 2,
-     "argument --random-state: --random-state must be an integer >= 0"),
+     "argument --random-state: --random-state must be an integer from 0 to 2^128 - 1"),
     ("subprocess", ("fit", "missing.csv", "--target", "income", "--positive", "a", "--negative", "b",
                     *COLUMNS, "--epsilon", "1", "--lam", "1", "--data-norm", "1", "--out", "out.json"), 3,
      "data file missing.csv does not exist"),

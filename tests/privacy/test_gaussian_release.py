@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from claiming import claiming
 from scipy import stats
 
 import dpcvx
@@ -174,7 +175,8 @@ class TooLittleGaussianNoise(dpcvx.PrivateERM):
     factor = 10.0
 
     def _calibrate(self, mechanism, n, epsilon, problem, R, split, *args):
-        return super()._calibrate(mechanism, n, self.factor * epsilon, problem, R, split, *args)
+        calibration, constants = super()._calibrate(mechanism, n, self.factor * epsilon, problem, R, split, *args)
+        return claiming(calibration, epsilon), constants
 
 
 class HundredfoldTooLittleGaussianNoise(TooLittleGaussianNoise):

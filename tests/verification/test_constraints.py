@@ -9,6 +9,7 @@ import math
 import cvxpy as cp
 import numpy as np
 import pytest
+from claiming import claiming
 
 import dpcvx
 from dpcvx import losses
@@ -185,7 +186,8 @@ class TooLittleNoise(dpcvx.PrivateERM):
     factor = 100.0
 
     def _calibrate(self, mechanism, n, epsilon, problem, R, split, *args):
-        return super()._calibrate(mechanism, n, self.factor * epsilon, problem, R, split, *args)
+        calibration, constants = super()._calibrate(mechanism, n, self.factor * epsilon, problem, R, split, *args)
+        return claiming(calibration, epsilon), constants
 
 
 class TenfoldTooLittleNoise(TooLittleNoise):
