@@ -46,7 +46,7 @@ from ..data.blocks import RowBlocks, is_dask, is_out_of_core, matrix_shape
 from ..data.notes import checks_then_notes, warn_clipped, warn_clipped_rows, warn_unresolved_columns
 from ..data.rows import RowMap
 from ..data.standardiser import FLOOR_CELLS, adassp_map, label_range, least_half_width, range_map
-from ..exceptions import InputError
+from ..exceptions import InputError, InputTypeError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import (
     COLUMN_SPREAD,
@@ -347,7 +347,8 @@ class PrivateLinearRegression(ConstructorParameters):
         else:
             ranged = self._ranges_setting(X, relation, standardised)
             if standardised or ranged is True:
-                self._refuse_for_statistics(X, relation, "column_ranges=True" if ranged else "column_statistics=True")
+                self._refuse_for_statistics(X, relation, "column_ranges=True (DPLinearRegression: column_statistics="
+                                            "'ranges')" if ranged else "column_statistics=True")
             if mechanism == "auto" and ranged is not False and lam == 0:  # the ranges searched as the descent needs
                 gradient = "auto"  # per fit: where a range is searched at its n (AdaSSPPlan.descends_at)
         self._rows(None if not self._auto_scaling else 1.0)  # the bounds and the intercept's settings
@@ -408,8 +409,9 @@ class PrivateLinearRegression(ConstructorParameters):
         ranges = setting != "column_statistics=True"  # searched by row blocks; the column sums read rows in memory
         if sparse.issparse(X) or is_dask(X) or not ranges and is_out_of_core(X):
             readable = "in memory or a numpy.memmap" if ranges else "in memory"
-            raise InputError(f"{setting} needs dense rows {readable} (centring fills a sparse matrix; a Dask X's "
-                             "chunks are not read by the draw). Nothing was charged")
+            # the input's kind, as the column statistics' refusal (models.column_statistics) and every entry's
+            raise InputTypeError(f"{setting} needs dense rows {readable} (centring fills a sparse matrix; a Dask "
+                                 "X's chunks are not read by the draw). Nothing was charged")
         if not check_flag("clip", self.clip):
             raise InputError(f"{setting} clips the mapped rows onto R; clip=False would refuse rows after the "
                              "charge, so it is refused now. Nothing was charged")

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sparse
 
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
@@ -54,7 +53,7 @@ from ..validation import (
     refuse_unknown_parameters,
 )
 
-__all__ = ["NamedParameters", "check_shapes", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
+__all__ = ["NamedParameters", "check_shapes", "fit_accountant", "keep_feature_names", "label_error",
            "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input",
            "warn_if_unsorted_classes"]
 
@@ -212,20 +211,6 @@ def warn_if_unsorted_classes(owner: str, classes: Any) -> None:
                   "scorers (roc_auc, average_precision, log_loss) order classes as np.unique does: " + pair +
                   f"declare classes={ordered!r} to score with them (a threshold and a class_prior are then of "
                   f"{ordered[-1]!r})", ClassOrderWarning, stacklevel=user_stacklevel())
-
-
-def refuse_sparse(owner: str, X: Any) -> None:
-    """The refusal of a sparse X by an estimator that reads dense rows only (the regressors), at fit and predict: a
-    scipy.sparse matrix, or a pandas DataFrame with a sparse column (``SparseDtype``; scikit-learn's own refusal of
-    it quotes its advice, which the refusal of a quoted value would withhold)."""
-    if sparse.issparse(X):
-        raise InputTypeError(f"{owner} takes dense rows only, got a scipy.sparse matrix ({X.format}); pass X.toarray() "
-                             "(a public, loss-free conversion)")
-    dtypes = getattr(X, "dtypes", None)
-    if hasattr(X, "sparse") and dtypes is not None and any(
-            type(dtype).__name__ == "SparseDtype" for dtype in getattr(dtypes, "values", ())):
-        raise InputTypeError(f"{owner} takes dense rows only, got a pandas DataFrame with sparse columns; pass "
-                             "X.sparse.to_dense() (a public, loss-free conversion)")
 
 
 def _label_kind(y: np.ndarray) -> str:

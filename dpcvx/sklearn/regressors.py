@@ -12,6 +12,14 @@ labels beyond the bounds are scaled onto them (``clip=True``, with a
 :class:`~dpcvx.ClippingWarning` that gives the count and the fix) or refused. The bounds
 are never read off the data.
 
+Sparse rows: a scipy.sparse X (CSR, CSC, ..., or a pandas DataFrame of sparse columns) is fitted as a CSR, as
+the classifiers fit it, and ``predict`` and ``score`` take it. The release is the dense fit's, bit for bit with the
+same seed, wherever the fit takes the same mechanism. The private ranges (``column_statistics`` "ranges" or True,
+``mechanism="gradient"``) centre the columns, which fills a sparse matrix: they refuse a sparse X with
+:class:`~dpcvx.exceptions.InputTypeError` naming the setting, before any charge. Under ``column_statistics="auto"``
+a sparse X draws none, as a Dask X draws none (X's kind is public): where dense rows of the same n would search the
+label's range, the fit takes the mechanism without it and warns that the label was not located.
+
 Pure epsilon: :class:`DPHuberRegressor` is pure epsilon by default. For
 :class:`DPLinearRegression`, ``delta=0`` with a public ``weight_bound`` selects objective
 perturbation on the ball ||w|| <= W (pure epsilon); without ``weight_bound`` the refusal
@@ -62,6 +70,7 @@ import copy
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
+from scipy import sparse
 
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
@@ -135,7 +144,6 @@ from .inputs import (
     fit_accountant,
     keep_feature_names,
     keep_parameters,
-    refuse_sparse,
     refuse_unusable_table,
     scikit_learn_refusal,
     type_refusal,
@@ -186,18 +194,28 @@ def _extra_ridge(name: str, lam: Any) -> float | str:
                      f"25), got {lam!r}")
 
 
-def _dask_not_located(label_bound: float) -> str:
+def _unsearched_kind(X: Any) -> str | None:
+    """The kind of an X whose rows ``column_statistics="auto"`` draws no private ranges of, whatever n: "a Dask X" (the
+    draws read the rows here, a numpy.memmap's by blocks, not a Dask X's chunks where they live) or "a scipy.sparse X"
+    (the map centres the columns, which fills a sparse matrix); None for rows in memory or a numpy.memmap. X's kind
+    only, never its values."""
+    if is_dask(X):
+        return "a Dask X"
+    return "a scipy.sparse X" if sparse.issparse(X) else None
+
+
+def _not_located(kind: str, label_bound: float) -> str:
     """The text of :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` when ``column_statistics="auto"`` drew
-    no label range because X is a Dask array or DataFrame (the range draws read the rows here, a numpy.memmap's by
-    blocks, not a Dask X's chunks where they live), though the public n and epsilon allow it; B the public half-width.
-    A function of X's kind and the public B only."""
-    return ("the label was not located: column_statistics='auto' draws no private ranges for a Dask X (rows in "
+    no label range because X is of ``kind`` (:func:`_unsearched_kind`), though the public n and epsilon allow it; B the
+    public half-width. A function of X's kind and the public B only."""
+    fix = ("fit on the rows as a numpy.memmap (written once, chunk by chunk: docs/scale.md) or in memory" if
+           kind == "a Dask X" else "fit on X.toarray() (a public, loss-free conversion) where it fits in memory")
+    return (f"the label was not located: column_statistics='auto' draws no private ranges for {kind} (dense rows in "
             "memory and a numpy.memmap draw them), so the fit centred the labels at the public label range's midpoint "
             f"and its noise scales with the public half-width B={label_bound:g}. If the labels fill a small part of "
             "that range, the predictions can be far worse than the labels' mean. This reads the input's kind and "
-            "public settings only, never the data. To fix: fit on the rows as a numpy.memmap (written once, chunk by "
-            "chunk: docs/scale.md) or in memory, or declare the tightest public label range your data dictionary "
-            "guarantees (label_bound=(lo, hi), never read off the data)")
+            f"public settings only, never the data. To fix: {fix}, or declare the tightest public label range your "
+            "data dictionary guarantees (label_bound=(lo, hi), never read off the data)")
 
 
 class _Call(NamedTuple):
@@ -343,7 +361,6 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         """(X, y as floats) checked as scikit-learn checks them; ``owner`` gets ``n_features_in_`` (and a table's
         ``feature_names_in_``)."""
         refuse_unusable_table(X)
-        refuse_sparse(type(owner).__name__, X)
         # numpy would read a date as a count of days, scikit-learn with it, and so would the float conversion below:
         # y is refused once, before either (the learner's own check then meets float64 targets, a dtype test)
         try:
@@ -353,7 +370,9 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             else:
                 refuse_non_number_targets("y", y)  # numpy reads a date as a count of days, "1.5" as 1.5
                 check_shapes(X, y)  # every entry's words for a shape, before scikit-learn's conversion
-                checked, targets = validate_data(owner, X, y, y_numeric=True, reset=True)
+                # a scipy.sparse X (or a table of sparse columns) as a CSR, as the classifiers take it: the learners
+                # read it as such, and a mechanism that needs dense rows refuses it by name before any charge
+                checked, targets = validate_data(owner, X, y, accept_sparse="csr", y_numeric=True, reset=True)
                 keep_feature_names(owner, X)
             return checked, np.asarray(targets, dtype=float)
         except InputError:
@@ -389,7 +408,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         if call.shift:  # the public shift added back: post-processing
             model = model.label_shifted(call.shift)
         certificate = model.certificate
-        unlocated = self._unlocated_label(X, int(targets.shape[0]), certificate, call)
+        # X's kind as the fit read it: a table of sparse columns is a scipy.sparse X by then
+        unlocated = self._unlocated_label(checked, int(targets.shape[0]), certificate, call)
         # n under replace-one (the relation makes it public), the given n_public under add/remove (n is private):
         # a rule that read the rows' count there would tell the table's size by whether it fired and by its text
         public_rows = int(targets.shape[0]) if certificate.relation is Neighbours.REPLACE_ONE else call.n_public
@@ -422,6 +442,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         # check_regressors_train's R^2 threshold on a few hundred rows: a private model's noise is the
         # price of the guarantee, not a defect (scikit-learn's tag for estimators with a poor score).
         tags.regressor_tags.poor_score = True
+        tags.input_tags.sparse = True  # scipy.sparse X is fitted as CSR, as the classifiers fit it
         return tags
 
     def _more_tags(self) -> dict[str, Any]:  # the same tag for scikit-learn < 1.6
@@ -429,7 +450,6 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
 
     def predict(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
-        refuse_sparse(type(self).__name__, X)  # dense rows only, as at fit (:meth:`_checked_data`)
         return self.model_.predict(validated_input(self, X, reset=False))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
@@ -597,16 +617,16 @@ class DPLinearRegression(_PrivateRegressor):
         """AdaSSP's label not located at too few rows for its range search is its own warning's rule
         (:mod:`~dpcvx.sklearn.adassp_warning`); here the other case: a plain AdaSSP release of n rows enough for the
         label's search (:func:`~dpcvx.privacy.adassp.label_search_rows`) under replace-one with clip=True, for which
-        ``column_statistics="auto"`` drew no ranges because X is a Dask X (:func:`_dask_not_located`).
+        ``column_statistics="auto"`` drew no ranges because X is a Dask or a scipy.sparse X (:func:`_not_located`).
         Public only. Least squares on a ball draws no ranges and is not said to."""
         if (not isinstance(certificate, SufficientStatisticsCertificate) or not _is(self.column_statistics, "auto")
-                or not is_dask(X) or not self.clip):
+                or _unsearched_kind(X) is None or not self.clip):
             return None
         calibration = certificate.calibration
         if (calibration.range_columns > 0 or calibration.neighbours is not Neighbours.REPLACE_ONE
                 or n < label_search_rows(calibration.epsilon, calibration.delta)):
             return None
-        return _dask_not_located(calibration.label_bound)
+        return _not_located(str(_unsearched_kind(X)), calibration.label_bound)
 
     def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, call: _Call,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -756,7 +776,7 @@ class DPHuberRegressor(_PrivateRegressor):
         the call allow them (class docstring; resolved before any charge)."""
         if not _is(self.column_statistics, "auto"):  # checked in the declared table: "ranges", False (numpy's too)
             return _is(self.column_statistics, "ranges")
-        return (self._settings_draw(call) and not is_dask(X)
+        return (self._settings_draw(call) and _unsearched_kind(X) is None
                 and label_range_offered(int(np.shape(X)[0]), call.epsilon))
 
     def _settings_draw(self, call: _Call) -> bool:
@@ -809,9 +829,9 @@ class DPHuberRegressor(_PrivateRegressor):
         :func:`~dpcvx.models.column_statistics.label_range_rows` at epsilon: no option draws a label range there, so
         the labels are centred at the public midpoint and the noise scales with the public B; nor when n suffices but
         ``column_statistics="auto"`` would have drawn the ranges of these rows in memory or on a memmap but X is a
-        Dask X (:func:`_dask_not_located`). It is located only coarsely when the release drew its range on a grid
-        coarser than ``LABEL_LOCATED_DEPTH`` (the certificate's public ``label_depth``): the released B' is then at
-        least a cell wide; and it is not resolved when, on a finer grid, its released range is one cell
+        Dask or a scipy.sparse X (:func:`_not_located`). It is located only coarsely when the release drew its range
+        on a grid coarser than ``LABEL_LOCATED_DEPTH`` (the certificate's public ``label_depth``): the released B' is
+        then at least a cell wide; and it is not resolved when, on a finer grid, its released range is one cell
         (:func:`~dpcvx.sklearn.noise_warning.label_unresolved_text`: hours 0..200 declared (0, 1e6) gave R^2 -2.5 with
         no public word). Public n, epsilon, B, the settings, X's kind and the release's depth and cells only; nothing
         public tells whether the labels fill their range, so it is said whenever that holds."""
@@ -823,9 +843,9 @@ class DPHuberRegressor(_PrivateRegressor):
         if n < least:
             return label_not_located(n, least, label_bound, epsilon=call.epsilon)
         record = certificate.column_statistics
-        if (record is None and is_dask(X) and _is(self.column_statistics, "auto")
-                and self._settings_draw(call)):
-            return _dask_not_located(label_bound)
+        kind = _unsearched_kind(X)
+        if record is None and kind is not None and _is(self.column_statistics, "auto") and self._settings_draw(call):
+            return _not_located(kind, label_bound)
         depth = record.get("label_depth") if record is not None else None
         if record is None or depth is None:
             return None
