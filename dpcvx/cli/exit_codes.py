@@ -22,11 +22,17 @@ from ..exceptions import (
 )
 
 __all__ = ["EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED", "EXIT_SOLVER", "EXIT_BUDGET",
-           "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_BUG", "ExitCode", "exit_code", "error_line", "error_table",
-           "WARNING_AS_ERROR"]
+           "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_BUG", "ExitCode", "PROCESS_STATUSES", "ProcessStatus",
+           "exit_code", "error_line", "error_table", "status_summary", "WARNING_AS_ERROR"]
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_INPUT, EXIT_REFUSED, EXIT_SOLVER, EXIT_BUDGET = 0, 1, 2, 3, 4, 5, 6
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+
+#: what main() prints before a dpcvx warning a warning filter made an error (exit :data:`EXIT_INPUT`): raised before
+#: the charge only, as a warning about a release already paid for is shown, never raised
+#: (:func:`dpcvx.exceptions.warn_released`)
+WARNING_AS_ERROR = "warning made an error"
+
 
 @dataclasses.dataclass(frozen=True)
 class ExitCode:
@@ -38,6 +44,8 @@ class ExitCode:
     kind: str
     meaning: str
     example: str
+    #: the words after the status in ``dpcvx --help`` (:func:`status_summary`), when its ``kind`` alone says too little
+    brief: str = ""
 
 
 # THE table of exit codes: main() maps an error to the row of its most specific class listed here,
@@ -53,7 +61,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "a value, column, label or parameter is invalid",
              "dpcvx: input error: train.csv has no column(s) ['salary'] among its 4 columns. Check the "
              "spelling (names are case-sensitive); the header's cells are not shown (if the file has no "
-             "header row, its first record was read as one: pass --no-header with --names)"),
+             "header row, its first record was read as one: pass --no-header with --names)",
+             brief="input error (file, value, parameter)"),
     ExitCode(FileError, EXIT_INPUT, "input error",
              "a file cannot be read or written, or is not what it must be (encoding, JSON, format, "
              "a model file that fails validation)",
@@ -77,18 +86,62 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "differentiable (C^1)): l' jumps at z = 1 fix: smooth the kink: --loss huber_hinge:h=0.5 "
              "replaces the hinge max(0, 1 - z) of a classifier, --loss huber_regression (cp.huber(p - y, m), m "
              "in the label's unit, B its bound) the absolute error |p - y| of a regression; in general use a "
-             "differentiable loss"),
+             "differentiable loss",
+             brief="refused: the certificate does not allow the mechanism"),
     ExitCode(SolverError, EXIT_SOLVER, "solver error",
              "the perturbed problem was not solved to the required accuracy; nothing is released",
              "dpcvx: solver error: CVXPY solver CLARABEL returned status 'infeasible'; nothing is released. "
-             "Try another cvxpy_solver or solver='fast'"),
+             "Try another cvxpy_solver or solver='fast'",
+             brief="solver error: nothing is released"),
     ExitCode(BudgetExceededError, EXIT_BUDGET, "budget exceeded",
              "a privacy accountant refused a computation that would exceed its budget",
              "dpcvx: budget exceeded: PrivateERM.fit (loss logistic, objective perturbation, n=50) needs (epsilon=2, "
              "delta=0) but only (epsilon=1, delta=0) of the budget (epsilon=1, delta=0) remains (spent: "
-             "epsilon=0, delta=0); nothing was computed. Use a smaller epsilon or a new dataset."),
+             "epsilon=0, delta=0); nothing was computed. Use a smaller epsilon or a new dataset.",
+             brief="privacy budget exceeded"),
     ExitCode(DPCVXError, EXIT_INPUT, "error", "any other dpcvx error", "dpcvx: error: (its message)"),
 )
+
+
+@dataclasses.dataclass(frozen=True)
+class ProcessStatus:
+    """A row of the exit-status table that no dpcvx error has: success, a warning made an error, a signal, a bug.
+    ``cause`` is the table's first cell (Markdown), ``brief`` the words after the status in ``dpcvx --help``."""
+
+    cause: str
+    code: int
+    meaning: str
+    example: str
+    brief: str
+
+
+#: The rest of THE table (:data:`EXIT_CODES` holds the dpcvx errors' rows): what ``main()`` returns for the causes
+#: that are not a dpcvx error. :func:`error_table` (docs/robustness.md) and :func:`status_summary` (``dpcvx --help``)
+#: are both written from the two.
+PROCESS_STATUSES: tuple[ProcessStatus, ...] = (
+    ProcessStatus("(none)", EXIT_OK, "success", "", "success"),
+    ProcessStatus("a `dpcvx.exceptions.DPCVXWarning` made an error by a warning filter (`python -W error`)",
+                  EXIT_INPUT, "refused before the charge (a warning about a release already paid for is shown, "
+                  "never raised)", f"dpcvx: {WARNING_AS_ERROR}: (its text)", "input error"),
+    ProcessStatus("KeyboardInterrupt (Ctrl-C)", EXIT_INTERRUPTED, "interrupted; no file is left half written",
+                  "dpcvx: interrupted", "interrupted (Ctrl-C)"),
+    ProcessStatus("BrokenPipeError (the reader of standard output went away, as in `dpcvx predict ... | head`)",
+                  EXIT_BROKEN_PIPE, "the conventional status of a closed pipe; nothing on stderr", "",
+                  "the reader of standard output went away (a closed pipe)"),
+    ProcessStatus("any other exception", EXIT_BUG, "a bug in dpcvx: Python prints a traceback; please report it", "",
+                  "a bug in dpcvx (a traceback: please report it)"),
+)
+
+
+def status_summary() -> str:
+    """Every exit status ``main()`` returns, once, in increasing order, with the words of its first row in the table
+    (:data:`EXIT_CODES`, then :data:`PROCESS_STATUSES`): the text of ``dpcvx --help``, as "0 success; 1 ...; ...".
+    """
+    words: dict[int, str] = {}
+    rows: tuple[ExitCode | ProcessStatus, ...] = (*EXIT_CODES, *PROCESS_STATUSES)
+    for row in rows:
+        words.setdefault(row.code, row.brief or (row.kind if isinstance(row, ExitCode) else ""))
+    return "; ".join(f"{code} {words[code]}" for code in sorted(words))
 
 
 def _row(error: BaseException) -> ExitCode:
@@ -113,29 +166,23 @@ def error_line(error: DPCVXError | DPCVXWarning) -> str:
     return f"dpcvx: {prefix}: {text or type(error).__name__}"
 
 
-#: what main() prints before a dpcvx warning a warning filter made an error (exit :data:`EXIT_INPUT`): raised before
-#: the charge only, as a warning about a release already paid for is shown, never raised
-#: (:func:`dpcvx.exceptions.warn_released`)
-WARNING_AS_ERROR = "warning made an error"
+def _article(word: str) -> str:
+    """"an" before a vowel, else "a" (an InputError, a FileError)."""
+    return "an" if word[:1].upper() in "AEIOU" else "a"
 
 
 def error_table() -> str:
     """The exit-code table as Markdown (docs/robustness.md embeds it)."""
-    lines = ["| error class | exit status | meaning | example message |", "|---|---|---|---|",
-             f"| (none) | {EXIT_OK} | success | |"]
-    for row in EXIT_CODES:
-        name = f"dpcvx.exceptions.{row.error.__name__}"
-        parents = [base.__name__ for base in row.error.__bases__ if issubclass(base, DPCVXError)]
-        kind = f"`{name}`" + (f" (an {', '.join(parents)})" if parents and parents != ["DPCVXError"] else "")
-        example = row.example.replace("|", "\\|")
-        lines.append(f"| {kind} | {row.code} | {row.meaning} | `` {example} `` |")
-    lines.append(f"| a `dpcvx.exceptions.DPCVXWarning` made an error by a warning filter (`python -W error`) | "
-                 f"{EXIT_INPUT} | refused before the charge (a warning about a release already paid for is shown, "
-                 "never raised) | `` dpcvx: warning made an error: (its text) `` |")
-    lines.append(f"| KeyboardInterrupt (Ctrl-C) | {EXIT_INTERRUPTED} | interrupted; no file is left half written "
-                 "| `` dpcvx: interrupted `` |")
-    lines.append(f"| BrokenPipeError (the reader of standard output went away, as in `dpcvx predict ... \\| head`) "
-                 f"| {EXIT_BROKEN_PIPE} | the conventional status of a closed pipe; nothing on stderr | |")
-    lines.append(f"| any other exception | {EXIT_BUG} | a bug in dpcvx: Python prints a traceback; please "
-                 "report it | |")
+    lines = ["| error class | exit status | meaning | example message |", "|---|---|---|---|"]
+    rows: tuple[ExitCode | ProcessStatus, ...] = (PROCESS_STATUSES[0], *EXIT_CODES, *PROCESS_STATUSES[1:])
+    for row in rows:  # success first, the dpcvx errors, then the other causes
+        if isinstance(row, ProcessStatus):
+            cause = row.cause.replace("|", "\\|")
+        else:
+            name = f"dpcvx.exceptions.{row.error.__name__}"
+            parents = [base.__name__ for base in row.error.__bases__ if issubclass(base, DPCVXError)]
+            cause = f"`{name}`" + (f" ({_article(parents[0])} {', '.join(parents)})" if parents
+                                   and parents != ["DPCVXError"] else "")
+        example = " `` " + row.example.replace("|", "\\|") + " `` " if row.example else " "
+        lines.append(f"| {cause} | {row.code} | {row.meaning} |{example}|")
     return "\n".join(lines) + "\n"

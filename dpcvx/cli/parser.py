@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 from ..exceptions import InputError, UsageError
 from ..limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MIN_N, PROBE_DIM, SEED_MAX, SEED_MAX_TEXT
 from ..version import __version__
-from .exit_codes import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_REFUSED, EXIT_SOLVER, EXIT_USAGE
+from .exit_codes import EXIT_REFUSED, status_summary
 
 __all__ = ["build_parser"]
 
@@ -484,11 +484,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="dpcvx", formatter_class=raw,
         description="Differentially private ERM with machine-checked privacy certificates.",
-        epilog=_text(f"Exit status: {EXIT_OK} success; {EXIT_USAGE} usage error; {EXIT_INPUT} input "
-                     f"error (file, value, parameter); {EXIT_REFUSED} the certificate does not allow "
-                     f"the mechanism; {EXIT_SOLVER} solver failure; {EXIT_BUDGET} privacy budget "
-                     "exceeded; each error is one line on stderr (docs/robustness.md). `dpcvx COMMAND "
-                     "--help` describes each command; docs/cli.md has examples."),
+        # every status main() returns, from the one table (exit_codes: EXIT_CODES and PROCESS_STATUSES)
+        epilog=_text(f"Exit status: {status_summary()}; each error is one line on stderr (docs/robustness.md). "
+                     "`dpcvx COMMAND --help` describes each command; docs/cli.md has examples."),
     )
     parser.add_argument("--version", action="version", version=f"dpcvx {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -9,6 +9,7 @@ same handlers, no second import of cvxpy), marked ``main`` in the parameters.
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -113,6 +114,30 @@ def test_help_reads_well(workdir, run):
     assert fit.returncode == 0
     assert "never inferred from the data" in fit.stdout and "run as Python code" in fit.stdout
     assert "--numeric NAME:LO:HI" in fit.stdout and "--others-negative" in fit.stdout
+
+
+def _table_statuses() -> set[int]:
+    """Every exit status of the one table (``dpcvx.cli.error_table``, docs/robustness.md's rows: its second column)."""
+    from dpcvx.cli import error_table
+
+    rows = [line for line in error_table().splitlines()[2:] if line.startswith("| ")]
+    return {int(re.split(r"(?<!\\)\|", row)[2]) for row in rows}
+
+
+def test_help_lists_every_exit_status_of_the_table():
+    """``dpcvx --help`` names every status main() returns, each once and in order, from the table docs/robustness.md
+    is written from (it lacked 1, 130 and 141); docs/cli.md's table lists each too."""
+    from dpcvx.cli import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_CODES, EXIT_INTERRUPTED, EXIT_OK, build_parser
+
+    statuses = _table_statuses()
+    assert statuses >= {row.code for row in EXIT_CODES} | {EXIT_OK, EXIT_BUG, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE}
+    epilog = " ".join(build_parser().epilog.split())
+    listed = epilog[epilog.index("Exit status: "):].split("; each error")[0]
+    named = [int(part.split()[0]) for part in listed.removeprefix("Exit status: ").split("; ")]
+    assert named == sorted(statuses)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = page[page.index("## Exit status and errors"):]
+    assert {int(code) for code in re.findall(r"^\| (\d+) \|", section, re.MULTILINE)} == statuses
 
 
 def test_strict_help_says_what_it_adds_to_the_default(workdir, run):
