@@ -309,6 +309,9 @@ def test_every_dotted_dpcvx_name_in_the_pages_exists():
 
 _RESULTS_CITED = re.compile(r"`?(benchmarks/results/[\w.\-]+\.md)`?(?: as committed at ([0-9a-f]{7,40}))?")
 _DECIMAL = re.compile(r"(?<![\w.\-])\d+\.\d+(?![\w.])")
+#: A reference to a section of a page ("docs/theory.md section 16.1", "sections 29, 33"): a place, not a number read
+#: off a record.
+_SECTION = re.compile(r"\bsections? \d+(?:\.\d+)*(?:(?:,| and) \d+(?:\.\d+)*)*")
 
 
 def _numbers_not_in_their_cited_results(text: str) -> list[tuple[str, list[str], str]]:
@@ -324,7 +327,7 @@ def _numbers_not_in_their_cited_results(text: str) -> list[tuple[str, list[str],
             path, commit = cited.groups()
             body = (subprocess.run(["git", "show", f"{commit}:{path}"], cwd=ROOT, capture_output=True, text=True,
                                    check=True).stdout if commit else (ROOT / path).read_text())
-            absent = [number for number in _DECIMAL.findall(passage) if number not in body]
+            absent = [number for number in _DECIMAL.findall(_SECTION.sub("", passage)) if number not in body]
             if absent:
                 missing.append((path + (f" at {commit}" if commit else ""), absent, " ".join(passage.split())[-160:]))
     return missing
@@ -339,3 +342,21 @@ def test_readme_numbers_are_in_the_results_file_each_cites():
     assert _numbers_not_in_their_cited_results((ROOT / "README.md").read_text()) == []
     stale = "ranges (0.81, 0.69, 0.90, 0.95; x: `benchmarks/results/gradient_regression_held_out.md`)"
     assert _numbers_not_in_their_cited_results(stale)[0][1] == ["0.90"]  # the check catches the old text
+
+
+#: Pages whose passages cite records but whose numbers the check cannot yet trace to the file each passage cites
+#: (numbers of several runs in one passage before one citation, a link before the numbers it backs, "before" figures
+#: of an earlier commit's record cited without the commit, figures derived from a record rather than quoted from it):
+#: listed, not exempted in the check, until each passage cites the record that holds its numbers.
+_UNTRACED_PAGES = {"honest-results.md", "performance.md", "theory.md", "tuning.md"}
+
+
+@pytest.mark.parametrize("page", sorted(page.name for page in DOCS.glob("*.md") if page.name not in _UNTRACED_PAGES))
+def test_docs_numbers_are_in_the_results_file_each_cites(page):
+    """The README's check on every page of docs/ that cites a record (docs/accounting.md said 0.4 ms where its record
+    holds 0.0004 s, docs/tutorial-regression.md 0.77 for 0.767, docs/scale.md a ratio of 1.6 the record does not
+    hold); a reference to a section ("section 34.1") is a place, not a number."""
+    if subprocess.run(["git", "rev-parse"], cwd=ROOT, capture_output=True).returncode:
+        pytest.skip("not a git checkout: a commit-pinned citation cannot be read")
+    assert _numbers_not_in_their_cited_results((DOCS / page).read_text()) == []
+    assert _numbers_not_in_their_cited_results("docs/theory.md section 34.1 (`benchmarks/results/regression.md`)") == []
