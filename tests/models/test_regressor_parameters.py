@@ -172,7 +172,7 @@ def test_a_dask_x_whose_default_draws_no_label_range_says_so(cls):
     assert chunked.certificate_.column_statistics is None
     texts = {w.category: str(w.message) for w in chunked_warnings}
     assert "the label was not located" in texts[NoiseDominatesWarning]
-    assert "draws no private ranges for a Dask X (rows in memory and a numpy.memmap draw them)" in texts[
+    assert "draws no private ranges for a Dask X (dense rows in memory and a numpy.memmap draw them)" in texts[
         NoiseDominatesWarning]
     assert "NOT PRIVATE" not in texts[NoiseDominatesWarning]
 
