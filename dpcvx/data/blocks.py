@@ -541,6 +541,15 @@ class RowBlocks:
             return blocks, clipped
         return self._mapped_copy(refuse)[0], clipped  # rows clipped: mapped once more, into the copy
 
+    def mapped_copy(self) -> RowBlocks:
+        """For rows :meth:`validate` checked already, a memmap's, these blocks read as views of their mapped rows
+        written once to a temporary file, the same bounds (:meth:`_mapped_copy`): for a loop that reads every block
+        many times (DPLinearRegression's descent); these blocks themselves where that file cannot be written, or
+        when they are not a memmap's."""
+        if not isinstance(self.source, np.memmap) or self.checked:
+            return self
+        return self._mapped_copy(refuse=False)[0]
+
     def _mapped_copy(self, refuse: bool) -> tuple[RowBlocks, int]:
         """The validation pass (:meth:`validate`) writing each mapped block to a temporary file, then (those rows
         read as checked views of the file, the rows clipped). These blocks and the rows clipped where the file
