@@ -13,7 +13,9 @@ of a first memmap fit (after an untimed fit on 2,000 rows), in the last process.
 
 - ``defaults``: ``DPLogisticRegression(epsilon=1)``, whose defaults draw private column ranges (a standardiser);
 - ``fourier``: ``PrivateERM(feature_map=RandomFourierFeatures(gamma=1, n_components=200))`` at epsilon 1;
-- ``clipped``: ``PrivateERM(data_norm=0.5, fit_intercept=True)`` at epsilon 1, most rows clipped onto R.
+- ``clipped``: ``PrivateERM(data_norm=0.5, fit_intercept=True)`` at epsilon 1, most rows clipped onto R;
+- ``linear``: ``DPLinearRegression(epsilon=1, delta=1e-9, label_bound=(-1, 2))`` on the 0/1 labels, whose default
+  mechanism takes T noisy gradient steps, a pass each, over the rows its private ranges map.
 
     python -m benchmarks.mapped_memmap --before /tmp/dpcvx-before [--cases defaults:2e5x20 fourier:2e5x20 ...]
 """
@@ -40,6 +42,8 @@ fits = {{
         gamma=1.0, n_components=200, n_features=d, random_state=1)).fit(rows, ys, 1.0, random_state=0),
     "clipped": lambda rows, ys: dpcvx.PrivateERM(classes=(0, 1), data_norm=0.5, fit_intercept=True).fit(
         rows, ys, 1.0, random_state=0),
+    "linear": lambda rows, ys: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-9, random_state=0,
+                                                        label_bound=(-1, 2)).fit(rows, ys),
 }}
 fit = fits[kind]
 def timed(rows):
@@ -55,12 +59,13 @@ print(json.dumps([float(np.median([b / a for a, b in pairs])), float(np.median([
                   float(np.median([a for a, _ in pairs])), growth / X.nbytes]))
 """
 
-CASES = ["defaults:2e5x20", "defaults:2e5x100", "fourier:2e5x20", "clipped:2e5x20"]
+CASES = ["defaults:2e5x20", "defaults:2e5x100", "fourier:2e5x20", "clipped:2e5x20", "linear:2e5x20"]
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = before_after_parser("python -m benchmarks.mapped_memmap", __doc__, "mapped_memmap", 2, [])
-    parser.add_argument("--cases", nargs="+", default=CASES, help="kind:n x d, kind one of defaults, fourier, clipped")
+    parser.add_argument("--cases", nargs="+", default=CASES,
+                        help="kind:n x d, kind one of defaults, fourier, clipped, linear")
     parser.add_argument("--fits", type=int, default=3, help="timed pairs per process")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.mapped_memmap", argv), []
@@ -83,7 +88,8 @@ def main(argv: list[str] | None = None) -> None:
         "(after an untimed fit on 2,000 rows) over the file's bytes, before / after (the mapped copy's pages are "
         "page cache). defaults: "
         "DPLogisticRegression(epsilon=1); fourier: PrivateERM with RandomFourierFeatures(gamma=1, "
-        "n_components=200); clipped: PrivateERM(data_norm=0.5, fit_intercept=True).",
+        "n_components=200); clipped: PrivateERM(data_norm=0.5, fit_intercept=True); linear: "
+        "DPLinearRegression(epsilon=1, delta=1e-9, label_bound=(-1, 2)).",
         ["case", "n x d", "ratio before", "ratio after", "s in memory", "s memmap", "anon / file"], rows))
 
 
