@@ -28,6 +28,14 @@ It maps them by the public :class:`~dpcvx.data.rows.RowMap` (feature map, clippi
 intercept column) on the fly. Memory is O(block_rows x d), beside the solver's O(n)
 vectors and O(d^2) Hessian.
 
+A memmap whose map changes its rows (a feature map, the private ranges' standardiser, a row clipped, a dtype other
+than float64) is mapped once, in the validation pass, into a temporary file of the mapped rows
+(:meth:`RowBlocks.checked_blocks`), which the solver's passes then read as views: mapping every block on every pass
+made such a fit 2 to 6 times slower than in memory. The file has no name (``tempfile.TemporaryFile``, in
+``tempfile.gettempdir()``): it is gone when the fit lets go of the blocks, on an error too, and its pages are
+page cache, not the process's anonymous memory. Where it cannot be written the blocks are mapped on every pass,
+as before.
+
 The data contract is checked lazily, in one validation pass before anything
 is charged (:meth:`RowBlocks.validate`), with the same typed errors as an
 in-memory input and the global row index: a chunk with a NaN, a row above
@@ -41,6 +49,7 @@ import functools
 import itertools
 import math
 import operator
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -287,6 +296,7 @@ class RowBlocks:
     block_rows: int = 0  # rows per block of a memmap (0: cache-sized, :func:`cache_block_rows`)
     checked: bool = False  # the source holds mapped, checked float64 rows: blocks are its views
     intercept: bool = False  # checked rows but for the row map's intercept column, appended to each block read
+    copied: bool = False  # the source is a temporary file of a memmap's mapped rows (:meth:`checked_blocks`)
     _bounds: list[tuple[int, int]] = field(init=False, repr=False)
     _width: int = field(init=False, repr=False)  # the mapped width (feature map and intercept)
 
@@ -321,8 +331,8 @@ class RowBlocks:
     def coarser(self, factor: int) -> RowBlocks:
         """Views ``factor`` times as tall (checked rows only; else these blocks): for a compute-bound
         product such as the Hessian's syrk, whose efficiency grows with the block."""
-        if not self.checked or self.intercept:  # a mapped block is a copy: a taller one costs its memory
-            return self
+        if not self.checked or self.intercept or self.copied:  # a mapped block is a copy: a taller one costs its
+            return self  # memory; a copy's blocks stay those its rows were mapped by: the passes' sums as before
         return RowBlocks(self.source, self.rows, self.block_rows * factor, checked=True)
 
     def trusted(self, clipped: int) -> RowBlocks:
@@ -514,6 +524,66 @@ class RowBlocks:
         out[:, -1] = self.rows.intercept_scaling
         return out
 
+    def checked_blocks(self, refuse: bool) -> tuple[RowBlocks, int]:
+        """(the blocks the solver's passes read, the rows clipped (private)) after one validation pass
+        (:meth:`validate`): :meth:`trusted` blocks, or for a memmap whose blocks would be mapped on every pass
+        (a feature map, a dtype other than float64, a row clipped) the mapped rows written once to a temporary
+        file and read as views of it (:meth:`_mapped_copy`; module docstring), with the same block bounds, so
+        that every pass adds the same numbers in the same order as when each block was mapped again."""
+        if not isinstance(self.source, np.memmap):
+            clipped = self.validate(refuse)
+            return self.trusted(clipped), clipped
+        if self.rows.feature_map is not None or self.source.dtype != np.float64:  # mapped on every pass: copied
+            return self._mapped_copy(refuse)  # in the validation pass
+        clipped = self.validate(refuse)
+        blocks = self.trusted(clipped)
+        if blocks is not self:  # views, the intercept column appended or not
+            return blocks, clipped
+        return self._mapped_copy(refuse)[0], clipped  # rows clipped: mapped once more, into the copy
+
+    def mapped_copy(self) -> RowBlocks:
+        """For rows :meth:`validate` checked already, a memmap's, these blocks read as views of their mapped rows
+        written once to a temporary file, the same bounds (:meth:`_mapped_copy`): for a loop that reads every block
+        many times (DPLinearRegression's descent); these blocks themselves where that file cannot be written, or
+        when they are not a memmap's."""
+        if not isinstance(self.source, np.memmap) or self.checked:
+            return self
+        return self._mapped_copy(refuse=False)[0]
+
+    def _mapped_copy(self, refuse: bool) -> tuple[RowBlocks, int]:
+        """The validation pass (:meth:`validate`) writing each mapped block to a temporary file, then (those rows
+        read as checked views of the file, the rows clipped). These blocks and the rows clipped where the file
+        cannot be written (no space: ``OSError``) or a mapped block is not row-major (as views of the copy
+        are), where the passes map every block as before. The file is unnamed (``tempfile.TemporaryFile``):
+        closed here, it lives as long as the views' mapping and no longer, whatever error ends the fit."""
+        clipped, file = 0, _scratch_file()
+        try:
+            for start, stop in self._bounds:
+                block, count = self._block(start, stop, refuse)
+                clipped += count
+                if file is not None and not (block.dtype == np.float64 and block.flags.c_contiguous
+                                             and block.shape == (stop - start, self._width)):
+                    file.close()
+                    file = None
+                if file is not None:
+                    try:
+                        file.write(block.data.cast("B"))
+                    except OSError:
+                        file.close()
+                        file = None
+                del block  # let go before the next block is mapped (:meth:`_each`)
+            if file is None:
+                return self, clipped
+            try:
+                file.flush()
+                copy = np.memmap(file, dtype=np.float64, mode="r", shape=self.shape)
+            except (OSError, ValueError):  # (ValueError: a file shorter than the rows, if a write fell short)
+                return self, clipped
+        finally:
+            if file is not None:
+                file.close()  # the mapping keeps what it maps
+        return RowBlocks(copy, self.rows, self.block_rows, checked=True, copied=True), clipped
+
     def validate(self, refuse: bool) -> int:
         """One pass over the data: every check of the data contract; returns the rows clipped (private)."""
         if is_dask(self.source):
@@ -548,6 +618,15 @@ def _checked_block(raw: Any, start: int, stop: int, width: int, rows: RowMap,
     except InputError as error:
         raise _within(error, start, stop) from None
     return np.asarray(mapped), clipped
+
+
+def _scratch_file() -> Any:
+    """An unnamed temporary file for a memmap's mapped rows (:meth:`RowBlocks.checked_blocks`), in
+    ``tempfile.gettempdir()``; None where none can be made."""
+    try:
+        return tempfile.TemporaryFile(prefix="dpcvx-rows-")
+    except OSError:
+        return None
 
 
 def _within(error: InputError, start: int, stop: int) -> InputError:

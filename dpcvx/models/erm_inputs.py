@@ -355,9 +355,7 @@ def mapped_rows(rows: RowMap, X: Any, y: Any, refuse_excess: bool) -> tuple[Matr
     solving), and y (a Dask y computed); rows above R are clipped with a warning to the data owner."""
     mapped: Matrix | RowBlocks
     if is_out_of_core(X):
-        mapped = RowBlocks(X, rows)
-        clipped = mapped.validate(refuse_excess)
-        mapped = mapped.trusted(clipped)
+        mapped, clipped = RowBlocks(X, rows).checked_blocks(refuse_excess)
         y = y.compute() if is_out_of_core(y) and hasattr(y, "compute") else y
     else:
         mapped, clipped = rows.apply(X, refuse=refuse_excess)
