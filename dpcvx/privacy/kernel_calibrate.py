@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import eigh
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
@@ -62,7 +63,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "constraint_radius",
-    "top_eigenvalue_bound", "KernelCalibration", "FloatSafeKernel", "TDDLCalibration", "tddl_calibration",
+    "top_eigenvalue_bound", "gram_top_eigenvalue_bound", "certified_top_eigenvalue", "KernelCalibration",
+    "FloatSafeKernel", "TDDLCalibration", "tddl_calibration",
     "PINPParameters", "pinp_parameters", "pinp_options", "TDILParameters", "tdil_parameters", "tdil_options",
     "MAX_ROUNDS", "MAX_QUERIES", "check_max_queries", "check_max_updates", "check_rounds", "check_failure_probability",
     "gram_spectrum", "numerical_range", "vacuous_accuracy",
@@ -70,6 +72,11 @@ __all__ = [
 ]
 
 SOLVE_RTOL = 1e-3
+# a public sample of at least this many points has the top eigenvalue of its Gram matrix bounded by Lanczos and a
+# certified bound on load (gram_top_eigenvalue_bound): O(|Z|^2) per product instead of the O(|Z|^3) of eigh
+LANCZOS_FROM = 512
+# the certified bound is used when it is within this relative distance of its own lower bound on lambda_max (else eigh)
+CERTIFIED_SLACK = 1e-10
 # the most rounds B of PINP (max_updates) and TDIL (rounds): the range over which B=None chooses it; each round's
 # epsilon shrinks like epsilon / sqrt(B) (epsilon / B at delta = 0): at 10^7, epsilon / 16,900 at delta = 1e-6
 MAX_ROUNDS = 10**7
@@ -185,6 +192,82 @@ def top_eigenvalue_bound(eigenvalues: np.ndarray) -> float:
     return round_up(float(eigenvalues.max()) + eigenvalues.size * np.finfo(float).eps * top)
 
 
+def gram_top_eigenvalue_bound(gram: np.ndarray) -> float:
+    """An upper bound on lambda_max of the symmetrised Gram matrix K = (G + G^T) / 2 of a public sample, for a
+    calibration recomputed from a model file (:meth:`TDDLCalibration.from_record`).
+
+    Below ``LANCZOS_FROM`` points, and wherever the certified bound below is not tight, this is the fit's value:
+    :func:`top_eigenvalue_bound` of :func:`gram_spectrum` (a full eigendecomposition, O(T^3)). From
+    ``LANCZOS_FROM`` points on, the bound of :func:`certified_top_eigenvalue` (Lanczos, O(T^2) per product, and a
+    rigorous bound) when it lies within a relative ``CERTIFIED_SLACK`` of its own lower bound on lambda_max: it is then
+    within 1e-10 + T eps of the fit's value, far inside the 1e-9 at which a recorded number is compared
+    (:data:`dpcvx.rounding.RECORD_TOLERANCE`), and an upper bound on lambda_max as the fit's is (docs/theory.md,
+    section 11, K4, "Rounding").
+    """
+    gram = np.asarray(gram, dtype=float)
+    if gram.ndim == 2 and gram.shape[0] == gram.shape[1] and gram.shape[0] >= LANCZOS_FROM:
+        bound = certified_top_eigenvalue((gram + gram.T) / 2)
+        if bound is not None:
+            return bound
+    return top_eigenvalue_bound(gram_spectrum(gram)[0])
+
+
+def certified_top_eigenvalue(symmetric: np.ndarray) -> float | None:
+    """A rigorous upper bound on lambda_max of the symmetric T x T float matrix K from one approximate eigenvector,
+    or None where it is not within a relative ``CERTIFIED_SLACK`` of its lower bound (a flat spectrum, no
+    convergence, T^2 eps above 1/4).
+
+    x is Lanczos' top Ritz vector (ARPACK, deterministic start 1); its validity does not depend on it. With u = x /
+    ||x||, a = u^T K u, b = ||(I - u u^T) K u|| <= ||K u - t u|| (any t) and C the compression of K to the orthogonal
+    complement of u, every unit v = alpha u + w (w orthogonal to u) has v^T K v <= alpha^2 a + 2 |alpha| ||w|| b +
+    ||w||^2 c with c >= lambda_max(C), so lambda_max(K) <= lambda_max([[a, b], [b, c]]) = (a + c) / 2 +
+    sqrt(((a - c) / 2)^2 + b^2), increasing in a, |b| and c; and c <= ||C||_F <= sqrt(||K||_F^2 - a^2) (the
+    Frobenius norm in the orthonormal basis (u, complement): ||K||_F^2 = a^2 + 2 b^2 + ||C||_F^2). Where a dominates
+    c the bound is a + b^2 / (a - c) + the pads: a to rounding.
+
+    Pads (u_r = eps / 2 the unit roundoff, gamma_m = m u_r / (1 - m u_r) <= m eps; Higham, Accuracy and Stability of
+    Numerical Algorithms, 2nd ed., section 3.1): fl(K x) errs per entry by at most gamma_T g ||x||_1 (g = max |K_ij|);
+    fl(x . y) by gamma_T |x| . |y|; x . x by gamma_T x . x; the residual y - t x by that of y plus eps (|y| + |t x|)
+    per entry; ||K||_F^2, a sum of T^2 non-negative terms, by gamma_(T^2) ||K||_F^2. Each bound is taken at its safe
+    end, and the result is rounded up by a relative 1e-12 (:func:`~dpcvx.rounding.round_up`), which covers the few
+    roundings of the closing arithmetic.
+    """
+    T = symmetric.shape[0]
+    eps = float(np.finfo(float).eps)
+    gamma = T * eps
+    if T < 3 or T * gamma > 0.25:
+        return None
+    try:
+        _, vectors = eigsh(symmetric, k=1, which="LA", v0=np.ones(T), tol=0.0)
+    except (ArpackNoConvergence, ArpackError):
+        return None
+    x = np.asarray(vectors[:, 0], dtype=float)
+    largest = max(float(symmetric.max()), -float(symmetric.min()))  # g = max |K_ij|
+    if not (np.all(np.isfinite(x)) and math.isfinite(largest) and largest > 0):
+        return None
+    size = float(x @ x)
+    if not size > 0:
+        return None
+    size_low, size_up = size * (1 - 2 * gamma), size * (1 + 2 * gamma)
+    x_1 = float(np.sum(np.abs(x)))
+    y = symmetric @ x
+    y_error = gamma * largest * x_1  # per entry
+    quadratic = float(x @ y)
+    quadratic_error = x_1 * y_error + 2 * gamma * float(np.abs(x) @ np.abs(y))
+    a_up, a_low = (quadratic + quadratic_error) / size_low, (quadratic - quadratic_error) / size_up
+    if not a_low > 0:
+        return None
+    t = quadratic / size
+    residual = y - t * x
+    residual_error = y_error + 2 * eps * (float(np.max(np.abs(y))) + abs(t) * float(np.max(np.abs(x))))
+    b_up = (float(np.linalg.norm(residual)) * (1 + 2 * gamma) + math.sqrt(T) * residual_error) / math.sqrt(size_low)
+    frobenius_up = float(np.vdot(symmetric, symmetric)) * (1 + 2 * T * gamma + 4 * eps)
+    c_up = math.sqrt(max(frobenius_up - a_low * a_low * (1 - 4 * eps), 0.0)) * (1 + 4 * eps)
+    half = (a_up - c_up) / 2
+    bound = round_up((a_up + c_up) / 2 + math.sqrt(half * half + b_up * b_up))
+    return bound if math.isfinite(bound) and bound <= a_low * (1 + CERTIFIED_SLACK) else None
+
+
 # --- the kernel family of calibrations ------------------------------------------------------
 
 
@@ -290,11 +373,13 @@ class TDDLCalibration(KernelCalibration):
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> Self:
         """Recomputed from n, lam, L, R, epsilon, delta, minimiser_span and the public sample Z = ``facts.centers``
-        (sum_t ||phi(z_t)|| and lambda_max(K_Z) from ``facts.kernel``)."""
+        (sum_t ||phi(z_t)|| and lambda_max(K_Z) from ``facts.kernel``). The bound on lambda_max(K_Z) is
+        :func:`gram_top_eigenvalue_bound`'s: from ``LANCZOS_FROM`` points on, Lanczos with a certified bound where
+        it is tight, not a full eigendecomposition (the fit needs one for its post-processing; a load does not)."""
         kernel, centers = _public_sample(facts)
-        eigenvalues, _ = gram_spectrum(kernel.gram(centers, centers))
         calibration = tddl_calibration(*_common_inputs(record), np.sqrt(np.maximum(kernel.diagonal(centers), 0.0)),
-                                       top_eigenvalue_bound(eigenvalues), str(recorded(record, "minimiser_span")))
+                                       gram_top_eigenvalue_bound(kernel.gram(centers, centers)),
+                                       str(recorded(record, "minimiser_span")))
         assert isinstance(calibration, cls)
         return calibration
 
