@@ -63,7 +63,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "constraint_radius",
-    "top_eigenvalue_bound", "gram_top_eigenvalue_bound", "certified_top_eigenvalue", "KernelCalibration",
+    "top_eigenvalue_bound", "gram_top_eigenvalue_bound", "certified_top_eigenvalue", "deflated_bound",
+    "KernelCalibration",
     "FloatSafeKernel", "TDDLCalibration", "tddl_calibration",
     "PINPParameters", "pinp_parameters", "pinp_options", "TDILParameters", "tdil_parameters", "tdil_options",
     "MAX_ROUNDS", "MAX_QUERIES", "check_max_queries", "check_max_updates", "check_rounds", "check_failure_probability",
@@ -77,6 +78,8 @@ SOLVE_RTOL = 1e-3
 LANCZOS_FROM = 512
 # the certified bound is used when it is within this relative distance of its own lower bound on lambda_max (else eigh)
 CERTIFIED_SLACK = 1e-10
+# the numbers of Ritz vectors deflated together, in turn, when one does not certify a tight bound (deflated_bound)
+DEFLATED_VECTORS = (4, 16)
 # the most rounds B of PINP (max_updates) and TDIL (rounds): the range over which B=None chooses it; each round's
 # epsilon shrinks like epsilon / sqrt(B) (epsilon / B at delta = 0): at 10^7, epsilon / 16,900 at delta = 1e-6
 MAX_ROUNDS = 10**7
@@ -213,59 +216,95 @@ def gram_top_eigenvalue_bound(gram: np.ndarray) -> float:
 
 
 def certified_top_eigenvalue(symmetric: np.ndarray) -> float | None:
-    """A rigorous upper bound on lambda_max of the symmetric T x T float matrix K from one approximate eigenvector,
-    or None where it is not within a relative ``CERTIFIED_SLACK`` of its lower bound (a flat spectrum, no
-    convergence, T^2 eps above 1/4).
-
-    x is Lanczos' top Ritz vector (ARPACK, deterministic start 1); its validity does not depend on it. With u = x /
-    ||x||, a = u^T K u, b = ||(I - u u^T) K u|| <= ||K u - t u|| (any t) and C the compression of K to the orthogonal
-    complement of u, every unit v = alpha u + w (w orthogonal to u) has v^T K v <= alpha^2 a + 2 |alpha| ||w|| b +
-    ||w||^2 c with c >= lambda_max(C), so lambda_max(K) <= lambda_max([[a, b], [b, c]]) = (a + c) / 2 +
-    sqrt(((a - c) / 2)^2 + b^2), increasing in a, |b| and c; and c <= ||C||_F <= sqrt(||K||_F^2 - a^2) (the
-    Frobenius norm in the orthonormal basis (u, complement): ||K||_F^2 = a^2 + 2 b^2 + ||C||_F^2). Where a dominates
-    c the bound is a + b^2 / (a - c) + the pads: a to rounding.
-
-    Pads (u_r = eps / 2 the unit roundoff, gamma_m = m u_r / (1 - m u_r) <= m eps; Higham, Accuracy and Stability of
-    Numerical Algorithms, 2nd ed., section 3.1): fl(K x) errs per entry by at most gamma_T g ||x||_1 (g = max |K_ij|);
-    fl(x . y) by gamma_T |x| . |y|; x . x by gamma_T x . x; the residual y - t x by that of y plus eps (|y| + |t x|)
-    per entry; ||K||_F^2, a sum of T^2 non-negative terms, by gamma_(T^2) ||K||_F^2. Each bound is taken at its safe
-    end, and the result is rounded up by a relative 1e-12 (:func:`~dpcvx.rounding.round_up`), which covers the few
-    roundings of the closing arithmetic.
-    """
+    """A rigorous upper bound on lambda_max of the symmetric T x T float matrix K, or None where no bound within a
+    relative ``CERTIFIED_SLACK`` of its own lower bound was found: :func:`deflated_bound` from Lanczos' top Ritz
+    vector (k = 1), then from its top k of ``DEFLATED_VECTORS`` in turn (a top eigenvalue close to the next ones, as
+    the linear and polynomial kernels' on isotropic inputs, needs them deflated together)."""
     T = symmetric.shape[0]
+    if T < 3 or T * T * float(np.finfo(float).eps) > 0.25:
+        return None
+    for count in (1, *DEFLATED_VECTORS):
+        if count >= T - 1:
+            break
+        try:
+            _, vectors = eigsh(symmetric, k=count, which="LA", v0=np.ones(T), tol=0.0 if count == 1 else 1e-12)
+        except (ArpackNoConvergence, ArpackError):
+            continue
+        bound = deflated_bound(symmetric, np.asarray(vectors, dtype=float).reshape(T, count))
+        if bound is not None and bound[1] <= bound[0] * (1 + CERTIFIED_SLACK):
+            return bound[1]
+    return None
+
+
+def _absolute_product_norm(matrix: np.ndarray, absolute: np.ndarray, block: int = 256) -> float:
+    """||fl(|K| |U|)||_F for ``absolute`` = |U|, |K| taken a block of rows at a time (no T x T temporary)."""
+    total = 0.0
+    for start in range(0, matrix.shape[0], block):
+        part = np.abs(matrix[start:start + block]) @ absolute
+        total += float(np.vdot(part, part))
+    return math.sqrt(total)
+
+
+def deflated_bound(symmetric: np.ndarray, vectors: np.ndarray) -> tuple[float, float] | None:
+    """(a_low, a rigorous upper bound on lambda_max(K)) for any T x k ``vectors`` U with U^T U near I, a_low a lower
+    bound on the top eigenvalue of K compressed to span U (so on lambda_max(K)); None where a pad fails (U far from
+    orthonormal, non-finite values, a_low <= 0). The upper bound holds whatever U is: Lanczos' Ritz vectors only
+    make it tight.
+
+    Let V = U S, S = (U^T U)^(-1/2), the orthonormal basis of span U, and W one of its complement. With A = V^T K V,
+    E = W^T K V and C = W^T K W, every unit v = V alpha + W w has v^T K v <= lambda_max(A) ||alpha||^2 +
+    2 ||E|| ||alpha|| ||w|| + lambda_max(C) ||w||^2, so
+
+        lambda_max(K) <= (a + c) / 2 + sqrt(((a - c) / 2)^2 + b^2)   (about a + b^2 / (a - c)),
+
+    increasing in a >= lambda_max(A), b >= ||E|| and c >= lambda_max(C). A = S M S with M = U^T K U, so
+    lambda_max(A) lies within the factors 1 / (1 + delta) and 1 / (1 - delta) of lambda_max(M) (Ostrowski's theorem;
+    delta >= ||U^T U - I||_2) and ||A||_F >= ||M||_F / (1 + delta). E = W^T (K U - U B) S for any k x k B (W^T U = 0),
+    so b = ||K U - U m||_F (1 + 2 delta) with m the computed U^T K U; and ||C||_F^2 = ||K||_F^2 - ||A||_F^2 -
+    2 ||E||_F^2 gives c <= sqrt(||K||_F^2 - ||A||_F^2).
+
+    Pads (gamma_m = m u / (1 - m u) <= m eps, u = eps / 2; Higham, Accuracy and Stability of Numerical Algorithms,
+    2nd ed., section 3.1): fl(U^T U) errs by gamma_T (|U|^T |U|)_ij per entry; fl(K U) by gamma_T (|K| |U|)_ij (|K| |U|
+    computed by blocks of rows, its rounding padded by gamma_T); fl(U^T Y) by |U|^T |E_Y| + gamma_T |U|^T |Y|; the
+    k x k eigenvalue by 8 k eps ||m||_F (a backward-stable symmetric eigensolver, as the fit's Weyl pad); ||K||_F^2,
+    T^2 non-negative terms, by gamma_(T^2) ||K||_F^2. Each bound is taken at its safe end and the result rounded up
+    by a relative 1e-12 (:func:`~dpcvx.rounding.round_up`), which covers the few roundings of the closing arithmetic.
+    """
+    T, count = vectors.shape
     eps = float(np.finfo(float).eps)
-    gamma = T * eps
-    if T < 3 or T * gamma > 0.25:
+    gamma_t = T * eps
+    if not (np.all(np.isfinite(vectors)) and np.all(np.isfinite(symmetric))):
         return None
-    try:
-        _, vectors = eigsh(symmetric, k=1, which="LA", v0=np.ones(T), tol=0.0)
-    except (ArpackNoConvergence, ArpackError):
+    frobenius_up = float(np.vdot(symmetric, symmetric)) * (1 + 2 * T * gamma_t + 4 * eps)
+    absolute = np.abs(vectors)
+    gram = vectors.T @ vectors
+    delta = (float(np.linalg.norm(gram - np.eye(count)))
+             + 2 * gamma_t * float(np.linalg.norm(absolute.T @ absolute))) * (1 + 4 * eps)
+    if not delta <= 1e-6:
         return None
-    x = np.asarray(vectors[:, 0], dtype=float)
-    largest = max(float(symmetric.max()), -float(symmetric.min()))  # g = max |K_ij|
-    if not (np.all(np.isfinite(x)) and math.isfinite(largest) and largest > 0):
+    y = symmetric @ vectors
+    y_error = gamma_t * _absolute_product_norm(symmetric, absolute) * (1 + 2 * gamma_t + 4 * eps)  # ||E_Y||_F
+    product = vectors.T @ y
+    m_error = (math.sqrt(1 + delta) * y_error
+               + 2 * gamma_t * float(np.linalg.norm(absolute.T @ np.abs(y))) + eps * float(np.linalg.norm(product)))
+    m = (product + product.T) / 2
+    m_norm = float(np.linalg.norm(m))
+    top = float(np.linalg.eigvalsh(m)[-1])
+    pad = 8 * count * eps * m_norm + m_error  # |top - lambda_max(U^T K U)|
+    if not top - pad > 0:
         return None
-    size = float(x @ x)
-    if not size > 0:
-        return None
-    size_low, size_up = size * (1 - 2 * gamma), size * (1 + 2 * gamma)
-    x_1 = float(np.sum(np.abs(x)))
-    y = symmetric @ x
-    y_error = gamma * largest * x_1  # per entry
-    quadratic = float(x @ y)
-    quadratic_error = x_1 * y_error + 2 * gamma * float(np.abs(x) @ np.abs(y))
-    a_up, a_low = (quadratic + quadratic_error) / size_low, (quadratic - quadratic_error) / size_up
-    if not a_low > 0:
-        return None
-    t = quadratic / size
-    residual = y - t * x
-    residual_error = y_error + 2 * eps * (float(np.max(np.abs(y))) + abs(t) * float(np.max(np.abs(x))))
-    b_up = (float(np.linalg.norm(residual)) * (1 + 2 * gamma) + math.sqrt(T) * residual_error) / math.sqrt(size_low)
-    frobenius_up = float(np.vdot(symmetric, symmetric)) * (1 + 2 * T * gamma + 4 * eps)
-    c_up = math.sqrt(max(frobenius_up - a_low * a_low * (1 - 4 * eps), 0.0)) * (1 + 4 * eps)
+    a_up, a_low = (top + pad) / (1 - delta), (top - pad) / (1 + delta)
+    residual = y - vectors @ m
+    r_error = y_error + (count + 2) * eps * (float(np.linalg.norm(absolute @ np.abs(m))) + float(np.linalg.norm(y)))
+    b_up = (float(np.linalg.norm(residual)) * (1 + 2 * T * count * eps) + r_error * (1 + 4 * eps)) * (1 + 2 * delta)
+    a_frobenius_low = max(m_norm * (1 - 2 * count * eps) - m_error, 0.0) / (1 + delta)
+    c_up = math.sqrt(max(frobenius_up - a_frobenius_low * a_frobenius_low * (1 - 4 * eps), 0.0)) * (1 + 4 * eps)
     half = (a_up - c_up) / 2
     bound = round_up((a_up + c_up) / 2 + math.sqrt(half * half + b_up * b_up))
-    return bound if math.isfinite(bound) and bound <= a_low * (1 + CERTIFIED_SLACK) else None
+    a_low = round_down(a_low)
+    if not (math.isfinite(bound) and math.isfinite(a_low)):
+        return None
+    return a_low, bound
 
 
 # --- the kernel family of calibrations ------------------------------------------------------

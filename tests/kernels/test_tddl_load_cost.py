@@ -20,6 +20,7 @@ from dpcvx.models.tddl import TDDL
 from dpcvx.privacy.kernel_calibrate import (
     LANCZOS_FROM,
     certified_top_eigenvalue,
+    deflated_bound,
     gram_spectrum,
     gram_top_eigenvalue_bound,
     top_eigenvalue_bound,
@@ -87,18 +88,18 @@ def test_an_edited_operator_norm_is_still_refused(saved, tmp_path, factor):
         dpcvx.load(edited)
 
 
-GRAMS = {
-    "rbf": (RBFKernel(1.0), 5),
-    "rbf narrow": (RBFKernel(8.0), 5),
-    "laplacian": (LaplacianKernel(1.0), 3),
-    "linear": (LinearKernel(input_bound=1.0), 4),
-    "cubic": (PolynomialKernel(degree=3, offset=1.0, input_bound=1.0), 3),
+GRAMS = {  # kernel, input width, whether the certified bound is tight (a separated top eigenvalue)
+    "rbf": (RBFKernel(1.0), 5, True),
+    "rbf narrow": (RBFKernel(8.0), 5, False),  # a flat spectrum: the fit's eigendecomposition
+    "laplacian": (LaplacianKernel(1.0), 3, True),
+    "linear": (LinearKernel(input_bound=1.0), 4, True),  # four close eigenvalues, deflated together
+    "cubic": (PolynomialKernel(degree=3, offset=1.0, input_bound=1.0), 3, True),
 }
 
 
 @pytest.mark.parametrize("name", list(GRAMS))
 def test_the_bound_is_the_fits_upper_bound_or_the_fits_own(name, monkeypatch):
-    kernel, width = GRAMS[name]
+    kernel, width, tight = GRAMS[name]
     Z = ball(LANCZOS_FROM + 40, width, 3)
     gram = kernel.gram(Z, Z)
     fits = top_eigenvalue_bound(gram_spectrum(gram)[0])
@@ -108,8 +109,9 @@ def test_the_bound_is_the_fits_upper_bound_or_the_fits_own(name, monkeypatch):
     assert bound >= exact  # an upper bound, as the proof uses
     assert bound == pytest.approx(fits, rel=1e-10, abs=0)
     certified = certified_top_eigenvalue((gram + gram.T) / 2)
-    assert spy.calls == (0 if certified is not None else 1)  # eigh only where the certified bound is not tight
-    if certified is None:
+    assert (certified is not None) is tight
+    assert spy.calls == (0 if tight else 1)  # eigh only where the certified bound is not tight
+    if not tight:
         assert bound == fits
 
 
@@ -135,6 +137,18 @@ def test_the_certified_bound_is_rigorous_when_the_eigenvector_is_poor():
     bound = certified_top_eigenvalue(gram)
     exact = float(np.linalg.eigvalsh(gram).max())
     assert bound is None or bound >= exact
+
+
+def test_the_deflated_bound_holds_for_any_vectors():
+    """deflated_bound's upper bound is rigorous whatever the vectors: random ones (far from any eigenvector) give a
+    loose bound, never one below lambda_max."""
+    rng = np.random.default_rng(6)
+    gram = PolynomialKernel(degree=3, offset=1.0, input_bound=1.0).gram(ball(300, 3, 7), ball(300, 3, 7))
+    exact = float(np.linalg.eigvalsh(gram).max())
+    for count in (1, 3, 8):
+        vectors, _ = np.linalg.qr(rng.standard_normal((300, count)))
+        bound = deflated_bound(gram, vectors)
+        assert bound is None or bound[1] >= exact
 
 
 def test_small_public_samples_load_as_the_fit_computed():
