@@ -481,7 +481,7 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
             return best_beta, iterations, certified, DUAL_INTERIOR_POINT
     start = np.full(n, pieces.a1 + width / 2) if best_u is None else best_u  # its own start if no finite gap
     beta, steps, certified = _dual_accelerated_gradient(gram, y, lam, pieces, tolerance, start, smoothness,
-                                                        step_limit, bar)
+                                                        step_limit, bar=bar)
     return beta, iterations + steps, certified, DUAL_FALLBACK
 
 
@@ -559,7 +559,7 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
                 step_limit = kernel_budget(lam, curvature, loss.lipschitz_bound, feature_bound,
                                            lam * tolerance / 2)
             beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance, curvature, smoothness,
-                                                 step_limit, bar)
+                                                 step_limit, bar=bar)
             method, distance, residual_name = NEWTON, residual / lam, "||grad J||_H"
         elif loss.pieces is not None:
             if _margins_within_one_piece(loss, lam, feature_bound):
@@ -570,7 +570,7 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
                 step_limit = (dual_budget(lam, pieces.a1, pieces.a2, feature_bound, tolerance / 2)
                               if tolerance > 0 else 0)
                 beta, iterations, residual, method = _dual_interior_point(
-                    gram, y, lam, pieces, tolerance, dual_smoothness(lam, feature_bound, y.size), step_limit, bar)
+                    gram, y, lam, pieces, tolerance, dual_smoothness(lam, feature_bound, y.size), step_limit, bar=bar)
             distance, residual_name = math.sqrt(2 * residual / lam), "duality gap"
         else:
             raise InputError(f"the loss {loss.text} has no exact kernel solver route (neither "
