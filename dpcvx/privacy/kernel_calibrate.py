@@ -205,7 +205,7 @@ def gram_top_eigenvalue_bound(gram: np.ndarray) -> float:
     rigorous bound) when it lies within a relative ``CERTIFIED_SLACK`` of its own lower bound on lambda_max: it is then
     within 1e-10 + T eps of the fit's value, far inside the 1e-9 at which a recorded number is compared
     (:data:`dpcvx.rounding.RECORD_TOLERANCE`), and an upper bound on lambda_max as the fit's is (docs/theory.md,
-    section 11, K4, "Rounding").
+    section 11, K4, "On load").
     """
     gram = np.asarray(gram, dtype=float)
     if gram.ndim == 2 and gram.shape[0] == gram.shape[1] and gram.shape[0] >= LANCZOS_FROM:
