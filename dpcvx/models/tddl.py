@@ -46,10 +46,10 @@ from ..privacy.kernel_calibrate import (
     MINIMISER_SPANS,
     TDDLCalibration,
     gram_spectrum,
+    gram_top_eigenvalue_bound,
     loss_radius,
     numerical_range,
     tddl_calibration,
-    top_eigenvalue_bound,
 )
 from ..privacy.lattice import float_kernel_name
 from ..privacy.lattice_predictions import LatticeTDDL
@@ -323,10 +323,14 @@ class TDDL(PrivateKernelLearner):
             # over span phi(Z) the Nystrom features decomposed the same K_Z = (G + G^T) / 2, G = k(Z, Z): that
             # decomposition, not a second O(|Z|^3) one (the same bits: eigh of the same matrix)
             spectrum = None if model.nystrom is None else model.nystrom.take_spectrum()
-            least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius, spectrum)
+            gram = kernel.gram(Z, Z)
+            least_squares = ConstrainedLeastSquares(gram, radius, spectrum)
+            # lambda_max(K_Z) bounded as a load recomputes it (the same function of the same k(Z, Z)): a loaded
+            # certificate is this one; the eigenvalues above are its fallback below LANCZOS_FROM points
             calibration = tddl_calibration(
                 model.n, self.lam, loss.lipschitz_bound, kernel.feature_bound, budget.epsilon, budget.delta,
-                np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
+                np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)),
+                gram_top_eigenvalue_bound(gram, least_squares.eigenvalues), span,
             )
             if self.float_safe:
                 return model, rows, Z, radius, least_squares, LatticeTDDL.of(

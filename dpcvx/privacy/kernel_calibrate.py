@@ -195,24 +195,25 @@ def top_eigenvalue_bound(eigenvalues: np.ndarray) -> float:
     return round_up(float(eigenvalues.max()) + eigenvalues.size * np.finfo(float).eps * top)
 
 
-def gram_top_eigenvalue_bound(gram: np.ndarray) -> float:
-    """An upper bound on lambda_max of the symmetrised Gram matrix K = (G + G^T) / 2 of a public sample, for a
-    calibration recomputed from a model file (:meth:`TDDLCalibration.from_record`).
+def gram_top_eigenvalue_bound(gram: np.ndarray, eigenvalues: np.ndarray | None = None) -> float:
+    """An upper bound on lambda_max of the symmetrised Gram matrix K = (G + G^T) / 2 of a public sample G: the one
+    bound on lambda_max(K_Z) of TDDL's calibration, computed alike by the fit (:meth:`dpcvx.models.tddl.TDDL.fit`)
+    and by a load recomputing it from a model file (:meth:`TDDLCalibration.from_record`), so that a loaded
+    certificate is the fitted one and a loaded model saves back to the same bytes.
 
-    Below ``LANCZOS_FROM`` points, and wherever the certified bound below is not tight, this is the fit's value:
-    :func:`top_eigenvalue_bound` of :func:`gram_spectrum` (a full eigendecomposition, O(T^3)). From
-    ``LANCZOS_FROM`` points on, the bound of :func:`certified_top_eigenvalue` (Lanczos, O(T^2) per product, and a
-    rigorous bound) when it lies within a relative ``CERTIFIED_SLACK`` of its own lower bound on lambda_max: it is then
-    within 1e-10 + T eps of the fit's value, far inside the 1e-9 at which a recorded number is compared
-    (:data:`dpcvx.rounding.RECORD_TOLERANCE`), and an upper bound on lambda_max as the fit's is (docs/theory.md,
-    section 11, K4, "On load").
+    From ``LANCZOS_FROM`` points on, the bound of :func:`certified_top_eigenvalue` (Lanczos, O(T^2) per product, and
+    a rigorous bound) when it lies within a relative ``CERTIFIED_SLACK`` of its own lower bound on lambda_max. Below
+    ``LANCZOS_FROM`` points, and wherever that bound is not tight, :func:`top_eigenvalue_bound` of the computed
+    eigenvalues of K (a full eigendecomposition, O(T^3)): ``eigenvalues`` where the caller already holds them (the
+    fit, whose post-processing decomposes the same K: they must be :func:`gram_spectrum` ``(gram)[0]``), else
+    computed here. Either is an upper bound on lambda_max (docs/theory.md, section 11, K4, "On load").
     """
     gram = np.asarray(gram, dtype=float)
     if gram.ndim == 2 and gram.shape[0] == gram.shape[1] and gram.shape[0] >= LANCZOS_FROM:
         bound = certified_top_eigenvalue((gram + gram.T) / 2)
         if bound is not None:
             return bound
-    return top_eigenvalue_bound(gram_spectrum(gram)[0])
+    return top_eigenvalue_bound(gram_spectrum(gram)[0] if eigenvalues is None else eigenvalues)
 
 
 def certified_top_eigenvalue(symmetric: np.ndarray) -> float | None:
@@ -413,8 +414,9 @@ class TDDLCalibration(KernelCalibration):
     def from_record(cls, record: Record, facts: PublicFacts) -> Self:
         """Recomputed from n, lam, L, R, epsilon, delta, minimiser_span and the public sample Z = ``facts.centers``
         (sum_t ||phi(z_t)|| and lambda_max(K_Z) from ``facts.kernel``). The bound on lambda_max(K_Z) is
-        :func:`gram_top_eigenvalue_bound`'s: from ``LANCZOS_FROM`` points on, Lanczos with a certified bound where
-        it is tight, not a full eigendecomposition (the fit needs one for its post-processing; a load does not)."""
+        :func:`gram_top_eigenvalue_bound`'s, the fit's own: from ``LANCZOS_FROM`` points on, Lanczos with a certified
+        bound where it is tight, not a full eigendecomposition (the fit needs one for its post-processing; a load
+        does not)."""
         kernel, centers = _public_sample(facts)
         calibration = tddl_calibration(*_common_inputs(record), np.sqrt(np.maximum(kernel.diagonal(centers), 0.0)),
                                        gram_top_eigenvalue_bound(kernel.gram(centers, centers)),

@@ -154,3 +154,25 @@ def test_the_deflated_bound_holds_for_any_vectors():
 def test_small_public_samples_load_as_the_fit_computed():
     gram = RBFKernel(1.0).gram(ball(40, 3, 5), ball(40, 3, 5))
     assert gram_top_eigenvalue_bound(gram) == top_eigenvalue_bound(gram_spectrum(gram)[0])
+
+
+@pytest.mark.parametrize("kernel, width, span, float_safe",
+                         [("linear", 2, "training", False), ("rbf", 3, "public", False), ("rbf", 3, "training", True)])
+def test_a_loaded_file_saves_back_to_the_same_bytes(kernel, width, span, float_safe, tmp_path):
+    """Fit, save, load, save: the same bytes, and the loaded certificate is the fitted one, from ``LANCZOS_FROM``
+    public points on (the fit bounds lambda_max(K_Z) with the load's function, not with its own eigendecomposition,
+    which differed from the load's certified bound in the last digits)."""
+    X = ball(60, width, 10)
+    Z = ball(LANCZOS_FROM + 8, width, 11)
+    params = {"input_bound": 1.0} if kernel == "linear" else {"gamma": 1.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # T = 520 public points: noise dominance is not what is tested
+        release = TDDL(kernel, lam=1e-2, loss="logistic", span=span, float_safe=float_safe, **params).fit(
+            X, labels(X, 12), 1.0, 1e-6, Z=Z, random_state=0)
+    first = dpcvx.save(release, tmp_path / "first.json")
+    loaded = dpcvx.load(first)
+    second = dpcvx.save(loaded, tmp_path / "second.json")
+    assert loaded.certificate.calibration == release.certificate.calibration
+    assert loaded.certificate.to_dict() == release.certificate.to_dict()
+    assert str(loaded.certificate) == str(release.certificate)
+    assert second.read_bytes() == first.read_bytes()
