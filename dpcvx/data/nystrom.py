@@ -50,6 +50,15 @@ class NystromFeatures:
         if not np.any(keep):
             raise InputError("the Gram matrix of the public sample is zero: phi(z_t) = 0 for all t")
         self._projection = vectors[:, keep] / np.sqrt(eigenvalues[keep])
+        self._spectrum: tuple[np.ndarray, np.ndarray] | None = (eigenvalues, vectors)
+
+    def take_spectrum(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The eigenvalues and eigenvectors of K_Z computed here (:func:`~dpcvx.privacy.kernel_calibrate.gram_spectrum`
+        of (G + G^T) / 2, G = k(Z, Z)), once, for a caller that needs the same decomposition (TDDL's post-processing
+        over the same public Z: one O(|Z|^3) eigendecomposition instead of two); None once taken. Public: a function
+        of the public landmarks only."""
+        spectrum, self._spectrum = self._spectrum, None
+        return spectrum
 
     @property
     def rank(self) -> int:

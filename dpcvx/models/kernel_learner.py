@@ -39,6 +39,7 @@ from ..privacy.composition import check_delta
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
+from ..progress import progress
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..release.usefulness import speaker, warn_release
 from ..solvers.kernel import KernelERM, as_labels
@@ -252,8 +253,14 @@ class PrivateKernelLearner:
         deterministic solve between fits (benchmarks/kernels.py); it must return the
         minimiser of ``checked``'s problem to the public tolerance, which is what the
         guarantee covers.
+
+        The solve is the long part of a fit (over the whole RKHS an O(n^3) factorisation per step): with
+        ``verbose`` its steps are counted on a bar (:mod:`dpcvx.progress`, open-ended: how many the solver
+        takes follows the data, so the bar is the curator's view on their terminal, never released).
         """
-        return checked.solve()
+        with progress(None, f"{type(self).__name__} kernel solve (n = {checked.n:,})", unit="step",
+                      verbose=self.verbose) as bar:
+            return checked.solve(bar)
 
     def fit_nonprivate(self, X: Any, y: Any) -> KernelERM:
         """The kernel ERM minimiser over the whole RKHS, to the public tolerance: NOT private, a baseline.

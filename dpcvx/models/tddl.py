@@ -46,10 +46,10 @@ from ..privacy.kernel_calibrate import (
     MINIMISER_SPANS,
     TDDLCalibration,
     gram_spectrum,
+    gram_top_eigenvalue_bound,
     loss_radius,
     numerical_range,
     tddl_calibration,
-    top_eigenvalue_bound,
 )
 from ..privacy.lattice import float_kernel_name
 from ..privacy.lattice_predictions import LatticeTDDL
@@ -113,7 +113,9 @@ class ConstrainedLeastSquares:
 
         minimise (1/T) ||diag(sqrt(lam_r)) c - U_r^T t||^2  subject to  ||c||_2 <= C,
 
-    a second-order cone program with no quad_form on an indefinite matrix. It
+    a second-order cone program with no quad_form on an indefinite matrix. ``spectrum``: the
+    :func:`~dpcvx.privacy.kernel_calibrate.gram_spectrum` of this same ``gram`` where the caller holds it (TDDL over
+    span phi(Z), whose Nystrom features decomposed the same K_Z), so it is not computed twice. It
     is built once (targets and radius are cp.Parameters, so repeated solves
     reuse the compilation) and a = U_r diag(1/sqrt(lam_r)) c is the minimum-norm
     coefficient vector.
@@ -126,10 +128,14 @@ class ConstrainedLeastSquares:
     ``method`` says which one produced the last solution.
     """
 
-    def __init__(self, gram: ArrayLike, radius: float) -> None:
+    def __init__(self, gram: ArrayLike, radius: float,
+                 spectrum: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         gram = _gram_matrix(gram)
         T = gram.shape[0]
-        self.eigenvalues, vectors = gram_spectrum(gram)
+        if spectrum is not None and (spectrum[0].shape != (T,) or spectrum[1].shape != (T, T)):
+            raise InputError(f"spectrum must be the eigenvalues ({T},) and eigenvectors ({T}, {T}) of the gram "
+                             f"matrix, got shapes {spectrum[0].shape} and {spectrum[1].shape}")
+        self.eigenvalues, vectors = gram_spectrum(gram) if spectrum is None else spectrum
         _refuse_indefinite(self.eigenvalues)
         keep = numerical_range(self.eigenvalues)
         if not np.any(keep):
@@ -314,10 +320,17 @@ class TDDL(PrivateKernelLearner):
             model.check_predict(Z)  # the released predictions' kernel calls, tried before the charge
             kernel, loss = model.kernel, model.loss
             radius = loss_radius(self.lam, loss, kernel.feature_bound)
-            least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
+            # over span phi(Z) the Nystrom features decomposed the same K_Z = (G + G^T) / 2, G = k(Z, Z): that
+            # decomposition, not a second O(|Z|^3) one (the same bits: eigh of the same matrix)
+            spectrum = None if model.nystrom is None else model.nystrom.take_spectrum()
+            gram = kernel.gram(Z, Z)
+            least_squares = ConstrainedLeastSquares(gram, radius, spectrum)
+            # lambda_max(K_Z) bounded as a load recomputes it (the same function of the same k(Z, Z)): a loaded
+            # certificate is this one; the eigenvalues above are its fallback below LANCZOS_FROM points
             calibration = tddl_calibration(
                 model.n, self.lam, loss.lipschitz_bound, kernel.feature_bound, budget.epsilon, budget.delta,
-                np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
+                np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)),
+                gram_top_eigenvalue_bound(gram, least_squares.eigenvalues), span,
             )
             if self.float_safe:
                 return model, rows, Z, radius, least_squares, LatticeTDDL.of(

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import eigh
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
@@ -62,7 +63,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "constraint_radius",
-    "top_eigenvalue_bound", "KernelCalibration", "FloatSafeKernel", "TDDLCalibration", "tddl_calibration",
+    "top_eigenvalue_bound", "gram_top_eigenvalue_bound", "certified_top_eigenvalue", "deflated_bound",
+    "KernelCalibration",
+    "FloatSafeKernel", "TDDLCalibration", "tddl_calibration",
     "PINPParameters", "pinp_parameters", "pinp_options", "TDILParameters", "tdil_parameters", "tdil_options",
     "MAX_ROUNDS", "MAX_QUERIES", "check_max_queries", "check_max_updates", "check_rounds", "check_failure_probability",
     "gram_spectrum", "numerical_range", "vacuous_accuracy",
@@ -70,6 +73,13 @@ __all__ = [
 ]
 
 SOLVE_RTOL = 1e-3
+# a public sample of at least this many points has the top eigenvalue of its Gram matrix bounded by Lanczos and a
+# certified bound on load (gram_top_eigenvalue_bound): O(|Z|^2) per product instead of the O(|Z|^3) of eigh
+LANCZOS_FROM = 512
+# the certified bound is used when it is within this relative distance of its own lower bound on lambda_max (else eigh)
+CERTIFIED_SLACK = 1e-10
+# the numbers of Ritz vectors deflated together, in turn, when one does not certify a tight bound (deflated_bound)
+DEFLATED_VECTORS = (4, 16)
 # the most rounds B of PINP (max_updates) and TDIL (rounds): the range over which B=None chooses it; each round's
 # epsilon shrinks like epsilon / sqrt(B) (epsilon / B at delta = 0): at 10^7, epsilon / 16,900 at delta = 1e-6
 MAX_ROUNDS = 10**7
@@ -185,6 +195,119 @@ def top_eigenvalue_bound(eigenvalues: np.ndarray) -> float:
     return round_up(float(eigenvalues.max()) + eigenvalues.size * np.finfo(float).eps * top)
 
 
+def gram_top_eigenvalue_bound(gram: np.ndarray, eigenvalues: np.ndarray | None = None) -> float:
+    """An upper bound on lambda_max of the symmetrised Gram matrix K = (G + G^T) / 2 of a public sample G: the one
+    bound on lambda_max(K_Z) of TDDL's calibration, computed alike by the fit (:meth:`dpcvx.models.tddl.TDDL.fit`)
+    and by a load recomputing it from a model file (:meth:`TDDLCalibration.from_record`), so that a loaded
+    certificate is the fitted one and a loaded model saves back to the same bytes.
+
+    From ``LANCZOS_FROM`` points on, the bound of :func:`certified_top_eigenvalue` (Lanczos, O(T^2) per product, and
+    a rigorous bound) when it lies within a relative ``CERTIFIED_SLACK`` of its own lower bound on lambda_max. Below
+    ``LANCZOS_FROM`` points, and wherever that bound is not tight, :func:`top_eigenvalue_bound` of the computed
+    eigenvalues of K (a full eigendecomposition, O(T^3)): ``eigenvalues`` where the caller already holds them (the
+    fit, whose post-processing decomposes the same K: they must be :func:`gram_spectrum` ``(gram)[0]``), else
+    computed here. Either is an upper bound on lambda_max (docs/theory.md, section 11, K4, "On load").
+    """
+    gram = np.asarray(gram, dtype=float)
+    if gram.ndim == 2 and gram.shape[0] == gram.shape[1] and gram.shape[0] >= LANCZOS_FROM:
+        bound = certified_top_eigenvalue((gram + gram.T) / 2)
+        if bound is not None:
+            return bound
+    return top_eigenvalue_bound(gram_spectrum(gram)[0] if eigenvalues is None else eigenvalues)
+
+
+def certified_top_eigenvalue(symmetric: np.ndarray) -> float | None:
+    """A rigorous upper bound on lambda_max of the symmetric T x T float matrix K, or None where no bound within a
+    relative ``CERTIFIED_SLACK`` of its own lower bound was found: :func:`deflated_bound` from Lanczos' top Ritz
+    vector (k = 1), then from its top k of ``DEFLATED_VECTORS`` in turn (a top eigenvalue close to the next ones, as
+    the linear and polynomial kernels' on isotropic inputs, needs them deflated together)."""
+    T = symmetric.shape[0]
+    if T < 3 or T * T * float(np.finfo(float).eps) > 0.25:
+        return None
+    for count in (1, *DEFLATED_VECTORS):
+        if count >= T - 1:
+            break
+        try:
+            _, vectors = eigsh(symmetric, k=count, which="LA", v0=np.ones(T), tol=0.0 if count == 1 else 1e-12)
+        except (ArpackNoConvergence, ArpackError):
+            continue
+        bound = deflated_bound(symmetric, np.asarray(vectors, dtype=float).reshape(T, count))
+        if bound is not None and bound[1] <= bound[0] * (1 + CERTIFIED_SLACK):
+            return bound[1]
+    return None
+
+
+def _absolute_product_norm(matrix: np.ndarray, absolute: np.ndarray, block: int = 256) -> float:
+    """||fl(|K| |U|)||_F for ``absolute`` = |U|, |K| taken a block of rows at a time (no T x T temporary)."""
+    total = 0.0
+    for start in range(0, matrix.shape[0], block):
+        part = np.abs(matrix[start:start + block]) @ absolute
+        total += float(np.vdot(part, part))
+    return math.sqrt(total)
+
+
+def deflated_bound(symmetric: np.ndarray, vectors: np.ndarray) -> tuple[float, float] | None:
+    """(a_low, a rigorous upper bound on lambda_max(K)) for any T x k ``vectors`` U with U^T U near I, a_low a lower
+    bound on the top eigenvalue of K compressed to span U (so on lambda_max(K)); None where a pad fails (U far from
+    orthonormal, non-finite values, a_low <= 0). The upper bound holds whatever U is: Lanczos' Ritz vectors only
+    make it tight.
+
+    Let V = U S, S = (U^T U)^(-1/2), the orthonormal basis of span U, and W one of its complement. With A = V^T K V,
+    E = W^T K V and C = W^T K W, every unit v = V alpha + W w has v^T K v <= lambda_max(A) ||alpha||^2 +
+    2 ||E|| ||alpha|| ||w|| + lambda_max(C) ||w||^2, so
+
+        lambda_max(K) <= (a + c) / 2 + sqrt(((a - c) / 2)^2 + b^2)   (about a + b^2 / (a - c)),
+
+    increasing in a >= lambda_max(A), b >= ||E|| and c >= lambda_max(C). A = S M S with M = U^T K U, so
+    lambda_max(A) lies within the factors 1 / (1 + delta) and 1 / (1 - delta) of lambda_max(M) (Ostrowski's theorem;
+    delta >= ||U^T U - I||_2) and ||A||_F >= ||M||_F / (1 + delta). E = W^T (K U - U B) S for any k x k B (W^T U = 0),
+    so b = ||K U - U m||_F (1 + 2 delta) with m the computed U^T K U; and ||C||_F^2 = ||K||_F^2 - ||A||_F^2 -
+    2 ||E||_F^2 gives c <= sqrt(||K||_F^2 - ||A||_F^2).
+
+    Pads (gamma_m = m u / (1 - m u) <= m eps, u = eps / 2; Higham, Accuracy and Stability of Numerical Algorithms,
+    2nd ed., section 3.1): fl(U^T U) errs by gamma_T (|U|^T |U|)_ij per entry; fl(K U) by gamma_T (|K| |U|)_ij (|K| |U|
+    computed by blocks of rows, its rounding padded by gamma_T); fl(U^T Y) by |U|^T |E_Y| + gamma_T |U|^T |Y|; the
+    k x k eigenvalue by 8 k eps ||m||_F (a backward-stable symmetric eigensolver, as the fit's Weyl pad); ||K||_F^2,
+    T^2 non-negative terms, by gamma_(T^2) ||K||_F^2. Each bound is taken at its safe end and the result rounded up
+    by a relative 1e-12 (:func:`~dpcvx.rounding.round_up`), which covers the few roundings of the closing arithmetic.
+    """
+    T, count = vectors.shape
+    eps = float(np.finfo(float).eps)
+    gamma_t = T * eps
+    if not (np.all(np.isfinite(vectors)) and np.all(np.isfinite(symmetric))):
+        return None
+    frobenius_up = float(np.vdot(symmetric, symmetric)) * (1 + 2 * T * gamma_t + 4 * eps)
+    absolute = np.abs(vectors)
+    gram = vectors.T @ vectors
+    delta = (float(np.linalg.norm(gram - np.eye(count)))
+             + 2 * gamma_t * float(np.linalg.norm(absolute.T @ absolute))) * (1 + 4 * eps)
+    if not delta <= 1e-6:
+        return None
+    y = symmetric @ vectors
+    y_error = gamma_t * _absolute_product_norm(symmetric, absolute) * (1 + 2 * gamma_t + 4 * eps)  # ||E_Y||_F
+    product = vectors.T @ y
+    m_error = (math.sqrt(1 + delta) * y_error
+               + 2 * gamma_t * float(np.linalg.norm(absolute.T @ np.abs(y))) + eps * float(np.linalg.norm(product)))
+    m = (product + product.T) / 2
+    m_norm = float(np.linalg.norm(m))
+    top = float(np.linalg.eigvalsh(m)[-1])
+    pad = 8 * count * eps * m_norm + m_error  # |top - lambda_max(U^T K U)|
+    if not top - pad > 0:
+        return None
+    a_up, a_low = (top + pad) / (1 - delta), (top - pad) / (1 + delta)
+    residual = y - vectors @ m
+    r_error = y_error + (count + 2) * eps * (float(np.linalg.norm(absolute @ np.abs(m))) + float(np.linalg.norm(y)))
+    b_up = (float(np.linalg.norm(residual)) * (1 + 2 * T * count * eps) + r_error * (1 + 4 * eps)) * (1 + 2 * delta)
+    a_frobenius_low = max(m_norm * (1 - 2 * count * eps) - m_error, 0.0) / (1 + delta)
+    c_up = math.sqrt(max(frobenius_up - a_frobenius_low * a_frobenius_low * (1 - 4 * eps), 0.0)) * (1 + 4 * eps)
+    half = (a_up - c_up) / 2
+    bound = round_up((a_up + c_up) / 2 + math.sqrt(half * half + b_up * b_up))
+    a_low = round_down(a_low)
+    if not (math.isfinite(bound) and math.isfinite(a_low)):
+        return None
+    return a_low, bound
+
+
 # --- the kernel family of calibrations ------------------------------------------------------
 
 
@@ -290,11 +413,14 @@ class TDDLCalibration(KernelCalibration):
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> Self:
         """Recomputed from n, lam, L, R, epsilon, delta, minimiser_span and the public sample Z = ``facts.centers``
-        (sum_t ||phi(z_t)|| and lambda_max(K_Z) from ``facts.kernel``)."""
+        (sum_t ||phi(z_t)|| and lambda_max(K_Z) from ``facts.kernel``). The bound on lambda_max(K_Z) is
+        :func:`gram_top_eigenvalue_bound`'s, the fit's own: from ``LANCZOS_FROM`` points on, Lanczos with a certified
+        bound where it is tight, not a full eigendecomposition (the fit needs one for its post-processing; a load
+        does not)."""
         kernel, centers = _public_sample(facts)
-        eigenvalues, _ = gram_spectrum(kernel.gram(centers, centers))
         calibration = tddl_calibration(*_common_inputs(record), np.sqrt(np.maximum(kernel.diagonal(centers), 0.0)),
-                                       top_eigenvalue_bound(eigenvalues), str(recorded(record, "minimiser_span")))
+                                       gram_top_eigenvalue_bound(kernel.gram(centers, centers)),
+                                       str(recorded(record, "minimiser_span")))
         assert isinstance(calibration, cls)
         return calibration
 

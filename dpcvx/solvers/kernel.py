@@ -83,6 +83,7 @@ from ..data.nystrom import NystromFeatures, symmetric_gram
 from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import loss_radius, solve_tolerance
+from ..progress import NoProgress, Progress
 from ..rounding import round_up
 from ..validation import MODERATE_MAX, label_vector, outside_classes, outside_labels
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
@@ -212,7 +213,8 @@ def _gradient_line(objective: Callable[[np.ndarray, float], float], f: np.ndarra
 
 
 def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives, tolerance: float,
-            curvature: float | None, smoothness: float | None, step_limit: int) -> tuple[np.ndarray, int, float]:
+            curvature: float | None, smoothness: float | None, step_limit: int,
+            bar: Progress | None = None) -> tuple[np.ndarray, int, float]:
     """Damped Newton in representer form from beta = 0, safeguarded by the RKHS gradient step; (beta, steps, the
     certified bound on ||grad J||_H at beta).
 
@@ -237,7 +239,9 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
     gamma lam, otherwise certified by blocks and, failing that, reported as it is, and the solve fails before its
     budget: a floating-point event, which further steps at the floor would not change); or at ``step_limit``; or
     where no step is found (without the safeguard, or where J is not finite). Every stop certifies fresh margins.
+    ``bar`` counts the steps (:mod:`dpcvx.progress`; the count follows the data: the curator's view only).
     """
+    bar = NoProgress() if bar is None else bar
     n = y.size
     gram_max = float(np.max(np.abs(gram.diagonal())))
     beta, f = np.zeros(n), np.zeros(n)
@@ -262,6 +266,7 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
             f, fresh = gram @ beta, True  # certify on margins computed afresh
             continue
         step += 1
+        bar.update()
         active = np.flatnonzero(second > 0)
         correction = np.zeros(n)
         if active.size:
@@ -389,7 +394,8 @@ def _one_piece(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLi
 
 
 def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
-                         tolerance: float, smoothness: float, step_limit: int) -> tuple[np.ndarray, int, float, str]:
+                         tolerance: float, smoothness: float, step_limit: int,
+                         bar: Progress | None = None) -> tuple[np.ndarray, int, float, str]:
     """Mehrotra predictor-corrector on min 1/2 p^T Q p + c^T p, 0 <= p <= 1, u = a1 + (a2 - a1) p,
     Q = diag(y) K diag(y); where it has not certified ``tolerance`` within MAX_INTERIOR_POINT_STEPS (or its
     step fails), accelerated projected gradient from its best iterate to the proved budget ``step_limit``
@@ -398,8 +404,9 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
     NOT PRIVATE :class:`SolveReport` only.)
 
     The slacks p (to 0) and q (to 1) are separate variables with the residual
-    p + q - 1, so neither loses precision near its bound.
+    p + q - 1, so neither loses precision near its bound. ``bar`` counts the steps of both (:mod:`dpcvx.progress`).
     """
+    bar = NoProgress() if bar is None else bar
     n = y.size
     width = pieces.a2 - pieces.a1
 
@@ -467,19 +474,20 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
             break
         p, q = p + alpha * dp, q + alpha * dq
         z_low, z_up = z_low + alpha * dz_low, z_up + alpha * dz_up
+        bar.update()  # one step (its O(n^3) factorisation) done
     if best_beta is not None and best_u is not None:
         certified = _certified_gap(gram, y, lam, pieces, best_u, gram_max, best_gap, tolerance)
         if math.sqrt(2 * certified / lam) <= tolerance:
             return best_beta, iterations, certified, DUAL_INTERIOR_POINT
     start = np.full(n, pieces.a1 + width / 2) if best_u is None else best_u  # its own start if no finite gap
     beta, steps, certified = _dual_accelerated_gradient(gram, y, lam, pieces, tolerance, start, smoothness,
-                                                        step_limit)
+                                                        step_limit, bar=bar)
     return beta, iterations + steps, certified, DUAL_FALLBACK
 
 
 def _dual_accelerated_gradient(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
-                               tolerance: float, start: np.ndarray, smoothness: float, step_limit: int
-                               ) -> tuple[np.ndarray, int, float]:
+                               tolerance: float, start: np.ndarray, smoothness: float, step_limit: int,
+                               bar: Progress | None = None) -> tuple[np.ndarray, int, float]:
     """FISTA (Beck and Teboulle 2009) on the dual box QP min G(u) = (1/(2 lam n^2)) u^T Q u + (1/n) sum l*(u_i),
     u in [a1, a2]^n, from ``start`` (in the box); (beta of the best iterate, steps, its certified gap).
 
@@ -498,6 +506,7 @@ def _dual_accelerated_gradient(gram: GramOperator, y: np.ndarray, lam: float, pi
     exact arithmetic, as Newton's (:func:`_newton`). Every stop certifies the best iterate, by blocks if the n-term
     bound does not reach gamma (:func:`_certified_gap`); short of gamma the solve fails (SolverError).
     """
+    bar = NoProgress() if bar is None else bar
     n, kink = y.size, pieces.kink
     gram_max = float(np.max(gram.diagonal()))
     length = 1.0 / (n * smoothness)  # the step 1 / L_G times the 1 / n of grad G
@@ -511,6 +520,7 @@ def _dual_accelerated_gradient(gram: GramOperator, y: np.ndarray, lam: float, pi
         if float(np.max(np.abs(moved))) <= length * margin_error + u_rounding:  # the rounding floor
             break
         step += 1
+        bar.update()
         following = np.clip(point + length * (point_margins - kink), pieces.a1, pieces.a2)
         beta, following_margins, margin_error = _dual_margins(gram, y, lam, pieces, following, gram_max)
         gap = _gap_bound(pieces, following, following_margins, margin_error)
@@ -525,7 +535,7 @@ def _dual_accelerated_gradient(gram: GramOperator, y: np.ndarray, lam: float, pi
 
 
 def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float, loss: KernelLoss,
-                     tolerance: float, feature_bound: float) -> KernelERMSolution:
+                     tolerance: float, feature_bound: float, bar: Progress | None = None) -> KernelERMSolution:
     """Minimise (1/n) sum l(y_i (K beta)_i) + (lam/2) beta^T K beta; certify ||w - w*|| <= tolerance.
 
     ``gram`` is K as an array or a :mod:`~dpcvx.solvers.gram` operator (dense, or a
@@ -534,6 +544,9 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
     margin can reach, C R_phi < |z_k| with C >= ||w*|| the public
     :func:`~dpcvx.privacy.kernel_calibrate.constraint_radius`, is minimised in closed
     form (:func:`_one_piece`; a choice made on public constants only).
+
+    ``bar`` (:mod:`dpcvx.progress`) counts the solver's steps, each an O(n^3) factorisation on a dense K (an FISTA
+    step, O(n^2)): shown to the curator on a terminal when asked, never released (the count follows the data).
     """
     gram = as_gram(gram)
     start = time.perf_counter()
@@ -546,7 +559,7 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
                 step_limit = kernel_budget(lam, curvature, loss.lipschitz_bound, feature_bound,
                                            lam * tolerance / 2)
             beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance, curvature, smoothness,
-                                                 step_limit)
+                                                 step_limit, bar=bar)
             method, distance, residual_name = NEWTON, residual / lam, "||grad J||_H"
         elif loss.pieces is not None:
             if _margins_within_one_piece(loss, lam, feature_bound):
@@ -557,7 +570,7 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
                 step_limit = (dual_budget(lam, pieces.a1, pieces.a2, feature_bound, tolerance / 2)
                               if tolerance > 0 else 0)
                 beta, iterations, residual, method = _dual_interior_point(
-                    gram, y, lam, pieces, tolerance, dual_smoothness(lam, feature_bound, y.size), step_limit)
+                    gram, y, lam, pieces, tolerance, dual_smoothness(lam, feature_bound, y.size), step_limit, bar=bar)
             distance, residual_name = math.sqrt(2 * residual / lam), "duality gap"
         else:
             raise InputError(f"the loss {loss.text} has no exact kernel solver route (neither "
@@ -659,14 +672,15 @@ class KernelERM:
         if solve:
             self.solve()
 
-    def solve(self) -> KernelERM:
-        """Certify ||w - w*|| <= gamma (the public tolerance); SolverError if the arithmetic cannot."""
+    def solve(self, bar: Progress | None = None) -> KernelERM:
+        """Certify ||w - w*|| <= gamma (the public tolerance); SolverError if the arithmetic cannot. ``bar`` counts
+        the solver's steps (:func:`solve_kernel_erm`)."""
         if self._weights is not None:
             return self
         gram = self._gram
         assert gram is not None  # dropped only once the weights are set
         solution = solve_kernel_erm(gram, self._labels, self.lam, self.loss, self.tolerance,
-                                    self.kernel.feature_bound)
+                                    self.kernel.feature_bound, bar)
         self.report = solution.report
         if isinstance(gram, FactoredGram):  # w = sum_i beta_i psi(x_i), coordinates in the basis of span phi(Z)
             self._weights = gram.factor.T @ solution.coef

@@ -223,9 +223,9 @@ def test_noise_covers_the_public_solve_tolerance(monkeypatch):
     tolerances = []
     solve = kernel_erm.solve_kernel_erm
 
-    def recording_solve(gram, y, lam, loss, tolerance, feature_bound):
+    def recording_solve(gram, y, lam, loss, tolerance, feature_bound, *rest):  # rest: the progress bar
         tolerances.append(tolerance)
-        return solve(gram, y, lam, loss, tolerance, feature_bound)
+        return solve(gram, y, lam, loss, tolerance, feature_bound, *rest)
 
     monkeypatch.setattr(kernel_erm, "solve_kernel_erm", recording_solve)
     X, y = circle_task(150, 14)

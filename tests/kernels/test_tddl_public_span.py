@@ -110,3 +110,35 @@ def test_an_unknown_span_is_refused_before_anything_is_charged():
     with pytest.raises(InputError, match="span must be"):
         TDDL(RBFKernel(2.0), lam=0.1, span="landmarks").fit(X, y, 1.0, Z=X[:10], accountant=accountant)
     assert accountant.ledger == []
+
+
+def test_a_public_span_fit_decomposes_the_public_gram_matrix_once(monkeypatch):
+    """Over span phi(Z) the Nystrom features and the post-processing need the eigendecomposition of the same K_Z:
+    it is computed once (O(|Z|^3)), and the post-processing's solution is the one of its own decomposition, bit for
+    bit (eigh of the same matrix)."""
+    import dpcvx.privacy.kernel_calibrate as kernel_calibrate
+
+    X, y = circle_task(300, 31)
+    Z, _ = circle_task(40, 32)
+    calls = []
+    real = kernel_calibrate.eigh
+
+    def counting(matrix, *args, **kwargs):
+        calls.append(np.asarray(matrix).shape)
+        return real(matrix, *args, **kwargs)
+
+    monkeypatch.setattr(kernel_calibrate, "eigh", counting)
+    release = TDDL("rbf", gamma=2.0, lam=0.1, loss="huber_hinge:h=0.5", span="public").fit(
+        X, y, 1.0, Z=Z, random_state=0)
+    assert calls == [(40, 40)]
+    monkeypatch.setattr(kernel_calibrate, "eigh", real)
+    kernel, radius = RBFKernel(2.0), release.certificate.constants.C
+    targets = np.random.default_rng(33).normal(size=40)
+    shared = tddl_module.ConstrainedLeastSquares(kernel.gram(Z, Z), radius,
+                                                 NystromFeatures(kernel, Z).take_spectrum())
+    own = tddl_module.ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
+    assert np.array_equal(shared.solve(targets), own.solve(targets))
+    features = NystromFeatures(kernel, Z)
+    assert features.take_spectrum() is not None and features.take_spectrum() is None  # held once, then dropped
+    with pytest.raises(InputError, match="spectrum must be"):
+        tddl_module.ConstrainedLeastSquares(kernel.gram(Z, Z), radius, (np.ones(3), np.eye(3)))

@@ -31,6 +31,7 @@ from benchmarks import (  # noqa: E402
     reproduce_jmlr,
     ridge_centre,
     speed,
+    tddl_load,
 )
 
 PEERS = common.peer_status()
@@ -269,6 +270,16 @@ def test_gradient_regression_keeps_the_stages_tables_apart(tmp_path):
         with pytest.raises(SystemExit):
             gradient_regression.main(["--stage", stage, "--tables", other, "--out", str(tmp_path)])
     assert not list(tmp_path.iterdir())
+
+
+def test_tddl_load_writes_a_cell_per_size_and_kernel(tmp_path):
+    result = tddl_load.main(["--sizes", "520", "--out", str(tmp_path), "--tag", "tiny"])
+    assert [(record["size"], record["kernel"]) for record in result["records"]] == [
+        (520, kernel) for kernel in tddl_load.KERNELS]
+    assert all(record["route"] == "certified" and record["relative_difference"] < 1e-10 and record["same_file"]
+               for record in result["records"])
+    text = (tmp_path / "tiny.md").read_text()
+    assert "| 520 | rbf | " in text and "## Run" in text and json.loads((tmp_path / "tiny.json").read_text())["run"]
 
 
 def test_kernel_exact_scaling_writes_a_cell_per_size_and_loss(tmp_path):

@@ -43,9 +43,9 @@ def test_budget_is_the_same_on_neighbouring_data_and_bounds_the_steps(monkeypatc
     limits = []
     newton = kernel_module._newton
 
-    def recording(*args):
+    def recording(*args, **kwargs):  # kwargs: the progress bar
         limits.append(args[-1])
-        return newton(*args)
+        return newton(*args, **kwargs)
 
     monkeypatch.setattr(kernel_module, "_newton", recording)
     X, y = _rows(60, 2)

@@ -50,9 +50,9 @@ def test_budget_takes_public_constants_only_and_is_the_same_on_neighbouring_data
     limits = []
     fallback = kernel_module._dual_accelerated_gradient
 
-    def recording(*args):
+    def recording(*args, **kwargs):  # kwargs: the progress bar
         limits.append(args[-1])
-        return fallback(*args)
+        return fallback(*args, **kwargs)
 
     monkeypatch.setattr(kernel_module, "_dual_accelerated_gradient", recording)
     monkeypatch.setattr(kernel_module, "MAX_INTERIOR_POINT_STEPS", 2)
