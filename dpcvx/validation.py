@@ -56,6 +56,7 @@ from .tables import (
     refuse_kind,
     refuse_non_numbers,
     spelling_variants,
+    such_rows,
     table_matrix,
 )
 
@@ -87,6 +88,7 @@ __all__ = [
     "check_rows",
     "check_delta_for_n",
     "refuse_non_finite_targets",
+    "missing_refusal",
     "BOUND_MIN",
     "BOUND_MAX",
     "check_matrix",
@@ -822,20 +824,27 @@ def _refuse_targets(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]
     missing entries among objects), counted and the first placed."""
     bad, first = _counted(values, test)
     if bad:
-        raise InputError(f"y holds NaN, missing or infinite values, first at row {first} ({bad} such "
-                         "rows); remove them or impute them with a public rule first")
+        raise missing_refusal("y", bad, first, "NaN, missing or infinite values")
+
+
+def missing_refusal(name: str, count: int, first: int | None, kinds: str = "NaN or missing values") -> InputError:
+    """The one refusal of missing values among labels or targets (``count`` of them, the first at row ``first``;
+    ``kinds``: what is missing, a regression's infinite target too), counted and placed, never shown, at every
+    entry: a regression's target, a classifier's or kernel learner's label (:func:`outside_labels`), an audit's."""
+    return InputError(f"{name} holds {kinds}, first at row {first} {such_rows(count)}; remove them or impute them "
+                      "with a public rule first")
 
 
 def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:
     """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only, and how many
-    of them are missing (:func:`missing_labels`), a declared class but for letter case or surrounding spaces
-    (:func:`dpcvx.tables.spelling_variants`) or text reading as a declared number class
-    (:func:`dpcvx.tables.number_texts`), each with its fix."""
+    of them are a declared class but for letter case or surrounding spaces (:func:`dpcvx.tables.spelling_variants`)
+    or text reading as a declared number class (:func:`dpcvx.tables.number_texts`), each with its fix. A missing
+    label among them (:func:`missing_labels`) is no label outside the classes: it is refused first, in the one
+    wording of a missing label or target (:func:`missing_refusal`)."""
     values = np.asarray(labels)[outside]
     missing = missing_labels(values)
-    lost = (f" ({int(np.count_nonzero(missing))} of them missing, the first at row "
-            f"{int(np.flatnonzero(outside)[np.argmax(missing)])}: a missing label is no class; remove those records "
-            "first)") if missing.any() else ""
+    if missing.any():
+        raise missing_refusal("y", int(np.count_nonzero(missing)), int(np.flatnonzero(outside)[np.argmax(missing)]))
     variants = int(np.count_nonzero(spelling_variants(values, classes)))
     case = (f" ({variants} of them differ from a declared class only in letter case or surrounding spaces: normalise "
             "y first, for example y.str.strip().str.lower() with the classes in lower case)") if variants else ""
@@ -844,7 +853,7 @@ def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> 
             "gives: convert y first, for example y.astype(int) or y == 'True', or declare the classes as the text "
             "the table holds)") if texts else ""
     return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
-            f"(their values are not shown: they are data){lost}{case}{text},")
+            f"(their values are not shown: they are data){case}{text},")
 
 
 def missing_labels(values: np.ndarray) -> np.ndarray:
