@@ -88,6 +88,7 @@ __all__ = [
     "check_rows",
     "check_delta_for_n",
     "refuse_non_finite_targets",
+    "width_refusal",
     "missing_refusal",
     "BOUND_MIN",
     "BOUND_MAX",
@@ -496,6 +497,16 @@ def check_shape(name: str, shape: tuple[int, ...], container: str | None = None)
         if size == 0:
             raise InputError(f"{name} is empty: 0 {what}(s) (shape=({shape[0]}, {shape[1]})) while a minimum of 1 is "
                              "required; at least one row and one column are needed")
+
+
+def width_refusal(name: str, width: int, expected: int, owner: str = "the model", *, after: str = "",
+                  note: str = "") -> InputError:
+    """The one refusal of rows ``name`` of ``width`` features where ``owner`` takes ``expected`` (``after``: where
+    the width was counted, " after the feature map"; ``note``: why it takes that many), in scikit-learn's words,
+    which the estimators' predict gives and its conformance checks match, at every entry: the estimators, their
+    releases (after the feature map), the kernel learners and their releases, RandomFourierFeatures."""
+    return InputError(f"{name} has {width} features{after}, but {owner} is expecting {expected} features as "
+                      f"input{note}.")
 
 
 def not_two_dimensional(name: str, shape: tuple[int, ...], container: str | None = None) -> InputError:

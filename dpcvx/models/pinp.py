@@ -206,7 +206,7 @@ class PINP(TrainingSetLearner):
         ||phi(z)|| <= R_phi and a table's columns those of the training table (:meth:`_check_rows`): public checks,
         before any noise."""
         self._check_rows(Z)
-        points = as_rows(Z, name, self._model.n_features, one_point=one_point)
+        points = as_rows(Z, name, self._model.n_features, one_point=one_point, owner="PINP")
         kernel = self._model.kernel
         norms = np.sqrt(np.maximum(kernel.diagonal(points), 0.0))
         beyond = np.flatnonzero(norms > kernel.feature_bound * (1 + NORM_SLACK))

@@ -307,7 +307,7 @@ class TDDL(PrivateKernelLearner):
         solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
             span, rows = self._minimiser_span(X)
-            Z = as_rows(Z, "Z", rows.shape[1])  # a public sample, 2-D as X is
+            Z = as_rows(Z, "Z", rows.shape[1], owner="TDDL", note=" (the width of X)")  # a public sample, 2-D as X
             # the table itself, whose column names the learner keeps (a table is read as rows again: cheap beside
             # the Gram matrix)
             model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)

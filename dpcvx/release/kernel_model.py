@@ -36,7 +36,7 @@ from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, Ke
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..solvers.kernel import as_labels
-from ..validation import delta_value, epsilon_value, instance_of, integer, real_values
+from ..validation import delta_value, epsilon_value, instance_of, integer, real_values, width_refusal
 from .model import Release, check_certificate, check_feature_names, weighted_share
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES", "kernel_labels"]
@@ -85,7 +85,7 @@ class KernelPredictor:
             X = as_rows(X, "X", self.n_features)
             return self._expanded(X)
         if shape[1] != self.n_features:
-            raise InputError(f"X has {shape[1]} features, expected {self.n_features}")
+            raise width_refusal("X", shape[1], self.n_features)
         return by_row_blocks(X, expansion_rows(self.centers.shape[0]),
                              lambda block: self._expanded(as_rows(block, "X", self.n_features)))
 

@@ -130,6 +130,33 @@ def test_a_missing_label_or_target_is_refused_in_one_wording_at_every_entry():
         assert str(refused.value).count("row 3") == 1 and "outside" not in str(refused.value)
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+def test_rows_of_another_width_are_refused_in_one_wording_at_every_entry():
+    """'X has 1 features, but <owner> is expecting 2 features as input.' (scikit-learn's words, the estimators'
+    predict) at every entry: the kernel releases said 'X has 1 features, expected 2', PrivateERM's releases 'X has 1
+    features after the feature map; the model expects 2'."""
+    rng = np.random.default_rng(0)
+    rows = rng.uniform(-1, 1, (300, 2))
+    signs = np.where(rows[:, 0] > 0, 1, -1)
+    narrow = rows[:2, :1]
+    cases = {
+        "the model": [dpcvx.TDDL("rbf", lam=0.1, gamma=1.0).fit(rows, signs, 1.0, Z=rows[:20], random_state=0).predict,
+                      dpcvx.TDIL("linear", lam=0.1, input_bound=1.5).fit(rows, signs, 1.0, random_state=0).predict],
+        "PINP": [dpcvx.PINP("rbf", lam=0.1, gamma=1.0, max_queries=5).fit(rows, signs, 1.0, random_state=0).predict],
+        "DPLogisticRegression": [DPLogisticRegression(random_state=0).fit(rows, signs > 0).predict],
+        "RandomFourierFeatures": [dpcvx.RandomFourierFeatures(gamma=1.0, n_components=5, random_state=0).fit(
+            rows).transform],
+    }
+    for owner, calls in cases.items():
+        for call in calls:
+            with pytest.raises(InputError, match=rf"^X has 1 features, but {owner} is expecting 2 features as input"):
+                call(narrow)
+    release = PrivateERM(data_norm=1.0).fit(rows, signs, 1.0, random_state=0)
+    with pytest.raises(InputError, match=r"^X has 1 features after the feature map, but the model is expecting 2 "
+                                         r"features as input\.$"):
+        release.predict(narrow)
+
+
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
 def test_a_regression_release_scores_targets_as_a_fit_checks_them():
     """A regression release's score (R^2) refuses what a fit refuses: a NaN target made its sums NaN and the score
