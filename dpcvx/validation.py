@@ -373,8 +373,12 @@ def real_values(name: str, values: Any) -> np.ndarray:
     X follows, :func:`dpcvx.tables.is_number`: as a nullable pandas column gives them, a Decimal too); InputError
     naming ``name`` and the position of the first entry that is not one (text, however numeric it looks, None, a
     complex number, a numpy duration; never its value). numpy's float conversion read "1.5" as 1.5, dropped a complex
-    entry's imaginary part, and raised a bare ValueError for other text."""
-    array = np.asarray(values)
+    entry's imaginary part, and raised a bare ValueError for other text, as numpy's array raises one for ragged rows
+    (refused here as rows of different lengths)."""
+    try:
+        array = np.asarray(values)
+    except ValueError:  # rows of different lengths ("inhomogeneous shape"), which numpy makes no array of
+        raise InputError(f"{name} must hold real numbers in rows of one length: its rows differ in length") from None
     if array.dtype.kind in "biuf":
         return array.astype(np.float64, copy=False)
     culprit = first_non_number(array)
