@@ -175,8 +175,7 @@ def _real(name: str, value: Any, what: str, finite: str = "finite and positive")
             raise InputError(f"{named(name)} must be {finite}, got {value}")
         return value if value else 0.0  # the object itself (scikit-learn's clone compares by identity); -0.0 -> 0.0
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        kind = type(value).__name__
-        raise InputError(f"{name} must be {what}, got {_short(value)} (a {kind}); pass an int or a float")
+        raise InputError(f"{name} must be {what}, got {_short(value)} ({a_value_of(value)}); pass an int or a float")
     try:
         number = float(value)
     except (OverflowError, ValueError, TypeError):
@@ -224,7 +223,7 @@ def check_callable(name: str, value: Any, signature: str) -> Callable[..., Any]:
     """``value``, a user's function (``signature`` says of what, for example "w -> CVXPY expression"): anything that
     is not callable is refused here, before any data is read, where the verifier met it only inside a fit."""
     if not callable(value):
-        raise InputError(f"{name} must be a callable {signature}, got {_short(repr(value))} (a {type(value).__name__})")
+        raise InputError(f"{name} must be a callable {signature}, got {_short(repr(value))} ({a_value_of(value)})")
     return value
 
 
@@ -1278,7 +1277,7 @@ def instance_of(*kinds: type) -> Check:
 
     def checked(name: str, value: Any) -> Any:
         if not isinstance(value, kinds):
-            raise InputTypeError(f"{name} must be a {expected}, got {_short(value)} (a {type(value).__name__})")
+            raise InputTypeError(f"{name} must be a {expected}, got {_short(value)} ({a_value_of(value)})")
         return value
     return checked
 
