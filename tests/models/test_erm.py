@@ -417,6 +417,25 @@ def test_warm_start_changes_the_path_not_the_release(data, mechanism, intercept)
         erm.fit(X, y, epsilon=1.0, warm_start=np.zeros(5))
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf, 1e300, 1e200])
+def test_a_warm_start_of_weights_that_are_not_finite_is_refused_as_such_before_the_charge(data, value):
+    """A NaN weight was refused as if the counts differed ('warm_start has 4 weights, this fit has 4'), and weights
+    of 1e300 raised a bare OverflowError from the proved iteration budget; weights of 1e100 still start a fit."""
+    import copy
+
+    X, y, _, _ = data
+    erm = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
+    start = erm.fit_nonprivate(X, y)
+    bad = copy.deepcopy(start)
+    bad.coef_ = np.full(X.shape[1], value)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(dpcvx.InputError, match=r"^warm_start's weights are not finite") as refused:
+        erm.fit(X, y, epsilon=1.0, random_state=0, accountant=accountant, warm_start=bad)
+    assert "this fit has" not in str(refused.value) and accountant.ledger == []
+    bad.coef_ = np.full(X.shape[1], 1e100)
+    erm.fit(X, y, epsilon=1.0, random_state=0, warm_start=bad)
+
+
 @pytest.mark.parametrize("epsilon", [1e3, 1e6])
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 def test_huge_epsilon_releases_finite_weights_near_the_minimiser(data, epsilon, mechanism):
