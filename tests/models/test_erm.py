@@ -219,7 +219,7 @@ def test_bad_y_and_labels(data):
         erm.fit(X, y[:-1], epsilon=1.0)
     with pytest.raises(dpcvx.InputError, match="classes=\\(0, 1\\)"):
         erm.fit(X, (y > 0).astype(int), epsilon=1.0)
-    with pytest.raises(dpcvx.InputError, match="outside the declared classes"):
+    with pytest.raises(dpcvx.InputError, match=r"^y holds NaN or missing values, first at row \d+ \(\d+ such rows\)"):
         erm.fit(X, np.where(y > 0, 1.0, np.nan), epsilon=1.0)
     with pytest.raises(dpcvx.InputError, match="y should be a 1d array"):
         erm.fit(X, np.ones((X.shape[0], 2)), epsilon=1.0)
