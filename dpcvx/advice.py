@@ -52,6 +52,14 @@ FLAGS: dict[str, str] = {
     "schema.strict": '"strict": {} in the --schema file',
 }
 
+#: The entries of :data:`FLAGS` whose value sits inside a longer spelling (not a flag followed by its value): their
+#: name without a value, and their spelling left out. :func:`setting` takes any other entry's name as the text before
+#: its `` {}`` (``--epsilon``), so every entry is spelt without a placeholder ``{}`` (a test renders each).
+_INSIDE: dict[str, tuple[str, str]] = {
+    "m": ("huber_regression's m", "--loss huber_regression without :m="),  # in --loss's errors ('--loss: ...')
+    "schema.strict": ('"strict" in the --schema file', '"strict" left out of the --schema file'),
+}
+
 #: Python features a message may advise that the command line does not offer, and what a command-line message says
 #: in their place.
 PYTHON_ONLY: dict[str, str] = {
@@ -150,9 +158,12 @@ def setting(name: str, value: str | None = None, flag_value: str | None = None) 
     if "{}" not in spelling:  # a switch
         on = spelling.startswith("--no-") == (shown == "False")
         return spelling if on else f"{spelling} left out"
-    if shown == "None":
-        return f"{spelling.split(' {}')[0]} left out"
-    return spelling.split(" {}")[0] if shown is None else spelling.format(shown)
+    if shown is not None and shown != "None":
+        return spelling.format(shown)
+    if spelling.endswith(" {}"):  # a flag and its value
+        return spelling[:-3] if shown is None else f"{spelling[:-3]} left out"
+    bare, left_out = _INSIDE[name]
+    return bare if shown is None else left_out
 
 
 def huber_auto() -> str:

@@ -18,7 +18,7 @@ from .exceptions import ConstantPredictionWarning, InputError, NoiseDominatesWar
 from .limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N, SEED_MAX
 from .models.erm import PrivateERM
 from .privacy.rng import check_seed, seed_rule
-from .validation import integer
+from .validation import fraction, instance_of, integer
 from .verification.verdict import Mechanism
 
 __all__ = ["synthetic_classification", "DemoResult", "run_demo", "plot_demo", "demo_wrote", "DEMO_EPSILONS",
@@ -39,8 +39,11 @@ def synthetic_classification(n: int = 20000, d: int = 10, *, label_noise: float 
     """A linearly separable direction plus label flips; rows scaled to norm <= 1.
 
     x ~ N(0, I_d) scaled by 1 / max(1, ||x||), y = sign(w^T x) with w ~ N(0, I_d),
-    then each label flipped with probability ``label_noise``. Labels are -1/+1.
+    then each label flipped with probability ``label_noise``. Labels are -1/+1. ``n`` and ``d`` are counts (>= 1)
+    and ``label_noise`` a probability in [0, 1], each refused with :class:`~dpcvx.exceptions.InputError` otherwise.
     """
+    n, d = integer("n", n), integer("d", d)
+    label_noise = fraction("label_noise", label_noise, allow_zero=True, allow_one=True)
     rng = np.random.default_rng(check_seed("random_state", random_state))
     X = rng.normal(size=(n, d))
     X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
@@ -146,6 +149,7 @@ def plot_demo(result: DemoResult, path: str | Path, *, overwrite: bool = False) 
         from matplotlib.figure import Figure  # noqa: F401  (the ImportError before any check)
     except ImportError as error:
         raise ImportError('dpcvx.demo.plot_demo needs matplotlib: pip install "dpcvx[plot]"') from error
+    instance_of(DemoResult)("result", result)  # what run_demo returns (InputTypeError otherwise), before any file
     return write_plot(result, check_writable(path, "plot", overwrite=overwrite), overwrite=overwrite)
 
 

@@ -15,12 +15,13 @@ computed on data the analyst may look at (a public test set).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from .exceptions import InputError
+from .validation import _short, finite, real_values
 
 __all__ = ["privacy_utility", "audit_bounds"]
 
@@ -38,7 +39,9 @@ def _axes(ax: Any) -> Any:
 
 
 def _series(values: Any, length: int, what: str) -> np.ndarray:
-    array = np.asarray(values, dtype=float)
+    """``values`` as a (length, draws) array of finite scores (:func:`~dpcvx.validation.real_values`: text, None or
+    ragged rows refused as every array of numbers is), or InputError naming ``what``."""
+    array = real_values(what, values)
     if array.ndim == 1:
         array = array[:, None]
     if array.ndim != 2 or array.shape[0] != length or not np.all(np.isfinite(array)):
@@ -55,21 +58,26 @@ def privacy_utility(epsilons: Sequence[float], scores: Mapping[str, Any], *,
     shape (len(epsilons), draws). ``baseline`` (the non-private score) is drawn
     as a dashed line.
     """
-    eps = np.asarray(epsilons, dtype=float)
-    if eps.ndim != 1 or eps.size == 0 or not np.all(np.isfinite(eps) & (eps > 0)):
-        raise InputError(f"epsilons must be a non-empty list of positive numbers, got {epsilons!r}")
+    try:
+        eps: np.ndarray | None = real_values("epsilons", epsilons)
+    except InputError:  # text, None, ragged rows: refused in the words of any other list that is not epsilons
+        eps = None
+    if eps is None or eps.ndim != 1 or eps.size == 0 or not np.all(np.isfinite(eps) & (eps > 0)):
+        raise InputError(f"epsilons must be a non-empty list of positive numbers, got {_short(epsilons)}")
     if not isinstance(scores, Mapping) or not scores:
         raise InputError("scores must be a non-empty dict: method name -> scores per epsilon")
+    tables = {name: _series(values, eps.size, f"scores[{name!r}]") for name, values in scores.items()}
+    baseline = None if baseline is None else finite("baseline", baseline)  # every input checked before drawing
     order = np.argsort(eps)
     ax = _axes(ax)
-    for name, values in scores.items():
-        table = _series(values, eps.size, f"scores[{name!r}]")[order]
+    for name, values in tables.items():
+        table = values[order]
         line, = ax.plot(eps[order], table.mean(axis=1), marker="o", label=str(name))
         if table.shape[1] > 1:
             ax.fill_between(eps[order], table.min(axis=1), table.max(axis=1), alpha=0.2,
                             color=line.get_color())
     if baseline is not None:
-        ax.axhline(float(baseline), color="black", linestyle="--", linewidth=1, label="non-private")
+        ax.axhline(baseline, color="black", linestyle="--", linewidth=1, label="non-private")
     ax.set_xscale("log")
     ax.set_xlabel("epsilon")
     ax.set_ylabel(ylabel)
@@ -83,6 +91,9 @@ def audit_bounds(reports: Sequence[Any], *, ax: Any = None) -> Any:
     ``reports`` are :class:`dpcvx.AuditReport` objects; a point above the
     diagonal is a violation found at the report's confidence.
     """
+    if isinstance(reports, (str, bytes)) or not isinstance(reports, Iterable):
+        raise InputError(f"audit_bounds takes a list of dpcvx.AuditReport objects, got {type(reports).__name__}")
+    reports = list(reports)  # an iterator too (iter([]) was truthy, and its empty arrays raised numpy's ValueError)
     if not reports:
         raise InputError("audit_bounds needs at least one AuditReport")
     try:

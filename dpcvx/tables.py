@@ -116,18 +116,19 @@ def feature_names(table: Any) -> np.ndarray | None:
     return np.asarray(names, dtype=object)
 
 
-def check_names(owner: str, fitted: Any, X: Any) -> None:
+def check_names(owner: str, fitted: Any, X: Any, name: str = "X") -> None:
     """Refuse a table X whose column names (:func:`feature_names`) differ, in names or in order, from ``fitted``
     (``feature_names_in_`` of ``owner``, None: fitted without names, nothing checked): a model or a map reads a row's
     entries by position, so swapped columns would be read without a word. X without names is warned of (scikit-learn's
     warning). The one check of the estimators' and loaded models' predictions (:func:`dpcvx.release.model
-    .check_feature_names`) and of :class:`~dpcvx.data.kernels.RandomFourierFeatures`."""
+    .check_feature_names`), of :class:`~dpcvx.data.kernels.RandomFourierFeatures`, and of a fit's second table
+    ``name`` read as X's rows (TDDL's public sample Z, checked against the names of X being fitted)."""
     if fitted is None:
         return
     names = feature_names(X)
     if names is None:
-        warnings.warn(f"X does not have valid feature names, but {owner} was fitted with feature names", UserWarning,
-                      stacklevel=user_stacklevel())
+        warnings.warn(f"{name} does not have valid feature names, but {owner} was fitted with feature names",
+                      UserWarning, stacklevel=user_stacklevel())
         return
     if names.tolist() == list(fitted):
         return
@@ -137,9 +138,14 @@ def check_names(owner: str, fitted: Any, X: Any) -> None:
     found = "; ".join(f"{what} {few_names(these)}" for what, these in (("unseen at fit time:", unseen),
                                                                       ("seen at fit time, yet now missing:", missing))
                       if these) or "the same names in another order"
-    raise InputError(f"The feature names should match those that were passed during fit: {found}. A model reads a "
-                     f"row's entries by position; pass the fitted columns {few_names(list(fitted))} in that order, "
-                     "for example X[list(model.feature_names_in_)] (a pyarrow Table: X.select(...))")
+    if name == "X":
+        head = "The feature names should match those that were passed during fit"
+        fix = "X[list(model.feature_names_in_)]"
+    else:
+        head, fix = f"The feature names of {name} should match those of X", f"{name}[list(X.columns)]"
+    raise InputError(f"{head}: {found}. A model reads a row's entries by position; pass the fitted columns "
+                     f"{few_names(list(fitted))} in that order, for example {fix} (a pyarrow Table: "
+                     f"{name}.select(...))")
 
 
 def few_names(names: list[Any], shown: int = 5) -> str:

@@ -56,6 +56,7 @@ from .tables import (
     refuse_kind,
     refuse_non_numbers,
     spelling_variants,
+    such_rows,
     table_matrix,
 )
 
@@ -87,6 +88,8 @@ __all__ = [
     "check_rows",
     "check_delta_for_n",
     "refuse_non_finite_targets",
+    "width_refusal",
+    "missing_refusal",
     "BOUND_MIN",
     "BOUND_MAX",
     "check_matrix",
@@ -172,8 +175,7 @@ def _real(name: str, value: Any, what: str, finite: str = "finite and positive")
             raise InputError(f"{named(name)} must be {finite}, got {value}")
         return value if value else 0.0  # the object itself (scikit-learn's clone compares by identity); -0.0 -> 0.0
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        kind = type(value).__name__
-        raise InputError(f"{name} must be {what}, got {_short(value)} (a {kind}); pass an int or a float")
+        raise InputError(f"{name} must be {what}, got {_short(value)} ({a_value_of(value)}); pass an int or a float")
     try:
         number = float(value)
     except (OverflowError, ValueError, TypeError):
@@ -221,7 +223,7 @@ def check_callable(name: str, value: Any, signature: str) -> Callable[..., Any]:
     """``value``, a user's function (``signature`` says of what, for example "w -> CVXPY expression"): anything that
     is not callable is refused here, before any data is read, where the verifier met it only inside a fit."""
     if not callable(value):
-        raise InputError(f"{name} must be a callable {signature}, got {_short(repr(value))} (a {type(value).__name__})")
+        raise InputError(f"{name} must be a callable {signature}, got {_short(repr(value))} ({a_value_of(value)})")
     return value
 
 
@@ -370,8 +372,12 @@ def real_values(name: str, values: Any) -> np.ndarray:
     X follows, :func:`dpcvx.tables.is_number`: as a nullable pandas column gives them, a Decimal too); InputError
     naming ``name`` and the position of the first entry that is not one (text, however numeric it looks, None, a
     complex number, a numpy duration; never its value). numpy's float conversion read "1.5" as 1.5, dropped a complex
-    entry's imaginary part, and raised a bare ValueError for other text."""
-    array = np.asarray(values)
+    entry's imaginary part, and raised a bare ValueError for other text, as numpy's array raises one for ragged rows
+    (refused here as rows of different lengths)."""
+    try:
+        array = np.asarray(values)
+    except ValueError:  # rows of different lengths ("inhomogeneous shape"), which numpy makes no array of
+        raise InputError(f"{name} must hold real numbers in rows of one length: its rows differ in length") from None
     if array.dtype.kind in "biuf":
         return array.astype(np.float64, copy=False)
     culprit = first_non_number(array)
@@ -494,6 +500,16 @@ def check_shape(name: str, shape: tuple[int, ...], container: str | None = None)
         if size == 0:
             raise InputError(f"{name} is empty: 0 {what}(s) (shape=({shape[0]}, {shape[1]})) while a minimum of 1 is "
                              "required; at least one row and one column are needed")
+
+
+def width_refusal(name: str, width: int, expected: int, owner: str = "the model", *, after: str = "",
+                  note: str = "") -> InputError:
+    """The one refusal of rows ``name`` of ``width`` features where ``owner`` takes ``expected`` (``after``: where
+    the width was counted, " after the feature map"; ``note``: why it takes that many), in scikit-learn's words,
+    which the estimators' predict gives and its conformance checks match, at every entry: the estimators, their
+    releases (after the feature map), the kernel learners and their releases, RandomFourierFeatures."""
+    return InputError(f"{name} has {width} features{after}, but {owner} is expecting {expected} features as "
+                      f"input{note}.")
 
 
 def not_two_dimensional(name: str, shape: tuple[int, ...], container: str | None = None) -> InputError:
@@ -822,20 +838,27 @@ def _refuse_targets(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]
     missing entries among objects), counted and the first placed."""
     bad, first = _counted(values, test)
     if bad:
-        raise InputError(f"y holds NaN, missing or infinite values, first at row {first} ({bad} such "
-                         "rows); remove them or impute them with a public rule first")
+        raise missing_refusal("y", bad, first, "NaN, missing or infinite values")
+
+
+def missing_refusal(name: str, count: int, first: int | None, kinds: str = "NaN or missing values") -> InputError:
+    """The one refusal of missing values among labels or targets (``count`` of them, the first at row ``first``;
+    ``kinds``: what is missing, a regression's infinite target too), counted and placed, never shown, at every
+    entry: a regression's target, a classifier's or kernel learner's label (:func:`outside_labels`), an audit's."""
+    return InputError(f"{name} holds {kinds}, first at row {first} {such_rows(count)}; remove them or impute them "
+                      "with a public rule first")
 
 
 def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:
     """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only, and how many
-    of them are missing (:func:`missing_labels`), a declared class but for letter case or surrounding spaces
-    (:func:`dpcvx.tables.spelling_variants`) or text reading as a declared number class
-    (:func:`dpcvx.tables.number_texts`), each with its fix."""
+    of them are a declared class but for letter case or surrounding spaces (:func:`dpcvx.tables.spelling_variants`)
+    or text reading as a declared number class (:func:`dpcvx.tables.number_texts`), each with its fix. A missing
+    label among them (:func:`missing_labels`) is no label outside the classes: it is refused first, in the one
+    wording of a missing label or target (:func:`missing_refusal`)."""
     values = np.asarray(labels)[outside]
     missing = missing_labels(values)
-    lost = (f" ({int(np.count_nonzero(missing))} of them missing, the first at row "
-            f"{int(np.flatnonzero(outside)[np.argmax(missing)])}: a missing label is no class; remove those records "
-            "first)") if missing.any() else ""
+    if missing.any():
+        raise missing_refusal("y", int(np.count_nonzero(missing)), int(np.flatnonzero(outside)[np.argmax(missing)]))
     variants = int(np.count_nonzero(spelling_variants(values, classes)))
     case = (f" ({variants} of them differ from a declared class only in letter case or surrounding spaces: normalise "
             "y first, for example y.str.strip().str.lower() with the classes in lower case)") if variants else ""
@@ -844,7 +867,7 @@ def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> 
             "gives: convert y first, for example y.astype(int) or y == 'True', or declare the classes as the text "
             "the table holds)") if texts else ""
     return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
-            f"(their values are not shown: they are data){lost}{case}{text},")
+            f"(their values are not shown: they are data){case}{text},")
 
 
 def missing_labels(values: np.ndarray) -> np.ndarray:
@@ -1254,7 +1277,7 @@ def instance_of(*kinds: type) -> Check:
 
     def checked(name: str, value: Any) -> Any:
         if not isinstance(value, kinds):
-            raise InputTypeError(f"{name} must be a {expected}, got {_short(value)} (a {type(value).__name__})")
+            raise InputTypeError(f"{name} must be a {expected}, got {_short(value)} ({a_value_of(value)})")
         return value
     return checked
 

@@ -48,7 +48,7 @@ from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, write_model
 from ..tables import RowError, number_variants, repeated_names, spelling_variants, such_rows, text_numbers
-from ..validation import check_public_classes, check_threshold, label_range
+from ..validation import check_public_classes, label_range
 from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
@@ -289,7 +289,9 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
     else:
         raise UsageError("no feature columns: give --numeric NAME:LO:HI and/or --categorical "
                          "NAME:CAT1,CAT2 for each feature, or --schema FILE")
-    schema = _imputed(schema, args.impute, args.missing)
+    # its values checked against the columns the command line names (a usage error), or the schema file's (a file's)
+    with _as_usage(option="--impute", command=args.command) if args.schema is None else contextlib.nullcontext():
+        schema = _imputed(schema, args.impute, args.missing)
     if args.target in schema.column_names:
         raise InputError(f"the target column {args.target!r} is also a feature column; remove it "
                          "from the features")
@@ -532,14 +534,18 @@ def _lam(args: argparse.Namespace) -> float | str:
 
 
 @contextlib.contextmanager
-def _as_usage(prefix: str = "") -> Iterator[None]:
+def _as_usage(prefix: str = "", option: str | None = None, command: str | None = None) -> Iterator[None]:
     """An :class:`InputError` of a check of the options alone as the usage error it is (exit 2): the options are
-    wrong whatever the data. A file's errors (FileError) and those of extreme numbers (NumericRangeError) pass."""
+    wrong whatever the data. A file's errors (FileError) and those of extreme numbers (NumericRangeError) pass.
+    With ``option`` (one option's value checked after parsing, against the others: --impute's against its column's
+    bounds), in the frame argparse gives an option's bad value: "argument OPTION: ... (see: dpcvx COMMAND --help)"."""
     try:
         yield
     except (UsageError, FileError, NumericRangeError):
         raise
     except InputError as error:
+        if option is not None:
+            raise UsageError(f"argument {option}: {prefix}{error} (see: dpcvx {command} --help)") from None
         raise UsageError(f"{prefix}{error}") from None
 
 
@@ -1010,10 +1016,7 @@ def predict_command(args: argparse.Namespace) -> int:
     """Predict for each record of the data file with a saved model, read whole or ``--chunk-rows`` records at a time
     (never held whole): each group of rows is encoded, scored once and written before the next is read, the same file
     either way. The output is written all or nothing (on standard output too, through a temporary file)."""
-    if isinstance(args.threshold, float):  # its range, before any file is read; "prior" needs the model's release
-        with _as_usage():
-            check_threshold("threshold", args.threshold)
-    _check_layout(args)
+    _check_layout(args)  # --threshold's range was checked as it was parsed; "prior" needs the model's release
     out = None if args.out is None else _check_out(args, "predictions")
     layout = _layout(args)
     model = load(args.model)

@@ -83,15 +83,34 @@ def _number_type(check: Callable[[float], float], kind: str) -> Callable[[str], 
     message, which names the value and the range (the API's words, said once).
     """
     def parse(text: str) -> float:
-        try:
-            number = _number(text)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(f"must be {kind}, got {text[:40]!r}{_detail(error)}") from None
-        try:
-            return check(number)
-        except InputError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
+        return _checked_number(text, check, kind)
     return parse
+
+
+#: how a NaN or an infinity may be written (Python's float() reads them; an option's number grammar does not)
+_NON_FINITE = ("nan", "inf", "infinity")
+
+
+def _checked_number(text: str, check: Callable[[float], float] | None, kind: str) -> float:
+    """The number in ``text`` (:func:`_number`) checked by the API's ``check`` (its InputError an argparse error,
+    the API's words), or "must be ``kind``". A NaN or an infinity, which the grammar of a number refuses, is passed
+    to ``check`` when there is one, so that ``--epsilon nan`` is refused in the API's words ("must be finite and
+    positive, got nan"), as ``epsilon=float("nan")`` is."""
+    try:
+        number = _number(text)
+    except ValueError as error:
+        if check is None or text.lower().lstrip("+-") not in _NON_FINITE:
+            raise argparse.ArgumentTypeError(f"must be {kind}, got {text[:40]!r}{_detail(error)}") from None
+        number = float(text)
+    if check is None:
+        return number
+    try:
+        checked = check(number)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if not math.isfinite(checked):  # a check that let a NaN or an infinity through: the grammar's refusal stands
+        raise argparse.ArgumentTypeError(f"must be {kind}, got {text[:40]!r}")
+    return checked
 
 
 def _positive_number(name: str) -> Callable[[str], float]:
@@ -109,25 +128,23 @@ AUTO = "auto"
 PRIOR = "prior"  # --threshold prior: the cut at the log-odds of the class prior (the estimators' threshold="prior")
 
 
-def _keyword_or_number(keyword: str, expected: str) -> Callable[[str], float | str]:
+def _keyword_or_number(keyword: str, expected: str,
+                       check: Callable[[float], float] | None = None) -> Callable[[str], float | str]:
     """A parser of ``keyword`` exactly, or a number, as the API's parameter of that name takes them: other text is a
-    usage error (``expected`` says what is), and a number's range is the API's check when the fit runs (an input
-    error, as in Python)."""
+    usage error (``expected`` says what is). A number's range is the API's ``check`` here when it depends on nothing
+    else (its InputError a usage error in argparse's frame, as every other option's), else the API's check when the
+    fit runs (an input error, as in Python)."""
     def parse(text: str) -> float | str:
-        if text == keyword:
-            return keyword
-        try:
-            return _number(text)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(f"must be {expected}, got {text[:40]!r}{_detail(error)}") from None
+        return keyword if text == keyword else _checked_number(text, check, expected)
     return parse
 
 
 #: --lam: "auto" (the public rule, the estimators' default) or a number (> 0 for objective and output perturbation,
 #: >= 0 for AdaSSP's extra ridge: checked by the API's check_lam)
 _lam_value = _keyword_or_number(AUTO, "'auto' or a number")
-#: --threshold: "prior" or a number (the estimators check its range, in (0, 1))
-_threshold_value = _keyword_or_number(PRIOR, "'prior' or a probability in (0, 1)")
+#: --threshold: "prior" or a number in (0, 1) (the estimators' check, validation.check_threshold)
+_threshold_value = _keyword_or_number(PRIOR, "'prior' or a probability in (0, 1)",
+                                      lambda number: _validation().check_threshold("threshold", number))
 
 
 BALANCED = "balanced"  # --class-weight balanced: the estimators' class_weight="balanced", its one value here

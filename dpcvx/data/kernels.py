@@ -45,6 +45,7 @@ from ..validation import (
     optional,
     positive,
     refuse_unknown_parameters,
+    width_refusal,
 )
 from . import transformer_api
 from .notes import warn_clipped, warn_far_apart
@@ -67,12 +68,14 @@ __all__ = [
 ]
 
 
-def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None, *, one_point: bool = False) -> np.ndarray:
+def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None, *, one_point: bool = False,
+            owner: str = "the model", note: str = "") -> np.ndarray:
     """X as a finite 2-D float64 array, one row per point: the library's one check of a matrix
     (:func:`dpcvx.validation.check_matrix`, its rules and messages: complex refused, a NaN named by its row and
     column, a 1-D X refused as every model's predict refuses it), for dense rows only (the kernels take no sparse
-    matrix). With ``n_features`` the rows must have that many features, and with ``one_point`` (only PINP's
-    ``query``, which answers one point) a 1-D array of that size is one point."""
+    matrix). With ``n_features`` the rows must have that many features (refused as ``owner`` expecting them,
+    :func:`~dpcvx.validation.width_refusal`, ``note`` saying why), and with ``one_point`` (only PINP's ``query``,
+    which answers one point) a 1-D array of that size is one point."""
     if sparse.issparse(X):
         raise InputTypeError(f"{name} is a sparse matrix; the kernel methods take dense rows: pass {name}.toarray()")
     if one_point and n_features is not None and np.ndim(X) == 1:
@@ -84,7 +87,7 @@ def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None, *, one
     array = check_matrix(X, name)
     assert isinstance(array, np.ndarray), "sparse X is refused above"
     if n_features is not None and array.shape[1] != n_features:
-        raise InputError(f"{name} has {array.shape[1]} features, expected {n_features}")
+        raise width_refusal(name, array.shape[1], n_features, owner, note=note)
     return array
 
 
@@ -119,7 +122,8 @@ class Kernel(ABC):
 
     def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         X = as_rows(X)
-        return self.gram(X, X if Y is None else as_rows(Y, "Y", X.shape[1]))
+        return self.gram(X, X if Y is None else as_rows(Y, "Y", X.shape[1], owner=f"the {self.name} kernel",
+                                                          note=" (the width of X)"))
 
 
 def _required_bound(name: str, value: float | None, need: str) -> float:
@@ -602,8 +606,7 @@ class RandomFourierFeatures:
             return
         width = drawn[0].shape[1]
         if rows.shape[1] != width:
-            raise InputError(f"X has {rows.shape[1]} features, but {type(self).__name__} is expecting {width} "
-                             f"features as input (the map was drawn for {width})")
+            raise width_refusal("X", rows.shape[1], width, type(self).__name__, note=" (the map was drawn for them)")
         check_names(type(self).__name__, vars(self).get("feature_names_in_"), X)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:

@@ -34,6 +34,7 @@ from ..validation import (
     check_rows,
     integer,
     refuse_non_finite,
+    width_refusal,
 )
 from .repeats import has_repeats
 
@@ -470,7 +471,7 @@ class RowMap:
     def _check_width(width: int, coef: np.ndarray) -> None:
         """Refuse rows whose mapped width is not the model's."""
         if width != coef.shape[-1]:
-            raise InputError(f"X has {width} features after the feature map; the model expects {coef.shape[-1]}")
+            raise width_refusal("X", width, coef.shape[-1], after=" after the feature map")
 
     def _mapped_by_blocks(self, X: np.ndarray, spare_columns: int,
                           map_block: Callable[[np.ndarray, np.ndarray], int]) -> tuple[np.ndarray, int]:

@@ -58,6 +58,7 @@ from ..validation import (
     fraction,
     integer,
     missing_labels,
+    missing_refusal,
     non_negative,
     refuse_misread,
     sample_size,
@@ -110,8 +111,7 @@ class NeighbouringPair:
             labels = np.asarray(getattr(self, name)).ravel()
             missing = np.flatnonzero(missing_labels(labels))
             if missing.size:  # NaN != NaN: a missing label would count as a difference of the two data sets
-                raise InputError(f"NeighbouringPair.{name} has {missing.size} missing label(s) (NaN or None), the "
-                                 f"first at row {missing[0]}; an audit's data sets hold labels only")
+                raise missing_refusal(f"NeighbouringPair.{name}", int(missing.size), int(missing[0]))
             arrays[name] = labels
         direction = np.array(self.direction, dtype=float).ravel()
         X, X_prime = arrays["X"], arrays["X_prime"]

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ..advice import setting
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
@@ -61,6 +62,8 @@ __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIO
            "plan_private_count", "at_released_rates", "draw_class_count"]
 
 PROCEDURE_NAME = "a fit with balanced class weights from a private count"
+#: the procedure of class_prior="private" without class weights (:func:`offsets`), as its refusals name it
+OFFSET_PROCEDURE_NAME = "a fit with the intercept offset from a private class count"
 CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
 COUNT_THEOREM = ("the positive class's count plus discrete Laplace noise of scale 1 / eps_c (the geometric "
                  "mechanism, Ghosh, Roughgarden and Sundararajan 2009; exact sampler, Canonne, Kamath and Steinke "
@@ -82,6 +85,14 @@ OFFSET_THEOREM = ("no record weights (w_max = 1); the released count sets the in
 def _private_prior(learner: Any) -> bool:
     prior = getattr(learner, "class_prior", None)
     return isinstance(prior, str) and prior == PRIVATE_PRIOR
+
+
+def procedure_name(learner: Any) -> str:
+    """How a refusal names the learner's procedure: the balanced weights the count sets (:data:`PROCEDURE_NAME`), or
+    the intercept offset (:data:`OFFSET_PROCEDURE_NAME`, class_prior="private" without class weights)."""
+    if offsets(learner):
+        return f"{OFFSET_PROCEDURE_NAME} ({setting('class_prior', repr(PRIVATE_PRIOR), PRIVATE_PRIOR)})"
+    return PROCEDURE_NAME
 
 
 def offsets(learner: Any) -> bool:
@@ -197,7 +208,7 @@ def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accounta
     reference = at_rates(learner, (0.5, 0.5))
     plan = None
     if getattr(reference, "plans_first", False) is True:
-        with composite(PROCEDURE_NAME):
+        with composite(procedure_name(learner)):
             planned = reference.plan(X, y, epsilon=eps_fit, **fit_params)   # the checks at the rates (1/2, 1/2)
         assert isinstance(planned, FitPlan)  # a learner at public rates draws nothing
         plan = planned
@@ -245,7 +256,7 @@ class RatesPlan:
         offset span their range between them). ``planned``: the plan was just made on (X, y) at (1/2, 1/2)."""
         count = self.count.at(np.shape(y)[0])
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-        with composite(PROCEDURE_NAME):
+        with composite(procedure_name(self.learner)):
             for low in (0.5, count.floor / count.n):
                 rates = (1 - low, low)
                 if self.plan is None:
@@ -291,7 +302,7 @@ class RatesPlan:
         count = draw_class_count(check_labels(y, plan.n, plan.classes, packed=True), plan, integer_source(rng))
         rates = count_rates(count, plan.n)   # the released rates, as public
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-        with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+        with after_charge(procedure_name(learner)):  # cannot fail under the rule (models.failure): a failure is a bug
             if self.plan is None:
                 model = at_rates(learner, rates).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **self.options,
                                                       **weighted)

@@ -392,7 +392,9 @@ def neighbour_relation(neighbours: Any, delta: float, n_public: Any,
 
 
 def warm_start_weights(model: LinearModel | None, rows: RowMap, dim: int) -> np.ndarray | None:
-    """The weight vector of a warm-start model, in the coordinates of the solver."""
+    """The weight vector of a warm-start model, in the coordinates of the solver: ``dim`` weights (InputError naming
+    both counts otherwise), finite and of a finite norm (InputError otherwise: a NaN weight was refused as if the
+    counts differed, and weights of 1e300 overflowed the proved iteration budget, a bare OverflowError)."""
     if model is None:
         return None
     if not isinstance(model, LinearModel):
@@ -401,9 +403,14 @@ def warm_start_weights(model: LinearModel | None, rows: RowMap, dim: int) -> np.
     w = np.asarray(model.coef_, dtype=float)
     if rows.fit_intercept:
         w = np.append(w, model.intercept_ / rows.intercept_scaling)
-    if w.shape != (dim,) or not np.all(np.isfinite(w)):
-        raise InputError(f"warm_start has {w.shape[0]} weights, this fit has {dim}: fit it "
+    if w.shape != (dim,):
+        raise InputError(f"warm_start has {w.size} weights, this fit has {dim}: fit it "
                          "with the same columns and fit_intercept")
+    with np.errstate(over="ignore"):
+        finite = bool(np.all(np.isfinite(w))) and bool(np.isfinite(np.linalg.norm(w)))
+    if not finite:
+        raise InputError("warm_start's weights are not finite (a NaN or infinite weight, or a norm beyond the float "
+                         "range); warm-start from a model whose weights are finite, or leave warm_start out")
     return w
 
 

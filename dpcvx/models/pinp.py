@@ -62,7 +62,7 @@ from ..privacy.kernel_calibrate import (
 )
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
-from ..release.kernel_model import KernelPredictor, PrivateKernelModel
+from ..release.kernel_model import KernelPredictor, PrivateKernelModel, kernel_labels
 from ..release.model import named, scoring_weights, weighted_share
 from ..solvers.kernel import KernelERM, as_labels
 from . import training_rows
@@ -161,7 +161,7 @@ class PINP(TrainingSetLearner):
     def _check_training_rows(self, X: ArrayLike, y: ArrayLike) -> None:
         """NOT PRIVATE, after the fit: the answers PINP's training rows are expected to get as queries, judged on
         them (:mod:`dpcvx.models.training_rows`). With the public iterate w_0 = 0, a query whose |<w*, phi(z)>| lies
-        below the threshold tau crosses it only by noise and is answered 0 (the class +1); one above it may be
+        below the threshold tau crosses it only by noise and is answered 0 (the class -1); one above it may be
         answered near <w*, phi(z)>. No query is answered and nothing is charged: the curator's w* is read here,
         for its owner's eyes only (no answer ever comes from it without noise). Not run where the check is off
         (:func:`~dpcvx.models.training_rows.runs_here`), as the other learners' is not."""
@@ -170,7 +170,7 @@ class PINP(TrainingSetLearner):
         with np.errstate(all="ignore"):  # the rows as given: one beyond floating point was fitted as zero
             scores = self._model.predict(as_rows(X))
         threshold = self._session().threshold
-        expected = np.where(np.abs(scores) >= threshold, np.where(scores >= 0, 1.0, -1.0), 1.0)
+        expected = kernel_labels(np.where(np.abs(scores) >= threshold, scores, 0.0))  # one below tau: answer 0
         training_rows.warn_on_training_rows(type(self).__name__, expected, np.ravel(y), unweighted=training_rows.KERNEL)
 
     def _session(self) -> PINPParameters:
@@ -206,7 +206,7 @@ class PINP(TrainingSetLearner):
         ||phi(z)|| <= R_phi and a table's columns those of the training table (:meth:`_check_rows`): public checks,
         before any noise."""
         self._check_rows(Z)
-        points = as_rows(Z, name, self._model.n_features, one_point=one_point)
+        points = as_rows(Z, name, self._model.n_features, one_point=one_point, owner="PINP")
         kernel = self._model.kernel
         norms = np.sqrt(np.maximum(kernel.diagonal(points), 0.0))
         beyond = np.flatnonzero(norms > kernel.feature_bound * (1 + NORM_SLACK))
@@ -279,12 +279,15 @@ class PINP(TrainingSetLearner):
         return np.array([self.query(row) for row in rows])
 
     def predict(self, X: ArrayLike) -> np.ndarray:
+        """Labels in {-1, +1} of the rows of X, queried in order: +1 where the answer is > 0, else -1 (a row answered
+        without an update is answered exactly 0: -1), as every kernel release and linear model labels a score."""
         self._session()
         return self._labels(self._check_queries(X, "X"))
 
     def _labels(self, rows: np.ndarray) -> np.ndarray:
-        """+1 where the answer to a checked row is >= 0, else -1."""
-        return np.where(self._answer_rows(rows) >= 0, 1.0, -1.0)
+        """+1 where the answer to a checked row is > 0, else -1 (an answer of exactly 0 is -1): the kernel
+        learners' one rule, :func:`~dpcvx.release.kernel_model.kernel_labels`."""
+        return kernel_labels(self._answer_rows(rows))
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
         """Accuracy of the answers to the rows of X (queried in order), weighted by ``sample_weight`` when given

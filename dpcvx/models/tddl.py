@@ -61,6 +61,7 @@ from ..release.model import named
 from ..rounding import round_up
 from ..solvers.kernel import KernelERM
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
+from ..tables import check_names
 from ..validation import check_finite, check_flag, positive
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget, check_coefficient_bound
 
@@ -313,10 +314,11 @@ class TDDL(PrivateKernelLearner):
         solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
             span, rows = self._minimiser_span(X)
-            Z = as_rows(Z, "Z", rows.shape[1])  # a public sample, 2-D as X is
+            table, Z = Z, as_rows(Z, "Z", rows.shape[1], owner="TDDL", note=" (the width of X)")  # 2-D as X is
             # the table itself, whose column names the learner keeps (a table is read as rows again: cheap beside
             # the Gram matrix)
             model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)
+            check_names(type(self).__name__, self._names_read[0], table, "Z")  # Z is read by position, as X is
             model.check_predict(Z)  # the released predictions' kernel calls, tried before the charge
             kernel, loss = model.kernel, model.loss
             radius = loss_radius(self.lam, loss, kernel.feature_bound)

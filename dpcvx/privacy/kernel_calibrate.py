@@ -609,11 +609,12 @@ class PINPParameters(KernelCalibration):
         None (:func:`vacuous_accuracy`, M = ``magnitude_bound`` = (C + gamma) R: PINP answers from w~). Then also
         the threshold tau exceeds M - (gap - tau of the tails) as the sparse-vector test sees it: with w_0 = 0 the
         first round's gap |<w*, phi(z)>| is at most M, so a query crosses tau >= M only by noise, and the answers
-        are the public iterate's, 0 (every query predicted the class +1)."""
+        are the public iterate's, 0 (every query predicted the class -1: a tie at 0 is -1,
+        :func:`~dpcvx.release.kernel_model.kernel_labels`)."""
         return vacuous_accuracy(
             "each answer", self.accuracy, self.failure_probability, "(C + gamma) R", self.magnitude_bound,
             self.threshold, "its sparse-vector threshold", "a query crosses it only by noise and the answers are "
-            "expected to be the public iterate's, 0 (the class +1 on every query)",
+            "expected to be the public iterate's, 0 (the class -1 on every query)",
             f"n = {self.n}, lam = {self.lam:g}, L, R, epsilon = {self.epsilon:g}, max_queries = {self.max_queries}, "
             f"B = {self.max_updates} updates", "raise epsilon or n, lower max_queries")
 

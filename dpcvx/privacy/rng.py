@@ -30,7 +30,7 @@ import secrets
 
 import numpy as np
 
-from ..exceptions import InputError
+from ..exceptions import InputError, a_value_of
 from ..limits import SEED_MAX, SEED_MAX_TEXT
 from ..validation import _short, is_integer
 
@@ -59,7 +59,7 @@ def check_seed(name: str, value: object, *, generator: bool = True) -> int | np.
         return value
     if is_integer(value) and 0 <= int(value) <= SEED_MAX:  # type: ignore[call-overload]
         return int(value)  # type: ignore[call-overload]
-    raise InputError(f"{seed_rule(name, generator=generator)}; got {_short(value)} (a {type(value).__name__})")
+    raise InputError(f"{seed_rule(name, generator=generator)}; got {_short(value)} ({a_value_of(value)})")
 
 
 def resolve_rng(random_state: RandomState) -> np.random.Generator:

@@ -36,10 +36,10 @@ from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, Ke
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..solvers.kernel import as_labels
-from ..validation import delta_value, epsilon_value, instance_of, integer, real_values
+from ..validation import delta_value, epsilon_value, instance_of, integer, real_values, width_refusal
 from .model import Release, check_certificate, check_feature_names, weighted_share
 
-__all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES"]
+__all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES", "kernel_labels"]
 
 KERNEL_CLASSES = (-1.0, 1.0)  # the public label pair of the kernel learners (labels are never mapped)
 
@@ -85,7 +85,7 @@ class KernelPredictor:
             X = as_rows(X, "X", self.n_features)
             return self._expanded(X)
         if shape[1] != self.n_features:
-            raise InputError(f"X has {shape[1]} features, expected {self.n_features}")
+            raise width_refusal("X", shape[1], self.n_features)
         return by_row_blocks(X, expansion_rows(self.centers.shape[0]),
                              lambda block: self._expanded(as_rows(block, "X", self.n_features)))
 
@@ -101,8 +101,8 @@ class KernelPredictor:
 
     @staticmethod
     def predictions(scores: np.ndarray) -> np.ndarray:
-        """:meth:`predict`'s labels from the rows' decision values ``scores``."""
-        return np.where(real_values("scores", scores) > 0, 1.0, -1.0)
+        """:meth:`predict`'s labels from the rows' decision values ``scores`` (:func:`kernel_labels`)."""
+        return kernel_labels(real_values("scores", scores))
 
     def score_rows(self, width: int) -> int | None:
         """How many rows :meth:`decision_function` expands at a time (:func:`expansion_rows`; any width)."""
@@ -117,6 +117,14 @@ class KernelPredictor:
 
     def __repr__(self) -> str:
         return f"KernelPredictor(kernel={self.kernel!r}, centers={self.centers.shape[0]})"
+
+
+def kernel_labels(scores: np.ndarray) -> np.ndarray:
+    """The kernel learners' one decision rule: +1 where a decision value (a score or an answer) is > 0, else -1, so
+    a tie at exactly 0 is -1, as for the linear models (w^T x + b > cut). Every release of TDDL and TDIL
+    (:meth:`KernelPredictor.predictions`) and PINP's answers (:meth:`dpcvx.models.pinp.PINP.predict`, where a query
+    answered without an update is answered exactly 0) are labelled by it."""
+    return np.where(scores > 0, 1.0, -1.0)
 
 
 def _copied_whole(X: object) -> bool:

@@ -45,7 +45,6 @@ from ..validation import (
     check_rows,
     check_shape,
     check_table,
-    missing_labels,
     one_dimensional_labels,
     outside_labels,
     refuse_misread,
@@ -238,9 +237,9 @@ def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[A
             f"data): add them to classes= or map y onto the declared classes")
     kind = _label_kind(y)
     values = np.asarray(y)[outside]
-    if spelling_variants(values, classes).any() or missing_labels(values).all():  # the declared pair misspelt, or
-        kind = "binary"  # labels missing, not more classes: scikit-learn's wording ("Only binary classification is
-        # supported", "Unknown label type") would mislead
+    if spelling_variants(values, classes).any():  # the declared pair misspelt, not more classes: scikit-learn's
+        kind = "binary"  # wording ("Only binary classification is supported", "Unknown label type") would mislead
+        # (a missing label is refused by outside_labels, in the one wording of a missing label)
     if kind == "continuous":
         head = (f"Unknown label type: continuous. y looks like a regression target; {owner} is a "
                 "binary classifier. ")

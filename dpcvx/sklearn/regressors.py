@@ -725,7 +725,7 @@ class DPHuberRegressor(_PrivateRegressor):
         **_PrivateRegressor._parameters,
         "m": or_literal("auto", positive),
         "lam": SETTINGS["lam"],
-        "mechanism": lambda name, value: value if _is(value, "auto") else Mechanism.of(value),
+        "mechanism": lambda name, value: value if _is(value, "auto") else Mechanism.of(value, also=("auto",)),
         "sample_weight_bound": optional(check_bound),
         "column_statistics": lambda name, value: _huber_statistics(name, column_statistics_option(name, value)),
     }

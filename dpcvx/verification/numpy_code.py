@@ -170,26 +170,46 @@ class _CommonCalls(ast.NodeTransformer):
 
 
 def compile_code(text: str) -> Callable[[np.ndarray], np.ndarray]:
-    """A vectorised numpy function of the expression ``text`` in ``z`` (trusted text only: see the module).
+    """A vectorised numpy function of the expression ``text`` in ``z`` (trusted text only: see the module), a
+    :class:`CompiledCode`.
 
     The text is parsed, checked and compiled once per process (:func:`_code_of`, a pure function of the text; a
     refused text raises every time): a catalogue loss's derivatives, looked up by every fit and by the
     estimators' noise warning (l(0)), are compiled once. The functions it names are bound here, at each call."""
     if not isinstance(text, str):
         raise UnsafeCode("not a string")
-    shared, code = _code_of(text)
-    namespace: dict[str, Any] = {"__builtins__": {}, "numpy": np, **STABLE_FUNCTIONS, **_COMPILED_ONLY}
+    return CompiledCode(text)
 
-    def function(values: np.ndarray) -> Any:
+
+class CompiledCode:
+    """The function :func:`compile_code` makes of a checked expression ``text``: called on values, it evaluates the
+    expression on them (a 1-D array by chunks). Pickled as its text and compiled again (checked again) when it is
+    read, so that what holds one (a verified loss's derivatives, a fit's plan) can be pickled: a closure could
+    not be ('Can't pickle local object compile_code.<locals>.evaluate')."""
+
+    __slots__ = ("text", "_shared", "_code", "_namespace")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._shared, self._code = _code_of(text)
+        self._namespace: dict[str, Any] = {"__builtins__": {}, "numpy": np, **STABLE_FUNCTIONS, **_COMPILED_ONLY}
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return compile_code, (self.text,)
+
+    def __repr__(self) -> str:
+        return f"compile_code({self.text!r})"
+
+    def _function(self, values: np.ndarray) -> Any:
         local = {VARIABLE: values}
-        for name, part in shared:
-            local[name] = eval(part, namespace, local)  # noqa: S307 - checked above, trusted text only
-        return eval(code, namespace, local)  # noqa: S307 - checked above, trusted text only
+        for name, part in self._shared:
+            local[name] = eval(part, self._namespace, local)  # noqa: S307 - checked above, trusted text only
+        return eval(self._code, self._namespace, local)  # noqa: S307 - checked above, trusted text only
 
-    def evaluate(values: np.ndarray) -> np.ndarray:
+    def __call__(self, values: np.ndarray) -> np.ndarray:
         values = np.asarray(values, dtype=float)
         if values.ndim != 1 or values.size <= _CHUNK:
-            result = function(values)
+            result = self._function(values)
             if type(result) is np.ndarray and result.base is None and result is not values \
                     and result.dtype == np.float64 and result.shape == values.shape:
                 return result  # a fresh array of the right shape (a ufunc's output): no broadcast and copy,
@@ -197,10 +217,8 @@ def compile_code(text: str) -> Callable[[np.ndarray], np.ndarray]:
             return np.broadcast_to(np.asarray(result, dtype=float), values.shape).copy()
         out = np.empty_like(values)  # by chunks: the expression's temporaries stay in cache (2-3x faster)
         for start in range(0, values.size, _CHUNK):
-            out[start:start + _CHUNK] = function(values[start:start + _CHUNK])
+            out[start:start + _CHUNK] = self._function(values[start:start + _CHUNK])
         return out
-
-    return evaluate
 
 
 @functools.lru_cache(maxsize=256)

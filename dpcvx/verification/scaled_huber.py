@@ -26,7 +26,8 @@ several m, exactly.
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -68,6 +69,21 @@ def _threshold_text(m: float) -> str:
     return str(np.float64(m))
 
 
+@dataclass(frozen=True)
+class _Rescaled:
+    """z -> factor * function(z / m) (no factor: function(z / m)): l, l' and l'' of the Huber loss at threshold m
+    from the unit loss's (m^2 l_1(z / m), m l_1'(z / m), l_1''(z / m)), the same operations as the expressions
+    written out; an object, not a closure, so that a verified loss and a plan holding it can be pickled."""
+
+    function: Callable[[np.ndarray], np.ndarray]
+    m: float
+    factor: float | None
+
+    def __call__(self, z: np.ndarray) -> np.ndarray:
+        values = self.function(np.asarray(z) / self.m)
+        return values if self.factor is None else self.factor * values
+
+
 def scaled_huber(unit: VerifiedLoss, loss: Loss, m: float) -> VerifiedLoss:
     """The verified Huber loss at threshold ``m`` from ``unit``, the verified loss at m = 1 (module docstring).
 
@@ -78,8 +94,7 @@ def scaled_huber(unit: VerifiedLoss, loss: Loss, m: float) -> VerifiedLoss:
     derivatives = None
     if unit.derivatives is not None:
         base = unit.derivatives
-        derivatives = LossDerivatives(lambda z: m * m * base.value(np.asarray(z) / m),
-                                      lambda z: m * base.first(np.asarray(z) / m),
-                                      lambda z: base.second(np.asarray(z) / m))
+        derivatives = LossDerivatives(_Rescaled(base.value, m, m * m), _Rescaled(base.first, m, m),
+                                      _Rescaled(base.second, m, None))
     return VerifiedLoss(unit.text.replace(unit_text, text), conditions, unit.dcp_convex, derivatives,
                         build=functools.partial(declared_loss, loss))

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from ..exceptions import InputError
+from ..validation import check_choice
 from .condition import ESTIMATE_METHODS, Condition
 
 __all__ = ["Mechanism", "Theorem", "Verdict", "THEOREMS", "MECHANISMS", "NO_CONSTRAINTS", "decide",
@@ -57,13 +57,11 @@ class Mechanism(str, Enum):
         return format(self.value, spec)
 
     @classmethod
-    def of(cls, mechanism: str) -> Mechanism:
-        """The mechanism a name states (InputError naming the choices otherwise)."""
-        try:
-            return cls(mechanism)
-        except ValueError:
-            raise InputError(f"unknown mechanism {mechanism!r}; choose 'objective' (Algorithm 2) or "
-                             "'output' (Algorithm 1)") from None
+    def of(cls, mechanism: str, also: tuple[str, ...] = ()) -> Mechanism:
+        """The mechanism a name states; otherwise InputError naming every choice the caller takes, its own options
+        ``also`` (DPHuberRegressor's 'auto') first, in the one wording of a refused choice
+        (:func:`~dpcvx.validation.check_choice`)."""
+        return cls(check_choice("mechanism", mechanism, (*also, *(member.value for member in cls))))
 
 
 MECHANISMS = tuple(mechanism.value for mechanism in Mechanism)

@@ -323,7 +323,7 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
     ("subprocess", fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "0"), 2,
      "argument --epsilon: --epsilon must be finite and positive, got 0.0 (see"),
     ("main", fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "nan"), 2,
-     "argument --epsilon: must be a positive number, got 'nan'"),  # not a number: the CLI's one reader (_number)
+     "argument --epsilon: --epsilon must be finite and positive, got nan (see"),  # the API's words for a NaN
     ("main", fit_args(*COLUMNS, "--data-norm", "-1"), 2,
      "argument --data-norm: --data-norm must be finite and positive, got -1.0"),
     ("subprocess", fit_args(*COLUMNS, "--data-norm", "1", "--loss", "squared"), 2, "unknown loss 'squared'"),

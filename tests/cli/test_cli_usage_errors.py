@@ -68,7 +68,21 @@ USAGE = [
     (["fit", *BINARY, "--class-prior", "0.5,0.6"], "--class-prior's rates must lie in (0, 1) and sum to 1"),
     (["fit", *BINARY, "--class-prior", "0.9,0.1", "--loss", "huber"], "here it would have no effect"),
     (["fit", *BINARY, "--class-prior", "0.9,0.1", "--no-fit-intercept"], "here it would have no effect"),
-    (["fit", *BINARY, "--threshold", "1.5"], "--threshold must lie in (0, 1), got 1.5"),
+    (["fit", *BINARY, "--threshold", "1.5"],
+     "argument --threshold: --threshold must lie in (0, 1), got 1.5 (see: dpcvx fit --help)"),
+    # a NaN or infinite option value in the API's words ('finite and positive, got nan'), not 'a positive number'
+    (["fit", *_without(BINARY, "--epsilon"), "--epsilon", "nan"],
+     "argument --epsilon: --epsilon must be finite and positive, got nan (see: dpcvx fit --help)"),
+    (["fit", *_without(BINARY, "--epsilon"), "--epsilon", "-inf"],
+     "argument --epsilon: --epsilon must be finite and positive, got -inf (see: dpcvx fit --help)"),
+    (["fit", *_without(BINARY, "--data-norm"), "--data-norm", "inf"],
+     "argument --data-norm: --data-norm must be finite and positive, got inf (see: dpcvx fit --help)"),
+    (["fit", *_without(BINARY, "--epsilon"), "--epsilon", "1e999"], "argument --epsilon: must be a positive number, "
+     "got '1e999': 1e999 is beyond the range of a double-precision float"),
+    # an option's value checked against another option's after parsing, in the same frame
+    (["fit", *BINARY, "--impute", "a=100"], "argument --impute: column 'a': the imputed missing value 100.0 must lie "
+     "in the public bounds [0.0, 10.0] (for example lo, or the midpoint) (see: dpcvx fit --help)"),
+    (["fit", *BINARY, "--impute", "c=1"], "argument --impute: --impute names ['c'], which are not numeric feature "),
     (["fit", *BINARY, "--threshold", "prior"], "--threshold prior cuts at the log-odds"),
     (["fit", *BINARY, "--class-weight", "balanced", "--allow-estimates"], "take no --allow-estimates"),
     (["fit", *BINARY, "--allow-estimates", "--lam", "0"], "PrivateERM refuses these options: --lam must be finite"),
@@ -117,7 +131,8 @@ USAGE = [
     # verify and predict
     (["verify", "--loss", "nonesuch"], "--loss: unknown loss 'nonesuch'"),
     (["verify", "--loss", "logistic", "--regularizer", "l2.txt"], "--regularizer takes a Python file"),
-    (["predict", "no-such.json", MISSING, "--threshold", "1.5"], "usage error: --threshold must lie in (0, 1)"),
+    (["predict", "no-such.json", MISSING, "--threshold", "1.5"],
+     "usage error: argument --threshold: --threshold must lie in (0, 1), got 1.5 (see: dpcvx predict --help)"),
     (["predict", "no-such.json", MISSING, "--names-file", "no-such.txt"], "are for a file without a header"),
     (["predict", "no-such.json", "no-such.parquet", "--skip-lines", "2"], "describe CSV files"),
 ]

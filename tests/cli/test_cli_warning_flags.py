@@ -58,6 +58,26 @@ def test_python_keeps_the_python_names() -> None:
         assert python_only("dpcvx.tune") == PYTHON_ONLY["dpcvx.tune"]
 
 
+def test_no_entry_of_the_table_is_spelt_with_a_placeholder(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Every entry of FLAGS, bare, set, left out or as a switch, is spelt without the template's '{}' (the Huber
+    threshold's bare name was '--loss huber_regression:m={}'), and the command line's refusal of a bad m says so."""
+    with on_command_line():
+        for name in FLAGS:
+            for value in (None, "None", "1", "True", "False"):
+                assert "{}" not in setting(name, value), (name, value, setting(name, value))
+        assert setting("m") == "huber_regression's m" and setting("m", "2") == "--loss huber_regression:m=2"
+        assert setting("schema.strict") == '"strict" in the --schema file'
+    path = tmp_path / "d.csv"
+    path.write_text("a,t\n" + "".join(f"{i % 10},{i % 7}\n" for i in range(40)))
+    for m in ("-1", "0", "nan"):
+        status = main(["fit", str(path), "--target", "t", "--task", "regression", "--numeric", "a:0:10",
+                       "--data-norm", "1", "--out", str(tmp_path / "m.json"), "--epsilon", "1", "--delta", "1e-6",
+                       "--label-bound", "12", "--loss", f"huber_regression:m={m}"])
+        error = capsys.readouterr().err
+        assert status == 2 and "{}" not in error and "--loss: huber_regression's m must be finite and positive" in error
+
+
 def test_a_python_fit_names_the_python_parameters() -> None:
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, size=(400, 2))

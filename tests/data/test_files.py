@@ -252,11 +252,12 @@ def test_predict_error_leaves_the_old_predictions(predict_setup, monkeypatch, ca
     before = listing(predict_setup)
 
     def failing(self, X):
-        raise dpcvx.InputError("X has 3 features after the feature map; the model expects 2")
+        raise dpcvx.InputError("X has 3 features after the feature map, but the model is expecting 2 features as "
+                               "input.")
 
     monkeypatch.setattr(dpcvx.PrivateModel, "decision_function", failing)
     assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv", "--overwrite"]) == 3
-    assert "the model expects 2" in capsys.readouterr().err
+    assert "the model is expecting 2 features" in capsys.readouterr().err
     assert (predict_setup / "predictions.csv").read_bytes() == OLD and listing(predict_setup) == before
 
 

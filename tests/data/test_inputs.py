@@ -757,14 +757,30 @@ def test_one_integer_check_everywhere():
         "size must be an integer >= 0, got -1"
     expected = "n must be an integer from 30 to 1000000, got -5"
     assert _message(lambda: run_demo(n=-5)) == expected
+    # the demo's data: numpy's ValueError (n=-1), Python's TypeError (n='a'), and n=0, d=0 or a label_noise outside
+    # [0, 1] accepted; a plot of no DemoResult an AttributeError
+    from dpcvx.demo import plot_demo, synthetic_classification
+    from dpcvx.exceptions import InputTypeError
+
+    for options, said in ((dict(n=-1), "n must be a positive integer, got -1"),
+                          (dict(n="a"), "n must be a positive integer, got 'a'"),
+                          (dict(n=0), "n must be a positive integer, got 0"),
+                          (dict(n=5, d=0), "d must be a positive integer, got 0"),
+                          (dict(n=5, label_noise=2), "label_noise must lie in [0, 1], got 2.0"),
+                          (dict(n=5, label_noise=-1), "label_noise must lie in [0, 1], got -1.0")):
+        assert _message(lambda options=options: synthetic_classification(**options)) == said
+    assert synthetic_classification(n=5, d=2, label_noise=1.0)[0].shape == (5, 2)
+    with pytest.raises(InputTypeError, match=r"^result must be a DemoResult, got 5 \(an int\)$"):
+        plot_demo(5, "never-written.png")  # type: ignore[arg-type]
     assert _message(lambda: parse_integer("n", "-5", minimum=30, maximum=1_000_000)) == expected
     assert _message(lambda: parse_integer("n", "5.0")) == "n must be a positive integer, got '5.0'"
     assert parse_integer("k", "-12", minimum=None) == -12 and integer("k", np.int64(3)) == 3
     for text in (" 12 ", "1_2", "\u0661\u0662", "\uff11\uff12"):  # int() reads them all; the command line does not
         assert _message(lambda t=text: parse_integer("k", t, minimum=None)) == f"k must be an integer, got {text!r}"
     # one rule of a seed (privacy.rng.seed_rule): the estimators' words are the learners' but for the generator
-    assert _message(lambda: resolve_rng(-1)) == seed_rule("random_state") + "; got -1 (a int)"
-    assert _message(lambda: check_estimator_seed(-1)) == seed_rule("random_state", generator=False) + "; got -1 (a int)"
+    assert _message(lambda: resolve_rng(-1)) == seed_rule("random_state") + "; got -1 (an int)"
+    assert _message(lambda: check_estimator_seed(-1)) == (seed_rule("random_state", generator=False)
+                                                          + "; got -1 (an int)")
     with pytest.raises(FileError, match="each integer in it must have at most 300 digits, got an "
                                               "integer of 301 digits"):
         parse_json('{"a": ' + "1" * 301 + "}")

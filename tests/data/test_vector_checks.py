@@ -108,5 +108,5 @@ def test_labels_outside_the_classes_are_refused_with_their_count_and_first_row()
     y = np.array([0, 1, 2, 1, 0, 3, 2])
     with pytest.raises(InputError, match=r"^y has 3 label\(s\), the first at row 2 \(their values are not shown"):
         check_labels(y, 7, (0, 1))
-    with pytest.raises(InputError, match=r"^y has 1 label\(s\), the first at row 0 "):
-        check_labels(np.array([np.nan, 1.0, 0.0]), 3, (0.0, 1.0))
+    with pytest.raises(InputError, match=r"^y holds NaN or missing values, first at row 0 \(1 such row\)"):
+        check_labels(np.array([np.nan, 1.0, 0.0]), 3, (0.0, 1.0))  # a missing label, in the one wording

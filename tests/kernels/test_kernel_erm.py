@@ -150,9 +150,11 @@ def test_label_and_kernel_validation():
     with pytest.raises(InputError, match="-1 or \\+1"):
         as_labels([0, 1, 1], 3)
     # the one standard of every entry: counted and placed, a missing label told apart, text never read as a number
-    with pytest.raises(InputError, match=r"y has 2 label\(s\), the first at row 1 .*\(1 of them missing, the first at "
-                                         r"row 2: .*outside the kernel learners' classes \(-1, 1\)"):
-        as_labels(np.array([1, 0, None, -1], dtype=object), 4)
+    with pytest.raises(InputError, match=r"^y holds NaN or missing values, first at row 2 \(1 such row\); remove them"):
+        as_labels(np.array([1, 0, None, -1], dtype=object), 4)  # a missing label: no label outside the classes
+    with pytest.raises(InputError, match=r"y has 1 label\(s\), the first at row 1 .*outside the kernel learners' "
+                                         r"classes \(-1, 1\)"):
+        as_labels(np.array([1, 0, 1, -1], dtype=object), 4)
     with pytest.raises(InputError, match=r"y has 2 label\(s\), the first at row 0"):
         as_labels(np.array(["1", "-1"]), 2)
     assert as_labels(np.array([1, -1], dtype=object), 2).tolist() == [1.0, -1.0]
@@ -162,7 +164,7 @@ def test_label_and_kernel_validation():
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
     for learner, options in ((dpcvx.TDDL(gamma=1.0, lam=0.1), {"Z": X[:5]}),
                             (dpcvx.PINP(gamma=1.0, lam=0.1, max_queries=3), {})):
-        with pytest.raises(InputError, match=r"\(1 of them missing, the first at row 7"):
+        with pytest.raises(InputError, match=r"^y holds NaN or missing values, first at row 7 \(1 such row\)"):
             learner.fit(X, labels, 1.0, accountant=accountant, **options)
     assert accountant.ledger == []  # refused before the charge
     with pytest.raises(InputError, match=r"^X has 3 rows but y has 2 labels$"):  # the one shape check of labels

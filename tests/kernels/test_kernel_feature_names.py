@@ -61,3 +61,22 @@ def test_a_refused_refit_keeps_the_last_release_s_names_and_an_array_fit_has_non
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         learner.predict(frame[["income", "age"]])  # fitted without names: nothing to check, as scikit-learn
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+def test_tddl_refuses_a_public_sample_whose_columns_are_not_those_of_x():
+    """Z is read by position as X is, and checked against X's names as predict checks a table: Z[["income", "age"]]
+    was accepted and its rows used as the wrong points, with X's names kept; refused before the charge."""
+    import dpcvx
+
+    frame, y = _frame(300, 0)
+    for other in (frame.iloc[:40][["income", "age"]], frame.iloc[:40].rename(columns={"age": "years"})):
+        accountant = dpcvx.PrivacyAccountant(epsilon=100.0)
+        with pytest.raises(InputError, match=r"^The feature names of Z should match those of X: .* pass the fitted "
+                                             r"columns \['age', 'income'\] in that order, for example Z\[list\(X"):
+            TDDL("rbf", gamma=1.0, lam=0.05).fit(frame, y, 50.0, Z=other, random_state=0, accountant=accountant)
+        assert accountant.ledger == []
+    with pytest.warns(UserWarning, match="^Z does not have valid feature names, but TDDL was fitted with feature"):
+        TDDL("rbf", gamma=1.0, lam=0.05).fit(frame, y, 50.0, Z=frame.iloc[:40].to_numpy(), random_state=0)
+    learner = TDDL("rbf", gamma=1.0, lam=0.05).fit(frame, y, 50.0, Z=frame.iloc[:40], random_state=0)
+    np.testing.assert_array_equal(learner.centers, frame.iloc[:40].to_numpy())

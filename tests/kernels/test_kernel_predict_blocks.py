@@ -86,5 +86,5 @@ def test_block_refusals_name_the_whole_row(predictor):
     with pytest.raises(NonFiniteError) as error:
         predictor.decision_function(X)
     assert (error.value.row, error.value.column) == (4321, 2)
-    with pytest.raises(InputError, match="has 4 features, expected 3"):
+    with pytest.raises(InputError, match=r"^X has 4 features, but the model is expecting 3 features as input\.$"):
         predictor.decision_function(np.zeros((10, 4), dtype=np.float32))

@@ -14,6 +14,7 @@ from dpcvx.privacy.accountant import PrivacyAccountant
 from dpcvx.privacy.ball_sampler import sample_ball_exponential
 from dpcvx.privacy.composition import round_epsilon
 from dpcvx.privacy.kernel_calibrate import pinp_parameters, tdil_parameters
+from dpcvx.release.kernel_model import KernelPredictor
 
 LOSS = "huber_hinge:h=0.5"
 
@@ -132,6 +133,20 @@ def test_below_threshold_answers_are_the_public_iterate():
     answers = pinp.decision_function(queries)
     assert pinp.updates_used_ == 0
     np.testing.assert_array_equal(answers, np.zeros(20))  # w_0 = 0, no noise released
+
+
+def test_pinp_labels_an_answer_of_zero_as_every_kernel_release_does():
+    """A tie at 0 is -1 for PINP as for TDDL/TDIL's releases and the linear models (one rule, kernel_labels): PINP
+    predicted +1 at an answer of 0 (answer >= 0), so a curator that made no update predicted +1 on every row."""
+    X, y = circle_task(300, 24)
+    pinp = PINP("rbf", gamma=4.0, lam=0.1, max_queries=20, loss=LOSS).fit(X, y, 1.0, random_state=3)
+    pinp.parameters_ = dataclasses.replace(pinp.parameters_, threshold=1e9, threshold_steps=10**18)
+    queries, _ = circle_task(6, 25)
+    np.testing.assert_array_equal(pinp.decision_function(queries[:3]), np.zeros(3))  # no update: every answer 0
+    np.testing.assert_array_equal(pinp.predict(queries[3:]), -np.ones(3))
+    assert pinp.score(queries[3:5], np.array([-1.0, -1.0])) == 1.0
+    np.testing.assert_array_equal(KernelPredictor.predictions(np.array([-0.5, 0.0, 0.5])), [-1.0, -1.0, 1.0])
+    assert pinp.updates_used_ == 0
 
 
 def test_pinp_input_errors():

@@ -1,6 +1,6 @@
 """PINP says when its answers are expected to be no better than the answer 0: from public parameters (its accuracy
 guarantee no better than 0's, NoiseDominatesWarning) or, NOT PRIVATE, from its training rows (TrainingRowsWarning).
-Both were silent: a fit at epsilon 1 answered 0 to every query (the class +1) without a word."""
+Both were silent: a fit at epsilon 1 answered 0 to every query (the class -1, kernel_labels) without a word."""
 
 import warnings
 

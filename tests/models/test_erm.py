@@ -219,7 +219,7 @@ def test_bad_y_and_labels(data):
         erm.fit(X, y[:-1], epsilon=1.0)
     with pytest.raises(dpcvx.InputError, match="classes=\\(0, 1\\)"):
         erm.fit(X, (y > 0).astype(int), epsilon=1.0)
-    with pytest.raises(dpcvx.InputError, match="outside the declared classes"):
+    with pytest.raises(dpcvx.InputError, match=r"^y holds NaN or missing values, first at row \d+ \(\d+ such rows\)"):
         erm.fit(X, np.where(y > 0, 1.0, np.nan), epsilon=1.0)
     with pytest.raises(dpcvx.InputError, match="y should be a 1d array"):
         erm.fit(X, np.ones((X.shape[0], 2)), epsilon=1.0)
@@ -415,6 +415,25 @@ def test_warm_start_changes_the_path_not_the_release(data, mechanism, intercept)
         erm.fit(X[:, :3], y, epsilon=1.0, warm_start=start)
     with pytest.raises(dpcvx.InputError, match="warm_start"):
         erm.fit(X, y, epsilon=1.0, warm_start=np.zeros(5))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, 1e300, 1e200])
+def test_a_warm_start_of_weights_that_are_not_finite_is_refused_as_such_before_the_charge(data, value):
+    """A NaN weight was refused as if the counts differed ('warm_start has 4 weights, this fit has 4'), and weights
+    of 1e300 raised a bare OverflowError from the proved iteration budget; weights of 1e100 still start a fit."""
+    import copy
+
+    X, y, _, _ = data
+    erm = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
+    start = erm.fit_nonprivate(X, y)
+    bad = copy.deepcopy(start)
+    bad.coef_ = np.full(X.shape[1], value)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(dpcvx.InputError, match=r"^warm_start's weights are not finite") as refused:
+        erm.fit(X, y, epsilon=1.0, random_state=0, accountant=accountant, warm_start=bad)
+    assert "this fit has" not in str(refused.value) and accountant.ledger == []
+    bad.coef_ = np.full(X.shape[1], 1e100)
+    erm.fit(X, y, epsilon=1.0, random_state=0, warm_start=bad)
 
 
 @pytest.mark.parametrize("epsilon", [1e3, 1e6])

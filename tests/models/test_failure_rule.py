@@ -301,3 +301,19 @@ def test_the_rows_of_an_add_remove_fit_keep_the_plans_proved_path(monkeypatch):
     X, y = synthetic_classification(n=400, d=4, random_state=2)
     betas = _budget_at_the_edge(monkeypatch, X, y, delta=1e-6, neighbours="add-remove", n_public=300)
     assert betas and all(beta is not None for beta in betas)
+
+
+@pytest.mark.parametrize("options, procedure", [
+    (dict(class_prior="private"),
+     r"a fit with the intercept offset from a private class count \(class_prior='private'\)"),
+    (dict(class_weight="balanced"), "a fit with balanced class weights from a private count"),
+])
+def test_an_unproved_fit_after_a_private_count_is_refused_naming_what_the_count_sets(options, procedure):
+    """class_prior='private' without class weights sets the intercept offset, not balanced class weights: its
+    refusal named 'a fit with balanced class weights from a private count'."""
+    X, y = synthetic_classification(n=400, d=4, random_state=0)
+    accountant = PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(InputError, match=rf"^{procedure} runs its fits after its one charge"):
+        dpcvx.DPLogisticRegression(lam=1e-6, epsilon=1.0, mechanism="output", random_state=0, **options).fit(
+            X, (y > 0).astype(int), accountant=accountant)
+    assert not accountant.ledger

@@ -499,3 +499,28 @@ def test_lam_auto_is_chosen_once_per_public_inputs(monkeypatch):
     assert fit_calibrations(slice(0, 200), 2.0, 2) > 1  # another epsilon: chosen afresh
     assert fit_calibrations(slice(0, 300), 1.0, 3) > 1  # another n
     assert fit_calibrations(slice(100, 300), 2.0, 4) == 0
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.parametrize("case", ["PrivateERM", "balanced", "DPLogisticRegression", "DPHuberRegressor"])
+def test_a_plan_pickles_and_its_copy_releases_what_the_plan_releases(case):
+    """pickle.dumps(plan) raised AttributeError ("Can't pickle local object 'compile_code.<locals>.evaluate'", and
+    for the Huber regressor 'scaled_huber.<locals>.<lambda>'): a verified loss's derivatives are objects now, a
+    compiled expression pickled as its text and compiled again when read."""
+    import pickle
+
+    from dpcvx.demo import synthetic_classification
+
+    X, y = synthetic_classification(n=600, d=4, random_state=0)
+    labels = {"DPLogisticRegression": (y > 0).astype(int), "DPHuberRegressor": X[:, 0]}.get(case, y)
+    make = {"PrivateERM": lambda: dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).plan(X, y, epsilon=1.0),
+            "balanced": lambda: dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, class_weight="balanced").plan(
+                X, y, epsilon=1.0),
+            "DPLogisticRegression": lambda: dpcvx.DPLogisticRegression(epsilon=1.0).plan(X, labels),
+            "DPHuberRegressor": lambda: dpcvx.DPHuberRegressor(epsilon=1.0, m=0.3).plan(X, labels)}[case]
+    plan = make()
+    copy = pickle.loads(pickle.dumps(plan))
+    model, again = (getattr(fitted, "model_", fitted) for fitted in (plan.fit(X, labels, random_state=2),
+                                                                      copy.fit(X, labels, random_state=2)))
+    np.testing.assert_array_equal(model.coef_, again.coef_)
+    assert model.certificate.to_dict() == again.certificate.to_dict()

@@ -108,6 +108,55 @@ def test_a_nan_target_is_named_by_its_row_in_the_estimators_and_the_api(missing)
             fit()
 
 
+def test_a_missing_label_or_target_is_refused_in_one_wording_at_every_entry():
+    """One fault, one wording: a NaN label of a classifier, a kernel learner or a regression is 'y holds NaN or
+    missing values (..., missing or infinite for a target), first at row 3 (1 such row); ...'. The regression said
+    '(1 such rows)'; the classifiers and kernel learners named row 3 twice and called the NaN a label outside the
+    declared classes."""
+    labels = Y01.astype(float)
+    labels[3] = np.nan
+    target = TARGET.astype(float)
+    target[3] = np.nan
+    signs = np.where(np.isnan(labels), np.nan, 2 * labels - 1)
+    tail = r", first at row 3 \(1 such row\); remove them or impute them with a public rule first$"
+    for fit, kinds in ((lambda: DPLogisticRegression(epsilon=1.0).fit(X, labels), "NaN or missing values"),
+                       (lambda: PrivateERM(data_norm=1.0).fit(X, labels, 1.0), "NaN or missing values"),
+                       (lambda: dpcvx.TDDL("rbf", lam=0.1, gamma=1.0).fit(X, signs, 1.0, Z=X[:5]),
+                        "NaN or missing values"),
+                       (lambda: DPLinearRegression(epsilon=1.0).fit(X, target), "NaN, missing or infinite values"),
+                       (lambda: DPHuberRegressor(epsilon=1.0).fit(X, target), "NaN, missing or infinite values")):
+        with pytest.raises(InputError, match=r"(^|: )y holds " + re.escape(kinds) + tail) as refused:
+            fit()
+        assert str(refused.value).count("row 3") == 1 and "outside" not in str(refused.value)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+def test_rows_of_another_width_are_refused_in_one_wording_at_every_entry():
+    """'X has 1 features, but <owner> is expecting 2 features as input.' (scikit-learn's words, the estimators'
+    predict) at every entry: the kernel releases said 'X has 1 features, expected 2', PrivateERM's releases 'X has 1
+    features after the feature map; the model expects 2'."""
+    rng = np.random.default_rng(0)
+    rows = rng.uniform(-1, 1, (300, 2))
+    signs = np.where(rows[:, 0] > 0, 1, -1)
+    narrow = rows[:2, :1]
+    cases = {
+        "the model": [dpcvx.TDDL("rbf", lam=0.1, gamma=1.0).fit(rows, signs, 1.0, Z=rows[:20], random_state=0).predict,
+                      dpcvx.TDIL("linear", lam=0.1, input_bound=1.5).fit(rows, signs, 1.0, random_state=0).predict],
+        "PINP": [dpcvx.PINP("rbf", lam=0.1, gamma=1.0, max_queries=5).fit(rows, signs, 1.0, random_state=0).predict],
+        "DPLogisticRegression": [DPLogisticRegression(random_state=0).fit(rows, signs > 0).predict],
+        "RandomFourierFeatures": [dpcvx.RandomFourierFeatures(gamma=1.0, n_components=5, random_state=0).fit(
+            rows).transform],
+    }
+    for owner, calls in cases.items():
+        for call in calls:
+            with pytest.raises(InputError, match=rf"^X has 1 features, but {owner} is expecting 2 features as input"):
+                call(narrow)
+    release = PrivateERM(data_norm=1.0).fit(rows, signs, 1.0, random_state=0)
+    with pytest.raises(InputError, match=r"^X has 1 features after the feature map, but the model is expecting 2 "
+                                         r"features as input\.$"):
+        release.predict(narrow)
+
+
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
 def test_a_regression_release_scores_targets_as_a_fit_checks_them():
     """A regression release's score (R^2) refuses what a fit refuses: a NaN target made its sums NaN and the score
@@ -379,9 +428,8 @@ def test_a_nan_label_is_named_by_its_row_on_every_path():
     }
     for path, fit in paths.items():
         accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-        with pytest.raises(InputError, match=r"1 label\(s\), the first at row 11 .*\(1 of them missing, the first at "
-                           r"row 11: a missing label is no class; remove those records first\), outside the declared "
-                           r"classes"):
+        with pytest.raises(InputError, match=r"y holds NaN or missing values, first at row 11 \(1 such row\); remove "
+                           r"them or impute them with a public rule first$"):
             fit(accountant)
         assert accountant.ledger == [], path
 
@@ -417,13 +465,13 @@ def test_a_missing_text_label_is_refused_by_its_row_on_every_path(container):
     }
     for path, fit in paths.items():
         accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-        with pytest.raises(InputError, match=r"\(1 of them missing, the first at row 11: a missing label is no class"
+        with pytest.raises(InputError, match=r"y holds NaN or missing values, first at row 11 \(1 such row\)"
                            ) as refused:
             fit(accountant)
         assert accountant.ledger == [], path
         assert "Unknown label type" not in str(refused.value), path  # a missing label, not a kind of target
     model = DPLogisticRegression(classes=triple, random_state=0).fit(X, three).model_
-    with pytest.raises(InputError, match=r"1 label\(s\), the first at row 11 .*\(1 of them missing"):
+    with pytest.raises(InputError, match=r"^y holds NaN or missing values, first at row 11 \(1 such row\)"):
         model.score(X, missing(three))
 
 
@@ -443,18 +491,26 @@ def test_a_multiclass_release_refuses_labels_outside_its_classes_as_the_binary_o
 
 
 @pytest.mark.parametrize("labels, missing", [
-    (np.array(["no", None, "yes", float("nan"), "maybe"], dtype=object), "2 of them missing, the first at row 1"),
-    (np.array([0.0, 1.0, np.nan, 2.0, np.nan]), "2 of them missing, the first at row 2"),
+    (np.array(["no", None, "yes", float("nan"), "maybe"], dtype=object), "first at row 1 (2 such rows)"),
+    (np.array([0.0, 1.0, np.nan, 2.0, np.nan]), "first at row 2 (2 such rows)"),
     (np.array([0, 1, 2, 1, 0]), None),
 ])
 def test_labels_outside_the_classes_count_the_missing_ones_apart(labels, missing):
     """A missing label (NaN, None, pandas' NA) is told apart from a label the classes lack: the fix differs (remove
-    the record, not declare another class). Counts and rows only, never a value."""
+    the record, not declare another class), and it is refused in the one wording of a missing label or target
+    (a regression's: 'y holds NaN, missing or infinite values'), not as a label outside the classes. Counts and rows
+    only, never a value."""
     from dpcvx.validation import outside_classes, outside_labels
 
     classes = ("no", "yes") if labels.dtype == object else (0.0, 1.0)
-    text = outside_labels(outside_classes(labels, classes), labels, classes)
-    assert (missing in text) if missing else ("missing" not in text)
+    if missing:
+        with pytest.raises(InputError, match=r"^y holds NaN or missing values, ") as refused:
+            outside_labels(outside_classes(labels, classes), labels, classes)
+        text = str(refused.value)
+        assert missing in text and "outside" not in text and "label(s)" not in text
+    else:
+        text = outside_labels(outside_classes(labels, classes), labels, classes)
+        assert "missing" not in text
     assert "maybe" not in text
 
 

@@ -151,7 +151,7 @@ def test_bad_arguments_are_refused_at_construction(learner):
 
 
 @pytest.mark.parametrize("options, match", [
-    (dict(mechanism="OUTPUT"), "unknown mechanism 'OUTPUT'"),
+    (dict(mechanism="OUTPUT"), "mechanism must be one of 'output', 'objective'; got 'OUTPUT'"),
     (dict(random_state="0"), "random_state"),
     (dict(split="bogus"), "split must be one of"),
     (dict(n_public=5), "n_public is for neighbours='add-remove'"),

@@ -37,6 +37,14 @@ CASES = [
     (dpcvx.DPERMClassifier, dict(epsilon=1.0, delta=0.5, mechanism="output", neighbours="add-remove", n_public=100),
      "not below 1/n"),
     (dpcvx.DPLogisticRegression, dict(epsilon=1.0, n_public=100, classes=(0, 1, 2)), "n_public is for"),
+    # an unknown mechanism, refused naming every choice the estimator takes (DPHuberRegressor left out its default
+    # 'auto'), in the one wording of a refused choice
+    (dpcvx.DPHuberRegressor, dict(epsilon=1.0, mechanism="bogus"),
+     r"^mechanism must be one of 'auto', 'output', 'objective'; got 'bogus'$"),
+    (dpcvx.DPLinearRegression, dict(epsilon=1.0, mechanism="bogus"),
+     r"^mechanism must be one of 'auto', 'adassp', 'objective', 'gradient'; got 'bogus'$"),
+    (dpcvx.DPLogisticRegression, dict(epsilon=1.0, mechanism="bogus"),
+     r"^mechanism must be one of 'output', 'objective'; got 'bogus'$"),
 ]
 
 

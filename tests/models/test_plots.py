@@ -31,6 +31,20 @@ def test_privacy_utility_refuses_malformed_input(epsilons, scores):
         plots.privacy_utility(epsilons, scores)
 
 
+@pytest.mark.parametrize("epsilons, scores, baseline, match", [
+    ("ab", {"a": [0.5, 0.6]}, None, r"^epsilons must be a non-empty list of positive numbers, got 'ab'$"),
+    ([0.1, 1], {"a": ["x", "y"]}, None, r"^scores\['a'\] must hold real numbers"),
+    ([0.1, 1], {"a": [[1, 2], [1]]}, None, r"^scores\['a'\] must hold real numbers in rows of one length"),
+    ([0.1, 1], {"a": [0.5, 0.6]}, "x", r"^baseline must be a finite number"),
+    ([0.1, 1], {"a": [0.5, 0.6]}, float("nan"), r"^baseline must be finite, got nan$"),
+], ids=["text epsilons", "text scores", "ragged scores", "text baseline", "NaN baseline"])
+def test_privacy_utility_refuses_text_ragged_rows_and_a_nan_baseline_with_a_typed_error(epsilons, scores, baseline,
+                                                                                        match):
+    """numpy's untyped ValueError came through for text and ragged rows, and a NaN baseline was drawn silently."""
+    with pytest.raises(dpcvx.InputError, match=match):
+        plots.privacy_utility(epsilons, scores, baseline=baseline)
+
+
 def test_audit_bounds_marks_violations_above_the_diagonal():
     class Report:
         def __init__(self, claimed, found):
@@ -42,3 +56,8 @@ def test_audit_bounds_marks_violations_above_the_diagonal():
     np.testing.assert_allclose(ax.collections[1].get_offsets(), [[0.5, 1.2]])
     with pytest.raises(dpcvx.InputError):
         plots.audit_bounds([])
+    with pytest.raises(dpcvx.InputError, match="at least one AuditReport"):  # numpy's ValueError before
+        plots.audit_bounds(iter([]))
+    with pytest.raises(dpcvx.InputError, match="takes a list of dpcvx.AuditReport objects, got int"):
+        plots.audit_bounds(5)
+    assert plots.audit_bounds(iter([Report(1.0, 0.4)])).collections[0].get_label() == "no violation found"

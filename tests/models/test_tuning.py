@@ -710,11 +710,33 @@ def test_scikit_learn_estimator(explicit):
     X, y = linear_data(6_000)
     labels = (y > 0).astype(int)                                 # the estimators' classes (0, 1)
     learner = (BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0) if explicit
-               else dpcvx.DPLogisticRegression(data_norm=1.0, epsilon=123.0))  # epsilon replaced
-    result = tune(learner, X, labels, {"lam": LAMS}, epsilon=1.0, random_state=0, procedure="split")
+               else dpcvx.DPLogisticRegression(data_norm=1.0))  # its default epsilon: tune's to set
+    result = tune(learner, X, labels, {"lam": LAMS}, epsilon=0.7, random_state=0, procedure="split")
     assert isinstance(result.model, dpcvx.DPLogisticRegression)
-    assert result.model.epsilon == 1.0 and result.model.lam == result.params["lam"]
-    assert result.model.certificate_.epsilon == 1.0 and result.model.score(X, labels) > 0.8
+    assert result.model.epsilon == 0.7 and result.model.lam == result.params["lam"]
+    assert result.model.certificate_.epsilon == 0.7 and result.model.score(X, labels) > 0.8
+
+
+def test_an_estimator_whose_own_budget_differs_from_tunes_is_refused_before_the_charge():
+    """tune replaced an estimator's own epsilon=2.0 by its own epsilon=1.0 without a word, where
+    as_opendp_measurement refuses the same mismatch; now refused, as is a delta set to another value than tune's.
+    A budget at the estimator's default, or equal to tune's, is tune's to set."""
+    pytest.importorskip("sklearn")
+    X, y = linear_data(600)
+    labels = (y > 0).astype(int)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    for learner, budget, said in (
+            (dpcvx.DPLogisticRegression(epsilon=2.0), dict(epsilon=1.0), "epsilon=1.0 for DPLogisticRegression, "
+             "whose own epsilon is 2.0"),
+            (dpcvx.DPLogisticRegression(delta=1e-6, mechanism="output"), dict(epsilon=1.0, delta=1e-5),
+             "delta=1e-05 for DPLogisticRegression, whose own delta is 1e-06")):
+        with pytest.raises(dpcvx.InputError, match=rf"^tune got {said}: tune spends its own budget") as refused:
+            tune(learner, X, labels, {"lam": [0.1]}, accountant=accountant, random_state=0, **budget)
+        assert "Nothing was charged" in str(refused.value)
+    assert accountant.ledger == []
+    result = tune(dpcvx.DPLogisticRegression(epsilon=2.0, column_statistics=False), X, labels, {"lam": [0.1]},
+                  epsilon=2.0, random_state=0)
+    assert result.certificate.epsilon == 2.0
 
 
 # -- the release holds public inputs and privatised values only --------------------------------

@@ -528,8 +528,8 @@ def test_a_pair_takes_sparse_rows_and_names_a_missing_label():
     np.testing.assert_array_equal(sparse_pair.X, pair.X)
     y = pair.y.astype(float)
     y[0] = np.nan  # the same missing label in both: it counted as a second difference ("they differ in 2")
-    with pytest.raises(dpcvx.InputError, match=r"NeighbouringPair.y has 1 missing label\(s\) \(NaN or None\), "
-                                               r"the first at row 0"):
+    with pytest.raises(dpcvx.InputError, match=r"NeighbouringPair.y holds NaN or missing values, first at row 0 "
+                                               r"\(1 such row\)"):
         NeighbouringPair(pair.X, y, pair.X_prime, y.copy(), pair.direction)
 
 

@@ -316,6 +316,37 @@ def _takes_budget_in_constructor(learner: Any) -> bool:
     return "epsilon" in parameters and not (callable(fit) and _accepts_keywords(fit, ("epsilon",)))
 
 
+def refuse_own_budget(learner: Any, epsilon: float, delta: float) -> None:
+    """Refuse an estimator (a learner that takes its budget in its constructor, :func:`adapt`) whose epsilon or
+    delta was set to a value other than its constructor's default and other than tune's: tune spends its own
+    budget, passing each candidate's fits their share of it, and would replace the estimator's without a word.
+    The standard of :func:`~dpcvx.opendp_bridge.as_opendp_measurement`, which refuses a budget other than the
+    estimator's own. A budget left at its default (or equal to tune's) is tune's to set, as documented."""
+    if isinstance(learner, type) or not hasattr(learner, "get_params") or not _takes_budget_in_constructor(learner):
+        return
+    name, params = type(learner).__name__, learner.get_params(deep=False)
+    defaults = inspect.signature(type(learner)).parameters
+    for label, given in (("epsilon", epsilon), ("delta", delta)):
+        if label not in params or label not in defaults:
+            continue
+        held, default = params[label], defaults[label].default
+        if _same_number(held, default) or _same_number(held, given):
+            continue
+        raise InputError(f"tune got {label}={given!r} for {name}, whose own {label} is {held!r}: tune spends its "
+                         f"own budget, passing each candidate's fits their share of it, and would replace the "
+                         f"estimator's. Pass tune {label}={held!r}, or leave {label} at {name}'s default "
+                         f"(set_params({label}={default!r})). Nothing was charged")
+
+
+def _same_number(value: Any, other: Any) -> bool:
+    """Whether two budget settings are the same number (a setting that is no number is the estimator's to refuse:
+    never the same)."""
+    try:
+        return bool(float(value) == float(other))
+    except (TypeError, ValueError):
+        return False
+
+
 def adapt(learner: Any) -> Any:
     """Wrap a learner that takes its budget in the constructor (a class or an estimator)."""
     if isinstance(learner, BudgetInConstructor) or not _takes_budget_in_constructor(learner):
@@ -571,6 +602,7 @@ def prepare(learner: Any, grid: Mapping[str, Sequence] | Sequence[Mapping[str, A
     The data is read after each candidate's verdict (:func:`shaped_then_read`)."""
     candidates = expand_grid(grid)
     epsilon, delta = check_cost(epsilon, delta)
+    refuse_own_budget(learner, epsilon, delta)
     rng = resolve_rng(random_state)
     if fit_params is not None and not (isinstance(fit_params, Mapping)
                                        and all(isinstance(name, str) for name in fit_params)):
