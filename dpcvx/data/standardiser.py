@@ -5,9 +5,7 @@ multiplier are post-processing of one private release, and a released model keep
 row map (``to_dict`` / ``from_dict``, a built-in feature map of the model file), so ``predict`` maps new rows
 exactly as the fit did. Each row is mapped on its own; ``norm_bound`` is the public bound R the learner clips
 the map's outputs onto (docs/theory.md, section 33). A map may also clip each output coordinate onto
-[-clip, clip] first (:func:`range_map`, the map of AdaSSP's private ranges; docs/theory.md, section 16), and a
-column of ``soft`` keeps the input's slope 1 beyond that clip instead (:func:`fill_map`'s columns in the cell
-holding 0).
+[-clip, clip] first (:func:`range_map`, the map of AdaSSP's private ranges; docs/theory.md, section 16).
 
 A map of private column statistics reads each row as its statistics read it: scaled onto ||x|| <= R first
 (``input_bound``, the learner's public R; :meth:`RowMap.clip <dpcvx.data.rows.RowMap.clip>`, the same floats). The
@@ -36,8 +34,8 @@ from .rows import RowMap
 
 __all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FILL_FLOOR_CELLS", "FLOOR_CELLS", "LABEL_WIDTH", "RANGES_CLIP",
            "RANGES_FILL", "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "REGRESSION_WINDOW", "SPREAD",
-           "ZERO_CELL", "adassp_map", "fill_level", "fill_map", "histogram_label_range", "is_statistics_map",
-           "label_range", "least_half_width", "least_label_bound", "range_map", "ranges_map", "sums_map"]
+           "adassp_map", "fill_level", "fill_map", "histogram_label_range", "is_statistics_map", "label_range",
+           "least_half_width", "least_label_bound", "range_map", "ranges_map", "sums_map"]
 
 #: The map of private ranges (:func:`range_map`, :func:`label_range`): a column's implied standard deviation
 #: (half its range over the normal quantile z_(1-q)) becomes RANGE_SPREAD R / sqrt(d), each coordinate is clipped
@@ -58,12 +56,6 @@ CENTRE_PRIOR = 1 / 3
 RANGES_FILL = 1.0
 RANGES_CLIP = 2.0
 FILL_FLOOR_CELLS = 0.5  # fill_map's least half-width, in cells of the 2^HISTOGRAM_DEPTH grid
-#: The record's statement (key ``soft_zero_cell``, value True) that :func:`fill_map` gives a raised column whose range
-#: is the one cell [0, 2 R / 2^D) holding 0 the slope 1 beyond its coordinate clip (model format 18, session 57): a 0/1
-#: flag or one-hot level on under q of the rows has its 10 % and 90 % points at 0, and the clip crushed its rare "on"
-#: value onto the clip (one-hot d = 200 at epsilon 10: accuracy 0.791 against 0.825 without the ranges). A file
-#: without the statement (format 17 or older) is mapped as it was written.
-ZERO_CELL = "soft_zero_cell"
 #: the features' half-widths at least this many histogram cells with a label's range (:func:`ranges_map`; a one-hot
 #: column whose minority is under q has a one-cell range; at half a cell its rare value dominated the rows): fixed on
 #: the regression development tables, with rents and wages500, before any held-out table was fitted
@@ -86,15 +78,13 @@ class ColumnStandardiser:
     given; outputs clipped onto ``norm_bound`` by the learner. With ``input_bound`` each row x is first scaled onto
     ||x|| <= input_bound (the rows a map of private statistics was released from: module docstring); an infinite
     ``input_bound`` reads the rows as they are, stated (a statistics map as format version 10 wrote it, recorded
-    ``null``), where None states nothing (a map of the user's own). The columns of ``soft`` (indices, with a clip)
-    leave the clip at the input's slope: out = c + (g - c) / multiplier with g = (x - centre) * multiplier and
-    c = g clipped onto [-clip, clip], so a value beyond the clip point is not crushed onto it (:func:`fill_map`)."""
+    ``null``), where None states nothing (a map of the user's own)."""
 
     #: output column j is computed from input column j alone (:func:`dpcvx.data.notes.warn_clipped_rows` names them)
     keeps_columns = True
 
     def __init__(self, centre: ArrayLike, multiplier: ArrayLike, norm_bound: float,
-                 clip: float | None = None, input_bound: float | None = None, soft: ArrayLike | None = None) -> None:
+                 clip: float | None = None, input_bound: float | None = None) -> None:
         centre_, multiplier_ = (np.array(values, dtype=np.float64).ravel() for values in (centre, multiplier))
         if centre_.size == 0 or centre_.shape != multiplier_.shape:
             raise InputError(f"a standardiser needs one centre and one multiplier per column, got {centre_.size} "
@@ -109,13 +99,8 @@ class ColumnStandardiser:
                                       or math.isnan(value) or value <= 0 or (name == "clip" and math.isinf(value))):
                 raise InputError(f"{name} must be None or a positive number{', finite' * (name == 'clip')}, got "
                                  f"{value!r}")
-        soft_ = np.asarray([] if soft is None else soft)
-        if soft_.size and (clip is None or soft_.ndim != 1 or soft_.dtype.kind not in "iu"
-                           or np.any(np.diff(soft_) <= 0) or soft_[0] < 0 or soft_[-1] >= centre_.size):
-            raise InputError(f"soft must be increasing column indices of a map with a clip, got {soft_[:5]!r}")
         centre_.setflags(write=False)
         multiplier_.setflags(write=False)
-        self.soft: tuple[int, ...] = tuple(int(j) for j in soft_.ravel())
         self.centre, self.multiplier, self.norm_bound = centre_, multiplier_, float(norm_bound)
         self.clip = None if clip is None else float(clip)
         self.input_bound = None if input_bound is None else float(input_bound)
@@ -151,8 +136,6 @@ class ColumnStandardiser:
                               for values in (self.centre, self.multiplier))
         bound = self.input_bound
         scaled = RowMap(norm_bound=bound).clip if bound is not None and math.isfinite(bound) else None
-        soft = np.array(self.soft, dtype=np.intp)
-        slope = 1.0 / self.multiplier[soft]
         for start in range(0, rows.shape[0], step):
             block = out[start:start + step]
             size = block.shape[0]
@@ -164,20 +147,15 @@ class ColumnStandardiser:
             np.subtract(source, centre[:size], out=block)
             np.multiply(block, multiplier[:size], out=block)
             if self.clip is not None:
-                free = block[:, soft] if soft.size else None  # a copy: the soft columns before the clip
                 np.clip(block, -self.clip, self.clip, out=block)
-                if free is not None:  # beyond the clip at the input's slope 1: c + (g - c) / multiplier
-                    block[:, soft] += (free - block[:, soft]) * slope
 
     def to_dict(self) -> dict[str, Any]:
         """Its record; ``clip`` and ``input_bound`` only when given (a map without them is recorded as before), an
-        infinite ``input_bound`` (the rows read as they are) as ``null``: JSON has no infinity; ``soft`` only when it
-        holds a column (format version 18)."""
+        infinite ``input_bound`` (the rows read as they are) as ``null``: JSON has no infinity."""
         bound = {} if self.input_bound is None else {
             "input_bound": self.input_bound if math.isfinite(self.input_bound) else None}
         return {"type": "ColumnStandardiser", "centre": self.centre.tolist(), "multiplier": self.multiplier.tolist(),
-                "norm_bound": self.norm_bound, **({} if self.clip is None else {"clip": self.clip}), **bound,
-                **({"soft": list(self.soft)} if self.soft else {})}
+                "norm_bound": self.norm_bound, **({} if self.clip is None else {"clip": self.clip}), **bound}
 
     @classmethod
     def from_moments(cls, mean: np.ndarray, second: np.ndarray, floor: float, norm_bound: float, spread: float,
@@ -196,27 +174,22 @@ class ColumnStandardiser:
     def from_dict(cls, data: dict) -> ColumnStandardiser:
         """Rebuild a saved map (numbers only; nothing is executed)."""
         if not isinstance(data, dict) or data.get("type") != "ColumnStandardiser" \
-                or set(data) - {"clip", "input_bound", "soft"} != {"type", "centre", "multiplier", "norm_bound"}:
+                or set(data) - {"clip", "input_bound"} != {"type", "centre", "multiplier", "norm_bound"}:
             raise InputError("not a saved ColumnStandardiser (its keys are type, centre, multiplier, norm_bound and "
-                             "an optional clip, input_bound and soft)")
-        soft = data.get("soft")
-        if soft is not None and not (isinstance(soft, list) and soft and all(
-                isinstance(j, int) and not isinstance(j, bool) for j in soft)):
-            raise InputError("a saved ColumnStandardiser's soft must be a non-empty list of column indices")
+                             "an optional clip and input_bound)")
         for key in ("centre", "multiplier"):  # JSON numbers: no text or flag read as one (np.array would take them)
             values = data[key]
             if not isinstance(values, list) or not all(
                     isinstance(value, (int, float)) and not isinstance(value, bool) for value in values):
                 raise InputError(f"a saved ColumnStandardiser's {key} must be a list of numbers")
         bound = math.inf if "input_bound" in data and data["input_bound"] is None else data.get("input_bound")
-        return cls(data["centre"], data["multiplier"], data["norm_bound"], data.get("clip"), bound, soft)
+        return cls(data["centre"], data["multiplier"], data["norm_bound"], data.get("clip"), bound)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ColumnStandardiser) and self.to_dict() == other.to_dict()
 
     def __hash__(self) -> int:
-        return hash((tuple(self.centre), tuple(self.multiplier), self.norm_bound, self.clip, self.input_bound,
-                     self.soft))
+        return hash((tuple(self.centre), tuple(self.multiplier), self.norm_bound, self.clip, self.input_bound))
 
     def __repr__(self) -> str:
         return f"ColumnStandardiser({self.centre.size} columns, norm_bound={self.norm_bound:g})"
@@ -230,7 +203,7 @@ def is_statistics_map(saved: Any, expected: ColumnStandardiser | None) -> bool:
     if not isinstance(saved, ColumnStandardiser) or expected is None:
         return False
     return saved == expected or saved == ColumnStandardiser(expected.centre, expected.multiplier, expected.norm_bound,
-                                                            expected.clip, math.inf, expected.soft)
+                                                            expected.clip, input_bound=math.inf)
 
 
 def adassp_map(released: np.ndarray, calibration: AdaSSPCalibration, norm: float, n: int) -> ColumnStandardiser:
@@ -314,7 +287,7 @@ def ranges_map(cells: np.ndarray, norm: float, floor_cells: float = 0.5,
     return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip, ranged.input_bound)
 
 
-def fill_map(cells: np.ndarray, norm: float, soft_zero_cell: bool = True) -> ColumnStandardiser:
+def fill_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
     """The classifiers' map of released ranges (grid indices, 2 x d; post-processing with the public d, R and D only).
 
     Half-widths h_j = (high_j - low_j) / 2 (at least half a cell). A column is located when its range is not the
@@ -323,26 +296,15 @@ def fill_map(cells: np.ndarray, norm: float, soft_zero_cell: bool = True) -> Col
     is centred at its range's midpoint and multiplied by t / h_j; every other column (already as wide as t, or not
     located) keeps its public centre and scale (centre 0, multiplier 1). Each output is clipped onto
     ``RANGES_CLIP`` F R / sqrt(d) (the learner then clips the row onto R), of each row scaled onto ||x|| <= R first,
-    the rows the histograms read.
-
-    With ``soft_zero_cell`` (the map since format version 18; False: the map a file without :data:`ZERO_CELL` was
-    written with) a raised column whose range is the one cell [0, 2 R / 2^D) holding 0 is ``soft``: beyond the clip
-    it keeps the input's slope 1. Such a range is a 0/1 flag or one-hot level on under q of the rows (its 10 % and
-    90 % points both 0) as well as a column whose rows sit in that cell: the first keeps its rare "on" value
-    distinguishable from "off" (the clip crushed it onto C F R / sqrt(d), a third of a one-hot level's 1 / sqrt(5)
-    at d = 200), the second is mapped as before within the clip. Every centre, multiplier and the fill level are
-    unchanged (docs/theory.md, section 34)."""
+    the rows the histograms read."""
     d = np.shape(cells)[1]
     low, high = grid_points(cells, np.full(d, norm), HISTOGRAM_DEPTH)
     half = np.maximum((high - low) / 2, least_half_width(norm, FILL_FLOOR_CELLS))
     located = (np.asarray(cells[0]) > 0) | (np.asarray(cells[1]) < 1 << HISTOGRAM_DEPTH)
     level = fill_level(half[located], RANGES_FILL * norm * math.sqrt(np.count_nonzero(located) / d))
     raised = located & (half < level)
-    zero = 1 << (HISTOGRAM_DEPTH - 1)  # the cell [0, 2 R / 2^D) is the grid's cell zero .. zero + 1
-    soft = np.flatnonzero(raised & (np.asarray(cells[0]) == zero) & (np.asarray(cells[1]) == zero + 1)) \
-        if soft_zero_cell else None
     return ColumnStandardiser(np.where(raised, (low + high) / 2, 0.0), np.where(raised, level / half, 1.0), norm,
-                              RANGES_CLIP * RANGES_FILL * norm / math.sqrt(d), input_bound=norm, soft=soft)
+                              RANGES_CLIP * RANGES_FILL * norm / math.sqrt(d), input_bound=norm)
 
 
 def fill_level(half: np.ndarray, total: float) -> float:

@@ -76,7 +76,6 @@ from ..data.standardiser import (
     RANGES_CLIP,
     REGRESSION_FLOOR_CELLS,
     REGRESSION_WINDOW,
-    ZERO_CELL,
     ColumnStandardiser,
     fill_map,
     histogram_label_range,
@@ -507,8 +506,7 @@ def draw_map(X: Any, plan: StatisticsPlan, rng: RandomState) -> tuple[ColumnStan
             warn_unresolved_columns(X, grid_points(released, np.full(plan.d, plan.norm), plan.depth), floor,
                                     plan.norm)
         values: dict[str, Any] = {"depth": plan.depth, "level": HISTOGRAM_LEVEL, "cells": released.tolist(),
-                                  "theorem": RANGES_THEOREM,  # the classifiers' fill map since format version 18
-                                  **({ZERO_CELL: True} if plan.label_bound is None else {})}
+                                  "theorem": RANGES_THEOREM}
     else:
         released = release_column_statistics(np.asarray(X), plan, integer_source(rng))
         mapped = sums_map(released, plan.n, plan.norm, plan.scale, LATTICE_BITS)

@@ -14,7 +14,6 @@ from ...data.preprocessing import PublicSchema
 from ...data.rows import RowMap
 from ...data.standardiser import (
     REGRESSION_FLOOR_CELLS,
-    ZERO_CELL,
     ColumnStandardiser,
     fill_map,
     is_statistics_map,
@@ -141,7 +140,7 @@ def statistics_map(record: dict, norm: float) -> ColumnStandardiser:
         cells = np.array(record["cells"])
         if "label_cells" in record:
             return ranges_map(cells, norm, REGRESSION_FLOOR_CELLS, record["depth"])
-        return fill_map(cells, norm, soft_zero_cell=ZERO_CELL in record)  # absent: as format 17 wrote it
+        return fill_map(cells, norm)
     scale = Fraction(record["sensitivity"]) / Fraction(record["epsilon"])
     return sums_map(np.array(record["sums"], dtype=np.int64), record["n"], norm, scale, record["lattice_bits"])
 

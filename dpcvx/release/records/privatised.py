@@ -122,8 +122,7 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                    ("**.column_statistics.cells",),
                    _tuned(("**.preprocessing.row_map.feature_map.centre",
                            "**.preprocessing.row_map.feature_map.multiplier",
-                           "**.preprocessing.row_map.feature_map.clip",
-                           "**.preprocessing.row_map.feature_map.soft", "**.certificate.feature_map"))
+                           "**.preprocessing.row_map.feature_map.clip", "**.certificate.feature_map"))
                    + _TUNING_RECORD),
     # its record is the one above (certificate.column_statistics, with eps_l beside eps_s); B' is the fit's label
     # bound, so m = B' / 4, the constants, the verified loss and the lam rule are derived from the label's cells

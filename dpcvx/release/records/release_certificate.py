@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...data.files import json_object
-from ...data.standardiser import ZERO_CELL, histogram_label_range
+from ...data.standardiser import histogram_label_range
 from ...exceptions import InputError
 from ...losses import LOGISTIC_TEXT, has_probabilities
 from ...privacy.calibrate_gaussian import LOSS_SLOPE, ONE_SIGNED, GaussianObjectivePerturbation
@@ -546,11 +546,7 @@ def _column_ranges(data: dict, what: str) -> dict:
     """A recorded release of ``column_statistics="ranges"`` (privacy.column_histogram) in the field ``what``: eps_s
     > 0, n >= 1, the public depth and level, 2 x d grid indices with low <= high within [0, 2^D], and the L1
     sensitivity 2 d."""
-    # the classifiers' statement that their fill map gives a zero-cell column its slope beyond the clip (format 18)
-    stated = {ZERO_CELL} if ZERO_CELL in data and "label_cells" not in data else set()
-    item = json_object(what, data, _RANGES_KEYS | (_LABEL_KEYS if "label_cells" in data else set()) | stated)
-    if stated and item[ZERO_CELL] is not True:
-        raise InputError(f"{what}.{ZERO_CELL} must be true (written only then); the file has been edited")
+    item = json_object(what, data, _RANGES_KEYS | (_LABEL_KEYS if "label_cells" in data else set()))
     _positive(f"{what}.epsilon", item["epsilon"])
     _number(f"{what}.total_epsilon", item["total_epsilon"])
     n, cells = item["n"], item["cells"]

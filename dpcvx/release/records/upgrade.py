@@ -133,14 +133,6 @@ version 16 dpcvx calibrated every loss by the general profile and wrote neither,
 and makes the digest of a file as dpcvx wrote it again: such a file loads with the general profile, as written.
 Tested on a logistic Gaussian objective perturbation written as version 16 (``tests/release/fixtures/format16``),
 whose loss a fit of this dpcvx calibrates by the one-sign profile.
-
-Format version 18 lets the classifiers' private ranges state ``soft_zero_cell`` (true; in ``column_statistics``, of a
-linear or a multiclass file): their fill map then gives each raised column whose range is the one cell holding 0 the
-slope 1 beyond its coordinate clip, listed as the map's ``soft`` columns (:func:`dpcvx.data.standardiser.fill_map`;
-docs/theory.md, section 34). A version 17 dpcvx clipped every column and wrote neither, so its step changes the version
-only and makes the digest of a file as dpcvx wrote it again: such a file loads with the map it was written with; a
-version 17 file that holds either key was not written by dpcvx, and is refused. Tested on a binary and a 3-class file
-written as version 17 (``tests/release/fixtures/format17``).
 """
 
 from __future__ import annotations
@@ -150,7 +142,6 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ...data.standardiser import ZERO_CELL
 from ...exceptions import InputError, UnprotectedFileWarning, user_stacklevel
 from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS
 from ...privacy.privacy_curve import AFTER_DRAWS, EPSILON_DELTA, DrawnPart, fit_after_draws_part
@@ -453,26 +444,8 @@ def _from_16(data: dict) -> dict:
     return upgraded_
 
 
-def _from_17(data: dict) -> dict:
-    """Version 17 -> 18: the version only (a version 17 fill map clipped every column); a file whose column statistics
-    state ``soft_zero_cell`` or whose map lists ``soft`` columns is refused (no version 17 dpcvx wrote either); the
-    digest of a file that is as dpcvx wrote it is made again of the new version (of any other, kept: it is refused)."""
-    for record in [data, *_entries_at(data, 17)]:
-        certificate = record.get("certificate")
-        statistics = [record.get("column_statistics"),
-                      certificate.get("column_statistics") if isinstance(certificate, dict) else None]
-        saved = _saved_map(record)
-        if any(isinstance(held, dict) and ZERO_CELL in held for held in statistics) or (
-                isinstance(saved, dict) and "soft" in saved):
-            raise InputError(f"{ZERO_CELL} or a map's soft columns in a file of format version 17, which no version "
-                             "17 dpcvx wrote (format version 18 added them); the file has been edited")
-    upgraded_, _ = _bumped(data, 17)
-    _digest_made_again(data, upgraded_)
-    return upgraded_
-
-
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
-          12: _from_12, 13: _from_13, 14: _from_14, 15: _from_15, 16: _from_16, 17: _from_17}
+          12: _from_12, 13: _from_13, 14: _from_14, 15: _from_15, 16: _from_16}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
