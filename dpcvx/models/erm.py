@@ -236,9 +236,10 @@ class PrivateERM(ConstructorParameters):
         after which the public gradient bound holds whatever the data; it usually stops after a
         few iterations. An int below that budget is refused before anything is charged: whether
         the solve reached the bound would then depend on the data (docs/theory.md, section 7.1).
-        Paths without a proved budget (a user's solver, conic-only problems, proximal Newton,
-        a budget above 10^7 iterations) take it as their limit (default 100), and are refused
-        inside composite procedures (:mod:`dpcvx.models.failure`).
+        A budget above 10^7 iterations is refused before the charge (raise lam). Paths without
+        a proved budget (a user's solver, conic-only problems, proximal Newton) take it as
+        their limit (default 100), and are refused inside composite procedures
+        (:mod:`dpcvx.models.failure`).
     strict : bool
         Refuse estimated constants even when ``allow_estimates`` is set (without it they are refused already:
         ``strict=True`` alone is refused, InputError).

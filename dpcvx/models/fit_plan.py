@@ -404,8 +404,10 @@ class FitPlan:
         self.solver.check_scale(self.problem, n, self.rows.effective_norm_bound, noise_norm)
         gamma = calibrated.calibration.gradient_tolerance
         assert gamma is not None  # the calibration always has a public tol
-        least = self.solver.proved_budget(self.problem, calibrated.lam, calibrated.calibration.extra_reg, self.rows,
-                                          n, gamma, self.start)
+        least = self.solver.least_budget(self.problem, calibrated.lam, calibrated.calibration.extra_reg, self.rows,
+                                         n, gamma, self.start)
+        if least is not None and exceeds_limit(least):  # refused wherever the fit runs (docs/theory.md, 7.1)
+            failure.refuse_unsafeguarded(self.owner, self.solver.unproved_reason(self.problem))
         if least is None:  # why, only where a composite procedure refuses it (the reason is a few budget calls)
             failure.require_proved(False, self.owner, self.solver.unproved_reason(self.problem))
         self.solver.check_max_iter(least)

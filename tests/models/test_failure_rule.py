@@ -250,6 +250,28 @@ def test_the_rule_applies_only_inside_a_composite_procedure(data):
         erm.check_fit_inputs(X, y, epsilon=1.0)
 
 
+def test_a_budget_beyond_the_limit_is_refused_before_the_charge_in_a_plain_fit_too():
+    """A budget above MAX_PROVED_ITERATIONS counted as none, and a plain fit then ran Newton unsafeguarded to 100
+    steps after its charge: this Huber SVM (h 0.01, lam 1e-6, output perturbation) raised SolverError on the data set
+    with one label flipped and released on the other, an event no theorem covers (docs/theory.md, section 7.1). Both
+    neighbours are now refused, before anything is charged, by the estimator and the learner alike."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 5))
+    X /= np.linalg.norm(X, axis=1, keepdims=True) * 1.01
+    y = np.where(X[:, 0] > 0, 1, 0)
+    flipped = y.copy()
+    flipped[1] = 1 - flipped[1]
+    for labels in (y, flipped):
+        accountant = PrivacyAccountant(epsilon=10.0)
+        with pytest.raises(InputError, match="above 1e\\+07 iterations.*raise lam.*Nothing was charged"):
+            dpcvx.DPHuberSVM(h=0.01, lam=1e-6, mechanism="output", random_state=0).fit(X, labels,
+                                                                                       accountant=accountant)
+        with pytest.raises(InputError, match="above 1e\\+07 iterations"):
+            dpcvx.PrivateERM(loss="huber_hinge:h=0.01", lam=1e-6, data_norm=1.0).fit(
+                X, 2 * labels - 1, epsilon=1.0, mechanism="output", accountant=accountant, random_state=0)
+        assert accountant.ledger == []
+
+
 def _budget_at_the_edge(monkeypatch: pytest.MonkeyPatch, X: np.ndarray, y: np.ndarray,
                         **fit: Any) -> list[float | None]:
     """The safeguard's beta of every Newton solve of a fit whose public least budget is exactly the largest proved
@@ -257,14 +279,14 @@ def _budget_at_the_edge(monkeypatch: pytest.MonkeyPatch, X: np.ndarray, y: np.nd
     from dpcvx.solvers import choice
 
     least: list[int] = []
-    real = choice.SolverChoice.proved_budget
+    real = choice.SolverChoice.least_budget
 
     def recorded(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         value = real(self, *args, **kwargs)
         least.append(value)
         return value
 
-    monkeypatch.setattr(choice.SolverChoice, "proved_budget", recorded)
+    monkeypatch.setattr(choice.SolverChoice, "least_budget", recorded)
     erm = dpcvx.PrivateERM(lam=1e-3, data_norm=1.0)
     erm.check_fit_inputs(X, y, epsilon=1.0, **fit)
     assert least and least[-1] is not None
@@ -310,10 +332,11 @@ def test_the_rows_of_an_add_remove_fit_keep_the_plans_proved_path(monkeypatch):
 ])
 def test_an_unproved_fit_after_a_private_count_is_refused_naming_what_the_count_sets(options, procedure):
     """class_prior='private' without class weights sets the intercept offset, not balanced class weights: its
-    refusal named 'a fit with balanced class weights from a private count'."""
+    refusal named 'a fit with balanced class weights from a private count' (a user's solver: unproved)."""
     X, y = synthetic_classification(n=400, d=4, random_state=0)
     accountant = PrivacyAccountant(epsilon=10.0)
     with pytest.raises(InputError, match=rf"^{procedure} runs its fits after its one charge"):
-        dpcvx.DPLogisticRegression(lam=1e-6, epsilon=1.0, mechanism="output", random_state=0, **options).fit(
-            X, (y > 0).astype(int), accountant=accountant)
+        dpcvx.PrivateERM(lam=1e-3, data_norm=1.0, fit_intercept=True, solver=lambda program, w: program.solve(),
+                         **options).fit(
+            X, y, epsilon=1.0, accountant=accountant, random_state=0)
     assert not accountant.ledger
