@@ -372,10 +372,12 @@ def _label_values(args: argparse.Namespace) -> tuple[str, str]:
     return (negatives[0] if negatives else NOT + positives[0]), positives[0]
 
 def _missing_labels(args: argparse.Namespace, layout: Layout, absent: np.ndarray, declared: str = "") -> RowError:
-    """The refusal of the label cells ``absent`` (an empty cell or '?'; ``declared``: how one becomes a class), in the
-    Python API's words (:func:`~dpcvx.validation.missing_refusal`), the file, column and rows named."""
+    """The refusal of the label cells ``absent`` (an empty cell or '?', a Parquet file's null or NaN too; ``declared``:
+    how one becomes a class), in the Python API's words (:func:`~dpcvx.validation.missing_refusal`), the file, column
+    and rows named."""
+    cells = "an empty cell, '?', a null or NaN" if is_parquet(args.data) else "an empty cell or '?'"
     return missing_refusal(f"{args.data}: column {args.target!r}", int(absent.sum()), int(np.flatnonzero(absent)[0]),
-                           f"missing values (an empty cell or '?'{declared})", layout.rows_note())
+                           f"missing values ({cells}{declared})", layout.rows_note())
 
 
 def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.ndarray:

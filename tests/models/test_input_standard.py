@@ -129,6 +129,9 @@ def test_a_missing_label_or_target_is_refused_in_one_wording_at_every_entry():
         with pytest.raises(InputError, match=r"(^|: )y holds " + re.escape(kinds) + tail) as refused:
             fit()
         assert str(refused.value).count("row 3") == 1 and "outside" not in str(refused.value)
+    target[3] = np.inf  # a regression's infinite target: the same refusal, its kinds saying so
+    with pytest.raises(InputError, match=r"^y holds NaN, missing or infinite values" + tail):
+        DPLinearRegression(epsilon=1.0).fit(X, target)
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
