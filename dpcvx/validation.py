@@ -46,6 +46,7 @@ from .advice import command_line_runs, named, setting
 from .exceptions import InputError, InputTypeError, NumericRangeError, UnsupportedWeightsError, a_value_of, withheld
 from .tables import (
     NonFiniteError,
+    RowError,
     column_names,
     finite_numbers,
     first_non_number,
@@ -90,6 +91,7 @@ __all__ = [
     "refuse_non_finite_targets",
     "width_refusal",
     "missing_refusal",
+    "MISSING_ADVICE",
     "BOUND_MIN",
     "BOUND_MAX",
     "check_matrix",
@@ -837,16 +839,31 @@ def _refuse_targets(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]
     """:func:`refuse_non_finite_targets`' refusal of the targets that ``test`` finds (NaN or infinite floats, or
     missing entries among objects), counted and the first placed."""
     bad, first = _counted(values, test)
-    if bad:
+    if bad and first is not None:
         raise missing_refusal("y", bad, first, "NaN, missing or infinite values")
 
 
-def missing_refusal(name: str, count: int, first: int | None, kinds: str = "NaN or missing values") -> InputError:
+def missing_refusal(name: str, count: int, first: int, kinds: str = "NaN or missing values",
+                    rows_note: str = "") -> RowError:
     """The one refusal of missing values among labels or targets (``count`` of them, the first at row ``first``;
     ``kinds``: what is missing, a regression's infinite target too), counted and placed, never shown, at every
-    entry: a regression's target, a classifier's or kernel learner's label (:func:`outside_labels`), an audit's."""
-    return InputError(f"{name} holds {kinds}, first at row {first} {such_rows(count)}; remove them or impute them "
-                      "with a public rule first")
+    entry: a regression's target, a classifier's or kernel learner's label (:func:`outside_labels`), an audit's, and
+    the command line's label column (``name`` the file and column, ``rows_note`` how its rows count; a
+    :class:`~dpcvx.tables.RowError`, so a chunked read renumbers the row within the whole file).
+
+    Its advice offers both fixes with what each costs, neither free. A public rule (a constant label) is a function
+    of the record alone: replace-one neighbours stay neighbours and n is kept, so the guarantee covers the records
+    as they came (docs/datasets.md: "a public rule, never a dropped record"); but an invented label is label noise,
+    biasing the model toward it in proportion to the share imputed. Removing the records is what statistics usually
+    does with a missing outcome; but n is public under replace-one (docs/theory.md, section 9), so the n released
+    then tells how many records had no label, and the guarantee covers the records kept."""
+    return RowError(f"{name} holds {kinds}, first at row ", first,
+                    f"{rows_note and ' ' + rows_note} {such_rows(count)}; {MISSING_ADVICE}")
+
+
+#: The advice of :func:`missing_refusal`: both fixes and the cost of each.
+MISSING_ADVICE = ("remove them or impute them with a public rule first: removing them changes the public n, which then "
+                  "tells how many there were; an imputed constant biases the model toward it")
 
 
 def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:

@@ -48,7 +48,7 @@ from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, write_model
 from ..tables import RowError, number_variants, repeated_names, spelling_variants, such_rows, text_numbers
-from ..validation import check_public_classes, label_range
+from ..validation import check_public_classes, label_range, missing_refusal
 from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
@@ -371,6 +371,15 @@ def _label_values(args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError(f"--positive and --negative must differ, both give {name_list(both)}")
     return (negatives[0] if negatives else NOT + positives[0]), positives[0]
 
+def _missing_labels(args: argparse.Namespace, layout: Layout, absent: np.ndarray, declared: str = "") -> RowError:
+    """The refusal of the label cells ``absent`` (an empty cell or '?', a Parquet file's null or NaN too; ``declared``:
+    how one becomes a class), in the Python API's words (:func:`~dpcvx.validation.missing_refusal`), the file, column
+    and rows named."""
+    cells = "an empty cell, '?', a null or NaN" if is_parquet(args.data) else "an empty cell or '?'"
+    return missing_refusal(f"{args.data}: column {args.target!r}", int(absent.sum()), int(np.flatnonzero(absent)[0]),
+                           f"missing values ({cells}{declared})", layout.rows_note())
+
+
 def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.ndarray:
     """The target column mapped to the public pair of classes; nothing about the labels is inferred.
 
@@ -382,10 +391,7 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
     given = set(args.positive) | set(args.negative or [])
     absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
     if np.any(absent):
-        raise RowError(
-            f"{args.data}: {int(absent.sum())} row(s) have no label (an empty cell or '?') in column "
-            f"{args.target!r}, the first in row ", int(np.flatnonzero(absent)[0]), f" {layout.rows_note()}; "
-            "drop those records or give the label the file uses with --positive/--negative")
+        raise _missing_labels(args, layout, absent, ", unless --positive or --negative names it")
     is_positive = np.isin(raw, args.positive)
     if args.negative and not args.others_negative:
         outside = ~(is_positive | np.isin(raw, args.negative))
@@ -487,9 +493,7 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
     """Regression targets (numbers) or multiclass labels (values of --classes); nothing is inferred."""
     absent = np.isin(raw, MISSING_LABELS)
     if np.any(absent):
-        raise RowError(f"{args.data}: {int(absent.sum())} row(s) have no label in column {args.target!r}, the "
-                       "first in row ", int(np.flatnonzero(absent)[0]), f" {layout.rows_note()}; drop those records "
-                       "first (a label has no public imputed value)")
+        raise _missing_labels(args, layout, absent)
     if args.task == "regression":
         targets, bad = text_numbers(raw)
         if bad.any():

@@ -115,7 +115,7 @@ def test_a_parquet_float_target_with_nan_has_no_label(tmp_path, capsys, monkeypa
     pq.write_table(pa.table({"x": [i / 10 for i in range(10)], "cost": cost}), tmp_path / "r.parquet")
     code, err = fit(tmp_path, capsys, monkeypatch, "pyarrow", str(tmp_path / "r.parquet"), "--target", "cost",
                     "--task", "regression", "--label-bound", "0,2000", "--delta", "1e-6", *FEATURES)
-    assert code == 3 and "1 row(s) have no label in column 'cost', the first in row 4" in err
+    assert code == 3 and "column 'cost' holds missing values (an empty cell, '?', a null or NaN), first at row 4" in err
 
 
 def joined(tmp_path, header, rows, at):

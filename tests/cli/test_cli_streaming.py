@@ -68,7 +68,7 @@ def test_both_readers_give_the_release_of_the_whole_file(tmp_path, monkeypatch, 
     ((1_700, "1.0, 2,x,hi,9"), "line 1702: 5 fields, but the header has 4"),
     ((1_700, "?, 2,x,hi"), "in data rows 1000..1999 (read by --chunk-rows)"),
     ((2_499, "1.0, abc,x,hi"), "in data rows 2000..2499 (read by --chunk-rows)"),
-    ((1_700, "1.0, 2,x,"), "no label"),
+    ((1_700, "1.0, 2,x,"), "holds missing values (an empty cell or '?'"),
     ((5, "1.0, 2,x,mid"), "in data rows 0..999 (read by --chunk-rows)"),
 ])
 def test_both_readers_refuse_alike_and_write_nothing(tmp_path, monkeypatch, capsys, streams, bad, message):

@@ -6,6 +6,7 @@ import pytest
 from csv_files import write
 
 from dpcvx.cli import main
+from dpcvx.validation import MISSING_ADVICE
 
 COLUMNS = ["--numeric", "x:0:1", "--epsilon", "1", "--data-norm", "1"]
 
@@ -96,13 +97,13 @@ def test_a_regression_target_with_separators_is_counted_and_advised(tmp_path, ca
     assert "1,250" not in err.split("(\"1,250\"")[0]  # the cell is never shown (the advice's example aside)
 
 
-def test_a_regression_target_without_a_value_says_to_drop_the_records(tmp_path, capsys):
+def test_a_regression_target_without_a_value_is_refused_in_the_python_api_s_words(tmp_path, capsys):
     data = write(tmp_path / "cost.csv", ["x", "cost"], [["0.1", "250"], ["0.2", ""]])
     code = main(["fit", data, "--target", "cost", "--task", "regression", "--label-bound", "0,2000", "--delta", "1e-6",
                  *COLUMNS, "--out", str(tmp_path / "m.json")])
     err = capsys.readouterr().err
-    assert code == 3 and "1 row(s) have no label in column 'cost', the first in row 1" in err
-    assert "drop those records first" in err
+    assert code == 3 and "column 'cost' holds missing values (an empty cell or '?'), first at row 1" in err
+    assert err.rstrip("\n").endswith("(1 such row); " + MISSING_ADVICE)  # validation.missing_refusal's
 
 
 def test_a_warning_made_an_error_is_one_line_before_the_charge(tmp_path, capsys):

@@ -17,6 +17,7 @@ from dpcvx.cli import main
 from dpcvx.exceptions import ClippingWarning, InputError, InputTypeError
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.models.multiclass import PrivateMulticlassERM
+from dpcvx.validation import MISSING_ADVICE
 
 pd = pytest.importorskip("pandas")
 
@@ -118,7 +119,7 @@ def test_a_missing_label_or_target_is_refused_in_one_wording_at_every_entry():
     target = TARGET.astype(float)
     target[3] = np.nan
     signs = np.where(np.isnan(labels), np.nan, 2 * labels - 1)
-    tail = r", first at row 3 \(1 such row\); remove them or impute them with a public rule first$"
+    tail = r", first at row 3 \(1 such row\); " + re.escape(MISSING_ADVICE) + "$"
     for fit, kinds in ((lambda: DPLogisticRegression(epsilon=1.0).fit(X, labels), "NaN or missing values"),
                        (lambda: PrivateERM(data_norm=1.0).fit(X, labels, 1.0), "NaN or missing values"),
                        (lambda: dpcvx.TDDL("rbf", lam=0.1, gamma=1.0).fit(X, signs, 1.0, Z=X[:5]),
@@ -128,6 +129,9 @@ def test_a_missing_label_or_target_is_refused_in_one_wording_at_every_entry():
         with pytest.raises(InputError, match=r"(^|: )y holds " + re.escape(kinds) + tail) as refused:
             fit()
         assert str(refused.value).count("row 3") == 1 and "outside" not in str(refused.value)
+    target[3] = np.inf  # a regression's infinite target: the same refusal, its kinds saying so
+    with pytest.raises(InputError, match=r"^y holds NaN, missing or infinite values" + tail):
+        DPLinearRegression(epsilon=1.0).fit(X, target)
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
@@ -399,6 +403,38 @@ def test_the_cli_names_the_row_and_column_of_a_missing_number(tmp_path, capsys):
     assert code != 0 and "numeric column 'b' holds a missing or non-finite value in row 1" in err
 
 
+def test_a_missing_label_is_refused_by_the_command_line_in_the_python_api_s_words(tmp_path, capsys):
+    """An empty label cell read by `dpcvx fit` and a NaN label given to an estimator are one fault, refused in one
+    wording (:func:`dpcvx.validation.missing_refusal`: the CLI naming the file, the column and how its rows count):
+    the CLI said "k row(s) have no label in column 'y', the first in row 3 ...; drop those records first (a label has
+    no public imputed value)", the API to remove them or impute them with a public rule; now both say both, with
+    the cost of each. The exit status stays an input error's (3)."""
+    rows = ["a,b,y"] + [f"{a:.3f},{b:.3f},{'' if i == 3 else int(a > 0.25)}" for i, (a, b) in enumerate(X[:, :2])]
+    (tmp_path / "gap.csv").write_text("\n".join(rows) + "\n")
+    common = ["fit", tmp_path / "gap.csv", "--numeric", "a:0:1", "--numeric", "b:0:1", "--target", "y",
+              "--data-norm", "1", "--epsilon", "1", "--lam", "0.01", "--out", tmp_path / "m.json"]
+    labels = Y01.astype(float)
+    labels[3] = np.nan
+    target = TARGET.astype(float)
+    target[3] = np.nan
+    tail = " (1 such row); " + MISSING_ADVICE
+    for options, fit in ((["--positive", "1"], lambda: DPLogisticRegression(epsilon=1.0).fit(X, labels)),
+                         (["--task", "regression", "--label-bound", "1", "--delta", "1e-3"],
+                          lambda: DPLinearRegression(epsilon=1.0).fit(X, target))):
+        code, err = _cli(capsys, *common, *options)
+        with pytest.raises(InputError) as refused:
+            fit()
+        api = str(refused.value)
+        assert code == 3 and not (tmp_path / "m.json").exists()
+        assert err.startswith("dpcvx: input error: ") and len(err.splitlines()) == 1
+        said = err.removeprefix("dpcvx: input error: ").rstrip("\n")
+        assert said.startswith(f"{tmp_path / 'gap.csv'}: column 'y' holds missing values (an empty cell or '?'")
+        assert re.search(r"(^|: )y holds NaN", api), api  # a classifier: "Input y contains NaN: y holds ..."
+        for message in (said, api):
+            assert ", first at row 3" in message and message.endswith(tail), message
+        assert "(rows count from 0 at the first line after the header)" in said
+
+
 def test_tune_names_a_nan_by_its_row_and_column_as_a_fit_does():
     bad = X.copy()
     bad[7, 2] = np.nan
@@ -428,8 +464,8 @@ def test_a_nan_label_is_named_by_its_row_on_every_path():
     }
     for path, fit in paths.items():
         accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-        with pytest.raises(InputError, match=r"y holds NaN or missing values, first at row 11 \(1 such row\); remove "
-                           r"them or impute them with a public rule first$"):
+        with pytest.raises(InputError, match=r"y holds NaN or missing values, first at row 11 \(1 such row\); "
+                           + re.escape(MISSING_ADVICE) + "$"):
             fit(accountant)
         assert accountant.ledger == [], path
 
