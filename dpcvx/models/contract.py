@@ -35,7 +35,7 @@ from ..privacy.neighbours import Neighbours
 from ..validation import refuse_unknown_parameters
 
 __all__ = ["predicts_per_row", "check_tunable", "binding_error", "refuse_held_accountant", "FIT_KEYWORDS", "Learner",
-           "Plan", "ConstructorParameters"]
+           "Plan", "ConstructorParameters", "without_diagnostics"]
 
 
 class ConstructorParameters:
@@ -67,6 +67,10 @@ class ConstructorParameters:
         """The constructor parameters (``deep`` is accepted for scikit-learn compatibility)."""
         return {name: getattr(self, name) for name in self._parameter_names()}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy or a pickle holds the settings and what the fit kept, never :func:`without_diagnostics`'s."""
+        return without_diagnostics(self)
+
     def set_params(self, **params: Any) -> Any:
         """Set constructor parameters in place; unknown names raise InputError."""
         refuse_unknown_parameters(type(self).__name__, params, self._parameter_names(),
@@ -74,6 +78,17 @@ class ConstructorParameters:
         for name, value in params.items():
             setattr(self, name, value)
         return self
+
+
+def without_diagnostics(learner: Any) -> dict[str, Any]:
+    """The learner's state for a copy or a pickle, without ``diagnostics_`` (NOT PRIVATE: the solver's iterations,
+    timings and residual measured on the private rows, for this process's data owner only). A fit plan holds its
+    learner, and once a plan had fitted, its pickle carried the last fit's solver statistics, which differ between
+    neighbouring data sets (an attacker probe: the residual 1.716e-08 against 1.768e-08), where a plan holds public
+    values only."""
+    state = dict(learner.__dict__)
+    state.pop("diagnostics_", None)
+    return state
 
 
 _NONE = object()  # the default of a parameter the default instance lacks (a subclass's own): always shown

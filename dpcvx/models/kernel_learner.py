@@ -57,6 +57,7 @@ from ..validation import (
 from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
 from ..version import __version__
 from . import training_rows
+from .contract import without_diagnostics
 from .erm_inputs import SETTINGS
 
 __all__ = ["PrivateKernelLearner", "Diagnostics", "NOT_PRIVATE", "NEIGHBOUR_RELATION", "Budget"]
@@ -171,6 +172,11 @@ class PrivateKernelLearner:
     #: fit (an attribute may have been replaced since), before anything is charged
     _parameter_checks: ClassVar[dict[str, Check]] = {"lam": check_lam, "time_limit": SETTINGS["time_limit"],
                                                      "verbose": check_flag, "allow_large_delta": check_flag}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy or a pickle holds the settings and what the fit kept, never
+        :func:`~dpcvx.models.contract.without_diagnostics`'s."""
+        return without_diagnostics(self)
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, loss: LossSpec = "hinge", gamma: float | None = None,
                  degree: int = 3, offset: float = 1.0, input_bound: float | None = None,

@@ -227,7 +227,7 @@ class PINP(TrainingSetLearner):
                              "private rows, and a copy would answer queries with the whole privacy budget again. "
                              "Query it in its own process, one query at a time; release() gives the transcript and "
                              "public_predictor() the public iterate, both free to copy")
-        return dict(self.__dict__)
+        return super().__getstate__()
 
     def query(self, z: ArrayLike) -> float:
         """A private prediction of <w*, phi(z)> for one point z; queries from several threads are answered one at a
