@@ -29,6 +29,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import stat
 import tempfile
 from collections import Counter
@@ -365,6 +366,14 @@ def json_depth(data: Any) -> int:
     return deepest
 
 
+def _ends_early(text: str, error: json.JSONDecodeError) -> bool:
+    """Whether a JSON error is the text's end: nothing after the error's position, an unterminated string, or the
+    start of a literal or number cut short (a file cut inside ``true`` ended "tru", an error at the "t")."""
+    tail = text[error.pos:].rstrip()
+    return (not tail or error.msg.startswith("Unterminated string") or any(word.startswith(tail) for word in
+            ("true", "false", "null")) or re.fullmatch(r"-?[0-9]*\.?[0-9]*(?:[eE][+-]?[0-9]*)?", tail) is not None)
+
+
 def parse_json(text: str, what: str = "file") -> Any:
     """Parse JSON text strictly: no NaN/Infinity, no repeated keys, bounded integers and nesting."""
     try:
@@ -373,8 +382,7 @@ def parse_json(text: str, what: str = "file") -> Any:
     except _Refused as error:
         raise FileError(f"{what} {error}") from None
     except json.JSONDecodeError as error:
-        truncated = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
-        ending = " (the file ends early: was it truncated?)" if truncated else ""
+        ending = " (the file ends early: was it truncated?)" if _ends_early(text, error) else ""
         raise FileError(f"{what} is not valid JSON: {error.msg} at line {error.lineno}, column "
                         f"{error.colno}{ending}") from None
     except RecursionError:

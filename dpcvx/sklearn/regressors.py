@@ -13,8 +13,9 @@ labels beyond the bounds are scaled onto them (``clip=True``, with a
 are never read off the data.
 
 Sparse rows: a scipy.sparse X (CSR, CSC, ..., or a pandas DataFrame of sparse columns) is fitted as a CSR, as
-the classifiers fit it, and ``predict`` and ``score`` take it. The release is the dense fit's, bit for bit with the
-same seed, wherever the fit takes the same mechanism. The private ranges (``column_statistics`` "ranges" or True,
+the classifiers fit it, and ``predict`` and ``score`` take it. The release is the dense fit's with the same seed,
+wherever the fit takes the same mechanism: AdaSSP's bit for bit, a solver's to its tolerance (the last digits: a
+sparse product rounds otherwise). The private ranges (``column_statistics`` "ranges" or True,
 ``mechanism="gradient"``) centre the columns, which fills a sparse matrix: they refuse a sparse X with
 :class:`~dpcvx.exceptions.InputTypeError` naming the setting, before any charge. Under ``column_statistics="auto"``
 a sparse X draws none, as a Dask X draws none (X's kind is public): where dense rows of the same n would search the

@@ -372,6 +372,17 @@ def test_calibration_is_recomputed_on_load(data, tmp_path, mechanism, change, me
     assert isinstance(error.value, dpcvx.exceptions.FileError)
 
 
+@pytest.mark.parametrize("cut", ["tru", "fals", "nul", "-", "1.", "2.5e", "1e-"])
+def test_a_file_cut_inside_a_literal_or_number_is_called_truncated(model, tmp_path, cut):
+    """The file cut in half ended inside ``true`` under the minimum versions (a float printed otherwise moved the
+    half): the error sat at the literal's start, not at the end, and the refusal did not say the file ends early."""
+    text = dpcvx.save(model, tmp_path / "m.json").read_text()
+    cut_file = tmp_path / "cut.json"
+    cut_file.write_text(text[: text.index('"passed": ') + len('"passed": ')] + cut)
+    with pytest.raises(dpcvx.exceptions.FileError, match="not valid JSON.*truncated"):
+        dpcvx.load(cut_file)
+
+
 def test_loader_errors_are_typed(model, tmp_path):
     """Hostile bytes never escape as raw Python errors: each is a FileError naming the problem."""
     text = dpcvx.save(model, tmp_path / "m.json").read_text()
