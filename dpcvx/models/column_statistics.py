@@ -180,9 +180,9 @@ def auto_statistics(learner: Any, X: Any, epsilon: float, neighbours: Any) -> bo
     charged: "ranges" when the fit can draw them (replace-one, clipping on, no feature
     map, no private bound, dense rows in memory or a numpy.memmap, whose rows the draw reads by blocks; not a Dask X),
     :func:`ranges_by_default` says so at X's public shape, and the fit
-    after the draw takes a path that may have a proved iteration budget (:meth:`PrivateERM.budgeted
-    <dpcvx.models.erm.PrivateERM.budgeted>`: not an L1 or elastic-net penalty, whose proximal path a composite
-    procedure refuses); else False."""
+    after the draw takes Newton's smooth path (:meth:`PrivateERM.smooth_budgeted
+    <dpcvx.models.erm.PrivateERM.smooth_budgeted>`: not a user's solver, which a composite procedure refuses, nor an
+    L1 or elastic-net penalty's proximal path, where the ranges' gain is unmeasured); else False."""
     shape = np.shape(X)
     drawable = (not draws_bounds(learner) and getattr(learner, "feature_map", None) is None
                 and bool(getattr(learner, "clip", True)) and not sparse.issparse(X) and not is_dask(X)
@@ -190,7 +190,7 @@ def auto_statistics(learner: Any, X: Any, epsilon: float, neighbours: Any) -> bo
                 and Neighbours.parse(neighbours) is Neighbours.REPLACE_ONE)
     share = learner.column_statistics_share
     return ("ranges" if drawable and ranges_by_default(int(shape[0]), int(shape[1]), epsilon, share)
-            and learner.budgeted(int(shape[1])) else False)
+            and learner.smooth_budgeted(int(shape[1])) else False)
 
 
 @dataclass(frozen=True)

@@ -231,13 +231,14 @@ class PrivateERM(ConstructorParameters):
         "Floating point: the linear releases"; the utility cost is measured in
         benchmarks/results/float_safe_cost.md.
     max_iter : int or None
-        None (default): Newton's method runs, safeguarded by gradient steps, up to the iteration
+        None (default): Newton's method runs, safeguarded by gradient steps (proximal gradient steps
+        with a constraint set or an L1 or group term), up to the iteration
         budget proved from public constants and the drawn noise (:mod:`dpcvx.solvers.budget`),
         after which the public gradient bound holds whatever the data; it usually stops after a
         few iterations. An int below that budget is refused before anything is charged: whether
         the solve reached the bound would then depend on the data (docs/theory.md, section 7.1).
         A budget above 10^7 iterations is refused before the charge (raise lam). Paths without
-        a proved budget (a user's solver, conic-only problems, proximal Newton) take it as
+        a proved budget (a user's solver, conic-only problems) take it as
         their limit (default 100), and are refused inside composite procedures
         (:mod:`dpcvx.models.failure`).
     strict : bool
@@ -393,12 +394,15 @@ class PrivateERM(ConstructorParameters):
         total = features + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
         return self._verified(total, progress=progress).certificate
 
-    def budgeted(self, input_dim: int) -> bool:
-        """Whether a fit on rows of ``input_dim`` columns takes a path that may have a proved iteration budget
-        (:meth:`SolverChoice.budgeted <dpcvx.solvers.choice.SolverChoice.budgeted>` of the problem verified at the
-        mapped width): a composite procedure refuses any other before its charge (docs/theory.md, section 7.1).
+    def smooth_budgeted(self, input_dim: int) -> bool:
+        """Whether a fit on rows of ``input_dim`` columns takes Newton's smooth path, which may have a proved
+        iteration budget (:meth:`SolverChoice.budgeted <dpcvx.solvers.choice.SolverChoice.budgeted>` of the problem
+        verified at the mapped width, not a KST12 problem): not a user's solver, whose fit a composite procedure
+        refuses before its charge (docs/theory.md, section 7.1), nor the proximal path of an L1 or group term or a
+        constraint set (proved too, but ``column_statistics="auto"``'s ranges were measured on the smooth path only).
         Public: the declaration and the width only."""
-        return self._solver().budgeted(self._verified(self.row_map().dimension(check_dim(input_dim))))
+        problem = self._verified(self.row_map().dimension(check_dim(input_dim)))
+        return self._solver().budgeted(problem) and not problem.kst12
 
     def _check_settings(self) -> None:
         erm_inputs.check_settings(self)

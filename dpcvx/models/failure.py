@@ -13,7 +13,7 @@ So the rule, enforced here and nowhere else:
 
 1. **Only proved methods.** Inside a composite procedure a learner's plan refuses, before anything
    is charged, a solve path without a proved iteration budget (:func:`require_proved`; the budget
-   is :mod:`dpcvx.solvers.budget`): a user's solver, a conic-only problem, the proximal path. A budget beyond
+   is :mod:`dpcvx.solvers.budget`): a user's solver, a conic-only problem. A budget beyond
    ``MAX_PROVED_ITERATIONS`` is refused in every fit (:func:`refuse_unsafeguarded`).
 2. **Rehearsal.** Every candidate's ``fit`` runs once on synthetic public rows before the charge
    (:func:`rehearse`): an argument its ``fit`` does not take, an import that fails, a setting it

@@ -38,6 +38,30 @@ R, Lam, Delta, n, the public start w_0 and the drawn noise b, never of the data.
 A user's ``max_iter`` below the budget at b = 0 (the smallest budget any draw can need) is refused
 before the charge; above it, the solver still runs to the budget of the noise it drew.
 
+**The composite path** (an L1 or group term, a constraint set: KST12 problems). There F = f + g with f the
+smooth part, n J_b above with N's quadratic part (mu and beta as above: the L1 and group terms add no
+strong convexity to m), and g = n Lam (a ||w||_1 + sum_g b_g ||w_g||) + the indicator of C. The proximal
+gradient step of :func:`dpcvx.solvers.proximal.proximal_newton`'s safeguard, in the averaged scale,
+
+    T(w) = prox_{g / beta}(w - grad f(w) / beta),
+
+(i) decreases F by at least Q(w) = -[grad f(w)^T (T - w) + (beta / 2) ||T - w||^2 + g(T) - g(w)] >=
+(beta / 2) ||T - w||^2 (T minimises the bracket, which is 0 at T = w and beta-strongly convex), and
+(ii) Q(w) >= (mu / beta) (F(w) - F*) (Karimi, Nutini and Schmidt, ECML-PKDD 2016, Theorem 5 and Lemma 1:
+a mu-strongly convex f satisfies their proximal-PL inequality with the same mu). Every iteration takes a
+point whose decrease is at least Q (Newton's, when its decrease is), else T(w) itself, so
+F(w_k) - F* <= (1 - mu / beta)^k (F(w_0) - F*). The certificate of the iterate w is the subgradient
+s = grad f(T) + beta (w - T) - grad f(w) of F at T (the proximal map's optimality), and since grad f is
+beta-Lipschitz, ||s|| <= 2 beta ||w - T|| <= 2 sqrt(2 beta Q) <= 2 sqrt(2 beta (F(w) - F*)). With
+F(w_0) - F* <= ||s_0||^2 / (2 mu) for any subgradient s_0 of F at w_0 (strong convexity),
+
+    ||s_k|| <= 2 sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0,
+
+the smooth bound with G_0 doubled, where G_0 bounds a subgradient at the start w_0 = P_C(public start or 0):
+the smooth part's L R + ||Lam grad N_q(w_0) + Delta w_0|| + ||b|| / n, plus Lam (a ||sign(w_0)|| +
+sum_g b_g [w_0,g != 0]) (0 lies in C's normal cone). The solve releases T(w_k) once 2 beta ||w_k - T(w_k)||
+(or a computed subgradient's norm) is at most the target: by the budget it is, whatever the data.
+
 **The kernel ERM.** The same rate, with the same formula (:func:`descent_iterations`), bounds the
 kernel learners' Newton solve of a C^1 loss (:func:`kernel_budget`): J(w) = (1/n) sum l(y_i <w, phi(x_i)>)
 + (lam/2) ||w||^2 in the RKHS, mu = lam, beta = lam + c R_phi^2, G_0 = L R_phi at w_0 = 0, target
@@ -75,12 +99,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..verification.problem import Quadratic, VerifiedProblem
 
-__all__ = ["DescentRate", "descent_rate", "descent_iterations", "kernel_budget", "kernel_smoothness",
+if TYPE_CHECKING:
+    from ..verification.constraints import ConstraintSet
+
+__all__ = ["DescentRate", "NonsmoothPart", "descent_rate", "descent_iterations", "kernel_budget", "kernel_smoothness",
            "dual_budget", "dual_smoothness"]
 
 # Relative slack on every rounded constant: the budget is an upper bound, so each double is nudged
@@ -89,9 +117,33 @@ _SLACK = 1e-12
 
 
 @dataclass(frozen=True)
+class NonsmoothPart:
+    """The composite path's g: ``l1_weight`` a, ``groups`` (coordinates, b_g) and the constraint set C of
+    N = a ||w||_1 + sum_g b_g ||w_g|| + quadratic in ``dim`` coordinates (module docstring, "The composite path")."""
+
+    l1_weight: float
+    groups: tuple[tuple[tuple[int, ...], float], ...]
+    constraint: ConstraintSet | None
+    dim: int
+
+    def start(self, w0: np.ndarray | None) -> np.ndarray:
+        """Where the proximal solve starts: the projection onto C of ``w0`` (None: zero)."""
+        start = np.zeros(self.dim) if w0 is None else np.asarray(w0, dtype=float)
+        return start if self.constraint is None else self.constraint.project(start)
+
+    def subgradient_bound(self, w0: np.ndarray) -> float:
+        """||a sign(w_0) + sum_g b_g w_0,g / ||w_0,g|||| bounded by a ||sign(w_0)|| + sum of b_g over the groups
+        where w_0 is not 0: a subgradient of N's non-smooth part at w_0 (0 from C's normal cone)."""
+        ones = float(np.count_nonzero(w0))
+        return self.l1_weight * math.sqrt(ones) + sum(weight for indices, weight in self.groups
+                                                      if np.any(w0[list(indices)]))
+
+
+@dataclass(frozen=True)
 class DescentRate:
     """The public rate of the safeguarded solver on J_b (module docstring): ``mu`` and ``beta`` of J_b,
-    ``gradient_bound`` the L R part of G_0, ``quadratic`` N's quadratic, ``lam`` and ``extra_reg`` (Delta)."""
+    ``gradient_bound`` the L R part of G_0, ``quadratic`` N's quadratic (its quadratic part on the composite path),
+    ``lam`` and ``extra_reg`` (Delta); ``nonsmooth`` the composite path's g, None on the smooth path."""
 
     mu: float
     beta: float
@@ -99,18 +151,26 @@ class DescentRate:
     quadratic: Quadratic
     lam: float
     extra_reg: float
+    nonsmooth: NonsmoothPart | None = None
 
     def start_gradient_bound(self, w0: np.ndarray | None, noise_norm: float, n: int) -> float:
-        """G_0 >= ||grad J_b(w_0)|| = L R + ||Lam grad N(w_0) + Delta w_0|| + ||b|| / n (public)."""
+        """G_0 >= ||grad J_b(w_0)|| = L R + ||Lam grad N(w_0) + Delta w_0|| + ||b|| / n (public); on the composite
+        path, a subgradient's bound at the projected start, Lam times :meth:`NonsmoothPart.subgradient_bound` more."""
+        nonsmooth = 0.0
+        if self.nonsmooth is not None:
+            start = self.nonsmooth.start(w0)
+            w0, nonsmooth = (start if np.any(start) else None), self.lam * self.nonsmooth.subgradient_bound(start)
         if w0 is not None:
             regularizer = self.lam * self.quadratic.gradient(w0) + self.extra_reg * w0
         else:  # w_0 = 0: grad N(0) is N's linear term
             regularizer = np.zeros(0) if self.quadratic.linear is None else self.lam * self.quadratic.linear
-        return (self.gradient_bound + float(np.linalg.norm(regularizer)) + noise_norm / n) * (1 + _SLACK)
+        return (self.gradient_bound + float(np.linalg.norm(regularizer)) + nonsmooth + noise_norm / n) * (1 + _SLACK)
 
     def iterations(self, start_gradient_bound: float, target: float) -> int:
-        """The least k with sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0 <= ``target`` (:func:`descent_iterations`)."""
-        return descent_iterations(self.mu, self.beta, start_gradient_bound, target)
+        """The least k with sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0 <= ``target`` (:func:`descent_iterations`);
+        on the composite path with G_0 doubled (the certificate's bound 2 beta ||w - T(w)||, module docstring)."""
+        factor = 1.0 if self.nonsmooth is None else 2.0
+        return descent_iterations(self.mu, self.beta, factor * start_gradient_bound, target)
 
     def budget(self, w0: np.ndarray | None, noise: np.ndarray | None, n: int, gradient_tolerance: float) -> int:
         """The proved budget for the solver's target gamma / (2 n) from ``w0`` (None: zero) with noise ``b``."""
@@ -199,7 +259,8 @@ def descent_rate(problem: VerifiedProblem, lam: float, extra_reg: float, norm_bo
 
     ``lam`` and ``extra_reg`` are the solver's (already scaled to the rows, as :meth:`SolverChoice.solve`
     scales them); ``norm_bound`` is R after clipping (the intercept feature included)."""
-    certificate, quadratic = problem.certificate, problem.quadratic
+    certificate = problem.certificate
+    quadratic = problem.smooth_quadratic if problem.kst12 else problem.quadratic
     if (quadratic is None or problem.derivatives is None or certificate.lipschitz is None
             or certificate.curvature is None or certificate.strong_convexity is None):
         return None
@@ -207,5 +268,8 @@ def descent_rate(problem: VerifiedProblem, lam: float, extra_reg: float, norm_bo
     if not mu > 0:
         return None
     beta = (problem.curvature * norm_bound ** 2 + lam * _largest_eigenvalue(quadratic) + extra_reg) * (1 + _SLACK)
+    nonsmooth = NonsmoothPart(problem.l1_weight * (1 + _SLACK), tuple((indices, weight * (1 + _SLACK))
+                                                                       for indices, weight in problem.groups),
+                              problem.constraint_set, problem.dim) if problem.kst12 else None
     return DescentRate(mu=mu, beta=max(beta, mu), gradient_bound=problem.lipschitz * norm_bound * (1 + _SLACK),
-                       quadratic=quadratic, lam=lam, extra_reg=extra_reg)
+                       quadratic=quadratic, lam=lam, extra_reg=extra_reg, nonsmooth=nonsmooth)

@@ -39,7 +39,7 @@ from .proximal import CompositeTerm, proximal_newton
 __all__ = ["SolverChoice", "SOLVERS", "exceeds_limit"]
 
 SOLVERS = ("auto", "fast", "cvxpy")
-DEFAULT_MAX_ITER = 100  # the iteration limit of a path without a proved budget (the proximal path)
+DEFAULT_MAX_ITER = 100  # the iteration limit of a path without a proved budget (a loss without a proved c)
 DISTINCT_TOLERANCE = 0.1  # the distinct records' solve aims at this share of the public gradient bound
 MAX_PROVED_ITERATIONS = 10**7  # beyond this budget gradient steps are no practical safeguard: the path is unproved
 
@@ -156,7 +156,7 @@ class SolverChoice:
                 return newton(blockwise, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         assert isinstance(y, np.ndarray)  # rows in memory: their labels are an array (erm_inputs.fit_labels)
         if problem.kst12:
-            return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start, weights)
+            return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start, weights, rate)
         derivatives, quadratic = problem.derivatives, problem.quadratic
         objective = None
         if derivatives is not None and quadratic is not None:
@@ -237,16 +237,15 @@ class SolverChoice:
 
     def budgeted(self, problem: VerifiedProblem) -> bool:
         """Whether the path this choice takes for ``problem`` may have a proved iteration budget: not a user's
-        solver, nor the proximal path of a constraint set or an L1/group term (:meth:`proved_budget` is None
-        there whatever the public constants). Public: the structure of the declaration only."""
-        return not (callable(self.solver) or problem.kst12)
+        solver (:meth:`proved_budget` is None there whatever the public constants). Public: the declaration only."""
+        return not callable(self.solver)
 
     def least_budget(self, problem: VerifiedProblem, lam: float, extra_reg: float, rows: RowMap, n: int,
                      gradient_tolerance: float, start: np.ndarray | None) -> int | None:
         """The least proved iteration budget (at b = 0, for ``n`` public rows) of the path this choice takes,
-        however large, or None where the path has none at any Lam: a user's solver, the proximal path (a
-        constraint set, an L1 term), a problem without a :class:`DescentRate` (conic-only). Public: the
-        declaration's constants, Lam, Delta, R, n, the tolerance and the public start."""
+        however large, or None where the path has none at any Lam: a user's solver, a problem without a
+        :class:`DescentRate` (conic-only). Public: the declaration's constants, Lam, Delta, R, n, the tolerance and
+        the public start (projected onto C on the proximal path, :mod:`.budget`)."""
         if not self.budgeted(problem):
             return None
         rate = descent_rate(problem, lam, extra_reg, rows.effective_norm_bound)
@@ -265,9 +264,6 @@ class SolverChoice:
         """Why :meth:`proved_budget` is None, with the way to a proved path (public)."""
         if callable(self.solver):
             return "is set to a user's solver, whose stopping no budget covers; use solver='auto'"
-        if problem.kst12:
-            return ("has a constraint set or an L1/group term, solved by proximal Newton, which has no proved "
-                    "iteration budget yet; tune a ridge-regularized learner, or fit it alone")
         if descent_rate(problem, 1.0, 0.0, 1.0) is None:
             return ("has no proved iteration budget for its problem (the budget needs a translated C^1 loss with "
                     "proved L and c, and a quadratic, strongly convex regularizer; a conic-only problem has none); use "
@@ -286,9 +282,10 @@ class SolverChoice:
                 "budget; Newton's method usually stops after a few iterations)")
 
     def _composite(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, lam: float,
-                         extra_reg: float, gradient_tolerance: float, start: np.ndarray | None,
-                         weights: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
-        """KST12 problems: proximal Newton (after CVXPY's solve with solver='cvxpy'), certified by a subgradient."""
+                   extra_reg: float, gradient_tolerance: float, start: np.ndarray | None,
+                   weights: np.ndarray | None, rate: DescentRate | None) -> tuple[np.ndarray, SolveInfo]:
+        """KST12 problems: proximal Newton (after CVXPY's solve with solver='cvxpy'), certified by a subgradient, to
+        the proved budget of its start where ``rate`` is given (:mod:`.budget`, "The composite path")."""
         derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
         assert derivatives is not None and quadratic is not None  # check(), before charging
         objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression,
@@ -297,14 +294,14 @@ class SolverChoice:
         g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
                           tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))
         if self.solver != "cvxpy":
-            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
-                                   max_iter=self._unproved_max_iter(), w0=start)
+            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, w0=start,
+                                   **self._newton_steps(rate, start, noise, X.shape[0], gradient_tolerance))
         w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
                                    solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance,
                                    regression=self.regression, weights=weights,
                                    fallback=_public_start(start, X.shape[1]))
-        polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
-                                          max_iter=self._unproved_max_iter(), w0=w)
+        polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, w0=w,
+                                          **self._newton_steps(rate, w, noise, X.shape[0], gradient_tolerance))
         return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
                                  iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds)
 

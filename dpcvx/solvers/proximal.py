@@ -40,7 +40,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..verification.constraints import ConstraintSet
-from .linear import DENSE_NEWTON_MAX_DIM, SolveInfo
+from .linear import DENSE_NEWTON_MAX_DIM, FLAT_DECREASE, SolveInfo
 from .objective import PerturbedObjective
 
 __all__ = ["proximal_newton", "CompositeTerm"]
@@ -125,35 +125,65 @@ def _hessian_operator(objective: PerturbedObjective, w: np.ndarray,
 
 
 def proximal_newton(objective: PerturbedObjective, g: CompositeTerm, *, gradient_tolerance: float,
-                    max_iter: int = 100, w0: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
-    """Minimise f + g (module docstring); stop at a point with a subgradient of norm <= gradient_tolerance / 2."""
+                    max_iter: int = 100, w0: np.ndarray | None = None,
+                    beta: float | None = None) -> tuple[np.ndarray, SolveInfo]:
+    """Minimise f + g (module docstring); stop at a point with a subgradient of norm <= gradient_tolerance / 2.
+
+    ``beta`` (the public smoothness of J_b, :class:`dpcvx.solvers.budget.DescentRate`) turns on the safeguard that
+    gives proximal gradient's proved rate (:mod:`dpcvx.solvers.budget`, "The composite path"): at each iterate w
+    the step T(w) = prox_{t g}(w - t grad f(w)), t = 1 / (n beta), whose certificate is at most 2 n beta
+    ||w - T(w)||, is a stopping test of its own, and an iteration whose Newton point decreases F by less than
+    T's guaranteed Q(w) (or finds none, or stalls) takes the lower of it and T(w). With ``max_iter`` the proved
+    budget no data set can make the solve stop short of the bound (docs/theory.md, section 7.1)."""
     start_time = time.perf_counter()
-    d = objective.dim
+    d, n = objective.dim, objective.n
     w = g.prox(np.zeros(d) if w0 is None else np.asarray(w0, dtype=float), 0.0)
     target = 0.5 * gradient_tolerance
     status, iterations, best, since_best = "max_iter", 0, np.inf, 0
     subgradient_norm, scale = np.inf, 1.0
     released = w
+    newton_steps = True  # until a proved solve's Newton steps stall: then the safeguard's steps alone
     while iterations < max_iter:
         iterations += 1
         margins = objective.margins(w)
         gradient = objective.gradient(w, margins)
-        matvec = _hessian_operator(objective, w, margins)
-        step = 1.0 / _top_eigenvalue(matvec, d)
-        # the certificate at w: a subgradient of F at w+ (module docstring)
-        candidate = g.prox(w - step * gradient, step)
-        subgradient = objective.gradient(candidate) + (w - candidate) / step - gradient
-        norm = float(np.linalg.norm(subgradient))
-        scale = max(float(np.linalg.norm(gradient)), float(np.linalg.norm((w - candidate) / step)), 1e-300)
-        if norm < subgradient_norm:
-            released, subgradient_norm = candidate, norm
-        if norm <= target:
-            released, subgradient_norm, status = candidate, norm, "converged"
+        safe: tuple[np.ndarray, float] | None = None  # (T(w), its guaranteed decrease Q(w)) of a proved solve
+        bound = np.inf
+        if beta is not None:
+            t = 1.0 / (n * beta)
+            proximal = g.prox(w - t * gradient, t)
+            move = proximal - w
+            bound = 2.0 * float(np.linalg.norm(move)) / t  # >= the norm of T(w)'s certificate
+            safe = proximal, -(float(gradient @ move) + float(move @ move) / (2 * t) + g.value(proximal) - g.value(w))
+            if not newton_steps and bound > target:
+                w = proximal
+                continue
+        norm = np.inf
+        if newton_steps:
+            matvec = _hessian_operator(objective, w, margins)
+            step = 1.0 / _top_eigenvalue(matvec, d)
+            # the certificate at w: a subgradient of F at w+ (module docstring)
+            candidate = g.prox(w - step * gradient, step)
+            subgradient = objective.gradient(candidate) + (w - candidate) / step - gradient
+            norm = float(np.linalg.norm(subgradient))
+            scale = max(float(np.linalg.norm(gradient)), float(np.linalg.norm((w - candidate) / step)), 1e-300)
+            if norm < subgradient_norm:
+                released, subgradient_norm = candidate, norm
+            if norm <= target:
+                released, subgradient_norm, status = candidate, norm, "converged"
+                break
+        if safe is not None and bound <= target:  # T(w)'s certificate, bounded: the budget's stopping test
+            released, subgradient_norm, status = safe[0], bound, "converged"
+            scale = max(float(np.linalg.norm(gradient)), bound / 2, 1e-300)
             break
         if norm < 0.5 * best:
             best, since_best = norm, 0
         else:
             since_best += 1
+            if since_best >= STALL_OUTER and safe is not None:  # the proved solve runs on, on the safeguard's steps
+                newton_steps = False
+                w = safe[0]
+                continue
             if since_best >= STALL_OUTER:
                 status = "stalled"
                 break
@@ -170,6 +200,13 @@ def proximal_newton(objective: PerturbedObjective, g: CompositeTerm, *, gradient
             if t == 1.0 and trial_value <= value + 1e-12 * abs(value):
                 break  # near the optimum F is flat to round-off: the full Newton step is the right one
             t /= 2
+        if safe is not None and (t < 1e-12 or (safe[1] > FLAT_DECREASE * abs(value) and value - trial_value < safe[1])):
+            # Newton's point fell short of T(w)'s guaranteed decrease (compared where it is above F's round-off, as
+            # on the smooth path: docs/theory.md, section 7.1, "Floating point"): the lower of the two
+            safe_value = objective.value(safe[0]) + g.value(safe[0])
+            if t < 1e-12 or safe_value <= trial_value:
+                w = safe[0]
+                continue
         if t < 1e-12:
             status = "line search failed"
             break

@@ -401,9 +401,9 @@ def test_auto_resolves_from_public_inputs_before_any_charge(data, monkeypatch) -
 
 
 @pytest.mark.parametrize("penalty", [{"penalty": "l1"}, {"penalty": "elasticnet", "l1_ratio": 0.5}])
-def test_auto_draws_no_ranges_for_a_fit_without_a_proved_budget(data, monkeypatch, penalty) -> None:
-    # an L1 term is solved by proximal Newton, which has no proved iteration budget: a fit after the ranges' charge
-    # is refused (docs/theory.md, section 7.1), so "auto" must resolve to no statistics and the default fit run
+def test_auto_draws_no_ranges_for_a_proximal_fit(data, monkeypatch, penalty) -> None:
+    # an L1 term is solved by proximal Newton, whose budget is proved but where the ranges' gain was never measured:
+    # "auto" resolves to no statistics and the default fit runs, as it did before that path was proved
     X, y = data
     estimator = dpcvx.DPLogisticRegression(lam=1e-3, **penalty)
     assert auto_statistics(dpcvx.DPLogisticRegression()._private_erm(), X, 1.0, "replace-one") == "ranges"

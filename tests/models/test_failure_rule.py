@@ -205,10 +205,16 @@ def test_a_user_solver_is_refused_inside_tune_before_the_charge(data):
     with pytest.raises(InputError, match="user's solver"):
         dpcvx.tune(erm, X, y, {"lam": [1e-2]}, epsilon=1.0, accountant=accountant, random_state=0)
     assert not accountant.ledger
+
+
+def test_an_elastic_net_is_tuned_on_its_proved_proximal_path(data):
+    # the proximal path has a proved budget (dpcvx.solvers.budget, "The composite path"): tune takes an L1 term
+    # (until the fifty-eighth session it refused it before the charge, "no proved iteration budget yet")
+    X, y = data
+    accountant = PrivacyAccountant(epsilon=10.0)
     erm = dpcvx.PrivateERM(data_norm=1.0, regularizer=lambda w: cp.norm1(w) + 0.5 * cp.sum_squares(w))
-    with pytest.raises(InputError, match="no proved"):
-        dpcvx.tune(erm, X, y, {"lam": [1e-2]}, epsilon=1.0, accountant=accountant, random_state=0)
-    assert not accountant.ledger
+    result = dpcvx.tune(erm, X, y, {"lam": [1e-2, 1e-1]}, epsilon=1.0, accountant=accountant, random_state=0)
+    assert result.model is not None and len(accountant.ledger) == 1
 
 
 @pytest.mark.parametrize("procedure", ["full-data", "split", None])
