@@ -197,11 +197,6 @@ def record_weights(plan: RecordWeights, sample_weight: Any, labels: np.ndarray |
         for start in range(0, n, LABEL_CHUNK):
             part = weights[start:start + LABEL_CHUNK]
             part *= np.where(labels[start:start + LABEL_CHUNK] > 0, positive, negative)
-    if not any(np.any(weights[start:start + LABEL_CHUNK] > 0) for start in range(0, n, LABEL_CHUNK)):
-        source = "sample_weight" if plan.sample_bound is None else (
-            f"sample_weight clipped onto [0, sample_weight_bound = {plan.sample_bound:g}], a negative weight counting "
-            "as 0,")
-        raise InputError(f"the sample weights are all zero ({source} times the class weights): nothing would be fitted")
     return weights
 
 
