@@ -54,7 +54,7 @@ from ..validation import SignBits, check_classes, check_labels
 from ..verification.verifier import default_regularizer
 from .failure import after_charge, composite
 from .fit_plan import FitPlan, plan_conditional
-from .intercept_offset import centred_ridge, log_odds
+from .intercept_offset import CentredRidge, log_odds
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "CountPlan", "RatesPlan",
@@ -165,7 +165,7 @@ def at_rates(learner: Any, rates: tuple[float, float]) -> Any:
     candidate = copy.deepcopy(learner)
     if offsets(learner):
         candidate.set_params(class_prior=None)
-        candidate.regularizer = centred_ridge(log_odds(rates) / candidate.row_map().intercept_scaling)
+        candidate.regularizer = CentredRidge(log_odds(rates) / candidate.row_map().intercept_scaling)
     else:
         candidate.set_params(class_prior=rates)
     return candidate

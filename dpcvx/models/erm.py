@@ -375,6 +375,14 @@ class PrivateERM(ConstructorParameters):
     #: (``allow_estimates=True`` among them: a plan shown before the charge says that its release may be CONDITIONAL)
     _SHOWN = ("loss", "lam", "data_norm", "fit_intercept")
 
+    #: the name this learner's refusals and warnings give it: the scikit-learn estimator that built it (set by
+    #: :mod:`dpcvx.sklearn`, so that a ``DPHuberSVM``'s refusal names ``DPHuberSVM``), else None: its own class's.
+    #: Not a parameter; a copy or a pickle keeps it.
+    shown_as: str | None = None
+
+    def _shown_name(self) -> str:
+        return self.shown_as or type(self).__name__
+
     # -- parameters (scikit-learn conventions) --------------------------------------------
 
     # -- declaration ---------------------------------------------------------------
@@ -567,7 +575,7 @@ class PrivateERM(ConstructorParameters):
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         solver = self._solver()
         return FitPlan(
-            learner=self, owner=type(self).__name__, loss_label=losses.loss_label(self.loss), mechanism=mechanism,
+            learner=self, owner=self._shown_name(), loss_label=losses.loss_label(self.loss), mechanism=mechanism,
             epsilon=epsilon, delta=delta, split=split, relation=relation, n_public=n_public, rows=rows,
             width=width, problem=problem, solver=solver, tol=self._tol(problem, solver), classes=classes,
             label_bound=label_bound, clip=check_flag("clip", self.clip),
@@ -671,14 +679,14 @@ class PrivateERM(ConstructorParameters):
         plan, bound = self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
                                     sample_weight)
         released = named(plan.execute(bound, random_state, accountant), names)
-        warn_on_learner_fit(type(self).__name__, released, X, y)  # NOT PRIVATE: a regression's training rows
+        warn_on_learner_fit(self._shown_name(), released, X, y)  # NOT PRIVATE: a regression's training rows
         return released
 
     def _weight_plan(self, sample_weight: Any, classes: tuple[Any, Any] | None) -> RecordWeights | None:
         """The public plan of the fit's record weights (:func:`plan_weights`), refused where a path has none."""
         plan = plan_weights(sample_weight=sample_weight, sample_weight_bound=self.sample_weight_bound,
                             class_weight=self.class_weight, class_prior=self.class_prior,
-                            classes=classes, owner=type(self).__name__)
+                            classes=classes, owner=self._shown_name())
         if plan is not None and self.float_safe:
             raise UnsupportedWeightsError(f"{setting('float_safe', 'True')} draws lattice noise whose proof is "
                                           "written for unit weights; fit weights with "

@@ -19,7 +19,7 @@ Off unless ``class_prior`` is given with ``class_weight=None`` (balanced weights
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is
 #: A binary classifier's public threshold: "prior" or a probability in (0, 1) (the estimators' parameter check)
 THRESHOLD = or_literal("prior", check_threshold)
 
-__all__ = ["THRESHOLD", "log_odds", "threshold_cut", "centred_ridge", "prior_entropy"]
+__all__ = ["THRESHOLD", "log_odds", "threshold_cut", "CentredRidge", "prior_entropy"]
 
 
 def log_odds(rates: tuple[float, float]) -> float:
@@ -56,20 +56,22 @@ def prior_entropy(rates: tuple[float, float]) -> float:
     return -sum(rate * math.log(rate) for rate in rates)
 
 
-def centred_ridge(centre: float) -> Callable[[cp.Variable], cp.Expression]:
+@dataclass(frozen=True)
+class CentredRidge:
     """N(w) = (1/2) ||w - w0||^2 with w0 = (0, ..., 0, ``centre``): the intercept column's weight last.
 
     Written N(w) = 0.5 * sum_squares(w + (0, ..., 0, -centre)), the shift a named constant whose name is its value
     (the shortest repr of the float, the zeros elided beyond three entries), so that the certificate states the public
-    centre as a regularizer's text, not as numpy's print of an array (which rounds it to its print options)."""
+    centre as a regularizer's text, not as numpy's print of an array (which rounds it to its print options). A value
+    of its public centre, so that a plan holding it pickles."""
 
-    def ridge(w: cp.Variable) -> cp.Expression:
+    centre: float
+
+    def __call__(self, w: cp.Variable) -> cp.Expression:
         import cvxpy as cp
 
         shift = np.zeros(w.shape[0])
-        shift[-1] = -float(centre)
+        shift[-1] = -float(self.centre)
         zeros = ["0"] * (shift.size - 1) if shift.size <= 3 else ["0", "...", "0"]
         named = cp.Constant(shift, name=f"({', '.join([*zeros, repr(float(shift[-1]))])})")
         return 0.5 * cp.sum_squares(w + named)
-
-    return ridge

@@ -83,6 +83,7 @@ from __future__ import annotations
 import copy
 import math
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -105,7 +106,7 @@ from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, prior_cuts, r
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import SETTINGS, column_statistics_option
-from ..models.intercept_offset import THRESHOLD, centred_ridge, log_odds, prior_entropy, threshold_cut
+from ..models.intercept_offset import THRESHOLD, CentredRidge, log_odds, prior_entropy, threshold_cut
 from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
@@ -241,7 +242,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         learner = self._weighted_erm(statistics)
         rates = self._offset_rates()
         if rates is not None:   # the ridge centred at b0 / s, fixed before the fit from public inputs only
-            learner.regularizer = centred_ridge(log_odds(rates) / learner.row_map().intercept_scaling)
+            learner.regularizer = CentredRidge(log_odds(rates) / learner.row_map().intercept_scaling)
         return learner
 
     def _statistics(self, X: Any) -> bool | str:
@@ -254,7 +255,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         return auto_statistics(self._private_erm(), X, self.epsilon, self.neighbours)
 
     def _weighted_erm(self, statistics: bool | str) -> PrivateERM:
-        return PrivateERM(
+        learner = PrivateERM(
             loss=self._loss(),
             regularizer=self._regularizer(),
             lam=self.lam,
@@ -276,6 +277,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
             column_statistics=statistics,
             column_statistics_share=self.column_statistics_share,
         )
+        learner.shown_as = type(self).__name__
+        return learner
 
     def _validated(self, X: Any, y: Any = None, *, reset: bool) -> Any:  # (X, y, copy) if reset, else X
         """X (and y) checked as scikit-learn checks them (:func:`dpcvx.sklearn.inputs.validated_input`)."""
@@ -988,15 +991,27 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         """N(w) of ``penalty`` (checked with ``l1_ratio`` in the declared table, :attr:`_parameters`)."""
         if self.penalty == "l2":
             return None
-        import cvxpy as cp  # the default l2 penalty needs no CVXPY (verifier.default_ridge)
-
         if self.penalty == "l1":
-            return lambda w: cp.norm1(w)
+            return ElasticNet(1.0)
         if self.l1_ratio is None or self.l1_ratio == 0:
             raise InputError(f"penalty='elasticnet' needs l1_ratio in (0, 1] (scikit-learn's name), got "
                              f"{self.l1_ratio!r}")
-        ratio = float(self.l1_ratio)
-        return lambda w: ratio * cp.norm1(w) + (1 - ratio) / 2 * cp.sum_squares(w)
+        return ElasticNet(float(self.l1_ratio))
+
+
+@dataclass(frozen=True)
+class ElasticNet:
+    """N(w) = ratio ||w||_1 + (1 - ratio) / 2 ||w||^2 (``penalty="l1"``: ratio 1, ||w||_1 alone), as scikit-learn's
+    ``l1_ratio`` weighs them: a value of its public ratio, so that a plan holding it pickles."""
+
+    ratio: float
+
+    def __call__(self, w: Any) -> Any:
+        import cvxpy as cp  # the default l2 penalty needs no CVXPY (verifier.default_ridge)
+
+        if self.ratio == 1.0:
+            return cp.norm1(w)
+        return self.ratio * cp.norm1(w) + (1 - self.ratio) / 2 * cp.sum_squares(w)
 
 
 class DPHuberSVM(_PrivateLinearClassifier):

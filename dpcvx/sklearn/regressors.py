@@ -68,6 +68,7 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -654,15 +655,26 @@ class DPLinearRegression(_PrivateRegressor):
         return self.weight_bound  # the ball of every objective and output release here (_ball_learner)
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
+        learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
+                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                             norm_share=self.norm_share, label_range=self.label_range,
+                             fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
+                             clip=self.clip, constraints=WeightBall(self.weight_bound), float_safe=self.float_safe)
+        learner.shown_as = type(self).__name__
+        return learner
+
+
+@dataclass(frozen=True)
+class WeightBall:
+    """The constraint set ||w|| <= ``radius`` of ``weight_bound`` (checked in the declared table): a value of the
+    public radius, so that a plan holding it pickles."""
+
+    radius: float
+
+    def __call__(self, w: Any) -> list[Any]:
         import cvxpy as cp  # the ball's constraint (the other regressors need no CVXPY)
 
-        radius = self.weight_bound  # checked in the declared table (_parameters)
-        return PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
-                          lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
-                          norm_share=self.norm_share, label_range=self.label_range,
-                          fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
-                          clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius],
-                          float_safe=self.float_safe)
+        return [cp.norm(w, 2) <= self.radius]
 
 
 class DPHuberRegressor(_PrivateRegressor):
@@ -884,9 +896,11 @@ class DPHuberRegressor(_PrivateRegressor):
                              "charged") from None
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
-        return PrivateERM(loss=self._loss(label_bound), task="regression",
-                          label_bound=label_bound,
-                          lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
-                          norm_share=self.norm_share, label_range=self.label_range,
-                          fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
-                          clip=self.clip, float_safe=self.float_safe, sample_weight_bound=self.sample_weight_bound)
+        learner = PrivateERM(loss=self._loss(label_bound), task="regression",
+                             label_bound=label_bound,
+                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                             norm_share=self.norm_share, label_range=self.label_range,
+                             fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
+                             clip=self.clip, float_safe=self.float_safe, sample_weight_bound=self.sample_weight_bound)
+        learner.shown_as = type(self).__name__
+        return learner

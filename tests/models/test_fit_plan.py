@@ -502,22 +502,33 @@ def test_lam_auto_is_chosen_once_per_public_inputs(monkeypatch):
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
-@pytest.mark.parametrize("case", ["PrivateERM", "balanced", "DPLogisticRegression", "DPHuberRegressor"])
+@pytest.mark.parametrize("case", ["PrivateERM", "balanced", "DPLogisticRegression", "DPHuberRegressor", "prior",
+                                  "private prior", "elasticnet", "l1", "ball"])
 def test_a_plan_pickles_and_its_copy_releases_what_the_plan_releases(case):
     """pickle.dumps(plan) raised AttributeError ("Can't pickle local object 'compile_code.<locals>.evaluate'", and
     for the Huber regressor 'scaled_huber.<locals>.<lambda>'): a verified loss's derivatives are objects now, a
-    compiled expression pickled as its text and compiled again when read."""
+    compiled expression pickled as its text and compiled again when read. The estimators' own regularizers and
+    constraint were closures too until the fifty-eighth session (a public prior's centred ridge, 'centred_ridge.
+    <locals>.ridge'; the L1 and elastic-net penalties; DPLinearRegression's weight ball): values now."""
     import pickle
 
     from dpcvx.demo import synthetic_classification
 
     X, y = synthetic_classification(n=600, d=4, random_state=0)
-    labels = {"DPLogisticRegression": (y > 0).astype(int), "DPHuberRegressor": X[:, 0]}.get(case, y)
+    labels = {"DPHuberRegressor": X[:, 0], "ball": X[:, 0], "PrivateERM": y, "balanced": y}.get(case,
+                                                                                               (y > 0).astype(int))
     make = {"PrivateERM": lambda: dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).plan(X, y, epsilon=1.0),
             "balanced": lambda: dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, class_weight="balanced").plan(
                 X, y, epsilon=1.0),
             "DPLogisticRegression": lambda: dpcvx.DPLogisticRegression(epsilon=1.0).plan(X, labels),
-            "DPHuberRegressor": lambda: dpcvx.DPHuberRegressor(epsilon=1.0, m=0.3).plan(X, labels)}[case]
+            "DPHuberRegressor": lambda: dpcvx.DPHuberRegressor(epsilon=1.0, m=0.3).plan(X, labels),
+            "prior": lambda: dpcvx.DPLogisticRegression(epsilon=1.0, class_prior=(0.3, 0.7)).plan(X, labels),
+            "private prior": lambda: dpcvx.DPLogisticRegression(epsilon=1.0, class_prior="private").plan(X, labels),
+            "elasticnet": lambda: dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-2, penalty="elasticnet",
+                                                             l1_ratio=0.5).plan(X, labels),
+            "l1": lambda: dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-2, penalty="l1").plan(X, labels),
+            "ball": lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=0.0, weight_bound=3.0, lam=1e-2,
+                                                     mechanism="objective", label_bound=1.0).plan(X, labels)}[case]
     plan = make()
     copy = pickle.loads(pickle.dumps(plan))
     model, again = (getattr(fitted, "model_", fitted) for fitted in (plan.fit(X, labels, random_state=2),

@@ -87,14 +87,19 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
                              f"empty: {[name for name, values in zip(names, value_lists, strict=True) if not values]}")
         return _refuse_tune_arguments(tuple(dict(zip(names, point, strict=True))
                                             for point in itertools.product(*value_lists)))
-    if isinstance(grid, (str, bytes, AbstractSet)) or not isinstance(grid, Iterable):
-        raise InputError(f"grid must be a dict of lists or a list of dicts, got {type(grid).__name__}")
+    if isinstance(grid, (str, bytes, AbstractSet)) or not isinstance(grid, Iterable) or hasattr(grid, "shape"):
+        # an array (numpy, pandas) is no grid: it is most likely the data, passed in the grid's place
+        raise InputError(f"grid must be a dict of lists or a list of dicts, got {type(grid).__name__} (tune's "
+                         "arguments are tune(estimator, X, y, grid, ...))")
     candidates = tuple(grid)
     if not candidates:
         raise InputError("grid is an empty list; give at least one parameter setting")
     for point in candidates:
         if not isinstance(point, Mapping) or not all(isinstance(name, str) for name in point):
-            raise InputError(f"each grid point must be a dict of parameter names to values, got {point!r}")
+            # its type only: a list of values in the grid's place may be data, which a message never quotes
+            raise InputError("each grid point must be a dict of parameter names to values, got "
+                             + (f"a dict whose keys are not all str (keys {sorted(map(repr, point))})"
+                                if isinstance(point, Mapping) else f"a {type(point).__name__}"))
     return _refuse_tune_arguments(tuple(dict(point) for point in candidates))
 
 
