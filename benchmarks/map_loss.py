@@ -39,6 +39,21 @@ family, it is better in every cell where that configuration's fit fired; otherwi
 is known to do better in every case. The advice passes its held-out check if it is better in at least 80 % of the
 held-out cells where it is named and worse by more than 0.05 in none; else the text names it no more.
 
+Amended after the first development run, before the held-out one (its record kept as
+benchmarks/results/map_loss_dev_unamended.md): under the rules above M(0.9) was chosen (185 firings, all honest, no
+false alarm), but in about 100 of its firings (read off the rounded cells) least squares on the mapped rows kept at
+least 0.95 of least squares on the rows as given: the release lost its R^2 to the noise (it kept 0.6 to 0.9 of the
+mapped rows' least squares, above LITTLE_KEPT's share), not to the map, and a text that blames the map would be wrong
+there.
+Each rule now holds for least squares on the mapped rows as well as for the release (M(f): both below f times least
+squares' given R^2; H(g): both at least g below it), on both label views; the criteria are unchanged, and the
+development family was run again under them (benchmarks/results/map_loss_dev.md): no candidate alarmed falsely,
+M(0.95) told the most weak fits nothing else warned (66 of 123; 129 firings, 128 honest, the other 0.049 below ridge),
+frozen as training_rows.MAP_SHARE. By the written criterion for the advice no setting is named: after the default's
+47 firing fits DPHuberRegressor() was better in 27 (worse by more than 0.02 in 14), AdaSSP in 32 (7),
+DPHuberRegressor(column_statistics=False) in 30 (15), the public map in 4 (43); after DPHuberRegressor()'s 35 none was
+better in every one either (DPHuberRegressor(column_statistics=False) in 29, worse in 5).
+
 Also recorded (the analyst's finding 7): where LITTLE_KEPT fires on a DPLinearRegression fit of at most 50 encoded
 columns (the case its advice names DPHuberRegressor() for), DPHuberRegressor()'s test R^2 less the fit's.
 
@@ -53,7 +68,8 @@ Families (written before the development run):
 * held-out (other generators and seeds): benchmarks/kept_share.py's held-out family, epsilon 1.5, 3, 6; and, n 20,000,
   seeds 2201+: a Pareto (shape 2.5) column driving its label; two lognormal columns (s 1.25) and 3 uniform ones; three
   binomial count columns zero on 90 % of rows; 8 Gaussian columns declared +-4 sd and +-8 sd; an offset target with a
-  lognormal rent (s 0.8) and two Gaussian columns; a zero-inflated label from count columns zero on 85 % of rows.
+  lognormal rent (s 0.8) and two Gaussian columns; zero-inflated labels from count columns zero on 85 % and (added
+  after the development run, before the held-out one: the analyst's own setting for finding 7) 95 % of rows.
 
 Run: python -m benchmarks.map_loss [dev|held] [--quick]   (results/map_loss_{dev,held}.md; --quick: only the analyst's
 tables, for a trial; the records are full runs)
@@ -103,8 +119,8 @@ RULES: tuple[tuple[str, Callable[[float, float], bool]], ...] = (
 )
 
 
-def _schema(columns: tuple, norm: float | None = 1.0) -> dpcvx.PublicSchema:
-    return dpcvx.PublicSchema(columns, norm=norm)
+def _schema(columns: tuple) -> dpcvx.PublicSchema:
+    return dpcvx.PublicSchema(columns, norm=1.0)
 
 
 def _table(name: str, schema: dpcvx.PublicSchema, raw: dict, y: np.ndarray, label: tuple[float, float]) -> Table:
@@ -230,6 +246,7 @@ def analyst(which: str) -> Iterator[tuple[Table, tuple[float, ...]]]:
     for seed, k in ((2205, 4), (2206, 8)):
         yield gaussian(8, k, n, seed), epsilons
     yield zero_label(0.85, n, 2207), epsilons
+    yield zero_label(0.95, n, 2208), epsilons
 
 
 def family(which: str, quick: bool) -> Iterator[tuple[Table, tuple[float, ...]]]:
@@ -284,7 +301,9 @@ def fires(rule: Callable[[float, float], bool], fit: dict) -> bool:
     shares = fit["shares"]
     if not shares or fit["little"] or fit["none"] or any(len(entry) < 3 for entry in shares):
         return False
-    return all(entry[2] >= FLOOR and rule(entry[0], entry[2]) for entry in shares)
+    # amended after the first development run (module docstring): the map's own loss, least squares on the mapped
+    # rows, is held to the rule too
+    return all(entry[2] >= FLOOR and rule(entry[0], entry[2]) and rule(entry[1], entry[2]) for entry in shares)
 
 
 def _weak(cell: dict, fit: dict) -> bool:
