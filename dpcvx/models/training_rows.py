@@ -193,10 +193,13 @@ def map_lost_advice(owner: str) -> str:
     says that none is known; after a learner called directly, nothing (not measured)."""
     if owner not in ("DPLinearRegression", "DPHuberRegressor"):
         return ""
-    measured = ("--loss huber_regression, and --no-column-statistics (the declared ranges' map) with or without it"
-                if command_line_runs() else
-                "DPHuberRegressor(), DPLinearRegression(mechanism='adassp'), and column_statistics=False (the "
-                "declared ranges' map) for either")
+    if command_line_runs():
+        other = "--loss huber_regression" if owner == "DPLinearRegression" else "leaving --loss out"
+        measured = f"{other}, and --no-column-statistics (the declared ranges' map) with or without it"
+    else:
+        other = ("DPHuberRegressor(), DPLinearRegression(mechanism='adassp')" if owner == "DPLinearRegression" else
+                 "DPLinearRegression() and its mechanism='adassp'")
+        measured = f"{other}, and column_statistics=False (the declared ranges' map) for either"
     return (" No setting is known to do better in every case where this fired: of the settings measured at the same "
             f"epsilon and bounds ({measured}), each did worse than the fit in some of them (benchmarks/map_loss.py).")
 

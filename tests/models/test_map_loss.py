@@ -55,12 +55,20 @@ def _texts(estimator, X, y) -> list[str]:
     return [str(w.message) for w in caught if issubclass(w.category, TrainingRowsWarning)]
 
 
-def test_the_default_on_a_heavy_tailed_column_is_told_its_row_map_cuts_the_fit():
+def test_the_default_on_a_heavy_tailed_column_is_told_its_row_map_cuts_the_fit_and_a_good_gaussian_fit_is_not():
     X, y = _heavy(8000, 0)
     texts = _texts(dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0), X, y)
     assert len(texts) == 1 and MAP_CUTS in texts[0] and "NOT PRIVATE" in texts[0]
     assert training_rows.MAP_LOST in texts[0] and training_rows.LITTLE_KEPT not in texts[0]
-    assert "at any epsilon" in texts[0]
+    assert "at any epsilon" in texts[0] and "No setting is known to do better" in texts[0]
+    assert "DPHuberRegressor(), DPLinearRegression(mechanism='adassp'), and column_statistics=False" in texts[0]
+    # the declared ranges' map (column_statistics=False) keeps what least squares explains on Gaussian columns
+    X, y = _gaussian(8000, 1)
+    for estimator in (dpcvx.DPLinearRegression(epsilon=4, label_bound=(0, 1000), column_statistics=False,
+                                               random_state=0),
+                      dpcvx.DPHuberRegressor(epsilon=4, label_bound=(0, 1000), column_statistics=False,
+                                             random_state=0)):
+        assert _texts(estimator, X, y) == []
 
 
 def test_its_text_holds_no_number_read_off_the_rows():
@@ -71,16 +79,6 @@ def test_its_text_holds_no_number_read_off_the_rows():
     assert len(first) == 1 and first == second
     numbers = set(re.findall(r"\d+(?:\.\d+)?", first[0]))
     assert numbers <= {f"{training_rows.MAP_SHARE:g}", "10", "90", "2", "0"}, numbers
-
-
-def test_a_good_fit_of_gaussian_columns_is_not_told():
-    """The declared ranges' map (column_statistics=False) keeps what least squares explains on these columns."""
-    X, y = _gaussian(8000, 1)
-    for estimator in (dpcvx.DPLinearRegression(epsilon=4, label_bound=(0, 1000), column_statistics=False,
-                                               random_state=0),
-                      dpcvx.DPHuberRegressor(epsilon=4, label_bound=(0, 1000), column_statistics=False,
-                                             random_state=0)):
-        assert _texts(estimator, X, y) == []
 
 
 def test_the_rows_as_given_are_least_squares_on_them_in_the_same_pass():
@@ -100,12 +98,13 @@ def test_the_rows_as_given_are_least_squares_on_them_in_the_same_pass():
     assert training_rows.map_lost(shares) and not training_rows.kept_little(shares)
 
 
-def test_not_inside_tune():
+def test_not_inside_tune_and_once_outside():
     from dpcvx.release.usefulness import checks_off
 
     X, y = _heavy(8000, 0)
     with checks_off():
         assert _texts(dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0), X, y) == []
+    assert len(_texts(dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0), X, y)) == 1
 
 
 def test_the_command_line_is_told_in_its_own_words(tmp_path, capsys):
