@@ -300,12 +300,6 @@ def _row(c: dict) -> str:
             + " | ".join(show(c["fits"][config]) for config in CONFIGS) + " |")
 
 
-def subjects(cells: list[dict]) -> Iterator[tuple[dict, str, dict]]:
-    for cell in cells:
-        for config, fit in cell["fits"].items():
-            yield cell, config, fit
-
-
 def fires(rule: Callable[[float, float], bool], fit: dict) -> bool:
     shares = fit["shares"]
     if not shares or fit["little"] or fit["none"] or any(len(entry) < 3 for entry in shares):
@@ -322,8 +316,8 @@ def _weak(cell: dict, fit: dict) -> bool:
 def rule_rows(cells: list[dict]) -> list[tuple[str, dict]]:
     rows = []
     for label, rule in RULES:
-        fired = [(cell, fit) for cell, _, fit in subjects(cells) if fires(rule, fit)]
-        weak = [(cell, fit) for cell, _, fit in subjects(cells) if _weak(cell, fit)]
+        fired = [(cell, fit) for cell, _, fit in kept_share.subjects(cells) if fires(rule, fit)]
+        weak = [(cell, fit) for cell, _, fit in kept_share.subjects(cells) if _weak(cell, fit)]
         below = [cell["ridge"] - fit["test"] for cell, fit in fired]
         rows.append((label, {
             "fires": len(fired), "honest": sum(b >= HONEST for b in below), "false": sum(b <= CLOSE for b in below),
