@@ -260,6 +260,11 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
             raise InputError("schema= differs from the pipeline's PublicSchema; leave schema= out: the pipeline's "
                              "own is saved")
         schema, saved = steps[0][1], steps[1][1]
+    from ..models.pinp import CURATOR, PINP  # late: the models import the release records
+
+    if isinstance(saved, PINP) and saved.parameters_ is not None:  # a model_ it holds may predate later queries
+        raise InputError(f"{CURATOR}, not one release: save its transcript so far, dpcvx.save(curator.release(), "
+                         "path) (release() spends nothing; fitting again would spend the budget again)")
     release = getattr(saved, "model_", None)
     if isinstance(release, Release):
         return release, schema, getattr(saved, "feature_names_in_", None), getattr(saved, "decision_cut_", None)
