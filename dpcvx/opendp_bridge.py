@@ -327,8 +327,8 @@ def _learner_fit(learner: Any, epsilon: float | None, delta: float | None, allow
                        fit_params.get("random_state"), allow_fixed_seed, "leave random_state out")
     if isinstance(learner, PINP):
         raise InputError(f"{CURATOR}; that is not one release a measurement can return, so its fit is not "
-                         "wrapped (OpenDP's compositor would count the budget, then get no certificate). Fit PINP with a dpcvx PrivacyAccountant, or wrap TDDL or TDIL, which "
-                         "release one model")
+                         "wrapped (OpenDP's compositor would count the budget, then get no certificate). Fit PINP "
+                         "with a dpcvx PrivacyAccountant, or wrap TDDL or TDIL, which release one model")
     relation = fit_relation(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value), delta)
     template = copy.deepcopy(learner)  # a later change to the caller's learner changes nothing
 
