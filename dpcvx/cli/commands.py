@@ -57,7 +57,7 @@ __all__ = ["demo_command", "fit_command", "predict_command", "report_command", "
 
 NOT = "not "  # without --negative, the negative class is called "not " + the first --positive value
 
-MISSING_LABELS = ("", "?")  # an empty label cell, or UCI's "?": a record without a label
+MISSING_LABELS = MISSING_TOKENS  # an empty label cell, or UCI's "?": a record without a label (Python's y too)
 MISSING_TEXT = MISSING_LABELS  # cells a numeric column without a declared rule refuses with the advice of --missing
 
 Read = TypeVar("Read")  # what a chunked read makes of each chunk (_read_by_chunks)

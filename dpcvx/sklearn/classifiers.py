@@ -298,10 +298,12 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         return classes
 
     def _label_refusal(self, y: Any, multiclass: bool, refusal: InputError) -> InputError:
-        """scikit-learn's refusal of X or y, naming, when y is a vector of labels with a NaN, infinite or missing one
-        (None, pandas' NA), that label's row as :class:`~dpcvx.models.erm.PrivateERM` and tune name a label outside
-        the public classes (scikit-learn's own words first, as its conformance checks match them; but not its
-        TypeError, which a missing label of a pandas "string" column raised and which names no cause)."""
+        """scikit-learn's refusal of X or y, or, when y is a vector of labels with a NaN, infinite or missing one
+        (None, pandas' NA), the refusal :class:`~dpcvx.models.erm.PrivateERM`, tune and the kernel learners give it:
+        a missing label in the one wording of a missing label (:func:`~dpcvx.validation.missing_refusal`, a RowError
+        naming its row), an infinite one as a label outside the declared classes. Not scikit-learn's words ("Input y
+        contains NaN", "Input contains NaN", or a TypeError naming no cause): its conformance checks ask a third
+        party's estimator for a ValueError only, which InputError is."""
         labels = np.asarray(y)
         finite = labels.dtype.kind != "f" or bool(np.all(np.isfinite(labels)))
         if labels.ndim != 1 or (finite and not missing_labels(labels).any()):
@@ -309,7 +311,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         try:
             self._labels_checked(labels, multiclass)
         except InputError as outside:
-            return outside if isinstance(refusal, TypeError) else InputError(f"{str(refusal).rstrip('.')}: {outside}")
+            return outside
         return refusal
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,

@@ -46,7 +46,7 @@ from ..validation import (
     check_shape,
     check_table,
     one_dimensional_labels,
-    outside_labels,
+    outside_head,
     refuse_misread,
     refuse_non_finite_targets,
     refuse_unknown_parameters,
@@ -229,10 +229,10 @@ def _label_kind(y: np.ndarray) -> str:
 
 def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, ...]) -> InputError:
     """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
-    examples = outside_labels(outside, y, classes)
+    declared = outside_head(outside, y, classes)
     if len(classes) > 2:
         return InputError(
-            f"y has {examples} outside the declared classes {classes!r}. {owner} takes its classes "
+            f"{declared}. {owner} takes its classes "
             f"from the parameter classes=, never from y (the set of labels present is a statistic of the "
             f"data): add them to classes= or map y onto the declared classes")
     kind = _label_kind(y)
@@ -252,7 +252,7 @@ def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[A
         head = ""
     default = " (default (0, 1))" if tuple(classes) == (0, 1) else ""  # said only of the default pair
     return InputError(
-        f"{head}y has {examples} outside the declared classes {classes!r}. {owner} takes "
+        f"{head}{declared}. {owner} takes "
         f"its two labels from the parameter classes=(negative, positive){default}, never "
         f"from y: the set of labels present is a statistic of the data. Map y onto {classes!r}, or "
         f"declare your public pair, for example {owner}(classes=(-1, 1)) or "
