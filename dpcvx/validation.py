@@ -43,9 +43,9 @@ import numpy as np
 import scipy.sparse as sparse
 
 from .advice import command_line_runs, named, setting
-from .data.columns import MISSING_TOKENS
 from .exceptions import InputError, InputTypeError, NumericRangeError, UnsupportedWeightsError, a_value_of, withheld
 from .tables import (
+    MISSING_TOKENS,
     NonFiniteError,
     RowError,
     column_names,
