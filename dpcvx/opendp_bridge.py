@@ -110,9 +110,10 @@ from .exceptions import (
     a_value_of,
 )
 from .models.contract import refuse_held_accountant
-from .models.pinp import CURATOR, PINP
+from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
 from .release.input_record import HoldsNoInput
+from .release.kernel_model import CURATOR
 from .validation import check_delta, check_epsilon, check_flag
 
 __all__ = ["as_opendp_measurement", "DATA_DOMAIN"]

@@ -68,11 +68,7 @@ from ..solvers.kernel import KernelERM, as_labels
 from . import training_rows
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
 
-__all__ = ["PINP", "CURATOR"]
-
-#: what PINP is, in the words of every entry that refuses it as one release (dpcvx.save, as_opendp_measurement)
-CURATOR = ("PINP is an interactive curator: its fit charges the budget once and returns the curator, which then "
-           "answers each query with noise of its own")
+__all__ = ["PINP"]
 
 NORM_SLACK = 1e-12
 

@@ -119,7 +119,7 @@ from ..exceptions import FileError, InputError, NonPublicSchemaError
 from ..tables import repeated_names
 from ..validation import _short
 from ..version import __version__
-from .kernel_model import PrivateKernelModel
+from .kernel_model import CURATOR, PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
 from .records.fields import _number
@@ -260,9 +260,8 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
             raise InputError("schema= differs from the pipeline's PublicSchema; leave schema= out: the pipeline's "
                              "own is saved")
         schema, saved = steps[0][1], steps[1][1]
-    from ..models.pinp import CURATOR, PINP  # late: the models import the release records
-
-    if isinstance(saved, PINP) and saved.parameters_ is not None:  # a model_ it holds may predate later queries
+    if callable(getattr(saved, "release", None)) and getattr(saved, "parameters_", None) is not None:
+        # a fitted curator (PINP), whose release() makes its release: a model_ it holds may predate later queries
         raise InputError(f"{CURATOR}, not one release: save its transcript so far, dpcvx.save(curator.release(), "
                          "path) (release() spends nothing; fitting again would spend the budget again)")
     release = getattr(saved, "model_", None)
