@@ -49,7 +49,6 @@ from ..release.report import suffix_format
 from ..release.serialization import load, write_model
 from ..tables import RowError, number_variants, repeated_names, spelling_variants, such_rows, text_numbers
 from ..validation import check_public_classes, label_range, missing_refusal
-from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
 
@@ -643,11 +642,9 @@ def _fit_usage(args: argparse.Namespace) -> tuple[PublicSchema | None, losses.Ma
     if kind == LEAST_SQUARES:
         _refuse_least_squares_options(args)
     _refuse_options_that_change_nothing(args, kind)
-    output = args.mechanism is not None and Mechanism.of(args.mechanism) is Mechanism.OUTPUT
-    if args.split is not None and (kind in (LEAST_SQUARES, HUBER) or output):
-        fit = "output perturbation" if output else kind
+    if args.split is not None and kind in (LEAST_SQUARES, HUBER):  # under output perturbation: the learner's check
         raise UsageError(f"--split sets the budget split of objective perturbation for a classifier (or "
-                         f"--allow-estimates); {fit} takes none: leave it out")
+                         f"--allow-estimates); {kind} takes none: leave it out")
     if args.schema is not None:
         if args.columns:
             raise UsageError("give the columns either in --schema FILE or with --numeric/--categorical, not both")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ..exceptions import InputError, UsageError
-from ..limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MIN_N, PROBE_DIM, SEED_MAX, SEED_MAX_TEXT
+from ..limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MIN_N, PROBE_DIM, SEED_MAX, SEED_MAX_TEXT, SPLITS
 from ..version import __version__
 from .exit_codes import EXIT_REFUSED, status_summary
 
@@ -686,7 +686,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "doubles released; the certificate names the floating-point guarantee "
                               "(docs/mechanisms.md). Objective perturbation with --delta (Gaussian) has no such form "
                               "and refuses it")
-    privacy.add_argument("--split", choices=("max", "paper"),
+    privacy.add_argument("--split", choices=SPLITS,
                          help="objective perturbation budget split (default max; docs/theory.md); a fit by "
                               "another mechanism takes none")
     _add_chunk_rows(privacy, "into a temporary memory-mapped file and fit it by row blocks")

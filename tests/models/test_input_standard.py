@@ -779,3 +779,36 @@ def test_a_declared_empty_label_is_a_class_and_one_outside_the_classes_is_named_
         with pytest.raises(InputError, match=r"classes must be distinct values, got \(1, 1\)"):
             make()
 
+
+def test_a_split_under_output_perturbation_is_refused_by_one_check_at_every_entry(tmp_path, capsys):
+    """Output perturbation's noise takes no budget split: the command line refused --split with --mechanism output,
+    while PrivateERM, the estimators and tune accepted split="paper" and ignored it. One check now
+    (PrivateERM.check_options, which every fit, plan and estimator check runs), nothing charged; the default "max"
+    passes. The command line's --split choices are the same table (rank-one was missing)."""
+    message = (r"split='paper' sets the budget split of objective perturbation; output perturbation takes none \(it "
+               r"would change nothing\): leave it out")
+    fits = {
+        "PrivateERM": lambda a: PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, "output", split="paper", accountant=a),
+        "check_options": lambda a: PrivateERM(data_norm=1.0).check_options(1.0, "output", split="paper"),
+        "DPLogisticRegression": lambda a: DPLogisticRegression(split="paper", mechanism="output", accountant=a).fit(
+            X, Y01),
+        "one-vs-rest": lambda a: DPLogisticRegression(classes=(0, 1, 2), split="paper", mechanism="output",
+                                                      accountant=a).fit(X, np.arange(200) % 3),
+        "tune": lambda a: dpcvx.tune(PrivateERM(data_norm=1.0), X, YPM, {"lam": [0.1]}, epsilon=1.0, accountant=a,
+                                     fit_params={"mechanism": "output", "split": "paper"}),
+    }
+    for path, fit in fits.items():
+        accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+        with pytest.raises(InputError, match=message):
+            fit(accountant)
+        assert accountant.ledger == [], path
+    PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, "output", split="max", random_state=0)
+    rows = ["a,b,y"] + [f"{a:.3f},{b:.3f},{int(a > 0.25)}" for a, b in X[:, :2]]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    common = ["fit", tmp_path / "d.csv", "--numeric", "a:0:1", "--numeric", "b:0:1", "--target", "y", "--positive",
+              "1", "--data-norm", "1", "--epsilon", "1", "--random-state", "0"]
+    code, err = _cli(capsys, *common, "--mechanism", "output", "--split", "paper", "--out", tmp_path / "o.json")
+    assert code == 2 and re.search(message, err), err
+    code, err = _cli(capsys, *common, "--split", "rank-one", "--out", tmp_path / "r.json")
+    assert code == 0 and (tmp_path / "r.json").exists(), err
+    assert dpcvx.load(tmp_path / "r.json").certificate.split == "rank-one"
