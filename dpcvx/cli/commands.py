@@ -43,6 +43,7 @@ from ..models.intercept_offset import threshold_cut
 from ..models.multiclass import PrivateMulticlassERM
 from ..privacy.lam_rule import check_rule_regularizer
 from ..progress import progress
+from ..release.kernel_model import NO_SCHEMA, PrivateKernelModel
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
@@ -1022,6 +1023,10 @@ def predict_command(args: argparse.Namespace) -> int:
     layout = _layout(args)
     model = load(args.model)
     schema: PublicSchema | None = getattr(model, "schema", None)  # load() attaches the file's schema
+    if isinstance(model, PrivateKernelModel):  # never a schema: the advice to save one could not be followed
+        raise InputError(f"{args.model} holds a kernel release: {NO_SCHEMA}, which dpcvx predict does not read "
+                         "from a data file; predict in Python with dpcvx.load(path).predict(X), X the rows of the "
+                         "columns it was fitted on")
     if schema is None:
         raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
                          "one), so the CSV columns cannot be encoded; predict in Python with "

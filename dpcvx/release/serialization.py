@@ -119,7 +119,7 @@ from ..exceptions import FileError, InputError, NonPublicSchemaError
 from ..tables import repeated_names
 from ..validation import _short
 from ..version import __version__
-from .kernel_model import CURATOR, PrivateKernelModel
+from .kernel_model import CURATOR, NO_SCHEMA, PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
 from .records.fields import _number
@@ -275,7 +275,7 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
 
 def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:
     if schema is not None:
-        raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
+        raise InputError(NO_SCHEMA)
     return kernel_release_to_dict(model, {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
                                           "kind": "kernel"})
 
