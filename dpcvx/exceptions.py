@@ -39,6 +39,7 @@ __all__ = [
     "PublicSampleWarning",
     "UnprotectedFileWarning",
     "ClassOrderWarning",
+    "NoiseDominatesWarning",
     "UnsupportedWeightsError",
     "InputTypeError",
     "a_value_of",
