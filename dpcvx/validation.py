@@ -1283,15 +1283,20 @@ def or_literal(literal: str, check: Check) -> Check:
     return checked
 
 
-def refuse_unknown_parameters(owner: str, given: Iterable[str], names: Sequence[str], note: str = "") -> None:
+def refuse_unknown_parameters(owner: str, given: Iterable[str], names: Sequence[str], note: str = "", *,
+                              constructor: bool = False) -> None:
     """InputError naming the keywords of ``given`` that are none of ``owner``'s parameters ``names`` (a constructor's,
     as ``set_params`` takes them), and its parameters, then ``note``. The one refusal of an unknown parameter name at
     every learner's ``set_params`` (scikit-learn raised its bare ValueError, PrivateERM and the kernel learners an
-    InputError in words of their own)."""
+    InputError in words of their own). ``constructor``: the keywords a constructor that takes ``**params`` (the kernel
+    learners) was given, refused as an :class:`~dpcvx.exceptions.InputTypeError`, a TypeError as Python refuses an
+    unexpected keyword of every other constructor (DPLogisticRegression(bogus=1), PrivateERM(bogus=1)), as
+    scikit-learn's convention is; ``set_params``' refusal stays a ValueError, as scikit-learn's is."""
     unknown = sorted(set(given) - set(names))
     if unknown:
-        raise InputError(f"{owner} has no parameter(s) {unknown}; its parameters are {list(names)}"
-                         f"{' (' + note + ')' if note else ''}")
+        error = InputTypeError if constructor else InputError
+        raise error(f"{owner} has no parameter(s) {unknown}; its parameters are {list(names)}"
+                    f"{' (' + note + ')' if note else ''}")
 
 
 def check_parameters(owner: Any, constraints: Mapping[str, Check]) -> dict[str, Any]:
