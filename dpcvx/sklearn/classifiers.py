@@ -94,7 +94,6 @@ from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 try:
     from sklearn.base import ClassifierMixin
     from sklearn.utils.metaestimators import available_if
-    from sklearn.utils.validation import check_is_fitted
 except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
@@ -144,6 +143,7 @@ from ..verification.verifier import Loss, Regularizer
 from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
 from .inputs import (
     NamedParameters,
+    check_fitted,
     fit_accountant,
     keep_parameters,
     label_error,
@@ -609,12 +609,12 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         """w^T x + b for each row (clipped to ``data_norm`` as in training); > 0 means ``classes[1]``.
 
         With more than two public classes: the (n, k) one-vs-rest scores."""
-        check_is_fitted(self)
+        check_fitted(self)
         return self.model_.decision_function(self._validated(X, reset=False))
 
     def predict(self, X: Any) -> np.ndarray:
         """The predicted labels, values of ``classes`` (binary: at the public ``threshold``)."""
-        check_is_fitted(self)
+        check_fitted(self)
         return self._predicted(self.model_, self._validated(X, reset=False))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
@@ -649,7 +649,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         from the training data): its largest column is the class :meth:`predict` says; a monotone map of the scores,
         not a calibrated probability. Offered for a release of the logistic loss only: another loss has no
         probability model (AttributeError, as the release's)."""
-        check_is_fitted(self)
+        check_fitted(self)
         return self._at_cut(self.model_).predict_proba(self._validated(X, reset=False))
 
     def _predicted(self, model: PrivateModel | PrivateMulticlassModel, X: Any) -> np.ndarray:
@@ -691,7 +691,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         One-vs-rest: the (k,) cuts t (:meth:`_cuts`), :meth:`predict` the class of the largest
         ``decision_function(X)[:, c] - t[c]``: zeros at the default threshold 0.5; with ``class_prior="private"``
         and ``threshold="prior"``, t_c the log-odds of class c's released count."""
-        check_is_fitted(self)
+        check_fitted(self)
         if isinstance(self.model_, PrivateMulticlassModel):
             return self._cuts(self.model_)
         return self._cut(self.model_)

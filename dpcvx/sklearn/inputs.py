@@ -19,14 +19,15 @@ from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
     from sklearn.base import BaseEstimator
+    from sklearn.exceptions import NotFittedError as ScikitLearnNotFitted
     from sklearn.utils.multiclass import type_of_target
-    from sklearn.utils.validation import column_or_1d, validate_data
+    from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from ..advice import command_line_runs
 from ..data.blocks import is_out_of_core
-from ..exceptions import ClassOrderWarning, InputError, InputTypeError, user_stacklevel
+from ..exceptions import ClassOrderWarning, InputError, InputTypeError, NotFittedError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import check_feature_names
 from ..tables import (
@@ -52,9 +53,24 @@ from ..validation import (
     refuse_unknown_parameters,
 )
 
-__all__ = ["NamedParameters", "check_shapes", "fit_accountant", "keep_feature_names", "label_error",
-           "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input",
-           "warn_if_unsorted_classes"]
+__all__ = ["EstimatorNotFittedError", "NamedParameters", "check_fitted", "check_shapes", "fit_accountant",
+           "keep_feature_names", "label_error", "refuse_unusable_table", "scikit_learn_refusal", "type_refusal",
+           "validate_streamed", "validated_input", "warn_if_unsorted_classes"]
+
+
+class EstimatorNotFittedError(NotFittedError, ScikitLearnNotFitted):
+    """An estimator used before its fit: dpcvx's :class:`~dpcvx.exceptions.NotFittedError` (an InputError, so a
+    DPCVXError) and scikit-learn's ``NotFittedError``, which its code and its conformance checks catch."""
+
+
+def check_fitted(estimator: BaseEstimator) -> None:
+    """scikit-learn's ``check_is_fitted`` (its rule of what is fitted, and its words), refusing with
+    :class:`EstimatorNotFittedError`: the one not-fitted error of every entry, the kernel learners' and
+    ``dpcvx.save``'s class too (scikit-learn's own is no DPCVXError)."""
+    try:
+        check_is_fitted(estimator)
+    except ScikitLearnNotFitted as error:
+        raise EstimatorNotFittedError(str(error)) from None
 
 
 @contextlib.contextmanager
