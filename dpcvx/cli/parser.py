@@ -557,7 +557,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "with the public values given, and write the model with its release "
                           "certificate. The fit is the Python estimator's (DPLogisticRegression, DPERMClassifier, "
                           "DPLinearRegression, DPHuberRegressor): its defaults (lam 'auto', an intercept, private "
-                          "column statistics by its public rule), its checks and its warnings (on stderr). A "
+                          "column statistics by its public rule) but two, its checks and its warnings (on stderr). "
+                          "The two: --data-norm is required with --numeric/--categorical (the estimators' "
+                          "data_norm defaults to 1), and --delta defaults to 0, pure epsilon (DPLinearRegression's "
+                          "delta to 1e-6): the default regression needs --delta. A "
                           "--out that is a file the command reads is refused."),
         epilog="examples:\n"
                "  dpcvx fit adult.csv --target income --positive '>50K' --negative '<=50K' \\\n"

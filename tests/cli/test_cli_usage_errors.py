@@ -278,3 +278,14 @@ def test_the_help_states_which_value_refusals_are_2_and_which_3(tmp_path, capsys
     data = [str(tmp_path / "d.csv"), *BINARY[1:]]
     assert main(["fit", *data, "--delta", "0.5", "--out", str(tmp_path / "m.json")]) == 3  # 0.5 >= 1/n: the data's n
     assert not (tmp_path / "m.json").exists()
+
+
+def test_fit_help_names_the_two_defaults_that_differ_from_the_estimators(capsys):
+    """fit --help said the fit has the Python estimator's defaults, while --data-norm is required (data_norm=1.0 in
+    Python) and --delta defaults to 0 (DPLinearRegression's delta to 1e-6): the same options gave another outcome."""
+    assert main(["fit", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "its defaults (lam 'auto', an intercept, private column statistics by its public rule) but two" in said
+    assert ("The two: --data-norm is required with --numeric/--categorical (the estimators' data_norm defaults to 1), "
+            "and --delta defaults to 0, pure epsilon (DPLinearRegression's delta to 1e-6): the default regression "
+            "needs --delta.") in said
