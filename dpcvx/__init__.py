@@ -30,6 +30,7 @@ from .exceptions import (
     DPCVXWarning,
     ExponentialCostWarning,
     InputError,
+    NoiseDominatesWarning,
     NonPublicSchemaError,
     PaperModeWarning,
     SolverError,
@@ -162,5 +163,6 @@ __all__ = [
     "ClippingWarning",
     "ExponentialCostWarning",
     "PaperModeWarning",
+    "NoiseDominatesWarning",
     "UnsupportedWeightsError",
 ]

@@ -39,8 +39,10 @@ __all__ = [
     "PublicSampleWarning",
     "UnprotectedFileWarning",
     "ClassOrderWarning",
+    "NoiseDominatesWarning",
     "UnsupportedWeightsError",
     "InputTypeError",
+    "NotFittedError",
     "a_value_of",
     "user_stacklevel",
     "warn_released",
@@ -64,6 +66,14 @@ class InputTypeError(InputError, TypeError):
     """X holds an entry that is not a number (a dict, a list), or is sparse where dense rows are needed: an InputError
     and, as in scikit-learn (``float()`` refuses it), a TypeError. Every entry refuses a sparse X it cannot take with
     it: the estimators, the kernel learners and their feature map."""
+
+
+class NotFittedError(InputError, AttributeError):
+    """A learner used before its fit: a prediction, a release or ``dpcvx.save`` of a learner not fitted. An InputError
+    and, as scikit-learn's ``NotFittedError`` is (a ValueError and an AttributeError), an AttributeError. The
+    estimators of :mod:`dpcvx.sklearn` raise a subclass that is scikit-learn's ``NotFittedError`` too
+    (:func:`dpcvx.sklearn.inputs.check_fitted`), which scikit-learn's code and conformance checks catch; the kernel
+    learners and ``dpcvx.save`` raise this class (scikit-learn is no core dependency)."""
 
 
 class FileError(InputError):

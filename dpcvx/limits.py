@@ -8,7 +8,13 @@ read them from here.
 from __future__ import annotations
 
 __all__ = ["PROBE_DIM", "DEMO_MIN_N", "DEMO_MAX_N", "DEMO_MAX_DRAWS", "DEMO_MAX_SEED", "SEED_MAX", "SEED_MAX_TEXT",
-           "CANARY_MAX_ENTRIES"]
+           "CANARY_MAX_ENTRIES", "SPLITS", "DEFAULT_SPLIT"]
+
+#: The budget splits of objective perturbation (:mod:`dpcvx.privacy.calibrate`) and the default, one table for every
+#: entry: PrivateERM's ``split``, the estimators' and the command line's ``--split`` choices. Output perturbation
+#: takes the default only (:meth:`dpcvx.PrivateERM.check_options`: no split changes its noise).
+SPLITS = ("paper", "max", "rank-one")
+DEFAULT_SPLIT = "max"
 
 #: the number of features at which ``verify`` analyses a regularizer when none is given
 PROBE_DIM = 3

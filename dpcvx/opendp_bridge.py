@@ -113,6 +113,7 @@ from .models.contract import refuse_held_accountant
 from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
 from .release.input_record import HoldsNoInput
+from .release.kernel_model import CURATOR
 from .validation import check_delta, check_epsilon, check_flag
 
 __all__ = ["as_opendp_measurement", "DATA_DOMAIN"]
@@ -326,11 +327,9 @@ def _learner_fit(learner: Any, epsilon: float | None, delta: float | None, allow
     _refuse_fixed_seed(f"the fit option random_state={fit_params.get('random_state')!r}",
                        fit_params.get("random_state"), allow_fixed_seed, "leave random_state out")
     if isinstance(learner, PINP):
-        raise InputError("PINP is an interactive curator: its fit charges the budget once and returns the curator, "
-                         "which then answers each query with noise of its own; that is not one release a measurement "
-                         "can return, so its fit is not wrapped (OpenDP's compositor would count the budget, then get "
-                         "no certificate). Fit PINP with a dpcvx PrivacyAccountant, or wrap TDDL or TDIL, which "
-                         "release one model")
+        raise InputError(f"{CURATOR}; that is not one release a measurement can return, so its fit is not "
+                         "wrapped (OpenDP's compositor would count the budget, then get no certificate). Fit PINP "
+                         "with a dpcvx PrivacyAccountant, or wrap TDDL or TDIL, which release one model")
     relation = fit_relation(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value), delta)
     template = copy.deepcopy(learner)  # a later change to the caller's learner changes nothing
 

@@ -37,12 +37,16 @@ import numpy as np
 
 from .exceptions import InputError, InputTypeError, a_value_of, user_stacklevel
 
-__all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "column_dtype", "column_names",
-           "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number", "is_number",
-           "named_column", "nested", "number_variants", "NUMBER_TEXT", "non_finite_error", "non_numeric_entry",
-           "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
+__all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "column_dtype",
+           "column_names", "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number",
+           "is_number", "named_column", "nested", "number_variants", "NUMBER_TEXT", "non_finite_error",
+           "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "number_texts", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers"]
+
+#: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
+#: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
+MISSING_TOKENS = ("?", "")
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")

@@ -45,6 +45,7 @@ import scipy.sparse as sparse
 from .advice import command_line_runs, named, setting
 from .exceptions import InputError, InputTypeError, NumericRangeError, UnsupportedWeightsError, a_value_of, withheld
 from .tables import (
+    MISSING_TOKENS,
     NonFiniteError,
     RowError,
     column_names,
@@ -104,6 +105,7 @@ __all__ = [
     "SignBits",
     "one_vs_rest_signs",
     "outside_classes",
+    "outside_head",
     "missing_labels",
     "check_classes",
     "scalar_label",
@@ -625,8 +627,7 @@ def check_classes(classes: Any) -> tuple:
     except (TypeError, ValueError):
         raise InputError(f"classes must be a pair (negative, positive), got {classes!r}") from None
     _refuse_unmatchable_classes((negative, positive_label), classes)
-    if negative == positive_label:
-        raise InputError(f"classes must be two different values, got {classes!r}")
+    _refuse_repeated_classes((negative, positive_label), classes)
     return negative, positive_label
 
 
@@ -637,9 +638,14 @@ def check_public_classes(classes: Any) -> tuple:
     if len(values) < 2:
         raise InputError(f"classes must name at least two public classes, got {classes!r}")
     _refuse_unmatchable_classes(values, classes)
+    _refuse_repeated_classes(values, classes)
+    return values
+
+
+def _refuse_repeated_classes(values: tuple, classes: Any) -> None:
+    """The one refusal of a class declared twice (classes=(1, 1)), for a pair and a class set alike."""
     if len(set(values)) != len(values):
         raise InputError(f"classes must be distinct values, got {classes!r}")
-    return values
 
 
 def _refuse_unordered(classes: Any) -> None:
@@ -871,11 +877,18 @@ def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> 
     of them are a declared class but for letter case or surrounding spaces (:func:`dpcvx.tables.spelling_variants`)
     or text reading as a declared number class (:func:`dpcvx.tables.number_texts`), each with its fix. A missing
     label among them (:func:`missing_labels`) is no label outside the classes: it is refused first, in the one
-    wording of a missing label or target (:func:`missing_refusal`)."""
+    wording of a missing label or target (:func:`missing_refusal`); so is the text '' or '?' outside the classes
+    (``MISSING_TOKENS``), as the command line refuses an empty or '?' label cell its --positive and --negative do
+    not name: a record without a label, not a third class."""
     values = np.asarray(labels)[outside]
-    missing = missing_labels(values)
+    tokens = np.fromiter((isinstance(value, str) and value in MISSING_TOKENS for value in values.ravel()), dtype=bool,
+                         count=values.size).reshape(values.shape) if values.dtype.kind in "OUS" else None
+    missing = missing_labels(values) if tokens is None else missing_labels(values) | tokens
     if missing.any():
-        raise missing_refusal("y", int(np.count_nonzero(missing)), int(np.flatnonzero(outside)[np.argmax(missing)]))
+        kinds = "NaN or missing values" + (" ('' or '?', unless classes= declares it)" if tokens is not None
+                                           and tokens.any() else "")
+        raise missing_refusal("y", int(np.count_nonzero(missing)), int(np.flatnonzero(outside)[np.argmax(missing)]),
+                              kinds)
     variants = int(np.count_nonzero(spelling_variants(values, classes)))
     case = (f" ({variants} of them differ from a declared class only in letter case or surrounding spaces: normalise "
             "y first, for example y.str.strip().str.lower() with the classes in lower case)") if variants else ""
@@ -1144,11 +1157,21 @@ def outside_refusal(outside: np.ndarray, labels: np.ndarray | SignBits, classes:
     """The refusal of labels outside the PUBLIC ``classes`` (``outside``: their mask, :func:`outside_classes`), counted
     and placed, never shown: at a fit, whose classes are declared, never inferred; at a release's score
     (``scored``), whose classes are its own: a missing or misspelt label is no mistake of the model."""
-    head = f"y has {outside_labels(outside, labels, classes)} outside"
     if scored:
-        return InputError(f"{head} the model's classes {classes!r}: score labels of its classes only")
-    return InputError(f"{head} the declared classes {classes!r}. Labels are never inferred from the data (that would "
+        return InputError(f"y has {outside_labels(outside, labels, classes)} outside the model's classes {classes!r}: "
+                          "score labels of its classes only")
+    return InputError(f"{outside_head(outside, labels, classes)}. Labels are never inferred from the data (that would "
                       "leak it); pass the public pair, for example classes=(0, 1)")
+
+
+def outside_head(outside: np.ndarray, labels: Any, classes: Sequence[Any], fixed: bool = False) -> str:
+    """The one head of a fit's refusal of labels outside the PUBLIC ``classes`` (``outside``: their mask), at every
+    entry (PrivateERM, the estimators, PrivateMulticlassERM, tune, the kernel learners), each adding its own fix:
+    'y has k label(s) (:func:`outside_labels`) outside the declared classes (...)', or, ``fixed``, the classes
+    (-1, 1) the kernel learners fix (they take no classes=)."""
+    where = "the kernel learners' classes" if fixed else "the declared classes"
+    tail = ", which they fix (they take no classes=)" if fixed else ""
+    return f"y has {outside_labels(outside, labels, classes)} outside {where} {tuple(classes)!r}{tail}"
 
 
 def class_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
@@ -1260,15 +1283,20 @@ def or_literal(literal: str, check: Check) -> Check:
     return checked
 
 
-def refuse_unknown_parameters(owner: str, given: Iterable[str], names: Sequence[str], note: str = "") -> None:
+def refuse_unknown_parameters(owner: str, given: Iterable[str], names: Sequence[str], note: str = "", *,
+                              constructor: bool = False) -> None:
     """InputError naming the keywords of ``given`` that are none of ``owner``'s parameters ``names`` (a constructor's,
     as ``set_params`` takes them), and its parameters, then ``note``. The one refusal of an unknown parameter name at
     every learner's ``set_params`` (scikit-learn raised its bare ValueError, PrivateERM and the kernel learners an
-    InputError in words of their own)."""
+    InputError in words of their own). ``constructor``: the keywords a constructor that takes ``**params`` (the kernel
+    learners) was given, refused as an :class:`~dpcvx.exceptions.InputTypeError`, a TypeError as Python refuses an
+    unexpected keyword of every other constructor (DPLogisticRegression(bogus=1), PrivateERM(bogus=1)), as
+    scikit-learn's convention is; ``set_params``' refusal stays a ValueError, as scikit-learn's is."""
     unknown = sorted(set(given) - set(names))
     if unknown:
-        raise InputError(f"{owner} has no parameter(s) {unknown}; its parameters are {list(names)}"
-                         f"{' (' + note + ')' if note else ''}")
+        error = InputTypeError if constructor else InputError
+        raise error(f"{owner} has no parameter(s) {unknown}; its parameters are {list(names)}"
+                    f"{' (' + note + ')' if note else ''}")
 
 
 def check_parameters(owner: Any, constraints: Mapping[str, Check]) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 Python API: ``fit`` fits the estimator a Python user would (its defaults, checks and warnings).
 
 Exit status: one code per kind of error, from the table :data:`EXIT_CODES`
-(``docs/robustness.md`` is generated from it): 0 success, 2 usage error, 3
-input error (a file, value or parameter), 4 the certificate does not allow
+(``docs/robustness.md`` is generated from it): 0 success, 2 usage error (options wrong
+whatever the data, a bad value among them, refused before any file is read), 3 input error (a file, or a value
+wrong for the data or the model read), 4 the certificate does not allow
 the requested mechanism, 5 solver failure, 6 privacy budget exceeded. Every
 error is ONE ``dpcvx: ...`` line on stderr naming the problem and the fix;
 a traceback (exit 1) can only come from a bug in dpcvx itself.

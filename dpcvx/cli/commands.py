@@ -43,13 +43,13 @@ from ..models.intercept_offset import threshold_cut
 from ..models.multiclass import PrivateMulticlassERM
 from ..privacy.lam_rule import check_rule_regularizer
 from ..progress import progress
+from ..release.kernel_model import NO_SCHEMA, PrivateKernelModel
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, write_model
 from ..tables import RowError, number_variants, repeated_names, spelling_variants, such_rows, text_numbers
 from ..validation import check_public_classes, label_range, missing_refusal
-from ..verification.verdict import Mechanism
 from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
 
@@ -57,7 +57,7 @@ __all__ = ["demo_command", "fit_command", "predict_command", "report_command", "
 
 NOT = "not "  # without --negative, the negative class is called "not " + the first --positive value
 
-MISSING_LABELS = ("", "?")  # an empty label cell, or UCI's "?": a record without a label
+MISSING_LABELS = MISSING_TOKENS  # an empty label cell, or UCI's "?": a record without a label (Python's y too)
 MISSING_TEXT = MISSING_LABELS  # cells a numeric column without a declared rule refuses with the advice of --missing
 
 Read = TypeVar("Read")  # what a chunked read makes of each chunk (_read_by_chunks)
@@ -643,11 +643,9 @@ def _fit_usage(args: argparse.Namespace) -> tuple[PublicSchema | None, losses.Ma
     if kind == LEAST_SQUARES:
         _refuse_least_squares_options(args)
     _refuse_options_that_change_nothing(args, kind)
-    output = args.mechanism is not None and Mechanism.of(args.mechanism) is Mechanism.OUTPUT
-    if args.split is not None and (kind in (LEAST_SQUARES, HUBER) or output):
-        fit = "output perturbation" if output else kind
+    if args.split is not None and kind in (LEAST_SQUARES, HUBER):  # under output perturbation: the learner's check
         raise UsageError(f"--split sets the budget split of objective perturbation for a classifier (or "
-                         f"--allow-estimates); {fit} takes none: leave it out")
+                         f"--allow-estimates); {kind} takes none: leave it out")
     if args.schema is not None:
         if args.columns:
             raise UsageError("give the columns either in --schema FILE or with --numeric/--categorical, not both")
@@ -1025,6 +1023,10 @@ def predict_command(args: argparse.Namespace) -> int:
     layout = _layout(args)
     model = load(args.model)
     schema: PublicSchema | None = getattr(model, "schema", None)  # load() attaches the file's schema
+    if isinstance(model, PrivateKernelModel):  # never a schema: the advice to save one could not be followed
+        raise InputError(f"{args.model} holds a kernel release: {NO_SCHEMA}, which dpcvx predict does not read "
+                         "from a data file; predict in Python with dpcvx.load(path).predict(X), X the rows of the "
+                         "columns it was fitted on")
     if schema is None:
         raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
                          "one), so the CSV columns cannot be encoded; predict in Python with "

@@ -56,13 +56,16 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "the command line is malformed: unknown command or option, missing or malformed option value, or "
              "options wrong together whatever the data (refused before any input file is read)",
              "dpcvx: usage error: argument --epsilon: --epsilon must be finite and positive, got 0.0 (see: dpcvx fit "
-             "--help)"),
+             "--help)",
+             brief="usage error: options wrong whatever the data, a bad value among them, refused before any file is "
+                   "read"),
     ExitCode(InputError, EXIT_INPUT, "input error",
-             "a value, column, label or parameter is invalid",
+             "a value, column, label or parameter is invalid: a file, or a value wrong for the data or the model read "
+             "(a --delta of 1/n or more, --threshold for a regression model)",
              "dpcvx: input error: train.csv has no column(s) ['salary'] among its 4 columns. Check the "
              "spelling (names are case-sensitive); the header's cells are not shown (if the file has no "
              "header row, its first record was read as one: pass --no-header with --names)",
-             brief="input error (file, value, parameter)"),
+             brief="input error: a file, or a value wrong for the data or the model read (a --delta of 1/n or more)"),
     ExitCode(FileError, EXIT_INPUT, "input error",
              "a file cannot be read or written, or is not what it must be (encoding, JSON, format, "
              "a model file that fails validation)",

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ..exceptions import InputError, UsageError
-from ..limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MIN_N, PROBE_DIM, SEED_MAX, SEED_MAX_TEXT
+from ..limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MIN_N, PROBE_DIM, SEED_MAX, SEED_MAX_TEXT, SPLITS
 from ..version import __version__
 from .exit_codes import EXIT_REFUSED, status_summary
 
@@ -557,7 +557,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "with the public values given, and write the model with its release "
                           "certificate. The fit is the Python estimator's (DPLogisticRegression, DPERMClassifier, "
                           "DPLinearRegression, DPHuberRegressor): its defaults (lam 'auto', an intercept, private "
-                          "column statistics by its public rule), its checks and its warnings (on stderr). A "
+                          "column statistics by its public rule) but two, its checks and its warnings (on stderr). "
+                          "The two: --data-norm is required with --numeric/--categorical (the estimators' "
+                          "data_norm defaults to 1), and --delta defaults to 0, pure epsilon (DPLinearRegression's "
+                          "delta to 1e-6): the default regression needs --delta. A "
                           "--out that is a file the command reads is refused."),
         epilog="examples:\n"
                "  dpcvx fit adult.csv --target income --positive '>50K' --negative '<=50K' \\\n"
@@ -686,7 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "doubles released; the certificate names the floating-point guarantee "
                               "(docs/mechanisms.md). Objective perturbation with --delta (Gaussian) has no such form "
                               "and refuses it")
-    privacy.add_argument("--split", choices=("max", "paper"),
+    privacy.add_argument("--split", choices=SPLITS,
                          help="objective perturbation budget split (default max; docs/theory.md); a fit by "
                               "another mechanism takes none")
     _add_chunk_rows(privacy, "into a temporary memory-mapped file and fit it by row blocks")

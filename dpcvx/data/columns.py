@@ -19,13 +19,12 @@ import numpy as np
 
 from .. import tables
 from ..exceptions import InputError
-from ..tables import RowError, such_rows, text_numbers
+from ..tables import MISSING_TOKENS, RowError, such_rows, text_numbers
 
 __all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length",
            "marker_numbers"]
 
-# Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty).
-MISSING_TOKENS = ("?", "")
+# Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): tables.MISSING_TOKENS
 
 
 def column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:

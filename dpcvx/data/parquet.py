@@ -129,7 +129,7 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
     except FileNotFoundError:
         raise FileError(f"{path} does not exist") from None
     except (OSError, pa.ArrowException) as error:
-        raise FileError(f"{path} is not a readable Parquet file: {error}") from None
+        raise FileError(f"{path} is not a readable Parquet file: {withheld(error)}") from None
     names = list(handle.schema_arrow.names)
     missing = [name for name in columns if name not in names]
     if missing:

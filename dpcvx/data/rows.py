@@ -467,11 +467,12 @@ class RowMap:
         self._check_width(mapped.shape[1], coef)
         return np.asarray(mapped @ coef.T)
 
-    @staticmethod
-    def _check_width(width: int, coef: np.ndarray) -> None:
-        """Refuse rows whose mapped width is not the model's."""
+    def _check_width(self, width: int, coef: np.ndarray) -> None:
+        """Refuse rows whose mapped width is not the model's, saying "after the feature map" only of a map's rows (a
+        plain linear model's refusal said it of rows no map had touched)."""
         if width != coef.shape[-1]:
-            raise width_refusal("X", width, coef.shape[-1], after=" after the feature map")
+            after = "" if self.feature_map is None else " after the feature map"
+            raise width_refusal("X", width, coef.shape[-1], after=after)
 
     def _mapped_by_blocks(self, X: np.ndarray, spare_columns: int,
                           map_block: Callable[[np.ndarray, np.ndarray], int]) -> tuple[np.ndarray, int]:

@@ -38,6 +38,7 @@ from ..data.blocks import RowBlocks, matrix_shape
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError, UnsupportedWeightsError
+from ..limits import DEFAULT_SPLIT
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import ReleaseCalibration
@@ -553,7 +554,10 @@ class PrivateERM(ConstructorParameters):
 
     def _budget(self, mechanism: str, epsilon: float, delta: float, neighbours: str, n_public: int | None,
                 split: str) -> tuple[Mechanism, float, float, Neighbours, int | None]:
-        """The checked (mechanism, epsilon, delta, neighbour relation, n_public) of a fit; the split checked."""
+        """The checked (mechanism, epsilon, delta, neighbour relation, n_public) of a fit; the split checked: one of
+        ``calibrate.SPLITS``, and the default "max" under output perturbation, whose noise no split changes (a split
+        given to it would be ignored without a word). The one check of every fit, plan and ``check_options``, so of
+        the estimators' and the command line's --split too."""
         kind = Mechanism.of(mechanism)
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if kind is Mechanism.OBJECTIVE and delta > 0:
@@ -561,7 +565,9 @@ class PrivateERM(ConstructorParameters):
         if check_flag("float_safe", self.float_safe):
             check_float_safe_form(kind is Mechanism.OBJECTIVE, delta)
         relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public, self.allow_large_delta)
-        check_choice("split", split, calibrate.SPLITS)
+        if check_choice("split", split, calibrate.SPLITS) != DEFAULT_SPLIT and kind is Mechanism.OUTPUT:
+            raise InputError(f"split={split!r} sets the budget split of objective perturbation; output perturbation "
+                             "takes none (it would change nothing): leave it out, or fit with mechanism='objective'")
         return kind, epsilon, delta, relation, n_public
 
     def _make_plan(self, width: int, rows: RowMap, classes: tuple[Any, Any] | None, label_bound: float | None,

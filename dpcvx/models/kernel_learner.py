@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel
-from ..exceptions import InputError, NoiseDominatesWarning, SolverError
+from ..exceptions import InputError, NoiseDominatesWarning, NotFittedError, SolverError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
@@ -182,7 +182,7 @@ class PrivateKernelLearner:
                  degree: int = 3, offset: float = 1.0, input_bound: float | None = None,
                  feature_bound: float | None = None, time_limit: float | None = None, verbose: bool = False,
                  allow_large_delta: bool = False, **unknown: Any) -> None:
-        self._refuse_unknown(unknown)  # a subclass passes on the keywords it does not name
+        self._refuse_unknown(unknown, constructor=True)  # a subclass passes on the keywords it does not name
         self.kernel = kernel
         self.lam = check_lam("lam", lam)
         self.loss = loss
@@ -301,11 +301,11 @@ class PrivateKernelLearner:
             setattr(self, name, value if check is None else check(name, value))
         return self
 
-    def _refuse_unknown(self, params: Mapping[str, Any]) -> None:
-        """Refuse the keywords in ``params`` that are not this learner's parameters (the constructor's and
-        set_params'), naming the learner and its parameters."""
+    def _refuse_unknown(self, params: Mapping[str, Any], constructor: bool = False) -> None:
+        """Refuse the keywords in ``params`` that are not this learner's parameters (the constructor's, a TypeError
+        too, and set_params'), naming the learner and its parameters."""
         refuse_unknown_parameters(type(self).__name__, params, self._param_names,
-                                  "epsilon, delta and random_state go to fit")
+                                  "epsilon, delta and random_state go to fit", constructor=constructor)
 
     def __repr__(self) -> str:
         params = ", ".join(f"{key}={value!r}" for key, value in self.get_params().items())
@@ -321,7 +321,7 @@ class PrivateKernelLearner:
     def _fitted(self, X: ArrayLike) -> KernelPredictor:
         """The released predictor, X checked against the training table (:meth:`_check_rows`)."""
         if self.predictor_ is None:
-            raise InputError(f"{type(self).__name__} is not fitted yet: call fit first")
+            raise NotFittedError(f"{type(self).__name__} is not fitted yet: call fit first")
         self._check_rows(X)
         return self.predictor_
 

@@ -66,7 +66,7 @@ from ..validation import (
     label_vector,
     one_vs_rest_signs,
     outside_classes,
-    outside_labels,
+    outside_head,
     refuse_unknown_parameters,
 )
 from ..verification.verdict import Mechanism
@@ -151,9 +151,8 @@ class PrivateMulticlassERM:
         assert isinstance(labels, np.ndarray)
         outside = outside_classes(labels, self.classes)  # compared a chunk at a time (no boolean n-vectors)
         if outside is not None:
-            raise InputError(f"y has {outside_labels(outside, labels, self.classes)} outside the public classes "
-                             f"{self.classes!r}. The classes are a public declaration, never read off the data: add "
-                             "them to classes= or map y")
+            raise InputError(f"{outside_head(outside, labels, self.classes)}. The classes are a public declaration, "
+                             "never read off the data: add them to classes= or map y")
         return labels
 
     @property

@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 
 from ..data.kernels import KernelSpec, as_rows, kernel_expansion
 from ..data.notes import checks_then_notes
-from ..exceptions import BudgetExceededError, InputError
+from ..exceptions import BudgetExceededError, InputError, NotFittedError
 from ..privacy import process_token
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
@@ -175,7 +175,7 @@ class PINP(TrainingSetLearner):
 
     def _session(self) -> PINPParameters:
         if self.parameters_ is None:
-            raise InputError("PINP is not fitted yet: call fit(X, y, epsilon) first")
+            raise NotFittedError("PINP is not fitted yet: call fit(X, y, epsilon) first")
         return self.parameters_
 
     def public_predictor(self) -> KernelPredictor:

@@ -63,6 +63,7 @@ from typing import Any, Self, TypeVar
 import numpy as np
 
 from ..exceptions import InputError
+from ..limits import SPLITS
 from ..rounding import EPS, ROUNDING, round_down, round_up
 from ..validation import check_choice, check_epsilon, non_negative, number_text, positive, sample_size
 from ..verification.verdict import Mechanism
@@ -84,7 +85,6 @@ __all__ = [
     "CONIC_TOL",
 ]
 
-SPLITS = ("paper", "max", "rank-one")
 DEFAULT_TOL = 1e-10
 # Default for problems only a conic solver can take (no Newton polish): Clarabel and SCS
 # stop near 1e-9 relative, so their points are certified against a looser public bound.

@@ -39,7 +39,15 @@ from ..solvers.kernel import as_labels
 from ..validation import delta_value, epsilon_value, instance_of, integer, real_values, width_refusal
 from .model import Release, check_certificate, check_feature_names, weighted_share
 
-__all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES", "kernel_labels"]
+#: What PINP is, in the words of every entry that refuses it as one release (dpcvx.save, as_opendp_measurement): its
+#: release is :meth:`PINP.release() <dpcvx.models.pinp.PINP.release>`, the transcript so far
+CURATOR = ("PINP is an interactive curator: its fit charges the budget once and returns the curator, which then "
+           "answers each query with noise of its own")
+#: Why a kernel release has no schema (dpcvx.save refuses one; dpcvx predict, given a kernel model file, says so)
+NO_SCHEMA = "a kernel release takes no schema: its inputs are the raw feature rows"
+
+__all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "KERNEL_CLASSES", "kernel_labels",
+           "CURATOR", "NO_SCHEMA"]
 
 KERNEL_CLASSES = (-1.0, 1.0)  # the public label pair of the kernel learners (labels are never mapped)
 

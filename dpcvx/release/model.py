@@ -488,18 +488,22 @@ def check_feature_names(model: Any, X: Any) -> None:
     sets): the one check of the names of an estimator's predictions and of a loaded model's, for every table whose
     names :func:`dpcvx.tables.feature_names` reads (pandas, polars, pyarrow). A model reads a row's entries by
     position, so swapped columns would be predicted without a word. X without names is warned of (scikit-learn's
-    warning); a model without names is not checked. A table of the records a model's saved schema encodes (every
-    column the schema reads, not the schema's encoded features) is refused as such, whether or not the model has
-    names: it predicts on the encoded rows."""
+    warning); a model without names is not checked. A table of the records a model's saved schema encodes (one that
+    names every column the schema reads) is refused as such, whether or not the model has names: it predicts on the
+    encoded rows. Only the model's own names pass, those of the named encoded rows it was fitted on (a pipeline's with
+    pandas output): a numeric column's encoded feature keeps the column's name, so a table of a numeric schema's raw
+    columns bears its encoded features' names too, and was taken for encoded rows (a file of ``dpcvx fit``, predicted
+    on the raw columns, disagreed with ``dpcvx predict``)."""
     schema = getattr(model, "schema", None)
+    fitted = getattr(model, "feature_names_in_", None)
     if schema is not None:
         given = feature_names(X)
-        if (given is not None and given.tolist() != list(schema.feature_names)
-                and set(schema.column_names) <= set(given.tolist())):
+        if (given is not None and set(schema.column_names) <= set(given.tolist())
+                and (fitted is None or given.tolist() != list(fitted))):
             raise InputError(f"X holds the records the model's schema encodes (its columns {few_names(list(given))}); "
                              "the model predicts on the encoded rows: pass model.schema.transform(X) (dpcvx predict "
                              "encodes a data file by the saved schema itself)")
-    check_names(type(model).__name__, getattr(model, "feature_names_in_", None), X)
+    check_names(type(model).__name__, fitted, X)
 
 
 def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:

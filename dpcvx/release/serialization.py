@@ -115,11 +115,11 @@ import numpy as np
 
 from ..data.files import MAX_JSON_DEPTH, atomic_write, check_writable, file_path, json_depth, json_object, read_json
 from ..data.preprocessing import PublicSchema
-from ..exceptions import FileError, InputError, NonPublicSchemaError
+from ..exceptions import FileError, InputError, NonPublicSchemaError, NotFittedError
 from ..tables import repeated_names
 from ..validation import _short
 from ..version import __version__
-from .kernel_model import PrivateKernelModel
+from .kernel_model import CURATOR, NO_SCHEMA, PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
 from .records.fields import _number
@@ -260,18 +260,22 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
             raise InputError("schema= differs from the pipeline's PublicSchema; leave schema= out: the pipeline's "
                              "own is saved")
         schema, saved = steps[0][1], steps[1][1]
+    if callable(getattr(saved, "release", None)) and getattr(saved, "parameters_", None) is not None:
+        # a fitted curator (PINP), whose release() makes its release: a model_ it holds may predate later queries
+        raise InputError(f"{CURATOR}, not one release: save its transcript so far, dpcvx.save(curator.release(), "
+                         "path) (release() spends nothing; fitting again would spend the budget again)")
     release = getattr(saved, "model_", None)
     if isinstance(release, Release):
         return release, schema, getattr(saved, "feature_names_in_", None), getattr(saved, "decision_cut_", None)
     if hasattr(saved, "fit") and hasattr(saved, "get_params"):
-        raise InputError(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
+        raise NotFittedError(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
                          "fit it first")
     return saved, schema, None, None  # refused by model_to_dict, naming what it got
 
 
 def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:
     if schema is not None:
-        raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
+        raise InputError(NO_SCHEMA)
     return kernel_release_to_dict(model, {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
                                           "kind": "kernel"})
 

@@ -94,7 +94,6 @@ from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 try:
     from sklearn.base import ClassifierMixin
     from sklearn.utils.metaestimators import available_if
-    from sklearn.utils.validation import check_is_fitted
 except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
@@ -144,6 +143,7 @@ from ..verification.verifier import Loss, Regularizer
 from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
 from .inputs import (
     NamedParameters,
+    check_fitted,
     fit_accountant,
     keep_parameters,
     label_error,
@@ -298,10 +298,12 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         return classes
 
     def _label_refusal(self, y: Any, multiclass: bool, refusal: InputError) -> InputError:
-        """scikit-learn's refusal of X or y, naming, when y is a vector of labels with a NaN, infinite or missing one
-        (None, pandas' NA), that label's row as :class:`~dpcvx.models.erm.PrivateERM` and tune name a label outside
-        the public classes (scikit-learn's own words first, as its conformance checks match them; but not its
-        TypeError, which a missing label of a pandas "string" column raised and which names no cause)."""
+        """scikit-learn's refusal of X or y, or, when y is a vector of labels with a NaN, infinite or missing one
+        (None, pandas' NA), the refusal :class:`~dpcvx.models.erm.PrivateERM`, tune and the kernel learners give it:
+        a missing label in the one wording of a missing label (:func:`~dpcvx.validation.missing_refusal`, a RowError
+        naming its row), an infinite one as a label outside the declared classes. Not scikit-learn's words ("Input y
+        contains NaN", "Input contains NaN", or a TypeError naming no cause): its conformance checks ask a third
+        party's estimator for a ValueError only, which InputError is."""
         labels = np.asarray(y)
         finite = labels.dtype.kind != "f" or bool(np.all(np.isfinite(labels)))
         if labels.ndim != 1 or (finite and not missing_labels(labels).any()):
@@ -309,7 +311,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         try:
             self._labels_checked(labels, multiclass)
         except InputError as outside:
-            return outside if isinstance(refusal, TypeError) else InputError(f"{str(refusal).rstrip('.')}: {outside}")
+            return outside
         return refusal
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
@@ -607,12 +609,12 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         """w^T x + b for each row (clipped to ``data_norm`` as in training); > 0 means ``classes[1]``.
 
         With more than two public classes: the (n, k) one-vs-rest scores."""
-        check_is_fitted(self)
+        check_fitted(self)
         return self.model_.decision_function(self._validated(X, reset=False))
 
     def predict(self, X: Any) -> np.ndarray:
         """The predicted labels, values of ``classes`` (binary: at the public ``threshold``)."""
-        check_is_fitted(self)
+        check_fitted(self)
         return self._predicted(self.model_, self._validated(X, reset=False))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
@@ -647,7 +649,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         from the training data): its largest column is the class :meth:`predict` says; a monotone map of the scores,
         not a calibrated probability. Offered for a release of the logistic loss only: another loss has no
         probability model (AttributeError, as the release's)."""
-        check_is_fitted(self)
+        check_fitted(self)
         return self._at_cut(self.model_).predict_proba(self._validated(X, reset=False))
 
     def _predicted(self, model: PrivateModel | PrivateMulticlassModel, X: Any) -> np.ndarray:
@@ -689,7 +691,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         One-vs-rest: the (k,) cuts t (:meth:`_cuts`), :meth:`predict` the class of the largest
         ``decision_function(X)[:, c] - t[c]``: zeros at the default threshold 0.5; with ``class_prior="private"``
         and ``threshold="prior"``, t_c the log-odds of class c's released count."""
-        check_is_fitted(self)
+        check_fitted(self)
         if isinstance(self.model_, PrivateMulticlassModel):
             return self._cuts(self.model_)
         return self._cut(self.model_)

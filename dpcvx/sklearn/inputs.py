@@ -19,14 +19,15 @@ from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
     from sklearn.base import BaseEstimator
+    from sklearn.exceptions import NotFittedError as ScikitLearnNotFitted
     from sklearn.utils.multiclass import type_of_target
-    from sklearn.utils.validation import column_or_1d, validate_data
+    from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from ..advice import command_line_runs
 from ..data.blocks import is_out_of_core
-from ..exceptions import ClassOrderWarning, InputError, InputTypeError, user_stacklevel
+from ..exceptions import ClassOrderWarning, InputError, InputTypeError, NotFittedError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import check_feature_names
 from ..tables import (
@@ -46,15 +47,30 @@ from ..validation import (
     check_shape,
     check_table,
     one_dimensional_labels,
-    outside_labels,
+    outside_head,
     refuse_misread,
     refuse_non_finite_targets,
     refuse_unknown_parameters,
 )
 
-__all__ = ["NamedParameters", "check_shapes", "fit_accountant", "keep_feature_names", "label_error",
-           "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input",
-           "warn_if_unsorted_classes"]
+__all__ = ["EstimatorNotFittedError", "NamedParameters", "check_fitted", "check_shapes", "fit_accountant",
+           "keep_feature_names", "label_error", "refuse_unusable_table", "scikit_learn_refusal", "type_refusal",
+           "validate_streamed", "validated_input", "warn_if_unsorted_classes"]
+
+
+class EstimatorNotFittedError(NotFittedError, ScikitLearnNotFitted):
+    """An estimator used before its fit: dpcvx's :class:`~dpcvx.exceptions.NotFittedError` (an InputError, so a
+    DPCVXError) and scikit-learn's ``NotFittedError``, which its code and its conformance checks catch."""
+
+
+def check_fitted(estimator: BaseEstimator) -> None:
+    """scikit-learn's ``check_is_fitted`` (its rule of what is fitted, and its words), refusing with
+    :class:`EstimatorNotFittedError`: the one not-fitted error of every entry, the kernel learners' and
+    ``dpcvx.save``'s class too (scikit-learn's own is no DPCVXError)."""
+    try:
+        check_is_fitted(estimator)
+    except ScikitLearnNotFitted as error:
+        raise EstimatorNotFittedError(str(error)) from None
 
 
 @contextlib.contextmanager
@@ -229,10 +245,10 @@ def _label_kind(y: np.ndarray) -> str:
 
 def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, ...]) -> InputError:
     """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
-    examples = outside_labels(outside, y, classes)
+    declared = outside_head(outside, y, classes)
     if len(classes) > 2:
         return InputError(
-            f"y has {examples} outside the declared classes {classes!r}. {owner} takes its classes "
+            f"{declared}. {owner} takes its classes "
             f"from the parameter classes=, never from y (the set of labels present is a statistic of the "
             f"data): add them to classes= or map y onto the declared classes")
     kind = _label_kind(y)
@@ -252,7 +268,7 @@ def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[A
         head = ""
     default = " (default (0, 1))" if tuple(classes) == (0, 1) else ""  # said only of the default pair
     return InputError(
-        f"{head}y has {examples} outside the declared classes {classes!r}. {owner} takes "
+        f"{head}{declared}. {owner} takes "
         f"its two labels from the parameter classes=(negative, positive){default}, never "
         f"from y: the set of labels present is a statistic of the data. Map y onto {classes!r}, or "
         f"declare your public pair, for example {owner}(classes=(-1, 1)) or "

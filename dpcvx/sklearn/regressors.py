@@ -78,7 +78,7 @@ from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
     from sklearn.base import RegressorMixin
-    from sklearn.utils.validation import check_is_fitted, validate_data
+    from sklearn.utils.validation import validate_data
 except ImportError as error:  # as in dpcvx.sklearn.classifiers
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
@@ -142,6 +142,7 @@ from .adassp_warning import warn_if_adassp_noise_dominates
 from .estimator_plan import EstimatorPlan, LearnerPlan, PlansFirst, ShapedPlan
 from .inputs import (
     NamedParameters,
+    check_fitted,
     check_shapes,
     fit_accountant,
     keep_feature_names,
@@ -451,7 +452,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         return {"poor_score": True}
 
     def predict(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
+        check_fitted(self)
         return self.model_.predict(validated_input(self, X, reset=False))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:

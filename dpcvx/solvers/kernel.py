@@ -85,7 +85,7 @@ from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import loss_radius, solve_tolerance
 from ..progress import NoProgress, Progress
 from ..rounding import round_up
-from ..validation import MODERATE_MAX, label_vector, outside_classes, outside_labels
+from ..validation import MODERATE_MAX, label_vector, outside_classes, outside_head
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
 from .budget import dual_budget, dual_smoothness, kernel_budget, kernel_smoothness
@@ -112,13 +112,13 @@ DUAL_FALLBACK = "dual interior point+FISTA"  # the interior point did not certif
 def as_labels(y: ArrayLike, n: int) -> np.ndarray:
     """y as a float vector of -1/+1 labels of length n, or a typed error: labels outside the kernel learners' classes
     (-1, +1) refused as every entry refuses them, counted and placed, a missing label told apart
-    (:func:`dpcvx.validation.outside_labels`), never shown."""
+    (:func:`dpcvx.validation.outside_head`), never shown."""
     labels = label_vector(y, n)  # a column vector flattened, as every entry takes it; another shape named
     assert isinstance(labels, np.ndarray)
     outside = outside_classes(labels, KERNEL_CLASSES)
     if outside is not None:
-        raise InputError(f"y has {outside_labels(outside, labels, KERNEL_CLASSES)} outside the kernel learners' "
-                         "classes (-1, 1): labels must be -1 or +1 (map {0, 1} labels with 2 * y - 1)")
+        raise InputError(f"{outside_head(outside, labels, KERNEL_CLASSES, fixed=True)}: labels must be -1 or +1 "
+                         "(map {0, 1} labels with 2 * y - 1)")
     return labels.astype(float)
 
 

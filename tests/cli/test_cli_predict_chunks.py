@@ -93,14 +93,21 @@ def test_a_chunked_read_writes_the_whole_reads_file(tmp_path, monkeypatch, capsy
 
 def test_a_kernel_release_is_refused_alike(tmp_path, capsys):
     """A kernel release's file holds no schema (its inputs are the raw rows): predict refuses it, read whole or by
-    chunks, before reading the data."""
+    chunks, before reading the data, with advice that can be followed: it said to save the model with a schema,
+    which dpcvx.save refuses for a kernel release (in the words the refusal gives)."""
     model = tmp_path / "k.json"
-    dpcvx.save(dpcvx.load(f"{FIXTURES}/tddl.json"), model)
+    release = dpcvx.load(f"{FIXTURES}/tddl.json")
+    dpcvx.save(release, model)
     errors = []
     for option in ([], ["--chunk-rows", "1000"]):
         assert main(["predict", str(model), str(tmp_path / "absent.csv"), *option]) == EXIT_INPUT
         errors.append(capsys.readouterr().err)
-    assert errors[0] == errors[1] and "holds no public schema" in errors[0]
+    assert errors[0] == errors[1] and "schema=" not in errors[0]
+    with pytest.raises(dpcvx.InputError) as refused:
+        dpcvx.save(release, tmp_path / "s.json", schema=SCHEMA)
+    assert errors[0] == (f"dpcvx: input error: {model} holds a kernel release: {refused.value}, which dpcvx predict "
+                         "does not read from a data file; predict in Python with dpcvx.load(path).predict(X), X the "
+                         "rows of the columns it was fitted on\n")
 
 
 def test_a_parquet_file_read_by_chunks_gives_the_whole_reads_file(tmp_path, small_blocks):

@@ -5,6 +5,7 @@ import pytest
 
 import dpcvx
 from dpcvx.cli import main
+from dpcvx.cli.exit_codes import EXIT_INPUT
 
 
 @pytest.fixture()
@@ -109,6 +110,13 @@ def test_parquet_errors_are_typed(table, tmp_path, capsys):
         assert main(["fit", *args, *COLUMNS, "--out", str(tmp_path / "m.json")]) != 0
         assert message in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
+    # pyarrow's text is withheld (exceptions.withheld), as the module withholds its text of a failed read: a file's
+    # metadata holds column statistics; it quoted "Parquet magic bytes not found in footer ..."
+    assert main(["fit", str(broken), "--target", "k", "--classes", "lo,mid,hi", *COLUMNS, "--out",
+                 str(tmp_path / "m.json")]) == EXIT_INPUT
+    said = capsys.readouterr().err
+    assert said == (f"dpcvx: input error: {broken} is not a readable Parquet file: an ArrowInvalid (its "
+                    "text is not shown: it can quote the data)\n"), said
 
 
 def shifted_table(table, tmp_path, shift, name):

@@ -260,3 +260,32 @@ def test_a_refused_number_is_quoted_as_written(tmp_path, monkeypatch, capsys, op
     error = capsys.readouterr().err
     assert quoted in error and "got 0.0" not in error and "got inf" not in error, error
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_help_states_which_value_refusals_are_2_and_which_3(tmp_path, capsys):
+    """A script could not tell a bad value (3) from bad usage (2) by the help's "2 usage error; 3 input error (file,
+    value, parameter)", though --delta 1 gives 2 and --delta 0.5 gives 3. The rule, stated in dpcvx --help: 2 for
+    options wrong whatever the data (a bad value among them), before any file is read; 3 for a file or a value
+    wrong for the data or the model read."""
+    assert main(["--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "2 usage error: options wrong whatever the data, a bad value among them, refused before any file is read" \
+        in said
+    assert "3 input error: a file, or a value wrong for the data or the model read (a --delta of 1/n or more)" in said
+    assert main(["fit", *BINARY, "--delta", "1", "--out", str(tmp_path / "m.json")]) == 2  # no file read
+    rows = ["a,b,y"] + [f"{i % 10},{(3 * i) % 10},{'pos' if i % 2 else 'neg'}" for i in range(40)]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    data = [str(tmp_path / "d.csv"), *BINARY[1:]]
+    assert main(["fit", *data, "--delta", "0.5", "--out", str(tmp_path / "m.json")]) == 3  # 0.5 >= 1/n: the data's n
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_fit_help_names_the_two_defaults_that_differ_from_the_estimators(capsys):
+    """fit --help said the fit has the Python estimator's defaults, while --data-norm is required (data_norm=1.0 in
+    Python) and --delta defaults to 0 (DPLinearRegression's delta to 1e-6): the same options gave another outcome."""
+    assert main(["fit", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "its defaults (lam 'auto', an intercept, private column statistics by its public rule) but two" in said
+    assert ("The two: --data-norm is required with --numeric/--categorical (the estimators' data_norm defaults to 1), "
+            "and --delta defaults to 0, pure epsilon (DPLinearRegression's delta to 1e-6): the default regression "
+            "needs --delta.") in said

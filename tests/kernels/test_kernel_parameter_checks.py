@@ -142,12 +142,17 @@ def test_flags_are_true_or_false_not_truthy(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_an_unknown_keyword_is_refused_naming_the_learner_and_its_parameters(name):
-    with pytest.raises(InputError, match=rf"^{name} has no parameter\(s\) \['classes', 'data_norm'\]; its parameters "
-                                         r"are \['kernel', 'lam', .*'allow_large_delta'"):
+    """The constructor's refusal is a TypeError too (an InputTypeError), as every other constructor's of an unknown
+    keyword is (Python's: DPLogisticRegression(bogus=1), PrivateERM(bogus=1)); set_params' is a ValueError, as
+    scikit-learn's is. It was a plain InputError from the kernel learners' constructors."""
+    with pytest.raises(TypeError, match=rf"^{name} has no parameter\(s\) \['classes', 'data_norm'\]; its parameters "
+                                        r"are \['kernel', 'lam', .*'allow_large_delta'") as refused:
         learner(name, data_norm=1.0, classes=(0, 1))  # PrivateERM's keywords: no kernel learner takes them
+    assert isinstance(refused.value, InputError)
     model, _ = learner(name)
-    with pytest.raises(InputError, match=rf"^{name} has no parameter\(s\) \['fit_intercept'\]"):
-        model.set_params(fit_intercept=True)  # the same refusal as the constructor's
+    with pytest.raises(InputError, match=rf"^{name} has no parameter\(s\) \['fit_intercept'\]") as refused:
+        model.set_params(fit_intercept=True)  # the same words as the constructor's
+    assert not isinstance(refused.value, TypeError)
 
 
 @pytest.mark.parametrize("name", NAMES)

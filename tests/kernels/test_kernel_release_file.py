@@ -107,3 +107,24 @@ def test_pinp_release_names_its_floating_point_guarantee_and_the_loader_rechecks
         (tmp_path / "edited.json").write_text(json.dumps(edited))
         with pytest.raises(dpcvx.InputError, match=f"calibration.{key}: recorded"):
             dpcvx.load(tmp_path / "edited.json")
+
+
+def test_a_fitted_pinp_is_saved_through_its_release_not_refitted(tmp_path):
+    """dpcvx.save of a fitted PINP names its transcript (curator.release()), as as_opendp_measurement calls PINP an
+    interactive curator: the old 'not fitted ... fit it first' sent the user to spend the budget again. It is
+    refused also after a release(), whose model_ may predate later queries; nothing is written or charged."""
+    X, y = circle_task(60, 3)
+    accountant = dpcvx.PrivacyAccountant(1e4, 1e-5)
+    curator = PINP("rbf", gamma=4.0, lam=0.1, max_queries=3, loss=LOSS).fit(X, y, 1e4, 1e-6, random_state=4,
+                                                                              accountant=accountant)
+    spent = accountant.spent
+    path = tmp_path / "pinp.json"
+    for _ in range(2):
+        with pytest.raises(dpcvx.InputError, match=r"PINP is an interactive curator: .* save its transcript so "
+                                                    r"far, dpcvx.save\(curator.release\(\), path\)") as refusal:
+            dpcvx.save(curator, path)
+        assert "not fitted" not in str(refusal.value) and not path.exists() and accountant.spent == spent
+        curator.release()
+    assert dpcvx.load(dpcvx.save(curator.release(), path)).certificate.epsilon == curator.model_.certificate.epsilon
+    with pytest.raises(dpcvx.InputError, match="PINP is not fitted"):
+        dpcvx.save(PINP("rbf", gamma=4.0, lam=0.1, max_queries=3), tmp_path / "unfitted.json")

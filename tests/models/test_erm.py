@@ -234,7 +234,7 @@ def test_public_classes_map_labels(data):
     np.testing.assert_array_equal(named.coef_, plain.coef_)
     assert set(named.predict(X_test)) <= {"no", "yes"}
     assert named.score(X_test, np.where(y_test > 0, "yes", "no")) == plain.score(X_test, y_test)
-    with pytest.raises(dpcvx.InputError, match="two different"):
+    with pytest.raises(dpcvx.InputError, match="distinct values"):
         dpcvx.PrivateERM(data_norm=1.0, classes=(1, 1)).fit(X, y, epsilon=1.0)
 
 

@@ -156,9 +156,8 @@ def test_rows_of_another_width_are_refused_in_one_wording_at_every_entry():
             with pytest.raises(InputError, match=rf"^X has 1 features, but {owner} is expecting 2 features as input"):
                 call(narrow)
     release = PrivateERM(data_norm=1.0).fit(rows, signs, 1.0, random_state=0)
-    with pytest.raises(InputError, match=r"^X has 1 features after the feature map, but the model is expecting 2 "
-                                         r"features as input\.$"):
-        release.predict(narrow)
+    with pytest.raises(InputError, match=r"^X has 1 features, but the model is expecting 2 features as input\.$"):
+        release.predict(narrow)  # no feature map: not "after the feature map" (as a loaded plain model said)
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
@@ -429,7 +428,7 @@ def test_a_missing_label_is_refused_by_the_command_line_in_the_python_api_s_word
         assert err.startswith("dpcvx: input error: ") and len(err.splitlines()) == 1
         said = err.removeprefix("dpcvx: input error: ").rstrip("\n")
         assert said.startswith(f"{tmp_path / 'gap.csv'}: column 'y' holds missing values (an empty cell or '?'")
-        assert re.search(r"(^|: )y holds NaN", api), api  # a classifier: "Input y contains NaN: y holds ..."
+        assert api.startswith("y holds NaN") and refused.value.row == 3, api  # not scikit-learn's "Input y contains"
         for message in (said, api):
             assert ", first at row 3" in message and message.endswith(tail), message
         assert "(rows count from 0 at the first line after the header)" in said
@@ -714,3 +713,101 @@ def test_a_shape_is_refused_in_the_same_words_by_every_entry(case):
             "no columns": "0 feature(s) (shape=(100, 0)) while a minimum of 1 is required",
             "one-dimensional": "Reshape your data: X.reshape(-1, 1)",
             "fewer labels": "X has 100 rows but y has 50 labels"}[case] in text
+
+
+def _spelt(labels: np.ndarray, value: object) -> np.ndarray:
+    spelt = labels.astype(float if isinstance(value, float) and not isinstance(labels[0], str) else object)
+    spelt[11] = value
+    return spelt
+
+
+@pytest.mark.parametrize("value", [np.nan, None, "", "?"])
+def test_a_missing_label_is_one_row_error_in_one_wording_at_every_classifier_entry(value):
+    """A missing label (NaN, None, or the text '' or '?' that the command line reads as an empty or '?' label cell)
+    is the one RowError of a missing label (validation.missing_refusal), naming its row, at the estimators (binary and
+    one-vs-rest: scikit-learn's "Input y contains NaN" / "Input contains NaN" and the 'more than two labels' wording
+    are gone), PrivateERM, PrivateMulticlassERM, the kernel learners and tune; nothing is charged."""
+    texts = np.where(Y01 > 0, "yes", "no")
+    three = np.array(["a", "b", "c"])[np.arange(200) % 3]
+    fits = {
+        "DPLogisticRegression": lambda y, a: DPLogisticRegression(accountant=a).fit(X, _spelt(Y01, y)),
+        "DPLogisticRegression texts": lambda y, a: DPLogisticRegression(classes=("no", "yes"), accountant=a).fit(
+            X, _spelt(texts, y)),
+        "DPLogisticRegression three": lambda y, a: DPLogisticRegression(classes=("a", "b", "c"), accountant=a).fit(
+            X, _spelt(three, y)),
+        "PrivateERM": lambda y, a: PrivateERM(data_norm=1.0).fit(X, _spelt(YPM, y), 1.0, accountant=a),
+        "PrivateMulticlassERM": lambda y, a: PrivateMulticlassERM(PrivateERM(data_norm=1.0), ("a", "b", "c")).fit(
+            X, _spelt(three, y), 1.0, accountant=a),
+        "TDIL": lambda y, a: dpcvx.TDIL("linear", lam=0.1, input_bound=1.0).fit(X, _spelt(YPM, y), 1.0, 1e-6,
+                                                                                accountant=a),
+        "tune": lambda y, a: dpcvx.tune(PrivateERM(data_norm=1.0), X, _spelt(YPM, y), {"lam": [0.1]}, epsilon=1.0,
+                                        accountant=a),
+    }
+    for path, fit in fits.items():
+        accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+        with pytest.raises(dpcvx.tables.RowError) as refused:
+            fit(value, accountant)
+        said = str(refused.value)
+        assert said.startswith("y holds NaN or missing values") and refused.value.row == 11, (path, said)
+        assert ", first at row 11 (1 such row); " + MISSING_ADVICE in said, (path, said)
+        assert accountant.ledger == [], path
+
+
+def test_a_declared_empty_label_is_a_class_and_one_outside_the_classes_is_named_in_one_head():
+    """'' declared in classes= is a class, not a missing label; a label outside the classes is 'outside the declared
+    classes' at every entry that takes classes (the multiclass learner and tune said 'public classes'), and
+    classes=(1, 1) is refused in one wording (PrivateERM said 'two different values')."""
+    texts = np.where(Y01 > 0, "yes", "")
+    DPLogisticRegression(classes=("", "yes"), random_state=0).fit(X, texts)
+    three = np.array(["a", "b", "c"])[np.arange(200) % 3].astype(object)
+    three[11] = "d"
+    fits = {
+        "DPLogisticRegression": lambda: DPLogisticRegression(classes=("a", "b", "c")).fit(X, three),
+        "PrivateMulticlassERM": lambda: PrivateMulticlassERM(PrivateERM(data_norm=1.0), ("a", "b", "c")).fit(
+            X, three, 1.0),
+        "tune": lambda: dpcvx.tune(PrivateMulticlassERM(PrivateERM(data_norm=1.0), ("a", "b", "c")), X, three,
+                                   {"binary__lam": [0.1]}, epsilon=1.0),
+    }
+    for fit in fits.values():
+        with pytest.raises(InputError, match=r"^y has 1 label\(s\), the first at row 11 .* outside the declared "
+                                             r"classes \('a', 'b', 'c'\)\. "):
+            fit()
+    for make in (lambda: PrivateERM(classes=(1, 1)).fit(X, YPM, 1.0),
+                 lambda: DPLogisticRegression(classes=(1, 1)).fit(X, Y01),
+                 lambda: PrivateMulticlassERM(PrivateERM(), (1, 1))):
+        with pytest.raises(InputError, match=r"classes must be distinct values, got \(1, 1\)"):
+            make()
+
+
+def test_a_split_under_output_perturbation_is_refused_by_one_check_at_every_entry(tmp_path, capsys):
+    """Output perturbation's noise takes no budget split: the command line refused --split with --mechanism output,
+    while PrivateERM, the estimators and tune accepted split="paper" and ignored it. One check now
+    (PrivateERM.check_options, which every fit, plan and estimator check runs), nothing charged; the default "max"
+    passes. The command line's --split choices are the same table (rank-one was missing)."""
+    message = (r"split='paper' sets the budget split of objective perturbation; output perturbation takes none \(it "
+               r"would change nothing\): leave it out")
+    fits = {
+        "PrivateERM": lambda a: PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, "output", split="paper", accountant=a),
+        "check_options": lambda a: PrivateERM(data_norm=1.0).check_options(1.0, "output", split="paper"),
+        "DPLogisticRegression": lambda a: DPLogisticRegression(split="paper", mechanism="output", accountant=a).fit(
+            X, Y01),
+        "one-vs-rest": lambda a: DPLogisticRegression(classes=(0, 1, 2), split="paper", mechanism="output",
+                                                      accountant=a).fit(X, np.arange(200) % 3),
+        "tune": lambda a: dpcvx.tune(PrivateERM(data_norm=1.0), X, YPM, {"lam": [0.1]}, epsilon=1.0, accountant=a,
+                                     fit_params={"mechanism": "output", "split": "paper"}),
+    }
+    for path, fit in fits.items():
+        accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+        with pytest.raises(InputError, match=message):
+            fit(accountant)
+        assert accountant.ledger == [], path
+    PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, "output", split="max", random_state=0)
+    rows = ["a,b,y"] + [f"{a:.3f},{b:.3f},{int(a > 0.25)}" for a, b in X[:, :2]]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    common = ["fit", tmp_path / "d.csv", "--numeric", "a:0:1", "--numeric", "b:0:1", "--target", "y", "--positive",
+              "1", "--data-norm", "1", "--epsilon", "1", "--random-state", "0"]
+    code, err = _cli(capsys, *common, "--mechanism", "output", "--split", "paper", "--out", tmp_path / "o.json")
+    assert code == 2 and re.search(message, err), err
+    code, err = _cli(capsys, *common, "--split", "rank-one", "--out", tmp_path / "r.json")
+    assert code == 0 and (tmp_path / "r.json").exists(), err
+    assert dpcvx.load(tmp_path / "r.json").certificate.split == "rank-one"

@@ -92,7 +92,7 @@ def test_labels_outside_the_public_classes_are_refused_before_charging(blobs):
     accountant = PrivacyAccountant(5.0)
     bad = y.copy()
     bad[0] = "smurf"
-    with pytest.raises(dpcvx.InputError, match="public classes"):
+    with pytest.raises(dpcvx.InputError, match="outside the declared classes"):
         learner().fit(X, bad, 1.0, accountant=accountant)
     assert accountant.ledger == []
 

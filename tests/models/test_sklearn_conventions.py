@@ -240,3 +240,26 @@ def test_a_threshold_text_set_after_the_fit_is_refused_as_the_constructor_refuse
         estimator.predict(X)
     estimator.set_params(threshold="prior")
     assert estimator.decision_cut_ == pytest.approx(np.log(0.3 / 0.7))
+
+
+def test_a_learner_used_before_its_fit_raises_one_not_fitted_error(tmp_path):
+    """predict before fit raised scikit-learn's NotFittedError at the estimators (no DPCVXError) and a plain
+    InputError at the kernel learners and dpcvx.save: now dpcvx's NotFittedError everywhere (an InputError and an
+    AttributeError), at the estimators scikit-learn's NotFittedError too, with scikit-learn's words."""
+    from sklearn.exceptions import NotFittedError as ScikitLearnNotFitted
+
+    from dpcvx.exceptions import NotFittedError
+
+    X = np.zeros((4, 2))
+    for estimator in (dpcvx.DPLogisticRegression(), dpcvx.DPLinearRegression(), dpcvx.DPHuberSVM()):
+        with pytest.raises(NotFittedError, match=r"This \w+ instance is not fitted yet") as refused:
+            estimator.predict(X)
+        assert isinstance(refused.value, ScikitLearnNotFitted) and isinstance(refused.value, InputError)
+        with pytest.raises(NotFittedError, match="is not fitted: dpcvx.save writes a release"):
+            dpcvx.save(estimator, tmp_path / "never.json")
+    for learner in (dpcvx.TDDL("rbf", lam=0.1, gamma=1.0), dpcvx.TDIL("linear", lam=0.1, input_bound=1.0),
+                    dpcvx.PINP("rbf", lam=0.1, max_queries=3, gamma=1.0)):
+        with pytest.raises(NotFittedError, match="is not fitted yet") as refused:
+            learner.predict(X)
+        assert isinstance(refused.value, InputError) and isinstance(refused.value, AttributeError)
+    assert not (tmp_path / "never.json").exists()

@@ -79,7 +79,7 @@ def test_a_kernel_learner_s_labels_are_refused_with_advice_it_can_take():
     X = rng.uniform(-0.5, 0.5, (300, 2))
     y = (X[:, 0] > 0).astype(int)
     accountant = dpcvx.PrivacyAccountant(10.0)
-    with pytest.raises(InputError, match=r"which it fixes \(it takes no classes=\): map the labels onto them, for "
+    with pytest.raises(InputError, match=r"which they fix \(they take no classes=\): map the labels onto them, for "
                                          r"example 2 \* y - 1") as refused:
         dpcvx.tune(dpcvx.TDDL("rbf", gamma=4.0, lam=1e-2), X, y, {"lam": [1e-3, 1e-2]}, epsilon=1.0,
                    fit_params={"Z": X[:30]}, procedure="split", random_state=0, accountant=accountant)

@@ -447,3 +447,20 @@ def test_the_docstring_check_sees_an_unnamed_module(tmp_path):
     (tmp_path / "a.py").write_text("")
     (tmp_path / "b.py").write_text("")
     assert _unnamed_modules(tmp_path) == ["b"]
+
+
+def test_every_public_error_and_warning_class_is_listed():
+    """Every exception or warning class dpcvx.exceptions defines (not a private one) is in its ``__all__``:
+    NoiseDominatesWarning, the warning the estimators give most and the command line names, was left out. The package
+    lists it too, with the other warnings a user filters by name."""
+    import inspect
+
+    import dpcvx
+    import dpcvx.exceptions as exceptions
+
+    defined = [name for name, value in vars(exceptions).items() if inspect.isclass(value)
+               and issubclass(value, BaseException) and value.__module__ == exceptions.__name__
+               and not name.startswith("_")]
+    assert "NoiseDominatesWarning" in defined
+    assert [name for name in defined if name not in exceptions.__all__] == []
+    assert dpcvx.NoiseDominatesWarning is exceptions.NoiseDominatesWarning and "NoiseDominatesWarning" in dpcvx.__all__

@@ -89,6 +89,32 @@ def test_a_loaded_model_given_the_records_its_schema_encodes_says_to_encode_them
     assert np.array_equal(loaded.predict(loaded.schema.transform(records)), pipeline.predict(TABLE))
 
 
+NUMERIC = PublicSchema((NumericColumn("a", 0, 10), NumericColumn("b", -1, 1)))
+
+
+@pytest.mark.parametrize("estimator, labels", [(DPLogisticRegression(random_state=0), LABELS),
+                                               (DPLinearRegression(random_state=0), TABLE["age"] / 90)])
+def test_a_loaded_model_of_a_numeric_schema_refuses_its_raw_columns(tmp_path, estimator, labels):
+    """A numeric column's encoded feature keeps the column's name, so a table of exactly the schema's raw columns
+    bears the encoded features' names: it was taken for encoded rows and predicted unlike dpcvx predict (a file of
+    dpcvx fit: its schema and no names). It is refused as records, as a table with more columns is; the model's
+    own names (a pipeline fitted on named encoded rows, pandas output) still pass."""
+    pandas = pytest.importorskip("pandas")
+    records = pandas.DataFrame({"a": RNG.uniform(0, 10, 300), "b": RNG.uniform(-1, 1, 300)})
+    pipeline = make_pipeline(NUMERIC, estimator).fit(records, labels)
+    loaded = dpcvx.load(dpcvx.save(pipeline, tmp_path / "numeric.json"))
+    assert list(NUMERIC.feature_names) == list(NUMERIC.column_names) == ["a", "b"]
+    with pytest.raises(InputError, match=r"X holds the records the model's schema encodes \(its columns \['a', "
+                                         r"'b'\]\).*pass model.schema.transform\(X\)"):
+        loaded.predict(records)
+    assert np.array_equal(loaded.predict(loaded.schema.transform(records)), pipeline.predict(records))
+    named = make_pipeline(PublicSchema(NUMERIC.columns).set_output(transform="pandas"), estimator).fit(records, labels)
+    reloaded = dpcvx.load(dpcvx.save(named, tmp_path / "named.json"))
+    rows = named[0].transform(records)
+    assert list(reloaded.feature_names_in_) == ["a", "b"]
+    assert np.array_equal(reloaded.predict(rows), named.predict(records))
+
+
 def test_a_pipeline_with_other_steps_or_an_unfitted_estimator_is_refused_before_writing(tmp_path):
     path = tmp_path / "never.json"
     scaled = make_pipeline(StandardScaler(), DPLogisticRegression(random_state=0)).fit(X, Y)

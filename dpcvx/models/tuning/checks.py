@@ -40,7 +40,7 @@ from ...validation import (
     label_vector,
     not_two_dimensional,
     outside_classes,
-    outside_labels,
+    outside_head,
     refuse_misread,
     refuse_non_finite,
     refuse_unknown_parameters,
@@ -142,17 +142,16 @@ def check_declared_labels(y: np.ndarray, classes: Sequence[Any], fixed: bool = F
     if fixed:
         outside = outside_classes(y, public)
         if outside is not None:
-            raise InputError(f"y has {outside_labels(outside, y, public)} outside the learner's classes {public!r}, "
-                             "which it fixes (it takes no classes=): map the labels onto them, for example "
-                             "2 * y - 1 for labels 0 and 1. Labels are never inferred from the data")
+            raise InputError(f"{outside_head(outside, y, public, fixed=True)}: map the labels onto them, for "
+                             "example 2 * y - 1 for labels 0 and 1. Labels are never inferred from the data")
         return
     if len(public) == 2:
         check_labels(y, y.shape[0], check_classes(public))
         return
     outside = outside_classes(y, public)
     if outside is not None:
-        raise InputError(f"y has {outside_labels(outside, y, public)} outside the learner's public classes "
-                         f"{public!r}. Labels are never inferred from the data: add them to classes=")
+        raise InputError(f"{outside_head(outside, y, public)}. Labels are never inferred from the data: add them "
+                         "to classes=")
 
 
 
