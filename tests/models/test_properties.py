@@ -29,12 +29,14 @@ def problems(draw):
     y = rng.choice([-1, 1], size=n)
     dtype = draw(st.sampled_from([np.float64, np.float32]))
     loss = draw(st.sampled_from([losses.logistic(), losses.huber_hinge(0.5), losses.huber_hinge(0.1)]))
+    mechanism = draw(st.sampled_from(["objective", "output"]))
     return dict(
         X=X.astype(dtype), y=y, R=R, loss=loss,
         lam=draw(st.floats(1e-4, 1.0)),
         epsilon=draw(st.floats(0.01, 20.0)),
-        mechanism=draw(st.sampled_from(["objective", "output"])),
-        split=draw(st.sampled_from(["paper", "max"])),
+        mechanism=mechanism,
+        # output perturbation takes no split: one other than the default is refused
+        split=draw(st.sampled_from(["paper", "max"])) if mechanism == "objective" else "max",
         intercept=draw(st.booleans()),
         seed=seed,
     )
