@@ -45,6 +45,9 @@ def test_a_column_in_one_cell_of_its_grid_is_named_with_its_fix():
     loose, texts = fitted(schema(100_000).transform(table), tier)
     assert len(texts) == 1 and "column 0" in texts[0] and "column 1" not in texts[0], texts
     assert "Fix: a declared range closer" in texts[0] and "NOT PRIVATE" in texts[0] and "dpcvx.PublicSchema" in texts[0]
+    # the one fix named is the one benchmarks/unresolved_advice.py measured better in every case: the log scale is
+    # told as better in most cases, not all, and is no longer offered as a fix beside it
+    assert "did better in every measured case" in texts[0] and "or the log scale" not in texts[0], texts[0]
     close, texts = fitted(schema(1000).transform(table), tier)
     assert texts == [] and close > loose + 0.1, (close, loose)
     # the same columns without the private ranges: nothing located, nothing said
