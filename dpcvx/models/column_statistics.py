@@ -504,7 +504,7 @@ def draw_map(X: Any, plan: StatisticsPlan, rng: RandomState) -> tuple[ColumnStan
             floor = 2 * least_half_width(plan.norm, FILL_FLOOR_CELLS if plan.label_bound is None
                                          else REGRESSION_FLOOR_CELLS)
             warn_unresolved_columns(X, grid_points(released, np.full(plan.d, plan.norm), plan.depth), floor,
-                                    plan.norm)
+                                    plan.norm, "classifier" if plan.label_bound is None else "DPHuberRegressor")
         values: dict[str, Any] = {"depth": plan.depth, "level": HISTOGRAM_LEVEL, "cells": released.tolist(),
                                   "theorem": RANGES_THEOREM}
     else:

@@ -721,7 +721,7 @@ class AdaSSPPlan:
             if not checks_are_off():  # NOT PRIVATE, for the data owner: never inside tune; range_map's least width
                 warn_unresolved_columns(bound.clipped, ranges[:, :-1],
                                         2 * least_half_width(rows.norm_bound, FLOOR_CELLS, SEARCH_DEPTH),
-                                        rows.norm_bound)
+                                        rows.norm_bound, "DPLinearRegression")
         record = {"n": bound.n, "level": bound.level, "label_bound": public_bound, "ranges": ranges.tolist()}
         return rows, shift, label_bound, record
 

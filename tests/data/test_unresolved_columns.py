@@ -44,11 +44,48 @@ def test_a_column_in_one_cell_of_its_grid_is_named_with_its_fix():
     table, tier = tiers()
     loose, texts = fitted(schema(100_000).transform(table), tier)
     assert len(texts) == 1 and "column 0" in texts[0] and "column 1" not in texts[0], texts
-    assert 'scale="log"' in texts[0] and "NOT PRIVATE" in texts[0] and "dpcvx.PublicSchema" in texts[0]
+    assert "Fix: a declared range closer" in texts[0] and "NOT PRIVATE" in texts[0] and "dpcvx.PublicSchema" in texts[0]
+    # the one fix named is the one benchmarks/unresolved_advice.py measured better in every case: the log scale is
+    # told as better in most cases, not all, and is no longer offered as a fix beside it
+    assert "did better in every measured case" in texts[0] and "or the log scale" not in texts[0], texts[0]
     close, texts = fitted(schema(1000).transform(table), tier)
     assert texts == [] and close > loose + 0.1, (close, loose)
     # the same columns without the private ranges: nothing located, nothing said
     assert fitted(schema(100_000).transform(table), tier, column_statistics=False)[1] == []
+
+
+def heavy_tailed(scale="linear", n=15000, seed=0):
+    """benchmarks/unresolved_advice.py's development table "lognormal s=1 linear": spend exp(N(5, 1)) declared
+    0..1e5 (or on the log scale), visits, age; the label linear in spend."""
+    rng = np.random.default_rng(seed)
+    spend, visits, age = np.exp(rng.normal(5, 1.0, n)), rng.integers(0, 30, n) + 0.0, rng.integers(18, 80, n) + 0.0
+    declared = dpcvx.PublicSchema((dpcvx.NumericColumn("spend", 0, 1e5, scale=scale), dpcvx.NumericColumn(
+        "visits", 0, 31), dpcvx.NumericColumn("age", 17, 90)), norm=1.0)
+    X = declared.transform({"spend": spend, "visits": visits, "age": age})
+    return X, 0.8 * spend + 5 * visits + rng.normal(0, 20, n)
+
+
+def huber(X, y):
+    """DPHuberRegressor's test R^2 on the last 5,000 rows, and the texts of its UnresolvedColumnWarnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = dpcvx.DPHuberRegressor(epsilon=8, label_bound=(-100, 80_300), random_state=0).fit(X[:10000], y[:10000])
+    texts = [str(w.message) for w in caught if w.category is UnresolvedColumnWarning]
+    return model.score(X[10000:], y[10000:]), texts
+
+
+def test_a_regressor_names_no_fix_that_was_measured_worse():
+    """The analyst probe of session 58 (finding 5): after DPHuberRegressor on a heavy-tailed column the warning named
+    the log scale and a closer range, and following it made the fit worse and silent. Both did worse on this table
+    (benchmarks/unresolved_advice.py), so the text names neither as a fix and says that none is known."""
+    X, y = heavy_tailed()
+    warned, texts = huber(X, y)
+    assert len(texts) == 1 and "column 0" in texts[0], texts
+    assert "Fix:" not in texts[0] and "No setting is known to do better in every case" in texts[0], texts[0]
+    assert "benchmarks/unresolved_advice.py" in texts[0] and "NOT PRIVATE" in texts[0]
+    # the measured outcome the text rests on: the log scale does worse here, and is silent
+    logged, texts = huber(*heavy_tailed("log"))
+    assert logged < warned - 0.2 and texts == [], (logged, warned)
 
 
 def test_a_table_names_its_columns():
