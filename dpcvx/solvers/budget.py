@@ -62,6 +62,16 @@ the smooth part's L R + ||Lam grad N_q(w_0) + Delta w_0|| + ||b|| / n, plus Lam 
 sum_g b_g [w_0,g != 0]) (0 lies in C's normal cone). The solve releases T(w_k) once 2 beta ||w_k - T(w_k)||
 (or a computed subgradient's norm) is at most the target: by the budget it is, whatever the data.
 
+Where Newton's steps stall (six iterations without halving the certificate: an inexact model minimiser on an
+ill-conditioned F), plain steps T would take about beta / mu iterations (an attacker probe: 1,085,777 steps, 75 s, on
+50 rows at mu / beta 1.7e-5), so the solve goes on from that iterate w_s by V-FISTA, x_(k+1) = T(y_k), y_(k+1) =
+x_(k+1) + q (x_(k+1) - x_k), y_0 = x_0 = w_s, q = (sqrt(kappa) - 1) / (sqrt(kappa) + 1), kappa = beta / mu, for which
+F(x_k) - F* <= (1 - 1 / sqrt(kappa))^k (F(x_0) - F* + (mu / 2) ||x_0 - x*||^2) (Beck, First-Order Methods in
+Optimization, SIAM 2017, Theorem 10.42). F(w_s) <= F(w_0) (every safeguarded step descends) and (mu / 2) ||x_0 -
+x*||^2 <= F(x_0) - F*, so F(x_k) - F* <= 2 (1 - sqrt(mu / beta))^k G_0^2 / (2 mu), and T(x_k)'s certificate is at
+most 2 sqrt(2 beta (F(x_k) - F*)) <= 2 sqrt(2) sqrt(beta / mu) (1 - sqrt(mu / beta))^(k / 2) G_0. The budget is the
+safeguarded steps' (the switch comes within it, or the solve has ended) plus V-FISTA's plus one.
+
 **The kernel ERM.** The same rate, with the same formula (:func:`descent_iterations`), bounds the
 kernel learners' Newton solve of a C^1 loss (:func:`kernel_budget`): J(w) = (1/n) sum l(y_i <w, phi(x_i)>)
 + (lam/2) ||w||^2 in the RKHS, mu = lam, beta = lam + c R_phi^2, G_0 = L R_phi at w_0 = 0, target
@@ -173,9 +183,23 @@ class DescentRate:
         return descent_iterations(self.mu, self.beta, factor * start_gradient_bound, target)
 
     def budget(self, w0: np.ndarray | None, noise: np.ndarray | None, n: int, gradient_tolerance: float) -> int:
-        """The proved budget for the solver's target gamma / (2 n) from ``w0`` (None: zero) with noise ``b``."""
+        """The proved budget for the solver's target gamma / (2 n) from ``w0`` (None: zero) with noise ``b``; on the
+        composite path the safeguarded steps' and then V-FISTA's (:meth:`accelerated_iterations`), one more for the
+        iteration at which the solve switches."""
         noise_norm = 0.0 if noise is None else scaled_norm(noise)
-        return self.iterations(self.start_gradient_bound(w0, noise_norm, n), 0.5 * gradient_tolerance / n)
+        start, target = self.start_gradient_bound(w0, noise_norm, n), 0.5 * gradient_tolerance / n
+        steps = self.iterations(start, target)
+        return steps if self.nonsmooth is None else steps + self.accelerated_iterations(start, target) + 1
+
+    def accelerated_iterations(self, start_gradient_bound: float, target: float) -> int:
+        """The least k with 2 sqrt(2) sqrt(beta / mu) (1 - sqrt(mu / beta))^(k / 2) G_0 <= ``target``: V-FISTA's
+        budget from any iterate w_s of the safeguarded steps (module docstring, "The composite path")."""
+        ratio = self.beta / self.mu
+        need = math.log(ratio) + 2.0 * math.log(2.0 * math.sqrt(2.0) * start_gradient_bound / target)
+        if need <= 0:
+            return 1
+        contraction = -math.log1p(-math.sqrt(self.mu / self.beta)) if self.mu < self.beta else math.inf
+        return max(1, math.ceil(need / contraction) + 1)
 
 
 def scaled_norm(vector: np.ndarray) -> float:

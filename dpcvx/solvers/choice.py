@@ -264,10 +264,15 @@ class SolverChoice:
         """Why :meth:`proved_budget` is None, with the way to a proved path (public)."""
         if callable(self.solver):
             return "is set to a user's solver, whose stopping no budget covers; use solver='auto'"
-        if descent_rate(problem, 1.0, 0.0, 1.0) is None:
+        if descent_rate(problem, 1.0, 1.0, 1.0) is None:  # none even with a ridge Delta
             return ("has no proved iteration budget for its problem (the budget needs a translated C^1 loss with "
                     "proved L and c, and a quadratic, strongly convex regularizer; a conic-only problem has none); use "
                     "such a loss and regularizer")
+        if not problem.strong_convexity > 0:
+            return (f"has no proved iteration budget within {MAX_PROVED_ITERATIONS:.0e} iterations: its regularizer "
+                    "adds no strong convexity (m = 0, an L1 term alone), so only objective perturbation's ridge Delta, "
+                    "which falls as epsilon and n grow, bounds the budget (raising lam does not help); add a ridge "
+                    "part to the regularizer (an elastic net) or fit at a smaller epsilon")
         return (f"has a proved iteration budget above {MAX_PROVED_ITERATIONS:.0e} iterations: m Lam + Delta is too "
                 "small against c R^2 for gradient steps to be a practical safeguard; raise lam")
 
@@ -293,14 +298,15 @@ class SolverChoice:
         scale = X.shape[0] * lam
         g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
                           tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))
+        mu = None if rate is None else rate.mu
         if self.solver != "cvxpy":
-            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, w0=start,
+            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, w0=start, mu=mu,
                                    **self._newton_steps(rate, start, noise, X.shape[0], gradient_tolerance))
         w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
                                    solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance,
                                    regression=self.regression, weights=weights,
                                    fallback=_public_start(start, X.shape[1]))
-        polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, w0=w,
+        polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, w0=w, mu=mu,
                                           **self._newton_steps(rate, w, noise, X.shape[0], gradient_tolerance))
         return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
                                  iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds)

@@ -34,6 +34,7 @@ noise (docs/theory.md, sections 7 and 14). w+ lies in C by construction.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -125,16 +126,18 @@ def _hessian_operator(objective: PerturbedObjective, w: np.ndarray,
 
 
 def proximal_newton(objective: PerturbedObjective, g: CompositeTerm, *, gradient_tolerance: float,
-                    max_iter: int = 100, w0: np.ndarray | None = None,
-                    beta: float | None = None) -> tuple[np.ndarray, SolveInfo]:
+                    max_iter: int = 100, w0: np.ndarray | None = None, beta: float | None = None,
+                    mu: float | None = None) -> tuple[np.ndarray, SolveInfo]:
     """Minimise f + g (module docstring); stop at a point with a subgradient of norm <= gradient_tolerance / 2.
 
     ``beta`` (the public smoothness of J_b, :class:`dpcvx.solvers.budget.DescentRate`) turns on the safeguard that
     gives proximal gradient's proved rate (:mod:`dpcvx.solvers.budget`, "The composite path"): at each iterate w
     the step T(w) = prox_{t g}(w - t grad f(w)), t = 1 / (n beta), whose certificate is at most 2 n beta
     ||w - T(w)||, is a stopping test of its own, and an iteration whose Newton point decreases F by less than
-    T's guaranteed Q(w) (or finds none, or stalls) takes the lower of it and T(w). With ``max_iter`` the proved
-    budget no data set can make the solve stop short of the bound (docs/theory.md, section 7.1)."""
+    T's guaranteed Q(w) (or finds none) takes the lower of it and T(w). Once Newton's steps stall, the solve goes on
+    by V-FISTA from that iterate (``mu`` the public strong convexity of J_b: its momentum; without it, T's plain
+    steps). With ``max_iter`` the proved budget (both phases) no data set can make the solve stop short of the bound
+    (docs/theory.md, section 7.1)."""
     start_time = time.perf_counter()
     d, n = objective.dim, objective.n
     w = g.prox(np.zeros(d) if w0 is None else np.asarray(w0, dtype=float), 0.0)
@@ -142,7 +145,9 @@ def proximal_newton(objective: PerturbedObjective, g: CompositeTerm, *, gradient
     status, iterations, best, since_best = "max_iter", 0, np.inf, 0
     subgradient_norm, scale = np.inf, 1.0
     released = w
-    newton_steps = True  # until a proved solve's Newton steps stall: then the safeguard's steps alone
+    newton_steps = True  # until a proved solve's Newton steps stall: then V-FISTA's steps alone
+    extrapolated = w  # V-FISTA's y, from the point where Newton's steps stalled
+    momentum = 0.0 if beta is None or mu is None else (math.sqrt(beta / mu) - 1) / (math.sqrt(beta / mu) + 1)
     while iterations < max_iter:
         iterations += 1
         margins = objective.margins(w)
@@ -155,8 +160,10 @@ def proximal_newton(objective: PerturbedObjective, g: CompositeTerm, *, gradient
             move = proximal - w
             bound = 2.0 * float(np.linalg.norm(move)) / t  # >= the norm of T(w)'s certificate
             safe = proximal, -(float(gradient @ move) + float(move @ move) / (2 * t) + g.value(proximal) - g.value(w))
-            if not newton_steps and bound > target:
-                w = proximal
+            if not newton_steps and bound > target:  # V-FISTA from where Newton's steps stalled (module docstring)
+                following = g.prox(extrapolated - t * objective.gradient(extrapolated), t)
+                extrapolated = following + momentum * (following - w)
+                w = following
                 continue
         norm = np.inf
         if newton_steps:
@@ -180,9 +187,8 @@ def proximal_newton(objective: PerturbedObjective, g: CompositeTerm, *, gradient
             best, since_best = norm, 0
         else:
             since_best += 1
-            if since_best >= STALL_OUTER and safe is not None:  # the proved solve runs on, on the safeguard's steps
-                newton_steps = False
-                w = safe[0]
+            if since_best >= STALL_OUTER and safe is not None:  # the proved solve runs on, on V-FISTA's steps
+                newton_steps, extrapolated = False, w
                 continue
             if since_best >= STALL_OUTER:
                 status = "stalled"
@@ -220,3 +226,4 @@ def proximal_newton(objective: PerturbedObjective, g: CompositeTerm, *, gradient
         gradient_tolerance=gradient_tolerance,
         relative_residual=subgradient_norm / scale,
     )
+
