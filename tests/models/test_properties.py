@@ -54,8 +54,12 @@ def test_release_is_finite_exact_and_leaves_inputs_alone(problem):
     with warnings.catch_warnings():
         # random data put rows beyond R on purpose; the clipping warning is expected here
         warnings.simplefilter("ignore", dpcvx.ClippingWarning)
-        model = erm.fit(X, y, epsilon=problem["epsilon"], mechanism=problem["mechanism"],
-                        split=problem["split"], random_state=problem["seed"])
+        try:
+            model = erm.fit(X, y, epsilon=problem["epsilon"], mechanism=problem["mechanism"],
+                            split=problem["split"], random_state=problem["seed"])
+        except dpcvx.InputError as refused:  # a budget above 1e7 (m Lam tiny against c R^2): refused, public inputs
+            assert "above 1e+07 iterations" in str(refused) and "Nothing was charged" in str(refused)
+            return
     assert np.all(np.isfinite(model.coef_)) and np.isfinite(model.intercept_)
     assert erm.diagnostics_.converged  # ||grad F|| within half the public bound gamma
     assert np.all(np.isfinite(model.decision_function(X)))
