@@ -226,4 +226,3 @@ def proximal_newton(objective: PerturbedObjective, g: CompositeTerm, *, gradient
         gradient_tolerance=gradient_tolerance,
         relative_residual=subgradient_norm / scale,
     )
-
