@@ -194,12 +194,8 @@ class DescentRate:
     def accelerated_iterations(self, start_gradient_bound: float, target: float) -> int:
         """The least k with 2 sqrt(2) sqrt(beta / mu) (1 - sqrt(mu / beta))^(k / 2) G_0 <= ``target``: V-FISTA's
         budget from any iterate w_s of the safeguarded steps (module docstring, "The composite path")."""
-        ratio = self.beta / self.mu
-        need = math.log(ratio) + 2.0 * math.log(2.0 * math.sqrt(2.0) * start_gradient_bound / target)
-        if need <= 0:
-            return 1
-        contraction = -math.log1p(-math.sqrt(self.mu / self.beta)) if self.mu < self.beta else math.inf
-        return max(1, math.ceil(need / contraction) + 1)
+        return descent_iterations(self.mu, self.beta, 2.0 * math.sqrt(2.0) * start_gradient_bound, target,
+                                  rate=math.sqrt(self.mu / self.beta))
 
 
 def scaled_norm(vector: np.ndarray) -> float:
@@ -212,16 +208,19 @@ def scaled_norm(vector: np.ndarray) -> float:
     return largest * float(np.linalg.norm(vector / largest))
 
 
-def descent_iterations(mu: float, beta: float, start_gradient_bound: float, target: float) -> int:
-    """The least k >= 1 with sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0 <= ``target``: the proved budget of a
-    safeguarded descent on a mu-strongly convex, beta-smooth function (module docstring), for both paths (the linear
-    J_b, :class:`DescentRate`, and the kernel ERM, :func:`kernel_budget`). mu, beta and G_0 =
-    ``start_gradient_bound`` must already be on their safe sides (mu down, beta and G_0 up); ``target`` > 0."""
+def descent_iterations(mu: float, beta: float, start_gradient_bound: float, target: float,
+                       rate: float | None = None) -> int:
+    """The least k >= 1 with sqrt(beta / mu) (1 - r)^(k / 2) G_0 <= ``target``, r = ``rate`` (default mu / beta): the
+    proved budget of a safeguarded descent on a mu-strongly convex, beta-smooth function (module docstring), for both
+    paths (the linear J_b, :class:`DescentRate`, and the kernel ERM, :func:`kernel_budget`); with r = sqrt(mu / beta),
+    V-FISTA's (:meth:`DescentRate.accelerated_iterations`). mu, beta and G_0 = ``start_gradient_bound`` must already
+    be on their safe sides (mu down, beta and G_0 up); ``target`` > 0."""
     ratio = beta / mu
     need = math.log(ratio) + 2.0 * math.log(start_gradient_bound / target)
     if need <= 0:
         return 1
-    contraction = -math.log1p(-mu / beta) if mu < beta else math.inf
+    step = mu / beta if rate is None else rate
+    contraction = -math.log1p(-step) if mu < beta else math.inf
     return max(1, math.ceil(need / contraction) + 1)
 
 
