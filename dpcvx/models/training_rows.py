@@ -463,6 +463,7 @@ def _shares(predict: Callable[[slice], np.ndarray], mapped: Callable[[slice], np
         predicted = np.asarray(predict(rows), dtype=float)
         if _size(predicted) > _SQUARES_SAFE:
             return None
+        parts = [view(labels[rows], label_range) - centre for label_range, centre in zip(ranges, centres, strict=True)]
         for index, rows_of in enumerate(views):
             block = np.asarray(rows_of(rows), dtype=float)
             if len(origins) == index:  # the first block: its column means, the view's origin
@@ -473,10 +474,9 @@ def _shares(predict: Callable[[slice], np.ndarray], mapped: Callable[[slice], np
             np.subtract(block, origins[index], out=rows_z[:, :-1])
             rows_z[:, -1] = 1.0
             grams[index] += rows_z.T @ rows_z
-            for label_range, centre, moment in zip(ranges, centres, moments[index], strict=True):
-                moment += rows_z.T @ (view(labels[rows], label_range) - centre)
-        for label_range, centre, added in zip(ranges, centres, sums, strict=True):
-            part = view(labels[rows], label_range) - centre
+            for part, moment in zip(parts, moments[index], strict=True):
+                moment += rows_z.T @ part
+        for part, centre, added in zip(parts, centres, sums, strict=True):
             added[0] += float(part @ part)
             added[1] += float(np.sum(part))
             added[2] += float(np.sum((part - (predicted - centre)) ** 2))
@@ -668,15 +668,18 @@ def regression_share(model: Any, X: Any, y: Any, label_range: tuple[float, float
         return np.asarray(model.predict(rows[part]), dtype=float).ravel() if predicted is None else predicted[part]
 
     def mapped(part: slice) -> np.ndarray:
-        block = model.rows.apply(rows[part])[0]
-        return block.toarray() if sparse.issparse(block) else np.asarray(block)
+        return _dense(model.rows.apply(rows[part])[0])
 
     def given(part: slice) -> np.ndarray:
-        block = rows[part]
-        return block.toarray() if sparse.issparse(block) else np.asarray(block, dtype=float)
+        return _dense(rows[part])
 
     return _shares(predict, mapped, labels, step, [None] if label_range is None else [None, label_range],
                    given if compared else None)
+
+
+def _dense(block: Any) -> np.ndarray:
+    """A block of rows (dense or scipy.sparse) as a dense float array, for :func:`_shares`' Gram matrices."""
+    return np.asarray(block.toarray() if sparse.issparse(block) else block, dtype=float)
 
 
 def _fitted_bound(model: Any) -> float | None:
