@@ -269,7 +269,7 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
         return release, schema, getattr(saved, "feature_names_in_", None), getattr(saved, "decision_cut_", None)
     if hasattr(saved, "fit") and hasattr(saved, "get_params"):
         raise NotFittedError(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
-                         "fit it first")
+                             "fit it first")
     return saved, schema, None, None  # refused by model_to_dict, naming what it got
 
 
