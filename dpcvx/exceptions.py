@@ -45,7 +45,7 @@ __all__ = [
     "NotFittedError",
     "a_value_of",
     "user_stacklevel",
-    "warn_released",
+    "warn_shown",
     "withheld",
 ]
 
@@ -315,12 +315,20 @@ def _internal_directories() -> tuple[str, ...]:
     return tuple(directory + os.sep for directory in directories)
 
 
-def warn_released(text: str, category: type[Warning]) -> None:
-    """Warn ``text`` at the user's line about a release the budget has already paid for (its usefulness, its training
-    rows, a note found after the charge), under the user's warning filters but one: an ``"error"`` filter shows it
-    (as ``"always"``) instead of raising it. Raised, it would lose a release whose epsilon the accountant has spent,
-    where a refused call must spend nothing (docs/theory.md, section 7.1); ``"ignore"`` and a recording block
-    (``pytest.warns``, ``catch_warnings(record=True)``) see it as before."""
+def warn_shown(text: str, category: type[Warning]) -> None:
+    """Warn ``text`` at the user's line under the user's warning filters but one: an ``"error"`` filter shows it (as
+    ``"always"``) instead of raising it; ``"ignore"`` and a recording block (``pytest.warns``,
+    ``catch_warnings(record=True)``) see it as before. The one way dpcvx warns of
+
+    - a note read off the private rows (a ``category`` whose ``reads_private_data`` is set: clipped rows, columns
+      outside their bounds, the training rows' fit), before the charge or after it: raised by a filter before the
+      charge, it would refuse the call on one record's value and release on its neighbour's, so that whether a call
+      releases would tell the record (docs/theory.md, section 30.5);
+    - a release the budget has already paid for (its usefulness, a note found after the charge): raised, it would
+      lose a release whose epsilon the accountant has spent, where a refused call must spend nothing (section 7.1).
+
+    A warning about public inputs alone before the charge (a paper-mode loader, TDIL's net, a feature name) is
+    ``warnings.warn``'s, which a filter may make an error: whether it is raised depends on no record."""
     import warnings
 
     level = user_stacklevel()

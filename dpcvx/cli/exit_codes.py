@@ -28,9 +28,9 @@ __all__ = ["EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED", 
 EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_INPUT, EXIT_REFUSED, EXIT_SOLVER, EXIT_BUDGET = 0, 1, 2, 3, 4, 5, 6
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
-#: what main() prints before a dpcvx warning a warning filter made an error (exit :data:`EXIT_INPUT`): raised before
-#: the charge only, as a warning about a release already paid for is shown, never raised
-#: (:func:`dpcvx.exceptions.warn_released`)
+#: what main() prints before a dpcvx warning a warning filter made an error (exit :data:`EXIT_INPUT`): a warning on
+#: public inputs alone, before the charge; one that read the rows, or about a release already paid for, is shown,
+#: never raised (:func:`dpcvx.exceptions.warn_shown`)
 WARNING_AS_ERROR = "warning made an error"
 
 
@@ -124,8 +124,9 @@ class ProcessStatus:
 PROCESS_STATUSES: tuple[ProcessStatus, ...] = (
     ProcessStatus("(none)", EXIT_OK, "success", "", "success"),
     ProcessStatus("a `dpcvx.exceptions.DPCVXWarning` made an error by a warning filter (`python -W error`)",
-                  EXIT_INPUT, "refused before the charge (a warning about a release already paid for is shown, "
-                  "never raised)", f"dpcvx: {WARNING_AS_ERROR}: (its text)", "input error"),
+                  EXIT_INPUT, "refused before the charge, on public inputs alone (a warning that read the rows, "
+                  "or about a release already paid for, is shown, never raised)",
+                  f"dpcvx: {WARNING_AS_ERROR}: (its text)", "input error"),
     ProcessStatus("KeyboardInterrupt (Ctrl-C)", EXIT_INTERRUPTED, "interrupted; no file is left half written",
                   "dpcvx: interrupted", "interrupted (Ctrl-C)"),
     ProcessStatus("BrokenPipeError (the reader of standard output went away, as in `dpcvx predict ... | head`)",

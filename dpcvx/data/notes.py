@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextvars
 import math
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
@@ -35,8 +34,7 @@ from ..exceptions import (
     KernelScaleWarning,
     PublicSampleWarning,
     UnresolvedColumnWarning,
-    user_stacklevel,
-    warn_released,
+    warn_shown,
 )
 from ..tables import column_names
 from .rows import RowMap
@@ -233,7 +231,7 @@ def warn_unresolved_columns(X: Any, ranges: np.ndarray, floor: float, norm: floa
     label = _column_label(np.shape(ranges)[1])
     shown = ", ".join(label(int(j)) for j in lost[:_UNRESOLVED_NAMED])
     more = f" and {lost.size - _UNRESOLVED_NAMED} more" if lost.size > _UNRESOLVED_NAMED else ""
-    warn_released(
+    warn_shown(
         f"the private column ranges located {shown}{more} within a few cells of their public grid, while the training "
         "rows vary over under a quarter of that width: the ranges' map scales such a column by its range's width, "
         "not by its own spread, so a model sees little of it." + unresolved_advice(owner) + " NOT PRIVATE: this "
@@ -273,14 +271,14 @@ def warn_far_apart(rows: np.ndarray, gamma: float, kernel: str) -> None:
     if far_apart_share(rows, gamma, kernel) < FAR_APART_SHARE:
         return
     exponent = "gamma ||x - x'||_1" if kernel == "laplacian" else "gamma ||x - x'||^2"
-    warnings.warn(
+    warn_shown(
         f"RandomFourierFeatures: at gamma = {gamma:g}, most pairs of training rows are so far apart that the kernel "
         f"exp(-{exponent}) between them is below e^-{FAR_APART:g}: the random features of such rows are unrelated, "
         "and a model of them predicts little better than chance. Scale the columns first by their public bounds "
         "(dpcvx.PublicSchema, or each column's documented range: raw columns in their own units, or codes such as 99 "
         "for missing, are far apart), or choose gamma from the columns' public spread s, near 1 / (d s^2). NOT "
         "PRIVATE: this check read the training rows; it is shown to you only and is not part of any release.",
-        KernelScaleWarning, stacklevel=user_stacklevel())
+        KernelScaleWarning)
 
 
 def warn_public_sample(Z: np.ndarray, rows: np.ndarray) -> None:
@@ -299,13 +297,13 @@ def warn_public_sample(Z: np.ndarray, rows: np.ndarray) -> None:
     found = int(np.count_nonzero(np.isin(sample, values(rows))))
     if not found:
         return
-    warnings.warn(
+    warn_shown(
         f"TDDL: {found} of the {sample.size} points of the public sample Z are also rows of the training X. The "
         "release holds Z as it is (its predictor's centres, in the model file), so these training rows are published "
         "verbatim, and no guarantee covers them. Z must be public points (unlabelled points from a public source, or "
         "drawn from the public bounds), never the private records. NOT PRIVATE: this check read the training rows; "
         "it is shown to you only and is not part of any release.",
-        PublicSampleWarning, stacklevel=user_stacklevel())
+        PublicSampleWarning)
 
 
 def warn_clipped_rows(clipped: int, n: int, rows: RowMap, mapped: Any) -> None:
@@ -364,7 +362,7 @@ def warn_clipped(text: str, clipped: int = 0, n: int = 0) -> None:
         _MOSTLY_CLIPPED.set(True)
     held = _HELD.get()
     if held is None:
-        warnings.warn(text, ClippingWarning, stacklevel=user_stacklevel())
+        warn_shown(text, ClippingWarning)
     else:
         held.append(text)
 
@@ -378,8 +376,9 @@ def checks_then_notes(charged_after: _HeldNotes | None = None) -> _HeldNotes:
     refuses.
 
     ``charged_after``: the block of the checks a charge followed (a composite fit's plan, whose notes it showed before
-    the charge); this block, the fit after the charge, shows only the notes that block did not, and under any filter
-    (:func:`~dpcvx.exceptions.warn_released`: an "error" filter must not lose the paid-for release)."""
+    the charge); this block, the fit after the charge, shows only the notes that block did not. Every note is shown
+    under any filter, an "error" filter included (:func:`~dpcvx.exceptions.warn_shown`: raised before the charge, it
+    would refuse the call by a record's value; after it, it would lose the paid-for release)."""
     return _HeldNotes(charged_after)
 
 
@@ -397,7 +396,7 @@ def notes_dropped() -> Iterator[None]:
 
 class _HeldNotes:
     """:func:`checks_then_notes`: a class, not a generator of contextlib, so that the warnings, shown from
-    :meth:`__exit__`, point past dpcvx's frames only, at the user's line (:func:`~dpcvx.exceptions.user_stacklevel`)."""
+    :meth:`__exit__`, point past dpcvx's frames only, at the user's line (:func:`~dpcvx.exceptions.warn_shown`)."""
 
     def __init__(self, charged_after: _HeldNotes | None = None) -> None:
         self._before = charged_after
@@ -415,10 +414,8 @@ class _HeldNotes:
         _HELD.reset(self._token)
         if kind is None and self._outer is not None:
             self._outer.extend(self._held)
-        elif kind is None and self._before is not None:
+        elif kind is None:  # shown under any filter (warn_shown), but not again those the charged block showed
+            shown = () if self._before is None else self._before._held
             for text in dict.fromkeys(self._held):
-                if text not in self._before._held:
-                    warn_released(text, ClippingWarning)
-        elif kind is None:
-            for text in dict.fromkeys(self._held):
-                warnings.warn(text, ClippingWarning, stacklevel=user_stacklevel())
+                if text not in shown:
+                    warn_shown(text, ClippingWarning)

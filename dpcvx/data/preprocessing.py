@@ -116,7 +116,6 @@ import math
 import numbers
 import re
 import sys
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, replace
 from pathlib import Path
@@ -126,7 +125,7 @@ import numpy as np
 
 from .. import tables
 from ..advice import command_line_runs, setting
-from ..exceptions import FileError, InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, user_stacklevel
+from ..exceptions import FileError, InputError, OutOfBoundsWarning, UndeclaredCategoryWarning, warn_shown
 from ..validation import (
     check_bound,
     check_choice,
@@ -923,17 +922,17 @@ def _warn_lost(columns: Sequence[Column]) -> None:
     shown = _READ_THE_ROWS
     for column in columns:
         if isinstance(column, CategoricalColumn):
-            warnings.warn(
+            warn_shown(
                 f"column {column.name!r}: more than half of the rows hold a value outside its declared categories, "
                 "and a non-strict schema encodes each as the all-zero block: a model learns nothing from this "
                 f"column. {shown.format(what='categories')}, or pass {setting('schema.strict', 'True', 'true')} to "
-                "refuse such rows", UndeclaredCategoryWarning, stacklevel=user_stacklevel())
+                "refuse such rows", UndeclaredCategoryWarning)
         else:
-            warnings.warn(
+            warn_shown(
                 f"column {column.name!r}: more than half of the rows lie outside its public bounds "
                 f"[{column.lo:g}, {column.hi:g}] and are clipped onto them: the column is nearly constant, and a "
                 f"model learns little from it. {shown.format(what='bounds')}: the same units (thousands or ones, "
-                "cents or dollars, months or years)", OutOfBoundsWarning, stacklevel=user_stacklevel())
+                "cents or dollars, months or years)", OutOfBoundsWarning)
 
 
 def _one_value_piled(outside: np.ndarray, n_rows: int) -> bool:
@@ -960,12 +959,12 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
         else:
             fix = (f"declare it with a public imputed value (NumericColumn({column.name!r}, ..., missing=VALUE, "
                    "missing_codes=(CODE,), missing_indicator=True))")
-        warnings.warn(
+        warn_shown(
             f"column {column.name!r}: many rows hold one same value outside its public bounds "
             f"[{column.lo:g}, {column.hi:g}], each clipped onto the nearer bound, so that it reads as that bound: is "
             "it a code for a missing or unknown value (such as 99, 999 or -1)? "
             f"{_READ_THE_ROWS.format(what='bounds')}; if the value is a code, {fix}",
-            OutOfBoundsWarning, stacklevel=user_stacklevel())
+            OutOfBoundsWarning)
 
 
 def _category_text(name: str, category: object) -> str:

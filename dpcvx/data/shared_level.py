@@ -57,14 +57,13 @@ encoding) and on every table of the prober's (two classifiers, a regression, the
 from __future__ import annotations
 
 import contextvars
-import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
 
 from ..advice import command_line_runs
-from ..exceptions import LevelErasedWarning, user_stacklevel
+from ..exceptions import LevelErasedWarning, warn_shown
 
 __all__ = ["COLUMN_KEPT", "NARROW", "LEVEL_KEPT", "SPREAD_RATIO", "SAMPLE_ROWS", "SAMPLE_CELLS", "SAMPLE_ROWS_MIN",
            "warn_if_level_erased", "level_checks_off"]
@@ -172,12 +171,12 @@ def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: 
     fix = "; or ".join(part for part in (advice, ranges) if part) or (
         "neither of the schema's codes keeps it here (a column near the top of its range codes near 1 under "
         "'unit', whatever the range): check the model on held-out rows")
-    warnings.warn(
+    warn_shown(
         f"the schema's rows (encoding={encoding!r}) sit near one point: the numeric columns {shown}{more} lie in "
         "one part of their declared ranges, and the row map x / max(1, ||x|| / norm) erases their common level: "
         "where the label follows it (columns that move together), a model learns little from them. NOT PRIVATE: "
         "this check read the rows; it is shown to you only and is not part of any release. "
-        f"Fix: {fix}", LevelErasedWarning, stacklevel=user_stacklevel())
+        f"Fix: {fix}", LevelErasedWarning)
 
 
 def _warn_if_columns_scaled(coded: np.ndarray, rest: np.ndarray, names: Sequence[str], encoding: str, norm: float,
@@ -215,10 +214,10 @@ def _warn_if_columns_scaled(coded: np.ndarray, rest: np.ndarray, names: Sequence
     fixes.append("for a column that fills a sliver of its range even so, a declared range that fits its values more "
                  "closely (from its documentation, never from its values in the data), or the log scale for a "
                  f"positive quantity spread over orders of magnitude ({log})")
-    warnings.warn(
+    warn_shown(
         f"the schema's row map x / max(1, ||x|| / norm) divides each row of norm above {norm:g} by its norm, a factor "
         f"set by all its columns: the numeric columns {shown}{more} vary less within their declared ranges than "
         "that factor moves them, so what the rows keep of them is mostly the other columns' (under half of each "
         "one's spread after the map follows its own values), and a model learns little from them. NOT PRIVATE: "
         "this check read the rows; it is shown to you only and is not part of any release. Fix: "
-        + "; or ".join(fixes), LevelErasedWarning, stacklevel=user_stacklevel())
+        + "; or ".join(fixes), LevelErasedWarning)

@@ -53,7 +53,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..advice import command_line_runs, setting
-from ..exceptions import SlowDescentWarning, warn_released
+from ..exceptions import SlowDescentWarning, warn_shown
 
 __all__ = ["HUBER_WIDTH", "REACH_AT", "SHORTFALL", "descent_shortfall", "huber_advised", "measured_from",
            "reach_checked", "warn_descent_shortfall"]
@@ -142,7 +142,7 @@ def warn_descent_shortfall(share: float, owner: str, width: int) -> None:
                "(benchmarks/descent_advice.py). Fewer columns "
                "(a categorical's levels grouped by a public rule, a coarser classification known without the data) "
                "is the lever left; it was not measured.")
-    warn_released(
+    warn_shown(
         f"{owner}'s noisy gradient descent could not reach least squares on its rows in its steps, even without "
         "noise: one direction of the mapped rows (a level the columns share, such as 0/1 flags that are mostly 0 or "
         "the common levels of a one-hot block) sets its step size, and the others barely move. The release fits "

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..data.notes import notes_dropped
-from ..exceptions import DPCVXWarning, InputError, SolverError, warn_released
+from ..exceptions import DPCVXWarning, InputError, SolverError, warn_shown
 from ..privacy.rng import resolve_rng
 
 __all__ = ["composite", "require_proved", "refuse_unsafeguarded", "rehearse", "rehearsing", "fixed_numerics",
@@ -180,7 +180,7 @@ def fixed_numerics() -> Iterator[None]:
         key = (message.category, str(message.message))
         if issubclass(message.category, DPCVXWarning) and key not in seen:
             seen.add(key)
-            warn_released(str(message.message), message.category)
+            warn_shown(str(message.message), message.category)
 
 
 @contextmanager

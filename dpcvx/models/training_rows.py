@@ -62,7 +62,7 @@ from scipy import sparse
 from ..advice import command_line_runs, python_only, setting
 from ..data.blocks import cache_block_rows, is_out_of_core
 from ..data.notes import most_rows_clipped
-from ..exceptions import TrainingRowsWarning, warn_released
+from ..exceptions import TrainingRowsWarning, warn_shown
 from ..release.usefulness import checks_are_off, estimator_called, speaker
 from ..validation import label_codes
 
@@ -833,7 +833,7 @@ def warn_on_tuned(model: Any, X: Any, y: Any, regression: bool,
     classes = None if regression else getattr(model, "classes_", None)
     finding = training_rows_finding(model.predict(X), y, regression, classes, label_range)
     if finding is not None:
-        warn_released(f"dpcvx.tune: {finding}{_tuned_note(regression)}", TrainingRowsWarning)
+        warn_shown(f"dpcvx.tune: {finding}{_tuned_note(regression)}", TrainingRowsWarning)
 
 
 def runs_here() -> bool:
@@ -888,4 +888,4 @@ def _warn(owner: str, finding: str | None, unweighted: str | None = None, interc
     if finding is not None:
         after = one_vs_rest_ranges() if unweighted == ONE_VS_REST and not located else ""
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice)
-        warn_released(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)
+        warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..advice import for_reader, setting
-from ..exceptions import ConstantPredictionWarning, warn_released
+from ..exceptions import ConstantPredictionWarning, warn_shown
 
 __all__ = ["constant_at_cut", "constant_class", "one_class_findings", "rare_class_advice", "warn_if_constant",
            "checks_off", "checks_are_off", "warn_release", "held_warnings", "emit", "Held", "called", "speaker",
@@ -124,7 +124,7 @@ def warn_release(text: str, category: type[Warning]) -> None:
     if held is not None:
         held.append((text, category))
     elif not _OFF.get():
-        warn_released(text, category)
+        warn_shown(text, category)
 
 
 def emit(held: Held, *, tuned: bool = False) -> None:
@@ -134,7 +134,7 @@ def emit(held: Held, *, tuned: bool = False) -> None:
     for text, category in dict.fromkeys(held):
         if tuned and category is ConstantPredictionWarning:
             text = text.replace(TUNE_ADVICE, TUNED_ADVICE)
-        warn_released(text, category)
+        warn_shown(text, category)
 
 
 def constant_class(coef: np.ndarray, intercept: float | np.ndarray, norm_bound: float, cut: float = 0.0) -> int | None:

@@ -537,7 +537,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
             assert released_cut is not None
             warn_at_cut(check, released_cut)
         # the fitted attributes together, once nothing is left that can raise (a warning about the release is shown,
-        # never raised: exceptions.warn_released)
+        # never raised: exceptions.warn_shown)
         if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
             fitted["feature_names_in_"] = checked.feature_names_in_
         else:

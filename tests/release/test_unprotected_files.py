@@ -48,3 +48,19 @@ def test_a_current_file_loads_without_it(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         dpcvx.load(dpcvx.save(model, tmp_path / "m.json"))
+
+
+def test_the_command_line_refuses_an_unprotected_file_under_python_w_error(tmp_path, capsys):
+    """The warning reads a public file only, so a filter may make it an error (docs/theory.md, section 30.5): one
+    line, exit 3, nothing written; a note read off the rows would be shown instead."""
+    from dpcvx.cli import main
+
+    data = tmp_path / "rows.csv"
+    data.write_text("x0,x1,x2\n0.1,0.2,0.3\n")
+    out = tmp_path / "p.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code = main(["predict", str(FIXTURES / "format9" / "linear.json"), str(data), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 3 and err.startswith("dpcvx: warning made an error: this model file is of format version 9")
+    assert len(err.splitlines()) == 1 and not out.exists()

@@ -1,0 +1,204 @@
+"""A note read off the private rows is shown, never raised, under any warning filter.
+
+A NOT PRIVATE warning (a category whose ``reads_private_data`` is set: a clipped row, a public point among the
+training rows, a column piled on one code) fires on a record's value. Made an error by the user's filter
+(``python -W error``, pytest's ``filterwarnings = error``) before the charge, it refused the call on the data set
+that holds the record and released on its neighbour's: whether a call releases told the record (docs/theory.md,
+section 30.5). Each case below is a pair of neighbours, one of which triggers the note; both must release under an
+"error" filter, spend the same epsilon, and the note is shown to the data owner (on stderr).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import pathlib
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpcvx
+from dpcvx import exceptions
+from dpcvx.cli import main
+
+EPSILON = 1.0
+
+
+def _rows(n: int = 300, d: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-0.5, 0.5, size=(n, d))
+    y = (X[:, 0] + 0.2 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def _clipped(X: np.ndarray) -> np.ndarray:
+    """X's neighbour whose first row lies at 6 times the norm bound 1 (clipped onto it: a ClippingWarning)."""
+    neighbour = X.copy()
+    neighbour[0] = 6.0 / np.sqrt(X.shape[1])
+    return neighbour
+
+
+def _logistic(X: np.ndarray, y: np.ndarray, accountant: Any) -> Any:
+    return dpcvx.DPLogisticRegression(epsilon=EPSILON, accountant=accountant, random_state=1).fit(X, y)
+
+
+def _private_erm(X: np.ndarray, y: np.ndarray, accountant: Any) -> Any:
+    return dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=1e-2, data_norm=1.0).fit(
+        X, 2 * y - 1, EPSILON, accountant=accountant, random_state=1)
+
+
+def _one_vs_rest(X: np.ndarray, y: np.ndarray, accountant: Any) -> Any:
+    labels = np.digitize(X[:, 1], [-0.15, 0.15])
+    return dpcvx.DPLogisticRegression(epsilon=EPSILON, classes=(0, 1, 2), accountant=accountant,
+                                      random_state=1).fit(X, labels)
+
+
+def _linear(X: np.ndarray, y: np.ndarray, accountant: Any) -> Any:
+    return dpcvx.DPLinearRegression(epsilon=EPSILON, accountant=accountant, random_state=1).fit(X, X[:, 0])
+
+
+def _tune_split(X: np.ndarray, y: np.ndarray, accountant: Any) -> Any:
+    return dpcvx.tune(dpcvx.DPLogisticRegression(), X, y, {"lam": [1e-3, 1e-2]}, epsilon=EPSILON,
+                      procedure="split", accountant=accountant, random_state=1)
+
+
+def _tune_full(X: np.ndarray, y: np.ndarray, accountant: Any) -> Any:
+    return dpcvx.tune(dpcvx.DPLogisticRegression(), X, y, {"lam": [1e-3, 1e-2]}, epsilon=EPSILON,
+                      accountant=accountant, random_state=1)
+
+
+#: (fit, the note's category): each fit on X and on X with one row clipped (:func:`_clipped`)
+CLIPPED = {
+    "DPLogisticRegression": _logistic,
+    "PrivateERM": _private_erm,
+    "one-vs-rest": _one_vs_rest,
+    "DPLinearRegression": _linear,
+    "tune split": _tune_split,
+    "tune full-data": _tune_full,
+}
+
+
+@contextlib.contextmanager
+def _error_filter() -> Iterator[list[str]]:
+    """Every warning made an error by the filter; the names of the categories shown (not raised) gathered."""
+    shown: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.showwarning = lambda message, category, *rest: shown.append(category.__name__)
+        yield shown
+
+
+def _released_under_error_filter(fit: Callable[[Any], Any]) -> tuple[float, list[str]]:
+    """(epsilon spent, the categories shown) of ``fit(accountant)`` under :func:`_error_filter`."""
+    accountant = dpcvx.PrivacyAccountant(epsilon=100, delta=1e-3)
+    with _error_filter() as shown:
+        fit(accountant)
+    return accountant.spent.epsilon, shown
+
+
+@pytest.mark.parametrize("name", sorted(CLIPPED))
+def test_a_clipped_row_releases_under_an_error_filter(name: str) -> None:
+    X, y = _rows()
+    fit = CLIPPED[name]
+    (spent, shown), (spent_clipped, shown_clipped) = (
+        _released_under_error_filter(lambda accountant, rows=rows: fit(rows, y, accountant))
+        for rows in (X, _clipped(X)))
+    assert spent == spent_clipped == EPSILON
+    assert "ClippingWarning" not in shown and "ClippingWarning" in shown_clipped  # shown to the data owner, not raised
+
+
+def test_a_public_point_among_the_rows_releases_under_an_error_filter() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.6, 0.6, size=(150, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    Z = rng.uniform(-0.6, 0.6, size=(20, 2))
+    neighbour = X.copy()
+    neighbour[0] = Z[0]
+    outcomes = [_released_under_error_filter(lambda accountant, rows=rows: dpcvx.TDDL(
+        "rbf", lam=0.01, gamma=1.0, input_bound=1.0).fit(rows, y, EPSILON, Z=Z, accountant=accountant))
+        for rows in (X, neighbour)]
+    assert [spent for spent, _ in outcomes] == [EPSILON, EPSILON]
+    assert "PublicSampleWarning" not in outcomes[0][1] and "PublicSampleWarning" in outcomes[1][1]
+
+
+def _schema() -> Any:
+    return dpcvx.PublicSchema([dpcvx.NumericColumn("age", 17, 90), dpcvx.NumericColumn("inc", 0, 1)])
+
+
+def test_a_piled_code_releases_under_an_error_filter() -> None:
+    """19 rows of a code 999 outside the bounds do not warn, 20 do (one record apart)."""
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(0)
+    age = rng.uniform(17, 90, 400)
+    age[:19] = 999
+    inc = rng.uniform(0, 1, 400)
+    y = (inc + 0.2 * rng.normal(size=400) > 0.5).astype(int)
+    table = pd.DataFrame({"age": age, "inc": inc})
+    neighbour = table.copy()
+    neighbour.loc[19, "age"] = 999
+    outcomes = [_released_under_error_filter(lambda accountant, rows=rows: make_pipeline(
+        _schema(), dpcvx.DPLogisticRegression(epsilon=EPSILON, accountant=accountant)).fit(rows, y))
+        for rows in (table, neighbour)]
+    assert [spent for spent, _ in outcomes] == [EPSILON, EPSILON]
+    assert "OutOfBoundsWarning" not in outcomes[0][1] and "OutOfBoundsWarning" in outcomes[1][1]
+
+
+def test_the_command_line_writes_the_model_under_an_error_filter(tmp_path: pathlib.Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`PYTHONWARNINGS=error dpcvx fit` on the piled-code neighbour: exit 0 and a model, as on the other."""
+    rng = np.random.default_rng(1)
+    rows = pd.DataFrame({"a": rng.uniform(0, 10, 1200), "b": rng.uniform(-5, 5, 1200)})
+    rows["y"] = np.where(rows["a"] + rows["b"] > 5, "A", "B")
+    statuses = []
+    for piled in (19, 20):
+        table = rows.copy()
+        table.loc[: piled - 1, "a"] = 999
+        data, out = tmp_path / f"p{piled}.csv", tmp_path / f"m{piled}.json"
+        table.to_csv(data, index=False)
+        with _error_filter():
+            statuses.append(main(["fit", str(data), "--target", "y", "--positive", "A", "--numeric", "a:0:10",
+                                  "--numeric", "b:-5:5", "--epsilon", "1", "--data-norm", "1", "--out", str(out)]))
+        assert out.exists()
+    assert statuses == [0, 0]
+    assert "warning made an error" not in capsys.readouterr().err
+
+
+def test_far_apart_rows_warn_the_random_features_under_an_error_filter() -> None:
+    X = np.random.default_rng(0).normal(scale=100.0, size=(200, 3))
+    with _error_filter() as shown:
+        dpcvx.RandomFourierFeatures(n_components=20, gamma=1.0, random_state=0).fit(X)
+    assert shown == ["KernelScaleWarning"]
+
+
+def _private_categories() -> set[str]:
+    return {name for name, value in vars(exceptions).items()
+            if isinstance(value, type) and issubclass(value, exceptions.DPCVXWarning) and value.reads_private_data}
+
+
+#: warnings.warn calls with a private category that fire on public inputs alone (whether raised depends on no record)
+_PUBLIC_FIRING = {"PaperModeWarning": "a loader's mode='paper', a public argument"}
+
+
+def test_no_private_category_is_warned_but_by_warn_shown() -> None:
+    """The class, not the examples above: a ``warnings.warn`` in dpcvx whose category reads the private rows would be
+    raised by an "error" filter. Only :func:`dpcvx.exceptions.warn_shown` warns such a category (its own call
+    excepted), and the categories warned on public inputs alone are listed with their reason."""
+    private = _private_categories()
+    assert {"ClippingWarning", "PublicSampleWarning", "OutOfBoundsWarning", "LevelErasedWarning"} <= private
+    package = pathlib.Path(dpcvx.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in {"warn", "warn_explicit"}
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "warnings"):
+                continue
+            names = {part.id for part in ast.walk(node) if isinstance(part, ast.Name)}
+            for category in (names & private) - set(_PUBLIC_FIRING):
+                found.append(f"{path.relative_to(package)}:{node.lineno} {category}")
+    assert found == []
