@@ -437,6 +437,7 @@ def least_squares_share(predict: Callable[[slice], np.ndarray], mapped: Callable
     return None if shares is None else (shares[0][0], shares[0][1])
 
 
+@np.errstate(all="ignore")  # the rows as given can hold huge finite values: a Gram matrix not finite compares nothing
 def _shares(predict: Callable[[slice], np.ndarray], mapped: Callable[[slice], np.ndarray], labels: np.ndarray,
             step: int, ranges: list[tuple[float, float] | None],
             given: Callable[[slice], np.ndarray] | None = None) -> list[tuple[float, ...]] | None:
