@@ -323,7 +323,7 @@ def warn_shown(text: str, category: type[Warning]) -> None:
     - a note read off the private rows (a ``category`` whose ``reads_private_data`` is set: clipped rows, columns
       outside their bounds, the training rows' fit), before the charge or after it: raised by a filter before the
       charge, it would refuse the call on one record's value and release on its neighbour's, so that whether a call
-      releases would tell the record (docs/theory.md, section 30.5);
+      releases would tell the record (docs/theory.md, section 30, "Warnings under a filter");
     - a release the budget has already paid for (its usefulness, a note found after the charge): raised, it would
       lose a release whose epsilon the accountant has spent, where a refused call must spend nothing (section 7.1).
 

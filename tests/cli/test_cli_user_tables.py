@@ -113,7 +113,8 @@ def test_a_regression_target_without_a_value_is_refused_in_the_python_api_s_word
 def test_a_note_on_the_rows_is_one_line_and_not_an_error_under_python_w_error(tmp_path):
     """python -W error: a warning raised before the charge (a code outside a column's bounds) printed a traceback and
     exited 1, a status the table gives to bugs; then it was one line and exit 3, nothing written: a refusal decided
-    by the rows (docs/theory.md, section 30.5). The note is shown, one line, and the model is written."""
+    by the rows (docs/theory.md, section 30, "Warnings under a filter"). The note is shown, one line, and the model
+    is written."""
     rows = [[999 if i % 10 == 0 else 20 + i % 60, "yes" if i % 3 else "no"] for i in range(400)]
     data = write(tmp_path / "coded.csv", ["age", "label"], rows)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "OPENBLAS_NUM_THREADS": "1"}

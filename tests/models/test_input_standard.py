@@ -344,7 +344,7 @@ def test_each_warning_of_a_fit_is_shown_once(fit, expected):
 
 def test_a_clipping_warning_under_an_error_filter_is_shown_once_and_the_multiclass_fit_charged_once():
     """An "error" filter stopped the fit before its charge: a refusal decided by the rows' norms (docs/theory.md,
-    section 30.5). The note is shown once, the k fits charged once."""
+    section 30, "Warnings under a filter"). The note is shown once, the k fits charged once."""
     wide = RNG.uniform(0.0, 1.0, size=(300, 3))
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
     shown: list[type] = []

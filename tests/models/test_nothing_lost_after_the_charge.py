@@ -46,7 +46,7 @@ def test_a_loss_cvxpy_cannot_pose_is_refused_before_the_charge(multiclass):
 def test_a_composite_fit_shows_its_clipping_note_before_the_charge(setting):
     """A composite fit (a private draw before the fit) held the checks' ClippingWarning until its release: under an
     "error" filter it raised after the charge (spent 1.0, no model). It is shown before the charge, as a plain fit's,
-    and never raised: raised before the charge, it refused the call on one row's norm (docs/theory.md, 30.5)."""
+    and never raised: raised before the charge, it refused the call on one row's norm (docs/theory.md, section 30)."""
     X, y = _data(3000, 4)
     X[2900] *= 50  # one row beyond R = 1
     accountant = dpcvx.PrivacyAccountant(10.0)

@@ -4,8 +4,8 @@ A NOT PRIVATE warning (a category whose ``reads_private_data`` is set: a clipped
 training rows, a column piled on one code) fires on a record's value. Made an error by the user's filter
 (``python -W error``, pytest's ``filterwarnings = error``) before the charge, it refused the call on the data set
 that holds the record and released on its neighbour's: whether a call releases told the record (docs/theory.md,
-section 30.5). Each case below is a pair of neighbours, one of which triggers the note; both must release under an
-"error" filter, spend the same epsilon, and the note is shown to the data owner (on stderr).
+section 30, "Warnings under a filter"). Each case below is a pair of neighbours, one of which triggers the note;
+both must release under an "error" filter, spend the same epsilon, and the note is shown to the data owner.
 """
 
 from __future__ import annotations

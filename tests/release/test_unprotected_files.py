@@ -51,8 +51,8 @@ def test_a_current_file_loads_without_it(tmp_path):
 
 
 def test_the_command_line_refuses_an_unprotected_file_under_python_w_error(tmp_path, capsys):
-    """The warning reads a public file only, so a filter may make it an error (docs/theory.md, section 30.5): one
-    line, exit 3, nothing written; a note read off the rows would be shown instead."""
+    """The warning reads a public file only, so a filter may make it an error (docs/theory.md, section 30, "Warnings
+    under a filter"): one line, exit 3, nothing written; a note read off the rows would be shown instead."""
     from dpcvx.cli import main
 
     data = tmp_path / "rows.csv"
