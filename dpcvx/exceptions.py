@@ -6,9 +6,10 @@ the whole family at once. Each message names the problem and a fix.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import ClassVar, Protocol
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "a_value_of",
     "user_stacklevel",
     "warn_shown",
+    "errors_shown",
     "withheld",
 ]
 
@@ -332,11 +334,22 @@ def warn_shown(text: str, category: type[Warning]) -> None:
     import warnings
 
     level = user_stacklevel()
+    with errors_shown():
+        warnings.warn(text, category, stacklevel=level)
+
+
+@contextlib.contextmanager
+def errors_shown() -> Iterator[None]:
+    """A block whose warnings an ``"error"`` filter shows (as ``"always"``) instead of raising: the user's filters,
+    copied and restored on exit, with each "error" action rewritten (:func:`warn_shown`; the OpenDP bridge's replay
+    of a measurement's public warnings, after its release)."""
+    import warnings
+
     with warnings.catch_warnings():  # its own copy of the filters, restored on exit
         # rewritten in place: a filter's category may be a tuple (simplefilter takes one), which filterwarnings refuses
         warnings.filters[:] = [("always" if entry[0] == "error" else entry[0], *entry[1:])  # type: ignore[index]
                                for entry in warnings.filters]
-        warnings.warn(text, category, stacklevel=level)
+        yield
 
 
 def user_stacklevel() -> int:

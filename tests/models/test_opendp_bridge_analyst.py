@@ -62,6 +62,21 @@ def test_public_warnings_still_reach_the_caller():
     assert SmallTableWarning in shown or ConstantPredictionWarning in shown, shown
 
 
+def test_an_error_filter_shows_the_public_warnings_and_keeps_the_release():
+    """A public warning replayed after the measurement's fit was raised by an "error" filter: the release, paid for,
+    was lost (docs/theory.md, section 7.1). It is shown, and the model returned."""
+    X, rng = _rows(2, n=60)
+    y = rng.integers(0, 2, 60)
+    measurement = dpcvx.as_opendp_measurement(dpcvx.DPLogisticRegression(epsilon=0.05, classes=(0, 1)))
+    shown: list[type] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.showwarning = lambda message, category, *rest: shown.append(category)
+        released = measurement((X, y))
+    assert released.coef_.shape == (1, 4)
+    assert SmallTableWarning in shown or ConstantPredictionWarning in shown, shown
+
+
 def test_a_refusal_keeps_its_class_and_withholds_its_reason():
     X, rng = _rows(3)
     y = (X[:, 0] > 0).astype(int)
