@@ -506,6 +506,9 @@ class FitPlan:
                 training_rows.warn_on_confusion(self.owner, counts(0.0), self.classes, for_accuracy=unweighted)
             else:  # at a caller's cut, known once the caller's release is complete (an estimator's threshold)
                 check.counts, check.classes, check.unweighted = counts, self.classes, unweighted
+                # in memory, the release's decision values for the cut that misses the rarer class (MISSED_CUT)
+                check.ranked = (None if isinstance(bound.X, RowBlocks) or isinstance(bound.labels, SignBits) else
+                                functools.partial(_best_cut, bound.X, w, bound.labels))
         return PrivateModel(coef, intercept, self.classes, rows, release)
 
 
@@ -555,6 +558,12 @@ def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray | SignBi
     if isinstance(X, RowBlocks):  # each block's part of the labels (one bit a row: SignBits)
         return np.asarray(X.sum(counts, labels))
     return counts(X, np.asarray(labels))
+
+
+def _best_cut(X: Matrix, w: np.ndarray, labels: np.ndarray) -> float | None:
+    """The largest balanced accuracy of any cut of the release's decision values on its rows in memory
+    (:func:`training_rows.best_balanced_accuracy`, from x_i . w as computed: one pass and a sort)."""
+    return training_rows.best_balanced_accuracy(np.asarray(X @ w, dtype=float).ravel(), np.asarray(labels))
 
 
 def _rounding(d: int) -> float:

@@ -1,0 +1,94 @@
+"""A binary release that ranks its training rows but whose cut misses the rarer class is told so (NOT PRIVATE).
+
+A prober (session 59, probeB finding 1) fitted DPLogisticRegression(epsilon=8) on 20,000 rows with 0.5 % and 1 %
+positives: balanced accuracy 0.55 to 0.70 on new rows (scikit-learn 0.84 to 0.88), silent in 3 of 4 fits, where
+class_prior="private" with threshold="prior" reached 0.95. The check now compares the release's balanced accuracy at
+its own cut with the best cut of its decision values on the training rows (dpcvx.models.training_rows.MISSED_CUT;
+rule and advice measured by benchmarks/missed_cut.py).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import TrainingRowsWarning
+from dpcvx.models import training_rows
+
+MISSED = "cut misses the rarer class"
+
+
+def _rare(n: int, share: float, seed: int, d: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """The prober's generator: d Gaussian columns under public bounds (-5, 5), a score with noise cut at its
+    (1 - share) point."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, d))
+    s = Z @ np.linspace(1.5, 0, d)
+    y = (s + rng.normal(0, 0.5, n) > np.quantile(s, 1 - share)).astype(int)
+    schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"z{j}", -5, 5) for j in range(d)), norm=1.0)
+    return schema.transform({f"z{j}": Z[:, j] for j in range(d)}), y
+
+
+def _shown(estimator: object, X: np.ndarray, y: np.ndarray) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y)  # type: ignore[attr-defined]
+    return [str(w.message) for w in caught if w.category is TrainingRowsWarning]
+
+
+def test_a_cut_that_misses_the_rare_class_is_told_and_names_the_measured_advice() -> None:
+    """benchmarks/missed_cut.py's development cell gauss d=4, 2 %, n 20,000, epsilon 8: the default's balanced
+    accuracy 0.77 on its rows, its best cut 0.96, and nothing said before; the advised fits are not told."""
+    X, y = _rare(20_000, 0.02, 11)
+    texts = _shown(dpcvx.DPLogisticRegression(epsilon=8, random_state=7), X, y)
+    assert len(texts) == 1 and MISSED in texts[0], texts
+    assert "NOT PRIVATE" in texts[0]
+    assert "class_prior='private' with threshold='prior'" in texts[0] and "class_weight='balanced'" in texts[0]
+    for advised in ({"class_prior": "private", "threshold": "prior"}, {"class_weight": "balanced"}):
+        assert not any(MISSED in text for text in _shown(
+            dpcvx.DPLogisticRegression(epsilon=8, random_state=7, **advised), X, y)), advised
+
+
+def test_a_fit_cut_elsewhere_is_not_held_to_the_best_cut() -> None:
+    """A public threshold other than 1/2 trades accuracy by the user's choice: not fitted for accuracy, not told."""
+    X, y = _rare(20_000, 0.02, 11)
+    texts = _shown(dpcvx.DPLogisticRegression(epsilon=8, random_state=7, threshold=0.3), X, y)
+    assert not any(MISSED in text for text in texts)
+
+
+def test_a_balanced_table_cut_near_its_best_is_not_told() -> None:
+    X, y = _rare(8_000, 0.5, 3)
+    assert _shown(dpcvx.DPLogisticRegression(epsilon=4, random_state=0), X, y) == []
+
+
+def test_the_other_classifiers_are_told_the_balanced_weights_only() -> None:
+    X, y = _rare(20_000, 0.02, 11)
+    for estimator in (dpcvx.DPHuberSVM(epsilon=8, random_state=7), dpcvx.DPERMClassifier(epsilon=8, random_state=7)):
+        texts = _shown(estimator, X, y)
+        assert len(texts) == 1 and MISSED in texts[0], texts
+        finding = texts[0].split("NOT PRIVATE")[0]  # its advice names no threshold='prior' (DPLogisticRegression's)
+        assert "threshold='prior'" not in finding
+        assert "class_weight='balanced'" in finding and "not for this estimator" in finding
+
+
+def test_best_balanced_accuracy_reads_every_cut_with_ties_together() -> None:
+    labels = np.array([1, 1, -1, 1, -1, -1])
+    # cut below 0.9 predicts +1 on the two top rows: recall 2/3, specificity 1 -> 0.8333; cut below 0.5 on four
+    # (ties together): 3/3 and 2/3 -> 0.8333; never 1 (no cut separates them)
+    decisions = np.array([0.9, 0.9, 0.5, 0.5, 0.1, 0.0])
+    assert training_rows.best_balanced_accuracy(decisions, labels) == pytest.approx(5 / 6)
+    assert training_rows.best_balanced_accuracy(np.array([3.0, 2.0, 1.0, 0.0]), np.array([1, 1, -1, -1])) == 1.0
+    assert training_rows.best_balanced_accuracy(np.array([0.0, 0.0, 0.0]), np.array([1, -1, -1])) == 0.5
+    assert training_rows.best_balanced_accuracy(np.array([1.0, 2.0]), np.array([1, 1])) is None
+    assert training_rows.best_balanced_accuracy(np.array([np.nan, 2.0]), np.array([1, -1])) is None
+
+
+def test_missed_cut_holds_the_gap_and_the_ranking() -> None:
+    counts = np.array([[980, 0], [15, 5]])  # own balanced accuracy (1 + 0.25) / 2 = 0.625
+    assert training_rows.missed_cut(counts, 0.625 + training_rows.MISSED_GAP + 1e-9)
+    assert not training_rows.missed_cut(counts, 0.625 + training_rows.MISSED_GAP - 0.01)
+    assert not training_rows.missed_cut(np.array([[990, 0], [10, 0]]), training_rows.MISSED_RANKED - 0.01)
+    assert not training_rows.missed_cut(counts, None)
