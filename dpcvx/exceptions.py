@@ -7,10 +7,11 @@ the whole family at once. Each message names the problem and a fix.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
-from collections.abc import Iterable, Iterator
-from typing import ClassVar, Protocol
+from collections.abc import Callable, Iterable, Iterator
+from typing import ClassVar, ParamSpec, Protocol, TypeVar
 
 __all__ = [
     "DPCVXError",
@@ -48,8 +49,12 @@ __all__ = [
     "user_stacklevel",
     "warn_shown",
     "errors_shown",
+    "numerics_fixed",
     "withheld",
 ]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 class DPCVXError(Exception):
@@ -336,6 +341,25 @@ def warn_shown(text: str, category: type[Warning]) -> None:
     level = user_stacklevel()
     with errors_shown():
         warnings.warn(text, category, stacklevel=level)
+
+
+def numerics_fixed(entry: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``entry`` (a public method or function that reads the private rows: a fit, a plan, a transform) run with
+    numpy's floating-point errors ignored, whatever the user's ``np.seterr``: an underflow, overflow or invalid
+    operation on one record (a subnormal entry, a row of 1e200) raised ``FloatingPointError`` under ``all="raise"``,
+    or a warning an "error" filter raised, so that a call refused on that record's data set and released on its
+    neighbour's, or failed after its charge (docs/theory.md, section 30, "Warnings under a filter"). The arithmetic is
+    the same; a result that is not finite is refused or compares nothing by dpcvx's own checks, and an inner
+    ``np.errstate`` of dpcvx's (a calibration's overflow check) still applies within."""
+
+    @functools.wraps(entry)
+    def fixed(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        import numpy as np
+
+        with np.errstate(all="ignore"):
+            return entry(*args, **kwargs)
+
+    return fixed
 
 
 @contextlib.contextmanager

@@ -286,6 +286,8 @@ def _as_the_analyst_sees_it(fit: Callable[[Any, Any], tuple[Any, Any]], data: tu
             result = fit(*data)
         except DPCVXError as refusal:
             refused = next(family for family in REFUSAL_FAMILIES if isinstance(refusal, family))
+        except Exception:  # a foreign error (numpy's, a bug): its type and traceback name the code that met the rows
+            refused = DPCVXError
     if refused is not None:
         # a new error of the refusal's family, raised here: the refusal's own traceback (whose frames name the check
         # that refused: a NaN in X, a label outside the classes) and its context never reach OpenDP, which prints both

@@ -91,6 +91,24 @@ def test_a_refusal_keeps_its_class_and_withholds_its_reason():
         dpcvx.DPLogisticRegression(classes=(0, 1)).fit(X, y)
 
 
+def test_a_foreign_error_in_the_fit_is_withheld_as_a_refusal(monkeypatch):
+    """An error of numpy's (or a bug) raised by the fit reached the caller with its type and whole traceback, which
+    named the code that met the rows; it reads as a refusal of the base class, its text withheld."""
+    X, rng = _rows(5)
+    y = (X[:, 0] > 0).astype(int)
+
+    def underflowed(self, *args, **kwargs):
+        raise FloatingPointError("underflow encountered in multiply")
+
+    monkeypatch.setattr(dpcvx.DPLogisticRegression, "fit", underflowed)
+    measurement = dpcvx.as_opendp_measurement(dpcvx.DPLogisticRegression(classes=(0, 1)))
+    with pytest.raises(dp.OpenDPException) as refused:
+        measurement((X, y))
+    text = str(refused.value)
+    assert "DPCVXError" in text and WITHHELD in text
+    assert "FloatingPointError" not in text and "underflowed" not in text
+
+
 def test_refusals_for_different_private_reasons_read_the_same_to_the_caller():
     """OpenDP hands the caller the refusal's whole traceback: its frames named the check that refused (a NaN in X, a
     label outside the classes, delta not below 1/n), each a fact of the private data, and so did the class of two

@@ -240,3 +240,51 @@ def test_huge_finite_values_raise_no_numpy_warning_under_an_error_filter(name: s
     with _error_filter() as shown:
         EXTREME_FITS[name](X, y)
     assert "RuntimeWarning" not in shown
+
+
+def _underflowing(kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """300 rows in the unit ball and their neighbour whose first row holds a subnormal (``sub``), a tiny entry
+    (``tiny``), or one of them in a row beyond R, clipped (``subclip``, ``tinyclip``): a valid record, on which an
+    arithmetic step underflows."""
+    X, _ = _rows(300, 3, seed=4)
+    neighbour = X.copy()
+    neighbour[0] = {"sub": [5e-324, 0.1, 0.1], "tiny": [1e-200, 0.1, 0.1], "subclip": [5e-324, 3.0, 3.0],
+                    "tinyclip": [1e-300, 1e10, 1e10]}[kind]
+    return X, neighbour
+
+
+#: entries that read the rows, each fitted on (X, labels 0/1, a target) with the accountant given
+UNDERFLOW_FITS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, Any], Any]] = {
+    "DPLogisticRegression": lambda X, y, t, a: dpcvx.DPLogisticRegression(epsilon=EPSILON, accountant=a).fit(X, y),
+    "DPHuberSVM": lambda X, y, t, a: dpcvx.DPHuberSVM(epsilon=EPSILON, accountant=a).fit(X, y),
+    "PrivateERM": lambda X, y, t, a: dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, 2 * y - 1, EPSILON,
+                                                                                  accountant=a),
+    "one-vs-rest": lambda X, y, t, a: dpcvx.DPLogisticRegression(epsilon=EPSILON, classes=(0, 1, 2),
+                                                                 accountant=a).fit(X, np.arange(len(y)) % 3),
+    "DPLinearRegression": lambda X, y, t, a: dpcvx.DPLinearRegression(epsilon=EPSILON, accountant=a).fit(X, t),
+    "DPHuberRegressor": lambda X, y, t, a: dpcvx.DPHuberRegressor(epsilon=EPSILON, accountant=a).fit(X, t),
+    "PrivateLinearRegression": lambda X, y, t, a: dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=100).fit(
+        X, t, EPSILON, delta=1e-5, accountant=a),
+    "tune split": lambda X, y, t, a: dpcvx.tune(dpcvx.DPLogisticRegression(), X, y, {"lam": [1e-3, 1e-2]},
+                                                epsilon=EPSILON, procedure="split", accountant=a),
+    "random features": lambda X, y, t, a: __import__("sklearn.pipeline").pipeline.make_pipeline(
+        dpcvx.RandomFourierFeatures(n_components=30, gamma=1.0, random_state=0),
+        dpcvx.DPLogisticRegression(epsilon=EPSILON, accountant=a)).fit(X, y),
+}
+
+
+@pytest.mark.parametrize("kind", ["sub", "tiny", "subclip", "tinyclip"])
+@pytest.mark.parametrize("name", sorted(UNDERFLOW_FITS))
+def test_an_underflow_on_one_record_decides_nothing_under_np_seterr_raise(name: str, kind: str) -> None:
+    """``np.seterr(all="raise")`` made an underflow on a subnormal or tiny entry a FloatingPointError: before the
+    charge the call refused on that record's data set and released on its neighbour's; after it, the paid-for release
+    was lost (the noisy descent, the column statistics, the training-rows checks). Every entry that reads the rows
+    runs with numpy's errors ignored (:func:`dpcvx.exceptions.numerics_fixed`)."""
+    spent = []
+    for rows in _underflowing(kind):
+        accountant = dpcvx.PrivacyAccountant(epsilon=100, delta=1e-3)
+        labels, target = (rows[:, 1] > 0).astype(int), 100 * rows[:, 1]
+        with np.errstate(all="raise"), _error_filter():
+            UNDERFLOW_FITS[name](rows, labels, target, accountant)
+        spent.append(accountant.spent.epsilon)
+    assert spent == [EPSILON, EPSILON]

@@ -34,7 +34,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-from ...exceptions import InputError
+from ...exceptions import InputError, numerics_fixed
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.partition import disjoint_parts
 from ...privacy.rng import RandomState
@@ -71,6 +71,7 @@ PROCEDURES = ("full-data", "split")
 DEFAULT_PROCEDURE = "full-data"
 
 
+@numerics_fixed
 def tune(
     learner: Any,
     X: Any,
