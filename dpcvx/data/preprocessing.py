@@ -784,6 +784,19 @@ class PublicSchema:
             raise FileError(f"schema file {path}: {error}") from None
 
 
+def schema_step_route(steps: list) -> str:
+    """What a refusal of a pipeline (``dpcvx.save``, ``dpcvx.tune``) adds when one of its ``steps`` (scikit-learn's
+    (name, step) pairs) is a ``FunctionTransformer`` of a :class:`PublicSchema`'s ``transform``: the schema itself is
+    the step that both take (it is a transformer, and encodes the same rows); "" when no step is one."""
+    for step in steps:
+        func = getattr(step[1], "func", None) if isinstance(step, tuple) and len(step) == 2 else None
+        if isinstance(getattr(func, "__self__", None), PublicSchema) and getattr(func, "__name__", "") == "transform":
+            return (". The FunctionTransformer of schema.transform encodes what the schema itself does: make the "
+                    "schema the step, make_pipeline(schema, estimator) (a PublicSchema is a transformer; the model is "
+                    "the same, and its file keeps the schema)")
+    return ""
+
+
 def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:
     """The JMLR 2011 experimental preprocessing, which READS THE DATA (NOT private).
 

@@ -114,7 +114,7 @@ from typing import IO, Any
 import numpy as np
 
 from ..data.files import MAX_JSON_DEPTH, atomic_write, check_writable, file_path, json_depth, json_object, read_json
-from ..data.preprocessing import PublicSchema
+from ..data.preprocessing import PublicSchema, schema_step_route
 from ..exceptions import FileError, InputError, NonPublicSchemaError, NotFittedError
 from ..tables import repeated_names
 from ..validation import _short
@@ -255,7 +255,7 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
             raise InputError(f"a pipeline is saved when its steps are a PublicSchema and a fitted dpcvx estimator, "
                              f"in that order; this one's steps are {kinds}. Other steps are not part of a model "
                              "file, so a loaded model could not predict what the pipeline predicts"
-                             f"{feature_map_route(steps)}")
+                             f"{schema_step_route(steps)}{feature_map_route(steps)}")
         if schema is not None and schema != steps[0][1]:
             raise InputError("schema= differs from the pipeline's PublicSchema; leave schema= out: the pipeline's "
                              "own is saved")

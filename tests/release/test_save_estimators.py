@@ -129,6 +129,43 @@ def test_a_pipeline_with_other_steps_or_an_unfitted_estimator_is_refused_before_
     assert not path.exists()
 
 
+def test_a_pipeline_of_a_function_transformer_of_the_schema_is_refused_naming_the_schema_step(tmp_path):
+    """FunctionTransformer(schema.transform) fits the model make_pipeline(schema, estimator) fits; save and tune
+    refuse it, and their refusals name that pipeline (they named none: the guide taught this form)."""
+    pandas = pytest.importorskip("pandas")
+    from sklearn.preprocessing import FunctionTransformer
+
+    path, frame = tmp_path / "never.json", pandas.DataFrame(TABLE)
+    wrapped = make_pipeline(FunctionTransformer(SCHEMA.transform), DPLogisticRegression(random_state=0))
+    route = r"FunctionTransformer of schema.transform.*make_pipeline\(schema, estimator\)"
+    with pytest.raises(InputError, match=route):
+        dpcvx.save(wrapped.fit(frame, LABELS), path)
+    assert not path.exists()
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    with pytest.raises(InputError, match=route + ".*Nothing was charged"):
+        dpcvx.tune(wrapped, frame, LABELS, {"dplogisticregression__lam": [1e-3]}, 1.0, accountant=accountant)
+    assert accountant.spent.epsilon == 0.0
+    scaled = make_pipeline(StandardScaler(), DPLogisticRegression(random_state=0)).fit(X, Y)
+    with pytest.raises(InputError) as refused:
+        dpcvx.save(scaled, path)
+    assert "FunctionTransformer" not in str(refused.value)
+    direct = make_pipeline(SCHEMA, DPLogisticRegression(random_state=0)).fit(frame, LABELS)
+    assert np.array_equal(direct[-1].coef_, wrapped[-1].coef_)
+    loaded = dpcvx.load(dpcvx.save(direct, path))
+    assert np.array_equal(loaded.predict(loaded.schema.transform(frame)), wrapped.predict(frame))
+
+
+def test_the_guide_and_the_example_teach_the_pipeline_save_takes():
+    """docs/getting-started.md and examples/sklearn_pipeline.py build make_pipeline(schema, estimator), which
+    dpcvx.save and dpcvx.tune take, not a FunctionTransformer of schema.transform, which both refuse."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for page in (root / "docs" / "getting-started.md", root / "examples" / "sklearn_pipeline.py"):
+        assert "FunctionTransformer(schema.transform)" not in page.read_text(), page
+    assert "dpcvx.save(pipeline," in (root / "examples" / "sklearn_pipeline.py").read_text()
+
+
 def test_a_saved_estimator_keeps_a_schema_passed_by_hand(tmp_path):
     estimator = DPLogisticRegression(random_state=0).fit(SCHEMA.transform(TABLE), LABELS)
     loaded = dpcvx.load(dpcvx.save(estimator, tmp_path / "m.json", schema=SCHEMA))
