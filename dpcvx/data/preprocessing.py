@@ -784,7 +784,7 @@ class PublicSchema:
             raise FileError(f"schema file {path}: {error}") from None
 
 
-def schema_step_route(steps: list) -> str:
+def schema_step_route(steps: list[Any]) -> str:
     """What a refusal of a pipeline (``dpcvx.save``, ``dpcvx.tune``) adds when one of its ``steps`` (scikit-learn's
     (name, step) pairs) is a ``FunctionTransformer`` of a :class:`PublicSchema`'s ``transform``: the schema itself is
     the step that both take (it is a transformer, and encodes the same rows); "" when no step is one."""

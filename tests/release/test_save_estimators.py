@@ -44,6 +44,31 @@ def test_a_saved_estimator_loads_and_predicts_what_it_predicted(tmp_path, estima
         assert np.array_equal(loaded.predict_proba(X), estimator.predict_proba(X))
 
 
+@pytest.mark.parametrize("estimator, labels", [
+    (DPLogisticRegression(threshold=0.3, random_state=0), Y),
+    (DPLogisticRegression(classes=(0, 1, 2), random_state=0), np.arange(300) % 3),
+    (DPHuberSVM(threshold=0.7, random_state=0), Y),
+    (DPLinearRegression(random_state=0), X[:, 0]),
+    (DPHuberRegressor(random_state=0), X[:, 0]),
+])
+def test_the_estimators_release_is_saved_as_the_estimator_is(tmp_path, estimator, labels):
+    """estimator.model_ predicts what the estimator predicts (its cut) and keeps its table's names: save(model_)
+    writes the file save(estimator) writes (it wrote cut 0 and no names, without a warning)."""
+    import warnings
+
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame(X, columns=["a", "b", "c"])
+    estimator.fit(frame, labels)
+    whole = dpcvx.save(estimator, tmp_path / "estimator.json")
+    assert dpcvx.save(estimator.model_, tmp_path / "release.json").read_text() == whole.read_text()
+    assert list(estimator.model_.feature_names_in_) == ["a", "b", "c"]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")  # the estimator's own scoring warns of none
+        assert np.array_equal(estimator.model_.predict(frame), estimator.predict(frame))
+    with pytest.raises(InputError, match="feature names should match"):
+        estimator.model_.predict(frame[["b", "a", "c"]])
+
+
 def test_the_loaded_binary_logistic_model_has_the_sigmoid_probabilities():
     estimator = DPLogisticRegression(random_state=1).fit(X, Y)
     scores = estimator.decision_function(X)
