@@ -115,7 +115,7 @@ import numpy as np
 
 from ..data.files import MAX_JSON_DEPTH, atomic_write, check_writable, file_path, json_depth, json_object, read_json
 from ..data.preprocessing import PublicSchema, schema_step_route
-from ..exceptions import FileError, InputError, NonPublicSchemaError, NotFittedError
+from ..exceptions import FileError, InputError, NonPublicSchemaError, not_fitted_error
 from ..tables import repeated_names
 from ..validation import _short
 from ..version import __version__
@@ -268,8 +268,8 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
     if isinstance(release, Release):
         return release, schema, getattr(saved, "feature_names_in_", None), getattr(saved, "decision_cut_", None)
     if hasattr(saved, "fit") and hasattr(saved, "get_params"):
-        raise NotFittedError(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
-                             "fit it first")
+        raise not_fitted_error(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
+                               "fit it first")
     return saved, schema, None, None  # refused by model_to_dict, naming what it got
 
 

@@ -27,7 +27,7 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 
 from ..advice import command_line_runs
 from ..data.blocks import is_out_of_core
-from ..exceptions import ClassOrderWarning, InputError, InputTypeError, NotFittedError, user_stacklevel
+from ..exceptions import ClassOrderWarning, InputError, InputTypeError, estimator_not_fitted, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import ReleaseT, check_feature_names
 from ..tables import (
@@ -58,9 +58,10 @@ __all__ = ["EstimatorNotFittedError", "NamedParameters", "check_fitted", "unname
            "validate_streamed", "validated_input", "warn_if_unsorted_classes"]
 
 
-class EstimatorNotFittedError(NotFittedError, ScikitLearnNotFitted):
-    """An estimator used before its fit: dpcvx's :class:`~dpcvx.exceptions.NotFittedError` (an InputError, so a
-    DPCVXError) and scikit-learn's ``NotFittedError``, which its code and its conformance checks catch."""
+#: An estimator used before its fit: dpcvx's :class:`~dpcvx.exceptions.NotFittedError` (an InputError, so a
+#: DPCVXError) and scikit-learn's ``NotFittedError``, which its code and its conformance checks catch; the class of
+#: every learner's not-fitted error (:func:`~dpcvx.exceptions.estimator_not_fitted`)
+EstimatorNotFittedError = estimator_not_fitted()
 
 
 def check_fitted(estimator: BaseEstimator) -> None:
