@@ -691,7 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "and refuses it")
     privacy.add_argument("--split", choices=SPLITS,
                          help="objective perturbation budget split (default max; docs/theory.md); a fit by "
-                              "another mechanism takes none")
+                              "another mechanism takes none: --split is refused with it, whatever its value")
     _add_chunk_rows(privacy, "into a temporary memory-mapped file and fit it by row blocks")
     privacy.add_argument("--random-state", type=_seed("--random-state"), metavar="SEED",
                          help=f"seed of the noise, an integer from 0 to {SEED_MAX_TEXT}, for experiments only: a real "

@@ -198,7 +198,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         "epsilon": lambda name, value: check_epsilon(value, name),
         "delta": lambda name, value: check_delta(value, name),
         "mechanism": lambda name, value: Mechanism.of(value),
-        "split": lambda name, value: check_choice(name, value, SPLITS),
+        "split": optional(lambda name, value: check_choice(name, value, SPLITS)),
         "neighbours": lambda name, value: Neighbours.parse(value, name),
         "n_public": optional(lambda name, value: sample_size(value, name)),
         "threshold": THRESHOLD,
@@ -822,8 +822,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
         classes, e.g. ``classes=(0, 1, 2, 3, 4)``, fit one-vs-rest under ONE
         total (epsilon, delta) (:class:`dpcvx.models.multiclass.PrivateMulticlassERM`;
         docs/tutorial-multiclass.md); ``coef_`` is then (k, d).
-    split : {"max", "paper"}, default "max"
-        Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`).
+    split : {"max", "paper", "rank-one"} or None, default None
+        Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`): None is
+        "max". Output perturbation takes none: any split given with ``mechanism="output"`` is refused.
     random_state : None or int, default None
         None draws fresh noise from operating-system entropy at every fit
         (the only choice for a real release; clones made by ``GridSearchCV``,
@@ -947,7 +948,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
                  delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto",
                  data_norm: float | str = 1.0, fit_intercept: bool = True, intercept_scaling: float | str = "auto",
-                 classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
+                 classes: tuple[Any, Any] = (0, 1), split: str | None = None, random_state: Any = None,
                  clip: bool = True, solver: str = "auto",
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
@@ -1004,7 +1005,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
+                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str | None = None,
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, class_prior: Any = None,
@@ -1067,7 +1068,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
+                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str | None = None,
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
