@@ -54,7 +54,7 @@ from ..verification.certificate import Condition
 from ..verification.exact import Exact, exact_value
 from ..verification.prox_form import NonsmoothForm
 from ..verification.verdict import Mechanism
-from .constants import Constants
+from .constants import Constants, written
 from .input_record import HoldsNoInput
 from .records.privatised import drawn_releases
 from .sparsify import Sparsifiable
@@ -379,8 +379,8 @@ class ReleaseCertificate:
             f"dpcvx release: {self.mechanism} perturbation, {spent} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
-            "constants: " + ", ".join(
-                f"{key} = {value}" for key, value in self.constants.items()
+            "constants: " + ", ".join(  # the one format of a constant (written): R as the next line's effective R
+                f"{key} = {written(value)}" for key, value in self.constants.items()
             ),
             f"norm bound: R = {self.data_norm:g}, effective R = {self.effective_norm_bound:g}"
             + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")

@@ -61,7 +61,7 @@ from ..privacy.neighbours import Neighbours, group_epsilon_delta
 from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
 from ..validation import check_choice
 from ..verification.exact import exact_text
-from .constants import Constants
+from .constants import Constants, written
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 
@@ -175,27 +175,16 @@ def _number(value: Any) -> str:
 
 def _six_digits(text: str) -> str:
     """An expression's text with each decimal number of more than six significant digits shown to six (a Huber
-    width 2.833209511073866 as 2.83321): the reader's form; the auditor's certificate text keeps every digit."""
+    width 2.833209511073866 as 2.83321): the reader's form (the model file keeps every digit)."""
     return re.sub(r"(?<![\w.])\d+\.\d{6,}(?:e[+-]?\d+)?", lambda found: f"{float(found.group()):.6g}", text)
 
 
-EXACT_SHOWN = 12  # an exact number's text up to this length stands alone; a longer one follows its six digits
-
-
 def _written(value: Any) -> str:
-    """A constant or a condition's value as the model file writes it: an exact number's exact text ("1/4",
-    "sqrt(2)", "oo"), a double to six digits, text as it is. Fitted and loaded values have the same types. An exact
-    text longer than ``EXACT_SHOWN`` (a double's exact fraction, 2953620670910835/281474976710656) follows its value to
-    six digits, which a reader can read: "10.4934 (exactly 2953620670910835/281474976710656)"."""
-    text = exact_text(value)
-    if text is None:
+    """A constant or a condition's value: :func:`~dpcvx.release.constants.written` for a number (the certificate's
+    format), :func:`_number` for anything else (a flag, a list, None)."""
+    if exact_text(value) is None and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
         return _number(value)
-    if len(text) <= EXACT_SHOWN:
-        return text
-    try:
-        return f"{float(value):.6g} (exactly {text})"
-    except (TypeError, ValueError, OverflowError):
-        return text
+    return written(value)
 
 
 def _kernel_words(kernel: Any) -> str:
