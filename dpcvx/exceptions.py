@@ -79,8 +79,32 @@ class NotFittedError(InputError, AttributeError):
     """A learner used before its fit: a prediction, a release or ``dpcvx.save`` of a learner not fitted. An InputError
     and, as scikit-learn's ``NotFittedError`` is (a ValueError and an AttributeError), an AttributeError. The
     estimators of :mod:`dpcvx.sklearn` raise a subclass that is scikit-learn's ``NotFittedError`` too
-    (:func:`dpcvx.sklearn.inputs.check_fitted`), which scikit-learn's code and conformance checks catch; the kernel
-    learners and ``dpcvx.save`` raise this class (scikit-learn is no core dependency)."""
+    (:func:`dpcvx.sklearn.inputs.check_fitted`), which scikit-learn's code and conformance checks catch; so do the
+    kernel learners and ``dpcvx.save`` when scikit-learn is installed (:func:`not_fitted_error`), and this class
+    without it (scikit-learn is no core dependency)."""
+
+
+@functools.cache
+def estimator_not_fitted() -> type[NotFittedError]:
+    """The class of a learner used before its fit: with scikit-learn installed, ``EstimatorNotFittedError``, dpcvx's
+    :class:`NotFittedError` and scikit-learn's ``NotFittedError`` at once, which scikit-learn's code and conformance
+    checks catch (made once, on first use: ``import dpcvx`` imports no scikit-learn; it is
+    ``dpcvx.sklearn.inputs.EstimatorNotFittedError``); without it, :class:`NotFittedError`."""
+    try:
+        from sklearn.exceptions import NotFittedError as ScikitLearnNotFitted
+    except ImportError:  # scikit-learn is optional
+        return NotFittedError
+    return type("EstimatorNotFittedError", (NotFittedError, ScikitLearnNotFitted), {
+        "__module__": "dpcvx.sklearn.inputs", "__qualname__": "EstimatorNotFittedError",
+        "__doc__": "A learner used before its fit: dpcvx's NotFittedError (an InputError, so a DPCVXError) and "
+                   "scikit-learn's NotFittedError, which its code and its conformance checks catch."})
+
+
+def not_fitted_error(message: str) -> NotFittedError:
+    """The one error of a learner used before its fit, saying ``message`` (:func:`estimator_not_fitted`'s class):
+    code catching scikit-learn's ``NotFittedError`` catches every dpcvx learner's, the estimators', the kernel
+    learners' (which ``clone`` and ``get_params`` take, and which raised dpcvx's class only) and ``dpcvx.save``'s."""
+    return estimator_not_fitted()(message)
 
 
 class FileError(InputError):

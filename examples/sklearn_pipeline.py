@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 from sklearn.model_selection import cross_val_score, train_test_split
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import FunctionTransformer
 
 import dpcvx
 
@@ -44,7 +43,7 @@ schema = dpcvx.PublicSchema((
 ), norm=1.0)
 
 pipeline = Pipeline([
-    ("public_encoding", FunctionTransformer(schema.transform)),  # rows with norm <= 1
+    ("public_encoding", schema),  # a PublicSchema is a transformer: rows with norm <= 1
     ("classifier", dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-3, data_norm=1.0)),
 ])
 
@@ -58,15 +57,16 @@ print(f"test accuracy: {pipeline.score(rows_test, y_test):.3f}")
 print("P(y = 1) for three test rows:", pipeline.predict_proba(rows_test[:3])[:, 1].round(3))
 print(classifier.certificate_)
 
-# Save the release with its public schema; the loaded model predicts identically. overwrite=True: a run into the same
-# --out DIRECTORY replaces the model an earlier run saved (without it, an existing file is kept and refused).
-path = dpcvx.save(classifier.model_, out_dir / "sklearn-model.json", schema=schema, overwrite=True)
+# Save the pipeline: the file holds the release and its public schema; the loaded model predicts identically.
+# overwrite=True: a run into the same --out DIRECTORY replaces the model an earlier run saved (without it, an
+# existing file is kept and refused).
+path = dpcvx.save(pipeline, out_dir / "sklearn-model.json", overwrite=True)
 loaded = dpcvx.load(path)
 assert np.array_equal(loaded.predict(loaded.schema.transform(rows_test)), pipeline.predict(rows_test))
 print(f"saved to {path}; the loaded model's predictions are identical")
 
 # Generic classifier: any verified loss, here by catalogue spec.
 huber = dpcvx.DPERMClassifier(loss="huber:h=0.5", epsilon=1.0, mechanism="objective")
-huber_pipeline = Pipeline([("public_encoding", FunctionTransformer(schema.transform)), ("classifier", huber)])
+huber_pipeline = Pipeline([("public_encoding", schema), ("classifier", huber)])
 print(f"Huber SVM, objective perturbation: test accuracy "
       f"{huber_pipeline.fit(rows_train, y_train).score(rows_test, y_test):.3f}")

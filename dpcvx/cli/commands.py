@@ -713,7 +713,7 @@ def _checked_fitter(args: argparse.Namespace, kind: str, loss: Any, regularizer:
     common = {"lam": _lam(args), "data_norm": norm, "fit_intercept": args.fit_intercept,
               "float_safe": args.float_safe, "allow_large_delta": args.allow_large_delta}
     if kind == LEARNER:
-        options = {"mechanism": args.mechanism or "objective", "split": args.split or "max"}
+        options = {"mechanism": args.mechanism or "objective", "split": args.split}
         settings = {**common, "intercept_scaling": "auto", "verbose": bool(args.chunk_rows), "strict": args.strict,
                     "allow_estimates": args.allow_estimates}
         learner: Any
@@ -744,7 +744,7 @@ def _checked_fitter(args: argparse.Namespace, kind: str, loss: Any, regularizer:
         m = dict(loss.params)["m"] if ":" in args.loss else "auto"
         estimator = DPHuberRegressor(m=m, label_bound=args.label_bound, **mechanism, **common)
     else:
-        classifier = {"classes": _classes(args), "split": args.split or "max",
+        classifier = {"classes": _classes(args), "split": args.split,
                       "class_weight": args.class_weight, "class_prior": args.class_prior,
                       "threshold": 0.5 if args.threshold is None else args.threshold, **mechanism, **common}
         estimator = (DPLogisticRegression(**classifier) if kind == LOGISTIC else

@@ -411,6 +411,8 @@ def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 MIN_CHUNK_ROWS = 1000  # the least --chunk-rows (fit and predict)
+#: the option meant by a word that abbreviates another (other tools' names): said when its value is refused
+MEANT = {"--label": "the label column is --target COLUMN", "--lab": "the label column is --target COLUMN"}
 
 
 def _add_chunk_rows(parser: argparse.ArgumentParser | argparse._ArgumentGroup, then: str) -> None:
@@ -431,7 +433,18 @@ class _Parser(argparse.ArgumentParser):
     that begins with '-' taken after its option and a space as after '=' (:meth:`parse_known_args`)."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see: {self.prog} --help)")
+        raise UsageError(f"{message}{self._abbreviation_words(message)} (see: {self.prog} --help)")
+
+    def _abbreviation_words(self, message: str) -> str:
+        """What a refusal of an option's value adds when the user wrote an abbreviation argparse read as that option
+        (``--label label`` read as ``--label-bound``: the refusal named an option the user never wrote): the word
+        written, the option it was read as, and the option meant when it is a known one (:data:`MEANT`)."""
+        for full, written in getattr(self, "_abbreviated", {}).items():
+            if f"argument {full}:" in message or f"argument {full}/" in message:
+                meant = MEANT.get(written)
+                return (f"; {written} was read as {full}, the one option it abbreviates: "
+                        + (meant if meant else "if you meant another option, write its whole name"))
+        return ""
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
         """argparse's parse, an unrecognized word refused pointing at the help of its command (``dpcvx fit --help``),
@@ -449,6 +462,15 @@ class _Parser(argparse.ArgumentParser):
         (:meth:`_refuse_unknown_options`)."""
         words = self._attach_values(sys.argv[1:] if args is None else list(args))
         self._refuse_unknown_options(words)
+        # the abbreviations argparse will read as whole options, for the words of a refusal (_abbreviation_words)
+        self._abbreviated = {}
+        for word in words:
+            if word == "--":
+                break
+            name = word.split("=", 1)[0]
+            full = self._full_option(name) if name.startswith("--") else name
+            if full != name:
+                self._abbreviated[full] = name
         return super().parse_known_args(words, namespace)
 
     def _refuse_unknown_options(self, words: list[str]) -> None:
@@ -691,7 +713,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "and refuses it")
     privacy.add_argument("--split", choices=SPLITS,
                          help="objective perturbation budget split (default max; docs/theory.md); a fit by "
-                              "another mechanism takes none")
+                              "another mechanism takes none: --split is refused with it, whatever its value")
     _add_chunk_rows(privacy, "into a temporary memory-mapped file and fit it by row blocks")
     privacy.add_argument("--random-state", type=_seed("--random-state"), metavar="SEED",
                          help=f"seed of the noise, an integer from 0 to {SEED_MAX_TEXT}, for experiments only: a real "

@@ -18,9 +18,11 @@ category lists given by the user. Each record is mapped on its own:
   and which the row map below pays for in norm. Neither code keeps the level of
   many columns sitting away from the code's zero (the rows then lie near one
   point, which the row map sends onto the sphere): :mod:`.shared_level` warns
-  of it (NOT PRIVATE: it reads the rows);
+  of it (NOT PRIVATE: it reads the rows). The feature is named ``name:scaled``,
+  never as the column, so that a table of the raw column is never taken for
+  encoded rows by its names;
 - categorical column with public categories c_1..c_k: the one-hot block
-  e_j for value c_j; a value outside the list gives the all-zero block, or
+  e_j for value c_j (features ``name=c_j``); a value outside the list gives the all-zero block, or
   an :class:`InputError` when ``strict`` is set. A value that is a category
   but for how the table was read or written (surrounding whitespace, letter
   case, a text code's leading zeros, a code's leading zeros lost to a
@@ -157,6 +159,7 @@ SCHEMA_KEYS = {"format", "version", "norm", "strict", "constant_feature", "encod
 CONSTANT_FEATURE_NAME = "constant"
 PAPER_SOURCE = "read off the data by paper_schema (NOT private)"
 MISSING_INDICATOR_SUFFIX = ":missing"
+SCALED_SUFFIX = ":scaled"  # a numeric column's encoded feature: never the column's own name
 SCHEMA_FIELDS = ("columns", "norm", "strict", "constant_feature", "encoding")  # PublicSchema's declared fields
 
 
@@ -235,7 +238,12 @@ class NumericColumn:
 
     @property
     def feature_names(self) -> tuple[str, ...]:
-        return (self.name,) + ((self.name + MISSING_INDICATOR_SUFFIX,) if self.missing_indicator else ())
+        """The encoded features' names: ``name:scaled`` (the scaled value) and, with the missing indicator,
+        ``name:missing``. Never the column's own name, so that a table of the raw column and one of its encoded
+        feature cannot bear the same names (a model fitted on a pipeline's named rows predicted a table of the raw
+        columns as encoded rows, without a word)."""
+        return (self.name + SCALED_SUFFIX,) + ((self.name + MISSING_INDICATOR_SUFFIX,) if self.missing_indicator
+                                               else ())
 
     def encode(self, values: np.ndarray, centred: bool = False) -> np.ndarray:
         """The (n, 1) block of scaled, clipped values in [0, 1], or in [-1/2, 1/2] when ``centred``
@@ -578,7 +586,9 @@ class PublicSchema:
         object.__setattr__(self, "norm", norm)
         features = self.feature_names
         if len(set(features)) != len(features):
-            raise InputError("feature names repeat (a column named 'constant' clashes with constant_feature)")
+            repeated = sorted(tables.repeated_names(list(features)))
+            raise InputError(f"feature names repeat: {repeated[:5]} (a categorical column 'a' with category 'b=c' "
+                             "and a column 'a=b' with category 'c' are both 'a=b=c'); rename a column")
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in SCHEMA_FIELDS and name in self.__dict__:
@@ -792,6 +802,19 @@ class PublicSchema:
             return cls.from_dict(data)
         except InputError as error:
             raise FileError(f"schema file {path}: {error}") from None
+
+
+def schema_step_route(steps: list[Any]) -> str:
+    """What a refusal of a pipeline (``dpcvx.save``, ``dpcvx.tune``) adds when one of its ``steps`` (scikit-learn's
+    (name, step) pairs) is a ``FunctionTransformer`` of a :class:`PublicSchema`'s ``transform``: the schema itself is
+    the step that both take (it is a transformer, and encodes the same rows); "" when no step is one."""
+    for step in steps:
+        func = getattr(step[1], "func", None) if isinstance(step, tuple) and len(step) == 2 else None
+        if isinstance(getattr(func, "__self__", None), PublicSchema) and getattr(func, "__name__", "") == "transform":
+            return (". The FunctionTransformer of schema.transform encodes what the schema itself does: make the "
+                    "schema the step, make_pipeline(schema, estimator) (a PublicSchema is a transformer; the model is "
+                    "the same, and its file keeps the schema)")
+    return ""
 
 
 def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:

@@ -488,7 +488,7 @@ class PrivateERM(ConstructorParameters):
 
     @numerics_fixed
     def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
-             split: str = "max", neighbours: str = "replace-one", n_public: int | None = None,
+             split: str | None = None, neighbours: str = "replace-one", n_public: int | None = None,
              warm_start: LinearModel | None = None,
              sample_weight: Any = None) -> (FitPlan | column_statistics.StandardisedPlan | class_count.RatesPlan
                                             | private_norm.BoundPlan):
@@ -522,8 +522,8 @@ class PrivateERM(ConstructorParameters):
         (:meth:`plan`; False when a subclass replaces :meth:`fit`)."""
         return type(self).fit is PrivateERM.fit
 
-    def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, warm_start: LinearModel | None,
-                 delta: float, neighbours: str, n_public: int | None,
+    def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str | None,
+                 warm_start: LinearModel | None, delta: float, neighbours: str, n_public: int | None,
                  sample_weight: Any) -> tuple[FitPlan, Any]:
         """Every check of :meth:`fit` on (X, y) after the declared settings' (checked by the caller, :meth:`plan`
         or :meth:`fit`), in order, nothing charged or drawn: the plan at X's public width (:meth:`_shaped_plan`),
@@ -531,7 +531,7 @@ class PrivateERM(ConstructorParameters):
         plan = self._shaped_plan(X, epsilon, mechanism, split, warm_start, delta, neighbours, n_public, sample_weight)
         return plan, plan.checked(X, y, sample_weight)
 
-    def _shaped_plan(self, X: Any, epsilon: float, mechanism: str = "objective", split: str = "max",
+    def _shaped_plan(self, X: Any, epsilon: float, mechanism: str = "objective", split: str | None = None,
                      warm_start: LinearModel | None = None, delta: float = 0.0, neighbours: str = "replace-one",
                      n_public: int | None = None, sample_weight: Any = None) -> FitPlan:
         """The plan of a fit on X after the declared settings' checks, made at X's public width (its shape:
@@ -539,8 +539,8 @@ class PrivateERM(ConstructorParameters):
         plan, the one verification and the mechanism's verdict (:meth:`_make_plan`). A learner drawing nothing first
         (not :attr:`draws_first`); a caller that reads the labels itself (one-vs-rest, the estimators) plans here
         first and binds its rows after (:meth:`FitPlan.checked <dpcvx.models.fit_plan.FitPlan.checked>`)."""
-        kind, epsilon, delta, relation, n_public = self._budget(mechanism, epsilon, delta, neighbours, n_public,
-                                                                split)
+        kind, epsilon, delta, relation, n_public, split = self._budget(mechanism, epsilon, delta, neighbours,
+                                                                       n_public, split)
         classes, label_bound, rows = self._classes(), self._label_bound(), self.row_map()
         weight_plan = self._weight_plan(sample_weight, classes)
         return self._make_plan(rows.dimension(matrix_shape(X)[1]), rows, classes, label_bound, kind, epsilon, delta,
@@ -554,11 +554,12 @@ class PrivateERM(ConstructorParameters):
             private_norm.draws_bounds(self)
 
     def _budget(self, mechanism: str, epsilon: float, delta: float, neighbours: str, n_public: int | None,
-                split: str) -> tuple[Mechanism, float, float, Neighbours, int | None]:
-        """The checked (mechanism, epsilon, delta, neighbour relation, n_public) of a fit; the split checked: one of
-        ``calibrate.SPLITS``, and the default "max" under output perturbation, whose noise no split changes (a split
-        given to it would be ignored without a word). The one check of every fit, plan and ``check_options``, so of
-        the estimators' and the command line's --split too."""
+                split: str | None) -> tuple[Mechanism, float, float, Neighbours, int | None, str]:
+        """The checked (mechanism, epsilon, delta, neighbour relation, n_public, split) of a fit. The split: None (the
+        default) is "max"; a split given is one of ``calibrate.SPLITS``, and refused under output perturbation,
+        whose noise no split changes, whatever its value ("max" too: it was accepted there as the default, and
+        "paper" refused). The one check of every fit, plan and ``check_options``, so of the estimators' and the
+        command line's --split too."""
         kind = Mechanism.of(mechanism)
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if kind is Mechanism.OBJECTIVE and delta > 0:
@@ -566,10 +567,10 @@ class PrivateERM(ConstructorParameters):
         if check_flag("float_safe", self.float_safe):
             check_float_safe_form(kind is Mechanism.OBJECTIVE, delta)
         relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public, self.allow_large_delta)
-        if check_choice("split", split, calibrate.SPLITS) != DEFAULT_SPLIT and kind is Mechanism.OUTPUT:
+        if split is not None and check_choice("split", split, calibrate.SPLITS) and kind is Mechanism.OUTPUT:
             raise InputError(f"split={split!r} sets the budget split of objective perturbation; output perturbation "
                              "takes none (it would change nothing): leave it out, or fit with mechanism='objective'")
-        return kind, epsilon, delta, relation, n_public
+        return kind, epsilon, delta, relation, n_public, DEFAULT_SPLIT if split is None else split
 
     def _make_plan(self, width: int, rows: RowMap, classes: tuple[Any, Any] | None, label_bound: float | None,
                    mechanism: Mechanism, epsilon: float, delta: float, split: str, relation: Neighbours,
@@ -593,12 +594,12 @@ class PrivateERM(ConstructorParameters):
             start=erm_inputs.warm_start_weights(warm_start, rows, width))
 
     def _public_plan(self, n: int, d: int, epsilon: float, mechanism: str, delta: float, neighbours: str,
-                     split: str) -> tuple[FitPlan, int]:
+                     split: str | None) -> tuple[FitPlan, int]:
         """The plan of a fit on n rows of d input columns, from public inputs only (no data), and n checked."""
         n = sample_size(n, "n")
         add_remove = Neighbours.parse(neighbours) is Neighbours.ADD_REMOVE
-        kind, epsilon, delta, relation, n_public = self._budget(mechanism, epsilon, delta, neighbours,
-                                                                n if add_remove else None, split)
+        kind, epsilon, delta, relation, n_public, split = self._budget(mechanism, epsilon, delta, neighbours,
+                                                                       n if add_remove else None, split)
         self._check_settings()
         classes, rows = self._classes(), self.row_map()
         weight_plan = None if class_count.draws_count(self) else self._weight_plan(None, classes)
@@ -616,7 +617,7 @@ class PrivateERM(ConstructorParameters):
         delta: float = 0.0,
         neighbours: str = "replace-one",
         n_public: int | None = None,
-        split: str = "max",
+        split: str | None = None,
         random_state: RandomState = None,
         accountant: PrivacyAccountant | None = None,
         warm_start: LinearModel | None = None,
@@ -642,7 +643,8 @@ class PrivateERM(ConstructorParameters):
 
         ``mechanism`` is "objective" (Algorithm 2) or "output" (Algorithm 1);
         ``split`` is the objective-perturbation budget split of
-        :func:`dpcvx.privacy.calibrate.objective_perturbation`. The default "max" never
+        :func:`dpcvx.privacy.calibrate.objective_perturbation`; None (the default) is
+        "max", and output perturbation takes none (any split given to it is refused). "max" never
         leaves less budget for the noise than the paper's rule, which can leave
         eps' close to 0 just before it switches to eps' = eps/2 (for the Huber
         hinge at eps = 0.1, n Lam = 20 it keeps eps' = 0.0024 where "max" keeps
@@ -702,7 +704,7 @@ class PrivateERM(ConstructorParameters):
         return plan
 
     def check_fit_inputs(self, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
-                         split: str = "max", random_state: RandomState = None,
+                         split: str | None = None, random_state: RandomState = None,
                          warm_start: LinearModel | None = None, delta: float = 0.0,
                          neighbours: str = "replace-one", n_public: int | None = None,
                          sample_weight: Any = None) -> tuple[Any, Any] | None:
@@ -715,8 +717,8 @@ class PrivateERM(ConstructorParameters):
         return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split, neighbours=neighbours,
                          n_public=n_public, warm_start=warm_start, sample_weight=sample_weight).classes
 
-    def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0, split: str = "max",
-                      random_state: RandomState = None, neighbours: str = "replace-one",
+    def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+                      split: str | None = None, random_state: RandomState = None, neighbours: str = "replace-one",
                       n_public: int | None = None, sample_weight: Any = None) -> None:
         """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
         nothing: the settings, the budget, the mechanism, the split, the neighbour relation with ``n_public``,
@@ -784,7 +786,7 @@ class PrivateERM(ConstructorParameters):
         return float(self.lam)
 
     def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
-                   neighbours: str = "replace-one", split: str = "max") -> LamChoice:
+                   neighbours: str = "replace-one", split: str | None = None) -> LamChoice:
         """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
 
         ``d`` counts the input columns (after a feature map, before the intercept), as
@@ -808,7 +810,8 @@ class PrivateERM(ConstructorParameters):
         return calibration
 
     def calibration(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
-                    neighbours: str = "replace-one", split: str = "max") -> ReleaseCalibration | LatticeCalibration:
+                    neighbours: str = "replace-one",
+                    split: str | None = None) -> ReleaseCalibration | LatticeCalibration:
         """The calibration :meth:`fit` would use for n rows of d columns: public inputs only, no data.
 
         ``d`` counts the columns the learner sees (after a feature map, before the intercept);

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel
-from ..exceptions import InputError, NoiseDominatesWarning, NotFittedError, SolverError
+from ..exceptions import InputError, NoiseDominatesWarning, SolverError, not_fitted_error
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
@@ -321,7 +321,8 @@ class PrivateKernelLearner:
     def _fitted(self, X: ArrayLike) -> KernelPredictor:
         """The released predictor, X checked against the training table (:meth:`_check_rows`)."""
         if self.predictor_ is None:
-            raise NotFittedError(f"{type(self).__name__} is not fitted yet: call fit first")
+            raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                                   "appropriate arguments before using this estimator.")
         self._check_rows(X)
         return self.predictor_
 

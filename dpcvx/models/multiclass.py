@@ -245,8 +245,8 @@ class PrivateMulticlassERM:
                              "(class_prior). Nothing was charged")
         return epsilon, delta, eps_c, delta_c, composition
 
-    def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0, split: str = "max",
-                      random_state: RandomState = None, neighbours: str = "replace-one",
+    def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+                      split: str | None = None, random_state: RandomState = None, neighbours: str = "replace-one",
                       n_public: int | None = None, sample_weight: Any = None) -> None:
         """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
         nothing: the total budget and its split (:meth:`_split`), then the binary learner's own check at each
@@ -417,7 +417,7 @@ class MulticlassPlan:
         plan = self.binary
         if not isinstance(plan, FitPlan):
             planned = self.learner.binary.plan(X, target, epsilon=self.class_epsilon, delta=self.class_delta,
-                                               mechanism=self.mechanism, split=self.fit_params.get("split", "max"),
+                                               mechanism=self.mechanism, split=self.fit_params.get("split"),
                                                neighbours=self.fit_params.get("neighbours", "replace-one"),
                                                n_public=self.fit_params.get("n_public"))
             assert isinstance(planned, FitPlan)  # a binary learner that draws nothing (refused by the plan)

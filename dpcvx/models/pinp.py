@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 
 from ..data.kernels import KernelSpec, as_rows, kernel_expansion
 from ..data.notes import checks_then_notes
-from ..exceptions import BudgetExceededError, InputError, NotFittedError, numerics_fixed
+from ..exceptions import BudgetExceededError, InputError, not_fitted_error, numerics_fixed
 from ..privacy import process_token
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
@@ -176,7 +176,8 @@ class PINP(TrainingSetLearner):
 
     def _session(self) -> PINPParameters:
         if self.parameters_ is None:
-            raise NotFittedError("PINP is not fitted yet: call fit(X, y, epsilon) first")
+            raise not_fitted_error("This PINP instance is not fitted yet. Call 'fit' with appropriate arguments "
+                                   "(fit(X, y, epsilon)) before using this curator.")
         return self.parameters_
 
     def public_predictor(self) -> KernelPredictor:

@@ -17,7 +17,27 @@ from typing import Any
 
 from ..verification.exact import Exact, exact_of_saved, exact_text, exact_value
 
-__all__ = ["Constants"]
+__all__ = ["Constants", "written", "EXACT_SHOWN"]
+
+EXACT_SHOWN = 12  # an exact number's text up to this length stands alone; a longer one follows its six digits
+
+
+def written(value: Any) -> str:
+    """A constant as every text shows it (the certificate's constants line, the release report): an exact number's
+    exact text ("1/4", "sqrt(2)", "oo"), a double to six significant digits (the file keeps every digit), an int as
+    it is. Fitted and loaded values have the same types. An exact text longer than ``EXACT_SHOWN`` (a double's exact
+    fraction, 2953620670910835/281474976710656) follows its value to six digits: "10.4934 (exactly
+    2953620670910835/281474976710656)". One format: the certificate printed R = 1.1696387785961122 among the
+    constants and effective R = 1.16964 on the next line."""
+    text = exact_text(value)
+    if text is None:
+        return f"{value:.6g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+    if len(text) <= EXACT_SHOWN:
+        return text
+    try:
+        return f"{float(value):.6g} (exactly {text})"
+    except (TypeError, ValueError, OverflowError):
+        return text
 
 
 @dataclass(frozen=True)

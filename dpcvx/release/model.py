@@ -54,7 +54,7 @@ from ..verification.certificate import Condition
 from ..verification.exact import Exact, exact_value
 from ..verification.prox_form import NonsmoothForm
 from ..verification.verdict import Mechanism
-from .constants import Constants
+from .constants import Constants, written
 from .input_record import HoldsNoInput
 from .records.privatised import drawn_releases
 from .sparsify import Sparsifiable
@@ -379,8 +379,8 @@ class ReleaseCertificate:
             f"dpcvx release: {self.mechanism} perturbation, {spent} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
-            "constants: " + ", ".join(
-                f"{key} = {value}" for key, value in self.constants.items()
+            "constants: " + ", ".join(  # the one format of a constant (written): R as the next line's effective R
+                f"{key} = {written(value)}" for key, value in self.constants.items()
             ),
             f"norm bound: R = {self.data_norm:g}, effective R = {self.effective_norm_bound:g}"
             + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
@@ -488,18 +488,22 @@ def check_feature_names(model: Any, X: Any) -> None:
     sets): the one check of the names of an estimator's predictions and of a loaded model's, for every table whose
     names :func:`dpcvx.tables.feature_names` reads (pandas, polars, pyarrow). A model reads a row's entries by
     position, so swapped columns would be predicted without a word. X without names is warned of (scikit-learn's
-    warning); a model without names is not checked. A table of the records a model's saved schema encodes (one that
+    warning), unless the model has a saved schema, whose ``transform`` gives rows without names (the way to predict a
+    table); a model without names is not checked. A table of the records a model's saved schema encodes (one that
     names every column the schema reads) is refused as such, whether or not the model has names: it predicts on the
-    encoded rows. Only the model's own names pass, those of the named encoded rows it was fitted on (a pipeline's with
-    pandas output): a numeric column's encoded feature keeps the column's name, so a table of a numeric schema's raw
-    columns bears its encoded features' names too, and was taken for encoded rows (a file of ``dpcvx fit``, predicted
-    on the raw columns, disagreed with ``dpcvx predict``)."""
+    encoded rows. The model's own names pass, those of the named encoded rows it was fitted on (a pipeline's with
+    pandas output), unless they name every column the schema reads too: encoded features are never named as columns
+    (a numeric column's is ``name:scaled``), but a file written before that named a numeric schema's encoded features
+    as its columns, so that a table of the raw columns bore them, and was taken for encoded rows."""
     schema = getattr(model, "schema", None)
     fitted = getattr(model, "feature_names_in_", None)
     if schema is not None:
         given = feature_names(X)
-        if (given is not None and set(schema.column_names) <= set(given.tolist())
-                and (fitted is None or given.tolist() != list(fitted))):
+        if given is None:  # rows without names: model.schema.transform(X)'s, read by position
+            return
+        columns = set(schema.column_names)
+        if columns <= set(given.tolist()) and (fitted is None or given.tolist() != list(fitted)
+                                               or columns <= set(list(fitted))):
             raise InputError(f"X holds the records the model's schema encodes (its columns {few_names(list(given))}); "
                              "the model predicts on the encoded rows: pass model.schema.transform(X) (dpcvx predict "
                              "encodes a data file by the saved schema itself)")

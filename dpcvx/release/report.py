@@ -61,7 +61,7 @@ from ..privacy.neighbours import Neighbours, group_epsilon_delta
 from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
 from ..validation import check_choice
 from ..verification.exact import exact_text
-from .constants import Constants
+from .constants import Constants, written
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 
@@ -175,27 +175,16 @@ def _number(value: Any) -> str:
 
 def _six_digits(text: str) -> str:
     """An expression's text with each decimal number of more than six significant digits shown to six (a Huber
-    width 2.833209511073866 as 2.83321): the reader's form; the auditor's certificate text keeps every digit."""
+    width 2.833209511073866 as 2.83321): the reader's form (the model file keeps every digit)."""
     return re.sub(r"(?<![\w.])\d+\.\d{6,}(?:e[+-]?\d+)?", lambda found: f"{float(found.group()):.6g}", text)
 
 
-EXACT_SHOWN = 12  # an exact number's text up to this length stands alone; a longer one follows its six digits
-
-
 def _written(value: Any) -> str:
-    """A constant or a condition's value as the model file writes it: an exact number's exact text ("1/4",
-    "sqrt(2)", "oo"), a double to six digits, text as it is. Fitted and loaded values have the same types. An exact
-    text longer than ``EXACT_SHOWN`` (a double's exact fraction, 2953620670910835/281474976710656) follows its value to
-    six digits, which a reader can read: "10.4934 (exactly 2953620670910835/281474976710656)"."""
-    text = exact_text(value)
-    if text is None:
+    """A constant or a condition's value: :func:`~dpcvx.release.constants.written` for a number (the certificate's
+    format), :func:`_number` for anything else (a flag, a list, None)."""
+    if exact_text(value) is None and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
         return _number(value)
-    if len(text) <= EXACT_SHOWN:
-        return text
-    try:
-        return f"{float(value):.6g} (exactly {text})"
-    except (TypeError, ValueError, OverflowError):
-        return text
+    return written(value)
 
 
 def _kernel_words(kernel: Any) -> str:
@@ -565,6 +554,7 @@ class ReleaseReport:
         self.classes = getattr(certificate, "classes", None) or getattr(release, "classes_", None)
         self.feature_map = getattr(getattr(release, "rows", None), "feature_map", None)
         self.release_names = getattr(release, "feature_names_in_", None)  # a table's column names, when it had them
+        self.decision_cut = getattr(release, "decision_cut", None)  # a classifier's public threshold's cut, or 0
         # the private draws the release holds (its statistics, bounds, a tuning selection), by the one declaration
         self.drawn: tuple[PrivateRelease, ...] = drawn_releases(self._saved_records())
         self.neighbours: Neighbours = self.curve.neighbours
@@ -788,7 +778,8 @@ class ReleaseReport:
             dim = verification.dim
             counted = (f"d = {dim} ({dim - 1} features and the intercept's)"
                        if getattr(first, "fit_intercept", False) else f"d = {dim} features")
-            inputs.append((f"the regularizer N(w) = {verification.regularizer}, at {counted}",
+            inputs.append((f"the regularizer N(w) = {_six_digits(verification.regularizer)}, at {counted}"
+                           + (self._offset_words() if centred else ""),
                            "certificate.verification.regularizer" if centred else None, "regularizer"))
         class_weights = getattr(weights, "class_weights", None)
         if class_weights:
@@ -837,6 +828,9 @@ class ReleaseReport:
         if getattr(first, "fit_intercept", False):
             inputs.append((f"an intercept, fitted as a feature of value {first.intercept_scaling:g}",
                            "certificate.intercept_scaling", "fit_intercept"))
+        threshold = self._threshold_words()
+        if threshold:  # chosen privately when it is the released count's log-odds (threshold "prior")
+            inputs.append((threshold, "decision_cut" if self._cut_of_counts() else None, "threshold"))
         if self.tuning is not None and self.n is not None:
             inputs.append((f"the number of records n = {self.n}, of which the whole selection read its parts", None,
                            None))
@@ -857,6 +851,80 @@ class ReleaseReport:
                            "run dpcvx.tune released)", True))
         return chosen
 
+    def _counts(self) -> list[dict[str, Any]]:
+        """The records of the private class counts (one; one per class of a one-vs-rest release), or none."""
+        per_class = getattr(self.certificate, "per_class", None) or (self.certificate,)
+        counts = [getattr(getattr(one, "weights", None), "private_count", None) for one in per_class]
+        return [count for count in counts if isinstance(count, dict)]
+
+    def _offset_words(self) -> str:
+        """What the centre of an intercept offset's ridge is, in words: the log-odds of the released count."""
+        counts = self._counts()
+        if len(counts) != 1:
+            return ("; its centre pulls each class's intercept towards the log-odds of that class's noisy count "
+                    "(below)")
+        count, n = counts[0]["count"], counts[0]["n"]
+        return (f"; its centre pulls the intercept towards log({count} / ({n} - {count})) = "
+                f"{math.log(count / (n - count)):.3g}, the log-odds of the noisy count below (divided by the "
+                "intercept's feature value)")
+
+    def _cut_of_counts(self) -> bool:
+        """Whether the decision cut(s) are the log-odds of the released class counts (threshold "prior" with
+        class_prior="private"), a function of a private draw; another threshold's cut is public."""
+        counts = self._counts()
+        if not counts or self.decision_cut is None:
+            return False
+        odds = [math.log(count["count"] / (count["n"] - count["count"])) for count in counts]
+        cut = np.atleast_1d(np.asarray(self.decision_cut, dtype=float))
+        return cut.shape == (len(odds),) and bool(np.allclose(cut, odds, rtol=1e-12, atol=0))
+
+    def _threshold_words(self) -> str:
+        """The public decision threshold when predict does not cut at 0 (a dpcvx classifier's ``threshold``, its
+        ``decision_cut``): what it is and that it changes the predictions, not the privacy; "" at the default."""
+        cut = self.decision_cut
+        if cut is None or not np.any(np.asarray(cut) != 0):
+            return ""
+        if np.ndim(cut):
+            shown = ", ".join(f"{value:.3g}" for value in np.asarray(cut, dtype=float))
+            return (f"the decision cuts ({shown}), one per class: a row is predicted as the class whose score minus "
+                    "its cut is largest (the threshold 'prior'), not the largest score; they change which class is "
+                    "predicted, not the privacy")
+        positive = _number(np.asarray(self.classes).tolist()[1]) if self.classes is not None else "the second class"
+        threshold = 1.0 / (1.0 + math.exp(-float(cut)))
+        return (f"the decision threshold {threshold:.3g}: a row is predicted as {positive} when its score is above "
+                f"log({threshold:.3g} / {1 - threshold:.3g}) = {float(cut):.3g} instead of 0 (the default threshold "
+                "0.5); it changes which class is predicted, not the privacy")
+
+    def _drawn_words(self, release: PrivateRelease) -> str:
+        """A private draw in a reader's words (:attr:`PrivateRelease.plain`): for the class count, which option
+        asked for it and the count released; then the share of epsilon it took (its record's)."""
+        text, share = release.plain or release.mechanism, None
+        counts = self._counts()
+        if release.record == "certificate.weights.private_count" and counts:
+            weights = getattr(self.first, "weights", None)
+            option, use = (("class_prior='private'", "which sets the intercept's starting point")
+                           if getattr(weights, "sets_offset", False) else
+                           ("class_weight='balanced'", "which sets the class weights"))
+            if len(counts) == 1:
+                label = (_number(np.asarray(self.classes).tolist()[1]) if self.classes is not None
+                         else "the second class")
+                text = (f"a noisy count of the records of class {label} (released as {counts[0]['count']} of "
+                        f"{counts[0]['n']}), asked for by {option}, {use}")
+            else:
+                labels = np.asarray(self.classes).tolist() if self.classes is not None else range(len(counts))
+                shown = ", ".join(f"{_number(label)}: {count['count']}" for label, count in zip(labels, counts,
+                                                                                              strict=False))
+                text = (f"a noisy count of the records of each class (released as {shown}, of {counts[0]['n']}), "
+                        f"asked for by {option}, {use}")
+            share = sum(float(count["epsilon"]) for count in counts)
+        elif release.record is not None:
+            record: Any = self._saved_records()
+            for key in release.record.split("."):
+                record = record.get(key) if isinstance(record, dict) else None
+            value = record.get("epsilon") if isinstance(record, dict) else None
+            share = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        return text + ("" if share is None else f", using {share:.3g} of the epsilon of {self.epsilon:g}")
+
     def _public_inputs(self) -> Section:
         inputs = self._inputs()
         blocks = [_p("The guarantee takes these as public: chosen without looking at the private records."),
@@ -868,7 +936,7 @@ class ReleaseReport:
                    "them (the values as released):"),
                 Block("ul", [text for text, private in inputs if private] or ["no value listed above"]),
                 _p("The private mechanisms that chose them:"),
-                Block("ul", [release.mechanism for release in self.drawn])]
+                Block("ul", [self._drawn_words(release) for release in self.drawn])]
         if self.schema is not None and hasattr(self.schema, "columns"):
             blocks += [_p("The public schema that encodes a table's records into rows (its bounds, categories, "
                           "imputed values and missing codes and texts are public inputs too):"),

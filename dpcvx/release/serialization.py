@@ -114,8 +114,8 @@ from typing import IO, Any
 import numpy as np
 
 from ..data.files import MAX_JSON_DEPTH, atomic_write, check_writable, file_path, json_depth, json_object, read_json
-from ..data.preprocessing import PublicSchema
-from ..exceptions import FileError, InputError, NonPublicSchemaError, NotFittedError
+from ..data.preprocessing import PublicSchema, schema_step_route
+from ..exceptions import FileError, InputError, NonPublicSchemaError, not_fitted_error
 from ..tables import repeated_names
 from ..validation import _short
 from ..version import __version__
@@ -255,7 +255,7 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
             raise InputError(f"a pipeline is saved when its steps are a PublicSchema and a fitted dpcvx estimator, "
                              f"in that order; this one's steps are {kinds}. Other steps are not part of a model "
                              "file, so a loaded model could not predict what the pipeline predicts"
-                             f"{feature_map_route(steps)}")
+                             f"{schema_step_route(steps)}{feature_map_route(steps)}")
         if schema is not None and schema != steps[0][1]:
             raise InputError("schema= differs from the pipeline's PublicSchema; leave schema= out: the pipeline's "
                              "own is saved")
@@ -268,8 +268,8 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
     if isinstance(release, Release):
         return release, schema, getattr(saved, "feature_names_in_", None), getattr(saved, "decision_cut_", None)
     if hasattr(saved, "fit") and hasattr(saved, "get_params"):
-        raise NotFittedError(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
-                             "fit it first")
+        raise not_fitted_error(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
+                               "fit it first")
     return saved, schema, None, None  # refused by model_to_dict, naming what it got
 
 

@@ -116,7 +116,7 @@ from ..privacy.calibrate import SPLITS
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.input_record import HoldsNoInput
-from ..release.model import PrivateModel, ReleaseCertificate, weighted_share
+from ..release.model import PrivateModel, ReleaseCertificate, named, weighted_share
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import Held, called, constant_at_cut, held_warnings, rare_class_advice, speaker, warn_release
 from ..release.weight_rules import prior_rates
@@ -148,6 +148,7 @@ from .inputs import (
     fit_accountant,
     keep_parameters,
     label_error,
+    unnamed,
     validated_input,
     warn_if_unsorted_classes,
 )
@@ -198,7 +199,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         "epsilon": lambda name, value: check_epsilon(value, name),
         "delta": lambda name, value: check_delta(value, name),
         "mechanism": lambda name, value: Mechanism.of(value),
-        "split": lambda name, value: check_choice(name, value, SPLITS),
+        "split": optional(lambda name, value: check_choice(name, value, SPLITS)),
         "neighbours": lambda name, value: Neighbours.parse(value, name),
         "n_public": optional(lambda name, value: sample_size(value, name)),
         "threshold": THRESHOLD,
@@ -542,6 +543,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         # never raised: exceptions.warn_shown)
         if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
             fitted["feature_names_in_"] = checked.feature_names_in_
+            named(model, checked.feature_names_in_)   # model_'s own, as dpcvx.save(model_) writes them
         else:
             self.__dict__.pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
         self.__dict__.update(fitted)
@@ -612,12 +614,12 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
 
         With more than two public classes: the (n, k) one-vs-rest scores."""
         check_fitted(self)
-        return self.model_.decision_function(self._validated(X, reset=False))
+        return self._scorer().decision_function(self._validated(X, reset=False))
 
     def predict(self, X: Any) -> np.ndarray:
         """The predicted labels, values of ``classes`` (binary: at the public ``threshold``)."""
         check_fitted(self)
-        return self._predicted(self.model_, self._validated(X, reset=False))
+        return self._predicted(self._scorer(), self._validated(X, reset=False))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy of :meth:`predict` on (X, y), weighted by ``sample_weight`` when given (scikit-learn's ``score``,
@@ -652,7 +654,9 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         not a calibrated probability. Offered for a release of the logistic loss only: another loss has no
         probability model (AttributeError, as the release's)."""
         check_fitted(self)
-        return self._at_cut(self.model_).predict_proba(self._validated(X, reset=False))
+        scorer = self._scorer()  # a binary release's probabilities do not depend on the cut
+        scorer = self._at_cut(scorer) if isinstance(scorer, PrivateMulticlassModel) else scorer
+        return scorer.predict_proba(self._validated(X, reset=False))
 
     def _predicted(self, model: PrivateModel | PrivateMulticlassModel, X: Any) -> np.ndarray:
         """The release's labels for checked rows X at the public decision threshold (one-vs-rest: the class of the
@@ -663,7 +667,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
 
     def _at_cut(self, model: PrivateMulticlassModel) -> PrivateMulticlassModel:
         """The one-vs-rest release predicting at this estimator's cuts (:meth:`_cuts`): a shallow copy whose
-        ``decision_cut`` they are (the release's own left as it was, as a binary release's is)."""
+        ``decision_cut`` they are (the estimator's methods score with :meth:`_scorer`'s copy)."""
         cut = copy.copy(model)
         cut.decision_cut = self._cuts(model)
         return cut
@@ -694,9 +698,33 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         ``decision_function(X)[:, c] - t[c]``: zeros at the default threshold 0.5; with ``class_prior="private"``
         and ``threshold="prior"``, t_c the log-odds of class c's released count."""
         check_fitted(self)
-        if isinstance(self.model_, PrivateMulticlassModel):
-            return self._cuts(self.model_)
-        return self._cut(self.model_)
+        return self._cut_of(self.__dict__["model_"])
+
+    def _cut_of(self, model: PrivateModel | PrivateMulticlassModel) -> float | np.ndarray:
+        """The decision cut(s) of the current ``threshold`` for the release ``model`` (:attr:`decision_cut_`)."""
+        if isinstance(model, PrivateMulticlassModel):
+            return self._cuts(model)
+        return self._cut(model)
+
+    @property
+    def model_(self) -> PrivateModel | PrivateMulticlassModel:
+        """The release, predicting as this estimator does: its ``decision_cut`` is :attr:`decision_cut_`, the cut of
+        the current ``threshold`` (a public number, set again at each access: ``set_params(threshold=...)`` after a fit
+        moves it, no refit), and its ``feature_names_in_`` the names of the table it was fitted on. So
+        ``estimator.model_.predict(X)`` is ``estimator.predict(X)``, and ``dpcvx.save(estimator.model_, path)``
+        writes the file ``dpcvx.save(estimator, path)`` writes (the release's cut was 0 and its names none: a saved
+        ``model_`` predicted at threshold 0.5). Kept in the instance's ``__dict__`` under its own name (``vars``
+        lists it, scikit-learn's ``check_is_fitted`` reads it); AttributeError before a fit."""
+        release = self.__dict__.get("model_")
+        if release is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'model_' (it is set by fit)")
+        release.decision_cut = self._cut_of(release)
+        return release
+
+    def _scorer(self) -> PrivateModel | PrivateMulticlassModel:
+        """The fitted release as this estimator's methods score with it: without the names (:func:`~dpcvx.sklearn
+        .inputs.unnamed`), its rows checked by the estimator."""
+        return unnamed(self.__dict__["model_"])
 
     def _cut(self, model: PrivateModel) -> float:
         """The decision cut of a binary release: log(t / (1 - t)) of the public ``threshold``, or for
@@ -796,8 +824,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
         classes, e.g. ``classes=(0, 1, 2, 3, 4)``, fit one-vs-rest under ONE
         total (epsilon, delta) (:class:`dpcvx.models.multiclass.PrivateMulticlassERM`;
         docs/tutorial-multiclass.md); ``coef_`` is then (k, d).
-    split : {"max", "paper"}, default "max"
-        Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`).
+    split : {"max", "paper", "rank-one"} or None, default None
+        Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`): None is
+        "max". Output perturbation takes none: any split given with ``mechanism="output"`` is refused.
     random_state : None or int, default None
         None draws fresh noise from operating-system entropy at every fit
         (the only choice for a real release; clones made by ``GridSearchCV``,
@@ -866,8 +895,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
         delta raises InputError before anything is spent unless this is True (a mechanism that publishes
         each record whole with probability delta is (0, delta)-DP).
     threshold : float in (0, 1) or "prior", default 0.5
-        PUBLIC: predict says ``classes[1]`` when w^T x + b > log(t / (1 - t)) (post-processing; ``model_`` keeps
-        0.5, ``decision_cut_`` is the cut, and ``dpcvx.save`` writes it with the release, so the loaded model
+        PUBLIC: predict says ``classes[1]`` when w^T x + b > log(t / (1 - t)) (post-processing; ``decision_cut_`` is the
+        cut, ``model_.decision_cut`` too, and ``dpcvx.save`` writes it with the release, so the loaded model
         predicts at it); a published rate of ``classes[1]`` is balanced accuracy's Bayes rule (docs/theory.md,
         section 32).
         "prior": t is the intercept offset's rate of ``classes[1]`` (``class_prior``, public or the released count:
@@ -890,8 +919,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
     Attributes
     ----------
     model_ : dpcvx.PrivateModel
-        The release; save it with ``dpcvx.save(estimator, path)`` (or a pipeline of a PublicSchema and
-        this estimator: the schema is kept).
+        The release, predicting as the estimator does (its ``decision_cut`` is ``decision_cut_``, its
+        ``feature_names_in_`` the fitted table's); save it with ``dpcvx.save(estimator, path)``, the same file
+        as ``dpcvx.save(estimator.model_, path)`` (or a pipeline of a PublicSchema and this estimator: the
+        schema is kept).
     certificate_ : dpcvx.ReleaseCertificate
         What the release relies on: theorem, constants, epsilon, calibration, the public gradient bound gamma (never a
         measured residual: that is in ``diagnostics_``, NOT PRIVATE).
@@ -919,7 +950,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
                  delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto",
                  data_norm: float | str = 1.0, fit_intercept: bool = True, intercept_scaling: float | str = "auto",
-                 classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
+                 classes: tuple[Any, Any] = (0, 1), split: str | None = None, random_state: Any = None,
                  clip: bool = True, solver: str = "auto",
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
@@ -976,7 +1007,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
+                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str | None = None,
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, class_prior: Any = None,
@@ -1039,7 +1070,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
+                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str | None = None,
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,

@@ -27,9 +27,9 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 
 from ..advice import command_line_runs
 from ..data.blocks import is_out_of_core
-from ..exceptions import ClassOrderWarning, InputError, InputTypeError, NotFittedError, user_stacklevel
+from ..exceptions import ClassOrderWarning, InputError, InputTypeError, estimator_not_fitted, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..release.model import check_feature_names
+from ..release.model import ReleaseT, check_feature_names
 from ..tables import (
     NonFiniteError,
     column_names,
@@ -53,14 +53,15 @@ from ..validation import (
     refuse_unknown_parameters,
 )
 
-__all__ = ["EstimatorNotFittedError", "NamedParameters", "check_fitted", "check_shapes", "fit_accountant",
+__all__ = ["EstimatorNotFittedError", "NamedParameters", "check_fitted", "unnamed", "check_shapes", "fit_accountant",
            "keep_feature_names", "label_error", "refuse_unusable_table", "scikit_learn_refusal", "type_refusal",
            "validate_streamed", "validated_input", "warn_if_unsorted_classes"]
 
 
-class EstimatorNotFittedError(NotFittedError, ScikitLearnNotFitted):
-    """An estimator used before its fit: dpcvx's :class:`~dpcvx.exceptions.NotFittedError` (an InputError, so a
-    DPCVXError) and scikit-learn's ``NotFittedError``, which its code and its conformance checks catch."""
+#: An estimator used before its fit: dpcvx's :class:`~dpcvx.exceptions.NotFittedError` (an InputError, so a
+#: DPCVXError) and scikit-learn's ``NotFittedError``, which its code and its conformance checks catch; the class of
+#: every learner's not-fitted error (:func:`~dpcvx.exceptions.estimator_not_fitted`)
+EstimatorNotFittedError = estimator_not_fitted()
 
 
 def check_fitted(estimator: BaseEstimator) -> None:
@@ -71,6 +72,19 @@ def check_fitted(estimator: BaseEstimator) -> None:
         check_is_fitted(estimator)
     except ScikitLearnNotFitted as error:
         raise EstimatorNotFittedError(str(error)) from None
+
+
+def unnamed(release: ReleaseT) -> ReleaseT:
+    """``release`` as an estimator's own methods score with it. A fitted estimator's release keeps the column names
+    of the table it was fitted on (its ``feature_names_in_``), so that ``estimator.model_.predict(table)`` checks
+    them and ``dpcvx.save(estimator.model_)`` writes them, as ``dpcvx.save(estimator)`` does; the estimator's methods
+    check the names themselves (scikit-learn's ``validate_data``) and pass the release rows without names, which it
+    would warn of: a shallow copy without them, or the release itself when it has none."""
+    if getattr(release, "feature_names_in_", None) is None:
+        return release
+    plain = copy.copy(release)
+    plain.feature_names_in_ = None
+    return plain
 
 
 @contextlib.contextmanager

@@ -369,7 +369,7 @@ class LamRule(Protocol):
     """A learner whose public rule lam='auto' can be asked for its value (:meth:`dpcvx.PrivateERM.choose_lam`)."""
 
     def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = ..., *, delta: float = ...,
-                   neighbours: str = ..., split: str = ...) -> LamChoice: ...
+                   neighbours: str = ..., split: str | None = ...) -> LamChoice: ...
 
 
 def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Callable[[], LamRule]) -> str:
@@ -385,7 +385,7 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
     try:
         choice = rule().choose_lam(int(constants.n), width, certificate.epsilon, certificate.mechanism,
                                    delta=certificate.delta, neighbours=certificate.relation.value,
-                                   split=certificate.split or "max")
+                                   split=certificate.split if _is_objective(certificate) else None)
     except InputError:  # the rule is not offered for these public settings (a regularizer that is not strongly
         # convex, a private label bound, no Lam the calibration takes): no advice on it. The warning comes after the
         # fit's charge, and its advice must not cost the caller the release (it raised here before)

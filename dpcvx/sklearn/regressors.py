@@ -115,7 +115,7 @@ from ..privacy.column_histogram import LABEL_LOCATED_DEPTH
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.input_record import HoldsNoInput
-from ..release.model import ReleaseCertificate
+from ..release.model import ReleaseCertificate, named
 from ..release.regression_model import PrivateRegressionModel, SufficientStatisticsCertificate, r2_score
 from ..release.usefulness import called
 from ..validation import (
@@ -151,6 +151,7 @@ from .inputs import (
     refuse_unusable_table,
     scikit_learn_refusal,
     type_refusal,
+    unnamed,
     validate_streamed,
     validated_input,
 )
@@ -438,7 +439,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         self.__dict__.pop("feature_names_in_", None)  # from an earlier fit on a table
         self.__dict__.update({name: shape.__dict__[name] for name in ("n_features_in_", "feature_names_in_")
                               if name in shape.__dict__})
-        self.model_, self.certificate_ = model, certificate
+        # model_ keeps the table's names, as dpcvx.save(estimator.model_) writes them (predict checks them itself)
+        self.model_, self.certificate_ = named(model, shape.__dict__.get("feature_names_in_")), certificate
         self.coef_, self.intercept_ = model.coef_, model.intercept_
         return self
 
@@ -455,7 +457,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
 
     def predict(self, X: Any) -> np.ndarray:
         check_fitted(self)
-        return self.model_.predict(validated_input(self, X, reset=False))
+        return unnamed(self.model_).predict(validated_input(self, X, reset=False))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """R^2 of :meth:`predict` on (X, y), weighted by ``sample_weight`` when given (scikit-learn's ``score``): the

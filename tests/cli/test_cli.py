@@ -262,7 +262,7 @@ def test_fit_writes_a_model_with_schema_and_certificate(fitted):
     assert (schema["version"], schema["encoding"]) == (2, "centred")  # the schema's default code
     assert data["certificate"]["constants"]["n"]["float"] == 800
     model = dpcvx.load(path)
-    assert model.schema.feature_names == ("age", "sex=Female", "sex=Male", "hours")
+    assert model.schema.feature_names == ("age:scaled", "sex=Female", "sex=Male", "hours:scaled")
 
 
 @pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it

@@ -289,3 +289,21 @@ def test_fit_help_names_the_two_defaults_that_differ_from_the_estimators(capsys)
     assert ("The two: --data-norm is required with --numeric/--categorical (the estimators' data_norm defaults to 1), "
             "and --delta defaults to 0, pure epsilon (DPLinearRegression's delta to 1e-6): the default regression "
             "needs --delta.") in said
+
+
+@pytest.mark.parametrize("words, said", [
+    (["fit", MISSING, "--label", "label", *FEATURES, "--epsilon", "1", "--out", "m.json"],
+     "argument --label-bound: must be a positive number, got 'label'; --label was read as --label-bound, the one "
+     "option it abbreviates: the label column is --target COLUMN (see: dpcvx fit --help)"),
+    (["fit", *BINARY[:-2], "--eps", "-1", "--out", "m.json"],
+     "; --eps was read as --epsilon, the one option it abbreviates: if you meant another option, write its whole "
+     "name (see: dpcvx fit --help)"),
+])
+def test_a_refused_value_of_an_abbreviated_option_says_which_option_it_was_read_as(capsys, tmp_path, monkeypatch,
+                                                                                   words, said):
+    """dpcvx fit ... --label label (the label column is --target) was refused as "argument --label-bound: must be a
+    positive number, got 'label'", an option the user never wrote (argparse read --label as its abbreviation)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(words) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()

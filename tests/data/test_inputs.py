@@ -270,7 +270,8 @@ def test_every_preprocessing_entry_point_leaves_the_table_unchanged():
 def test_missing_values_follow_the_declared_public_rules():
     X = MISSING_SCHEMA.transform(TABLE)
     names = MISSING_SCHEMA.feature_names
-    assert names == ("age", "age:missing", "sex=Female", "sex=Male", "sex=?", "hours", "constant")
+    assert names == ("age:scaled", "age:missing", "sex=Female", "sex=Male", "sex=?", "hours:scaled",
+                     "constant")
     raw = X / X[:, [-1]]  # undo the row scaling: the constant feature was 1
     np.testing.assert_allclose(raw[:, 1], [0, 0, 1, 0], atol=1e-15)  # indicator only for the None age
     np.testing.assert_allclose(raw[:, 0], [(39 - 17) / 73, 1, 0, 0], atol=1e-15)  # None -> 17 -> 0

@@ -24,7 +24,7 @@ def test_unit_numeric_scaling_one_hot_and_row_norm_are_exact():
     schema = PublicSchema((AGE, SEX), norm=10.0, encoding="unit")  # norm large enough that no row is rescaled
     X = schema.transform({"age": [17, 90, 53.5], "sex": ["Male", "Female", "Male"]})
     np.testing.assert_array_equal(X, [[0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.5, 0.0, 1.0]])
-    assert schema.feature_names == ("age", "sex=Female", "sex=Male")
+    assert schema.feature_names == ("age:scaled", "sex=Female", "sex=Male")
     assert schema.dimension == 3
 
 
@@ -208,8 +208,8 @@ def test_transform_errors_name_the_problem(table, message):
         (lambda: PublicSchema((AGE,), strict=1), r"strict must be True or False"),
         (lambda: PublicSchema(("age",)), r"NumericColumn or CategoricalColumn"),
         (
-            lambda: PublicSchema((NumericColumn("constant", 0, 1),), constant_feature=True),
-            r"feature names repeat",
+            lambda: PublicSchema((CategoricalColumn("a", ("b=c",)), CategoricalColumn("a=b", ("c",)))),
+            r"feature names repeat: \['a=b=c'\]",
         ),
     ],
 )

@@ -68,7 +68,8 @@ def test_fit_reads_nothing_and_returns_the_schema_unchanged():
 
 def test_feature_names_out_are_the_schema_features():
     names = SCHEMA.get_feature_names_out()
-    assert list(names) == ["age", "age:missing", "job=a", "job=b", "job=?", "hours", "constant"]
+    assert list(names) == ["age:scaled", "age:missing", "job=a", "job=b", "job=?", "hours:scaled",
+                           "constant"]
     assert list(SCHEMA.get_feature_names_out(["age", "job", "hours"])) == list(names)
     with pytest.raises(InputError, match="are not the schema's columns"):
         SCHEMA.get_feature_names_out(["hours", "age", "job"])

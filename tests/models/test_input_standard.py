@@ -804,7 +804,7 @@ def test_a_split_under_output_perturbation_is_refused_by_one_check_at_every_entr
         with pytest.raises(InputError, match=message):
             fit(accountant)
         assert accountant.ledger == [], path
-    PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, "output", split="max", random_state=0)
+    PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, "output", random_state=0)  # no split: the default
     rows = ["a,b,y"] + [f"{a:.3f},{b:.3f},{int(a > 0.25)}" for a, b in X[:, :2]]
     (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
     common = ["fit", tmp_path / "d.csv", "--numeric", "a:0:1", "--numeric", "b:0:1", "--target", "y", "--positive",
@@ -814,3 +814,31 @@ def test_a_split_under_output_perturbation_is_refused_by_one_check_at_every_entr
     code, err = _cli(capsys, *common, "--split", "rank-one", "--out", tmp_path / "r.json")
     assert code == 0 and (tmp_path / "r.json").exists(), err
     assert dpcvx.load(tmp_path / "r.json").certificate.split == "rank-one"
+
+
+@pytest.mark.parametrize("split", ["max", "paper", "rank-one"])
+def test_any_split_under_output_perturbation_is_refused_the_default_max_too(tmp_path, capsys, split):
+    """split="max" with output perturbation was accepted (it was the default, which the check let through) while
+    "paper" was refused, though neither changes anything: the default is now None ("max" under objective
+    perturbation), and every split given with output perturbation is refused, in Python and on the command line."""
+    message = rf"split='{split}' sets the budget split of objective perturbation; output perturbation takes none"
+    fits = {
+        "PrivateERM": lambda a: PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, "output", split=split, accountant=a),
+        "DPLogisticRegression": lambda a: DPLogisticRegression(split=split, mechanism="output", accountant=a).fit(
+            X, Y01),
+    }
+    for path, fit in fits.items():
+        accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+        with pytest.raises(InputError, match=message):
+            fit(accountant)
+        assert accountant.ledger == [], path
+    assert DPLogisticRegression().get_params()["split"] is None
+    assert DPLogisticRegression(random_state=0).fit(X, Y01).certificate_.split == "max"  # objective: "max"
+    rows = ["a,b,y"] + [f"{a:.3f},{b:.3f},{int(a > 0.25)}" for a, b in X[:, :2]]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    common = ["fit", tmp_path / "d.csv", "--numeric", "a:0:1", "--numeric", "b:0:1", "--target", "y", "--positive",
+              "1", "--data-norm", "1", "--epsilon", "1", "--random-state", "0", "--mechanism", "output"]
+    code, err = _cli(capsys, *common, "--split", split, "--out", tmp_path / "o.json")
+    assert code == 2 and re.search(message, err) and not (tmp_path / "o.json").exists(), err
+    code, err = _cli(capsys, *common, "--out", tmp_path / "plain.json")
+    assert code == 0, err

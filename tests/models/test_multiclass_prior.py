@@ -96,9 +96,11 @@ def test_predict_is_the_argmax_of_the_scores_minus_the_log_odds_of_the_released_
     assert not np.array_equal(expected, np.argmax(scores, axis=1))  # the cuts change predictions here
     assert np.array_equal(np.argmax(fitted.predict_proba(X), axis=1), expected)  # softmax of s - t
     assert np.allclose(fitted.predict_proba(X).sum(axis=1), 1.0)
-    assert np.array_equal(fitted.model_.decision_cut, np.zeros(K))  # the release's own, as a binary release's
+    assert np.array_equal(fitted.model_.decision_cut, fitted.decision_cut_)  # the release predicts as it does
+    assert np.array_equal(fitted.model_.predict(X), expected)
     fitted.set_params(threshold=0.5)  # post-processing: the largest score again
     assert np.array_equal(fitted.decision_cut_, np.zeros(K))
+    assert np.array_equal(fitted.model_.decision_cut, np.zeros(K))
     assert np.array_equal(fitted.predict(X), np.argmax(scores, axis=1))
 
 

@@ -184,4 +184,4 @@ def test_the_report_names_the_map_as_chosen_privately(tiers):
     text = _fit(_learner("ranges"), X, y, random_state=0).report().to_markdown()
     chosen = text.split("Chosen privately by dpcvx")[1].split("## ")[0]
     assert "the encoding of the columns before the norm bound" in chosen
-    assert "the private column ranges of column" in chosen
+    assert "noisy histograms of each column" in chosen

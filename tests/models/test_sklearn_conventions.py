@@ -263,3 +263,26 @@ def test_a_learner_used_before_its_fit_raises_one_not_fitted_error(tmp_path):
             learner.predict(X)
         assert isinstance(refused.value, InputError) and isinstance(refused.value, AttributeError)
     assert not (tmp_path / "never.json").exists()
+
+
+def test_every_learner_before_its_fit_raises_scikit_learns_not_fitted_error_in_its_words(tmp_path):
+    """The kernel learners (which clone and get_params take) raised dpcvx's NotFittedError only, "TDDL is not fitted
+    yet: call fit first", which code catching scikit-learn's NotFittedError missed; dpcvx.save of an unfitted
+    estimator too. Every entry now raises the one class, and the learners scikit-learn's words."""
+    from sklearn.exceptions import NotFittedError as ScikitLearnNotFitted
+
+    from dpcvx.sklearn.inputs import EstimatorNotFittedError
+
+    X = np.zeros((4, 2))
+    for learner in (dpcvx.TDDL("rbf", lam=0.1, gamma=1.0), dpcvx.TDIL("linear", lam=0.1, input_bound=1.0),
+                    dpcvx.PINP("rbf", lam=0.1, max_queries=3, gamma=1.0), dpcvx.DPLogisticRegression()):
+        name = type(learner).__name__
+        for call, argument in ((learner.predict, X), (lambda saved: dpcvx.save(saved, tmp_path / "never.json"),
+                                                      learner)):
+            with pytest.raises(ScikitLearnNotFitted) as refused:
+                call(argument)
+            assert type(refused.value) is EstimatorNotFittedError
+        with pytest.raises(ScikitLearnNotFitted, match=rf"^This {name} instance is not fitted yet\. Call 'fit' with "
+                                                       "appropriate arguments"):
+            learner.predict(X)
+    assert not (tmp_path / "never.json").exists()

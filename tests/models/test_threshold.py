@@ -27,7 +27,7 @@ def test_predict_is_the_decision_at_the_logit_of_the_threshold(rare, threshold):
     assert np.array_equal(estimator.predict(X), expected)
     # the model's own link, to rounding: scipy.special.expit (1.17) differs from 1 / (1 + exp(-s)) in the last bits
     np.testing.assert_allclose(estimator.predict_proba(X)[:, 1], 1 / (1 + np.exp(-scores)), rtol=1e-14, atol=0)
-    assert np.array_equal(estimator.model_.predict(X), np.where(scores > 0, 1, 0))       # the release unchanged
+    assert np.array_equal(estimator.model_.predict(X), expected)  # the release predicts at the estimator's cut
 
 
 def test_the_prior_threshold_raises_balanced_accuracy_on_a_rare_class(rare):

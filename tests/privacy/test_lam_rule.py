@@ -280,7 +280,7 @@ def _proved_budget_of_the_choice(learner: PrivateERM, n: int, d: int, epsilon: f
                                  delta: float) -> int | None:
     """The proved iteration budget a fit of the rule's Lam gets from its plan (None: the path is unproved), as the
     plan's checks compute it before the charge."""
-    plan, n = learner._public_plan(n, d, epsilon, mechanism, delta, "replace-one", "max")
+    plan, n = learner._public_plan(n, d, epsilon, mechanism, delta, "replace-one", None)
     calibrated = plan.calibrate(n)
     gamma = calibrated.calibration.gradient_tolerance
     assert gamma is not None

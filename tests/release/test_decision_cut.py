@@ -41,8 +41,13 @@ Y = (X[:, 0] + 0.3 * RNG.normal(size=2000) > 0.6).astype(int)  # about a fifth p
 ], ids=["0.3", "0.7", "public prior", "private prior", "huber svm", "erm"])
 def test_a_loaded_model_predicts_what_the_estimator_predicted_at_its_threshold(tmp_path, estimator):
     estimator.fit(X, Y)
-    assert np.any(estimator.model_.predict(X) != estimator.predict(X))  # the threshold moves some rows
+    at_zero = np.where(estimator.decision_function(X) > 0, *estimator.classes_[::-1])
+    assert np.any(at_zero != estimator.predict(X))  # the threshold moves some rows
+    # model_ predicts at the estimator's cut, and is saved as the estimator is (it was cut 0, no names, no warning)
+    assert estimator.model_.decision_cut == estimator.decision_cut_
+    assert np.array_equal(estimator.model_.predict(X), estimator.predict(X))
     path = dpcvx.save(estimator, tmp_path / "model.json")
+    assert dpcvx.save(estimator.model_, tmp_path / "release.json").read_text() == path.read_text()
     assert json.loads(path.read_text())["decision_cut"] == estimator.decision_cut_ != 0
     loaded = dpcvx.load(path)
     assert loaded.decision_cut == estimator.decision_cut_
@@ -55,8 +60,11 @@ def test_a_loaded_model_predicts_what_the_estimator_predicted_at_its_threshold(t
 def test_the_cut_is_the_current_thresholds(tmp_path):
     estimator = DPLogisticRegression(threshold=0.3, random_state=0).fit(X, Y)
     assert estimator.decision_cut_ == pytest.approx(math.log(0.3 / 0.7), rel=1e-15)
+    release = estimator.model_
     estimator.set_params(threshold=0.6)   # post-processing: no refit
     assert estimator.decision_cut_ == pytest.approx(math.log(0.6 / 0.4), rel=1e-15)
+    assert estimator.model_ is release and release.decision_cut == estimator.decision_cut_  # model_ follows it
+    assert np.array_equal(estimator.model_.predict(X), estimator.predict(X))
     loaded = dpcvx.load(dpcvx.save(estimator, tmp_path / "model.json"))
     assert np.array_equal(loaded.predict(X), estimator.predict(X))
 
@@ -68,7 +76,8 @@ def test_a_pipeline_is_saved_with_its_estimators_cut(tmp_path):
     pipeline = make_pipeline(schema, DPLogisticRegression(threshold=0.25, random_state=0)).fit(table, labels)
     loaded = dpcvx.load(dpcvx.save(pipeline, tmp_path / "pipeline.json"))
     rows = loaded.schema.transform(table)
-    assert np.any(pipeline[-1].model_.predict(rows) != pipeline.predict(table))
+    assert np.any(np.where(pipeline.decision_function(table) > 0, 1, 0) != pipeline.predict(table))
+    assert np.array_equal(pipeline[-1].model_.predict(rows), pipeline.predict(table))
     assert np.array_equal(loaded.predict(rows), pipeline.predict(table))
 
 

@@ -18,6 +18,7 @@ from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.privacy.gaussian import gaussian_delta
 from dpcvx.privacy.privacy_curve import CurvePart, PrivacyCurve
 from dpcvx.release import report as report_module
+from dpcvx.release.constants import EXACT_SHOWN
 from dpcvx.release.records.release_certificate import _condition_value as saved_condition_value
 from dpcvx.release.report import ReleaseReport
 from dpcvx.verification.certificate import Certificate
@@ -190,7 +191,7 @@ def test_a_condition_value_shows_as_the_file_writes_it_fitted_and_loaded(value):
     record = Certificate("z", "0", 2, (Condition("c", "a condition", True, value, "symbolic"),)).to_dict()
     written = record["conditions"][0]["value"]
     shown = written["exact"] if isinstance(written, dict) else report_module._number(written)
-    if isinstance(written, dict) and len(shown) > report_module.EXACT_SHOWN:  # a double's exact fraction, readable
+    if isinstance(written, dict) and len(shown) > EXACT_SHOWN:  # a double's exact fraction, readable
         shown = f"{float(value):.6g} (exactly {shown})"
     loaded = saved_condition_value("the condition", written, "c")
     assert report_module._written(value) == report_module._written(loaded) == shown
@@ -322,3 +323,20 @@ def test_the_auditor_s_calibration_table_says_what_each_common_field_means(repor
         for key in ("tol", "gradient_tolerance", "release_grid", "lam", "R"):
             assert key in fields and CALIBRATION_WORDS[key] in page.replace("\\\\", "")
     assert "the standard deviation of each Gaussian noise coordinate" in reports["gaussian-output"].to_markdown()
+
+
+def test_the_certificate_text_shows_each_constant_in_one_format():
+    """The certificate printed R = 1.1696387785961122 among its constants and effective R = 1.16964 on the next line
+    (and lam at 16 digits beside the lam rule's 0.00562341): a reader comparing them saw two values. Every constant is
+    shown once, as the report shows it (dpcvx.release.constants.written); the model file keeps every digit."""
+    X, y = synthetic_classification(n=800, d=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator = dpcvx.DPLogisticRegression(random_state=0).fit(X, (y > 0).astype(int))
+    text = str(estimator.certificate_)
+    constants = dict(item.split(" = ") for item in re.search(r"^constants: (.*)$", text, re.M).group(1).split(", "))
+    effective = re.search(r"effective R = ([^ ]+) ", text).group(1)
+    rule = re.search(r"^lam = ([^ ]+) chosen by the public rule", text, re.M).group(1)
+    assert constants["R"] == effective == f"{estimator.certificate_.effective_norm_bound:.6g}"
+    assert constants["lam"] == rule
+    assert (constants["L"], constants["c"]) == ("1", "1/4")  # exact texts stay exact

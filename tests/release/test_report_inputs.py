@@ -2,6 +2,7 @@
 selection total and how dpcvx.tune chose it, privately drawn statistics under their own heading, user strings
 escaped in Markdown, and truthful numbers at the extremes (dpcvx.release.report)."""
 
+import math
 import re
 import warnings
 
@@ -198,3 +199,57 @@ def test_the_schema_s_missing_value_rules_are_listed_as_public_inputs():
             r"the codes 999, -9 read as missing; the texts 'NA' read as missing") in public
     assert r"age: numeric in \[0, 120\]" in public
     assert "ward: one of a, b, ?; a missing value is the category ?" in public
+
+
+def _mechanisms(markdown: str) -> list[str]:
+    """The items under "The private mechanisms that chose them"."""
+    text = markdown.split("The private mechanisms that chose them:")[1].split("\n## ")[0]
+    return re.findall(r"^- (.*)$", text, re.M)
+
+
+@pytest.mark.parametrize("option, said", [({"class_prior": "private"}, r"class\_prior='private'"),
+                                          ({"class_weight": "balanced"}, r"class\_weight='balanced'")])
+def test_the_private_count_is_said_in_words_with_its_option_and_its_share_of_epsilon(option, said):
+    """The count's line read "the private class count of class_weight='balanced' or class_prior='private'
+    (dpcvx.models.class_count: discrete Laplace, eps_c, clamped onto [floor, n - floor])": a module path and symbols,
+    and not which option asked for it nor what share of epsilon it took; the intercept offset's centre showed 16
+    digits, unexplained."""
+    X, y = synthetic_classification(n=900, d=3, random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, **option).fit(X, (y > 0).astype(int)).model_
+    text = model.report().to_markdown()
+    count = model.certificate.weights.private_count
+    [line] = _mechanisms(text)
+    assert line.startswith(f"a noisy count of the records of class 1 (released as {count['count']} of 900), "
+                           f"asked for by {said}")
+    assert line.endswith("using 0.05 of the epsilon of 1")
+    assert "dpcvx." not in line and "eps\\_c" not in line and "floor" not in line
+    public, private = _lists(text, "Public inputs")
+    if "class_prior" in option:
+        [regularizer] = [item for item in private if item.startswith("the regularizer")]
+        assert not re.search(r"\d\.\d{7,}", regularizer)  # rounded
+        odds = math.log(count["count"] / (900 - count["count"]))
+        assert f"towards log({count['count']} / (900 - {count['count']})) = {odds:.3g}" in regularizer
+    assert not [item for item in public + private if "threshold" in item]  # the default threshold: not listed
+
+
+def test_a_threshold_other_than_one_half_is_a_public_input_of_the_report(tmp_path):
+    """threshold=0.3 moves predict's cut (the file's decision_cut), and the report did not say so."""
+    X, y = synthetic_classification(n=900, d=3, random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator = dpcvx.DPLogisticRegression(threshold=0.3, random_state=0).fit(X, (y > 0).astype(int))
+    said = ("the decision threshold 0.3: a row is predicted as 1 when its score is above log(0.3 / 0.7) = -0.847 "
+            "instead of 0 (the default threshold 0.5); it changes which class is predicted, not the privacy")
+    loaded = dpcvx.load(dpcvx.save(estimator, tmp_path / "model.json"))
+    for model in (estimator.model_, loaded):
+        public, private = _lists(model.report().to_markdown(), "Public inputs")
+        assert said in public and not [item for item in private if "threshold" in item]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prior = dpcvx.DPLogisticRegression(threshold="prior", class_prior="private", random_state=0)
+        prior.fit(X, (y > 0).astype(int))
+    public, private = _lists(prior.model_.report().to_markdown(), "Public inputs")
+    assert [item for item in private if item.startswith("the decision threshold")]  # the count's log-odds
+    assert not [item for item in public if "threshold" in item]

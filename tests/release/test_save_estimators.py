@@ -44,6 +44,31 @@ def test_a_saved_estimator_loads_and_predicts_what_it_predicted(tmp_path, estima
         assert np.array_equal(loaded.predict_proba(X), estimator.predict_proba(X))
 
 
+@pytest.mark.parametrize("estimator, labels", [
+    (DPLogisticRegression(threshold=0.3, random_state=0), Y),
+    (DPLogisticRegression(classes=(0, 1, 2), random_state=0), np.arange(300) % 3),
+    (DPHuberSVM(threshold=0.7, random_state=0), Y),
+    (DPLinearRegression(random_state=0), X[:, 0]),
+    (DPHuberRegressor(random_state=0), X[:, 0]),
+])
+def test_the_estimators_release_is_saved_as_the_estimator_is(tmp_path, estimator, labels):
+    """estimator.model_ predicts what the estimator predicts (its cut) and keeps its table's names: save(model_)
+    writes the file save(estimator) writes (it wrote cut 0 and no names, without a warning)."""
+    import warnings
+
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame(X, columns=["a", "b", "c"])
+    estimator.fit(frame, labels)
+    whole = dpcvx.save(estimator, tmp_path / "estimator.json")
+    assert dpcvx.save(estimator.model_, tmp_path / "release.json").read_text() == whole.read_text()
+    assert list(estimator.model_.feature_names_in_) == ["a", "b", "c"]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")  # the estimator's own scoring warns of none
+        assert np.array_equal(estimator.model_.predict(frame), estimator.predict(frame))
+    with pytest.raises(InputError, match="feature names should match"):
+        estimator.model_.predict(frame[["b", "a", "c"]])
+
+
 def test_the_loaded_binary_logistic_model_has_the_sigmoid_probabilities():
     estimator = DPLogisticRegression(random_state=1).fit(X, Y)
     scores = estimator.decision_function(X)
@@ -95,15 +120,14 @@ NUMERIC = PublicSchema((NumericColumn("a", 0, 10), NumericColumn("b", -1, 1)))
 @pytest.mark.parametrize("estimator, labels", [(DPLogisticRegression(random_state=0), LABELS),
                                                (DPLinearRegression(random_state=0), TABLE["age"] / 90)])
 def test_a_loaded_model_of_a_numeric_schema_refuses_its_raw_columns(tmp_path, estimator, labels):
-    """A numeric column's encoded feature keeps the column's name, so a table of exactly the schema's raw columns
-    bears the encoded features' names: it was taken for encoded rows and predicted unlike dpcvx predict (a file of
-    dpcvx fit: its schema and no names). It is refused as records, as a table with more columns is; the model's
-    own names (a pipeline fitted on named encoded rows, pandas output) still pass."""
+    """A table of exactly a numeric schema's raw columns was taken for encoded rows and predicted unlike dpcvx
+    predict (a file of dpcvx fit: its schema and no names). It is refused as records, as a table with more columns
+    is; the model's own names (a pipeline fitted on named encoded rows, pandas output) still pass."""
     pandas = pytest.importorskip("pandas")
     records = pandas.DataFrame({"a": RNG.uniform(0, 10, 300), "b": RNG.uniform(-1, 1, 300)})
     pipeline = make_pipeline(NUMERIC, estimator).fit(records, labels)
     loaded = dpcvx.load(dpcvx.save(pipeline, tmp_path / "numeric.json"))
-    assert list(NUMERIC.feature_names) == list(NUMERIC.column_names) == ["a", "b"]
+    assert list(NUMERIC.feature_names) == ["a:scaled", "b:scaled"]  # never the columns' names
     with pytest.raises(InputError, match=r"X holds the records the model's schema encodes \(its columns \['a', "
                                          r"'b'\]\).*pass model.schema.transform\(X\)"):
         loaded.predict(records)
@@ -111,8 +135,43 @@ def test_a_loaded_model_of_a_numeric_schema_refuses_its_raw_columns(tmp_path, es
     named = make_pipeline(PublicSchema(NUMERIC.columns).set_output(transform="pandas"), estimator).fit(records, labels)
     reloaded = dpcvx.load(dpcvx.save(named, tmp_path / "named.json"))
     rows = named[0].transform(records)
-    assert list(reloaded.feature_names_in_) == ["a", "b"]
+    assert list(reloaded.feature_names_in_) == ["a:scaled", "b:scaled"]
     assert np.array_equal(reloaded.predict(rows), named.predict(records))
+
+
+@pytest.mark.parametrize("estimator, labels", [(DPLogisticRegression(random_state=0), LABELS),
+                                               (DPLinearRegression(random_state=0), TABLE["age"] / 90)])
+def test_the_raw_columns_of_a_numeric_schema_are_never_taken_for_its_encoded_rows(tmp_path, estimator, labels):
+    """A pipeline with pandas output fitted its estimator on rows named as the schema's columns (a numeric column's
+    encoded feature kept the column's name): the estimator, and the file saved from the pipeline, predicted a table of
+    the raw columns as encoded rows without a word (58 % agreement with the pipeline). The encoded features are now
+    named name:scaled, so the raw columns are refused by every handle; a file whose names are its schema's columns (one
+    written before) refuses every table of those names, records or rows, and takes the schema's rows."""
+    import warnings
+
+    pandas = pytest.importorskip("pandas")
+    records = pandas.DataFrame({"a": RNG.uniform(0, 10, 300), "b": RNG.uniform(-1, 1, 300)})
+    pipeline = make_pipeline(PublicSchema(NUMERIC.columns).set_output(transform="pandas"), estimator)
+    pipeline.fit(records, labels)
+    rows = pipeline[0].transform(records)
+    assert list(rows.columns) == list(pipeline[-1].feature_names_in_) == ["a:scaled", "b:scaled"]
+    loaded = dpcvx.load(dpcvx.save(pipeline, tmp_path / "pipeline.json"))
+    for handle in (pipeline[-1], pipeline[-1].model_, loaded):
+        with pytest.raises(InputError, match="feature names should match|X holds the records"):
+            handle.predict(records)
+        assert np.array_equal(handle.predict(rows), pipeline.predict(records))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")  # the schema's rows have none: no warning
+        assert np.array_equal(loaded.predict(loaded.schema.transform(records)), pipeline.predict(records))
+    # a file whose names are the schema's columns (as a pipeline's were before): either table is refused
+    encoded = pandas.DataFrame(NUMERIC.transform(records), columns=["a", "b"])
+    older = type(estimator)(random_state=0).fit(encoded, labels)
+    old = dpcvx.load(dpcvx.save(older, tmp_path / "old.json", schema=NUMERIC))
+    assert list(old.feature_names_in_) == ["a", "b"]
+    for table in (records, encoded):
+        with pytest.raises(InputError, match=r"X holds the records the model's schema encodes"):
+            old.predict(table)
+    assert np.array_equal(old.predict(old.schema.transform(records)), older.predict(encoded))
 
 
 def test_a_pipeline_with_other_steps_or_an_unfitted_estimator_is_refused_before_writing(tmp_path):
@@ -127,6 +186,43 @@ def test_a_pipeline_with_other_steps_or_an_unfitted_estimator_is_refused_before_
     with pytest.raises(InputError, match="differs from the pipeline's PublicSchema"):
         dpcvx.save(pipeline, path, schema=other)
     assert not path.exists()
+
+
+def test_a_pipeline_of_a_function_transformer_of_the_schema_is_refused_naming_the_schema_step(tmp_path):
+    """FunctionTransformer(schema.transform) fits the model make_pipeline(schema, estimator) fits; save and tune
+    refuse it, and their refusals name that pipeline (they named none: the guide taught this form)."""
+    pandas = pytest.importorskip("pandas")
+    from sklearn.preprocessing import FunctionTransformer
+
+    path, frame = tmp_path / "never.json", pandas.DataFrame(TABLE)
+    wrapped = make_pipeline(FunctionTransformer(SCHEMA.transform), DPLogisticRegression(random_state=0))
+    route = r"FunctionTransformer of schema.transform.*make_pipeline\(schema, estimator\)"
+    with pytest.raises(InputError, match=route):
+        dpcvx.save(wrapped.fit(frame, LABELS), path)
+    assert not path.exists()
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    with pytest.raises(InputError, match=route + ".*Nothing was charged"):
+        dpcvx.tune(wrapped, frame, LABELS, {"dplogisticregression__lam": [1e-3]}, 1.0, accountant=accountant)
+    assert accountant.spent.epsilon == 0.0
+    scaled = make_pipeline(StandardScaler(), DPLogisticRegression(random_state=0)).fit(X, Y)
+    with pytest.raises(InputError) as refused:
+        dpcvx.save(scaled, path)
+    assert "FunctionTransformer" not in str(refused.value)
+    direct = make_pipeline(SCHEMA, DPLogisticRegression(random_state=0)).fit(frame, LABELS)
+    assert np.array_equal(direct[-1].coef_, wrapped[-1].coef_)
+    loaded = dpcvx.load(dpcvx.save(direct, path))
+    assert np.array_equal(loaded.predict(loaded.schema.transform(frame)), wrapped.predict(frame))
+
+
+def test_the_guide_and_the_example_teach_the_pipeline_save_takes():
+    """docs/getting-started.md and examples/sklearn_pipeline.py build make_pipeline(schema, estimator), which
+    dpcvx.save and dpcvx.tune take, not a FunctionTransformer of schema.transform, which both refuse."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for page in (root / "docs" / "getting-started.md", root / "examples" / "sklearn_pipeline.py"):
+        assert "FunctionTransformer(schema.transform)" not in page.read_text(), page
+    assert "dpcvx.save(pipeline," in (root / "examples" / "sklearn_pipeline.py").read_text()
 
 
 def test_a_saved_estimator_keeps_a_schema_passed_by_hand(tmp_path):

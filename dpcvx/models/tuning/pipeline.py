@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...data.kernels import feature_map_route
-from ...data.preprocessing import PublicSchema
+from ...data.preprocessing import PublicSchema, schema_step_route
 from ...exceptions import InputError
 
 __all__ = ["SchemaPipeline", "schema_pipeline"]
@@ -80,4 +80,5 @@ def schema_pipeline(learner: Any) -> SchemaPipeline | None:
     raise InputError(f"tune takes a pipeline of two steps, a PublicSchema and a learner (the model dpcvx.save writes "
                      f"with its schema); this one's steps are {kinds}. Another step's fit reads the rows (a scaler's "
                      "their spread), which no guarantee covers: encode the table with a PublicSchema, whose public "
-                     f"bounds read nothing, and tune the learner{feature_map_route(steps)}. Nothing was charged")
+                     f"bounds read nothing, and tune the learner{schema_step_route(steps)}{feature_map_route(steps)}. "
+                     "Nothing was charged")

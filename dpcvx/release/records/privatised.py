@@ -48,13 +48,15 @@ class PrivateRelease:
     """One private release saved in a file: the mechanism, where its values sit, and what is derived from them.
 
     ``record`` is the saved path of the release's own record (its epsilon and theorem), None for the
-    mechanism's output, which the certificate states as a whole.
+    mechanism's output, which the certificate states as a whole. ``plain`` says what was drawn in a reader's words,
+    with no module or symbol (the release report's public inputs; the auditor's section keeps ``mechanism``).
     """
 
     mechanism: str
     values: tuple[str, ...]
     derived: tuple[str, ...] = ()
     record: str | None = None
+    plain: str = ""
 
     @cached_property
     def _value_patterns(self) -> tuple[re.Pattern[str], ...]:
@@ -82,12 +84,12 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(("(?:.*[.\\]])?" if anywhere else "") + text + r"(?:$|[.\[])")
 
 
-def _drawn(mechanism: str, record: str, value: str, derived: tuple[str, ...], *,
+def _drawn(mechanism: str, record: str, value: str, derived: tuple[str, ...], *, plain: str,
            calibrated: bool = True) -> PrivateRelease:
     """A private draw before the fit, saved in its certificate ``record`` with the released ``value``; when it is an
     input of the calibration or the lam rule (``calibrated``), those and the guarantee's text are derived from it."""
     return PrivateRelease(mechanism, _tuned((f"**.{record}.{value}",)),
-                          _tuned((*derived, *(_CALIBRATED if calibrated else ()))) + _TUNING_RECORD, record)
+                          _tuned((*derived, *(_CALIBRATED if calibrated else ()))) + _TUNING_RECORD, record, plain)
 
 
 OUTPUT = PrivateRelease(
@@ -106,7 +108,8 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
            "discrete Laplace, eps_c, clamped onto [floor, n - floor])", "certificate.weights.private_count", "count",
            ("**.certificate.weights.class_weights", "**.certificate.weights.mean_weight",
             "**.certificate.verification.regularizer",  # the intercept offset's centre b0 / s, in the ridge's text
-            "**.decision_cut")),  # threshold='prior': the cut at the log-odds of the count's rates
+            "**.decision_cut"),  # threshold='prior': the cut at the log-odds of the count's rates
+           plain="a noisy count of the records of each class (the report says which option asked for it)"),
     # a release's certificate.column_statistics, or a multiclass file's top-level column_statistics (drawn once for
     # its k fits, whose entries' certificates record the digest of the map it gives: certificate.feature_map)
     # (the map's outputs are clipped onto the public R: no constant depends on the statistics)
@@ -114,7 +117,8 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                    "discrete Laplace on the lattice sums, eps_s)", ("**.column_statistics.sums",),
                    _tuned(("**.preprocessing.row_map.feature_map.centre",
                            "**.preprocessing.row_map.feature_map.multiplier", "**.certificate.feature_map"))
-                   + _TUNING_RECORD, "certificate.column_statistics"),
+                   + _TUNING_RECORD, "certificate.column_statistics",
+                   "noisy sums of each column (column_statistics=True), which centre and scale the columns"),
     # its record is the one above too (column_statistics, with cells in place of sums); the map's outputs are
     # clipped onto the public R: no constant depends on the ranges
     PrivateRelease("the private column ranges of column_statistics 'auto' or 'ranges' "
@@ -123,7 +127,8 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                    _tuned(("**.preprocessing.row_map.feature_map.centre",
                            "**.preprocessing.row_map.feature_map.multiplier",
                            "**.preprocessing.row_map.feature_map.clip", "**.certificate.feature_map"))
-                   + _TUNING_RECORD),
+                   + _TUNING_RECORD, plain="noisy histograms of each column (column_statistics 'auto' or 'ranges'), "
+                   "whose ranges centre, scale and clip the columns"),
     # its record is the one above (certificate.column_statistics, with eps_l beside eps_s); B' is the fit's label
     # bound, so m = B' / 4, the constants, the verified loss and the lam rule are derived from the label's cells
     PrivateRelease("the private label range of DPHuberRegressor's default (column_statistics 'auto' or 'ranges'; "
@@ -131,7 +136,8 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                    "eps_l)",
                    ("**.certificate.column_statistics.label_cells",),
                    ("**.certificate.label_bound", "**.certificate.constants", "**.certificate.verification",
-                    *_CALIBRATED)),
+                    *_CALIBRATED), plain="a noisy histogram of the labels, whose range sets the labels' centre and "
+                   "bound"),
     # its record is the one above (certificate.column_statistics, whose mechanism the certificate names); B' sets
     # the sigma of X^T y, so the calibration is derived from the ranges
     PrivateRelease("the private ranges of DPLinearRegression's default (mechanisms gradient-ranged and "
@@ -139,15 +145,19 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                    "release's joint Gaussian)",
                    ("**.certificate.column_statistics.ranges",),
                    ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
-                    *_CALIBRATED)),
+                    *_CALIBRATED), plain="noisy ranges of each column and of the labels, which centre and scale them"),
     _drawn("the private row-norm bound of data_norm='private' (dpcvx.models.private_norm: the exponential-mechanism "
            "quantile over a public grid, eps_q)", "certificate.private_bound", "bound",
            ("**.certificate.data_norm", "**.certificate.effective_norm_bound", "**.certificate.constants.R",
             "**.certificate.intercept_scaling", "**.preprocessing.row_map.norm_bound",
-            "**.preprocessing.row_map.intercept_scaling")),
+            "**.preprocessing.row_map.intercept_scaling"),
+           plain="a noisy choice of the bound R on a row's norm (data_norm='private'), from a public list of "
+                 "candidates"),
     _drawn("the private label bound of label_bound='private' (dpcvx.models.private_norm: the exponential-mechanism "
            "quantile of |y| over a public grid, eps_q)", "certificate.private_label_bound", "bound",
-           ("**.certificate.label_bound", "**.certificate.constants", "**.certificate.verification")),
+           ("**.certificate.label_bound", "**.certificate.constants", "**.certificate.verification"),
+           plain="a noisy choice of the bound on a label's size (label_bound='private'), from a public list of "
+                 "candidates"),
     PrivateRelease(
         mechanism="dpcvx.tune's selection (the exponential mechanism of the split procedure, or the best of K noisy "
                   "runs of the full-data procedure), in TuningResult.to_dict(): the selected candidate and the "
@@ -164,6 +174,7 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                  # a saved tuned model's own certificate: the selected run's (full-data: its part's size n, and the
                  # calibration at that n)
                  "certificate.constants.n", *_CALIBRATED),
+        plain="dpcvx.tune's private choice among the settings tried",
     ),
 )
 
