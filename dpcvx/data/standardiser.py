@@ -142,7 +142,8 @@ class ColumnStandardiser:
         both ``rows`` and ``out`` hold each row's entries contiguously (einsum sums a row alike whatever the stride
         between rows, :func:`dpcvx.data.rows._row_squares`); only a chunk with a row to scale is then copied into
         ``out`` and scaled there; other rows are mapped from ``rows`` straight into ``out``. Otherwise the chunk is
-        copied into ``out`` first and its sums taken there, as before. The same floats either way."""
+        copied into ``out`` first and its sums taken there, as before. Rows of ``out`` that are not adjacent are
+        mapped a block at a time in a contiguous scratch block and copied in. The same floats either way."""
         if rows.ndim != 2 or rows.shape[1] != self.centre.size or out.shape != rows.shape:
             raise InputError(f"the standardiser maps rows of {self.centre.size} columns, got shape {rows.shape}")
         step = max(1, _BLOCK_VALUES // rows.shape[1])
@@ -153,6 +154,11 @@ class ColumnStandardiser:
         in_place = rows.strides[1] == out.strides[1] == rows.itemsize  # each row's entries contiguous in both
         chunk = max(step, _CLIP_VALUES // rows.shape[1] // step * step)
         finite = scaling is not None
+        # rows of out with a gap between them (the fit's copy beside the intercept column): numpy runs a loop per row
+        # over them, so each block is mapped in a contiguous scratch block and copied in (at 20 columns 20 us a block
+        # against 45; at 5, 30 against 85)
+        gapped = out.strides[0] != out.shape[1] * out.itemsize and out.shape[0] > 1
+        scratch = np.empty((min(step, rows.shape[0]), rows.shape[1])) if gapped else None
         for first in range(0, rows.shape[0], chunk):
             source = rows[first:first + chunk]
             target = out[first:first + chunk]
@@ -169,12 +175,14 @@ class ColumnStandardiser:
                     if source is target:
                         source = scaling.clip(target, in_place=True, squares=squares)[0]
             for start in range(0, source.shape[0], step):
-                block = target[start:start + step]
-                size = block.shape[0]
+                size = min(step, source.shape[0] - start)
+                block = target[start:start + step] if scratch is None else scratch[:size]
                 np.subtract(source[start:start + step], centre[:size], out=block)
                 np.multiply(block, multiplier[:size], out=block)
                 if self.clip is not None:
                     np.clip(block, -self.clip, self.clip, out=block)
+                if scratch is not None:
+                    np.copyto(target[start:start + step], block)
         return finite
 
     def to_dict(self) -> dict[str, Any]:
