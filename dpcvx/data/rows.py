@@ -618,8 +618,11 @@ class RowMap:
         checked, source, name = None, X, "X"
         if self.feature_map is not None:
             checked, _ = _checked_matrix(X)
-            if spare and self.maps_rows_alone and _row_major(checked):  # no whole output of the map
-                features, count = self._mapped_by_blocks(checked, spare, self._map_block)
+            if self.maps_rows_alone and _row_major(checked):  # no whole output of the map, without an intercept
+                # too (its whole output, then checked, squared and clipped: apply of 100,000 x 20 rows 8.3 to 14.5 ms
+                # of CPU against 5.6 to 5.9 by blocks, medians of 40 in alternated processes, the machine shared)
+                features, count = self._mapped_by_blocks(checked, spare, self._map_block if spare else
+                                                          self._clip_block)
                 if count and refuse:
                     raise self._refusal(count, self._transform(checked), "feature_map.transform(X)")
                 return features.base, count

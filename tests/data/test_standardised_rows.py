@@ -93,9 +93,11 @@ def test_a_map_whose_output_is_converted_keeps_the_conversion() -> None:
     assert count == expected_count and np.all(mapped[:, -1] == 1.0)
 
 
-def test_row_major_rows_are_mapped_by_blocks_with_no_whole_output(monkeypatch) -> None:
+@pytest.mark.parametrize("intercept", [True, False])
+def test_row_major_rows_are_mapped_by_blocks_with_no_whole_output(monkeypatch, intercept: bool) -> None:
     # the map writes each block into the row map's buffer (transform_into): its transform is never called for
-    # row-major rows, and the rows are the whole map's, clipped, beside the intercept column
+    # row-major rows, with an intercept column or without, and the rows are the whole map's, clipped, beside the
+    # intercept column when there is one
     X = rows(30_001)
     clipped, expected_count = RowMap(1.0).clip(standardiser(1.5).transform(X))
 
@@ -103,9 +105,9 @@ def test_row_major_rows_are_mapped_by_blocks_with_no_whole_output(monkeypatch) -
         raise AssertionError("the whole map was made")
 
     monkeypatch.setattr(ColumnStandardiser, "transform", refused)
-    mapped, count = RowMap(1.0, feature_map=standardiser(1.5), fit_intercept=True).apply(X)
-    np.testing.assert_array_equal(mapped, np.column_stack([clipped, np.ones(len(X))]))
-    assert count == expected_count > 1000 and mapped.flags.c_contiguous
+    mapped, count = RowMap(1.0, feature_map=standardiser(1.5), fit_intercept=intercept).apply(X)
+    np.testing.assert_array_equal(mapped, np.column_stack([clipped, np.ones(len(X))]) if intercept else clipped)
+    assert count == expected_count > 1000 and mapped.flags.c_contiguous and mapped.flags.owndata
     np.testing.assert_array_equal(RowMap(1.0, feature_map=standardiser(1.5)).features(X), clipped)
 
 
