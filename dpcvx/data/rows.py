@@ -451,14 +451,14 @@ class RowMap:
         for start in range(0, n, step):
             raw = matrix[start:start + step]
             raw = _converted(raw, "X", 0)[0] if by_blocks else raw  # a float64 row-major block is used as it is
-            block = raw
-            if scratch is not None:
-                self.feature_map.transform_into(raw, scratch[:raw.shape[0]])
+            block, raw_finite = raw, False
+            if scratch is not None:  # the map may say it found raw finite (its sums of squares): not read again
+                raw_finite = self.feature_map.transform_into(raw, scratch[:raw.shape[0]]) is True
                 block = scratch[:raw.shape[0]]
             squares = _row_squares(block)
             if not (np.all(np.isfinite(squares)) or _all_finite(block)) or (
-                    scratch is not None and not _all_finite(raw)):  # an entry of X the map made finite (clipped)
-                raise _first_refusal(matrix, start, block)
+                    scratch is not None and not (raw_finite or _all_finite(raw))):  # an entry of X the map made
+                raise _first_refusal(matrix, start, block)  # finite (clipped)
             clipped, _ = self.clip(block, in_place=scratch is not None, squares=squares)
             yield start, np.matmul(clipped, coef.T, out=None if out is None else out[start:start + step])
 
@@ -618,8 +618,11 @@ class RowMap:
         checked, source, name = None, X, "X"
         if self.feature_map is not None:
             checked, _ = _checked_matrix(X)
-            if spare and self.maps_rows_alone and _row_major(checked):  # no whole output of the map
-                features, count = self._mapped_by_blocks(checked, spare, self._map_block)
+            if self.maps_rows_alone and _row_major(checked):  # no whole output of the map, without an intercept
+                # too (its whole output, then checked, squared and clipped: apply of 100,000 x 20 rows 8.3 to 14.5 ms
+                # of CPU against 5.6 to 5.9 by blocks, medians of 40 in alternated processes, the machine shared)
+                features, count = self._mapped_by_blocks(checked, spare, self._map_block if spare else
+                                                          self._clip_block)
                 if count and refuse:
                     raise self._refusal(count, self._transform(checked), "feature_map.transform(X)")
                 return features.base, count

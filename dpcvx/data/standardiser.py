@@ -30,7 +30,7 @@ from ..exceptions import InputError
 from ..privacy.adassp import COLUMN_SPREAD, AdaSSPCalibration
 from ..privacy.column_histogram import HISTOGRAM_DEPTH, HISTOGRAM_LEVEL
 from ..privacy.column_ranges import LABEL_WIDTH, SEARCH_DEPTH, grid_cell, grid_points
-from .rows import RowMap
+from .rows import RowMap, _row_squares, _rows_to_measure
 
 __all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FILL_FLOOR_CELLS", "FLOOR_CELLS", "LABEL_WIDTH", "RANGES_CLIP",
            "RANGES_FILL", "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "REGRESSION_WINDOW", "SPREAD",
@@ -71,6 +71,11 @@ REGRESSION_WINDOW = RANGE_CLIP / (RANGE_SPREAD * float(ndtri(1 - HISTOGRAM_LEVEL
 #: own time (a pass over 1,000,000 x 20 by 2 MB blocks, 20 to 500 columns, alternated in one process, the machine
 #: shared) and 1 MB of the fit's peak; a whole array maps in the same time either way.
 _BLOCK_VALUES = 1 << 14
+#: Values scaled onto the input bound at a time by :meth:`ColumnStandardiser.transform_into` (a whole number of
+#: _BLOCK_VALUES blocks): 2^18, 2 MB, the block RowMap's readers pass (``rows._COPY_ENTRIES``) in one RowMap.clip.
+#: That clip is some ten numpy calls and a threshold found in Python; made on each 128 kB block it took most of a
+#: predict's time (100,000 x 20: 2,760 clips in 20 predicts, 0.13 s of 0.28 s in cProfile).
+_CLIP_VALUES = 1 << 18
 
 
 class ColumnStandardiser:
@@ -125,29 +130,60 @@ class ColumnStandardiser:
         self.transform_into(rows, mapped)
         return mapped
 
-    def transform_into(self, rows: np.ndarray, out: np.ndarray) -> None:
+    def transform_into(self, rows: np.ndarray, out: np.ndarray) -> bool:
         """:meth:`transform` of checked float64 rows written into ``out`` (their shape, any strides): each row on its
         own, so a block of rows maps to the same floats as in the whole (:meth:`RowMap.apply
-        <dpcvx.data.rows.RowMap.apply>` maps a block at a time into its wider buffer, with no whole copy)."""
+        <dpcvx.data.rows.RowMap.apply>` maps a block at a time into its wider buffer, with no whole copy). True when
+        the rows' sums of squares (taken for the input bound) were all finite, so that every entry of ``rows`` is
+        finite: a caller that refuses a NaN or infinite input need not read them again; False says nothing.
+
+        The input bound's scaling takes a chunk of ``_CLIP_VALUES`` values at a time, the affine map and the clip the
+        cache-sized blocks of ``_BLOCK_VALUES`` of each chunk. The rows' sums of squares are taken where they lie when
+        both ``rows`` and ``out`` hold each row's entries contiguously (einsum sums a row alike whatever the stride
+        between rows, :func:`dpcvx.data.rows._row_squares`); only a chunk with a row to scale is then copied into
+        ``out`` and scaled there; other rows are mapped from ``rows`` straight into ``out``. Otherwise the chunk is
+        copied into ``out`` first and its sums taken there, as before. Rows of ``out`` that are not adjacent are
+        mapped a block at a time in a contiguous scratch block and copied in. The same floats either way."""
         if rows.ndim != 2 or rows.shape[1] != self.centre.size or out.shape != rows.shape:
             raise InputError(f"the standardiser maps rows of {self.centre.size} columns, got shape {rows.shape}")
         step = max(1, _BLOCK_VALUES // rows.shape[1])
         centre, multiplier = (np.tile(values, (min(step, rows.shape[0]), 1))
                               for values in (self.centre, self.multiplier))
         bound = self.input_bound
-        scaled = RowMap(norm_bound=bound).clip if bound is not None and math.isfinite(bound) else None
-        for start in range(0, rows.shape[0], step):
-            block = out[start:start + step]
-            size = block.shape[0]
-            source = rows[start:start + step]
-            if scaled is not None:  # the rows scaled onto the input bound in the block, as the statistics read them
-                np.copyto(block, source)
+        scaling = RowMap(norm_bound=bound) if bound is not None and math.isfinite(bound) else None
+        in_place = rows.strides[1] == out.strides[1] == rows.itemsize  # each row's entries contiguous in both
+        chunk = max(step, _CLIP_VALUES // rows.shape[1] // step * step)
+        finite = scaling is not None
+        # rows of out with a gap between them (the fit's copy beside the intercept column): numpy runs a loop per row
+        # over them, so each block is mapped in a contiguous scratch block and copied in (at 20 columns 20 us a block
+        # against 45; at 5, 30 against 85)
+        gapped = out.strides[0] != out.shape[1] * out.itemsize and out.shape[0] > 1
+        scratch = np.empty((min(step, rows.shape[0]), rows.shape[1])) if gapped else None
+        for first in range(0, rows.shape[0], chunk):
+            source = rows[first:first + chunk]
+            target = out[first:first + chunk]
+            if scaling is not None:  # the rows scaled onto the input bound, as the statistics read them
+                if not in_place:
+                    np.copyto(target, source)
+                    source = target
+                squares = _row_squares(source)
+                finite = finite and bool(np.all(np.isfinite(squares)))
                 with np.errstate(invalid="ignore", divide="ignore"):  # a row with a NaN or an infinite entry stays
-                    source = scaled(block, in_place=True)[0]  # not finite, and is refused by the map's caller
-            np.subtract(source, centre[:size], out=block)
-            np.multiply(block, multiplier[:size], out=block)
-            if self.clip is not None:
-                np.clip(block, -self.clip, self.clip, out=block)
+                    if source is not target and _rows_to_measure(squares, scaling.norm_bound).size:  # not finite,
+                        np.copyto(target, source)  # and is refused by the map's caller
+                        source = target
+                    if source is target:
+                        source = scaling.clip(target, in_place=True, squares=squares)[0]
+            for start in range(0, source.shape[0], step):
+                size = min(step, source.shape[0] - start)
+                block = target[start:start + step] if scratch is None else scratch[:size]
+                np.subtract(source[start:start + step], centre[:size], out=block)
+                np.multiply(block, multiplier[:size], out=block)
+                if self.clip is not None:
+                    np.clip(block, -self.clip, self.clip, out=block)
+                if scratch is not None:
+                    np.copyto(target[start:start + step], block)
+        return finite
 
     def to_dict(self) -> dict[str, Any]:
         """Its record; ``clip`` and ``input_bound`` only when given (a map without them is recorded as before), an

@@ -93,9 +93,11 @@ def test_a_map_whose_output_is_converted_keeps_the_conversion() -> None:
     assert count == expected_count and np.all(mapped[:, -1] == 1.0)
 
 
-def test_row_major_rows_are_mapped_by_blocks_with_no_whole_output(monkeypatch) -> None:
+@pytest.mark.parametrize("intercept", [True, False])
+def test_row_major_rows_are_mapped_by_blocks_with_no_whole_output(monkeypatch, intercept: bool) -> None:
     # the map writes each block into the row map's buffer (transform_into): its transform is never called for
-    # row-major rows, and the rows are the whole map's, clipped, beside the intercept column
+    # row-major rows, with an intercept column or without, and the rows are the whole map's, clipped, beside the
+    # intercept column when there is one
     X = rows(30_001)
     clipped, expected_count = RowMap(1.0).clip(standardiser(1.5).transform(X))
 
@@ -103,9 +105,9 @@ def test_row_major_rows_are_mapped_by_blocks_with_no_whole_output(monkeypatch) -
         raise AssertionError("the whole map was made")
 
     monkeypatch.setattr(ColumnStandardiser, "transform", refused)
-    mapped, count = RowMap(1.0, feature_map=standardiser(1.5), fit_intercept=True).apply(X)
-    np.testing.assert_array_equal(mapped, np.column_stack([clipped, np.ones(len(X))]))
-    assert count == expected_count > 1000 and mapped.flags.c_contiguous
+    mapped, count = RowMap(1.0, feature_map=standardiser(1.5), fit_intercept=intercept).apply(X)
+    np.testing.assert_array_equal(mapped, np.column_stack([clipped, np.ones(len(X))]) if intercept else clipped)
+    assert count == expected_count > 1000 and mapped.flags.c_contiguous and mapped.flags.owndata
     np.testing.assert_array_equal(RowMap(1.0, feature_map=standardiser(1.5)).features(X), clipped)
 
 
@@ -189,3 +191,92 @@ def test_scores_refuse_a_nan_by_its_row_and_column_past_the_first_block_and_anot
     with pytest.raises(InputError, match=f"^X has {D - 1} features{after}, but the model is expecting {D} features as "
                                          "input"):
         row_map.scores(rows(10)[:, 1:], np.ones(D))
+
+
+def bounded(clip: float | None = 0.45) -> ColumnStandardiser:
+    """:func:`standardiser` reading each row scaled onto ||x|| <= 1 first (``input_bound``: the map of private column
+    statistics, whose chunks transform_into scales in one RowMap.clip each)."""
+    plain = standardiser(clip)
+    return ColumnStandardiser(plain.centre, plain.multiplier, 1.0, clip, input_bound=1.0)
+
+
+def row_by_row(mapping: ColumnStandardiser, X: np.ndarray) -> np.ndarray:
+    """The map of each row of X alone: the row (1 x D) scaled onto the input bound by RowMap.clip, then the formula."""
+    out = np.empty(X.shape)
+    for i in range(len(X)):
+        row = RowMap(mapping.input_bound).clip(np.ascontiguousarray(X[i:i + 1]))[0]
+        out[i] = (row - mapping.centre) * mapping.multiplier
+    return out if mapping.clip is None else np.clip(out, -mapping.clip, mapping.clip)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("clip", [0.45, None])
+@pytest.mark.parametrize("sizes", [(None, None), (1 << 7, 1 << 9), (3 * D, 7 * D)])
+def test_the_input_bound_map_by_chunks_is_each_row_mapped_alone(monkeypatch, order: str, clip: float | None,
+                                                                  sizes: tuple[int | None, int | None]) -> None:
+    # transform_into scales a chunk of rows onto the input bound at a time (their sums of squares taken where the
+    # rows lie when each row is contiguous, else on the copy) and maps cache-sized blocks of it: whatever the sizes,
+    # every value is that of its row mapped alone, bit for bit, the rows beyond the bound in every chunk among them.
+    # A chunk whose rows were measured but not scaled, or scaled by another sum, fails here
+    block, chunk = sizes
+    if block is not None:
+        monkeypatch.setattr("dpcvx.data.standardiser._BLOCK_VALUES", block)
+        monkeypatch.setattr("dpcvx.data.standardiser._CLIP_VALUES", chunk)
+    X = rows(3_001, order) * 1.4  # rows beyond the bound of 1 throughout, -0.0, tiny and huge entries (row 5)
+    X[7] = 1e-170  # a sum of squares that underflows
+    X[40:60] *= 1e-3  # a run of rows within the bound: a chunk may have none to scale
+    mapping = bounded(clip)
+    expected = row_by_row(mapping, X)
+    with np.errstate(over="ignore"):
+        assert np.count_nonzero(np.einsum("ij,ij->i", X, X) > 1.0) > 1000
+    mapped = mapping.transform(X)
+    np.testing.assert_array_equal(mapped, expected)
+    assert np.array_equal(np.signbit(mapped), np.signbit(expected))
+    wide = np.zeros((len(X), D + 1))  # rows with a stride, as the fit's copy beside the intercept column
+    assert mapping.transform_into(np.ascontiguousarray(X), wide[:, :D]) is False  # row 5's sum overflowed
+    np.testing.assert_array_equal(wide[:, :D], expected)
+    assert np.all(wide[:, D] == 0.0)
+
+
+def test_transform_into_says_when_it_found_the_rows_finite() -> None:
+    # True only when every row's sum of squares was finite; a NaN, an infinity, or a sum that overflowed (1e200,
+    # finite: the caller checks it entry by entry) give False; a map without an input bound takes no sums: False
+    X = rows(50)[6:]  # no row of 1e200
+    out = np.empty(X.shape)
+    assert bounded().transform_into(X, out) is True
+    assert standardiser().transform_into(X, out) is False
+    for value in (np.nan, np.inf, 1e200):
+        Y = X.copy()
+        Y[20, 3] = value
+        assert bounded().transform_into(Y, out) is False
+
+
+@pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan])
+def test_scores_refuse_an_entry_the_bounded_map_clips_to_a_finite_value(monkeypatch, value: float) -> None:
+    # the map clips an infinite entry onto its range: the scores still refuse it by its row and column, past the
+    # first block; a finite row whose sum of squares overflows (row 5, 1e200) is scored, not refused
+    monkeypatch.setattr("dpcvx.data.rows._COPY_ENTRIES", 1 << 14)  # blocks of 2,340 rows
+    X = rows(30_001)
+    row_map = RowMap(1.0, feature_map=bounded())
+    scores = row_map.scores(X, np.eye(D))
+    np.testing.assert_array_equal(scores, row_map.features(X))
+    assert np.all(np.isfinite(scores))
+    X[20_000, 3] = value
+    with pytest.raises(InputError, match=r"^X contains NaN.*row 20000, column 3"):
+        row_map.scores(X, np.ones(D))
+
+
+def test_scores_read_rows_the_bounded_map_found_finite_once(monkeypatch) -> None:
+    # the map's sums of squares say the rows are finite: the scores do not sum them again (one pass fewer)
+    X = rows(30_001)[6:]
+    row_map = RowMap(1.0, feature_map=bounded())
+    expected = row_map.scores(X, np.eye(D))
+    read = []
+
+    def counted(block: np.ndarray) -> bool:
+        read.append(block.shape)
+        return bool(np.all(np.isfinite(block)))
+
+    monkeypatch.setattr("dpcvx.data.rows._all_finite", counted)
+    np.testing.assert_array_equal(row_map.scores(X, np.eye(D)), expected)
+    assert read == []  # the mapped blocks' sums were finite too
