@@ -35,8 +35,8 @@ def problems(draw):
         lam=draw(st.floats(1e-4, 1.0)),
         epsilon=draw(st.floats(0.01, 20.0)),
         mechanism=mechanism,
-        # output perturbation takes no split: one other than the default is refused
-        split=draw(st.sampled_from(["paper", "max"])) if mechanism == "objective" else "max",
+        # output perturbation takes no split: any split given is refused (the default None: none)
+        split=draw(st.sampled_from(["paper", "max", None])) if mechanism == "objective" else None,
         intercept=draw(st.booleans()),
         seed=seed,
     )
