@@ -39,7 +39,7 @@ import warnings
 from collections.abc import Callable
 
 from ..advice import on_command_line
-from ..exceptions import DPCVXError, DPCVXWarning, FileError, numerics_fixed
+from ..exceptions import DPCVXError, DPCVXWarning, FileError, float_errors_ignored
 from .exit_codes import (
     EXIT_BROKEN_PIPE,
     EXIT_BUDGET,
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         shown, warnings.formatwarning = warnings.formatwarning, _format_warning
         try:
             with on_command_line():  # messages name the flags of the command line (dpcvx.advice)
-                status = numerics_fixed(handler)(args)  # numpy's errors ignored: a command reads the rows
+                status = float_errors_ignored(handler)(args)  # numpy's errors ignored: a command reads the rows
             sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
             return status
         finally:  # the caller's format again (a test, a program that runs main)

@@ -33,7 +33,7 @@ import scipy.sparse as sparse
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
-from ..exceptions import InputError, InputTypeError, numerics_fixed, withheld
+from ..exceptions import InputError, InputTypeError, float_errors_ignored, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
 from ..tables import check_names, feature_names
@@ -574,7 +574,7 @@ class RandomFourierFeatures:
         for name in ("frequencies_", "phases_", "feature_names_in_", "_rng"):
             vars(self).pop(name, None)
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: ArrayLike, y: object = None) -> RandomFourierFeatures:
         """Check the parameters and draw the map for X's input dimension (the only thing read from X), and keep a
         table's column names as ``feature_names_in_`` (:func:`dpcvx.tables.feature_names`): the frequencies read a
@@ -632,7 +632,7 @@ class RandomFourierFeatures:
         """scikit-learn's tags of a transformer of numbers that draws its map when first used."""
         return transformer_api.transformer_tags(needs_fit=False, text=False)
 
-    @numerics_fixed
+    @float_errors_ignored
     def transform(self, X: ArrayLike) -> Any:
         """v(X), one row per point, shape (rows, n_components) (a DataFrame after :meth:`set_output`); draws the
         parameters if needed.
@@ -664,7 +664,7 @@ class RandomFourierFeatures:
             raise InputError("the map has no parameters yet: call fit(X) or pass n_features")
         return drawn
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
         """:meth:`fit` then :meth:`transform` (a Pipeline's fit calls it), X read once."""
         kernel, gamma, _, _ = self._checked()

@@ -132,7 +132,7 @@ from ..exceptions import (
     InputError,
     OutOfBoundsWarning,
     UndeclaredCategoryWarning,
-    numerics_fixed,
+    float_errors_ignored,
     warn_shown,
 )
 from ..validation import (
@@ -633,13 +633,13 @@ class PublicSchema:
         """The columns :func:`paper_schema` read off the data (their source says so): dpcvx.save refuses them."""
         return tuple(c.name for c in self.columns if c.source == PAPER_SOURCE)
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, table: Any = None, y: Any = None) -> PublicSchema:
         """Nothing to learn: the schema is public (declared before the data are seen). Reads nothing,
         spends nothing and returns the schema unchanged, so a pipeline's refits cost no privacy."""
         return self
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit_transform(self, table: Any, y: Any = None) -> Any:
         """:meth:`transform` (``fit`` reads nothing)."""
         return self.transform(table)
@@ -692,7 +692,7 @@ class PublicSchema:
         """scikit-learn's tags of a stateless transformer that reads text and categories."""
         return transformer_api.transformer_tags(needs_fit=False, text=True)
 
-    @numerics_fixed
+    @float_errors_ignored
     def transform(self, table: Any) -> Any:
         """(n, dimension) float64 rows, each built from its own record only (a DataFrame after
         :meth:`set_output`)."""

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..advice import setting
-from ..exceptions import InputError, numerics_fixed
+from ..exceptions import InputError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace, integer_source
@@ -275,7 +275,7 @@ class RatesPlan:
             raise InputError("a feature map is bound only to a plan made first (the learner plans first)")
         return replace(self, plan=self.plan.with_feature_map(feature_map))
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> Any:
         """The plan executed on (X, y) (:meth:`execute`). With an ``accountant`` the rows are first checked as the
@@ -287,7 +287,7 @@ class RatesPlan:
             self.check(X, y, sample_weight)
         return self.execute(X, y, random_state, accountant, sample_weight)
 
-    @numerics_fixed
+    @float_errors_ignored
     def execute(self, X: Any, y: Any, random_state: RandomState, accountant: PrivacyAccountant | None,
                 sample_weight: Any, counted: Any = None) -> Any:
         """Charge once, draw the count, fit at the balanced weights (or the offset) of the released rates (module

@@ -84,7 +84,7 @@ from ..data.standardiser import (
     ranges_map,
     sums_map,
 )
-from ..exceptions import InputError, InputTypeError, numerics_fixed
+from ..exceptions import InputError, InputTypeError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.column_histogram import (
     HISTOGRAM_DEPTH,
@@ -409,7 +409,7 @@ class StandardisedPlan:
     classes: tuple[Any, ...] | None
     label_learner: Callable[[float], Any] | None = None
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> Any:
         """The plan executed on (X, y) (:meth:`execute`). With an ``accountant`` the rows are first checked
@@ -435,7 +435,7 @@ class StandardisedPlan:
             else:
                 self.plan.checked(X, y, sample_weight)
 
-    @numerics_fixed
+    @float_errors_ignored
     def execute(self, X: Any, y: Any, random_state: RandomState, accountant: PrivacyAccountant | None,
                 sample_weight: Any) -> Any:
         """Charge once, release the statistics, fit on the map (module docstring, steps 2 to 5)."""

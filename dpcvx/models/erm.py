@@ -37,7 +37,7 @@ from ..advice import setting
 from ..data.blocks import RowBlocks, matrix_shape
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
-from ..exceptions import InputError, UnsupportedWeightsError, numerics_fixed
+from ..exceptions import InputError, UnsupportedWeightsError, float_errors_ignored
 from ..limits import DEFAULT_SPLIT
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -486,7 +486,7 @@ class PrivateERM(ConstructorParameters):
 
     # -- planning and fitting ---------------------------------------------------------------
 
-    @numerics_fixed
+    @float_errors_ignored
     def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
              split: str | None = None, neighbours: str = "replace-one", n_public: int | None = None,
              warm_start: LinearModel | None = None,
@@ -606,7 +606,7 @@ class PrivateERM(ConstructorParameters):
         return self._make_plan(check_dim(d) + (1 if rows.fit_intercept else 0), rows, classes, self._label_bound(),
                                kind, epsilon, delta, split, relation, n_public, None, weight_plan), n
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(
         self,
         X: Any,

@@ -21,7 +21,7 @@ So the rule, enforced here and nowhere else:
 3. **Fixed numerics.** The fits after the charge run with numpy's floating-point errors ignored
    and warnings recorded (:func:`fixed_numerics`): the user's global settings cannot turn a
    data-dependent overflow or warning into an exception (every public entry that reads the rows ignores
-   numpy's errors too: :func:`~dpcvx.exceptions.numerics_fixed`).
+   numpy's errors too: :func:`~dpcvx.exceptions.float_errors_ignored`).
 4. **No silent catch.** A fit that still raises after the charge is a bug: the procedure stops
    with :class:`~dpcvx.exceptions.SolverError` naming the rule (:func:`charged`, :func:`after_charge`); it
    never scores the failure and goes on, which would make the failure part of the output.

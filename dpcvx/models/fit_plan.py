@@ -35,7 +35,7 @@ import scipy.sparse as sparse
 from ..data.blocks import RowBlocks, cache_block_rows, take_rows
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
-from ..exceptions import InputError, numerics_fixed
+from ..exceptions import InputError, float_errors_ignored
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import ReleaseCalibration
@@ -383,7 +383,7 @@ class FitPlan:
                              f"{mapped.shape[1]}: plan again for these columns")
         return mapped, erm_inputs.fit_labels(self.classes, self.label_bound, y, mapped, refuse)
 
-    @numerics_fixed
+    @float_errors_ignored
     def bind(self, X: Matrix | RowBlocks, labels: np.ndarray | SignBits, sample_weight: Any = None) -> _Bound:
         """The checks of a fit on mapped rows (:meth:`mapped`), in order, with nothing charged or drawn:
         delta below 1/n, the record weights, the tolerance at the rows, the solver's path, the calibration at
@@ -420,7 +420,7 @@ class FitPlan:
         with checks_then_notes():
             return self.bind(*self.mapped(X, y), sample_weight)
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> PrivateModel | PrivateRegressionModel:
         """Execute the plan on (X, y): check, then charge ``accountant`` once, draw the noise, solve, release
@@ -430,7 +430,7 @@ class FitPlan:
         training_rows.warn_on_learner_fit(self.owner, released, X, y)  # NOT PRIVATE: a regression's training rows
         return released
 
-    @numerics_fixed
+    @float_errors_ignored
     def execute(self, bound: _Bound, random_state: RandomState,
                 accountant: PrivacyAccountant | None) -> PrivateModel | PrivateRegressionModel:
         """Charge, draw, solve and release on data :meth:`bind` has checked."""

@@ -46,7 +46,7 @@ from ..data.blocks import RowBlocks, is_dask, is_out_of_core, matrix_shape
 from ..data.notes import checks_then_notes, warn_clipped, warn_clipped_rows, warn_unresolved_columns
 from ..data.rows import RowMap
 from ..data.standardiser import FLOOR_CELLS, adassp_map, label_range, least_half_width, range_map
-from ..exceptions import InputError, InputTypeError, numerics_fixed
+from ..exceptions import InputError, InputTypeError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import (
     COLUMN_SPREAD,
@@ -306,7 +306,7 @@ class PrivateLinearRegression(ConstructorParameters):
         subclass replaces :meth:`fit`)."""
         return type(self).fit is PrivateLinearRegression.fit
 
-    @numerics_fixed
+    @float_errors_ignored
     def plan(self, X: Any, y: Any, epsilon: float, delta: float = 0.0, *, neighbours: Neighbours | str = "replace-one",
              n_public: int | None = None, sample_weight: None = None) -> AdaSSPPlan:
         """Every check of :meth:`fit` on (X, y) and the calibration, with nothing charged and nothing drawn: the
@@ -367,7 +367,7 @@ class PrivateLinearRegression(ConstructorParameters):
         self._checked(None, epsilon, delta, neighbours, n_public)
         resolve_rng(random_state)
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, epsilon: float, delta: float = 0.0, *, neighbours: Neighbours | str = "replace-one",
             n_public: int | None = None, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None, sample_weight: None = None) -> PrivateRegressionModel:
@@ -615,7 +615,7 @@ class AdaSSPPlan:
                     self.epsilon, self.delta, self.dim, self.relation, rows, **searched)
         return self._calibrations[scale, ranges, steps, momentum]
 
-    @numerics_fixed
+    @float_errors_ignored
     def bind(self, X: Any, y: Any) -> _Bound:
         """The checks of a fit on (X, y), nothing charged or drawn: the width, the rows and labels (clipped or
         refused), delta below 1/n (replace-one), the calibration at n; plain AdaSSP's statistics computed. The
@@ -657,7 +657,7 @@ class AdaSSPPlan:
                                  f"dpcvx.privacy.column_ranges.range_level){fix}. Nothing was charged")
         return _Bound(X, y, n, rows, calibration, statistics, clipped, level)
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: None = None) -> PrivateRegressionModel:
         """Execute the plan on (X, y): check, then charge ``accountant`` once, draw, release. A refused call
@@ -668,7 +668,7 @@ class AdaSSPPlan:
         warn_on_learner_fit(type(self.learner).__name__, released, X, y)  # NOT PRIVATE: its training rows
         return released
 
-    @numerics_fixed
+    @float_errors_ignored
     def execute(self, bound: _Bound, random_state: RandomState,
                 accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         """Charge, draw and release on data :meth:`bind` has checked."""

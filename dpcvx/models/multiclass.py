@@ -46,7 +46,7 @@ import numpy as np
 
 from ..data.blocks import RowBlocks, input_shape, is_out_of_core
 from ..data.notes import checks_then_notes, notes_dropped
-from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError, numerics_fixed
+from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError, float_errors_ignored
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import one_vs_rest_budget
@@ -161,7 +161,7 @@ class PrivateMulticlassERM:
         subclass that replaces :meth:`fit`)."""
         return type(self).fit is PrivateMulticlassERM.fit
 
-    @numerics_fixed
+    @float_errors_ignored
     def plan(self, X: Any, y: Any, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
              **fit_params: Any) -> MulticlassPlan:
         """Every check of :meth:`fit` on (X, y), nothing charged or drawn: the budget split of the k releases and
@@ -268,7 +268,7 @@ class PrivateMulticlassERM:
             check_delta_for_n(delta, n, getattr(self.binary, "allow_large_delta", False))
         return [one_vs_rest_signs(labels, n, value) for value in self.classes]
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             **fit_params: Any) -> PrivateMulticlassModel:
@@ -335,7 +335,7 @@ class MulticlassPlan:
                                                              delta=self.class_delta, mechanism=self.mechanism,
                                                              sample_weight=sample_weight, **self.fit_params)
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> PrivateMulticlassModel:
         """Execute the plan on (X, y): check every class's problem, then charge ``accountant`` once, draw, solve
@@ -349,7 +349,7 @@ class MulticlassPlan:
             self.check(X, targets, sample_weight)
         return targets
 
-    @numerics_fixed
+    @float_errors_ignored
     def execute(self, X: Any, targets: list[SignBits], random_state: RandomState,
                 accountant: PrivacyAccountant | None, sample_weight: Any) -> PrivateMulticlassModel:
         """Charge once, then the k fits and the release, on targets :meth:`check` has checked."""

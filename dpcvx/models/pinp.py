@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 
 from ..data.kernels import KernelSpec, as_rows, kernel_expansion
 from ..data.notes import checks_then_notes
-from ..exceptions import BudgetExceededError, InputError, not_fitted_error, numerics_fixed
+from ..exceptions import BudgetExceededError, InputError, float_errors_ignored, not_fitted_error
 from ..privacy import process_token
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
@@ -129,7 +129,7 @@ class PINP(TrainingSetLearner):
                 kernel_name=float_kernel_name(kernel), n_features=model.n_features)
             return model, parameters
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None,
             sample_weight: None = None) -> PINP:
@@ -231,7 +231,7 @@ class PINP(TrainingSetLearner):
                              "public_predictor() the public iterate, both free to copy")
         return super().__getstate__()
 
-    @numerics_fixed
+    @float_errors_ignored
     def query(self, z: ArrayLike) -> float:
         """A private prediction of <w*, phi(z)> for one point z; queries from several threads are answered one at a
         time, and a curator inherited by another process (a fork) answers none."""

@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.notes import notes_dropped
-from ..exceptions import InputError, numerics_fixed
+from ..exceptions import InputError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.linear_calibration import gaussian_output
@@ -331,7 +331,7 @@ class BoundPlan:
     classes: tuple[Any, ...] | None
     _plans: dict[tuple[float, ...], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: ArrayLike, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None, sample_weight: Any = None) -> Any:
         """The plan executed on (X, y) (:meth:`execute`). With an ``accountant`` the rows are first checked as the
@@ -344,7 +344,7 @@ class BoundPlan:
             _check_ends(self.learner, self.bounds, X, y, {**self.options, **weighted})
         return self.execute(X, y, random_state, accountant, sample_weight)
 
-    @numerics_fixed
+    @float_errors_ignored
     def execute(self, X: Any, y: ArrayLike, random_state: RandomState, accountant: PrivacyAccountant | None,
                 sample_weight: Any) -> Any:
         """Charge once, draw, fit at the drawn bounds, on rows the plan's checks passed: the model, whose

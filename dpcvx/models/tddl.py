@@ -39,7 +39,7 @@ from scipy.optimize import brentq
 
 from ..data.kernels import KernelSpec, as_rows
 from ..data.notes import checks_then_notes, warn_public_sample
-from ..exceptions import InputError, numerics_fixed
+from ..exceptions import InputError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import integer_source
 from ..privacy.kernel_calibrate import (
@@ -346,7 +346,7 @@ class TDDL(PrivateKernelLearner):
         budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
         self._check(X, y, Z, budget)
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, Z: ArrayLike,
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: None = None) -> PrivateKernelModel:

@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike
 
 from ..data.kernels import Kernel, KernelSpec, LinearKernel, as_rows
 from ..data.notes import checks_then_notes
-from ..exceptions import ExponentialCostWarning, InputError, numerics_fixed
+from ..exceptions import ExponentialCostWarning, InputError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
 from ..privacy.exact_sampling import IntegerSource, integer_source
@@ -243,7 +243,7 @@ class TDIL(TrainingSetLearner):
                 return model, radius, net, LatticeTDIL.of(parameters, float_kernel_name(kernel), dim)
             return model, radius, net, parameters
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None,
             sample_weight: None = None) -> PrivateKernelModel:

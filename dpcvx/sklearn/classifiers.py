@@ -89,7 +89,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..advice import flag_text, python_only, setting
-from ..exceptions import numerics_fixed
+from ..exceptions import float_errors_ignored
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
@@ -316,7 +316,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
             return outside
         return refusal
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
         """Release an (``epsilon``, ``delta``)-differentially private model of (X, y).

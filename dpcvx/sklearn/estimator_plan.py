@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from ..data.notes import columns_named
-from ..exceptions import numerics_fixed
+from ..exceptions import float_errors_ignored
 from ..models.class_count import RatesPlan
 from ..models.column_statistics import StandardisedPlan
 from ..models.erm import PrivateERM
@@ -62,7 +62,7 @@ class EstimatorPlan:
         """The estimator's public classes (None for a regressor)."""
         return self.plan.classes
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, *, random_state: Any = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> Any:
         """A copy of the estimator with ``random_state`` (None or an int seed), fitted on (X, y) from this plan:
@@ -93,7 +93,7 @@ class PlansFirst(Generic[Context]):
     #: fit parts of X as arrays, gives them to the selected estimator
     keeps_feature_names = True
 
-    @numerics_fixed
+    @float_errors_ignored
     def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
         """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
         :class:`EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy of this estimator on rows of the

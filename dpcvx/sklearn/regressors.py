@@ -74,7 +74,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from scipy import sparse
 
-from ..exceptions import numerics_fixed
+from ..exceptions import float_errors_ignored
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
@@ -309,7 +309,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         <dpcvx.models.erm.PrivateERM._shaped_plan>`); None where the fit's plan is made on the checked rows."""
         return None
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             accountant: PrivacyAccountant | None = None) -> _PrivateRegressor:
         """Release an (``epsilon``, ``delta``)-differentially private regression of (X, y).

@@ -279,7 +279,7 @@ def test_an_underflow_on_one_record_decides_nothing_under_np_seterr_raise(name: 
     """``np.seterr(all="raise")`` made an underflow on a subnormal or tiny entry a FloatingPointError: before the
     charge the call refused on that record's data set and released on its neighbour's; after it, the paid-for release
     was lost (the noisy descent, the column statistics, the training-rows checks). Every entry that reads the rows
-    runs with numpy's errors ignored (:func:`dpcvx.exceptions.numerics_fixed`)."""
+    runs with numpy's errors ignored (:func:`dpcvx.exceptions.float_errors_ignored`)."""
     spent = []
     for rows in _underflowing(kind):
         accountant = dpcvx.PrivacyAccountant(epsilon=100, delta=1e-3)
@@ -288,3 +288,24 @@ def test_an_underflow_on_one_record_decides_nothing_under_np_seterr_raise(name: 
             UNDERFLOW_FITS[name](rows, labels, target, accountant)
         spent.append(accountant.spent.epsilon)
     assert spent == [EPSILON, EPSILON]
+
+
+#: the methods of a public class that read the private rows
+_READERS = ("fit", "plan", "bind", "execute", "transform", "fit_transform", "query")
+
+
+def test_every_public_entry_that_reads_the_rows_ignores_float_errors() -> None:
+    """The class, not the cases above: each public class's method that reads the rows, and ``dpcvx.tune``, runs with
+    numpy's floating-point errors ignored (:func:`dpcvx.exceptions.float_errors_ignored`), a new entry included."""
+    missing, read = [], 0
+    for name in dpcvx.__all__:
+        entry = getattr(dpcvx, name)
+        methods = ([(name, entry)] if name == "tune" else
+                   [(f"{name}.{method}", getattr(entry, method)) for method in _READERS
+                    if isinstance(entry, type) and callable(getattr(entry, method, None))
+                    and getattr(getattr(entry, method), "__module__", "").startswith("dpcvx")])
+        for shown, method in methods:
+            read += 1
+            if not getattr(method, exceptions.FLOAT_ERRORS_IGNORED, False):
+                missing.append(shown)
+    assert read >= 30 and missing == []

@@ -34,7 +34,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-from ...exceptions import InputError, numerics_fixed
+from ...exceptions import InputError, float_errors_ignored
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.partition import disjoint_parts
 from ...privacy.rng import RandomState
@@ -71,7 +71,7 @@ PROCEDURES = ("full-data", "split")
 DEFAULT_PROCEDURE = "full-data"
 
 
-@numerics_fixed
+@float_errors_ignored
 def tune(
     learner: Any,
     X: Any,

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike
 
 from ...data.blocks import public_shape
 from ...data.notes import checks_then_notes
-from ...exceptions import AssumptionError, InputError, UnsupportedWeightsError, numerics_fixed, withheld
+from ...exceptions import AssumptionError, InputError, UnsupportedWeightsError, float_errors_ignored, withheld
 from ...privacy.accountant import check_accountant, check_cost
 from ...privacy.exact_sampling import IntegerSource, integer_source
 from ...privacy.neighbours import Neighbours
@@ -228,7 +228,7 @@ class BudgetInConstructor:
             raise InputError(f"could not build {self.learner_class.__name__} with {self.params}: "
                              f"{error}") from None
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: ArrayLike, epsilon: float, random_state: RandomState = None, delta: float = 0.0,
             **fit_params: Any) -> Any:
         return self._build(epsilon, random_state, delta).fit(X, y, **fit_params)
@@ -236,7 +236,7 @@ class BudgetInConstructor:
     #: tune plans every candidate through :meth:`plan` (the learner it builds plans, or is checked, there)
     plans_first = True
 
-    @numerics_fixed
+    @float_errors_ignored
     def plan(self, X: Any, y: np.ndarray, epsilon: float, delta: float = 0.0, **fit_params: Any) -> ConstructorPlan:
         """Every check of :meth:`fit`, fitting nothing: builds the learner (its constructor checks the
         parameters; seed 0, nothing is drawn), checks that its fit takes ``fit_params`` and y against its public
@@ -306,7 +306,7 @@ class ConstructorPlan:
     plan: Plan | None
     classes: tuple | None
 
-    @numerics_fixed
+    @float_errors_ignored
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None) -> Any:
         if self.plan is None:
             return self.adapter.fit(X, y, self.epsilon, random_state, self.delta, **self.fit_params)
