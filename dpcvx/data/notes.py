@@ -145,7 +145,6 @@ def _column_label(width: int) -> Callable[[int], str]:
     return label
 
 
-@np.errstate(all="ignore")  # rows of huge finite values: their norms overflow to inf, read as scaled onto a bound
 def unresolved_columns(X: Any, ranges: np.ndarray, floor: float, norm: float) -> np.ndarray:
     """The columns of X (an array or memmap, n x d) that private ranges located without resolving them: NOT PRIVATE.
 

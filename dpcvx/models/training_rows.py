@@ -72,7 +72,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "MAP_LOST", "MAP_SHARE", "map_lost", "map_lost_advice",
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "best_balanced_accuracy", "missed_cut",
-           "missed_cut_advice",
+           "missed_cut_advice", "balanced_accuracy",
            "ONE_VS_REST", "KERNEL",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
@@ -447,7 +447,6 @@ def least_squares_share(predict: Callable[[slice], np.ndarray], mapped: Callable
     return None if shares is None else (shares[0][0], shares[0][1])
 
 
-@np.errstate(all="ignore")  # the rows as given can hold huge finite values: a Gram matrix not finite compares nothing
 def _shares(predict: Callable[[slice], np.ndarray], mapped: Callable[[slice], np.ndarray], labels: np.ndarray,
             step: int, ranges: list[tuple[float, float] | None],
             given: Callable[[slice], np.ndarray] | None = None) -> list[tuple[float, ...]] | None:
@@ -642,12 +641,13 @@ def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: 
         shares = regression_share(model, X, labels, label_range, read, predicted)
         finding = (LITTLE_KEPT if KEPT_SHARE > 0 and kept_little(shares) else MAP_LOST if map_lost(shares)
                    else None)
-    if finding == LITTLE_KEPT and two_values(labels):  # not noise: a linear model of two values (two_values_advice)
+    valued = finding is not None and two_values(labels)  # a 0/1 outcome: its advice is a classifier's
+    if finding == LITTLE_KEPT and valued:  # not noise: a linear model of two values (two_values_advice)
         finding = LITTLE_KEPT_TWO_VALUES
     alone = not model.certificate.fit_intercept and not model.intercept_  # nothing added to w^T x
     wide = finding == NO_BETTER_REGRESSION and label_range_too_wide(labels, label_range, _fitted_bound(model))
     _warn(owner, finding, intercept_free=alone and finding == NO_BETTER_REGRESSION, wide_labels=wide,
-          advice=_advice(owner, model, finding, labels))
+          advice=two_values_advice() if valued else _advice(owner, model, finding))
 
 
 def two_values(labels: np.ndarray) -> bool:
@@ -677,12 +677,10 @@ def two_values_advice() -> str:
             "worse than DPLinearRegression (benchmarks/two_valued_labels.py).")
 
 
-def _advice(owner: str, model: Any, finding: str | None, labels: np.ndarray | None = None) -> str:
-    """What follows a regression's finding: :func:`two_values_advice` when the training ``labels`` take two values
-    (:func:`two_values`), else :func:`little_kept_advice` after :data:`LITTLE_KEPT`, :func:`map_lost_advice` after
-    :data:`MAP_LOST`, else nothing."""
-    if finding is not None and labels is not None and two_values(labels):
-        return two_values_advice()  # after LITTLE_KEPT_TWO_VALUES in LITTLE_KEPT's place (warn_on_regression_fit)
+def _advice(owner: str, model: Any, finding: str | None) -> str:
+    """What follows a regression's finding on labels of more than two values (on two: :func:`two_values_advice`,
+    :func:`warn_on_regression_fit`): :func:`little_kept_advice` after :data:`LITTLE_KEPT`, :func:`map_lost_advice`
+    after :data:`MAP_LOST`, else nothing."""
     if finding == LITTLE_KEPT:
         return little_kept_advice(owner, int(np.size(model.coef_)))
     if finding == MAP_LOST:
@@ -761,6 +759,14 @@ def _counted(label_index: np.ndarray, predicted_index: np.ndarray, k: int) -> np
     return np.bincount(pairs, minlength=k * k).reshape(k, k).astype(np.int64, copy=False)
 
 
+def balanced_accuracy(counts: np.ndarray) -> float:
+    """The balanced accuracy of confusion ``counts`` (:func:`confusion`: rows the labels, columns the predictions):
+    the mean recall over the classes present, (1 / K) sum_k counts[k, k] / n_k."""
+    carried = counts.sum(axis=1)
+    present = carried > 0
+    return float(np.mean(np.diag(counts)[present] / carried[present]))
+
+
 def classification_finding(counts: np.ndarray, classes: Any = None, for_accuracy: bool = False) -> str | None:
     """The fixed text that applies to a classifier's confusion counts on its training rows (:func:`confusion`),
     or None: one class predicted; balanced accuracy (mean recall over the K classes present) at most 1 / K; a class
@@ -782,7 +788,7 @@ def classification_finding(counts: np.ndarray, classes: Any = None, for_accuracy
     carried = counts.sum(axis=1)
     present = carried > 0
     kinds = np.count_nonzero(present)  # K
-    recall = np.mean(np.diag(counts)[present] / carried[present])
+    recall = balanced_accuracy(counts)
     if recall <= 1.0 / kinds:
         return NO_BETTER
     rare = present & (10 * predicted < carried)
@@ -834,12 +840,13 @@ def best_balanced_accuracy(decisions: np.ndarray, labels: np.ndarray) -> float |
     max over c of (TPR(c) + 1 - FPR(c)) / 2, from one sort; None for a single class or values that are not finite."""
     carried = np.asarray(labels).ravel() > 0
     count, n = int(np.count_nonzero(carried)), carried.size
-    if count in (0, n) or not np.all(np.isfinite(decisions)):
+    values = np.asarray(decisions, dtype=float).ravel()
+    if count in (0, n) or not np.all(np.isfinite(values)):
         return None
-    order = np.argsort(-np.asarray(decisions, dtype=float).ravel(), kind="stable")
+    order = np.argsort(-values, kind="stable")
     ranked = carried[order]
     hits, misses = np.cumsum(ranked), np.cumsum(~ranked)
-    values = np.asarray(decisions, dtype=float).ravel()[order]
+    values = values[order]
     ends = np.append(np.flatnonzero(values[1:] != values[:-1]), n - 1)  # the last row of each run of equal values
     scores = 0.5 * (hits[ends] / count + 1.0 - misses[ends] / (n - count))
     return float(max(0.5, scores.max()))  # 0.5: no row above the cut
@@ -851,11 +858,9 @@ def missed_cut(counts: np.ndarray, best: float | None) -> bool:
     :data:`MISSED_RANKED`."""
     if best is None or best < MISSED_RANKED:
         return False
-    carried = counts.sum(axis=1)
-    if np.any(carried == 0):
+    if np.any(counts.sum(axis=1) == 0):
         return False
-    own = float(np.mean(np.diag(counts) / carried))
-    return best - own >= MISSED_GAP
+    return best - balanced_accuracy(counts) >= MISSED_GAP
 
 
 def missed_cut_advice(owner: str) -> str:
