@@ -94,8 +94,10 @@ NOISY_AT_DEFAULTS = {
 }
 
 # Parameters for tiny data: n * lam = 1 for the 10-row checks, and noise small enough for the
-# accuracy checks (check_classifiers_one_label, check_classifiers_train's 0.83 on 200 rows).
-SMALL_DATA = {"epsilon": 10.0, "lam": 0.1}
+# accuracy checks (check_classifiers_one_label, check_classifiers_train's 0.83 on 200 rows). Seeded: with fresh
+# noise check_classifiers_one_label failed about once in 1,000 fits of each classifier (sixtieth session: 1 of 1,000
+# each), which failed a CI run.
+SMALL_DATA = {"epsilon": 10.0, "lam": 0.1, "random_state": 0}
 
 
 def run_checks(estimator, expected):

@@ -187,7 +187,7 @@ def test_the_kernel_facts_get_what_the_verification_left_of_its_time_limit(tmp_p
     start = time.monotonic()
     resolved = kernel_loss.resolve_loss(from_spec(SCALED_HUBER), time_limit=limit)
     elapsed = time.monotonic() - start
-    assert len(slow.seconds) == 1 and slow.seconds[0] <= limit - verifier.AFTER_WORK_SECONDS
+    assert len(slow.seconds) == 1 and slow.seconds[0] <= limit - verifier.verification_budget(limit).reserve
     assert elapsed < limit + 0.05, elapsed
     assert resolved.infimum is None  # not established in time: the looser bound L R / lam is used
 
