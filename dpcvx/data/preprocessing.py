@@ -26,8 +26,12 @@ category lists given by the user. Each record is mapped on its own:
   an :class:`InputError` when ``strict`` is set. A value that is a category
   but for how the table was read or written (surrounding whitespace, letter
   case, a text code's leading zeros, a code's leading zeros lost to a
-  number, a whole float) is an :class:`InputError` either way
-  (:meth:`CategoricalColumn._refuse_misread`);
+  number, a whole float) is named with its fix: by the :class:`InputError` of a
+  strict schema, and by a NOT PRIVATE
+  :class:`~dpcvx.exceptions.UndeclaredCategoryWarning` of a non-strict one, which
+  encodes it as the all-zero block as any value outside the list
+  (:meth:`CategoricalColumn._misread`; a refusal would be decided by one record's
+  value, docs/theory.md section 30);
 - missing values (None, NaN, pandas NA/NaT, or the text ``"?"`` or ``""``):
   an error, unless the column declares a public rule. A categorical column
   with ``missing=c`` (c one of its categories, for example ``"?"``) encodes
@@ -101,8 +105,8 @@ are compared to the categories as ``str(value)``, each value read with its own
 type (:func:`dpcvx.tables.named_column`): an integer column with a missing value
 (pandas ``Int64``, a polars or pyarrow integer with a null) stays integers, so 3
 is "3" from every library. A float is its text ("3.0"): a float outside the
-categories whose integer text is one is an :class:`InputError`, strict or not,
-rather than a silent all-zero block; datetimes are refused (their text depends
+categories whose integer text is one is named (refused by a strict schema,
+warned of by a non-strict one), never a silent all-zero block; datetimes are refused (their text depends
 on the library). Unknown keys, duplicate
 names, lo >= hi, non-finite numbers (or hi - lo overflowing), a norm outside
 [1e-75, 1e75] (every public bound's range, :func:`~dpcvx.validation.check_bound`), empty or
@@ -355,21 +359,31 @@ class CategoricalColumn:
         slot = np.minimum(np.searchsorted(ranked, labels), len(ranked) - 1)
         codes = np.where(ranked[slot] == labels, order[slot], -1).astype(np.intp)
         known = np.flatnonzero(codes >= 0)
-        self._refuse_misread(values, labels, np.flatnonzero(codes < 0))
+        misread = self._misread(values, labels, np.flatnonzero(codes < 0))
+        if strict and misread is not None:
+            row, (before, after) = misread
+            raise tables.RowError(f"column {self.name!r} {before}, the first in row ", row,
+                                  " (the value is not shown: it is data): " + after.format(name=self.name))
         if strict and known.size < codes.size:
             raise tables.RowError(
                 f"column {self.name!r}: {codes.size - known.size} row(s) hold a value outside the declared "
                 "categories, the first in row ", int(np.flatnonzero(codes < 0)[0]), " (the value is not shown: it is "
                 f"data); declared: {list(self.categories)} (a non-strict schema encodes unknown categories as zeros)")
+        if misread is not None:  # shown, never raised: a refusal would be decided by one record's value
+            _, (before, after) = misread
+            warn_shown(f"column {self.name!r} {before}, {NON_STRICT_ZEROS} (the value is not shown: it is data): "
+                       + after.format(name=self.name) + ". " + _ROWS_READ, UndeclaredCategoryWarning)
         block = np.zeros((codes.size, len(self.categories)))
         block[known, codes[known]] = 1.0
         return block
 
-    def _refuse_misread(self, values: np.ndarray, labels: np.ndarray, unknown: np.ndarray) -> None:
-        """An InputError, strict or not, when a value outside the categories is one of them but for how it was read
-        or written (``values``, their texts ``labels``; only the ``unknown`` rows, those outside the categories, are
-        looked at, so a column of declared values costs nothing): text with surrounding whitespace (" a" where "a"
-        is declared: the UCI Adult files, read by ``pd.read_csv``, keep the space after each comma), text that
+    def _misread(self, values: np.ndarray, labels: np.ndarray,
+                 unknown: np.ndarray) -> tuple[int, tuple[str, str]] | None:
+        """(the first row, (what the column holds, the fix)) when a value outside the categories is one of them but
+        for how it was read or written (``values``, their texts ``labels``; only the ``unknown`` rows, those outside
+        the categories, are looked at, so a column of declared values costs nothing): text with surrounding
+        whitespace (" a" where "a" is declared: the UCI Adult files, read by ``pd.read_csv``, keep the space after
+        each comma), text that
         differs from a category in letter case ("state-gov" where "State-gov" is declared), a text code whose
         leading zeros differ ("2134" where "02134" is declared: a code column written out as integers, by a
         spreadsheet say), either with surrounding whitespace too; a number whose integer text, zero-padded to a
@@ -378,10 +392,13 @@ class CategoricalColumn:
         value made floats). A value is compared to the categories as its exact text, so such a column would
         otherwise encode as the all-zero block, silently; booleans in a column whose categories are 0 and 1 (a flag
         column declared as its codes: True is 'True'). The check is of the input's form against the public
-        categories; the message names the first such row, never its value, which near-miss it is, and the fix
-        (normalise the column, or declare the value as a category if it is one)."""
+        categories; :meth:`encode` names which near-miss it is and the fix (normalise the column, or declare the value
+        as a category if it is one), never its value: a strict schema refuses it with the first such row, a non-strict
+        one warns NOT PRIVATE (the check reads the rows) and encodes it as the all-zero block. A non-strict refusal
+        was decided by one record: a table whose one record held "A" where "a" is declared was refused, its
+        neighbour holding "zz" was released (an attacker probe, sixtieth session)."""
         if not unknown.size:
-            return
+            return None
         found = []  # (row, message) of each form's first row
         kind = values.dtype.kind  # the text entries: every one of a str column, the str among objects
         text_rows = unknown if kind in "US" else unknown[_text_entries(values[unknown])] if kind == "O" else unknown[:0]
@@ -396,13 +413,12 @@ class CategoricalColumn:
         flags = _first_flag(values[unknown]) if set(self.categories) == {"0", "1"} else None
         if flags is not None:  # a flag column declared as the codes 0 and 1: a flag's text is 'True'
             found.append((int(unknown[flags]), _FLAG))
-        if found:
-            row, (before, after) = min(found, key=lambda pair: pair[0])
-            raise tables.RowError(f"column {self.name!r} {before}, the first in row ", row,
-                                  " (the value is not shown: it is data): " + after.format(name=self.name))
+        return min(found, key=lambda pair: pair[0]) if found else None
 
 
-#: The forms :meth:`CategoricalColumn._refuse_misread` refuses: what the column holds, and why and the fix.
+#: Where a strict schema's refusal of a misread category names its first row, a non-strict schema's warning says this
+NON_STRICT_ZEROS = "each encoded as the all-zero block by a non-strict schema"
+#: The forms :meth:`CategoricalColumn._misread` finds: what the column holds, and why and the fix.
 _SPACED = ("holds text that is a declared category but for surrounding whitespace",
            "a value is compared to the categories as its exact text, so ' a' is not 'a'; strip the text first "
            "(pandas: pd.read_csv(..., skipinitialspace=True) drops the spaces after the commas, or "
@@ -938,9 +954,9 @@ PILED_SHARE = 0.01  # one value outside a numeric column's bounds on this share 
 
 #: What a schema's warning about a column against its declaration says of itself (:func:`_warn_lost`,
 #: :func:`_warn_piled`), ``{what}`` the declaration checked
-_READ_THE_ROWS = ("NOT PRIVATE: this check read the rows; it is shown to you only and is not part of any release. "
-                  "Check the declared {what} against the column's documentation (its data dictionary, never its "
-                  "values in the data)")
+_ROWS_READ = "NOT PRIVATE: this check read the rows; it is shown to you only and is not part of any release."
+_READ_THE_ROWS = (_ROWS_READ + " Check the declared {what} against the column's documentation (its data dictionary, "
+                  "never its values in the data)")
 
 
 def _warn_lost(columns: Sequence[Column]) -> None:
