@@ -84,6 +84,14 @@ class Certificate:
         check_flag("Certificate.strict", self.strict)
         check_flag("Certificate.allow_estimates", self.allow_estimates)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields alone: the memos (each ``cached_property``, :attr:`_answers` among them) are left out of a
+        pickle or copy and rebuilt on demand. A certificate is shared by every fit of one loss in a process (the
+        verifier's cache), so its memo of verdicts held what later fits asked (mechanism and delta), and two seeded
+        fits on the same rows pickled differently (an attacker probe, sixtieth session)."""
+        memos = {name for name, value in vars(type(self)).items() if isinstance(value, cached_property)}
+        return {name: value for name, value in vars(self).items() if name not in memos}
+
     # -- lookup ----------------------------------------------------------------
 
     @cached_property
