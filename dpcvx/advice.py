@@ -65,7 +65,7 @@ _INSIDE: dict[str, tuple[str, str]] = {
 PYTHON_ONLY: dict[str, str] = {
     # a loss of the user's own: a callable in Python, a file on the command line (--loss PATH.py)
     "a callable z -> CVXPY expression": "a Python file defining loss(z) with CVXPY (--loss PATH.py)",
-    "dpcvx.tune": "dpcvx.tune, in Python only",
+    "dpcvx.tune": "dpcvx.tune (in Python only)",
     "tune's score=Mistakes(class_weight=...)": "(in Python) tune's score=Mistakes(class_weight=...)",
     # the fix of a regression loss with an unbounded L (verification.bounded_residual.REGRESSION_FIX)
     "declare constraints=lambda w: [cp.norm(w, 2) <= W]":

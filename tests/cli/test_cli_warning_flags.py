@@ -130,8 +130,8 @@ def _run(tables: dict[str, Path], table: str, options: list[str], tmp_path: Path
 @pytest.mark.parametrize("table, options, status, expected", [
     # a constant release on imbalanced labels: the training rows' advice names the flag and says tune is Python's
     ("imbalanced", ["--positive", "yes", "--epsilon", "1"], 0,
-     ["--class-weight balanced", "dpcvx.tune, in Python only", "(--lam, --epsilon, columns, --class-weight, "
-      "--class-prior)", "--class-prior private with --threshold prior"]),
+     ["--class-weight balanced", "dpcvx.tune (in Python only) is the private way to choose settings",
+      "(--lam, --epsilon, columns, --class-weight, --class-prior)", "--class-prior private with --threshold prior"]),
     # a cost of 300..23000 declared in 0..1000: the label clipping count, the label not located, R^2 <= 0
     ("cost", ["--task", "regression", "--label-bound", "0,1000", "--epsilon", "1", "--delta", "1e-6"], 0,
      ["lay outside the declared range [lo, hi] = [0, 1000]", "known without looking at the data (a unit, a scale's "
