@@ -73,7 +73,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "best_balanced_accuracy", "missed_cut",
            "missed_cut_advice", "balanced_accuracy",
-           "ONE_VS_REST", "KERNEL",
+           "ONE_VS_REST", "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
@@ -252,6 +252,16 @@ _ONE_VS_REST_LEARNER = (_TUNED_ONE_VS_REST + "A binary learner PrivateERM(..., f
 _ONE_VS_REST_FLAGS = _TUNED_ONE_VS_REST + "--class-prior private with --threshold prior (and --classes)" + _PRIOR_NOTE
 KERNEL = ("The kernel learners take no class weight or class prior; random Fourier features with DPLogisticRegression "
           "(docs/kernels.md) take them")
+#: What follows the note of a fit that already uses the class settings the note would advise (:func:`warning_text`'s
+#: ``unweighted``; the callers' ``weighed``): class weights (an estimator's or a learner's class_weight), or an
+#: estimator's threshold='prior' (the cut at a private class count's log-odds), or a learner's class_prior. After
+#: the advised one-vs-rest fit (class_prior='private', threshold='prior') the note advised that very setting and said
+#: "nothing in its fit weighs the classes unequally" (a prober's three classes at 0.80 / 0.15 / 0.05, n 5,000, eps 1)
+WEIGHED = ("This fit already weighs the classes (class weights, or the cut at a class prior), so this note advises "
+           "no class setting: those it would name are the ones in use; what remains to choose from public knowledge "
+           "is epsilon, lam and the columns")
+#: :data:`WEIGHED` for one-vs-rest, whose note is followed by :func:`one_vs_rest_ranges` as :data:`ONE_VS_REST`'s is
+WEIGHED_ONE_VS_REST = WEIGHED.replace("This fit", "This one-vs-rest fit")
 
 
 #: What comes first after a finding when most training rows were clipped onto R (:func:`dpcvx.data.notes.
@@ -323,6 +333,8 @@ def warning_text(finding: str, unweighted: str | None = None, clipped: bool = Fa
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
     a command runs); ``unweighted``: for a classifier that takes no class weight or class prior (one-vs-rest:
     :data:`ONE_VS_REST`; the kernel learners: :data:`KERNEL`), what it offers instead, and its note names neither;
+    :data:`WEIGHED` / :data:`WEIGHED_ONE_VS_REST` for a fit that already uses the class settings the note would
+    advise, which it then names neither;
     ``clipped``: most training rows were clipped onto R, said first (:data:`MOSTLY_CLIPPED`): on a balanced table
     with an identifier column left in (accuracy 0.51; 0.81 without it) the note advised class weights and a
     threshold, which cannot help; ``intercept_free``: a regression's release predicts w^T x alone
@@ -353,6 +365,8 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
     score = python_only(TUNE_SCORE)
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
+    if unweighted == WEIGHED_ONE_VS_REST:  # one-vs-rest, its class setting in use: no class-weighted score either
+        return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}"
     if unweighted == ONE_VS_REST:  # no class-weighted score: it did worse there (ONE_VS_REST's measurement)
         instead = (_ONE_VS_REST_FLAGS if command_line_runs() else unweighted if estimator_called()
                    else _ONE_VS_REST_LEARNER)
@@ -907,24 +921,28 @@ def deferral() -> Deferred | None:
     return _DEFERRED.get()
 
 
-def warn_at_cut(check: Deferred, cut: float) -> None:
+def warn_at_cut(check: Deferred, cut: float, weighed: bool = False) -> None:
     """The deferred check (:func:`deferred`) at the caller's ``cut``, when the learner's plan left its counts; held
     to the most common class's accuracy when the learner was unweighted and the cut is its sign (0: threshold 1/2).
     Where that finds nothing, a release fitted for accuracy whose cut misses the rarer class (:func:`missed_cut`, on
-    rows in memory) is told :data:`MISSED_CUT` with :func:`missed_cut_advice`."""
+    rows in memory) is told :data:`MISSED_CUT` with :func:`missed_cut_advice`. ``weighed``: the caller's fit already
+    uses the class settings the note would advise (:func:`warn_on_confusion`)."""
     if check.counts is not None:
         counts, check.counts = check.counts(cut), None  # the rows are let go
         ranked, check.ranked = check.ranked, None
         warn_on_confusion(check.owner, counts, check.classes, for_accuracy=check.unweighted and cut == 0.0,
-                          ranked=ranked)
+                          ranked=ranked, weighed=weighed)
 
 
-def _tuned_note(regression: bool) -> str:
+def _tuned_note(regression: bool, weighed: bool = False) -> str:
     """What follows a finding on the model :func:`dpcvx.tune` released (:func:`warn_on_tuned`), in place of
-    :func:`_note`, which names tune as the private way to choose settings."""
+    :func:`_note`, which names tune as the private way to choose settings; ``weighed``: the model already uses the
+    class settings it would name (:data:`WEIGHED`), which it then does not."""
     label_bound = setting("label_bound")
     settings = (f"a narrower public {label_bound} in every candidate (the range the labels can take, known without "
                 "looking at them: the default score clips each squared error at its squared width)" if regression else
+                "the model it selected already weighs the classes (by class weights, or at the cut of a class "
+                "prior), so no class setting is named here" if weighed else
                 "on imbalanced classes, candidates that weigh the classes (class_weight='balanced', or "
                 "class_prior='private' with an estimator's threshold='prior') scored by Mistakes(class_weight=...): "
                 "the default score counts mistakes, which a model that always predicts the majority class keeps few")
@@ -949,7 +967,20 @@ def warn_on_tuned(model: Any, X: Any, y: Any, regression: bool,
     classes = None if regression else getattr(model, "classes_", None)
     finding = training_rows_finding(model.predict(X), y, regression, classes, label_range)
     if finding is not None:
-        warn_shown(f"dpcvx.tune: {finding}{_tuned_note(regression)}", TrainingRowsWarning)
+        warn_shown(f"dpcvx.tune: {finding}{_tuned_note(regression, not regression and weighs_classes(model))}",
+                   TrainingRowsWarning)
+
+
+def weighs_classes(model: Any) -> bool:
+    """Whether an estimator (or a learner) uses the class settings a note would advise (:data:`WEIGHED`): class
+    weights, or the cut at a class prior (an estimator's threshold='prior'; a learner, which takes no threshold, its
+    class_prior). Public: the model's parameters only."""
+    if getattr(model, "class_weight", None) is not None:
+        return True
+    threshold = getattr(model, "threshold", None)
+    if isinstance(threshold, str) and threshold == "prior":
+        return True
+    return not hasattr(model, "threshold") and getattr(model, "class_prior", None) is not None
 
 
 def runs_here() -> bool:
@@ -961,31 +992,45 @@ def runs_here() -> bool:
 def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False,
                           classes: Any = None, unweighted: str | None = None,
                           label_range: tuple[float, float] | None = None, located: bool = False,
-                          for_accuracy: bool = False) -> None:
+                          for_accuracy: bool = False, weighed: bool = False) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
     left to the caller (:func:`runs_here`); ``classes``, ``label_range`` and ``for_accuracy`` as
     :func:`training_rows_finding`'s (more than two classes: the one-vs-rest note, and :func:`one_vs_rest_ranges`
     unless the release ``located`` its columns by private column statistics), ``unweighted`` as
-    :func:`warning_text`'s."""
+    :func:`warning_text`'s; ``weighed`` as :func:`warn_on_confusion`'s."""
     if runs_here():
         multiclass = classes is not None and np.unique(np.asarray(classes)).size > 2
-        _warn(owner, training_rows_finding(predictions, y, regression, classes, label_range, for_accuracy),
-              ONE_VS_REST if multiclass else unweighted, located=located)
+        finding = training_rows_finding(predictions, y, regression, classes, label_range, for_accuracy and not weighed)
+        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located)
+
+
+def _instead(multiclass: bool, weighed: bool, unweighted: str | None = None) -> str | None:
+    """What a classifier's note offers instead of its class settings (:func:`warning_text`'s ``unweighted``):
+    :data:`WEIGHED` (one-vs-rest's :data:`WEIGHED_ONE_VS_REST`) when the fit already uses them, else one-vs-rest's
+    :data:`ONE_VS_REST`, else ``unweighted``."""
+    if weighed:
+        return WEIGHED_ONE_VS_REST if multiclass else WEIGHED
+    return ONE_VS_REST if multiclass else unweighted
 
 
 def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, located: bool = False,
-                      for_accuracy: bool = False, ranked: Callable[[], float | None] | None = None) -> None:
+                      for_accuracy: bool = False, ranked: Callable[[], float | None] | None = None,
+                      weighed: bool = False) -> None:
     """:func:`warn_on_training_rows` from a classifier's confusion counts (:func:`confusion`; more than two classes:
     the one-vs-rest release's, ``located`` as there); ``classes``: the declared classes in the order of the counts,
     which the finding names, and ``for_accuracy`` (:func:`classification_finding`). ``ranked``: a binary release's
     best balanced accuracy over the cuts of its decision values (:class:`Deferred`), read only where no other finding
-    holds and it was fitted for accuracy: :data:`MISSED_CUT` (:func:`missed_cut`) with :func:`missed_cut_advice`."""
+    holds and it was fitted for accuracy: :data:`MISSED_CUT` (:func:`missed_cut`) with :func:`missed_cut_advice`.
+    ``weighed``: the fit already uses the class settings the note would advise (:func:`weighs_classes`): it is not
+    fitted for accuracy, and its note names none of them (:data:`WEIGHED`), so a note never advises a setting the
+    fit already uses."""
     if runs_here():
+        for_accuracy = for_accuracy and not weighed
         finding, advice = classification_finding(counts, classes, for_accuracy), ""
         if (finding is None and for_accuracy and ranked is not None and counts.shape[0] == 2
                 and missed_cut(counts, ranked())):
             finding, advice = MISSED_CUT, missed_cut_advice(owner)
-        _warn(owner, finding, ONE_VS_REST if counts.shape[0] > 2 else None, located=located, advice=advice)
+        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice)
 
 
 def one_vs_rest_ranges() -> str:
@@ -1007,6 +1052,6 @@ def _warn(owner: str, finding: str | None, unweighted: str | None = None, interc
     """Warn the finding's text (:func:`warning_text`); after one-vs-rest's note (:data:`ONE_VS_REST`), the ranges
     (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics."""
     if finding is not None:
-        after = one_vs_rest_ranges() if unweighted == ONE_VS_REST and not located else ""
+        after = one_vs_rest_ranges() if unweighted in (ONE_VS_REST, WEIGHED_ONE_VS_REST) and not located else ""
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice)
         warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)
