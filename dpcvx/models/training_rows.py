@@ -73,6 +73,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "best_balanced_accuracy", "missed_cut",
            "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
+           "MISSED_PRIOR_CUT", "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
            "ONE_VS_REST", "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
@@ -877,6 +878,53 @@ def missed_cut(counts: np.ndarray, best: float | None) -> bool:
     return best - balanced_accuracy(counts) >= MISSED_GAP
 
 
+#: One-vs-rest's analogue of :data:`MISSED_CUT` (benchmarks/missed_prior_cut.py, the rule written before its
+#: development run): a release of k > 2 classes fitted for accuracy (the class of the largest score, no class prior)
+#: whose balanced accuracy on its training rows is at least :data:`MISSED_GAP` below that of the largest score minus
+#: the log-odds of each class's share of those rows (:func:`prior_cut_accuracies`), that being at least
+#: :func:`prior_cut_floor`. Followed by one-vs-rest's note (:data:`ONE_VS_REST`), which names class_prior='private'
+#: with threshold='prior'.
+MISSED_PRIOR_CUT = ("on its training rows, the release's largest score misses the rarer classes: its balanced "
+                    f"accuracy (the mean recall of the classes) is at least {MISSED_GAP:g} below that of the largest "
+                    "score minus the log-odds of each class's share of the rows (the cuts a private count of the "
+                    "classes sets).")
+
+
+def prior_cut_accuracies(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float] | None:
+    """NOT PRIVATE: on rows with one-vs-rest decision values ``scores`` (m, k) and label positions ``labels`` (m,
+    in 0 .. k - 1), (A, B): A the balanced accuracy (:func:`balanced_accuracy`) of the class of the largest s_c, B
+    that of the largest s_c - log(p_c / (1 - p_c)), p_c the share of class c among the rows; a class absent from
+    them is left out of both. None for fewer than two classes present or values that are not finite."""
+    values = np.asarray(scores, dtype=float)
+    k = values.shape[1]
+    shares = np.bincount(labels, minlength=k) / max(labels.size, 1)
+    present = shares > 0
+    if np.count_nonzero(present) < 2 or not np.all(np.isfinite(values)):
+        return None
+    kept = np.where(present, values, -np.inf)
+    cuts = np.zeros(k)
+    cuts[present] = np.log(shares[present] / (1.0 - shares[present]))
+    classes = np.arange(k)
+    own = balanced_accuracy(confusion(np.argmax(kept, axis=1), labels, classes))
+    prior = balanced_accuracy(confusion(np.argmax(kept - cuts, axis=1), labels, classes))
+    return own, prior
+
+
+def prior_cut_floor(k: int) -> float:
+    """The least B of :func:`prior_cut_accuracies` for :data:`MISSED_PRIOR_CUT`: 1 / k + 0.2 (1 - 1 / k), the binary
+    rule's :data:`MISSED_RANKED` 0.6 at k = 2 (0.47 at k = 3, 0.36 at 5, 0.24 at 20)."""
+    return 1.0 / k + 0.2 * (1.0 - 1.0 / k)
+
+
+def missed_prior_cut(accuracies: tuple[float, float] | None, k: int) -> bool:
+    """Whether (A, B) of :func:`prior_cut_accuracies` have B - A >= :data:`MISSED_GAP` and B >= :func:`prior_cut_floor`
+    of the k classes."""
+    if accuracies is None:
+        return False
+    own, prior = accuracies
+    return prior >= prior_cut_floor(k) and prior - own >= MISSED_GAP
+
+
 #: :func:`missed_cut_advice`'s record for the classifiers other than DPLogisticRegression, refitted with
 #: class_weight="balanced" at the same epsilon after a firing (benchmarks/results/missed_cut_other.md: d 4 and 8, 1 %
 #: to 10 % positives, n 2,000 and 20,000, epsilon 1 and 8, seeds 0-2): firings, those better on new rows, and the
@@ -1010,15 +1058,22 @@ def runs_here() -> bool:
 def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False,
                           classes: Any = None, unweighted: str | None = None,
                           label_range: tuple[float, float] | None = None, located: bool = False,
-                          for_accuracy: bool = False, weighed: bool = False) -> None:
+                          for_accuracy: bool = False, weighed: bool = False,
+                          scored: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
     left to the caller (:func:`runs_here`); ``classes``, ``label_range`` and ``for_accuracy`` as
     :func:`training_rows_finding`'s (more than two classes: the one-vs-rest note, and :func:`one_vs_rest_ranges`
     unless the release ``located`` its columns by private column statistics), ``unweighted`` as
-    :func:`warning_text`'s; ``weighed`` as :func:`warn_on_confusion`'s."""
+    :func:`warning_text`'s; ``weighed`` as :func:`warn_on_confusion`'s. ``scored``: one-vs-rest's decision values
+    on (at most :data:`MISSED_ROWS` of) its training rows and their label positions, read only where no other
+    finding holds and it was fitted for accuracy: :data:`MISSED_PRIOR_CUT` (:func:`missed_prior_cut`)."""
     if runs_here():
         multiclass = classes is not None and np.unique(np.asarray(classes)).size > 2
         finding = training_rows_finding(predictions, y, regression, classes, label_range, for_accuracy and not weighed)
+        if finding is None and multiclass and for_accuracy and not weighed and scored is not None:
+            scores, labels = scored()
+            if missed_prior_cut(prior_cut_accuracies(scores, labels), scores.shape[1]):
+                finding = MISSED_PRIOR_CUT
         _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located)
 
 
