@@ -73,7 +73,7 @@ def _centres(n: int, shares: tuple[float, ...], seed: int, d: int = 6) -> Table:
     Z = (rng.normal(size=(weights.size, d)) * 1.5)[cls] + rng.normal(size=(total, d))
     X = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"z{j}", -6, 6) for j in range(d)),
                            norm=1.0).transform({f"z{j}": Z[:, j] for j in range(d)})
-    name = f"centres k={weights.size} shares={tuple(round(s, 3) for s in weights[:5])} n={n} seed={seed}"
+    name = f"centres k={weights.size} shares={tuple(round(float(s), 3) for s in weights[:5])} n={n} seed={seed}"
     return name, X[:n], cls[:n], X[n:], cls[n:]
 
 
@@ -96,7 +96,7 @@ def _softmax(n: int, shares: tuple[float, ...], seed: int, d: int = 8) -> Table:
     cls = (rng.random(total)[:, None] > np.cumsum(p, axis=1)).sum(axis=1).clip(0, k - 1)
     X = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"u{j}", 0, 10) for j in range(d)),
                            norm=1.0).transform({f"u{j}": raw[:, j] for j in range(d)})
-    name = f"softmax k={k} shares={tuple(round(s, 3) for s in weights)} n={n} seed={seed}"
+    name = f"softmax k={k} shares={tuple(round(float(s), 3) for s in weights)} n={n} seed={seed}"
     return name, X[:n], cls[:n], X[n:], cls[n:]
 
 
