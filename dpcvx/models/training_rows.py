@@ -20,7 +20,9 @@ says is a statistic of the private data:
   1 / (number of classes present), the score of any constant prediction and of a guess made without looking at
   the row; or, fitted for accuracy (no class or record weights, cut at its own sign or an estimator's threshold
   1/2), whose accuracy there is more than two standard errors below the share of the most common class, what a
-  constant prediction of that class scores;
+  constant prediction of that class scores; or, one-vs-rest fitted for accuracy (an estimator's, in memory, no class
+  prior), whose balanced accuracy there is well below that of its largest score minus each class's log-odds
+  (:data:`MISSED_PRIOR_CUT`; a binary release whose cut misses the rarer class: :data:`MISSED_CUT`);
 * a regression whose squared error on the training rows is at least that of their mean (R^2 <= 0), both on the
   labels as given and on the labels clipped onto a declared label range (:func:`regression_finding`); said as
   :data:`CODE_LABELS` when that holds only through labels that look like a code for a missing value;
@@ -37,7 +39,7 @@ says is a statistic of the private data:
 
 Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`, :data:`BELOW_MAJORITY`,
 :data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`, :data:`LITTLE_KEPT` (with :func:`little_kept_advice`),
-:data:`MAP_LOST` (with :func:`map_lost_advice`),
+:data:`MAP_LOST` (with :func:`map_lost_advice`), :data:`MISSED_CUT`, :data:`MISSED_PRIOR_CUT`,
 :func:`wide_label_range` after a regression's finding when its labels fill under a tenth of the declared label
 range that set its noise, :data:`MOSTLY_CLIPPED` first when most training rows were clipped onto R, and the note
 that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):

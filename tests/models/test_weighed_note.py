@@ -153,3 +153,41 @@ def test_weighs_classes_reads_the_public_parameters() -> None:
     assert not training_rows.weighs_classes(dpcvx.DPLogisticRegression(threshold=0.3))
     assert training_rows.weighs_classes(dpcvx.PrivateERM(loss="logistic", class_prior="private"))
     assert not training_rows.weighs_classes(dpcvx.PrivateERM(loss="logistic"))
+
+
+# one-vs-rest's analogue of MISSED_CUT (training_rows.MISSED_PRIOR_CUT; rule, records: benchmarks/missed_prior_cut.py)
+MISSED_PRIOR = "largest score misses the rarer classes"
+
+
+def test_one_vs_rest_whose_largest_score_misses_the_rare_classes_is_told_and_advised_the_prior_cuts() -> None:
+    """The prober's table and seed (probeB finding 1): the default's balanced accuracy 0.62 on new rows, nothing
+    said; class_prior="private" with threshold="prior" 0.73 (benchmarks/results/missed_prior_cut_dev.md)."""
+    X, y = _dominant(5000, 1)
+    (text,) = _told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), random_state=1).fit(X, y))
+    assert MISSED_PRIOR in text and "NOT PRIVATE" in text
+    assert "class_prior='private' with threshold='prior'" in text.split("NOT PRIVATE", 1)[1]
+    assert not any(MISSED_PRIOR in told for told in _told(
+        lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), class_prior="private", threshold="prior",
+                                           random_state=1).fit(X, y)))
+
+
+def test_one_vs_rest_on_balanced_classes_is_not_told() -> None:
+    rng = np.random.default_rng(5)
+    cls = rng.integers(0, 3, 6000)
+    Z = (rng.normal(size=(3, 6)) * 1.5)[cls] + rng.normal(size=(6000, 6))
+    X = _schema(6).transform({f"z{j}": Z[:, j] for j in range(6)})
+    assert _told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), random_state=0).fit(X, cls)) == []
+
+
+def test_prior_cut_accuracies_reads_the_largest_score_and_the_log_odds_of_the_shares() -> None:
+    # four rows of class 0, two of 1, two of 2 (shares 1/2, 1/4, 1/4: log-odds 0, -log 3, -log 3); the largest score
+    # says 0 on every row: A = 1/3; minus the log-odds, rows 5-8 move to their class: B = 1
+    scores = np.array([[2.0, 0.0, 0.0]] * 4 + [[1.0, 0.5, 0.0]] * 2 + [[1.0, 0.0, 0.5]] * 2)
+    labels = np.array([0, 0, 0, 0, 1, 1, 2, 2])
+    own, prior = training_rows.prior_cut_accuracies(scores, labels)
+    assert own == pytest.approx(1 / 3) and prior == pytest.approx(1.0)
+    assert training_rows.missed_prior_cut((own, prior), 3)
+    assert not training_rows.missed_prior_cut((0.40, 0.46), 3)  # below the floor 1/3 + 0.2 (2/3) = 0.467
+    assert not training_rows.missed_prior_cut((0.50, 0.57), 3)  # a gap under 0.075
+    assert training_rows.prior_cut_floor(2) == pytest.approx(training_rows.MISSED_RANKED)
+    assert training_rows.prior_cut_accuracies(scores, np.zeros(8, dtype=int)) is None  # one class present
