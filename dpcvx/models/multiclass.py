@@ -394,7 +394,8 @@ class MulticlassPlan:
         if training_rows.runs_here():  # NOT PRIVATE, on the argmax (models.training_rows)
             training_rows.warn_on_confusion(type(learner).__name__, _argmax_confusion(released, X, targets),
                                             released.classes_, located=record is not None,
-                                            for_accuracy=sample_weight is None)  # records alike, the argmax
+                                            for_accuracy=sample_weight is None,  # records alike, the argmax
+                                            weighed=training_rows.weighs_classes(self.learner.binary))
         return released
 
     def _fit_class(self, X: Any, target: SignBits, seed: RandomState, sample_weight: Any,

@@ -20,7 +20,9 @@ says is a statistic of the private data:
   1 / (number of classes present), the score of any constant prediction and of a guess made without looking at
   the row; or, fitted for accuracy (no class or record weights, cut at its own sign or an estimator's threshold
   1/2), whose accuracy there is more than two standard errors below the share of the most common class, what a
-  constant prediction of that class scores;
+  constant prediction of that class scores; or, one-vs-rest fitted for accuracy (an estimator's, in memory, no class
+  prior), whose balanced accuracy there is well below that of its largest score minus each class's log-odds
+  (:data:`MISSED_PRIOR_CUT`; a binary release whose cut misses the rarer class: :data:`MISSED_CUT`);
 * a regression whose squared error on the training rows is at least that of their mean (R^2 <= 0), both on the
   labels as given and on the labels clipped onto a declared label range (:func:`regression_finding`); said as
   :data:`CODE_LABELS` when that holds only through labels that look like a code for a missing value, and as
@@ -40,7 +42,7 @@ says is a statistic of the private data:
 Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`, :data:`BELOW_MAJORITY`,
 :data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`, :data:`FAR_LABELS` (with :func:`far_labels_advice`),
 :data:`LITTLE_KEPT` (with :func:`little_kept_advice`),
-:data:`MAP_LOST` (with :func:`map_lost_advice`),
+:data:`MAP_LOST` (with :func:`map_lost_advice`), :data:`MISSED_CUT`, :data:`MISSED_PRIOR_CUT`,
 :func:`wide_label_range` after a regression's finding when its labels fill under a tenth of the declared label
 range that set its noise, :data:`MOSTLY_CLIPPED` first when most training rows were clipped onto R, and the note
 that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):
@@ -77,8 +79,9 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "FAR_LABELS", "FAR_REACH", "FAR_TAIL", "FAR_FLOOR", "far_labels", "far_labels_advice",
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "best_balanced_accuracy", "missed_cut",
-           "missed_cut_advice", "balanced_accuracy",
-           "ONE_VS_REST", "KERNEL",
+           "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
+           "MISSED_PRIOR_CUT", "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
+           "ONE_VS_REST", "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
@@ -313,6 +316,16 @@ _ONE_VS_REST_LEARNER = (_TUNED_ONE_VS_REST + "A binary learner PrivateERM(..., f
 _ONE_VS_REST_FLAGS = _TUNED_ONE_VS_REST + "--class-prior private with --threshold prior (and --classes)" + _PRIOR_NOTE
 KERNEL = ("The kernel learners take no class weight or class prior; random Fourier features with DPLogisticRegression "
           "(docs/kernels.md) take them")
+#: What follows the note of a fit that already uses the class settings the note would advise (:func:`warning_text`'s
+#: ``unweighted``; the callers' ``weighed``): class weights (an estimator's or a learner's class_weight), or an
+#: estimator's threshold='prior' (the cut at a private class count's log-odds), or a learner's class_prior. After
+#: the advised one-vs-rest fit (class_prior='private', threshold='prior') the note advised that very setting and said
+#: "nothing in its fit weighs the classes unequally" (a prober's three classes at 0.80 / 0.15 / 0.05, n 5,000, eps 1)
+WEIGHED = ("This fit already weighs the classes (class weights, or the cut at a class prior), so this note advises "
+           "no class setting: those it would name are the ones in use; what remains to choose from public knowledge "
+           "is epsilon, lam and the columns")
+#: :data:`WEIGHED` for one-vs-rest, whose note is followed by :func:`one_vs_rest_ranges` as :data:`ONE_VS_REST`'s is
+WEIGHED_ONE_VS_REST = WEIGHED.replace("This fit", "This one-vs-rest fit")
 
 
 #: What comes first after a finding when most training rows were clipped onto R (:func:`dpcvx.data.notes.
@@ -413,6 +426,8 @@ def warning_text(finding: str, unweighted: str | None = None, clipped: bool = Fa
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
     a command runs); ``unweighted``: for a classifier that takes no class weight or class prior (one-vs-rest:
     :data:`ONE_VS_REST`; the kernel learners: :data:`KERNEL`), what it offers instead, and its note names neither;
+    :data:`WEIGHED` / :data:`WEIGHED_ONE_VS_REST` for a fit that already uses the class settings the note would
+    advise, which it then names neither;
     ``clipped``: most training rows were clipped onto R, said first (:data:`MOSTLY_CLIPPED`): on a balanced table
     with an identifier column left in (accuracy 0.51; 0.81 without it) the note advised class weights and a
     threshold, which cannot help; ``intercept_free``: a regression's release predicts w^T x alone
@@ -444,6 +459,8 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
     score = python_only(TUNE_SCORE)
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
+    if unweighted == WEIGHED_ONE_VS_REST:  # one-vs-rest, its class setting in use: no class-weighted score either
+        return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}"
     if unweighted == ONE_VS_REST:  # no class-weighted score: it did worse there (ONE_VS_REST's measurement)
         instead = (_ONE_VS_REST_FLAGS if command_line_runs() else unweighted if estimator_called()
                    else _ONE_VS_REST_LEARNER)
@@ -969,21 +986,86 @@ def missed_cut(counts: np.ndarray, best: float | None) -> bool:
     return best - balanced_accuracy(counts) >= MISSED_GAP
 
 
+#: One-vs-rest's analogue of :data:`MISSED_CUT` (benchmarks/missed_prior_cut.py, the rule written before its
+#: development run): a release of k > 2 classes fitted for accuracy (the class of the largest score, no class prior)
+#: whose balanced accuracy on its training rows is at least :data:`MISSED_GAP` below that of the largest score minus
+#: the log-odds of each class's share of those rows (:func:`prior_cut_accuracies`), that being at least
+#: :func:`prior_cut_floor`. Followed by one-vs-rest's note (:data:`ONE_VS_REST`), which names class_prior='private'
+#: with threshold='prior'.
+MISSED_PRIOR_CUT = ("on its training rows, the release's largest score misses the rarer classes: its balanced "
+                    f"accuracy (the mean recall of the classes) is at least {MISSED_GAP:g} below that of the largest "
+                    "score minus the log-odds of each class's share of the rows (the cuts a private count of the "
+                    "classes sets).")
+
+
+def prior_cut_accuracies(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float] | None:
+    """NOT PRIVATE: on rows with one-vs-rest decision values ``scores`` (m, k) and label positions ``labels`` (m,
+    in 0 .. k - 1), (A, B): A the balanced accuracy (:func:`balanced_accuracy`) of the class of the largest s_c, B
+    that of the largest s_c - log(p_c / (1 - p_c)), p_c the share of class c among the rows; a class absent from
+    them is left out of both. None for fewer than two classes present or values that are not finite."""
+    values = np.asarray(scores, dtype=float)
+    k = values.shape[1]
+    shares = np.bincount(labels, minlength=k) / max(labels.size, 1)
+    present = shares > 0
+    if np.count_nonzero(present) < 2 or not np.all(np.isfinite(values)):
+        return None
+    kept = np.where(present, values, -np.inf)
+    cuts = np.zeros(k)
+    cuts[present] = np.log(shares[present] / (1.0 - shares[present]))
+    classes = np.arange(k)
+    own = balanced_accuracy(confusion(np.argmax(kept, axis=1), labels, classes))
+    prior = balanced_accuracy(confusion(np.argmax(kept - cuts, axis=1), labels, classes))
+    return own, prior
+
+
+def prior_cut_floor(k: int) -> float:
+    """The least B of :func:`prior_cut_accuracies` for :data:`MISSED_PRIOR_CUT`: 1 / k + 0.2 (1 - 1 / k), the binary
+    rule's :data:`MISSED_RANKED` 0.6 at k = 2 (0.47 at k = 3, 0.36 at 5, 0.24 at 20)."""
+    return 1.0 / k + 0.2 * (1.0 - 1.0 / k)
+
+
+def missed_prior_cut(accuracies: tuple[float, float] | None, k: int) -> bool:
+    """Whether (A, B) of :func:`prior_cut_accuracies` have B - A >= :data:`MISSED_GAP` and B >= :func:`prior_cut_floor`
+    of the k classes."""
+    if accuracies is None:
+        return False
+    own, prior = accuracies
+    return prior >= prior_cut_floor(k) and prior - own >= MISSED_GAP
+
+
+#: :func:`missed_cut_advice`'s record for the classifiers other than DPLogisticRegression, refitted with
+#: class_weight="balanced" at the same epsilon after a firing (benchmarks/results/missed_cut_other.md: d 4 and 8, 1 %
+#: to 10 % positives, n 2,000 and 20,000, epsilon 1 and 8, seeds 0-2): firings, those better on new rows, and the
+#: smallest and largest change of balanced accuracy there
+MISSED_BALANCED_OTHER = {"DPHuberSVM": (17, 17, 0.05, 0.40), "DPERMClassifier": (20, 20, 0.06, 0.41)}
+
+
 def missed_cut_advice(owner: str) -> str:
-    """What follows :data:`MISSED_CUT` after an estimator (``owner``), as the reader sets it: for DPLogisticRegression
-    class_prior='private' with threshold='prior' (the cut at a private count's log-odds) or class_weight='balanced',
-    each better on new rows in every firing of benchmarks/missed_cut.py (development 20, held-out 7: the prior's
-    gains 0.07 to 0.42, the balanced weights' 0.06 to 0.42); threshold='prior' is DPLogisticRegression's only, so for
-    the other classifiers class_weight='balanced', unmeasured there and said so."""
+    """What follows :data:`MISSED_CUT` after an estimator (``owner``), as the reader sets it, with what was measured
+    (benchmarks/missed_cut.py, the rule unchanged). For DPLogisticRegression class_prior='private' with
+    threshold='prior' (the cut at a private count's log-odds) or class_weight='balanced': over its 162 firings
+    (development 20, held-out 7, and the "small" stage's 135 at n 1,000 to 5,000, epsilon 0.3 to 2, seeds 0-7) the
+    prior did better on new rows in 150 and the balanced weights in 139, the prior better than the balanced weights
+    in 111; every loss was at n x epsilon of 2,000 or less (the prior's down to -0.21, at n x epsilon 300 to 1,000).
+    At n 1,000 and 2,000, epsilon 1, a prober had found the balanced weights worse in 5 of 14 warned fits, the prior
+    in 2, where the text said "in every measured case". threshold='prior' is DPLogisticRegression's only, so for the
+    other classifiers class_weight='balanced', cited from :data:`MISSED_BALANCED_OTHER` where measured."""
     balanced = setting("class_weight", repr("balanced"), "balanced")
     prior = f"{setting('class_prior', repr('private'), 'private')} with {setting('threshold', repr('prior'), 'prior')}"
     if owner == "DPLogisticRegression":
-        return (f" Refitted with {prior}, or {balanced}, at the same epsilon, DPLogisticRegression gained balanced "
-                "accuracy on new rows in every measured case where this fired (by 0.07 to 0.42; benchmarks/"
-                "missed_cut.py); it trades accuracy for it.")
-    return (f" Refitted with {balanced} at the same epsilon, the fit weighs the classes by a private count of them "
-            "(measured for DPLogisticRegression, where it gained balanced accuracy on new rows in every case where "
-            "this fired: benchmarks/missed_cut.py; not for this estimator).")
+        return (f" Refitted with {prior}, or {balanced}, at the same epsilon, DPLogisticRegression did better in "
+                "balanced accuracy on new rows in most measured cases where this fired: the prior in 150 of 162, the "
+                "balanced weights in 139, and the prior did better than the balanced weights in 111 (benchmarks/"
+                "missed_cut.py). Every loss was on a table with n times epsilon at most 2,000 (down to -0.21), where "
+                "a refit can do worse; it trades accuracy for balanced accuracy.")
+    weighs = (f" Refitted with {balanced} at the same epsilon, the fit weighs the classes by a private count of "
+              "them")
+    if owner in MISSED_BALANCED_OTHER:
+        fired, better, low, high = MISSED_BALANCED_OTHER[owner]
+        return (f"{weighs}; {owner} did better in balanced accuracy on new rows in {better} of {fired} measured "
+                f"cases where this fired (by {low:.2f} to {high:.2f}; benchmarks/missed_cut.py, n 2,000 and 20,000).")
+    return (f"{weighs} (measured for DPLogisticRegression, DPHuberSVM and DPERMClassifier, where it did better on new "
+            "rows in most cases where this fired: benchmarks/missed_cut.py; not for this estimator).")
 
 
 @contextmanager
@@ -1013,24 +1095,28 @@ def deferral() -> Deferred | None:
     return _DEFERRED.get()
 
 
-def warn_at_cut(check: Deferred, cut: float) -> None:
+def warn_at_cut(check: Deferred, cut: float, weighed: bool = False) -> None:
     """The deferred check (:func:`deferred`) at the caller's ``cut``, when the learner's plan left its counts; held
     to the most common class's accuracy when the learner was unweighted and the cut is its sign (0: threshold 1/2).
     Where that finds nothing, a release fitted for accuracy whose cut misses the rarer class (:func:`missed_cut`, on
-    rows in memory) is told :data:`MISSED_CUT` with :func:`missed_cut_advice`."""
+    rows in memory) is told :data:`MISSED_CUT` with :func:`missed_cut_advice`. ``weighed``: the caller's fit already
+    uses the class settings the note would advise (:func:`warn_on_confusion`)."""
     if check.counts is not None:
         counts, check.counts = check.counts(cut), None  # the rows are let go
         ranked, check.ranked = check.ranked, None
         warn_on_confusion(check.owner, counts, check.classes, for_accuracy=check.unweighted and cut == 0.0,
-                          ranked=ranked)
+                          ranked=ranked, weighed=weighed)
 
 
-def _tuned_note(regression: bool) -> str:
+def _tuned_note(regression: bool, weighed: bool = False) -> str:
     """What follows a finding on the model :func:`dpcvx.tune` released (:func:`warn_on_tuned`), in place of
-    :func:`_note`, which names tune as the private way to choose settings."""
+    :func:`_note`, which names tune as the private way to choose settings; ``weighed``: the model already uses the
+    class settings it would name (:data:`WEIGHED`), which it then does not."""
     label_bound = setting("label_bound")
     settings = (f"a narrower public {label_bound} in every candidate (the range the labels can take, known without "
                 "looking at them: the default score clips each squared error at its squared width)" if regression else
+                "the model it selected already weighs the classes (by class weights, or at the cut of a class "
+                "prior), so no class setting is named here" if weighed else
                 "on imbalanced classes, candidates that weigh the classes (class_weight='balanced', or "
                 "class_prior='private' with an estimator's threshold='prior') scored by Mistakes(class_weight=...): "
                 "the default score counts mistakes, which a model that always predicts the majority class keeps few")
@@ -1055,7 +1141,20 @@ def warn_on_tuned(model: Any, X: Any, y: Any, regression: bool,
     classes = None if regression else getattr(model, "classes_", None)
     finding = training_rows_finding(model.predict(X), y, regression, classes, label_range)
     if finding is not None:
-        warn_shown(f"dpcvx.tune: {finding}{_tuned_note(regression)}", TrainingRowsWarning)
+        warn_shown(f"dpcvx.tune: {finding}{_tuned_note(regression, not regression and weighs_classes(model))}",
+                   TrainingRowsWarning)
+
+
+def weighs_classes(model: Any) -> bool:
+    """Whether an estimator (or a learner) uses the class settings a note would advise (:data:`WEIGHED`): class
+    weights, or the cut at a class prior (an estimator's threshold='prior'; a learner, which takes no threshold, its
+    class_prior). Public: the model's parameters only."""
+    if getattr(model, "class_weight", None) is not None:
+        return True
+    threshold = getattr(model, "threshold", None)
+    if isinstance(threshold, str) and threshold == "prior":
+        return True
+    return not hasattr(model, "threshold") and getattr(model, "class_prior", None) is not None
 
 
 def runs_here() -> bool:
@@ -1067,31 +1166,52 @@ def runs_here() -> bool:
 def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False,
                           classes: Any = None, unweighted: str | None = None,
                           label_range: tuple[float, float] | None = None, located: bool = False,
-                          for_accuracy: bool = False) -> None:
+                          for_accuracy: bool = False, weighed: bool = False,
+                          scored: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
     left to the caller (:func:`runs_here`); ``classes``, ``label_range`` and ``for_accuracy`` as
     :func:`training_rows_finding`'s (more than two classes: the one-vs-rest note, and :func:`one_vs_rest_ranges`
     unless the release ``located`` its columns by private column statistics), ``unweighted`` as
-    :func:`warning_text`'s."""
+    :func:`warning_text`'s; ``weighed`` as :func:`warn_on_confusion`'s. ``scored``: one-vs-rest's decision values
+    on (at most :data:`MISSED_ROWS` of) its training rows and their label positions, read only where no other
+    finding holds and it was fitted for accuracy: :data:`MISSED_PRIOR_CUT` (:func:`missed_prior_cut`)."""
     if runs_here():
         multiclass = classes is not None and np.unique(np.asarray(classes)).size > 2
-        _warn(owner, training_rows_finding(predictions, y, regression, classes, label_range, for_accuracy),
-              ONE_VS_REST if multiclass else unweighted, located=located)
+        finding = training_rows_finding(predictions, y, regression, classes, label_range, for_accuracy and not weighed)
+        if finding is None and multiclass and for_accuracy and not weighed and scored is not None:
+            scores, labels = scored()
+            if missed_prior_cut(prior_cut_accuracies(scores, labels), scores.shape[1]):
+                finding = MISSED_PRIOR_CUT
+        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located)
+
+
+def _instead(multiclass: bool, weighed: bool, unweighted: str | None = None) -> str | None:
+    """What a classifier's note offers instead of its class settings (:func:`warning_text`'s ``unweighted``):
+    :data:`WEIGHED` (one-vs-rest's :data:`WEIGHED_ONE_VS_REST`) when the fit already uses them, else one-vs-rest's
+    :data:`ONE_VS_REST`, else ``unweighted``."""
+    if weighed:
+        return WEIGHED_ONE_VS_REST if multiclass else WEIGHED
+    return ONE_VS_REST if multiclass else unweighted
 
 
 def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, located: bool = False,
-                      for_accuracy: bool = False, ranked: Callable[[], float | None] | None = None) -> None:
+                      for_accuracy: bool = False, ranked: Callable[[], float | None] | None = None,
+                      weighed: bool = False) -> None:
     """:func:`warn_on_training_rows` from a classifier's confusion counts (:func:`confusion`; more than two classes:
     the one-vs-rest release's, ``located`` as there); ``classes``: the declared classes in the order of the counts,
     which the finding names, and ``for_accuracy`` (:func:`classification_finding`). ``ranked``: a binary release's
     best balanced accuracy over the cuts of its decision values (:class:`Deferred`), read only where no other finding
-    holds and it was fitted for accuracy: :data:`MISSED_CUT` (:func:`missed_cut`) with :func:`missed_cut_advice`."""
+    holds and it was fitted for accuracy: :data:`MISSED_CUT` (:func:`missed_cut`) with :func:`missed_cut_advice`.
+    ``weighed``: the fit already uses the class settings the note would advise (:func:`weighs_classes`): it is not
+    fitted for accuracy, and its note names none of them (:data:`WEIGHED`), so a note never advises a setting the
+    fit already uses."""
     if runs_here():
+        for_accuracy = for_accuracy and not weighed
         finding, advice = classification_finding(counts, classes, for_accuracy), ""
         if (finding is None and for_accuracy and ranked is not None and counts.shape[0] == 2
                 and missed_cut(counts, ranked())):
             finding, advice = MISSED_CUT, missed_cut_advice(owner)
-        _warn(owner, finding, ONE_VS_REST if counts.shape[0] > 2 else None, located=located, advice=advice)
+        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice)
 
 
 def one_vs_rest_ranges() -> str:
@@ -1113,6 +1233,6 @@ def _warn(owner: str, finding: str | None, unweighted: str | None = None, interc
     """Warn the finding's text (:func:`warning_text`); after one-vs-rest's note (:data:`ONE_VS_REST`), the ranges
     (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics."""
     if finding is not None:
-        after = one_vs_rest_ranges() if unweighted == ONE_VS_REST and not located else ""
+        after = one_vs_rest_ranges() if unweighted in (ONE_VS_REST, WEIGHED_ONE_VS_REST) and not located else ""
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice)
         warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)

@@ -81,6 +81,7 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -110,7 +111,14 @@ from ..models.intercept_offset import THRESHOLD, CentredRidge, log_odds, prior_e
 from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
-from ..models.training_rows import deferred, left_to_caller, warn_at_cut, warn_on_training_rows
+from ..models.training_rows import (
+    MISSED_ROWS,
+    deferred,
+    left_to_caller,
+    warn_at_cut,
+    warn_on_training_rows,
+    weighs_classes,
+)
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate import SPLITS
 from ..privacy.neighbours import Neighbours
@@ -535,10 +543,13 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
             if in_memory:  # one-vs-rest's predictions (at its cuts) over the public classes, no sort of the rows
                 warn_on_training_rows(owner, self._predicted(model, X), y, classes=model.classes_,
                                       located=model.certificate.column_statistics is not None,
-                                      for_accuracy=sample_weight is None)  # one-vs-rest: no class weights
+                                      for_accuracy=sample_weight is None,  # one-vs-rest: no class weights
+                                      weighed=weighs_classes(self),  # threshold="prior": not fitted for accuracy
+                                      scored=None if self.class_prior is not None else
+                                      functools.partial(_sampled_scores, model, X, y))
         else:  # the binary release's rows on either side of the cut, counted by its plan
             assert released_cut is not None
-            warn_at_cut(check, released_cut)
+            warn_at_cut(check, released_cut, weighs_classes(self))
         # the fitted attributes together, once nothing is left that can raise (a warning about the release is shown,
         # never raised: exceptions.warn_shown)
         if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
@@ -753,6 +764,16 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
 
     def _more_tags(self) -> dict[str, Any]:  # the same tags for scikit-learn < 1.6
         return {"poor_score": True, "binary_only": True}
+
+
+def _sampled_scores(model: PrivateMulticlassModel, X: Any, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """NOT PRIVATE: one-vs-rest's decision values on at most MISSED_ROWS evenly spaced checked training rows, and
+    their labels' positions in ``model.classes_`` (:func:`~dpcvx.models.training_rows.prior_cut_accuracies`)."""
+    rows = slice(None, None, max(1, -(-X.shape[0] // MISSED_ROWS)))
+    classes = np.asarray(model.classes_)
+    order = np.argsort(classes, kind="stable")
+    labels = order[np.searchsorted(classes[order], np.asarray(y)[rows])]
+    return np.asarray(model.decision_function(X[rows]), dtype=float), labels
 
 
 class DPERMClassifier(_PrivateLinearClassifier):
