@@ -169,14 +169,23 @@ def started_here() -> bool:
 
 def _acquire() -> _Worker:
     """An idle worker of this process, one that has started if any has, else the one started first; a new one if
-    none is idle."""
+    none is idle. A worker that died (while starting, too: its message said so before the process was reaped, when
+    ``alive`` still held) is dropped; it raised a bare RuntimeError out of the verification before, about 2 times in
+    120 on a loaded machine (a test-suite probe, sixtieth session)."""
     with _LOCK:
         _IDLE[:] = [worker for worker in _IDLE if worker.owner == os.getpid()]  # inherited through fork: left be
-        for worker in [worker for worker in _IDLE if not worker.alive()]:
-            _IDLE.remove(worker)
-            worker.kill()
+        ready = []
+        for worker in list(_IDLE):
+            try:
+                started = worker.alive() and (worker.ready or worker.wait_ready(0.0))
+            except RuntimeError:  # died while starting
+                started = None
+            if started is None or not worker.alive():
+                _IDLE.remove(worker)
+                worker.kill()
+            elif started:
+                ready.append(worker)
         if _IDLE:
-            ready = [worker for worker in _IDLE if worker.ready or worker.wait_ready(0.0)]
             worker = (ready or _IDLE)[-1 if ready else 0]
             _IDLE.remove(worker)
             return worker

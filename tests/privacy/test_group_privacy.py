@@ -46,6 +46,8 @@ def test_at_or_above_one_the_bound_is_delta_one(epsilon, delta, k):
     assert math.isfinite(group)
 
 
+@pytest.mark.slow  # bounds wall time (0.05 s): with the timing tests, alone
+@pytest.mark.timing
 def test_a_huge_distance_costs_no_more_time_than_a_small_one():
     start = time.perf_counter()
     assert group_epsilon_delta(1e-9, 1e-12, 10**9)[1] == pytest.approx(1e-12 * math.expm1(1.0) / 1e-9)

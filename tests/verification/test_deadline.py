@@ -214,6 +214,7 @@ def test_a_worker_killed_at_its_deadline_is_replaced_at_once():
 
 
 @pytest.mark.slow  # two worker start-ups at once: 3 to 10 s
+@pytest.mark.timing  # compares two start-up times: a second worker on a two-core machine would skew them
 def test_a_spare_worker_serves_the_call_after_one_cut_short():
     """The worker of a call cut short is killed; with ``spare`` a second one starts alongside it, so the call that
     follows (the validated bounds after sympy, in a verification) does not wait for a whole start-up."""
