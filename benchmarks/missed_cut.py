@@ -221,20 +221,27 @@ def _fit(X: np.ndarray, y: np.ndarray, Xt: np.ndarray, yt: np.ndarray, epsilon: 
     return float(balanced_accuracy_score(yt, model.predict(Xt))), shown, (own, best)
 
 
+def _scored(cell: dict, data: tuple, epsilon: float, seed: int, settings: dict[str, dict],
+            estimator: type = dpcvx.DPLogisticRegression) -> None:
+    """Fill ``cell`` with each of ``settings``' fits on ``data`` (X, y, Xt, yt): its held-back balanced accuracy, and
+    whether MISSED_CUT (or another finding) was shown; the default's two training numbers the rule read."""
+    for key, setting in settings.items():
+        score, shown, (own, best) = _fit(*data, epsilon, seed, setting, estimator)
+        if key == "default":
+            cell["train_own"] = round(own, 4)
+            cell["train_best"] = None if best is None else round(best, 4)
+        cell[key] = round(score, 4)
+        cell[f"{key}_missed"] = any(MISSED in text for text in shown)
+        cell[f"{key}_other"] = any(MISSED not in text for text in shown)
+
+
 def measure(tables: Iterator, epsilons: tuple[float, ...]) -> list[dict]:
     cells = []
     for name, X, y, Xt, yt in tables:
         for epsilon in epsilons:
             cell: dict = {"table": name, "n": int(len(y)), "d": int(X.shape[1]), "share": float(np.mean(y)),
                           "epsilon": epsilon}
-            for key, settings in SETTINGS.items():
-                score, shown, (own, best) = _fit(X, y, Xt, yt, epsilon, 7, settings)
-                if key == "default":
-                    cell["train_own"] = round(own, 4)
-                    cell["train_best"] = None if best is None else round(best, 4)
-                cell[key] = round(score, 4)
-                cell[f"{key}_missed"] = any(MISSED in text for text in shown)
-                cell[f"{key}_other"] = any(MISSED not in text for text in shown)
+            _scored(cell, (X, y, Xt, yt), epsilon, 7, SETTINGS)
             cell["gain"] = round(cell["prior"] - cell["default"], 4)
             print(json.dumps(cell), flush=True)
             cells.append(cell)
@@ -256,14 +263,7 @@ def measure_advice(tables: Iterator, epsilons: tuple[float, ...], estimators: tu
             for epsilon in epsilons:
                 cell: dict = {"estimator": estimator.__name__, "table": name, "n": int(len(y)), "d": int(X.shape[1]),
                               "share": float(np.mean(y)), "epsilon": epsilon}
-                for key, setting in settings.items():
-                    score, shown, (own, best) = _fit(X, y, Xt, yt, epsilon, _seed(name), setting, estimator)
-                    if key == "default":
-                        cell["train_own"] = round(own, 4)
-                        cell["train_best"] = None if best is None else round(best, 4)
-                    cell[key] = round(score, 4)
-                    cell[f"{key}_missed"] = any(MISSED in text for text in shown)
-                    cell[f"{key}_other"] = any(MISSED not in text for text in shown)
+                _scored(cell, (X, y, Xt, yt), epsilon, _seed(name), settings, estimator)
                 advised = [key for key in settings if key != "default"]
                 cell["gain"] = round(cell[advised[0]] - cell["default"], 4)
                 print(json.dumps(cell), flush=True)
