@@ -56,7 +56,6 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Callable, Iterator
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -164,19 +163,13 @@ def _fit(config: str, eps: float, table: Table) -> dict:
         warnings.simplefilter("ignore")
         model = CONFIGS[config](epsilon=eps, label_bound=label, random_state=0).fit(X, y)
     predicted = np.asarray(model.predict(X), dtype=float)
-    shipped = training_rows.FAR_REACH
-    try:
-        training_rows.FAR_REACH = 0.0  # the finding as it was before this check (the parent's)
-        before = training_rows.regression_finding(lambda rows: predicted[rows], y, len(y), label)
-    finally:
-        training_rows.FAR_REACH = shipped
-    blocks = [slice(0, len(y))]
-    fired = {}
-    for reach, tail, floor in CANDIDATES:
-        fence = training_rows.far_labels(y, reach, tail)
-        fired[reach, tail, floor] = (before == training_rows.NO_BETTER_REGRESSION and fence is not None
-                                     and training_rows._better_without(lambda rows: predicted[rows], y, blocks,
-                                                                       partial(training_rows._inside, fence), floor))
+
+    def finding(far: tuple[float, float, float]) -> str | None:
+        return training_rows.regression_finding(lambda rows: predicted[rows], y, len(y), label, far)
+
+    before = finding((0.0, training_rows.FAR_TAIL, 0.0))  # the finding as it was before this check (the parent's)
+    fired = {candidate: before == training_rows.NO_BETTER_REGRESSION and finding(candidate) == training_rows.FAR_LABELS
+             for candidate in CANDIDATES}
     return {"test": r2(yt, model.predict(Xt)), "before": before, "fired": fired}
 
 

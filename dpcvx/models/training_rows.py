@@ -504,12 +504,16 @@ def training_rows_finding(predictions: Any, y: Any, regression: bool, classes: A
 
 
 def regression_finding(predict: Callable[[slice], np.ndarray], labels: np.ndarray, step: int,
-                       label_range: tuple[float, float] | None = None) -> str | None:
+                       label_range: tuple[float, float] | None = None,
+                       far: tuple[float, float, float] | None = None) -> str | None:
     """:data:`NO_BETTER_REGRESSION` when the squared error of the predictions of the training ``labels`` (1-D) is no
     lower than their spread about their mean (R^2 <= 0) both on the labels as given and, with a declared
     ``label_range`` (lo, hi), on the labels clipped onto it (the labels the fit saw), else None; :data:`CODE_LABELS`
     in its place when the labels hold a code for a missing value (:func:`~dpcvx.validation.label_codes`) and the
-    release is better than the mean on the other rows: the code, not the release, is what the comparisons saw.
+    release is better than the mean on the other rows: the code, not the release, is what the comparisons saw;
+    :data:`FAR_LABELS` when a few labels lie far outside the rest (:func:`far_labels`) and the release's R^2 on the
+    others is above a floor. ``far``: that check's (reach, tail, floor), (:data:`FAR_REACH`, :data:`FAR_TAIL`,
+    :data:`FAR_FLOOR`) when None, a reach of 0 turning it off (benchmarks/outlying_labels.py compares candidates).
 
     Either comparison alone false-alarms on a real table. On the raw labels a few huge outliers dominate both sums:
     with 0.3 % of 20,000 labels at 1e7, a DPHuberRegressor whose median absolute error was 1,493 (the mean's 24,065)
@@ -536,8 +540,9 @@ def regression_finding(predict: Callable[[slice], np.ndarray], labels: np.ndarra
     codes = label_codes(labels)
     if codes and _better_without(predict, labels, blocks, lambda part: ~np.isin(part, codes)):
         return CODE_LABELS
-    fence = far_labels(labels)
-    if fence is not None and _better_without(predict, labels, blocks, partial(_inside, fence), FAR_FLOOR):
+    reach, tail, floor = (FAR_REACH, FAR_TAIL, FAR_FLOOR) if far is None else far
+    fence = far_labels(labels, reach, tail)
+    if fence is not None and _better_without(predict, labels, blocks, partial(_inside, fence), floor):
         return FAR_LABELS
     return NO_BETTER_REGRESSION
 
