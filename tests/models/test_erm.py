@@ -193,9 +193,21 @@ def test_non_quadratic_regularizer_goes_through_cvxpy(data):
     assert erm.diagnostics_.solver.startswith("cvxpy") and erm.diagnostics_.converged
     # no Newton polish for this N, so the declared problem gets the conic default tolerance
     assert model.certificate.calibration.to_dict()["tol"] == dpcvx.privacy.calibrate.CONIC_TOL
-    with pytest.raises(dpcvx.InputError, match="solver='fast'"):
-        dpcvx.PrivateERM(regularizer=erm.regularizer, data_norm=1.0, solver="fast").fit(
-            X[:300], y[:300], epsilon=1.0)
+
+
+def test_solver_fast_without_newton_form_is_refused_before_the_charge(data):
+    """A non-quadratic regularizer has no Newton form: solver='fast' was refused by the solve, after the charge (1.0
+    spent, nothing released) and after the noise was drawn from the caller's generator (an audit of the test suite,
+    sixtieth session)."""
+    X, y, _, _ = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    generator = np.random.default_rng(5)
+    state = generator.bit_generator.state
+    with pytest.raises(dpcvx.InputError, match="solver='fast'.*nothing was charged"):
+        dpcvx.PrivateERM(regularizer=lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.logistic(w)), data_norm=1.0,
+                         solver="fast").fit(X[:300], y[:300], epsilon=1.0, accountant=accountant,
+                                            random_state=generator)
+    assert accountant.spent.epsilon == 0.0 and generator.bit_generator.state == state
 
 
 @pytest.mark.parametrize("bad_X, message", [
