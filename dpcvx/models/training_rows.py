@@ -240,8 +240,11 @@ MAP_LOST = (f"on its training rows, the release explains less than {MAP_SHARE:g}
             "cuts what a linear model of the rows can explain, at any epsilon.")
 
 
-def map_lost_advice(owner: str) -> str:
-    """What follows :data:`MAP_LOST` after an estimator (``owner``), as measured by benchmarks/map_loss.py, where a
+def map_lost_advice(owner: str, defaults: bool = True) -> str:
+    """What follows :data:`MAP_LOST` after an estimator (``owner``) at its default mechanism and column statistics
+    (``defaults``; after other settings, that none is known: the counts below were measured after the defaults, and
+    after AdaSSP the advice named AdaSSP itself, where on the count labels the other settings did worse in most fits:
+    a second attacker probe, sixtieth session), as measured by benchmarks/map_loss.py, where a
     setting was to be named only if it did better in every development cell where the check fired. None did, so the
     text says that none is known and gives, per setting measured, the fits where it did better (and worse by more than
     0.02) among the firing fits of the development, held-out and count-label families (results/map_loss_{dev,held,
@@ -261,6 +264,9 @@ def map_lost_advice(owner: str) -> str:
     directly, nothing (not measured)."""
     if owner not in ("DPLinearRegression", "DPHuberRegressor"):
         return ""
+    if not defaults:
+        return (" No setting is known to do better: benchmarks/map_loss.py measured the other settings after the "
+                "estimators' defaults (mechanism and column statistics 'auto'), not after this fit's.")
     cli = command_line_runs()
     adassp = "AdaSSP (in Python only: DPLinearRegression's mechanism 'adassp')" if cli else (
         "DPLinearRegression(mechanism='adassp')")
@@ -810,7 +816,8 @@ def _advice(owner: str, model: Any, finding: str | None) -> str:
     if finding == LITTLE_KEPT:
         return little_kept_advice(owner, int(np.size(model.coef_)))
     if finding == MAP_LOST:
-        return map_lost_advice(owner)
+        defaults = all(getattr(model, name, "auto") == "auto" for name in ("mechanism", "column_statistics"))
+        return map_lost_advice(owner, defaults)
     if finding == FAR_LABELS:
         return far_labels_advice()
     return ""
@@ -1051,17 +1058,18 @@ def missed_cut_advice(owner: str) -> str:
     threshold='prior' (the cut at a private count's log-odds) or class_weight='balanced': over its 162 firings
     (development 20, held-out 7, and the "small" stage's 135 at n 1,000 to 5,000, epsilon 0.3 to 2, seeds 0-7) the
     prior did better on new rows in 150 and the balanced weights in 139, the prior better than the balanced weights
-    in 111; every loss was at n x epsilon of 2,000 or less (the prior's down to -0.21, at n x epsilon 300 to 1,000).
-    At n 1,000 and 2,000, epsilon 1, a prober had found the balanced weights worse in 5 of 14 warned fits, the prior
-    in 2, where the text said "in every measured case". threshold='prior' is DPLogisticRegression's only, so for the
-    other classifiers class_weight='balanced', cited from :data:`MISSED_BALANCED_OTHER` where measured."""
+    in 111; every loss was at n x epsilon of 2,000 or less (the prior's down to -0.21, at n x epsilon 300 to 1,000;
+    the balanced weights' down to -0.22). At n 1,000 and 2,000, epsilon 1, a prober had found the balanced weights
+    worse in 5 of 14 warned fits, the prior in 2, where the text said "in every measured case". threshold='prior' is
+    DPLogisticRegression's only, so for the other classifiers class_weight='balanced', cited from
+    :data:`MISSED_BALANCED_OTHER` where measured."""
     balanced = setting("class_weight", repr("balanced"), "balanced")
     prior = f"{setting('class_prior', repr('private'), 'private')} with {setting('threshold', repr('prior'), 'prior')}"
     if owner == "DPLogisticRegression":
         return (f" Refitted with {prior}, or {balanced}, at the same epsilon, DPLogisticRegression did better in "
                 "balanced accuracy on new rows in most measured cases where this fired: the prior in 150 of 162, the "
                 "balanced weights in 139, and the prior did better than the balanced weights in 111 (benchmarks/"
-                "missed_cut.py). Every loss was on a table with n times epsilon at most 2,000 (down to -0.21), where "
+                "missed_cut.py). Every loss was on a table with n times epsilon at most 2,000 (down to -0.22), where "
                 "a refit can do worse; it trades accuracy for balanced accuracy.")
     weighs = (f" Refitted with {balanced} at the same epsilon, the fit weighs the classes by a private count of "
               "them")
@@ -1153,9 +1161,12 @@ def warn_on_tuned(model: Any, X: Any, y: Any, regression: bool,
 def weighs_classes(model: Any) -> bool:
     """Whether an estimator (or a learner) uses the class settings a note would advise (:data:`WEIGHED`): class
     weights, or the cut at a class prior (an estimator's threshold='prior'; a learner, which takes no threshold, its
-    class_prior). Public: the model's parameters only."""
-    if getattr(model, "class_weight", None) is not None:
-        return True
+    class_prior). Equal weights of every class ({0: 1, 1: 1}) are the unweighted fit's, and weigh nothing. Public:
+    the model's parameters only."""
+    weights = getattr(model, "class_weight", None)
+    if weights is not None:
+        values = list(weights.values()) if isinstance(weights, dict) else None
+        return values is None or len(set(values)) > 1
     threshold = getattr(model, "threshold", None)
     if isinstance(threshold, str) and threshold == "prior":
         return True

@@ -545,8 +545,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                                       located=model.certificate.column_statistics is not None,
                                       for_accuracy=sample_weight is None,  # one-vs-rest: no class weights
                                       weighed=weighs_classes(self),  # threshold="prior": not fitted for accuracy
-                                      scored=None if self.class_prior is not None else
-                                      functools.partial(_sampled_scores, model, X, y))
+                                      scored=None if self.class_prior is not None or not self._offset_applies()
+                                      else functools.partial(_sampled_scores, model, X, y))  # its advice applies
         else:  # the binary release's rows on either side of the cut, counted by its plan
             assert released_cut is not None
             warn_at_cut(check, released_cut, weighs_classes(self))
