@@ -33,7 +33,9 @@ category lists given by the user. Each record is mapped on its own:
   (:meth:`CategoricalColumn._misread`; a refusal would be decided by one record's
   value, docs/theory.md section 30);
 - missing values (None, NaN, pandas NA/NaT, or the text ``"?"`` or ``""``):
-  an error, unless the column declares a public rule. A categorical column
+  an error, unless the column declares a public rule (a categorical column
+  without one takes the text ``"?"`` and ``""`` as any other value outside its
+  categories, the all-zero block; None and NaN are refused). A categorical column
   with ``missing=c`` (c one of its categories, for example ``"?"``) encodes
   them as category c; a numeric column with ``missing=v`` (a public value in
   [lo, hi], for example lo) imputes v, and with ``missing_indicator=True``
