@@ -81,7 +81,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "best_balanced_accuracy", "missed_cut",
            "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
            "MISSED_PRIOR_CUT", "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
-           "ONE_VS_REST", "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
+           "ONE_VS_REST", "ONE_VS_REST_OTHER", "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
@@ -312,6 +312,13 @@ _PRIOR_NOTE = (" draws, in each class's fit against the rest, a private count of
 #: What a classifier that takes no class weight or class prior offers instead (:func:`warning_text`'s ``unweighted``):
 #: one-vs-rest's, the estimators' settings (:data:`_PRIOR_NOTE`)
 ONE_VS_REST = _TUNED_ONE_VS_REST + "class_prior='private' with threshold='prior'" + _PRIOR_NOTE
+#: :data:`ONE_VS_REST` after an estimator whose settings take no class prior (DPERMClassifier, DPHuberSVM, or
+#: DPLogisticRegression without its default ridge, an intercept or a numeric data_norm): it named class_prior='private'
+#: with threshold='prior', which such a fit refuses (a second attacker probe, sixtieth session)
+ONE_VS_REST_OTHER = (_TUNED_ONE_VS_REST + "This fit's settings take no class prior: class_prior='private' with "
+                     "threshold='prior' is DPLogisticRegression's, with its default ridge, an intercept and a numeric "
+                     "data_norm (on the command line: the default loss, --class-prior private --threshold prior). "
+                     "With them, one-vs-rest" + _PRIOR_NOTE)
 #: :data:`ONE_VS_REST` for a learner called directly (PrivateMulticlassERM): its binary learner's class_prior, and the
 #: release's cuts, which the estimator's threshold='prior' sets
 _ONE_VS_REST_LEARNER = (_TUNED_ONE_VS_REST + "A binary learner PrivateERM(..., fit_intercept=True, "
@@ -466,6 +473,8 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
     if unweighted == WEIGHED_ONE_VS_REST:  # one-vs-rest, its class setting in use: no class-weighted score either
+        return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}"
+    if unweighted == ONE_VS_REST_OTHER:  # as ONE_VS_REST, naming the estimator that takes the prior cuts
         return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}"
     if unweighted == ONE_VS_REST:  # no class-weighted score: it did worse there (ONE_VS_REST's measurement)
         instead = (_ONE_VS_REST_FLAGS if command_line_runs() else unweighted if estimator_called()
@@ -1204,10 +1213,11 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
 def _instead(multiclass: bool, weighed: bool, unweighted: str | None = None) -> str | None:
     """What a classifier's note offers instead of its class settings (:func:`warning_text`'s ``unweighted``):
     :data:`WEIGHED` (one-vs-rest's :data:`WEIGHED_ONE_VS_REST`) when the fit already uses them, else one-vs-rest's
-    :data:`ONE_VS_REST`, else ``unweighted``."""
+    ``unweighted`` (:data:`ONE_VS_REST_OTHER`: its settings take no class prior) or :data:`ONE_VS_REST`, else
+    ``unweighted``."""
     if weighed:
         return WEIGHED_ONE_VS_REST if multiclass else WEIGHED
-    return ONE_VS_REST if multiclass else unweighted
+    return (unweighted or ONE_VS_REST) if multiclass else unweighted
 
 
 def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, located: bool = False,
@@ -1249,6 +1259,7 @@ def _warn(owner: str, finding: str | None, unweighted: str | None = None, interc
     """Warn the finding's text (:func:`warning_text`); after one-vs-rest's note (:data:`ONE_VS_REST`), the ranges
     (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics."""
     if finding is not None:
-        after = one_vs_rest_ranges() if unweighted in (ONE_VS_REST, WEIGHED_ONE_VS_REST) and not located else ""
+        after = (one_vs_rest_ranges() if unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST)
+                 and not located else "")
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice)
         warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)

@@ -113,6 +113,7 @@ from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
 from ..models.training_rows import (
     MISSED_ROWS,
+    ONE_VS_REST_OTHER,
     deferred,
     left_to_caller,
     warn_at_cut,
@@ -545,6 +546,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                                       located=model.certificate.column_statistics is not None,
                                       for_accuracy=sample_weight is None,  # one-vs-rest: no class weights
                                       weighed=weighs_classes(self),  # threshold="prior": not fitted for accuracy
+                                      unweighted=None if self._offset_applies() else ONE_VS_REST_OTHER,
                                       scored=None if self.class_prior is not None or not self._offset_applies()
                                       else functools.partial(_sampled_scores, model, X, y))  # its advice applies
         else:  # the binary release's rows on either side of the cut, counted by its plan

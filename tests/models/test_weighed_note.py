@@ -106,6 +106,18 @@ def test_one_vs_rest_at_the_prior_cuts_is_advised_none_and_keeps_the_ranges_note
     _advises_none(text)
 
 
+@pytest.mark.parametrize("estimator", [dpcvx.DPERMClassifier, dpcvx.DPHuberSVM])
+def test_one_vs_rest_of_an_estimator_without_a_class_prior_names_the_estimator_that_takes_it(estimator: Any) -> None:
+    """Its note named class_prior='private' with threshold='prior' as this fit's settings, which it refuses (a second
+    attacker probe, sixtieth session); it now says they are DPLogisticRegression's."""
+    X, y = _noise(3000, (0.8, 0.15, 0.05), 0)
+    (text,) = _told(lambda: estimator(epsilon=0.1, classes=(0, 1, 2), random_state=0).fit(X, y))
+    assert "This fit's settings take no class prior: class_prior='private' with threshold='prior' is " \
+           "DPLogisticRegression's" in text
+    with pytest.raises(dpcvx.InputError, match="class_prior='private' without class weights"):  # the advice, refused
+        estimator(epsilon=0.1, classes=(0, 1, 2), class_prior="private", threshold="prior").fit(X, y)
+
+
 def test_a_learner_with_class_weights_is_advised_none() -> None:
     X, y = _noise(2000, (0.8, 0.2), 0)
     learner = dpcvx.PrivateERM(loss="logistic", lam=0.1, data_norm=1.0, classes=(0, 1), class_weight="balanced",
