@@ -49,12 +49,12 @@ from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import OFFSET_SOURCE, CertifiedWeights
-from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates
+from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates, log_odds
 from ..validation import SignBits, check_classes, check_labels
 from ..verification.verifier import default_regularizer
 from .failure import after_charge, composite
 from .fit_plan import FitPlan, plan_conditional
-from .intercept_offset import CentredRidge, log_odds
+from .intercept_offset import CentredRidge
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "CountPlan", "RatesPlan",

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..release.weight_rules import log_odds
 from ..validation import check_threshold, decision_cut, or_literal
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
@@ -32,12 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is
 #: A binary classifier's public threshold: "prior" or a probability in (0, 1) (the estimators' parameter check)
 THRESHOLD = or_literal("prior", check_threshold)
 
-__all__ = ["THRESHOLD", "log_odds", "threshold_cut", "CentredRidge", "prior_entropy"]
-
-
-def log_odds(rates: tuple[float, float]) -> float:
-    """b0 = log(pi_+ / pi_-) of public rates (pi_-, pi_+)."""
-    return math.log(rates[1] / rates[0])
+__all__ = ["THRESHOLD", "threshold_cut", "CentredRidge", "prior_entropy"]
 
 
 def threshold_cut(threshold: float | str, rates: tuple[float, float] | None) -> float | None:

@@ -472,10 +472,8 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
     score = python_only(TUNE_SCORE)
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
-    if unweighted == WEIGHED_ONE_VS_REST:  # one-vs-rest, its class setting in use: no class-weighted score either
-        return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}"
-    if unweighted == ONE_VS_REST_OTHER:  # as ONE_VS_REST, naming the estimator that takes the prior cuts
-        return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}"
+    if unweighted in (WEIGHED_ONE_VS_REST, ONE_VS_REST_OTHER):  # one-vs-rest, its class setting in use, or none
+        return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}"  # taken: no class-weighted score either
     if unweighted == ONE_VS_REST:  # no class-weighted score: it did worse there (ONE_VS_REST's measurement)
         instead = (_ONE_VS_REST_FLAGS if command_line_runs() else unweighted if estimator_called()
                    else _ONE_VS_REST_LEARNER)
@@ -1000,11 +998,16 @@ def missed_cut(counts: np.ndarray, best: float | None) -> bool:
     """Whether a binary release's confusion ``counts`` at its own cut (:func:`sign_confusion`'s order) have balanced
     accuracy at least :data:`MISSED_GAP` below ``best`` (:func:`best_balanced_accuracy`), and ``best`` is at least
     :data:`MISSED_RANKED`."""
-    if best is None or best < MISSED_RANKED:
+    if best is None or np.any(counts.sum(axis=1) == 0):
         return False
-    if np.any(counts.sum(axis=1) == 0):
-        return False
-    return best - balanced_accuracy(counts) >= MISSED_GAP
+    return _cut_missed(balanced_accuracy(counts), best, MISSED_RANKED)
+
+
+def _cut_missed(own: float, reached: float, floor: float) -> bool:
+    """The rule :data:`MISSED_CUT` and :data:`MISSED_PRIOR_CUT` share: another cut of the same decision values
+    ``reached`` a balanced accuracy of at least ``floor``, and at least :data:`MISSED_GAP` above the release's
+    ``own``."""
+    return reached >= floor and reached - own >= MISSED_GAP
 
 
 #: One-vs-rest's analogue of :data:`MISSED_CUT` (benchmarks/missed_prior_cut.py, the rule written before its
@@ -1048,10 +1051,7 @@ def prior_cut_floor(k: int) -> float:
 def missed_prior_cut(accuracies: tuple[float, float] | None, k: int) -> bool:
     """Whether (A, B) of :func:`prior_cut_accuracies` have B - A >= :data:`MISSED_GAP` and B >= :func:`prior_cut_floor`
     of the k classes."""
-    if accuracies is None:
-        return False
-    own, prior = accuracies
-    return prior >= prior_cut_floor(k) and prior - own >= MISSED_GAP
+    return accuracies is not None and _cut_missed(*accuracies, prior_cut_floor(k))
 
 
 #: :func:`missed_cut_advice`'s record for the classifiers other than DPLogisticRegression, refitted with

@@ -64,6 +64,7 @@ from ..verification.exact import exact_text
 from .constants import Constants, written
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
+from .weight_rules import count_rates, log_odds
 
 __all__ = ["ReleaseReport", "REPORT_FORMATS"]
 
@@ -155,8 +156,8 @@ def _float_words(guarantee: FloatGuarantee | None) -> str:
 
 def _posterior(prior: float, epsilon: float) -> float:
     """The largest belief an attacker with belief ``prior`` can hold after the release: odds times e^epsilon."""
-    log_odds = math.log(prior / (1 - prior)) + epsilon
-    return 1 / (1 + math.exp(-log_odds)) if log_odds > -700 else 0.0
+    odds = math.log(prior / (1 - prior)) + epsilon  # log-odds of the belief after the release
+    return 1 / (1 + math.exp(-odds)) if odds > -700 else 0.0
 
 
 def _number(value: Any) -> str:
@@ -185,6 +186,12 @@ def _written(value: Any) -> str:
     if exact_text(value) is None and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
         return _number(value)
     return written(value)
+
+
+def _count_log_odds(count: dict[str, Any]) -> float:
+    """The log-odds of a released class count's rates (its record's ``count`` of ``n``): the intercept offset's centre
+    and the cut of threshold "prior", by the fit's own formula (:func:`~dpcvx.release.weight_rules.log_odds`)."""
+    return log_odds(count_rates(count["count"], count["n"]))
 
 
 def _kernel_words(kernel: Any) -> str:
@@ -865,7 +872,7 @@ class ReleaseReport:
                     "(below)")
         count, n = counts[0]["count"], counts[0]["n"]
         return (f"; its centre pulls the intercept towards log({count} / ({n} - {count})) = "
-                f"{math.log(count / (n - count)):.3g}, the log-odds of the noisy count below (divided by the "
+                f"{_count_log_odds(counts[0]):.3g}, the log-odds of the noisy count below (divided by the "
                 "intercept's feature value)")
 
     def _cut_of_counts(self) -> bool:
@@ -874,9 +881,13 @@ class ReleaseReport:
         counts = self._counts()
         if not counts or self.decision_cut is None:
             return False
-        odds = [math.log(count["count"] / (count["n"] - count["count"])) for count in counts]
+        odds = [_count_log_odds(count) for count in counts]
         cut = np.atleast_1d(np.asarray(self.decision_cut, dtype=float))
         return cut.shape == (len(odds),) and bool(np.allclose(cut, odds, rtol=1e-12, atol=0))
+
+    def _positive_class(self) -> str:
+        """A binary release's positive class as the report writes it (its second declared class)."""
+        return _number(np.asarray(self.classes).tolist()[1]) if self.classes is not None else "the second class"
 
     def _threshold_words(self) -> str:
         """The public decision threshold when predict does not cut at 0 (a dpcvx classifier's ``threshold``, its
@@ -889,7 +900,7 @@ class ReleaseReport:
             return (f"the decision cuts ({shown}), one per class: a row is predicted as the class whose score minus "
                     "its cut is largest (the threshold 'prior'), not the largest score; they change which class is "
                     "predicted, not the privacy")
-        positive = _number(np.asarray(self.classes).tolist()[1]) if self.classes is not None else "the second class"
+        positive = self._positive_class()
         threshold = 1.0 / (1.0 + math.exp(-float(cut)))
         return (f"the decision threshold {threshold:.3g}: a row is predicted as {positive} when its score is above "
                 f"log({threshold:.3g} / {1 - threshold:.3g}) = {float(cut):.3g} instead of 0 (the default threshold "
@@ -906,10 +917,8 @@ class ReleaseReport:
                            if getattr(weights, "sets_offset", False) else
                            ("class_weight='balanced'", "which sets the class weights"))
             if len(counts) == 1:
-                label = (_number(np.asarray(self.classes).tolist()[1]) if self.classes is not None
-                         else "the second class")
-                text = (f"a noisy count of the records of class {label} (released as {counts[0]['count']} of "
-                        f"{counts[0]['n']}), asked for by {option}, {use}")
+                text = (f"a noisy count of the records of class {self._positive_class()} (released as "
+                        f"{counts[0]['count']} of {counts[0]['n']}), asked for by {option}, {use}")
             else:
                 labels = np.asarray(self.classes).tolist() if self.classes is not None else range(len(counts))
                 shown = ", ".join(f"{_number(label)}: {count['count']}" for label, count in zip(labels, counts,

@@ -1,5 +1,6 @@
 """The public rules that make a release's record weights from its public inputs (docs/theory.md, section 21): the
-balanced class weights of class rates, w_max, the mean weight s_bar and the rates a released class count gives.
+balanced class weights of class rates, w_max, the mean weight s_bar, the rates a released class count gives and the
+log-odds of rates.
 
 One implementation, read by the fit that makes the weights (:mod:`dpcvx.models.record_weights`,
 :mod:`dpcvx.models.class_count`) and by the model file reader that checks a recorded ``certificate.weights`` against
@@ -10,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["MIN_CLASS_RATE", "balanced_weights", "count_floor", "count_rates", "mean_record_weight", "prior_rates",
-           "weight_bound"]
+__all__ = ["MIN_CLASS_RATE", "balanced_weights", "count_floor", "count_rates", "log_odds", "mean_record_weight",
+           "prior_rates", "weight_bound"]
 
 MIN_CLASS_RATE = 0.01  # the public floor f / n of each released class count
 
@@ -41,6 +42,12 @@ def prior_rates(weights: Sequence[float]) -> tuple[float, float]:
 def count_rates(count: int, n: int) -> tuple[float, float]:
     """The rates (1 - n~_+ / n, n~_+ / n) of a released count n~_+ of the positive class among n public records."""
     return (n - count) / n, count / n
+
+
+def log_odds(rates: tuple[float, float]) -> float:
+    """b0 = log(pi_+ / pi_-) of rates (pi_-, pi_+): the intercept offset's centre and the cut of threshold "prior"
+    (:mod:`dpcvx.models.intercept_offset`), and what the release report says of them."""
+    return math.log(rates[1] / rates[0])
 
 
 def weight_bound(class_weights: Sequence[float] | None, sample_bound: float | None) -> float:

@@ -107,7 +107,7 @@ from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, prior_cuts, r
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import SETTINGS, column_statistics_option
-from ..models.intercept_offset import THRESHOLD, CentredRidge, log_odds, prior_entropy, threshold_cut
+from ..models.intercept_offset import THRESHOLD, CentredRidge, prior_entropy, threshold_cut
 from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
@@ -128,7 +128,7 @@ from ..release.input_record import HoldsNoInput
 from ..release.model import PrivateModel, ReleaseCertificate, named, weighted_share
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import Held, called, constant_at_cut, held_warnings, rare_class_advice, speaker, warn_release
-from ..release.weight_rules import prior_rates
+from ..release.weight_rules import log_odds, prior_rates
 from ..validation import (
     Check,
     check_choice,
@@ -542,13 +542,14 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
         if isinstance(model, PrivateMulticlassModel):
             if in_memory:  # one-vs-rest's predictions (at its cuts) over the public classes, no sort of the rows
+                prior_cuts = self._offset_applies()  # its settings take the prior cuts the notes advise
                 warn_on_training_rows(owner, self._predicted(model, X), y, classes=model.classes_,
                                       located=model.certificate.column_statistics is not None,
                                       for_accuracy=sample_weight is None,  # one-vs-rest: no class weights
                                       weighed=weighs_classes(self),  # threshold="prior": not fitted for accuracy
-                                      unweighted=None if self._offset_applies() else ONE_VS_REST_OTHER,
-                                      scored=None if self.class_prior is not None or not self._offset_applies()
-                                      else functools.partial(_sampled_scores, model, X, y))  # its advice applies
+                                      unweighted=None if prior_cuts else ONE_VS_REST_OTHER,
+                                      scored=functools.partial(_sampled_scores, model, X, y)
+                                      if prior_cuts and self.class_prior is None else None)
         else:  # the binary release's rows on either side of the cut, counted by its plan
             assert released_cut is not None
             warn_at_cut(check, released_cut, weighs_classes(self))
