@@ -10,14 +10,13 @@ rule and advice measured by benchmarks/missed_cut.py).
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from training_notes import told
 
 import dpcvx
-from dpcvx.exceptions import TrainingRowsWarning
 from dpcvx.models import training_rows
 
 MISSED = "cut misses the rarer class"
@@ -34,42 +33,35 @@ def _rare(n: int, share: float, seed: int, d: int = 4) -> tuple[np.ndarray, np.n
     return schema.transform({f"z{j}": Z[:, j] for j in range(d)}), y
 
 
-def _shown(estimator: object, X: np.ndarray, y: np.ndarray) -> list[str]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        estimator.fit(X, y)  # type: ignore[attr-defined]
-    return [str(w.message) for w in caught if w.category is TrainingRowsWarning]
-
-
 def test_a_cut_that_misses_the_rare_class_is_told_and_names_the_measured_advice() -> None:
     """benchmarks/missed_cut.py's development cell gauss d=4, 2 %, n 20,000, epsilon 8: the default's balanced
     accuracy 0.77 on its rows, its best cut 0.96, and nothing said before; the advised fits are not told."""
     X, y = _rare(20_000, 0.02, 11)
-    texts = _shown(dpcvx.DPLogisticRegression(epsilon=8, random_state=7), X, y)
+    texts = told(dpcvx.DPLogisticRegression(epsilon=8, random_state=7).fit, X, y)
     assert len(texts) == 1 and MISSED in texts[0], texts
     assert "NOT PRIVATE" in texts[0]
     assert "class_prior='private' with threshold='prior'" in texts[0] and "class_weight='balanced'" in texts[0]
     for advised in ({"class_prior": "private", "threshold": "prior"}, {"class_weight": "balanced"}):
-        assert not any(MISSED in text for text in _shown(
-            dpcvx.DPLogisticRegression(epsilon=8, random_state=7, **advised), X, y)), advised
+        assert not any(MISSED in text for text in told(
+            dpcvx.DPLogisticRegression(epsilon=8, random_state=7, **advised).fit, X, y)), advised
 
 
 def test_a_fit_cut_elsewhere_is_not_held_to_the_best_cut() -> None:
     """A public threshold other than 1/2 trades accuracy by the user's choice: not fitted for accuracy, not told."""
     X, y = _rare(20_000, 0.02, 11)
-    texts = _shown(dpcvx.DPLogisticRegression(epsilon=8, random_state=7, threshold=0.3), X, y)
+    texts = told(dpcvx.DPLogisticRegression(epsilon=8, random_state=7, threshold=0.3).fit, X, y)
     assert not any(MISSED in text for text in texts)
 
 
 def test_a_balanced_table_cut_near_its_best_is_not_told() -> None:
     X, y = _rare(8_000, 0.5, 3)
-    assert _shown(dpcvx.DPLogisticRegression(epsilon=4, random_state=0), X, y) == []
+    assert told(dpcvx.DPLogisticRegression(epsilon=4, random_state=0).fit, X, y) == []
 
 
 def test_the_other_classifiers_are_told_the_balanced_weights_only() -> None:
     X, y = _rare(20_000, 0.02, 11)
     for estimator in (dpcvx.DPHuberSVM(epsilon=8, random_state=7), dpcvx.DPERMClassifier(epsilon=8, random_state=7)):
-        texts = _shown(estimator, X, y)
+        texts = told(estimator.fit, X, y)
         assert len(texts) == 1 and MISSED in texts[0], texts
         finding = texts[0].split("NOT PRIVATE")[0]  # its advice names no threshold='prior' (DPLogisticRegression's)
         assert "threshold='prior'" not in finding

@@ -8,12 +8,10 @@ advised DPHuberRegressor (R^2 -0.01 to 0.03), where DPLogisticRegression's predi
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
+from training_notes import told
 
 import dpcvx
-from dpcvx.exceptions import TrainingRowsWarning
 from dpcvx.models import training_rows
 
 CLASSIFIER = "DPLogisticRegression(epsilon=...) with the two values as its classes"
@@ -28,18 +26,11 @@ def _zero_one(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return schema.transform({f"z{j}": Z[:, j] for j in range(5)}), y
 
 
-def _shown(estimator: object, X: np.ndarray, y: np.ndarray) -> list[str]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        estimator.fit(X, y)  # type: ignore[attr-defined]
-    return [str(w.message) for w in caught if w.category is TrainingRowsWarning]
-
-
 def test_a_zero_one_label_names_the_classifier_not_huber_nor_noise() -> None:
     X, y = _zero_one(20_000, 0)
     for estimator in (dpcvx.DPLinearRegression(epsilon=8, label_bound=(0, 1), random_state=0),
                       dpcvx.DPHuberRegressor(epsilon=8, label_bound=(0, 1), random_state=0)):
-        texts = _shown(estimator, X, y)
+        texts = told(estimator.fit, X, y)
         assert len(texts) == 1 and CLASSIFIER in texts[0], texts
         assert "predict_proba(X)[:, 1]" in texts[0] and "NOT PRIVATE" in texts[0]
         assert "DPHuberRegressor(" not in texts[0] and "its noise, not the rows" not in texts[0]
@@ -48,7 +39,7 @@ def test_a_zero_one_label_names_the_classifier_not_huber_nor_noise() -> None:
 def test_labels_of_many_values_keep_the_regression_advice() -> None:
     X, y = _zero_one(20_000, 0)
     graded = y + np.random.default_rng(1).integers(0, 2, y.size) * 0.5  # four values: no classifier named
-    texts = _shown(dpcvx.DPLinearRegression(epsilon=8, label_bound=(0, 2), random_state=0), X, graded)
+    texts = told(dpcvx.DPLinearRegression(epsilon=8, label_bound=(0, 2), random_state=0).fit, X, graded)
     assert not any(CLASSIFIER in text for text in texts)
 
 

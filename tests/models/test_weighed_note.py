@@ -11,16 +11,15 @@ class's accuracy and its note names none of them (training_rows.WEIGHED).
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from training_notes import told
 
 import dpcvx
 from dpcvx.cli import main
-from dpcvx.exceptions import TrainingRowsWarning
 from dpcvx.models import training_rows
 from dpcvx.models.tuning import BudgetInConstructor, tune
 
@@ -54,13 +53,6 @@ def _dominant(n: int, seed: int, d: int = 6) -> tuple[np.ndarray, np.ndarray]:
     return _schema(d).transform({f"z{j}": Z[:n, j] for j in range(d)}), cls[:n]
 
 
-def _told(fit: Any) -> list[str]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        fit()
-    return [str(w.message) for w in caught if w.category is TrainingRowsWarning]
-
-
 def _advises_none(text: str) -> None:
     advice = text.split("NOT PRIVATE", 1)[1]
     for spelt in ADVISED:
@@ -71,7 +63,7 @@ def test_the_advised_one_vs_rest_fit_is_not_told_that_nothing_weighs_its_classes
     """The prober's table and seed: the default is told nothing here, the advised fit was told BELOW_MAJORITY with
     the advice it follows. Its cuts at the log-odds of the class counts trade accuracy for balanced accuracy."""
     X, y = _dominant(5000, 1)
-    texts = _told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), class_prior="private",
+    texts = told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), class_prior="private",
                                                      threshold="prior", random_state=1).fit(X, y))
     assert not any("nothing in its fit weighs" in text for text in texts), texts
     for text in texts:
@@ -86,21 +78,21 @@ def test_the_advised_one_vs_rest_fit_is_not_told_that_nothing_weighs_its_classes
 ], ids=["logistic-balanced", "logistic-prior", "huber-svm-balanced", "erm-balanced"])
 def test_a_binary_estimator_using_a_class_setting_is_advised_none(estimator: Any) -> None:
     X, y = _noise(2000, (0.8, 0.2), 0)
-    (text,) = _told(lambda: estimator.fit(X, y))
+    (text,) = told(lambda: estimator.fit(X, y))
     assert IN_USE in text and "NOT PRIVATE" in text
     _advises_none(text)
 
 
 def test_a_binary_estimator_without_them_is_still_advised_them() -> None:
     X, y = _noise(2000, (0.8, 0.2), 0)
-    (text,) = _told(lambda: dpcvx.DPLogisticRegression(epsilon=0.1, random_state=0).fit(X, y))
+    (text,) = told(lambda: dpcvx.DPLogisticRegression(epsilon=0.1, random_state=0).fit(X, y))
     assert IN_USE not in text
     assert "class_prior='private' with threshold='prior'" in text and "class_weight='balanced'" in text
 
 
 def test_one_vs_rest_at_the_prior_cuts_is_advised_none_and_keeps_the_ranges_note() -> None:
     X, y = _noise(3000, (0.8, 0.15, 0.05), 0)
-    (text,) = _told(lambda: dpcvx.DPLogisticRegression(epsilon=0.1, classes=(0, 1, 2), class_prior="private",
+    (text,) = told(lambda: dpcvx.DPLogisticRegression(epsilon=0.1, classes=(0, 1, 2), class_prior="private",
                                                        threshold="prior", random_state=0).fit(X, y))
     assert IN_USE_ONE_VS_REST in text and "column_statistics='ranges'" in text
     _advises_none(text)
@@ -111,7 +103,7 @@ def test_one_vs_rest_of_an_estimator_without_a_class_prior_names_the_estimator_t
     """Its note named class_prior='private' with threshold='prior' as this fit's settings, which it refuses (a second
     attacker probe, sixtieth session); it now says they are DPLogisticRegression's."""
     X, y = _noise(3000, (0.8, 0.15, 0.05), 0)
-    (text,) = _told(lambda: estimator(epsilon=0.1, classes=(0, 1, 2), random_state=0).fit(X, y))
+    (text,) = told(lambda: estimator(epsilon=0.1, classes=(0, 1, 2), random_state=0).fit(X, y))
     assert "This fit's settings take no class prior: class_prior='private' with threshold='prior' is " \
            "DPLogisticRegression's" in text
     with pytest.raises(dpcvx.InputError, match="class_prior='private' without class weights"):  # the advice, refused
@@ -122,7 +114,7 @@ def test_a_learner_with_class_weights_is_advised_none() -> None:
     X, y = _noise(2000, (0.8, 0.2), 0)
     learner = dpcvx.PrivateERM(loss="logistic", lam=0.1, data_norm=1.0, classes=(0, 1), class_weight="balanced",
                                class_prior="private")
-    (text,) = _told(lambda: learner.fit(X, y, epsilon=0.1, random_state=0))
+    (text,) = told(lambda: learner.fit(X, y, epsilon=0.1, random_state=0))
     assert IN_USE in text
     _advises_none(text)
 
@@ -131,7 +123,7 @@ def test_one_vs_rest_of_a_weighted_learner_is_advised_none() -> None:
     X, y = _noise(3000, (0.8, 0.15, 0.05), 0)
     binary = dpcvx.PrivateERM(loss="logistic", lam=0.1, data_norm=1.0, classes=(-1, 1),
                               class_weight={-1: 1.0, 1: 4.0})
-    (text,) = _told(lambda: dpcvx.PrivateMulticlassERM(binary, (0, 1, 2)).fit(X, y, 0.3, random_state=0))
+    (text,) = told(lambda: dpcvx.PrivateMulticlassERM(binary, (0, 1, 2)).fit(X, y, 0.3, random_state=0))
     assert IN_USE_ONE_VS_REST in text and "nothing in its fit weighs" not in text
     _advises_none(text)
 
@@ -139,7 +131,7 @@ def test_one_vs_rest_of_a_weighted_learner_is_advised_none() -> None:
 def test_tune_of_class_weighted_candidates_is_advised_none() -> None:
     X, y = _noise(3000, (0.8, 0.2), 0)
     learner = BudgetInConstructor(dpcvx.DPLogisticRegression, classes=(0, 1), class_weight="balanced")
-    (text,) = _told(lambda: tune(learner, X, y, {"lam": [1e-2, 1e-1]}, 0.1, procedure="split", random_state=1))
+    (text,) = told(lambda: tune(learner, X, y, {"lam": [1e-2, 1e-1]}, 0.1, procedure="split", random_state=1))
     assert text.startswith("dpcvx.tune: ") and "already weighs the classes" in text
     assert "candidates that weigh the classes" not in text
 
@@ -150,7 +142,7 @@ def test_the_command_line_fit_with_its_class_flags_is_advised_none(tmp_path: Pat
     table = tmp_path / "noise.csv"
     a, b, y = rng.uniform(0, 10, n), rng.uniform(0, 10, n), np.where(rng.random(n) < 0.2, "yes", "no")
     table.write_text("a,b,y\n" + "".join(f"{a[i]:.3f},{b[i]:.3f},{y[i]}\n" for i in range(n)))
-    texts = _told(lambda: main(["fit", str(table), "--target", "y", "--positive", "yes", "--numeric", "a:0:10",
+    texts = told(lambda: main(["fit", str(table), "--target", "y", "--positive", "yes", "--numeric", "a:0:10",
                                 "--numeric", "b:0:10", "--data-norm", "1", "--epsilon", "0.1", "--random-state", "0",
                                 "--class-weight", "balanced", "--out", str(tmp_path / "m.json")]))
     (text,) = [text for text in texts if "NOT PRIVATE" in text]
@@ -181,9 +173,9 @@ def test_one_vs_rest_of_an_estimator_without_the_prior_cuts_is_not_told_to_use_t
 
     monkeypatch.setattr(training_rows, "prior_cut_accuracies", read)
     for estimator in (dpcvx.DPERMClassifier, dpcvx.DPHuberSVM):
-        _told(lambda estimator=estimator: estimator(epsilon=1, classes=(0, 1, 2), random_state=1).fit(X, y))
+        told(lambda estimator=estimator: estimator(epsilon=1, classes=(0, 1, 2), random_state=1).fit(X, y))
     with pytest.raises(AssertionError, match="read"):  # where it applies, the check reads them
-        _told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), random_state=1).fit(X, y))
+        told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), random_state=1).fit(X, y))
 
 
 def test_the_map_loss_advice_after_other_settings_names_no_counts() -> None:
@@ -205,20 +197,20 @@ def test_one_vs_rest_whose_largest_score_misses_the_rare_classes_is_told_and_adv
     """The prober's table and seed (probeB finding 1): the default's balanced accuracy 0.62 on new rows, nothing
     said; class_prior="private" with threshold="prior" 0.73 (benchmarks/results/missed_prior_cut_dev.md)."""
     X, y = _dominant(5000, 1)
-    (text,) = _told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), random_state=1).fit(X, y))
+    (text,) = told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), random_state=1).fit(X, y))
     assert MISSED_PRIOR in text and "NOT PRIVATE" in text
     assert "class_prior='private' with threshold='prior'" in text.split("NOT PRIVATE", 1)[1]
-    assert not any(MISSED_PRIOR in told for told in _told(
+    assert not any(MISSED_PRIOR in told for told in told(
         lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), class_prior="private", threshold="prior",
                                            random_state=1).fit(X, y)))
 
 
-def test_one_vs_rest_on_balanced_classes_is_not_told() -> None:
+def test_one_vs_rest_on_balanced_classes_is_nottold() -> None:
     rng = np.random.default_rng(5)
     cls = rng.integers(0, 3, 6000)
     Z = (rng.normal(size=(3, 6)) * 1.5)[cls] + rng.normal(size=(6000, 6))
     X = _schema(6).transform({f"z{j}": Z[:, j] for j in range(6)})
-    assert _told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), random_state=0).fit(X, cls)) == []
+    assert told(lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), random_state=0).fit(X, cls)) == []
 
 
 def test_prior_cut_accuracies_reads_the_largest_score_and_the_log_odds_of_the_shares() -> None:
