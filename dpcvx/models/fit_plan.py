@@ -507,19 +507,13 @@ class FitPlan:
             unweighted = self.weight_plan is None  # every record alike: at its sign, fitted for accuracy
             if check is None:  # at the release's sign; class weights: the note advises none (training_rows.WEIGHED)
                 training_rows.warn_on_confusion(self.owner, counts(0.0), self.classes, for_accuracy=unweighted,
-                                                weighed=_class_weighted(self.weight_plan))
+                                                weighed=training_rows.weighs_classes(self.learner))
             else:  # at a caller's cut, known once the caller's release is complete (an estimator's threshold)
                 check.counts, check.classes, check.unweighted = counts, self.classes, unweighted
                 # in memory, the release's decision values for the cut that misses the rarer class (MISSED_CUT)
                 check.ranked = (None if isinstance(bound.X, RowBlocks) or isinstance(bound.labels, SignBits) else
                                 functools.partial(_best_cut, bound.X, w, bound.labels))
         return PrivateModel(coef, intercept, self.classes, rows, release)
-
-
-def _class_weighted(weights: RecordWeights | None) -> bool:
-    """Whether a fit's record weights hold class weights (not ``sample_weight`` alone): the class setting a learner's
-    training-rows note would advise is in use (:data:`~dpcvx.models.training_rows.WEIGHED`)."""
-    return weights is not None and weights.class_weights is not None
 
 
 def plan_conditional(plan: Any) -> bool:

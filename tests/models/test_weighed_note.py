@@ -119,6 +119,15 @@ def test_a_learner_with_class_weights_is_advised_none() -> None:
     _advises_none(text)
 
 
+def test_a_learner_with_equal_class_weights_is_advised_them_as_the_estimators_are() -> None:
+    """Equal weights of every class are the unweighted fit: the estimators' rule (training_rows.weighs_classes). The
+    learner's fit read its own rule off the weight plan and counted {0: 1, 1: 1} as weighing the classes."""
+    X, y = _noise(2000, (0.8, 0.2), 0)
+    learner = dpcvx.PrivateERM(loss="logistic", lam=0.1, data_norm=1.0, classes=(0, 1), class_weight={0: 1, 1: 1})
+    (text,) = told(lambda: learner.fit(X, y, epsilon=0.1, random_state=0))
+    assert IN_USE not in text and "class_weight='balanced'" in text
+
+
 def test_one_vs_rest_of_a_weighted_learner_is_advised_none() -> None:
     X, y = _noise(3000, (0.8, 0.15, 0.05), 0)
     binary = dpcvx.PrivateERM(loss="logistic", lam=0.1, data_norm=1.0, classes=(-1, 1),
