@@ -5,7 +5,12 @@
 ``make_composition``) count it with the rest of an OpenDP analysis
 and refuse what exceeds their budget, before the fit runs:
 
-* input domain: a user domain whose members are pairs ``(X, y)`` (the fit's data); OpenDP does not
+* input domain: a user domain whose members are pairs ``(X, y)`` (the fit's data), or with
+  ``weighted=True`` triples ``(X, y, sample_weight)``: a record's weight is part of the record, so it
+  is part of the input the map covers (a record whose weight changes is a record replaced), never
+  a constant of the measurement (``sample_weight`` as a fit option is refused: one data set's
+  weights inside the measurement fixed n, so under add-remove it refused every neighbour of that
+  data set and released on it, a membership test the map did not count); OpenDP does not
   apply a user domain's member check, so the measurement applies it before the fit;
 * input metric: the neighbour relation of the release
   (:mod:`dpcvx.privacy.neighbours`): ``change_one_distance`` for replace-one
@@ -19,7 +24,8 @@ and refuse what exceeds their budget, before the fit runs:
   release; (k epsilon, min(1, delta sum_{i<k} e^(i epsilon))) for delta > 0, where
   delta = 1 (at eps = 1, delta = 1e-6 from k = 15) is a true statement that
   guarantees nothing, which a compositor's budget refuses;
-* function: ``learner.fit(X, y, epsilon, delta=delta, **fit_params)``; the
+* function: ``learner.fit(X, y, epsilon, delta=delta, **fit_params)`` (with ``sample_weight=`` the
+  triple's third entry when weighted); the
   released model is returned after its certificate is checked against the map
   (its epsilon, delta and relation), and refused otherwise.
 
@@ -31,7 +37,7 @@ there: ``as_opendp_measurement(estimator)`` is at the estimator's (epsilon, delt
 metric is the estimator's ``neighbours``, and its privacy map the same as a
 learner's. When it is made, the measurement clones the estimator
 (``sklearn.base.clone``: a later ``set_params`` on the user's estimator changes
-nothing) and runs its ``check_params`` (with the fit's ``sample_weight``): what
+nothing) and runs its ``check_params`` (with weights when ``weighted``): what
 the estimator's fit refuses before it reads data is refused then, with the error
 that fit gives; what it checks after (its learner's options, such as ``n_public``
 under add-remove, and the mechanism's verdict) is refused when the measurement is
@@ -100,6 +106,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .exceptions import (
     AssumptionError,
     BudgetExceededError,
@@ -117,9 +125,12 @@ from .release.input_record import HoldsNoInput
 from .release.kernel_model import CURATOR
 from .validation import check_delta, check_epsilon, check_flag
 
-__all__ = ["as_opendp_measurement", "DATA_DOMAIN"]
+__all__ = ["as_opendp_measurement", "DATA_DOMAIN", "WEIGHTED_DATA_DOMAIN"]
 
 DATA_DOMAIN = "dpcvx (X, y)"  # the identifier of the user domain of the fit's data
+WEIGHTED_DATA_DOMAIN = "dpcvx (X, y, sample_weight)"  # the same with each record's weight (weighted=True)
+#: What the checks made when a weighted measurement is made see as its weights: that weights come, not their values
+_WEIGHTS_COME = np.ones(1)
 
 
 def _opendp() -> Any:
@@ -131,7 +142,8 @@ def _opendp() -> Any:
 
 
 def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: float | None = None, *,
-                          allow_fixed_seed: bool = False, allow_estimates: bool = False, **fit_params: Any) -> Any:
+                          weighted: bool = False, allow_fixed_seed: bool = False, allow_estimates: bool = False,
+                          **fit_params: Any) -> Any:
     """One fit of ``learner`` at (``epsilon``, ``delta``) as an OpenDP ``Measurement`` (module docstring).
 
     Parameters
@@ -152,6 +164,12 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         ``max_divergence``), else in (0, 1) (measure
         ``approximate(max_divergence)``); for an estimator its own ``delta``,
         and if given it must equal it.
+    weighted : bool, default False
+        True: the measurement is called on triples ``(X, y, sample_weight)``,
+        each record's weight part of its data (the learner or estimator needs
+        its public ``sample_weight_bound``; docs/theory.md, section 21), so a
+        record whose weight differs is a record replaced, which the map counts.
+        ``sample_weight`` as a fit option is refused.
     allow_fixed_seed : bool, default False
         A seed (an estimator's ``random_state``, or a learner's fit option
         ``random_state`` passed here in ``fit_params``) other than None is
@@ -167,13 +185,15 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
     **fit_params
         Passed to ``fit``: a learner's (``mechanism``, ``random_state``, ``Z``,
         ...; ``neighbours`` picks the input metric, "replace-one", the default,
-        or "add-remove"); an estimator's ``fit`` takes ``sample_weight`` only.
-        ``accountant`` is refused: OpenDP's compositor is the accountant here.
+        or "add-remove"); an estimator's ``fit`` takes none but the weights,
+        which come with the data (``weighted``). ``accountant`` and
+        ``sample_weight`` are refused: OpenDP's compositor is the accountant
+        here, and the weights are data.
 
     Returns
     -------
     opendp.mod.Measurement
-        Called on ``(X, y)``, it fits and returns the release: the model of a
+        Called on ``(X, y)`` (``(X, y, sample_weight)`` when weighted), it fits and returns the release: the model of a
         fresh copy of a learner (the learner passed in is never fitted); for an
         estimator, a fresh clone of it (``sklearn.base.clone``) fitted on
         ``(X, y)``, whose ``model_`` and ``certificate_`` hold the release (the
@@ -203,13 +223,22 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         raise InputError("as_opendp_measurement takes no accountant: OpenDP's compositor counts the budget")
     if "epsilon" in fit_params or "delta" in fit_params:
         raise InputError("pass epsilon and delta as the arguments of as_opendp_measurement, not as fit_params")
+    if "sample_weight" in fit_params:
+        raise InputError("as_opendp_measurement takes no sample_weight: the weights are a column of the private "
+                         "data, one per record, and inside the measurement they would be a constant the privacy map "
+                         "does not cover (they fix n: under add-remove every neighbour would be refused). Pass "
+                         "weighted=True and call the measurement on triples (X, y, sample_weight); the learner needs "
+                         "its public sample_weight_bound")
+    weighted = check_flag("weighted", weighted)
+    if weighted:
+        fit_params = {**fit_params, "sample_weight": _WEIGHTS_COME}  # the checks made now: weights will come
     allow_fixed_seed = check_flag("allow_fixed_seed", allow_fixed_seed)
     if getattr(learner, "allow_estimates", False) is True and not check_flag("allow_estimates", allow_estimates):
         raise InputError(f"{type(learner).__name__} has allow_estimates=True: a release may then be CONDITIONAL on "
                          "estimated constants, and an OpenDP measurement's privacy map cannot say so. Pass "
                          "allow_estimates=True to as_opendp_measurement to build it anyway, and keep the condition "
                          "with what you publish")
-    fit: Callable[[Any, Any], tuple[Any, Any]]
+    fit: Callable[..., tuple[Any, Any]]
     if _is_estimator(learner):
         fit, epsilon, delta, relation = _estimator_fit(learner, epsilon, delta, allow_fixed_seed, fit_params)
     else:
@@ -217,10 +246,12 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
     dp = _opendp()
     dp.enable_features("contrib", "honest-but-curious")
 
-    def member(data: Any) -> bool:
-        return isinstance(data, tuple) and len(data) == 2
+    entries, shown = (3, WEIGHTED_DATA_DOMAIN) if weighted else (2, DATA_DOMAIN)
 
-    domain = dp.user_domain(DATA_DOMAIN, member=member)
+    def member(data: Any) -> bool:
+        return isinstance(data, tuple) and len(data) == entries
+
+    domain = dp.user_domain(shown, member=member)
     metric = dp.change_one_distance() if relation is Neighbours.REPLACE_ONE else dp.symmetric_distance()
     measure = dp.max_divergence() if delta == 0 else dp.approximate(dp.max_divergence())
 
@@ -235,8 +266,9 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
     def release(data: Any) -> Any:
         if not member(data):
             shape = f"a tuple of {len(data)}" if isinstance(data, tuple) else a_value_of(data)
-            raise InputError(f"the measurement's input is a pair (X, y), the members of its domain "
-                             f"{DATA_DOMAIN!r}; got {shape}. Nothing was fitted")
+            raise InputError(f"the measurement's input is a {'triple' if weighted else 'pair'} "
+                             f"{shown.removeprefix('dpcvx ')}, the members of its domain {shown!r}; got {shape}. "
+                             "Nothing was fitted")
         returned, model = _as_the_analyst_sees_it(fit, data)
         certificate = getattr(model, "certificate", None)
         if certificate is None:
@@ -268,7 +300,7 @@ REFUSAL_FAMILIES: tuple[type[DPCVXError], ...] = (BudgetExceededError, Assumptio
                                                    DPCVXError)
 
 
-def _as_the_analyst_sees_it(fit: Callable[[Any, Any], tuple[Any, Any]], data: tuple[Any, Any]) -> tuple[Any, Any]:
+def _as_the_analyst_sees_it(fit: Callable[..., tuple[Any, Any]], data: tuple[Any, ...]) -> tuple[Any, Any]:
     """``fit(*data)`` as whoever calls the measurement may see it: under OpenDP that is the analyst, not the data's
     owner. The fit's warnings that read the private rows (``reads_private_data``: the NOT PRIVATE notes, such as the
     count of clipped rows or the check of the training rows) are dropped, and so are warnings from outside dpcvx
@@ -318,7 +350,7 @@ def _refuse_fixed_seed(what: str, seed: Any, allow_fixed_seed: bool, fix: str) -
 
 
 def _learner_fit(learner: Any, epsilon: float | None, delta: float | None, allow_fixed_seed: bool,
-                 fit_params: dict[str, Any]) -> tuple[Callable[[Any, Any], tuple[Any, Any]], float, float, Neighbours]:
+                 fit_params: dict[str, Any]) -> tuple[Callable[..., tuple[Any, Any]], float, float, Neighbours]:
     """(the measurement's fit, epsilon, delta, the relation) of a learner that takes its budget in ``fit``, checked
     when the measurement is made (module docstring)."""
     if epsilon is None:
@@ -337,19 +369,18 @@ def _learner_fit(learner: Any, epsilon: float | None, delta: float | None, allow
     relation = fit_relation(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value), delta)
     template = copy.deepcopy(learner)  # a later change to the caller's learner changes nothing
 
-    def fit(X: Any, y: Any) -> tuple[Any, Any]:  # a fresh copy: the caller's learner is never fitted
-        model = copy.deepcopy(template).fit(X, y, epsilon, delta=delta, **fit_params)
+    def fit(X: Any, y: Any, *weights: Any) -> tuple[Any, Any]:  # a fresh copy: the caller's learner is never fitted
+        model = copy.deepcopy(template).fit(X, y, epsilon, delta=delta, **_with(fit_params, weights))
         return model, model
 
     return fit, epsilon, delta, relation
 
 
 def _estimator_fit(estimator: Any, epsilon: float | None, delta: float | None, allow_fixed_seed: bool,
-                   fit_params: dict[str, Any]) -> tuple[Callable[[Any, Any], tuple[Any, Any]], float, float,
-                                                        Neighbours]:
+                   fit_params: dict[str, Any]) -> tuple[Callable[..., tuple[Any, Any]], float, float, Neighbours]:
     """(the measurement's fit, epsilon, delta, the relation) of an estimator, whose budget, relation and options are
-    its parameters, checked when the measurement is made: its own ``check_params`` (with the fit's
-    ``sample_weight``), then the budget given here against its own, its accountant and its seed. The measurement
+    its parameters, checked when the measurement is made: its own ``check_params`` (with weights when the
+    measurement is weighted), then the budget given here against its own, its accountant and its seed. The measurement
     holds a clone made now (a later ``set_params`` on the user's estimator changes nothing) and fits a fresh clone of
     it at each call."""
     from sklearn.base import clone  # an estimator is a scikit-learn estimator: the extra is installed
@@ -380,11 +411,17 @@ def _estimator_fit(estimator: Any, epsilon: float | None, delta: float | None, a
                        allow_fixed_seed, "pass the estimator with random_state=None (set_params(random_state=None))")
     relation = fit_relation(params.get("neighbours", Neighbours.REPLACE_ONE.value), own[1])
 
-    def fit(X: Any, y: Any) -> tuple[Any, Any]:
-        fitted = clone(template).fit(X, y, **fit_params)
+    def fit(X: Any, y: Any, *weights: Any) -> tuple[Any, Any]:
+        fitted = clone(template).fit(X, y, **_with(fit_params, weights))
         return fitted, getattr(fitted, "model_", None)
 
     return fit, own[0], own[1], relation
+
+
+def _with(fit_params: dict[str, Any], weights: tuple[Any, ...]) -> dict[str, Any]:
+    """The fit options of one call: a weighted measurement's (whose ``sample_weight`` stood for the weights while it
+    was checked) with the call's weights, the third entry of its data."""
+    return {**fit_params, "sample_weight": weights[0]} if weights else fit_params
 
 
 def _named(function: Any, fit_params: dict[str, Any]) -> dict[str, Any]:

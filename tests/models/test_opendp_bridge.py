@@ -9,7 +9,7 @@ import pytest
 import dpcvx
 from dpcvx.demo import synthetic_classification
 from dpcvx.exceptions import InputError
-from dpcvx.opendp_bridge import DATA_DOMAIN, as_opendp_measurement
+from dpcvx.opendp_bridge import DATA_DOMAIN, WEIGHTED_DATA_DOMAIN, as_opendp_measurement
 from dpcvx.release.kernel_model import PrivateKernelModel
 
 dp = pytest.importorskip("opendp.prelude")
@@ -155,8 +155,9 @@ def test_bad_arguments_are_refused_at_construction(learner):
     (dict(random_state="0"), "random_state"),
     (dict(split="bogus"), "split must be one of"),
     (dict(n_public=5), "n_public is for neighbours='add-remove'"),
-    (dict(sample_weight=np.ones(10)), "sample_weight only with a PUBLIC bound"),  # (an audit)
-], ids=["mechanism", "random_state", "split", "n_public", "sample_weight"])
+    (dict(weighted=True), "sample_weight only with a PUBLIC bound"),  # (an audit)
+    (dict(sample_weight=np.ones(10)), "takes no sample_weight: the weights are a column of the private data"),
+], ids=["mechanism", "random_state", "split", "n_public", "weighted", "sample_weight"])
 def test_options_the_fit_would_refuse_are_refused_when_the_measurement_is_made(learner, options, match):
     # before, the measurement was made and its call raised OpenDP's exception inside the compositor
     with pytest.raises(InputError, match=match):
@@ -347,3 +348,38 @@ def test_the_callers_learner_is_never_fitted(data):
     assert not np.array_equal(first.coef_, second.coef_)  # fresh noise at each call
     learner.set_params(lam=10.0)
     assert measurement(data).certificate.effective_lam == first.certificate.effective_lam
+
+
+@pytest.mark.parametrize("relation", [dict(), dict(delta=1e-6, neighbours="add-remove", n_public=500)],
+                         ids=["replace-one", "add-remove"])
+def test_weights_are_part_of_each_record_so_a_neighbour_is_released_as_its_data_set(data, relation):
+    """A neighbour-pair probe (sixty-first session): as_opendp_measurement(..., sample_weight=w) held one data set's
+    weights inside the measurement, so under add-remove it released on D (10 of 10) and refused D - 1 and D + 1 (10 of
+    10 each), a free membership test the map (1, 1e-6) did not count. The weights now come with each record, in
+    triples (X, y, sample_weight): the record with its weight is what a neighbour adds, removes or replaces."""
+    X, y = data
+    weights = np.linspace(0.5, 2.0, len(y))
+    learner = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, sample_weight_bound=2.0)
+    measurement = as_opendp_measurement(learner, 0.5, weighted=True, **relation)
+    assert WEIGHTED_DATA_DOMAIN in str(measurement.input_domain)
+    replaced = np.where(np.arange(len(y)) == 0, 0.0, weights)  # the first record's weight changed
+    neighbours = [(X, y, weights), (X[:-1], y[:-1], weights[:-1]), (X, y, replaced)]
+    if relation:
+        neighbours.append((np.vstack([X, X[:1]]), np.append(y, y[0]), np.append(weights, 1.0)))
+    for data_set in neighbours:
+        assert np.all(np.isfinite(measurement(data_set).coef_))
+    with pytest.raises(dp.OpenDPException, match=r"is a triple \(X, y, sample_weight\)"):
+        measurement((X, y))
+
+
+def test_a_weighted_measurement_fits_with_the_weights_of_its_data(data):
+    """The triple's weights reach the fit: at a fixed seed, the measurement's release is the fit's with them."""
+    X, y = data
+    weights = np.linspace(0.0, 2.0, len(y))
+    learner = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, sample_weight_bound=2.0)
+    measurement = as_opendp_measurement(learner, 0.5, weighted=True, random_state=3, allow_fixed_seed=True)
+    released = measurement((X, y, weights))
+    direct = learner.fit(X, y, 0.5, random_state=3, sample_weight=weights)
+    unweighted = learner.fit(X, y, 0.5, random_state=3)
+    np.testing.assert_array_equal(released.coef_, direct.coef_)
+    assert not np.array_equal(released.coef_, unweighted.coef_)

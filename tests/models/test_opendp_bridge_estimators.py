@@ -146,8 +146,8 @@ def test_what_check_params_refuses_is_refused_when_the_measurement_is_made(data,
     with pytest.raises(InputError) as by_fit:
         type(estimator)(**estimator.get_params()).fit(X, y, **options)
     fits.clear()
-    with pytest.raises(InputError) as by_bridge:
-        as_opendp_measurement(estimator, **options)
+    with pytest.raises(InputError) as by_bridge:  # the weights come with the data (weighted=True)
+        as_opendp_measurement(estimator, weighted="sample_weight" in options)
     assert str(by_bridge.value) == str(by_fit.value)
     assert fits == []
 
@@ -208,13 +208,13 @@ def _data_of(estimator, data):
 @pytest.mark.parametrize("estimator, options", [
     (dpcvx.DPLogisticRegression(data_norm=1.0, classes=(0, 1, 2)), {}),
     (dpcvx.DPHuberSVM(data_norm=1.0, classes=PAIR, delta=1e-6, mechanism="output"), {}),
-    (_logistic(sample_weight_bound=2.0, lam=0.1), dict(sample_weight=np.full(500, 2.0))),
+    (_logistic(sample_weight_bound=2.0, lam=0.1), dict(weighted=True)),
     (dpcvx.DPLinearRegression(data_norm=1.0, label_bound=1.0), {}),
     (dpcvx.DPHuberRegressor(data_norm=1.0, label_bound=1.0, delta=1e-6, neighbours="add-remove", n_public=500), {}),
 ], ids=["multiclass", "huber-svm", "weights", "linear-regression", "huber-add-remove"])
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # AdaSSP at n = 500
 def test_a_good_measurement_of_every_estimator_fits(data, estimator, options):
     X, y = _data_of(estimator, data)
-    fitted = as_opendp_measurement(estimator, **options)((X, y))
+    fitted = as_opendp_measurement(estimator, **options)((X, y, np.full(len(y), 2.0)) if options else (X, y))
     assert type(fitted) is type(estimator) and fitted.certificate_.delta == estimator.delta
     assert np.all(np.isfinite(fitted.predict(X)))
