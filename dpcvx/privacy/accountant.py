@@ -392,9 +392,12 @@ class PrivacyAccountant:
 
         For a release made on this data set outside this accountant: a dpcvx release is charged what it cost in
         total, its ``epsilon``, ``delta`` and ``privacy_curve`` (with privately drawn bounds, their budget too; a
-        model :func:`dpcvx.tune` selected, the whole selection's, not its candidate's share); another object
-        with a certificate, what ``model.certificate`` states.
+        model :func:`dpcvx.tune` selected, the whole selection's, not its candidate's share); a fitted estimator
+        (``DPLogisticRegression(...).fit`` returns the estimator), its release ``model_``; another object with a
+        certificate, what ``model.certificate`` states.
         """
+        if getattr(model, "certificate", None) is None and hasattr(model, "certificate_"):  # a fitted estimator
+            model = model.model_
         certificate = getattr(model, "certificate", None)
         if certificate is None or not hasattr(certificate, "privacy_curve"):
             raise InputError(f"spend_release takes a dpcvx release with a certificate, got {type(model).__name__}")

@@ -342,3 +342,19 @@ def test_privacy_cost_refuses_what_no_accountant_reports(pair):
         PrivacyCost(1.0, 0.5)._replace(epsilon=pair[0], delta=pair[1])
     epsilon, delta = PrivacyCost(0, 1)
     assert (epsilon, delta) == (0.0, 1.0) and PrivacyCost(*PrivacyCost(0.5, 1e-6)) == (0.5, 1e-6)
+
+
+def test_spend_release_charges_a_fitted_estimator_as_its_release():
+    """An estimator's fit returns the estimator; spend_release refused it ("takes a dpcvx release with a certificate,
+    got DPLogisticRegression", a neighbour-pair probe, sixty-first session) where its docstring says "a model from
+    fit". It charges the release the estimator holds, and still refuses one not fitted."""
+    pytest.importorskip("sklearn")
+    from dpcvx.demo import synthetic_classification
+
+    X, y = synthetic_classification(n=300, d=3, random_state=0)
+    estimator = dpcvx.DPLogisticRegression(epsilon=0.7, delta=1e-6, classes=(-1, 1), random_state=0).fit(X, y)
+    accountant = PrivacyAccountant(2.0, 1e-5)
+    cost = accountant.spend_release(estimator)
+    assert (cost.epsilon, cost.delta) == (0.7, 1e-6) == (estimator.model_.epsilon, estimator.model_.delta)
+    with pytest.raises(InputError, match="takes a dpcvx release"):
+        accountant.spend_release(dpcvx.DPLogisticRegression(epsilon=0.7))
