@@ -359,11 +359,13 @@ class PrivateLinearRegression(ConstructorParameters):
         return epsilon, delta, relation, lam, standardised, ranged, gradient
 
     def check_options(self, epsilon: float, delta: float = 0.0, *, neighbours: Neighbours | str = "replace-one",
-                      n_public: int | None = None, random_state: RandomState = None) -> None:
+                      n_public: int | None = None, random_state: RandomState = None,
+                      sample_weight: None = None) -> None:
         """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
-        nothing: the budget, the settings and the neighbour relation (:meth:`_checked`), ``random_state``. For a
-        caller that holds the options before the data (:func:`dpcvx.as_opendp_measurement`); :meth:`plan` checks
-        the data too (delta below 1/n among them: n is the data's)."""
+        nothing: weights (refused), the budget, the settings and the neighbour relation (:meth:`_checked`),
+        ``random_state``. For a caller that holds the options before the data (:func:`dpcvx.as_opendp_measurement`);
+        :meth:`plan` checks the data too (delta below 1/n among them: n is the data's)."""
+        refuse_weights(type(self).__name__, sample_weight=sample_weight)
         self._checked(None, epsilon, delta, neighbours, n_public)
         resolve_rng(random_state)
 

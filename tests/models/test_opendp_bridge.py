@@ -383,3 +383,11 @@ def test_a_weighted_measurement_fits_with_the_weights_of_its_data(data):
     unweighted = learner.fit(X, y, 0.5, random_state=3)
     np.testing.assert_array_equal(released.coef_, direct.coef_)
     assert not np.array_equal(released.coef_, unweighted.coef_)
+
+
+def test_a_learner_that_takes_no_weights_is_refused_a_weighted_measurement_when_it_is_made():
+    """PrivateLinearRegression refuses sample_weight in fit; its weighted measurement was made and refused every call
+    (its check_options took no weights)."""
+    with pytest.raises(dpcvx.UnsupportedWeightsError, match="PrivateLinearRegression does not take sample_weight"):
+        as_opendp_measurement(dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=1.0), 1.0, delta=1e-6,
+                              weighted=True)
