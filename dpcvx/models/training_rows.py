@@ -441,14 +441,17 @@ def warning_text(finding: str, unweighted: str | None = None, clipped: bool = Fa
     :data:`ONE_VS_REST`; the kernel learners: :data:`KERNEL`), what it offers instead, and its note names neither;
     :data:`WEIGHED` / :data:`WEIGHED_ONE_VS_REST` for a fit that already uses the class settings the note would
     advise, which it then names neither;
-    ``clipped``: most training rows were clipped onto R, said first (:data:`MOSTLY_CLIPPED`): on a balanced table
-    with an identifier column left in (accuracy 0.51; 0.81 without it) the note advised class weights and a
-    threshold, which cannot help; ``intercept_free``: a regression's release predicts w^T x alone
-    (:func:`no_intercept`, said after the finding); ``wide_labels``: a regression's labels fill a small part of the
-    declared label range that set its noise (:func:`wide_label_range`, said after that); ``advice``: what follows
-    a regression's :data:`LITTLE_KEPT` (:func:`little_kept_advice`)."""
-    return (finding + advice + (no_intercept() if intercept_free else "") + (wide_label_range() if wide_labels else "")
-            + (MOSTLY_CLIPPED if clipped else "")
+    ``clipped``: most training rows were clipped onto R, said first, right after the finding and before any text
+    that names a setting (:data:`MOSTLY_CLIPPED`, which says "no setting named below makes up for it"), one rule for
+    classifiers and regressions: on a balanced table with an identifier column left in (accuracy 0.51; 0.81 without
+    it) the note advised class weights and a threshold, which cannot help, and on a raw price table (an analyst
+    probe, session 61) a regression's map-loss advice named its settings before that text; ``intercept_free``: a
+    regression's release predicts w^T x alone (:func:`no_intercept`, said after the advice); ``wide_labels``: a
+    regression's labels fill a small part of the declared label range that set its noise (:func:`wide_label_range`,
+    said after that); ``advice``: what follows the finding (a regression's :func:`little_kept_advice`,
+    :func:`map_lost_advice` ...; a classifier's :func:`missed_cut_advice`), said after :data:`MOSTLY_CLIPPED`."""
+    return (finding + (MOSTLY_CLIPPED if clipped else "") + advice + (no_intercept() if intercept_free else "")
+            + (wide_label_range() if wide_labels else "")
             + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS, FAR_LABELS, LITTLE_KEPT, LITTLE_KEPT_TWO_VALUES,
                                 MAP_LOST),
                     unweighted))
