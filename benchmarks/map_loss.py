@@ -132,6 +132,18 @@ release's encoded width d (its number of coefficients): "narrow" rows, d <= WIDE
    record says which. Nothing is tuned to the held-out family.
 5. If no setting passes rule 3 on wide rows, the text says that none measured did better there, with the counts.
 
+Recorded after the two runs (results/map_loss_block.md, then map_loss_block_held.md; nothing changed between them).
+M(0.95) fired 90 times on the development family, 86 honest, no false alarm; 61 held-out, all honest. After the
+default DPLinearRegression's firing fits (better / worse by more than 0.02), narrow 18 + 12: huber public 12 + 8 /
+2 + 4, huber 2 + 0 / 13 + 10 (worse on both), AdaSSP 0 + 0 / 7 + 10 (worse held-out), public map 0 / all; wide
+12 + 4: huber public 4 + 0 / 7 + 4, AdaSSP 0 / 11 + 4, huber 0 / 12 + 4, public map 0 / 12 + 4: every setting worse
+in at least half on both (rule 5: none did better). After DPHuberRegressor(), narrow 19 + 12: the default 18 + 12 /
+0 (better in most, confirmed), huber public 17 + 10 / 2 + 2 (better in most on the development family, not
+contradicted), AdaSSP 12 + 7 / 4 + 2, public map worse; wide 13 + 21: the default 13 + 21 / 0 (better in most,
+confirmed), huber public 13 + 7 / 0 + 14 (better in most on the development family, worse in at least half held-out:
+withdrawn by rule 4, both counts given), AdaSSP 3 + 2 / 5 + 15 (worse held-out), public map worse.
+training_rows.map_lost_advice says so (training_rows.MAP_WIDE = WIDE).
+
 Run: python -m benchmarks.map_loss [dev|held|count|block|block_held] [--quick]
 (results/map_loss_{dev,held,count,block,block_held}.md; --quick: only the analyst's tables, for a trial; the records
 are full runs)

@@ -75,7 +75,7 @@ from ..validation import label_codes
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_BETTER_REGRESSION", "CODE_LABELS",
            "LITTLE_KEPT", "KEPT_SHARE", "KEPT_HUBER_WIDTH", "LEAST_SQUARES_FLOOR", "LEAST_SQUARES_WIDEST",
            "least_squares_share", "kept_little", "little_kept_advice", "regression_share",
-           "MAP_LOST", "MAP_SHARE", "map_lost", "map_lost_advice",
+           "MAP_LOST", "MAP_SHARE", "MAP_WIDE", "map_lost", "map_lost_advice",
            "FAR_LABELS", "FAR_REACH", "FAR_TAIL", "FAR_FLOOR", "far_labels", "far_labels_advice",
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "best_balanced_accuracy", "missed_cut",
@@ -240,11 +240,18 @@ MAP_LOST = (f"on its training rows, the release explains less than {MAP_SHARE:g}
             "cuts what a linear model of the rows can explain, at any epsilon.")
 
 
-def map_lost_advice(owner: str, defaults: bool = True) -> str:
+#: The widest encoded row (d, the release's number of coefficients) among the fits where :data:`MAP_LOST` fired on
+#: benchmarks/map_loss.py's development, held-out and count-label families: :func:`map_lost_advice` gives their counts
+#: on rows up to this width only, and on wider rows the one-hot block families' (results/map_loss_block{,_held}.md)
+MAP_WIDE = 25
+
+
+def map_lost_advice(owner: str, defaults: bool = True, width: int = 0) -> str:
     """What follows :data:`MAP_LOST` after an estimator (``owner``) at its default mechanism and column statistics
     (``defaults``; after other settings, that none is known: the counts below were measured after the defaults, and
     after AdaSSP the advice named AdaSSP itself, where on the count labels the other settings did worse in most fits:
-    a second attacker probe, sixtieth session), as measured by benchmarks/map_loss.py, where a
+    a second attacker probe, sixtieth session), on rows of ``width`` encoded columns (public: the release's d), as
+    measured by benchmarks/map_loss.py, where a
     setting was to be named only if it did better in every development cell where the check fired. None did, so the
     text says that none is known and gives, per setting measured, the fits where it did better (and worse by more than
     0.02) among the firing fits of the development, held-out and count-label families (results/map_loss_{dev,held,
@@ -260,8 +267,24 @@ def map_lost_advice(owner: str, defaults: bool = True) -> str:
     DPLinearRegression(column_statistics=False) is named far worse (by more than 0.5 of R^2 in at least a third of
     the firing cells) after DPLinearRegression on all three families and after DPHuberRegressor on the development
     one (an analyst probe of session 60 read R^2 -2.53 at epsilon 1 on a zero-inflated count label, where the
-    text had listed it among the settings measured, and AdaSSP did better in 3 of 3). After a learner called
-    directly, nothing (not measured)."""
+    text had listed it among the settings measured, and AdaSSP did better in 3 of 3).
+
+    Every one of those 77 and 67 fits had at most :data:`MAP_WIDE` encoded columns. An analyst probe (session 61) on
+    a house table with a zip code one-hot over 40 public codes (d = 43) read the text's AdaSSP first ("better in 54
+    of the 77") where AdaSSP was worse than the default in 15 of 15 fits. The one-hot block families
+    (results/map_loss_block.md, development, and map_loss_block_held.md, held-out; their rules, by the public width,
+    written before either ran), per width class, better / worse by more than 0.02, development + held-out. After
+    DPLinearRegression, d <= 25 (18 + 12 firing fits): DPHuberRegressor(column_statistics=False) 12 + 8 / 2 + 4,
+    DPHuberRegressor() 2 + 0 / 13 + 10, AdaSSP 0 + 0 / 7 + 10, the declared ranges' map 0 + 0 / 18 + 12; d > 25
+    (12 + 4): DPHuberRegressor(column_statistics=False) 4 + 0 / 7 + 4, AdaSSP 0 + 0 / 11 + 4, DPHuberRegressor()
+    0 + 0 / 12 + 4, the map 0 + 0 / 12 + 4 (every setting worse in at least half: none did better). After
+    DPHuberRegressor, d <= 25 (19 + 12): DPLinearRegression() 18 + 12 / 0 + 0, DPHuberRegressor(
+    column_statistics=False) 17 + 10 / 2 + 2, AdaSSP 12 + 7 / 4 + 2, the map 2 + 0 / 17 + 12; d > 25 (13 + 21):
+    DPLinearRegression() 13 + 21 / 0 + 0, DPHuberRegressor(column_statistics=False) 13 + 7 / 0 + 14 (better in most
+    on the development family, worse in most held-out: both counts given, neither word), AdaSSP 3 + 2 / 5 + 15, the
+    map 0 + 0 / 13 + 21. By those rules the settings are listed by their development count in the reader's width
+    class, most first, and a setting worse in at least half of a family's firing fits there is said to be worse and
+    never named first. After a learner called directly, nothing (not measured)."""
     if owner not in ("DPLinearRegression", "DPHuberRegressor"):
         return ""
     if not defaults:
@@ -274,23 +297,48 @@ def map_lost_advice(owner: str, defaults: bool = True) -> str:
                     else "DPHuberRegressor(column_statistics=False)")
     public = ("--no-column-statistics without --loss (the declared ranges' map)" if cli
               else "DPLinearRegression(column_statistics=False) (the declared ranges' map)")
+    huber = "--loss huber_regression" if cli else "DPHuberRegressor()"
+    default = "leaving --loss out (the default regression)" if cli else "DPLinearRegression()"
+    blocks = ("tables with a one-hot block (benchmarks/map_loss.py's block families; counts on the development "
+              "family, then on the held-out one)")
+    if width > MAP_WIDE:
+        narrower = (f" The counts measured on other tables do not carry over: every fit where they were measured had "
+                    f"at most {MAP_WIDE} encoded columns.")
+        if owner == "DPLinearRegression":
+            return (f" No setting is known to do better on rows of more than {MAP_WIDE} encoded columns. There this "
+                    f"was measured on {blocks}, where, after these defaults, every setting measured did worse in at "
+                    "least half of the fits where this fired: "
+                    f"{huber_public} did better in 4 of 12 and 0 of 4 (worse by more than 0.02 in 7 and 4), "
+                    f"{adassp} in 0 of 12 and 0 of 4 (worse in 11 and 4), {huber} in none (worse in 12 and 4), "
+                    f"{public} in none (worse in 12 and 4)." + narrower)
+        return (f" On rows of more than {MAP_WIDE} encoded columns this was measured on {blocks}, after these "
+                f"defaults: {default} did better in most, in 13 of 13 and 21 of "
+                f"21 fits where this fired (worse by more than 0.02 in none); {huber_public} did better in 13 of 13 "
+                "and in 7 of 21 (worse in 0 and 14); "
+                f"{adassp} was worse in 5 of 13 and 15 of 21 (better in 3 and 2), and {public} in 13 of 13 and 21 "
+                "of 21." + narrower)
     if owner == "DPLinearRegression":
-        huber = "--loss huber_regression" if cli else "DPHuberRegressor()"
-        measured = (f"{adassp} did better in 54 of the 77 fits where this fired (worse by more than 0.02 in 8), "
-                    f"{huber_public} in 57 (18), {huber} in 38 (27); on count labels (Poisson, zero-inflated "
+        measured = (f"{huber_public} did better in 57 of the 77 fits where this fired (worse by more than 0.02 in "
+                    f"18), {adassp} in 54 (8), {huber} in 38 (27); on count labels (Poisson, zero-inflated "
                     f"negative binomial) the first two did better in every measured case and {huber} in none")
         far = ("did better in 4 and was worse by more than 0.5 of R^2 in a third or more of them on every family "
                "measured")
+        block = (f" On {blocks} at this width, 18 and 12 fits where this fired: {huber_public} did better in 12 and 8 "
+                 f"(worse in 2 and 4); {huber} was worse in 13 and 10 (better in 2 and 0), {adassp} in 7 and 10 "
+                 f"(better in none), and {public} in all of them.")
     else:
-        default = "leaving --loss out (the default regression)" if cli else "DPLinearRegression()"
-        measured = (f"{huber_public} did better in 59 of the 67 fits where this fired (worse by more than 0.02 in "
-                    f"7), {default} in 47 (16), {adassp} in 44 (17); on count labels (Poisson, zero-inflated "
+        measured = (f"{default} did better in 47 of the 67 fits where this fired (worse by more than 0.02 in 16), "
+                    f"{huber_public} in 59 (7), {adassp} in 44 (17); on count labels (Poisson, zero-inflated "
                     "negative binomial) each of the three did better in every measured case")
         far = ("did better in 11 and was worse by more than 0.5 of R^2 in a third or more of them on the development "
                "family")
-    return (" No setting is known to do better in every case where this fired. Of those measured at the same epsilon "
-            f"and bounds, {measured}. {public} {far} (on the zero-inflated count labels its R^2 was below 0 in every "
-            "measured case; benchmarks/map_loss.py).")
+        block = (f" On {blocks} at this width, 19 and 12 fits where this fired: {default} did better in most, in 18 "
+                 f"and 12 (worse in none), {huber_public} in 17 and 10 (worse in 2 and 2), {adassp} in 12 and 7 "
+                 f"(worse in 4 and 2); {public} was worse in 17 and 12.")
+    return (f" No setting is known to do better in every case where this fired. Of those measured at the same epsilon "
+            f"and bounds, on rows of at most {MAP_WIDE} encoded columns, {measured}. {public} {far} (on the "
+            "zero-inflated count labels its R^2 was below 0 in every measured case; benchmarks/map_loss.py)."
+            + block)
 
 
 # One-vs-rest's note on tuning, before what it offers instead (:data:`ONE_VS_REST`)
@@ -827,7 +875,7 @@ def _advice(owner: str, model: Any, finding: str | None) -> str:
         return little_kept_advice(owner, int(np.size(model.coef_)))
     if finding == MAP_LOST:
         defaults = all(getattr(model, name, "auto") == "auto" for name in ("mechanism", "column_statistics"))
-        return map_lost_advice(owner, defaults)
+        return map_lost_advice(owner, defaults, int(np.size(getattr(model, "coef_", ()))))
     if finding == FAR_LABELS:
         return far_labels_advice()
     return ""
