@@ -80,7 +80,8 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "best_balanced_accuracy", "missed_cut",
            "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
-           "MISSED_PRIOR_CUT", "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
+           "MISSED_PRIOR_CUT", "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
+           "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
            "ONE_VS_REST", "ONE_VS_REST_OTHER", "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
@@ -1105,6 +1106,52 @@ def missed_prior_cut(accuracies: tuple[float, float] | None, k: int) -> bool:
     return accuracies is not None and _cut_missed(*accuracies, prior_cut_floor(k))
 
 
+#: A one-vs-rest release that already uses the advised class settings (class_prior with threshold='prior') whose
+#: balanced accuracy on its training rows is below this share of class-weighted least squares one-vs-rest's on the
+#: same rows (:func:`weighed_accuracies`): :data:`WEIGHED_SHORT`. Chosen by benchmarks/weighed_gap.py's criterion,
+#: written before its development run (candidates: gaps 0.05 to 0.15, shares 0.8 to 0.9), on its development family
+#: (Gaussian class centres, 3, 5 and 10 classes, n 5,000 and 20,000, epsilon 1 and 8: 12 firings, all at least 0.05
+#: below a non-private class-weighted logistic fit on new rows, none within 0.03 of it, 8 of the 8 weak fits nothing
+#: else warned told), then frozen; held-out (softmax classes on uniform columns, 4 and 10 classes, epsilon 2 and 8):
+#: 3 firings, all honest, no false alarm, 1 of the 2 weak silent fits told (results/weighed_gap_{dev,held_out}.md).
+#: An analyst probe (session 61, finding 3) had found such fits at 0.48 to 0.53 on 10 classes against 0.69 to 0.72
+#: for scikit-learn's class-weighted fit, with nothing said. 0 turns the check off.
+WEIGHED_SHARE = 0.9
+WEIGHED_SHORT = ("on its training rows, the release's balanced accuracy (the mean recall of the classes) is below "
+                 f"{WEIGHED_SHARE:g} of that of class-weighted least squares one-vs-rest on the same rows (each "
+                 "class's indicator regressed on the rows with an intercept, each row weighted by 1 / (k times its "
+                 "class's share of the rows)), with the class settings already in use.")
+
+
+def weighed_accuracies(predicted: np.ndarray, rows: Any, labels: np.ndarray, classes: np.ndarray
+                       ) -> tuple[float, float] | None:
+    """NOT PRIVATE: on training ``rows`` (m, d) with labels ``labels`` and the release's ``predicted`` labels (both
+    among ``classes``), (A, B): A the release's balanced accuracy (:func:`balanced_accuracy`), B that of
+    class-weighted least squares one-vs-rest on the same rows, fitted here (the indicator of each class regressed on
+    the rows and an intercept, row weights 1 / (k p_c), p_c the share of the row's class c among the rows, ridge
+    1e-6; the class of the largest fitted value). benchmarks/weighed_gap.py. None for rows that are not a dense
+    array, wider than :data:`LEAST_SQUARES_WIDEST`, or with fewer than two classes present."""
+    if not isinstance(rows, np.ndarray) or rows.ndim != 2 or rows.shape[1] > LEAST_SQUARES_WIDEST:
+        return None
+    values = np.sort(np.asarray(classes))
+    positions = np.searchsorted(values, np.asarray(labels).ravel())
+    k = values.size
+    shares = np.bincount(positions, minlength=k) / max(positions.size, 1)
+    if np.count_nonzero(shares) < 2:
+        return None
+    weights = 1.0 / (k * shares[positions])
+    A = np.c_[np.asarray(rows, dtype=float), np.ones(positions.size)]
+    gram = A.T @ (A * weights[:, None]) + 1e-6 * np.eye(A.shape[1])
+    coef = np.linalg.solve(gram, A.T @ (np.eye(k)[positions] * weights[:, None]))
+    reference = balanced_accuracy(confusion(values[np.argmax(A @ coef, axis=1)], labels, values))
+    return balanced_accuracy(confusion(predicted, labels, values)), reference
+
+
+def weighed_short(accuracies: tuple[float, float] | None) -> bool:
+    """Whether (A, B) of :func:`weighed_accuracies` have A < :data:`WEIGHED_SHARE` B."""
+    return WEIGHED_SHARE > 0 and accuracies is not None and accuracies[0] < WEIGHED_SHARE * accuracies[1]
+
+
 #: :func:`missed_cut_advice`'s record for the classifiers other than DPLogisticRegression, refitted with
 #: class_weight="balanced" at the same epsilon after a firing (benchmarks/results/missed_cut_other.md: d 4 and 8, 1 %
 #: to 10 % positives, n 2,000 and 20,000, epsilon 1 and 8, seeds 0-2): firings, those better on new rows, and the
@@ -1243,14 +1290,17 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
                           classes: Any = None, unweighted: str | None = None,
                           label_range: tuple[float, float] | None = None, located: bool = False,
                           for_accuracy: bool = False, weighed: bool = False,
-                          scored: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+                          scored: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None,
+                          compared: Callable[[], tuple[float, float] | None] | None = None) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
     left to the caller (:func:`runs_here`); ``classes``, ``label_range`` and ``for_accuracy`` as
     :func:`training_rows_finding`'s (more than two classes: the one-vs-rest note, and :func:`one_vs_rest_ranges`
     unless the release ``located`` its columns by private column statistics), ``unweighted`` as
     :func:`warning_text`'s; ``weighed`` as :func:`warn_on_confusion`'s. ``scored``: one-vs-rest's decision values
     on (at most :data:`MISSED_ROWS` of) its training rows and their label positions, read only where no other
-    finding holds and it was fitted for accuracy: :data:`MISSED_PRIOR_CUT` (:func:`missed_prior_cut`)."""
+    finding holds and it was fitted for accuracy: :data:`MISSED_PRIOR_CUT` (:func:`missed_prior_cut`).
+    ``compared``: one-vs-rest's (A, B) of :func:`weighed_accuracies`, read only where no other finding holds and the
+    fit already weighs the classes (``weighed``): :data:`WEIGHED_SHORT` (:func:`weighed_short`)."""
     if runs_here():
         multiclass = classes is not None and np.unique(np.asarray(classes)).size > 2
         finding = training_rows_finding(predictions, y, regression, classes, label_range, for_accuracy and not weighed)
@@ -1258,6 +1308,8 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
             scores, labels = scored()
             if missed_prior_cut(prior_cut_accuracies(scores, labels), scores.shape[1]):
                 finding = MISSED_PRIOR_CUT
+        if finding is None and multiclass and weighed and compared is not None and weighed_short(compared()):
+            finding = WEIGHED_SHORT
         _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located)
 
 
