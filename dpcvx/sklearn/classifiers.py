@@ -118,6 +118,7 @@ from ..models.training_rows import (
     left_to_caller,
     warn_at_cut,
     warn_on_training_rows,
+    weighed_accuracies,
     weighs_classes,
 )
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -549,7 +550,10 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                                       weighed=weighs_classes(self),  # threshold="prior": not fitted for accuracy
                                       unweighted=None if prior_cuts else ONE_VS_REST_OTHER,
                                       scored=functools.partial(_sampled_scores, model, X, y)
-                                      if prior_cuts and self.class_prior is None else None)
+                                      if prior_cuts and self.class_prior is None else None,
+                                      compared=functools.partial(self._weighed_accuracies, model, X, y)
+                                      if prior_cuts and self.class_prior is not None and weighs_classes(self)
+                                      else None)
         else:  # the binary release's rows on either side of the cut, counted by its plan
             assert released_cut is not None
             warn_at_cut(check, released_cut, weighs_classes(self))
@@ -671,6 +675,13 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         scorer = self._scorer()  # a binary release's probabilities do not depend on the cut
         scorer = self._at_cut(scorer) if isinstance(scorer, PrivateMulticlassModel) else scorer
         return scorer.predict_proba(self._validated(X, reset=False))
+
+    def _weighed_accuracies(self, model: PrivateMulticlassModel, X: Any, y: np.ndarray
+                            ) -> tuple[float, float] | None:
+        """NOT PRIVATE: :func:`~dpcvx.models.training_rows.weighed_accuracies` on at most MISSED_ROWS evenly spaced
+        checked training rows, the release predicting at this estimator's cuts."""
+        rows = slice(None, None, max(1, -(-X.shape[0] // MISSED_ROWS)))
+        return weighed_accuracies(self._predicted(model, X[rows]), X[rows], np.asarray(y)[rows], model.classes_)
 
     def _predicted(self, model: PrivateModel | PrivateMulticlassModel, X: Any) -> np.ndarray:
         """The release's labels for checked rows X at the public decision threshold (one-vs-rest: the class of the

@@ -11,7 +11,14 @@ import pytest
 import dpcvx
 from dpcvx.data.notes import heavy_columns
 from dpcvx.exceptions import ClippingWarning, TrainingRowsWarning
-from dpcvx.models.training_rows import MOSTLY_CLIPPED
+from dpcvx.models.training_rows import (
+    MAP_LOST,
+    MISSED_CUT,
+    MOSTLY_CLIPPED,
+    map_lost_advice,
+    missed_cut_advice,
+    warning_text,
+)
 
 N = 4000
 
@@ -111,6 +118,32 @@ def test_a_useless_release_on_clipped_rows_names_the_clipping_first(balanced):
     caught = _caught(lambda: without.fit(X[["a", "b"]], y))
     assert np.mean(without.predict(X[["a", "b"]]) == y) > 0.75
     assert not any(MOSTLY_CLIPPED in text for text in _texts(caught, TrainingRowsWarning))
+
+
+@pytest.mark.parametrize("estimator", [
+    lambda: dpcvx.DPHuberRegressor(epsilon=2, label_bound=1, random_state=0),
+    lambda: dpcvx.DPLinearRegression(epsilon=2, label_bound=1, random_state=0),
+], ids=["DPHuberRegressor", "DPLinearRegression"])
+def test_a_regression_on_clipped_rows_names_the_clipping_before_any_setting(balanced, estimator):
+    """An analyst probe (session 61) on a raw price table: the map-loss advice named AdaSSP and DPHuberRegressor
+    first, and then "Fix the columns first ...; no setting named below makes up for it", the settings being above."""
+    X, _ = balanced
+    labels = X["a"] + X["b"] + np.random.default_rng(3).normal(0, 0.3, N)
+    (text,) = _texts(_caught(lambda: estimator().fit(X, labels)), TrainingRowsWarning)
+    assert MOSTLY_CLIPPED in text, text
+    first = text.index(MOSTLY_CLIPPED)
+    for named in ("did better", "column_statistics=False", "mechanism='adassp'", "NOT PRIVATE"):
+        assert named in text and first < text.index(named), (named, text)
+
+
+@pytest.mark.parametrize("finding, advice", [
+    (MAP_LOST, map_lost_advice("DPLinearRegression")),
+    (MISSED_CUT, missed_cut_advice("DPLogisticRegression")),
+], ids=["regression", "classifier"])
+def test_the_clipping_cause_comes_right_after_the_finding_for_every_finding(finding, advice):
+    """One rule for classifiers and regressions: the finding, then MOSTLY_CLIPPED, then the advice and the rest."""
+    text = warning_text(finding, clipped=True, intercept_free=True, advice=advice)
+    assert text.startswith(finding + MOSTLY_CLIPPED + advice), text
 
 
 def test_the_clipping_cause_is_not_said_after_a_fit_on_rows_inside_r(balanced):
