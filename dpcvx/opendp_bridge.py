@@ -6,7 +6,8 @@
 and refuse what exceeds their budget, before the fit runs:
 
 * input domain: a user domain whose members are pairs ``(X, y)`` (the fit's data), or with
-  ``weighted=True`` triples ``(X, y, sample_weight)``: a record's weight is part of the record, so it
+  ``weighted=True`` triples ``(X, y, sample_weight)`` (finite real weights, one per row, each
+  clipped onto [0, ``sample_weight_bound``]): a record's weight is part of the record, so it
   is part of the input the map covers (a record whose weight changes is a record replaced), never
   a constant of the measurement (``sample_weight`` as a fit option is refused: one data set's
   weights inside the measurement fixed n, so under add-remove it refused every neighbour of that
@@ -73,11 +74,19 @@ the learner's settings: lam, the kernel, the loss, and ``span``, ``max_queries``
 ``input_bound``... of each). What only the data can show (delta below 1/n where n is
 the data's, a bad ``Z``, the rows) is refused when the measurement is called, before
 the fit charges or draws anything; a learner without ``check_options`` is checked
-then too. Such a refusal reaches the caller as OpenDP's ``OpenDPException`` (OpenDP wraps
-every error raised inside a user-defined function), whose text ends with dpcvx's typed
-error as its family's class (:data:`REFUSAL_FAMILIES`), its reason and traceback withheld
-(:data:`WITHHELD`): the reason may name a count or a row of the data, a subclass or a frame
-the check that refused. The privacy map covers the data sets the fit accepts (finite rows,
+then too. OpenDP's compositor counts a call only when it returns, so a fit that
+failed after drawing its noise would be an event no map counts: a measurement's fit runs
+under dpcvx's failure rule (:mod:`dpcvx.models.failure`, docs/theory.md section 7.1), and a
+solve path without a proved iteration budget (a user's ``solver``, a conic-only problem) is
+refused at each call before anything is drawn, the same on every data set (its verdict
+reads public settings and, under add-remove, ``n_public``). A refusal reaches the caller
+as OpenDP's ``OpenDPException`` (OpenDP wraps every error raised inside a user-defined
+function), whose text ends with dpcvx's typed error as its family's class
+(:data:`REFUSAL_FAMILIES`), its reason and traceback withheld (:data:`WITHHELD`): the reason
+may name a count or a row of the data, a subclass or a frame the check that refused. A
+failure that is no refusal (a ``SolverError``, an error not dpcvx's, an interrupt, which
+inside OpenDP's callback aborted Python) reads :data:`FAILED` instead: it may come after the
+draw, which OpenDP does not count. The privacy map covers the data sets the fit accepts (finite rows,
 labels among the public classes, n above 1/delta): a data set outside them is refused every
 time, which tells it apart from a neighbour inside them, as any library's input check does;
 bring the data into that domain first, by a rule of public knowledge. The fit's NOT
@@ -119,6 +128,7 @@ from .exceptions import (
     errors_shown,
 )
 from .models.contract import refuse_held_accountant
+from .models.failure import composite
 from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
 from .release.input_record import HoldsNoInput
@@ -128,6 +138,7 @@ from .validation import check_delta, check_epsilon, check_flag
 __all__ = ["as_opendp_measurement", "DATA_DOMAIN", "WEIGHTED_DATA_DOMAIN"]
 
 DATA_DOMAIN = "dpcvx (X, y)"  # the identifier of the user domain of the fit's data
+MEASUREMENT = "an OpenDP measurement"  # the composite procedure its fits run in (dpcvx.models.failure)
 WEIGHTED_DATA_DOMAIN = "dpcvx (X, y, sample_weight)"  # the same with each record's weight (weighted=True)
 #: What the checks made when a weighted measurement is made see as its weights: that weights come, not their values
 _WEIGHTS_COME = np.ones(1)
@@ -291,6 +302,14 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
 WITHHELD = ("the fit refused the data set; its reason reads the private rows (a count, a row, a label), so it is "
             "withheld from the measurement's caller. Nothing was charged or drawn; the data's owner sees the reason by "
             "fitting the learner on the data directly")
+#: What a failure of the measurement's fit that is no refusal (a SolverError, an error not dpcvx's, an interrupt)
+#: says in place of its own text: it may come after the noise was drawn, where OpenDP counts nothing for a call that
+#: raises (:func:`_as_the_analyst_sees_it`)
+FAILED = ("the fit failed, and its reason is withheld from the measurement's caller. It may have drawn its noise, and "
+          "OpenDP's compositor counts nothing for a call that raises: the event is outside the privacy map, so do not "
+          "repeat the call on this data set. Inside a measurement a fit takes only solve paths with a proved "
+          "iteration budget (docs/theory.md, section 7.1), so a failure other than an interrupt is a bug: please "
+          "report it")
 
 
 #: The classes a refusal inside the measurement's fit reaches its caller as: its family's, the first it belongs to. A
@@ -315,16 +334,17 @@ def _as_the_analyst_sees_it(fit: Callable[..., tuple[Any, Any]], data: tuple[Any
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = fit(*data)
+            with composite(MEASUREMENT):  # the failure rule: a path that could fail after the draw is refused first
+                result = fit(*data)
         except DPCVXError as refusal:
             refused = next(family for family in REFUSAL_FAMILIES if isinstance(refusal, family))
-        except Exception:  # a foreign error (numpy's, a bug): its type and traceback name the code that met the rows
-            refused = DPCVXError
+        except (Exception, KeyboardInterrupt):  # a foreign error (numpy's, a bug: its type and traceback name the code
+            refused = DPCVXError  # that met the rows); an interrupt, which inside OpenDP's callback aborted Python
     if refused is not None:
         # a new error of the refusal's family, raised here: the refusal's own traceback (whose frames name the check
         # that refused: a NaN in X, a label outside the classes) and its context never reach OpenDP, which prints both
         withheld = refused.__new__(refused)
-        withheld.args = (WITHHELD,)
+        withheld.args = (FAILED if refused in (SolverError, DPCVXError) else WITHHELD,)
         raise withheld
     with errors_shown():  # after the release: an "error" filter must not lose it (docs/theory.md, section 7.1)
         for shown in caught:

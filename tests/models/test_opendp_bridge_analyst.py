@@ -16,7 +16,7 @@ from dpcvx.exceptions import (
     SmallTableWarning,
     TrainingRowsWarning,
 )
-from dpcvx.opendp_bridge import WITHHELD
+from dpcvx.opendp_bridge import FAILED, WITHHELD
 
 dp = pytest.importorskip("opendp.prelude")
 
@@ -105,7 +105,7 @@ def test_a_foreign_error_in_the_fit_is_withheld_as_a_refusal(monkeypatch):
     with pytest.raises(dp.OpenDPException) as refused:
         measurement((X, y))
     text = str(refused.value)
-    assert "DPCVXError" in text and WITHHELD in text
+    assert "DPCVXError" in text and FAILED in text and WITHHELD not in text  # it may come after the draw
     assert "FloatingPointError" not in text and "underflowed" not in text
 
 
@@ -143,3 +143,45 @@ def test_only_the_notes_for_the_owner_read_private_data():
     for name in private:  # each says so in its own words
         assert "NOT PRIVATE" in vars(dpcvx.exceptions)[name].__doc__ or name in ("ClippingWarning",
                                                                                   "PaperModeWarning")
+
+
+def test_a_solve_path_without_a_proved_budget_is_refused_before_the_draw_on_every_data_set():
+    """A second neighbour-pair probe (sixty-first session): a user's solver (SCS at max_iters 20 or 50) failed after
+    the noise was drawn, OpenDP's odometer counted 0 for the call, and the caller read "Nothing was charged or drawn".
+    A measurement's fit now runs under the failure rule: the path is refused before anything is drawn, on D and on
+    its neighbour alike, and at a cap that converges too (the verdict reads the settings, not the rows)."""
+    import cvxpy as cp  # noqa: F401 - the user's solver solves the CVXPY program dpcvx hands it
+
+    X, rng = _rows(0, 200)
+    y = np.where(X[:, 0] > 0, 1, -1)
+    neighbour = (np.vstack([[-0.8, 0.0, 0.0, 0.0], X[1:]]), np.append(1, y[1:]))
+    drawn = []
+
+    for cap in (20, 400):
+        def solver(program, w, cap=cap):
+            drawn.append(cap)
+            program.solve(solver="SCS", max_iters=cap)
+
+        measurement = dpcvx.as_opendp_measurement(
+            dpcvx.PrivateERM(loss="logistic", lam=1e-2, data_norm=1.0, solver=solver), 1.0)
+        for data in ((X, y), neighbour):
+            odometer = dp.c.make_fully_adaptive_composition(measurement.input_domain, measurement.input_metric,
+                                                            measurement.output_measure)(data)
+            with pytest.raises(dp.OpenDPException, match="InputError"):
+                odometer(measurement)
+    assert drawn == []  # refused before the solve, so before its noise
+
+
+def test_an_interrupt_inside_the_measurement_reaches_the_caller_as_a_failure_without_its_traceback(monkeypatch):
+    """Ctrl-C inside OpenDP's callback aborted Python (free(): invalid pointer, exit 134) after printing the fit's
+    traceback; it now leaves as a failure of the base class, its text FAILED."""
+    X, rng = _rows(5)
+    y = (X[:, 0] > 0).astype(int)
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dpcvx.DPLogisticRegression, "fit", interrupted)
+    with pytest.raises(dp.OpenDPException) as failed:
+        dpcvx.as_opendp_measurement(dpcvx.DPLogisticRegression(classes=(0, 1)))((X, y))
+    assert "DPCVXError" in str(failed.value) and FAILED in str(failed.value) and "interrupted" not in str(failed.value)
