@@ -264,11 +264,13 @@ class PINP(TrainingSetLearner):
         if noisy_gap < parameters.threshold_steps + self._round_shift:
             self._answers.append(public)
             return public
+        # the test said "above": it counts against B and closes the round before anything else is drawn, so an
+        # interrupt during the answer's draw (the longer branch) cannot read the test's outcome for free
+        self.updates_used_ += 1
+        self._round_shift = None
         answer = from_lattice(secret + discrete_laplace(answer_scale, self._source), spacing)
         self._centers.append(point[0])
         self._coef.append(parameters.step if answer >= public else -parameters.step)
-        self.updates_used_ += 1
-        self._round_shift = None
         self._answers.append(answer)
         return answer
 

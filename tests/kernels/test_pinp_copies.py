@@ -84,3 +84,30 @@ def test_a_curator_inherited_by_a_forked_process_answers_nothing():
         _INHERITED.clear()
     assert pinp.updates_used_ == 0
     assert np.isfinite(pinp.query(point)) and pinp.updates_used_ == 1
+
+
+def test_an_update_counts_against_b_before_its_answer_is_drawn(monkeypatch):
+    """A second neighbour-pair probe (sixty-first session): an interrupt during the answer's draw of an "above" query
+    left updates_used_ at 0 and the round's threshold shift in place, so an interrupt timed to the longer branch read
+    the test's outcome without spending an update. The update now counts and the round closes before that draw."""
+    import dpcvx.models.pinp as pinp_module
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 2))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
+    curator = PINP("rbf", gamma=0.5, input_bound=1.0, lam=0.05, max_queries=40, max_updates=2).fit(
+        X, np.where(X[:, 0] > 0, 1, -1), 5.0, random_state=0)
+    _, query_scale, answer_scale = curator.parameters_.lattice_scales()
+    drawn = pinp_module.discrete_laplace
+
+    def interrupted(scale, source):
+        if scale == query_scale:
+            return 10 ** 9  # the test says "above"
+        if scale == answer_scale:
+            raise KeyboardInterrupt  # Ctrl-C during the answer's noise
+        return drawn(scale, source)
+
+    monkeypatch.setattr(pinp_module, "discrete_laplace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        curator.query(X[0])
+    assert curator.updates_used_ == 1 and curator._round_shift is None
