@@ -1080,9 +1080,10 @@ def report_command(args: argparse.Namespace) -> int:
                              "neither: name it .html or .md, or give --format markdown or --format html")
     report = load(args.model).report()
     if out is None:
-        sys.stdout.write(report.render(args.format or "markdown"))
+        sys.stdout.write(report.render(args.format or "markdown", embed_plot=args.embed_plot))
         return EXIT_OK
-    text = report.render(args.format or suffix_format(args.out) or "markdown")  # --out was checked above, once
+    text = report.render(args.format or suffix_format(args.out) or "markdown",  # --out was checked above, once
+                         embed_plot=args.embed_plot)
     atomic_write(out, lambda handle: handle.write(text), what="report", overwrite=args.overwrite, option=OVERWRITE)
     print(f"report written to {args.out}")
     return EXIT_OK

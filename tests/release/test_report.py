@@ -69,7 +69,8 @@ def test_every_kind_reports_its_budget_relation_curve_and_what_is_not_covered(re
     assert '<figure id="privacy-curve-plot"><svg' in page  # matplotlib is installed with the test extra
     assert "Repeated releases" in page and "Computer arithmetic" in page
     markdown = report.to_markdown()
-    assert "## What is NOT covered" in markdown and "data:image/svg+xml;base64," in markdown
+    assert "## What is NOT covered" in markdown and "data:image/svg+xml;base64," not in markdown
+    assert "data:image/svg+xml;base64," in report.to_markdown(embed_plot=True)
     assert report._repr_html_().count("<section") == len(SECTIONS)
 
 
@@ -167,6 +168,31 @@ def test_the_report_command_writes_markdown_or_html(releases, tmp_path, capsys):
     assert (tmp_path / "r.txt").read_text().startswith("<!DOCTYPE html>")
     assert main(["report", str(tmp_path / "missing.json")]) == 3
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_the_text_report_leaves_the_plot_out_says_where_it_is_and_keeps_the_table(releases, reports, tmp_path,
+                                                                                   capsys):
+    """print(report), a .md or .txt file: no line of base64 (the plot's data URI is some 24,000 characters), a note
+    naming the HTML report and the option that embeds it, the curve's (epsilon, delta) table; the HTML page and a
+    Markdown file asked for it hold the plot."""
+    report = reports["pure"]
+    for text in (str(report), report.render("markdown"),
+                 report.write(tmp_path / "r.md").read_text(), report.write(tmp_path / "r.txt").read_text()):
+        assert max(len(line) for line in text.splitlines()) < 1000 and "base64" not in text
+        assert "The plot of this curve is in the HTML report" in text and "`embed_plot=True`" in text
+        assert "| epsilon | delta |" in text
+    embedded = report.write(tmp_path / "plot.md", embed_plot=True).read_text()
+    assert "![the privacy curve](data:image/svg+xml;base64," in embedded and "| epsilon | delta |" in embedded
+    assert "The plot of this curve is in the HTML report" not in embedded
+    assert '<figure id="privacy-curve-plot"><svg' in report.write(tmp_path / "r.html").read_text()
+    path = dpcvx.save(releases["pure"], tmp_path / "model.json")
+    assert main(["report", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert "base64" not in printed and "| epsilon | delta |" in printed
+    assert main(["report", str(path), "--out", str(tmp_path / "cli.md")]) == 0
+    assert "base64" not in (tmp_path / "cli.md").read_text()
+    assert main(["report", str(path), "--out", str(tmp_path / "cli_plot.md"), "--embed-plot"]) == 0
+    assert "data:image/svg+xml;base64," in (tmp_path / "cli_plot.md").read_text()
 
 
 def test_the_report_refuses_what_is_not_a_release_and_an_unknown_format(reports):
