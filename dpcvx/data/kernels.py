@@ -747,7 +747,12 @@ def feature_map_route(steps: list) -> str:
     if not any(isinstance(step, tuple) and len(step) == 2 and isinstance(step[1], RandomFourierFeatures)
                for step in steps):
         return ""
-    return (". For random Fourier features, PrivateERM(feature_map=features, fit_intercept=True, classes=...) holds "
-            "the map itself (R is the map's norm_bound: no data_norm): fitted on the schema's rows, "
-            "dpcvx.save(model, path, schema=schema) keeps both, and dpcvx.tune tunes it (docs/kernels.md)")
+    return f". {FEATURE_MAP_ROUTE}"
+
+
+#: Where random Fourier features go in a model file: the learner that holds the map (:func:`feature_map_route`,
+#: and ``dpcvx.save``'s refusal of the map itself)
+FEATURE_MAP_ROUTE = ("For random Fourier features, PrivateERM(feature_map=features, fit_intercept=True, classes=...) "
+                     "holds the map itself (R is the map's norm_bound: no data_norm): fitted on the schema's rows, "
+                     "dpcvx.save(model, path, schema=schema) keeps both, and dpcvx.tune tunes it (docs/kernels.md)")
 
