@@ -62,6 +62,7 @@ from ..privacy.neighbours import Neighbours, group_epsilon_delta
 from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
 from ..validation import check_choice
 from ..verification.exact import exact_text
+from ..verification.kernel_loss import loss_words
 from .constants import Constants, written
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
@@ -662,14 +663,18 @@ class ReleaseReport:
         return f"the release's whole {key}: {drawn} spent none of it"
 
     def _mechanism(self, certificate: Any) -> str:
-        """The mechanism's name a certificate states (a kernel release: its algorithm; multiclass: none)."""
+        """The mechanism a certificate states: its name followed by its plain words (the certificate's own
+        ``description``: "gradient-ranged, least squares by noisy gradient descent ..."), the words alone when they
+        hold the name ("objective perturbation"); a kernel release: its algorithm; multiclass: its classes'."""
         if hasattr(certificate, "per_class"):  # one-vs-rest: every class's fit by the same mechanism
             weights = getattr(certificate.per_class[0], "weights", None)
             counted = getattr(weights, "private_count", None) is not None  # class_prior="private": one count a class
-            return (f"{_name(certificate.per_class[0].mechanism)}, one fit per class against the rest"
+            return (f"{self._mechanism(certificate.per_class[0])}, one fit per class against the rest"
                     + (", each after a private count of its class (the geometric mechanism) inside its share of "
                        "epsilon" if counted else ""))
-        return _name(getattr(certificate, "algorithm", None) or certificate.mechanism)
+        name = _name(getattr(certificate, "algorithm", None) or certificate.mechanism)
+        words = str(getattr(certificate, "description", name))
+        return words if name.lower() in words.lower() else f"{name}, {words}"
 
     # --- the sections -----------------------------------------------------------------------
 
@@ -799,7 +804,7 @@ class ReleaseReport:
             shown = ", ".join(f"{label!r}: {weight:.4g}" for label, weight in class_weights)
             inputs.append((f"the class weights {{{shown}}}", "certificate.weights.class_weights", "class_weight"))
         if getattr(first, "kernel", None) is not None:
-            inputs.append((f"the loss {first.loss} and {_kernel_words(first.kernel)}", None, "kernel"))
+            inputs.append((f"{loss_words(first.loss)} and {_kernel_words(first.kernel)}", None, "kernel"))
         if self.public_centres is not None:
             inputs.append((f"the public sample Z of {self.public_centres} points, published in the model as it is "
                            "(its predictor's centres): points from a public source, never the private records, "

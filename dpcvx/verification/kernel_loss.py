@@ -40,8 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover - sympy is imported where the kernel loss'
 
     from .symbolic import RealFunction
 
-__all__ = ["KernelLoss", "LossSpec", "TwoPieceLinear", "resolve_loss", "hinge", "kernel_facts", "KERNEL_CATALOGUE",
-           "KERNEL_LOSS_NAMES", "check_off_zero"]
+__all__ = ["KernelLoss", "LossSpec", "TwoPieceLinear", "resolve_loss", "hinge", "loss_words", "kernel_facts",
+           "KERNEL_CATALOGUE", "KERNEL_LOSS_NAMES", "check_off_zero"]
 
 # What a kernel learner takes as its loss: "hinge", a catalogue spec, a MarginLoss or a callable z -> l(z).
 LossSpec = str | MarginLoss | Callable[[cp.Expression], cp.Expression]
@@ -60,6 +60,13 @@ KERNEL_LOSS_NAMES = tuple(sorted(("hinge", *(name for name, make in CATALOGUE.it
 def hinge(z: cp.Expression) -> cp.Expression:
     """The hinge loss max(0, 1 - z); L = 1."""
     return cp.pos(1 - z)
+
+
+def loss_words(text: str) -> str:
+    """A kernel release's loss (the verified text its certificate holds) for a reader: the default hinge loss, whose
+    text is CVXPY's form of :func:`hinge`, by its name; another loss as "the loss l(z) = ..."."""
+    z = cp.Variable(name="z")
+    return f"the hinge loss l(z) = {text}" if text == str(hinge(z)) else f"the loss l(z) = {text}"
 
 
 @dataclass(frozen=True)

@@ -195,6 +195,30 @@ def test_the_text_report_leaves_the_plot_out_says_where_it_is_and_keeps_the_tabl
     assert "data:image/svg+xml;base64," in (tmp_path / "cli_plot.md").read_text()
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+def test_the_summary_and_public_inputs_name_the_mechanism_in_the_certificate_s_plain_words(releases, reports, data):
+    """A DPO read "(mechanism: gradient-ranged)", "(mechanism: TDDL)" and "the loss maximum(1.0 + -z, 0.0)": the
+    code name now comes with the certificate's own description (one text: the certificate's first line says it
+    too), and the kernel learners' default hinge loss by its name."""
+    X, _ = data
+    ranged = dpcvx.DPLinearRegression(mechanism="gradient", random_state=0).fit(X, X @ np.ones(3) / 3).model_
+    kernel = releases["kernel"]
+    for model, name in ((ranged, "gradient-ranged"), (kernel, "TDDL")):
+        words = model.certificate.description
+        assert name not in words and len(words) > 40
+        text = (reports["kernel"] if model is kernel else model.report()).to_markdown()
+        summary = text[text.index("## Summary"):text.index("## What was protected")]
+        inputs = text[text.index("## Public inputs"):text.index("## What is NOT covered")]
+        assert f"(mechanism: {name}, {words})" in summary
+        assert f"- the mechanism ({name}, {words})" in inputs
+    assert "least squares by noisy gradient descent" in ranged.certificate.description
+    assert str(ranged.certificate).startswith(f"dpcvx release: {ranged.certificate.description} (mechanism "
+                                              "gradient-ranged)")
+    assert "test-data-dependent learning" in kernel.certificate.description
+    assert "- the hinge loss l(z) = maximum(1.0 + -z, 0.0) and the rbf kernel" in reports["kernel"].to_markdown()
+    assert "(mechanism: objective perturbation)" in reports["pure"].to_markdown()  # the words hold the name
+
+
 def test_the_report_refuses_what_is_not_a_release_and_an_unknown_format(reports):
     with pytest.raises(dpcvx.InputError, match="needs a dpcvx release"):
         ReleaseReport(object())
