@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING
 import cvxpy as cp
 import numpy as np
 
-from ..exceptions import AssumptionError, InputError
+from ..exceptions import AssumptionError, InputError, LossDeclarationError
 from ..losses import CATALOGUE, MarginLoss, from_spec, loss_label
 from . import kernel_record
+from .certificate import declaration_error
 from .condition import ESTIMATE_OPT_IN
 from .deadline import MIN_CALL_SECONDS, Budget
 from .exact import Exact, exact_value, float_down, float_up
@@ -131,7 +132,7 @@ def _callable(loss: object) -> MarginLoss | Callable[[cp.Expression], cp.Express
         return hinge if loss.strip() == "hinge" else from_spec(loss)
     if isinstance(loss, MarginLoss) or callable(loss):
         return loss
-    raise InputError(
+    raise LossDeclarationError(
         "loss must be 'hinge', a catalogue spec such as 'logistic' or 'huber_hinge:h=0.5', or a "
         f"callable z -> CVXPY expression; got {type(loss).__name__}"
     )
@@ -244,6 +245,9 @@ def resolve_loss(loss: LossSpec = "hinge", *, time_limit: float | None = None) -
     function_of_margin = _callable(loss)
     budget = verification_budget(time_limit)
     verified = verify_loss_within(function_of_margin, budget)  # the one call of the callable
+    refused = declaration_error(next((c for c in verified.conditions if c.name == "declaration"), None))
+    if refused is not None:  # not given in the form a loss is read: the cause and its fix, before any charge
+        raise refused
     failing = [c for c in verified.conditions
                if c.name in REQUIRED and (c.passed is not True or c.method == "estimate")]
     if failing:
