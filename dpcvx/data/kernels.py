@@ -480,6 +480,13 @@ class RandomFourierFeatures:
     the user or a Pipeline, the map's NOT PRIVATE note reads the rows' scale
     (:class:`~dpcvx.exceptions.KernelScaleWarning`: rows too far apart at gamma
     for the features to carry anything); it changes nothing the map holds.
+
+    Two rules differ from the estimators', because the map is public and a learner uses it unfitted:
+    :meth:`transform` before :meth:`fit` draws the map (at X's width, or ``n_features``) rather than raising a
+    not-fitted error, since ``PrivateERM(feature_map=RandomFourierFeatures(...))`` draws it that way (scikit-learn's
+    tag ``requires_fit`` is False); and ``random_state`` may be a ``numpy.random.Generator``, which the estimators
+    refuse (``clone`` copies it, so two clones would draw the same noise): two clones of the map draw the same
+    public frequencies, which reveals nothing.
     """
 
     norm_bound: float = math.sqrt(2.0)
