@@ -20,6 +20,7 @@ The package follows that flow (``docs/architecture.md``)::
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .exceptions import (
@@ -95,7 +96,12 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """The public names, the module's dunders and its loaded submodules (dpcvx.exceptions): not the helpers of this
+    file (Any, TYPE_CHECKING, importlib, annotations), which cluttered tab completion."""
+    dunders = {name for name in globals() if name.startswith("__") and name.endswith("__")}
+    submodules = {name for name, value in globals().items()
+                  if isinstance(value, ModuleType) and value.__name__ == f"{__name__}.{name}"}
+    return sorted(dunders | submodules | set(__all__))
 
 
 # The public names: those imported above, grouped as docs/api.md presents them.

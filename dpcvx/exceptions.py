@@ -17,6 +17,7 @@ __all__ = [
     "DPCVXError",
     "InputError",
     "UsageError",
+    "LossDeclarationError",
     "FileError",
     "OverwriteError",
     "NumericRangeError",
@@ -73,6 +74,14 @@ class InputTypeError(InputError, TypeError):
     """X holds an entry that is not a number (a dict, a list), or is sparse where dense rows are needed: an InputError
     and, as in scikit-learn (``float()`` refuses it), a TypeError. Every entry refuses a sparse X it cannot take with
     it: the estimators, the kernel learners and their feature map."""
+
+
+class LossDeclarationError(InputError, TypeError):
+    """A loss not given in the form dpcvx reads: neither a catalogue name nor a callable (a CVXPY expression, a number),
+    or a callable that builds no scalar CVXPY expression of the one margin z that is a sum over records (a second
+    argument as scikit-learn's loss(z, y), a float or numpy value, an error it raises, a non-finite constant). An
+    InputError and a TypeError, raised before anything is charged, leading with the cause and its fix;
+    :func:`dpcvx.verify` reports the callable's failure as its certificate's failed ``declaration`` row."""
 
 
 class NotFittedError(InputError, AttributeError):

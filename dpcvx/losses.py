@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .advice import python_only
-from .exceptions import InputError, a_value_of
+from .exceptions import InputError, LossDeclarationError, a_value_of
 from .validation import positive
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
@@ -206,9 +206,9 @@ def check_loss(loss: Any) -> Any:
     catalogue otherwise (a number, None; a name is read by :func:`from_spec` first), where the verifier's failed
     declaration gave a failing certificate. A callable that builds no CVXPY expression is the verifier's to fail."""
     if not callable(loss):
-        raise InputError(f"loss must be a catalogue loss (a name: {', '.join(repr(name) for name in sorted(CATALOGUE))}"
-                         f", or dpcvx.losses.logistic() ...) or a callable z -> CVXPY expression, got "
-                         f"{a_value_of(loss)}. Nothing was charged")
+        names = ", ".join(repr(name) for name in sorted(CATALOGUE))
+        raise LossDeclarationError(f"loss must be a catalogue loss (a name: {names}, or dpcvx.losses.logistic() ...) "
+                                   f"or a callable z -> CVXPY expression, got {a_value_of(loss)}. Nothing was charged")
     return loss
 
 

@@ -16,6 +16,7 @@ import dataclasses
 import gzip
 import io
 import os
+import re
 import runpy
 import shutil
 import sys
@@ -558,15 +559,26 @@ def _as_usage(prefix: str = "", option: str | None = None, command: str | None =
     """An :class:`InputError` of a check of the options alone as the usage error it is (exit 2): the options are
     wrong whatever the data. A file's errors (FileError) and those of extreme numbers (NumericRangeError) pass.
     With ``option`` (one option's value checked after parsing, against the others: --impute's against its column's
-    bounds), in the frame argparse gives an option's bad value: "argument OPTION: ... (see: dpcvx COMMAND --help)"."""
+    bounds), in the frame argparse gives an option's bad value: "argument OPTION: ... (see: dpcvx COMMAND --help)".
+    With ``command`` and no ``option``, a refusal that opens with one option's name ("--lam must be finite and
+    positive", the learner's check of one value) gets that frame too, without ``prefix``: the refusal of
+    ``--lam -3`` read "DPLogisticRegression refuses these options: --lam ..." where ``--epsilon 0``'s, checked by
+    argparse, read "argument --epsilon: --epsilon ..."; a refusal of options together keeps ``prefix``."""
     try:
         yield
     except (UsageError, FileError, NumericRangeError):
         raise
     except InputError as error:
+        opening = _OPTION_OPENING.match(str(error)) if option is None and command is not None else None
+        if opening is not None:
+            option, prefix = opening.group(1), ""
         if option is not None:
             raise UsageError(f"argument {option}: {prefix}{error} (see: dpcvx {command} --help)") from None
         raise UsageError(f"{prefix}{error}") from None
+
+
+#: a refusal that opens with one option's name and says what its value must be: "--lam must be ..."
+_OPTION_OPENING = re.compile(r"^(--[a-z][a-z0-9-]*) must\b")
 
 
 def _catalogue_loss(args: argparse.Namespace) -> losses.MarginLoss | None:
@@ -741,7 +753,7 @@ def _checked_fitter(args: argparse.Namespace, kind: str, loss: Any, regularizer:
             learner = PrivateMulticlassERM(binary, tuple(args.classes))
         else:
             learner = PrivateERM(loss=loss, regularizer=regularizer, classes=_classes(args), **settings)
-        with _as_usage(f"{type(learner).__name__} refuses these options: "):
+        with _as_usage(f"{type(learner).__name__} refuses these options: ", command=args.command):
             learner.check_options(args.epsilon, options["mechanism"], delta=args.delta, split=options["split"],
                                   random_state=args.random_state)
         return learner, options
@@ -765,7 +777,7 @@ def _checked_fitter(args: argparse.Namespace, kind: str, loss: Any, regularizer:
                       "threshold": 0.5 if args.threshold is None else args.threshold, **mechanism, **common}
         estimator = (DPLogisticRegression(**classifier) if kind == LOGISTIC else
                      DPERMClassifier(loss=loss, regularizer=regularizer, **classifier))
-    with _as_usage(f"{type(estimator).__name__} refuses these options: "):
+    with _as_usage(f"{type(estimator).__name__} refuses these options: ", command=args.command):
         estimator.check_params()  # the checks its fit runs before it reads the data
     return estimator, None
 
@@ -1080,9 +1092,10 @@ def report_command(args: argparse.Namespace) -> int:
                              "neither: name it .html or .md, or give --format markdown or --format html")
     report = load(args.model).report()
     if out is None:
-        sys.stdout.write(report.render(args.format or "markdown"))
+        sys.stdout.write(report.render(args.format or "markdown", embed_plot=args.embed_plot))
         return EXIT_OK
-    text = report.render(args.format or suffix_format(args.out) or "markdown")  # --out was checked above, once
+    text = report.render(args.format or suffix_format(args.out) or "markdown",  # --out was checked above, once
+                         embed_plot=args.embed_plot)
     atomic_write(out, lambda handle: handle.write(text), what="report", overwrite=args.overwrite, option=OVERWRITE)
     print(f"report written to {args.out}")
     return EXIT_OK

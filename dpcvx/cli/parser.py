@@ -768,5 +768,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "an existing file is kept, unless --overwrite)")
     _add_overwrite(report, "--out")
     report.add_argument("--format", choices=("markdown", "html"), help="markdown or html (default: from --out)")
+    report.add_argument("--embed-plot", action="store_true",
+                        help="embed the plot of the privacy curve in Markdown, as an SVG data URI: one line of some "
+                             "24,000 characters (default: a note says where it is; HTML always holds it)")
     report.set_defaults(command="report")
     return parser

@@ -480,6 +480,13 @@ class RandomFourierFeatures:
     the user or a Pipeline, the map's NOT PRIVATE note reads the rows' scale
     (:class:`~dpcvx.exceptions.KernelScaleWarning`: rows too far apart at gamma
     for the features to carry anything); it changes nothing the map holds.
+
+    Two rules differ from the estimators', because the map is public and a learner uses it unfitted:
+    :meth:`transform` before :meth:`fit` draws the map (at X's width, or ``n_features``) rather than raising a
+    not-fitted error, since ``PrivateERM(feature_map=RandomFourierFeatures(...))`` draws it that way (scikit-learn's
+    tag ``requires_fit`` is False); and ``random_state`` may be a ``numpy.random.Generator``, which the estimators
+    refuse (``clone`` copies it, so two clones would draw the same noise): two clones of the map draw the same
+    public frequencies, which reveals nothing.
     """
 
     norm_bound: float = math.sqrt(2.0)
@@ -747,7 +754,12 @@ def feature_map_route(steps: list) -> str:
     if not any(isinstance(step, tuple) and len(step) == 2 and isinstance(step[1], RandomFourierFeatures)
                for step in steps):
         return ""
-    return (". For random Fourier features, PrivateERM(feature_map=features, fit_intercept=True, classes=...) holds "
-            "the map itself (R is the map's norm_bound: no data_norm): fitted on the schema's rows, "
-            "dpcvx.save(model, path, schema=schema) keeps both, and dpcvx.tune tunes it (docs/kernels.md)")
+    return f". {FEATURE_MAP_ROUTE}"
+
+
+#: Where random Fourier features go in a model file: the learner that holds the map (:func:`feature_map_route`,
+#: and ``dpcvx.save``'s refusal of the map itself)
+FEATURE_MAP_ROUTE = ("For random Fourier features, PrivateERM(feature_map=features, fit_intercept=True, classes=...) "
+                     "holds the map itself (R is the map's norm_bound: no data_norm): fitted on the schema's rows, "
+                     "dpcvx.save(model, path, schema=schema) keeps both, and dpcvx.tune tunes it (docs/kernels.md)")
 

@@ -152,7 +152,8 @@ def canary_pair(
     replacement: str = "zero",
     random_state: RandomState = 0,
 ) -> NeighbouringPair:
-    """The default hard pair: a canary on the norm ball's boundary, off the data's span.
+    """The default hard pair: a canary on the norm ball's boundary, off the data's span (the canary pair of the
+    audits of Jagielski, Ullman and Oprea, NeurIPS 2020, and Nasr et al., IEEE S&P 2021; docs/audit.md).
 
     D holds n - 1 base records whose features lie in the span of the first
     d - 1 coordinates (norms in [R/2, R), labels from a fixed linear rule; for
@@ -548,6 +549,10 @@ def audit(
     release carries one, else they are ``epsilon`` and ``delta``. Errors raised
     by ``fit`` propagate: a refusal is not a release the audit can score.
     ``random_state`` draws the seed of every fit (None: from OS entropy).
+
+    Method: the lower-bound audit of Jagielski, Ullman and Oprea (NeurIPS 2020) and Nasr, Song, Thakurta, Papernot
+    and Carlini (IEEE S&P 2021), eps >= log((1 - delta - FNR) / FPR) from the hypothesis-testing view of Kairouz,
+    Oh and Viswanath (ICML 2015), with Clopper-Pearson bounds on FPR and FNR (module docstring; docs/audit.md).
     """
     trials = sample_size(trials, "trials")
     confidence = fraction("confidence", confidence)

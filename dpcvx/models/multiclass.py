@@ -99,6 +99,11 @@ class PrivateMulticlassERM:
 
     ``binary`` is the learner of each class's problem; its ``classes`` must be
     (-1, 1), the labels the one-vs-rest problems use.
+
+    The k one-vs-rest releases (each a mechanism of Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011)) all read
+    every record, so they compose sequentially: pure epsilon is split as epsilon / k per class (basic composition,
+    Dwork and Roth 2014, Theorem 3.16), Gaussian releases are composed as one Gaussian. Proof: docs/theory.md,
+    section 15.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -277,7 +282,10 @@ class PrivateMulticlassERM:
         ``random_state`` None: every class's fit draws its own OS entropy, and its exact samplers the OS
         CSPRNG (:func:`~dpcvx.privacy.rng.child_seeds`). An int or a generator draws one seed per class from
         it, so the whole release is reproducible: for experiments only, never for a release whose seed could
-        be known."""
+        be known.
+
+        The k releases compose sequentially into the one (epsilon, delta) (basic composition, Dwork and Roth 2014,
+        Theorem 3.16; Gaussian ones as one Gaussian): docs/theory.md, section 15."""
         sample_weight = fit_params.get("sample_weight")
         resolve_rng(random_state)  # refused before any data is read, as every learner's fit refuses it
         names = feature_names(X)  # a table's column names, kept by the release (mixed types refused before the charge)

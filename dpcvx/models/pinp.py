@@ -138,7 +138,10 @@ class PINP(TrainingSetLearner):
 
         No noise is drawn here: each query's answer draws its own, when it is asked. A ``numpy.random.Generator``
         given as ``random_state`` is therefore kept and drawn from by the queries (after fit, in their order), not
-        by this call; an integer seed fixes every answer's noise; None draws each from OS entropy."""
+        by this call; an integer seed fixes every answer's noise; None draws each from OS entropy.
+
+        Paper: Jain and Thakurta (ICML 2013), Algorithm 1 and Theorem 2 (privacy of PINP); proof: docs/theory.md,
+        section 11, K5."""
         budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
         model, parameters = self._check(X, y, budget)
         self._charge(budget)

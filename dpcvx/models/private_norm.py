@@ -263,6 +263,11 @@ def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_mi
     ``[r_min, r_max]`` is the public range of the grid; ``share`` the fraction eps_q / epsilon; ``quantile``
     the target q. ``fit_params`` go to every check and fit (``delta`` included: basic composition). For a
     :class:`~dpcvx.PrivateERM` or an estimator, ``data_norm="private"`` does the same inside ``fit``.
+
+    R is drawn by the exponential-mechanism quantile of the row norms over the public grid, score
+    u(r) = -|#{i : ||x_i|| <= r} - q n|, probability proportional to exp(eps_q u(r) / 2) (McSherry and Talwar 2007;
+    Smith, STOC 2011), then the fit at R with eps_fit: (eps_q + eps_fit, delta) by sequential composition (Dwork and
+    Roth 2014, Theorem 3.16). Proof: docs/theory.md, sections 24.3 and 29.
     """
     _check_learner(learner)
     plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=(("data_norm", r_min, r_max),), share=share,

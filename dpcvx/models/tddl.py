@@ -351,7 +351,10 @@ class TDDL(PrivateKernelLearner):
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: None = None) -> PrivateKernelModel:
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
-        is charged (epsilon, delta) once, then the model is solved and the noise drawn."""
+        is charged (epsilon, delta) once, then the model is solved and the noise drawn.
+
+        Paper: Jain and Thakurta (ICML 2013), Algorithm 2 and Theorem 4 (privacy of TDDL); proof: docs/theory.md,
+        section 11, K4."""
         with progress(3, "TDDL fit", unit="step", verbose=self.verbose) as bar:
             budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
             model, rows, Z, radius, least_squares, calibration = self._check(X, y, Z, budget)

@@ -248,7 +248,10 @@ class TDIL(TrainingSetLearner):
             accountant: PrivacyAccountant | None = None,
             sample_weight: None = None) -> PrivateKernelModel:
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
-        is charged (epsilon, delta) once, then the model is solved and the rounds run."""
+        is charged (epsilon, delta) once, then the model is solved and the rounds run.
+
+        Paper: Jain and Thakurta (ICML 2013), Algorithm 3 and Theorem 7 (privacy of TDIL); proof: docs/theory.md,
+        section 11, K6."""
         budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
         model, radius, net, checked = self._check(X, y, budget)
         lattice = checked if isinstance(checked, LatticeTDIL) else None

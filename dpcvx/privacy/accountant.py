@@ -179,6 +179,10 @@ class PrivacyAccountant:
     ``remaining`` the budget minus ``spent``. ``neighbours`` ("replace-one",
     the default, or "add-remove") is the one relation the budget and every
     entry of the ledger are for (module docstring).
+
+    Sequential composition: (eps_1 + eps_2, delta_1 + delta_2) (Dwork and Roth 2014, Theorem 3.16); parallel
+    composition on disjoint parts: the maximum (McSherry 2009, Theorem 4); curves composed tightly (docs/theory.md,
+    section 13); neighbour relations and group privacy: docs/theory.md, section 17.
     """
 
     epsilon: float

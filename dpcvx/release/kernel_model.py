@@ -43,6 +43,17 @@ from .model import Release, check_certificate, check_feature_names, weighted_sha
 #: release is :meth:`PINP.release() <dpcvx.models.pinp.PINP.release>`, the transcript so far
 CURATOR = ("PINP is an interactive curator: its fit charges the budget once and returns the curator, which then "
            "answers each query with noise of its own")
+#: Each kernel algorithm in plain words (Jain and Thakurta, ICML 2013, Algorithms 1 to 3), for a reader who is not a
+#: privacy expert: :attr:`KernelReleaseCertificate.description`
+KERNEL_ALGORITHMS = {
+    "TDDL": "test-data-dependent learning: a kernel classifier trained on the private rows, whose predictions at the "
+            "public sample Z are released with noise and refitted on Z",
+    "PINP": "interactive private predictions: a public copy of a kernel classifier trained on the private rows "
+            "answers each prediction query with noise, and is updated when a noisy test finds it too far from the "
+            "private one",
+    "TDIL": "test-data-independent learning: a kernel classifier rebuilt from a few noisy corrections at points of "
+            "the input ball where a noisy test finds it too far from one trained on the private rows",
+}
 #: Why a kernel release has no schema (dpcvx.save refuses one; dpcvx predict, given a kernel model file, says so)
 NO_SCHEMA = "a kernel release takes no schema: its inputs are the raw feature rows"
 
@@ -174,6 +185,12 @@ class KernelReleaseCertificate:
     @property
     def mechanism(self) -> str:
         return self.algorithm
+
+    @property
+    def description(self) -> str:
+        """The algorithm in plain words (:data:`KERNEL_ALGORITHMS`; the release report's name of the mechanism),
+        else its name."""
+        return KERNEL_ALGORITHMS.get(self.algorithm, self.algorithm)
 
     @property
     def loss(self) -> str:

@@ -366,6 +366,12 @@ class ReleaseCertificate:
             **({"findings": list(self.findings)} if self.findings else {}),
         }
 
+    @property
+    def description(self) -> str:
+        """The mechanism in words, the certificate's first line (the release report's name of it): "objective
+        perturbation" or "output perturbation"."""
+        return f"{self.mechanism} perturbation"
+
     def _composed(self, first: str, composition: str) -> str:
         """A certificate line of a private value drawn before the fit (:func:`composed_line`)."""
         return composed_line(first, self.epsilon, self.total_epsilon, composition)
@@ -376,7 +382,7 @@ class ReleaseCertificate:
         spent = (f"epsilon = {self.epsilon:g}" if self.total_epsilon == self.epsilon else
                  f"epsilon = {self.total_epsilon:g} in total, the fit's {self.epsilon:g}")
         lines = [
-            f"dpcvx release: {self.mechanism} perturbation, {spent} (delta = {self.delta:g})",
+            f"dpcvx release: {self.description}, {spent} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
             "constants: " + ", ".join(  # the one format of a constant (written): R as the next line's effective R

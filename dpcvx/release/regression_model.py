@@ -230,21 +230,28 @@ class SufficientStatisticsCertificate:
                 **({} if self.column_statistics is None else {"column_statistics": self.column_statistics}),
                 **({"label_shift": self.label_shift} if self.label_shift != 0.0 else {})}
 
-    def __str__(self) -> str:
+    @property
+    def description(self) -> str:
+        """The method in plain words, the certificate's first line (the release report's name of the mechanism):
+        AdaSSP or noisy gradient descent, on what rows."""
         ranged = self.column_statistics is not None and "ranges" in self.column_statistics
         alone = getattr(self.calibration, "range_columns", 0) == 1  # the label's range alone: the rows' map is public
         mapped = ("publicly mapped rows and a label mapped by its private range" if alone
                   else "columns and a label mapped by private ranges")
         standardised = "" if self.column_statistics is None else (
-            f" on {mapped} (mechanism {self.mechanism})" if ranged else
-            f" on columns centred and scaled by private column statistics (mechanism {self.mechanism})")
+            f" on {mapped}" if ranged else " on columns centred and scaled by private column statistics")
+        method = ("least squares by noisy gradient descent on clipped residuals"
+                  if isinstance(self.calibration, GradientCalibration) else "AdaSSP least squares")
+        return f"{method}{standardised}"
+
+    def __str__(self) -> str:
+        ranged = self.column_statistics is not None and "ranges" in self.column_statistics
+        named = "" if self.column_statistics is None else f" (mechanism {self.mechanism})"
         label = f"|y{' - s' if self.label_shift else ''}| <= {self.label_bound:g}" + (
             f" (the fit saw y - c clipped onto |y - c| <= {self.calibration.label_bound:g}, c and that bound from the "
             f"private label range)" if ranged else "") + label_shift_text(self.label_shift)
-        method = ("least squares by noisy gradient descent on clipped residuals"
-                  if isinstance(self.calibration, GradientCalibration) else "AdaSSP least squares")
         return "\n".join([
-            f"dpcvx release: {method}{standardised}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
+            f"dpcvx release: {self.description}{named}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
             f"public bounds: ||x|| <= {self.data_norm:g} (effective {self.effective_norm_bound:g}), "

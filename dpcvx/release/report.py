@@ -23,7 +23,8 @@ protection officer, a reviewer) rather than for a differential-privacy expert:
   in plain words;
 * the privacy curve (delta against epsilon, :meth:`PrivacyCurve.profile`) as a
   plot: inline SVG with matplotlib (the ``plot`` extra), else a note, with the same
-  curve as a table either way;
+  curve as a table either way; the HTML page holds the plot, the Markdown text only when asked
+  (``embed_plot=True``: its data URI is one line of some 24,000 characters), else a note saying where it is;
 * for an auditor: the theorem, the relation, every constant and how it was
   established, the calibration and the certificate's own text.
 
@@ -61,6 +62,7 @@ from ..privacy.neighbours import Neighbours, group_epsilon_delta
 from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
 from ..validation import check_choice
 from ..verification.exact import exact_text
+from ..verification.kernel_loss import loss_words
 from .constants import Constants, written
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
@@ -72,6 +74,11 @@ REPORT_FORMATS = ("markdown", "html")
 PRIORS = (0.01, 0.1, 0.5)  # an attacker's prior beliefs, for the odds table
 PLOT_NOTE = ('No plot: drawing the privacy curve needs matplotlib (pip install "dpcvx[plot]"); '
              "the table below gives the same curve.")
+# the text forms (print(report), standard output, a .txt or .md file) leave the plot out unless asked: its SVG as a
+# data URI is one line of some 24,000 characters that buries the sections around it in a terminal, ticket or e-mail
+PLOT_ELSEWHERE = ("The plot of this curve is in the HTML report (`report.write('report.html')`, or `dpcvx report "
+                  "MODEL.json --out report.html`); a Markdown file embeds it when asked (`embed_plot=True`, or "
+                  "`--embed-plot`). The table below gives the same curve.")
 DELTA_FLOOR = 1e-16  # delta = 0 is drawn at this height on the logarithmic axis
 LARGEST_FACTOR = 1e15  # e^epsilon above this is written as a power of ten
 # characters Markdown or HTML would read as markup; each becomes an entity or a backslash escape (CommonMark)
@@ -656,14 +663,18 @@ class ReleaseReport:
         return f"the release's whole {key}: {drawn} spent none of it"
 
     def _mechanism(self, certificate: Any) -> str:
-        """The mechanism's name a certificate states (a kernel release: its algorithm; multiclass: none)."""
+        """The mechanism a certificate states: its name followed by its plain words (the certificate's own
+        ``description``: "gradient-ranged, least squares by noisy gradient descent ..."), the words alone when they
+        hold the name ("objective perturbation"); a kernel release: its algorithm; multiclass: its classes'."""
         if hasattr(certificate, "per_class"):  # one-vs-rest: every class's fit by the same mechanism
             weights = getattr(certificate.per_class[0], "weights", None)
             counted = getattr(weights, "private_count", None) is not None  # class_prior="private": one count a class
-            return (f"{_name(certificate.per_class[0].mechanism)}, one fit per class against the rest"
+            return (f"{self._mechanism(certificate.per_class[0])}, one fit per class against the rest"
                     + (", each after a private count of its class (the geometric mechanism) inside its share of "
                        "epsilon" if counted else ""))
-        return _name(getattr(certificate, "algorithm", None) or certificate.mechanism)
+        name = _name(getattr(certificate, "algorithm", None) or certificate.mechanism)
+        words = str(getattr(certificate, "description", name))
+        return words if name.lower() in words.lower() else f"{name}, {words}"
 
     # --- the sections -----------------------------------------------------------------------
 
@@ -793,7 +804,7 @@ class ReleaseReport:
             shown = ", ".join(f"{label!r}: {weight:.4g}" for label, weight in class_weights)
             inputs.append((f"the class weights {{{shown}}}", "certificate.weights.class_weights", "class_weight"))
         if getattr(first, "kernel", None) is not None:
-            inputs.append((f"the loss {first.loss} and {_kernel_words(first.kernel)}", None, "kernel"))
+            inputs.append((f"{loss_words(first.loss)} and {_kernel_words(first.kernel)}", None, "kernel"))
         if self.public_centres is not None:
             inputs.append((f"the public sample Z of {self.public_centres} points, published in the model as it is "
                            "(its predictor's centres): points from a public source, never the private records, "
@@ -1024,8 +1035,10 @@ class ReleaseReport:
 
     # --- rendering --------------------------------------------------------------------------
 
-    def to_markdown(self) -> str:
-        """The report as Markdown (the figure as an SVG data URI image)."""
+    def to_markdown(self, *, embed_plot: bool = False) -> str:
+        """The report as Markdown. The plot of the privacy curve is left out (a note says where it is, and its
+        table stays); ``embed_plot=True`` embeds it as an SVG data URI image, one line of some 24,000
+        characters, for a Markdown file a viewer renders."""
         lines = ["# Privacy report", ""]
         for section in self.sections:
             lines += [f"## {_markdown_text(section.title)}", ""]
@@ -1045,6 +1058,8 @@ class ReleaseReport:
                     lines += [f"{fence}text", block.content, fence, ""]
                 elif block.content is None:
                     lines += [f"*{PLOT_NOTE}*", ""]
+                elif not embed_plot:
+                    lines += [f"*{PLOT_ELSEWHERE}*", ""]  # public words, with Markdown's code marks
                 else:
                     encoded = base64.b64encode(block.content.encode()).decode()
                     lines += [f"![the privacy curve](data:image/svg+xml;base64,{encoded})", ""]
@@ -1083,16 +1098,19 @@ class ReleaseReport:
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>dpcvx privacy report"
                 f"</title><style>{_STYLE}</style></head><body>\n{self.to_html()}\n</body></html>\n")
 
-    def render(self, format: str = "markdown") -> str:
-        """The report as ``format``: "markdown" or "html" (a complete page)."""
+    def render(self, format: str = "markdown", *, embed_plot: bool = False) -> str:
+        """The report as ``format``: "markdown" or "html" (a complete page, with the plot inline). Markdown leaves
+        the plot out unless ``embed_plot=True`` (:meth:`to_markdown`)."""
         check_choice("format", format, tuple(REPORT_FORMATS))
-        return self.html_page() if format == "html" else self.to_markdown()
+        return self.html_page() if format == "html" else self.to_markdown(embed_plot=embed_plot)
 
-    def write(self, path: str | Path, format: str | None = None, *, overwrite: bool = False) -> Path:
+    def write(self, path: str | Path, format: str | None = None, *, overwrite: bool = False,
+              embed_plot: bool = False) -> Path:
         """Write the report to ``path`` (atomically); ``format`` defaults to html for a .html/.htm name and to
         markdown for a .md/.markdown/.txt name or one without a suffix; another suffix (.pdf, .docx) needs
-        ``format`` (a report.pdf holding Markdown opened as no PDF). Returns the path. An existing file is kept
-        and refused with an :class:`~dpcvx.exceptions.OverwriteError` before anything is written, unless
+        ``format`` (a report.pdf holding Markdown opened as no PDF). HTML holds the plot of the privacy curve;
+        Markdown leaves it out (its table stays) unless ``embed_plot=True``. Returns the path. An existing file
+        is kept and refused with an :class:`~dpcvx.exceptions.OverwriteError` before anything is written, unless
         ``overwrite=True``, which replaces it."""
         path = file_path(path, "report")
         if format is None:
@@ -1101,7 +1119,7 @@ class ReleaseReport:
                 raise InputError(f"the report is written as HTML or Markdown, and the name {path.name!r} says "
                                  "neither: name it .html or .md, or give the format (format='markdown' or 'html')")
         path = check_writable(path, "report", overwrite=overwrite)
-        text = self.render(format)
+        text = self.render(format, embed_plot=embed_plot)
         return atomic_write(path, lambda handle: handle.write(text), what="report", overwrite=overwrite)
 
     def _repr_html_(self) -> str:  # Jupyter

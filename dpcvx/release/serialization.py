@@ -164,10 +164,7 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
         if isinstance(getattr(model, "release", None), Release):  # dpcvx.tune's result: it holds its selected model
             raise InputError(f"got {type(model).__name__}, the result of dpcvx.tune: save its selected model, "
                              "dpcvx.save(result.model, path) (the file keeps the tuning record and its total cost)")
-        name = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
-            else type(model).__name__
-        raise InputError(f"only private releases can be saved, got {name}; fit with "
-                         "PrivateERM.fit (or save estimator.model_ of a fitted dpcvx estimator)")
+        raise InputError(f"only private releases can be saved, got {_not_a_release(model)}")
     tuning = model.tuning
     data = {**kind.write(model, schema), "tuning": None if tuning is None else tuning.to_dict()}
     record_tuning(data)  # the selected release's certificate records the tuning record (tuning_record.py)
@@ -182,6 +179,38 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
     except InputError as error:
         raise InputError(f"the model cannot be saved: {error} (the previous file, if any, is unchanged)") from None
     return data
+
+
+def _not_a_release(model: Any) -> str:
+    """What :func:`model_to_dict` was given instead of a release, and what to save, for its refusal: a class, a
+    non-private model, a scikit-learn object (not private), random Fourier features (a public map: the learner
+    holding it is saved), a dpcvx learner whose ``fit`` returns its release (PrivateERM), else the type's name."""
+    name = type(model).__name__
+    route = "; save a fitted dpcvx estimator, dpcvx.save(estimator, path), or a release from PrivateERM.fit"
+    if isinstance(model, type):
+        return f"the class {model.__name__}, not a fitted object{route}"
+    if isinstance(model, LinearModel):
+        return f"a non-private LinearModel (fit_nonprivate){route}"
+    package = type(model).__module__.partition(".")[0]
+    if package == "sklearn":
+        return f"{name}, a scikit-learn object: it is not private{route}"
+    if package == "dpcvx" and callable(getattr(model, "fit", None)):
+        from ..data.kernels import FEATURE_MAP_ROUTE, RandomFourierFeatures  # scipy's distances load late
+
+        if isinstance(model, RandomFourierFeatures):
+            return f"{name}, a public feature map, not a release. {FEATURE_MAP_ROUTE}"
+        return f"{name}, whose fit returns its release: save that, dpcvx.save(learner.fit(X, y, ...), path)"
+    return f"{name}{route}"
+
+
+def _holds_its_release(saved: Any) -> bool:
+    """Whether ``saved`` is a dpcvx learner whose ``fit`` keeps its release as ``model_``: a dpcvx.sklearn
+    estimator or a kernel learner (their modules are loaded when one exists: none is imported here)."""
+    import sys
+
+    bases = [getattr(sys.modules.get(module), name, None) for module, name in (
+        ("dpcvx.sklearn.estimator_plan", "PlansFirst"), ("dpcvx.models.kernel_learner", "PrivateKernelLearner"))]
+    return any(isinstance(base, type) and isinstance(saved, base) for base in bases)
 
 
 def _decision_cut(cut: Any, release: Release) -> float | list[float]:
@@ -267,10 +296,10 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
     release = getattr(saved, "model_", None)
     if isinstance(release, Release):
         return release, schema, getattr(saved, "feature_names_in_", None), getattr(saved, "decision_cut_", None)
-    if hasattr(saved, "fit") and hasattr(saved, "get_params"):
+    if _holds_its_release(saved):
         raise not_fitted_error(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
                                "fit it first")
-    return saved, schema, None, None  # refused by model_to_dict, naming what it got
+    return saved, schema, None, None  # not a release: refused by model_to_dict, naming what it got
 
 
 def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:

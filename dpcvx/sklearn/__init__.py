@@ -16,5 +16,30 @@ they give after a fit beside them. Needs the optional extra ``dpcvx[sklearn]``.
 
 Nothing here reads private data except through a learner's ``fit``; each warning is a function of the
 certificate and public inputs (docs/theory.md, sections 21 and 30). The public names are exported by
-:mod:`dpcvx` itself (``dpcvx.DPLogisticRegression``).
+:mod:`dpcvx` itself (``dpcvx.DPLogisticRegression``), and here too (``from dpcvx.sklearn import
+DPLogisticRegression``, the estimators and :class:`~dpcvx.data.kernels.RandomFourierFeatures`), loaded on first use.
 """
+
+import importlib as _importlib
+from typing import Any as _Any
+
+#: The public names this package re-exports, and the module (relative to dpcvx) that defines each
+_EXPORTS = {"DPLogisticRegression": "sklearn.classifiers", "DPHuberSVM": "sklearn.classifiers",
+            "DPERMClassifier": "sklearn.classifiers", "DPLinearRegression": "sklearn.regressors",
+            "DPHuberRegressor": "sklearn.regressors", "RandomFourierFeatures": "data.kernels"}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> _Any:
+    """The estimators as ``dpcvx.sklearn.NAME`` (the module's docstring and the docs name this package), each the
+    class ``dpcvx.NAME`` is: imported on first use, so ``import dpcvx.sklearn.inputs`` loads no estimator."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'dpcvx.sklearn' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"dpcvx.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

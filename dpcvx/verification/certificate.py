@@ -25,7 +25,7 @@ from functools import cached_property
 from typing import Any
 
 from ..advice import for_reader, setting
-from ..exceptions import AssumptionError, InputError
+from ..exceptions import AssumptionError, InputError, LossDeclarationError
 from ..validation import check_flag, fraction, integer
 from .condition import ESTIMATE_METHODS, PROOF_METHODS, Condition
 from .exact import exact_text
@@ -43,6 +43,18 @@ CONDITIONAL_NOTE = (
 # The conditions of JMLR 2011's Theorems 1 and 2 (problems without a set or a non-smooth N, delta = 0).
 REQUIRED: dict[str, tuple[str, ...]] = {"output": THEOREMS["jmlr-output"].requires,
                                         "objective": THEOREMS["jmlr-objective"].requires}
+
+
+
+def declaration_error(condition: Condition | None) -> LossDeclarationError | None:
+    """The error of a loss whose ``declaration`` condition failed, leading with its cause and fix (a fit, the
+    kernel learners and ``Certificate.require`` raise it before anything is charged); None when it passed or is
+    absent. The certificate keeps the condition as its failed row."""
+    if condition is None or condition.passed is not False:
+        return None
+    return LossDeclarationError(for_reader(
+        f"the loss could not be declared: {condition.detail}" + (f"; fix: {condition.fix}" if condition.fix else "")
+        + ". Nothing was charged"))
 
 
 @dataclass(frozen=True)
@@ -190,7 +202,12 @@ class Certificate:
         return self.verdict(mechanism, delta).allowed
 
     def require(self, mechanism: str, delta: float = 0.0) -> None:
-        """Raise :class:`AssumptionError` naming the theorem and every failing condition, with its fix."""
+        """Raise :class:`AssumptionError` naming the theorem and every failing condition, with its fix; a loss
+        whose declaration failed (not a condition of a theorem: the loss was not given in the form dpcvx reads),
+        :class:`~dpcvx.exceptions.LossDeclarationError` with the cause and its fix (:func:`declaration_error`)."""
+        refused = declaration_error(self.by_name.get("declaration"))
+        if refused is not None:
+            raise refused
         verdict = self.verdict(mechanism, delta)
         if not verdict.allowed:
             raise AssumptionError(for_reader(verdict.refusal()), verdict.failures)

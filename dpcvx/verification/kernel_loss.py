@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING
 import cvxpy as cp
 import numpy as np
 
-from ..exceptions import AssumptionError, InputError
+from ..exceptions import AssumptionError, InputError, LossDeclarationError
 from ..losses import CATALOGUE, MarginLoss, from_spec, loss_label
 from . import kernel_record
+from .certificate import declaration_error
 from .condition import ESTIMATE_OPT_IN
 from .deadline import MIN_CALL_SECONDS, Budget
 from .exact import Exact, exact_value, float_down, float_up
@@ -40,8 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover - sympy is imported where the kernel loss'
 
     from .symbolic import RealFunction
 
-__all__ = ["KernelLoss", "LossSpec", "TwoPieceLinear", "resolve_loss", "hinge", "kernel_facts", "KERNEL_CATALOGUE",
-           "KERNEL_LOSS_NAMES", "check_off_zero"]
+__all__ = ["KernelLoss", "LossSpec", "TwoPieceLinear", "resolve_loss", "hinge", "loss_words", "kernel_facts",
+           "KERNEL_CATALOGUE", "KERNEL_LOSS_NAMES", "check_off_zero"]
 
 # What a kernel learner takes as its loss: "hinge", a catalogue spec, a MarginLoss or a callable z -> l(z).
 LossSpec = str | MarginLoss | Callable[[cp.Expression], cp.Expression]
@@ -60,6 +61,13 @@ KERNEL_LOSS_NAMES = tuple(sorted(("hinge", *(name for name, make in CATALOGUE.it
 def hinge(z: cp.Expression) -> cp.Expression:
     """The hinge loss max(0, 1 - z); L = 1."""
     return cp.pos(1 - z)
+
+
+def loss_words(text: str) -> str:
+    """A kernel release's loss (the verified text its certificate holds) for a reader: the default hinge loss, whose
+    text is CVXPY's form of :func:`hinge`, by its name; another loss as "the loss l(z) = ..."."""
+    z = cp.Variable(name="z")
+    return f"the hinge loss l(z) = {text}" if text == str(hinge(z)) else f"the loss l(z) = {text}"
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,7 @@ def _callable(loss: object) -> MarginLoss | Callable[[cp.Expression], cp.Express
         return hinge if loss.strip() == "hinge" else from_spec(loss)
     if isinstance(loss, MarginLoss) or callable(loss):
         return loss
-    raise InputError(
+    raise LossDeclarationError(
         "loss must be 'hinge', a catalogue spec such as 'logistic' or 'huber_hinge:h=0.5', or a "
         f"callable z -> CVXPY expression; got {type(loss).__name__}"
     )
@@ -237,6 +245,9 @@ def resolve_loss(loss: LossSpec = "hinge", *, time_limit: float | None = None) -
     function_of_margin = _callable(loss)
     budget = verification_budget(time_limit)
     verified = verify_loss_within(function_of_margin, budget)  # the one call of the callable
+    refused = declaration_error(next((c for c in verified.conditions if c.name == "declaration"), None))
+    if refused is not None:  # not given in the form a loss is read: the cause and its fix, before any charge
+        raise refused
     failing = [c for c in verified.conditions
                if c.name in REQUIRED and (c.passed is not True or c.method == "estimate")]
     if failing:

@@ -1,9 +1,10 @@
 """What docs/cli.md and ``--help`` say of DATA and of a loss file is what the command does: DATA may be a Parquet file
-(the help called it a CSV file only), and a loss file that fails to run is an input error (exit 3) while a
-``loss(z)`` that raises when the verifier calls it is the verifier's refusal (exit 4; the page said 3 for both)."""
+(the help called it a CSV file only), and a loss file that fails to run is an input error (exit 3), as is a
+``loss(z)`` that raises when the verifier calls it (a LossDeclarationError; it was a refusal, exit 4)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -21,14 +22,18 @@ def test_data_s_help_names_parquet(command):
     assert "Parquet" in data.help and "CSV" in data.help
 
 
-def test_a_loss_file_that_fails_to_run_exits_3_and_one_whose_loss_raises_exits_4(tmp_path, capsys):
+def test_a_loss_file_that_fails_to_run_exits_3_and_so_does_one_whose_loss_raises(tmp_path, capsys):
+    """A loss that raises when called cannot be declared: a LossDeclarationError (an input error, exit 3), as the
+    file that fails to run, where it was a refusal of the mechanism (exit 4); verify prints its FAIL row first."""
     broken = tmp_path / "broken.py"
     broken.write_text("def loss(z:\n")
     raising = tmp_path / "raising.py"
     raising.write_text("def loss(z):\n    raise RuntimeError('boom')\n")
     assert main(["verify", "--loss", str(broken), "--dim", "2"]) == 3
-    assert main(["verify", "--loss", str(raising), "--dim", "2"]) == 4
-    assert "declaration" in capsys.readouterr().err
+    assert main(["verify", "--loss", str(raising), "--dim", "2"]) == 3
+    shown = capsys.readouterr()
+    assert "the loss could not be declared: RuntimeError: boom" in shown.err
+    assert re.search(r"^declaration +- +none +FAIL$", shown.out, flags=re.M)
     page = " ".join((ROOT / "docs" / "cli.md").read_text().split())
     assert "one that fails to run (a syntax error, an exception at import, no `loss`) an input error (exit 3)" in page
-    assert "A `loss(z)` that raises when the verifier calls it is the verifier's refusal" in page and "exit 4" in page
+    assert "A `loss(z)` that cannot be declared" in page and "is an input error too (exit 3" in page

@@ -148,6 +148,24 @@ def test_a_learner_without_a_pre_fit_curve_is_refused_naming_why():
         dpcvx.tune(estimator, X, y, GRID, epsilon=1.0, delta=1e-6)
 
 
+@pytest.mark.parametrize("learner", [dpcvx.DPLogisticRegression(mechanism="output", data_norm=1.0, classes=(-1, 1)),
+                                     dpcvx.PrivateERM(data_norm=1.0)])
+def test_a_delta_not_below_one_over_n_is_refused_first_as_every_entry_refuses_it(learner):
+    """tune(delta=0.5) on 200 rows answered with the full-data procedure's Renyi-curve AssumptionError (or went on to
+    plan), where every other entry, and tune's split procedure, refuse that delta first as an InputError; and
+    allow_large_delta=True on every candidate still accepts it knowingly, past this check."""
+    X, y = _data(n=200)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=0.9)
+    for delta in (0.5, 0.01):
+        with pytest.raises(InputError, match=rf"delta={delta:g} is not below 1/n = 0.005 \(n = 200\)") as refused:
+            dpcvx.tune(learner, X, y, GRID, epsilon=1.0, delta=delta, mechanism="output", accountant=accountant)
+        assert not isinstance(refused.value, AssumptionError)
+    assert accountant.ledger == [] and FITS == []
+    knowing = dpcvx.PrivateERM(data_norm=1.0, allow_large_delta=True)
+    with pytest.raises(AssumptionError, match="Renyi curve before any fit"):  # the procedure's own refusal, next
+        dpcvx.tune(knowing, X, y, GRID, epsilon=1.0, delta=0.01, mechanism="objective", accountant=accountant)
+
+
 def test_a_release_above_its_claimed_curve_is_refused_before_the_charge():
     """A learner whose noise is calibrated for more than it states is caught, nothing released. It was caught after
     the fit, by the check of each fitted model's own curve against the claim, with the budget charged; a release's

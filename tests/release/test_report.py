@@ -69,7 +69,8 @@ def test_every_kind_reports_its_budget_relation_curve_and_what_is_not_covered(re
     assert '<figure id="privacy-curve-plot"><svg' in page  # matplotlib is installed with the test extra
     assert "Repeated releases" in page and "Computer arithmetic" in page
     markdown = report.to_markdown()
-    assert "## What is NOT covered" in markdown and "data:image/svg+xml;base64," in markdown
+    assert "## What is NOT covered" in markdown and "data:image/svg+xml;base64," not in markdown
+    assert "data:image/svg+xml;base64," in report.to_markdown(embed_plot=True)
     assert report._repr_html_().count("<section") == len(SECTIONS)
 
 
@@ -167,6 +168,55 @@ def test_the_report_command_writes_markdown_or_html(releases, tmp_path, capsys):
     assert (tmp_path / "r.txt").read_text().startswith("<!DOCTYPE html>")
     assert main(["report", str(tmp_path / "missing.json")]) == 3
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_the_text_report_leaves_the_plot_out_says_where_it_is_and_keeps_the_table(releases, reports, tmp_path,
+                                                                                   capsys):
+    """print(report), a .md or .txt file: no line of base64 (the plot's data URI is some 24,000 characters), a note
+    naming the HTML report and the option that embeds it, the curve's (epsilon, delta) table; the HTML page and a
+    Markdown file asked for it hold the plot."""
+    report = reports["pure"]
+    for text in (str(report), report.render("markdown"),
+                 report.write(tmp_path / "r.md").read_text(), report.write(tmp_path / "r.txt").read_text()):
+        assert max(len(line) for line in text.splitlines()) < 1000 and "base64" not in text
+        assert "The plot of this curve is in the HTML report" in text and "`embed_plot=True`" in text
+        assert "| epsilon | delta |" in text
+    embedded = report.write(tmp_path / "plot.md", embed_plot=True).read_text()
+    assert "![the privacy curve](data:image/svg+xml;base64," in embedded and "| epsilon | delta |" in embedded
+    assert "The plot of this curve is in the HTML report" not in embedded
+    assert '<figure id="privacy-curve-plot"><svg' in report.write(tmp_path / "r.html").read_text()
+    path = dpcvx.save(releases["pure"], tmp_path / "model.json")
+    assert main(["report", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert "base64" not in printed and "| epsilon | delta |" in printed
+    assert main(["report", str(path), "--out", str(tmp_path / "cli.md")]) == 0
+    assert "base64" not in (tmp_path / "cli.md").read_text()
+    assert main(["report", str(path), "--out", str(tmp_path / "cli_plot.md"), "--embed-plot"]) == 0
+    assert "data:image/svg+xml;base64," in (tmp_path / "cli_plot.md").read_text()
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+def test_the_summary_and_public_inputs_name_the_mechanism_in_the_certificate_s_plain_words(releases, reports, data):
+    """A DPO read "(mechanism: gradient-ranged)", "(mechanism: TDDL)" and "the loss maximum(1.0 + -z, 0.0)": the
+    code name now comes with the certificate's own description (one text: the certificate's first line says it
+    too), and the kernel learners' default hinge loss by its name."""
+    X, _ = data
+    ranged = dpcvx.DPLinearRegression(mechanism="gradient", random_state=0).fit(X, X @ np.ones(3) / 3).model_
+    kernel = releases["kernel"]
+    for model, name in ((ranged, "gradient-ranged"), (kernel, "TDDL")):
+        words = model.certificate.description
+        assert name not in words and len(words) > 40
+        text = (reports["kernel"] if model is kernel else model.report()).to_markdown()
+        summary = text[text.index("## Summary"):text.index("## What was protected")]
+        inputs = text[text.index("## Public inputs"):text.index("## What is NOT covered")]
+        assert f"(mechanism: {name}, {words})" in summary
+        assert f"- the mechanism ({name}, {words})" in inputs
+    assert "least squares by noisy gradient descent" in ranged.certificate.description
+    assert str(ranged.certificate).startswith(f"dpcvx release: {ranged.certificate.description} (mechanism "
+                                              "gradient-ranged)")
+    assert "test-data-dependent learning" in kernel.certificate.description
+    assert "- the hinge loss l(z) = maximum(1.0 + -z, 0.0) and the rbf kernel" in reports["kernel"].to_markdown()
+    assert "(mechanism: objective perturbation)" in reports["pure"].to_markdown()  # the words hold the name
 
 
 def test_the_report_refuses_what_is_not_a_release_and_an_unknown_format(reports):

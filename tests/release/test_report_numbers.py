@@ -105,7 +105,7 @@ def test_the_report_reads_as_words_for_its_reader():
     assert re.fullmatch(r"- the loss l\(z\) = huber\(z, \d\.\d{1,5}\) / 2\.0", loss), loss
     text = multi.model_.report().to_markdown()
     assert "- the classes no, maybe, yes, declared" in text and "['no'" not in text.split("```text")[0]
-    assert "(mechanism: objective, one fit per class against the rest)" in text
+    assert "(mechanism: objective perturbation, one fit per class against the rest)" in text
     assert "| True |" not in text and "| False |" not in text
 
 

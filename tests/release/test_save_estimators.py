@@ -188,6 +188,36 @@ def test_a_pipeline_with_other_steps_or_an_unfitted_estimator_is_refused_before_
     assert not path.exists()
 
 
+def test_what_is_not_a_release_is_one_input_error_naming_it_and_what_to_save(tmp_path):
+    """A fitted scikit-learn model or scaler and fitted random Fourier features were "not fitted ... fit it first"
+    (false: fitting again gave the same), a dict or an array an InputError of another class advising model_. Now
+    one InputError, not the not-fitted class, naming what it got and the route; an unfitted dpcvx estimator or
+    kernel learner stays not fitted."""
+    from sklearn.linear_model import LogisticRegression
+
+    from dpcvx.exceptions import NotFittedError
+
+    path = tmp_path / "never.json"
+    foreign = {
+        "LogisticRegression, a scikit-learn object: it is not private": LogisticRegression().fit(X, Y),
+        "StandardScaler, a scikit-learn object: it is not private": StandardScaler().fit(X),
+        r"RandomFourierFeatures, a public feature map, not a release\. For random Fourier features, "
+        r"PrivateERM\(feature_map=features": dpcvx.RandomFourierFeatures(gamma=1.0, random_state=0).fit(X),
+        r"PrivateERM, whose fit returns its release: save that, dpcvx.save\(learner.fit": dpcvx.PrivateERM(lam=0.1),
+        "dict; save a fitted dpcvx estimator": {"a": 1},
+        "ndarray; save a fitted dpcvx estimator": np.zeros(3),
+        "the class DPLogisticRegression, not a fitted object": DPLogisticRegression,
+    }
+    for what, saved in foreign.items():
+        with pytest.raises(InputError, match=f"only private releases can be saved, got {what}") as refused:
+            dpcvx.save(saved, path)
+        assert not isinstance(refused.value, NotFittedError)
+    for learner in (DPLogisticRegression(), dpcvx.TDDL("rbf", lam=0.1, gamma=1.0)):
+        with pytest.raises(NotFittedError, match="is not fitted: dpcvx.save writes a release"):
+            dpcvx.save(learner, path)
+    assert not path.exists()
+
+
 def test_a_pipeline_of_a_function_transformer_of_the_schema_is_refused_naming_the_schema_step(tmp_path):
     """FunctionTransformer(schema.transform) fits the model make_pipeline(schema, estimator) fits; save and tune
     refuse it, and their refusals name that pipeline (they named none: the guide taught this form)."""

@@ -86,7 +86,7 @@ def test_a_loss_without_a_per_record_meaning_is_refused(data):
     certificate = dpcvx.verify(loss)
     assert not certificate.allows("objective") and not certificate.allows("output")
     assert "not a separable sum over records" in certificate.condition("declaration").detail
-    with pytest.raises(dpcvx.AssumptionError, match="separable"):
+    with pytest.raises(dpcvx.exceptions.LossDeclarationError, match="^the loss could not be declared: not a separable"):
         dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0).fit(X, y, 1.0, random_state=0)
 
 

@@ -13,6 +13,7 @@ from cvxpy.atoms.elementwise.logistic import logistic as cvxpy_logistic
 
 import dpcvx
 from dpcvx import losses
+from dpcvx.exceptions import LossDeclarationError
 from dpcvx.verification import deadline
 
 
@@ -276,8 +277,38 @@ def test_bad_declaration_never_raises(loss):
     assert not cert.allows("output") and not cert.allows("objective")
     assert cert.condition("declaration").passed is False
     assert cert.condition("curvature").passed is None
-    with pytest.raises(dpcvx.AssumptionError, match="declaration"):
+    with pytest.raises(LossDeclarationError, match="^the loss could not be declared: .*; fix: pass a callable"):
         cert.require("output")
+
+
+@pytest.mark.parametrize("loss", [lambda z, y: cp.logistic(-z * y), lambda z: 1.0, lambda z: 1 / 0,
+                                  cp.logistic(-cp.Variable()), 5],
+                         ids=["two arguments", "a float", "raises", "an expression", "a number"])
+def test_a_loss_not_given_as_one_is_one_input_error_at_every_fit_before_any_charge(loss):
+    """A callable that cannot be declared (scikit-learn's loss(z, y), a float, an error) was an AssumptionError headed
+    "objective perturbation is not allowed", its cause six lines down; a loss that is no callable an InputError.
+    Both are now LossDeclarationError (an InputError and a TypeError), leading with the cause and its fix, at
+    PrivateERM, the estimators and the kernel learners, nothing charged; verify keeps the failed declaration row."""
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(-0.5, 0.5, (120, 2)), np.where(np.arange(120) % 2, 1, -1)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    fits = [lambda: dpcvx.PrivateERM(loss, lam=0.1, data_norm=1.0).fit(X, y, 1.0, random_state=0,
+                                                                     accountant=accountant),
+            lambda: dpcvx.PrivateERM(loss, lam=0.1, data_norm=1.0).fit(X, y, 1.0, mechanism="output",
+                                                                     random_state=0, accountant=accountant),
+            lambda: dpcvx.DPERMClassifier(loss=loss, classes=(-1, 1), random_state=0).fit(X, y),
+            lambda: dpcvx.TDDL("rbf", gamma=1.0, lam=0.1, loss=loss).fit(X[:80], y[:80], 1.0, Z=X[80:100],
+                                                                       random_state=0, accountant=accountant)]
+    for fit in fits:
+        with pytest.raises(LossDeclarationError) as refused:
+            fit()
+        assert isinstance(refused.value, dpcvx.InputError) and isinstance(refused.value, TypeError)
+        assert not isinstance(refused.value, dpcvx.AssumptionError)
+        assert str(refused.value).startswith(("the loss could not be declared: ", "loss must be "))
+        assert "not allowed" not in str(refused.value)
+    assert accountant.spent.epsilon == 0 and not accountant.ledger
+    if callable(loss):
+        assert dpcvx.verify(loss).condition("declaration").passed is False
 
 
 @pytest.mark.parametrize("call", [lambda: dpcvx.verify(None), lambda: dpcvx.verify(5),

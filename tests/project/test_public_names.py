@@ -1,0 +1,39 @@
+"""The names a user reaches: dir(dpcvx) lists the public names, its dunders and loaded submodules, not the helpers
+of dpcvx/__init__.py (Any, TYPE_CHECKING, importlib, annotations cluttered tab completion); the estimators import
+from dpcvx.sklearn, the package the docs name (a bare ImportError before), as the same classes as dpcvx's."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dpcvx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_dir_of_dpcvx_lists_its_public_names_not_its_helpers():
+    listed = dir(dpcvx)
+    assert set(dpcvx.__all__) <= set(listed)
+    for helper in ("Any", "TYPE_CHECKING", "importlib", "annotations", "_LAZY", "_locations"):
+        assert helper not in listed
+    assert "__version__" in listed and "exceptions" in listed  # a loaded submodule stays reachable
+
+
+@pytest.mark.parametrize("name", ["DPLogisticRegression", "DPHuberSVM", "DPERMClassifier", "DPLinearRegression",
+                                  "DPHuberRegressor", "RandomFourierFeatures"])
+def test_the_estimators_import_from_dpcvx_sklearn_as_dpcvx_s_classes(name):
+    pytest.importorskip("sklearn")
+    code = f"from dpcvx.sklearn import {name}\nimport dpcvx\nassert {name} is dpcvx.{name}\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                            env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_an_unknown_name_of_dpcvx_sklearn_is_an_import_error():
+    import dpcvx.sklearn
+
+    with pytest.raises(ImportError, match="cannot import name 'LogisticRegression'"):
+        exec("from dpcvx.sklearn import LogisticRegression", {})
+    assert "DPLogisticRegression" in dir(dpcvx.sklearn) and "Any" not in dir(dpcvx.sklearn)
