@@ -190,13 +190,15 @@ class PINP(TrainingSetLearner):
         return KernelPredictor(self._model.kernel, centers, np.array(self._coef), privatised=("centers", "coef"))
 
     def release(self) -> PrivateKernelModel:
-        """The transcript so far: the public iterate, the answers and the update count (privatised),
-        with the certificate of the whole (epsilon, delta)."""
+        """The transcript so far: the public iterate, the answers and the count of answered updates (privatised,
+        one per released centre), with the certificate of the whole (epsilon, delta). An update whose answer's draw
+        was interrupted counts against B (:attr:`updates_used_`) but released no centre, so it is not in the
+        transcript's count, which a model file's loader checks against the centres."""
         parameters = self._session()
         self.predictor_ = self.public_predictor()
         certificate = self._certificate(self._model, self._budget, parameters)
         self.model_ = named(PrivateKernelModel(self.predictor_, certificate, {
-            "answers": list(self._answers), "updates_used": self.updates_used_}),
+            "answers": list(self._answers), "updates_used": len(self._centers)}),
             vars(self).get("feature_names_in_"))  # the fitted table's column names, which its predictions check
         return self.model_
 

@@ -86,10 +86,11 @@ def test_a_curator_inherited_by_a_forked_process_answers_nothing():
     assert np.isfinite(pinp.query(point)) and pinp.updates_used_ == 1
 
 
-def test_an_update_counts_against_b_before_its_answer_is_drawn(monkeypatch):
+def test_an_update_counts_against_b_before_its_answer_is_drawn(monkeypatch, tmp_path):
     """A second neighbour-pair probe (sixty-first session): an interrupt during the answer's draw of an "above" query
     left updates_used_ at 0 and the round's threshold shift in place, so an interrupt timed to the longer branch read
     the test's outcome without spending an update. The update now counts and the round closes before that draw."""
+    import dpcvx
     import dpcvx.models.pinp as pinp_module
 
     rng = np.random.default_rng(1)
@@ -111,3 +112,11 @@ def test_an_update_counts_against_b_before_its_answer_is_drawn(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         curator.query(X[0])
     assert curator.updates_used_ == 1 and curator._round_shift is None
+    # its transcript counts the answered updates, one per released centre, so its file loads (a third probe: load
+    # refused it as "the file has been edited")
+    monkeypatch.setattr(pinp_module, "discrete_laplace", drawn)
+    curator.query(X[1])
+    path = tmp_path / "pinp.json"
+    dpcvx.save(curator.release(), path)
+    loaded = dpcvx.load(path)
+    assert loaded.outputs["updates_used"] == len(loaded.outputs["answers"]) - 1 == 0  # one answer, below: no update
