@@ -219,13 +219,14 @@ class PrivateKernelLearner:
         order: :meth:`_settings`; a subclass adds the settings its own fit checks without data."""
         self._settings()
 
-    def check_options(self, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None) -> None:
+    def check_options(self, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
+                      sample_weight: None = None) -> None:
         """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
-        nothing: the budget (:func:`check_budget`), ``random_state`` and the learner's settings
+        nothing: the budget and weights (:func:`check_budget`), ``random_state`` and the learner's settings
         (:meth:`_check_settings`). For a caller that holds the options before the data
         (:func:`dpcvx.as_opendp_measurement`); ``check_fit_inputs`` checks the data too (delta below 1/n among
         them: n is the data's)."""
-        check_budget(epsilon, delta, random_state, None, type(self).__name__)
+        check_budget(epsilon, delta, random_state, None, type(self).__name__, sample_weight)
         self._check_settings()
 
     def _check_training(self, X: ArrayLike, y: ArrayLike, landmarks: np.ndarray | None = None, *,

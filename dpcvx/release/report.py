@@ -60,7 +60,7 @@ from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.kernel_calibrate import KernelConstants
 from ..privacy.neighbours import Neighbours, group_epsilon_delta
 from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
-from ..validation import check_choice
+from ..validation import check_choice, check_flag
 from ..verification.exact import exact_text
 from ..verification.kernel_loss import loss_words
 from .constants import Constants, written
@@ -1039,6 +1039,7 @@ class ReleaseReport:
         """The report as Markdown. The plot of the privacy curve is left out (a note says where it is, and its
         table stays); ``embed_plot=True`` embeds it as an SVG data URI image, one line of some 24,000
         characters, for a Markdown file a viewer renders."""
+        embed_plot = check_flag("embed_plot", embed_plot)
         lines = ["# Privacy report", ""]
         for section in self.sections:
             lines += [f"## {_markdown_text(section.title)}", ""]

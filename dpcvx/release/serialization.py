@@ -194,6 +194,9 @@ def _not_a_release(model: Any) -> str:
     package = type(model).__module__.partition(".")[0]
     if package == "sklearn":
         return f"{name}, a scikit-learn object: it is not private{route}"
+    if isinstance(model, PublicSchema):
+        return (f"{name}, the public columns of a table, not a release: save it with the model fitted on its rows, "
+                "dpcvx.save(model, path, schema=schema), or save the fitted pipeline make_pipeline(schema, estimator)")
     if package == "dpcvx" and callable(getattr(model, "fit", None)):
         from ..data.kernels import FEATURE_MAP_ROUTE, RandomFourierFeatures  # scipy's distances load late
 

@@ -157,9 +157,11 @@ def test_a_delta_not_below_one_over_n_is_refused_first_as_every_entry_refuses_it
     X, y = _data(n=200)
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=0.9)
     for delta in (0.5, 0.01):
-        with pytest.raises(InputError, match=rf"delta={delta:g} is not below 1/n = 0.005 \(n = 200\)") as refused:
-            dpcvx.tune(learner, X, y, GRID, epsilon=1.0, delta=delta, mechanism="output", accountant=accountant)
-        assert not isinstance(refused.value, AssumptionError)
+        for procedure in ("full-data", "split"):  # split checked each part's rows alone: 0.01 passed, below 1/66
+            with pytest.raises(InputError, match=rf"delta={delta:g} is not below 1/n = 0.005 \(n = 200\)") as refused:
+                dpcvx.tune(learner, X, y, GRID, epsilon=1.0, delta=delta, mechanism="output", accountant=accountant,
+                           procedure=procedure)
+            assert not isinstance(refused.value, AssumptionError)
     assert accountant.ledger == [] and FITS == []
     knowing = dpcvx.PrivateERM(data_norm=1.0, allow_large_delta=True)
     with pytest.raises(AssumptionError, match="Renyi curve before any fit"):  # the procedure's own refusal, next

@@ -385,9 +385,12 @@ def test_a_weighted_measurement_fits_with_the_weights_of_its_data(data):
     assert not np.array_equal(released.coef_, unweighted.coef_)
 
 
-def test_a_learner_that_takes_no_weights_is_refused_a_weighted_measurement_when_it_is_made():
-    """PrivateLinearRegression refuses sample_weight in fit; its weighted measurement was made and refused every call
-    (its check_options took no weights)."""
-    with pytest.raises(dpcvx.UnsupportedWeightsError, match="PrivateLinearRegression does not take sample_weight"):
-        as_opendp_measurement(dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=1.0), 1.0, delta=1e-6,
-                              weighted=True)
+@pytest.mark.parametrize("learner, delta", [
+    (dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=1.0), 1e-6),
+    (dpcvx.TDIL("rbf", gamma=1.0, input_bound=1.0, lam=0.1), 0.0),
+], ids=["linear-regression", "tdil"])
+def test_a_learner_that_takes_no_weights_is_refused_a_weighted_measurement_when_it_is_made(learner, delta):
+    """Their fits refuse sample_weight; a weighted measurement of them was made and refused every call (their
+    check_options took no weights: the kernel learners' found by a third probe)."""
+    with pytest.raises(dpcvx.UnsupportedWeightsError, match=f"{type(learner).__name__} does not take sample_weight"):
+        as_opendp_measurement(learner, 1.0, delta=delta, weighted=True)

@@ -14,6 +14,7 @@ import sympy
 import dpcvx
 from dpcvx.cli import main
 from dpcvx.demo import synthetic_classification
+from dpcvx.exceptions import InputError
 from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.privacy.gaussian import gaussian_delta
 from dpcvx.privacy.privacy_curve import CurvePart, PrivacyCurve
@@ -71,6 +72,8 @@ def test_every_kind_reports_its_budget_relation_curve_and_what_is_not_covered(re
     markdown = report.to_markdown()
     assert "## What is NOT covered" in markdown and "data:image/svg+xml;base64," not in markdown
     assert "data:image/svg+xml;base64," in report.to_markdown(embed_plot=True)
+    with pytest.raises(InputError, match="embed_plot"):  # "no" embedded it (a third probe)
+        report.to_markdown(embed_plot="no")
     assert report._repr_html_().count("<section") == len(SECTIONS)
 
 

@@ -207,6 +207,9 @@ def test_what_is_not_a_release_is_one_input_error_naming_it_and_what_to_save(tmp
         "dict; save a fitted dpcvx estimator": {"a": 1},
         "ndarray; save a fitted dpcvx estimator": np.zeros(3),
         "the class DPLogisticRegression, not a fitted object": DPLogisticRegression,
+        # a third probe: a schema read "whose fit returns its release: save that"
+        r"PublicSchema, the public columns of a table, not a release: save it with the model fitted on its rows, "
+        r"dpcvx.save\(model, path, schema=schema\)": dpcvx.PublicSchema([dpcvx.NumericColumn("a", 0, 1)]),
     }
     for what, saved in foreign.items():
         with pytest.raises(InputError, match=f"only private releases can be saved, got {what}") as refused:

@@ -43,7 +43,15 @@ from ...tables import feature_names
 from ...validation import check_choice, check_flag
 from ..training_rows import warn_on_tuned
 from . import full_data, split
-from .checks import BudgetInConstructor, Setup, count_mistakes, expand_grid, list_of_grids_note, prepare
+from .checks import (
+    BudgetInConstructor,
+    Setup,
+    check_delta_at_n,
+    count_mistakes,
+    expand_grid,
+    list_of_grids_note,
+    prepare,
+)
 from .full_data import SelectionCertificate
 from .pipeline import schema_pipeline
 from .scores import ClippedSquaredError, Mistakes, declared_label_range
@@ -209,6 +217,7 @@ def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Seq
     setup = prepare(learner, grid, epsilon, delta, mechanism, fit_params, accountant, random_state, score)
     names = feature_names(X)  # a table's column names (public), read before anything is charged; a mix refused
     verbose = check_flag("verbose", verbose)  # read only by the progress bar, after the charge
+    check_delta_at_n(setup, X)  # delta against 1/n first, as every entry refuses it, whichever the procedure
     if procedure == "split":
         if full_data.options_given(eta, mean_runs, held_out):
             raise InputError("eta, mean_runs and held_out belong to procedure='full-data'; Algorithm 4 "

@@ -34,6 +34,7 @@ from ...release.usefulness import Held, held_warnings
 from ...validation import (
     check_classes,
     check_delta,
+    check_delta_for_n,
     check_labels,
     check_public_classes,
     check_table,
@@ -696,3 +697,18 @@ def _bound(plan: FitPlan | MulticlassPlan, X: Any, y: np.ndarray) -> FitPlan | M
     <dpcvx.models.multiclass.MulticlassPlan.checked>`)."""
     plan.checked(X, y)
     return plan
+
+
+def check_delta_at_n(setup: Setup, X: Any) -> None:
+    """Refuse a delta that is not below 1/n at X's public number of rows (:func:`check_delta_for_n`, the check every
+    entry makes) unless every candidate accepts it knowingly (``allow_large_delta=True``), before either procedure
+    runs: the full-data procedure answered delta=0.5 on 200 rows with its refusal of a candidate without a Renyi
+    curve, and the split procedure checked each part's rows alone (delta=0.01 passed on 200 rows, below 1/66). X
+    whose shape is its values' (a list) is counted when read, where the candidates' checks refuse the delta."""
+    shape = public_shape(X)
+    if setup.delta == 0 or shape is None:
+        return
+    allowed = all(bool(candidate.params.get("allow_large_delta", False) if isinstance(candidate, BudgetInConstructor)
+                       else getattr(getattr(candidate, "binary", candidate), "allow_large_delta", False))
+                  for candidate in setup.learners)
+    check_delta_for_n(setup.delta, int(shape[0]), allowed)

@@ -52,7 +52,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ...data.blocks import public_shape
 from ...data.notes import notes_dropped
 from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
@@ -62,12 +61,11 @@ from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_budget, uniform_index
 from ...progress import progress
 from ...release.usefulness import Held, emit
-from ...validation import EPSILON_MIN, check_delta_for_n, fraction, integer, positive
+from ...validation import EPSILON_MIN, fraction, integer, positive
 from ..failure import charged, composite, fixed_numerics
 from ..fit_plan import plan_conditional
 from ..kernel_learner import Diagnostics
 from .checks import (
-    BudgetInConstructor,
     Setup,
     check_and_rehearse,
     check_release_cost,
@@ -265,21 +263,6 @@ def _checked_rule(m: int, eta: Any, mean_runs: Any, held_out: Any) -> tuple[Stop
     return StoppingRule.with_mean(mean, eta), held_out
 
 
-def _check_delta(setup: Setup, X: Any) -> None:
-    """Refuse a delta that is not below 1/n at X's public number of rows (:func:`check_delta_for_n`, the check every
-    entry makes) unless every candidate accepts it knowingly (``allow_large_delta=True``): it came after the
-    procedure's refusal of a candidate without a Renyi curve, so that tune alone answered delta=0.5 on 200 rows with
-    an AssumptionError. X whose shape is its values' (a list) is counted when read, where the candidates' checks
-    refuse the delta."""
-    shape = public_shape(X)
-    if shape is None:
-        return
-    allowed = all(bool(candidate.params.get("allow_large_delta", False) if isinstance(candidate, BudgetInConstructor)
-                       else getattr(getattr(candidate, "binary", candidate), "allow_large_delta", False))
-                  for candidate in setup.learners)
-    check_delta_for_n(setup.delta, int(shape[0]), allowed)
-
-
 def _least_epsilon(eta: int) -> float:
     """The least double epsilon whose run budget (:func:`~dpcvx.privacy.stopping.run_budget`, rounded down) is at
     least ``EPSILON_MIN``: EPSILON_MIN (2 + eta) is not, for about half of the etas up to 1000."""
@@ -294,8 +277,6 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     """Full-data selection on checked inputs (module docstring)."""
     m = len(setup.candidates)
     rule, held_out = _checked_rule(m, eta, mean_runs, held_out)
-    if setup.delta > 0:  # delta against 1/n first, as every entry refuses it: before the Renyi plan's own refusals
-        _check_delta(setup, X)
     budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
     if setup.delta == 0 and budget < EPSILON_MIN:  # each run's fit and count take e_Q, a share of the user's epsilon
         raise InputError(f"dpcvx.tune: each run fits with e_Q = epsilon / (2 + eta) = {budget:.6g} (epsilon = "
