@@ -299,9 +299,10 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
 
 
 #: What a refusal raised inside the measurement's fit says in place of its own text (:func:`_as_the_analyst_sees_it`)
-WITHHELD = ("the fit refused the data set; its reason reads the private rows (a count, a row, a label), so it is "
+WITHHELD = ("the fit refused the data set; its reason may read the private rows (a count, a row, a label), so it is "
             "withheld from the measurement's caller. Nothing was charged or drawn; the data's owner sees the reason by "
-            "fitting the learner on the data directly")
+            "fitting the learner on the data directly, and a refusal of the settings alone (a solve path without a "
+            "proved budget, a regularizer lam='auto' cannot take) shows on public rows of the same shape too")
 #: What a failure of the measurement's fit that is no refusal (a SolverError, an error not dpcvx's, an interrupt)
 #: says in place of its own text: it may come after the noise was drawn, where OpenDP counts nothing for a call that
 #: raises (:func:`_as_the_analyst_sees_it`)
