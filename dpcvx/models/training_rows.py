@@ -626,7 +626,9 @@ def _shares(predict: Callable[[slice], np.ndarray], mapped: Callable[[slice], np
             added[0] += float(part @ part)
             added[1] += float(np.sum(part))
             added[2] += float(np.sum((part - (predicted - centre)) ** 2))
-    explained = [_least_squares(gram, moment, sums, n) for gram, moment in zip(grams, moments, strict=True)]
+    decomposed: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # shared by the views (_least_squares)
+    explained = [_least_squares(gram, moment, sums, n, decomposed) for gram, moment in zip(grams, moments,
+                                                                                          strict=True)]
     if any(least is None for least in explained):
         return None
     shares = []
@@ -646,13 +648,18 @@ def _float_rows(block: Any) -> Any:
 def _origin(block: Any) -> np.ndarray:
     """A view's origin o from its first block (:func:`_shares`): a dense block's column means; for a sparse block,
     the means of the columns it fills (a stored value on each of its rows: an intercept column, a dense column kept
-    sparse) and 0 on the others, whose rows mostly hold 0 and which :func:`_add_products` leaves uncentred."""
+    sparse; a column of one value, that value) and 0 on the others, whose rows mostly hold 0 and which
+    :func:`_add_products` leaves uncentred."""
     if not sparse.issparse(block):
         return np.asarray(block.mean(axis=0), dtype=float)
     origin = np.zeros(block.shape[1])
     filled = np.flatnonzero(np.bincount(block.indices, minlength=block.shape[1]) == block.shape[0])
     if filled.size:
-        origin[filled] = np.asarray(block[:, filled].toarray().mean(axis=0), dtype=float)
+        columns = block[:, filled].toarray()
+        means = np.asarray(columns.mean(axis=0), dtype=float)
+        constant = columns.min(axis=0) == columns.max(axis=0)  # its value exactly (a mean of copies may round):
+        means[constant] = columns[0, constant]  # centred to 0, the column drops out as the dense one's would
+        origin[filled] = means
     return origin
 
 
@@ -695,17 +702,24 @@ def _add_products(block: Any, origin: np.ndarray, parts: list[np.ndarray], gram:
         moment[-1] += float(np.sum(part))
 
 
-def _least_squares(gram: np.ndarray, moments: list[np.ndarray], sums: list[list[float]],
-                   n: int) -> list[float] | None:
+def _least_squares(gram: np.ndarray, moments: list[np.ndarray], sums: list[list[float]], n: int,
+                   decomposed: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None) -> list[float] | None:
     """Least squares' adjusted R^2 from one view's Gram matrix G = Z^T Z and Z^T y' for each label range (``sums``:
     y'^T y', sum y', and the release's squared error, per range), or None where there is nothing to compare
-    (:func:`least_squares_share`)."""
+    (:func:`least_squares_share`). ``decomposed``: the (unit-diagonal matrix, eigenvalues, eigenvectors) another
+    view decomposed, reused when this view's matrix is the same bit for bit (a sparse X's rows mapped by a clip that
+    moved no row, whose intercept column centres to exactly 0 and drops out: the same eigh, taken once), and this
+    view's added when it is not."""
     if not np.all(np.isfinite(gram)):
         return None
     scale = np.sqrt(np.diag(gram))
     used = scale > 0
     unit = gram[np.ix_(used, used)] / np.outer(scale[used], scale[used])
-    values, vectors = np.linalg.eigh(unit)
+    same = [(values, vectors) for matrix, values, vectors in decomposed or []
+            if matrix.shape == unit.shape and np.array_equal(matrix, unit)]
+    values, vectors = same[0] if same else np.linalg.eigh(unit)
+    if decomposed is not None and not same:
+        decomposed.append((unit, values, vectors))
     kept = values > 1e-10 * values[-1]
     rank = int(np.count_nonzero(kept))
     if n <= rank:

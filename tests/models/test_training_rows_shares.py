@@ -151,3 +151,31 @@ def test_a_sparse_block_s_products_equal_the_dense_block_s():
     np.testing.assert_allclose(gram, z.T @ z, rtol=1e-12, atol=1e-10)
     for part, moment in zip(parts, moments, strict=True):
         np.testing.assert_allclose(moment, z.T @ part, rtol=1e-12, atol=1e-10)
+
+
+def test_a_view_the_same_as_another_is_decomposed_once(monkeypatch):
+    """A sparse X none of whose rows the release's clip moved: its mapped view (the intercept column centred to 0,
+    dropped) has the rows-as-given view's unit-diagonal matrix bit for bit, and the one eigh serves both."""
+    X, y = _table("sparse", 4)
+    X = sparse.csr_matrix(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator = dpcvx.DPLinearRegression(epsilon=2.0, random_state=4).fit(X, y)
+    assert estimator.model_.rows.apply(X)[1] == 0  # no row clipped
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = _reference(estimator.model_, X, y, (-1.0, 1.0))
+    calls = []
+    original = np.linalg.eigh
+
+    def counted(matrix):
+        calls.append(matrix.shape)
+        return original(matrix)
+
+    monkeypatch.setattr(np.linalg, "eigh", counted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        shares = regression_share(estimator.model_, X, y, (-1.0, 1.0))
+    assert len(calls) == 1
+    np.testing.assert_allclose(np.array(shares), np.array(reference), rtol=0, atol=1e-9)
+    assert shares[0][1] == shares[0][2] and shares[1][1] == shares[1][2]
