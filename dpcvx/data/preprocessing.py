@@ -150,6 +150,7 @@ from ..validation import (
     refuse_unknown_parameters,
 )
 from . import transformer_api
+from .blocks import cache_block_rows
 from .columns import MISSING_TOKENS, as_labels, as_numbers, column_arrays, common_length, marker_numbers
 from .files import atomic_write, check_writable, read_json
 from .shared_level import warn_if_level_erased
@@ -352,6 +353,15 @@ class CategoricalColumn:
     def encode(self, values: np.ndarray, strict: bool) -> np.ndarray:
         """The (n, k) one-hot block; unknown values give a zero row (or an error if strict). ``values``: the column,
         one-dimensional (as a schema's :meth:`~PublicSchema.transform` takes it)."""
+        n_rows, rows, slots = self._ones(values, strict)
+        block = np.zeros((n_rows, len(self.categories)))
+        block[rows, slots] = 1.0
+        return block
+
+    def _ones(self, values: np.ndarray, strict: bool) -> tuple[int, np.ndarray, np.ndarray]:
+        """Where :meth:`encode`'s block of n rows holds its 1s: (n, the rows of a declared value, each one's category
+        index), the rows in increasing order, one 1 each (checked, warned and refused as :meth:`encode` says); a
+        schema's :meth:`~PublicSchema.transform` writes them into its own output, with no block of its own."""
         values = column_arrays({self.name: values}, [self.name])[self.name]
         labels = as_labels(self.name, values, self.missing)
         # each label is looked up in the sorted public categories (a binary search per row, vectorised):
@@ -375,9 +385,7 @@ class CategoricalColumn:
             _, (before, after) = misread
             warn_shown(f"column {self.name!r} {before}, {NON_STRICT_ZEROS} (the value is not shown: it is data): "
                        + after.format(name=self.name) + ". " + _ROWS_READ, UndeclaredCategoryWarning)
-        block = np.zeros((codes.size, len(self.categories)))
-        block[known, codes[known]] = 1.0
-        return block
+        return codes.size, known, codes[known]
 
     def _misread(self, values: np.ndarray, labels: np.ndarray,
                  unknown: np.ndarray) -> tuple[int, tuple[str, str]] | None:
@@ -722,28 +730,33 @@ class PublicSchema:
         centred = self.encoding == "centred"
         # lost: the columns most of whose rows encode as nothing (:func:`_warn_lost`); piled: the numeric columns
         # many of whose rows hold one value outside the bounds (:func:`_warn_piled`)
-        blocks: list[np.ndarray] = []
+        # each column writes its block into its slice of one output (no block per column, no copy of them all)
+        features = np.empty((n_rows, self.dimension))
         lost: list[Column] = []
         piled: list[NumericColumn] = []
+        start = 0
         for column in self.columns:
+            width = len(column.feature_names)
+            block = features[:, start:start + width]
+            start += width
             if isinstance(column, CategoricalColumn):
-                block = column.encode(arrays[column.name], self.strict)
+                _, rows, slots = column._ones(arrays[column.name], self.strict)
+                block[...] = 0.0
+                block[rows, slots] = 1.0
                 # a known value sets exactly one 1: all-zero one-hot rows are the undeclared values
-                undeclared = n_rows - np.count_nonzero(block)
+                undeclared = n_rows - rows.size
                 if n_rows >= LOST_MIN_ROWS and undeclared > LOST_SHARE * n_rows:
                     lost.append(column)
             else:
-                block, outside = column._encoded(arrays[column.name], centred)
+                block[...], outside = column._encoded(arrays[column.name], centred)
                 if _one_value_piled(outside, n_rows):
                     piled.append(column)
                 elif n_rows >= LOST_MIN_ROWS and outside.size > LOST_SHARE * n_rows:
                     lost.append(column)
-            blocks.append(block)
         _warn_lost(lost)
         _warn_piled(piled)
         if self.constant_feature:
-            blocks.append(np.ones((n_rows, 1)))
-        features = np.hstack(blocks)
+            features[:, -1] = 1.0
         self._check_level(features, n_rows)
         return _bound_row_norms(features, self.norm)
 
@@ -864,15 +877,32 @@ def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:
 
 
 def _bound_row_norms(features: np.ndarray, norm: float) -> np.ndarray:
-    """x / max(1, ||x|| / norm) per row, then guarantee numpy.linalg.norm(x) <= norm despite rounding."""
-    features = features / np.maximum(1.0, np.linalg.norm(features, axis=1) / norm)[:, None]
-    over = np.linalg.norm(features, axis=1) > norm
+    """x / max(1, ||x|| / norm) per row, then guarantee numpy.linalg.norm(x) <= norm despite rounding; in place
+    (``features`` is the schema's own output), and returned.
+
+    By blocks of rows (no n x D temporary): each row's norm is numpy.linalg.norm's of that row, and only the rows
+    that were scaled have theirs taken again; a row with fl(||x|| / norm) <= 1 is unchanged (x / 1 is x), so its
+    norm is the one already taken. The rows left above the bound are shrunk by 4 ulp until none is, as when every
+    row's norm was taken again on each round: the same output bit for bit."""
+    step = cache_block_rows(features.shape[1])
+    above: list[np.ndarray] = []
+    for start in range(0, features.shape[0], step):
+        rows = features[start:start + step]
+        norms = np.linalg.norm(rows, axis=1)
+        factors = np.maximum(1.0, norms / norm)
+        scaled = np.flatnonzero(factors != 1.0)  # and NaN, as x / NaN was
+        over = norms > norm
+        if scaled.size:
+            rows[scaled] /= factors[scaled, None]
+            over[scaled] = np.linalg.norm(rows[scaled], axis=1) > norm
+        above.append(start + np.flatnonzero(over))
+    over_rows = np.concatenate(above) if above else np.empty(0, dtype=np.intp)
     for _ in range(64):  # rounding left a few rows an ulp or two above the bound
-        if not over.any():
+        if not over_rows.size:
             return features
-        features[over] *= 1.0 - 4.0 * np.finfo(float).eps
-        over = np.linalg.norm(features, axis=1) > norm
-    features[over] *= 0.5  # unreachable for norm in [1e-75, 1e75]; never leave a row above it
+        features[over_rows] *= 1.0 - 4.0 * np.finfo(float).eps
+        over_rows = over_rows[np.linalg.norm(features[over_rows], axis=1) > norm]
+    features[over_rows] *= 0.5  # unreachable for norm in [1e-75, 1e75]; never leave a row above it
     return features
 
 

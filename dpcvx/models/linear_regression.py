@@ -30,6 +30,10 @@ its ``column_statistics`` record holds the released ranges, the level and the pu
 range alone is searched (:meth:`AdaSSPPlan.ranges_at`; the rows keep their public map). A numpy.memmap's rows are
 searched by row blocks, clipped onto R as each is read (:class:`~dpcvx.privacy.column_ranges.ValueBlocks`: the
 counts, and so the ranges, of the same rows in memory, with no copy of them); a Dask X is not searched.
+
+Width: every mechanism here holds d x d matrices (AdaSSP's statistics and noise, the descent's top eigenvalue), dense
+for a sparse X too, so a fit of more than :data:`WIDEST` weights (columns plus the intercept) is refused when bound,
+before any statistic is computed or anything charged (:func:`too_wide`: the width alone).
 """
 
 from __future__ import annotations
@@ -98,7 +102,15 @@ from .descent_reach import descent_shortfall, reach_checked, warn_descent_shortf
 from .erm_inputs import SETTINGS, neighbour_relation, symmetric_label_bound
 from .training_rows import warn_on_learner_fit
 
-__all__ = ["PrivateLinearRegression", "AdaSSPPlan"]
+__all__ = ["PrivateLinearRegression", "AdaSSPPlan", "WIDEST", "too_wide"]
+
+#: The most weights (columns, plus the intercept) a PrivateLinearRegression fit takes. AdaSSP and the descent's top
+#: eigenvalue each hold (d x d) matrices of doubles (the Gram matrix X^T X, dense for a sparse X too; AdaSSP's Gaussian
+#: noise; the eigendecomposition's copy) and decompose one in time cubic in d: measured (probe, one BLAS thread,
+#: session 61) eigvalsh of 4,000 x 4,000 took 7.2 s and a sparse DPLinearRegression fit of 50,000 x 4,000 10.2 s; a
+#: fit of 100,000 x 20,000 (3.6 M stored values) had not finished after 10 minutes at 6.6 GB. At 10,000 weights a
+#: matrix is 0.8 GB and the decomposition about 2 minutes (cubic from 7.2 s). A public rule of the width alone.
+WIDEST = 10_000
 
 #: The pure-epsilon least-squares releases dpcvx offers, named in every refusal of delta = 0.
 PURE_EPSILON_OPTIONS = (
@@ -468,6 +480,24 @@ class PrivateLinearRegression(ConstructorParameters):
         return LinearRegressionModel(*rows.split_weights(theta), rows)
 
 
+def too_wide(dim: int, sparse_rows: bool = False) -> str | None:
+    """Why a PrivateLinearRegression fit of ``dim`` weights (the columns, plus the intercept) is refused, or None
+    within :data:`WIDEST`: public facts only (the width, and whether X is sparse), decided before any statistic is
+    computed or anything charged."""
+    if dim <= WIDEST:
+        return None
+    gb = 8 * dim * dim / 1e9
+    sparse_note = (" A sparse X is no cheaper here: X^T X is a dense matrix of that size." if sparse_rows else "")
+    return (f"a private linear regression of {dim:,} weights (columns, plus the intercept) holds {dim:,} x {dim:,} "
+            f"matrices of doubles ({gb:.3g} GB each: the Gram matrix X^T X, AdaSSP's noise, the eigendecomposition's "
+            f"copy) and decomposes one in time cubic in the width; above {WIDEST:,} weights it is refused "
+            f"(dpcvx.models.linear_regression.WIDEST; a fit of 20,000 columns had not finished after 10 minutes)."
+            f"{sparse_note} Fixes: fewer columns, chosen without reading the private rows (a public selection, "
+            "feature hashing or a public random projection to at most "
+            f"{WIDEST - 1:,} columns); for a label of classes, DPLogisticRegression fits sparse rows of this width "
+            "without a d x d matrix. Nothing was charged")
+
+
 def _centred_labels(labels: np.ndarray, public: float, shift: float, bound: float) -> np.ndarray:
     """The labels a ranged fit reads, as a new array: clipped onto the public [-B, B] (as every path clips a label),
     moved by the private centre c (``shift``), then clipped onto [-B', B'] (``bound``, the released B')."""
@@ -638,6 +668,9 @@ class AdaSSPPlan:
                              f"{label_search_rows(self.epsilon, self.delta)}), and noisy gradient descent at the "
                              "public label bound is not offered; mechanism='adassp' fits with no search. Nothing was "
                              "charged")
+        refusal = too_wide(self.dim, sparse.issparse(X))
+        if refusal is not None:
+            raise InputError(refusal)
         rows, calibration = self.calibrate(rows_in)
         learner, statistics, clipped, level = self.learner, None, None, None
         if self.standardised or ranges:  # later steps read the checked 1-D labels, never the caller's y as given

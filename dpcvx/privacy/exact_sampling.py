@@ -317,13 +317,21 @@ def discrete_laplace(scale: Rational, source: IntegerSource) -> int:
     Y = floor(X / den); a fair sign; Y = 0 with a negative sign is rejected (so 0 is not counted twice).
     """
     t = rational("scale", scale, positive=True)
-    num, den = t.numerator, t.denominator
+    return _discrete_laplace(t.numerator, t.denominator, source)
+
+
+def _discrete_laplace(num: int, den: int, source: IntegerSource) -> int:
+    """:func:`discrete_laplace` of the checked scale t = num / den (num, den > 0 in lowest terms): the same draws
+    from the same integers, for the callers that check t once and draw many times (:func:`discrete_laplace_array`
+    and :func:`discrete_gaussian` on a seeded source checked it again through :func:`rational` on every draw,
+    about 30 % of a seeded fit's column histograms)."""
+    below, unit = source.below, _bernoulli_exp_unit
     while True:
-        u = source.below(num)
-        if not _bernoulli_exp_unit(u, num, source):
+        u = below(num)
+        if not unit(u, num, source):
             continue
         y = (u + num * _geometric_exp_minus_one(source)) // den
-        negative = source.below(2) == 1
+        negative = below(2) == 1
         if negative and y == 0:
             continue
         return -y if negative else y
@@ -346,9 +354,14 @@ def discrete_gaussian(sigma2: Rational, source: IntegerSource) -> int:
     Y ~ discrete Laplace(t); accept with Bernoulli(exp(-(|Y| - sigma^2 / t)^2 / (2 sigma^2))).
     """
     s2 = rational("sigma2", sigma2, positive=True)
-    t = _gaussian_laplace_scale(s2)
+    return _discrete_gaussian(s2, _gaussian_laplace_scale(s2), source)
+
+
+def _discrete_gaussian(s2: Fraction, t: int, source: IntegerSource) -> int:
+    """:func:`discrete_gaussian` of the checked sigma^2 = ``s2`` and its Laplace scale ``t``: the same draws, for
+    :func:`discrete_gaussian_array`'s scalar loop, which checks them once."""
     while True:
-        y = discrete_laplace(t, source)
+        y = _discrete_laplace(t, 1, source)
         if _gaussian_accepts(y, s2, t, source):
             return y
 
@@ -466,7 +479,8 @@ def discrete_laplace_array(scale: Rational, size: int, source: IntegerSource) ->
     size = integer("size", size, minimum=0)
     if isinstance(source, BatchSource) and t.numerator < INT64_BOUND:
         return _discrete_laplace_batch(t, size, source)
-    return _array(lambda scalar: discrete_laplace(t, scalar), size, source)
+    num, den = t.numerator, t.denominator
+    return _array(lambda scalar: _discrete_laplace(num, den, scalar), size, source)
 
 
 def discrete_gaussian_array(sigma2: Rational, size: int, source: IntegerSource) -> np.ndarray:
@@ -481,7 +495,7 @@ def discrete_gaussian_array(sigma2: Rational, size: int, source: IntegerSource) 
     size = integer("size", size, minimum=0)
     t = _gaussian_laplace_scale(s2)
     if not (isinstance(source, BatchSource) and t < INT64_BOUND):
-        return _array(lambda scalar: discrete_gaussian(s2, scalar), size, source)
+        return _array(lambda scalar: _discrete_gaussian(s2, t, scalar), size, source)
 
     def accepted(missing: int) -> np.ndarray:
         candidates = _discrete_laplace_batch(Fraction(t), missing, source)
