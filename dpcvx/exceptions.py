@@ -28,6 +28,7 @@ __all__ = [
     "BudgetExceededError",
     "DPCVXWarning",
     "ClippingWarning",
+    "CostWarning",
     "ExponentialCostWarning",
     "PaperModeWarning",
     "ConstantPredictionWarning",
@@ -204,7 +205,12 @@ class ClippingWarning(DPCVXWarning):
     reads_private_data = True
 
 
-class ExponentialCostWarning(DPCVXWarning):
+class CostWarning(DPCVXWarning):
+    """A fit whose time or memory grows fast with a public size (the width, the input dimension), said before
+    anything is computed or charged: interrupting then spends nothing."""
+
+
+class ExponentialCostWarning(CostWarning):
     """TDIL searches a net of the input ball whose size is exponential in the input dimension."""
 
 

@@ -32,13 +32,15 @@ searched by row blocks, clipped onto R as each is read (:class:`~dpcvx.privacy.c
 counts, and so the ranges, of the same rows in memory, with no copy of them); a Dask X is not searched.
 
 Width: every mechanism here holds d x d matrices (AdaSSP's statistics and noise, the descent's top eigenvalue), dense
-for a sparse X too, so a fit of more than :data:`WIDEST` weights (columns plus the intercept) is refused when bound,
-before any statistic is computed or anything charged (:func:`too_wide`: the width alone).
+for a sparse X too, so a fit of more than :data:`WIDEST` weights (columns plus the intercept) warns
+:class:`~dpcvx.exceptions.CostWarning` when bound, before any statistic is computed or anything charged
+(:func:`too_wide`: the width alone), with the memory and the alternatives.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, NamedTuple
@@ -50,7 +52,7 @@ from ..data.blocks import RowBlocks, is_dask, is_out_of_core, matrix_shape
 from ..data.notes import checks_then_notes, warn_clipped, warn_clipped_rows, warn_unresolved_columns
 from ..data.rows import RowMap
 from ..data.standardiser import FLOOR_CELLS, adassp_map, label_range, least_half_width, range_map
-from ..exceptions import InputError, InputTypeError, float_errors_ignored
+from ..exceptions import CostWarning, InputError, InputTypeError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import (
     COLUMN_SPREAD,
@@ -104,12 +106,13 @@ from .training_rows import warn_on_learner_fit
 
 __all__ = ["PrivateLinearRegression", "AdaSSPPlan", "WIDEST", "too_wide"]
 
-#: The most weights (columns, plus the intercept) a PrivateLinearRegression fit takes. AdaSSP and the descent's top
-#: eigenvalue each hold (d x d) matrices of doubles (the Gram matrix X^T X, dense for a sparse X too; AdaSSP's Gaussian
-#: noise; the eigendecomposition's copy) and decompose one in time cubic in d: measured (probe, one BLAS thread,
-#: session 61) eigvalsh of 4,000 x 4,000 took 7.2 s and a sparse DPLinearRegression fit of 50,000 x 4,000 10.2 s; a
-#: fit of 100,000 x 20,000 (3.6 M stored values) had not finished after 10 minutes at 6.6 GB. At 10,000 weights a
-#: matrix is 0.8 GB and the decomposition about 2 minutes (cubic from 7.2 s). A public rule of the width alone.
+#: The most weights (columns, plus the intercept) a PrivateLinearRegression fit takes without a CostWarning. AdaSSP
+#: and the descent's top eigenvalue each hold (d x d) matrices of doubles (the Gram matrix X^T X, dense for a sparse
+#: X too; AdaSSP's Gaussian noise; the eigendecomposition's copy) and decompose one in time cubic in d: measured
+#: (probe, one BLAS thread, session 61) eigvalsh of 4,000 x 4,000 took 7.2 s and a sparse DPLinearRegression fit of
+#: 50,000 x 4,000 10.2 s; a fit of 100,000 x 20,000 (3.6 M stored values) had not finished after 10 minutes at
+#: 6.6 GB. At 10,000 weights a matrix is 0.8 GB and the decomposition about 2 minutes (cubic from 7.2 s). A public
+#: rule of the width alone.
 WIDEST = 10_000
 
 #: The pure-epsilon least-squares releases dpcvx offers, named in every refusal of delta = 0.
@@ -481,21 +484,21 @@ class PrivateLinearRegression(ConstructorParameters):
 
 
 def too_wide(dim: int, sparse_rows: bool = False) -> str | None:
-    """Why a PrivateLinearRegression fit of ``dim`` weights (the columns, plus the intercept) is refused, or None
-    within :data:`WIDEST`: public facts only (the width, and whether X is sparse), decided before any statistic is
-    computed or anything charged."""
+    """The :class:`~dpcvx.exceptions.CostWarning` of a PrivateLinearRegression fit of ``dim`` weights (the columns,
+    plus the intercept), or None within :data:`WIDEST`: public facts only (the width, and whether X is sparse), said
+    before any statistic is computed or anything charged."""
     if dim <= WIDEST:
         return None
     gb = 8 * dim * dim / 1e9
     sparse_note = (" A sparse X is no cheaper here: X^T X is a dense matrix of that size." if sparse_rows else "")
     return (f"a private linear regression of {dim:,} weights (columns, plus the intercept) holds {dim:,} x {dim:,} "
             f"matrices of doubles ({gb:.3g} GB each: the Gram matrix X^T X, AdaSSP's noise, the eigendecomposition's "
-            f"copy) and decomposes one in time cubic in the width; above {WIDEST:,} weights it is refused "
+            f"copy) and decomposes one in time cubic in the width, slow above {WIDEST:,} weights "
             f"(dpcvx.models.linear_regression.WIDEST; a fit of 20,000 columns had not finished after 10 minutes)."
             f"{sparse_note} Fixes: fewer columns, chosen without reading the private rows (a public selection, "
             "feature hashing or a public random projection to at most "
             f"{WIDEST - 1:,} columns); for a label of classes, DPLogisticRegression fits sparse rows of this width "
-            "without a d x d matrix. Nothing was charged")
+            "without a d x d matrix. Nothing is charged yet: interrupting now spends nothing")
 
 
 def _centred_labels(labels: np.ndarray, public: float, shift: float, bound: float) -> np.ndarray:
@@ -668,9 +671,9 @@ class AdaSSPPlan:
                              f"{label_search_rows(self.epsilon, self.delta)}), and noisy gradient descent at the "
                              "public label bound is not offered; mechanism='adassp' fits with no search. Nothing was "
                              "charged")
-        refusal = too_wide(self.dim, sparse.issparse(X))
-        if refusal is not None:
-            raise InputError(refusal)
+        cost = too_wide(self.dim, sparse.issparse(X))
+        if cost is not None:
+            warnings.warn(cost, CostWarning, stacklevel=2)
         rows, calibration = self.calibrate(rows_in)
         learner, statistics, clipped, level = self.learner, None, None, None
         if self.standardised or ranges:  # later steps read the checked 1-D labels, never the caller's y as given

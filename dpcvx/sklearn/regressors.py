@@ -21,8 +21,9 @@ sparse product rounds otherwise). The private ranges (``column_statistics`` "ran
 a sparse X draws none, as a Dask X draws none (X's kind is public): where dense rows of the same n would search the
 label's range, the fit takes the mechanism without it and warns that the label was not located. AdaSSP's statistics
 are d x d dense matrices for a sparse X too: a DPLinearRegression (AdaSSP or the descent) of more than
-:data:`dpcvx.models.linear_regression.WIDEST` weights (columns plus the intercept) is refused before any charge, with
-the memory it would hold and the fixes (a sparse 100,000 x 20,000 fit had not finished after 10 minutes).
+:data:`dpcvx.models.linear_regression.WIDEST` weights (columns plus the intercept) warns
+:class:`~dpcvx.exceptions.CostWarning` before any charge, with the memory it will hold and the alternatives (a sparse
+100,000 x 20,000 fit had not finished after 10 minutes).
 
 Pure epsilon: :class:`DPHuberRegressor` is pure epsilon by default. For
 :class:`DPLinearRegression`, ``delta=0`` with a public ``weight_bound`` selects objective
