@@ -1097,7 +1097,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
     ``data_norm=1.0``. An SVM's ``C`` on n rows corresponds to
     ``lam = 1 / (C n)``.
 
-    Paper: Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011), section 3.4.2 (the Huber SVM, the Huber hinge of
+    Paper: Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011), Sec. 3.4.2 (the Huber SVM, the Huber hinge of
     eq. (23)) and Corollary 4 (objective perturbation with it); proof: docs/theory.md, sections 2 to 4.
 
     Parameters

@@ -220,10 +220,17 @@ def test_memory_does_not_grow_with_the_file(tmp_path, monkeypatch, kind):
     """200,000 rows: a chunked read's peak is well under the whole read's (its rows, scores and text), and its output
     the same; the rows span two of a linear model's real blocks (131,072 rows of 2 features)."""
     model, data = _model(tmp_path, kind), _table(tmp_path / "d.csv", rows=200_000)
+    more = _table(tmp_path / "more.csv", rows=400_000)
     whole, chunked = tmp_path / "whole.csv", tmp_path / "chunked.csv"
     whole_peak = _peak(["predict", str(model), str(data), "--out", str(whole)], monkeypatch)
     chunked_peak = _peak(["predict", str(model), str(data), "--chunk-rows", "5000", "--out", str(chunked)], monkeypatch)
     assert chunked.read_bytes() == whole.read_bytes() == _expected(model, data).encode()
+    more_peak = _peak(["predict", str(model), str(more), "--chunk-rows", "5000", "--out", str(tmp_path / "m.csv")],
+                      monkeypatch)
     # a few of the model's scoring blocks (131,072 rows: their scores, probabilities, labels) and chunks, whatever
-    # the file's size; the whole read's peak grows with it (16 MB here)
-    assert chunked_peak < 12e6 and chunked_peak < whole_peak / 1.4, (chunked_peak, whole_peak)
+    # the file's size: at twice the rows the chunked peak stays within a step (multiclass: 10.4 MB at 200,000 rows,
+    # 12.9 MB at 300,000 and at 400,000, as the chunks meet a third block), where the whole read's grows with the
+    # file (12 to 37 MB at 200,000 rows; the schema's one output array, sixty-first session, made it smaller, so the
+    # test no longer asks the chunked read to be a ratio below it)
+    assert chunked_peak < 12e6 and more_peak < 1.3 * chunked_peak and chunked_peak < whole_peak, \
+        (chunked_peak, more_peak, whole_peak)
