@@ -148,8 +148,9 @@ NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional
                 "(-0.5, 1250, 1.5e3): remove thousands separators, units and currency or percent signs first "
                 "(\"1,250\", \"1_250\", \"70 kg\" and \"$5\" are not numbers; a date becomes a number such as the "
                 "days since a public date); a missing value is an empty cell (\"nan\" and \"inf\" are not numbers: "
-                "make such a marker an empty cell, or declare it with --missing, which dpcvx fit and dpcvx predict "
-                "take alike)")
+                "make such a marker an empty cell, or declare it: on the command line with --missing, which dpcvx "
+                "fit and dpcvx predict take alike; in Python with NumericColumn(..., missing=value, "
+                "missing_texts=(marker,)); pandas reads \"1,250\" as 1250 with pd.read_csv(path, thousands=','))")
 
 
 def marker_numbers(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

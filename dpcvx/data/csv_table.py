@@ -386,10 +386,11 @@ def _header(reader: Iterator[list[str]], path: Path, columns: Sequence[str], lay
                          f"{_header_hint(layout)}")
     missing = [name for name in columns if name not in position]
     if missing and len(header) == 1 and len(columns) > 1:  # another separator: every line reads as one field
+        convert = ("sep='\\t'" if "\t" in header[0] else "sep=';', decimal=','")  # the header's own separator
         raise InputError(f"{path} reads as a single column, so it has none of the columns {name_list(missing)}: "
                          "dpcvx reads comma-separated values; a file whose fields are separated by semicolons or "
                          "tabs (as some spreadsheets write, with decimal commas) must be converted to commas and "
-                         "decimal points first (pandas: pd.read_csv(path, sep=';', decimal=',').to_csv(new_path, "
+                         f"decimal points first (pandas: pd.read_csv(path, {convert}).to_csv(new_path, "
                          f"index=False)){_header_hint(layout)}")
     if missing == [label]:
         where = "--names" if layout.names is not None else "its header"

@@ -1456,4 +1456,5 @@ def _warn(owner: str, finding: str | None, unweighted: str | None = None, interc
         after = (one_vs_rest_ranges() if unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST)
                  and not located else "")
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice)
-        warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)
+        stop = "." if after and not text.endswith(".") else ""  # the note's last sentence ends before the ranges'
+        warn_shown(f"{speaker(owner)}: {text}{stop}" + after, TrainingRowsWarning)

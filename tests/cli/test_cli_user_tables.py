@@ -95,7 +95,9 @@ def test_a_file_with_another_separator_is_named_as_such(tmp_path, capsys, separa
     code, err = fit(tmp_path, capsys, str(data), "--positive", "a")
     assert code == 3
     assert "reads as a single column, so it has none of the columns ['x', 'label']" in err
-    assert "dpcvx reads comma-separated values" in err and "sep=';'" in err
+    assert "dpcvx reads comma-separated values" in err
+    # the conversion reads the file's own separator (a second analyst probe: a tab file was told sep=';')
+    assert ("sep=';', decimal=','" in err) == (separator == ";") and ("sep='\\t')" in err) == (separator == "\t")
 
 
 def test_a_regression_target_with_separators_is_counted_and_advised(tmp_path, capsys):

@@ -95,6 +95,7 @@ def test_one_vs_rest_at_the_prior_cuts_is_advised_none_and_keeps_the_ranges_note
     (text,) = told(lambda: dpcvx.DPLogisticRegression(epsilon=0.1, classes=(0, 1, 2), class_prior="private",
                                                        threshold="prior", random_state=0).fit(X, y))
     assert IN_USE_ONE_VS_REST in text and "column_statistics='ranges'" in text
+    assert ". A column that fills a small part of its declared range" in text  # a sentence of its own (a probe)
     _advises_none(text)
 
 

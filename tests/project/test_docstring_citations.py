@@ -10,7 +10,7 @@ from dpcvx.models.audit import audit, canary_pair
 from dpcvx.models.private_norm import fit_private_norm
 
 CITED = {
-    "DPHuberSVM": (dpcvx.DPHuberSVM, "JMLR 12 (2011), section 3.4.2", "docs/theory.md, sections 2 to 4"),
+    "DPHuberSVM": (dpcvx.DPHuberSVM, "JMLR 12 (2011), Sec. 3.4.2", "docs/theory.md, sections 2 to 4"),
     "audit": (audit, "Jagielski, Ullman and Oprea (NeurIPS 2020)", "docs/audit.md"),
     "canary_pair": (canary_pair, "Jagielski, Ullman and Oprea, NeurIPS 2020", "docs/audit.md"),
     "fit_private_norm": (fit_private_norm, "McSherry and Talwar 2007", "docs/theory.md, sections 24.3 and 29"),
