@@ -1435,8 +1435,9 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
 
 
 def one_vs_rest_ranges() -> str:
-    """What follows one-vs-rest's note for a release that drew no private column statistics: the ranges, drawn once
-    for every class, locate a column that fills a small part of its declared range (docs/theory.md, section 15). On
+    """What follows one-vs-rest's note for a release that drew no private column statistics, as a sentence of its own
+    (the note ends without a full stop): the ranges, drawn once for every class, locate a column that fills a small
+    part of its declared range (docs/theory.md, section 15). On
     the command line nothing: its default draws them wherever the public rule says they can be located, and no flag
     asks for more."""
     if command_line_runs():
@@ -1444,7 +1445,7 @@ def one_vs_rest_ranges() -> str:
     asked = ("column_statistics='ranges' (the default 'auto' draws them where a public rule of n, d and epsilon says "
              "they can be located)" if estimator_called() else
              "a binary learner with column_statistics='ranges'")
-    return (f" A column that fills a small part of its declared range is located by private column ranges, drawn "
+    return (f". A column that fills a small part of its declared range is located by private column ranges, drawn "
             f"once for every class: {asked}; docs/theory.md, section 15")
 
 
@@ -1456,5 +1457,4 @@ def _warn(owner: str, finding: str | None, unweighted: str | None = None, interc
         after = (one_vs_rest_ranges() if unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST)
                  and not located else "")
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice)
-        stop = "." if after and not text.endswith(".") else ""  # the note's last sentence ends before the ranges'
-        warn_shown(f"{speaker(owner)}: {text}{stop}" + after, TrainingRowsWarning)
+        warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)
