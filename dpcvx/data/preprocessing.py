@@ -389,24 +389,25 @@ class CategoricalColumn:
 
     def _misread(self, values: np.ndarray, labels: np.ndarray,
                  unknown: np.ndarray) -> tuple[int, tuple[str, str]] | None:
-        """(the first row, (what the column holds, the fix)) when a value outside the categories is one of them but
-        for how it was read or written (``values``, their texts ``labels``; only the ``unknown`` rows, those outside
-        the categories, are looked at, so a column of declared values costs nothing): text with surrounding
-        whitespace (" a" where "a" is declared: the UCI Adult files, read by ``pd.read_csv``, keep the space after
-        each comma), text that
-        differs from a category in letter case ("state-gov" where "State-gov" is declared), a text code whose
-        leading zeros differ ("2134" where "02134" is declared: a code column written out as integers, by a
-        spreadsheet say), either with surrounding whitespace too; a number whose integer text, zero-padded to a
-        category's width, is one (7 where "007" is declared: a column of codes read as numbers lost their leading
-        zeros), or a whole float whose integer text is one (3.0 where "3" is declared: integer codes that a missing
-        value made floats). A value is compared to the categories as its exact text, so such a column would
-        otherwise encode as the all-zero block, silently; booleans in a column whose categories are 0 and 1 (a flag
-        column declared as its codes: True is 'True'). The check is of the input's form against the public
-        categories; :meth:`encode` names which near-miss it is and the fix (normalise the column, or declare the value
-        as a category if it is one), never its value: a strict schema refuses it with the first such row, a non-strict
-        one warns NOT PRIVATE (the check reads the rows) and encodes it as the all-zero block. A non-strict refusal
-        was decided by one record: a table whose one record held "A" where "a" is declared was refused, its
-        neighbour holding "zz" was released (an attacker probe, sixtieth session)."""
+        """(the first row, (what the column holds, the fix)) when a value outside the categories is one of them but for
+        how it was read or written (``values``, their texts ``labels``; only the ``unknown`` rows, those outside the
+        categories, are looked at, so a column of declared values costs nothing): text with surrounding whitespace (" a"
+        where "a" is declared: the UCI Adult files, read by ``pd.read_csv``, keep the space after each comma), text that
+        differs from a category in letter case ("state-gov" where "State-gov" is declared), a text code whose leading
+        zeros differ ("2134" where "02134" is declared: a code column written out as integers, by a spreadsheet say),
+        either with surrounding whitespace too; a number whose integer text, zero-padded to a category's width, is one
+        (7 where "007" is declared: a column of codes read as numbers lost their leading zeros), or a whole float whose
+        integer text is one (3.0 where "3" is declared: integer codes that a missing value made floats). A value is
+        compared to the categories as its exact text, so such a column would otherwise encode as the all-zero block,
+        silently; booleans in a column whose categories are 0 and 1 (a flag column declared as its codes: True is
+        'True'); a blank cell (empty or whitespace-only text: an empty cell the command line or
+        ``pd.read_csv(keep_default_na=False)`` reads as text, where pandas' default reads NaN, a missing value) in a
+        column that declares no ``missing`` category. The check is of the input's form against the public categories;
+        :meth:`encode` names which near-miss it is and the fix (normalise the column, or declare the value as a category
+        if it is one), never its value: a strict schema refuses it with the first such row, a non-strict one warns NOT
+        PRIVATE (the check reads the rows) and encodes it as the all-zero block. A non-strict refusal was decided by one
+        record: a table whose one record held "A" where "a" is declared was refused, its neighbour holding "zz" was
+        released (an attacker probe, sixtieth session)."""
         if not unknown.size:
             return None
         found = []  # (row, message) of each form's first row
@@ -415,6 +416,9 @@ class CategoricalColumn:
         near = _first_near_text(labels[text_rows], self.categories)
         if near is not None:
             found.append((int(text_rows[near[0]]), near[1]))
+        blank = np.flatnonzero(np.char.strip(labels[text_rows].astype(str)) == "") if text_rows.size else text_rows
+        if blank.size:  # an empty cell read as text (the command line, pd.read_csv(keep_default_na=False))
+            found.append((int(text_rows[blank[0]]), _BLANK))
         codes = {int(category): category for category in self.categories if _INTEGER_TEXT.fullmatch(category)}
         first = _first_code(values[unknown], codes) if codes else None
         if first is not None:  # reading the column as text restores leading zeros; as integers, a float's code
@@ -448,6 +452,10 @@ _UNPADDED = ("holds text codes that are a declared category but for leading zero
              "padded with zeros and the categories do not; declare the categories as "
              "the table writes them, or remove the zeros first (pandas: frame[{name!r}].astype(int), an integer "
              "being compared as its text), or, if the value is a code of its own, declare it")
+_BLANK = ("holds blank cells (empty or whitespace-only text) and declares no missing-value category",
+          "a blank cell is a missing value, as NaN is; declare its category: CategoricalColumn(..., missing='?') "
+          "with '?' among the categories (in a schema file, \"missing\": \"?\"), or drop or fill such records "
+          "first by a rule of public knowledge")
 #: Added to a letter-case or leading-zero near-miss that has surrounding whitespace as well.
 _ALSO_SPACED = (" and surrounding whitespace", "; strip the text too (frame[{name!r}].str.strip())")
 _PADDED = ("holds numbers whose integer text, zero-padded, is a declared category",
