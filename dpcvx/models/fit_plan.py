@@ -568,9 +568,9 @@ def _best_cut(X: Matrix, w: np.ndarray, labels: np.ndarray) -> float | None:
     """The largest balanced accuracy of any cut of the release's decision values on its rows in memory
     (:func:`training_rows.best_balanced_accuracy`, from x_i . w as computed: a pass and a sort), on at most about
     :data:`training_rows.MISSED_ROWS` of them, evenly spaced."""
-    every = max(1, -(-X.shape[0] // training_rows.MISSED_ROWS))
-    return training_rows.best_balanced_accuracy(np.asarray(X[::every] @ w, dtype=float).ravel(),
-                                                np.asarray(labels)[::every])
+    rows = training_rows.sampled_rows(X.shape[0])
+    return training_rows.best_balanced_accuracy(np.asarray(X[rows] @ w, dtype=float).ravel(),
+                                                np.asarray(labels)[rows])
 
 
 def _rounding(d: int) -> float:

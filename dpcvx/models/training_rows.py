@@ -78,7 +78,8 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "MAP_LOST", "MAP_SHARE", "MAP_WIDE", "map_lost", "map_lost_advice",
            "FAR_LABELS", "FAR_REACH", "FAR_TAIL", "FAR_FLOOR", "far_labels", "far_labels_advice",
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
-           "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "best_balanced_accuracy", "missed_cut",
+           "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "sampled_rows", "best_balanced_accuracy",
+           "missed_cut",
            "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
            "MISSED_PRIOR_CUT", "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
            "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
@@ -1114,6 +1115,12 @@ MISSED_RANKED = 0.6
 #: ... read on at most about this many training rows, evenly spaced (a sort of all n decision values took 0.18 s of a
 #: fit at a million rows); the sample's recall of a class of m sampled rows moves by about sqrt(r (1 - r) / m)
 MISSED_ROWS = 1 << 17
+
+
+def sampled_rows(n: int) -> slice:
+    """At most about :data:`MISSED_ROWS` of n training rows, evenly spaced: the rows the checks that sort or score a
+    release's decision values read (:data:`MISSED_CUT`, :data:`MISSED_PRIOR_CUT`, :data:`WEIGHED_SHORT`)."""
+    return slice(None, None, max(1, -(-n // MISSED_ROWS)))
 MISSED_CUT = ("on its training rows, the release ranks the rows well but its cut misses the rarer class: its balanced "
               f"accuracy (the mean recall of the two classes) at its own cut is at least {MISSED_GAP:g} below what "
               "another cut of its decision values reaches there.")

@@ -112,10 +112,10 @@ from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
 from ..models.training_rows import (
-    MISSED_ROWS,
     ONE_VS_REST_OTHER,
     deferred,
     left_to_caller,
+    sampled_rows,
     warn_at_cut,
     warn_on_training_rows,
     weighed_accuracies,
@@ -680,7 +680,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                             ) -> tuple[float, float] | None:
         """NOT PRIVATE: :func:`~dpcvx.models.training_rows.weighed_accuracies` on at most MISSED_ROWS evenly spaced
         checked training rows, the release predicting at this estimator's cuts."""
-        rows = slice(None, None, max(1, -(-X.shape[0] // MISSED_ROWS)))
+        rows = sampled_rows(X.shape[0])
         return weighed_accuracies(self._predicted(model, X[rows]), X[rows], np.asarray(y)[rows], model.classes_)
 
     def _predicted(self, model: PrivateModel | PrivateMulticlassModel, X: Any) -> np.ndarray:
@@ -783,7 +783,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
 def _sampled_scores(model: PrivateMulticlassModel, X: Any, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """NOT PRIVATE: one-vs-rest's decision values on at most MISSED_ROWS evenly spaced checked training rows, and
     their labels' positions in ``model.classes_`` (:func:`~dpcvx.models.training_rows.prior_cut_accuracies`)."""
-    rows = slice(None, None, max(1, -(-X.shape[0] // MISSED_ROWS)))
+    rows = sampled_rows(X.shape[0])
     classes = np.asarray(model.classes_)
     order = np.argsort(classes, kind="stable")
     labels = order[np.searchsorted(classes[order], np.asarray(y)[rows])]
