@@ -34,8 +34,9 @@ category lists given by the user. Each record is mapped on its own:
   value, docs/theory.md section 30);
 - missing values (None, NaN, pandas NA/NaT, or the text ``"?"`` or ``""``):
   an error, unless the column declares a public rule (a categorical column
-  without one takes the text ``"?"`` and ``""`` as any other value outside its
-  categories, the all-zero block; None and NaN are refused). A categorical column
+  without one takes the text ``"?"`` as any other value outside its categories,
+  the all-zero block, and a blank ``""`` too, named as a missing value by the
+  near-miss check below; None and NaN are refused). A categorical column
   with ``missing=c`` (c one of its categories, for example ``"?"``) encodes
   them as category c; a numeric column with ``missing=v`` (a public value in
   [lo, hi], for example lo) imputes v, and with ``missing_indicator=True``
@@ -322,7 +323,8 @@ class CategoricalColumn:
 
     ``missing``: the category (one of ``categories``, for example ``"?"``) of a
     missing value (None, NaN, pandas NA, ``"?"`` or ``""``); None (the
-    default) makes None and NaN an error and treats text as any other value.
+    default) makes None and NaN an error and treats text as any other value (a blank text named as a missing
+    value, :meth:`_misread`).
     """
 
     name: str
