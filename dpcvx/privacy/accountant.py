@@ -169,6 +169,25 @@ def _pair(cost: Any) -> tuple[Any, Any]:
     return cost[0], cost[1]
 
 
+def _release_of(model: Any) -> Any:
+    """The release :meth:`PrivacyAccountant.spend_release` charges for what holds one: a fitted pipeline's last step
+    (its other steps are public maps), a fitted estimator's or kernel learner's ``model_``, a ``TuningResult``'s
+    selected ``model`` (itself a release or a fitted estimator), followed until an object with a certificate and its
+    curve (duck-typed: the release layer sits above this module); anything else as it is."""
+    for _ in range(3):  # a pipeline, its estimator, its release: the deepest holding there is
+        if hasattr(getattr(model, "certificate", None), "privacy_curve"):
+            return model
+        steps = getattr(model, "steps", None)
+        if isinstance(steps, list) and steps and isinstance(steps[-1], tuple):
+            model = steps[-1][-1]
+            continue
+        held = [getattr(model, name) for name in ("model_", "model") if getattr(model, name, None) is not None]
+        if not held:
+            return model
+        model = held[0]
+    return model
+
+
 @dataclass
 class PrivacyAccountant:
     """Tracks and enforces a total (epsilon, delta) budget for one dataset.
@@ -396,12 +415,11 @@ class PrivacyAccountant:
 
         For a release made on this data set outside this accountant: a dpcvx release is charged what it cost in
         total, its ``epsilon``, ``delta`` and ``privacy_curve`` (with privately drawn bounds, their budget too; a
-        model :func:`dpcvx.tune` selected, the whole selection's, not its candidate's share); a fitted estimator
-        (``DPLogisticRegression(...).fit`` returns the estimator), its release ``model_``; another object with a
-        certificate, what ``model.certificate`` states.
+        model :func:`dpcvx.tune` selected, the whole selection's, not its candidate's share); what holds one release,
+        that release (:func:`_release_of`: a fitted estimator or kernel learner, a fitted pipeline, a ``TuningResult``);
+        another object with a certificate, what ``model.certificate`` states.
         """
-        if getattr(model, "certificate", None) is None and hasattr(model, "certificate_"):  # a fitted estimator
-            model = model.model_
+        model = _release_of(model)
         certificate = getattr(model, "certificate", None)
         if certificate is None or not hasattr(certificate, "privacy_curve"):
             raise InputError(f"spend_release takes a dpcvx release with a certificate, got {type(model).__name__}")

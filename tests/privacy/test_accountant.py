@@ -358,3 +358,29 @@ def test_spend_release_charges_a_fitted_estimator_as_its_release():
     assert (cost.epsilon, cost.delta) == (0.7, 1e-6) == (estimator.model_.epsilon, estimator.model_.delta)
     with pytest.raises(InputError, match="takes a dpcvx release"):
         accountant.spend_release(dpcvx.DPLogisticRegression(epsilon=0.7))
+
+
+def test_spend_release_charges_what_holds_one_release():
+    """spend_release refused a fitted pipeline, a fitted kernel learner and a TuningResult ("takes a dpcvx release
+    with a certificate, got TuningResult"; a lead of the sixty-first session), which dpcvx.save writes as their
+    release. Each is charged the release it holds: the pipeline's last step's, the learner's model_, the selection's
+    whole cost."""
+    pytest.importorskip("sklearn")
+    from sklearn.pipeline import make_pipeline
+
+    from dpcvx.demo import synthetic_classification
+
+    X, y = synthetic_classification(n=300, d=3, random_state=1)
+    schema = dpcvx.PublicSchema([dpcvx.NumericColumn(f"x{i}", -1.0, 1.0) for i in range(3)])
+    pipeline = make_pipeline(schema, dpcvx.DPLogisticRegression(epsilon=0.6, classes=(-1, 1), random_state=0))
+    pipeline.fit(X, y)
+    learner = dpcvx.TDDL("rbf", gamma=1.0, lam=0.1)
+    learner.fit(X[:200], y[:200], 0.8, Z=X[200:240], random_state=0)
+    result = dpcvx.tune(dpcvx.DPLogisticRegression(classes=(-1, 1), random_state=0), X, y, {"lam": [0.01, 0.1]},
+                        epsilon=0.9, random_state=0)
+    for held, release in ((pipeline, pipeline[-1].model_), (learner, learner.model_), (result, result.model)):
+        accountant = PrivacyAccountant(5.0, 1e-5)
+        cost = accountant.spend_release(held)
+        assert cost == accountant.spend_release(release) and cost.epsilon in (0.6, 0.8, 0.9), type(held).__name__
+    with pytest.raises(InputError, match="takes a dpcvx release"):
+        PrivacyAccountant(5.0).spend_release(make_pipeline(schema, dpcvx.DPLogisticRegression(epsilon=0.6)))
