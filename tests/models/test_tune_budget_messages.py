@@ -10,7 +10,7 @@ import pytest
 
 import dpcvx
 from dpcvx.demo import synthetic_classification
-from dpcvx.exceptions import InputError
+from dpcvx.exceptions import InputError, LossDeclarationError
 
 X, Y = synthetic_classification(n=200, d=3, random_state=0)
 
@@ -97,3 +97,17 @@ def test_a_fit_argument_tune_was_not_given_is_named_with_the_way_to_give_it():
         dpcvx.tune(dpcvx.TDDL("rbf", gamma=4.0, lam=1e-2), X, y, {"lam": [1e-3, 1e-2]}, epsilon=1.0,
                    procedure="split", random_state=0)
     assert "check_fit_inputs" not in str(refused.value)
+
+
+@pytest.mark.parametrize("procedure", ["full-data", "split"])
+def test_a_loss_that_cannot_be_declared_keeps_its_class_and_reads_no_run_budget(procedure: str) -> None:
+    """A loss whose callable fails names that failure as LossDeclarationError at every entry; under full-data
+    selection a message that said "epsilon" (here the callable's own NameError) was raised again as a plain
+    InputError with the run budget appended (a lead of the sixty-first session): its class was lost and the budget
+    had nothing to do with it."""
+    accountant = dpcvx.PrivacyAccountant(epsilon=10)
+    with pytest.raises(LossDeclarationError) as caught:
+        dpcvx.tune(dpcvx.DPERMClassifier(loss=lambda z: z * epsilon_scale, classes=(-1, 1)),  # noqa: F821
+                   X, Y, {"lam": [0.01, 0.1]}, epsilon=1.0, procedure=procedure, accountant=accountant)
+    assert "epsilon_scale" in str(caught.value) and "e_Q" not in str(caught.value)
+    assert not accountant.ledger

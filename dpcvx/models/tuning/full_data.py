@@ -53,7 +53,7 @@ from fractions import Fraction
 from typing import Any
 
 from ...data.notes import notes_dropped
-from ...exceptions import InputError
+from ...exceptions import InputError, LossDeclarationError
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import coin_parts, training_chance
@@ -290,9 +290,12 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         plans, least = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME, shaped,
                                           likely=lambda rows: training_chance(n, held_out, rows) >= 0.5)
     except InputError as error:
-        if setup.delta == 0 and "epsilon" in str(error):  # the candidate's message names the run's budget e_Q
-            raise InputError(f"{error} (in dpcvx.tune each run fits with e_Q = epsilon / (2 + eta) = {budget:.6g}, "
-                             f"a share of epsilon = {setup.epsilon:g})") from None
+        if (setup.delta == 0 and "epsilon" in str(error) and not isinstance(error, LossDeclarationError)
+                and error.args and isinstance(error.args[0], str)):
+            # the candidate's message names the run's budget e_Q (a loss's declaration reads no budget, though its
+            # text may say "epsilon"); said in place, so the error's class stays what it was
+            error.args = (f"{error.args[0]} (in dpcvx.tune each run fits with e_Q = epsilon / (2 + eta) = "
+                          f"{budget:.6g}, a share of epsilon = {setup.epsilon:g})", *error.args[1:])
         raise
     chance = training_chance(n, held_out, least)
     if chance < MIN_TRAINING_CHANCE:  # the coins drawn a million times a run on average
