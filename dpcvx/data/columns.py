@@ -22,7 +22,7 @@ from ..exceptions import InputError
 from ..tables import MISSING_TOKENS, RowError, such_rows, text_numbers
 
 __all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length",
-           "marker_numbers"]
+           "labels_and_absent", "marker_numbers"]
 
 # Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): tables.MISSING_TOKENS
 
@@ -217,6 +217,18 @@ def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.n
     """A str array of a categorical column, each value's ``str()`` (integers read from a table stay integers:
     :func:`dpcvx.tables.named_column`); missing values become ``missing`` or an InputError. Datetimes and durations,
     whose text depends on the library and unit, are an InputError."""
+    labels, absent = labels_and_absent(name, values, missing)
+    if absent.any():  # no missing category to take them: refused, with the first row
+        raise RowError(f"categorical column {name!r} holds a missing value in row ",
+                       int(np.flatnonzero(absent)[0]), f" {such_rows(int(absent.sum()))}: map it to a category "
+                       "(CategoricalColumn(..., missing='?') with '?' among the categories) or drop the record")
+    return labels
+
+
+def labels_and_absent(name: str, values: np.ndarray, missing: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`as_labels`' texts, the rows whose missing value (None, NaN, pandas NA or NaT) no ``missing`` category
+    takes): a non-strict schema's column encodes those rows as the all-zero block (their texts, "None" or "nan", are
+    no category's), where :func:`as_labels` refuses them."""
     if values.dtype.kind in _LABEL_KIND_FIX:
         raise InputError(f"categorical column {name!r} has dtype {values.dtype}: {_LABEL_KIND_FIX[values.dtype.kind]}")
     if values.dtype.kind == "S":
@@ -225,13 +237,11 @@ def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.n
         labels = values
     else:
         absent = _missing_mask(name, values, ())
-        if absent.any() and missing is None:
-            raise RowError(f"categorical column {name!r} holds a missing value in row ",
-                           int(np.flatnonzero(absent)[0]), f" {such_rows(int(absent.sum()))}: map it to a category "
-                           "(CategoricalColumn(..., missing='?') with '?' among the categories) or drop the record")
         labels = _as_text(name, values)  # str() of each value, in one pass
+        if missing is None:
+            return labels, absent
         if absent.any():
             labels = np.where(absent, str(missing), labels)
     if missing is not None and labels.size:
         labels = np.where(np.isin(np.char.strip(labels), MISSING_TOKENS), missing, labels)
-    return labels
+    return labels, np.zeros(labels.shape, dtype=bool)

@@ -35,8 +35,9 @@ category lists given by the user. Each record is mapped on its own:
 - missing values (None, NaN, pandas NA/NaT, or the text ``"?"`` or ``""``):
   an error, unless the column declares a public rule (a categorical column
   without one takes the text ``"?"`` as any other value outside its categories,
-  the all-zero block, and a blank ``""`` too, named as a missing value by the
-  near-miss check below; None and NaN are refused). A categorical column
+  the all-zero block, and a blank ``""``, None and NaN too, each named as a
+  missing value by the near-miss check below: a strict schema refuses them
+  with their row, as it refuses any value outside the list). A categorical column
   with ``missing=c`` (c one of its categories, for example ``"?"``) encodes
   them as category c; a numeric column with ``missing=v`` (a public value in
   [lo, hi], for example lo) imputes v, and with ``missing_indicator=True``
@@ -152,7 +153,15 @@ from ..validation import (
 )
 from . import transformer_api
 from .blocks import cache_block_rows
-from .columns import MISSING_TOKENS, as_labels, as_numbers, column_arrays, common_length, marker_numbers
+from .columns import (
+    MISSING_TOKENS,
+    as_labels,
+    as_numbers,
+    column_arrays,
+    common_length,
+    labels_and_absent,
+    marker_numbers,
+)
 from .files import atomic_write, check_writable, read_json
 from .shared_level import warn_if_level_erased
 
@@ -323,8 +332,8 @@ class CategoricalColumn:
 
     ``missing``: the category (one of ``categories``, for example ``"?"``) of a
     missing value (None, NaN, pandas NA, ``"?"`` or ``""``); None (the
-    default) makes None and NaN an error and treats text as any other value (a blank text named as a missing
-    value, :meth:`_misread`).
+    default) encodes them as any value outside the categories (the all-zero block, or an error if strict), each
+    named as a missing value (:meth:`_misread`): the text ``"?"`` is taken as any other value.
     """
 
     name: str
@@ -365,15 +374,18 @@ class CategoricalColumn:
         index), the rows in increasing order, one 1 each (checked, warned and refused as :meth:`encode` says); a
         schema's :meth:`~PublicSchema.transform` writes them into its own output, with no block of its own."""
         values = column_arrays({self.name: values}, [self.name])[self.name]
-        labels = as_labels(self.name, values, self.missing)
+        # a missing value no category takes is outside the categories: named by _misread, refused if strict
+        labels, absent = labels_and_absent(self.name, values, self.missing)
         # each label is looked up in the sorted public categories (a binary search per row, vectorised):
         # a row's output depends on that row and the public list alone
         order = np.argsort(np.array(self.categories, dtype=str), kind="stable")
         ranked = np.array(self.categories, dtype=str)[order]
         slot = np.minimum(np.searchsorted(ranked, labels), len(ranked) - 1)
         codes = np.where(ranked[slot] == labels, order[slot], -1).astype(np.intp)
+        if absent.any():  # "None" or "nan" may be declared texts; a missing value is none of them
+            codes[absent] = -1
         known = np.flatnonzero(codes >= 0)
-        misread = self._misread(values, labels, np.flatnonzero(codes < 0))
+        misread = self._misread(values, labels, np.flatnonzero(codes < 0), absent)
         if strict and misread is not None:
             row, (before, after) = misread
             raise tables.RowError(f"column {self.name!r} {before}, the first in row ", row,
@@ -389,8 +401,8 @@ class CategoricalColumn:
                        + after.format(name=self.name) + ". " + _ROWS_READ, UndeclaredCategoryWarning)
         return codes.size, known, codes[known]
 
-    def _misread(self, values: np.ndarray, labels: np.ndarray,
-                 unknown: np.ndarray) -> tuple[int, tuple[str, str]] | None:
+    def _misread(self, values: np.ndarray, labels: np.ndarray, unknown: np.ndarray,
+                 absent: np.ndarray) -> tuple[int, tuple[str, str]] | None:
         """(the first row, (what the column holds, the fix)) when a value outside the categories is one of them but for
         how it was read or written (``values``, their texts ``labels``; only the ``unknown`` rows, those outside the
         categories, are looked at, so a column of declared values costs nothing): text with surrounding whitespace (" a"
@@ -404,7 +416,8 @@ class CategoricalColumn:
         silently; booleans in a column whose categories are 0 and 1 (a flag column declared as its codes: True is
         'True'); a blank cell (empty or whitespace-only text: an empty cell the command line or
         ``pd.read_csv(keep_default_na=False)`` reads as text, where pandas' default reads NaN, a missing value) in a
-        column that declares no ``missing`` category. The check is of the input's form against the public categories;
+        column that declares no ``missing`` category, and a missing value (None, NaN, pandas NA: the ``absent`` rows)
+        in such a column. The check is of the input's form against the public categories;
         :meth:`encode` names which near-miss it is and the fix (normalise the column, or declare the value as a category
         if it is one), never its value: a strict schema refuses it with the first such row, a non-strict one warns NOT
         PRIVATE (the check reads the rows) and encodes it as the all-zero block. A non-strict refusal was decided by one
@@ -421,6 +434,8 @@ class CategoricalColumn:
         blank = np.flatnonzero(np.char.strip(labels[text_rows].astype(str)) == "") if text_rows.size else text_rows
         if blank.size:  # an empty cell read as text (the command line, pd.read_csv(keep_default_na=False))
             found.append((int(text_rows[blank[0]]), _BLANK))
+        if absent.any():  # None, NaN or pandas NA where no missing category is declared
+            found.append((int(np.flatnonzero(absent)[0]), _ABSENT))
         codes = {int(category): category for category in self.categories if _INTEGER_TEXT.fullmatch(category)}
         first = _first_code(values[unknown], codes) if codes else None
         if first is not None:  # reading the column as text restores leading zeros; as integers, a float's code
@@ -458,6 +473,9 @@ _BLANK = ("holds blank cells (empty or whitespace-only text) and declares no mis
           "a blank cell is a missing value, as NaN is; declare its category: CategoricalColumn(..., missing='?') "
           "with '?' among the categories (in a schema file, \"missing\": \"?\"), or drop or fill such records "
           "first by a rule of public knowledge")
+_ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missing-value category",
+           "declare its category: CategoricalColumn(..., missing='?') with '?' among the categories (in a schema "
+           "file, \"missing\": \"?\"), or drop or fill such records first by a rule of public knowledge")
 #: Added to a letter-case or leading-zero near-miss that has surrounding whitespace as well.
 _ALSO_SPACED = (" and surrounding whitespace", "; strip the text too (frame[{name!r}].str.strip())")
 _PADDED = ("holds numbers whose integer text, zero-padded, is a declared category",

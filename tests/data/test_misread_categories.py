@@ -211,3 +211,28 @@ def test_a_blank_cell_without_a_missing_category_is_named_as_a_missing_value(str
                 assert not encoded[3, len(ZIPS):].any()
     declared = PublicSchema((CategoricalColumn("work", ("State-gov", "?"), missing="?"),))
     assert declared.transform({"work": np.array(["", "State-gov"], dtype=object)}).tolist() == [[0, 1], [1, 0]]
+
+
+ABSENT = (r"column 'work' holds missing values \(None, NaN or pandas NA\) and declares no missing-value category, "
+          r"the first in row {row} \(the value is not shown: it is data\): declare its category: "
+          r"CategoricalColumn\(\.\.\., missing='\?'\)")
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_none_and_nan_without_a_missing_category_are_named_as_a_blank_cell_is(strict):
+    """A lead of the sixty-first session: a blank cell in a column without a missing category was named (strict:
+    refused with its row; non-strict: warned, the all-zero block), but None, NaN and pandas NA were refused by either
+    schema, so a non-strict schema's fit was refused because of one record's value, where its neighbour holding any
+    other undeclared value was released. They are named now as the blank cell is; their texts ("None", "nan") are no
+    category's even where one is declared with that text."""
+    schema = PublicSchema((CategoricalColumn("work", ("State-gov", "Private", "None", "nan")),), strict=strict)
+    for missing in (None, np.nan, pd.NA):
+        work = pd.Series(["State-gov", "Private", missing, "Private"], dtype=object)
+        for table in ({"work": work.to_numpy()}, pd.DataFrame({"work": work}),
+                      pd.DataFrame({"work": work.astype("string")}), pd.DataFrame({"work": work.astype("category")})):
+            with named(strict, ABSENT.format(row=2)):
+                encoded = schema.transform(table)
+            if not strict:
+                assert encoded.tolist() == [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0]]
+    declared = PublicSchema((CategoricalColumn("work", ("State-gov", "?"), missing="?"),), strict=strict)
+    assert declared.transform({"work": np.array([None, "State-gov"], dtype=object)}).tolist() == [[0, 1], [1, 0]]
