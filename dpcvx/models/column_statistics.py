@@ -457,7 +457,11 @@ class StandardisedPlan:
                 label_cells = release_label_range(np.asarray(y, dtype=float), plan, level, depth, integer_source(rng))
                 shift, label_bound = histogram_label_range(label_cells, plan.label_bound, level, depth)
             assert self.label_learner is not None  # a plan with a label bound has one
-            learner, labels = self.label_learner(label_bound), np.asarray(y, dtype=float) - shift
+            # y clipped onto the public [-B, B] before its released centre c is taken off: the learner clips y - c onto
+            # [-B', B'] only, and B' may reach past B - |c| (label_range), which let a label beyond the declared bound
+            # into the fit unclipped, so an out-of-bound label and its clipped value gave different releases
+            learner = self.label_learner(label_bound)
+            labels = np.clip(np.asarray(y, dtype=float), -plan.label_bound, plan.label_bound) - shift
             values.update(label_epsilon=plan.eps_label, label_bound=plan.label_bound, label_depth=depth,
                           label_level=level,
                           label_cells=None if label_cells is None else label_cells.tolist(),
