@@ -51,6 +51,7 @@ from ..validation import EPSILON_MIN, check_epsilon, fraction
 from . import erm_inputs
 from .contract import refuse_fit_arguments
 from .failure import after_charge, composite
+from .fit_plan import plan_conditional
 
 __all__ = ["fit_private_norm", "plan_bounds", "BoundPlan", "PrivateNormResult", "NormPlan", "BoundDraw",
            "draws_bounds", "plan_private_norm", "charge_private_norm", "draw_then_fit", "split_budget", "NORM_SHARE",
@@ -102,6 +103,7 @@ class NormPlan:
     eps_fit: float
     delta: float
     quantile: float
+    conditional: bool = False  # the fit rests on an opted-in estimate of a constant (its charge says CONDITIONAL)
 
     @property
     def eps_q(self) -> float:
@@ -142,19 +144,25 @@ def plan_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
     check_accountant(accountant)
     refuse_fit_arguments("fit_private_norm", learner, X, y, epsilon=eps_fit, random_state=None, **fit_params)
     plan = NormPlan(draws, eps_fit, delta, quantile)
-    return plan, _check_ends(learner, plan, X, y, fit_params)
+    classes, conditional = _check_ends(learner, plan, X, y, fit_params)
+    return replace(plan, conditional=conditional), classes
 
 
-def _check_ends(learner: Any, plan: NormPlan, X: Any, y: ArrayLike, fit_params: dict[str, Any]) -> Any:
+def _check_ends(learner: Any, plan: NormPlan, X: Any, y: ArrayLike, fit_params: dict[str, Any]) -> tuple[Any, bool]:
     """The learner's own checks on (X, y) with every bound at its grid's smallest, then at its largest (the
-    calibration is monotone in the bounds); the classes its check returns."""
-    classes = None
+    calibration is monotone in the bounds): (the classes its check returns, whether its fit rests on an opted-in
+    estimate, as a learner that plans first says of its plan: :func:`~dpcvx.models.fit_plan.plan_conditional`)."""
+    classes, conditional = None, False
     with notes_dropped(), composite(PROCEDURE_NAME):  # the checks at the grids' ends (their clipping counts are not
         # the fit's); the failure rule
         for end in (0, -1):
-            bounds = {draw.parameter: draw.grid[end] for draw in plan.draws}
-            classes = _with_bounds(learner, bounds).check_fit_inputs(X, y, epsilon=plan.eps_fit, **fit_params)
-    return classes
+            candidate = _with_bounds(learner, {draw.parameter: draw.grid[end] for draw in plan.draws})
+            if getattr(candidate, "plans_first", False) is True:  # its plan is its check (check_fit_inputs)
+                planned = candidate.plan(X, y, epsilon=plan.eps_fit, **{"delta": plan.delta, **fit_params})
+                classes, conditional = planned.classes, conditional or plan_conditional(planned)
+            else:
+                classes = candidate.check_fit_inputs(X, y, epsilon=plan.eps_fit, **fit_params)
+    return classes, conditional
 
 
 def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, what: str, gaussian: bool) -> None:
@@ -166,7 +174,8 @@ def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, wh
                          f"({', '.join(f'{d.parameter} eps_q={d.epsilon:g}' for d in plan.draws)}) and fit "
                          f"(eps_fit={plan.eps_fit:g})",
                          curve=draws_then_fit_curve([(DrawnPart.QUANTILE, d.epsilon) for d in plan.draws],
-                                                    fit_after_draws_part(plan.eps_fit, plan.delta, gaussian)))
+                                                    fit_after_draws_part(plan.eps_fit, plan.delta, gaussian)),
+                         conditional=plan.conditional)
 
 
 def _draw(draw: BoundDraw, X: Any, y: ArrayLike, quantile: float, rng: Any) -> NormBound:

@@ -81,7 +81,7 @@ import contextvars
 import math
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, Self
 
 from ..exceptions import BudgetExceededError, InputError
@@ -361,6 +361,8 @@ class PrivacyAccountant:
         if not isinstance(conditional, bool):
             raise InputError(f"conditional must be True or False, got {conditional!r}")
         conditional = conditional or (curve is not None and curve.conditional)
+        if conditional and curve is not None and not curve.conditional:  # the ledger's curve says what the entry does:
+            curve = replace(curve, conditional=True)  # its to_dp_events asks for allow_estimates as the model's does
         description = ": ".join([*self._open_descriptions(), *([description] if description else [])])
         relation = self._charge_relation(curve, neighbours)
         if relation is self.neighbours:

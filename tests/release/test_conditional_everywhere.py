@@ -3,6 +3,8 @@ its repr, its privacy curve and the curve's record, the accountant's ledger line
 such a candidate, the audit's report; a bridge that cannot say so (dp-accounting events, an OpenDP measurement) asks
 for the opt-in again. A proved release says none of it."""
 
+import importlib.util
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -59,6 +61,34 @@ def test_a_conditional_release_says_so_on_every_surface(solvable, conditional, t
     loaded = dpcvx.load(dpcvx.save(model, tmp_path / "model.json"))
     assert loaded.privacy_curve.conditional is conditional and ("CONDITIONAL" in repr(loaded)) is conditional
     assert ("allow_estimates=True" in repr(learner))  # the opt-in, shown before any fit
+
+
+@pytest.fixture
+def unproved(monkeypatch):
+    """Every prover call of the verifier out of time: a translated C^1 loss's constants are grid estimates only."""
+    from dpcvx.verification import loss_analysis
+    from dpcvx.verification.deadline import DeadlineResult
+
+    monkeypatch.setattr(loss_analysis.proof_replay, "run", lambda *args, **kwargs: DeadlineResult(timed_out=True))
+
+
+@pytest.mark.parametrize("settings", [{}, {"class_weight": "balanced"}, {"column_statistics": True},
+                                      {"data_norm": "private", "norm_range": (0.25, 4.0)}])
+def test_the_ledger_s_entry_and_its_curve_say_what_the_release_says(unproved, settings):
+    """An attacker probe (sixty-second session): a fit's ledger entry said CONDITIONAL while the curve it stored
+    (which ``to_dp_events`` exports) was flagged proved, on every fit path; and a fit with a privately drawn norm bound
+    charged its entry as proved outright. Each entry, and its curve, says what the release says."""
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(5.0)
+    learner = dpcvx.PrivateERM(**{"loss": lambda z: cp.logistic(-z) + cp.logistic(z - 41.25), "lam": 1e-2,
+                                  "data_norm": 1.0, "allow_estimates": True, **settings})
+    model = learner.fit(X, y, 1.0, random_state=0, accountant=accountant)
+    entry = accountant.ledger[-1]
+    assert model.privacy_curve.conditional and entry.conditional and entry.curve.conditional
+    assert "CONDITIONAL" in str(accountant)
+    if importlib.util.find_spec("dp_accounting") is not None:
+        with pytest.raises(InputError, match="CONDITIONAL"):
+            entry.curve.to_dp_events()
 
 
 def test_the_bridges_ask_for_the_opt_in_again(solvable):
