@@ -90,3 +90,13 @@ def test_the_catalogue_functions_still_make_their_losses():
     assert losses.huber_regression(2.0) == losses.MarginLoss("huber_regression", (("m", 2.0),))
     assert losses.from_spec("huber:h=0.25").params == (("h", 0.25),)
     assert dpcvx.verify(losses.huber_regression(2.0)).condition("lipschitz").value == 2
+
+
+@pytest.mark.parametrize("width", [1e-100, 1e-300])
+def test_kinks_equal_to_fifty_digits_are_ordered_exactly(width):
+    # huber(1 - z, M) has kinks at 1 - M and 1 + M; ordered by their values to 50 digits they tied at M = 1e-100, the
+    # pieces between the wrong kinks read as a jump, and a convex C^1 loss was refused as "not convex, l jumps at
+    # z = 1" (an attacker probe, sixty-second session); at shift 0 the kinks +-M differ in sign and were always right
+    certificate = dpcvx.verify(lambda z: cp.huber(1 - z, width), time_limit=SECONDS)
+    assert _verdicts(certificate) == {"convexity": True, "differentiability": True}
+    assert certificate.allows("output") and float(certificate.lipschitz) == pytest.approx(2 * width, rel=1e-12)
