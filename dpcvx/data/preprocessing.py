@@ -23,10 +23,16 @@ category lists given by the user. Each record is mapped on its own:
   encoded rows by its names;
 - categorical column with public categories c_1..c_k: the one-hot block
   e_j for value c_j (features ``name=c_j``); a value outside the list gives the all-zero block, or
-  an :class:`InputError` when ``strict`` is set. A value that is a category
+  an :class:`InputError` when ``strict`` is set. A number (an integer or a
+  whole float, never a boolean) is the category that is its integer text, else
+  the one category that is that text zero-padded (3.0 is "3", 2134 is
+  "02134"), each row by its own value: whether a reader makes a column's codes
+  integers, floats or texts depends on every record (one missing value makes
+  pandas read floats), so comparing a number's own text ("3.0") let one record
+  change every row's block. A value that is a category
   but for how the table was read or written (surrounding whitespace, letter
-  case, a text code's leading zeros, a code's leading zeros lost to a
-  number, a whole float) is named with its fix: by the :class:`InputError` of a
+  case, a text code's leading zeros, a number two zero-padded codes share)
+  is named with its fix: by the :class:`InputError` of a
   strict schema, and by a NOT PRIVATE
   :class:`~dpcvx.exceptions.UndeclaredCategoryWarning` of a non-strict one, which
   encodes it as the all-zero block as any value outside the list
@@ -384,6 +390,9 @@ class CategoricalColumn:
         codes = np.where(ranked[slot] == labels, order[slot], -1).astype(np.intp)
         if absent.any():  # "None" or "nan" may be declared texts; a missing value is none of them
             codes[absent] = -1
+        misses = np.flatnonzero(codes < 0)
+        if misses.size:  # a number stands for its integer code, whatever the dtype the whole column was read as
+            codes[misses] = _number_slots(values[misses], _integer_slots(self.categories))
         known = np.flatnonzero(codes >= 0)
         misread = self._misread(values, labels, np.flatnonzero(codes < 0), absent)
         if strict and misread is not None:
@@ -409,11 +418,10 @@ class CategoricalColumn:
         where "a" is declared: the UCI Adult files, read by ``pd.read_csv``, keep the space after each comma), text that
         differs from a category in letter case ("state-gov" where "State-gov" is declared), a text code whose leading
         zeros differ ("2134" where "02134" is declared: a code column written out as integers, by a spreadsheet say),
-        either with surrounding whitespace too; a number whose integer text, zero-padded to a category's width, is one
-        (7 where "007" is declared: a column of codes read as numbers lost their leading zeros), or a whole float whose
-        integer text is one (3.0 where "3" is declared: integer codes that a missing value made floats). A value is
-        compared to the categories as its exact text, so such a column would otherwise encode as the all-zero block,
-        silently; booleans in a column whose categories are 0 and 1 (a flag column declared as its codes: True is
+        either with surrounding whitespace too; a number whose integer text, zero-padded, two categories share (7 where
+        "07" and "007" are declared; a number one category stands for is that category, :func:`_number_slots`). A
+        value is compared to the categories as its exact text, so such a column would otherwise encode as the all-zero
+        block, silently; booleans in a column whose categories are 0 and 1 (a flag column declared as its codes: True is
         'True'); a blank cell (empty or whitespace-only text: an empty cell the command line or
         ``pd.read_csv(keep_default_na=False)`` reads as text, where pandas' default reads NaN, a missing value) in a
         column that declares no ``missing`` category, and a missing value (None, NaN, pandas NA: the ``absent`` rows)
@@ -438,9 +446,8 @@ class CategoricalColumn:
             found.append((int(np.flatnonzero(absent)[0]), _ABSENT))
         codes = {int(category): category for category in self.categories if _INTEGER_TEXT.fullmatch(category)}
         first = _first_code(values[unknown], codes) if codes else None
-        if first is not None:  # reading the column as text restores leading zeros; as integers, a float's code
-            padded = any(str(code) != category for code, category in codes.items())
-            found.append((int(unknown[first]), _PADDED if padded else _WHOLE_FLOAT))
+        if first is not None:  # a number two zero-padded codes share ("07" and "007" for 7): reading as text tells
+            found.append((int(unknown[first]), _PADDED))
         flags = _first_flag(values[unknown]) if set(self.categories) == {"0", "1"} else None
         if flags is not None:  # a flag column declared as the codes 0 and 1: a flag's text is 'True'
             found.append((int(unknown[flags]), _FLAG))
@@ -479,18 +486,12 @@ _ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missin
 #: Added to a letter-case or leading-zero near-miss that has surrounding whitespace as well.
 _ALSO_SPACED = (" and surrounding whitespace", "; strip the text too (frame[{name!r}].str.strip())")
 _PADDED = ("holds numbers whose integer text, zero-padded, is a declared category",
-           "a code with leading zeros read as a number lost them ('007' is 7, whose text is '7'); read the column "
-           "as text (pandas: pd.read_csv(..., dtype={{{name!r}: str}}); polars: schema_overrides={{{name!r}: "
+           "a code with leading zeros read as a number lost them, and two declared codes differ only in their zeros "
+           "('07' and '007' are both 7), so the number is neither; read the column as text (pandas: pd.read_csv(..., dtype={{{name!r}: str}}); polars: schema_overrides={{{name!r}: "
            "pl.String}})")
 _FLAG = ("holds booleans (True, False) where the categories are 0 and 1",
          "a value is compared to the categories as its text, so True is 'True', not '1'; convert the column to "
          "integers first (pandas: frame[{name!r}].astype(int)) or declare the categories ('False', 'True')")
-_WHOLE_FLOAT = ("holds floats whose integer text is a declared category",
-                "a value is compared to the categories as its text, so 3.0 is '3.0', not '3'; convert the column to "
-                "integers first (a column of integer codes with a missing value is read as floats: read it as pandas "
-                "'Int64', which keeps missing values missing) or declare the categories as the floats' text")
-
-
 def _text_entries(entries: np.ndarray) -> np.ndarray:
     """Which entries of an array of objects are text (a number's text is no near-miss of its own: its form is
     :func:`_first_code`'s)."""
@@ -576,6 +577,66 @@ def _first_code(entries: np.ndarray, codes: dict[int, str]) -> int | None:
         if int(value) in codes:  # a float equal to an integer key is whole; int() gives its exact value
             return int(position)
     return None
+
+
+def _integer_slots(categories: tuple[str, ...]) -> dict[int, int]:
+    """The category a number stands for, by its integer value (public: the categories alone): the category that is
+    the value's integer text ("3" for 3 and 3.0), else the one category that is that text zero-padded ("007" for 7,
+    a code whose leading zeros a reader dropped); a value two padded categories share ("07" and "007") is none's."""
+    indices: dict[int, list[int]] = {}
+    for index, category in enumerate(categories):
+        if _INTEGER_TEXT.fullmatch(category):
+            indices.setdefault(int(category), []).append(index)
+    slots = {}
+    for value, found in indices.items():
+        exact = [index for index in found if categories[index] == str(value)]
+        if exact or len(found) == 1:
+            slots[value] = (exact or found)[0]
+    return slots
+
+
+def _number_slots(entries: np.ndarray, slots: dict[int, int]) -> np.ndarray:
+    """Each entry's category index by :func:`_integer_slots` when it is a number (an integer, not a boolean, or a
+    whole float) whose value is a key, else -1. Each entry by its own value alone: a column of integer codes that one
+    missing value or one 2.5 makes floats (pandas), or one text makes objects, encodes every other record as before
+    (3.0 was '3.0', no category, so one record turned every row of the column into the all-zero block: an attacker
+    probe, sixty-second session). Vectorised: the entries equal to a key as float64 (an integer column in its own
+    dtype) are the candidates; a float beyond 2**53 or an object entry is then looked at by its exact value and type
+    (True is 1.0, but no number read from a code)."""
+    found = np.full(entries.shape, -1, dtype=np.intp)
+    kind = entries.dtype.kind
+    if not slots or kind not in "iufO":
+        return found
+    if kind in "iu":
+        limits = np.iinfo(entries.dtype)
+        pairs = sorted((key, slot) for key, slot in slots.items() if limits.min <= key <= limits.max)
+        keys = np.array([key for key, _ in pairs], dtype=entries.dtype)
+    else:
+        pairs = sorted((float(key), slot) for key, slot in slots.items() if abs(key) < _FLOAT_CODES)
+        keys = np.array([key for key, _ in pairs], dtype=np.float64)
+    if not keys.size:
+        return found
+    key_slots = np.array([slot for _, slot in pairs], dtype=np.intp)
+    if kind == "O":
+        try:
+            numbers = entries.astype(np.float64)  # an object column of numbers and None (pandas Int64) at once
+        except (TypeError, ValueError, OverflowError):  # text, pandas NA, an integer beyond float64: one by one
+            numbers = np.fromiter((_as_float(value) for value in entries), dtype=np.float64, count=entries.size)
+    else:
+        numbers = entries
+    position = np.minimum(np.searchsorted(keys, numbers), keys.size - 1)
+    candidates = np.flatnonzero(keys[position] == numbers)
+    if kind in "iu":
+        found[candidates] = key_slots[position[candidates]]
+        return found
+    exact = np.abs(numbers[candidates]) < 2.0 ** 53 if kind == "f" else np.zeros(candidates.size, dtype=bool)
+    found[candidates[exact]] = key_slots[position[candidates[exact]]]
+    for row in candidates[~exact]:  # a float beyond 2**53 (the float64 of 2**53 + 1 is 2**53), or an object entry
+        value = entries[row]
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float, np.floating)):
+            continue  # True is 1.0, and the text " 7" is 7.0, but neither is a number read from a code
+        found[row] = slots.get(int(value), -1)
+    return found
 
 
 #: The integer codes :func:`_first_code` compares as float64 are below this in size (float64's range).
