@@ -487,7 +487,8 @@ _ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missin
 _ALSO_SPACED = (" and surrounding whitespace", "; strip the text too (frame[{name!r}].str.strip())")
 _PADDED = ("holds numbers whose integer text, zero-padded, is a declared category",
            "a code with leading zeros read as a number lost them, and two declared codes differ only in their zeros "
-           "('07' and '007' are both 7), so the number is neither; read the column as text (pandas: pd.read_csv(..., dtype={{{name!r}: str}}); polars: schema_overrides={{{name!r}: "
+           "('07' and '007' are both 7), so the number is neither; read the column as text (pandas: "
+           "pd.read_csv(..., dtype={{{name!r}: str}}); polars: schema_overrides={{{name!r}: "
            "pl.String}})")
 _FLAG = ("holds booleans (True, False) where the categories are 0 and 1",
          "a value is compared to the categories as its text, so True is 'True', not '1'; convert the column to "
@@ -609,7 +610,8 @@ def _number_slots(entries: np.ndarray, slots: dict[int, int]) -> np.ndarray:
         return found
     if kind in "iu":
         limits = np.iinfo(entries.dtype)
-        pairs = sorted((key, slot) for key, slot in slots.items() if limits.min <= key <= limits.max)
+        pairs: list[tuple[float, int]] = sorted(
+            (key, slot) for key, slot in slots.items() if limits.min <= key <= limits.max)
         keys = np.array([key for key, _ in pairs], dtype=entries.dtype)
     else:
         pairs = sorted((float(key), slot) for key, slot in slots.items() if abs(key) < _FLOAT_CODES)
