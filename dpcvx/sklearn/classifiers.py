@@ -83,9 +83,10 @@ from __future__ import annotations
 import copy
 import functools
 import math
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -985,14 +986,14 @@ class DPERMClassifier(_PrivateLinearClassifier):
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
                  delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto",
                  data_norm: float | str = 1.0, fit_intercept: bool = True, intercept_scaling: float | str = "auto",
-                 classes: tuple[Any, Any] = (0, 1), split: str | None = None, random_state: Any = None,
+                 classes: Sequence[Any] = (0, 1), split: str | None = None, random_state: Any = None,
                  clip: bool = True, solver: str = "auto",
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
                  column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
-                 neighbours: str = "replace-one",
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False,
+                 threshold: float | Literal["prior"] = 0.5, neighbours: str = "replace-one",
                  n_public: int | None = None, accountant: PrivacyAccountant | None = None):
         keep_parameters(self, locals())
 
@@ -1042,15 +1043,15 @@ class DPLogisticRegression(_PrivateLinearClassifier):
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str | None = None,
+                 intercept_scaling: float | str = "auto", classes: Sequence[Any] = (0, 1), split: str | None = None,
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
                  column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
-                 neighbours: str = "replace-one",
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False,
+                 threshold: float | Literal["prior"] = 0.5, neighbours: str = "replace-one",
                  n_public: int | None = None, accountant: PrivacyAccountant | None = None):
         keep_parameters(self, locals())
 
@@ -1108,14 +1109,14 @@ class DPHuberSVM(_PrivateLinearClassifier):
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str | None = None,
+                 intercept_scaling: float | str = "auto", classes: Sequence[Any] = (0, 1), split: str | None = None,
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
                  column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
-                 allow_large_delta: bool = False, threshold: float = 0.5,
+                 allow_large_delta: bool = False, threshold: float | Literal["prior"] = 0.5,
                  neighbours: str = "replace-one", n_public: int | None = None,
                  accountant: PrivacyAccountant | None = None):
         keep_parameters(self, locals())

@@ -477,7 +477,7 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
 
 
 def verify(
-    loss: Loss,
+    loss: Loss | str,
     regularizer: Regularizer | None = None,
     *,
     dim: int | None = None,
@@ -547,7 +547,7 @@ def verify(
 
 
 def verify_problem(
-    loss: Loss,
+    loss: Loss | str,
     regularizer: Regularizer | None = None,
     *,
     dim: int,
@@ -570,12 +570,12 @@ def verify_problem(
     from ..losses import check_loss, from_spec
 
     # a catalogue name, as PrivateERM takes it (an unknown one refused, the known named); anything else not callable
-    loss = check_loss(from_spec(loss) if isinstance(loss, str) else loss)
+    callable_loss: Loss = check_loss(from_spec(loss) if isinstance(loss, str) else loss)
     if regularizer is not None:
         check_callable("regularizer", regularizer, REGULARIZER_SIGNATURE)
     check_flag("progress", progress)
     budget = verification_budget(time_limit)
-    verified_loss = verify_loss_within(loss, budget, progress)
+    verified_loss = verify_loss_within(callable_loss, budget, progress)
     verified_reg = verify_regularizer(regularizer, probe_dim)
     plain = constraints is None and not (verified_reg.analysis is not None and verified_reg.analysis.composite)
     key = (id(verified_loss), id(verified_reg), probe_dim, strict, allow_estimates)
