@@ -794,6 +794,11 @@ def _sampled_scores(model: PrivateMulticlassModel, X: Any, y: np.ndarray) -> tup
 class DPERMClassifier(_PrivateLinearClassifier):
     """A private linear classifier for any verified margin loss and regularizer.
 
+    Output perturbation (Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011), Theorem 1) or objective perturbation
+    (Theorem 2; for delta > 0 the Gaussian form, and for a constraint set or a non-smooth regularizer Kifer, Smith
+    and Thakurta, COLT 2012, Theorem 1) of the regularized ERM over the classes' margins z = y w^T x; the proofs
+    are in docs/theory.md, sections 2 to 4, 12 and 14.
+
     The scikit-learn face of :class:`~dpcvx.models.erm.PrivateERM`: PrivateERM is the
     mathematical layer (labels -1/+1, no intercept, no default ``data_norm``);
     this estimator follows scikit-learn (``classes=(0, 1)``, an intercept,
