@@ -434,7 +434,18 @@ def user_stacklevel() -> int:
     internal = _internal_directories()
     frame = sys._getframe(1)  # the caller of warnings.warn: stacklevel 1
     level = 1
-    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(internal):
+    while frame.f_back is not None and _internal_frame(os.path.abspath(frame.f_code.co_filename), internal):
         frame = frame.f_back
         level += 1
     return level
+
+
+def _internal_frame(path: str, internal: tuple[str, ...]) -> bool:
+    """Whether a frame of the file ``path`` is dpcvx's or a wrapper's (``internal``: their directories), or
+    contextlib's: the frame of a generator context manager's ``__exit__`` (``@contextmanager``) stands between the
+    frame that warns after its ``yield`` and the ``with`` that left it, so that a warning issued there (tune's
+    charged block, :func:`dpcvx.models.failure.fixed_numerics`) pointed at contextlib.py, not at the user's line."""
+    return path.startswith(internal) or path == _CONTEXTLIB
+
+
+_CONTEXTLIB = os.path.abspath(contextlib.__file__)

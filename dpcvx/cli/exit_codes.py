@@ -97,11 +97,12 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "Try another cvxpy_solver or solver='fast'",
              brief="solver error: nothing is released"),
     ExitCode(BudgetExceededError, EXIT_BUDGET, "budget exceeded",
-             "a privacy accountant refused a computation that would exceed its budget",
+             "reserved: a privacy accountant refused a computation that would exceed its budget. No command charges "
+             "an accountant (each fit spends its own --epsilon), so none returns it; the Python API raises the error",
              "dpcvx: budget exceeded: PrivateERM.fit (loss logistic, objective perturbation, n=50) needs (epsilon=2, "
              "delta=0) but only (epsilon=1, delta=0) of the budget (epsilon=1, delta=0) remains (spent: "
              "epsilon=0, delta=0); nothing was computed. Use a smaller epsilon or a new dataset.",
-             brief="privacy budget exceeded"),
+             brief="reserved for a privacy budget exceeded (no command charges an accountant: none returns it)"),
     ExitCode(DPCVXError, EXIT_INPUT, "error", "any other dpcvx error", "dpcvx: error: (its message)"),
 )
 

@@ -240,6 +240,9 @@ def _seed(name: str) -> Callable[[str], int]:
 def _numeric_column(text: str) -> Any:  # a dpcvx.data.preprocessing.NumericColumn
     from ..data.preprocessing import SCALES, NumericColumn
 
+    if _joined_columns(text):  # a:-10:10,b:0:1 read as one column named "a:-10:10,b" (exit 3: no such column)
+        raise argparse.ArgumentTypeError(f"one column per --numeric: repeat the option (--numeric "
+                                         f"{' --numeric '.join(text.split(','))}); got {text!r}")
     body, _, last = text.rpartition(":")
     scaled = last in SCALES  # NAME:LO:HI[:log], NumericColumn's scale
     scale, parts = (last, body.rsplit(":", 2)) if scaled else ("linear", text.rsplit(":", 2))
@@ -255,6 +258,27 @@ def _numeric_column(text: str) -> Any:  # a dpcvx.data.preprocessing.NumericColu
             f"expected NAME:LO:HI[:log] with public bounds LO < HI, for example age:17:90 or amount:0:1e6:log; got "
             f"{text!r}{detail}"
         ) from error
+
+
+def _joined_columns(text: str) -> bool:
+    """Whether ``text`` is several NAME:LO:HI[:log] joined by commas: every comma-separated piece ends in two numbers
+    (and a scale), so the whole is no one column's name and bounds."""
+    from ..data.preprocessing import SCALES
+
+    pieces = text.split(",")
+    if len(pieces) < 2:
+        return False
+    for piece in pieces:
+        parts = piece.split(":")
+        if parts[-1] in SCALES:
+            parts = parts[:-1]
+        if len(parts) < 3 or not parts[0]:
+            return False
+        try:
+            _number(parts[-2]), _number(parts[-1])
+        except ValueError:
+            return False
+    return True
 
 
 def _categorical_column(text: str) -> Any:  # a dpcvx.data.preprocessing.CategoricalColumn

@@ -135,7 +135,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -346,6 +346,10 @@ class CategoricalColumn:
     categories: tuple[str, ...]
     source: str = ""
     missing: str | None = None
+
+    if TYPE_CHECKING:  # what the constructor takes (a list or range too), kept as a tuple of texts by __post_init__
+        def __init__(self, name: str, categories: Sequence[str | int], source: str = "",
+                     missing: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -677,6 +681,10 @@ class PublicSchema:
     strict: bool = False
     constant_feature: bool = False
     encoding: str = ENCODINGS[0]
+
+    if TYPE_CHECKING:  # what the constructor takes (a list too), kept as a tuple by __post_init__
+        def __init__(self, columns: Sequence[Column], norm: float = 1.0, strict: bool = False,
+                     constant_feature: bool = False, encoding: str = ENCODINGS[0]) -> None: ...
 
     def __post_init__(self) -> None:
         if not isinstance(self.columns, (tuple, list)):

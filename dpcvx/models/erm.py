@@ -28,7 +28,8 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
@@ -70,7 +71,7 @@ from ..verification.bounded_residual import with_bounded_residual
 from ..verification.certificate import Certificate
 from ..verification.constraints import Constraints
 from ..verification.prediction_loss import residual_loss, takes_prediction_and_label
-from ..verification.problem import VerifiedProblem
+from ..verification.problem import LabelLoss, VerifiedProblem
 from ..verification.verdict import Mechanism
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from . import class_count, column_statistics, erm_inputs, private_norm
@@ -81,6 +82,9 @@ from .fit_plan import FitPlan
 from .private_norm import NORM_SHARE
 from .record_weights import RecordWeights, plan_weights
 from .training_rows import warn_on_learner_fit
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
@@ -302,7 +306,7 @@ class PrivateERM(ConstructorParameters):
 
     def __init__(
         self,
-        loss: Loss | str | None = None,
+        loss: Loss | LabelLoss | str | None = None,
         regularizer: Regularizer | None = None,
         lam: float | str = 1e-3,
         data_norm: float | str | None = None,
@@ -313,13 +317,13 @@ class PrivateERM(ConstructorParameters):
         fit_intercept: bool = False,
         intercept_scaling: float | str = 1.0,
         clip: bool = True,
-        classes: tuple[Any, Any] = (-1, 1),
+        classes: Sequence[Any] = (-1, 1),
         feature_map: Any = None,
         constraints: Constraints | None = None,
         task: str = "classification",
         label_bound: float | str | None = None,
         label_range: tuple[float, float] | None = None,
-        solver: str = "auto",
+        solver: str | Callable[[cp.Problem, cp.Variable], None] = "auto",
         cvxpy_solver: str = "CLARABEL",
         cvxpy_options: dict[str, Any] | None = None,
         tol: float | None = None,
@@ -337,8 +341,11 @@ class PrivateERM(ConstructorParameters):
         column_statistics: bool | str = False,
         column_statistics_share: float = COLUMN_STATISTICS_SHARE,
     ) -> None:
-        self.loss = losses.logistic() if loss is None else (
-            losses.from_spec(loss) if isinstance(loss, str) else loss)
+        # A regression's loss of (prediction, label) is held as given: the attribute is typed as the margin loss
+        # every reader but the fit's verification takes, which turns an l(p, y) into l(p - y) first
+        # (takes_prediction_and_label)
+        self.loss: Loss = losses.logistic() if loss is None else (
+            losses.from_spec(loss) if isinstance(loss, str) else cast(Loss, loss))
         self.regularizer = default_regularizer if regularizer is None else regularizer
         self.lam = lam
         self.comparator_norm = comparator_norm

@@ -43,12 +43,22 @@ from ..exceptions import DPCVXWarning, InputError, SolverError, warn_shown
 from ..privacy.rng import resolve_rng
 
 __all__ = ["composite", "require_proved", "refuse_unsafeguarded", "rehearse", "rehearsing", "fixed_numerics",
-           "charged", "after_charge", "REHEARSAL_ROWS"]
+           "declarations_told", "charged", "after_charge", "REHEARSAL_ROWS"]
 
 REHEARSAL_ROWS = 64  # synthetic rows of a rehearsal (fewer when the data set has fewer)
 REHEARSAL_SEED = 0  # a seeded procedure's rehearsal noise: a fixed seed, nothing of it is released
 
 _PROCEDURE: ContextVar[str | None] = ContextVar("dpcvx_composite_procedure", default=None)
+# True in the fits a procedure runs after its charge (fixed_numerics): their public declarations were checked and
+# warned of before it (declarations_told)
+_TOLD: ContextVar[bool] = ContextVar("dpcvx_declarations_told", default=False)
+
+
+def declarations_told() -> bool:
+    """Whether the fit runs after a procedure's charge (:func:`fixed_numerics`): the procedure's checks gave the
+    warnings of the learners' public declarations (ClassOrderWarning) before the charge, and a fit does not give
+    them again."""
+    return _TOLD.get()
 _REHEARSING: ContextVar[bool] = ContextVar("dpcvx_rehearsing", default=False)
 
 
@@ -172,10 +182,17 @@ def least_rows(fits: Sequence[Callable[[Any, np.ndarray, np.random.Generator | N
 @contextmanager
 def fixed_numerics() -> Iterator[None]:
     """numpy's floating-point errors ignored and warnings recorded for the block; dpcvx's own warnings
-    (public statements) are issued again, once each, when it ends."""
-    with np.errstate(all="ignore"), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
+    (public statements) are issued again, once each, when it ends, at the user's line
+    (:func:`~dpcvx.exceptions.user_stacklevel` passes contextlib's frame). Its fits run after the charge, so a
+    warning of their public declarations alone, which the procedure's checks gave before the charge, is not given
+    again (:func:`declarations_told`: tune showed ClassOrderWarning twice, once from contextlib.py)."""
+    token = _TOLD.set(True)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+    finally:
+        _TOLD.reset(token)
     seen: set[tuple[type, str]] = set()
     for message in caught:
         key = (message.category, str(message.message))

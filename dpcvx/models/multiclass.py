@@ -39,6 +39,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -108,7 +109,7 @@ class PrivateMulticlassERM:
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
-    def __init__(self, binary: PrivateERM, classes: tuple[Any, ...]) -> None:
+    def __init__(self, binary: PrivateERM, classes: Sequence[Any]) -> None:
         if not isinstance(binary, PrivateERM):  # its mechanisms and budget split are what one-vs-rest composes
             raise InputError(f"the binary learner of a multiclass model must be a PrivateERM (one-vs-rest composes "
                              f"its linear releases), got {type(binary).__name__}; nothing was fitted or charged")

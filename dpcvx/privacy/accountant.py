@@ -82,7 +82,7 @@ import math
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple, Self
+from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
 from ..exceptions import BudgetExceededError, InputError
 from ..validation import check_delta, check_epsilon, fraction, non_negative, number_text
@@ -208,6 +208,10 @@ class PrivacyAccountant:
     delta: float = 0.0
     ledger: list[LedgerEntry] = field(default_factory=list, repr=False)  # str() lists it, line by line
     neighbours: Neighbours = Neighbours.REPLACE_ONE
+
+    if TYPE_CHECKING:  # what the constructor takes ("replace-one" or "add-remove" too), parsed by __post_init__
+        def __init__(self, epsilon: float, delta: float = 0.0, ledger: Iterable[LedgerEntry] = (),
+                     neighbours: Neighbours | str = Neighbours.REPLACE_ONE) -> None: ...
 
     def __post_init__(self) -> None:
         budget = check_cost(self.epsilon, self.delta)

@@ -663,6 +663,17 @@ class Release(HoldsNoInput, ABC):
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float: ...
 
     @property
+    def predict_proba(self) -> Callable[[ArrayLike], np.ndarray]:
+        """The class probabilities of a classifier released with the logistic loss, a function of X: a binary
+        release's (n, 2) and a one-vs-rest release's (n, k) (:class:`PrivateModel`,
+        :class:`~dpcvx.release.multiclass_model.PrivateMulticlassModel` give it). Any other release (a regression, a
+        kernel learner's, the Huber hinge) has no probability model: the attribute is absent (AttributeError, as
+        scikit-learn's ``available_if``), so ``hasattr(model, "predict_proba")`` says which. Declared here so that a
+        type checker accepts ``dpcvx.load(path).predict_proba(X)``, which the docs show for a loaded classifier."""
+        raise AttributeError(f"{type(self).__name__} has no predict_proba: only a classifier released with the "
+                             "logistic loss has a probability model; use predict or decision_function")
+
+    @property
     def epsilon(self) -> float:
         """What the release cost: with privately drawn bounds or statistics, their budget plus the fit's; for a
         model :func:`dpcvx.tune` selected, the whole selection's total (``tuning.total_epsilon``), of which the

@@ -181,6 +181,12 @@ def _number(value: Any) -> str:
     return str(value)
 
 
+def _class(value: Any) -> str:
+    """A declared class as ``classes_`` shows it, its Python repr: a text quoted ('not 1', the other labels of a
+    command line's ``--positive 1``), a flag False or True (not :func:`_number`'s yes or no), a number as written."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _six_digits(text: str) -> str:
     """An expression's text with each decimal number of more than six significant digits shown to six (a Huber
     width 2.833209511073866 as 2.83321): the reader's form (the model file keeps every digit)."""
@@ -841,8 +847,7 @@ class ReleaseReport:
             inputs.append((f"the regularisation strength lam = {constants.lam:g}" + (
                 " (set by the lam rule)" if rule else ""), "certificate.lam_rule" if rule else None, "lam"))
         if self.classes is not None:
-            inputs.append((f"the classes {_number(np.asarray(self.classes).tolist())}, declared (never read off the "
-                           "data)", None, None))
+            inputs.append((self._classes_words(), None, None))
         if getattr(first, "fit_intercept", False):
             inputs.append((f"an intercept, fitted as a feature of value {first.intercept_scaling:g}",
                            "certificate.intercept_scaling", "fit_intercept"))
@@ -897,8 +902,19 @@ class ReleaseReport:
         return cut.shape == (len(odds),) and bool(np.allclose(cut, odds, rtol=1e-12, atol=0))
 
     def _positive_class(self) -> str:
-        """A binary release's positive class as the report writes it (its second declared class)."""
-        return _number(np.asarray(self.classes).tolist()[1]) if self.classes is not None else "the second class"
+        """A binary release's positive class as the report writes it (its second declared class, :func:`_class`)."""
+        return _class(np.asarray(self.classes).tolist()[1]) if self.classes is not None else "the second class"
+
+    def _classes_words(self) -> str:
+        """The declared classes as ``classes_`` and ``dpcvx predict`` name them (:func:`_class`), a binary release's
+        positive class named: "the classes not 1, 1" read as a negation of a list, and (False, True) as "no, yes"."""
+        classes = [_class(value) for value in np.asarray(self.classes).tolist()]
+        if len(classes) == 2:
+            listed = (f"{classes[0]} and {classes[1]} (the positive class: decision_function > 0, predict_proba's "
+                      "second column)")
+        else:
+            listed = ", ".join(classes)
+        return f"the classes {listed}, declared (never read off the data)"
 
     def _threshold_words(self) -> str:
         """The public decision threshold when predict does not cut at 0 (a dpcvx classifier's ``threshold``, its
@@ -921,6 +937,8 @@ class ReleaseReport:
         """A private draw in a reader's words (:attr:`PrivateRelease.plain`): for the class count, which option
         asked for it and the count released; then the share of epsilon it took (its record's)."""
         text, share = release.plain or release.mechanism, None
+        if release.plain_label_alone and getattr(getattr(self.first, "calibration", None), "range_columns", 0) == 1:
+            text = release.plain_label_alone  # as the release's description says: the label's range alone was drawn
         counts = self._counts()
         if release.record == "certificate.weights.private_count" and counts:
             weights = getattr(self.first, "weights", None)
@@ -932,7 +950,7 @@ class ReleaseReport:
                         f"{counts[0]['count']} of {counts[0]['n']}), asked for by {option}, {use}")
             else:
                 labels = np.asarray(self.classes).tolist() if self.classes is not None else range(len(counts))
-                shown = ", ".join(f"{_number(label)}: {count['count']}" for label, count in zip(labels, counts,
+                shown = ", ".join(f"{_class(label)}: {count['count']}" for label, count in zip(labels, counts,
                                                                                               strict=False))
                 text = (f"a noisy count of the records of each class (released as {shown}, of {counts[0]['n']}), "
                         f"asked for by {option}, {use}")

@@ -83,9 +83,10 @@ from __future__ import annotations
 import copy
 import functools
 import math
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -793,6 +794,11 @@ def _sampled_scores(model: PrivateMulticlassModel, X: Any, y: np.ndarray) -> tup
 class DPERMClassifier(_PrivateLinearClassifier):
     """A private linear classifier for any verified margin loss and regularizer.
 
+    Output perturbation (Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011), Theorem 1) or objective perturbation
+    (Theorem 2; for delta > 0 the Gaussian form, and for a constraint set or a non-smooth regularizer Kifer, Smith
+    and Thakurta, COLT 2012, Theorem 1) of the regularized ERM over the classes' margins z = y w^T x; the proofs
+    are in docs/theory.md, sections 2 to 4, 12 and 14.
+
     The scikit-learn face of :class:`~dpcvx.models.erm.PrivateERM`: PrivateERM is the
     mathematical layer (labels -1/+1, no intercept, no default ``data_norm``);
     this estimator follows scikit-learn (``classes=(0, 1)``, an intercept,
@@ -985,14 +991,14 @@ class DPERMClassifier(_PrivateLinearClassifier):
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
                  delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto",
                  data_norm: float | str = 1.0, fit_intercept: bool = True, intercept_scaling: float | str = "auto",
-                 classes: tuple[Any, Any] = (0, 1), split: str | None = None, random_state: Any = None,
+                 classes: Sequence[Any] = (0, 1), split: str | None = None, random_state: Any = None,
                  clip: bool = True, solver: str = "auto",
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
                  column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
-                 neighbours: str = "replace-one",
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False,
+                 threshold: float | Literal["prior"] = 0.5, neighbours: str = "replace-one",
                  n_public: int | None = None, accountant: PrivacyAccountant | None = None):
         keep_parameters(self, locals())
 
@@ -1042,15 +1048,15 @@ class DPLogisticRegression(_PrivateLinearClassifier):
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str | None = None,
+                 intercept_scaling: float | str = "auto", classes: Sequence[Any] = (0, 1), split: str | None = None,
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
                  column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
-                 neighbours: str = "replace-one",
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False,
+                 threshold: float | Literal["prior"] = 0.5, neighbours: str = "replace-one",
                  n_public: int | None = None, accountant: PrivacyAccountant | None = None):
         keep_parameters(self, locals())
 
@@ -1108,14 +1114,14 @@ class DPHuberSVM(_PrivateLinearClassifier):
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str | None = None,
+                 intercept_scaling: float | str = "auto", classes: Sequence[Any] = (0, 1), split: str | None = None,
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
                  column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
-                 allow_large_delta: bool = False, threshold: float = 0.5,
+                 allow_large_delta: bool = False, threshold: float | Literal["prior"] = 0.5,
                  neighbours: str = "replace-one", n_public: int | None = None,
                  accountant: PrivacyAccountant | None = None):
         keep_parameters(self, locals())

@@ -28,6 +28,7 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 from ..advice import command_line_runs
 from ..data.blocks import is_out_of_core
 from ..exceptions import ClassOrderWarning, InputError, InputTypeError, estimator_not_fitted, user_stacklevel
+from ..models.failure import declarations_told
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import ReleaseT, check_feature_names
 from ..tables import (
@@ -228,10 +229,10 @@ def warn_if_unsorted_classes(owner: str, classes: Any) -> None:
     ``classes_`` keeps the declared order, and scikit-learn's scorers read ``predict_proba``'s columns and
     ``decision_function``'s sign by the sorted order (roc_auc 0.002 for a release of 0.999 with
     ``classes=("good", "bad")``). Not on the command line, whose outputs name each class's column. Before any data is
-    read; a public declaration."""
+    read; a public declaration, warned of once: not again by the fits a procedure runs after its charge."""
     values = check_public_classes(classes)
     ordered = tuple(sorted(values))
-    if values == ordered or command_line_runs():
+    if values == ordered or command_line_runs() or declarations_told():  # tune's checks warned before its charge
         return
     pair = (f"the release's positive class is {values[-1]!r} (predict_proba's second column, decision_function > 0), "
             f"which they read as {ordered[-1]!r}'s, so a score of 1 reads as 0; " if len(values) == 2 else

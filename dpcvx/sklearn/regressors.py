@@ -687,7 +687,12 @@ class WeightBall:
 
 
 class DPHuberRegressor(_PrivateRegressor):
-    """Private Huber regression: the Huber loss of the residual with threshold ``m`` (module docstring).
+    """Private Huber regression: the Huber loss of the residual r = w^T x - y with threshold ``m`` (module docstring).
+
+    rho_m(r) = r^2 / 2 for |r| <= m and m |r| - m^2 / 2 beyond (Huber 1964), so L = m and c = 1, minimised with the
+    ridge lam / 2 ||w||^2 by objective perturbation (Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011), Theorem 2:
+    pure epsilon) or output perturbation (Theorem 1, or its Gaussian form at delta > 0, which ``mechanism="auto"``
+    takes under add-remove), which hold for a loss of the residual as for a margin loss (docs/theory.md, section 16).
 
     The parameters not listed below (``epsilon``, ``delta``, ``data_norm``, ``label_bound``,
     ``fit_intercept``, ``clip``, ``random_state``, ``allow_large_delta``, ``accountant``) are

@@ -33,10 +33,12 @@ if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is
     from .constraints import ConstraintSet
     from .regularizer.analysis import RegularizerAnalysis
 
-__all__ = ["Declared", "Loss", "LossDerivatives", "Quadratic", "Regularizer", "VerifiedLoss", "VerifiedProblem",
-           "VerifiedRegularizer", "WEIGHTED_TAIL", "weight_note"]
+__all__ = ["Declared", "LabelLoss", "Loss", "LossDerivatives", "Quadratic", "Regularizer", "VerifiedLoss",
+           "VerifiedProblem", "VerifiedRegularizer", "WEIGHTED_TAIL", "weight_note"]
 
 Loss = Callable[["cp.Expression"], "cp.Expression"]  # z -> l(z), z = y w^T x (any CVXPY expression)
+# (p, y) -> l(p, y) of a prediction p = w^T x and its label y: a regression loss (PrivateERM(task="regression"))
+LabelLoss = Callable[["cp.Expression", "cp.Expression"], "cp.Expression"]
 Regularizer = Callable[["cp.Variable"], "cp.Expression"]
 
 

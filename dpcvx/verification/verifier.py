@@ -169,13 +169,40 @@ def _constant_error(error: Exception) -> bool:
     return isinstance(error, (UnfixedConstant, OverflowError))
 
 
-def _failed_declaration(error: Exception) -> VerifiedLoss:
+def declaration_fix(loss: Any, error: Exception) -> str:
+    """The fix of a loss that could not be declared, the one change that makes the call work, in the words of its
+    reader (a ``dpcvx`` command's loss file, else Python): a constant that cannot be proved (:data:`CONSTANT_FIX`);
+    a factory of :mod:`dpcvx.losses` passed uncalled (``loss=dpcvx.losses.logistic``: the factory, called on z,
+    is no loss): call it, or pass its name; a callable of two positional arguments (scikit-learn's ``loss(z, y)``,
+    or a regression's l(p, y) given to a classifier): a margin loss takes z = y w^T x alone; else a callable of z.
+    Every entry (PrivateERM, the estimators, tune, verify, the command line) fails a declaration here."""
+    from ..advice import command_line_runs
+    from ..losses import CATALOGUE
+    from .prediction_loss import takes_prediction_and_label
+
+    if _constant_error(error):
+        return CONSTANT_FIX
+    factory = next((name for name, make in CATALOGUE.items() if loss is make), None)
+    if factory is not None:
+        example = {"huber_hinge": "h=0.5", "huber": "h=0.5", "huber_regression": "m=1.0"}.get(factory, "")
+        spec = f"{factory}:{example}" if example else factory
+        return (f"dpcvx.losses.{factory} makes the loss and is not one: call it, dpcvx.losses.{factory}({example}), "
+                f"or pass its name, {spec!r}")
+    where = "in the file " if command_line_runs() else ""
+    if takes_prediction_and_label(loss):
+        return (f"a margin loss takes z = y w^T x alone (the label is in z): define loss(z) {where}with one "
+                "argument, for example loss = lambda z: cp.logistic(-z)")
+    if command_line_runs():
+        return ("define loss(z) in the file as a scalar CVXPY expression of z, for example "
+                "loss = lambda z: cp.logistic(-z)")
+    return ("pass a callable such as lambda z: cp.logistic(-z) that maps a scalar cp.Variable to a scalar CVXPY "
+            "expression")
+
+
+def _failed_declaration(loss: Any, error: Exception) -> VerifiedLoss:
     condition = Condition(
         "declaration", "loss(z) is a scalar CVXPY expression of z", False, None, "none",
-        _error_text(error),
-        CONSTANT_FIX if _constant_error(error) else
-        "pass a callable such as lambda z: cp.logistic(-z) that maps a scalar cp.Variable to a scalar CVXPY "
-        "expression",
+        _error_text(error), declaration_fix(loss, error),
     )
     domain = ("domain", "l(z) is finite for every real z")
     pending = pending_conditions("the loss could not be declared", (domain, *LOSS_CONDITIONS))
@@ -233,7 +260,7 @@ def verify_loss_within(loss: Loss, budget: Budget, progress: bool = False) -> Ve
         variable, expression = declared_loss(loss)
         key = _structural_key(expression)
     except Exception as error:  # verify reports a bad user loss, it does not raise
-        return _failed_declaration(error)
+        return _failed_declaration(loss, error)
     if key not in _LOSS_CACHE:
         try:
             check_separable(expression, variable)
@@ -477,7 +504,7 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
 
 
 def verify(
-    loss: Loss,
+    loss: Loss | str,
     regularizer: Regularizer | None = None,
     *,
     dim: int | None = None,
@@ -547,7 +574,7 @@ def verify(
 
 
 def verify_problem(
-    loss: Loss,
+    loss: Loss | str,
     regularizer: Regularizer | None = None,
     *,
     dim: int,
@@ -570,12 +597,12 @@ def verify_problem(
     from ..losses import check_loss, from_spec
 
     # a catalogue name, as PrivateERM takes it (an unknown one refused, the known named); anything else not callable
-    loss = check_loss(from_spec(loss) if isinstance(loss, str) else loss)
+    callable_loss: Loss = check_loss(from_spec(loss) if isinstance(loss, str) else loss)
     if regularizer is not None:
         check_callable("regularizer", regularizer, REGULARIZER_SIGNATURE)
     check_flag("progress", progress)
     budget = verification_budget(time_limit)
-    verified_loss = verify_loss_within(loss, budget, progress)
+    verified_loss = verify_loss_within(callable_loss, budget, progress)
     verified_reg = verify_regularizer(regularizer, probe_dim)
     plain = constraints is None and not (verified_reg.analysis is not None and verified_reg.analysis.composite)
     key = (id(verified_loss), id(verified_reg), probe_dim, strict, allow_estimates)

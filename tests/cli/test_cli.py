@@ -140,6 +140,23 @@ def test_help_lists_every_exit_status_of_the_table():
     assert {int(code) for code in re.findall(r"^\| (\d+) \|", section, re.MULTILINE)} == statuses
 
 
+def test_status_6_is_said_to_be_reserved_where_no_command_returns_it():
+    """docs/cli.md and ``dpcvx --help`` promised "6 privacy budget exceeded", which no command can return: none
+    takes or charges an accountant, each fit spends its own --epsilon (session 62, probeC F6). Both now say that 6
+    is reserved; the CLI still has no accountant option."""
+    from dpcvx.cli import build_parser
+
+    parser = build_parser()
+    epilog = " ".join(parser.epilog.split())
+    assert "6 reserved for a privacy budget exceeded (no command charges an accountant" in epilog
+    options = {option for action in parser._actions for option in action.option_strings}
+    for command in parser._subparsers._group_actions[0].choices.values():
+        options |= {option for action in command._actions for option in action.option_strings}
+    assert not [option for option in options if "budget" in option or "accountant" in option]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert re.search(r"^\| 6 \| reserved for a privacy budget exceeded: no command charges", page, re.MULTILINE)
+
+
 def test_strict_help_says_what_it_adds_to_the_default(workdir, run):
     """Estimates are refused by default; --strict refuses them only where --allow-estimates would accept them
     (not "conditions established numerically", which the default already refuses). The page says the same."""

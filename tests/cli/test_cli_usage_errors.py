@@ -308,3 +308,19 @@ def test_a_refused_value_of_an_abbreviated_option_says_which_option_it_was_read_
     assert main(words) == 2
     assert said in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("joined", ["a:-10:10,b:-10:10,zz:-10:10", "a:0:1:log,b:0:1"])
+def test_comma_joined_numeric_columns_are_a_usage_error_that_says_to_repeat_the_option(tmp_path, monkeypatch, capsys,
+                                                                                        joined):
+    """``--numeric a:-10:10,b:-10:10`` was read as one column named "a:-10:10,b" and exited 3 ("d.csv has no
+    column(s) ['a:-10:10,b:-10:10,zz']") after opening the file; it is a usage error naming the fix, before any file
+    is read (session 62, probeC F9). A column whose name holds a comma alone is still one column."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["fit", "missing.csv", "--target", "y", "--numeric", joined, "--data-norm", "1", "--out", "m.json"])
+    err = capsys.readouterr().err
+    assert code == 2 and "one column per --numeric: repeat the option (--numeric " in err, err
+    assert "missing.csv" not in err and not (tmp_path / "m.json").exists()
+    from dpcvx.cli.parser import _numeric_column
+
+    assert _numeric_column("a,b:0:1").name == "a,b"  # one name with a comma, then its bounds

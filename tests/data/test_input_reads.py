@@ -23,7 +23,6 @@ from dpcvx.tables import NonFiniteError
 
 N, D = 20, 5
 NAN_MESSAGE = r"X contains NaN or infinite values \(or numbers beyond the float64 range\), first at row {}, column {}; "
-BLOCK_MESSAGE = r"^X contains NaN or infinite values, first at row {}, column {}; remove or impute them first$"
 
 
 def base_rows() -> np.ndarray:
@@ -120,19 +119,35 @@ def test_a_non_finite_entry_is_refused_first_naming_its_row_and_column(layout, p
 def test_a_non_finite_entry_of_a_memmap_is_named_by_its_row_in_the_whole_input(tmp_path, position, value):
     memmap = memmap_of(with_non_finite(value, position), tmp_path)
     for block_rows in (3, 8, N):
-        with pytest.raises(InputError, match=BLOCK_MESSAGE.format(*position)):
+        with pytest.raises(NonFiniteError, match="^" + NAN_MESSAGE.format(*position)) as caught:
             RowBlocks(memmap, RowMap(1.0), block_rows=block_rows).validate(refuse=False)
+        assert (caught.value.name, caught.value.row, caught.value.column) == ("X", *position)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(InputError, match=BLOCK_MESSAGE.format(*position)):
+        with pytest.raises(NonFiniteError, match="^" + NAN_MESSAGE.format(*position)):
             learner().fit(memmap, LABELS, 1.0, random_state=0)
+
+
+def test_a_non_finite_entry_is_one_refusal_whatever_the_form_of_x(tmp_path):
+    """The one standard (session 62, probeR F3): an ndarray, a CSR, a memmap and a Dask X with the same NaN get the
+    same class (NonFiniteError, which a caller catches) and the same words; a memmap or Dask X got a plain
+    InputError in shorter words."""
+    da = pytest.importorskip("dask.array")
+    X = base_rows()
+    X[13, 1] = np.nan  # the only one: Dask checks its chunks in parallel tasks
+    texts = set()
+    for form in (X, sparse.csr_matrix(X), memmap_of(X, tmp_path), da.from_array(X, chunks=(6, D))):
+        with pytest.raises(NonFiniteError) as caught:
+            learner().fit(form, LABELS, 1.0, random_state=0)
+        texts.add(str(caught.value))
+    assert len(texts) == 1, texts
 
 
 def test_a_non_finite_entry_of_a_dask_chunk_is_named_by_its_row_in_the_whole_input():
     da = pytest.importorskip("dask.array")
     X = base_rows()
     X[13, 1] = np.inf  # the only one: the chunks are checked in parallel tasks, the first to fail reports
-    with pytest.raises(InputError, match=BLOCK_MESSAGE.format(13, 1)):
+    with pytest.raises(NonFiniteError, match="^" + NAN_MESSAGE.format(13, 1)):
         learner().fit(da.from_array(X, chunks=(6, D)), LABELS, 1.0, random_state=0)
 
 
@@ -147,13 +162,12 @@ class NaNForLargeFirstFeature:
         return out
 
 
-def test_a_non_finite_feature_map_output_in_a_block_keeps_its_own_message(tmp_path):
+def test_a_non_finite_feature_map_output_in_a_block_is_named_by_its_row_in_the_whole_input(tmp_path):
     X = np.full((N, D), 0.1)
     X[11, 0] = 2.0
     rows = RowMap(10.0, feature_map=NaNForLargeFirstFeature())
-    expected = (r"^in rows 8\.\.15 of X \(row numbers below are within that block, counted from 8\): "
-                + NAN_MESSAGE.replace("X contains", r"feature_map\.transform\(X\) contains").format(3, 0))
-    with pytest.raises(InputError, match=expected):
+    expected = "^" + NAN_MESSAGE.replace("X contains", r"feature_map\.transform\(X\) contains").format(11, 0)
+    with pytest.raises(NonFiniteError, match=expected):
         RowBlocks(memmap_of(X, tmp_path), rows, block_rows=8).validate(refuse=False)
 
 

@@ -11,6 +11,11 @@ from dpcvx.models.private_norm import fit_private_norm
 
 CITED = {
     "DPHuberSVM": (dpcvx.DPHuberSVM, "JMLR 12 (2011), Sec. 3.4.2", "docs/theory.md, sections 2 to 4"),
+    # session 62 (probeC F8): help() of these two showed no paper, DPHuberRegressor's no formula either
+    "DPERMClassifier": (dpcvx.DPERMClassifier, "Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011), Theorem 1",
+                        "docs/theory.md, sections 2 to 4"),
+    "DPHuberRegressor": (dpcvx.DPHuberRegressor, "Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011), Theorem 2",
+                         "docs/theory.md, section 16"),
     "audit": (audit, "Jagielski, Ullman and Oprea (NeurIPS 2020)", "docs/audit.md"),
     "canary_pair": (canary_pair, "Jagielski, Ullman and Oprea, NeurIPS 2020", "docs/audit.md"),
     "fit_private_norm": (fit_private_norm, "McSherry and Talwar 2007", "docs/theory.md, sections 24.3 and 29"),
@@ -28,3 +33,8 @@ def test_a_public_mechanism_s_docstring_cites_its_paper_and_proof(name):
     target, paper, proof = CITED[name]
     text = " ".join((inspect.getdoc(target) or "").split())
     assert paper in text and proof in text, name
+
+
+def test_the_huber_regressor_s_help_states_its_loss():
+    text = " ".join((inspect.getdoc(dpcvx.DPHuberRegressor) or "").split())
+    assert "rho_m(r) = r^2 / 2 for |r| <= m and m |r| - m^2 / 2 beyond (Huber 1964), so L = m and c = 1" in text

@@ -183,7 +183,7 @@ class SelectionCertificate(Grid):
                     f"delta={self.delta:g}, gives epsilon <= {self.epsilon:g}; not a composition of the runs"
                     + self.conditional_note())
         return (f"({self.epsilon:g}, 0)-differential privacy for all {self.n} rows: each run fits a uniformly "
-                f"drawn candidate with {self.run_epsilon:g} on a coin-chosen training part and scores it by "
+                f"drawn candidate with epsilon = {self.run_epsilon:g} on a coin-chosen training part and scores it by "
                 f"{describe(self.score)} on the held-out part plus exact discrete Laplace noise of scale "
                 f"{self.score['sensitivity']}/{self.run_epsilon:g} "
                 f"(a {self.run_epsilon:g}-DP run by parallel composition); the number of runs is drawn from the "

@@ -57,6 +57,9 @@ class PrivateRelease:
     derived: tuple[str, ...] = ()
     record: str | None = None
     plain: str = ""
+    #: ``plain`` of a ranged regression whose search drew the label's range alone (its calibration's ``range_columns``
+    #: is 1: the rows' map is public), where ``plain`` says every column's was drawn; "" where no such case exists
+    plain_label_alone: str = ""
 
     @cached_property
     def _value_patterns(self) -> tuple[re.Pattern[str], ...]:
@@ -145,7 +148,9 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                    "release's joint Gaussian)",
                    ("**.certificate.column_statistics.ranges",),
                    ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
-                    *_CALIBRATED), plain="noisy ranges of each column and of the labels, which centre and scale them"),
+                    *_CALIBRATED), plain="noisy ranges of each column and of the labels, which centre and scale them",
+                   plain_label_alone="a noisy range of the labels alone, which centres and bounds them (the columns "
+                   "are mapped by their public bounds)"),
     _drawn("the private row-norm bound of data_norm='private' (dpcvx.models.private_norm: the exponential-mechanism "
            "quantile over a public grid, eps_q)", "certificate.private_bound", "bound",
            ("**.certificate.data_norm", "**.certificate.effective_norm_bound", "**.certificate.constants.R",
