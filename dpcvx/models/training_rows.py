@@ -79,7 +79,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "FAR_LABELS", "FAR_REACH", "FAR_TAIL", "FAR_FLOOR", "far_labels", "far_labels_advice",
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "sampled_rows", "best_balanced_accuracy",
-           "missed_cut",
+           "missed_cut", "MISSED_SHARE", "MISSED_CUT_EVEN", "even_cut_advice",
            "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
            "MISSED_PRIOR_CUT", "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
            "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
@@ -1124,6 +1124,33 @@ def sampled_rows(n: int) -> slice:
 MISSED_CUT = ("on its training rows, the release ranks the rows well but its cut misses the rarer class: its balanced "
               f"accuracy (the mean recall of the two classes) at its own cut is at least {MISSED_GAP:g} below what "
               "another cut of its decision values reaches there.")
+#: The largest share of the rarer class among the training rows of any table :func:`missed_cut_advice`'s counts were
+#: measured on (benchmarks/missed_cut.py: 0.5 % to 30 % positives). Above it the rule's finding is said as
+#: :data:`MISSED_CUT_EVEN` with :func:`even_cut_advice`: a prober (session 62, finding 3) had an XOR table of 50/50
+#: classes told "misses the rarer class" with the prior's 150 of 162, and the prior refit did no better (0.518 against
+#: 0.525 on new rows).
+MISSED_SHARE = 0.3
+MISSED_CUT_EVEN = ("on its training rows, the release ranks the rows but its cut is not the one that separates them "
+                   "best: its balanced accuracy (the mean recall of the two classes) at its own cut is at least "
+                   f"{MISSED_GAP:g} below what another cut of its decision values reaches there, on classes close to "
+                   f"balanced (the rarer carries more than {MISSED_SHARE * 100:g} % of the training rows).")
+
+
+def even_cut_advice() -> str:
+    """What follows :data:`MISSED_CUT_EVEN`: no class setting is advised. The counts of :func:`missed_cut_advice` come
+    from tables whose rarer class carried 0.5 % to 30 % of the rows (:data:`MISSED_SHARE`); and on equal classes
+    (n_+ = n_-) the class settings are the unweighted fit, up to the noise of the private count: class_prior='private'
+    with threshold='prior' centres the intercept and cuts at the log-odds b0 = log(n~_+ / (n - n~_+)) of the released
+    count n~_+, about 0 there (the release's own cut), and class_weight='balanced' weighs class k by
+    w_k = min_j pi_j / pi_k, about 1 there (docs/theory.md, section 21)."""
+    prior = f"{setting('class_prior', repr('private'), 'private')} with {setting('threshold', repr('prior'), 'prior')}"
+    balanced = setting("class_weight", repr("balanced"), "balanced")
+    return (f" No class setting is known to move this cut: what was measured for {prior} and {balanced} after this "
+            f"finding (benchmarks/missed_cut.py) comes from tables whose rarer class carried 0.5 % to "
+            f"{MISSED_SHARE * 100:g} % of the rows, none from such a table, and on equal classes they are the "
+            "unweighted fit up to the noise of a private count (the prior's cut, the log-odds of the counted "
+            "classes, is about 0, the release's own; the balanced weights are about 1). A cut chosen by looking at "
+            "these rows is not private.")
 
 
 def best_balanced_accuracy(decisions: np.ndarray, labels: np.ndarray) -> float | None:
@@ -1428,16 +1455,19 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
     the one-vs-rest release's, ``located`` as there); ``classes``: the declared classes in the order of the counts,
     which the finding names, and ``for_accuracy`` (:func:`classification_finding`). ``ranked``: a binary release's
     best balanced accuracy over the cuts of its decision values (:class:`Deferred`), read only where no other finding
-    holds and it was fitted for accuracy: :data:`MISSED_CUT` (:func:`missed_cut`) with :func:`missed_cut_advice`.
-    ``weighed``: the fit already uses the class settings the note would advise (:func:`weighs_classes`): it is not
-    fitted for accuracy, and its note names none of them (:data:`WEIGHED`), so a note never advises a setting the
-    fit already uses."""
+    holds and it was fitted for accuracy: :data:`MISSED_CUT` (:func:`missed_cut`) with :func:`missed_cut_advice`,
+    or, where the rarer class carries more than :data:`MISSED_SHARE` of the rows, :data:`MISSED_CUT_EVEN` with
+    :func:`even_cut_advice` (no class setting). ``weighed``: the fit already uses the class settings the note would
+    advise (:func:`weighs_classes`): it is not fitted for accuracy, and its note names none of them (:data:`WEIGHED`),
+    so a note never advises a setting the fit already uses."""
     if runs_here():
         for_accuracy = for_accuracy and not weighed
         finding, advice = classification_finding(counts, classes, for_accuracy), ""
         if (finding is None and for_accuracy and ranked is not None and counts.shape[0] == 2
                 and missed_cut(counts, ranked())):
             finding, advice = MISSED_CUT, missed_cut_advice(owner)
+            if counts.sum(axis=1).min() > MISSED_SHARE * counts.sum():  # outside what the advice was measured on
+                finding, advice = MISSED_CUT_EVEN, even_cut_advice()
         _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice)
 
 
