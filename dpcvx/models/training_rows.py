@@ -204,7 +204,8 @@ def little_kept_advice(owner: str, width: int) -> str:
     58, had it worse in 3 of 3 default fits, by up to 0.05, so the text says "most measured cases ..., not all" where
     it said "every"; its count-label family, session 60, had it worse in 5 of 5 default fits where this fired, all on
     a zero-inflated negative binomial label, by 0.07 to 0.08: results/map_loss_count.md); after DPLinearRegression on
-    wider rows, and after
+    wider rows (DPHuberRegressor(column_statistics=False) named as not measured there: a prober, session 62, found
+    the same gap in SlowDescentWarning's text, benchmarks/descent_wide_huber.py), and after
     DPHuberRegressor, no setting (the default DPLinearRegression beat a warned DPHuberRegressor in 21 of 23 fits, not
     in every one); after a learner called directly, nothing (not measured)."""
     if owner == "DPLinearRegression" and width <= KEPT_HUBER_WIDTH:
@@ -215,10 +216,13 @@ def little_kept_advice(owner: str, width: int) -> str:
                 "and worse on a label that was 0 on most rows (a sum of counts mostly 0, and a zero-inflated "
                 "negative binomial count, where it was worse in 5 of 5 fits: benchmarks/map_loss.py).")
     if owner == "DPLinearRegression":
+        huber_public = ("--loss huber_regression --no-column-statistics" if command_line_runs()
+                        else "DPHuberRegressor(column_statistics=False)")
         return (f" No setting is known to do better on rows of {width} encoded columns: none measured "
-                "(DPHuberRegressor, AdaSSP, the public map) did better in every case where this fired on wide "
-                "one-hot blocks and a needle among 200 columns (benchmarks/kept_share.py). Fewer columns (a "
-                "categorical's levels grouped by a public rule) is the lever left; it was not measured.")
+                "(DPHuberRegressor with its column statistics, AdaSSP, the public map) did better in every case where "
+                "this fired on wide one-hot blocks and a needle among 200 columns (benchmarks/kept_share.py); "
+                f"{huber_public} was not measured after this finding. Fewer columns (a categorical's levels grouped "
+                "by a public rule) is another lever; it was not measured.")
     if owner == "DPHuberRegressor":
         other = "leaving --loss out (the default regression)" if command_line_runs() else "DPLinearRegression()"
         return (" No setting is known to do better in every case: where this fired on wide rows (one-hot blocks of "
