@@ -79,9 +79,10 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "FAR_LABELS", "FAR_REACH", "FAR_TAIL", "FAR_FLOOR", "far_labels", "far_labels_advice",
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "sampled_rows", "best_balanced_accuracy",
-           "missed_cut",
+           "missed_cut", "MISSED_SHARE", "MISSED_CUT_EVEN", "even_cut_advice",
            "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
-           "MISSED_PRIOR_CUT", "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
+           "MISSED_PRIOR_CUT", "GRADED_BELOW", "GRADED_ABOVE", "GRADED_RATIO", "graded", "graded_advice",
+           "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
            "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
            "ONE_VS_REST", "ONE_VS_REST_OTHER", "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
@@ -204,7 +205,8 @@ def little_kept_advice(owner: str, width: int) -> str:
     58, had it worse in 3 of 3 default fits, by up to 0.05, so the text says "most measured cases ..., not all" where
     it said "every"; its count-label family, session 60, had it worse in 5 of 5 default fits where this fired, all on
     a zero-inflated negative binomial label, by 0.07 to 0.08: results/map_loss_count.md); after DPLinearRegression on
-    wider rows, and after
+    wider rows (DPHuberRegressor(column_statistics=False) named as not measured there: a prober, session 62, found
+    the same gap in SlowDescentWarning's text, benchmarks/descent_wide_huber.py), and after
     DPHuberRegressor, no setting (the default DPLinearRegression beat a warned DPHuberRegressor in 21 of 23 fits, not
     in every one); after a learner called directly, nothing (not measured)."""
     if owner == "DPLinearRegression" and width <= KEPT_HUBER_WIDTH:
@@ -215,10 +217,13 @@ def little_kept_advice(owner: str, width: int) -> str:
                 "and worse on a label that was 0 on most rows (a sum of counts mostly 0, and a zero-inflated "
                 "negative binomial count, where it was worse in 5 of 5 fits: benchmarks/map_loss.py).")
     if owner == "DPLinearRegression":
+        huber_public = ("--loss huber_regression --no-column-statistics" if command_line_runs()
+                        else "DPHuberRegressor(column_statistics=False)")
         return (f" No setting is known to do better on rows of {width} encoded columns: none measured "
-                "(DPHuberRegressor, AdaSSP, the public map) did better in every case where this fired on wide "
-                "one-hot blocks and a needle among 200 columns (benchmarks/kept_share.py). Fewer columns (a "
-                "categorical's levels grouped by a public rule) is the lever left; it was not measured.")
+                "(DPHuberRegressor with its column statistics, AdaSSP, the public map) did better in every case where "
+                "this fired on wide one-hot blocks and a needle among 200 columns (benchmarks/kept_share.py); "
+                f"{huber_public} was not measured after this finding. Fewer columns (a categorical's levels grouped "
+                "by a public rule) is another lever; it was not measured.")
     if owner == "DPHuberRegressor":
         other = "leaving --loss out (the default regression)" if command_line_runs() else "DPLinearRegression()"
         return (" No setting is known to do better in every case: where this fired on wide rows (one-hot blocks of "
@@ -387,8 +392,22 @@ KERNEL = ("The kernel learners take no class weight or class prior; random Fouri
 WEIGHED = ("This fit already weighs the classes (class weights, or the cut at a class prior), so this note advises "
            "no class setting: those it would name are the ones in use; what remains to choose from public knowledge "
            "is epsilon, lam and the columns")
-#: :data:`WEIGHED` for one-vs-rest, whose note is followed by :func:`one_vs_rest_ranges` as :data:`ONE_VS_REST`'s is
-WEIGHED_ONE_VS_REST = WEIGHED.replace("This fit", "This one-vs-rest fit")
+#: :data:`WEIGHED` for one-vs-rest, whose note is followed by :func:`one_vs_rest_ranges` as :data:`ONE_VS_REST`'s is,
+#: with what benchmarks/multiclass_prior.py recorded of the class prior on balanced classes: after a prior fit it said
+#: only "epsilon, lam and the columns", where a prober (session 62, finding 4: three classes of about a third each,
+#: n 2,000, epsilon 1) found the fit without the prior better in 5 of 5 seeds (0.70 against 0.64). Its balanced tables
+#: (results/multiclass_prior_{dev,held}.md, 21 + 6 cells, k 3 to 10), the prior's balanced accuracy minus the
+#: default's: below -0.02 in 9 of the 11 cells with n epsilon / k below 2,000 (-0.025 to -0.286; one of the other two
+#: +0.023), within 0.02 in all 16 at 2,000 or more. The text states these counts and no gate: n epsilon / k is the
+#: reader's to compute, and whether the classes are about equal is public knowledge or none.
+WEIGHED_ONE_VS_REST = ("This one-vs-rest fit already weighs the classes (class weights, or the cut at a class prior), "
+                       "so this note advises no other class setting. The class prior and its cuts trade accuracy for "
+                       "balanced accuracy: on tables of balanced classes (benchmarks/multiclass_prior.py, 27 cells of "
+                       "3 to 10 classes) one-vs-rest with them did worse in balanced accuracy than without them by "
+                       "more than 0.02 in 9 of the 11 cells with n x epsilon / k below 2,000 (down to -0.286), and "
+                       "was within 0.02 in all 16 at 2,000 or more; on classes known, without this data, to be about "
+                       "equal, the fit without them is a choice too. Besides it, what remains to choose from public "
+                       "knowledge is epsilon, lam and the columns")
 
 
 #: What comes first after a finding when most training rows were clipped onto R (:func:`dpcvx.data.notes.
@@ -1124,6 +1143,33 @@ def sampled_rows(n: int) -> slice:
 MISSED_CUT = ("on its training rows, the release ranks the rows well but its cut misses the rarer class: its balanced "
               f"accuracy (the mean recall of the two classes) at its own cut is at least {MISSED_GAP:g} below what "
               "another cut of its decision values reaches there.")
+#: The largest share of the rarer class among the training rows of any table :func:`missed_cut_advice`'s counts were
+#: measured on (benchmarks/missed_cut.py: 0.5 % to 30 % positives). Above it the rule's finding is said as
+#: :data:`MISSED_CUT_EVEN` with :func:`even_cut_advice`: a prober (session 62, finding 3) had an XOR table of 50/50
+#: classes told "misses the rarer class" with the prior's 150 of 162, and the prior refit did no better (0.518 against
+#: 0.525 on new rows).
+MISSED_SHARE = 0.3
+MISSED_CUT_EVEN = ("on its training rows, the release ranks the rows but its cut is not the one that separates them "
+                   "best: its balanced accuracy (the mean recall of the two classes) at its own cut is at least "
+                   f"{MISSED_GAP:g} below what another cut of its decision values reaches there, on classes close to "
+                   f"balanced (the rarer carries more than {MISSED_SHARE * 100:g} % of the training rows).")
+
+
+def even_cut_advice() -> str:
+    """What follows :data:`MISSED_CUT_EVEN`: no class setting is advised. The counts of :func:`missed_cut_advice` come
+    from tables whose rarer class carried 0.5 % to 30 % of the rows (:data:`MISSED_SHARE`); and on equal classes
+    (n_+ = n_-) the class settings are the unweighted fit, up to the noise of the private count: class_prior='private'
+    with threshold='prior' centres the intercept and cuts at the log-odds b0 = log(n~_+ / (n - n~_+)) of the released
+    count n~_+, about 0 there (the release's own cut), and class_weight='balanced' weighs class k by
+    w_k = min_j pi_j / pi_k, about 1 there (docs/theory.md, section 21)."""
+    prior = f"{setting('class_prior', repr('private'), 'private')} with {setting('threshold', repr('prior'), 'prior')}"
+    balanced = setting("class_weight", repr("balanced"), "balanced")
+    return (f" No class setting is known to move this cut: what was measured for {prior} and {balanced} after this "
+            f"finding (benchmarks/missed_cut.py) comes from tables whose rarer class carried 0.5 % to "
+            f"{MISSED_SHARE * 100:g} % of the rows, none from such a table, and on equal classes they are the "
+            "unweighted fit up to the noise of a private count (the prior's cut, the log-odds of the counted "
+            "classes, is about 0, the release's own; the balanced weights are about 1). A cut chosen by looking at "
+            "these rows is not private.")
 
 
 def best_balanced_accuracy(decisions: np.ndarray, labels: np.ndarray) -> float | None:
@@ -1408,7 +1454,8 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
                 finding = MISSED_PRIOR_CUT
         if finding is None and multiclass and weighed and compared is not None and weighed_short(compared()):
             finding = WEIGHED_SHORT
-        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located)
+        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located,
+              graded_classes=classes if owner == "DPLogisticRegression" and multiclass and graded(classes) else None)
 
 
 def _instead(multiclass: bool, weighed: bool, unweighted: str | None = None) -> str | None:
@@ -1428,17 +1475,65 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
     the one-vs-rest release's, ``located`` as there); ``classes``: the declared classes in the order of the counts,
     which the finding names, and ``for_accuracy`` (:func:`classification_finding`). ``ranked``: a binary release's
     best balanced accuracy over the cuts of its decision values (:class:`Deferred`), read only where no other finding
-    holds and it was fitted for accuracy: :data:`MISSED_CUT` (:func:`missed_cut`) with :func:`missed_cut_advice`.
-    ``weighed``: the fit already uses the class settings the note would advise (:func:`weighs_classes`): it is not
-    fitted for accuracy, and its note names none of them (:data:`WEIGHED`), so a note never advises a setting the
-    fit already uses."""
+    holds and it was fitted for accuracy: :data:`MISSED_CUT` (:func:`missed_cut`) with :func:`missed_cut_advice`,
+    or, where the rarer class carries more than :data:`MISSED_SHARE` of the rows, :data:`MISSED_CUT_EVEN` with
+    :func:`even_cut_advice` (no class setting). ``weighed``: the fit already uses the class settings the note would
+    advise (:func:`weighs_classes`): it is not fitted for accuracy, and its note names none of them (:data:`WEIGHED`),
+    so a note never advises a setting the fit already uses."""
     if runs_here():
         for_accuracy = for_accuracy and not weighed
         finding, advice = classification_finding(counts, classes, for_accuracy), ""
         if (finding is None and for_accuracy and ranked is not None and counts.shape[0] == 2
                 and missed_cut(counts, ranked())):
             finding, advice = MISSED_CUT, missed_cut_advice(owner)
-        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice)
+            if counts.sum(axis=1).min() > MISSED_SHARE * counts.sum():  # outside what the advice was measured on
+                finding, advice = MISSED_CUT_EVEN, even_cut_advice()
+        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice,
+              graded_classes=classes if owner == "DPLogisticRegression" and counts.shape[0] > 2 and graded(classes)
+              else None)
+
+
+#: benchmarks/ordinal_regression.py (its rule written before its runs: K = 4,000 chosen on the development family of
+#: 5 classes, skewed and even shares, n 1,000 to 20,000, epsilon 1 to 8; held-out 4 and 7 classes, n 2,000 and 10,000,
+#: epsilon 0.5 to 8, passed): one DPHuberRegressor(column_statistics=False) on the class values, rounded, against
+#: one-vs-rest at its defaults and with the prior's cuts; cells (mean of 3 seeds) below n epsilon / k = 4,000 and at or
+#: above it: (cells, better than both) and (cells, better than both, worse than the better by more than 0.02)
+GRADED_BELOW = (16, 16)
+GRADED_ABOVE = (14, 4, 6)
+GRADED_RATIO = 4000
+
+
+def graded(classes: Any) -> bool:
+    """Whether the declared ``classes`` (public) are more than two evenly spaced numbers, as grades or ratings are:
+    what :func:`graded_advice` is shown for."""
+    if classes is None:
+        return False
+    values = list(classes)
+    if len(values) < 3 or not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                                  for v in values):
+        return False
+    steps = np.diff(np.sort(np.asarray(values, dtype=float)))
+    return bool(np.all(np.isfinite(steps)) and steps[0] > 0 and np.allclose(steps, steps[0]))
+
+
+def graded_advice(classes: Any) -> str:
+    """After one-vs-rest's note on :func:`graded` classes, a sentence of its own (the note ends without a full stop):
+    if the classes are ordered grades, one regression on their values, rounded to the nearest class, spends the whole
+    epsilon on one fit instead of epsilon / k on each, with what was measured (:data:`GRADED_BELOW`,
+    :data:`GRADED_ABOVE`; a prober, session 62, finding 1: ratings 1..5 at epsilon 1, n 5,000, 0.449 against
+    one-vs-rest's 0.349 and 0.365). Public: the declared classes only; n x epsilon / k is stated, not read."""
+    values = sorted(float(v) for v in classes)
+    lo, hi = (f"{v:g}" for v in (values[0], values[-1]))
+    bound = setting("label_bound", f"({lo}, {hi})", f"{lo},{hi}")
+    regression = (f"fit with --loss huber_regression {bound} --no-column-statistics (without --classes)"
+                  if command_line_runs() else f"DPHuberRegressor({bound}, column_statistics=False)")
+    below, (above, better, worse) = GRADED_BELOW, GRADED_ABOVE
+    return (f". If the classes are ordered grades (ratings, severity levels), one {regression} on the class values, "
+            "its prediction rounded to the nearest class, is one fit at all of epsilon, where one-vs-rest gives each "
+            "of its k fits epsilon / k: in balanced accuracy on new rows it did better than one-vs-rest both at its "
+            f"defaults and with the private class prior and its cuts in {below[1]} of the {below[0]} measured "
+            f"tables with n x epsilon / k below {GRADED_RATIO:,}, and in {better} of the {above} at or above it "
+            f"(worse by more than 0.02 in {worse}; benchmarks/ordinal_regression.py, 4, 5 and 7 classes)")
 
 
 def one_vs_rest_ranges() -> str:
@@ -1457,11 +1552,14 @@ def one_vs_rest_ranges() -> str:
 
 
 def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False,
-          located: bool = False, wide_labels: bool = False, advice: str = "") -> None:
+          located: bool = False, wide_labels: bool = False, advice: str = "", graded_classes: Any = None) -> None:
     """Warn the finding's text (:func:`warning_text`); after one-vs-rest's note (:data:`ONE_VS_REST`), the ranges
-    (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics."""
+    (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics, then, for
+    ``graded_classes`` (:func:`graded`; after DPLogisticRegression, the one-vs-rest measured), :func:`graded_advice`."""
     if finding is not None:
         after = (one_vs_rest_ranges() if unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST)
                  and not located else "")
+        if graded_classes is not None and unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST):
+            after += graded_advice(graded_classes)
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice)
         warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)

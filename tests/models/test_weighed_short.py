@@ -81,3 +81,24 @@ def test_a_fit_not_advised_is_not_compared_and_the_check_changes_nothing(monkeyp
     shown = dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), random_state=1, **ADVISED)
     told(shown.fit, X, y)
     np.testing.assert_array_equal(quiet.coef_, shown.coef_)
+
+
+def _thirds(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """probeB (session 62) gen3.py "balanced3": 8 uniform columns, three classes of about a third each."""
+    rng = np.random.default_rng(6220 + seed)
+    X = rng.uniform(-0.5, 0.5, (n + 5000, 8))
+    W = rng.normal(size=(8, 3)) * 3
+    y = np.argmax(X @ W + rng.gumbel(size=(n + 5000, 3)), axis=1)
+    return X[:n] / np.sqrt(2.0), y[:n]
+
+
+def test_the_note_after_a_prior_fit_on_balanced_classes_names_leaving_the_prior_out() -> None:
+    """probeB session 62 finding 4 (n 2,000, epsilon 1, seed 0): the prior fit, worse than the default in 5 of 5 seeds,
+    was told that "what remains to choose" is "epsilon, lam and the columns" and nothing of the prior it uses."""
+    X, y = _thirds(0, 2000)
+    texts = told(dpcvx.DPLogisticRegression(epsilon=1, classes=(0, 1, 2), class_prior="private", threshold="prior",
+                                            random_state=0).fit, X, y)
+    assert len(texts) == 1 and "NOT PRIVATE" in texts[0], texts
+    assert "the fit without them is a choice too" in texts[0]
+    assert "9 of the 11 cells with n x epsilon / k below 2,000" in texts[0]
+    assert "advises no class setting" not in texts[0]
