@@ -102,9 +102,8 @@ def _text(chunk: Any, trim: bool) -> np.ndarray:
 
 def _column(column: Any, numeric: bool, feature: bool) -> np.ndarray:
     """A column as the schema reads it: typed (:func:`typed_column`), else its cells' text; a categorical feature
-    stored as floats stays floats (null: NaN), as a pandas float column is given to the schema, whose check refuses
-    floats that are a category's integer text (3.0 for "3": the text "3.0" was the all-zero block, a column that
-    carried nothing into the model, where Python refuses it with its fix)."""
+    stored as floats stays floats (null: NaN), as a pandas float column is given to the schema, which reads each
+    whole float as the category that is its integer text (3.0 is "3"; its text "3.0" was the all-zero block)."""
     import pyarrow as pa
 
     typed = typed_column(column, numeric or (feature and pa.types.is_floating(column.type)))
