@@ -223,7 +223,20 @@ class PINP(TrainingSetLearner):
                 f"bound R_phi = {kernel.feature_bound:g}; scale it into the input domain "
                 "(||z|| <= input_bound); no query of this call was answered"
             )
+        self._check_query_count(points.shape[0], self._session())
         return points
+
+    def _check_query_count(self, asked: int, parameters: PINPParameters) -> None:
+        """Refuse a call that would take the answers past T = ``max_queries`` (public: the count of the analyst's own
+        queries), before any is answered: sigma is calibrated with ln(3 T / beta), so the accuracy guarantee covers T
+        answers; the curator answered past T and its transcript recorded 60 answers under a certificate for 5 (an
+        attacker probe, sixty-second session). The privacy proof (B rounds of the sparse vector) does not read T."""
+        if self.queries_answered_ + asked > parameters.max_queries:
+            raise BudgetExceededError(
+                f"PINP has answered {self.queries_answered_} of its T = {parameters.max_queries} queries "
+                f"(max_queries), and this call asks {asked} more: its accuracy guarantee (sigma, w.p. >= 1 - beta) "
+                "covers T answers, so none of this call was answered; public_predictor() answers further queries "
+                "at no privacy cost, and a new curator with a larger max_queries plans for more")
 
     def __getstate__(self) -> dict[str, Any]:
         """An unfitted learner copies as its parameters; a fitted curator cannot be copied or pickled: it holds the
@@ -252,6 +265,7 @@ class PINP(TrainingSetLearner):
 
     def _answer(self, point: np.ndarray, parameters: PINPParameters) -> float:
         """:meth:`query`'s answer to one checked point, under the curator's lock."""
+        self._check_query_count(1, parameters)  # again under the lock: another thread may have answered meanwhile
         if self.updates_used_ >= parameters.max_updates:
             raise BudgetExceededError(
                 f"PINP has made its B = {parameters.max_updates} updates and its privacy budget is "

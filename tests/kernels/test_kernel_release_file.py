@@ -93,6 +93,23 @@ def test_edited_round_parameters_are_refused(releases, tmp_path):
             dpcvx.load(tmp_path / "edited.json")
 
 
+def test_a_pinp_transcript_no_run_could_write_is_refused(releases, tmp_path):
+    """A curator answers at most T = max_queries queries, each 0 until its first update: the loader accepted 500
+    answers under T = 30, and nonzero answers with no update (an attacker probe, sixty-second session)."""
+    data = json.loads(dpcvx.save(releases["PINP"], tmp_path / "release.json").read_text())
+    assert len(data["privatised"]["answers"]) == 6
+    edits = [lambda d: d["privatised"]["answers"].append(0.0)]  # a seventh answer under T = 6
+    if data["privatised"]["updates_used"] == 0:
+        edits.append(lambda d: d["privatised"]["answers"].__setitem__(0, 5.0))
+    for change in edits:
+        edited = json.loads(json.dumps(data))
+        change(edited)
+        edited.pop("sha256", None)
+        (tmp_path / "edited.json").write_text(json.dumps(edited))
+        with pytest.raises(dpcvx.InputError, match="the file has been edited"):
+            dpcvx.load(tmp_path / "edited.json")
+
+
 def test_pinp_release_names_its_floating_point_guarantee_and_the_loader_rechecks_it(releases, tmp_path):
     """PINP (rbf) answers on a lattice with exact noise: "exact"; an edited name or lattice constant is refused."""
     data = json.loads(dpcvx.save(releases["PINP"], tmp_path / "release.json").read_text())

@@ -258,12 +258,14 @@ def _check_dimension(saved: dict, algorithm: str, d: int) -> None:
 
 def _check_outputs(algorithm: str, outputs: dict, released: int, calibration: Any) -> None:
     """The algorithm's outputs are read off its released centres, and a recorded value other than the one they
-    give is refused: PINP adds one centre per update (at most B, each with an answer); TDIL one per round until a
+    give is refused: PINP adds one centre per update (at most B, each with an answer) and answers at most T =
+    ``max_queries`` queries, each 0 (the public iterate) until its first update; TDIL one per round until a
     round's test certifies or the B rounds end, so ``certified`` is (centres < B) and ``rounds_used`` the centres
     plus the certifying round."""
-    if algorithm == "PINP":
+    if algorithm == "PINP":  # at most T answers; before its first update every answer is the public iterate's 0
         rounds, expected = calibration.max_updates, {"answers": outputs["answers"], "updates_used": released}
-        given = len(outputs["answers"]) >= released
+        answers = outputs["answers"]
+        given = released <= len(answers) <= calibration.max_queries and (released > 0 or not any(answers))
     elif algorithm == "TDIL":
         rounds = getattr(calibration, "base", calibration).rounds
         certified = released < rounds
