@@ -278,14 +278,6 @@ class FitPlan:
             check_reachable(release, self.width)
         return Calibrated(lam_rule, release, constants)
 
-    def stated_delta(self, calibration: ReleaseCalibration | LatticeCalibration) -> float:
-        """The delta a fit of ``calibration`` states and charges: the plan's, or 0 when the calibration is a pure
-        epsilon one (at delta > 0 the pure objective perturbation wins where its public excess-risk bound is smaller,
-        :func:`~dpcvx.privacy.linear_calibration.pure_competitor`). A pure epsilon-DP release is (epsilon, 0)-DP,
-        which implies the (epsilon, delta) asked for; the release states the guarantee it has, under the pure
-        theorem, and the accountant is charged (epsilon, 0), never more than was asked."""
-        return self.delta if calibration.approximate else 0.0
-
     def lam_choice(self, n: int) -> LamChoice:
         """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only): the noise
         at the bound R of the rows the theorems see (an intercept column included), the bias at the comparator
@@ -445,12 +437,11 @@ class FitPlan:
         rng = resolve_rng(random_state)
         source = integer_source(None if random_state is None else rng)  # the OS CSPRNG unless seeded
         calibration, n = bound.calibrated.calibration, bound.n
-        delta = self.stated_delta(calibration)
         if accountant is not None:
             size = f"n={n}" if self.relation.uses_n else f"add-remove, n_public={n}"
-            accountant.spend(self.epsilon, delta,
+            accountant.spend(self.epsilon, self.delta,
                              description=f"PrivateERM.fit ({self.loss_label}, {self.mechanism} perturbation, {size})",
-                             curve=calibration.privacy_curve(self.epsilon, delta),
+                             curve=calibration.privacy_curve(self.epsilon, self.delta),
                              neighbours=self.relation, conditional=self.conditional)
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector. Both are drawn before the
@@ -488,13 +479,12 @@ class FitPlan:
             w, steps = problem.constraint_set.project(w), (problem.constraint_set.projection_step(),)
         coef, intercept = rows.split_weights(w)
         lam_rule = bound.calibrated.lam_rule
-        delta = self.stated_delta(calibration)
         release = ReleaseCertificate(
             mechanism=self.mechanism,
             guarantee=float_safe_guarantee(calibration, release_guarantee(
-                problem.certificate.guarantee(self.mechanism, delta), self.mechanism,
+                problem.certificate.guarantee(self.mechanism, self.delta), self.mechanism,
                 calibration.relation is Neighbours.ADD_REMOVE)),
-            epsilon=self.epsilon, delta=delta, calibration=calibration,
+            epsilon=self.epsilon, delta=self.delta, calibration=calibration,
             verification=problem.certificate,
             data_norm=rows.norm_bound, effective_norm_bound=rows.effective_norm_bound,
             fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
