@@ -113,6 +113,9 @@ def test_the_file_round_trips_and_an_edited_one_is_refused(tmp_path: Any) -> Non
     edited = json.loads(json.dumps(saved))
     edited["certificate"]["guarantee"] = edited["certificate"]["guarantee"].split(";")[0]
     edits.append(edited)
+    edited = json.loads(json.dumps(saved))
+    edited["certificate"]["delta"] = 1e-3  # another delta under the same pure calibration and statement
+    edits.append(edited)
     pure = json.loads(json.dumps(model_dict(_fit(_ball(), X, y, 0.3, delta=0.0))))
     pure["certificate"]["delta"] = DELTA
     edits.append(pure)
