@@ -482,8 +482,8 @@ class FitPlan:
         release = ReleaseCertificate(
             mechanism=self.mechanism,
             guarantee=float_safe_guarantee(calibration, release_guarantee(
-                problem.certificate.guarantee(self.mechanism, self.delta), self.mechanism,
-                calibration.relation is Neighbours.ADD_REMOVE)),
+                problem.certificate.release_theorem(self.mechanism, self.delta, calibration.approximate),
+                self.mechanism, calibration.relation is Neighbours.ADD_REMOVE)),
             epsilon=self.epsilon, delta=self.delta, calibration=calibration,
             verification=problem.certificate,
             data_norm=rows.norm_bound, effective_norm_bound=rows.effective_norm_bound,

@@ -63,6 +63,7 @@ __all__ = [
     "kst12_calibration",
     "weight_norm_bound",
     "utility_proxy",
+    "moment_utility",
     "calibrate_objective_gaussian",
     "EPSILON_MAX_GAUSSIAN_OBJECTIVE",
     "check_gaussian_objective_epsilon",
@@ -483,14 +484,27 @@ def utility_proxy(
     never the fitted weights). ``lipschitz_bound`` is L R (default: the quadratic form only).
     Section 12.5.
     """
-    n = integer("n", n)
     d = integer("dim", dim)
+    sigma = positive("sigma", sigma)
+    return moment_utility(sigma * math.sqrt(d), sigma * sigma * d, ridge, n=n, lam_m=lam_m, weight_norm=weight_norm,
+                          lipschitz_bound=lipschitz_bound)
+
+
+def moment_utility(first: float, second: float, ridge: float, *, n: int, lam_m: float, weight_norm: float,
+                   lipschitz_bound: float = math.inf) -> float:
+    """E = min(second / (2 n^2 s), L R first / (n s)) + Delta W^2 / 2, s = Lam m + Delta: :func:`utility_proxy` for
+    an objective noise b of any law with E||b|| <= ``first`` and E||b||^2 = ``second`` (sum form).
+
+    The Gaussian's are (sigma sqrt(d), sigma^2 d); the pure calibration's l2-Laplace noise, density proportional to
+    exp(-beta ||b||), has (d / beta, d (d + 1) / beta^2) (:func:`~dpcvx.privacy.noise.l2_laplace_moments`), which is
+    how :func:`~dpcvx.privacy.linear_calibration.calibrate_linear` ranks it against the Gaussian calibrations at
+    delta > 0 (docs/theory.md, section 12.5). Public arithmetic only.
+    """
+    n = integer("n", n)
     curvature = non_negative("lam_m", lam_m) + non_negative("ridge", ridge)
     if not curvature > 0:
         raise InputError("lam_m + ridge must be positive")
-    sigma = positive("sigma", sigma)
-    noise = objective_noise_risk(sigma * math.sqrt(d), sigma * sigma * d, n=n, strong=curvature,
-                                 lipschitz_bound=lipschitz_bound)
+    noise = objective_noise_risk(first, second, n=n, strong=curvature, lipschitz_bound=lipschitz_bound)
     return noise + ridge * non_negative("weight_norm", weight_norm) ** 2 / 2
 
 

@@ -30,7 +30,17 @@ from ..validation import check_flag, fraction, integer
 from .condition import ESTIMATE_METHODS, PROOF_METHODS, Condition
 from .exact import exact_text
 from .prox_form import NonsmoothForm
-from .verdict import MECHANISMS, NO_CONSTRAINTS, PIECEWISE, PIECEWISE_NOTE, THEOREMS, Mechanism, Verdict, decide
+from .verdict import (
+    MECHANISMS,
+    NO_CONSTRAINTS,
+    PIECEWISE,
+    PIECEWISE_NOTE,
+    THEOREMS,
+    Mechanism,
+    Verdict,
+    decide,
+    pure_at_delta,
+)
 
 __all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED", "PROOF_METHODS", "ESTIMATE_METHODS",
            "NO_CONSTRAINTS", "PIECEWISE_NOTE"]
@@ -223,6 +233,17 @@ class Certificate:
             note = self._conditional_note(mechanism)
             text = self._answers[key] = f"{theorem.citation}: {theorem.grants}" + (f". {note}" if note else "")
         return text
+
+    def release_theorem(self, mechanism: str, delta: float, approximate: bool) -> str:
+        """The theorem a release of ``mechanism`` stated at ``delta`` relies on, by its calibration's kind
+        (``approximate``: a Gaussian one): :meth:`guarantee` at ``delta``, or, for a pure-epsilon calibration under a
+        stated delta > 0 (the pure objective perturbation chosen by its public bound,
+        :func:`~dpcvx.privacy.linear_calibration.pure_competitor`), the pure theorem at delta = 0 with why it holds
+        and was chosen (:func:`~dpcvx.verification.verdict.pure_at_delta`). The one rule of a fit's statement and of
+        a model file's reader."""
+        if approximate or delta == 0:
+            return self.guarantee(mechanism, delta)
+        return pure_at_delta(self.guarantee(mechanism, 0.0))
 
     @cached_property
     def one_signed_slope(self) -> bool:

@@ -104,6 +104,7 @@ def test_recompute_reproduces_the_calibration(maker):
 
 # -- the fit ------------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("gaussian_objective")  # the Gaussian machinery on a small fixture
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 def test_fit_draws_gaussian_noise_with_the_calibrated_scales(data, mechanism, monkeypatch):
     X, y = data
@@ -297,6 +298,7 @@ def test_gaussian_releases_save_load_and_edits_are_refused(data, tmp_path, mecha
 
 # -- the estimators and the command line ----------------------------------------------------------
 
+@pytest.mark.usefixtures("gaussian_objective")  # the Gaussian machinery on a small fixture
 @pytest.mark.parametrize("estimator", ["DPLogisticRegression", "DPERMClassifier", "DPHuberSVM"])
 def test_estimators_take_delta(data, estimator):
     pytest.importorskip("sklearn")

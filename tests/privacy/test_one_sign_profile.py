@@ -37,6 +37,7 @@ def _fit(loss, neighbours="replace-one", n=2000, **options):
             X, y, epsilon=0.5, mechanism="objective", delta=1e-6, neighbours=neighbours, random_state=0, **extra)
 
 
+@pytest.mark.usefixtures("gaussian_objective")  # the Gaussian machinery on a small fixture
 @pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
 def test_the_logistic_loss_is_calibrated_by_the_one_sign_profile(neighbours):
     model = _fit(losses.logistic(), neighbours)
@@ -79,6 +80,7 @@ def test_a_loss_whose_slope_changes_sign_keeps_the_general_profile(loss):
     assert "by the general profile of section 12.3" in str(model.certificate)
 
 
+@pytest.mark.usefixtures("gaussian_objective")  # the Gaussian machinery on a small fixture
 def test_an_unproved_sign_keeps_the_general_profile(monkeypatch):
     """Nothing proved the sign (sympy and the validated bounds cut short): the general profile, even for a loss
     whose l' has one sign; an estimate never counts."""
@@ -90,6 +92,7 @@ def test_an_unproved_sign_keeps_the_general_profile(monkeypatch):
     assert calibration.sigma == pytest.approx(GENERAL["replace-one"], rel=1e-4)
 
 
+@pytest.mark.usefixtures("gaussian_objective")  # the Gaussian machinery on a small fixture
 def test_a_regression_keeps_the_general_profile():
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (500, 3))

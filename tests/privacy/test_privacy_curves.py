@@ -107,6 +107,7 @@ def test_curves_of_different_relations_do_not_compose():
         compose_epsilon([gaussian_curve(2.0), gaussian_curve(2.0, "add-remove")], 1e-6)
 
 
+@pytest.mark.usefixtures("gaussian_objective")  # the Gaussian machinery on a small fixture
 def test_release_certificates_carry_their_curve(data):
     X, y = data
     learner = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)

@@ -45,6 +45,7 @@ def test_a_version_16_gaussian_objective_file_loads_with_the_general_profile(nam
     assert dpcvx.load(tmp_path / "again.json").certificate.calibration.sigma == recorded["sigma"]
 
 
+@pytest.mark.usefixtures("gaussian_objective")  # the Gaussian machinery on a small fixture
 def test_a_fit_of_the_same_loss_now_takes_the_one_sign_profile():
     """The fixture's loss and inputs fitted by this dpcvx: the one-sign profile, a smaller sigma."""
     data = json.loads((FORMAT16 / "objective.json").read_text())

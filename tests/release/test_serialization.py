@@ -353,8 +353,11 @@ def set_constant(key, value):
     (lambda data: data["certificate"]["constants"].pop("lam"), "certificate.constants.lam is missing"),
     (lambda data: data.update(delta=1.0) or data["certificate"].update(delta=1.0),
      r"certificate.delta must lie in \[0, 1\)"),
+    # a pure objective perturbation may state delta > 0 (chosen over the Gaussian ones, docs/theory.md 12.5), but
+    # only with the statement and the curve of that delta: a pure file's delta edited is refused by its curve
     (lambda data: data.update(delta=0.1) or data["certificate"].update(delta=0.1),
-     "certificate.delta must be 0 for the pure-epsilon mechanisms"),
+     "certificate.delta must be 0 for the pure-epsilon output perturbation|certificate.privacy_curve is not the "
+     "curve of the recorded calibration"),
     (lambda data: data["certificate"].update(neighbours=""),
      "certificate.neighbours must be one of 'replace-one', 'add-remove'; got ''"),
     (lambda data: data["certificate"].update(effective_norm_bound=2.0), "constants.R is 1.0 but the effective"),

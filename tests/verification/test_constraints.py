@@ -109,6 +109,7 @@ def test_pure_calibration_with_a_convex_only_regularizer_takes_the_ridge_from_de
     assert calibration["extra_reg"] == pytest.approx(0.25 / (n * math.expm1(eps_obj / 4)), rel=1e-9)
 
 
+@pytest.mark.usefixtures("gaussian_objective")  # the Gaussian machinery on a small fixture
 def test_gaussian_calibration_is_kst12_only(data):
     X, y = data
     model = dpcvx.PrivateERM(constraints=BALL, lam=1e-2, data_norm=1.0).fit(X, y, 1.0, delta=1e-6, random_state=0)

@@ -249,9 +249,11 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
     for key in ("n", "dim"):  # counts, as a fit passes them to the calibration: JSON integers (400.0 is not 400)
         if key in calibration:
             _count(f"certificate.calibration.{key}", calibration[key])
-    if not approximate and delta != 0.0:
-        raise InputError(f"certificate.delta must be 0 for the pure-epsilon mechanisms, got {delta!r}; the file "
-                         "has been edited")
+    if not approximate and delta != 0.0 and Mechanism.of(mechanism) is not Mechanism.OBJECTIVE:
+        # a pure objective perturbation may state delta > 0: it competes there (linear_calibration.pure_competitor),
+        # and its statement names the pure theorem and why it holds (checked below, Certificate.release_theorem)
+        raise InputError(f"certificate.delta must be 0 for the pure-epsilon output perturbation, got {delta!r}; the "
+                         "file has been edited")
     # the calibration's inputs are the certificate's stated facts
     stated = {"epsilon": epsilon, "R": effective_norm_bound, "n": constants.get("n"),
               "lam": constants.get("lam")}
@@ -393,7 +395,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "give; the file has been edited")
     # the fit's guarantee is the verdict's theorem for this mechanism at delta (with the float-safe mechanism named);
     # a release drawn after private values states their composition first, then it
-    theorem, add_remove = verification.guarantee(mechanism, delta), calibration.relation is Neighbours.ADD_REMOVE
+    theorem = verification.release_theorem(mechanism, delta, calibration.approximate)
+    add_remove = calibration.relation is Neighbours.ADD_REMOVE
     fitted = float_safe_guarantee(calibration, release_guarantee(theorem, mechanism, add_remove))
     guarantee = _text("certificate.guarantee", item["guarantee"])
     # an add-remove output release written before its statement named the add-remove sensitivity stated the
