@@ -170,17 +170,21 @@ def _pair(cost: Any) -> tuple[Any, Any]:
 
 
 def _release_of(model: Any) -> Any:
-    """The release :meth:`PrivacyAccountant.spend_release` charges for what holds one: a fitted pipeline's last step
-    (its other steps are public maps), a fitted estimator's or kernel learner's ``model_``, a ``TuningResult``'s
-    selected ``model`` (itself a release or a fitted estimator), followed until an object with a certificate and its
-    curve (duck-typed: the release layer sits above this module); anything else as it is."""
-    for _ in range(3):  # a pipeline, its estimator, its release: the deepest holding there is
+    """The release :meth:`PrivacyAccountant.spend_release` charges for what holds one: a fitted estimator's or kernel
+    learner's ``model_``, a ``TuningResult``'s selected ``model`` (itself a release or a fitted estimator), followed
+    until an object with a certificate and its curve (duck-typed: the release layer sits above this module); anything
+    else as it is. A pipeline is refused: its other steps may have read the rows too (a fitted StandardScaler, a
+    SelectFromModel of a private fit), which its last step's certificate does not state (an attacker probe,
+    sixty-second session)."""
+    if isinstance(getattr(model, "steps", None), list):
+        raise InputError(f"spend_release takes one release, not a {type(model).__name__}: its steps before the last "
+                         "may have read the rows as well, which the last step's certificate does not state. Charge "
+                         "the final estimator, accountant.spend_release(pipeline[-1]), when every other step is a "
+                         "public map (a PublicSchema, RandomFourierFeatures), and charge any other step's cost "
+                         "yourself; nothing was charged")
+    for _ in range(2):  # an estimator or a tuning result, then the release it holds
         if hasattr(getattr(model, "certificate", None), "privacy_curve"):
             return model
-        steps = getattr(model, "steps", None)
-        if isinstance(steps, list) and steps and isinstance(steps[-1], tuple):
-            model = steps[-1][-1]
-            continue
         held = [getattr(model, name) for name in ("model_", "model") if getattr(model, name, None) is not None]
         if not held:
             return model
@@ -422,7 +426,8 @@ class PrivacyAccountant:
         For a release made on this data set outside this accountant: a dpcvx release is charged what it cost in
         total, its ``epsilon``, ``delta`` and ``privacy_curve`` (with privately drawn bounds, their budget too; a
         model :func:`dpcvx.tune` selected, the whole selection's, not its candidate's share); what holds one release,
-        that release (:func:`_release_of`: a fitted estimator or kernel learner, a fitted pipeline, a ``TuningResult``);
+        that release (:func:`_release_of`: a fitted estimator or kernel learner, a ``TuningResult``; a pipeline is
+        refused, since its other steps may have read the rows);
         another object with a certificate, what ``model.certificate`` states.
         """
         model = _release_of(model)

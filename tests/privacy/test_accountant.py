@@ -361,26 +361,36 @@ def test_spend_release_charges_a_fitted_estimator_as_its_release():
 
 
 def test_spend_release_charges_what_holds_one_release():
-    """spend_release refused a fitted pipeline, a fitted kernel learner and a TuningResult ("takes a dpcvx release
-    with a certificate, got TuningResult"; a lead of the sixty-first session), which dpcvx.save writes as their
-    release. Each is charged the release it holds: the pipeline's last step's, the learner's model_, the selection's
-    whole cost."""
+    """spend_release refused a fitted kernel learner and a TuningResult ("takes a dpcvx release with a certificate,
+    got TuningResult"; a lead of the sixty-first session), which dpcvx.save writes as their release. Each is charged
+    the release it holds: the learner's model_, the selection's whole cost. A pipeline is refused with the way to
+    charge its last step: its other steps may have read the rows (a fitted StandardScaler before the private fit was
+    charged as if the pipeline were private, and a SelectFromModel of a private fit went uncharged: an attacker
+    probe, sixty-second session)."""
     pytest.importorskip("sklearn")
+    from sklearn.feature_selection import SelectFromModel
     from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
 
     from dpcvx.demo import synthetic_classification
 
     X, y = synthetic_classification(n=300, d=3, random_state=1)
-    schema = dpcvx.PublicSchema([dpcvx.NumericColumn(f"x{i}", -1.0, 1.0) for i in range(3)])
-    pipeline = make_pipeline(schema, dpcvx.DPLogisticRegression(epsilon=0.6, classes=(-1, 1), random_state=0))
-    pipeline.fit(X, y)
     learner = dpcvx.TDDL("rbf", gamma=1.0, lam=0.1)
     learner.fit(X[:200], y[:200], 0.8, Z=X[200:240], random_state=0)
     result = dpcvx.tune(dpcvx.DPLogisticRegression(classes=(-1, 1), random_state=0), X, y, {"lam": [0.01, 0.1]},
                         epsilon=0.9, random_state=0)
-    for held, release in ((pipeline, pipeline[-1].model_), (learner, learner.model_), (result, result.model)):
+    for held, release in ((learner, learner.model_), (result, result.model)):
         accountant = PrivacyAccountant(5.0, 1e-5)
         cost = accountant.spend_release(held)
-        assert cost == accountant.spend_release(release) and cost.epsilon in (0.6, 0.8, 0.9), type(held).__name__
-    with pytest.raises(InputError, match="takes a dpcvx release"):
-        PrivacyAccountant(5.0).spend_release(make_pipeline(schema, dpcvx.DPLogisticRegression(epsilon=0.6)))
+        assert cost == accountant.spend_release(release) and cost.epsilon in (0.8, 0.9), type(held).__name__
+    schema = dpcvx.PublicSchema([dpcvx.NumericColumn(f"x{i}", -1.0, 1.0) for i in range(3)])
+    pipelines = [make_pipeline(schema, dpcvx.DPLogisticRegression(epsilon=0.6, classes=(-1, 1), random_state=0)),
+                 make_pipeline(StandardScaler(), dpcvx.DPLogisticRegression(epsilon=0.6, classes=(-1, 1))),
+                 make_pipeline(SelectFromModel(dpcvx.DPLogisticRegression(epsilon=1.0, classes=(-1, 1))),
+                               dpcvx.DPLogisticRegression(epsilon=0.6, classes=(-1, 1)))]
+    for pipeline in pipelines:
+        accountant = PrivacyAccountant(5.0)
+        with pytest.raises(InputError, match=r"not a Pipeline.*spend_release\(pipeline\[-1\]\)"):
+            accountant.spend_release(pipeline.fit(X, y))
+        assert not accountant.ledger
+    assert PrivacyAccountant(5.0).spend_release(pipelines[0][-1]).epsilon == 0.6
