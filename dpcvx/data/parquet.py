@@ -49,7 +49,7 @@ def typed_column(column: Any, numeric: bool, trim: bool = False) -> np.ndarray |
     kind = column.type
     if numeric and pa.types.is_null(kind):
         return np.full(len(column), np.nan)
-    if numeric and (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+    if numeric and (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)):
         return np.asarray(column.to_numpy(zero_copy_only=False)).astype(np.float64)  # nulls: NaN
     if numeric and pa.types.is_boolean(kind):  # 0/1, as NumericColumn reads a bool array (nulls: NaN); its text
         # "True"/"False" is no number (a Parquet file's flag column declared numeric was refused as one)
@@ -102,11 +102,13 @@ def _text(chunk: Any, trim: bool) -> np.ndarray:
 
 def _column(column: Any, numeric: bool, feature: bool) -> np.ndarray:
     """A column as the schema reads it: typed (:func:`typed_column`), else its cells' text; a categorical feature
-    stored as floats stays floats (null: NaN), as a pandas float column is given to the schema, which reads each
-    whole float as the category that is its integer text (3.0 is "3"; its text "3.0" was the all-zero block)."""
+    stored as floats or decimals is read as floats (null: NaN), as a pandas float column is given to the schema, which
+    reads each whole float as the category of its value (3.0 is "3"; the text "3.0" was the all-zero block, and a
+    decimal column's text has the scale its every record sets: one Decimal("2.5") made every "3" read "3.0")."""
     import pyarrow as pa
 
-    typed = typed_column(column, numeric or (feature and pa.types.is_floating(column.type)))
+    typed = typed_column(column, numeric or (feature and (pa.types.is_floating(column.type)
+                                                          or pa.types.is_decimal(column.type))))
     return _cells(column) if typed is None else typed
 
 

@@ -127,6 +127,7 @@ The input table is never modified: every output is a new array.
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import numbers
@@ -394,9 +395,11 @@ class CategoricalColumn:
         codes = np.where(ranked[slot] == labels, order[slot], -1).astype(np.intp)
         if absent.any():  # "None" or "nan" may be declared texts; a missing value is none of them
             codes[absent] = -1
-        misses = np.flatnonzero(codes < 0)
-        if misses.size:  # a number stands for its integer code, whatever the dtype the whole column was read as
-            codes[misses] = _number_slots(values[misses], _integer_slots(self.categories))
+        slots = _integer_slots(self.categories)
+        if slots and values.dtype.kind in "iufO":  # a number is its code by value, whatever type the column was read as
+            rows = np.flatnonzero(~_text_entries(values)) if values.dtype.kind == "O" else slice(None)
+            found = _number_slots(values[rows], slots)
+            codes[rows] = np.where(found >= 0, found, codes[rows])
         known = np.flatnonzero(codes >= 0)
         misread = self._misread(values, labels, np.flatnonzero(codes < 0), absent)
         if strict and misread is not None:
@@ -546,6 +549,8 @@ def _first_near_text(texts: np.ndarray, categories: tuple[str, ...]) -> tuple[in
 #: A category written as an integer, perhaps zero-padded ("3", "007", "-1"): what a number read from a table, or a
 #: whole float, may have stood for.
 _INTEGER_TEXT = re.compile(r"-?[0-9]+")
+#: A category that is a numeral of an integer value, as an integer or a whole float writes it ("3", "007", "3.0")
+_INTEGRAL_TEXT = re.compile(r"-?[0-9]+(\.0+)?")
 
 
 def _first_flag(entries: np.ndarray) -> int | None:
@@ -585,13 +590,14 @@ def _first_code(entries: np.ndarray, codes: dict[int, str]) -> int | None:
 
 
 def _integer_slots(categories: tuple[str, ...]) -> dict[int, int]:
-    """The category a number stands for, by its integer value (public: the categories alone): the category that is
-    the value's integer text ("3" for 3 and 3.0), else the one category that is that text zero-padded ("007" for 7,
-    a code whose leading zeros a reader dropped); a value two padded categories share ("07" and "007") is none's."""
+    """The category a number of integer value stands for (public: the categories alone): of the categories that are
+    numerals of that value ("3", "007", "3.0": ``_INTEGRAL_TEXT``), the one that is its integer text, else the only
+    one (2134 is "02134", 3 is "3.0" where only that is declared); a value two such categories share and neither
+    writes as its integer text ("07" and "007", "3.0" and "03") is none's."""
     indices: dict[int, list[int]] = {}
     for index, category in enumerate(categories):
-        if _INTEGER_TEXT.fullmatch(category):
-            indices.setdefault(int(category), []).append(index)
+        if _INTEGRAL_TEXT.fullmatch(category):
+            indices.setdefault(int(category.partition(".")[0]), []).append(index)
     slots = {}
     for value, found in indices.items():
         exact = [index for index in found if categories[index] == str(value)]
@@ -601,13 +607,14 @@ def _integer_slots(categories: tuple[str, ...]) -> dict[int, int]:
 
 
 def _number_slots(entries: np.ndarray, slots: dict[int, int]) -> np.ndarray:
-    """Each entry's category index by :func:`_integer_slots` when it is a number (an integer, not a boolean, or a
-    whole float) whose value is a key, else -1. Each entry by its own value alone: a column of integer codes that one
-    missing value or one 2.5 makes floats (pandas), or one text makes objects, encodes every other record as before
-    (3.0 was '3.0', no category, so one record turned every row of the column into the all-zero block: an attacker
-    probe, sixty-second session). Vectorised: the entries equal to a key as float64 (an integer column in its own
-    dtype) are the candidates; a float beyond 2**53 or an object entry is then looked at by its exact value and type
-    (True is 1.0, but no number read from a code)."""
+    """Each entry's category index by :func:`_integer_slots` when it is a number (an integer, not a boolean, a whole
+    float or a whole Decimal) whose value is a key, else -1. Each entry by its own value alone, never by its text,
+    which depends on the type the whole column was read as: a column of integer codes that one missing value or one
+    2.5 makes floats (pandas), one text makes objects, or one Decimal("2.5") gives a scale of one digit (pyarrow,
+    polars), encodes every other record as before (3.0 was '3.0', no category, so one record turned every row of the
+    column into the all-zero block: attacker probes, sixty-second session). Vectorised: the entries equal to a key as
+    float64 (an integer column in its own dtype) are the candidates; a float beyond 2**53 or an object entry is then
+    looked at by its exact value and type (True is 1.0, but no number read from a code)."""
     found = np.full(entries.shape, -1, dtype=np.intp)
     kind = entries.dtype.kind
     if not slots or kind not in "iufO":
@@ -639,9 +646,10 @@ def _number_slots(entries: np.ndarray, slots: dict[int, int]) -> np.ndarray:
     found[candidates[exact]] = key_slots[position[candidates[exact]]]
     for row in candidates[~exact]:  # a float beyond 2**53 (the float64 of 2**53 + 1 is 2**53), or an object entry
         value = entries[row]
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float, np.floating)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (*_NUMBERS, decimal.Decimal)):
             continue  # True is 1.0, and the text " 7" is 7.0, but neither is a number read from a code
-        found[row] = slots.get(int(value), -1)
+        if value == int(value):  # whole (a float equal to a key is; a Decimal equal to its float may not be)
+            found[row] = slots.get(int(value), -1)
     return found
 
 
@@ -649,10 +657,14 @@ def _number_slots(entries: np.ndarray, slots: dict[int, int]) -> np.ndarray:
 _FLOAT_CODES = 2 ** 1023
 
 
+#: The types of a number read from a table (a boolean is none; a Decimal is, for the lookup of _number_slots)
+_NUMBERS = (int, np.integer, float, np.floating)
+
+
 def _as_float(value: Any) -> float:
-    """An integer (not a boolean) or a float as float64, inf beyond its range; NaN for any other entry (never a
-    candidate of :func:`_first_code`)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float, np.floating)):
+    """An integer (not a boolean), a float or a Decimal as float64, inf beyond its range; NaN for any other entry
+    (never a candidate of :func:`_first_code` or :func:`_number_slots`)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (*_NUMBERS, decimal.Decimal)):
         return math.nan
     try:
         return float(value)

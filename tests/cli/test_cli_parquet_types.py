@@ -81,3 +81,26 @@ def test_floats_that_are_a_category_s_integer_text_are_that_category(tmp_path, c
             assert main(["fit", str(parquet), *options, *chunks, "--out", str(tmp_path / f"{name}.json")]) == 0
         models.append(dpcvx.load(tmp_path / f"{name}.json"))
     np.testing.assert_array_equal(models[0].coef_, models[1].coef_)
+
+
+def test_a_decimal_column_of_codes_is_read_by_value(tmp_path):
+    """pyarrow gives a decimal column one scale, set by its every record: one Decimal("2.5") wrote every code 3 as
+    "3.0", no category, and the command line read the column as that text, so one record turned every other row's
+    block into zeros (a second attacker probe, sixty-second session). The codes are read as numbers, each by its
+    value: the same codes at scale 0 and at scale 1 are the same release."""
+    import decimal
+
+    _, x, labels = _columns()
+    codes = np.where(np.arange(ROWS) % 3 == 0, 1, 2)
+    options = ["--target", "y", "--positive", "yes", "--categorical", "code:1,2", "--numeric", "x:0:10",
+               "--epsilon", "1", "--data-norm", "1", "--random-state", "3"]
+    models = []
+    for scale in (0, 1):
+        column = pa.array([decimal.Decimal(int(code)) for code in codes], pa.decimal128(5, scale))
+        data, out = tmp_path / f"scale{scale}.parquet", tmp_path / f"scale{scale}.json"
+        pq.write_table(pa.table({"code": column, "x": x, "y": labels}), data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UndeclaredCategoryWarning)
+            assert main(["fit", str(data), *options, "--out", str(out)]) == 0
+        models.append(dpcvx.load(out).coef_)
+    np.testing.assert_array_equal(models[0], models[1])
