@@ -81,8 +81,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "sampled_rows", "best_balanced_accuracy",
            "missed_cut", "MISSED_SHARE", "MISSED_CUT_EVEN", "even_cut_advice",
            "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
-           "MISSED_PRIOR_CUT", "GRADED_BELOW", "GRADED_ABOVE", "GRADED_RATIO", "graded", "graded_advice",
-           "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
+           "MISSED_PRIOR_CUT", "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
            "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
            "ONE_VS_REST", "ONE_VS_REST_OTHER", "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
@@ -1454,8 +1453,7 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
                 finding = MISSED_PRIOR_CUT
         if finding is None and multiclass and weighed and compared is not None and weighed_short(compared()):
             finding = WEIGHED_SHORT
-        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located,
-              graded_classes=classes if owner == "DPLogisticRegression" and multiclass and graded(classes) else None)
+        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located)
 
 
 def _instead(multiclass: bool, weighed: bool, unweighted: str | None = None) -> str | None:
@@ -1488,52 +1486,7 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
             finding, advice = MISSED_CUT, missed_cut_advice(owner)
             if counts.sum(axis=1).min() > MISSED_SHARE * counts.sum():  # outside what the advice was measured on
                 finding, advice = MISSED_CUT_EVEN, even_cut_advice()
-        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice,
-              graded_classes=classes if owner == "DPLogisticRegression" and counts.shape[0] > 2 and graded(classes)
-              else None)
-
-
-#: benchmarks/ordinal_regression.py (its rule written before its runs: K = 4,000 chosen on the development family of
-#: 5 classes, skewed and even shares, n 1,000 to 20,000, epsilon 1 to 8; held-out 4 and 7 classes, n 2,000 and 10,000,
-#: epsilon 0.5 to 8, passed): one DPHuberRegressor(column_statistics=False) on the class values, rounded, against
-#: one-vs-rest at its defaults and with the prior's cuts; cells (mean of 3 seeds) below n epsilon / k = 4,000 and at or
-#: above it: (cells, better than both) and (cells, better than both, worse than the better by more than 0.02)
-GRADED_BELOW = (16, 16)
-GRADED_ABOVE = (14, 4, 6)
-GRADED_RATIO = 4000
-
-
-def graded(classes: Any) -> bool:
-    """Whether the declared ``classes`` (public) are more than two evenly spaced numbers, as grades or ratings are:
-    what :func:`graded_advice` is shown for."""
-    if classes is None:
-        return False
-    values = list(classes)
-    if len(values) < 3 or not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-                                  for v in values):
-        return False
-    steps = np.diff(np.sort(np.asarray(values, dtype=float)))
-    return bool(np.all(np.isfinite(steps)) and steps[0] > 0 and np.allclose(steps, steps[0]))
-
-
-def graded_advice(classes: Any) -> str:
-    """After one-vs-rest's note on :func:`graded` classes, a sentence of its own (the note ends without a full stop):
-    if the classes are ordered grades, one regression on their values, rounded to the nearest class, spends the whole
-    epsilon on one fit instead of epsilon / k on each, with what was measured (:data:`GRADED_BELOW`,
-    :data:`GRADED_ABOVE`; a prober, session 62, finding 1: ratings 1..5 at epsilon 1, n 5,000, 0.449 against
-    one-vs-rest's 0.349 and 0.365). Public: the declared classes only; n x epsilon / k is stated, not read."""
-    values = sorted(float(v) for v in classes)
-    lo, hi = (f"{v:g}" for v in (values[0], values[-1]))
-    bound = setting("label_bound", f"({lo}, {hi})", f"{lo},{hi}")
-    regression = (f"fit with --loss huber_regression {bound} --no-column-statistics (without --classes)"
-                  if command_line_runs() else f"DPHuberRegressor({bound}, column_statistics=False)")
-    below, (above, better, worse) = GRADED_BELOW, GRADED_ABOVE
-    return (f". If the classes are ordered grades (ratings, severity levels), one {regression} on the class values, "
-            "its prediction rounded to the nearest class, is one fit at all of epsilon, where one-vs-rest gives each "
-            "of its k fits epsilon / k: in balanced accuracy on new rows it did better than one-vs-rest both at its "
-            f"defaults and with the private class prior and its cuts in {below[1]} of the {below[0]} measured "
-            f"tables with n x epsilon / k below {GRADED_RATIO:,}, and in {better} of the {above} at or above it "
-            f"(worse by more than 0.02 in {worse}; benchmarks/ordinal_regression.py, 4, 5 and 7 classes)")
+        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice)
 
 
 def one_vs_rest_ranges() -> str:
@@ -1552,14 +1505,11 @@ def one_vs_rest_ranges() -> str:
 
 
 def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False,
-          located: bool = False, wide_labels: bool = False, advice: str = "", graded_classes: Any = None) -> None:
+          located: bool = False, wide_labels: bool = False, advice: str = "") -> None:
     """Warn the finding's text (:func:`warning_text`); after one-vs-rest's note (:data:`ONE_VS_REST`), the ranges
-    (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics, then, for
-    ``graded_classes`` (:func:`graded`; after DPLogisticRegression, the one-vs-rest measured), :func:`graded_advice`."""
+    (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics."""
     if finding is not None:
         after = (one_vs_rest_ranges() if unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST)
                  and not located else "")
-        if graded_classes is not None and unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST):
-            after += graded_advice(graded_classes)
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice)
         warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)
