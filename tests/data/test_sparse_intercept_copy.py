@@ -132,3 +132,24 @@ def test_inside_the_ball_the_fit_holds_about_one_copy_and_the_cut_check_scores_b
     rows = training_rows.sampled_rows(N)
     assert fit_plan._best_cut(X, w, labels) == training_rows.best_balanced_accuracy(
         np.asarray(X[rows] @ w, dtype=float).ravel(), labels[rows])
+
+
+def test_clipping_note_names_a_wide_csrs_heavy_column_from_its_entries(monkeypatch) -> None:
+    """The note's dense blocks of a CSR 20,000 columns wide held 3 rows each: a fit with every row clipped spent 7.0 of
+    its 7.1 s there (50,000 rows). It now reads the stored entries by blocks, with the dense blocks' counts."""
+    n, d = 6000, 20_000
+    rng = np.random.default_rng(4)
+    X = sparse.csr_matrix((rng.normal(size=n * 8), rng.choice(d, n * 8).astype(np.int32),
+                           (np.arange(n + 1) * 8).astype(np.int32)), shape=(n, d))
+    X.sum_duplicates()
+    X = sparse.csr_matrix(X + sparse.csr_matrix((np.where(rng.random(n) < 0.6, 40.0, 0.1), (np.arange(n),
+                                                np.full(n, 7))), shape=(n, d)))  # column 7 heavy in 60% of rows
+    mapped, clipped = RowMap(1.0, fit_intercept=True).apply(X)
+    assert clipped > 0.99 * n
+    dense = notes.heavy_columns(mapped.toarray(), 1.0, d, clipped)
+    calls = []
+    getitem = sparse.csr_matrix.__getitem__
+    monkeypatch.setattr(sparse.csr_matrix, "__getitem__", lambda self, key: calls.append(1) or getitem(self, key))
+    named = notes.heavy_columns(mapped, 1.0, d, clipped)
+    assert named == dense and named[0][0] == "column 7" and 3000 < named[0][1] < 4200
+    assert len(calls) <= 2 * (n * 10 // (1 << 16) + 1) + 20  # blocks of stored entries, not of 3 rows (2,000 calls)
