@@ -564,13 +564,23 @@ def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray | SignBi
     return counts(X, np.asarray(labels))
 
 
+#: Stored entries of a CSR's sampled rows :func:`_best_cut` copies and scores at a time (about 3 MB).
+_SCORED_ENTRIES = 1 << 18
+
+
 def _best_cut(X: Matrix, w: np.ndarray, labels: np.ndarray) -> float | None:
     """The largest balanced accuracy of any cut of the release's decision values on its rows in memory
     (:func:`training_rows.best_balanced_accuracy`, from x_i . w as computed: a pass and a sort), on at most about
     :data:`training_rows.MISSED_ROWS` of them, evenly spaced."""
     rows = training_rows.sampled_rows(X.shape[0])
-    return training_rows.best_balanced_accuracy(np.asarray(X[rows] @ w, dtype=float).ravel(),
-                                                np.asarray(labels)[rows])
+    if sparse.issparse(X):  # the sampled rows a block at a time: X[rows] was a copy of up to all of X's rows (s62)
+        chosen = np.arange(X.shape[0])[rows]
+        step = max(1, _SCORED_ENTRIES * X.shape[0] // max(X.nnz, 1))
+        decisions = np.concatenate([np.asarray(X[chosen[start:start + step]] @ w, dtype=float).ravel()
+                                    for start in range(0, chosen.size, step)] or [np.empty(0)])
+    else:  # a strided view of an array, no copy
+        decisions = np.asarray(X[rows] @ w, dtype=float).ravel()
+    return training_rows.best_balanced_accuracy(decisions, np.asarray(labels)[rows])
 
 
 def _rounding(d: int) -> float:

@@ -40,11 +40,14 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib.util
 import io
 import math
 import re
+import sys
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -92,7 +95,9 @@ BlockKind = Literal["p", "ul", "table", "pre", "figure"]
 @dataclass(frozen=True)
 class Block:
     """One piece of a section: a paragraph, a bullet list, a table (header, rows), preformatted text, or
-    the figure (its SVG text, None without matplotlib)."""
+    the figure (a function of no arguments that returns its SVG text, None without matplotlib: drawn on the first
+    call, since matplotlib's import and the drawing take most of a report's time and the Markdown form without
+    ``embed_plot`` does not show it)."""
 
     kind: BlockKind
     content: Any
@@ -267,6 +272,14 @@ def _established(certificate: Any, name: str) -> str:
                     "Public inputs)")
         return "an input of the fit, not proved (how it was chosen: Public inputs)"
     return f"condition {condition.name}, {condition.method}" + (f": {condition.detail}" if condition.detail else "")
+
+
+def _plot_importable() -> bool:
+    """Whether matplotlib, which :func:`_svg` draws with, can be imported, without importing it (an import blocked
+    by ``sys.modules["matplotlib"] = None`` cannot): the Markdown form says where the plot is without drawing it."""
+    if "matplotlib" in sys.modules:
+        return sys.modules["matplotlib"] is not None
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def _svg(curve: PrivacyCurve, epsilons: np.ndarray, deltas: np.ndarray, epsilon: float, delta: float) -> str | None:
@@ -591,10 +604,20 @@ class ReleaseReport:
         # the curve: epsilon from 0 to three times the release's (at least 1), delta on a log scale
         self.curve_epsilons = np.linspace(0.0, max(3 * self.epsilon, 1.0), 121)
         self.curve_deltas = self.curve.profile(self.curve_epsilons)
-        self.figure = _svg(self.curve, self.curve_epsilons, self.curve_deltas, self.epsilon, self.delta)
         self.sections = (self._summary(), self._protected(), self._strength(),
                          *(() if self.tuning is None else (self._tuning_section(self.tuning),)),
                          self._public_inputs(), self._not_covered(), self._curve_section(), self._auditor())
+
+    @cached_property
+    def figure(self) -> str | None:
+        """The privacy curve as inline SVG text (:func:`_svg`; None without matplotlib), drawn on first read: about
+        0.12 s warm and 0.5 s more for matplotlib's first import, which a report written as Markdown without its
+        plot never pays (s62)."""
+        return _svg(self.curve, self.curve_epsilons, self.curve_deltas, self.epsilon, self.delta)
+
+    def _figure(self) -> str | None:
+        """The figure block's content: :attr:`figure`, drawn when a writer first calls it."""
+        return self.figure
 
     # --- reading the certificate ------------------------------------------------------------
 
@@ -1016,7 +1039,7 @@ class ReleaseReport:
                + ("" if self.tuning is None else " For a model dpcvx.tune selected, the curve is the selection's: "
                   "its theorem proves the one (epsilon, delta) point of its total, so no smaller delta is claimed "
                   "at a larger epsilon.")),
-            Block("figure", self.figure),
+            Block("figure", self._figure),
             Block("table", (["epsilon", "delta"], rows)),
         ))
 
@@ -1075,12 +1098,14 @@ class ReleaseReport:
                 elif block.kind == "pre":
                     fence = _fence(block.content)
                     lines += [f"{fence}text", block.content, fence, ""]
-                elif block.content is None:
+                elif not embed_plot and _plot_importable():  # where the plot is, without drawing it
+                    lines += [f"*{PLOT_ELSEWHERE}*", ""]  # public words, with Markdown's code marks
+                elif (figure := block.content()) is None:
                     lines += [f"*{PLOT_NOTE}*", ""]
                 elif not embed_plot:
-                    lines += [f"*{PLOT_ELSEWHERE}*", ""]  # public words, with Markdown's code marks
+                    lines += [f"*{PLOT_ELSEWHERE}*", ""]
                 else:
-                    encoded = base64.b64encode(block.content.encode()).decode()
+                    encoded = base64.b64encode(figure.encode()).decode()
                     lines += [f"![the privacy curve](data:image/svg+xml;base64,{encoded})", ""]
         return "\n".join(lines)
 
@@ -1103,10 +1128,10 @@ class ReleaseReport:
                                     + "</tr>" for row in rows) + "</tbody></table>")
                 elif block.kind == "pre":
                     body.append(f"<pre>{html.escape(block.content)}</pre>")
-                elif block.content is None:
+                elif (figure := block.content()) is None:
                     body.append(f'<p class="note" id="no-plot">{html.escape(PLOT_NOTE)}</p>')
                 else:
-                    body.append(f'<figure id="privacy-curve-plot">{block.content}'
+                    body.append(f'<figure id="privacy-curve-plot">{figure}'
                                 "<figcaption>delta against epsilon for this release</figcaption></figure>")
             body.append("</section>")
         body.append("</div>")
