@@ -17,6 +17,19 @@ paired) of span phi(Z) is at most 0.01 below that of the whole RKHS; and at ever
 |Z|, loss) with n > |Z| the non-private minimiser's test accuracy (each span's own minimiser, no
 noise) of span phi(Z) is at most 0.02 below the whole RKHS's. Both the development family and the
 held-out family (other seeds, other d per generator) must pass; otherwise the default is not changed.
+RESULT (v1): holds on "dev", FAILS on "held-out" (the minimisers' non-private accuracies differ by up
+to 0.09 at small |Z| in d 5 and 20; results/tddl_span_rule_{dev,held_out}.md). The default was kept.
+
+CRITERION v2 (`--criterion v2`; written after v1's held-out failure and its diagnostic run at epsilon
+1e4, committed before its own run, tested on a NEW held-out family "held-out-2" whose seeds and d
+were not run before): TDDL releases neither minimiser. Step 3 fits the noisy predictions on Z within
+span phi(Z), so without noise the exact span's release is the projection of w* onto span phi(Z), and
+the minimisers' accuracies (still reported) are not what a user gets. v2: at every cell with n > |Z|
+the mean test accuracy of the RELEASE of span phi(Z) (paired draws) is at most 0.01 below that of
+the whole RKHS at each of epsilon 0.1, 1 and 1e4 (the last: the noiseless limit of the release; its
+noise sd is about 1e-4 of the prediction bound). Run as
+    python -m benchmarks.tddl_span_rule --family held-out-2 --big --criterion v2 --epsilons 0.1 1 10000
+v1's dev, held-out and epsilon-1e4 runs are v2's development data.
 
 Family: rows uniform in the unit ball of R^d; generators
 - "smooth": y = sign(<x, u>) for a random unit u, 5 % of labels flipped (balanced, smooth boundary);
@@ -59,7 +72,8 @@ LOSSES = ("logistic", "huber_hinge:h=0.5")
 PRIVATE_TOLERANCE = 0.01
 NONPRIVATE_TOLERANCE = 0.02
 FAMILIES = {"dev": {"seed": 1000, "d": {"smooth": 5, "rough": 2, "imbalanced": 10}},
-            "held-out": {"seed": 2000, "d": {"smooth": 20, "rough": 5, "imbalanced": 2}}}
+            "held-out": {"seed": 2000, "d": {"smooth": 20, "rough": 5, "imbalanced": 2}},
+            "held-out-2": {"seed": 3000, "d": {"smooth": 10, "rough": 3, "imbalanced": 5}}}
 
 
 def ball(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
@@ -156,9 +170,10 @@ def verdict(result: dict, args) -> tuple[list[dict], bool]:
             training = mean_accuracy(records, key, "training", epsilon)
             tolerance = NONPRIVATE_TOLERANCE if epsilon is None else PRIVATE_TOLERANCE
             ruled = n > size
+            judged = ruled and not (epsilon is None and args.criterion == "v2")  # v2: the minimisers reported only
             cells.append({**key, "epsilon": epsilon, "public": public, "training": training,
                           "loss_of_public": training - public, "in_rule": ruled,
-                          "passes": (not ruled) or training - public <= tolerance})
+                          "passes": (not judged) or training - public <= tolerance})
     return cells, all(c["passes"] for c in cells)
 
 
@@ -168,11 +183,14 @@ def markdown(result: dict, args) -> str:
     private = [c["loss_of_public"] for c in ruled if c["epsilon"] is not None]
     nonprivate = [c["loss_of_public"] for c in ruled if c["epsilon"] is None]
     ratios = [t["training"] / t["public"] for t in result["timings"]]
-    lines = [f"# TDDL span rule \"public when n > |Z|\": {args.family} family", "",
+    judged = ("the releases at every epsilon (the minimisers' non-private accuracies reported, not judged)"
+              if args.criterion == "v2" else
+              f"private tolerance {PRIVATE_TOLERANCE}, non-private (the minimisers) {NONPRIVATE_TOLERANCE}")
+    lines = [f"# TDDL span rule \"public when n > |Z|\": {args.family} family, criterion {args.criterion}", "",
              "Rule and criterion: the module docstring of benchmarks/tddl_span_rule.py (written before the run). "
-             f"Private tolerance {PRIVATE_TOLERANCE}, non-private {NONPRIVATE_TOLERANCE} (span phi(Z) below the "
-             "whole RKHS, paired means).", "",
-             f"**Criterion {'HOLDS' if passed else 'FAILS'}** on {len(ruled)} ruled cells "
+             f"Judged: {judged}; span phi(Z) below the whole RKHS, paired means; release tolerance "
+             f"{PRIVATE_TOLERANCE}.", "",
+             f"**Criterion {args.criterion} {'HOLDS' if passed else 'FAILS'}** on {len(ruled)} ruled cells "
              f"({len(private)} private, {len(nonprivate)} non-private): the largest loss of span phi(Z) is "
              f"{max(private):+.4f} private and {max(nonprivate):+.4f} non-private; the mean "
              f"{np.mean(private):+.4f} and {np.mean(nonprivate):+.4f}.", "",
@@ -206,6 +224,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--publics", type=int, nargs="+", default=[100, 300, 1000])
     parser.add_argument("--epsilons", type=float, nargs="+", default=[0.1, 1.0])
     parser.add_argument("--draws", type=int, default=3)
+    parser.add_argument("--criterion", choices=["v1", "v2"], default="v1", help="the module docstring's criteria")
     parser.add_argument("--out", type=Path, default=common.RESULTS_DIR)
     parser.add_argument("--tag", default=None)
     family = parser.parse_args(argv).family
