@@ -72,8 +72,11 @@ FEASIBILITY_SLACK = 1e-9
 # at these tolerances it often reports "optimal_inaccurate" for a better point, so the
 # status is not trusted: the KKT residual is computed and reported instead.
 KKT_TOLERANCE = 1e-6  # above this relative KKT residual the closed form replaces the conic point
-# span="auto" minimises over the whole RKHS up to this many training rows (n is public: replace-one),
-# over span phi(Z) above it, where the O(n^3) solve and its 8 n^2 bytes no longer fit a workstation
+# span="auto" minimises over span phi(Z) when n > |Z| (its solver step costs O(n |Z|^2), the exact one O(n^3); both
+# public: n by replace-one, |Z| the public sample's; benchmarks/tddl_span_rule.py measured the accuracies), over the
+# whole RKHS otherwise. With float_safe=True, whose exact lattice guarantee is proved over the whole RKHS only, it keeps
+# the whole RKHS up to this many training rows, over span phi(Z) above them (the O(n^3) solve and its 8 n^2 bytes no
+# longer fit a workstation)
 AUTO_PUBLIC_SPAN_ROWS = 10_000
 
 
@@ -268,9 +271,16 @@ class TDDL(PrivateKernelLearner):
     ``span`` chooses the subspace the ERM is minimised over: ``"training"``
     (the whole RKHS, the paper's exact minimiser), ``"public"`` (span phi(Z):
     the Nystrom features of the public sample, linear in n), or ``"auto"``
-    (the default: "training" up to ``AUTO_PUBLIC_SPAN_ROWS`` = 10,000 rows,
-    "public" above). The certificate's calibration records it as
-    ``minimiser_span``; the privacy guarantee is the same.
+    (the default: "public" when n > |Z|, where its solver step, O(n |Z|^2),
+    is cheaper than the exact one, O(n^3); "training" otherwise; with
+    ``float_safe=True``, whose exact guarantee is proved over the whole RKHS
+    only, "training" up to ``AUTO_PUBLIC_SPAN_ROWS`` = 10,000 rows and
+    "public" above). The rule reads public sizes only (n: replace-one
+    neighbours keep it). The certificate's calibration records it as
+    ``minimiser_span``; the privacy guarantee and the noise are the same
+    (docs/theory.md, section 11, K4). The two spans' test accuracies were
+    measured before the rule was adopted: benchmarks/tddl_span_rule.py,
+    docs/scale.md.
 
     ``float_safe`` (default False): True releases the predictions on a public lattice with exact
     integer noise (:mod:`dpcvx.privacy.lattice_predictions`): the certificate says "exact" for the
@@ -298,14 +308,22 @@ class TDDL(PrivateKernelLearner):
         super().__init__(kernel, lam=lam, **params)
         self.set_params(span=span, float_safe=float_safe)
 
-    def _minimiser_span(self, X: ArrayLike) -> tuple[str, np.ndarray]:
-        """(the public choice of subspace, X checked as rows): ``span``, checked with the settings before X is
-        read, "auto" then resolved by the public n of the checked rows."""
-        span = self._settings()[0]["span"]
-        X = as_rows(X)
-        if span == "auto":
-            return ("public" if X.shape[0] > AUTO_PUBLIC_SPAN_ROWS else "training"), X
-        return span, X
+    def _minimiser_span(self, X: ArrayLike, Z: ArrayLike) -> tuple[str, np.ndarray, np.ndarray]:
+        """(the public choice of subspace, X checked as rows, Z checked as rows of X's width): ``span``, checked with
+        the settings before X is read; "auto" then resolved by public sizes only: "public" (span phi(Z)) when
+        n > |Z|, where a solver step over the Nystrom features costs O(n |Z|^2) against the exact O(n^3), else
+        "training"; with ``float_safe`` (exact over the whole RKHS only) "training" up to
+        :data:`AUTO_PUBLIC_SPAN_ROWS` rows. n is public (replace-one neighbours keep it), |Z| is the public sample's
+        size."""
+        settings = self._settings()[0]
+        rows = as_rows(X)
+        points = as_rows(Z, "Z", rows.shape[1], owner="TDDL", note=" (the width of X)")  # 2-D as X is
+        span = settings["span"]
+        if span != "auto":
+            return span, rows, points
+        n = rows.shape[0]
+        public = n > AUTO_PUBLIC_SPAN_ROWS if settings["float_safe"] else n > points.shape[0]
+        return ("public" if public else "training"), rows, points
 
     def _check(self, X: ArrayLike, y: ArrayLike, Z: ArrayLike, budget: Budget
                ) -> tuple[KernelERM, np.ndarray, np.ndarray, float, ConstrainedLeastSquares,
@@ -313,10 +331,10 @@ class TDDL(PrivateKernelLearner):
         """Every input and public constant of a fit, with X's rows as checked; raises before anything is charged or
         solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
-            span, rows = self._minimiser_span(X)
-            table, Z = Z, as_rows(Z, "Z", rows.shape[1], owner="TDDL", note=" (the width of X)")  # 2-D as X is
-            # the table itself, whose column names the learner keeps (a table is read as rows again: cheap beside
-            # the Gram matrix)
+            # Z as given is the table itself, whose column names the learner keeps (a table is read as rows again:
+            # cheap beside the Gram matrix)
+            table = Z
+            span, rows, Z = self._minimiser_span(X, Z)
             model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)
             check_names(type(self).__name__, self._names_read[0], table, "Z")  # Z is read by position, as X is
             model.check_predict(Z)  # the released predictions' kernel calls, tried before the charge

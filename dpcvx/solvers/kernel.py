@@ -606,8 +606,9 @@ def _memory_refusal(n: int, rank: int | None, solves: bool = True) -> str:
                 if solves else "a {n:,} x {n:,} array of doubles, the Gram matrix ({gb:.3g} GB)")
         return (f"the kernel ERM over the whole RKHS of {n:,} training rows holds "
                 f"{held.format(n=n, gb=8 * n * n / 1e9)}, and this machine could not allocate that memory; nothing was "
-                "charged. Fixes: TDDL(span='public') (the default above "
-                "10,000 rows) minimises over the span of the public sample in 8 n |Z| bytes; or fit fewer rows")
+                "charged. Fixes: TDDL(span='public') (the default when n > |Z|, "
+                "or above 10,000 rows with float_safe=True) minimises over the span of the public sample in "
+                "8 n |Z| bytes; or fit fewer rows")
     return (f"the kernel ERM over the span of the public sample holds three {n:,} x {rank} arrays of doubles (the "
             f"Nystrom features and the solver's workspaces, {8 * n * rank / 1e9:.3g} GB each), and this machine could "
             "not allocate them; nothing was charged. Fixes: a smaller public sample Z, or fewer training rows")

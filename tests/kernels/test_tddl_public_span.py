@@ -1,5 +1,6 @@
 """TDDL minimised over span phi(Z): the Nystrom features of the public sample (issue 20, item 4)."""
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -13,6 +14,7 @@ from dpcvx.exceptions import InputError
 from dpcvx.models.release_audit import release_diff
 from dpcvx.models.tddl import TDDL
 from dpcvx.privacy.accountant import PrivacyAccountant
+from dpcvx.privacy.float_guarantee import FloatGuarantee
 from dpcvx.solvers.gram import DenseGram, FactoredGram
 from dpcvx.solvers.kernel import KernelERM
 from dpcvx.verification.kernel_loss import resolve_loss
@@ -92,16 +94,37 @@ def test_public_span_release_saves_loads_and_neighbours_differ_only_in_the_priva
     np.testing.assert_array_equal(loaded.decision_function(Z), a.decision_function(Z))
 
 
-def test_auto_span_follows_the_public_size(monkeypatch):
+@pytest.mark.parametrize(("size", "expected"), [(40, "public"), (299, "public"), (300, "training"), (400, "training")])
+def test_auto_span_is_span_phi_z_when_n_exceeds_the_public_sample(size, expected):
+    """span="auto" kept the exact O(n^3) solve up to 10,000 training rows, 4 to 20 times slower than span phi(Z)
+    from 1,000 to 4,000 rows (probe S, session 62): it now minimises over span phi(Z) when n > |Z|
+    (benchmarks/tddl_span_rule.py, criterion v2). The choice reads public sizes only, so replace-one neighbours
+    (the same n) get the same span."""
+    X, y = circle_task(300, 0)
+    X2, y2 = X.copy(), y.copy()
+    X2[4], y2[4] = -X[4], -y[4]  # a replace-one neighbour
+    Z, _ = circle_task(size, 7)
+    learner = TDDL(RBFKernel(2.0), lam=0.1, loss="logistic")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Z larger than X at size 400: the public-sample note
+        spans = {learner.fit(rows, labels, 1.0, Z=Z, random_state=0).certificate.calibration.minimiser_span
+                 for rows, labels in ((X, y), (X2, y2))}
+    assert spans == {expected}
+    assert learner.get_params()["span"] == "auto"
+
+
+def test_auto_span_under_float_safe_keeps_the_whole_rkhs_up_to_the_row_limit(monkeypatch):
+    """float_safe=True is exact over the whole RKHS only: its "auto" keeps the former rule (training up to
+    AUTO_PUBLIC_SPAN_ROWS rows), so n > |Z| does not turn an exact guarantee into a mitigation."""
     X, y = circle_task(300, 0)
     Z, _ = circle_task(40, 7)
-    learner = TDDL(RBFKernel(2.0), lam=0.1, loss="logistic")
+    learner = TDDL(RBFKernel(2.0), lam=0.1, loss="logistic", float_safe=True)
     learner.fit(X, y, 1.0, Z=Z, random_state=0)
-    assert learner.calibration_.minimiser_span == "training"
+    assert learner.calibration_.base.minimiser_span == "training"
+    assert learner.calibration_.guarantee == FloatGuarantee.EXACT
     monkeypatch.setattr(tddl_module, "AUTO_PUBLIC_SPAN_ROWS", 299)
     learner.fit(X, y, 1.0, Z=Z, random_state=0)
-    assert learner.calibration_.minimiser_span == "public"
-    assert learner.get_params()["span"] == "auto"
+    assert learner.calibration_.base.minimiser_span == "public"
 
 
 def test_an_unknown_span_is_refused_before_anything_is_charged():
