@@ -164,7 +164,7 @@ def test_the_accountant_is_charged_once(data, make):
 
 
 @pytest.mark.slow
-def test_residual_losses_are_verified_and_squared_error_is_refused(data):
+def test_residual_losses_are_verified_and_squared_error_is_refused(data, gaussian_objective):
     X, y = data
     with pytest.raises(dpcvx.AssumptionError, match="lipschitz"):
         dpcvx.PrivateERM(loss=lambda r: cp.square(r), task="regression", label_bound=1.0, data_norm=1.0).fit(X, y, 1.0)

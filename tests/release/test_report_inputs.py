@@ -147,8 +147,8 @@ def test_the_summary_names_the_version_and_a_binary_model_its_classes(data):
     assert f"released by dpcvx {dpcvx.__version__} with" in multiclass.report().to_markdown()
     public, _ = _lists(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, random_state=0).report()
                        .to_markdown(), "Public inputs")
-    assert ("the classes -1 and 1 (the positive class: decision_function > 0, predict_proba's second column), declared "
-            "(never read off the data)") in public
+    assert ("the classes -1 and 1 (the positive class: decision\\_function &gt; 0, predict\\_proba's second column), "
+            "declared (never read off the data)") in public  # as Markdown escapes it
 
 
 @pytest.mark.slow
