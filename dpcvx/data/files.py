@@ -40,7 +40,8 @@ from typing import IO, Any
 from ..exceptions import FileError, InputError, OverwriteError
 from ..validation import parse_integer
 
-__all__ = ["atomic_write", "check_writable", "file_path", "read_text", "parse_json", "json_depth", "read_json",
+__all__ = ["atomic_write", "check_writable", "file_path", "read_text", "parse_json", "json_depth", "unpaired_surrogate",
+           "read_json",
            "json_object", "os_error_message", "MAX_JSON_DEPTH", "MAX_FILE_BYTES",
            "MAX_INTEGER_DIGITS", "TEMPORARY_SUFFIX"]
 
@@ -347,6 +348,29 @@ class _Refused(Exception):
     """Raised inside the JSON parser's hooks; turned into a FileError naming the file."""
 
 
+def unpaired_surrogate(data: Any) -> str | None:
+    """The first text (a string or a key, at any depth of parsed JSON) that holds a lone surrogate, U+D800 to U+DFFF,
+    or None. No UTF-8 text holds one: it comes of a JSON escape ("\\ud800") or of a byte that is not UTF-8 in a
+    command-line argument (Python's surrogateescape), and a file writer, a report or a CSV cannot encode it (the
+    command line's report and predict failed with a bare UnicodeEncodeError, an attacker probe, sixty-second
+    session). Iterative, as :func:`json_depth`."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def json_depth(data: Any) -> int:
     """Nesting depth of parsed JSON, iteratively (no recursion on hostile input)."""
     deepest, stack = 0, [(data, 1)]
@@ -390,6 +414,9 @@ def parse_json(text: str, what: str = "file") -> Any:
                         f"{MAX_JSON_DEPTH} levels); it is not a dpcvx file") from None
     if json_depth(data) > MAX_JSON_DEPTH:
         raise FileError(f"{what} nests JSON more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx file")
+    if unpaired_surrogate(data) is not None:
+        raise FileError(f"{what} holds text that is not valid Unicode (a lone surrogate, written as a JSON escape such "
+                        "as \\ud800), which no dpcvx file holds and no report or CSV can write; it has been edited")
     return data
 
 

@@ -169,7 +169,7 @@ from .columns import (
     labels_and_absent,
     marker_numbers,
 )
-from .files import atomic_write, check_writable, read_json
+from .files import atomic_write, check_writable, read_json, unpaired_surrogate
 from .shared_level import warn_if_level_erased
 
 __all__ = ["NumericColumn", "CategoricalColumn", "PublicSchema", "paper_schema", "SCHEMA_FORMAT", "SCHEMA_VERSION"]
@@ -1164,6 +1164,10 @@ def _category_text(name: str, category: object) -> str:
     text, as ``str`` gives an integer cell's (an InputError beyond the digits Python writes as text); anything else
     an InputError (a float's text depends on how it was written: 3.0, 3., 3e0)."""
     if isinstance(category, str):
+        if unpaired_surrogate(category) is not None:  # no file, report or CSV can write it
+            raise InputError(f"column {name!r}: a category holds text that is not valid Unicode (a lone surrogate: a "
+                             "byte that is not UTF-8 in a command-line argument reads as one); write the category "
+                             "in UTF-8")
         return category
     if isinstance(category, numbers.Integral) and not isinstance(category, bool):
         try:

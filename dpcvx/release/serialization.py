@@ -113,7 +113,16 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..data.files import MAX_JSON_DEPTH, atomic_write, check_writable, file_path, json_depth, json_object, read_json
+from ..data.files import (
+    MAX_JSON_DEPTH,
+    atomic_write,
+    check_writable,
+    file_path,
+    json_depth,
+    json_object,
+    read_json,
+    unpaired_surrogate,
+)
 from ..data.preprocessing import PublicSchema, schema_step_route
 from ..exceptions import FileError, InputError, NonPublicSchemaError, not_fitted_error
 from ..tables import repeated_names
@@ -355,6 +364,10 @@ def write_model(model: Any, path: Path, *, schema: PublicSchema | None = None, o
     if schema is None:
         schema = getattr(model, "schema", None)
     data = model_to_dict(model, schema, feature_names=names, decision_cut=cut)
+    if unpaired_surrogate(data) is not None:  # the loader refuses it: nothing is written that cannot be read back
+        raise InputError("the model cannot be saved: a text it holds (a class, a column or a category name) is not "
+                         "valid Unicode (a lone surrogate: a byte that is not UTF-8, read by Python's "
+                         "surrogateescape); name it in UTF-8 (the previous file, if any, is unchanged)")
 
     def write(handle: IO[str]) -> None:
         try:

@@ -278,3 +278,27 @@ def test_none_and_nan_without_a_missing_category_are_named_as_a_blank_cell_is(st
                 assert encoded.tolist() == [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0]]
     declared = PublicSchema((CategoricalColumn("work", ("State-gov", "?"), missing="?"),), strict=strict)
     assert declared.transform({"work": np.array([None, "State-gov"], dtype=object)}).tolist() == [[0, 1], [1, 0]]
+
+
+def test_text_that_is_not_unicode_is_refused_where_it_enters(tmp_path):
+    """A byte that is not UTF-8 in a command-line argument reads as a lone surrogate ("\\udcff"), which no file,
+    report or CSV can write: a fit saved such a category, and the command line's report and predict then failed with
+    a bare UnicodeEncodeError (exit 1, "a bug in dpcvx"); an edited file with an escaped surrogate did the same (an
+    attacker probe, sixty-second session). The category is refused when declared, and the loader refuses the file."""
+    import json
+
+    import dpcvx
+    from dpcvx.demo import synthetic_classification
+    from dpcvx.exceptions import FileError
+    from dpcvx.release.records.header import file_digest
+
+    with pytest.raises(InputError, match="not valid Unicode"):
+        CategoricalColumn("c", ("a", "\udcff"))
+    X, y = synthetic_classification(n=200, d=3, random_state=0)
+    model = dpcvx.PrivateERM(lam=0.01, data_norm=1.0).fit(X, y, 1.0, random_state=0)
+    data = json.loads(dpcvx.save(model, tmp_path / "model.json").read_text())
+    data["certificate"]["clipping"] = "clipped\ud800"
+    data["sha256"] = file_digest(data)  # a forger's edit, digest recomputed
+    (tmp_path / "edited.json").write_text(json.dumps(data))
+    with pytest.raises(FileError, match="not valid Unicode"):
+        dpcvx.load(tmp_path / "edited.json")
