@@ -538,7 +538,8 @@ def verify(
     time_limit : float, optional
         Seconds for the whole verification (default 20): sympy, then the
         validated bounds, share them (sympy at most half), leaving the last
-        0.25 s for the caller's own work after them (numpy printing, grid
+        0.5 s (:data:`AFTER_WORK_SECONDS`, at most half the limit) for the
+        caller's own work after them (numpy printing, grid
         estimates, the regularizer), so the call returns within them, except
         that the first verification of the process that waits for it also
         waits for one start-up of the worker process (importing sympy, 2 to

@@ -41,12 +41,16 @@ def test_a_missed_cut_on_balanced_classes_names_no_class_setting() -> None:
 
 
 def test_the_rarer_class_wording_and_its_counts_stay_where_they_were_measured() -> None:
-    """The same counts' gap on an imbalanced table (30 % of rows or fewer in the rarer class) keeps MISSED_CUT."""
+    """The same counts' gap on an imbalanced table (40 % of rows or fewer in the rarer class) keeps MISSED_CUT: a
+    second analyst (sixty-second session) found the prior better in 20 of 20 seeds at 33 % (Adult's sex), where the
+    even text, then from 30 %, said no class setting moves the cut."""
     ranked = 0.9
     # a binary fit's counts at its own cut (balanced accuracy 0.7 and 0.6), its best cut 0.9
     imbalanced = np.array([[6300, 700], [1500, 1500]])  # rarer class 30 % of the rows
+    third = np.array([[6030, 670], [1650, 1650]])  # 33 %
     balanced = np.array([[4500, 500], [3500, 1500]])  # 50 %
-    for counts, finding in ((imbalanced, training_rows.MISSED_CUT), (balanced, training_rows.MISSED_CUT_EVEN)):
+    for counts, finding in ((imbalanced, training_rows.MISSED_CUT), (third, training_rows.MISSED_CUT),
+                            (balanced, training_rows.MISSED_CUT_EVEN)):
         texts = told(lambda c=counts: training_rows.warn_on_confusion(
             "DPLogisticRegression", c, for_accuracy=True, ranked=lambda: ranked))
         assert len(texts) == 1 and finding in texts[0], texts
