@@ -451,10 +451,12 @@ class CategoricalColumn:
             found.append((int(text_rows[blank[0]]), _BLANK))
         if absent.any():  # None, NaN or pandas NA where no missing category is declared
             found.append((int(np.flatnonzero(absent)[0]), _ABSENT))
-        codes = {int(category): category for category in self.categories if _INTEGER_TEXT.fullmatch(category)}
-        first = _first_code(values[unknown], codes) if codes else None
-        if first is not None:  # a number two zero-padded codes share ("07" and "007" for 7): reading as text tells
-            found.append((int(unknown[first]), _PADDED))
+        # a number a code's value stands for and still unknown is one two zero-padded codes share ("07" and "007"
+        # for 7, :func:`_integer_slots`): reading the column as text tells them apart
+        codes = dict.fromkeys((int(category) for category in self.categories if _INTEGER_TEXT.fullmatch(category)), 0)
+        shared = np.flatnonzero(_number_slots(values[unknown], codes) >= 0)
+        if shared.size:
+            found.append((int(unknown[shared[0]]), _PADDED))
         flags = _first_flag(values[unknown]) if set(self.categories) == {"0", "1"} else None
         if flags is not None:  # a flag column declared as the codes 0 and 1: a flag's text is 'True'
             found.append((int(unknown[flags]), _FLAG))
@@ -483,13 +485,13 @@ _UNPADDED = ("holds text codes that are a declared category but for leading zero
              "padded with zeros and the categories do not; declare the categories as "
              "the table writes them, or remove the zeros first (pandas: frame[{name!r}].astype(int), an integer "
              "being compared as its text), or, if the value is a code of its own, declare it")
+#: The fix of a missing value in a column that declares no missing-value category (:data:`_BLANK`, :data:`_ABSENT`)
+_DECLARE_MISSING = ("declare its category: CategoricalColumn(..., missing='?') with '?' among the categories (in a "
+                    "schema file, \"missing\": \"?\"), or drop or fill such records first by a rule of public "
+                    "knowledge")
 _BLANK = ("holds blank cells (empty or whitespace-only text) and declares no missing-value category",
-          "a blank cell is a missing value, as NaN is; declare its category: CategoricalColumn(..., missing='?') "
-          "with '?' among the categories (in a schema file, \"missing\": \"?\"), or drop or fill such records "
-          "first by a rule of public knowledge")
-_ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missing-value category",
-           "declare its category: CategoricalColumn(..., missing='?') with '?' among the categories (in a schema "
-           "file, \"missing\": \"?\"), or drop or fill such records first by a rule of public knowledge")
+          "a blank cell is a missing value, as NaN is; " + _DECLARE_MISSING)
+_ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missing-value category", _DECLARE_MISSING)
 #: Added to a letter-case or leading-zero near-miss that has surrounding whitespace as well.
 _ALSO_SPACED = (" and surrounding whitespace", "; strip the text too (frame[{name!r}].str.strip())")
 _PADDED = ("holds numbers whose integer text, zero-padded, is a declared category",
@@ -500,9 +502,11 @@ _PADDED = ("holds numbers whose integer text, zero-padded, is a declared categor
 _FLAG = ("holds booleans (True, False) where the categories are 0 and 1",
          "a value is compared to the categories as its text, so True is 'True', not '1'; convert the column to "
          "integers first (pandas: frame[{name!r}].astype(int)) or declare the categories ('False', 'True')")
+
+
 def _text_entries(entries: np.ndarray) -> np.ndarray:
-    """Which entries of an array of objects are text (a number's text is no near-miss of its own: its form is
-    :func:`_first_code`'s)."""
+    """Which entries of an array of objects are text (a number's text is no near-miss of its own: a number is looked
+    up by its value, :func:`_number_slots`)."""
     return np.fromiter((isinstance(entry, str) for entry in entries), dtype=bool, count=entries.size)
 
 
@@ -560,33 +564,6 @@ def _first_flag(entries: np.ndarray) -> int | None:
     if entries.dtype.kind != "O":
         return None
     return next((position for position, value in enumerate(entries) if isinstance(value, (bool, np.bool_))), None)
-
-
-def _first_code(entries: np.ndarray, codes: dict[int, str]) -> int | None:
-    """The position of the first entry that is an integer (not a boolean) or a whole float whose value is a key of
-    ``codes``, or None. Vectorised: the candidates are the entries equal to a key as float64 (an integer column's in
-    its own dtype; a key beyond float64's range is left out), which every hit is; only they are then looked at one by
-    one, each by its type and exact value (the float64 of 2**53 + 1 is 2**53), until the first hit."""
-    kind = entries.dtype.kind
-    if kind in "iu":
-        limits = np.iinfo(entries.dtype)
-        keys = np.array([code for code in codes if limits.min <= code <= limits.max], dtype=entries.dtype)
-        candidates = np.flatnonzero(np.isin(entries, keys))
-    elif kind in "fO":
-        try:
-            numbers = entries.astype(np.float64)  # an object column of numbers and None (pandas Int64) at once
-        except (TypeError, ValueError, OverflowError):  # text, pandas NA, an integer beyond float64: one by one
-            numbers = np.fromiter((_as_float(value) for value in entries), dtype=np.float64, count=entries.size)
-        candidates = np.flatnonzero(np.isin(numbers, [float(code) for code in codes if abs(code) < _FLOAT_CODES]))
-    else:
-        return None
-    for position in candidates:
-        value = entries[position]
-        if not isinstance(value, (int, np.integer, float, np.floating)) or isinstance(value, (bool, np.bool_)):
-            continue  # True is 1.0, and the text " 7" is 7.0, but neither is a number read from a code
-        if int(value) in codes:  # a float equal to an integer key is whole; int() gives its exact value
-            return int(position)
-    return None
 
 
 def _integer_slots(categories: tuple[str, ...]) -> dict[int, int]:
@@ -653,7 +630,7 @@ def _number_slots(entries: np.ndarray, slots: dict[int, int]) -> np.ndarray:
     return found
 
 
-#: The integer codes :func:`_first_code` compares as float64 are below this in size (float64's range).
+#: The integer codes :func:`_number_slots` compares as float64 are below this in size (float64's range).
 _FLOAT_CODES = 2 ** 1023
 
 
@@ -663,7 +640,7 @@ _NUMBERS = (int, np.integer, float, np.floating)
 
 def _as_float(value: Any) -> float:
     """An integer (not a boolean), a float or a Decimal as float64, inf beyond its range; NaN for any other entry
-    (never a candidate of :func:`_first_code` or :func:`_number_slots`)."""
+    (never a candidate of :func:`_number_slots`)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (*_NUMBERS, decimal.Decimal)):
         return math.nan
     try:

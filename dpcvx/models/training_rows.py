@@ -1139,6 +1139,8 @@ def sampled_rows(n: int) -> slice:
     """At most about :data:`MISSED_ROWS` of n training rows, evenly spaced: the rows the checks that sort or score a
     release's decision values read (:data:`MISSED_CUT`, :data:`MISSED_PRIOR_CUT`, :data:`WEIGHED_SHORT`)."""
     return slice(None, None, max(1, -(-n // MISSED_ROWS)))
+
+
 MISSED_CUT = ("on its training rows, the release ranks the rows well but its cut misses the rarer class: its balanced "
               f"accuracy (the mean recall of the two classes) at its own cut is at least {MISSED_GAP:g} below what "
               "another cut of its decision values reaches there.")
