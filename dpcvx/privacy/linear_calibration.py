@@ -65,9 +65,7 @@ def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: f
         return output, {"L": certificate.lipschitz, "m": certificate.strong_convexity}
     calibration: calibrate.PureCalibration
     if objective:
-        calibration = calibrate.objective_perturbation(
-            n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
-            m=problem.strong_convexity, split=split, tol=tol)
+        calibration = _pure_objective(problem, n=n, lam=lam, epsilon=epsilon, R=R, split=split, tol=tol)
         constants = {"L": certificate.lipschitz, "c": certificate.curvature,
                      "m": certificate.strong_convexity}
     else:
@@ -75,6 +73,14 @@ def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: f
                                                     m=problem.strong_convexity, tol=tol)
         constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
     return calibration, constants
+
+
+def _pure_objective(problem: VerifiedProblem, *, n: int, lam: float, epsilon: float, R: float, split: str,
+                    tol: float) -> calibrate.ObjectivePerturbation:
+    """The pure-epsilon objective perturbation of the verified problem (its certified c, L and m): the delta = 0
+    calibration of :func:`calibrate_linear` and the competitor of :func:`pure_competitor`, one computation."""
+    return calibrate.objective_perturbation(n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
+                                            m=problem.strong_convexity, split=split, tol=tol)
 
 
 def pure_competitor(problem: VerifiedProblem, gaussian: GaussianObjectivePerturbation, *,
@@ -104,8 +110,8 @@ def pure_competitor(problem: VerifiedProblem, gaussian: GaussianObjectivePerturb
     if not problem.certificate.verdict(Mechanism.OBJECTIVE.value, 0.0).allowed:
         return None
     try:
-        pure = calibrate.objective_perturbation(gaussian.n, gaussian.lam, gaussian.epsilon, gaussian.c, L=gaussian.L,
-                                                R=gaussian.R, m=gaussian.m, split=split, tol=gaussian.tol)
+        pure = _pure_objective(problem, n=gaussian.n, lam=gaussian.lam, epsilon=gaussian.epsilon, R=gaussian.R,
+                               split=split, tol=gaussian.tol)
     except InputError:
         return None
     objective = gaussian.objective
