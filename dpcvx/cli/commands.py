@@ -33,7 +33,7 @@ from .. import losses
 from ..advice import encoded_columns
 from ..data.columns import MISSING_TOKENS, NOT_A_NUMBER, marker_numbers
 from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
-from ..data.files import atomic_write, check_writable, read_json, read_text
+from ..data.files import atomic_write, check_writable, printable, read_json, read_text
 from ..data.parquet import is_parquet
 from ..data.preprocessing import NumericColumn, PublicSchema
 from ..data.shared_level import level_checks_off
@@ -1068,7 +1068,11 @@ def predict_command(args: argparse.Namespace) -> int:
         with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as text:  # all or nothing on standard output
             _write_predictions(text, model, groups, names)
             text.seek(0)
-            shutil.copyfileobj(text, sys.stdout)
+            if sys.stdout.isatty():  # a class name's control characters as escapes, never acted on by the terminal
+                for line in text:
+                    sys.stdout.write(printable(line))
+            else:  # a pipe or a file gets the predictions as --out writes them
+                shutil.copyfileobj(text, sys.stdout)
         return EXIT_OK
     written = []
     replace = {"overwrite": args.overwrite, "option": OVERWRITE}  # --out was checked above, once

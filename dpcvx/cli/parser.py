@@ -341,6 +341,14 @@ def _input_path(text: str) -> str:
     return text
 
 
+def _loss_source(text: str) -> str:
+    """--loss SPEC|PATH.py: a catalogue spec or the path of a loss file (a file name may hold any byte)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a catalogue loss ('logistic', 'huber:h=0.5') or the path of a "
+                                         "Python file defining loss(z), got an empty text")
+    return text
+
+
 def _add_overwrite(command: argparse.ArgumentParser, option: str, note: str = "") -> None:
     """--overwrite: allow the file ``option`` names to replace an existing file (without it, an existing file is
     refused before any work, exit status 3, and kept byte for byte)."""
@@ -356,6 +364,10 @@ def _output_path(text: str) -> str:
         raise argparse.ArgumentTypeError("'-' is not standard output here but a file name: give a file path (./- for a "
                                          "file named '-'); predict and report write standard output without --out")
     return _input_path(text)
+
+
+#: the options' types that name a file (or a loss file): the operating system's names, any byte allowed
+_FILE_NAMES = (_input_path, _output_path, _loss_source)
 
 
 def _column_names(text: str) -> tuple[str, ...]:
@@ -379,7 +391,7 @@ def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentG
     """The problem's options. ``loss_default`` is the text of --loss's default (the task's own loss: the value stays
     None, so that a loss the user names is told from the default), else --loss is required."""
     parser.add_argument(
-        "--loss", required=loss_default is None, metavar="SPEC|PATH.py",
+        "--loss", required=loss_default is None, type=_loss_source, metavar="SPEC|PATH.py",
         help="the margin loss l(z): a catalogue spec, 'logistic' or 'huber:h=0.5' (Huber hinge "
              "of width h), or a Python file defining loss(z) (and optionally regularizer(w)) with "
              f"CVXPY. {USER_FILE_WARNING}" + (f" Default: {loss_default}." if loss_default else ""),
@@ -495,7 +507,27 @@ class _Parser(argparse.ArgumentParser):
             full = self._full_option(name) if name.startswith("--") else name
             if full != name:
                 self._abbreviated[full] = name
-        return super().parse_known_args(words, namespace)
+        parsed, extra = super().parse_known_args(words, namespace)
+        self._refuse_invalid_text(parsed)
+        return parsed, extra
+
+    def _refuse_invalid_text(self, parsed: argparse.Namespace) -> None:
+        """Refuse an option's text that holds a lone surrogate (a byte that is not UTF-8 in an argument, read by
+        Python's surrogateescape: :func:`dpcvx.data.files.unpaired_surrogate`), before any work. A label, class,
+        column name or missing-value text becomes part of the model file, which cannot hold it: ``--positive``,
+        ``--names`` or ``--missing`` with such a byte were fitted, and the model then refused at save, after the
+        noise was drawn (an attacker probe, sixty-second session). A file name is the operating system's and may
+        hold any byte (:data:`_FILE_NAMES`): Python opens it as it is."""
+        from ..data.files import unpaired_surrogate
+
+        for action in self._actions:
+            value = getattr(parsed, action.dest, None)
+            if action.type in _FILE_NAMES or unpaired_surrogate(value) is None:
+                continue
+            option = action.option_strings[-1] if action.option_strings else action.dest
+            self.error(f"argument {option}: {unpaired_surrogate(value)!r} holds a byte that is not UTF-8 (read as "
+                       "a lone surrogate); the model file, its report and predictions hold text in UTF-8 only: write "
+                       "it in UTF-8")
 
     def _refuse_unknown_options(self, words: list[str]) -> None:
         """A command's parser refuses a long option it does not have (``dpcvx fit data.csv --bogus``) before argparse

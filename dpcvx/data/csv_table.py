@@ -227,7 +227,8 @@ def _arrow_csv(path: Path, columns: Sequence[str], layout: Layout, label: str | 
             return None
         source, options = opened
         try:
-            table = arrow_csv.read_csv(source, **options)
+            with source:  # closes the file
+                table = arrow_csv.read_csv(source, **options)
         except (pa.ArrowException, OSError, UnicodeError, EOFError, zlib.error):
             continue  # read as text; refused again, the standard reader reads the file and names what is wrong
         if not table.num_rows:
@@ -253,7 +254,7 @@ def _arrow_csv_chunks(path: Path, columns: Sequence[str], layout: Layout, label:
     if opened is not None:
         source, options = opened
         try:
-            with arrow_csv.open_csv(source, **options) as reader:
+            with source, arrow_csv.open_csv(source, **options) as reader:
                 for table in _regrouped(reader, chunk_rows):
                     chunk = _typed_columns(table, columns, numeric)
                     if chunk is None:
@@ -307,10 +308,13 @@ def _arrow_open(path: Path, columns: Sequence[str], layout: Layout, label: str |
             if skipped < layout.skip_lines:  # the file ends within the skipped lines (any --skip-lines, 10^30
                 return None                  # included): the standard reader reports it
             header, _ = _header(csv.reader(handle, skipinitialspace=True), path, columns, layout, label, skipped)
+        # opened by Python, which opens any name the system holds: pyarrow's own opening encodes the name as UTF-8,
+        # and a directory's byte that is not UTF-8 failed with a bare UnicodeEncodeError (sixty-third session)
+        raw = open(path, "rb")  # noqa: SIM115  (a stream the caller closes)
     except (InputError, OSError, UnicodeError, EOFError, zlib.error, csv.Error):
         return None  # the standard reader reads the file and reports it (a damaged gzip file as damage)
     types = {name: pa.float64() if name in numbers else pa.string() for name in columns}
-    return pa.input_stream(str(path), compression="gzip" if compressed else None), {
+    return pa.input_stream(raw, compression="gzip" if compressed else None), {
         "read_options": arrow_csv.ReadOptions(skip_rows=layout.skip_lines + (layout.names is None),
                                               column_names=header),
         "convert_options": arrow_csv.ConvertOptions(include_columns=list(columns), column_types=types,

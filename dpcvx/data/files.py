@@ -41,7 +41,7 @@ from ..exceptions import FileError, InputError, OverwriteError
 from ..validation import parse_integer
 
 __all__ = ["atomic_write", "check_writable", "file_path", "read_text", "parse_json", "json_depth", "unpaired_surrogate",
-           "read_json",
+           "printable", "read_json",
            "json_object", "os_error_message", "MAX_JSON_DEPTH", "MAX_FILE_BYTES",
            "MAX_INTEGER_DIGITS", "TEMPORARY_SUFFIX"]
 
@@ -369,6 +369,22 @@ def unpaired_surrogate(data: Any) -> str | None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on written as its escape (``\\x1b``, ``\\u202e``): the
+    control characters but the line break and the tab (Unicode's Cc: ESC, carriage return, backspace, DEL, the C1
+    controls) and the bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
+    U+2069). A model file's text (a column, class or category name: a user's table's, or an edited file's) reaches
+    a terminal in the report and in predictions; an escape sequence in it could move the cursor or clear lines and
+    hide what the report says of the release, a CONDITIONAL line included, and a carriage return or a right-to-left
+    override could overwrite or reorder it (an attacker probe, sixty-second session). The escape is text a reader
+    sees, never markup (a backslash before a letter is no Markdown escape)."""
+    return _TERMINAL.sub(lambda match: (f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100
+                                        else f"\\u{ord(match.group()):04x}"), text)
+
+
+_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def json_depth(data: Any) -> int:

@@ -121,30 +121,36 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
         import pyarrow.parquet as pq
     except ImportError:
         raise InputError("reading a Parquet file needs pyarrow: pip install 'dpcvx[arrow]'") from None
-    try:
-        handle = pq.ParquetFile(path)
-        text = [name for name in columns if name not in numeric and name in handle.schema_arrow.names
-                and _is_text(handle.schema_arrow.field(name).type)]
-        if text:  # read as stored: a category's dictionary, converted once (typed_column)
-            handle = pq.ParquetFile(path, read_dictionary=text)
+    try:  # opened by Python, which opens any name the system holds: pyarrow's own opening encodes the name as
+        # UTF-8, and a directory's byte that is not UTF-8 failed with a bare UnicodeEncodeError (sixty-third session)
+        raw = open(path, "rb")  # noqa: SIM115  (closed by the with below, which spans every read of the generator)
     except FileNotFoundError:
         raise FileError(f"{path} does not exist") from None
-    except (OSError, pa.ArrowException) as error:
+    except OSError as error:
         raise FileError(f"{path} is not a readable Parquet file: {withheld(error)}") from None
-    names = list(handle.schema_arrow.names)
-    missing = [name for name in columns if name not in names]
-    if missing:
-        which = "label column" if missing == [label] else "column(s)"
-        raise InputError(f"{path} has no {which} {missing}; its columns are {names}. Check the spelling "
-                         "(names are case-sensitive)")
-    if handle.metadata.num_rows == 0:  # as a CSV file of a header alone (csv_table): one rule for an empty table
-        raise InputError(f"{path} has columns but no data rows")
-    try:
-        if chunk_rows is None:
-            table = handle.read(columns=list(columns))
-            yield {name: _column(table.column(name), name in numeric, name != label) for name in columns}
-            return
-        for batch in handle.iter_batches(batch_size=chunk_rows, columns=list(columns)):
-            yield {name: _column(batch.column(name), name in numeric, name != label) for name in columns}
-    except (OSError, pa.ArrowException) as error:
-        raise FileError(f"{path}: reading the Parquet data failed with {withheld(error)}") from None
+    with raw:
+        try:
+            handle = pq.ParquetFile(raw)
+            text = [name for name in columns if name not in numeric and name in handle.schema_arrow.names
+                    and _is_text(handle.schema_arrow.field(name).type)]
+            if text:  # read as stored: a category's dictionary, converted once (typed_column)
+                handle = pq.ParquetFile(raw, read_dictionary=text)
+        except (OSError, pa.ArrowException) as error:
+            raise FileError(f"{path} is not a readable Parquet file: {withheld(error)}") from None
+        names = list(handle.schema_arrow.names)
+        missing = [name for name in columns if name not in names]
+        if missing:
+            which = "label column" if missing == [label] else "column(s)"
+            raise InputError(f"{path} has no {which} {missing}; its columns are {names}. Check the spelling "
+                             "(names are case-sensitive)")
+        if handle.metadata.num_rows == 0:  # as a CSV file of a header alone (csv_table): one rule for an empty table
+            raise InputError(f"{path} has columns but no data rows")
+        try:
+            if chunk_rows is None:
+                table = handle.read(columns=list(columns))
+                yield {name: _column(table.column(name), name in numeric, name != label) for name in columns}
+                return
+            for batch in handle.iter_batches(batch_size=chunk_rows, columns=list(columns)):
+                yield {name: _column(batch.column(name), name in numeric, name != label) for name in columns}
+        except (OSError, pa.ArrowException) as error:
+            raise FileError(f"{path}: reading the Parquet data failed with {withheld(error)}") from None

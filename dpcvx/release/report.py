@@ -33,7 +33,9 @@ constants, calibration, the verifier's conditions, its privacy curve and its
 text), its tuning record and its public schema: it holds nothing that the release does
 not already publish. Its tables show each value as the model file writes it. ``to_markdown`` and ``to_html``
 render one list of sections, each escaping the text it renders (user strings such as column names and class
-labels among it: :func:`_markdown_text`, ``html.escape``); ``_repr_html_`` shows it in Jupyter.
+labels among it: :func:`_markdown_text`, ``html.escape``), and write a control character of such a string as its
+escape (:func:`dpcvx.data.files.printable`: a terminal showing the report never acts on it); ``_repr_html_`` shows it
+in Jupyter.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..data.files import atomic_write, check_writable, file_path
+from ..data.files import atomic_write, check_writable, file_path, printable
 from ..data.kernels import RandomFourierFeatures
 from ..data.standardiser import ColumnStandardiser, label_range
 from ..exceptions import InputError
@@ -1107,7 +1109,7 @@ class ReleaseReport:
                 else:
                     encoded = base64.b64encode(figure.encode()).decode()
                     lines += [f"![the privacy curve](data:image/svg+xml;base64,{encoded})", ""]
-        return "\n".join(lines)
+        return printable("\n".join(lines))  # a control character of a file's text, as an escape a reader sees
 
     def to_html(self) -> str:
         """The report as one self-contained HTML page (the figure as inline SVG)."""
@@ -1135,7 +1137,7 @@ class ReleaseReport:
                                 "<figcaption>delta against epsilon for this release</figcaption></figure>")
             body.append("</section>")
         body.append("</div>")
-        return "\n".join(body)
+        return printable("\n".join(body))  # a control character of a file's text, as an escape a reader sees
 
     def html_page(self) -> str:
         """:meth:`to_html` in a complete page with a style sheet."""
