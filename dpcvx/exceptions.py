@@ -254,8 +254,8 @@ class UndeclaredCategoryWarning(DPCVXWarning):
     :class:`~dpcvx.data.preprocessing.PublicSchema` encodes as the all-zero block: a model learns nothing from that
     column; or rows hold a value that is a declared category but for how the table was read (whitespace, letter case,
     leading zeros, a number two padded codes share, a flag), or a missing value no category takes, encoded as that
-    block too; or (the command line, one versus rest) labels that write a --positive value another way, counted as
-    negative. Shown to the data owner only; never part of a release."""
+    block too; or (the command line, one versus rest) labels that write a --positive value in other letters, counted
+    as negative. Shown to the data owner only; never part of a release."""
 
     reads_private_data = True
 

@@ -39,10 +39,10 @@ from .exceptions import InputError, InputTypeError, a_value_of, user_stacklevel
 
 __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "column_dtype",
            "column_names", "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number",
-           "is_number", "named_column", "nested", "number_variants", "NUMBER_TEXT", "non_finite_error",
+           "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "number_texts", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers"]
+           "such_rows", "text_number", "text_numbers", "numeral_value"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -330,6 +330,20 @@ def text_number(text: str) -> float:
     return float(stripped)
 
 
+def numeral_value(text: str, digits: int | None = None) -> Decimal | None:
+    """The exact value of ``text`` when it is a number of :data:`NUMBER_TEXT` ("1", "1.0", "01", "1e0", "+1"), else
+    None; None too when its integer part has more than ``digits`` digits (so that a text such as "1e999999999" is
+    never expanded). What a table's reader would have read from that cell as a number: a code or label column's text
+    depends on every record (pandas reads a column of integer codes as text when one cell is text, as floats when
+    one is missing), so a cell stands for a category or class by this value, never by how its column was typed."""
+    if not NUMBER_TEXT.fullmatch(text):
+        return None
+    value = Decimal(text)
+    if digits is not None and value.adjusted() >= digits:
+        return None
+    return value
+
+
 def text_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(float64 numbers, mask of the entries that are not numbers: NaN there) of a 1-D array of text or objects:
     text (str; bytes decoded as UTF-8) read by :data:`NUMBER_TEXT`, any other entry by ``float()`` when it is a real
@@ -555,27 +569,6 @@ def table_matrix(X: Any, name: str) -> np.ndarray:
     if first is not None:
         raise non_finite_error(name, *first, labels)
     return buffer
-
-
-def number_variants(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:
-    """Mask of the text ``values`` that are not a ``declared`` label but write the same number as one ("1.0" or "01"
-    for "1": a label column pandas wrote as floats), read by :func:`text_number`: for the advice of a refusal, which
-    names their count and first row, never a value. One pass over the distinct values."""
-    def number(label: Any) -> float | None:
-        if isinstance(label, str):
-            try:
-                return text_number(label)
-            except ValueError:
-                return None
-        return float(label) if is_number(label) else None
-
-    targets = {value for value in map(number, declared) if value is not None}
-    if not targets or values.dtype.kind not in "OUS":
-        return np.zeros(values.shape, dtype=bool)
-    exact = set(declared)
-    variants = [value for value in set(values.tolist())
-                if isinstance(value, str) and value not in exact and number(value) in targets]
-    return np.isin(values, variants) if variants else np.zeros(values.shape, dtype=bool)
 
 
 def number_texts(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:

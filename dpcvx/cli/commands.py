@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -58,7 +59,7 @@ from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, write_model
-from ..tables import RowError, number_variants, repeated_names, spelling_variants, such_rows, text_numbers
+from ..tables import RowError, numeral_value, repeated_names, spelling_variants, such_rows, text_numbers
 from ..validation import check_public_classes, label_range, missing_refusal
 from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
@@ -370,6 +371,46 @@ def _refuse_spaced_labels(args: argparse.Namespace) -> None:
                          f"stripped: it would match no record; give it as {value.strip()!r}")
 
 
+def _refuse_same_number_labels(args: argparse.Namespace) -> None:
+    """Two labels of different classes that write one number ("1" and "1.0", "7" and "07"): a label cell is read by
+    its value (:func:`_by_value`), so such a cell would be both. Refused before any file is read."""
+    if args.classes is not None:  # each class a group of its own
+        groups = [[label] for label in dict.fromkeys(args.classes)]
+    else:  # --positive may be repeated: its labels are one class
+        groups = [list(dict.fromkeys(args.positive or [])), list(dict.fromkeys(args.negative or []))]
+    seen: dict[Decimal, tuple[int, str]] = {}
+    for group, labels in enumerate(groups):
+        for label in labels:
+            value = numeral_value(label.strip())
+            if value is None:
+                continue
+            first = seen.setdefault(value, (group, label))
+            if first[0] != group:
+                raise UsageError(f"the labels {first[1]!r} and {label!r} write the same number, and a label cell is "
+                                 "read by its number (a file's 1, 1.0 and 01 are one label): give one of them")
+
+
+def _by_value(raw: np.ndarray, declared: Sequence[str]) -> np.ndarray:
+    """``raw`` with each cell that is no ``declared`` label but writes the number of one ("1.0", "01", "+1" for "1":
+    :func:`dpcvx.tables.numeral_value`) replaced by that label, the others unchanged. A label column's text depends on
+    the type its reader gave the whole column: a Parquet column of 0/1 is integers, floats when one record is 2.5
+    (pandas), decimals of one digit when one is Decimal("2.5") (pyarrow), and then every 1 read "1.0", no --positive
+    1: one record made every other record negative (an attacker probe, sixty-third session). Each cell is now read
+    by its own value (:func:`_refuse_same_number_labels` made sure no two classes share one); by distinct cell."""
+    numbers: dict[Decimal, str] = {}
+    for label in declared:
+        value = numeral_value(label.strip())
+        if value is not None:
+            numbers.setdefault(value, label)
+    if not numbers or not raw.size:
+        return raw
+    distinct, where = np.unique(raw, return_inverse=True)
+    exact = set(declared)
+    spelled = [cell if cell in exact else numbers.get(numeral_value(cell.strip()), cell)  # type: ignore[arg-type]
+               for cell in distinct.tolist()]
+    return np.array(spelled, dtype=str)[where.reshape(raw.shape)]
+
+
 def _label_values(args: argparse.Namespace) -> tuple[str, str]:
     """The public pair (negative class, positive class) of the model from --positive/--negative."""
     if not args.positive:
@@ -398,6 +439,7 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
     message counts the unexpected values but does not show them (it is about private records).
     """
     negative, positive = _label_values(args)
+    raw = _by_value(raw, [*args.positive, *(args.negative or [])])
     given = set(args.positive) | set(args.negative or [])
     absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
     if np.any(absent):
@@ -409,11 +451,8 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
             count, distinct = int(outside.sum()), len(set(raw[outside].tolist()))
             declared = [*args.positive, *args.negative]
             variants = int(spelling_variants(raw[outside], declared).sum())
-            numbers = int(number_variants(raw[outside], declared).sum())
             case = (f" ({variants} of them differ from a --positive or --negative value only in letter case: "
                     "give each spelling)") if variants else ""
-            case += (f" ({numbers} of them write a --positive or --negative number another way, as '1.0' for '1': "
-                     "give the labels as the file writes them)") if numbers else ""
             raise RowError(
                 f"{args.data}: {count} row(s) of column {args.target!r} ({distinct} distinct value(s)) are "
                 "neither --positive nor --negative; the first is row ", int(np.flatnonzero(outside)[0]),
@@ -427,21 +466,16 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
 
 def _warn_variant_labels(raw: np.ndarray, args: argparse.Namespace) -> None:
     """One versus rest (no --negative): warn, NOT PRIVATE (it reads the labels), of labels that write a --positive
-    value another way ('1.0' for '1', 'yes' for 'Yes'), which count as negative as every other value does. Shown,
+    value in other letters ('yes' for 'Yes'), which count as negative as every other value does (a label that writes
+    its number another way, '1.0' for '1', is that label: :func:`_by_value`). Shown,
     never raised (:func:`~dpcvx.exceptions.warn_shown`): every value other than --positive is a negative record here,
     so a refusal would be decided by one record's spelling (it was: one label 'a' against --positive A refused the
     fit, 'Q' was released; an attacker probe, sixtieth session). The text names the column and the fix, no row."""
-    found = []
-    written = int(number_variants(raw, args.positive).sum())
-    if written:
-        found.append(f"{written} row(s) hold a label that writes a --positive number another way (as '1.0' for '1': "
-                     "a label column written as floats; give the label as the file writes it, --positive 1.0)")
     spelled = int(spelling_variants(raw, args.positive).sum())
     if spelled:
-        found.append(f"{spelled} row(s) hold a label that differs from a --positive value only in letter case (give "
-                     "each spelling of the positive class: --positive is repeatable, --positive Yes --positive yes)")
-    if found:
-        warn_shown(f"{args.data}: in column {args.target!r}, " + ", and ".join(found) + "; without --negative they "
+        warn_shown(f"{args.data}: in column {args.target!r}, {spelled} row(s) hold a label that differs from a "
+                   "--positive value only in letter case (give each spelling of the positive class: --positive is "
+                   "repeatable, --positive Yes --positive yes); without --negative they "
                    "count as negative. If they are another class, say so with --others-negative. NOT PRIVATE: this "
                    "check read the labels; it is shown to you only and is not part of any release.",
                    UndeclaredCategoryWarning)
@@ -519,6 +553,7 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
                            "(the values are not shown: they are data); "
                            f"{NOT_A_NUMBER}")
         return targets
+    raw = _by_value(raw, args.classes)
     outside = ~np.isin(raw, args.classes)
     if np.any(outside):
         raise RowError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "
@@ -648,6 +683,7 @@ def _fit_usage(args: argparse.Namespace) -> tuple[PublicSchema | None, losses.Ma
         raise UsageError("--task regression needs --label-bound B (|target| <= B) or LO,HI: a PUBLIC bound on the "
                          "target")
     _refuse_spaced_labels(args)
+    _refuse_same_number_labels(args)
     _refuse_other_task_options(args)
     _check_layout(args)
     loss = _catalogue_loss(args)

@@ -400,6 +400,13 @@ class CategoricalColumn:
             rows = np.flatnonzero(~_text_entries(values)) if values.dtype.kind == "O" else slice(None)
             found = _number_slots(values[rows], slots)
             codes[rows] = np.where(found >= 0, found, codes[rows])
+        if slots:  # a numeral's text is its code by value as well, not only a number (_numeral_slots)
+            texts = np.flatnonzero((codes < 0) & ~absent)
+            if values.dtype.kind == "O":
+                texts = texts[_text_entries(values[texts])]
+            elif values.dtype.kind not in "US":
+                texts = texts[:0]
+            codes[texts] = _numeral_slots(labels[texts], slots)
         known = np.flatnonzero(codes >= 0)
         misread = self._misread(values, labels, np.flatnonzero(codes < 0), absent)
         if strict and misread is not None:
@@ -555,6 +562,26 @@ def _first_near_text(texts: np.ndarray, categories: tuple[str, ...]) -> tuple[in
 _INTEGER_TEXT = re.compile(r"-?[0-9]+")
 #: A category that is a numeral of an integer value, as an integer or a whole float writes it ("3", "007", "3.0")
 _INTEGRAL_TEXT = re.compile(r"-?[0-9]+(\.0+)?")
+
+
+def _numeral_slots(texts: np.ndarray, slots: dict[int, int]) -> np.ndarray:
+    """Each text's category index by :func:`_integer_slots` when it is a numeral of an integer that is a key ("3.0",
+    "03", "+3", "3e0" for 3: :func:`dpcvx.tables.numeral_value`), else -1; by distinct text. A cell's text depends on
+    the type its whole column was read as: pandas reads a column of codes written as "1.0" as floats, and as text when
+    one record holds text (a declared category "u", or one of another column in ``np.array(rows)``; a dict of lists
+    made text by numpy): each row then wrote "1.0", no category, and one record made every other row's block all-zero
+    (an attacker probe, sixty-third session). The number 1.0 was its code (:func:`_number_slots`); its text now is."""
+    found = np.full(texts.shape, -1, dtype=np.intp)
+    if not texts.size:
+        return found
+    digits = max(len(str(abs(key))) for key in slots)
+    distinct, where = np.unique(texts, return_inverse=True)
+    indices = np.full(distinct.shape, -1, dtype=np.intp)
+    for position, text in enumerate(distinct.tolist()):
+        value = tables.numeral_value(text.strip(), digits)  # as a reader of numbers reads " 3"
+        if value is not None and value == value.to_integral_value():
+            indices[position] = slots.get(int(value), -1)
+    return indices[where.reshape(texts.shape)]
 
 
 def _first_flag(entries: np.ndarray) -> int | None:

@@ -48,9 +48,23 @@ UNPADDED = ("column 'dx' holds text codes that are a declared category but for l
     ((7, 12), ["7", "012"]),                 # the same with integer categories
     (("02134", "55555"), ["55555", "002134"]),  # padded wider than the declared code
 ])
+def test_codes_padded_in_the_table_are_their_category(codes, values):
+    """A code the table writes zero-padded is the category of its value, as the number is (pandas reads such a
+    column as numbers unless one record is text: one record decided every other row's text)."""
+    schema = dpcvx.PublicSchema((dpcvx.CategoricalColumn("dx", codes),), strict=True)
+    np.testing.assert_array_equal(schema.transform({"dx": np.array(values)}),
+                                  schema.transform({"dx": np.array([int(value) for value in values])}))
+
+
+@pytest.mark.parametrize("codes, values", [
+    (("07", "007", "12"), ["12", "0007"]),       # a value two padded codes share, padded wider than both
+    (("007", "0007", 5), ["5", "00007"]),
+    (("02134", "002134", "55555"), ["55555", "0002134"]),
+])
 @pytest.mark.parametrize("strict", [False, True])
 def test_codes_padded_in_the_table_but_not_in_the_categories(codes, values, strict):
-    """The reverse of a code that lost its zeros: the advice to pad to the declared width would change nothing."""
+    """The reverse of a code that lost its zeros, where two padded codes share the value (so that it is neither's):
+    the advice to pad to the declared width would change nothing."""
     schema = dpcvx.PublicSchema((dpcvx.CategoricalColumn("dx", codes),), strict=strict)
     with named(strict, UNPADDED) as caught:
         schema.transform({"dx": np.array(values)})
