@@ -49,6 +49,7 @@ from ..validation import (
     check_table,
     one_dimensional_labels,
     outside_head,
+    own_types,
     refuse_misread,
     refuse_non_finite_targets,
     refuse_unknown_parameters,
@@ -369,6 +370,8 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
         refuse_misread("y", y, labels=True)
         if isinstance(y, np.matrix):  # a column of labels flattened, a row refused, as every learner does
             y = one_dimensional_labels(np.asarray(y))
+        elif isinstance(y, (list, tuple)):  # each label of its own type, never made text by another (own_types)
+            y = own_types(y)
     try:
         if reset and is_out_of_core(X):
             X, y = validate_streamed(owner, X, y, accept_sparse="csr")
