@@ -23,6 +23,7 @@ from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
 from ..release.usefulness import speaker, warn_release
+from ..validation import narrow_range_advice, released_ends
 from ..verification.loss_declaration import loss_value
 from ..verification.problem import Loss
 from ..verification.verdict import Mechanism
@@ -86,14 +87,26 @@ def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int 
         f"rows to n >= {least}")
 
 
-def label_unresolved_text(label_bound: float, depth: int, released: float) -> str:
+def label_unresolved_text(label_bound: float, depth: int, released: float, centre: float = 0.0) -> str:
     """The text of :class:`NoiseDominatesWarning` for a private label range the search's grid did not resolve: the
     released B' is the least a grid of 2^``depth`` cells over the declared [-B, B] gives (the labels' spread fills at
     most a cell or so of it). DPLinearRegression's search (2^14 cells) and DPHuberRegressor's histogram (2^D cells,
     D at most 8) say it alike. Public: B, the grid and the released B'. It states a condition, not a verdict: on the
     second development tables of benchmarks/huber_guarantee.py 9 of the 12 Huber fits it told kept more than half of
-    the gap, and none below half was told by it alone (benchmarks/results/huber_guarantee.md)."""
+    the gap, and none below half was told by it alone (benchmarks/results/huber_guarantee.md). ``centre``: the released
+    range's centre c in the fit's frame [-B, B]; where it lies within a cell of an end
+    (:func:`~dpcvx.validation.released_ends`) the labels piled at that end or were clipped onto it, and the fix says
+    the direction :func:`~dpcvx.validation.narrow_range_advice` gives (public: it reads c, B and the grid), in place of
+    "nearer the labels'", which did not say which way: prices of mean about 1,000 declared (0, 500), 95 to 98 % of
+    them clipped onto 500, were told that while the same fit's ClippingWarning said to widen the range (an analyst
+    probe, session 63)."""
     cell = 2 * label_bound / 2**depth
+    ends = released_ends(centre, label_bound, cell)
+    label = setting('label_bound', '(lo, hi)', 'LO,HI')
+    nearer = (f"declare a label range nearer the labels' ({label}, never read off the data; on this grid one about "
+              f"{2**depth // 16:,} times wider than their spread is still resolved)")
+    fix = (f"To fix: {nearer}" if not ends else
+           narrow_range_advice(ends, seen=False).lstrip() + f" If no label was clipped, {nearer}")
     return (f"the label's range was not resolved: its private search reads the declared range on a grid of cells "
             f"{cell:.4g} wide (the declared half-width B={label_bound:g} over 2^{depth} cells), and the released bound "
             f"B'={released:.4g} is the least that grid gives, so the labels' spread is narrower than it resolves, or "
@@ -103,9 +116,7 @@ def label_unresolved_text(label_bound: float, depth: int, released: float) -> st
             f"can also keep most of a non-private model's score (9 of the 12 fits told this on benchmarks/"
             f"huber_guarantee.py's second development tables kept more than half of its gain over a constant). Public "
             f"quantities cannot tell which: check it on held-out rows. This reads the released bound and public "
-            f"quantities only. To fix: declare a "
-            f"label range nearer the labels' ({setting('label_bound', '(lo, hi)', 'LO,HI')}, never read off the data; "
-            f"on this grid one about {2**depth // 16:,} times wider than their spread is still resolved); for a label "
+            f"quantities only. {fix}; for a label "
             f"piled on one value, fit without the search ({setting('column_statistics', 'False')}) only at a declared "
             f"range near the labels': the fit then scales its noise with the declared range itself")
 
