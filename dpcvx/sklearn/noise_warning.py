@@ -406,7 +406,8 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
 
 
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None, *,
-                        regression: bool = False) -> None:
+                        regression: bool = False, total_epsilon: float | None = None,
+                        classes: int | None = None) -> None:
     """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
 
     n (the public number of training rows), d (the encoded width) and epsilon (the release's, per class for
@@ -426,6 +427,9 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     risk d / (n epsilon) in the rows' mean error; an excess delta there, all on the smaller class, raises that
     class's error rate by delta / pi_min and the mean of the two by delta / (2 pi_min): d / (2 n pi_min epsilon)
     again. At pi = 1/2 the size is n, the unweighted rule's, as it must be: balanced weights are then the default's.
+    ``total_epsilon``: the epsilon the user gave (the release's total), when the fit's ``epsilon`` is a part of it
+    (the rest buys what the fit draws first: a private count of the classes, the columns' ranges); ``classes``: the
+    k of one-vs-rest, whose ``epsilon`` is one class's part. Both only word the text (:func:`_small_table_terms`).
     Without a prior the fit is read by accuracy, held to n (the smallest class's count is private: section 32). The
     rule held the weighted fit to n pi_min, half of that, so a balanced-weight fit on a table whose classes are
     equal (weights 1 and 1: the default fit itself) warned at n epsilon / d below 100 and the default below 50, and on
@@ -435,7 +439,7 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     rows = n if prior is None else 2 * n * min(prior, 1 - prior)
     ratio = rows * epsilon / d
     if ratio < SMALL_TABLE_LIMIT:
-        shown = f"n = {n}" if prior is None else f"n 2 min(prior, 1 - prior) = {n} x {2 * min(prior, 1 - prior):g}"
+        shown = _small_table_terms(n, rows, epsilon, prior, total_epsilon, classes)
         expected = ("score (R^2)" if regression else "accuracy (less still on a rare class, whose count replaces n)"
                     if prior is None else "balanced accuracy (the mean of the classes' recalls)")
         widest = widest_column(d)
@@ -448,6 +452,36 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
                                                                            f"; here {widest}")
             + ": group its categories by a public rule, a coarser classification known without the data, never by "
             "their counts in it)", SmallTableWarning)
+
+
+def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None, total_epsilon: float | None,
+                       classes: int | None) -> str:
+    """What stands for n and for epsilon in :func:`warn_if_small_table`'s n epsilon / d, in words a user who passed
+    epsilon can follow: n, or n 2 min(prior, 1 - prior) with the prior named (a fit read by balanced accuracy is held
+    to twice its rarer class's expected count); epsilon, or the part epsilon' of the user's epsilon the fit spends (one
+    class's part of one-vs-rest's k fits; the rest buys what the fit draws first). An analyst probe (session 63) read
+    "n 2 min(prior, 1 - prior) = 5000 x 0.1404: 702 x 0.95 / 156" after passing epsilon=1, and "5000 x 0.11875 / 30"
+    for eight classes (0.95 / 8), neither number named. Public quantities only."""
+    if prior is None:
+        terms = f"n = {n}"
+    else:
+        rare = min(prior, 1 - prior)
+        terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
+                 f"expected count at the fit's prior {prior:g}, given or released: a fit read by balanced accuracy "
+                 "is held to its rarer class)")
+    if total_epsilon is None or math.isclose(epsilon, total_epsilon, rel_tol=1e-9, abs_tol=0.0):
+        return terms
+    share = total_epsilon / classes if classes else total_epsilon
+    drawn = ("such as a private count of the classes or the columns' ranges, as the certificate's privacy curve "
+             "lists")
+    if classes:
+        split = (f"one class's part of your epsilon = {total_epsilon:g}: one-vs-rest's {classes} fits spend "
+                 f"{share:g} each" + ("" if math.isclose(epsilon, share, rel_tol=1e-9, abs_tol=0.0) else
+                                      f", less what each draws first ({drawn})"))
+    else:
+        split = (f"the part of your epsilon = {total_epsilon:g} that fits the weights; the rest buys what the fit "
+                 f"draws first, {drawn}")
+    return f"{terms} and epsilon' = {epsilon:g} in epsilon's place ({split})"
 
 
 def _below(value: float, limit: float) -> str:
