@@ -141,7 +141,7 @@ def _fit(X: np.ndarray, y: np.ndarray, epsilon: float, seed: int, settings: dict
 def measure(tables: Iterator[Table], epsilons: tuple[float, ...]) -> list[dict]:
     cells = []
     for name, X, y, Xt, yt, seed in tables:
-        rare = int(np.mean(y) > 0.5)  # the rarer training class (by count)
+        rare = int(np.mean(y) < 0.5)  # the rarer training class (by count): 1 where fewer rows carry it
         carried = int(np.sum(y == rare))
         for epsilon in epsilons:
             cell: dict = {"table": name, "n": int(len(y)), "d": int(X.shape[1]), "share": round(float(np.mean(y)), 4),
