@@ -79,6 +79,10 @@ __all__ = [
     "check_public_classes",
     "check_targets",
     "label_codes",
+    "CLIPPED_END_SHARE",
+    "clipped_ends",
+    "released_ends",
+    "narrow_range_advice",
     "target_values",
     "check_delta",
     "fraction",
@@ -1035,6 +1039,68 @@ def label_clipping_note(clipped: int, n: int, label_bound: float, codes: tuple[f
             + ("" if command_line_runs() else ", with the estimators,")  # the command line centres every fit's
             + f" {setting('label_bound', '(lo, hi)', 'LO,HI')} for lo <= y <= hi (centred by the public shift "
             "(lo + hi) / 2); the noise grows with B")
+
+
+#: A declared label range (lo, hi) is too narrow for the training labels when more than this share of them lay beyond
+#: one of its ends and were clipped onto it (:func:`clipped_ends`). It is the tail of the 10 % and 90 % points by which
+#: :func:`dpcvx.models.training_rows.label_range_too_wide` reads how much of the range the labels fill: beyond this
+#: share at an end, that point is the end itself, a clipped value, and the narrow spread it gives is the clipping's,
+#: not the labels' (an analyst probe, session 63: prices of mean about 1,000 declared (0, 500), 95 to 98 % of the labels
+#: clipped onto 500, were told "Declare a narrower public label_bound" in 4 of 5 fits while the ClippingWarning of the
+#: same fit said to declare a range that holds every label).
+CLIPPED_END_SHARE = 0.1
+
+
+def clipped_ends(labels: np.ndarray, label_range: tuple[float, float] | None) -> tuple[str, ...]:
+    """The ends ("lower", "upper", in that order) of the declared ``label_range`` (lo, hi) beyond which more than
+    :data:`CLIPPED_END_SHARE` of the training ``labels`` (1-D) lay (y < lo, y > hi: the labels the ClippingWarning
+    counts); () for none, no range or no labels. Labels that share a value beyond an end and look like a code for a
+    missing value (:func:`label_codes`) are not counted: the ClippingWarning names the code and its own fix. A
+    statistic of the private labels: it only decides the direction of the owner's NOT PRIVATE notes
+    (:func:`narrow_range_advice`), never a release."""
+    if label_range is None or labels.size == 0:
+        return ()
+    low, high = label_range
+    codes = [code for code in label_codes(labels) if not low <= code <= high]
+    kept = labels[~np.isin(labels, codes)] if codes else labels
+    least = CLIPPED_END_SHARE * labels.size
+    return tuple(end for end, beyond in (("lower", np.count_nonzero(kept < low)),
+                                         ("upper", np.count_nonzero(kept > high))) if beyond > least)
+
+
+def released_ends(centre: float, label_bound: float, cell: float) -> tuple[str, ...]:
+    """The end ("lower" or "upper") of the declared [-B, B] (``label_bound`` B, the fit's frame) within a ``cell`` of
+    which a private label range's released ``centre`` c lies (|c| > B - cell), else (): most labels lay at that end,
+    or beyond it and clipped onto it. Post-processing of the released centre with the public B and grid only: it
+    words :class:`~dpcvx.exceptions.NoiseDominatesWarning` (:func:`narrow_range_advice` with ``seen=False``)."""
+    if abs(centre) <= label_bound - cell:
+        return ()
+    return ("upper",) if centre > 0 else ("lower",)
+
+
+def narrow_range_advice(ends: tuple[str, ...], seen: bool) -> str:
+    """The one text that gives a declared label range a direction when labels pile at its ``ends``
+    (:func:`clipped_ends`, :func:`released_ends`): it is too narrow there, never to be narrowed, and the fix is the
+    range the labels can take, known without looking at them. ``seen``: the ends were counted on the training labels
+    (NOT PRIVATE, :func:`clipped_ends`: the TrainingRowsWarning's note and tune's); else they were read off the
+    released range (public: the NoiseDominatesWarning, which cannot tell labels piled at an end from labels clipped
+    onto it, and says which it would be). "" for no end. Every note that advises on label_bound says a direction
+    through this text or not at all (:func:`label_clipping_note` says "holds every label", the same direction)."""
+    if not ends:
+        return ""
+    where = " and ".join(f"{'lower' if end == 'lower' else 'upper'} end" for end in ends)
+    further = " and ".join("below" if end == "lower" else "above" for end in ends)
+    bound = setting("label_bound", "(lo, hi)", "LO,HI")
+    fix = (f"declare the range the labels can take, known without looking at them (a unit, a scale's documented "
+           f"limits), as {bound}: one that reaches further {further}; the noise grows with its width, so no further "
+           "than the labels can go")
+    if seen:
+        return (f" More than a tenth of its training labels lay beyond the declared label range's {where} and were "
+                "clipped onto it (the ClippingWarning counts them): the range is too narrow for these labels, not too "
+                f"wide, and a narrower one would clip more. To fix: {fix}.")
+    return (f" The released range lies at the declared range's {where}: most labels lay there, or beyond it and were "
+            "clipped onto it (then this fit's ClippingWarning counts them, shown to you only). If they were clipped, "
+            f"the declared range is too narrow, not too wide, and a narrower one would clip more: {fix}.")
 
 
 #: The eight labels -1/+1 of each byte of bits, first bit first (a block's part is a lookup per byte: 6 us

@@ -44,8 +44,9 @@ Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER
 :data:`LITTLE_KEPT` (with :func:`little_kept_advice`),
 :data:`MAP_LOST` (with :func:`map_lost_advice`), :data:`MISSED_CUT`, :data:`MISSED_PRIOR_CUT`,
 :func:`wide_label_range` after a regression's finding when its labels fill under a tenth of the declared label
-range that set its noise, :data:`MOSTLY_CLIPPED` first when most training rows were clipped onto R, and the note
-that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):
+range that set its noise, or :func:`~dpcvx.validation.narrow_range_advice` in its place when more than a tenth of
+them lay beyond an end of it (too narrow, not too wide), :data:`MOSTLY_CLIPPED` first when most training rows
+were clipped onto R, and the note that follows, naming settings as the reader sets them: :mod:`dpcvx.advice`):
 no count or score is printed, and a class only by its declared label (:func:`nearly_one_class`). It never enters
 the release or its certificate, and it never runs inside :func:`dpcvx.tune`
 (:func:`dpcvx.release.usefulness.checks_off`): a selection that reacted to it would not be covered by tune's proof.
@@ -70,7 +71,7 @@ from ..data.blocks import cache_block_rows, is_out_of_core
 from ..data.notes import most_rows_clipped
 from ..exceptions import TrainingRowsWarning, warn_shown
 from ..release.usefulness import checks_are_off, estimator_called, speaker
-from ..validation import label_codes
+from ..validation import clipped_ends, label_codes, narrow_range_advice
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_BETTER_REGRESSION", "CODE_LABELS",
            "LITTLE_KEPT", "KEPT_SHARE", "KEPT_HUBER_WIDTH", "LEAST_SQUARES_FLOOR", "LEAST_SQUARES_WIDEST",
@@ -490,8 +491,10 @@ def label_range_too_wide(labels: np.ndarray, label_range: tuple[float, float] | 
     """Whether the training ``labels`` (1-D), clipped onto the declared ``label_range`` (lo, hi), have 10 % and 90 %
     points under :data:`WIDE_LABEL_SHARE` of its width apart, when the release's noise was scaled to that range: its
     ``fitted_bound`` (the half-width the fit's label sensitivity used; None: unknown) is the declared half-width, no
-    private label range (column_statistics) having replaced it. NOT PRIVATE: read off the training labels."""
-    if label_range is None or fitted_bound is None or labels.size == 0:
+    private label range (column_statistics) having replaced it. Never where many labels lay beyond an end of the range
+    (:func:`~dpcvx.validation.clipped_ends`): the 10 % or 90 % point is then the clipped end, the range too narrow,
+    not too wide (:func:`~dpcvx.validation.narrow_range_advice` says so). NOT PRIVATE: read off the training labels."""
+    if label_range is None or fitted_bound is None or labels.size == 0 or clipped_ends(labels, label_range):
         return False
     low, high = label_range
     width = high - low
@@ -502,7 +505,8 @@ def label_range_too_wide(labels: np.ndarray, label_range: tuple[float, float] | 
 
 
 def warning_text(finding: str, unweighted: str | None = None, clipped: bool = False,
-                 intercept_free: bool = False, wide_labels: bool = False, advice: str = "") -> str:
+                 intercept_free: bool = False, wide_labels: bool = False, advice: str = "",
+                 narrow_ends: tuple[str, ...] = ()) -> str:
     """The warning's text of a finding (:data:`ONE_CLASS` ...): the finding, NOT PRIVATE, and the private way to
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
     a command runs); ``unweighted``: for a classifier that takes no class weight or class prior (one-vs-rest:
@@ -517,9 +521,12 @@ def warning_text(finding: str, unweighted: str | None = None, clipped: bool = Fa
     regression's release predicts w^T x alone (:func:`no_intercept`, said after the advice); ``wide_labels``: a
     regression's labels fill a small part of the declared label range that set its noise (:func:`wide_label_range`,
     said after that); ``advice``: what follows the finding (a regression's :func:`little_kept_advice`,
-    :func:`map_lost_advice` ...; a classifier's :func:`missed_cut_advice`), said after :data:`MOSTLY_CLIPPED`."""
+    :func:`map_lost_advice` ...; a classifier's :func:`missed_cut_advice`), said after :data:`MOSTLY_CLIPPED`;
+    ``narrow_ends``: the ends of a regression's declared label range beyond which many training labels lay
+    (:func:`~dpcvx.validation.clipped_ends`): the range is too narrow (:func:`~dpcvx.validation.narrow_range_advice`,
+    said in place of :func:`wide_label_range`, which never holds with it)."""
     return (finding + (MOSTLY_CLIPPED if clipped else "") + advice + (no_intercept() if intercept_free else "")
-            + (wide_label_range() if wide_labels else "")
+            + (wide_label_range() if wide_labels else "") + narrow_range_advice(narrow_ends, seen=True)
             + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS, FAR_LABELS, LITTLE_KEPT, LITTLE_KEPT_TWO_VALUES,
                                 MAP_LOST),
                     unweighted))
@@ -902,7 +909,10 @@ def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: 
     same mapped rows (:func:`regression_share`, :func:`kept_little`: one more pass), :data:`LITTLE_KEPT` with
     :func:`little_kept_advice` for ``owner`` and the release's width; else, when it and least squares on the mapped
     rows keep little of least squares on the rows as the fit read them (:func:`map_lost`, the same pass),
-    :data:`MAP_LOST` with :func:`map_lost_advice`.
+    :data:`MAP_LOST` with :func:`map_lost_advice`. Any finding but :data:`CODE_LABELS` is followed, where more than
+    a tenth of the labels lay beyond an end of ``label_range`` (:func:`~dpcvx.validation.clipped_ends`), by
+    :func:`~dpcvx.validation.narrow_range_advice`: the range is too narrow, and the note that labels fill little of
+    it (:func:`label_range_too_wide`) never holds then.
 
     X decides how its rows are read again: a numpy.memmap's predicted a block at a time, the squares added as they
     come (a 1,000,000 x 10 file's fit held no n-vector of predictions); a Dask X's not read (its predictions would
@@ -927,8 +937,9 @@ def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: 
         finding = LITTLE_KEPT_TWO_VALUES
     alone = not model.certificate.fit_intercept and not model.intercept_  # nothing added to w^T x
     wide = finding == NO_BETTER_REGRESSION and label_range_too_wide(labels, label_range, _fitted_bound(model))
+    narrow = clipped_ends(labels, label_range) if finding not in (None, CODE_LABELS) else ()
     _warn(owner, finding, intercept_free=alone and finding == NO_BETTER_REGRESSION, wide_labels=wide,
-          advice=two_values_advice() if valued else _advice(owner, model, finding))
+          advice=two_values_advice() if valued else _advice(owner, model, finding), narrow_ends=narrow)
 
 
 def two_values(labels: np.ndarray) -> bool:
@@ -1381,8 +1392,9 @@ def _tuned_note(regression: bool, weighed: bool = False) -> str:
     :func:`_note`, which names tune as the private way to choose settings; ``weighed``: the model already uses the
     class settings it would name (:data:`WEIGHED`), which it then does not."""
     label_bound = setting("label_bound")
-    settings = (f"a narrower public {label_bound} in every candidate (the range the labels can take, known without "
-                "looking at them: the default score clips each squared error at its squared width)" if regression else
+    settings = (f"in every candidate, the tightest public {label_bound} that holds every label the target can take "
+                "(known without looking at them: the default score clips each squared error at its squared width)"
+                if regression else
                 "the model it selected already weighs the classes (by class weights, or at the cut of a class "
                 "prior), so no class setting is named here" if weighed else
                 "on imbalanced classes, candidates that weigh the classes (class_weight='balanced', or "
@@ -1402,14 +1414,18 @@ def warn_on_tuned(model: Any, X: Any, y: Any, regression: bool,
     regression's declared (lo, hi), ``classes`` the model's public ``classes_`` when it has them), followed by
     :func:`_tuned_note`. tune calls it once, after its selection and outside :func:`~dpcvx.release.usefulness.
     checks_off`, so no candidate's fit and no selection reacted to it: a tune whose every candidate was useless (each
-    fitted on part of the rows with part of epsilon) released one and said nothing. An X out of core other than a
+    fitted on part of the rows with part of epsilon) released one and said nothing. A regression's labels piled
+    beyond an end of ``label_range`` are said as the fits say them (:func:`~dpcvx.validation.narrow_range_advice`):
+    its note once advised "a narrower public label_bound" whatever the labels. An X out of core other than a
     memmap is not read again, as :func:`warn_on_regression_fit` does not."""
     if not runs_here() or (is_out_of_core(X) and not isinstance(X, np.memmap)):
         return
     classes = None if regression else getattr(model, "classes_", None)
     finding = training_rows_finding(model.predict(X), y, regression, classes, label_range)
     if finding is not None:
-        warn_shown(f"dpcvx.tune: {finding}{_tuned_note(regression, not regression and weighs_classes(model))}",
+        narrow = (narrow_range_advice(clipped_ends(np.asarray(y, dtype=float).ravel(), label_range), seen=True)
+                  if regression and finding != CODE_LABELS else "")
+        warn_shown(f"dpcvx.tune: {finding}{narrow}{_tuned_note(regression, not regression and weighs_classes(model))}",
                    TrainingRowsWarning)
 
 
@@ -1510,11 +1526,14 @@ def one_vs_rest_ranges() -> str:
 
 
 def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False,
-          located: bool = False, wide_labels: bool = False, advice: str = "") -> None:
-    """Warn the finding's text (:func:`warning_text`); after one-vs-rest's note (:data:`ONE_VS_REST`), the ranges
-    (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by private column statistics."""
+          located: bool = False, wide_labels: bool = False, advice: str = "",
+          narrow_ends: tuple[str, ...] = ()) -> None:
+    """Warn the finding's text (:func:`warning_text`, with ``narrow_ends`` as its); after one-vs-rest's note
+    (:data:`ONE_VS_REST`), the ranges (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by
+    private column statistics."""
     if finding is not None:
         after = (one_vs_rest_ranges() if unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST)
                  and not located else "")
-        text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice)
+        text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice,
+                            narrow_ends)
         warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)

@@ -69,8 +69,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
+
 from ..advice import setting
-from ..data.standardiser import least_label_bound
+from ..data.standardiser import label_range, least_label_bound
 from ..exceptions import NoiseDominatesWarning
 from ..privacy.adassp import AdaSSPCalibration, label_search_rows
 from ..privacy.column_ranges import SEARCH_DEPTH, least_rows
@@ -202,7 +204,10 @@ def label_unresolved(certificate: SufficientStatisticsCertificate, n: int) -> st
     level = calibration.range_level(n) if calibration.range_columns else None
     if level is None or calibration.label_bound > least_label_bound(certificate.label_bound, level) * (1 + 1e-9):
         return None
-    return label_unresolved_text(certificate.label_bound, SEARCH_DEPTH, calibration.label_bound)
+    record = certificate.column_statistics
+    centre = (label_range(np.asarray(record["ranges"], dtype=float)[:, -1:], record["level"], record["label_bound"])[0]
+              if isinstance(record, dict) and "ranges" in record else 0.0)  # the released range's, as the fit drew it
+    return label_unresolved_text(certificate.label_bound, SEARCH_DEPTH, calibration.label_bound, centre)
 
 
 #: the widest table (encoded columns) of the evidence of :func:`_columns_not_located`'s descent text

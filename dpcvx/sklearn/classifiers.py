@@ -540,7 +540,10 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         self._warn_if_noise_dominates(model, learner.loss)
         certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
         warn_if_small_table(type(self).__name__, int(certificate.constants.n), fitted["n_features_in_"],
-                            certificate.epsilon, None if multiclass else self._public_rate(certificate, cut))
+                            certificate.epsilon, None if multiclass else self._public_rate(certificate, cut),
+                            total_epsilon=float(model.certificate.epsilon if isinstance(model, PrivateMulticlassModel)
+                                                else model.certificate.total_epsilon),
+                            classes=len(model.classes_) if isinstance(model, PrivateMulticlassModel) else None)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
         if isinstance(model, PrivateMulticlassModel):
             if in_memory:  # one-vs-rest's predictions (at its cuts) over the public classes, no sort of the rows

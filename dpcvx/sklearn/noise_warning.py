@@ -23,6 +23,7 @@ from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
 from ..release.usefulness import speaker, warn_release
+from ..validation import narrow_range_advice, released_ends
 from ..verification.loss_declaration import loss_value
 from ..verification.problem import Loss
 from ..verification.verdict import Mechanism
@@ -86,14 +87,26 @@ def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int 
         f"rows to n >= {least}")
 
 
-def label_unresolved_text(label_bound: float, depth: int, released: float) -> str:
+def label_unresolved_text(label_bound: float, depth: int, released: float, centre: float = 0.0) -> str:
     """The text of :class:`NoiseDominatesWarning` for a private label range the search's grid did not resolve: the
     released B' is the least a grid of 2^``depth`` cells over the declared [-B, B] gives (the labels' spread fills at
     most a cell or so of it). DPLinearRegression's search (2^14 cells) and DPHuberRegressor's histogram (2^D cells,
     D at most 8) say it alike. Public: B, the grid and the released B'. It states a condition, not a verdict: on the
     second development tables of benchmarks/huber_guarantee.py 9 of the 12 Huber fits it told kept more than half of
-    the gap, and none below half was told by it alone (benchmarks/results/huber_guarantee.md)."""
+    the gap, and none below half was told by it alone (benchmarks/results/huber_guarantee.md). ``centre``: the released
+    range's centre c in the fit's frame [-B, B]; where it lies within a cell of an end
+    (:func:`~dpcvx.validation.released_ends`) the labels piled at that end or were clipped onto it, and the fix says
+    the direction :func:`~dpcvx.validation.narrow_range_advice` gives (public: it reads c, B and the grid), in place of
+    "nearer the labels'", which did not say which way: prices of mean about 1,000 declared (0, 500), 95 to 98 % of
+    them clipped onto 500, were told that while the same fit's ClippingWarning said to widen the range (an analyst
+    probe, session 63)."""
     cell = 2 * label_bound / 2**depth
+    ends = released_ends(centre, label_bound, cell)
+    label = setting('label_bound', '(lo, hi)', 'LO,HI')
+    nearer = (f"declare a label range nearer the labels' ({label}, never read off the data; on this grid one about "
+              f"{2**depth // 16:,} times wider than their spread is still resolved)")
+    fix = (f"To fix: {nearer}" if not ends else
+           narrow_range_advice(ends, seen=False).lstrip() + f" If no label was clipped, {nearer}")
     return (f"the label's range was not resolved: its private search reads the declared range on a grid of cells "
             f"{cell:.4g} wide (the declared half-width B={label_bound:g} over 2^{depth} cells), and the released bound "
             f"B'={released:.4g} is the least that grid gives, so the labels' spread is narrower than it resolves, or "
@@ -103,9 +116,7 @@ def label_unresolved_text(label_bound: float, depth: int, released: float) -> st
             f"can also keep most of a non-private model's score (9 of the 12 fits told this on benchmarks/"
             f"huber_guarantee.py's second development tables kept more than half of its gain over a constant). Public "
             f"quantities cannot tell which: check it on held-out rows. This reads the released bound and public "
-            f"quantities only. To fix: declare a "
-            f"label range nearer the labels' ({setting('label_bound', '(lo, hi)', 'LO,HI')}, never read off the data; "
-            f"on this grid one about {2**depth // 16:,} times wider than their spread is still resolved); for a label "
+            f"quantities only. {fix}; for a label "
             f"piled on one value, fit without the search ({setting('column_statistics', 'False')}) only at a declared "
             f"range near the labels': the fit then scales its noise with the declared range itself")
 
@@ -395,7 +406,8 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
 
 
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None, *,
-                        regression: bool = False) -> None:
+                        regression: bool = False, total_epsilon: float | None = None,
+                        classes: int | None = None) -> None:
     """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
 
     n (the public number of training rows), d (the encoded width) and epsilon (the release's, per class for
@@ -415,6 +427,9 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     risk d / (n epsilon) in the rows' mean error; an excess delta there, all on the smaller class, raises that
     class's error rate by delta / pi_min and the mean of the two by delta / (2 pi_min): d / (2 n pi_min epsilon)
     again. At pi = 1/2 the size is n, the unweighted rule's, as it must be: balanced weights are then the default's.
+    ``total_epsilon``: the epsilon the user gave (the release's total), when the fit's ``epsilon`` is a part of it
+    (the rest buys what the fit draws first: a private count of the classes, the columns' ranges); ``classes``: the
+    k of one-vs-rest, whose ``epsilon`` is one class's part. Both only word the text (:func:`_small_table_terms`).
     Without a prior the fit is read by accuracy, held to n (the smallest class's count is private: section 32). The
     rule held the weighted fit to n pi_min, half of that, so a balanced-weight fit on a table whose classes are
     equal (weights 1 and 1: the default fit itself) warned at n epsilon / d below 100 and the default below 50, and on
@@ -424,7 +439,7 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     rows = n if prior is None else 2 * n * min(prior, 1 - prior)
     ratio = rows * epsilon / d
     if ratio < SMALL_TABLE_LIMIT:
-        shown = f"n = {n}" if prior is None else f"n 2 min(prior, 1 - prior) = {n} x {2 * min(prior, 1 - prior):g}"
+        shown = _small_table_terms(n, rows, epsilon, prior, total_epsilon, classes)
         expected = ("score (R^2)" if regression else "accuracy (less still on a rare class, whose count replaces n)"
                     if prior is None else "balanced accuracy (the mean of the classes' recalls)")
         widest = widest_column(d)
@@ -437,6 +452,36 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
                                                                            f"; here {widest}")
             + ": group its categories by a public rule, a coarser classification known without the data, never by "
             "their counts in it)", SmallTableWarning)
+
+
+def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None, total_epsilon: float | None,
+                       classes: int | None) -> str:
+    """What stands for n and for epsilon in :func:`warn_if_small_table`'s n epsilon / d, in words a user who passed
+    epsilon can follow: n, or n 2 min(prior, 1 - prior) with the prior named (a fit read by balanced accuracy is held
+    to twice its rarer class's expected count); epsilon, or the part epsilon' of the user's epsilon the fit spends (one
+    class's part of one-vs-rest's k fits; the rest buys what the fit draws first). An analyst probe (session 63) read
+    "n 2 min(prior, 1 - prior) = 5000 x 0.1404: 702 x 0.95 / 156" after passing epsilon=1, and "5000 x 0.11875 / 30"
+    for eight classes (0.95 / 8), neither number named. Public quantities only."""
+    if prior is None:
+        terms = f"n = {n}"
+    else:
+        rare = min(prior, 1 - prior)
+        terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
+                 f"expected count at the fit's prior {prior:g}, given or released: a fit read by balanced accuracy "
+                 "is held to its rarer class)")
+    if total_epsilon is None or math.isclose(epsilon, total_epsilon, rel_tol=1e-9, abs_tol=0.0):
+        return terms
+    share = total_epsilon / classes if classes else total_epsilon
+    drawn = ("such as a private count of the classes or the columns' ranges, as the certificate's privacy curve "
+             "lists")
+    if classes:
+        split = (f"one class's part of your epsilon = {total_epsilon:g}: one-vs-rest's {classes} fits spend "
+                 f"{share:g} each" + ("" if math.isclose(epsilon, share, rel_tol=1e-9, abs_tol=0.0) else
+                                      f", less what each draws first ({drawn})"))
+    else:
+        split = (f"the part of your epsilon = {total_epsilon:g} that fits the weights; the rest buys what the fit "
+                 f"draws first, {drawn}")
+    return f"{terms} and epsilon' = {epsilon:g} in epsilon's place ({split})"
 
 
 def _below(value: float, limit: float) -> str:

@@ -91,6 +91,7 @@ from .. import losses
 from ..advice import flag_text, huber_auto, setting
 from ..data.blocks import is_dask, is_out_of_core, public_shape
 from ..data.notes import columns_named
+from ..data.standardiser import histogram_label_range
 from ..exceptions import InputError
 from ..models.column_statistics import (
     REGRESSION_SHARE,
@@ -878,8 +879,11 @@ class DPHuberRegressor(_PrivateRegressor):
             return None
         if depth >= LABEL_LOCATED_DEPTH:  # located on a fine grid: unresolved where its range is one cell
             (low,), (high,) = record["label_cells"]
-            return (label_unresolved_text(float(record["label_bound"]), int(depth), float(label_bound))
-                    if high - low <= 1 else None)
+            if high - low > 1:
+                return None
+            centre, _ = histogram_label_range(np.array(record["label_cells"]), float(record["label_bound"]),
+                                              float(record["label_level"]), int(depth))
+            return label_unresolved_text(float(record["label_bound"]), int(depth), float(label_bound), centre)
         return label_not_located(n, label_range_rows(call.epsilon, LABEL_LOCATED_DEPTH), float(record["label_bound"]),
                                  coarse_cells=1 << int(depth), epsilon=call.epsilon)
 

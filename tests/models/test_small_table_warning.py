@@ -16,7 +16,8 @@ def test_the_boundary_is_exact():
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallTableWarning)
         warn_if_small_table("owner", 100, 2, 1.0)   # exactly 50: quiet
-    with pytest.warns(SmallTableWarning, match=r"n 2 min\(prior, 1 - prior\) = 500 x 0.1: 50 x 1 / 2 = 25"):
+    with pytest.warns(SmallTableWarning,
+                      match=r"n 2 min\(prior, 1 - prior\) = 500 x 0.1 = 50 in n's place .*\): 50 x 1 / 2 = 25"):
         warn_if_small_table("owner", 500, 2, 1.0, prior=0.95)   # twice the rare class's expected count
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallTableWarning)
@@ -39,7 +40,7 @@ def test_estimators_warn_from_public_numbers_only():
     for labels in ((X[:, 0] > 0).astype(int), np.zeros(200, dtype=int)):   # the same for any labels
         with pytest.warns(SmallTableWarning, match=r"200 x 0.5 / 4 = 25"):
             dpcvx.DPLogisticRegression(epsilon=0.5, random_state=0).fit(X, labels)
-    with pytest.warns(SmallTableWarning, match=r"200 x 0.2: 40 x 2 / 4 = 20"):   # a public prior of 10%
+    with pytest.warns(SmallTableWarning, match=r"200 x 0.2 = 40 in n's place .*\): 40 x 2 / 4 = 20"):   # prior 10%
         dpcvx.DPLogisticRegression(epsilon=2.0, threshold=0.1, random_state=0).fit(X, (X[:, 0] > 0.4).astype(int))
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallTableWarning)
@@ -123,3 +124,45 @@ def test_a_prior_of_equal_classes_warns_as_the_default_fit(settings):
             dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, **extra).fit(X, y)
         shown.append([str(w.message) for w in caught if issubclass(w.category, SmallTableWarning)])
     assert shown == [[], []], shown
+
+
+def test_the_terms_say_where_epsilon_prime_and_the_prior_come_from():
+    """An analyst probe (session 63, probeB finding 4) read "n 2 min(prior, 1 - prior) = 5000 x 0.1404: 702 x 0.95 /
+    156" after passing epsilon=1 (0.95: the part left after the private class count), and "5000 x 0.11875 / 30" for
+    eight classes (0.95 / 8), neither number named. Public numbers only."""
+    with pytest.warns(SmallTableWarning) as caught:
+        warn_if_small_table("owner", 5000, 156, 0.95, prior=0.0702, total_epsilon=1.0)
+    text = str(caught[0].message)
+    assert ("n 2 min(prior, 1 - prior) = 5000 x 0.1404 = 702 in n's place (twice the rarer class's expected count at "
+            "the fit's prior 0.0702") in text, text
+    assert "epsilon' = 0.95 in epsilon's place (the part of your epsilon = 1 that fits the weights; the rest" in text
+    assert "): 702 x 0.95 / 156 = 4.27 is below 50" in text, text
+    with pytest.warns(SmallTableWarning) as caught:
+        warn_if_small_table("owner", 5000, 30, 0.95 / 8, total_epsilon=1.0, classes=8)
+    text = str(caught[0].message)
+    assert ("epsilon' = 0.11875 in epsilon's place (one class's part of your epsilon = 1: one-vs-rest's 8 fits spend "
+            "0.125 each, less what each draws first") in text, text
+    with pytest.warns(SmallTableWarning) as caught:  # nothing drawn first: no "less"
+        warn_if_small_table("owner", 5000, 30, 1 / 8, total_epsilon=1.0, classes=8)
+    assert "fits spend 0.125 each):" in str(caught[0].message)
+    with pytest.warns(SmallTableWarning, match=r"with n = 99: 99 x 1 / 2 = 49.5 is below 50"):  # epsilon as given
+        warn_if_small_table("owner", 99, 2, 1.0, total_epsilon=1.0)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.TrainingRowsWarning")
+def test_estimators_name_the_users_epsilon():
+    """The estimators pass the release's total epsilon and one-vs-rest's number of classes."""
+    rng = np.random.default_rng(63)
+    X = rng.uniform(-1, 1, size=(2000, 30)) / np.sqrt(30)
+    binary = (X[:, 0] + rng.normal(0, 0.1, 2000) > 0.05).astype(int)
+    with pytest.warns(SmallTableWarning) as caught:
+        dpcvx.DPLogisticRegression(epsilon=1.0, class_prior="private", threshold="prior",
+                                   random_state=0).fit(X, binary)
+    text = [str(w.message) for w in caught if w.category is SmallTableWarning][0]
+    assert "epsilon' = 0.95 in epsilon's place (the part of your epsilon = 1 that fits the weights" in text, text
+    with pytest.warns(SmallTableWarning) as caught:
+        dpcvx.DPLogisticRegression(epsilon=1.0, classes=tuple(range(8)), class_prior="private", threshold="prior",
+                                   random_state=0).fit(X, rng.integers(0, 8, 2000))
+    text = [str(w.message) for w in caught if w.category is SmallTableWarning][0]
+    assert "epsilon' = 0.11875 in epsilon's place (one class's part of your epsilon = 1: one-vs-rest's 8" in text, text

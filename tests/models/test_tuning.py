@@ -879,7 +879,7 @@ def test_tune_shows_only_the_released_runs_public_warnings_once(procedure):
     small = [w for w in caught if issubclass(w.category, SmallTableWarning)]
     assert len(small) == 1, [str(w.message)[:90] for w in small]
     certificate = result.model.certificate_
-    shown = re.search(r"= (\d+) x ([0-9.e-]+):", str(small[0].message))
+    shown = re.search(r"= (\d+) x ([0-9.e-]+) = ", str(small[0].message))
     assert int(shown.group(1)) == int(certificate.constants.n)
     assert float(shown.group(2)) == pytest.approx(certificate.weights.mean_weight, rel=1e-5)  # 2 pi_min
     assert small[0].filename == __file__

@@ -57,7 +57,7 @@ def test_a_tuned_regression_no_better_than_the_mean_is_told_with_its_label_range
                                    procedure="split", random_state=5)
     assert len(told) == 1, told
     assert told[0].startswith("dpcvx.tune: on its training rows, the release's squared error is no lower")
-    assert "a narrower public label_bound in every candidate" in told[0]
+    assert "the tightest public label_bound that holds every label the target can take" in told[0]
 
 
 def test_a_pipeline_is_checked_once_on_the_rows_its_schema_encodes():

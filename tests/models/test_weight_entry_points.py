@@ -28,7 +28,7 @@ def test_the_same_class_weights_warn_alike_from_a_dict_a_prior_or_with_sample_we
     y = (rng.random(2000) < 0.02).astype(int)
     prior = _small_table_texts(dpcvx.DPLogisticRegression(class_weight="balanced", class_prior=(0.98, 0.02),
                                                           random_state=0), X, y)
-    assert len(prior) == 1 and "2000 x 0.04: 80 x " in prior[0], prior  # n 2 min(prior, 1 - prior)
+    assert len(prior) == 1 and "2000 x 0.04 = 80 in n's place" in prior[0], prior  # n 2 min(prior, 1 - prior)
     for weights in ({0: 1, 1: 49}, {0: 0.5, 1: 24.5}):
         assert _small_table_texts(dpcvx.DPLogisticRegression(class_weight=weights, random_state=0), X, y) == prior
     weighted = _small_table_texts(dpcvx.DPLogisticRegression(class_weight={0: 1, 1: 49}, sample_weight_bound=1.0,

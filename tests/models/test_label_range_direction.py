@@ -1,0 +1,118 @@
+"""Every note that advises on a regression's label_bound points the same way: a declared range that many labels lay
+beyond is too narrow, never to be narrowed (:func:`dpcvx.validation.clipped_ends`, :func:`dpcvx.validation.
+released_ends`, :func:`dpcvx.validation.narrow_range_advice`).
+
+An analyst probe (session 63, probeB finding 1): repair prices of mean about 1,000 declared ``label_bound=(0, 500)``
+(the price in the wrong unit), 95 to 98 % of the labels clipped onto 500. ``DPHuberRegressor(column_statistics=False)``
+was told by its NOT PRIVATE TrainingRowsWarning "Declare a narrower public label_bound" in 4 of 5 fits (the labels'
+middle 80 %, read after clipping them onto the range, was the clipped end), while the ClippingWarning of the same fit
+said to declare a range that holds every label; the fits that search the label's range were told by the public
+NoiseDominatesWarning to declare "a label range nearer the labels'", no direction given. The notes read rows only as
+NOT PRIVATE and never change a release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import ClippingWarning, NoiseDominatesWarning, TrainingRowsWarning
+from dpcvx.models.training_rows import label_range_too_wide, warn_on_tuned
+from dpcvx.validation import CLIPPED_END_SHARE, clipped_ends, released_ends
+
+pytest.importorskip("sklearn")
+
+N = 5000
+RNG = np.random.default_rng(63)
+X = RNG.uniform(0, 1, (N, 4))  # columns scaled by their public bounds 0..1: norm at most 2
+PRICE = 600 + 800 * X[:, 0] + 400 * X[:, 1] + RNG.normal(0, 150, N)  # about 600..1,800: every label beyond 500
+
+
+def _texts(estimator: Any, y: np.ndarray = PRICE) -> dict[type, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y)
+    found: dict[type, list[str]] = {}
+    for warning in caught:
+        found.setdefault(warning.category, []).append(str(warning.message))
+    return found
+
+
+@pytest.mark.parametrize("estimator", [dpcvx.DPHuberRegressor, dpcvx.DPLinearRegression])
+def test_labels_clipped_onto_the_top_of_a_range_ten_times_too_small_are_told_to_widen_it(estimator: type) -> None:
+    """The probe's setting (column_statistics=False, declared (0, 500)): the training-rows note says the range is too
+    narrow, reaching further above, as the ClippingWarning does, and never "narrower"."""
+    texts = _texts(estimator(epsilon=1.0, label_bound=(0, 500), data_norm=2.0, column_statistics=False,
+                             random_state=0))
+    assert len(texts[ClippingWarning]) == 1 and "holds every label" in texts[ClippingWarning][0]
+    (note,) = texts[TrainingRowsWarning]
+    assert "range is too narrow for these labels" in note and "reaches further above" in note, note
+    assert "upper end" in note and "narrower public" not in note and "fill a small part" not in note, note
+
+
+@pytest.mark.parametrize("estimator", [dpcvx.DPHuberRegressor, dpcvx.DPLinearRegression])
+def test_the_public_warning_of_a_searched_range_at_an_end_names_the_direction(estimator: type) -> None:
+    """With the search (the default), the released label range sits at the declared range's upper end (public: its
+    released centre within a cell of B): the NoiseDominatesWarning says that clipped labels make the range too narrow,
+    where it said only "nearer the labels'"."""
+    texts = _texts(estimator(epsilon=1.0, label_bound=(0, 500), data_norm=2.0, random_state=0))
+    (note,) = [text for text in texts[NoiseDominatesWarning] if "the label's range was not resolved" in text]
+    assert "lies at the declared range's upper end" in note and "too narrow, not too wide" in note, note
+    assert "reaches further above" in note and "To fix: declare a label range nearer" not in note, note
+    for text in texts.get(TrainingRowsWarning, []):
+        assert "narrower public" not in text and "too narrow" in text, text
+
+
+def test_labels_below_the_range_are_told_to_reach_further_below() -> None:
+    """The same at the lower end: labels of mean about -1,200 declared (-500, 0)."""
+    texts = _texts(dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=(-500, 0), data_norm=2.0,
+                                          column_statistics=False, random_state=0), -PRICE)
+    (note,) = texts[TrainingRowsWarning]
+    assert "lower end" in note and "reaches further below" in note and "narrower public" not in note, note
+
+
+def test_the_clipped_share_rule() -> None:
+    """The rule on its own: more than a tenth of the labels beyond an end; values that look like a code for a missing
+    value (the ClippingWarning names them) are not counted."""
+    inside = np.linspace(100, 140, 1000)
+    assert CLIPPED_END_SHARE == 0.1
+    assert clipped_ends(inside, (0, 400)) == ()
+    assert clipped_ends(np.r_[inside, np.full(120, 900.0) + np.arange(120)], (0, 400)) == ("upper",)  # 10.7 %
+    assert clipped_ends(np.r_[inside, np.full(100, 900.0) + np.arange(100)], (0, 400)) == ()  # 9.1 %: not more
+    assert clipped_ends(np.r_[inside, -np.arange(1, 200), 500 + np.arange(200)], (0, 400)) == ("lower", "upper")
+    assert clipped_ends(np.r_[inside, np.full(150, 999.0)], (0, 400)) == ()  # a code: its own note
+    assert clipped_ends(inside, None) == ()
+    # labels piled beyond the top: their clipped 10-90 % spread is 0, yet the range is not called too wide
+    piled = np.r_[inside[:100], np.linspace(600, 2000, 900)]
+    assert not label_range_too_wide(piled, (0, 500), 250.0)
+    assert label_range_too_wide(inside, (0, 400), 200.0)  # labels inside it: the wide note as before
+
+
+def test_the_released_end_rule() -> None:
+    """Public: a released centre within a cell of either end of [-B, B]."""
+    assert released_ends(249.5, 250.0, 1.0) == ("upper",)
+    assert released_ends(-249.5, 250.0, 1.0) == ("lower",)
+    assert released_ends(248.0, 250.0, 1.0) == ()
+    assert released_ends(0.0, 250.0, 1.0) == ()
+
+
+class _Constant:
+    """A released model that predicts one value (what warn_on_tuned reads: predict)."""
+
+    def predict(self, rows: np.ndarray) -> np.ndarray:
+        return np.full(rows.shape[0], 250.0)
+
+
+def test_tunes_note_says_the_same_direction() -> None:
+    """dpcvx.tune's note on a useless tuned regression advised "a narrower public label_bound in every candidate"
+    whatever the labels: on labels clipped onto the top it now says the range is too narrow."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_on_tuned(_Constant(), X, PRICE, True, (0.0, 500.0))
+    (note,) = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
+    assert "too narrow for these labels" in note and "narrower public" not in note, note
+    assert "the tightest public label_bound that holds every label" in note, note
