@@ -64,6 +64,16 @@ def heading_levels(text: str) -> tuple[list[int], list[int]]:
     return written, list(flat(rendered(text).toc_tokens))
 
 
+def test_mkdocs_adds_no_markdown_extension_and_fails_on_a_broken_link_or_anchor():
+    """The checks below render as mkdocs does only while mkdocs.yml adds no extension; the validation makes a
+    link to a missing anchor (cli.md's to a heading the Performance page had swallowed) or a link mkdocs cannot
+    resolve (results.md's to a folder) a warning, which --strict fails on; by default both are INFO lines."""
+    assert "markdown_extensions" not in CONFIG
+    validation = CONFIG[CONFIG.index("\nvalidation:"):]
+    for option in ("not_found", "anchors", "unrecognized_links"):
+        assert re.search(rf"^    {option}: warn$", validation, flags=re.M), option
+
+
 # A line Python-Markdown reads as the start of an HTML block (a tag at the line's start: ``<main at 7d76f81>``)
 # or as a heading where GitHub sees text (a "#" without a space: ``#{i : v_ij <= t}``).
 BLOCK_TRAP = re.compile(r"^ {0,3}(?:<[A-Za-z/?]|#{1,6}[^#\s]).*$", re.M)
