@@ -33,6 +33,8 @@ scikit-learn estimators need `pip install "dpcvx[sklearn]"`.
 """
 SUBPACKAGES = ("verification", "privacy", "solvers", "models", "release", "data")
 SPHINX_ROLE = re.compile(r":(?:class|func|meth|mod|attr|exc|data):`~?([^`]+)`")
+# where Python-Markdown reads a raw HTML tag (a letter, "/", "!" or "?" after "<")
+TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def summary(obj: object) -> str:
@@ -43,7 +45,17 @@ def summary(obj: object) -> str:
         value = repr(obj)
         return f"a constant, `{value}`" if len(value) <= 60 else "a constant (see its module)"
     paragraph = " ".join(doc.split("\n\n")[0].split())
-    return SPHINX_ROLE.sub(lambda match: f"`{match.group(1)}`", paragraph)
+    return as_text(SPHINX_ROLE.sub(lambda match: f"`{match.group(1)}`", paragraph))
+
+
+def as_text(markdown: str) -> str:
+    """Each ``<`` outside a code span that Markdown would read as a tag written ``&lt;``.
+
+    A docstring's inner product ``<w*, phi(z)>`` in the page's text is a raw HTML tag to Markdown (an element
+    ``w*,`` the browser hides, and at a line's start a block that swallows the page to its end); in a code span
+    it is text already."""
+    parts = re.split(r"(`+[^`]*`+)", markdown)
+    return "".join(part if part.startswith("`") else TAG_START.sub("&lt;", part) for part in parts)
 
 
 class Annotation:

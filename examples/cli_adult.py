@@ -6,7 +6,7 @@ download), then runs the same commands an analyst would type:
     dpcvx verify --loss huber:h=0.5
     dpcvx fit adult-sample.csv --target income --positive '>50K' --negative '<=50K' \\
         --numeric age:17:90 --numeric education-num:1:16 --numeric hours-per-week:1:99 \\
-        --categorical sex:Female,Male --epsilon 1 --lam 1e-3 --data-norm 1 --fit-intercept \\
+        --categorical sex:Female,Male --epsilon 1 --data-norm 1 --fit-intercept \\
         --out model.json
     dpcvx fit adult-sample.csv ... --schema adult-schema.json --out model-schema.json
     dpcvx predict model.json adult-sample.csv --out predictions.csv
@@ -64,7 +64,7 @@ print(f"working in {out_dir}\n")
 
 write_sample("adult-sample.csv")
 labels = ("--target", "income", "--positive", ">50K", "--negative", "<=50K")
-privacy = ("--epsilon", "1", "--lam", "1e-3", "--fit-intercept")
+privacy = ("--epsilon", "1", "--fit-intercept")
 # The files below are this example's own, in its own directory: --overwrite replaces those an earlier run into the same
 # --out DIRECTORY wrote (without it, dpcvx keeps an existing file and refuses, before any work).
 again = ("--overwrite",)

@@ -251,7 +251,7 @@ class PINP(TrainingSetLearner):
 
     @float_errors_ignored
     def query(self, z: ArrayLike) -> float:
-        """A private prediction of <w*, phi(z)> for one point z; queries from several threads are answered one at a
+        """A private prediction of ``<w*, phi(z)>`` for one point z; queries from several threads are answered one at a
         time, and a curator inherited by another process (a fork) answers none."""
         parameters = self._session()
         if self._process != process_token.current():

@@ -147,7 +147,7 @@ class TDIL(TrainingSetLearner):
     ``fit(X, y, epsilon, delta=0.0, *, random_state=None, accountant=None)`` returns the
     release (a :class:`~dpcvx.release.kernel_model.PrivateKernelModel`, also kept as
     ``model_``; its predictor is ``predictor_``); with probability >= 1 - beta,
-    |<w - w*, phi(z)>| <= ``parameters_.accuracy`` for every ||z|| <= r.
+    ``|<w - w*, phi(z)>|`` <= ``parameters_.accuracy`` for every ||z|| <= r.
     (epsilon, delta)-DP with respect to (X, y). Warns
     :class:`ExponentialCostWarning` when it searches a net.
 

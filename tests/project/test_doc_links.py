@@ -26,12 +26,26 @@ def markdown_targets(page: Path):
     yield from (target for target, _ in markdown_links(page) if target)
 
 
+def github_anchor(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation but hyphens and underscores dropped, each space a
+    hyphen ("delta > 0" is ``delta--0``)."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def site_anchor(heading: str) -> str:
+    """The docs site's anchor of a heading (mkdocs: Python-Markdown's toc slugify of the heading's text, code spans
+    as their text): punctuation dropped, each run of spaces and hyphens one hyphen ("delta > 0" is ``delta-0``)."""
+    toc = pytest.importorskip("markdown.extensions.toc", reason='mkdocs\' Markdown: pip install ".[docs]"')
+    return toc.slugify(heading.replace("`", ""), "-")
+
+
 def heading_anchors(page: Path) -> set[str]:
-    """The anchors of a page's headings as GitHub and the docs site make them: lower case, punctuation but hyphens
-    and underscores dropped, spaces as hyphens."""
+    """The anchors of a page's headings that GitHub and the docs site both make. A heading whose two anchors
+    differ (a lone "-", ">" or "=" between spaces) has none that works in both: a link to it broke on one (tuning.md
+    linked ``#full-data-selection-with-delta--0``, GitHub's, and the site's page has ``...-delta-0``)."""
     text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
-    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-            for heading in re.findall(r"^#{1,6} (.+)$", text, flags=re.M)}
+    headings = re.findall(r"^#{1,6} (.+)$", text, flags=re.M)
+    return {github_anchor(heading) for heading in headings if github_anchor(heading) == site_anchor(heading)}
 
 
 def dangling_anchors(pages):
@@ -76,6 +90,15 @@ def test_the_anchor_check_finds_a_renumbered_heading(tmp_path):
                     "[c](theory.md#k4-tddl-algorithm-2), [d](#nowhere)\n")
     assert dangling_anchors([page]) == [("kernels.md", "theory.md#9-private-kernel-learning"),
                                         ("kernels.md", "#nowhere")]
+
+
+def test_the_anchor_check_finds_a_link_one_renderer_breaks(tmp_path):
+    page = tmp_path / "tuning.md"
+    page.write_text("## Full-data selection with delta > 0\n\n## With a positive delta\n\n"
+                    "[a](#full-data-selection-with-delta--0), [b](#full-data-selection-with-delta-0), "
+                    "[c](#with-a-positive-delta)\n")
+    assert dangling_anchors([page]) == [("tuning.md", "#full-data-selection-with-delta--0"),
+                                        ("tuning.md", "#full-data-selection-with-delta-0")]
 
 
 def test_every_repository_path_cited_in_the_package_and_the_pages_exists():
