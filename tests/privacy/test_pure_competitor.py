@@ -203,3 +203,24 @@ def test_high_d_keeps_the_gaussian_calibration() -> None:
     assert isinstance(model.certificate.calibration, GaussianObjectivePerturbation)
     assert model.certificate.delta == pytest.approx(1.0 / n**2)
     assert accountant.spent.delta == pytest.approx(1.0 / n**2)
+
+
+def test_the_report_of_a_pure_release_at_delta_says_the_mechanism_is_pure() -> None:
+    """The release report branched on delta == 0, not on the calibration's kind (attacker probe, session 63): a
+    release calibrated by the pure objective perturbation at a stated delta > 0 read "this release's privacy loss
+    can exceed epsilon more often than delta". It now says the mechanism that ran is pure and that the stated
+    (epsilon, delta) is what the certificate states and the accountant charges, its numbers kept (conservative);
+    a Gaussian release at the same delta keeps the approximate sentence."""
+    X, y = _data()
+    pure = _fit(_ball(), X, y, 0.3)
+    assert isinstance(pure.certificate.calibration, ObjectivePerturbation)
+    text = pure.report().to_markdown()
+    assert "can exceed epsilon more often than delta" not in text
+    assert "privacy loss never exceeds epsilon" in text and "stated and charged" in text
+    assert "k epsilon with delta = 0 holds too" in text
+    assert "The mechanism that ran is pure epsilon-DP (its delta is 0 from epsilon on)" in text
+    assert f"delta = {DELTA:.3g}" in text  # the stated pair, kept
+    gaussian = _fit(PrivateERM(loss=losses.logistic(), lam=1e-2, data_norm=1.0), X, y, 0.3, mechanism="output")
+    assert gaussian.certificate.calibration.approximate
+    text = gaussian.report().to_markdown()
+    assert "can exceed epsilon more often than delta" in text and "never exceeds epsilon" not in text
