@@ -236,3 +236,17 @@ def test_a_multiclass_fit_is_charged_what_spend_release_charges_for_its_release(
         assert fitted.ledger[0].curve.to_dict() == model.certificate.privacy_curve.to_dict()
     assert fitted.spent == released.spent
     assert fitted.spent.epsilon <= (1.2 if "neighbours" in options else 0.6)
+
+
+def test_a_multiclass_ledger_line_names_each_class_count():
+    """A one-vs-rest fit whose binary learner draws a private class count per class named only the loss and the
+    statistics (probe R2's class, session 63): the line now names the count inside each class's share."""
+    rng = np.random.default_rng(11)
+    X = rng.uniform(-0.5, 0.5, size=(3000, 3))
+    y = np.digitize(X[:, 0] + 0.2 * rng.normal(size=3000), [-0.15, 0.15])
+    accountant = PrivacyAccountant(epsilon=5.0)
+    PrivateMulticlassERM(dpcvx.PrivateERM(loss="logistic", data_norm=1.0, class_weight="balanced"),
+                         classes=(0, 1, 2)).fit(X, y, epsilon=0.6, random_state=1, accountant=accountant)
+    line = accountant.ledger[0].description
+    assert line.startswith("PrivateMulticlassERM.fit (3 classes, loss logistic, objective perturbation")
+    assert "private class count of its class inside its share (eps_c=0.01 of 0.2)" in line
