@@ -53,7 +53,7 @@ from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates, log
 from ..validation import SignBits, check_classes, check_labels
 from ..verification.verifier import default_regularizer
 from .failure import after_charge, composite
-from .fit_plan import FitPlan, plan_conditional
+from .fit_plan import FitPlan, composite_ledger_line, fit_ledger_text, plan_conditional
 from .intercept_offset import CentredRidge
 from .private_norm import draws_bounds, split_budget
 
@@ -64,6 +64,8 @@ __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIO
 PROCEDURE_NAME = "a fit with balanced class weights from a private count"
 #: the procedure of class_prior="private" without class weights (:func:`offsets`), as its refusals name it
 OFFSET_PROCEDURE_NAME = "a fit with the intercept offset from a private class count"
+#: How a ledger line names the count (:meth:`RatesPlan.draws`)
+COUNT_LINE = "private class count"
 CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
 COUNT_THEOREM = ("the positive class's count plus discrete Laplace noise of scale 1 / eps_c (the geometric "
                  "mechanism, Ghosh, Roughgarden and Sundararajan 2009; exact sampler, Canonne, Kamath and Steinke "
@@ -267,6 +269,11 @@ class RatesPlan:
                                                                           sample_weight)
                     plan.checked(X, y, sample_weight)
 
+    def draws(self, n: int) -> list[tuple[str, str, float]]:
+        """The count as a ledger line names it (:func:`~dpcvx.models.fit_plan.composite_ledger_line`) for a fit of n
+        records: its one draw, eps_c (the fit's eps_fit is the rest)."""
+        return [(COUNT_LINE, "eps_c", self.count.at(n).eps_count)]
+
     def with_feature_map(self, feature_map: Any) -> RatesPlan:
         """This plan with the fit's feature map replaced (:meth:`FitPlan.with_feature_map`): the map released by
         private column statistics drawn before the count (:mod:`dpcvx.models.column_statistics`), bound per fit to
@@ -296,8 +303,8 @@ class RatesPlan:
         plan, learner = self.count.at(np.shape(y)[0]), self.learner
         rng = shared_rng(random_state)  # one stream for the count and the fit; a bad seed refused before charging
         if accountant is not None:
-            accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private class count "
-                             f"(eps_c={plan.eps_count:g}) and fit (eps_fit={plan.eps_fit:g})",
+            accountant.spend(plan.total, plan.delta, description=composite_ledger_line(
+                                 fit_ledger_text(learner, self.plan, plan.n), self.draws(plan.n), plan.eps_fit),
                              curve=draws_then_fit_curve([(DrawnPart.COUNT, plan.eps_count)], fit_after_draws_part(
                                  plan.eps_fit, plan.delta, gaussian_output(self.options, learner.float_safe))),
                              conditional=plan_conditional(self.plan))

@@ -114,7 +114,7 @@ from ..validation import check_bound
 from .class_count import RatesPlan
 from .erm_inputs import check_column_statistics
 from .failure import after_charge, composite
-from .fit_plan import FitPlan, plan_conditional
+from .fit_plan import FitPlan, composite_ledger_line, fit_ledger_text, plan_conditional
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["AUTO", "AUTO_ROWS", "COLUMN_STATISTICS_SHARE", "LABEL_SHARE", "LATTICE_BITS", "REGRESSION_SHARE",
@@ -435,6 +435,21 @@ class StandardisedPlan:
             else:
                 self.plan.checked(X, y, sample_weight)
 
+    def ledger_line(self, plan: StatisticsPlan) -> str:
+        """The charge's ledger line for the statistics' plan at this fit's n
+        (:func:`~dpcvx.models.fit_plan.composite_ledger_line`): the fit as it names itself (the learner, its loss,
+        the mechanism, n), then every draw: the statistics (eps_s), the label's range (eps_l, when drawn) and a
+        class count drawn inside eps_fit (eps_c), and the fit's own epsilon."""
+        draws = [("private column ranges" if plan.ranges else "private column statistics", "eps_s",
+                  plan.eps_statistics)]
+        if plan.label_bound is not None:
+            draws.append(("private label range", "eps_l", plan.eps_label))
+        eps_fit = plan.eps_fit
+        if isinstance(self.plan, RatesPlan):  # the count splits eps_fit again
+            draws += self.plan.draws(plan.n)
+            eps_fit = self.plan.count.at(plan.n).eps_fit
+        return composite_ledger_line(fit_ledger_text(self.learner, self.plan, plan.n), draws, eps_fit)
+
     @float_errors_ignored
     def execute(self, X: Any, y: Any, random_state: RandomState, accountant: PrivacyAccountant | None,
                 sample_weight: Any) -> Any:
@@ -442,9 +457,7 @@ class StandardisedPlan:
         plan = self.statistics.at(X)
         rng = shared_rng(random_state)  # one stream for the statistics and the fit; a bad seed refused before charging
         if accountant is not None:
-            label = f", the label's range (eps_l={plan.eps_label:g})" if plan.eps_label else ""
-            accountant.spend(plan.total, plan.delta, description=f"{type(self.learner).__name__}.fit: private column "
-                             f"statistics (eps_s={plan.eps_statistics:g}){label} and fit (eps_fit={plan.eps_fit:g})",
+            accountant.spend(plan.total, plan.delta, description=self.ledger_line(plan),
                              curve=draws_then_fit_curve(plan.drawn, fit_after_draws_part(
                                  plan.eps_fit, plan.delta, gaussian_output(self.options, self.learner.float_safe))),
                              conditional=plan_conditional(self.plan))

@@ -25,6 +25,7 @@ import copy
 import dataclasses
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple, Protocol
@@ -36,6 +37,7 @@ from ..data.blocks import RowBlocks, cache_block_rows, take_rows
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError, float_errors_ignored
+from ..losses import loss_label as named_loss
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import ReleaseCalibration
@@ -91,7 +93,7 @@ _RULE_CHOICES_KEPT = 512
 # Gamma(d) norm (the l2-Laplace noise) or a chi norm (Gaussian) exceeds with probability below e^-900
 NOISE_TAIL = 1e3
 
-__all__ = ["FitPlan", "Calibrated", "plan_conditional"]
+__all__ = ["FitPlan", "Calibrated", "plan_conditional", "fit_ledger_text", "composite_ledger_line"]
 
 
 class Hooks(Protocol):
@@ -249,6 +251,13 @@ class FitPlan:
     def size(self, rows: int) -> int:
         """n, the public size of a fit on ``rows`` records: ``n_public`` under add-remove, else ``rows``."""
         return rows if self.n_public is None else self.n_public
+
+    def ledger_text(self, n: int) -> str:
+        """How a ledger line names this fit of n public records: the learner, its loss, the mechanism and n (the
+        public n_public under add-remove), e.g. "PrivateERM.fit (loss logistic, objective perturbation, n=3000)";
+        a composite's line names it the same way (:func:`composite_ledger_line`)."""
+        size = f"n={n}" if self.relation.uses_n else f"add-remove, n_public={n}"
+        return f"PrivateERM.fit ({self.loss_label}, {self.mechanism} perturbation, {size})"
 
     # -- calibration: public inputs only ------------------------------------------------------------------
 
@@ -438,9 +447,7 @@ class FitPlan:
         source = integer_source(None if random_state is None else rng)  # the OS CSPRNG unless seeded
         calibration, n = bound.calibrated.calibration, bound.n
         if accountant is not None:
-            size = f"n={n}" if self.relation.uses_n else f"add-remove, n_public={n}"
-            accountant.spend(self.epsilon, self.delta,
-                             description=f"PrivateERM.fit ({self.loss_label}, {self.mechanism} perturbation, {size})",
+            accountant.spend(self.epsilon, self.delta, description=self.ledger_text(n),
                              curve=calibration.privacy_curve(self.epsilon, self.delta),
                              neighbours=self.relation, conditional=self.conditional)
         # objective: b enters the objective and b_2 covers the approximate minimiser;
@@ -514,6 +521,30 @@ class FitPlan:
                 check.ranked = (None if isinstance(bound.X, RowBlocks) or isinstance(bound.labels, SignBits) else
                                 functools.partial(_best_cut, bound.X, w, bound.labels))
         return PrivateModel(coef, intercept, self.classes, rows, release)
+
+
+def fit_ledger_text(learner: Any, plan: Any, n: int) -> str:
+    """How a composite's ledger line names its fit of n public records: the fit's own line
+    (:meth:`FitPlan.ledger_text`) when ``plan`` holds a :class:`FitPlan` (itself, or a composite's plan with its fit's
+    as ``plan``, as :func:`plan_conditional` reads it); else the learner's class and its loss (``learner.loss``
+    through :func:`~dpcvx.losses.loss_label`), and n."""
+    while plan is not None and not isinstance(plan, FitPlan):
+        plan = getattr(plan, "plan", None)
+    if plan is not None:
+        return plan.ledger_text(n)
+    loss = getattr(learner, "loss", None)
+    return f"{type(learner).__name__}.fit ({'' if loss is None else named_loss(loss) + ', '}n={n})"
+
+
+def composite_ledger_line(fit: str, draws: Sequence[tuple[str, str, float]], eps_fit: float) -> str:
+    """The one ledger line of a composite fit (private draws, then the fit at what they released), built from its
+    parts: the fit as it names itself (:func:`fit_ledger_text`), each draw in order by what it drew, its symbol and
+    its epsilon (``draws``: (name, symbol, eps)), then the fit's own eps_fit, e.g.
+    "PrivateERM.fit (loss logistic, objective perturbation, n=3000): private column statistics (eps_s=0.1), private
+    class count (eps_c=0.045), then the fit (eps_fit=0.855)". The line is text only: the charge (its total and curve)
+    is made by the composite from the same parts."""
+    drawn = ", ".join(f"{name} ({symbol}={eps:g})" for name, symbol, eps in draws)
+    return f"{fit}: {drawn}, then the fit (eps_fit={eps_fit:g})"
 
 
 def plan_conditional(plan: Any) -> bool:

@@ -51,8 +51,15 @@ from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError,
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import one_vs_rest_budget
+from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve, drawn_curve_parts
+from ..privacy.privacy_curve import (
+    DrawnPart,
+    PrivacyCurve,
+    drawn_curve_parts,
+    draws_then_fit_curve,
+    fit_after_draws_part,
+)
 from ..privacy.rng import RandomState, child_seeds, resolve_rng
 from ..release.model import composed_epsilon, named
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel, class_parts
@@ -72,7 +79,7 @@ from ..validation import (
 )
 from ..verification.verdict import Mechanism
 from . import training_rows
-from .class_count import RatesPlan, draws_count
+from .class_count import COUNT_LINE, RatesPlan, draws_count
 from .column_statistics import (
     StatisticsPlan,
     draw_map,
@@ -366,12 +373,14 @@ class MulticlassPlan:
         k, learner, eps_c, delta_c = len(self.classes), self.learner, self.class_epsilon, self.class_delta
         statistics = None if self.statistics is None else self.statistics.at(X)  # at X's public n
         if accountant is not None:  # every class's release is proved for the relation fit_params state
-            basic = _basic(self.mechanism, self.delta)
             what = f"{k} classes, {loss_label(learner.binary.loss)}, {self.mechanism} perturbation, one-vs-rest" + (
                 "" if statistics is None else f", private column statistics drawn once (eps_s="
-                f"{statistics.eps_statistics:g}), the fits' eps_fit={statistics.eps_fit:g}")
+                f"{statistics.eps_statistics:g}), the fits' eps_fit={statistics.eps_fit:g}") + (
+                "" if not isinstance(self.binary, RatesPlan) else f", each class's fit after a {COUNT_LINE} of its "
+                f"class inside its share (eps_c={self.binary.count.at(input_shape(X)[0]).eps_count:g} of "
+                f"{eps_c:g})")  # the count, as the binary composite's own line names it (RatesPlan.draws)
             accountant.spend(self.epsilon, self.delta, description=f"PrivateMulticlassERM.fit ({what})",
-                             curve=None if basic else self._composed_curve(X, targets[0]),
+                             curve=self._composed_curve(X, targets[0]),
                              neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)),
                              conditional=plan_conditional(self.binary))
         # after the charge: a refused call leaves the caller's generator where it was
@@ -421,10 +430,23 @@ class MulticlassPlan:
                                        random_state=seed, **weighted, **self.fit_params)
 
     def _composed_curve(self, X: Any, target: SignBits) -> PrivacyCurve:
-        """The k releases' curves composed (the same calibration for every class: public inputs only), from the
-        fits' plan (or one made for the curve). Only Gaussian releases get here: a binary learner that draws first
-        was refused by the plan."""
+        """The release's curve, charged before the draws: the column statistics' part (when drawn) and the k
+        releases' curves, composed as the certificate composes them (:attr:`MulticlassCertificate.privacy_curve
+        <dpcvx.release.multiclass_model.MulticlassCertificate.privacy_curve>`, which :meth:`PrivacyAccountant.
+        spend_release <dpcvx.privacy.accountant.PrivacyAccountant.spend_release>` charges), from public inputs only:
+        every class has the same calibration, from the fits' plan (or one made for the curve); a binary learner that
+        draws a class count first has, per class, the count's pure part and the fit's part for every released count
+        (:func:`~dpcvx.privacy.privacy_curve.draws_then_fit_curve`, as its certificate's ``release_curve``).
+        Objective perturbation and pure releases were charged by basic composition alone (no curve), where the
+        same release's spend_release composed its curve: two charges for one release under add-remove (an attacker
+        probe, session 63)."""
         plan = self.binary
+        n = input_shape(X)[0]
+        if isinstance(plan, RatesPlan):  # the count's part, then the fit's at every released count (one per class)
+            count = plan.count.at(n)
+            one = draws_then_fit_curve([(DrawnPart.COUNT, count.eps_count)], fit_after_draws_part(
+                count.eps_fit, self.class_delta, gaussian_output(plan.options, plan.learner.float_safe)))
+            return self._with_draws(one)
         if not isinstance(plan, FitPlan):
             planned = self.learner.binary.plan(X, target, epsilon=self.class_epsilon, delta=self.class_delta,
                                                mechanism=self.mechanism, split=self.fit_params.get("split"),
@@ -432,8 +454,12 @@ class MulticlassPlan:
                                                n_public=self.fit_params.get("n_public"))
             assert isinstance(planned, FitPlan)  # a binary learner that draws nothing (refused by the plan)
             plan = planned
-        one = plan.calibrate(plan.size(input_shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
-                                                                                   self.class_delta)
+        return self._with_draws(plan.calibrate(plan.size(n)).calibration.privacy_curve(self.class_epsilon,
+                                                                                         self.class_delta))
+
+    def _with_draws(self, one: PrivacyCurve) -> PrivacyCurve:
+        """The column statistics' part (when drawn) and k copies of one class's curve ``one``, each named by its
+        class (:func:`~dpcvx.release.multiclass_model.class_parts`)."""
         drawn = () if self.statistics is None else drawn_curve_parts(self.statistics.drawn)
         return PrivacyCurve(drawn + class_parts(self.classes, [one] * len(self.classes)), one.neighbours)
 

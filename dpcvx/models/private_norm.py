@@ -51,7 +51,7 @@ from ..validation import EPSILON_MIN, check_epsilon, fraction
 from . import erm_inputs
 from .contract import refuse_fit_arguments
 from .failure import after_charge, composite
-from .fit_plan import plan_conditional
+from .fit_plan import composite_ledger_line, fit_ledger_text, plan_conditional
 
 __all__ = ["fit_private_norm", "plan_bounds", "BoundPlan", "PrivateNormResult", "NormPlan", "BoundDraw",
            "draws_bounds", "plan_private_norm", "charge_private_norm", "draw_then_fit", "split_budget", "NORM_SHARE",
@@ -165,14 +165,16 @@ def _check_ends(learner: Any, plan: NormPlan, X: Any, y: ArrayLike, fit_params: 
     return classes, conditional
 
 
-def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, what: str, gaussian: bool) -> None:
+def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, fit: str, gaussian: bool) -> None:
     """The one charge: (eps_q + eps_fit, delta) with the curve of
     :func:`~dpcvx.privacy.privacy_curve.draws_then_fit_curve` (a quantile's part for each bound; the fit's a Gaussian
-    for the analytic Gaussian output perturbation, ``gaussian``)."""
+    for the analytic Gaussian output perturbation, ``gaussian``), its ledger line built from the same parts
+    (:func:`~dpcvx.models.fit_plan.composite_ledger_line`; ``fit``: how the fit names itself,
+    :func:`~dpcvx.models.fit_plan.fit_ledger_text`)."""
     if accountant is not None:
-        accountant.spend(plan.total, plan.delta, description=f"{what}: private bounds "
-                         f"({', '.join(f'{d.parameter} eps_q={d.epsilon:g}' for d in plan.draws)}) and fit "
-                         f"(eps_fit={plan.eps_fit:g})",
+        accountant.spend(plan.total, plan.delta, description=composite_ledger_line(
+                         fit, [(f"private bound {d.parameter}", "eps_q", d.epsilon) for d in plan.draws],
+                         plan.eps_fit),
                          curve=draws_then_fit_curve([(DrawnPart.QUANTILE, d.epsilon) for d in plan.draws],
                                                     fit_after_draws_part(plan.eps_fit, plan.delta, gaussian)),
                          conditional=plan.conditional)
@@ -282,7 +284,7 @@ def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_mi
     plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=(("data_norm", r_min, r_max),), share=share,
                                 share_name="share", quantile=quantile, accountant=accountant, **fit_params)
     rng = shared_rng(random_state)  # a bad seed refused before the charge
-    charge_private_norm(plan, accountant, type(learner).__name__,
+    charge_private_norm(plan, accountant, fit_ledger_text(learner, None, np.shape(y)[0]),
                         gaussian_output(fit_params, bool(getattr(learner, "float_safe", False))))
     model, norms = draw_then_fit(learner, X, y, plan, rng, **fit_params)
     return PrivateNormResult(model=recorded(model, plan, norms), norm=norms[0], fit_epsilon=plan.eps_fit,
@@ -366,7 +368,7 @@ class BoundPlan:
         ``private_label_bound``, ``total_epsilon``) and whose guarantee states (eps_q + eps_fit, delta)."""
         plan, learner = self.bounds, self.learner
         rng = shared_rng(random_state)  # a bad seed refused before the charge
-        charge_private_norm(plan, accountant, f"{type(learner).__name__}.fit",
+        charge_private_norm(plan, accountant, fit_ledger_text(learner, None, np.shape(y)[0]),
                             gaussian_output(self.options, self.learner.float_safe))
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         plans = self._plans if getattr(learner, "plans_first", False) is True else None

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputError
+from ..verification.certificate import Certificate
 from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism
 from . import calibrate
@@ -33,7 +34,8 @@ from .neighbours import Neighbours
 from .noise import l2_laplace_moments
 from .objective_gaussian import moment_utility, weight_norm_bound
 
-__all__ = ["calibrate_linear", "gaussian_output", "pure_competitor", "weight_scale"]
+__all__ = ["calibrate_linear", "gaussian_output", "pure_competitor", "ranks_better", "pure_choice_holds",
+           "weight_scale", "public_weight_scale"]
 
 
 def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: float, epsilon: float, delta: float,
@@ -52,10 +54,9 @@ def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: f
     if delta > 0:
         L, m, d = problem.lipschitz, problem.strong_convexity, problem.dim
         if objective:
-            gaussian = gaussian_objective_perturbation(
-                n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
-                smooth_unconstrained=not problem.kst12, weight_norm=weight_scale(problem, L, R, lam),
-                one_signed_slope=certificate.one_signed_slope)
+            gaussian = _gaussian_objective(certificate, n=n, lam=lam, epsilon=epsilon, delta=delta,
+                                           c=problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
+                                           weight_norm=weight_scale(problem, L, R, lam))
             constants = {"L": certificate.lipschitz, "c": certificate.curvature,
                          "m": certificate.strong_convexity}
             pure = None if neighbours is Neighbours.ADD_REMOVE else pure_competitor(problem, gaussian, split=split)
@@ -73,6 +74,18 @@ def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: f
                                                     m=problem.strong_convexity, tol=tol)
         constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
     return calibration, constants
+
+
+def _gaussian_objective(certificate: Certificate, *, n: int, lam: float, epsilon: float, delta: float, c: float,
+                        L: float, R: float, m: float, tol: float, dim: int, neighbours: Neighbours,
+                        weight_norm: float | None) -> GaussianObjectivePerturbation:
+    """The Gaussian objective perturbation a fit at delta > 0 calibrates for a problem with this certificate (its
+    KST12 posing and its proof that l' has one sign, :attr:`~dpcvx.verification.certificate.Certificate.
+    one_signed_slope`) at these public values: the candidate of :func:`calibrate_linear`, and the one a model file's
+    reader rebuilds to re-run the choice (:func:`pure_choice_holds`), one computation."""
+    return gaussian_objective_perturbation(n, lam, epsilon, delta, c, L=L, R=R, m=m, tol=tol, dim=dim,
+                                           neighbours=neighbours, smooth_unconstrained=not certificate.kst12,
+                                           weight_norm=weight_norm, one_signed_slope=certificate.one_signed_slope)
 
 
 def _pure_objective(problem: VerifiedProblem, *, n: int, lam: float, epsilon: float, R: float, split: str,
@@ -114,15 +127,43 @@ def pure_competitor(problem: VerifiedProblem, gaussian: GaussianObjectivePerturb
                                split=split, tol=gaussian.tol)
     except InputError:
         return None
+    return pure if ranks_better(pure, gaussian) else None
+
+
+def ranks_better(pure: calibrate.ObjectivePerturbation, gaussian: GaussianObjectivePerturbation) -> bool:
+    """Whether the pure calibration's excess-risk bound is strictly below the Gaussian candidate's
+    (:func:`pure_competitor`'s ranking: :func:`~.objective_gaussian.moment_utility` at the pure noise's moments
+    E||b|| = d / beta, E||b||^2 = d (d + 1) / beta^2, against the Gaussian's own bound, the same public W)."""
     objective = gaussian.objective
     if objective.utility is None:
-        return None
+        return False
     weight = (gaussian.weight_norm if gaussian.weight_norm is not None
               else weight_norm_bound(gaussian.L, gaussian.R, objective.lam_m))
     first, second = l2_laplace_moments(gaussian.dim, pure.beta)
     value = moment_utility(first, second, pure.extra_reg, n=gaussian.n, lam_m=objective.lam_m, weight_norm=weight,
                            lipschitz_bound=gaussian.L * gaussian.R)
-    return pure if value < objective.utility else None
+    return value < objective.utility
+
+
+def pure_choice_holds(certificate: Certificate, pure: calibrate.ObjectivePerturbation, *, delta: float, dim: int,
+                      weight_norm: float | None) -> bool:
+    """Whether a fit of a problem with this certificate, stating ``delta`` > 0 under replace-one, releases the pure
+    calibration ``pure`` (recorded, and recomputed by the reader from its public inputs): the certificate allows
+    objective perturbation at delta = 0, and ``pure`` ranks better (:func:`ranks_better`) than the Gaussian candidate
+    :func:`calibrate_linear` calibrates at the same public values (n, d, epsilon, delta, L, c, m, R, Lam, tol; W =
+    ``weight_norm``, :func:`weight_scale`'s). The same choice as :func:`pure_competitor`, re-run by a model file's
+    reader on the file's public values, so that a file whose delta was edited (with its curve) is refused where the
+    fit at that delta releases the Gaussian calibration. False where the Gaussian candidate cannot be calibrated
+    (the fit at these values is refused)."""
+    if not certificate.verdict(Mechanism.OBJECTIVE.value, 0.0).allowed or pure.tol is None:
+        return False  # every fit's calibration has a public tol
+    try:
+        gaussian = _gaussian_objective(certificate, n=pure.n, lam=pure.lam, epsilon=pure.epsilon, delta=delta,
+                                       c=pure.c, L=pure.L, R=pure.R, m=pure.m, tol=pure.tol, dim=dim,
+                                       neighbours=Neighbours.REPLACE_ONE, weight_norm=weight_norm)
+    except InputError:
+        return False
+    return ranks_better(pure, gaussian)
 
 
 def gaussian_output(options: Mapping[str, Any], float_safe: bool) -> bool:
@@ -143,13 +184,22 @@ def weight_scale(problem: VerifiedProblem, L: float, R: float, lam: float) -> fl
     convex; else L R / (Lam a) for N = a ||w||_1 + ..., the same balance with the L1 weight.
     """
     constraint = problem.constraint_set
-    if constraint is not None and constraint.kind == "ball":
-        return constraint.radius
-    if not problem.kst12 or problem.strong_convexity > 0:
-        return None
     analysis = problem.regularizer.analysis
-    weight = 0.0 if analysis is None else analysis.nonsmooth_weight
-    return L * R / (lam * max(weight, 1e-300))
+    return public_weight_scale(constraint.radius if constraint is not None and constraint.kind == "ball" else None,
+                               problem.kst12, float(problem.strong_convexity),
+                               0.0 if analysis is None else analysis.nonsmooth_weight, L, R, lam)
+
+
+def public_weight_scale(radius: float | None, kst12: bool, m: float, nonsmooth_weight: float, L: float, R: float,
+                        lam: float) -> float | None:
+    """:func:`weight_scale` from its public inputs: the ball's ``radius`` (None: no ball), whether the problem is
+    posed for KST12, m and the non-smooth part's scale a + min_g b_g (``nonsmooth_weight``); a model file's reader
+    derives it from the certificate's conditions."""
+    if radius is not None:
+        return radius
+    if not kst12 or m > 0:
+        return None
+    return L * R / (lam * max(nonsmooth_weight, 1e-300))
 
 
 def check_reachable(calibration: PerturbsObjective, d: int) -> None:

@@ -586,6 +586,13 @@ class ReleaseReport:
         self.curve: PrivacyCurve = release.privacy_curve  # a tuned model's: the selection's
         self.epsilon = float(release.epsilon)
         self.delta = float(release.delta)
+        # a pure-epsilon calibration under a stated delta > 0 (Certificate.release_theorem, verdict.pure_at_delta):
+        # the mechanism that ran is pure; the certificate states and the charge counts (epsilon, delta). Read off the
+        # calibration's kind, not delta (an attacker probe, session 63: the report said its loss could exceed
+        # epsilon); a tuned model's selection proves its one (epsilon, delta) point and stays approximate
+        fits = (certificate,) if per_class is None else tuple(per_class)
+        self.pure_at_delta = bool(self.delta > 0 and self.tuning is None and all(
+            getattr(getattr(fit, "calibration", None), "approximate", True) is False for fit in fits))
         self.classes = getattr(certificate, "classes", None) or getattr(release, "classes_", None)
         self.feature_map = getattr(getattr(release, "rows", None), "feature_map", None)
         self.release_names = getattr(release, "feature_names_in_", None)  # a table's column names, when it had them
@@ -749,6 +756,9 @@ class ReleaseReport:
                                for k, (e, d) in ((k, group_epsilon_delta(self.epsilon, self.delta, k)) for k in (2, 3)))
             text += (", and delta grows to delta (1 + e^epsilon + ... + e^((k - 1) epsilon)), reaching 1 (no "
                      f"guarantee) within a few records at a large epsilon ({groups})")
+            if self.pure_at_delta:
+                text += (". The mechanism that ran is pure epsilon-DP, so k epsilon with delta = 0 holds too; the "
+                         "figures keep the stated delta, as the certificate and the accountant do")
         return text + ". Give each person one record, or account for k."
 
     def _strength(self) -> Section:
@@ -763,7 +773,15 @@ class ReleaseReport:
         if self.delta == 0:
             blocks.append(_p("delta = 0: the bound above holds with no exception (pure differential privacy)."))
         else:
-            text = (f"delta = {self.delta:.3g}: a slack added to the bound above. For any conclusion about one "
+            text = (f"delta = {self.delta:.3g}: stated and charged, but not used by the mechanism that ran. Its noise "
+                    "was calibrated by a pure-epsilon mechanism (the guarantee, in the auditor's section, says which "
+                    "and why it was chosen at this delta), so this release's privacy loss never exceeds epsilon: "
+                    "the bound above holds with no exception. Its certificate still states, and a privacy "
+                    "accountant still charges, the (epsilon, delta) that was asked for: a pure epsilon-DP mechanism "
+                    "is (epsilon, delta)-DP for every delta, and the figures of this report keep that stated pair. "
+                    "For comparison, a release that printed one randomly chosen record in full would have delta = "
+                    "1/n.") if self.pure_at_delta else (
+                    f"delta = {self.delta:.3g}: a slack added to the bound above. For any conclusion about one "
                     "person's record, its probability after seeing the model is at most e^epsilon times its "
                     f"probability without that record, plus {self.delta:.3g}. delta is not the chance that the "
                     "bound fails: this release's privacy loss can exceed epsilon more often than delta, by a little "
@@ -1035,7 +1053,11 @@ class ReleaseReport:
         return Section("privacy-curve", "The privacy curve", (
             _p("A release satisfies a whole curve of (epsilon, delta) pairs: a larger epsilon never needs a larger "
                "delta, and mostly comes with a smaller one. The certified pair is the marked point."
-               + (" A part of this proof is known only by its one (epsilon, delta) pair, delta above 0 ("
+               + (" The mechanism that ran is pure epsilon-DP (its delta is 0 from epsilon on); the curve below is "
+                  "the stated and charged one, whose (epsilon, delta) part (" + "; ".join(
+                      sorted({part.what for part in paired})) + ") stays at the stated delta beyond it: a "
+                  "conservative bound." if paired and self.pure_at_delta else
+                  " A part of this proof is known only by its one (epsilon, delta) pair, delta above 0 ("
                   + "; ".join(sorted({part.what for part in paired})) + "): the curve stays at that part's delta "
                   "beyond it." if paired else "")
                + ("" if self.tuning is None else " For a model dpcvx.tune selected, the curve is the selection's: "

@@ -41,6 +41,7 @@ CONSTRAINTS_SIGNATURE = "w -> list of CVXPY constraints"
 SUPPORTED_FORMS = ("cp.norm(w, 2) <= r (a Euclidean ball), or bounds w <= u, w >= l, cp.norm_inf(w) <= r, "
                    "cp.abs(w) <= r (a box) with constant r, l, u")
 Constraints = Callable[["cp.Variable"], Any]
+_BALL = "||w||_2 <= "  # how describe() begins a ball's text
 _INSIDE = 1 - 8 * EPS  # projections land strictly inside, so rounding never leaves C
 
 
@@ -100,12 +101,26 @@ class ConstraintSet:
         return out
 
     def describe(self) -> str:
+        """The set as the ``constraint_set`` condition states it (a model file holds the text;
+        :meth:`described_radius` reads a ball's radius back)."""
         if self.kind == "ball":
-            return f"||w||_2 <= {self.radius:.17g}"
+            return f"{_BALL}{self.radius:.17g}"
         lower, upper = np.asarray(self.lower), np.asarray(self.upper)
         if np.all(lower == lower[0]) and np.all(upper == upper[0]):
             return f"{lower[0]:.17g} <= w_j <= {upper[0]:.17g} for every j"
         return f"box with per-coordinate bounds (lower {lower.tolist()}, upper {upper.tolist()})"
+
+    @staticmethod
+    def described_radius(text: Any) -> float | None:
+        """The radius of the ball :meth:`describe` states as ``text`` (its inverse for a ball: the radius written
+        with 17 significant digits reads back exactly), else None (a box, no set, or another text)."""
+        if not isinstance(text, str) or not text.startswith(_BALL):
+            return None
+        try:
+            radius = float(text[len(_BALL):])
+        except ValueError:
+            return None
+        return radius if radius > 0 and math.isfinite(radius) and f"{_BALL}{radius:.17g}" == text else None
 
     def to_dict(self) -> dict[str, Any]:
         if self.kind == "ball":

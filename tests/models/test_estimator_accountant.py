@@ -224,3 +224,47 @@ def test_described_labels_follow_each_asyncio_task():
 
     asyncio.run(both())
     assert sorted(entry.description for entry in accountant.ledger) == ["model A: fit", "model B: fit"]
+
+
+def _line_epsilons(line):
+    """The epsilons a composite's ledger line states, by symbol."""
+    import re
+    return {symbol: float(value) for symbol, value in re.findall(r"(eps_[a-z]+)=([0-9.e-]+)", line)}
+
+
+@pytest.mark.parametrize("make, loss, symbols", [
+    (lambda: dpcvx.DPLogisticRegression(epsilon=1.0, column_statistics=True, random_state=0),
+     "loss logistic, objective perturbation, n=3000", {"eps_s", "eps_fit"}),
+    (lambda: dpcvx.DPHuberSVM(epsilon=1.0, column_statistics="ranges", random_state=0),
+     "loss huber_hinge:h=0.5, objective perturbation, n=3000", {"eps_s", "eps_fit"}),
+    (lambda: dpcvx.DPLogisticRegression(epsilon=1.0, class_weight="balanced", column_statistics=True, random_state=0),
+     "loss logistic, objective perturbation, n=3000", {"eps_s", "eps_c", "eps_fit"}),
+    (lambda: dpcvx.DPLogisticRegression(epsilon=1.0, class_weight="balanced", column_statistics=False,
+                                        random_state=0),
+     "loss logistic, objective perturbation, n=3000", {"eps_c", "eps_fit"}),
+    (lambda: dpcvx.DPLogisticRegression(epsilon=1.0, data_norm="private", norm_range=(0.5, 4.0),
+                                        column_statistics=False, random_state=0),
+     "loss logistic", {"eps_q", "eps_fit"}),
+    (lambda: dpcvx.DPHuberRegressor(epsilon=1.0, random_state=0),
+     "loss huber_regression", {"eps_s", "eps_l", "eps_fit"}),
+])
+def test_a_composite_fits_ledger_line_names_the_loss_and_every_draw(make, loss, symbols):
+    """Issue 43 after issue 42 (probe R2, session 63): a fit that draws column statistics, a label range, a bound or a
+    private class count before its fit still names the learner's loss in its one ledger line, and every draw with its
+    epsilon, the class count drawn inside the statistics' eps_fit too: the epsilons the line states add up to the
+    charge. The lines were hand-written per composite and named neither the loss nor a nested count."""
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-0.5, 0.5, size=(3000, 3))
+    y = ((X[:, 0] + 0.3 * rng.normal(size=3000)) > 0.3).astype(int)
+    if "huber_regression" in loss:
+        y = X @ np.array([0.3, -0.2, 0.1]) + 0.1 * rng.normal(size=3000)
+    accountant = dpcvx.PrivacyAccountant(epsilon=3.0)
+    estimator = make()
+    estimator.fit(X, y, accountant=accountant)
+    (entry,) = accountant.ledger
+    prefix = f"{type(estimator).__name__}.fit: PrivateERM.fit ({loss}"
+    assert entry.description.startswith(prefix), entry.description
+    stated = _line_epsilons(entry.description)
+    assert set(stated) == symbols, entry.description
+    assert sum(stated.values()) == pytest.approx(entry.cost.epsilon, abs=1e-12)
+    assert entry.cost.epsilon == pytest.approx(1.0)

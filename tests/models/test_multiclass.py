@@ -208,3 +208,45 @@ def test_one_vs_rest_draws_private_column_statistics_once_for_every_class(blobs,
     assert len(accountant.ledger) == 1 and model.certificate.column_statistics is not None
     loaded = dpcvx.load(dpcvx.save(model, tmp_path / "model.json"))
     assert np.array_equal(loaded.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("binary, options", [
+    ({}, {"delta": 1.0 / 3000 ** 2, "neighbours": "add-remove", "n_public": 3000}),
+    ({}, {"delta": 1.0 / 3000 ** 2}),
+    ({}, {}),
+    ({"class_weight": "balanced"}, {"delta": 1e-6}),
+    ({"class_weight": "balanced", "column_statistics": True}, {"delta": 1e-6}),
+    ({"column_statistics": "ranges"}, {}),
+])
+def test_a_multiclass_fit_is_charged_what_spend_release_charges_for_its_release(binary, options):
+    """One release, one charge (attacker probe, session 63): an objective or pure one-vs-rest fit was charged by
+    basic composition with no curve (1.2 for 3 classes at 0.6 under add-remove on a replace-one ledger), while
+    spend_release of the same model composed the release's curve (1.1996): the fit now charges the release's curve,
+    computed before the draws from public values, the same parts as its certificate's."""
+    rng = np.random.default_rng(11)
+    X = rng.uniform(-0.5, 0.5, size=(3000, 3))
+    y = np.digitize(X[:, 0] + 0.2 * rng.normal(size=3000), [-0.15, 0.15])
+    learner = PrivateMulticlassERM(dpcvx.PrivateERM(loss="logistic", data_norm=1.0, **binary), classes=(0, 1, 2))
+    fitted, released = PrivacyAccountant(epsilon=5.0, delta=1e-3), PrivacyAccountant(epsilon=5.0, delta=1e-3)
+    model = learner.fit(X, y, epsilon=0.6, random_state=1, accountant=fitted, **options)
+    released.spend_release(model)
+    assert fitted.ledger[0].curve is not None
+    assert fitted.ledger[0].curve.to_dict() == released.ledger[0].curve.to_dict()  # converted alike under add-remove
+    if "neighbours" not in options:
+        assert fitted.ledger[0].curve.to_dict() == model.certificate.privacy_curve.to_dict()
+    assert fitted.spent == released.spent
+    assert fitted.spent.epsilon <= (1.2 if "neighbours" in options else 0.6)
+
+
+def test_a_multiclass_ledger_line_names_each_class_count():
+    """A one-vs-rest fit whose binary learner draws a private class count per class named only the loss and the
+    statistics (probe R2's class, session 63): the line now names the count inside each class's share."""
+    rng = np.random.default_rng(11)
+    X = rng.uniform(-0.5, 0.5, size=(3000, 3))
+    y = np.digitize(X[:, 0] + 0.2 * rng.normal(size=3000), [-0.15, 0.15])
+    accountant = PrivacyAccountant(epsilon=5.0)
+    PrivateMulticlassERM(dpcvx.PrivateERM(loss="logistic", data_norm=1.0, class_weight="balanced"),
+                         classes=(0, 1, 2)).fit(X, y, epsilon=0.6, random_state=1, accountant=accountant)
+    line = accountant.ledger[0].description
+    assert line.startswith("PrivateMulticlassERM.fit (3 classes, loss logistic, objective perturbation")
+    assert "private class count of its class inside its share (eps_c=0.01 of 0.2)" in line

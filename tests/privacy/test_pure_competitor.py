@@ -203,3 +203,108 @@ def test_high_d_keeps_the_gaussian_calibration() -> None:
     assert isinstance(model.certificate.calibration, GaussianObjectivePerturbation)
     assert model.certificate.delta == pytest.approx(1.0 / n**2)
     assert accountant.spent.delta == pytest.approx(1.0 / n**2)
+
+
+def test_the_report_of_a_pure_release_at_delta_says_the_mechanism_is_pure() -> None:
+    """The release report branched on delta == 0, not on the calibration's kind (attacker probe, session 63): a
+    release calibrated by the pure objective perturbation at a stated delta > 0 read "this release's privacy loss
+    can exceed epsilon more often than delta". It now says the mechanism that ran is pure and that the stated
+    (epsilon, delta) is what the certificate states and the accountant charges, its numbers kept (conservative);
+    a Gaussian release at the same delta keeps the approximate sentence."""
+    X, y = _data()
+    pure = _fit(_ball(), X, y, 0.3)
+    assert isinstance(pure.certificate.calibration, ObjectivePerturbation)
+    text = pure.report().to_markdown()
+    assert "can exceed epsilon more often than delta" not in text
+    assert "privacy loss never exceeds epsilon" in text and "stated and charged" in text
+    assert "k epsilon with delta = 0 holds too" in text
+    assert "The mechanism that ran is pure epsilon-DP (its delta is 0 from epsilon on)" in text
+    assert f"delta = {DELTA:.3g}" in text  # the stated pair, kept
+    gaussian = _fit(PrivateERM(loss=losses.logistic(), lam=1e-2, data_norm=1.0), X, y, 0.3, mechanism="output")
+    assert gaussian.certificate.calibration.approximate
+    text = gaussian.report().to_markdown()
+    assert "can exceed epsilon more often than delta" in text and "never exceeds epsilon" not in text
+
+
+def _with_delta(saved: Any, old: float, new: float) -> Any:
+    """A copy of a model file's dict with every ``delta`` field equal to ``old`` set to ``new`` (the top level's, the
+    certificate's, its curve's parts'), its sha256 recomputed: an edit the digest does not catch."""
+    from dpcvx.release.records.header import file_digest
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "delta" and value == old:
+                    node[key] = new
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    edited = json.loads(json.dumps(saved))
+    walk(edited)
+    edited.pop("sha256", None)
+    edited["sha256"] = file_digest(edited)
+    return edited
+
+
+@pytest.mark.parametrize("edited_delta", [1e-2, 0.1, 0.3])
+def test_a_pure_file_whose_delta_and_curve_were_edited_is_refused_where_the_fit_releases_the_gaussian(
+        edited_delta: float, tmp_path: Any) -> None:
+    """The reader checked only the statement's text (attacker probe, session 63): a pure-at-delta file with its delta,
+    its curve's delta and its digest all set to 0.01, 0.1 or 0.3 loaded, still saying the pure calibration was
+    chosen by its smaller bound, where the fit at that delta releases the Gaussian objective perturbation. The reader
+    now re-runs the public choice (linear_calibration.pure_choice_holds) and refuses it, naming certificate.delta;
+    the honest file loads, and so does the same edit where the fit at the edited delta releases the pure
+    calibration too (the file is then what that fit writes)."""
+    X, y = _data(n=2000, d=4)
+
+    def ball(lam: float, radius: float) -> PrivateERM:
+        return PrivateERM(loss=losses.logistic(), lam=lam, data_norm=1.0, allow_large_delta=True,
+                          constraints=lambda w: [cp.norm(w, 2) <= radius])
+
+    for (lam, radius), gaussian in (((1e-3, 5.0), True), ((1e-2, 1.0), False)):
+        model = _fit(ball(lam, radius), X, y, 0.5, delta=1e-6)
+        assert isinstance(model.certificate.calibration, ObjectivePerturbation)
+        saved = model_dict(model)
+        path = tmp_path / "honest.json"
+        dpcvx.save(model, path, overwrite=True)
+        assert dpcvx.load(path).certificate.delta == 1e-6
+        real = _fit(ball(lam, radius), X, y, 0.5, delta=edited_delta)  # what a fit at the edited delta releases
+        assert isinstance(real.certificate.calibration, GaussianObjectivePerturbation) is gaussian
+        forged = tmp_path / "forged.json"
+        forged.write_text(json.dumps(_with_delta(saved, 1e-6, edited_delta)))
+        if gaussian:
+            with pytest.raises(dpcvx.exceptions.FileError, match=r"certificate\.delta is .*releases the Gaussian"):
+                dpcvx.load(forged)
+        else:
+            assert dpcvx.load(forged).certificate.delta == edited_delta
+
+
+def test_a_float_safe_file_edited_to_state_delta_is_refused(tmp_path: Any) -> None:
+    """A fit refuses float_safe objective perturbation at delta > 0 (check_float_safe_form), but a float-safe
+    LatticeObjective file edited to delta 1e-6 or 0.2, its guarantee given the pure_at_delta words and its digest
+    recomputed, loaded (attacker probe, session 63): the reader now refuses a pure objective record at delta > 0
+    other than the continuous calibration."""
+    from dpcvx.privacy.lattice_objective import LatticeObjective
+    from dpcvx.verification.verdict import pure_at_delta
+
+    X, y = _data(n=2000, d=4)
+    learner = PrivateERM(loss=losses.logistic(), lam="auto", data_norm=1.0, float_safe=True,
+                         constraints=lambda w: [cp.norm(w, 2) <= 1.0])
+    model = _fit(learner, X, y, 0.5, delta=0.0)
+    assert isinstance(model.certificate.calibration, LatticeObjective)
+    saved = model_dict(model)
+    with pytest.raises(dpcvx.InputError):  # the fit it would claim to be
+        _fit(learner, X, y, 0.5, delta=1e-6)
+    guarantee = saved["certificate"]["guarantee"]
+    cut = guarantee.index("; the released point")
+    for delta in (1e-6, 0.2):
+        edited = json.loads(json.dumps(saved))
+        edited["certificate"]["guarantee"] = pure_at_delta(guarantee[:cut]) + guarantee[cut:]
+        edited = _with_delta(edited, 0.0, delta)
+        path = tmp_path / f"forged_{delta}.json"
+        path.write_text(json.dumps(edited))
+        with pytest.raises(dpcvx.exceptions.FileError, match=r"certificate\.delta is .*LatticeObjective"):
+            dpcvx.load(path)

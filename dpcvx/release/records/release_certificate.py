@@ -16,8 +16,9 @@ import numpy as np
 
 from ...data.files import json_object
 from ...data.standardiser import histogram_label_range
-from ...exceptions import InputError
+from ...exceptions import FileError, InputError
 from ...losses import LOGISTIC_TEXT, has_probabilities
+from ...privacy.calibrate import ObjectivePerturbation
 from ...privacy.calibrate_gaussian import LOSS_SLOPE, ONE_SIGNED, GaussianObjectivePerturbation
 from ...privacy.calibration import LinearCalibration
 from ...privacy.column_histogram import (
@@ -31,12 +32,14 @@ from ...privacy.column_histogram import (
 from ...privacy.column_sums import sums_sensitivity
 from ...privacy.float_safe import continuous_calibration, float_safe_guarantee
 from ...privacy.lam_rule import LamChoice, excess_risk_bound, recorded_comparator
+from ...privacy.linear_calibration import public_weight_scale, pure_choice_holds
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, power_of_two_grid
 from ...validation import LAM_MAX, LAM_MIN, _short, check_epsilon, positive
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.condition import METHODS
+from ...verification.constraints import ConstraintSet
 from ...verification.exact import exact_of_saved, float_up
 from ...verification.problem import WEIGHTED_TAIL, weight_note
 from ...verification.prox_form import NonsmoothForm
@@ -286,6 +289,50 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
     return read_linear(calibration)
 
 
+def _check_pure_at_delta(calibration: LinearCalibration, mechanism: str, delta: float, verification: Certificate,
+                         d: int) -> None:
+    """Refuse a pure-epsilon objective record stating delta > 0 that no fit produces (a FileError naming
+    certificate.delta). A fit states delta > 0 with a pure calibration only where the choice of
+    :func:`~dpcvx.privacy.linear_calibration.calibrate_linear` made it: replace-one, not float-safe (a float-safe
+    objective perturbation at delta > 0 is refused before any charge: ``check_float_safe_form``), and the pure
+    calibration ranking better than the Gaussian one at the same public values. That choice is re-run here on the
+    file's public values (:func:`~dpcvx.privacy.linear_calibration.pure_choice_holds`, W from the certificate's
+    conditions: :func:`_public_weight_scale`): the statement's text alone (Certificate.release_theorem) let a file
+    whose delta was edited, with its curve and digest, still say the pure calibration was chosen by its bound where
+    a fit at that delta releases the Gaussian one (an attacker probe, session 63)."""
+    if calibration.approximate or delta == 0.0 or Mechanism.of(mechanism) is not Mechanism.OBJECTIVE:
+        return
+    stated = f"certificate.delta is {delta!r}"
+    if type(calibration) is not ObjectivePerturbation:  # the lattice (float_safe) form, or another pure kind
+        raise FileError(f"{stated}, but a fit states delta > 0 with a pure objective perturbation only by the "
+                        f"continuous calibration, not the {type(calibration).__name__} this file records (float_safe "
+                        "objective perturbation at delta > 0 is refused); the file has been edited")
+    if calibration.relation is not Neighbours.REPLACE_ONE:
+        raise FileError(f"{stated}, but under {calibration.relation} a fit at delta > 0 calibrates the Gaussian "
+                        "objective perturbation alone (the pure calibrations are derived for replace-one); the file "
+                        "has been edited")
+    known, weight_norm = _public_weight_scale(verification, calibration)
+    if known and not pure_choice_holds(verification, calibration, delta=delta, dim=d, weight_norm=weight_norm):
+        raise FileError(f"{stated}, but at that delta a fit of this problem releases the Gaussian objective "
+                        "perturbation, whose public excess-risk bound is the smaller (docs/theory.md, section 12.5), "
+                        "not the pure calibration this file records; the file has been edited")
+
+
+def _public_weight_scale(verification: Certificate, pure: ObjectivePerturbation) -> tuple[bool, float | None]:
+    """(whether it is known, W): the public scale of ||w*|| the fit's choice read
+    (:func:`~dpcvx.privacy.linear_calibration.public_weight_scale`), from the certificate's conditions: the ball's
+    radius stated by ``constraint_set``, KST12's posing, m, and the L1 weight stated by ``regularizer_prox``. Not
+    known only for a KST12 problem with m = 0, no ball and group norms, whose weights b_g no condition states."""
+    constraint = verification.by_name.get("constraint_set")
+    radius = None if constraint is None else ConstraintSet.described_radius(constraint.value)
+    prox = verification.by_name.get("regularizer_prox")
+    form = prox.value if prox is not None and isinstance(prox.value, NonsmoothForm) else None
+    if radius is None and verification.kst12 and pure.m <= 0 and form is not None and form.groups:
+        return False, None
+    return True, public_weight_scale(radius, verification.kst12, pure.m,
+                                     0.0 if form is None else form.l1_weight, pure.L, pure.R, pure.lam)
+
+
 def _check_slope(calibration: dict, verification: Certificate) -> None:
     """Refuse a Gaussian objective perturbation whose record states the one-sign profile (``loss_slope``) when its
     verified conditions do not prove l' of one sign, or the general profile when they do: a fit uses the one-sign
@@ -389,6 +436,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          f"= {total!r}; the file has been edited")
     check_recorded_curve(recorded_curve, release_curve(calibration, epsilon, delta, drawn_parts(drawn),
                                                        bool(getattr(verification, "conditional", False))))
+    _check_pure_at_delta(calibration, mechanism, delta, verification, int(values["d"]))
     if statistics is not None and "label_cells" in statistics and data.get("label_bound") != \
             label_range(statistics)[1]:
         raise InputError("certificate.label_bound is not the bound B' that certificate.column_statistics.label_cells "
