@@ -25,6 +25,7 @@ naming the fix.
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 import warnings
@@ -42,7 +43,7 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "number_texts", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "numeral_value"]
+           "such_rows", "text_number", "text_numbers", "reading_key", "FLAG_TEXTS", "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -330,18 +331,57 @@ def text_number(text: str) -> float:
     return float(stripped)
 
 
-def numeral_value(text: str, digits: int | None = None) -> Decimal | None:
-    """The exact value of ``text`` when it is a number of :data:`NUMBER_TEXT` ("1", "1.0", "01", "1e0", "+1"), else
-    None; None too when its integer part has more than ``digits`` digits (so that a text such as "1e999999999" is
-    never expanded). What a table's reader would have read from that cell as a number: a code or label column's text
-    depends on every record (pandas reads a column of integer codes as text when one cell is text, as floats when
-    one is missing), so a cell stands for a category or class by this value, never by how its column was typed."""
-    if not NUMBER_TEXT.fullmatch(text):
-        return None
-    value = Decimal(text)
-    if digits is not None and value.adjusted() >= digits:
-        return None
-    return value
+#: The texts of a flag that a table's reader may read as a boolean (pandas, pyarrow and polars read these), each with
+#: its truth
+FLAG_TEXTS = {"True": True, "true": True, "TRUE": True, "False": False, "false": False, "FALSE": False}
+#: A reading key (:func:`reading_key`): a number (an int when whole, else a float) or a flag's truth ("flag", True)
+Key = int | float | tuple[str, bool]
+#: The digits a reading key's whole part may have unless told (a category of more digits is compared as text only)
+KEY_DIGITS = 400
+
+
+def reading_key(value: Any, digits: int = KEY_DIGITS) -> Key | None:
+    """What a table's cell stands for whatever type its reader gave the whole column, or None.
+
+    A reader's type for a column depends on every record: pandas reads a column of codes as integers, as floats when
+    one cell is empty or 2.5, as text when one is text (even a declared category), and true/false as booleans unless
+    one is text; pyarrow gives a decimal column the scale of its every record; numpy makes a list text when one entry
+    is. So a cell's text ("1.0", "03", "true") or type (3, 3.0, Decimal("3.0"), True) may change with another record,
+    and a category or class is looked up by this key instead, each cell by its own value (attacker probes,
+    sixty-second and sixty-third sessions):
+
+    - a boolean, or a flag's text (:data:`FLAG_TEXTS`, surrounding whitespace ignored): ("flag", its truth);
+    - a number (an integer, not a boolean; a float; a Decimal) or a numeral's text (:data:`NUMBER_TEXT`, surrounding
+      whitespace ignored, read exactly): its value, as an int when it is whole (after the float a reader of numbers
+      would make of it: "7.0000000000000001" is 7), else as a float; None when it is not finite or its whole part has
+      ``digits`` digits or more (never expanded);
+    - anything else (other text, a missing value): None."""
+    if isinstance(value, (bool, np.bool_)):
+        return ("flag", bool(value))
+    if isinstance(value, str):
+        text = value.strip()
+        if text in FLAG_TEXTS:
+            return ("flag", FLAG_TEXTS[text])
+        if not NUMBER_TEXT.fullmatch(text):
+            return None
+        try:
+            value = Decimal(text)
+        except ArithmeticError:  # an exponent beyond Decimal's range ("1e9999999999999999999"): no finite number
+            return None
+    if isinstance(value, Decimal):
+        if not value.is_finite() or value.adjusted() >= digits:
+            return None
+        if value == value.to_integral_value():
+            return int(value)
+        value = float(value)
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return int(value) if abs(int(value)) < 10 ** digits else None
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if not math.isfinite(number) or (digits <= 308 and abs(number) >= 10.0 ** digits):
+            return None
+        return int(number) if number.is_integer() else number
+    return None
 
 
 def text_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

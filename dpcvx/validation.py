@@ -719,7 +719,7 @@ def refuse_non_number_targets(name: str, values: Any) -> None:
     among objects), which numpy reads as a count of their units, and text, which numpy's and scikit-learn's float
     conversions read as numbers when it looks like one ("1.5")."""
     refuse_misread(name, values, labels=True)
-    array = np.asarray(values)
+    array = own_types(values)  # a list's one text never makes its numbers text (the refusal names that entry)
     if array.dtype.kind == "c":
         # scikit-learn's words first (its check_estimator's check_complex_data looks for them)
         raise InputError(f"Complex data not supported: {name} has dtype {array.dtype}, and regression targets must "

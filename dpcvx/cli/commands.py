@@ -23,7 +23,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -59,7 +58,7 @@ from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, write_model
-from ..tables import RowError, numeral_value, repeated_names, spelling_variants, such_rows, text_numbers
+from ..tables import Key, RowError, reading_key, repeated_names, spelling_variants, such_rows, text_numbers
 from ..validation import check_public_classes, label_range, missing_refusal
 from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
@@ -372,41 +371,44 @@ def _refuse_spaced_labels(args: argparse.Namespace) -> None:
 
 
 def _refuse_same_number_labels(args: argparse.Namespace) -> None:
-    """Two labels of different classes that write one number ("1" and "1.0", "7" and "07"): a label cell is read by
-    its value (:func:`_by_value`), so such a cell would be both. Refused before any file is read."""
+    """Two labels of different classes that a reader may give as one value ("1" and "1.0", "7" and "07", "true" and
+    "True": :func:`dpcvx.tables.reading_key`): a label cell is read by that value (:func:`_by_value`), so such a cell
+    would be both. Refused before any file is read."""
     if args.classes is not None:  # each class a group of its own
         groups = [[label] for label in dict.fromkeys(args.classes)]
     else:  # --positive may be repeated: its labels are one class
         groups = [list(dict.fromkeys(args.positive or [])), list(dict.fromkeys(args.negative or []))]
-    seen: dict[Decimal, tuple[int, str]] = {}
+    seen: dict[Key, tuple[int, str]] = {}
     for group, labels in enumerate(groups):
         for label in labels:
-            value = numeral_value(label.strip())
-            if value is None:
+            key = reading_key(label)
+            if key is None:
                 continue
-            first = seen.setdefault(value, (group, label))
+            first = seen.setdefault(key, (group, label))
             if first[0] != group:
-                raise UsageError(f"the labels {first[1]!r} and {label!r} write the same number, and a label cell is "
-                                 "read by its number (a file's 1, 1.0 and 01 are one label): give one of them")
+                raise UsageError(f"the labels {first[1]!r} and {label!r} write the same value, and a label cell is "
+                                 "read by its value (a file's 1, 1.0 and 01 are one label, as are true and True): "
+                                 "give one of them")
 
 
 def _by_value(raw: np.ndarray, declared: Sequence[str]) -> np.ndarray:
-    """``raw`` with each cell that is no ``declared`` label but writes the number of one ("1.0", "01", "+1" for "1":
-    :func:`dpcvx.tables.numeral_value`) replaced by that label, the others unchanged. A label column's text depends on
-    the type its reader gave the whole column: a Parquet column of 0/1 is integers, floats when one record is 2.5
-    (pandas), decimals of one digit when one is Decimal("2.5") (pyarrow), and then every 1 read "1.0", no --positive
-    1: one record made every other record negative (an attacker probe, sixty-third session). Each cell is now read
-    by its own value (:func:`_refuse_same_number_labels` made sure no two classes share one); by distinct cell."""
-    numbers: dict[Decimal, str] = {}
+    """``raw`` with each cell that is no ``declared`` label but stands for the value of one ("1.0", "01", "+1" for
+    "1"; "True" for "true": :func:`dpcvx.tables.reading_key`) replaced by that label, the others unchanged. A label
+    column's text depends on the type its reader gave the whole column: a Parquet column of 0/1 is integers, floats
+    when one record is 2.5 (pandas), decimals of one digit when one is Decimal("2.5") (pyarrow), and then every 1
+    read "1.0", no --positive 1: one record made every other record negative (an attacker probe, sixty-third
+    session). Each cell is now read by its own value (:func:`_refuse_same_number_labels` made sure no two classes
+    share one); by distinct cell."""
+    keys: dict[Key, str] = {}
     for label in declared:
-        value = numeral_value(label.strip())
-        if value is not None:
-            numbers.setdefault(value, label)
-    if not numbers or not raw.size:
+        key = reading_key(label)
+        if key is not None:
+            keys.setdefault(key, label)
+    if not keys or not raw.size:
         return raw
     distinct, where = np.unique(raw, return_inverse=True)
     exact = set(declared)
-    spelled = [cell if cell in exact else numbers.get(numeral_value(cell.strip()), cell)  # type: ignore[arg-type]
+    spelled = [cell if cell in exact else keys.get(reading_key(cell), cell)  # type: ignore[arg-type]
                for cell in distinct.tolist()]
     return np.array(spelled, dtype=str)[where.reshape(raw.shape)]
 

@@ -23,16 +23,18 @@ category lists given by the user. Each record is mapped on its own:
   encoded rows by its names;
 - categorical column with public categories c_1..c_k: the one-hot block
   e_j for value c_j (features ``name=c_j``); a value outside the list gives the all-zero block, or
-  an :class:`InputError` when ``strict`` is set. A number (an integer or a
-  whole float, never a boolean) is the category that is its integer text, else
-  the one category that is that text zero-padded (3.0 is "3", 2134 is
-  "02134"), each row by its own value: whether a reader makes a column's codes
-  integers, floats or texts depends on every record (one missing value makes
-  pandas read floats), so comparing a number's own text ("3.0") let one record
-  change every row's block. A value that is a category
+  an :class:`InputError` when ``strict`` is set. A value that is no
+  category's text is read by its value (:func:`dpcvx.tables.reading_key`): a
+  number or a numeral's text is the category that writes the same number (3.0
+  and "3.0" are "3", 2134 is "02134", "2.50" is "2.5"), a boolean or a flag's
+  text the category that writes the same flag ("TRUE" is "true"), each row by
+  its own value: whether a reader makes a column's codes integers, floats,
+  booleans or texts depends on every record (one missing value makes pandas
+  read floats, one text keeps every cell's text), so comparing a value's own
+  text let one record change every row's block; two categories one value
+  stands for ("7" and "07") are refused when declared. A value that is a category
   but for how the table was read or written (surrounding whitespace, letter
-  case, a text code's leading zeros, a number two zero-padded codes share)
-  is named with its fix: by the :class:`InputError` of a
+  case, a flag where the categories are 0 and 1) is named with its fix: by the :class:`InputError` of a
   strict schema, and by a NOT PRIVATE
   :class:`~dpcvx.exceptions.UndeclaredCategoryWarning` of a non-strict one, which
   encodes it as the all-zero block as any value outside the list
@@ -131,7 +133,6 @@ import decimal
 import json
 import math
 import numbers
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, replace
@@ -362,6 +363,7 @@ class CategoricalColumn:
         if len(set(categories)) != len(categories):
             raise InputError(f"column {self.name!r}: categories repeat")
         object.__setattr__(self, "categories", categories)
+        _refuse_shared_keys(self.name, categories)
         if self.missing is not None and self.missing not in categories:
             raise InputError(
                 f"column {self.name!r}: the missing-value category {self.missing!r} must be one of the "
@@ -395,18 +397,10 @@ class CategoricalColumn:
         codes = np.where(ranked[slot] == labels, order[slot], -1).astype(np.intp)
         if absent.any():  # "None" or "nan" may be declared texts; a missing value is none of them
             codes[absent] = -1
-        slots = _integer_slots(self.categories)
-        if slots and values.dtype.kind in "iufO":  # a number is its code by value, whatever type the column was read as
-            rows = np.flatnonzero(~_text_entries(values)) if values.dtype.kind == "O" else slice(None)
-            found = _number_slots(values[rows], slots)
-            codes[rows] = np.where(found >= 0, found, codes[rows])
-        if slots:  # a numeral's text is its code by value as well, not only a number (_numeral_slots)
-            texts = np.flatnonzero((codes < 0) & ~absent)
-            if values.dtype.kind == "O":
-                texts = texts[_text_entries(values[texts])]
-            elif values.dtype.kind not in "US":
-                texts = texts[:0]
-            codes[texts] = _numeral_slots(labels[texts], slots)
+        keys = _category_keys(self.categories)
+        unread = np.flatnonzero((codes < 0) & ~absent) if keys else codes[:0]
+        if unread.size:  # a value no category's text is read by its value, whatever type its column was read as
+            codes[unread] = _keyed_slots(values[unread], labels[unread], keys)
         known = np.flatnonzero(codes >= 0)
         misread = self._misread(values, labels, np.flatnonzero(codes < 0), absent)
         if strict and misread is not None:
@@ -430,16 +424,14 @@ class CategoricalColumn:
         how it was read or written (``values``, their texts ``labels``; only the ``unknown`` rows, those outside the
         categories, are looked at, so a column of declared values costs nothing): text with surrounding whitespace (" a"
         where "a" is declared: the UCI Adult files, read by ``pd.read_csv``, keep the space after each comma), text that
-        differs from a category in letter case ("state-gov" where "State-gov" is declared), a text code whose leading
-        zeros differ ("2134" where "02134" is declared: a code column written out as integers, by a spreadsheet say),
-        either with surrounding whitespace too; a number whose integer text, zero-padded, two categories share (7 where
-        "07" and "007" are declared; a number one category stands for is that category, :func:`_number_slots`). A
-        value is compared to the categories as its exact text, so such a column would otherwise encode as the all-zero
-        block, silently; booleans in a column whose categories are 0 and 1 (a flag column declared as its codes: True is
-        'True'); a blank cell (empty or whitespace-only text: an empty cell the command line or
-        ``pd.read_csv(keep_default_na=False)`` reads as text, where pandas' default reads NaN, a missing value) in a
-        column that declares no ``missing`` category, and a missing value (None, NaN, pandas NA: the ``absent`` rows)
-        in such a column. The check is of the input's form against the public categories;
+        differs from a category in letter case ("state-gov" where "State-gov" is declared), with surrounding whitespace
+        too (a number, a numeral's text or a flag is the category of its value, whatever its text:
+        :func:`_keyed_slots`). A value is compared to the categories as its exact text, so such a column would otherwise
+        encode as the all-zero block, silently; booleans in a column whose categories are 0 and 1 (a flag column
+        declared as its codes: True is no number); a blank cell (empty or whitespace-only text: an empty cell the
+        command line or ``pd.read_csv(keep_default_na=False)`` reads as text, where pandas' default reads NaN, a
+        missing value) in a column that declares no ``missing`` category, and a missing value (None, NaN, pandas NA:
+        the ``absent`` rows) in such a column. The check is of the input's form against the public categories;
         :meth:`encode` names which near-miss it is and the fix (normalise the column, or declare the value as a category
         if it is one), never its value: a strict schema refuses it with the first such row, a non-strict one warns NOT
         PRIVATE (the check reads the rows) and encodes it as the all-zero block. A non-strict refusal was decided by one
@@ -458,12 +450,6 @@ class CategoricalColumn:
             found.append((int(text_rows[blank[0]]), _BLANK))
         if absent.any():  # None, NaN or pandas NA where no missing category is declared
             found.append((int(np.flatnonzero(absent)[0]), _ABSENT))
-        # a number a code's value stands for and still unknown is one two zero-padded codes share ("07" and "007"
-        # for 7, :func:`_integer_slots`): reading the column as text tells them apart
-        codes = dict.fromkeys((int(category) for category in self.categories if _INTEGER_TEXT.fullmatch(category)), 0)
-        shared = np.flatnonzero(_number_slots(values[unknown], codes) >= 0)
-        if shared.size:
-            found.append((int(unknown[shared[0]]), _PADDED))
         flags = _first_flag(values[unknown]) if set(self.categories) == {"0", "1"} else None
         if flags is not None:  # a flag column declared as the codes 0 and 1: a flag's text is 'True'
             found.append((int(unknown[flags]), _FLAG))
@@ -482,16 +468,6 @@ _CASED = ("holds text that is a declared category but for letter case",
           "column to the declared spelling first (pandas: frame[{name!r}].map({{...}}) from each spelling to its "
           "category, or .str.lower() with the categories declared in lower case), or, if the value is a category of "
           "its own, declare it")
-_ZEROS = ("holds text codes that are a declared category but for their leading zeros",
-          "a code is compared to the categories as its exact text, so '7' is not '007': the leading zeros were "
-          "lost before the table was read (a code column written out as integers, by a spreadsheet say); pad the "
-          "codes to the declared width first (pandas: frame[{name!r}].str.zfill({width})), or, if the value is a "
-          "code of its own, declare it")
-_UNPADDED = ("holds text codes that are a declared category but for leading zeros the category does not have",
-             "a code is compared to the categories as its exact text, so '007' is not '7': the table writes its codes "
-             "padded with zeros and the categories do not; declare the categories as "
-             "the table writes them, or remove the zeros first (pandas: frame[{name!r}].astype(int), an integer "
-             "being compared as its text), or, if the value is a code of its own, declare it")
 #: The fix of a missing value in a column that declares no missing-value category (:data:`_BLANK`, :data:`_ABSENT`)
 _DECLARE_MISSING = ("declare its category: CategoricalColumn(..., missing='?') with '?' among the categories (in a "
                     "schema file, \"missing\": \"?\"), or drop or fill such records first by a rule of public "
@@ -499,15 +475,10 @@ _DECLARE_MISSING = ("declare its category: CategoricalColumn(..., missing='?') w
 _BLANK = ("holds blank cells (empty or whitespace-only text) and declares no missing-value category",
           "a blank cell is a missing value, as NaN is; " + _DECLARE_MISSING)
 _ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missing-value category", _DECLARE_MISSING)
-#: Added to a letter-case or leading-zero near-miss that has surrounding whitespace as well.
+#: Added to a letter-case near-miss that has surrounding whitespace as well.
 _ALSO_SPACED = (" and surrounding whitespace", "; strip the text too (frame[{name!r}].str.strip())")
-_PADDED = ("holds numbers whose integer text, zero-padded, is a declared category",
-           "a code with leading zeros read as a number lost them, and two declared codes differ only in their zeros "
-           "('07' and '007' are both 7), so the number is neither; read the column as text (pandas: "
-           "pd.read_csv(..., dtype={{{name!r}: str}}); polars: schema_overrides={{{name!r}: "
-           "pl.String}})")
 _FLAG = ("holds booleans (True, False) where the categories are 0 and 1",
-         "a value is compared to the categories as its text, so True is 'True', not '1'; convert the column to "
+         "a boolean is read as a flag, not as the number 1; convert the column to "
          "integers first (pandas: frame[{name!r}].astype(int)) or declare the categories ('False', 'True')")
 
 
@@ -517,71 +488,27 @@ def _text_entries(entries: np.ndarray) -> np.ndarray:
     return np.fromiter((isinstance(entry, str) for entry in entries), dtype=bool, count=entries.size)
 
 
-def _code_key(text: str) -> str | None:
-    """An integer's text (``_INTEGER_TEXT``: "007", "-12") without its leading zeros ("7", "-12"; "0" and "000" both
-    ""), so that two codes differing only in their zero padding share a key; None for any other text."""
-    if not _INTEGER_TEXT.fullmatch(text):
-        return None
-    sign, digits = ("-", text[1:]) if text.startswith("-") else ("", text)
-    return sign + digits.lstrip("0")
-
-
 def _first_near_text(texts: np.ndarray, categories: tuple[str, ...]) -> tuple[int, tuple[str, str]] | None:
     """(position of the first of ``texts``, text values outside ``categories``, that is a category but for its
-    surrounding whitespace, its letter case or a code's leading zeros, (what the column holds, the fix) of that
-    near-miss), or None when none is. Each distinct text is looked at once, in the order of the rows: a column's
+    surrounding whitespace or its letter case, (what the column holds, the fix) of that near-miss), or None when none
+    is. Each distinct text is looked at once, in the order of the rows: a column's
     unknown values are mostly a few values repeated. Timed on a machine loaded by other work (load 7 on 2 cores):
     100,000 rows of 52 distinct unknown values 51 ms, of 100,000 distinct ones 0.43 s; numpy's string functions
     over every row took longer (np.strings.lower alone 0.23 s, the sort of np.unique 0.3 s)."""
     declared = set(categories)
     folded = {category.lower() for category in categories}
-    widths: dict[str | None, int] = {}  # each code's key: the width of its widest declared code
-    for category in categories:
-        key = _code_key(category)
-        if key is not None:
-            widths[key] = max(widths.get(key, 0), len(category))
     for text in dict.fromkeys(texts.tolist()):
         stripped = text.strip()
         if stripped in declared:
             form = _SPACED
         elif stripped.lower() in folded:
             form = _CASED
-        elif _code_key(stripped) in widths:
-            widest = widths[_code_key(stripped)]  # the table's code wider than every declared form: padded there
-            form = _UNPADDED if len(stripped) > widest else (_ZEROS[0], _ZEROS[1].replace("{width}", str(widest)))
         else:
             continue
         if stripped != text and form is not _SPACED:
             form = (form[0] + _ALSO_SPACED[0], form[1] + _ALSO_SPACED[1])
         return int(np.flatnonzero(texts == text)[0]), form
     return None
-
-
-#: A category written as an integer, perhaps zero-padded ("3", "007", "-1"): what a number read from a table, or a
-#: whole float, may have stood for.
-_INTEGER_TEXT = re.compile(r"-?[0-9]+")
-#: A category that is a numeral of an integer value, as an integer or a whole float writes it ("3", "007", "3.0")
-_INTEGRAL_TEXT = re.compile(r"-?[0-9]+(\.0+)?")
-
-
-def _numeral_slots(texts: np.ndarray, slots: dict[int, int]) -> np.ndarray:
-    """Each text's category index by :func:`_integer_slots` when it is a numeral of an integer that is a key ("3.0",
-    "03", "+3", "3e0" for 3: :func:`dpcvx.tables.numeral_value`), else -1; by distinct text. A cell's text depends on
-    the type its whole column was read as: pandas reads a column of codes written as "1.0" as floats, and as text when
-    one record holds text (a declared category "u", or one of another column in ``np.array(rows)``; a dict of lists
-    made text by numpy): each row then wrote "1.0", no category, and one record made every other row's block all-zero
-    (an attacker probe, sixty-third session). The number 1.0 was its code (:func:`_number_slots`); its text now is."""
-    found = np.full(texts.shape, -1, dtype=np.intp)
-    if not texts.size:
-        return found
-    digits = max(len(str(abs(key))) for key in slots)
-    distinct, where = np.unique(texts, return_inverse=True)
-    indices = np.full(distinct.shape, -1, dtype=np.intp)
-    for position, text in enumerate(distinct.tolist()):
-        value = tables.numeral_value(text.strip(), digits)  # as a reader of numbers reads " 3"
-        if value is not None and value == value.to_integral_value():
-            indices[position] = slots.get(int(value), -1)
-    return indices[where.reshape(texts.shape)]
 
 
 def _first_flag(entries: np.ndarray) -> int | None:
@@ -593,26 +520,72 @@ def _first_flag(entries: np.ndarray) -> int | None:
     return next((position for position, value in enumerate(entries) if isinstance(value, (bool, np.bool_))), None)
 
 
-def _integer_slots(categories: tuple[str, ...]) -> dict[int, int]:
-    """The category a number of integer value stands for (public: the categories alone): of the categories that are
-    numerals of that value ("3", "007", "3.0": ``_INTEGRAL_TEXT``), the one that is its integer text, else the only
-    one (2134 is "02134", 3 is "3.0" where only that is declared); a value two such categories share and neither
-    writes as its integer text ("07" and "007", "3.0" and "03") is none's."""
-    indices: dict[int, list[int]] = {}
+def _category_keys(categories: tuple[str, ...]) -> dict[tables.Key, int]:
+    """Each category's index by its reading key (:func:`dpcvx.tables.reading_key`: "3", "3.0" and "03" are 3, "2.5"
+    is 2.5, "True" and "true" are the flag True), for the categories that have one (public: the categories alone;
+    :func:`_refuse_shared_keys` made sure no two share one)."""
+    keys: dict[tables.Key, int] = {}
     for index, category in enumerate(categories):
-        if _INTEGRAL_TEXT.fullmatch(category):
-            indices.setdefault(int(category.partition(".")[0]), []).append(index)
-    slots = {}
-    for value, found in indices.items():
-        exact = [index for index in found if categories[index] == str(value)]
-        if exact or len(found) == 1:
-            slots[value] = (exact or found)[0]
-    return slots
+        key = tables.reading_key(category)
+        if key is not None:
+            keys.setdefault(key, index)
+    return keys
 
 
-def _number_slots(entries: np.ndarray, slots: dict[int, int]) -> np.ndarray:
-    """Each entry's category index by :func:`_integer_slots` when it is a number (an integer, not a boolean, a whole
-    float or a whole Decimal) whose value is a key, else -1. Each entry by its own value alone, never by its text,
+def _refuse_shared_keys(name: str, categories: tuple[str, ...]) -> None:
+    """Refuse two categories that a reader may give as one value ("7" and "07", "1" and "1.0", "true" and "True":
+    :func:`dpcvx.tables.reading_key`): a cell is read by its value, and which of the two a cell was then depended on
+    the type its reader gave the whole column, that is on the other records (a file holding "07" is read as 7 when
+    every code is a number, as "07" when one record is text: a second attacker probe, sixty-third session)."""
+    seen: dict[tables.Key, str] = {}
+    for category in categories:
+        key = tables.reading_key(category)
+        if key is not None and seen.setdefault(key, category) != category:
+            raise InputError(f"column {name!r}: the categories {seen[key]!r} and {category!r} are one value to a "
+                             "reader of the column (a table's 7, 7.0 and 07 are one number, true and True one flag, "
+                             "whatever the file writes), so a cell could not be told to be one or the other: declare "
+                             "one of them (or codes that differ as numbers)")
+
+
+def _keyed_slots(values: np.ndarray, labels: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
+    """Each value's category index by its reading key (:func:`dpcvx.tables.reading_key`), -1 where it has none among
+    ``keys``: a number (:func:`_number_slots`, vectorised), a boolean, or a text (``labels``, each distinct text once),
+    each entry by its own type and value, never by the type of its column (which depends on every record)."""
+    found = np.full(values.shape, -1, dtype=np.intp)
+    numeric = {key: slot for key, slot in keys.items() if not isinstance(key, tuple)}
+    kind = values.dtype.kind
+    if kind in "US":
+        return _text_slots(labels, keys)
+    if kind in "iuf":
+        return _number_slots(values, numeric)
+    if kind == "b":
+        return np.array([keys.get(("flag", bool(value)), -1) for value in values.tolist()], dtype=np.intp)
+    if kind != "O":
+        return found
+    text = _text_entries(values)
+    flag = np.fromiter((isinstance(value, (bool, np.bool_)) for value in values), dtype=bool, count=values.size)
+    found[text] = _text_slots(labels[text], keys)
+    found[flag] = [keys.get(("flag", bool(value)), -1) for value in values[flag].tolist()]
+    rest = ~(text | flag)
+    found[rest] = _number_slots(values[rest], numeric)
+    return found
+
+
+def _text_slots(texts: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
+    """Each text's category index by its reading key, -1 where none; each distinct text read once, its whole part at
+    most as wide as the widest key's (a text such as "1e999999999" is never expanded)."""
+    if not texts.size:
+        return np.full(texts.shape, -1, dtype=np.intp)
+    digits = max((len(str(abs(int(key)))) for key in keys if not isinstance(key, tuple)), default=1) + 1
+    distinct, where = np.unique(texts.astype(str), return_inverse=True)
+    indices = np.array([keys.get(tables.reading_key(text, digits), -1) for text in distinct.tolist()],  # type: ignore[arg-type]
+                       dtype=np.intp)
+    return indices[where.reshape(texts.shape)]
+
+
+def _number_slots(entries: np.ndarray, slots: dict[int | float, int]) -> np.ndarray:
+    """Each entry's category index by its reading key (:func:`_category_keys`) when it is a number (an integer, not a
+    boolean, a float or a Decimal) whose value is a key, else -1. Each entry by its own value alone, never by its text,
     which depends on the type the whole column was read as: a column of integer codes that one missing value or one
     2.5 makes floats (pandas), one text makes objects, or one Decimal("2.5") gives a scale of one digit (pyarrow,
     polars), encodes every other record as before (3.0 was '3.0', no category, so one record turned every row of the
@@ -626,7 +599,7 @@ def _number_slots(entries: np.ndarray, slots: dict[int, int]) -> np.ndarray:
     if kind in "iu":
         limits = np.iinfo(entries.dtype)
         pairs: list[tuple[float, int]] = sorted(
-            (key, slot) for key, slot in slots.items() if limits.min <= key <= limits.max)
+            (key, slot) for key, slot in slots.items() if isinstance(key, int) and limits.min <= key <= limits.max)
         keys = np.array([key for key, _ in pairs], dtype=entries.dtype)
     else:
         pairs = sorted((float(key), slot) for key, slot in slots.items() if abs(key) < _FLOAT_CODES)
@@ -652,8 +625,8 @@ def _number_slots(entries: np.ndarray, slots: dict[int, int]) -> np.ndarray:
         value = entries[row]
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (*_NUMBERS, decimal.Decimal)):
             continue  # True is 1.0, and the text " 7" is 7.0, but neither is a number read from a code
-        if value == int(value):  # whole (a float equal to a key is; a Decimal equal to its float may not be)
-            found[row] = slots.get(int(value), -1)
+        key = tables.reading_key(value)  # exact (a Decimal equal to its float may not be)
+        found[row] = -1 if key is None or isinstance(key, tuple) else slots.get(key, -1)
     return found
 
 

@@ -76,9 +76,10 @@ def test_a_label_is_read_by_its_number(tmp_path, capsys):
 def test_labels_of_two_classes_that_write_one_number_are_refused(tmp_path, capsys):
     data = write(tmp_path / "d.csv", ["x", "label"], [[i / 80, str(i % 2)] for i in range(60)])
     for labels in (["--positive", "1", "--negative", "1.0"], ["--classes", "0,1,01"],
-                   ["--positive", "1", "--positive", "2", "--negative", "02"]):
+                   ["--positive", "1", "--positive", "2", "--negative", "02"], ["--positive", "true", "--negative",
+                                                                                "True"]):
         code, err = fit(tmp_path, capsys, data, *labels)
-        assert code == 2 and "write the same number" in err, err
+        assert code == 2 and "write the same value" in err, err
     assert fit(tmp_path, capsys, data, "--positive", "1", "--positive", "1.0", "--negative", "0")[0] == 0
 
 

@@ -16,13 +16,13 @@ from dpcvx.exceptions import InputError
 
 pa = pytest.importorskip("pyarrow")
 
-SCHEMA = PublicSchema((NumericColumn("age", 0, 100, missing=0.0), CategoricalColumn("code", ("01", "1", "?"),
+SCHEMA = PublicSchema((NumericColumn("age", 0, 100, missing=0.0), CategoricalColumn("code", ("01", "2", "?"),
                                                                                      missing="?"),
                        NumericColumn("hours", 0, 80), CategoricalColumn("job", ("a b", "c"))))
 COLUMNS = SCHEMA.column_names + ("y",)
 CSV = ("age,code,hours,job,y\n"
        "30, 01,40, a b,1\n"
-       ",1,12.5,c,0\n"
+       ",2,12.5,c,0\n"
        "  ,?,80,c,1\n"
        "45,01, 7 ,x,0\n")
 
@@ -47,7 +47,7 @@ def test_numeric_columns_come_typed_and_text_columns_as_read(csv_path):
     typed = _read(csv_path, numeric=SCHEMA.numeric_names)
     assert typed["age"].dtype == np.float64 and typed["hours"].dtype == np.float64
     assert np.isnan(typed["age"][1])
-    assert typed["code"].tolist() == ["01", "1", "?", "01"]  # text is never inferred as numbers
+    assert typed["code"].tolist() == ["01", "2", "?", "01"]  # text is never inferred as numbers
     assert typed["job"].tolist() == ["a b", "c", "c", "x"]  # surrounding whitespace removed, as the text reader
     assert typed["y"].tolist() == ["1", "0", "1", "0"]
 

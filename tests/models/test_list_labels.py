@@ -24,3 +24,12 @@ def test_one_text_label_never_changes_how_the_others_are_read(fit):
         with pytest.raises(InputError, match=rf"y has {count} label\(s\), the first at row 0 "):  # either way
             fit(texts, ("0", "1"))
     assert np.array_equal(fit(LABELS, (0, 1)).coef_, fit(list(map(int, LABELS)), (0, 1)).coef_)
+
+
+@pytest.mark.parametrize("regressor", [lambda: dpcvx.DPLinearRegression(label_bound=1.0, delta=1e-5),
+                                       lambda: dpcvx.DPHuberRegressor(label_bound=1.0)], ids=["linear", "huber"])
+def test_a_list_of_targets_names_its_one_text(regressor):
+    """A regressor's list of targets with one text entry named row 0 (numpy made every target text)."""
+    targets = [*X[:, 0].tolist()[:-1], "a"]
+    with pytest.raises(InputError, match=r"y holds text \(str\) in row 199 "):
+        regressor().fit(X, targets)
