@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import inspect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -523,17 +524,22 @@ class FitPlan:
         return PrivateModel(coef, intercept, self.classes, rows, release)
 
 
-def fit_ledger_text(learner: Any, plan: Any, n: int) -> str:
+def fit_ledger_text(learner: Any, plan: Any, n: int, options: dict[str, Any] | None = None) -> str:
     """How a composite's ledger line names its fit of n public records: the fit's own line
     (:meth:`FitPlan.ledger_text`) when ``plan`` holds a :class:`FitPlan` (itself, or a composite's plan with its fit's
-    as ``plan``, as :func:`plan_conditional` reads it); else the learner's class and its loss (``learner.loss``
-    through :func:`~dpcvx.losses.loss_label`), and n."""
+    as ``plan``, as :func:`plan_conditional` reads it); else the learner's class, its loss (``learner.loss``
+    through :func:`~dpcvx.losses.loss_label`), the mechanism its fit takes (``options``' "mechanism", else its fit's
+    default; a private bound's line lacked it, a probe of the sixty-third session) and n."""
     while plan is not None and not isinstance(plan, FitPlan):
         plan = getattr(plan, "plan", None)
     if plan is not None:
         return plan.ledger_text(n)
     loss = getattr(learner, "loss", None)
-    return f"{type(learner).__name__}.fit ({'' if loss is None else named_loss(loss) + ', '}n={n})"
+    parameter = inspect.signature(learner.fit).parameters.get("mechanism")
+    mechanism = (options or {}).get("mechanism", None if parameter is None else parameter.default)
+    words = [named_loss(loss)] if loss is not None else []
+    words += [f"{mechanism} perturbation"] if isinstance(mechanism, str) else []
+    return f"{type(learner).__name__}.fit ({', '.join([*words, f'n={n}'])})"
 
 
 def composite_ledger_line(fit: str, draws: Sequence[tuple[str, str, float]], eps_fit: float) -> str:

@@ -284,7 +284,7 @@ def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_mi
     plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=(("data_norm", r_min, r_max),), share=share,
                                 share_name="share", quantile=quantile, accountant=accountant, **fit_params)
     rng = shared_rng(random_state)  # a bad seed refused before the charge
-    charge_private_norm(plan, accountant, fit_ledger_text(learner, None, np.shape(y)[0]),
+    charge_private_norm(plan, accountant, fit_ledger_text(learner, None, np.shape(y)[0], fit_params),
                         gaussian_output(fit_params, bool(getattr(learner, "float_safe", False))))
     model, norms = draw_then_fit(learner, X, y, plan, rng, **fit_params)
     return PrivateNormResult(model=recorded(model, plan, norms), norm=norms[0], fit_epsilon=plan.eps_fit,
@@ -368,7 +368,7 @@ class BoundPlan:
         ``private_label_bound``, ``total_epsilon``) and whose guarantee states (eps_q + eps_fit, delta)."""
         plan, learner = self.bounds, self.learner
         rng = shared_rng(random_state)  # a bad seed refused before the charge
-        charge_private_norm(plan, accountant, fit_ledger_text(learner, None, np.shape(y)[0]),
+        charge_private_norm(plan, accountant, fit_ledger_text(learner, None, np.shape(y)[0], self.options),
                             gaussian_output(self.options, self.learner.float_safe))
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         plans = self._plans if getattr(learner, "plans_first", False) is True else None

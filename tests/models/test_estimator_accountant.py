@@ -244,7 +244,10 @@ def _line_epsilons(line):
      "loss logistic, objective perturbation, n=3000", {"eps_c", "eps_fit"}),
     (lambda: dpcvx.DPLogisticRegression(epsilon=1.0, data_norm="private", norm_range=(0.5, 4.0),
                                         column_statistics=False, random_state=0),
-     "loss logistic", {"eps_q", "eps_fit"}),
+     "loss logistic, objective perturbation, n=3000", {"eps_q", "eps_fit"}),
+    (lambda: dpcvx.DPLogisticRegression(epsilon=1.0, data_norm="private", norm_range=(0.5, 4.0), mechanism="output",
+                                        column_statistics=False, random_state=0),
+     "loss logistic, output perturbation, n=3000", {"eps_q", "eps_fit"}),
     (lambda: dpcvx.DPHuberRegressor(epsilon=1.0, random_state=0),
      "loss huber_regression", {"eps_s", "eps_l", "eps_fit"}),
 ])
