@@ -770,17 +770,20 @@ class ReleaseReport:
             Block("table", (["attacker's belief before", "at most, after the release"], rows)),
         ]
         n = self.n
+        # a conditional release's guarantee holds only if its estimated constant is right: so does "no exception"
+        unless = " (CONDITIONAL: if the estimated constant of its proof is right)" if self.conditional else ""
         if self.delta == 0:
-            blocks.append(_p("delta = 0: the bound above holds with no exception (pure differential privacy)."))
+            blocks.append(_p(f"delta = 0: the bound above holds with no exception{unless} (pure differential "
+                             "privacy)."))
         else:
             text = (f"delta = {self.delta:.3g}: stated and charged, but not used by the mechanism that ran. Its noise "
                     "was calibrated by a pure-epsilon mechanism (the guarantee, in the auditor's section, says which "
-                    "and why it was chosen at this delta), so this release's privacy loss never exceeds epsilon: "
-                    "the bound above holds with no exception. Its certificate still states, and a privacy "
-                    "accountant still charges, the (epsilon, delta) that was asked for: a pure epsilon-DP mechanism "
-                    "is (epsilon, delta)-DP for every delta, and the figures of this report keep that stated pair. "
-                    "For comparison, a release that printed one randomly chosen record in full would have delta = "
-                    "1/n.") if self.pure_at_delta else (
+                    "and why it was chosen at this delta), so this release's privacy loss never exceeds "
+                    f"epsilon{unless}: the bound above holds with no exception. Its certificate still states, and a "
+                    "privacy accountant still charges, the (epsilon, delta) that was asked for: a pure epsilon-DP "
+                    "mechanism is (epsilon, delta)-DP for every delta, and the figures of this report keep that "
+                    "stated pair. For comparison, a release that printed one randomly chosen record in full would "
+                    "have delta = 1/n.") if self.pure_at_delta else (
                     f"delta = {self.delta:.3g}: a slack added to the bound above. For any conclusion about one "
                     "person's record, its probability after seeing the model is at most e^epsilon times its "
                     f"probability without that record, plus {self.delta:.3g}. delta is not the chance that the "

@@ -61,6 +61,9 @@ def test_a_conditional_release_says_so_on_every_surface(solvable, conditional, t
     loaded = dpcvx.load(dpcvx.save(model, tmp_path / "model.json"))
     assert loaded.privacy_curve.conditional is conditional and ("CONDITIONAL" in repr(loaded)) is conditional
     assert ("allow_estimates=True" in repr(learner))  # the opt-in, shown before any fit
+    # "no exception" of a pure release holds only if its estimate is right (probe A4 F3, sixty-third session)
+    exception = next(line for line in model.report().to_markdown().splitlines() if "no exception" in line)
+    assert ("CONDITIONAL" in exception) is conditional, exception
 
 
 @pytest.fixture
