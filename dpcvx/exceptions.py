@@ -252,10 +252,10 @@ class TrainingRowsWarning(DPCVXWarning):
 class UndeclaredCategoryWarning(DPCVXWarning):
     """NOT PRIVATE: most rows of a categorical column hold values outside its declared categories, which a non-strict
     :class:`~dpcvx.data.preprocessing.PublicSchema` encodes as the all-zero block: a model learns nothing from that
-    column; or rows hold a value that is a declared category but for how the table was read (whitespace, letter case,
-    a flag where the categories are 0 and 1), or a missing value no category takes, encoded as that block too; or
-    (the command line, one versus rest) labels that write a --positive value in other letters, counted as negative.
-    Shown to the data owner only; never part of a release."""
+    column; or rows hold a value that is a declared category but for how the table was read (whitespace, letter
+    case), or a missing value no category takes, encoded as that block too; or (the command line, one versus rest)
+    labels that write a --positive value in other letters, counted as negative. Shown to the data owner only; never
+    part of a release."""
 
     reads_private_data = True
 

@@ -43,7 +43,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "number_texts", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reading_key", "FLAG_TEXTS", "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reading_key", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT",
+           "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -331,54 +332,66 @@ def text_number(text: str) -> float:
     return float(stripped)
 
 
-#: The texts of a flag that a table's reader may read as a boolean (pandas, pyarrow and polars read these), each with
-#: its truth
-FLAG_TEXTS = {"True": True, "true": True, "TRUE": True, "False": False, "false": False, "FALSE": False}
-#: A reading key (:func:`reading_key`): a number (an int when whole, else a float) or a flag's truth ("flag", True)
-Key = int | float | tuple[str, bool]
+#: A flag's texts, in any letter case, that a table's reader may read as a boolean (pandas, pyarrow and polars read
+#: these), each with the number it stands for (pyarrow reads 1 and 0 as true and false in a column of flags)
+FLAG_TEXTS = {"true": 1, "false": 0}
+#: Text an infinite number is written as, in any letter case and with a sign (pandas and pyarrow read it as one)
+INFINITY_TEXTS = ("inf", "infinity")
+#: An integer in hexadecimal ("0x10"), which pyarrow reads as an integer
+HEX_TEXT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
+#: A reading key (:func:`reading_key`): a number, an int when whole, else a float (an infinity among them)
+Key = int | float
 #: The digits a reading key's whole part may have unless told (a category of more digits is compared as text only)
 KEY_DIGITS = 400
 
 
 def reading_key(value: Any, digits: int = KEY_DIGITS) -> Key | None:
-    """What a table's cell stands for whatever type its reader gave the whole column, or None.
+    """The number a table's cell stands for whatever type its reader gave the whole column, or None.
 
     A reader's type for a column depends on every record: pandas reads a column of codes as integers, as floats when
     one cell is empty or 2.5, as text when one is text (even a declared category), and true/false as booleans unless
-    one is text; pyarrow gives a decimal column the scale of its every record; numpy makes a list text when one entry
-    is. So a cell's text ("1.0", "03", "true") or type (3, 3.0, Decimal("3.0"), True) may change with another record,
-    and a category or class is looked up by this key instead, each cell by its own value (attacker probes,
-    sixty-second and sixty-third sessions):
+    one is text; pyarrow reads 0/1 as booleans once one cell is true, "0x10" as 16, and gives a decimal column the
+    scale of its every record; numpy makes a list text when one entry is. So a cell's text ("1.0", "03", "true") or
+    type (3, 3.0, Decimal("3.0"), True) may change with another record, and a category or class is looked up by this
+    key instead, each cell by its own value (attacker probes, sixty-second and sixty-third sessions):
 
-    - a boolean, or a flag's text (:data:`FLAG_TEXTS`, surrounding whitespace ignored): ("flag", its truth);
-    - a number (an integer, not a boolean; a float; a Decimal) or a numeral's text (:data:`NUMBER_TEXT`, surrounding
-      whitespace ignored, read exactly): its value, as an int when it is whole (after the float a reader of numbers
-      would make of it: "7.0000000000000001" is 7), else as a float; None when it is not finite or its whole part has
-      ``digits`` digits or more (never expanded);
-    - anything else (other text, a missing value): None."""
-    if isinstance(value, (bool, np.bool_)):
-        return ("flag", bool(value))
+    - a number (an integer; a float; a Decimal; a boolean, True 1 and False 0) or its text, surrounding whitespace
+      ignored: a numeral (:data:`NUMBER_TEXT`, read exactly), a flag (:data:`FLAG_TEXTS`, any letter case), an
+      infinity (:data:`INFINITY_TEXTS`, any case, signed) or a hexadecimal integer (:data:`HEX_TEXT`): its value, an
+      int when it is whole (after the float a reader of numbers would make of it: "7.0000000000000001" is 7), else a
+      float; None when its whole part has ``digits`` digits or more (never expanded);
+    - anything else (other text, a missing value, NaN): None."""
     if isinstance(value, str):
         text = value.strip()
-        if text in FLAG_TEXTS:
-            return ("flag", FLAG_TEXTS[text])
+        folded = text.lower()
+        if folded in FLAG_TEXTS:
+            return FLAG_TEXTS[folded]
+        if folded.lstrip("+-") in INFINITY_TEXTS and len(folded) - len(folded.lstrip("+-")) <= 1:
+            return -math.inf if folded.startswith("-") else math.inf
+        if HEX_TEXT.fullmatch(text):
+            whole = int(text, 16) if len(text) <= digits + 3 else None  # never a long text expanded
+            return whole if whole is not None and abs(whole) < 10 ** digits else None
         if not NUMBER_TEXT.fullmatch(text):
             return None
         try:
             value = Decimal(text)
-        except ArithmeticError:  # an exponent beyond Decimal's range ("1e9999999999999999999"): no finite number
-            return None
+        except ArithmeticError:  # an exponent beyond Decimal's range ("1e9999999999999999999"): infinite to a reader
+            return -math.inf if text.startswith("-") else math.inf
     if isinstance(value, Decimal):
-        if not value.is_finite() or value.adjusted() >= digits:
+        if value.is_nan():
+            return None
+        if value.is_infinite():
+            return float(value)
+        if value.adjusted() >= digits:
             return None
         if value == value.to_integral_value():
             return int(value)
         value = float(value)
-    if isinstance(value, (numbers.Integral, np.integer)):
+    if isinstance(value, (bool, np.bool_, numbers.Integral, np.integer)):
         return int(value) if abs(int(value)) < 10 ** digits else None
     if isinstance(value, (float, np.floating)):
         number = float(value)
-        if not math.isfinite(number) or (digits <= 308 and abs(number) >= 10.0 ** digits):
+        if math.isnan(number) or (digits <= 308 and math.isfinite(number) and abs(number) >= 10.0 ** digits):
             return None
         return int(number) if number.is_integer() else number
     return None

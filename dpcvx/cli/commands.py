@@ -372,7 +372,7 @@ def _refuse_spaced_labels(args: argparse.Namespace) -> None:
 
 def _refuse_same_number_labels(args: argparse.Namespace) -> None:
     """Two labels of different classes that a reader may give as one value ("1" and "1.0", "7" and "07", "true" and
-    "True": :func:`dpcvx.tables.reading_key`): a label cell is read by that value (:func:`_by_value`), so such a cell
+    "1": :func:`dpcvx.tables.reading_key`): a label cell is read by that value (:func:`_by_value`), so such a cell
     would be both. Refused before any file is read."""
     if args.classes is not None:  # each class a group of its own
         groups = [[label] for label in dict.fromkeys(args.classes)]
@@ -387,18 +387,18 @@ def _refuse_same_number_labels(args: argparse.Namespace) -> None:
             first = seen.setdefault(key, (group, label))
             if first[0] != group:
                 raise UsageError(f"the labels {first[1]!r} and {label!r} write the same value, and a label cell is "
-                                 "read by its value (a file's 1, 1.0 and 01 are one label, as are true and True): "
+                                 "read by its value (a file's 1, 1.0, 01, true and True are one label): "
                                  "give one of them")
 
 
 def _by_value(raw: np.ndarray, declared: Sequence[str]) -> np.ndarray:
     """``raw`` with each cell that is no ``declared`` label but stands for the value of one ("1.0", "01", "+1" for
-    "1"; "True" for "true": :func:`dpcvx.tables.reading_key`) replaced by that label, the others unchanged. A label
-    column's text depends on the type its reader gave the whole column: a Parquet column of 0/1 is integers, floats
-    when one record is 2.5 (pandas), decimals of one digit when one is Decimal("2.5") (pyarrow), and then every 1
-    read "1.0", no --positive 1: one record made every other record negative (an attacker probe, sixty-third
-    session). Each cell is now read by its own value (:func:`_refuse_same_number_labels` made sure no two classes
-    share one); by distinct cell."""
+    "1"; "True" for "true" or "1": :func:`dpcvx.tables.reading_key`) replaced by that label, the others unchanged.
+    A label column's text depends on the type its reader gave the whole column: a Parquet column of 0/1 is integers,
+    floats when one record is 2.5 (pandas), decimals of one digit when one is Decimal("2.5") (pyarrow), and then
+    every 1 read "1.0", no --positive 1: one record made every other record negative (an attacker probe,
+    sixty-third session). Each cell is now read by its own value (:func:`_refuse_same_number_labels` made sure no
+    two classes share one); by distinct cell."""
     keys: dict[Key, str] = {}
     for label in declared:
         key = reading_key(label)

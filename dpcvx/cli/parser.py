@@ -293,6 +293,8 @@ def _categorical_column(text: str) -> Any:  # a dpcvx.data.preprocessing.Categor
         return CategoricalColumn(name, entries, source="dpcvx fit --categorical")
     except argparse.ArgumentTypeError as error:
         raise argparse.ArgumentTypeError(f"column {name!r}: {error}") from None
+    except InputError as error:  # the syntax was right: the column refused its categories, in its own words
+        raise argparse.ArgumentTypeError(str(error)) from None
     except ValueError as error:
         detail = f": {error}" if str(error) else ""
         raise argparse.ArgumentTypeError(

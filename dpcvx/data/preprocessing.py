@@ -27,14 +27,14 @@ category lists given by the user. Each record is mapped on its own:
   category's text is read by its value (:func:`dpcvx.tables.reading_key`): a
   number or a numeral's text is the category that writes the same number (3.0
   and "3.0" are "3", 2134 is "02134", "2.50" is "2.5"), a boolean or a flag's
-  text the category that writes the same flag ("TRUE" is "true"), each row by
+  text the category of its number (True, "TRUE" and "1" are 1), each row by
   its own value: whether a reader makes a column's codes integers, floats,
   booleans or texts depends on every record (one missing value makes pandas
   read floats, one text keeps every cell's text), so comparing a value's own
   text let one record change every row's block; two categories one value
   stands for ("7" and "07") are refused when declared. A value that is a category
   but for how the table was read or written (surrounding whitespace, letter
-  case, a flag where the categories are 0 and 1) is named with its fix: by the :class:`InputError` of a
+  case) is named with its fix: by the :class:`InputError` of a
   strict schema, and by a NOT PRIVATE
   :class:`~dpcvx.exceptions.UndeclaredCategoryWarning` of a non-strict one, which
   encodes it as the all-zero block as any value outside the list
@@ -129,12 +129,14 @@ The input table is never modified: every output is a new array.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import decimal
 import json
 import math
 import numbers
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -427,8 +429,7 @@ class CategoricalColumn:
         differs from a category in letter case ("state-gov" where "State-gov" is declared), with surrounding whitespace
         too (a number, a numeral's text or a flag is the category of its value, whatever its text:
         :func:`_keyed_slots`). A value is compared to the categories as its exact text, so such a column would otherwise
-        encode as the all-zero block, silently; booleans in a column whose categories are 0 and 1 (a flag column
-        declared as its codes: True is no number); a blank cell (empty or whitespace-only text: an empty cell the
+        encode as the all-zero block, silently; a blank cell (empty or whitespace-only text: an empty cell the
         command line or ``pd.read_csv(keep_default_na=False)`` reads as text, where pandas' default reads NaN, a
         missing value) in a column that declares no ``missing`` category, and a missing value (None, NaN, pandas NA:
         the ``absent`` rows) in such a column. The check is of the input's form against the public categories;
@@ -450,9 +451,6 @@ class CategoricalColumn:
             found.append((int(text_rows[blank[0]]), _BLANK))
         if absent.any():  # None, NaN or pandas NA where no missing category is declared
             found.append((int(np.flatnonzero(absent)[0]), _ABSENT))
-        flags = _first_flag(values[unknown]) if set(self.categories) == {"0", "1"} else None
-        if flags is not None:  # a flag column declared as the codes 0 and 1: a flag's text is 'True'
-            found.append((int(unknown[flags]), _FLAG))
         return min(found, key=lambda pair: pair[0]) if found else None
 
 
@@ -477,10 +475,6 @@ _BLANK = ("holds blank cells (empty or whitespace-only text) and declares no mis
 _ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missing-value category", _DECLARE_MISSING)
 #: Added to a letter-case near-miss that has surrounding whitespace as well.
 _ALSO_SPACED = (" and surrounding whitespace", "; strip the text too (frame[{name!r}].str.strip())")
-_FLAG = ("holds booleans (True, False) where the categories are 0 and 1",
-         "a boolean is read as a flag, not as the number 1; convert the column to "
-         "integers first (pandas: frame[{name!r}].astype(int)) or declare the categories ('False', 'True')")
-
 
 def _text_entries(entries: np.ndarray) -> np.ndarray:
     """Which entries of an array of objects are text (a number's text is no near-miss of its own: a number is looked
@@ -511,63 +505,69 @@ def _first_near_text(texts: np.ndarray, categories: tuple[str, ...]) -> tuple[in
     return None
 
 
-def _first_flag(entries: np.ndarray) -> int | None:
-    """The position of the first boolean entry (Python's or numpy's), or None."""
-    if entries.dtype.kind == "b":
-        return 0 if entries.size else None
-    if entries.dtype.kind != "O":
-        return None
-    return next((position for position, value in enumerate(entries) if isinstance(value, (bool, np.bool_))), None)
-
-
 def _category_keys(categories: tuple[str, ...]) -> dict[tables.Key, int]:
-    """Each category's index by its reading key (:func:`dpcvx.tables.reading_key`: "3", "3.0" and "03" are 3, "2.5"
-    is 2.5, "True" and "true" are the flag True), for the categories that have one (public: the categories alone;
-    :func:`_refuse_shared_keys` made sure no two share one)."""
-    keys: dict[tables.Key, int] = {}
+    """Each category's index by its reading key (:func:`dpcvx.tables.reading_key`: "3", "3.0", "03" and "0x3" are 3,
+    "2.5" is 2.5, "true" and "True" are 1), for the categories that have one and share it with no other (public: the
+    categories alone). :func:`_refuse_shared_keys` refused two that share one when declared; a schema a model file
+    saved before that refusal keeps them, each then matched by its exact text only (:func:`saved_schema`)."""
+    found: dict[tables.Key, list[int]] = {}
     for index, category in enumerate(categories):
         key = tables.reading_key(category)
         if key is not None:
-            keys.setdefault(key, index)
-    return keys
+            found.setdefault(key, []).append(index)
+    return {key: indices[0] for key, indices in found.items() if len(indices) == 1}
+
+
+#: Set while a model file's schema is read (:func:`saved_schema`): its categories were declared and fitted before
+#: two that share a reading key were refused, and the file must still load
+_SAVED = contextvars.ContextVar("saved_schema", default=False)
+
+
+@contextlib.contextmanager
+def saved_schema() -> Iterator[None]:
+    """Read a schema that a model file saved: two categories that share a reading key are kept (each matched by its
+    exact text only), where a schema declared now refuses them; a model fitted and charged before the refusal is
+    never made unreadable by it (a probe of the sixty-third session: such files no longer loaded)."""
+    token = _SAVED.set(True)
+    try:
+        yield
+    finally:
+        _SAVED.reset(token)
 
 
 def _refuse_shared_keys(name: str, categories: tuple[str, ...]) -> None:
-    """Refuse two categories that a reader may give as one value ("7" and "07", "1" and "1.0", "true" and "True":
+    """Refuse two categories that a reader may give as one value ("7" and "07", "1" and "1.0", "1" and "true":
     :func:`dpcvx.tables.reading_key`): a cell is read by its value, and which of the two a cell was then depended on
     the type its reader gave the whole column, that is on the other records (a file holding "07" is read as 7 when
-    every code is a number, as "07" when one record is text: a second attacker probe, sixty-third session)."""
+    every code is a number, as "07" when one record is text; pyarrow reads 1 as true once one cell is true: attacker
+    probes, sixty-third session)."""
+    if _SAVED.get():
+        return
     seen: dict[tables.Key, str] = {}
     for category in categories:
         key = tables.reading_key(category)
         if key is not None and seen.setdefault(key, category) != category:
             raise InputError(f"column {name!r}: the categories {seen[key]!r} and {category!r} are one value to a "
-                             "reader of the column (a table's 7, 7.0 and 07 are one number, true and True one flag, "
-                             "whatever the file writes), so a cell could not be told to be one or the other: declare "
-                             "one of them (or codes that differ as numbers)")
+                             "reader of the column (a table's 7, 7.0 and 07 are one number, and true, True and 1 one "
+                             "flag, whatever the file writes), so a cell could not be told to be one or the other: "
+                             "declare one of them (or codes that differ as numbers)")
 
 
 def _keyed_slots(values: np.ndarray, labels: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
     """Each value's category index by its reading key (:func:`dpcvx.tables.reading_key`), -1 where it has none among
-    ``keys``: a number (:func:`_number_slots`, vectorised), a boolean, or a text (``labels``, each distinct text once),
-    each entry by its own type and value, never by the type of its column (which depends on every record)."""
-    found = np.full(values.shape, -1, dtype=np.intp)
-    numeric = {key: slot for key, slot in keys.items() if not isinstance(key, tuple)}
+    ``keys``: a number or a boolean (:func:`_number_slots`, vectorised), or a text (``labels``, each distinct text
+    once), each entry by its own type and value, never by the type of its column (which depends on every record)."""
     kind = values.dtype.kind
     if kind in "US":
         return _text_slots(labels, keys)
-    if kind in "iuf":
-        return _number_slots(values, numeric)
-    if kind == "b":
-        return np.array([keys.get(("flag", bool(value)), -1) for value in values.tolist()], dtype=np.intp)
+    if kind in "iufb":
+        return _number_slots(values.astype(np.int64) if kind == "b" else values, keys)
+    found = np.full(values.shape, -1, dtype=np.intp)
     if kind != "O":
         return found
     text = _text_entries(values)
-    flag = np.fromiter((isinstance(value, (bool, np.bool_)) for value in values), dtype=bool, count=values.size)
     found[text] = _text_slots(labels[text], keys)
-    found[flag] = [keys.get(("flag", bool(value)), -1) for value in values[flag].tolist()]
-    rest = ~(text | flag)
-    found[rest] = _number_slots(values[rest], numeric)
+    found[~text] = _number_slots(values[~text], keys)
     return found
 
 
@@ -576,7 +576,7 @@ def _text_slots(texts: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
     most as wide as the widest key's (a text such as "1e999999999" is never expanded)."""
     if not texts.size:
         return np.full(texts.shape, -1, dtype=np.intp)
-    digits = max((len(str(abs(int(key)))) for key in keys if not isinstance(key, tuple)), default=1) + 1
+    digits = max((len(str(abs(int(key)))) for key in keys if math.isfinite(key)), default=1) + 1
     distinct, where = np.unique(texts.astype(str), return_inverse=True)
     indices = np.array([keys.get(tables.reading_key(text, digits), -1) for text in distinct.tolist()],  # type: ignore[arg-type]
                        dtype=np.intp)
@@ -584,14 +584,14 @@ def _text_slots(texts: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
 
 
 def _number_slots(entries: np.ndarray, slots: dict[int | float, int]) -> np.ndarray:
-    """Each entry's category index by its reading key (:func:`_category_keys`) when it is a number (an integer, not a
+    """Each entry's category index by its reading key (:func:`_category_keys`) when it is a number (an integer, a
     boolean, a float or a Decimal) whose value is a key, else -1. Each entry by its own value alone, never by its text,
     which depends on the type the whole column was read as: a column of integer codes that one missing value or one
     2.5 makes floats (pandas), one text makes objects, or one Decimal("2.5") gives a scale of one digit (pyarrow,
     polars), encodes every other record as before (3.0 was '3.0', no category, so one record turned every row of the
     column into the all-zero block: attacker probes, sixty-second session). Vectorised: the entries equal to a key as
-    float64 (an integer column in its own dtype) are the candidates; a float beyond 2**53 or an object entry is then
-    looked at by its exact value and type (True is 1.0, but no number read from a code)."""
+    float64 (an integer column in its own dtype) are the candidates; a float beyond 2**53, an infinity or an object
+    entry is then looked at by its exact value (:func:`dpcvx.tables.reading_key`)."""
     found = np.full(entries.shape, -1, dtype=np.intp)
     kind = entries.dtype.kind
     if not slots or kind not in "iufO":
@@ -602,7 +602,8 @@ def _number_slots(entries: np.ndarray, slots: dict[int | float, int]) -> np.ndar
             (key, slot) for key, slot in slots.items() if isinstance(key, int) and limits.min <= key <= limits.max)
         keys = np.array([key for key, _ in pairs], dtype=entries.dtype)
     else:
-        pairs = sorted((float(key), slot) for key, slot in slots.items() if abs(key) < _FLOAT_CODES)
+        pairs = sorted((float(key), slot) for key, slot in slots.items()  # infinities kept: a key of their own
+                       if not isinstance(key, int) or abs(key) < _FLOAT_CODES)
         keys = np.array([key for key, _ in pairs], dtype=np.float64)
     if not keys.size:
         return found
@@ -623,10 +624,10 @@ def _number_slots(entries: np.ndarray, slots: dict[int | float, int]) -> np.ndar
     found[candidates[exact]] = key_slots[position[candidates[exact]]]
     for row in candidates[~exact]:  # a float beyond 2**53 (the float64 of 2**53 + 1 is 2**53), or an object entry
         value = entries[row]
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (*_NUMBERS, decimal.Decimal)):
-            continue  # True is 1.0, and the text " 7" is 7.0, but neither is a number read from a code
+        if not isinstance(value, (*_NUMBERS, bool, np.bool_, decimal.Decimal)):
+            continue  # the text " 7" is 7.0, but no number: text is read by _text_slots
         key = tables.reading_key(value)  # exact (a Decimal equal to its float may not be)
-        found[row] = -1 if key is None or isinstance(key, tuple) else slots.get(key, -1)
+        found[row] = -1 if key is None else slots.get(key, -1)
     return found
 
 
@@ -639,9 +640,9 @@ _NUMBERS = (int, np.integer, float, np.floating)
 
 
 def _as_float(value: Any) -> float:
-    """An integer (not a boolean), a float or a Decimal as float64, inf beyond its range; NaN for any other entry
-    (never a candidate of :func:`_number_slots`)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (*_NUMBERS, decimal.Decimal)):
+    """An integer, a boolean, a float or a Decimal as float64, inf beyond its range; NaN for any other entry (never a
+    candidate of :func:`_number_slots`)."""
+    if not isinstance(value, (*_NUMBERS, bool, np.bool_, decimal.Decimal)):
         return math.nan
     try:
         return float(value)

@@ -181,3 +181,19 @@ def test_skip_lines_past_the_end_of_the_file_says_so(tmp_path, capsys, skip):
     assert code == 3
     assert f"t.csv: --skip-lines {skip} passes the end of the file, which has 3 line(s); nothing is left to read" in err
     assert "is empty" not in err
+
+
+def test_a_parquet_flag_label_is_the_class_of_its_number(tmp_path, capsys):
+    """A Parquet label column of booleans with --positive 1: every row was negative ("True" is no "1"), a constant
+    classifier (a third attacker probe, sixty-third session); True is 1, as pyarrow reads 1 as true in a flag column."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    import dpcvx
+
+    path = tmp_path / "flags.parquet"
+    pd.DataFrame({"x": [i / 80 for i in range(60)], "label": [i % 3 > 0 for i in range(60)]}).to_parquet(path)
+    released = []
+    for positive in ("1", "true", "True"):
+        assert fit(tmp_path, capsys, str(path), "--positive", positive, "--random-state", "3") == (0, "")
+        released.append(dpcvx.load(tmp_path / "m.json").coef_.tolist())
+    assert released[0] == released[1] == released[2]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...data.files import json_object
-from ...data.preprocessing import UNIT_VERSION, PublicSchema
+from ...data.preprocessing import UNIT_VERSION, PublicSchema, saved_schema
 from ...data.rows import RowMap
 from ...data.standardiser import ColumnStandardiser
 from ...exceptions import InputError
@@ -96,7 +96,8 @@ def read_schema(what: str, data: Any) -> PublicSchema | None:
             if missing:
                 raise InputError(f"lacks keys {missing}, which a saved schema always holds; the file has been edited")
             _integer("version", data["version"])  # 2.0 is not the version 2 to_dict writes
-        return PublicSchema.from_dict(data)
+        with saved_schema():  # categories fitted before two that share a reading key were refused still load
+            return PublicSchema.from_dict(data)
     except InputError as error:
         raise InputError(f"{what}: {error}") from None
 
