@@ -1071,8 +1071,12 @@ def clipped_ends(labels: np.ndarray, label_range: tuple[float, float] | None) ->
 def released_ends(centre: float, label_bound: float, cell: float) -> tuple[str, ...]:
     """The end ("lower" or "upper") of the declared [-B, B] (``label_bound`` B, the fit's frame) within a ``cell`` of
     which a private label range's released ``centre`` c lies (|c| > B - cell), else (): most labels lay at that end,
-    or beyond it and clipped onto it. Post-processing of the released centre with the public B and grid only: it
-    words :class:`~dpcvx.exceptions.NoiseDominatesWarning` (:func:`narrow_range_advice` with ``seen=False``)."""
+    or beyond it and clipped onto it. c is the centre of the grid CELLS the released range spans, the same rule at
+    both ends: the histogram's range (cell edges on both sides) as released, the search's (each end a cell's upper
+    edge) half a cell lower (:func:`dpcvx.sklearn.adassp_warning.label_unresolved`), so labels all in the outermost
+    cell give c = +-(B - cell / 2) on every grid. Post-processing of the released centre with the public B and grid
+    only: it words :class:`~dpcvx.exceptions.NoiseDominatesWarning` (:func:`narrow_range_advice` with
+    ``seen=False``)."""
     if abs(centre) <= label_bound - cell:
         return ()
     return ("upper",) if centre > 0 else ("lower",)

@@ -14,6 +14,7 @@ NOT PRIVATE and never change a release.
 from __future__ import annotations
 
 import warnings
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -65,6 +66,20 @@ def test_the_public_warning_of_a_searched_range_at_an_end_names_the_direction(es
     assert "reaches further above" in note and "To fix: declare a label range nearer" not in note, note
     for text in texts.get(TrainingRowsWarning, []):
         assert "narrower public" not in text and "too narrow" in text, text
+
+
+@pytest.mark.parametrize("estimator", [dpcvx.DPHuberRegressor, dpcvx.DPLinearRegression,
+                                       partial(dpcvx.DPLinearRegression, mechanism="adassp")])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_public_warning_names_either_end_on_every_grid(estimator: Any, sign: int) -> None:
+    """Both ends alike (probeB2 finding 2): the search's released points are cells' upper edges, so labels clipped
+    onto -B released the point one cell inside it and DPLinearRegression's warning named no end (|c| > B - cell
+    failed on equality), where the mirror table at the upper end and DPHuberRegressor's histogram were named."""
+    bound = (0, 500) if sign > 0 else (-500, 0)
+    texts = _texts(estimator(epsilon=1.0, label_bound=bound, data_norm=2.0, random_state=0), sign * PRICE)
+    (note,) = [text for text in texts[NoiseDominatesWarning] if "the label's range was not resolved" in text]
+    end, further = ("upper end", "further above") if sign > 0 else ("lower end", "further below")
+    assert f"lies at the declared range's {end}" in note and f"reaches {further}" in note, note
 
 
 def test_labels_below_the_range_are_told_to_reach_further_below() -> None:
