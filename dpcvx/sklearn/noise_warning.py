@@ -115,21 +115,24 @@ def label_unresolved_text(label_bound: float, depth: int, released: float, centr
     label = setting('label_bound', '(lo, hi)', 'LO,HI')
     nearer = (f"declare a label range nearer the labels' ({label}, never read off the data; on this grid one about "
               f"{2**depth // 16:,} times wider than their spread is still resolved)")
-    searchless = (f"fit without the search ({setting('column_statistics', 'False')}) at the declared range: the fit "
-                  "then scales its noise with the declared range itself")
+    searchless = f"fit without the search ({setting('column_statistics', 'False')}) at the declared range"
     if ends:
         where = " and ".join(f"{end} end" for end in ends)
-        piled = (f"{huber_without_search()} at the same declared range did better in each of the 19 fits where this "
-                 "fired at an end of the declared range on the zero-inflated tables of benchmarks/piled_label.py "
-                 "(held-back R^2 0.026 to 0.177 against -0.134 to -0.025), though on the rarest labels it kept little"
-                 if linear else searchless)
+        near = ("only if the declared range is no wider than the labels can go (without the search the noise "
+                "scales with it)")
+        piled = (f"{huber_without_search()} at the same declared range, {near}, did better in each of the 19 fits "
+                 "where this fired at an end of the declared range on the zero-inflated tables of "
+                 "benchmarks/piled_label.py, each declared as the labels' own range (held-back R^2 0.026 to 0.177 "
+                 "against -0.134 to -0.025), though on the rarest labels it kept little"
+                 if linear else f"{searchless}, {near}")
         fix = (f"The released range lies at the declared range's {where}: most labels share that end's value (a label "
                "that is 0 on most rows, a floor such as a cost's 0), or lay beyond it and were clipped onto it; the "
                f"release cannot tell which. If none was clipped (no ClippingWarning), for labels piled on that end: "
                f"{piled}." + narrow_range_advice(ends, seen=False))
     else:
         pile = ("" if linear else
-                f"; for a label piled on one value, {searchless}, only at a declared range near the labels'")
+                f"; for a label piled on one value, {searchless}, only at a declared range near the labels': the fit "
+                "then scales its noise with the declared range itself")
         fix = f"To fix: {nearer}{pile}"
     return (f"the label's range was not resolved: its private search reads the declared range on a grid of cells "
             f"{cell:.4g} wide (the declared half-width B={label_bound:g} over 2^{depth} cells), and the released bound "
