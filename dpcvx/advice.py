@@ -166,6 +166,15 @@ def setting(name: str, value: str | None = None, flag_value: str | None = None) 
     return bare if shown is None else left_out
 
 
+def huber_without_search() -> str:
+    """DPHuberRegressor fitted without its private column statistics, as the reader fits it:
+    ``DPHuberRegressor(column_statistics=False)`` in Python, ``--loss huber_regression --no-column-statistics`` on the
+    command line (the notes that name it measured it there: :mod:`dpcvx.models.training_rows`,
+    :func:`dpcvx.sklearn.noise_warning.label_unresolved_text`)."""
+    return ("--loss huber_regression --no-column-statistics" if command_line_runs()
+            else "DPHuberRegressor(column_statistics=False)")
+
+
 def huber_auto() -> str:
     """DPHuberRegressor's default threshold as the reader sets it: m='auto' in Python, ``--loss huber_regression``
     without ``:m=`` on the command line (the spec takes a number only)."""

@@ -1071,8 +1071,12 @@ def clipped_ends(labels: np.ndarray, label_range: tuple[float, float] | None) ->
 def released_ends(centre: float, label_bound: float, cell: float) -> tuple[str, ...]:
     """The end ("lower" or "upper") of the declared [-B, B] (``label_bound`` B, the fit's frame) within a ``cell`` of
     which a private label range's released ``centre`` c lies (|c| > B - cell), else (): most labels lay at that end,
-    or beyond it and clipped onto it. Post-processing of the released centre with the public B and grid only: it
-    words :class:`~dpcvx.exceptions.NoiseDominatesWarning` (:func:`narrow_range_advice` with ``seen=False``)."""
+    or beyond it and clipped onto it. c is the centre of the grid CELLS the released range spans, the same rule at
+    both ends: the histogram's range (cell edges on both sides) as released, the search's (each end a cell's upper
+    edge) half a cell lower (:func:`dpcvx.sklearn.adassp_warning.label_unresolved`), so labels all in the outermost
+    cell give c = +-(B - cell / 2) on every grid. Post-processing of the released centre with the public B and grid
+    only: it words :class:`~dpcvx.exceptions.NoiseDominatesWarning` (:func:`narrow_range_advice` with
+    ``seen=False``)."""
     if abs(centre) <= label_bound - cell:
         return ()
     return ("upper",) if centre > 0 else ("lower",)
@@ -1082,25 +1086,29 @@ def narrow_range_advice(ends: tuple[str, ...], seen: bool) -> str:
     """The one text that gives a declared label range a direction when labels pile at its ``ends``
     (:func:`clipped_ends`, :func:`released_ends`): it is too narrow there, never to be narrowed, and the fix is the
     range the labels can take, known without looking at them. ``seen``: the ends were counted on the training labels
-    (NOT PRIVATE, :func:`clipped_ends`: the TrainingRowsWarning's note and tune's); else they were read off the
-    released range (public: the NoiseDominatesWarning, which cannot tell labels piled at an end from labels clipped
-    onto it, and says which it would be). "" for no end. Every note that advises on label_bound says a direction
-    through this text or not at all (:func:`label_clipping_note` says "holds every label", the same direction)."""
+    (NOT PRIVATE, :func:`clipped_ends`: the TrainingRowsWarning's note and tune's), which say "reaches further
+    above/below"; else they were read off the released range (public: the NoiseDominatesWarning, which cannot tell
+    labels piled at an end from labels clipped onto it): it says what holds if the ClippingWarning, which read the
+    labels, counts labels beyond the end, and never "further below" or "above", which on a label whose natural floor
+    is that end (a cost 0 on most rows, declared (0, hi)) pointed below a floor no label lies beyond (an analyst
+    probe, session 63). "" for no end. Every note that advises on label_bound says a direction through this text or
+    not at all (:func:`label_clipping_note` says "holds every label", the same direction)."""
     if not ends:
         return ""
     where = " and ".join(f"{'lower' if end == 'lower' else 'upper'} end" for end in ends)
-    further = " and ".join("below" if end == "lower" else "above" for end in ends)
     bound = setting("label_bound", "(lo, hi)", "LO,HI")
-    fix = (f"declare the range the labels can take, known without looking at them (a unit, a scale's documented "
-           f"limits), as {bound}: one that reaches further {further}; the noise grows with its width, so no further "
-           "than the labels can go")
+    known = "known without looking at them (a unit, a scale's documented limits)"
     if seen:
+        further = " and ".join("below" if end == "lower" else "above" for end in ends)
         return (f" More than a tenth of its training labels lay beyond the declared label range's {where} and were "
                 "clipped onto it (the ClippingWarning counts them): the range is too narrow for these labels, not too "
-                f"wide, and a narrower one would clip more. To fix: {fix}.")
-    return (f" The released range lies at the declared range's {where}: most labels lay there, or beyond it and were "
-            "clipped onto it (then this fit's ClippingWarning counts them, shown to you only). If they were clipped, "
-            f"the declared range is too narrow, not too wide, and a narrower one would clip more: {fix}.")
+                f"wide, and a narrower one would clip more. To fix: declare the range the labels can take, {known}, "
+                f"as {bound}: one that reaches further {further}; the noise grows with its width, so no further than "
+                "the labels can go.")
+    return (f" If this fit's ClippingWarning (NOT PRIVATE, shown to you only) counts labels beyond that end, the "
+            "declared range is too narrow for them, not too wide, and a narrower one would clip more: declare the "
+            f"range the labels can take, {known}, as {bound}, one that holds every label; the noise grows with its "
+            "width.")
 
 
 #: The eight labels -1/+1 of each byte of bits, first bit first (a block's part is a lookup per byte: 6 us

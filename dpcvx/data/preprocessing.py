@@ -448,9 +448,9 @@ class CategoricalColumn:
             found.append((int(text_rows[near[0]]), near[1]))
         blank = np.flatnonzero(np.char.strip(labels[text_rows].astype(str)) == "") if text_rows.size else text_rows
         if blank.size:  # an empty cell read as text (the command line, pd.read_csv(keep_default_na=False))
-            found.append((int(text_rows[blank[0]]), _BLANK))
+            found.append((int(text_rows[blank[0]]), _declare_missing(_BLANK)))
         if absent.any():  # None, NaN or pandas NA where no missing category is declared
-            found.append((int(np.flatnonzero(absent)[0]), _ABSENT))
+            found.append((int(np.flatnonzero(absent)[0]), _declare_missing(_ABSENT)))
         return min(found, key=lambda pair: pair[0]) if found else None
 
 
@@ -466,13 +466,27 @@ _CASED = ("holds text that is a declared category but for letter case",
           "column to the declared spelling first (pandas: frame[{name!r}].map({{...}}) from each spelling to its "
           "category, or .str.lower() with the categories declared in lower case), or, if the value is a category of "
           "its own, declare it")
-#: The fix of a missing value in a column that declares no missing-value category (:data:`_BLANK`, :data:`_ABSENT`)
+#: The fix of a missing value in a column that declares no missing-value category (:data:`_BLANK`, :data:`_ABSENT`),
+#: as the reader declares one (:func:`_declare_missing`)
 _DECLARE_MISSING = ("declare its category: CategoricalColumn(..., missing='?') with '?' among the categories (in a "
                     "schema file, \"missing\": \"?\"), or drop or fill such records first by a rule of public "
                     "knowledge")
+#: The same on the command line, whose --categorical declares no missing-value category (a '?' listed there is a
+#: category of its own, never the category of a blank cell or NaN): a --schema file's column does
+_DECLARE_MISSING_CLI = ("declare its category in a --schema SCHEMA.json file: the column's \"missing\": \"?\" with "
+                        "\"?\" among its \"categories\" (--categorical cannot declare one), or drop or fill such "
+                        "records first by a rule of public knowledge")
 _BLANK = ("holds blank cells (empty or whitespace-only text) and declares no missing-value category",
-          "a blank cell is a missing value, as NaN is; " + _DECLARE_MISSING)
-_ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missing-value category", _DECLARE_MISSING)
+          "a blank cell is a missing value, as NaN is; ")
+_ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missing-value category", "")
+
+
+def _declare_missing(form: tuple[str, str]) -> tuple[str, str]:
+    """A missing-value near-miss (:data:`_BLANK`, :data:`_ABSENT`) with its fix as the reader declares a missing-value
+    category (:mod:`dpcvx.advice`): CategoricalColumn's ``missing`` in Python, a --schema file's ``"missing"`` while a
+    ``dpcvx`` command runs, where no flag declares one (the command line's warning named the Python parameter: an
+    analyst probe, session 63)."""
+    return form[0], form[1] + (_DECLARE_MISSING_CLI if command_line_runs() else _DECLARE_MISSING)
 #: Added to a letter-case near-miss that has surrounding whitespace as well.
 _ALSO_SPACED = (" and surrounding whitespace", "; strip the text too (frame[{name!r}].str.strip())")
 

@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from ..advice import command_line_runs, python_only, setting
+from ..advice import command_line_runs, huber_without_search, python_only, setting
 from ..data.blocks import cache_block_rows, is_out_of_core
 from ..data.notes import most_rows_clipped
 from ..exceptions import TrainingRowsWarning, warn_shown
@@ -217,8 +217,7 @@ def little_kept_advice(owner: str, width: int) -> str:
                 "and worse on a label that was 0 on most rows (a sum of counts mostly 0, and a zero-inflated "
                 "negative binomial count, where it was worse in 5 of 5 fits: benchmarks/map_loss.py).")
     if owner == "DPLinearRegression":
-        huber_public = ("--loss huber_regression --no-column-statistics" if command_line_runs()
-                        else "DPHuberRegressor(column_statistics=False)")
+        huber_public = huber_without_search()
         return (f" No setting is known to do better on rows of {width} encoded columns: none measured "
                 "(DPHuberRegressor with its column statistics, AdaSSP, the public map) did better in every case where "
                 "this fired on wide one-hot blocks and a needle among 200 columns (benchmarks/kept_share.py); "
@@ -300,8 +299,7 @@ def map_lost_advice(owner: str, defaults: bool = True, width: int = 0) -> str:
     cli = command_line_runs()
     adassp = "AdaSSP (in Python only: DPLinearRegression's mechanism 'adassp')" if cli else (
         "DPLinearRegression(mechanism='adassp')")
-    huber_public = ("--loss huber_regression --no-column-statistics" if cli
-                    else "DPHuberRegressor(column_statistics=False)")
+    huber_public = huber_without_search()
     public = ("--no-column-statistics without --loss (the declared ranges' map)" if cli
               else "DPLinearRegression(column_statistics=False) (the declared ranges' map)")
     huber = "--loss huber_regression" if cli else "DPHuberRegressor()"

@@ -75,7 +75,7 @@ from ..advice import setting
 from ..data.standardiser import label_range, least_label_bound
 from ..exceptions import NoiseDominatesWarning
 from ..privacy.adassp import AdaSSPCalibration, label_search_rows
-from ..privacy.column_ranges import SEARCH_DEPTH, least_rows
+from ..privacy.column_ranges import SEARCH_DEPTH, grid_cell, least_rows
 from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
@@ -205,9 +205,23 @@ def label_unresolved(certificate: SufficientStatisticsCertificate, n: int) -> st
     if level is None or calibration.label_bound > least_label_bound(certificate.label_bound, level) * (1 + 1e-9):
         return None
     record = certificate.column_statistics
-    centre = (label_range(np.asarray(record["ranges"], dtype=float)[:, -1:], record["level"], record["label_bound"])[0]
-              if isinstance(record, dict) and "ranges" in record else 0.0)  # the released range's, as the fit drew it
-    return label_unresolved_text(certificate.label_bound, SEARCH_DEPTH, calibration.label_bound, centre)
+    centre = (_cells_centre(np.asarray(record["ranges"], dtype=float)[:, -1:], record["level"], record["label_bound"])
+              if isinstance(record, dict) and "ranges" in record else 0.0)
+    return label_unresolved_text(certificate.label_bound, SEARCH_DEPTH, calibration.label_bound, centre, linear=True)
+
+
+def _cells_centre(ranges: np.ndarray, level: float, label_bound: float) -> float:
+    """The centre of the grid cells a released label range (2 x 1, the search's grid points) spans, which
+    :func:`~dpcvx.validation.released_ends` reads: c - cell / 2, c the centre the fit drew
+    (:func:`~dpcvx.data.standardiser.label_range`). Each end of the search is the grid point t(i) = -B + 2 B i / 2^D,
+    i = 1 ... 2^D, at which its noisy count crossed (:func:`~dpcvx.privacy.column_ranges.release_ranges`): the UPPER
+    edge of the cell (t(i) - cell, t(i)] the level lay in, so the released points run from -B + cell (labels piled
+    on, or clipped onto, -B) to B. Read at c itself the lower end sat exactly one cell inside -B and was never named
+    (|c| > B - cell failed on equality: -999.8779 against 999.8779, B = 1000; an analyst probe, session 63), while
+    the histogram's ranges, whose ends are cell edges on both sides, were. Post-processing of the released range
+    with the public B and grid only."""
+    centre = label_range(ranges, level, label_bound)[0]
+    return centre - float(grid_cell(np.array([label_bound]))[0]) / 2
 
 
 #: the widest table (encoded columns) of the evidence of :func:`_columns_not_located`'s descent text

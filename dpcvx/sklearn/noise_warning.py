@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Protocol
 
-from ..advice import huber_auto, setting, widest_column
+from ..advice import huber_auto, huber_without_search, setting, widest_column
 from ..exceptions import InputError, NoiseDominatesWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
@@ -87,26 +87,53 @@ def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int 
         f"rows to n >= {least}")
 
 
-def label_unresolved_text(label_bound: float, depth: int, released: float, centre: float = 0.0) -> str:
+def label_unresolved_text(label_bound: float, depth: int, released: float, centre: float = 0.0,
+                          linear: bool = False) -> str:
     """The text of :class:`NoiseDominatesWarning` for a private label range the search's grid did not resolve: the
     released B' is the least a grid of 2^``depth`` cells over the declared [-B, B] gives (the labels' spread fills at
-    most a cell or so of it). DPLinearRegression's search (2^14 cells) and DPHuberRegressor's histogram (2^D cells,
-    D at most 8) say it alike. Public: B, the grid and the released B'. It states a condition, not a verdict: on the
-    second development tables of benchmarks/huber_guarantee.py 9 of the 12 Huber fits it told kept more than half of
-    the gap, and none below half was told by it alone (benchmarks/results/huber_guarantee.md). ``centre``: the released
-    range's centre c in the fit's frame [-B, B]; where it lies within a cell of an end
-    (:func:`~dpcvx.validation.released_ends`) the labels piled at that end or were clipped onto it, and the fix says
-    the direction :func:`~dpcvx.validation.narrow_range_advice` gives (public: it reads c, B and the grid), in place of
-    "nearer the labels'", which did not say which way: prices of mean about 1,000 declared (0, 500), 95 to 98 % of
-    them clipped onto 500, were told that while the same fit's ClippingWarning said to widen the range (an analyst
-    probe, session 63)."""
+    most a cell or so of it). DPLinearRegression's search (2^14 cells, ``linear``) and DPHuberRegressor's histogram
+    (2^D cells, D at most 8) say it alike. Public: B, the grid and the released B'. It states a condition, not a
+    verdict: on the second development tables of benchmarks/huber_guarantee.py 9 of the 12 Huber fits it told kept
+    more than half of the gap, and none below half was told by it alone (benchmarks/results/huber_guarantee.md).
+
+    ``centre``: the centre c of the grid cells the released range spans, in the fit's frame [-B, B]. Where it lies
+    within a cell of an end (:func:`~dpcvx.validation.released_ends`) most labels lay at that end or were clipped onto
+    it, and the release cannot tell which. The text says first what fits a label piled on that end (a cost 0 on most
+    rows, declared (0, hi): every label inside), then what holds if the ClippingWarning counts labels beyond it
+    (:func:`~dpcvx.validation.narrow_range_advice`: too narrow, the range that holds every label), in place of "nearer
+    the labels'", which gave no direction while the same fit's ClippingWarning said to widen the range (an analyst
+    probe, session 63). For the pile it names the setting measured better there: DPHuberRegressor's own fit without
+    the search (``column_statistics=False``, the declared range's scale); for DPLinearRegression,
+    DPHuberRegressor(column_statistics=False) at the same declared range, which did better in each of the 19 fits
+    where this fired at an end on benchmarks/piled_label.py's zero-inflated tables (8 of 8 on its development family,
+    11 of 11 held out; held-back R^2 0.026 to 0.177 against DPLinearRegression's -0.134 to -0.025), where
+    DPLinearRegression(column_statistics=False), which this text advised, did worse than its default in 5 of 5 fits
+    (R^2 -0.252 against -0.057 on costs 93.5 % zero: the same probe). Off an end, DPLinearRegression's text names no
+    setting for a pile (none measured)."""
     cell = 2 * label_bound / 2**depth
     ends = released_ends(centre, label_bound, cell)
     label = setting('label_bound', '(lo, hi)', 'LO,HI')
     nearer = (f"declare a label range nearer the labels' ({label}, never read off the data; on this grid one about "
               f"{2**depth // 16:,} times wider than their spread is still resolved)")
-    fix = (f"To fix: {nearer}" if not ends else
-           narrow_range_advice(ends, seen=False).lstrip() + f" If no label was clipped, {nearer}")
+    searchless = f"fit without the search ({setting('column_statistics', 'False')}) at the declared range"
+    if ends:
+        where = " and ".join(f"{end} end" for end in ends)
+        near = ("only if the declared range is no wider than the labels can go (without the search the noise "
+                "scales with it)")
+        piled = (f"{huber_without_search()} at the same declared range, {near}, did better in each of the 19 fits "
+                 "where this fired at an end of the declared range on the zero-inflated tables of "
+                 "benchmarks/piled_label.py, each declared as the labels' own range (held-back R^2 0.026 to 0.177 "
+                 "against -0.134 to -0.025), though on the rarest labels it kept little"
+                 if linear else f"{searchless}, {near}")
+        fix = (f"The released range lies at the declared range's {where}: most labels share that end's value (a label "
+               "that is 0 on most rows, a floor such as a cost's 0), or lay beyond it and were clipped onto it; the "
+               f"release cannot tell which. If none was clipped (no ClippingWarning), for labels piled on that end: "
+               f"{piled}." + narrow_range_advice(ends, seen=False))
+    else:
+        pile = ("" if linear else
+                f"; for a label piled on one value, {searchless}, only at a declared range near the labels': the fit "
+                "then scales its noise with the declared range itself")
+        fix = f"To fix: {nearer}{pile}"
     return (f"the label's range was not resolved: its private search reads the declared range on a grid of cells "
             f"{cell:.4g} wide (the declared half-width B={label_bound:g} over 2^{depth} cells), and the released bound "
             f"B'={released:.4g} is the least that grid gives, so the labels' spread is narrower than it resolves, or "
@@ -116,9 +143,7 @@ def label_unresolved_text(label_bound: float, depth: int, released: float, centr
             f"can also keep most of a non-private model's score (9 of the 12 fits told this on benchmarks/"
             f"huber_guarantee.py's second development tables kept more than half of its gain over a constant). Public "
             f"quantities cannot tell which: check it on held-out rows. This reads the released bound and public "
-            f"quantities only. {fix}; for a label "
-            f"piled on one value, fit without the search ({setting('column_statistics', 'False')}) only at a declared "
-            f"range near the labels': the fit then scales its noise with the declared range itself")
+            f"quantities only. {fix.rstrip('.')}")  # the warning joins its reasons with "; and"
 
 
 def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None = None,
