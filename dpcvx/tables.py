@@ -43,8 +43,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "number_texts", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reading_key", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT",
-           "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reading_key", "own_types", "NULL_TEXTS", "FLAG_TEXTS",
+           "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -332,6 +332,11 @@ def text_number(text: str) -> float:
     return float(stripped)
 
 
+#: The texts pandas (read_csv's default na_values) and pyarrow (its CSV null_values) read as a missing value, the
+#: empty cell aside (a blank cell of its own): pyarrow reads them so in a column of numbers only, and keeps the text
+#: once one record is text, so such a text is a missing value wherever it is no declared category
+NULL_TEXTS = ("#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
+              "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 #: A flag's texts, in any letter case, that a table's reader may read as a boolean (pandas, pyarrow and polars read
 #: these), each with the number it stands for (pyarrow reads 1 and 0 as true and false in a column of flags)
 FLAG_TEXTS = {"true": 1, "false": 0}
@@ -345,6 +350,23 @@ Key = int | float
 KEY_DIGITS = 400
 
 
+def own_types(y: Any) -> np.ndarray:
+    """``y`` (labels, or a table's column) as an array, a list or tuple of mixed types kept as objects, each entry of
+    its own type: numpy gives a list one type for all, and one text made every number text ([1, 0, "a"] is ["1",
+    "0", "a"], a NaN "nan"), so one record decided whether every other label matched the declared classes (0, 1),
+    or how every other cell of a dict of lists' column was read (attacker probes, sixty-third session)."""
+    labels = np.asarray(y)
+    if labels.dtype.kind in "US" and isinstance(y, (list, tuple)) and not all(
+            isinstance(label, (str, bytes)) for label in _flat(y)):
+        return np.array(y, dtype=object)
+    return labels
+
+
+def _flat(y: list[Any] | tuple[Any, ...]) -> list[Any]:
+    """The entries of a list of labels, or of a column of them ([[1], [0]])."""
+    return [entry for label in y for entry in (label if isinstance(label, (list, tuple)) else (label,))]
+
+
 def reading_key(value: Any, digits: int = KEY_DIGITS) -> Key | None:
     """The number a table's cell stands for whatever type its reader gave the whole column, or None.
 
@@ -356,10 +378,11 @@ def reading_key(value: Any, digits: int = KEY_DIGITS) -> Key | None:
     key instead, each cell by its own value (attacker probes, sixty-second and sixty-third sessions):
 
     - a number (an integer; a float; a Decimal; a boolean, True 1 and False 0) or its text, surrounding whitespace
-      ignored: a numeral (:data:`NUMBER_TEXT`, read exactly), a flag (:data:`FLAG_TEXTS`, any letter case), an
-      infinity (:data:`INFINITY_TEXTS`, any case, signed) or a hexadecimal integer (:data:`HEX_TEXT`): its value, an
-      int when it is whole (after the float a reader of numbers would make of it: "7.0000000000000001" is 7), else a
-      float; None when its whole part has ``digits`` digits or more (never expanded);
+      ignored: a numeral (:data:`NUMBER_TEXT`: an integer's digits exactly, below 2**64 as a reader's integer column
+      holds them; one with a point or an exponent as the float a reader makes of it), a flag (:data:`FLAG_TEXTS`, any
+      letter case), an infinity (:data:`INFINITY_TEXTS`, any case, signed) or a hexadecimal integer
+      (:data:`HEX_TEXT`): its value, an int when it is whole ("7.0000000000000001" is 7), else a float (an infinity
+      too); None when a Decimal's or a hexadecimal's whole part has ``digits`` digits or more (never expanded);
     - anything else (other text, a missing value, NaN): None."""
     if isinstance(value, str):
         text = value.strip()
@@ -373,10 +396,12 @@ def reading_key(value: Any, digits: int = KEY_DIGITS) -> Key | None:
             return whole if whole is not None and abs(whole) < 10 ** digits else None
         if not NUMBER_TEXT.fullmatch(text):
             return None
-        try:
-            value = Decimal(text)
-        except ArithmeticError:  # an exponent beyond Decimal's range ("1e9999999999999999999"): infinite to a reader
-            return -math.inf if text.startswith("-") else math.inf
+        if any(mark in text for mark in ".eE"):  # a reader makes a float of it: 1e23 is 99999999999999991611392
+            value = float(text)                  # and 1e400 infinite, for pandas, pyarrow and polars alike
+        elif len(text.lstrip("+-").lstrip("0")) > digits or abs(int(text)) >= 2 ** 64:
+            value = float(text)  # beyond a reader's integers (int64, uint64): a float, never an int expanded
+        else:
+            return int(text)
     if isinstance(value, Decimal):
         if value.is_nan():
             return None

@@ -54,6 +54,7 @@ from .tables import (
     non_finite_error,
     non_numeric_entry,
     number_texts,
+    own_types,
     plain_matrix,
     refuse_kind,
     refuse_non_numbers,
@@ -63,7 +64,6 @@ from .tables import (
 )
 
 __all__ = [
-    "own_types",
     "check_callable",
     "class_labels",
     "label_vector",
@@ -745,23 +745,6 @@ def label_vector(y: Any, n: int) -> np.ndarray | SignBits:
     if labels.shape[0] != n:
         raise InputError(f"X has {n} rows but y has {labels.shape[0]} labels")
     return labels
-
-
-def own_types(y: Any) -> np.ndarray:
-    """``y`` as an array, a list or tuple of labels of mixed types kept as objects, each label of its own type: numpy
-    gives a list one type for all, and one text label made every number text ([1, 0, "a"] is ["1", "0", "a"]), so one
-    record decided whether every other label matched the declared classes (0, 1), and the refusal counted every row
-    (an attacker probe, sixty-third session)."""
-    labels = np.asarray(y)
-    if labels.dtype.kind in "US" and isinstance(y, (list, tuple)) and not all(
-            isinstance(label, (str, bytes)) for label in _flat(y)):
-        return np.array(y, dtype=object)
-    return labels
-
-
-def _flat(y: list[Any] | tuple[Any, ...]) -> list[Any]:
-    """The entries of a list of labels, or of a column of them ([[1], [0]])."""
-    return [entry for label in y for entry in (label if isinstance(label, (list, tuple)) else (label,))]
 
 
 def one_dimensional_labels(y: np.ndarray) -> np.ndarray:

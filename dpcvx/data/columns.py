@@ -57,7 +57,9 @@ def column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
     if missing:
         shown = [str(a) for a in available[:20]] + (["..."] if len(available) > 20 else [])
         raise InputError(f"table has no column(s) {missing[:20]}; it has {shown}")
-    arrays = {name: tables.named_column(table, name) if named is not None else np.asarray(table[name])
+    # a list's column keeps each entry's own type (tables.own_types): numpy made [nan, 1, "?"] all text, so one
+    # text turned every other row's NaN into the text 'nan' (an attacker probe, sixty-third session)
+    arrays = {name: tables.named_column(table, name) if named is not None else tables.own_types(table[name])
               for name in names}
     for name, values in arrays.items():
         if values.ndim > 1:

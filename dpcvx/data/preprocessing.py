@@ -399,6 +399,7 @@ class CategoricalColumn:
         codes = np.where(ranked[slot] == labels, order[slot], -1).astype(np.intp)
         if absent.any():  # "None" or "nan" may be declared texts; a missing value is none of them
             codes[absent] = -1
+        absent = self._null_texts(values, labels, codes, absent)
         keys = _category_keys(self.categories)
         unread = np.flatnonzero((codes < 0) & ~absent) if keys else codes[:0]
         if unread.size:  # a value no category's text is read by its value, whatever type its column was read as
@@ -419,6 +420,25 @@ class CategoricalColumn:
             warn_shown(f"column {self.name!r} {before}, {NON_STRICT_ZEROS} (the value is not shown: it is data): "
                        + after.format(name=self.name) + ". " + _ROWS_READ, UndeclaredCategoryWarning)
         return codes.size, known, codes[known]
+
+    def _null_texts(self, values: np.ndarray, labels: np.ndarray, codes: np.ndarray, absent: np.ndarray) -> np.ndarray:
+        """``absent`` with the text cells that spell a missing value (:data:`dpcvx.tables.NULL_TEXTS`: "NA", "NaN",
+        "null", ...) and are no declared category: pyarrow and polars read them as a missing value in a column of
+        codes, and keep the text once one record is text, so one record moved every such row between the missing
+        category and the all-zero block (a fourth attacker probe, sixty-third session: 200 of 600 rows). With a
+        declared ``missing`` category such a cell takes it (``codes`` is set there), as a null does."""
+        rows = np.flatnonzero((codes < 0) & ~absent)
+        if not rows.size or values.dtype.kind not in "USO":
+            return absent
+        if values.dtype.kind == "O":
+            rows = rows[_text_entries(values[rows])]
+        rows = rows[np.isin(np.char.strip(labels[rows].astype(str)), tables.NULL_TEXTS)]
+        if self.missing is not None:
+            codes[rows] = self.categories.index(self.missing)
+            return absent
+        absent = absent.copy()
+        absent[rows] = True
+        return absent
 
     def _misread(self, values: np.ndarray, labels: np.ndarray, unknown: np.ndarray,
                  absent: np.ndarray) -> tuple[int, tuple[str, str]] | None:
@@ -549,13 +569,14 @@ def saved_schema() -> Iterator[None]:
         _SAVED.reset(token)
 
 
-def _refuse_shared_keys(name: str, categories: tuple[str, ...]) -> None:
+def _refuse_shared_keys(name: str, categories: tuple[str, ...], fitting: bool = False) -> None:
     """Refuse two categories that a reader may give as one value ("7" and "07", "1" and "1.0", "1" and "true":
     :func:`dpcvx.tables.reading_key`): a cell is read by its value, and which of the two a cell was then depended on
     the type its reader gave the whole column, that is on the other records (a file holding "07" is read as 7 when
     every code is a number, as "07" when one record is text; pyarrow reads 1 as true once one cell is true: attacker
-    probes, sixty-third session)."""
-    if _SAVED.get():
+    probes, sixty-third session). While a model file's schema is read they are kept (:func:`saved_schema`), but never
+    for a new fit (``fitting``: :meth:`PublicSchema.fit`)."""
+    if _SAVED.get() and not fitting:
         return
     seen: dict[tables.Key, str] = {}
     for category in categories:
@@ -564,7 +585,9 @@ def _refuse_shared_keys(name: str, categories: tuple[str, ...]) -> None:
             raise InputError(f"column {name!r}: the categories {seen[key]!r} and {category!r} are one value to a "
                              "reader of the column (a table's 7, 7.0 and 07 are one number, and true, True and 1 one "
                              "flag, whatever the file writes), so a cell could not be told to be one or the other: "
-                             "declare one of them (or codes that differ as numbers)")
+                             "declare one of them (or codes that differ as numbers)"
+                             + ("; a schema read from a model file keeps them for that model's predictions only"
+                                if fitting else ""))
 
 
 def _keyed_slots(values: np.ndarray, labels: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
@@ -590,7 +613,8 @@ def _text_slots(texts: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
     most as wide as the widest key's (a text such as "1e999999999" is never expanded)."""
     if not texts.size:
         return np.full(texts.shape, -1, dtype=np.intp)
-    digits = max((len(str(abs(int(key)))) for key in keys if math.isfinite(key)), default=1) + 1
+    digits = max((len(str(abs(int(key)))) for key in keys if isinstance(key, int) or math.isfinite(key)),
+                 default=1) + 1
     distinct, where = np.unique(texts.astype(str), return_inverse=True)
     indices = np.array([keys.get(tables.reading_key(text, digits), -1) for text in distinct.tolist()],  # type: ignore[arg-type]
                        dtype=np.intp)
@@ -765,13 +789,18 @@ class PublicSchema:
     @float_errors_ignored
     def fit(self, table: Any = None, y: Any = None) -> PublicSchema:
         """Nothing to learn: the schema is public (declared before the data are seen). Reads nothing,
-        spends nothing and returns the schema unchanged, so a pipeline's refits cost no privacy."""
+        spends nothing and returns the schema unchanged, so a pipeline's refits cost no privacy. A schema a model
+        file kept with two categories of one value (:func:`saved_schema`) is refused: it serves that model's
+        predictions only, and a new fit on it would read a cell as one or the other by the other records."""
+        for column in self.columns:
+            if isinstance(column, CategoricalColumn):
+                _refuse_shared_keys(column.name, column.categories, fitting=True)
         return self
 
     @float_errors_ignored
     def fit_transform(self, table: Any, y: Any = None) -> Any:
-        """:meth:`transform` (``fit`` reads nothing)."""
-        return self.transform(table)
+        """:meth:`transform` after :meth:`fit`'s check (which reads nothing)."""
+        return self.fit().transform(table)
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The declared fields, as scikit-learn's ``clone`` reads a transformer's parameters (a ColumnTransformer

@@ -422,3 +422,63 @@ def test_infinities_hexadecimals_and_flags_in_a_list_are_read_by_their_number(wr
     with_text = schema.transform({"c": [*written, "x"]})
     np.testing.assert_array_equal(alone, with_text[:-1])
     assert alone.any(axis=1).all()
+
+
+def test_a_saved_schema_with_two_categories_of_one_value_fits_nothing_new():
+    """The schema a model file kept with "7" and "07" serves that model's predictions; a pipeline fitting on it (a
+    loaded schema reused) read each cell as one or the other by the other records (a fourth attacker probe,
+    sixty-third session: training accuracy 0.5 against 1.0 for one added record). Refused before any fit reads."""
+    from dpcvx.data.preprocessing import saved_schema
+
+    with saved_schema():
+        schema = PublicSchema((CategoricalColumn("c", ("7", "07", "x")),))
+    assert schema.transform({"c": np.array(["07"])}).tolist() == [[0, 1, 0]]  # its predictions
+    for fit in (lambda: schema.fit({"c": ["7"]}), lambda: schema.fit_transform({"c": ["7"]})):
+        with pytest.raises(InputError, match="keeps them for that model's predictions only"):
+            fit()
+
+
+def test_a_dict_of_lists_keeps_each_cell_s_type():
+    """numpy made a list [nan, 1, "?"] all text, so one text record turned every other row's NaN into the text
+    'nan': 100 of 300 rows left the declared missing category for the all-zero block (a fourth attacker probe,
+    sixty-third session)."""
+    schema = PublicSchema((CategoricalColumn("c", ("1", "2", "?"), missing="?"),))
+    cells = [float("nan"), 1.0, 2.0] * 4
+    np.testing.assert_array_equal(schema.transform({"c": [*cells, "1"]})[:-1], schema.transform({"c": cells}))
+
+
+@pytest.mark.parametrize("category, cells", [
+    ("1e23", ["1e23", "100000000000000000000000"]),  # the float a reader makes: 99999999999999991611392
+    ("inf", ["1e400", "Infinity"]),                   # a reader's infinity
+    ("2e308", ["1e309"]),                              # a category beyond float range: an infinity, never a crash
+])
+def test_a_numeral_is_the_float_a_reader_makes_of_it(category, cells):
+    """pandas, pyarrow and polars read "1e23" as 99999999999999991611392 and "1e400" as an infinity; the key read
+    10**23 exactly and no key (200 of 600 rows changed with one text record), and a category beyond float range
+    crashed the lookup with an OverflowError, after a charge in predict (a fourth attacker probe)."""
+    schema = PublicSchema((CategoricalColumn("c", (category, "x")),), strict=True)
+    expected = [[1.0, 0.0]] * len(cells)
+    assert schema.transform({"c": np.array(cells)}).tolist() == expected
+    assert schema.transform({"c": np.array([float(cell) for cell in cells])}).tolist() == expected
+
+
+@pytest.mark.parametrize("missing", [None, "?"])
+@pytest.mark.parametrize("null", ["NA", "NaN", "null", "N/A"])
+def test_a_text_that_spells_a_missing_value_is_one(tmp_path, missing, null):
+    """pyarrow reads NA, NaN, null and N/A as a missing value in a column of codes, and keeps the text once one record
+    is text (a declared "u"): every such row moved between the missing category and the all-zero block (a fourth
+    attacker probe, sixty-third session: 200 of 600 rows). Such a text that is no declared category is a missing
+    value, as a null is."""
+    pa_csv = pytest.importorskip("pyarrow.csv")
+    categories = ("1", "2", "u") + (("?",) if missing else ())
+    schema = PublicSchema((CategoricalColumn("c", categories, missing=missing),))
+    cells = ["1", null, "2"] * 4
+    blocks = []
+    for last in ("1", "u"):
+        path = tmp_path / f"{last}.csv"
+        path.write_text("c\n" + "\n".join([*cells, last]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndeclaredCategoryWarning)
+            blocks.append(schema.transform(pa_csv.read_csv(path))[:-1])
+    np.testing.assert_array_equal(blocks[0], blocks[1])
+    assert blocks[1][1].tolist() == ([0, 0, 0, 1] if missing else [0, 0, 0])
