@@ -207,7 +207,8 @@ def label_unresolved(certificate: SufficientStatisticsCertificate, n: int) -> st
     record = certificate.column_statistics
     centre = (_cells_centre(np.asarray(record["ranges"], dtype=float)[:, -1:], record["level"], record["label_bound"])
               if isinstance(record, dict) and "ranges" in record else 0.0)
-    return label_unresolved_text(certificate.label_bound, SEARCH_DEPTH, calibration.label_bound, centre, linear=True)
+    return label_unresolved_text(certificate.label_bound, SEARCH_DEPTH, calibration.label_bound, centre, linear=True,
+                                 n=n)
 
 
 def _cells_centre(ranges: np.ndarray, level: float, label_bound: float) -> float:
