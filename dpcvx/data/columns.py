@@ -10,6 +10,7 @@ never modified: every output is a new array.
 
 from __future__ import annotations
 
+import decimal
 import numbers
 import sys
 from collections.abc import Mapping, Sequence
@@ -83,11 +84,14 @@ _NUMERIC_KIND_FIX = {
 
 
 def _is_missing(value: Any, tokens: tuple[str, ...] = MISSING_TOKENS) -> bool:
-    """None, NaN, pandas NA / NaT, or text standing for a missing value (``tokens``: "?" or "")."""
+    """None, NaN (a float's or a Decimal's, quiet or signalling), pandas NA / NaT, or text standing for a missing
+    value (``tokens``: "?" or "")."""
     if value is None:
         return True
     if isinstance(value, (float, np.floating)):
         return bool(np.isnan(value))
+    if isinstance(value, decimal.Decimal):
+        return value.is_nan()
     if isinstance(value, (str, np.str_)):
         return value.strip() in tokens
     if isinstance(value, (bytes, np.bytes_)):
@@ -138,7 +142,8 @@ def _missing_mask(name: str, values: np.ndarray, tokens: tuple[str, ...]) -> np.
         return np.zeros(values.shape, dtype=bool)
     try:
         absent = np.asarray((values == None) | (values != values), dtype=bool)  # noqa: E711 (None, NaN, NaT)
-    except (TypeError, ValueError):  # pandas NA: bool(NA == x) raises; an entry that is an array compares by element
+    except (TypeError, ValueError, ArithmeticError):  # pandas NA: bool(NA == x) raises; an entry that is an array
+        # compares by element; a signalling Decimal NaN raises decimal.InvalidOperation (a bare error before any charge)
         return np.fromiter((_is_missing(v, tokens) for v in values), dtype=bool, count=len(values))
     if tokens:
         absent |= np.isin(np.char.strip(_as_text(name, values)), tokens)
