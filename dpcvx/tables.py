@@ -43,8 +43,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "number_texts", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reading_key", "own_types", "NULL_TEXTS", "FLAG_TEXTS",
-           "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reading_key", "shared_key", "own_types", "NULL_TEXTS",
+           "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -346,7 +346,8 @@ INFINITY_TEXTS = ("inf", "infinity")
 HEX_TEXT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
 #: A reading key (:func:`reading_key`): a number, an int when whole, else a float (an infinity among them)
 Key = int | float
-#: The digits a reading key's whole part may have unless told (a category of more digits is compared as text only)
+#: The digits a reading key's whole part may have (an integer, a Decimal or a hexadecimal of more is no key, never
+#: expanded; a numeral's text of more is the float a reader makes of it)
 KEY_DIGITS = 400
 
 
@@ -367,7 +368,7 @@ def _flat(y: list[Any] | tuple[Any, ...]) -> list[Any]:
     return [entry for label in y for entry in (label if isinstance(label, (list, tuple)) else (label,))]
 
 
-def reading_key(value: Any, digits: int = KEY_DIGITS) -> Key | None:
+def reading_key(value: Any) -> Key | None:
     """The number a table's cell stands for whatever type its reader gave the whole column, or None.
 
     A reader's type for a column depends on every record: pandas reads a column of codes as integers, as floats when
@@ -382,7 +383,8 @@ def reading_key(value: Any, digits: int = KEY_DIGITS) -> Key | None:
       holds them; one with a point or an exponent as the float a reader makes of it), a flag (:data:`FLAG_TEXTS`, any
       letter case), an infinity (:data:`INFINITY_TEXTS`, any case, signed) or a hexadecimal integer
       (:data:`HEX_TEXT`): its value, an int when it is whole ("7.0000000000000001" is 7), else a float (an infinity
-      too); None when a Decimal's or a hexadecimal's whole part has ``digits`` digits or more (never expanded);
+      too); None when an integer's, a Decimal's or a hexadecimal's whole part has :data:`KEY_DIGITS` digits or more
+      (never expanded);
     - anything else (other text, a missing value, NaN): None."""
     if isinstance(value, str):
         text = value.strip()
@@ -392,13 +394,13 @@ def reading_key(value: Any, digits: int = KEY_DIGITS) -> Key | None:
         if folded.lstrip("+-") in INFINITY_TEXTS and len(folded) - len(folded.lstrip("+-")) <= 1:
             return -math.inf if folded.startswith("-") else math.inf
         if HEX_TEXT.fullmatch(text):
-            whole = int(text, 16) if len(text) <= digits + 3 else None  # never a long text expanded
-            return whole if whole is not None and abs(whole) < 10 ** digits else None
+            whole = int(text, 16) if len(text) <= KEY_DIGITS + 3 else None  # never a long text expanded
+            return whole if whole is not None and abs(whole) < 10 ** KEY_DIGITS else None
         if not NUMBER_TEXT.fullmatch(text):
             return None
         if any(mark in text for mark in ".eE"):  # a reader makes a float of it: 1e23 is 99999999999999991611392
             value = float(text)                  # and 1e400 infinite, for pandas, pyarrow and polars alike
-        elif len(text.lstrip("+-").lstrip("0")) > digits or abs(int(text)) >= 2 ** 64:
+        elif len(text.lstrip("+-").lstrip("0")) > KEY_DIGITS or abs(int(text)) >= 2 ** 64:
             value = float(text)  # beyond a reader's integers (int64, uint64): a float, never an int expanded
         else:
             return int(text)
@@ -407,18 +409,35 @@ def reading_key(value: Any, digits: int = KEY_DIGITS) -> Key | None:
             return None
         if value.is_infinite():
             return float(value)
-        if value.adjusted() >= digits:
+        if value.adjusted() >= KEY_DIGITS:
             return None
         if value == value.to_integral_value():
             return int(value)
         value = float(value)
     if isinstance(value, (bool, np.bool_, numbers.Integral, np.integer)):
-        return int(value) if abs(int(value)) < 10 ** digits else None
+        return int(value) if abs(int(value)) < 10 ** KEY_DIGITS else None
     if isinstance(value, (float, np.floating)):
-        number = float(value)
-        if math.isnan(number) or (digits <= 308 and math.isfinite(number) and abs(number) >= 10.0 ** digits):
+        number = float(value)  # every finite float is below 10 ** KEY_DIGITS
+        if math.isnan(number):
             return None
         return int(number) if number.is_integer() else number
+    return None
+
+
+def shared_key(groups: Iterable[Iterable[str]]) -> tuple[str, str] | None:
+    """The first two declared texts of different ``groups`` (a category each, or the command line's classes) that
+    share a reading key (:func:`reading_key`: "7" and "07", "1" and "true"), or None: a cell of that value would be
+    both, which one depending on the type its reader gave the column. The one check of a declaration's values,
+    made before any data is read."""
+    seen: dict[Key, tuple[int, str]] = {}
+    for group, texts in enumerate(groups):
+        for text in texts:
+            key = reading_key(text)
+            if key is None:
+                continue
+            first = seen.setdefault(key, (group, text))
+            if first[0] != group:
+                return first[1], text
     return None
 
 

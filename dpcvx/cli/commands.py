@@ -58,7 +58,16 @@ from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, write_model
-from ..tables import Key, RowError, reading_key, repeated_names, spelling_variants, such_rows, text_numbers
+from ..tables import (
+    Key,
+    RowError,
+    reading_key,
+    repeated_names,
+    shared_key,
+    spelling_variants,
+    such_rows,
+    text_numbers,
+)
 from ..validation import check_public_classes, label_range, missing_refusal
 from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
@@ -374,21 +383,13 @@ def _refuse_same_number_labels(args: argparse.Namespace) -> None:
     """Two labels of different classes that a reader may give as one value ("1" and "1.0", "7" and "07", "true" and
     "1": :func:`dpcvx.tables.reading_key`): a label cell is read by that value (:func:`_by_value`), so such a cell
     would be both. Refused before any file is read."""
-    if args.classes is not None:  # each class a group of its own
-        groups = [[label] for label in dict.fromkeys(args.classes)]
-    else:  # --positive may be repeated: its labels are one class
-        groups = [list(dict.fromkeys(args.positive or [])), list(dict.fromkeys(args.negative or []))]
-    seen: dict[Key, tuple[int, str]] = {}
-    for group, labels in enumerate(groups):
-        for label in labels:
-            key = reading_key(label)
-            if key is None:
-                continue
-            first = seen.setdefault(key, (group, label))
-            if first[0] != group:
-                raise UsageError(f"the labels {first[1]!r} and {label!r} write the same value, and a label cell is "
-                                 "read by its value (a file's 1, 1.0, 01, true and True are one label): "
-                                 "give one of them")
+    # each class a group of its own; --positive may be repeated, its labels one class
+    groups = ([[label] for label in dict.fromkeys(args.classes)] if args.classes is not None
+              else [args.positive or [], args.negative or []])
+    shared = shared_key(groups)
+    if shared is not None:
+        raise UsageError(f"the labels {shared[0]!r} and {shared[1]!r} write the same value, and a label cell is read "
+                         "by its value (a file's 1, 1.0, 01, true and True are one label): give one of them")
 
 
 def _by_value(raw: np.ndarray, declared: Sequence[str]) -> np.ndarray:

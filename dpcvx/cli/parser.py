@@ -523,11 +523,11 @@ class _Parser(argparse.ArgumentParser):
         from ..data.files import unpaired_surrogate
 
         for action in self._actions:
-            value = getattr(parsed, action.dest, None)
-            if action.type in _FILE_NAMES or unpaired_surrogate(value) is None:
+            text = None if action.type in _FILE_NAMES else unpaired_surrogate(getattr(parsed, action.dest, None))
+            if text is None:
                 continue
             option = action.option_strings[-1] if action.option_strings else action.dest
-            self.error(f"argument {option}: {unpaired_surrogate(value)!r} holds a byte that is not UTF-8 (read as "
+            self.error(f"argument {option}: {text!r} holds a byte that is not UTF-8 (read as "
                        "a lone surrogate); the model file, its report and predictions hold text in UTF-8 only: write "
                        "it in UTF-8")
 

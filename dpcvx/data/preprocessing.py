@@ -578,16 +578,14 @@ def _refuse_shared_keys(name: str, categories: tuple[str, ...], fitting: bool = 
     for a new fit (``fitting``: :meth:`PublicSchema.fit`)."""
     if _SAVED.get() and not fitting:
         return
-    seen: dict[tables.Key, str] = {}
-    for category in categories:
-        key = tables.reading_key(category)
-        if key is not None and seen.setdefault(key, category) != category:
-            raise InputError(f"column {name!r}: the categories {seen[key]!r} and {category!r} are one value to a "
-                             "reader of the column (a table's 7, 7.0 and 07 are one number, and true, True and 1 one "
-                             "flag, whatever the file writes), so a cell could not be told to be one or the other: "
-                             "declare one of them (or codes that differ as numbers)"
-                             + ("; a schema read from a model file keeps them for that model's predictions only"
-                                if fitting else ""))
+    shared = tables.shared_key([category] for category in categories)
+    if shared is not None:
+        raise InputError(f"column {name!r}: the categories {shared[0]!r} and {shared[1]!r} are one value to a "
+                         "reader of the column (a table's 7, 7.0 and 07 are one number, and true, True and 1 one "
+                         "flag, whatever the file writes), so a cell could not be told to be one or the other: "
+                         "declare one of them (or codes that differ as numbers)"
+                         + ("; a schema read from a model file keeps them for that model's predictions only"
+                            if fitting else ""))
 
 
 def _keyed_slots(values: np.ndarray, labels: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
@@ -609,14 +607,11 @@ def _keyed_slots(values: np.ndarray, labels: np.ndarray, keys: dict[tables.Key, 
 
 
 def _text_slots(texts: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
-    """Each text's category index by its reading key, -1 where none; each distinct text read once, its whole part at
-    most as wide as the widest key's (a text such as "1e999999999" is never expanded)."""
+    """Each text's category index by its reading key, -1 where none; each distinct text read once."""
     if not texts.size:
         return np.full(texts.shape, -1, dtype=np.intp)
-    digits = max((len(str(abs(int(key)))) for key in keys if isinstance(key, int) or math.isfinite(key)),
-                 default=1) + 1
     distinct, where = np.unique(texts.astype(str), return_inverse=True)
-    indices = np.array([keys.get(tables.reading_key(text, digits), -1) for text in distinct.tolist()],  # type: ignore[arg-type]
+    indices = np.array([keys.get(tables.reading_key(text), -1) for text in distinct.tolist()],  # type: ignore[arg-type]
                        dtype=np.intp)
     return indices[where.reshape(texts.shape)]
 
