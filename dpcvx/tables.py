@@ -379,11 +379,11 @@ def reading_key(value: Any) -> Key | None:
     key instead, each cell by its own value (attacker probes, sixty-second and sixty-third sessions):
 
     - a number (an integer; a float; a Decimal; a boolean, True 1 and False 0) or its text, surrounding whitespace
-      ignored: a numeral (:data:`NUMBER_TEXT`: an integer's digits exactly, below 2**64 as a reader's integer column
-      holds them; one with a point or an exponent as the float a reader makes of it), a flag (:data:`FLAG_TEXTS`, any
-      letter case), an infinity (:data:`INFINITY_TEXTS`, any case, signed) or a hexadecimal integer
-      (:data:`HEX_TEXT`): its value, an int when it is whole ("7.0000000000000001" is 7), else a float (an infinity
-      too); None when an integer's, a Decimal's or a hexadecimal's whole part has :data:`KEY_DIGITS` digits or more
+      ignored: a numeral (:data:`NUMBER_TEXT`; one with a point or an exponent as the float a reader makes of it), a
+      flag (:data:`FLAG_TEXTS`, any letter case), an infinity (:data:`INFINITY_TEXTS`, any case, signed) or a
+      hexadecimal integer (:data:`HEX_TEXT`): its value, an int when it is whole ("7.0000000000000001" is 7; beyond
+      2**53 in size the float64 a reader makes of it, :func:`exact_whole`), else a float (an infinity too); None
+      when an integer's, a Decimal's or a hexadecimal's whole part has :data:`KEY_DIGITS` digits or more
       (never expanded);
     - anything else (other text, a missing value, NaN): None."""
     if isinstance(value, str):
@@ -395,15 +395,13 @@ def reading_key(value: Any) -> Key | None:
             return -math.inf if folded.startswith("-") else math.inf
         if HEX_TEXT.fullmatch(text):
             whole = int(text, 16) if len(text) <= KEY_DIGITS + 3 else None  # never a long text expanded
-            return whole if whole is not None and abs(whole) < 10 ** KEY_DIGITS else None
+            return exact_whole(whole) if whole is not None and abs(whole) < 10 ** KEY_DIGITS else None
         if not NUMBER_TEXT.fullmatch(text):
             return None
-        if any(mark in text for mark in ".eE"):  # a reader makes a float of it: 1e23 is 99999999999999991611392
-            value = float(text)                  # and 1e400 infinite, for pandas, pyarrow and polars alike
-        elif len(text.lstrip("+-").lstrip("0")) > KEY_DIGITS or abs(int(text)) >= 2 ** 64:
-            value = float(text)  # beyond a reader's integers (int64, uint64): a float, never an int expanded
-        else:
-            return int(text)
+        if any(mark in text for mark in ".eE") or len(text.lstrip("+-").lstrip("0")) > KEY_DIGITS:
+            value = float(text)  # a reader makes a float of it: 1e23 is 99999999999999991611392 and 1e400 infinite,
+        else:                    # for pandas, pyarrow and polars alike; never a long integer expanded
+            return exact_whole(int(text))
     if isinstance(value, Decimal):
         if value.is_nan():
             return None
@@ -412,16 +410,35 @@ def reading_key(value: Any) -> Key | None:
         if value.adjusted() >= KEY_DIGITS:
             return None
         if value == value.to_integral_value():
-            return int(value)
+            return exact_whole(int(value))
         value = float(value)
     if isinstance(value, (bool, np.bool_, numbers.Integral, np.integer)):
-        return int(value) if abs(int(value)) < 10 ** KEY_DIGITS else None
+        return exact_whole(int(value)) if abs(int(value)) < 10 ** KEY_DIGITS else None
     if isinstance(value, (float, np.floating)):
         number = float(value)  # every finite float is below 10 ** KEY_DIGITS
         if math.isnan(number):
             return None
         return int(number) if number.is_integer() else number
     return None
+
+
+#: Integers of at most this size are floats exactly: above it, a float64 column holds the nearest even neighbour
+FLOAT_WHOLE = 2 ** 53
+
+
+def exact_whole(whole: int) -> Key:
+    """A whole number's reading key: itself up to :data:`FLOAT_WHOLE` in size; beyond it, the float64 a reader makes
+    of it (round to nearest, ties to even; an infinity beyond float64's range), as an int when finite. A column of
+    codes is integers until one cell is empty or 2.5, then floats, which hold 2**53 + 1 as 2**53: the exact integer
+    was a key no float cell could reach, so one record made every such code unknown (an attacker probe, sixty-third
+    session). Two integers with one nearest float are one key, refused when both are declared (:func:`shared_key`)."""
+    if abs(whole) <= FLOAT_WHOLE:
+        return whole
+    try:
+        nearest = float(whole)
+    except OverflowError:
+        return math.inf if whole > 0 else -math.inf
+    return int(nearest) if math.isfinite(nearest) else nearest
 
 
 def shared_key(groups: Iterable[Iterable[str]]) -> tuple[str, str] | None:

@@ -365,7 +365,7 @@ class CategoricalColumn:
         if len(set(categories)) != len(categories):
             raise InputError(f"column {self.name!r}: categories repeat")
         object.__setattr__(self, "categories", categories)
-        _refuse_shared_keys(self.name, categories)
+        _refuse_two_readings(self.name, categories, self.missing)
         if self.missing is not None and self.missing not in categories:
             raise InputError(
                 f"column {self.name!r}: the missing-value category {self.missing!r} must be one of the "
@@ -542,7 +542,7 @@ def _first_near_text(texts: np.ndarray, categories: tuple[str, ...]) -> tuple[in
 def _category_keys(categories: tuple[str, ...]) -> dict[tables.Key, int]:
     """Each category's index by its reading key (:func:`dpcvx.tables.reading_key`: "3", "3.0", "03" and "0x3" are 3,
     "2.5" is 2.5, "true" and "True" are 1), for the categories that have one and share it with no other (public: the
-    categories alone). :func:`_refuse_shared_keys` refused two that share one when declared; a schema a model file
+    categories alone). :func:`_refuse_two_readings` refused two that share one when declared; a schema a model file
     saved before that refusal keeps them, each then matched by its exact text only (:func:`saved_schema`)."""
     found: dict[tables.Key, list[int]] = {}
     for index, category in enumerate(categories):
@@ -569,23 +569,39 @@ def saved_schema() -> Iterator[None]:
         _SAVED.reset(token)
 
 
-def _refuse_shared_keys(name: str, categories: tuple[str, ...], fitting: bool = False) -> None:
-    """Refuse two categories that a reader may give as one value ("7" and "07", "1" and "1.0", "1" and "true":
-    :func:`dpcvx.tables.reading_key`): a cell is read by its value, and which of the two a cell was then depended on
-    the type its reader gave the whole column, that is on the other records (a file holding "07" is read as 7 when
-    every code is a number, as "07" when one record is text; pyarrow reads 1 as true once one cell is true: attacker
-    probes, sixty-third session). While a model file's schema is read they are kept (:func:`saved_schema`), but never
-    for a new fit (``fitting``: :meth:`PublicSchema.fit`)."""
+def _refuse_two_readings(name: str, categories: tuple[str, ...], missing: str | None, fitting: bool = False) -> None:
+    """Refuse a declaration under which a cell's category would depend on the type its reader gave the whole column,
+    that is on the other records (attacker probes, sixty-third session):
+
+    - two categories that a reader may give as one value ("7" and "07", "1" and "1.0", "1" and "true", two codes
+      beyond 2**53 with one nearest float: :func:`dpcvx.tables.reading_key`): a cell is read by its value, and a
+      file holding "07" is read as 7 when every code is a number, as "07" when one record is text; pyarrow reads 1 as
+      true once one cell is true;
+    - a category that spells a missing value (:data:`dpcvx.tables.NULL_TEXTS`: "NA", "null", ...) other than the
+      column's ``missing`` category: pandas' ``read_csv`` reads it as a missing value by default, and pyarrow does
+      in a column of codes but keeps the text once one record is text, so one record moved every such row between
+      its category and a missing value. As the ``missing`` category a missing value is that category too, whichever
+      way it was read.
+
+    While a model file's schema is read they are kept (:func:`saved_schema`), but never for a new fit (``fitting``:
+    :meth:`PublicSchema.fit`)."""
     if _SAVED.get() and not fitting:
         return
+    kept = "; a schema read from a model file keeps them for that model's predictions only" if fitting else ""
     shared = tables.shared_key([category] for category in categories)
     if shared is not None:
         raise InputError(f"column {name!r}: the categories {shared[0]!r} and {shared[1]!r} are one value to a "
-                         "reader of the column (a table's 7, 7.0 and 07 are one number, and true, True and 1 one "
-                         "flag, whatever the file writes), so a cell could not be told to be one or the other: "
-                         "declare one of them (or codes that differ as numbers)"
-                         + ("; a schema read from a model file keeps them for that model's predictions only"
-                            if fitting else ""))
+                         "reader of the column (a table's 7, 7.0 and 07 are one number, true, True and 1 one "
+                         "flag, and beyond 2**53 a float holds only some integers), so a cell could not be told to "
+                         "be one or the other: declare one of them (or codes that differ as numbers)" + kept)
+    null = next((category for category in categories
+                 if category.strip() in tables.NULL_TEXTS and category != missing), None)
+    if null is not None:
+        raise InputError(f"column {name!r}: the category {null!r} spells a missing value, which pandas' read_csv "
+                         "reads as one by default, and pyarrow in a column of codes until one record is text, so "
+                         "whether a cell is this category would depend on the reader and the other records: declare "
+                         f"it as the column's missing-value category, CategoricalColumn(..., missing={null!r}) (in a "
+                         f"schema file, \"missing\": {json.dumps(null)}), or write the category another way" + kept)
 
 
 def _keyed_slots(values: np.ndarray, labels: np.ndarray, keys: dict[tables.Key, int]) -> np.ndarray:
@@ -652,6 +668,11 @@ def _number_slots(entries: np.ndarray, slots: dict[int | float, int]) -> np.ndar
     candidates = np.flatnonzero(keys[position] == numbers)
     if kind in "iu":
         found[candidates] = key_slots[position[candidates]]
+        beyond = np.flatnonzero(np.abs(entries.astype(np.float64)) >= tables.FLOAT_WHOLE)
+        if beyond.size:  # 2**53 + 1 is the key of 2**53, the float a reader makes of it once one cell is empty
+            distinct, where = np.unique(entries[beyond], return_inverse=True)
+            found[beyond] = np.array([slots.get(tables.exact_whole(int(code)), -1) for code in distinct.tolist()],
+                                     dtype=np.intp)[where]
         return found
     exact = np.abs(numbers[candidates]) < 2.0 ** 53 if kind == "f" else np.zeros(candidates.size, dtype=bool)
     found[candidates[exact]] = key_slots[position[candidates[exact]]]
@@ -789,7 +810,7 @@ class PublicSchema:
         predictions only, and a new fit on it would read a cell as one or the other by the other records."""
         for column in self.columns:
             if isinstance(column, CategoricalColumn):
-                _refuse_shared_keys(column.name, column.categories, fitting=True)
+                _refuse_two_readings(column.name, column.categories, column.missing, fitting=True)
         return self
 
     @float_errors_ignored
