@@ -337,6 +337,9 @@ def text_number(text: str) -> float:
 #: once one record is text, so such a text is a missing value wherever it is no declared category
 NULL_TEXTS = ("#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
               "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+#: NaN as pyarrow's and polars' number parsers read it: any letter case, signed, with a C library's payload
+#: ("nan(ind)", "-NAN"), where pandas reads the spellings of :data:`NULL_TEXTS` only
+NAN_TEXT = re.compile(r"[+-]?nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)
 #: A flag's texts, in any letter case, that a table's reader may read as a boolean (pandas, pyarrow and polars read
 #: these), each with the number it stands for (pyarrow reads 1 and 0 as true and false in a column of flags)
 FLAG_TEXTS = {"true": 1, "false": 0}
@@ -349,6 +352,27 @@ Key = int | float
 #: The digits a reading key's whole part may have (an integer, a Decimal or a hexadecimal of more is no key, never
 #: expanded; a numeral's text of more is the float a reader makes of it)
 KEY_DIGITS = 400
+
+
+def spells_missing(text: str) -> bool:
+    """Whether ``text`` (surrounding whitespace ignored) is one a table's reader may read as a missing value:
+    :data:`NULL_TEXTS` or :data:`NAN_TEXT`. pyarrow and polars read it so in a column of numbers and keep the text
+    once one record is text, so such a cell is a missing value wherever it is nothing declared (attacker probes,
+    sixty-third and sixty-fourth sessions: "NAN" and "-nan(ind)" moved 200 of 600 rows with one record)."""
+    stripped = text.strip()
+    return stripped in NULL_TEXTS or NAN_TEXT.fullmatch(stripped) is not None
+
+
+def missing_spellings(values: np.ndarray) -> np.ndarray:
+    """Mask of the text entries of ``values`` (str; objects, whose other entries are not text) that
+    :func:`spells_missing`; each distinct text read once."""
+    mask = np.zeros(values.shape, dtype=bool)
+    if values.dtype.kind not in "UO" or not values.size:
+        return mask
+    texts = [value for value in set(values.ravel().tolist()) if isinstance(value, str) and spells_missing(value)]
+    if texts:
+        mask = np.isin(values, np.array(texts, dtype=object) if values.dtype.kind == "O" else texts)
+    return mask
 
 
 def own_types(y: Any) -> np.ndarray:

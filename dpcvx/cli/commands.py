@@ -61,6 +61,7 @@ from ..release.serialization import load, write_model
 from ..tables import (
     Key,
     RowError,
+    missing_spellings,
     reading_key,
     repeated_names,
     shared_key,
@@ -445,8 +446,10 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
     raw = _by_value(raw, [*args.positive, *(args.negative or [])])
     given = set(args.positive) | set(args.negative or [])
     absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
+    absent |= missing_spellings(raw) & ~np.isin(raw, list(given))  # "NA": pyarrow's null until one label is text
     if np.any(absent):
-        raise _missing_labels(args, layout, absent, ", unless --positive or --negative names it")
+        raise _missing_labels(args, layout, absent, ", or text that spells one, 'NA' or 'NaN', as a reader of "
+                              "numbers reads it, unless --positive or --negative names it")
     is_positive = np.isin(raw, args.positive)
     if args.negative and not args.others_negative:
         outside = ~(is_positive | np.isin(raw, args.negative))

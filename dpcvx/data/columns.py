@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import tables
 from ..exceptions import InputError
-from ..tables import MISSING_TOKENS, RowError, such_rows, text_numbers
+from ..tables import MISSING_TOKENS, RowError, missing_spellings, such_rows, text_numbers
 
 __all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length",
            "labels_and_absent", "marker_numbers"]
@@ -157,7 +157,9 @@ NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional
                 "days since a public date); a missing value is an empty cell (\"nan\" and \"inf\" are not numbers: "
                 "make such a marker an empty cell, or declare it: on the command line with --missing, which dpcvx "
                 "fit and dpcvx predict take alike; in Python with NumericColumn(..., missing=value, "
-                "missing_texts=(marker,)); pandas reads \"1,250\" as 1250 with pd.read_csv(path, thousands=','))")
+                "missing_texts=(marker,)); beside a declared imputed value a text that a reader of numbers reads "
+                "as a missing value, NA or NaN in any case, is one; pandas reads \"1,250\" as 1250 with "
+                "pd.read_csv(path, thousands=','))")
 
 
 def marker_numbers(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -173,7 +175,9 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
                codes: tuple[float, ...] = (), texts: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """(float64 values of a numeric column, mask of missing values); never modifies ``values``.
 
-    Missing values (see :func:`_is_missing`), values equal to one of the public ``codes`` (999 for "unknown":
+    Missing values (see :func:`_is_missing`; with ``missing``, text that spells one to a reader of numbers, "NA" or
+    "NaN": :func:`dpcvx.tables.spells_missing`, which pyarrow reads as a null until one record is text), values equal
+    to one of the public ``codes`` (999 for "unknown":
     a column's declared missing codes, given only with ``missing``) and text cells equal to one of the public
     ``texts`` ("NA": its declared missing texts, given only with ``missing``; surrounding whitespace ignored)
     become ``missing`` when it is given (a public value) and are an InputError otherwise; text that is not a
@@ -189,6 +193,8 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
         # an empty cell is always missing; "?" and the declared texts only with a public imputed value
         tokens = (*MISSING_TOKENS, *texts) if missing is not None else MISSING_TOKENS[1:]
         absent = _missing_mask(name, values, tokens)
+        if missing is not None:  # imputed as a reader of numbers' null is (without a value both are refused)
+            absent |= missing_spellings(values)
         present = values
         if absent.any():
             filler: Any = {"U": "0", "S": b"0"}.get(kind, 0)  # any number: the imputed value replaces it below

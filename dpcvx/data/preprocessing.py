@@ -422,17 +422,17 @@ class CategoricalColumn:
         return codes.size, known, codes[known]
 
     def _null_texts(self, values: np.ndarray, labels: np.ndarray, codes: np.ndarray, absent: np.ndarray) -> np.ndarray:
-        """``absent`` with the text cells that spell a missing value (:data:`dpcvx.tables.NULL_TEXTS`: "NA", "NaN",
-        "null", ...) and are no declared category: pyarrow and polars read them as a missing value in a column of
-        codes, and keep the text once one record is text, so one record moved every such row between the missing
-        category and the all-zero block (a fourth attacker probe, sixty-third session: 200 of 600 rows). With a
-        declared ``missing`` category such a cell takes it (``codes`` is set there), as a null does."""
+        """``absent`` with the text cells that spell a missing value (:func:`dpcvx.tables.spells_missing`: "NA",
+        "NaN", "null", "-nan(ind)", ...) and are no declared category: pyarrow and polars read them as a missing value
+        in a column of codes, and keep the text once one record is text, so one record moved every such row between
+        the missing category and the all-zero block (a fourth attacker probe, sixty-third session: 200 of 600 rows).
+        With a declared ``missing`` category such a cell takes it (``codes`` is set there), as a null does."""
         rows = np.flatnonzero((codes < 0) & ~absent)
         if not rows.size or values.dtype.kind not in "USO":
             return absent
         if values.dtype.kind == "O":
             rows = rows[_text_entries(values[rows])]
-        rows = rows[np.isin(np.char.strip(labels[rows].astype(str)), tables.NULL_TEXTS)]
+        rows = rows[tables.missing_spellings(labels[rows].astype(str))]
         if self.missing is not None:
             codes[rows] = self.categories.index(self.missing)
             return absent
@@ -577,7 +577,7 @@ def _refuse_two_readings(name: str, categories: tuple[str, ...], missing: str | 
       beyond 2**53 with one nearest float: :func:`dpcvx.tables.reading_key`): a cell is read by its value, and a
       file holding "07" is read as 7 when every code is a number, as "07" when one record is text; pyarrow reads 1 as
       true once one cell is true;
-    - a category that spells a missing value (:data:`dpcvx.tables.NULL_TEXTS`: "NA", "null", ...) other than the
+    - a category that spells a missing value (:func:`dpcvx.tables.spells_missing`: "NA", "null", ...) other than the
       column's ``missing`` category: pandas' ``read_csv`` reads it as a missing value by default, and pyarrow does
       in a column of codes but keeps the text once one record is text, so one record moved every such row between
       its category and a missing value. As the ``missing`` category a missing value is that category too, whichever
@@ -594,12 +594,11 @@ def _refuse_two_readings(name: str, categories: tuple[str, ...], missing: str | 
                          "reader of the column (a table's 7, 7.0 and 07 are one number, true, True and 1 one "
                          "flag, and beyond 2**53 a float holds only some integers), so a cell could not be told to "
                          "be one or the other: declare one of them (or codes that differ as numbers)" + kept)
-    null = next((category for category in categories
-                 if category.strip() in tables.NULL_TEXTS and category != missing), None)
+    null = next((category for category in categories if tables.spells_missing(category) and category != missing), None)
     if null is not None:
-        raise InputError(f"column {name!r}: the category {null!r} spells a missing value, which pandas' read_csv "
-                         "reads as one by default, and pyarrow in a column of codes until one record is text, so "
-                         "whether a cell is this category would depend on the reader and the other records: declare "
+        raise InputError(f"column {name!r}: the category {null!r} spells a missing value, which a table's reader "
+                         "may read as one (pandas' read_csv, pyarrow in a column of codes until one record is text), "
+                         "so whether a cell is this category would depend on the reader and the other records: declare "
                          f"it as the column's missing-value category, CategoricalColumn(..., missing={null!r}) (in a "
                          f"schema file, \"missing\": {json.dumps(null)}), or write the category another way" + kept)
 
@@ -654,8 +653,6 @@ def _number_slots(entries: np.ndarray, slots: dict[int | float, int]) -> np.ndar
         pairs = sorted((float(key), slot) for key, slot in slots.items()  # infinities kept: a key of their own
                        if not isinstance(key, int) or abs(key) < _FLOAT_CODES)
         keys = np.array([key for key, _ in pairs], dtype=np.float64)
-    if not keys.size:
-        return found
     key_slots = np.array([slot for _, slot in pairs], dtype=np.intp)
     if kind == "O":
         try:
@@ -664,9 +661,9 @@ def _number_slots(entries: np.ndarray, slots: dict[int | float, int]) -> np.ndar
             numbers = np.fromiter((_as_float(value) for value in entries), dtype=np.float64, count=entries.size)
     else:
         numbers = entries
-    position = np.minimum(np.searchsorted(keys, numbers), keys.size - 1)
-    candidates = np.flatnonzero(keys[position] == numbers)
-    if kind in "iu":
+    position = np.minimum(np.searchsorted(keys, numbers), max(keys.size - 1, 0))
+    candidates = np.flatnonzero(keys[position] == numbers) if keys.size else position[:0]
+    if kind in "iu":  # (every key may lie beyond the dtype's range, 2**63 for an int64 column: none in keys)
         found[candidates] = key_slots[position[candidates]]
         beyond = np.flatnonzero(np.abs(entries.astype(np.float64)) >= tables.FLOAT_WHOLE)
         if beyond.size:  # 2**53 + 1 is the key of 2**53, the float a reader makes of it once one cell is empty

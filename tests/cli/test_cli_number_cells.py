@@ -37,7 +37,7 @@ def table(tmp_path, cell, row=1100):
 
 
 @pytest.mark.parametrize("reader", READERS)
-@pytest.mark.parametrize("cell", ["1_000", "\u0661\u0662", "nan", "-inf", "0x10"])
+@pytest.mark.parametrize("cell", ["1_000", "\u0661\u0662", "-inf", "0x10"])
 def test_a_feature_cell_out_of_the_grammar_is_refused_by_every_reader(tmp_path, capsys, monkeypatch, reader, cell):
     code, err = fit(tmp_path, capsys, monkeypatch, reader, table(tmp_path, cell), "--target", "label",
                     "--positive", "yes", "--impute", "x=0", *FEATURES)

@@ -212,3 +212,25 @@ def test_a_blank_categorical_cell_is_told_the_command_line_s_way_to_declare_its_
     (told,) = [str(w.message) for w in record if "declares no missing-value category" in str(w.message)]
     assert 'in a --schema SCHEMA.json file: the column\'s "missing": "?"' in told, told
     assert "CategoricalColumn" not in told and "missing='?'" not in told, told
+
+
+@pytest.mark.parametrize("null", ["NA", "NaN", "-nan(ind)"])
+def test_a_label_that_spells_a_missing_value_is_one_whatever_the_other_labels(tmp_path, capsys, null):
+    """A Parquet label column pyarrow made from a CSV of 1, 0 and NA holds nulls (refused); one label "x" made it text,
+    and the NA rows were released as negatives (an attacker probe, sixty-fourth session). Such a cell is a missing
+    label either way, unless --positive or --negative names it."""
+    pa = pytest.importorskip("pyarrow")
+    pa_csv = pytest.importorskip("pyarrow.csv")
+    pq = pytest.importorskip("pyarrow.parquet")
+    codes = []
+    for last in ("1", "x"):
+        source = tmp_path / f"{last}.csv"
+        source.write_text("x,label\n" + "".join(f"{i / 80},{['1', '0', null][i % 3]}\n" for i in range(60))
+                          + f"0.5,{last}\n")
+        path = tmp_path / f"{last}.parquet"
+        pq.write_table(pa_csv.read_csv(source), path)
+        code, err = fit(tmp_path, capsys, str(path), "--positive", "1")
+        codes.append(code)
+        assert "missing values" in err
+    assert codes == [3, 3]
+    assert pa is not None

@@ -33,7 +33,10 @@ def test_a_missing_text_is_imputed_as_a_missing_value_is(table):
 
 
 def test_without_the_declaration_the_text_is_not_a_number():
-    with pytest.raises(InputError, match="not a number in row 1"):
+    """"unknown" (row 3) is no number; "NA" (row 1), which pyarrow reads as a null in a column of numbers until one
+    record is text, is imputed as that null is (an attacker probe, sixty-fourth session: one record decided refusal
+    or release)."""
+    with pytest.raises(InputError, match="not a number in row 3"):
         PublicSchema((NumericColumn("income", 0, 200, missing=50.0),)).transform({"income": np.array(CELLS)})
 
 

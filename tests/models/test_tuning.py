@@ -345,6 +345,26 @@ def test_a_pipeline_grid_names_the_learner_s_parameters(grid, said):
     assert accountant.spent.epsilon == 0.0
 
 
+@pytest.mark.parametrize("categories", [("7", "07", "x"), ("EU", "NA", "?")])
+def test_a_model_file_s_schema_kept_for_its_predictions_tunes_nothing(categories):
+    """A schema a model file kept with two categories of one value, or a category that spells a missing value, serves
+    that model's predictions; Pipeline.fit refused it, but tune encoded with it directly and released a charged model
+    whose rows one record moved (an attacker probe, sixty-fourth session: 150 of 300 rows). Refused before any
+    charge."""
+    from sklearn.pipeline import make_pipeline
+
+    from dpcvx.data.preprocessing import saved_schema
+
+    with saved_schema():
+        schema = dpcvx.PublicSchema([dpcvx.CategoricalColumn("c", categories)])
+    table = {"c": np.array(list(categories) * 20)}
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    with pytest.raises(dpcvx.InputError, match="for that model's predictions only"):
+        tune(make_pipeline(schema, dpcvx.DPLogisticRegression(classes=(0, 1))), table, np.arange(60) % 2,
+             {"dplogisticregression__lam": [1e-3, 1e-2]}, 1.0, accountant=accountant)
+    assert accountant.spent.epsilon == 0.0
+
+
 def test_a_pipeline_with_a_step_that_reads_the_rows_is_refused():
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler

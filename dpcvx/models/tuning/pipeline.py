@@ -74,6 +74,7 @@ def schema_pipeline(learner: Any) -> SchemaPipeline | None:
         return None
     shaped = all(isinstance(step, tuple) and len(step) == 2 and isinstance(step[0], str) for step in steps)
     if shaped and len(steps) == 2 and isinstance(steps[0][1], PublicSchema):
+        steps[0][1].fit()  # reads nothing; refuses a model file's schema kept for its predictions only
         return SchemaPipeline(learner, steps[0][1], steps[1][0], steps[1][1])
     kinds = [type(step[1]).__name__ if isinstance(step, tuple) and len(step) == 2 else type(step).__name__
              for step in steps]
