@@ -155,3 +155,20 @@ def test_the_mapping_touches_only_labels_that_are_no_class():
     assert mapped.tolist() == [1, 0, "2", "x"] and [type(v) for v in mapped[:2]] == [int, int]
     mapped = declared_labels(np.arange(1_000_000) % 2, ("0", "1"))
     assert mapped.dtype.kind == "U" and mapped[:4].tolist() == ["0", "1", "0", "1"]
+
+
+def test_an_audit_pair_compares_labels_by_value():
+    """A NeighbouringPair's D and D' differ in the one replaced record whatever type each label column has: a list
+    with one text record (which numpy made all text) or a float column written as text ("1.0") was counted as
+    differing in every row and refused."""
+    from dpcvx.models.audit import NeighbouringPair
+
+    X2 = np.zeros((4, 2))
+    X2_prime = X2.copy()
+    X2_prime[3] = 0.5
+    y = np.array([1, 0, 1, 0])
+    for y_prime in ([1, 0, "1", 0], np.array(["1.0", "0.0", "1.0", "0.0"]), [True, False, True, False]):
+        pair = NeighbouringPair(X2, y, X2_prime, y_prime, [1, 0])
+        assert pair.X_prime[3].tolist() == [0.5, 0.5]
+    with pytest.raises(InputError, match="differ in 2"):
+        NeighbouringPair(X2, y, X2_prime, ["1", "0", "2", 0], [1, 0])
