@@ -874,7 +874,11 @@ class DPERMClassifier(_PrivateLinearClassifier):
         InputError naming the pair and this parameter. More than two public
         classes, e.g. ``classes=(0, 1, 2, 3, 4)``, fit one-vs-rest under ONE
         total (epsilon, delta) (:class:`dpcvx.models.multiclass.PrivateMulticlassERM`;
-        docs/tutorial-multiclass.md); ``coef_`` is then (k, d).
+        docs/tutorial-multiclass.md); ``coef_`` is then (k, d). Each label is read by its
+        value, whatever type the column's reader gave it: "1", "1.0", "true", True and
+        Decimal("1") are the class 1, the integer 1 the class "1"
+        (:func:`dpcvx.validation.declared_labels`); two classes of one value, ("1", "1.0"),
+        are refused when declared.
     split : {"max", "paper", "rank-one"} or None, default None
         Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`): None is
         "max". Output perturbation takes none: any split given with ``mechanism="output"`` is refused.
