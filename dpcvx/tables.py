@@ -42,7 +42,7 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "column_names", "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
-           "refuse_repeated_names", "repeated_names", "row_count", "number_texts", "spelling_variants", "table_matrix",
+           "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reading_key", "shared_key", "own_types", "NULL_TEXTS",
            "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
@@ -465,12 +465,12 @@ def exact_whole(whole: int) -> Key:
     return int(nearest) if math.isfinite(nearest) else nearest
 
 
-def shared_key(groups: Iterable[Iterable[str]]) -> tuple[str, str] | None:
-    """The first two declared texts of different ``groups`` (a category each, or the command line's classes) that
-    share a reading key (:func:`reading_key`: "7" and "07", "1" and "true"), or None: a cell of that value would be
-    both, which one depending on the type its reader gave the column. The one check of a declaration's values,
-    made before any data is read."""
-    seen: dict[Key, tuple[int, str]] = {}
+def shared_key(groups: Iterable[Iterable[Any]]) -> tuple[Any, Any] | None:
+    """The first two declared values of different ``groups`` (a category each, the command line's classes, or a
+    Python entry's declared classes) that share a reading key (:func:`reading_key`: "7" and "07", "1" and "true"),
+    or None: a cell of that value would be both, which one depending on the type its reader gave the column. The
+    one check of a declaration's values, made before any data is read."""
+    seen: dict[Key, tuple[int, Any]] = {}
     for group, texts in enumerate(groups):
         for text in texts:
             key = reading_key(text)
@@ -709,29 +709,71 @@ def table_matrix(X: Any, name: str) -> np.ndarray:
     return buffer
 
 
-def number_texts(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:
-    """Mask of the ``values`` that are text reading as a ``declared`` number or flag class ("2" or " 2.0" for the
-    class 2; "True" or "false" for the class True, as :class:`~dpcvx.data.preprocessing.PublicSchema` and a table
-    read as text write a flag): for the advice of a refusal, which names their count and first row, never a value.
-    One pass over the distinct values."""
-    if values.dtype.kind not in "OUS":
-        return np.zeros(values.shape, dtype=bool)
-    numbers = {float(label) for label in declared
-               if isinstance(label, (int, float, np.integer, np.floating)) and not isinstance(label, (bool, np.bool_))}
-    flags = {str(bool(label)).lower() for label in declared if isinstance(label, (bool, np.bool_))}
+def by_value(labels: np.ndarray, declared: Sequence[Any]) -> np.ndarray:
+    """``labels`` with each one that is no ``declared`` value (by equality, as numpy's ``==`` compares them) but has
+    the reading key of one (:func:`reading_key`: "1.0", "01", " 1", "true", True, 1.0 and Decimal("1") all stand for
+    1) replaced by that declared value, every other label unchanged; ``labels`` itself when none is replaced. The one
+    reading of labels against declared classes: the Python entries' (:func:`dpcvx.validation.label_vector` given the
+    classes) and the command line's label column's.
+
+    A label column's type is the type its reader gave the WHOLE column, which every record sets: pandas reads a
+    column of codes as integers, as floats once one cell is empty, as text once one cell is text; numpy makes a list
+    text when one entry is. Matched by exact value, the labels 0/1 against classes=("0", "1") were refused while the
+    same column with one text record (then all text "0"/"1") was released, and "1.0" written by a float column was
+    no class 1: one record decided refusal or release for every other (sixty-fourth session). Read by value, a label
+    is the class it stands for whatever the column's type.
+
+    The caller refuses declared values of different classes that share a key (:func:`shared_key`: "1" and "1.0",
+    "1" and "true"), before any data is read; a key several declared values hold is read as the first of them (the
+    command line's --positive 1 --positive 1.0: two spellings of one class). A label with no key, or with a key no
+    declared value holds, stays as it is (for the caller's refusal of labels outside the classes). One pass over the
+    distinct labels (:func:`numpy.unique`, or a dict where the labels are objects numpy cannot order); the result
+    holds each entry by its own type (:func:`own_types`), the declared value's where one was replaced."""
+    keys: dict[Key, Any] = {}
+    for label in declared:
+        key = reading_key(label)
+        if key is not None:
+            keys.setdefault(key, label)
+    if not keys or not labels.size:
+        return labels
+    distinct, where = _distinct(labels)
     exact = set(declared)
+    spelled = [label if _declared(label, exact) else keys.get(reading_key(label), label)  # type: ignore[arg-type]
+               for label in distinct]
+    if all(new is old for new, old in zip(spelled, distinct, strict=True)):
+        return labels
+    return own_types(spelled)[where.reshape(labels.shape)]
 
-    def reads_as_number(value: Any) -> bool:
-        if value.strip().lower() in flags:
-            return True
+
+def _distinct(labels: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """(the distinct labels, each label's index among them): :func:`numpy.unique`, or one pass with a dict for
+    objects numpy cannot order (text beside numbers, None). Labels equal to each other (1, 1.0 and True) are one:
+    they have one reading key, and are one declared class or none alike."""
+    try:
+        distinct, where = np.unique(labels.ravel(), return_inverse=True)
+        return distinct.tolist(), where
+    except TypeError:
+        pass
+    index: dict[Any, int] = {}
+    found: list[Any] = []
+    positions = np.empty(labels.size, dtype=np.intp)
+    for i, label in enumerate(labels.ravel().tolist()):
         try:
-            return float(value.strip()) in numbers
-        except (ValueError, OverflowError):
-            return False
+            position = index.setdefault(label, len(found))
+        except TypeError:  # unhashable: its own entry (it has no key; refused as outside the classes)
+            position = len(found)
+        if position == len(found):
+            found.append(label)
+        positions[i] = position
+    return found, positions
 
-    texts = [value for value in set(values.tolist())
-             if isinstance(value, str) and value not in exact and reads_as_number(value)]
-    return np.isin(values, texts) if texts else np.zeros(values.shape, dtype=bool)
+
+def _declared(label: Any, exact: set[Any]) -> bool:
+    """Whether ``label`` equals a declared value (``exact``), as numpy's ``==`` finds it (1.0 and True are 1)."""
+    try:
+        return label in exact
+    except TypeError:  # unhashable
+        return False
 
 
 def spelling_variants(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray:

@@ -48,16 +48,18 @@ from .tables import (
     MISSING_TOKENS,
     NonFiniteError,
     RowError,
+    by_value,
     column_names,
     finite_numbers,
     first_non_number,
     non_finite_error,
     non_numeric_entry,
-    number_texts,
     own_types,
     plain_matrix,
+    reading_key,
     refuse_kind,
     refuse_non_numbers,
+    shared_key,
     spelling_variants,
     such_rows,
     table_matrix,
@@ -67,6 +69,7 @@ __all__ = [
     "check_callable",
     "class_labels",
     "label_vector",
+    "declared_labels",
     "one_dimensional_labels",
     "outside_refusal",
     "not_two_dimensional",
@@ -624,7 +627,7 @@ def check_rows(X: np.ndarray, name: str = "X", first: int = 0) -> None:
             raise non_finite_error(name, start + error.row, error.column) from None
 
 
-def check_classes(classes: Any) -> tuple:
+def check_classes(classes: Any, saved: bool = False) -> tuple:
     """The public pair (negative, positive) of label values (:func:`check_public_classes`, of two)."""
     _refuse_unordered(classes)
     try:
@@ -632,12 +635,13 @@ def check_classes(classes: Any) -> tuple:
     except (TypeError, ValueError):
         raise InputError(f"classes must be a pair (negative, positive), got {classes!r}") from None
     _refuse_unmatchable_classes((negative, positive_label), classes)
-    _refuse_repeated_classes((negative, positive_label), classes)
+    _refuse_repeated_classes((negative, positive_label), classes, saved)
     return negative, positive_label
 
 
 def check_public_classes(classes: Any) -> tuple:
-    """The public class set: an ordered sequence of at least two distinct labels (never read off the data)."""
+    """The public class set: an ordered sequence of at least two distinct labels (never read off the data), no two
+    of which share a reading key (:func:`_refuse_repeated_classes`)."""
     _refuse_unordered(classes)
     values = tuple(value.item() if isinstance(value, np.generic) else value for value in classes)
     if len(values) < 2:
@@ -647,10 +651,19 @@ def check_public_classes(classes: Any) -> tuple:
     return values
 
 
-def _refuse_repeated_classes(values: tuple, classes: Any) -> None:
-    """The one refusal of a class declared twice (classes=(1, 1)), for a pair and a class set alike."""
+def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -> None:
+    """The one refusal of a class declared twice, for a pair and a class set alike: an equal value (classes=(1, 1)),
+    or two that share a reading key (:func:`dpcvx.tables.shared_key`: "1" and "1.0", "1" and "true", "7" and "07"),
+    since a label is read by its value (:func:`declared_labels`) and one of that value would be both. Refused when
+    declared, before any data is read or any budget charged; a model file's classes (``saved``: fitted before this
+    refusal) are kept, a key two of them share then read as neither."""
     if len(set(values)) != len(values):
         raise InputError(f"classes must be distinct values, got {classes!r}")
+    shared = None if saved else shared_key([value] for value in values)
+    if shared is not None:
+        raise InputError(f"classes {shared[0]!r} and {shared[1]!r} are one value, and a label is read by its value "
+                         "(a table's 1, 1.0, 01, true and True are one label, whichever type its reader gave the "
+                         f"column): declare one of them, got {classes!r}")
 
 
 def _refuse_unordered(classes: Any) -> None:
@@ -731,10 +744,14 @@ def refuse_non_number_targets(name: str, values: Any) -> None:
     refuse_non_numbers(array, name)
 
 
-def label_vector(y: Any, n: int) -> np.ndarray | SignBits:
+def label_vector(y: Any, n: int, classes: Sequence[Any] | None = None) -> np.ndarray | SignBits:
     """y as a 1-D array of n labels (a column vector (n, 1) is flattened), or labels held as bits as they are
     (:class:`SignBits`, read a part at a time); InputError naming the shapes otherwise: a row (1, n) is refused, as
-    the estimators (scikit-learn's ``column_or_1d``) refuse it, in their words (:func:`one_dimensional_labels`)."""
+    the estimators (scikit-learn's ``column_or_1d``) refuse it, in their words (:func:`one_dimensional_labels`).
+
+    Given the PUBLIC ``classes``, each label is read by its value (:func:`declared_labels`): "1.0", "01", "true",
+    True or Decimal("1") is the class 1 (or "1"), whatever type its reader gave the whole column, so that every
+    entry's labels, checked here once, reach the fit, the score and the owner's notes spelled as the classes."""
     if y is None:
         raise InputError("y is missing (None): pass the labels, one per row of X")
     if isinstance(y, SignBits):
@@ -742,9 +759,28 @@ def label_vector(y: Any, n: int) -> np.ndarray | SignBits:
     else:
         refuse_misread("y", y, labels=True)
         labels = one_dimensional_labels(own_types(y))
+        if classes is not None:
+            labels = declared_labels(labels, classes)
     if labels.shape[0] != n:
         raise InputError(f"X has {n} rows but y has {labels.shape[0]} labels")
     return labels
+
+
+def declared_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
+    """``labels`` (1-D) read against the PUBLIC ``classes`` by value (:func:`dpcvx.tables.by_value`): a label that
+    is a class stays; one that is no class but stands for the number of exactly one class ("1.0", "01", " 1",
+    "true", True, Decimal("1") for 1 or "1": :func:`dpcvx.tables.reading_key`) is that class; any other stays, for
+    the refusal of labels outside the classes. ``labels`` itself when every label is a class (compared
+    ``LABEL_CHUNK`` at a time, :func:`outside_classes`): a release on labels that were classes is unchanged. The
+    one reading of labels at every entry that takes them against declared classes (PrivateERM, the estimators,
+    PrivateMulticlassERM, tune, the kernel learners, a release's score); classes that share a key were refused when
+    declared (:func:`_refuse_repeated_classes`; a model file saved
+    before keeps them: a key two of its classes share reads as neither)."""
+    if outside_classes(labels, classes) is None:
+        return labels
+    keys = [reading_key(label) for label in classes]
+    unique = [label for label, key in zip(classes, keys, strict=True) if key is None or keys.count(key) == 1]
+    return by_value(labels, unique)
 
 
 def one_dimensional_labels(y: np.ndarray) -> np.ndarray:
@@ -879,8 +915,9 @@ MISSING_ADVICE = ("remove them or impute them with a public rule first: removing
 
 def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:
     """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only, and how many
-    of them are a declared class but for letter case or surrounding spaces (:func:`dpcvx.tables.spelling_variants`)
-    or text reading as a declared number class (:func:`dpcvx.tables.number_texts`), each with its fix. A missing
+    of them are a declared class but for letter case or surrounding spaces (:func:`dpcvx.tables.spelling_variants`),
+    with its fix (a label that stands for a declared class's number, "1.0" for 1, is that class: every entry reads
+    labels by value, :func:`declared_labels`, before this refusal). A missing
     label among them (:func:`missing_labels`) is no label outside the classes: it is refused first, in the one
     wording of a missing label or target (:func:`missing_refusal`); so is the text '' or '?' outside the classes
     (``MISSING_TOKENS``), as the command line refuses an empty or '?' label cell its --positive and --negative do
@@ -897,12 +934,8 @@ def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> 
     variants = int(np.count_nonzero(spelling_variants(values, classes)))
     case = (f" ({variants} of them differ from a declared class only in letter case or surrounding spaces: normalise "
             "y first, for example y.str.strip().str.lower() with the classes in lower case)") if variants else ""
-    texts = int(np.count_nonzero(number_texts(values, classes)))
-    text = (f" ({texts} of them are text that reads as a declared number or flag class, as a table read as text "
-            "gives: convert y first, for example y.astype(int) or y == 'True', or declare the classes as the text "
-            "the table holds)") if texts else ""
     return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
-            f"(their values are not shown: they are data){case}{text},")
+            f"(their values are not shown: they are data){case},")
 
 
 def missing_labels(values: np.ndarray) -> np.ndarray:
@@ -1206,7 +1239,7 @@ def check_labels(y: Any, n: int, classes: tuple, dtype: type = np.float64, *,
     3 bytes a row, 0.375 of a one-column file; the one-byte labels themselves were 0.125 of it, the bits are
     0.016. ``scored``: the labels a release's score compares with its predictions (the refusal says so,
     :func:`outside_refusal`)."""
-    labels = label_vector(y, n)
+    labels = label_vector(y, n, classes)
     negative, positive_label = classes
     signs: np.ndarray | SignBits = SignBits.empty(n) if packed else np.empty(n, dtype=dtype)
     known = 0
@@ -1251,8 +1284,9 @@ def outside_head(outside: np.ndarray, labels: Any, classes: Sequence[Any], fixed
 
 def class_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
     """The ``n`` labels a release's score compares with its predictions: 1-D (a column vector flattened; another shape
-    refused, naming it), each one of the model's public ``classes`` (else :func:`outside_refusal`)."""
-    labels = label_vector(y, n)
+    refused, naming it), each one of the model's public ``classes`` (else :func:`outside_refusal`), read by value
+    (:func:`declared_labels`)."""
+    labels = label_vector(y, n, classes)
     assert isinstance(labels, np.ndarray)
     outside = outside_classes(labels, classes)
     if outside is not None:

@@ -59,10 +59,9 @@ from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, write_model
 from ..tables import (
-    Key,
     RowError,
+    by_value,
     missing_spellings,
-    reading_key,
     repeated_names,
     shared_key,
     spelling_variants,
@@ -400,19 +399,8 @@ def _by_value(raw: np.ndarray, declared: Sequence[str]) -> np.ndarray:
     floats when one record is 2.5 (pandas), decimals of one digit when one is Decimal("2.5") (pyarrow), and then
     every 1 read "1.0", no --positive 1: one record made every other record negative (an attacker probe,
     sixty-third session). Each cell is now read by its own value (:func:`_refuse_same_number_labels` made sure no
-    two classes share one); by distinct cell."""
-    keys: dict[Key, str] = {}
-    for label in declared:
-        key = reading_key(label)
-        if key is not None:
-            keys.setdefault(key, label)
-    if not keys or not raw.size:
-        return raw
-    distinct, where = np.unique(raw, return_inverse=True)
-    exact = set(declared)
-    spelled = [cell if cell in exact else keys.get(reading_key(cell), cell)  # type: ignore[arg-type]
-               for cell in distinct.tolist()]
-    return np.array(spelled, dtype=str)[where.reshape(raw.shape)]
+    two classes share one), as the Python entries read labels: :func:`dpcvx.tables.by_value`, the one reading."""
+    return by_value(raw, declared)
 
 
 def _label_values(args: argparse.Namespace) -> tuple[str, str]:
@@ -683,6 +671,8 @@ def _fit_usage(args: argparse.Namespace) -> tuple[PublicSchema | None, losses.Ma
         if "" in args.classes:
             raise UsageError("a class label is empty: an empty label cell is a missing label; give the classes the "
                              "target column holds")
+        _refuse_spaced_labels(args)  # in the command line's words, before the Python entry's check of the classes
+        _refuse_same_number_labels(args)  # (which refuses two of one reading key too)
         with _as_usage("--classes: "):
             check_public_classes(args.classes)
     if regression and args.label_bound is None:

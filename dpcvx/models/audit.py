@@ -49,7 +49,7 @@ from ..data.files import atomic_write, check_writable  # every file dpcvx writes
 from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning, a_value_of
 from ..limits import CANARY_MAX_ENTRIES
 from ..privacy.rng import RandomState, resolve_rng
-from ..tables import is_number
+from ..tables import is_number, own_types, reading_key
 from ..validation import (
     check_bound,
     check_choice,
@@ -83,6 +83,18 @@ CANDIDATE_CUTS = 64
 # --- neighbouring datasets ----------------------------------------------------------------
 
 
+def _labels_differ(y: np.ndarray, y_prime: np.ndarray) -> np.ndarray:
+    """Which rows' labels differ between D and D': by value, as every fit reads a label against its classes
+    (:func:`dpcvx.validation.declared_labels`): 1, 1.0, "1" and "true" are one label (:func:`dpcvx.tables.
+    reading_key`). Compared as arrays, the text that one record of a list makes of every label (numpy makes
+    [0, 1, "1"] all text) made every row of y differ from the numbers of y', and the pair was refused as differing
+    in n records (sixty-fourth session)."""
+    if y.dtype.kind not in "OUS" and y_prime.dtype.kind not in "OUS":
+        return np.asarray(y != y_prime, dtype=bool)
+    return np.fromiter((not (a == b or (reading_key(a) is not None and reading_key(a) == reading_key(b)))
+                        for a, b in zip(y.tolist(), y_prime.tolist(), strict=True)), dtype=bool, count=y.size)
+
+
 @dataclass(frozen=True)
 class NeighbouringPair:
     """Two datasets of the same size that differ in exactly one record (replace-one).
@@ -108,7 +120,7 @@ class NeighbouringPair:
             arrays[name] = np.array(dense, dtype=float)
         for name in ("y", "y_prime"):
             refuse_misread(f"NeighbouringPair.{name}", getattr(self, name), labels=True)
-            labels = np.asarray(getattr(self, name)).ravel()
+            labels = own_types(getattr(self, name)).ravel()  # each label of its own type
             missing = np.flatnonzero(missing_labels(labels))
             if missing.size:  # NaN != NaN: a missing label would count as a difference of the two data sets
                 raise missing_refusal(f"NeighbouringPair.{name}", int(missing.size), int(missing[0]))
@@ -121,7 +133,7 @@ class NeighbouringPair:
                 f"neighbouring datasets must have the same shape (replace-one neighbours): "
                 f"X {X.shape}, y {y.shape}, X_prime {X_prime.shape}, y_prime {y_prime.shape}"
             )
-        differing = np.flatnonzero(np.any(X_prime != X, axis=1) | (y != y_prime))
+        differing = np.flatnonzero(np.any(X_prime != X, axis=1) | _labels_differ(y, y_prime))
         if differing.size != 1:
             raise InputError(
                 f"D and D' must differ in exactly one record, they differ in {differing.size}; "

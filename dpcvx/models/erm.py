@@ -145,7 +145,9 @@ class PrivateERM(ConstructorParameters):
         Rows with ||x|| > R are scaled onto the bound (True, with a
         :class:`~dpcvx.exceptions.ClippingWarning`) or refused (False).
     classes : pair
-        Public (negative, positive) label values; never inferred from y.
+        Public (negative, positive) label values; never inferred from y. Each label is read by its
+        value ("1.0", "true" or True is the class 1, the integer 1 the class "1":
+        :func:`dpcvx.validation.declared_labels`); two classes of one value are refused when declared.
     feature_map : object with ``transform(X)``, ``norm_bound`` and ``to_dict()``, optional
         A public, data-independent map such as
         :class:`dpcvx.data.kernels.RandomFourierFeatures`. ``transform`` reads the rows

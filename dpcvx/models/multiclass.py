@@ -160,7 +160,7 @@ class PrivateMulticlassERM:
         return self
 
     def _labels(self, y: Any, n: int) -> np.ndarray:
-        labels = label_vector(y, n)
+        labels = label_vector(y, n, self.classes)  # read by value: "1.0" is the class 1
         assert isinstance(labels, np.ndarray)
         outside = outside_classes(labels, self.classes)  # compared a chunk at a time (no boolean n-vectors)
         if outside is not None:

@@ -71,7 +71,7 @@ from ..data.blocks import cache_block_rows, is_out_of_core
 from ..data.notes import most_rows_clipped
 from ..exceptions import TrainingRowsWarning, warn_shown
 from ..release.usefulness import checks_are_off, estimator_called, speaker
-from ..validation import clipped_ends, label_codes, narrow_range_advice
+from ..validation import clipped_ends, declared_labels, label_codes, narrow_range_advice
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_BETTER_REGRESSION", "CODE_LABELS",
            "LITTLE_KEPT", "KEPT_SHARE", "KEPT_HUBER_WIDTH", "LEAST_SQUARES_FLOOR", "LEAST_SQUARES_WIDEST",
@@ -1415,10 +1415,13 @@ def warn_on_tuned(model: Any, X: Any, y: Any, regression: bool,
     fitted on part of the rows with part of epsilon) released one and said nothing. A regression's labels piled
     beyond an end of ``label_range`` are said as the fits say them (:func:`~dpcvx.validation.narrow_range_advice`):
     its note once advised "a narrower public label_bound" whatever the labels. An X out of core other than a
-    memmap is not read again, as :func:`warn_on_regression_fit` does not."""
+    memmap is not read again, as :func:`warn_on_regression_fit` does not. A classifier's labels are read by value
+    against its classes (:func:`~dpcvx.validation.declared_labels`), as its fit and tune's score read them."""
     if not runs_here() or (is_out_of_core(X) and not isinstance(X, np.memmap)):
         return
     classes = None if regression else getattr(model, "classes_", None)
+    if classes is not None:
+        y = declared_labels(np.asarray(y).ravel(), tuple(np.asarray(classes).tolist()))
     finding = training_rows_finding(model.predict(X), y, regression, classes, label_range)
     if finding is not None:
         narrow = (narrow_range_advice(clipped_ends(np.asarray(y, dtype=float).ravel(), label_range), seen=True)

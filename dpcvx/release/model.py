@@ -552,7 +552,7 @@ class LinearModel:
         if self.coef_.ndim != 1 or not self.coef_.size:
             raise InputError(f"coef must be a non-empty 1-D vector of weights, got shape {self.coef_.shape}")
         self.intercept_ = finite("intercept", intercept)
-        self.classes_ = np.asarray(check_classes(classes))
+        self.classes_ = np.asarray(check_classes(classes, saved=True))  # a model file fitted before a refusal loads
         if not isinstance(rows, RowMap):
             raise InputError(f"rows must be a dpcvx RowMap (the public input map), got {type(rows).__name__}")
         self.rows = rows

@@ -142,6 +142,7 @@ from ..validation import (
     check_threshold,
     class_labels,
     decision_cut,
+    declared_labels,
     fraction,
     missing_labels,
     optional,
@@ -302,13 +303,17 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         """More than two public classes: one-vs-rest (:class:`~dpcvx.models.multiclass.PrivateMulticlassERM`)."""
         return len(check_public_classes(self.classes)) > 2
 
-    def _labels_checked(self, y: np.ndarray, multiclass: bool) -> tuple[Any, ...]:
-        """The PUBLIC ``classes``; refuse labels outside them (never inferred from y)."""
+    def _labels_checked(self, y: np.ndarray, multiclass: bool) -> tuple[np.ndarray, tuple[Any, ...]]:
+        """(y read by value against the PUBLIC ``classes``, the classes): "1.0", "01", "true", True or Decimal("1")
+        is the class 1 or "1" whatever type the column's reader gave it (:func:`~dpcvx.validation.declared_labels`),
+        so that the learner, the owner's notes and the scores see labels spelled as the classes; labels outside them
+        refused (never inferred from y)."""
         classes = check_public_classes(self.classes) if multiclass else check_classes(self.classes)
+        y = declared_labels(y, classes)
         outside = outside_classes(y, classes)
         if outside is not None:
             raise label_error(type(self).__name__, y, outside, classes)
-        return classes
+        return y, classes
 
     def _label_refusal(self, y: Any, multiclass: bool, refusal: InputError) -> InputError:
         """scikit-learn's refusal of X or y, or, when y is a vector of labels with a NaN, infinite or missing one
@@ -489,12 +494,14 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                 "w_max (docs/theory.md, section 21)")
 
     def _checked_data(self, X: Any, y: Any, multiclass: bool) -> tuple[Any, np.ndarray, Any, tuple[Any, ...]]:
-        """(X, y, the checked copy, the public classes): scikit-learn's checks and the labels."""
+        """(X, y, the checked copy, the public classes): scikit-learn's checks and the labels, read by value
+        against the classes (:meth:`_labels_checked`)."""
         try:
             X, y, checked = self._validated(X, y, reset=True)
         except InputError as refusal:  # a NaN label: refused as on every path, outside the classes, by its row
             raise self._label_refusal(y, multiclass, refusal) from None
-        return X, y, checked, self._labels_checked(y, multiclass)
+        labels, classes = self._labels_checked(y, multiclass)
+        return X, labels, checked, classes
 
     def _fit(self, X: Any, y: Any, sample_weight: Any, accountant: PrivacyAccountant | None,
              planned: EstimatorPlan | None) -> _PrivateLinearClassifier:
@@ -867,7 +874,11 @@ class DPERMClassifier(_PrivateLinearClassifier):
         InputError naming the pair and this parameter. More than two public
         classes, e.g. ``classes=(0, 1, 2, 3, 4)``, fit one-vs-rest under ONE
         total (epsilon, delta) (:class:`dpcvx.models.multiclass.PrivateMulticlassERM`;
-        docs/tutorial-multiclass.md); ``coef_`` is then (k, d).
+        docs/tutorial-multiclass.md); ``coef_`` is then (k, d). Each label is read by its
+        value, whatever type the column's reader gave it: "1", "1.0", "true", True and
+        Decimal("1") are the class 1, the integer 1 the class "1"
+        (:func:`dpcvx.validation.declared_labels`); two classes of one value, ("1", "1.0"),
+        are refused when declared.
     split : {"max", "paper", "rank-one"} or None, default None
         Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`): None is
         "max". Output perturbation takes none: any split given with ``mechanism="output"`` is refused.

@@ -113,7 +113,8 @@ def as_labels(y: ArrayLike, n: int) -> np.ndarray:
     """y as a float vector of -1/+1 labels of length n, or a typed error: labels outside the kernel learners' classes
     (-1, +1) refused as every entry refuses them, counted and placed, a missing label told apart
     (:func:`dpcvx.validation.outside_head`), never shown."""
-    labels = label_vector(y, n)  # a column vector flattened, as every entry takes it; another shape named
+    labels = label_vector(y, n, KERNEL_CLASSES)  # a column vector flattened, as every entry takes it; another shape
+    # named; each label read by value ("1.0", "+1", True for 1: dpcvx.validation.declared_labels)
     assert isinstance(labels, np.ndarray)
     outside = outside_classes(labels, KERNEL_CLASSES)
     if outside is not None:

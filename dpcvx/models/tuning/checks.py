@@ -38,6 +38,7 @@ from ...validation import (
     check_labels,
     check_public_classes,
     check_table,
+    declared_labels,
     label_vector,
     not_two_dimensional,
     outside_classes,
@@ -138,8 +139,11 @@ def count_mistakes(model: Any, X: Any, y: ArrayLike) -> int:
 def check_declared_labels(y: np.ndarray, classes: Sequence[Any], fixed: bool = False) -> None:
     """Refuse labels outside a learner's public classes (two or more; never read off y). ``fixed``: the learner
     takes no ``classes`` (the kernel learners' are -1 and +1), so the refusal says to map the labels onto them, not to
-    pass a parameter it does not have."""
+    pass a parameter it does not have. Each label is read by its value (:func:`~dpcvx.validation.declared_labels`:
+    "1.0" is the class 1), as the candidate's fit reads it and the score compares it
+    (:func:`~dpcvx.models.tuning.scores.total_units`)."""
     public = check_public_classes(classes)
+    y = declared_labels(y, public)
     if fixed:
         outside = outside_classes(y, public)
         if outside is not None:

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ...exceptions import InputError
-from ...validation import check_bound, integer, label_range, non_negative
+from ...validation import check_bound, declared_labels, integer, label_range, non_negative
 from ..linear_regression import PrivateLinearRegression
 
 __all__ = ["Score", "Mistakes", "ClippedSquaredError", "STEPS", "SQUARED_ERROR_STEPS", "MISTAKES_RECORD", "describe",
@@ -304,9 +304,14 @@ def resolve_score(score: Any, learners: Sequence[Any]) -> Score:
 
 def total_units(score: Score, model: Any, X: Any, y: np.ndarray) -> int:
     """The score's integer total on (X, y): the sum of each row's units (read by :mod:`.full_data` and
-    :mod:`.split` on the held-out part only; never released without noise)."""
+    :mod:`.split` on the held-out part only; never released without noise). A classifier's labels are read by value
+    against its public ``classes_`` (:func:`~dpcvx.validation.declared_labels`: "1.0" is the class 1), as its fit
+    read them: each candidate's own classes, which tune's candidates may spell differently."""
     predictions = np.asarray(model.predict(X)).ravel()
     labels = np.asarray(y).ravel()
+    classes = getattr(model, "classes_", None)
+    if classes is not None:
+        labels = declared_labels(labels, tuple(np.asarray(classes).tolist()))
     if predictions.shape != labels.shape:
         raise InputError(f"model.predict returned {predictions.shape[0]} values for {labels.shape[0]} rows")
     return int(score.row_units(predictions, labels).sum())
