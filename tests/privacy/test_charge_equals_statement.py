@@ -9,12 +9,14 @@ charged curve had the fit's Gaussian at the statistics' eps_fit and no part for 
 from __future__ import annotations
 
 import itertools
+import re
 import warnings
 
 import numpy as np
 import pytest
 
 from dpcvx import PrivacyAccountant
+from dpcvx.models.fit_plan import composite_ledger_line
 from dpcvx.privacy.composition import sequential_epsilon
 from dpcvx.sklearn import DPHuberRegressor, DPHuberSVM, DPLogisticRegression
 
@@ -106,3 +108,35 @@ def test_one_vs_rest_charge_is_the_release_statement(statistics, prior, delta, e
         delta=delta, mechanism="objective"), X, y)
     assert entry.cost.epsilon == model.epsilon and entry.cost.delta == model.delta
     assert entry.curve == model.privacy_curve
+
+
+def _shares_on_the_line(description: str) -> list[float]:
+    """The epsilons a composite ledger line states, in its order (each "eps_x=<number>")."""
+    return [float(text) for text in re.findall(r"\beps_[a-z]+=([^,)\s]+)", description)]
+
+
+@pytest.mark.parametrize(("statistics", "prior", "epsilon"),
+                         list(itertools.product((False, True), ("private", "balanced"), EPSILONS)))
+def test_ledger_line_shares_add_up_to_its_charge(statistics, prior, epsilon) -> None:
+    """The shares a ledger line prints, read back and added in its order, are the charge it prints, exactly (six
+    significant digits printed 0.00333333, 0.03 and 0.0666667 for a charge of 0.1)."""
+    X, y, _ = _rows(4)
+    options = {"class_prior": "private"} if prior == "private" else {"class_weight": "balanced"}
+    entry, _ = _charged_and_stated(DPLogisticRegression(data_norm=4.0, column_statistics=statistics, epsilon=epsilon,
+                                                        **options), X, y)
+    shares = _shares_on_the_line(entry.description)
+    assert len(shares) == 2 + statistics
+    assert sequential_epsilon(shares) == entry.cost.epsilon
+    accountant = PrivacyAccountant(100.0, ledger=[entry])
+    (line,) = [text for text in str(accountant).splitlines() if text.startswith("  epsilon=")]
+    assert float(re.match(r"  epsilon=([^,]+),", line).group(1)) == entry.cost.epsilon
+
+
+def test_composite_ledger_line_writes_each_share_exactly() -> None:
+    """Each share as number_text writes it: :g where that reads back (0.1, 0.5), else the fewest digits that do."""
+    third = 1 / 3
+    line = composite_ledger_line("PrivateERM.fit (n=10)", [("private column statistics", "eps_s", 0.1),
+                                                           ("private class count", "eps_c", third)], 0.5)
+    assert line == (f"PrivateERM.fit (n=10): private column statistics (eps_s=0.1), private class count "
+                    f"(eps_c={third!r}), then the fit (eps_fit=0.5)")
+    assert _shares_on_the_line(line) == [0.1, third, 0.5]
