@@ -119,7 +119,8 @@ def _shares_on_the_line(description: str) -> list[float]:
                          list(itertools.product((False, True), ("private", "balanced"), EPSILONS)))
 def test_ledger_line_shares_add_up_to_its_charge(statistics, prior, epsilon) -> None:
     """The shares a ledger line prints, read back and added in its order, are the charge it prints, exactly (six
-    significant digits printed 0.00333333, 0.03 and 0.0666667 for a charge of 0.1)."""
+    significant digits wrote shares that,
+    read back, did not add up to the charge)."""
     X, y, _ = _rows(4)
     options = {"class_prior": "private"} if prior == "private" else {"class_weight": "balanced"}
     entry, _ = _charged_and_stated(DPLogisticRegression(data_norm=4.0, column_statistics=statistics, epsilon=epsilon,
