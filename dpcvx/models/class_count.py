@@ -42,7 +42,7 @@ import numpy as np
 from ..advice import setting
 from ..exceptions import InputError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..privacy.composition import check_delta
+from ..privacy.composition import check_delta, sequential_epsilon
 from ..privacy.exact_sampling import discrete_laplace, integer_source
 from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
@@ -145,7 +145,8 @@ class CountPlan:
 
     @property
     def total(self) -> float:
-        return self.eps_count + self.eps_fit
+        """eps_c + eps_fit (:func:`~dpcvx.privacy.composition.sequential_epsilon`, the release's order)."""
+        return sequential_epsilon([self.eps_count, self.eps_fit])
 
     @property
     def floor(self) -> int:

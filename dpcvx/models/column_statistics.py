@@ -102,7 +102,7 @@ from ..privacy.column_histogram import (
 )
 from ..privacy.column_ranges import VALUE_BLOCK, grid_points, least_rows
 from ..privacy.column_sums import lattice_contributions, sums_sensitivity
-from ..privacy.composition import check_delta
+from ..privacy.composition import check_delta, sequential_epsilon
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
 from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
@@ -210,7 +210,9 @@ class StatisticsPlan:
 
     @property
     def total(self) -> float:
-        return self.eps_statistics + self.eps_label + self.eps_fit
+        """eps_s (+ eps_l) + eps_fit (:func:`~dpcvx.privacy.composition.sequential_epsilon`, the release's order);
+        a fit that draws a class count inside eps_fit is charged :meth:`StandardisedPlan.shares`' composition."""
+        return sequential_epsilon([epsilon for _, epsilon in self.drawn] + [self.eps_fit])
 
     @property
     def drawn(self) -> list[tuple[DrawnPart, float]]:
@@ -450,16 +452,34 @@ class StandardisedPlan:
             eps_fit = self.plan.count.at(plan.n).eps_fit
         return composite_ledger_line(fit_ledger_text(self.learner, self.plan, plan.n), draws, eps_fit)
 
+    def shares(self, plan: StatisticsPlan) -> tuple[list[tuple[DrawnPart, float]], float]:
+        """(the draws before the fit, the fit's epsilon) as the release states them, for the statistics' plan at this
+        fit's n: a class count drawn inside eps_fit (:class:`~dpcvx.models.class_count.RatesPlan`) first, then the
+        statistics (and the label's range), the order of the release's records
+        (:func:`~dpcvx.release.model.drawn_records`, :func:`~dpcvx.release.model.drawn_parts`), and the fit's own
+        epsilon (the count's eps_fit when it splits eps_fit again). The charge's total
+        (:func:`~dpcvx.privacy.composition.sequential_epsilon` of these shares in this order) and its curve
+        (:func:`~dpcvx.privacy.privacy_curve.draws_then_fit_curve` of them) are then the release's total_epsilon and
+        privacy curve, to the last bit: charged as the eps_s + eps_fit of the statistics' split, a fit at epsilon 3
+        was charged 3.0 for a release stating 3.0000000000000004, and its charged curve had the fit's Gaussian at the
+        statistics' eps_fit and no part for the count."""
+        if isinstance(self.plan, RatesPlan):
+            count = self.plan.count.at(plan.n)
+            return [(DrawnPart.COUNT, count.eps_count), *plan.drawn], count.eps_fit
+        return plan.drawn, plan.eps_fit
+
     @float_errors_ignored
     def execute(self, X: Any, y: Any, random_state: RandomState, accountant: PrivacyAccountant | None,
                 sample_weight: Any) -> Any:
         """Charge once, release the statistics, fit on the map (module docstring, steps 2 to 5)."""
         plan = self.statistics.at(X)
         rng = shared_rng(random_state)  # one stream for the statistics and the fit; a bad seed refused before charging
-        if accountant is not None:
-            accountant.spend(plan.total, plan.delta, description=self.ledger_line(plan),
-                             curve=draws_then_fit_curve(plan.drawn, fit_after_draws_part(
-                                 plan.eps_fit, plan.delta, gaussian_output(self.options, self.learner.float_safe))),
+        if accountant is not None:  # the release's shares, in its order (:meth:`shares`)
+            drawn, eps_fit = self.shares(plan)
+            accountant.spend(sequential_epsilon([epsilon for _, epsilon in drawn] + [eps_fit]), plan.delta,
+                             description=self.ledger_line(plan),
+                             curve=draws_then_fit_curve(drawn, fit_after_draws_part(
+                                 eps_fit, plan.delta, gaussian_output(self.options, self.learner.float_safe))),
                              conditional=plan_conditional(self.plan))
         mapped, values = draw_map(X, plan, rng)
         shift, labels = 0.0, y
@@ -495,15 +515,15 @@ class StandardisedPlan:
                 model = self.plan.with_feature_map(mapped).fit(X, y, random_state=rng, sample_weight=sample_weight)
         fitted = model.certificate
         record = statistics_record(plan, values)
-        # the release's total, summed as its certificate sums it (composed_epsilon): a count drawn inside eps_fit
-        # splits it again, so plan.total may differ in the last bit
+        # the release's total, summed as its certificate sums it (composed_epsilon): the charge's (:meth:`shares`);
+        # a count drawn inside eps_fit splits it again, so plan.total may differ in the last bit
         total = composed_epsilon((*fitted.private_bounds, record), fitted.epsilon)
         record["total_epsilon"] = total
         weights = fitted.weights  # a private class count drawn inside eps_fit: its record states the release's total
         if weights is not None and weights.private_count is not None:
             weights = replace(weights, private_count={**weights.private_count, "total_epsilon": total})
         model.certificate = replace(fitted, column_statistics=record, weights=weights, guarantee=(
-            f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: private "
+            f"({total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: private "
             f"column statistics (eps_s = {plan.eps_statistics:g})"
             + (f" and the label's range (eps_l = {plan.eps_label:g})" if plan.eps_label else "")
             + f", then the fit on the columns they centre and scale (eps_fit = {plan.eps_fit:g}): "

@@ -72,6 +72,7 @@ from ..validation import (
     check_epsilon,
     check_flag,
     integer,
+    number_text,
     optional,
     positive,
     public_arithmetic,
@@ -548,9 +549,15 @@ def composite_ledger_line(fit: str, draws: Sequence[tuple[str, str, float]], eps
     its epsilon (``draws``: (name, symbol, eps)), then the fit's own eps_fit, e.g.
     "PrivateERM.fit (loss logistic, objective perturbation, n=3000): private column statistics (eps_s=0.1), private
     class count (eps_c=0.045), then the fit (eps_fit=0.855)". The line is text only: the charge (its total and curve)
-    is made by the composite from the same parts."""
-    drawn = ", ".join(f"{name} ({symbol}={eps:g})" for name, symbol, eps in draws)
-    return f"{fit}: {drawn}, then the fit (eps_fit={eps_fit:g})"
+    is made by the composite from the same parts.
+
+    Each epsilon is written as :func:`~dpcvx.validation.number_text` writes it: as ``:g`` does where that reads back as
+    the same double, else with the fewest more digits that do (0.1 stays "0.1", 1/3 - 0.1/3 is written in full), so
+    the shares on the line, read back and added in its order, are the charge the ledger states beside it (the
+    accountant's line writes its epsilon the same way). Six significant digits left a reader three shares that did
+    not add up to the total (a probe of the sixty-third session)."""
+    drawn = ", ".join(f"{name} ({symbol}={number_text(eps)})" for name, symbol, eps in draws)
+    return f"{fit}: {drawn}, then the fit (eps_fit={number_text(eps_fit)})"
 
 
 def plan_conditional(plan: Any) -> bool:

@@ -72,6 +72,7 @@ from ..validation import (
     check_epsilon,
     check_public_classes,
     label_vector,
+    number_text,
     one_vs_rest_signs,
     outside_classes,
     outside_head,
@@ -375,10 +376,10 @@ class MulticlassPlan:
         if accountant is not None:  # every class's release is proved for the relation fit_params state
             what = f"{k} classes, {loss_label(learner.binary.loss)}, {self.mechanism} perturbation, one-vs-rest" + (
                 "" if statistics is None else f", private column statistics drawn once (eps_s="
-                f"{statistics.eps_statistics:g}), the fits' eps_fit={statistics.eps_fit:g}") + (
+                f"{number_text(statistics.eps_statistics)}), the fits' eps_fit={number_text(statistics.eps_fit)}") + (
                 "" if not isinstance(self.binary, RatesPlan) else f", each class's fit after a {COUNT_LINE} of its "
-                f"class inside its share (eps_c={self.binary.count.at(input_shape(X)[0]).eps_count:g} of "
-                f"{eps_c:g})")  # the count, as the binary composite's own line names it (RatesPlan.draws)
+                f"class inside its share (eps_c={number_text(self.binary.count.at(input_shape(X)[0]).eps_count)} of "
+                f"{number_text(eps_c)})")  # the count, as the binary composite's own line names it (RatesPlan.draws)
             accountant.spend(self.epsilon, self.delta, description=f"PrivateMulticlassERM.fit ({what})",
                              curve=self._composed_curve(X, targets[0]),
                              neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)),

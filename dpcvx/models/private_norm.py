@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike
 from ..data.notes import notes_dropped
 from ..exceptions import InputError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..privacy.composition import check_delta
+from ..privacy.composition import check_delta, sequential_epsilon
 from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
@@ -107,12 +107,13 @@ class NormPlan:
 
     @property
     def eps_q(self) -> float:
-        return sum(draw.epsilon for draw in self.draws)
+        return sequential_epsilon([draw.epsilon for draw in self.draws])
 
     @property
     def total(self) -> float:
-        """eps_q + eps_fit, added in the order every record of the release adds them."""
-        return self.eps_q + self.eps_fit
+        """The draws' eps_q then eps_fit, added in the order every record of the release adds them
+        (:func:`~dpcvx.privacy.composition.sequential_epsilon`, as :func:`~dpcvx.release.model.composed_epsilon`)."""
+        return sequential_epsilon([*(draw.epsilon for draw in self.draws), self.eps_fit])
 
 
 def _with_bounds(learner: Any, bounds: dict[str, float]) -> Any:

@@ -497,13 +497,16 @@ class PrivacyAccountant:
         with self._lock:
             entries = list(self.ledger)
             spent, remaining = self.spent, self.remaining
+        # each number as number_text writes it (:g where that reads back as the same double, else the fewest more
+        # digits that do): a line's charge is the sum of the shares its description states (composite_ledger_line)
         lines = [
-            f"privacy budget (epsilon={self.epsilon:g}, delta={self.delta:g}, {self.neighbours} neighbours): "
-            f"spent (epsilon={spent.epsilon:g}, delta={spent.delta:g}), "
-            f"remaining (epsilon={remaining.epsilon:g}, delta={remaining.delta:g})"
+            f"privacy budget (epsilon={number_text(self.epsilon)}, delta={number_text(self.delta)}, "
+            f"{self.neighbours} neighbours): spent (epsilon={number_text(spent.epsilon)}, "
+            f"delta={number_text(spent.delta)}), "
+            f"remaining (epsilon={number_text(remaining.epsilon)}, delta={number_text(remaining.delta)})"
         ]
         lines += [
-            f"  epsilon={entry.cost.epsilon:g}, delta={entry.cost.delta:g} "
+            f"  epsilon={number_text(entry.cost.epsilon)}, delta={number_text(entry.cost.delta)} "
             f"({entry.composition}{', with its privacy curve' if entry.curve is not None else ''}): "
             f"{entry.description}{'; ' + entry.conversion if entry.conversion else ''}"
             f"{'; CONDITIONAL on estimated constants' if entry.conditional else ''}"

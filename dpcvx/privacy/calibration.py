@@ -166,6 +166,18 @@ class LinearCalibration(Calibration):
         @property
         def approximate_minimiser(self) -> str: ...
 
+    def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
+        """The release's privacy curve: one (epsilon, delta) part, where a pure calibration (:attr:`approximate`
+        False) has delta = 0 whatever delta the release states. A pure epsilon-DP mechanism chosen where the user gave
+        (epsilon, delta > 0) (the pure objective perturbation, :func:`~.linear_calibration.pure_competitor`;
+        :func:`~dpcvx.verification.verdict.pure_at_delta`) is epsilon-DP, which implies the stated (epsilon,
+        delta); its curve says the stronger, true statement, so that a bridge translates it faithfully
+        (:meth:`~.privacy_curve.PrivacyCurve.to_dp_events`: an epsilon-DP event, where an (epsilon, delta > 0) part
+        has none and was refused) and a ledger composes it as the pure part it is. The release still states, and is
+        charged, the (epsilon, delta) asked for. The calibrations with a tighter curve override this (the Gaussian
+        ones)."""
+        return epsilon_delta_curve(epsilon, delta if self.approximate else 0.0, self.relation)
+
     @property
     def float_guarantee(self) -> FloatGuarantee | None:
         """The floating-point guarantee the release gives: mitigation only once rounded to its grid."""

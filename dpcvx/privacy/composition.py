@@ -14,6 +14,7 @@ The round budget is the larger of the two (each is valid on its own), rounded do
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from ..advice import setting
 from ..exceptions import InputError
@@ -24,7 +25,22 @@ from .gaussian import analytic_gaussian_sigma, gaussian_delta
 from .lattice_output import zcdp_delta, zcdp_rho
 
 # check_delta: dpcvx.validation's, imported here by kernel_learner
-__all__ = ["round_epsilon", "one_vs_rest_budget", "one_vs_rest_zcdp_budget", "check_delta"]
+__all__ = ["round_epsilon", "one_vs_rest_budget", "one_vs_rest_zcdp_budget", "check_delta", "sequential_epsilon"]
+
+
+def sequential_epsilon(shares: Sequence[float]) -> float:
+    """The epsilon of pure shares composed in sequence (basic composition, Dwork and Roth 2014, Theorem 3.16):
+    eps_1 + eps_2 + ... + eps_k, added left to right in the order given (a release's: its private draws in the order
+    of its certificate's records, then its fit's epsilon; :func:`dpcvx.release.model.composed_epsilon`).
+
+    The one sum of a composite's shares: the charge of a fit that draws private values first (a private bound, a
+    class count, column statistics, a label's range) and the total its release states are this function of the same
+    shares in the same order, so they are the same double (two orders of one sum may differ in the last bit: a
+    charge of 3.0 for a release stating 3.0000000000000004 was made so, a probe of the sixty-third session)."""
+    total = 0.0
+    for share in shares:
+        total += share
+    return total
 
 
 def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:

@@ -276,6 +276,9 @@ class PrivacyCurve:
           epsilon)`` would understate it: a Laplace's loss is spread over [-epsilon, epsilon]. The former
           ``ZCDpEvent(epsilon^2 / 2)`` overstated it: one release at epsilon = 1 composed to 4.73 at delta
           = 1e-5, four to 10.7, above basic composition's 4.)
+          A pure mechanism chosen where the user gave (epsilon, delta > 0) (the pure objective perturbation,
+          :func:`~dpcvx.verification.verdict.pure_at_delta`) has such a part, (epsilon, 0)
+          (:meth:`~dpcvx.privacy.calibration.LinearCalibration.privacy_curve`), and so this event;
         * an (epsilon, delta > 0) part has no dp-accounting event: refused with an InputError
           (compose it with :func:`compose_epsilon`, which takes it by its privacy parameters).
 
@@ -623,15 +626,20 @@ def drawn_curve_parts(draws: Sequence[tuple[DrawnPart, float]]) -> tuple[CurvePa
     return tuple(CurvePart(EPSILON_DELTA, part.value, epsilon=eps, delta=0.0) for part, eps in draws)
 
 
-def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "certificate") -> None:
+def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "certificate",
+                         former: PrivacyCurve | None = None) -> None:
     """Refuse a saved privacy curve that is not the one its calibration gives: the same parts and relation, each
     number within :data:`~dpcvx.rounding.RECORD_TOLERANCE` of the recomputed one (the loaded certificate holds the
     recomputed curve). A missing curve (None: the key removed, or null) is refused too: every model file dpcvx reads
-    (format version 4 on) was written with its certificate's curve, and a reader gives no field a default."""
+    (format version 4 on) was written with its certificate's curve, and a reader gives no field a default.
+    ``former``: the curve an earlier dpcvx wrote for the same release, read as the same (a pure calibration at a
+    stated delta > 0 was written with its (epsilon, delta) part before its curve became the pure (epsilon, 0) one,
+    session 64); the loaded certificate holds ``expected`` either way."""
     if recorded is None:
         raise InputError(f"{holder}.privacy_curve is missing (every dpcvx model file of format version 4 on records "
                          "its certificate's privacy curve); the file has been edited")
-    if not _same_curve(PrivacyCurve.from_dict(recorded), expected):
+    read = PrivacyCurve.from_dict(recorded)
+    if not _same_curve(read, expected) and not (former is not None and _same_curve(read, former)):
         raise InputError(f"{holder}.privacy_curve is not the curve of the recorded calibration "
                          f"({expected.to_dict()}); the file has been edited")
 

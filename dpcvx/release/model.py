@@ -28,6 +28,7 @@ from ..exceptions import InputError
 from ..losses import LOGISTIC_TEXT, has_probabilities
 from ..privacy.calibrate import ObjectivePerturbation
 from ..privacy.calibration import LinearCalibration
+from ..privacy.composition import sequential_epsilon
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.float_safe import continuous_calibration
 from ..privacy.lam_rule import LamChoice
@@ -120,10 +121,11 @@ def drawn_epsilons(records: Sequence[dict]) -> list[float]:
 def composed_epsilon(records: Sequence[dict], epsilon: float) -> float:
     """The total epsilon of the private draws ``records`` (in the order of
     :attr:`ReleaseCertificate.private_bounds`) followed by a fit at ``epsilon``: sequential composition, summed in
-    that one order. The certificate's ``total_epsilon``, the ``total_epsilon`` each record states and the loader's
-    check of it are this sum, so they agree to the last bit (a nested composite's own running total, its count's
-    and its statistics' shares split one after the other, may round otherwise)."""
-    return sum(drawn_epsilons(records)) + epsilon
+    that one order (:func:`~dpcvx.privacy.composition.sequential_epsilon`). The certificate's ``total_epsilon``, the
+    ``total_epsilon`` each record states, the loader's check of it and the charge of the fit that made the release
+    (its shares in this order: :meth:`dpcvx.models.column_statistics.StandardisedPlan.shares`) are this sum, so they
+    agree to the last bit."""
+    return sequential_epsilon([*drawn_epsilons(records), epsilon])
 
 
 def composed_line(first: str, eps_fit: float, total: float, composition: str) -> str:

@@ -1062,7 +1062,10 @@ class ReleaseReport:
                   "conservative bound." if paired and self.pure_at_delta else
                   " A part of this proof is known only by its one (epsilon, delta) pair, delta above 0 ("
                   + "; ".join(sorted({part.what for part in paired})) + "): the curve stays at that part's delta "
-                  "beyond it." if paired else "")
+                  "beyond it." if paired else
+                  " The mechanism that ran is pure epsilon-DP (its delta is 0 from epsilon on), and the curve below "
+                  "is its own; the certificate states, and the accountant charges, the (epsilon, delta) asked for, "
+                  "which it implies." if self.pure_at_delta else "")
                + ("" if self.tuning is None else " For a model dpcvx.tune selected, the curve is the selection's: "
                   "its theorem proves the one (epsilon, delta) point of its total, so no smaller delta is claimed "
                   "at a larger epsilon.")),

@@ -249,4 +249,5 @@ def test_a_multiclass_ledger_line_names_each_class_count():
                          classes=(0, 1, 2)).fit(X, y, epsilon=0.6, random_state=1, accountant=accountant)
     line = accountant.ledger[0].description
     assert line.startswith("PrivateMulticlassERM.fit (3 classes, loss logistic, objective perturbation")
-    assert "private class count of its class inside its share (eps_c=0.01 of 0.2)" in line
+    # each share written exactly (number_text): the class's share is 0.6 / 3 rounded down, its count's a tenth of it
+    assert "private class count of its class inside its share (eps_c=0.00999999999999 of 0.19999999999979998)" in line

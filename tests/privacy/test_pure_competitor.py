@@ -69,7 +69,8 @@ def test_a_low_d_ball_takes_the_pure_calibration_and_states_epsilon_delta(eps: f
     assert "Kifer, Smith and Thakurta" in theorem and "Gaussian" not in theorem
     assert IMPLIES in certificate.guarantee and "excess-risk bound" in certificate.guarantee
     assert accountant.spent.epsilon == pytest.approx(eps) and accountant.spent.delta == pytest.approx(DELTA)
-    assert [part.delta for part in certificate.privacy_curve.parts] == [DELTA]
+    # the mechanism is pure: its curve is the pure part (epsilon, 0), which implies the stated (epsilon, delta)
+    assert [(part.epsilon, part.delta) for part in certificate.privacy_curve.parts] == [(eps, 0.0)]
 
 
 def test_the_choice_is_the_same_on_neighbouring_data_sets() -> None:
@@ -306,5 +307,54 @@ def test_a_float_safe_file_edited_to_state_delta_is_refused(tmp_path: Any) -> No
         edited = _with_delta(edited, 0.0, delta)
         path = tmp_path / f"forged_{delta}.json"
         path.write_text(json.dumps(edited))
+        # the forger's curve at its delta: read as the former form of a pure curve at delta (check_recorded_curve's
+        # former), so the reader's check of the calibration at that delta is what refuses it
         with pytest.raises(dpcvx.exceptions.FileError, match=r"certificate\.delta is .*LatticeObjective"):
             dpcvx.load(path)
+
+
+def test_a_pure_release_at_delta_is_an_epsilon_dp_event() -> None:
+    """dp-accounting bridge (lead 3, session 64): a release calibrated by the pure objective perturbation where the
+    user gave (epsilon, delta > 0) had the curve part (epsilon, delta), which to_dp_events refused ("no dp-accounting
+    event represents" it), though the mechanism that ran is epsilon-DP. Its curve is now the pure part (epsilon, 0),
+    the curve of a pure release at delta = 0: the bridge gives the same epsilon-DP event (binary randomized response,
+    which dominates every epsilon-DP mechanism), for the release and for the ledger's entry alike; the release
+    still states, and the ledger still charges, (epsilon, delta)."""
+    dp_accounting = pytest.importorskip("dp_accounting", reason="dp-accounting is the optional 'accounting' extra")
+    X, y = _data()
+    accountant = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    model = _fit(_ball(), X, y, 0.3, accountant=accountant)
+    assert isinstance(model.certificate.calibration, ObjectivePerturbation)
+    assert (model.certificate.epsilon, model.certificate.delta) == (0.3, DELTA)
+    assert tuple(accountant.ledger[0].cost) == (0.3, DELTA)
+    pure = _fit(_ball(), X, y, 0.3, delta=0.0)
+    expected = pure.certificate.privacy_curve.to_dp_events()
+    assert isinstance(expected.events[0], dp_accounting.RandomizedResponseDpEvent)
+    assert model.certificate.privacy_curve.to_dp_events() == expected
+    assert accountant.ledger[0].curve.to_dp_events() == expected
+
+
+def test_a_file_with_the_former_curve_of_a_pure_release_at_delta_loads(tmp_path: Any) -> None:
+    """A file dpcvx wrote before session 64 recorded a pure release at delta > 0 with the curve part (epsilon,
+    delta): it still loads (check_recorded_curve's former form), and the loaded release holds the pure curve; any
+    other curve is refused as edited."""
+    import dpcvx.release.serialization  # noqa: F401  (model_dict's)
+    from dpcvx.release.records.header import file_digest
+
+    X, y = _data()
+    model = _fit(_ball(), X, y, 0.3)
+    saved = model_dict(model)
+    (part,) = saved["certificate"]["privacy_curve"]["parts"]
+    assert (part["epsilon"], part["delta"]) == (0.3, 0.0)
+    for delta, loads in ((DELTA, True), (2 * DELTA, False)):
+        former = json.loads(json.dumps(saved))
+        former["certificate"]["privacy_curve"]["parts"][0]["delta"] = delta
+        former.pop("sha256", None)
+        former["sha256"] = file_digest(former)
+        path = tmp_path / f"former_{delta}.json"
+        path.write_text(json.dumps(former))
+        if loads:
+            assert dpcvx.load(path).certificate.privacy_curve == model.certificate.privacy_curve
+        else:
+            with pytest.raises(dpcvx.InputError, match="privacy_curve is not the curve"):
+                dpcvx.load(path)

@@ -354,10 +354,11 @@ def set_constant(key, value):
     (lambda data: data.update(delta=1.0) or data["certificate"].update(delta=1.0),
      r"certificate.delta must lie in \[0, 1\)"),
     # a pure objective perturbation may state delta > 0 (chosen over the Gaussian ones, docs/theory.md 12.5), but
-    # only with the statement and the curve of that delta: a pure file's delta edited is refused by its curve
+    # only where the fit at that delta would choose it: a pure file's delta edited is refused (its curve, the pure
+    # part, is the same at every delta; the choice at the edited delta is the Gaussian one)
     (lambda data: data.update(delta=0.1) or data["certificate"].update(delta=0.1),
      "certificate.delta must be 0 for the pure-epsilon output perturbation|certificate.privacy_curve is not the "
-     "curve of the recorded calibration"),
+     "curve of the recorded calibration|at that delta a fit of this problem releases the Gaussian"),
     (lambda data: data["certificate"].update(neighbours=""),
      "certificate.neighbours must be one of 'replace-one', 'add-remove'; got ''"),
     (lambda data: data["certificate"].update(effective_norm_bound=2.0), "constants.R is 1.0 but the effective"),
