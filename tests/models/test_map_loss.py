@@ -292,3 +292,28 @@ def test_the_gate_is_the_fits_training_rows_times_its_epsilon_and_nothing_read_o
     first = training_rows.map_lost_advice("DPLinearRegression", True, 3, 1_000.0)
     assert first == training_rows.map_lost_advice("DPLinearRegression", True, 25, 7_499.0)
     assert set(re.findall(r"\d+", first)) == {"7", "500", "35", "34", "1", "8", "0", "02", "17", "13", "16"}
+
+
+def test_below_the_public_n_x_epsilon_the_command_line_is_told_to_keep_its_settings_in_its_own_words(tmp_path,
+                                                                                                       capsys):
+    from dpcvx.cli import main
+
+    rng = np.random.default_rng(0)
+    n = 2000  # n x epsilon 4,000
+    spend = np.exp(rng.normal(5, 1.5, n))
+    visits, age = rng.integers(0, 30, n).astype(float), rng.integers(18, 80, n).astype(float)
+    y = 0.8 * spend + 5 * visits + rng.normal(0, 20, n)
+    path = tmp_path / "spend.csv"
+    path.write_text("spend,visits,age,y\n" + "\n".join(f"{spend[i]:.4f},{visits[i]:g},{age[i]:g},{y[i]:.4f}"
+                                                       for i in range(n)) + "\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["fit", str(path), "--numeric", "spend:0:100000", "--numeric", "visits:0:31", "--numeric",
+                     "age:17:90", "--data-norm", "1", "--target", "y", "--task", "regression", "--label-bound",
+                     "-100,100000", "--epsilon", "2", "--delta", "1e-6", "--random-state", "0",
+                     "--out", str(tmp_path / "m.json")]) == 0
+    capsys.readouterr()
+    texts = [str(w.message) for w in caught if issubclass(w.category, TrainingRowsWarning)]
+    assert len(texts) == 1 and training_rows.MAP_LOST + " " + KEEP in texts[0]
+    assert "--loss huber_regression --no-column-statistics did worse in 34" in texts[0]
+    assert "DPHuberRegressor(" not in texts[0] and "column_statistics=" not in texts[0]
