@@ -194,8 +194,9 @@ def test_the_map_loss_advice_after_other_settings_names_no_counts() -> None:
     from types import SimpleNamespace
 
     for settings in ({"mechanism": "adassp"}, {"column_statistics": False}, {}):
-        model = SimpleNamespace(**{"mechanism": "auto", "column_statistics": "auto", **settings})
-        text = training_rows._advice("DPLinearRegression", model, training_rows.MAP_LOST)
+        model = SimpleNamespace(**{"mechanism": "auto", "column_statistics": "auto",
+                                   "certificate": SimpleNamespace(epsilon=1.0), **settings})
+        text = training_rows._advice("DPLinearRegression", model, training_rows.MAP_LOST, 20_000)
         assert ("not after this fit's" in text) == bool(settings) and ("of the 77" in text) == (not settings)
 
 
