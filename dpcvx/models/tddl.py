@@ -399,5 +399,6 @@ class TDDL(PrivateKernelLearner):
                             self._names_read[0])  # the table's column names, which its predictions check
         constants = self.model_.certificate.constants
         base = calibration.base if isinstance(calibration, LatticeTDDL) else calibration
-        self._after_release(base.noise_finding(round_up((constants.C + constants.gamma) * constants.R_phi)), X, y)
+        finding = base.noise_finding(round_up((constants.C + constants.gamma) * constants.R_phi))
+        self._after_release(finding, model.fitted_rows, y)
         return self.model_
