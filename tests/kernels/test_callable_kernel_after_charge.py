@@ -160,3 +160,31 @@ def test_a_query_whose_own_feature_norm_is_not_finite_is_refused_before_any_answ
     with pytest.raises(InputError, match=r"sqrt\(k\(z, z\)\) not finite"):
         curator.query(np.array([MARK, 0.0]))
     assert curator.queries_answered_ == 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tddl_predictions_at_z_after_the_charge_never_raise(seed):
+    """A callable whose second call on (Z, rows holding x0 == 0.5) raises passed TDDL's check before the charge and
+    raised after it on one neighbour only."""
+    calls = {"marked": 0}
+
+    def kernel(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        if A.shape[0] == 10 and np.any(B[:, 0] == 0.5):
+            calls["marked"] += 1
+            if calls["marked"] > 1:
+                raise ValueError("a row with x0 == 0.5, called again")
+        return np.exp(-np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=2))
+
+    X, other, y = _neighbours(seed, (0.5, 0.0))
+    Z = np.random.default_rng(200 + seed).uniform(-0.4, 0.4, (10, 2))
+    seen = []
+    for data in (X, other):
+        calls["marked"] = 0
+        accountant = PrivacyAccountant(2.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            seen.append((_outcome(lambda data=data, accountant=accountant: TDDL(
+                kernel, lam=0.1, feature_bound=1.0, span="training").fit(
+                    data, y, 1.0, Z=Z, accountant=accountant, random_state=seed).predictor.coef),
+                accountant.spent.epsilon))
+    assert seen[0] == seen[1] == ("answered (10,)", 1.0)
