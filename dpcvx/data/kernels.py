@@ -317,7 +317,8 @@ class CallableKernel(Kernel):
 
     def total_gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """[k(x_i, y_j)] by a public per-entry rule that never raises, for an evaluation after a learner's charge
-        whose ``Y`` are private rows (PINP's answers, :meth:`dpcvx.solvers.kernel.KernelERM.answer`).
+        whose ``Y`` are private rows (PINP's answers, TDDL's predictions at Z:
+        :meth:`dpcvx.solvers.kernel.KernelERM.answer`). At most 1 + |Y| (|X| + 1) calls (PINP: one query, 2 n + 1).
 
         An entry that is not finite, or whose evaluation raises, is 0: what the proof already takes as the row's
         term when it is beyond floating point (its zero feature, :func:`feature_scaling`). The block is tried whole;

@@ -172,14 +172,17 @@ class PINP(TrainingSetLearner):
         answered near <w*, phi(z)>. No query is answered and nothing is charged: the curator's w* is read here,
         for its owner's eyes only (no answer ever comes from it without noise). Not run where the check is off
         (:func:`~dpcvx.models.training_rows.runs_here`), as the other learners' is not. ``X`` is the rows as
-        fitted (a row beyond floating point the zero row) and the scores follow the answers' rule
-        (:meth:`~dpcvx.solvers.kernel.KernelERM.answer`), so no row makes this check raise after the charge (a
-        callable kernel's entry on a huge row against the rows as given overflowed and raised, after the charge,
-        leaving the curator fitted with a live budget)."""
+        fitted (a row beyond floating point the zero row), and where a callable kernel fails on them the note is
+        left unsaid: it runs after the charge and must not raise (a callable's entry on a huge row against the rows
+        as given overflowed and raised, after the charge, leaving the curator fitted with a live budget). Not
+        :meth:`~dpcvx.solvers.kernel.KernelERM.answer`'s rule, whose pair-by-pair fallback is n^2 calls here."""
         if not training_rows.runs_here():
             return
-        with np.errstate(all="ignore"):
-            scores = self._model.answer(as_rows(X))
+        try:
+            with np.errstate(all="ignore"):
+                scores = self._model.predict(as_rows(X))
+        except InputError:  # the kernel callable on a row: a note is not worth a raise after the charge
+            return
         threshold = self._session().threshold
         expected = kernel_labels(np.where(np.abs(scores) >= threshold, scores, 0.0))  # one below tau: answer 0
         training_rows.warn_on_training_rows(type(self).__name__, expected, np.ravel(y), unweighted=training_rows.KERNEL)

@@ -691,9 +691,10 @@ class KernelERM:
         return self
 
     def check_predict(self, Z: np.ndarray) -> None:
-        """Raise, before a learner's charge, the error :meth:`predict` would raise on public points ``Z`` after it: a
-        user's kernel callable run on the shapes (and for ``Z`` the values) the expansion gives it, which its fit's
-        square Gram matrices never did (a kernel that fails on a non-square pair, or returns the wrong shape)."""
+        """Raise, before a learner's charge, the error :meth:`predict` would raise on public points ``Z``: a user's
+        kernel callable run on the shapes and values the expansion gives it (TDDL's predictions at Z), which its
+        fit's square Gram matrices never did (a kernel that fails on a non-square pair, returns the wrong shape or an
+        entry that is not finite). After the charge TDDL evaluates them by :meth:`answer`, which never raises."""
         if self.nystrom is None and isinstance(self.kernel, CallableKernel):
             kernel_expansion(self.kernel, as_rows(Z, "Z", self.n_features), self._rows, np.zeros(self.n))
 
@@ -721,7 +722,7 @@ class KernelERM:
         """<w*, phi(z)> for each row z of Z as :meth:`predict`, a callable kernel's entries by the public per-entry
         rule of :meth:`~dpcvx.data.kernels.CallableKernel.total_gram` (an entry k(z, x_i) that is not finite, or
         whose evaluation raises, is 0, as for a row beyond floating point): PRIVATE values computed after a
-        learner's charge (PINP's answers, its training-rows note), which no row can make raise. The named kernels'
+        learner's charge (PINP's answers, TDDL's predictions at Z), which no row can make raise. The named kernels'
         values are :meth:`predict`'s. Proof: docs/theory.md, section 11, K5, "A callable kernel's answers are
         total"."""
         return self._expansion(Z, total=True)
