@@ -18,7 +18,7 @@ import pytest
 
 from dpcvx import PINP, TDDL, PrivacyAccountant
 from dpcvx.data.kernels import CallableKernel
-from dpcvx.exceptions import InputError
+from dpcvx.exceptions import InputError, SolverError
 
 MARK = 0.123  # the analyst's public marker coordinate
 
@@ -188,3 +188,27 @@ def test_tddl_predictions_at_z_after_the_charge_never_raise(seed):
                     data, y, 1.0, Z=Z, accountant=accountant, random_state=seed).predictor.coef),
                 accountant.spent.epsilon))
     assert seen[0] == seen[1] == ("answered (10,)", 1.0)
+
+
+def test_a_pinp_fit_refused_after_the_charge_leaves_the_last_fit_whole():
+    """A refit whose coefficients fail their public bound after the charge (SolverError) kept the new minimiser as
+    the curator's, under the last fit's parameters and budget: the state is set only once nothing can raise."""
+
+    class Inflated(PINP):
+        inflate = False
+
+        def solve_curator_model(self, checked):
+            model = super().solve_curator_model(checked)
+            if self.inflate:
+                model._weights = model._weights * 1e6
+            return model
+
+    X, _, y = _neighbours(3, (0.0, 0.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        curator = Inflated("rbf", gamma=1.0, lam=0.1, max_queries=5).fit(X, y, 1.0, random_state=0)
+        before = (curator._model, curator.parameters_, curator._budget)
+        curator.inflate = True
+        with pytest.raises(SolverError, match="no query was answered"):
+            curator.fit(X[::-1], y[::-1], 2.0, random_state=1)
+    assert (curator._model, curator.parameters_, curator._budget) == before
