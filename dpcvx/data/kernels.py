@@ -23,6 +23,7 @@ v(x) = sqrt(2/D) cos(Omega x + phi), ||v(x)|| <= sqrt(2).
 from __future__ import annotations
 
 import math
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -314,6 +315,45 @@ class CallableKernel(Kernel):
                              f"shape {matrix.shape}")
         return matrix
 
+    def total_gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """[k(x_i, y_j)] by a public per-entry rule that never raises, for an evaluation after a learner's charge
+        whose ``Y`` are private rows (PINP's answers, TDDL's predictions at Z:
+        :meth:`dpcvx.solvers.kernel.KernelERM.answer`). At most 1 + |Y| (|X| + 1) calls (PINP: one query, 2 n + 1).
+
+        An entry that is not finite, or whose evaluation raises, is 0: what the proof already takes as the row's
+        term when it is beyond floating point (its zero feature, :func:`feature_scaling`). The block is tried whole;
+        when it fails (an exception, a matrix of another shape, or an entry that is not finite) each column y_j is
+        evaluated alone, and a column that fails too is evaluated entry by entry, so that each entry is the function's
+        value on its own pair (x_i, y_j) and one row's failure changes no other row's entry. Warnings of the user's
+        code are silenced here (whether it warns may depend on the rows). For a positive semidefinite k the rule
+        never fires on a checked query (Cauchy-Schwarz bounds every entry; docs/theory.md, section 11, K5, "A
+        callable kernel's answers are total"); it turns the failure that told one neighbour from the other (a
+        raised query spent nothing) into an answer the proof covers."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            block = self._attempt(X, Y)
+            if block is not None and np.all(np.isfinite(block)):
+                return block
+            matrix = np.zeros((X.shape[0], Y.shape[0]))
+            for j in range(Y.shape[0]):
+                column = self._attempt(X, Y[j:j + 1])
+                if column is None or not np.all(np.isfinite(column)):  # entry by entry: each pair alone
+                    column = np.array([[self._entry(X[i:i + 1], Y[j:j + 1])] for i in range(X.shape[0])])
+                matrix[:, j] = column[:, 0]
+            return matrix
+
+    def _attempt(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray | None:
+        """The user's function on (X, Y) as :meth:`_called` gives it, None where that raises."""
+        try:
+            return self._called(X, Y)
+        except InputError:
+            return None
+
+    def _entry(self, x: np.ndarray, y: np.ndarray) -> float:
+        """k(x, y) for one pair, 0 where the call raises or the value is not finite (:meth:`total_gram`)."""
+        value = self._attempt(x, y)
+        return float(value[0, 0]) if value is not None and np.isfinite(value[0, 0]) else 0.0
+
     def diagonal(self, X: np.ndarray) -> np.ndarray:
         """k(x, x) for each row as the function gives it: inf or NaN where it is beyond floating point, which
         :func:`feature_scaling` maps to the zero feature (a finite row is no error of the data's)."""
@@ -433,10 +473,13 @@ def expansion_rows(centers: int) -> int:
 
 
 def kernel_expansion(kernel: Kernel, X: np.ndarray, centers: np.ndarray,
-                     coef: np.ndarray) -> np.ndarray:
-    """sum_j coef_j k(x, c_j) for each row x of X, in row blocks of :func:`expansion_rows` (never one huge matrix)."""
+                     coef: np.ndarray, *, total: bool = False) -> np.ndarray:
+    """sum_j coef_j k(x, c_j) for each row x of X, in row blocks of :func:`expansion_rows` (never one huge matrix).
+    ``total`` (private ``centers``, after a learner's charge): a callable kernel's entries by the per-entry rule of
+    :meth:`CallableKernel.total_gram`, which never raises (the named kernels' ``gram`` raises on no values)."""
     rows = expansion_rows(centers.shape[0])
-    return np.concatenate([kernel.gram(X[start:start + rows], centers) @ coef
+    gram = kernel.total_gram if total and isinstance(kernel, CallableKernel) else kernel.gram
+    return np.concatenate([gram(X[start:start + rows], centers) @ coef
                            for start in range(0, X.shape[0], rows)])
 
 

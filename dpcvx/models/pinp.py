@@ -40,6 +40,7 @@ public, re-derived in docs/theory.md (section 11, K5).
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -120,7 +121,7 @@ class PINP(TrainingSetLearner):
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         with checks_then_notes():  # the clipping count shown once every check below has passed
             model = self._check_training(X, y, delta=budget.delta)
-            model.check_predict(as_rows(X)[:1])  # a query's kernel calls (a point against the rows), before the charge
+            model.check_query_shapes()  # a query's kernel call (a point against the rows), on public points
             kernel, loss = model.kernel, model.loss
             radius = loss_radius(self.lam, loss, kernel.feature_bound)
             parameters = pinp_parameters(
@@ -145,8 +146,10 @@ class PINP(TrainingSetLearner):
         budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
         model, parameters = self._check(X, y, budget)
         self._charge(budget)
-        self._model = model = self.solve_curator_model(model)
+        model = self.solve_curator_model(model)
         check_coefficient_bound(model, parameters.coefficient_bound, "no query was answered")
+        # the curator's state, set once nothing after the charge can raise (a refused solve leaves the last fit's)
+        self._model = model
         self._budget = budget
         self.parameters_ = parameters
         self.diagnostics_ = Diagnostics(solve_report=model.report)
@@ -159,7 +162,7 @@ class PINP(TrainingSetLearner):
         self.queries_answered_ = 0
         self._process = process_token.current()  # its budget is answered from this process only (query)
         self._query_lock = threading.Lock()  # one query at a time: B is checked and spent in one step
-        self._after_release(parameters.vacuous_finding(), X, y)
+        self._after_release(parameters.vacuous_finding(), model.fitted_rows, y)
         return self
 
     def _check_training_rows(self, X: ArrayLike, y: ArrayLike) -> None:
@@ -168,11 +171,18 @@ class PINP(TrainingSetLearner):
         below the threshold tau crosses it only by noise and is answered 0 (the class -1); one above it may be
         answered near <w*, phi(z)>. No query is answered and nothing is charged: the curator's w* is read here,
         for its owner's eyes only (no answer ever comes from it without noise). Not run where the check is off
-        (:func:`~dpcvx.models.training_rows.runs_here`), as the other learners' is not."""
+        (:func:`~dpcvx.models.training_rows.runs_here`), as the other learners' is not. ``X`` is the rows as
+        fitted (a row beyond floating point the zero row), and where a callable kernel fails on them the note is
+        left unsaid: it runs after the charge and must not raise (a callable's entry on a huge row against the rows
+        as given overflowed and raised, after the charge, leaving the curator fitted with a live budget). Not
+        :meth:`~dpcvx.solvers.kernel.KernelERM.answer`'s rule, whose pair-by-pair fallback is n^2 calls here."""
         if not training_rows.runs_here():
             return
-        with np.errstate(all="ignore"):  # the rows as given: one beyond floating point was fitted as zero
-            scores = self._model.predict(as_rows(X))
+        try:
+            with np.errstate(all="ignore"):
+                scores = self._model.predict(as_rows(X))
+        except InputError:  # the kernel callable on a row: a note is not worth a raise after the charge
+            return
         threshold = self._session().threshold
         expected = kernel_labels(np.where(np.abs(scores) >= threshold, scores, 0.0))  # one below tau: answer 0
         training_rows.warn_on_training_rows(type(self).__name__, expected, np.ravel(y), unweighted=training_rows.KERNEL)
@@ -215,11 +225,12 @@ class PINP(TrainingSetLearner):
         self._check_rows(Z)
         points = as_rows(Z, name, self._model.n_features, one_point=one_point, owner="PINP")
         kernel = self._model.kernel
-        norms = np.sqrt(np.maximum(kernel.diagonal(points), 0.0))
-        beyond = np.flatnonzero(norms > kernel.feature_bound * (1 + NORM_SLACK))
+        with np.errstate(invalid="ignore"):  # k(z, z) NaN: refused below, from the query alone
+            norms = np.sqrt(np.maximum(kernel.diagonal(points), 0.0))
+        beyond = np.flatnonzero(~(norms <= kernel.feature_bound * (1 + NORM_SLACK)))  # NaN too
         if beyond.size:
             raise InputError(
-                f"query row {int(beyond[0])} has ||phi(z)|| above the public "
+                f"query row {int(beyond[0])} has ||phi(z)|| = sqrt(k(z, z)) not finite or above the public "
                 f"bound R_phi = {kernel.feature_bound:g}; scale it into the input domain "
                 "(||z|| <= input_bound); no query of this call was answered"
             )
@@ -276,7 +287,7 @@ class PINP(TrainingSetLearner):
         spacing = parameters.lattice
         if self._round_shift is None:
             self._round_shift = discrete_laplace(threshold_scale, self._source)
-        secret = to_lattice(float(self._model.predict(point)[0]), spacing, parameters.magnitude_bound)
+        secret = to_lattice(self._secret(point, parameters.magnitude_bound), spacing, parameters.magnitude_bound)
         gap = abs(secret - to_lattice(public, spacing))
         noisy_gap = gap + discrete_laplace(query_scale, self._source)
         self.queries_answered_ += 1
@@ -292,6 +303,17 @@ class PINP(TrainingSetLearner):
         self._coef.append(parameters.step if answer >= public else -parameters.step)
         self._answers.append(answer)
         return answer
+
+    def _secret(self, point: np.ndarray, bound: float) -> float:
+        """<w*, phi(z)> for the checked ``point``, evaluated on the private rows after the charge by a public rule that
+        never raises: a callable kernel's entry that is not finite or raises is 0
+        (:meth:`~dpcvx.solvers.kernel.KernelERM.answer`), and a sum beyond floating point is clamped as the lattice
+        clamps every value (+-inf to +-``bound``, the NaN of inf - inf to 0). For a positive semidefinite kernel
+        neither rule fires (docs/theory.md, section 11, K5, "A callable kernel's answers are total"); before, a
+        query whose kernel call failed on one neighbour's rows raised, answered nothing and spent nothing: a free,
+        repeatable membership test (10 of 10 seeds against 0 of 10, an attacker probe, sixty-fourth session)."""
+        value = float(self._model.answer(point)[0])
+        return 0.0 if math.isnan(value) else min(max(value, -bound), bound)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Answers to the rows of X, queried in order."""

@@ -381,12 +381,14 @@ class TDDL(PrivateKernelLearner):
             bar.update()
             model = self.solve_curator_model(model)
             bar.update()
+            # <w*, phi(z)> at Z after the charge by the rule that never raises (KernelERM.answer): the calls
+            # check_predict made before it, so the same values; a callable that fails only now cannot raise here
             if isinstance(calibration, LatticeTDDL):
                 check_coefficient_bound(model, calibration.coefficient_bound, "nothing was released")
-                noisy = calibration.perturb(model.predict(Z), integer_source(None if random_state is None
+                noisy = calibration.perturb(model.answer(Z), integer_source(None if random_state is None
                                                                              else budget.rng))
             else:
-                noisy = perturb_predictions(model.predict(Z), calibration, budget.rng)
+                noisy = perturb_predictions(model.answer(Z), calibration, budget.rng)
             coef = least_squares.solve(noisy)
             bar.update()
         self.calibration_ = calibration
@@ -399,5 +401,6 @@ class TDDL(PrivateKernelLearner):
                             self._names_read[0])  # the table's column names, which its predictions check
         constants = self.model_.certificate.constants
         base = calibration.base if isinstance(calibration, LatticeTDDL) else calibration
-        self._after_release(base.noise_finding(round_up((constants.C + constants.gamma) * constants.R_phi)), X, y)
+        finding = base.noise_finding(round_up((constants.C + constants.gamma) * constants.R_phi))
+        self._after_release(finding, model.fitted_rows, y)
         return self.model_

@@ -300,5 +300,5 @@ class TDIL(TrainingSetLearner):
         self.model_ = named(PrivateKernelModel(self.predictor_, self._certificate(model, budget, checked),
                                                {"rounds_used": self.rounds_used_, "certified": self.certified_}),
                             self._names_read[0])  # the table's column names, which its predictions check
-        self._after_release(parameters.vacuous_finding(), X, y)
+        self._after_release(parameters.vacuous_finding(), model.fitted_rows, y)
         return self.model_

@@ -692,17 +692,46 @@ class KernelERM:
         return self
 
     def check_predict(self, Z: np.ndarray) -> None:
-        """Raise, before a learner's charge, the error :meth:`predict` would raise on public points ``Z`` after it: a
-        user's kernel callable run on the shapes (and for ``Z`` the values) the expansion gives it, which its fit's
-        square Gram matrices never did (a kernel that fails on a non-square pair, or returns the wrong shape)."""
+        """Raise, before a learner's charge, the error :meth:`predict` would raise on public points ``Z``: a user's
+        kernel callable run on the shapes and values the expansion gives it (TDDL's predictions at Z), which its
+        fit's square Gram matrices never did (a kernel that fails on a non-square pair, returns the wrong shape or an
+        entry that is not finite). After the charge TDDL evaluates them by :meth:`answer`, which never raises."""
         if self.nystrom is None and isinstance(self.kernel, CallableKernel):
             kernel_expansion(self.kernel, as_rows(Z, "Z", self.n_features), self._rows, np.zeros(self.n))
 
+    def check_query_shapes(self) -> None:
+        """Raise, before a learner's charge, when a user's kernel callable fails on the shapes of a query against the
+        rows ((1, d) against (n, d)), which its fit's square Gram matrices never gave it, or returns a matrix of
+        another shape. It is called on public points (the origin, n times), never on a row: its refusal reads nothing
+        private (PINP probed the first training row, so a fit was refused when a row beyond floating point came
+        first and fitted as the zero feature when it came fifth). After the charge a query's entries follow
+        :meth:`answer`'s rule and never raise."""
+        if self.nystrom is None and isinstance(self.kernel, CallableKernel):
+            self.kernel._called(np.zeros((1, self.n_features)), np.zeros((self.n, self.n_features)))
+
+    @property
+    def fitted_rows(self) -> np.ndarray:
+        """The training rows as the Gram matrix was computed on them: a row beyond floating point is the zero row
+        (its zero feature, :func:`~dpcvx.data.kernels.feature_scaling`), every other row as given (PRIVATE)."""
+        return self._rows
+
     def predict(self, Z: np.ndarray) -> np.ndarray:
         """<w*, phi(z)> for each row z of Z (PRIVATE values)."""
+        return self._expansion(Z, total=False)
+
+    def answer(self, Z: np.ndarray) -> np.ndarray:
+        """<w*, phi(z)> for each row z of Z as :meth:`predict`, a callable kernel's entries by the public per-entry
+        rule of :meth:`~dpcvx.data.kernels.CallableKernel.total_gram` (an entry k(z, x_i) that is not finite, or
+        whose evaluation raises, is 0, as for a row beyond floating point): PRIVATE values computed after a
+        learner's charge (PINP's answers, TDDL's predictions at Z), which no row can make raise. The named kernels'
+        values are :meth:`predict`'s. Proof: docs/theory.md, section 11, K5, "A callable kernel's answers are
+        total"."""
+        return self._expansion(Z, total=True)
+
+    def _expansion(self, Z: np.ndarray, total: bool) -> np.ndarray:
         if self._weights is None:
             raise InputError("the kernel ERM is not solved yet: call solve() first")
         Z = as_rows(Z, "Z", self.n_features)
         if self.nystrom is not None:
             return self.nystrom.transform(Z) @ self._weights
-        return kernel_expansion(self.kernel, Z, self._rows, self._weights)
+        return kernel_expansion(self.kernel, Z, self._rows, self._weights, total=total)

@@ -111,8 +111,8 @@ def test_pinp_stops_at_b_updates():
     # A (public) threshold far below every gap makes each query an update.
     pinp.parameters_ = dataclasses.replace(pinp.parameters_, threshold=-1e9, threshold_steps=-10**18)
     private_calls = []
-    private_predict = pinp._model.predict
-    pinp._model.predict = lambda Z: private_calls.append(1) or private_predict(Z)
+    private_answer = pinp._model.answer
+    pinp._model.answer = lambda Z: private_calls.append(1) or private_answer(Z)
     queries, _ = circle_task(10, 23)
     for query in queries[:3]:
         pinp.query(query)
