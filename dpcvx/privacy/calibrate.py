@@ -486,11 +486,32 @@ def _objective(n: int, lam: float, epsilon: float, c: float, L: float, R: float,
         # exponent * log(1 + c R^2 / (n (m Lam + Delta))) = eps / 2
         epsilon_prime = epsilon / 2
         growth = math.expm1(epsilon / (2 * exponent))
-        extra_reg = round_up(max(c * R**2 / (n * growth) - m * lam, 0.0))
+        extra_reg = _extra_reg(c * R**2 / (n * growth), m * lam, exact_budget=tol is None)
     return _finite(ObjectivePerturbation(
         n=n, lam=lam, epsilon=total, c=c, L=L, R=R, m=m, split=split,
         epsilon_prime=epsilon_prime, extra_reg=extra_reg, tol=tol, amp_epsilon=amp_epsilon,
     ))
+
+
+def _extra_reg(needed: float, strong: float, exact_budget: bool) -> float:
+    """Delta with m Lam + Delta >= c R^2 / (n (e^(eps / (2 k)) - 1)), given the doubles needed = fl(c R^2 / (n growth))
+    and strong = fl(m Lam) (docs/theory.md, section 9).
+
+    needed errs by at most 3 ``EPS`` of itself (growth = expm1 by one ulp, then four roundings), and the difference
+    needed - strong by ``EPS`` / 2 of each term more. Near the switch point (needed about m Lam) the difference is
+    far below its terms, and the relative ``ROUNDING`` of round_up covers a relative error only: there the absolute
+    bound 6 ``EPS`` (needed + strong) is added, where it exceeds half that margin (elsewhere Delta is unchanged).
+
+    With a public tol (``exact_budget`` False) Algorithm 2 runs with epsilon = round_down(total - eps_2), whose
+    relative slack of 1e-12 exceeds the Jacobian's excess of a few ulps of epsilon / 2 (the release with a tol is
+    kept as it was); with tol None the budget is epsilon itself and eps' = epsilon / 2 exactly, so nothing else
+    absorbs it.
+    """
+    difference = max(needed - strong, 0.0)
+    error = 6 * EPS * (needed + strong)
+    if exact_budget and error > ROUNDING * difference / 2:
+        return round_up(difference) + error
+    return round_up(difference)
 
 
 def _certified(epsilon: float, jacobian: float) -> float:
