@@ -221,3 +221,29 @@ def test_with_a_tol_delta_near_its_switch_point_is_the_rounded_difference() -> N
         with mp.workdps(60):
             jacobian = k * mp.log1p(mp.mpf(0.25) / (n * (mp.mpf(lam) + mp.mpf(cal.extra_reg))))
             assert mp.mpf(cal.amp_epsilon) + mp.mpf(cal.epsilon_prime) + jacobian <= eps
+
+
+@pytest.mark.parametrize(("calibrate", "kwargs"), [
+    (output_perturbation, {"n": 1, "lam": 1e-300, "epsilon": 1e-9, "L": 1, "R": 1e3}),  # beta = 5e-313
+    (output_perturbation, {"n": 1, "lam": 1e-300, "epsilon": 1e-12, "L": 1e3, "R": 1e3}),
+    (output_perturbation, {"n": 1, "lam": 1e-150, "epsilon": 1e-12, "L": 1e-160, "R": 1e-160}),  # L R = 1e-320
+    (objective_perturbation, {"n": 1, "lam": 1e-300, "epsilon": 1.0, "c": 0.25, "m": 1e-10}),  # m lam = 1e-310
+    (objective_perturbation, {"n": 1, "lam": 1.0, "epsilon": 1.0, "c": 1e-300, "R": 1e-5}),  # c R^2 = 1e-310
+])
+def test_a_subnormal_beta_or_product_is_refused_at_calibration(calibrate, kwargs) -> None:
+    # below 2.2e-308 a double's relative error is far above the 1e-12 of the rounding policy: output perturbation
+    # gave beta = 5e-313 at 1.0000000000034 times eps / sensitivity (noise smaller than the proof needs), and the
+    # sampler refused it only after a charge; refused now before any charge
+    with pytest.raises(InputError, match="smallest normal double"):
+        calibrate(**kwargs)
+    assert objective_perturbation(1, 1.0, 1.0, 0.0, m=1.0).extra_reg == 0  # c = 0 and m = 0 stay allowed
+    assert objective_perturbation(1, 1.0, 1.0, 0.25, m=0.0).extra_reg > 0
+
+
+def test_the_gaussian_output_sensitivity_refuses_a_subnormal_product() -> None:
+    # 2 L R = 2e-320 is a subnormal: the sensitivity 2 L R / (n m lam) it gave had a relative error near 1e-4,
+    # rounded up by only 1e-12 (one formula, minimiser_sensitivity, for every calibration that states it)
+    from dpcvx.privacy.calibrate_gaussian import gaussian_output_perturbation
+
+    with pytest.raises(InputError, match="smallest normal double"):
+        assert gaussian_output_perturbation(1, 1e-150, 1e-3, 1e-6, L=1e-160, R=1e-160, m=1.0, tol=1e-10, dim=1).sigma
