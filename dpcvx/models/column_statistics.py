@@ -9,7 +9,8 @@ The route when the public ranges of a schema are loose (the data sit in a small 
    public R), so the map is the plan's one late-bound part;
 2. the accountant is charged ONCE with (eps_s + eps_fit, delta), eps_s = ``column_statistics_share`` epsilon;
 3. each row x, clipped onto the learner's public ||x|| <= R, gives the integer vector
-   c(x) = (round(x / g), round(x * x / g^2)), g = R 2^-LATTICE_BITS, set to 0 when its L1 norm exceeds the
+   c(x) = (round(x / g), round(x * x / (R g))), g = R 2^-LATTICE_BITS (the squares on the lattice R g, so that
+   ||x|| <= R caps their sum at 2^B), set to 0 when its L1 norm exceeds the
    public cap A + S (A = isqrt(4^B d) + d for the first half, S = 2^B + d for the second, B = LATTICE_BITS);
    sum_i c(x_i) has L1 sensitivity 2 (A + S) under replace-one, and is released with i.i.d. discrete Laplace
    noise of scale 2 (A + S) / eps_s (exact integer sampler): eps_s-DP, with no floating-point gap;

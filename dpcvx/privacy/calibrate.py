@@ -65,7 +65,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..limits import SPLITS
 from ..rounding import EPS, ROUNDING, round_down, round_up
-from ..validation import check_choice, check_epsilon, non_negative, number_text, positive, sample_size
+from ..validation import POSITIVE_MIN, check_choice, check_epsilon, non_negative, number_text, positive, sample_size
 from ..verification.verdict import Mechanism
 from .calibration import LinearCalibration, Noise, NoiseMoments, PublicFacts, Record, recorded
 from .noise import grid_record, l2_laplace_moments, release_grid_spacing, round_to_grid, sample_l2_laplace
@@ -107,8 +107,16 @@ def minimiser_sensitivity(n: int, L: float, R: float, mu: float) -> float:
     2 L R / n, and mu-strong convexity turns that into ||w*_D - w*_D'|| <= 2 L R / (n mu)
     (JMLR 2011, Corollary 1 with mu = m Lam; Jain and Thakurta 2013, Section 4 in the
     RKHS with mu = lam). Derivation: docs/theory.md, section 2.
+
+    InputError where 2 L R or n mu falls below the smallest normal double: a subnormal carries a relative error far
+    above the 1e-12 by which the caller rounds the quotient up (every calibration that states this sensitivity).
     """
-    return 2 * L * R / (n * mu)
+    numerator, denominator = 2 * L * R, n * mu
+    if numerator < POSITIVE_MIN or denominator < POSITIVE_MIN:
+        raise InputError(f"2 L R = {numerator:g} or n mu = {denominator:g} is below the smallest normal double "
+                         f"{POSITIVE_MIN:g}, where a double carries too few digits for the sensitivity's safe-side "
+                         "rounding: use values of moderate size (rescale the data or the loss)")
+    return numerator / denominator
 
 
 def check_tol(tol: float) -> float:
@@ -486,11 +494,32 @@ def _objective(n: int, lam: float, epsilon: float, c: float, L: float, R: float,
         # exponent * log(1 + c R^2 / (n (m Lam + Delta))) = eps / 2
         epsilon_prime = epsilon / 2
         growth = math.expm1(epsilon / (2 * exponent))
-        extra_reg = round_up(max(c * R**2 / (n * growth) - m * lam, 0.0))
+        extra_reg = _extra_reg(c * R**2 / (n * growth), m * lam, exact_budget=tol is None)
     return _finite(ObjectivePerturbation(
         n=n, lam=lam, epsilon=total, c=c, L=L, R=R, m=m, split=split,
         epsilon_prime=epsilon_prime, extra_reg=extra_reg, tol=tol, amp_epsilon=amp_epsilon,
     ))
+
+
+def _extra_reg(needed: float, strong: float, exact_budget: bool) -> float:
+    """Delta with m Lam + Delta >= c R^2 / (n (e^(eps / (2 k)) - 1)), given the doubles needed = fl(c R^2 / (n growth))
+    and strong = fl(m Lam) (docs/theory.md, section 9).
+
+    needed errs by at most 3 ``EPS`` of itself (growth = expm1 by one ulp, then four roundings), and the difference
+    needed - strong by ``EPS`` / 2 of each term more. Near the switch point (needed about m Lam) the difference is
+    far below its terms, and the relative ``ROUNDING`` of round_up covers a relative error only: there the absolute
+    bound 6 ``EPS`` (needed + strong) is added, where it exceeds half that margin (elsewhere Delta is unchanged).
+
+    With a public tol (``exact_budget`` False) Algorithm 2 runs with epsilon = round_down(total - eps_2), whose
+    relative slack of 1e-12 exceeds the Jacobian's excess of a few ulps of epsilon / 2 (the release with a tol is
+    kept as it was); with tol None the budget is epsilon itself and eps' = epsilon / 2 exactly, so nothing else
+    absorbs it.
+    """
+    difference = max(needed - strong, 0.0)
+    error = 6 * EPS * (needed + strong)
+    if exact_budget and error > ROUNDING * difference / 2:
+        return round_up(difference) + error
+    return round_up(difference)
 
 
 def _certified(epsilon: float, jacobian: float) -> float:
@@ -533,4 +562,30 @@ def _finite(calibration: CalibrationType) -> CalibrationType:
         if value is not None and not value > 0:
             raise InputError(f"calibration.{key} underflowed to {value}: epsilon is too small "
                              "for any useful release (the noise would be infinite)")
+        if value is not None and value < POSITIVE_MIN:
+            raise InputError(f"calibration.{key} = {value:g} is below the smallest normal double {POSITIVE_MIN:g}: "
+                             "there a double carries too few digits for the rounding that keeps beta below its exact "
+                             "value, and the sampler refuses it; epsilon is too small or lam, n, m too small against "
+                             "L and R for any useful release")
+    _refuse_subnormal_products(calibration)
     return calibration
+
+
+def _refuse_subnormal_products(calibration: PureCalibration) -> None:
+    """InputError when a product the formulas start from (L R, m Lam, m Lam + Delta, c R^2) falls below the smallest
+    normal double while not 0.
+
+    The rounding policy moves a computed quantity by a relative ROUNDING; a product below 2.2e-308 (a subnormal) has
+    an absolute error of up to 2^-1075, a relative error far above 1e-12, and every sensitivity, Jacobian or beta
+    computed from it would lose the safe side (probeB F4: beta = 5e-313 at 1.0000000000034 of its exact value)."""
+    m_lam = calibration.m * calibration.lam
+    # (name, value, whether an exact 0 is allowed: m = 0 and c = 0 are inputs of the objective's proof)
+    products = [("L R", calibration.L * calibration.R, False), ("m lam", m_lam, calibration.m == 0)]
+    if isinstance(calibration, ObjectivePerturbation):
+        products += [("m lam + Delta", m_lam + calibration.extra_reg, False),
+                     ("c R^2", calibration.c * calibration.R**2, calibration.c == 0)]
+    for name, value, zero in products:
+        if value < POSITIVE_MIN and not (zero and value == 0):
+            raise InputError(f"{name} = {value:g} is below the smallest normal double {POSITIVE_MIN:g}, where a double "
+                             "carries too few digits for the calibration's safe-side rounding: use values of moderate "
+                             "size (rescale the data or the loss)")

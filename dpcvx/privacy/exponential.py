@@ -36,8 +36,11 @@ This keeps the exponential mechanism itself rather than permute-and-flip (McKenn
 Sheldon 2020, also exact with the same Bernoulli): JMLR 2011 Algorithm 4 and TDIL's
 analysis are stated for it, and the selection law callers report stays the same.
 The floating-point status of the scores is the caller's: tuning's mistake counts are
-exact integers; the quantile's scores are exact Fractions; TDIL's scores are the computed
-doubles (their evaluation error is not yet charged).
+exact integers; the quantile's scores are exact Fractions; TDIL's scores are computed doubles:
+its float-safe path (``float_safe=True``) charges their evaluation error E_s by running the
+selection at sensitivity Delta + 2 E_s (:attr:`dpcvx.privacy.lattice_tdil.LatticeTDIL.selection_sensitivity`,
+docs/theory.md, section 26.3), and its default path does not and names its guarantee
+``mitigation-only``.
 """
 
 from __future__ import annotations

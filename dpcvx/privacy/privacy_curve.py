@@ -382,6 +382,20 @@ def _basic(parts: Sequence[CurvePart]) -> tuple[float, float]:
     return (math.fsum(p.epsilon or 0.0 for p in parts), math.fsum(p.delta for p in parts))
 
 
+def _basic_epsilon(others: Sequence[CurvePart], multiplier: float | None, delta: float) -> float:
+    """Basic composition at ``delta`` (not rounded): the (epsilon, delta) parts' epsilons summed when their deltas fit
+    in ``delta``; with merged Gaussian parts of multiplier z, plus the Gaussian's exact epsilon at the delta left,
+    eps_G(z, round_down(delta - sum delta_i)) (Dwork and Roth 2014, Theorem 3.16; Balle and Wang 2018, Theorem 8).
+    For a Gaussian objective-perturbation release this gives back its calibration's split: the objective's
+    (eps_o, delta_o) and the cover's Gaussian, so a curve never states more than its certificate at the certificate's
+    own delta by this bound (it was math.inf whenever a Gaussian part was present). math.inf when nothing is left."""
+    epsilon, spent = _basic(others)
+    if multiplier is None:
+        return epsilon if spent <= delta else math.inf
+    left = round_down(delta - spent) if delta > spent else 0.0
+    return epsilon + gaussian_epsilon(multiplier, left) if left > 0 else math.inf
+
+
 def _rdp_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
     """Renyi-DP composition of the exact parts, plus basic composition of the approximate ones."""
     curves = [(part, part.rdp(RDP_ORDERS)) for part in parts]
@@ -502,21 +516,31 @@ class Composition:
                 self._cache["pld"] = _pld(self.others)
         return self._cache["pld"]
 
-    def epsilon(self, delta: float, method: str = "auto") -> float:
-        """epsilon at ``delta`` (:func:`compose_epsilon`); cached per (delta, method)."""
+    def epsilon(self, delta: float, method: str = "auto", *, split: bool = False) -> float:
+        """epsilon at ``delta``; cached per (delta, method, split).
+
+        ``split`` True (:func:`compose_epsilon`, a release's ``privacy_curve.epsilon``) also knows basic composition
+        of the (epsilon, delta) parts with the merged Gaussian at the delta they leave (:func:`_basic_epsilon`), and,
+        for "auto", Renyi DP where the privacy loss distribution knows no epsilon. False (the accountant's tight
+        composition, which takes the smaller of it and basic composition of the charged pairs itself) keeps the
+        composition it always had: basic only without a Gaussian part, and the PLD's answer as it is.
+        """
         method = check_choice("method", method, ACCOUNTING_METHODS)
         delta = check_delta(delta)
-        key = f"epsilon {delta!r} {method}"
+        key = f"epsilon {delta!r} {method} {split}"
         if key not in self._cache:
-            self._cache[key] = self._epsilon(delta, method)
+            self._cache[key] = self._epsilon(delta, method, split)
         return float(self._cache[key])
 
-    def _epsilon(self, delta: float, method: str) -> float:
+    def _epsilon(self, delta: float, method: str, split: bool) -> float:
         if self.empty:
             return 0.0
         multiplier = self.gaussian_multiplier
         basic_epsilon, basic_delta = _basic(self.others)
-        basic = basic_epsilon if multiplier is None and basic_delta <= delta else math.inf
+        if split:
+            basic = _basic_epsilon(self.others, multiplier, delta)
+        else:
+            basic = basic_epsilon if multiplier is None and basic_delta <= delta else math.inf
         if method == "basic" or delta == 0:
             return round_up(basic) if basic < math.inf else basic
         merged = () if multiplier is None else (CurvePart(GAUSSIAN, "merged Gaussian parts",
@@ -533,6 +557,8 @@ class Composition:
             others = self._others_pld()
             composed = _pld(merged) if others is None else others if not merged else others.compose(_pld(merged))
             tight = float(composed.get_epsilon_for_delta(delta))
+            if split and method == "auto" and tight == math.inf:  # the PLD's grid knows none; Renyi DP may
+                tight = _rdp_epsilon(merged + self.others, delta)
         else:
             tight = _rdp_epsilon(merged + self.others, delta)
         best = min(basic, tight)
@@ -550,10 +576,14 @@ def _loss_span(epsilons: float, multiplier: float | None) -> float:
 def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str = "auto") -> float:
     """epsilon of the composition of ``curves`` at ``delta``: the smallest of basic and tight accounting.
 
-    Gaussian parts are first merged into one, exactly (:attr:`Composition.gaussian_multiplier`). ``method``: "auto"
+    Gaussian parts are first merged into one, exactly (:attr:`Composition.gaussian_multiplier`). Basic composition
+    sums the (epsilon, delta) parts' epsilons and adds the merged Gaussian's exact epsilon at the delta they leave
+    (for a Gaussian objective-perturbation release, its calibration's own split, so a release's curve never states
+    more than its certificate at the certificate's delta). ``method``: "auto"
     (a composition of Gaussian parts only: the exact epsilon of the merged Gaussian,
     :func:`~dpcvx.privacy.gaussian.gaussian_epsilon`; with other parts privacy loss distributions
-    with dp-accounting when it is installed and the privacy loss spans at most ``PLD_EPSILON_MAX``, else Renyi DP),
+    with dp-accounting when it is installed and the privacy loss spans at most ``PLD_EPSILON_MAX``, else Renyi DP,
+    and Renyi DP too where the privacy loss distribution knows no epsilon),
     "pld" (InputError above ``PLD_EPSILON_MAX``), "rdp" or "basic". math.inf when
     no epsilon is known at this delta. Rounded up.
     """
@@ -564,7 +594,7 @@ def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str
     stranger = next((curve for curve in listed if not isinstance(curve, PrivacyCurve)), None)
     if stranger is not None:
         raise InputError(f"{expected} an iterable holding {type(stranger).__name__}")
-    return Composition.of(listed).epsilon(delta, method)
+    return Composition.of(listed).epsilon(delta, method, split=True)
 
 
 def epsilon_delta_curve(epsilon: float, delta: float, neighbours: Neighbours) -> PrivacyCurve:

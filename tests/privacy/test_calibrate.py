@@ -6,6 +6,7 @@ import pytest
 
 from dpcvx import InputError
 from dpcvx.privacy.calibrate import objective_perturbation, output_perturbation
+from dpcvx.rounding import round_up
 
 REL = 1e-9  # calibration moves values by a relative 1e-12 in the safe direction
 
@@ -174,3 +175,75 @@ def test_the_papers_split_meets_its_inequality_in_exact_arithmetic(epsilon: floa
     with mp.workdps(60):
         spent = mp.mpf(cal.epsilon_prime) + 2 * mp.log1p(mp.mpf(0.25) / (n * mp.mpf(lam)))
         assert spent <= epsilon
+
+
+def _near_switch() -> list[tuple[str, float, int, float]]:
+    """The probeB audit's worst case and 60 seeded Lams within 1e-12 of where Delta switches on (c R^2 / (n growth)
+    = m Lam), split "max" and "rank-one"."""
+    import random
+
+    rng = random.Random(3)
+    cases = [("max", 0.004051893948717101, 71197, 0.003464657053613643)]
+    for split in ("max", "rank-one"):
+        k = 1 if split == "rank-one" else 2
+        for _ in range(30):
+            eps, n = 10 ** rng.uniform(-3, 1), rng.randint(1, 10**6)
+            cases.append((split, eps, n, 0.25 / (n * math.expm1(eps / (2 * k)) * (1 + rng.uniform(-1e-12, 1e-12)))))
+    return cases
+
+
+def test_delta_near_its_switch_point_meets_the_jacobian_bound_in_exact_arithmetic() -> None:
+    # eps' + k log(1 + c R^2 / (n (m Lam + Delta))) <= eps with eps' = eps / 2 exactly (tol None): Delta =
+    # round_up(fl(c R^2 / (n growth)) - m Lam) is a difference far below its terms there, whose absolute error of a
+    # few ulps of m Lam the relative 1e-12 of round_up missed (the exact left side was up to 1.3e-16 relative above)
+    import mpmath as mp
+
+    with mp.workdps(60):
+        worst = -math.inf
+        for split, eps, n, lam in _near_switch():
+            cal = objective_perturbation(n, lam, eps, 0.25, split=split)
+            k = 1 if split == "rank-one" else 2
+            jacobian = k * mp.log1p(mp.mpf(0.25) / (n * (mp.mpf(lam) + mp.mpf(cal.extra_reg))))
+            worst = max(worst, (mp.mpf(cal.epsilon_prime) + jacobian - eps) / eps)
+        assert worst <= 0
+
+
+def test_with_a_tol_delta_near_its_switch_point_is_the_rounded_difference() -> None:
+    # a public tol leaves the 1e-12 slack of epsilon = round_down(total - eps_2) to absorb those ulps: that
+    # release keeps Delta = round_up(max(c R^2 / (n growth) - m Lam, 0)), and the exact total stays below eps
+    import mpmath as mp
+
+    for split, eps, n, lam in _near_switch()[:11]:
+        cal = objective_perturbation(n, lam, eps, 0.25, split=split, tol=1e-10)
+        k = 1 if split == "rank-one" else 2
+        growth = math.expm1(cal.epsilon_prime * 2 / (2 * k))
+        assert cal.extra_reg == round_up(max(0.25 / (n * growth) - lam, 0.0))
+        with mp.workdps(60):
+            jacobian = k * mp.log1p(mp.mpf(0.25) / (n * (mp.mpf(lam) + mp.mpf(cal.extra_reg))))
+            assert mp.mpf(cal.amp_epsilon) + mp.mpf(cal.epsilon_prime) + jacobian <= eps
+
+
+@pytest.mark.parametrize(("calibrate", "kwargs"), [
+    (output_perturbation, {"n": 1, "lam": 1e-300, "epsilon": 1e-9, "L": 1, "R": 1e3}),  # beta = 5e-313
+    (output_perturbation, {"n": 1, "lam": 1e-300, "epsilon": 1e-12, "L": 1e3, "R": 1e3}),
+    (output_perturbation, {"n": 1, "lam": 1e-150, "epsilon": 1e-12, "L": 1e-160, "R": 1e-160}),  # L R = 1e-320
+    (objective_perturbation, {"n": 1, "lam": 1e-300, "epsilon": 1.0, "c": 0.25, "m": 1e-10}),  # m lam = 1e-310
+    (objective_perturbation, {"n": 1, "lam": 1.0, "epsilon": 1.0, "c": 1e-300, "R": 1e-5}),  # c R^2 = 1e-310
+])
+def test_a_subnormal_beta_or_product_is_refused_at_calibration(calibrate, kwargs) -> None:
+    # below 2.2e-308 a double's relative error is far above the 1e-12 of the rounding policy: output perturbation
+    # gave beta = 5e-313 at 1.0000000000034 times eps / sensitivity (noise smaller than the proof needs), and the
+    # sampler refused it only after a charge; refused now before any charge
+    with pytest.raises(InputError, match="smallest normal double"):
+        calibrate(**kwargs)
+    assert objective_perturbation(1, 1.0, 1.0, 0.0, m=1.0).extra_reg == 0  # c = 0 and m = 0 stay allowed
+    assert objective_perturbation(1, 1.0, 1.0, 0.25, m=0.0).extra_reg > 0
+
+
+def test_the_gaussian_output_sensitivity_refuses_a_subnormal_product() -> None:
+    # 2 L R = 2e-320 is a subnormal: the sensitivity 2 L R / (n m lam) it gave had a relative error near 1e-4,
+    # rounded up by only 1e-12 (one formula, minimiser_sensitivity, for every calibration that states it)
+    from dpcvx.privacy.calibrate_gaussian import gaussian_output_perturbation
+
+    with pytest.raises(InputError, match="smallest normal double"):
+        assert gaussian_output_perturbation(1, 1e-150, 1e-3, 1e-6, L=1e-160, R=1e-160, m=1.0, tol=1e-10, dim=1).sigma

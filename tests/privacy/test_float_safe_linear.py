@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import special, stats
@@ -217,4 +218,37 @@ def test_the_zcdp_conversion_is_never_below_the_gaussian_profile_and_rho_is_the_
     target = 1 / 39073**2  # Adult's 1/n^2 at eps = 0.1
     rho = zcdp_rho(0.1, target)
     assert zcdp_delta(rho, 0.1) <= target < zcdp_delta(rho * 1.001, 0.1)
+
+
+def exact_zcdp_delta(rho: float, eps: float) -> mpmath.mpf:
+    """CKS20 Corollary 13 in 200-bit arithmetic: f(a) = (a - 1)(a rho - eps) + (a - 1) log(a - 1) - a log a is convex
+    in a, so its minimum is where f'(a) = (2 a - 1) rho - eps + log((a - 1) / a) = 0 (bisection in log(a - 1))."""
+    with mpmath.workprec(200):
+        r, e = mpmath.mpf(rho), mpmath.mpf(eps)
+        low, high = mpmath.mpf(-60), mpmath.mpf(120)
+        for _ in range(250):
+            middle = (low + high) / 2
+            a = 1 + mpmath.exp(middle)
+            low, high = (middle, high) if (2 * a - 1) * r - e + mpmath.log((a - 1) / a) < 0 else (low, middle)
+        a = 1 + mpmath.exp(low)
+        return mpmath.exp(min((a - 1) * (a * r - e) + (a - 1) * mpmath.log(a - 1) - a * mpmath.log(a), 0))
+
+
+@pytest.mark.parametrize(("eps", "delta"), [(1e-4, 1e-6), (1e-4, 1e-300), (1e-6, 1e-12), (1e-2, 1e-300),
+                                            (1.0, 1e-10), (1e3, 1e-300)])
+def test_the_discrete_gaussians_rho_meets_delta_in_exact_arithmetic(eps, delta):
+    """The log of CKS20's bound was a difference of terms near a log a (1e8 at eps = 1e-4, delta = 1e-300), off by
+    2.4e-8, and the float-safe discrete Gaussian was (eps, 1.0000000098 delta)-DP; at (1e-4, 1e-6), 1.00000000005.
+    Now it is evaluated without cancellation and moved up by its proved rounding error."""
+    from dpcvx.privacy.lattice_output import zcdp_rho
+
+    assert exact_zcdp_delta(zcdp_rho(eps, delta), eps) <= delta
+    from dpcvx.privacy.lattice_output import _log_delta_terms
+
+    with mpmath.workprec(200):  # the error bound holds where the old form cancelled
+        for alpha, rho in ((1.3e7, 3.7e-12), (1 + 2**-40, 0.5), (1e20, 1e-30), (3.0, 200.0)):
+            value, bound = _log_delta_terms(alpha, rho, eps)
+            a, r, e = mpmath.mpf(alpha), mpmath.mpf(rho), mpmath.mpf(eps)
+            exact = (a - 1) * (a * r - e) + (a - 1) * mpmath.log(a - 1) - a * mpmath.log(a)
+            assert abs(mpmath.mpf(value) - exact) <= bound / 2
 

@@ -261,3 +261,28 @@ def test_profile_takes_epsilons_by_the_rule_of_every_epsilon(value):
         curve.profile([0.5, value])
     expected = curve.profile(np.array([1.0, 1.0, 2.0])).tolist()
     assert curve.profile([np.float32(1.0), 1, np.int64(2)]).tolist() == expected
+
+
+@pytest.mark.parametrize(("eps", "delta", "n"), [(10.0, 1e-12, 1000), (1e-3, 1e-12, 1000), (0.1, 1e-6, 1000),
+                                                 (1.0, 1e-10, 10**5)])
+def test_a_gaussian_objective_curve_states_no_more_than_its_certificate_at_its_own_delta(eps, delta, n):
+    # the curve is the objective's (eps_o, delta_o) plus the cover's Gaussian: basic composition of the two gives back
+    # the calibration's split, but it was dropped whenever a Gaussian part was present, and the PLD's grid, left about
+    # 3e-16 of delta for the Gaussian, stated 1.1 eps at (1e-3, 1e-12) and inf at (10, 1e-12) (Renyi DP: 10.02)
+    from dpcvx.privacy.calibrate_gaussian import gaussian_objective_perturbation
+
+    cal = gaussian_objective_perturbation(n, 0.01, eps, delta, 0.25, L=1, R=1, m=1, tol=1e-10, dim=3)
+    curve = cal.privacy_curve(eps, delta)
+    assert any(part.kind == "gaussian" for part in curve.parts) and any(part.delta > 0 for part in curve.parts)
+    for method in ("auto", "rdp", "basic"):
+        assert compose_epsilon([curve], delta, method=method) <= eps
+    assert curve.epsilon(delta) <= eps
+
+
+def test_auto_falls_back_to_renyi_dp_where_the_pld_knows_no_epsilon():
+    # a part of delta just below the target leaves the Gaussian about 1e-18 of delta: the PLD answers inf, the
+    # Renyi DP bound (which spends delta on the exact parts as a whole) a finite epsilon, and auto takes the smaller
+    curve = PrivacyCurve((CurvePart("epsilon-delta", "pair", epsilon=0.5, delta=1e-6 - 1e-18),
+                          CurvePart("gaussian", "g", noise_multiplier=3.0)), dpcvx.Neighbours.REPLACE_ONE)
+    rdp = compose_epsilon([curve], 1e-6, method="rdp")
+    assert math.isfinite(rdp) and compose_epsilon([curve], 1e-6) <= rdp

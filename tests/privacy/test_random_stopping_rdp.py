@@ -111,10 +111,14 @@ def test_for_a_pure_run_the_renyi_form_tends_to_the_pure_bound_and_is_never_wors
 
 
 def test_the_library_conversion_is_the_one_compose_epsilon_uses():
-    curve = PrivacyCurve((CurvePart.gaussian(3.0, 1.0, "a"), CurvePart("epsilon-delta", "b", epsilon=0.1)))
+    # ten pure parts beside the Gaussian, where Renyi DP beats basic composition (0.1 k + the Gaussian's epsilon at
+    # 1e-6; compose_epsilon takes the smaller, and with one pure part basic is the smaller)
+    pure = tuple(CurvePart("epsilon-delta", f"b{i}", epsilon=0.1) for i in range(10))
+    curve = PrivacyCurve((CurvePart.gaussian(3.0, 1.0, "a"), *pure))
     rdp = curve.rdp()
     assert rdp is not None
     assert compose_epsilon([curve], 1e-6, method="rdp") == pytest.approx(rdp_to_epsilon(rdp, 1e-6), rel=1e-9)
+    assert compose_epsilon([curve], 1e-6, method="basic") > rdp_to_epsilon(rdp, 1e-6)
     assert PrivacyCurve((CurvePart("epsilon-delta", "c", epsilon=0.1, delta=1e-9),)).rdp() is None
     with pytest.raises(InputError):
         rdp_to_epsilon(rdp, 0.0)
