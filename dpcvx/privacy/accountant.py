@@ -92,7 +92,10 @@ from .privacy_curve import Composition, CurvePart, PrivacyCurve
 
 __all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "ledger_relation", "check_cost", "check_accountant"]
 
-_SLACK = 1e-12  # relative slack so that, say, ten charges of 0.1 fit a budget of 1.0
+#: Relative slack of the budget's check, so that ten charges of the double 0.1 (exactly 1 + 5.6e-17 together) fit a
+#: budget of 1.0: what an accountant of budget (B, D) enforces is (B (1 + 1e-12), D (1 + 1e-12)), since a charge
+#: need not keep a proved margin that pays for it (docs/theory.md, section 13, "The budget's floating-point slack")
+_SLACK = 1e-12
 
 
 class _CostFields(NamedTuple):
@@ -205,7 +208,9 @@ class PrivacyAccountant:
 
     Sequential composition: (eps_1 + eps_2, delta_1 + delta_2) (Dwork and Roth 2014, Theorem 3.16); parallel
     composition on disjoint parts: the maximum (McSherry 2009, Theorem 4); curves composed tightly (docs/theory.md,
-    section 13); neighbour relations and group privacy: docs/theory.md, section 17.
+    section 13); neighbour relations and group privacy: docs/theory.md, section 17. A charge is accepted while the
+    composed total is at most the budget times 1 + 1e-12 (ten charges of the double 0.1 fit a budget of 1.0), so the
+    budget enforced is (epsilon (1 + 1e-12), delta (1 + 1e-12)) (docs/theory.md, section 13).
     """
 
     epsilon: float
