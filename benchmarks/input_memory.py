@@ -5,7 +5,7 @@ Two inputs, each fitted in a fresh process with one BLAS thread, after an untime
 
 - ``memmap``: a 100,000 x 200 float64 ``numpy.memmap`` (160 MB, rows of norm <= 1, labels +-1; written by
   :func:`benchmarks.scale_dense.write_memmap`), fitted with ``column_statistics=False`` as in
-  ``tests/models/test_streaming_estimators.py``, whose file has this shape (the issue's target: RssAnon grows by
+  ``tests/sklearn/test_streaming_estimators.py``, whose file has this shape (the issue's target: RssAnon grows by
   less than a tenth of the file; pages of the mapped file are page cache);
 - ``memmap_narrow``: the same bytes as 200,000 x 100, where the solver's O(n) vectors weigh twice as much;
 - ``memmap_50`` and ``memmap_20``: the same bytes as 400,000 x 50 and 1,000,000 x 20 (the family sweep's memmap

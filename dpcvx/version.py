@@ -4,7 +4,7 @@ reads it from here), and the error an optional dependency that is missing or too
 The lower bound of the ``sklearn`` extra is :data:`SCIKIT_LEARN_MINIMUM` (pyproject.toml states the same,
 tests/project/test_packaging.py checks it): the estimators use ``sklearn.utils.validation.validate_data``,
 new in scikit-learn 1.6, and pass scikit-learn's ``check_estimator`` from 1.7 on
-(tests/models/test_sklearn_conformance.py passes at 1.7.0 with numpy 2.0, scipy 1.13 and cvxpy 1.5.2). 1.6's
+(tests/sklearn/test_sklearn_conformance.py passes at 1.7.0 with numpy 2.0, scipy 1.13 and cvxpy 1.5.2). 1.6's
 checks make a binary y around its first label (1/2 from make_blobs), which the classifiers refuse: their
 classes are the public ``classes``, never read off y.
 """

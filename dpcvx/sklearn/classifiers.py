@@ -38,7 +38,7 @@ named by the column's name and the row (:func:`dpcvx.sklearn.inputs.refuse_unusa
 with another number of features (or other DataFrame column names) than the
 fit. scipy.sparse X is accepted and fitted as CSR. ``check_estimator`` passes
 except the checks that train on labels other than ``classes``
-(tests/models/test_sklearn_conformance.py lists them).
+(tests/sklearn/test_sklearn_conformance.py lists them).
 
 scikit-learn's ``C`` and dpcvx's ``lam``: scikit-learn minimises
 ``C * sum_i l(y_i w^T x_i) + 0.5 ||w||^2``; dpcvx minimises the average
@@ -97,7 +97,7 @@ from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 try:
     from sklearn.base import ClassifierMixin
     from sklearn.utils.metaestimators import available_if
-except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
+except ImportError as error:  # exercised in a subprocess without sklearn (tests/sklearn/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from .. import losses

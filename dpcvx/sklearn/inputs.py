@@ -22,7 +22,7 @@ try:
     from sklearn.exceptions import NotFittedError as ScikitLearnNotFitted
     from sklearn.utils.multiclass import type_of_target
     from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
-except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
+except ImportError as error:  # exercised in a subprocess without sklearn (tests/sklearn/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from ..advice import command_line_runs

@@ -4,7 +4,7 @@ fit of the rows in memory (docs/theory.md, sections 21 and 23).
 The rows in memory take the weighted objective on all rows, the memmap blockwise Newton over its row blocks: other
 sums in other orders, so the two solves stop at two certified points of the same strongly convex objective, within
 gamma / (n Lam) of each other. The released coefficients are compared to the tolerance at which an unweighted memmap
-fit is compared with the rows in memory (tests/models/test_streaming_estimators.py; neither is bitwise), the
+fit is compared with the rows in memory (tests/sklearn/test_streaming_estimators.py; neither is bitwise), the
 certificates exactly.
 """
 

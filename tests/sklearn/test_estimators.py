@@ -249,7 +249,7 @@ def test_cross_val_score_folds_draw_different_noise(data):
     assert all(np.array_equal(models[0], other) for other in models[1:])
 
 
-# -- scikit-learn's input conventions (tests/models/test_sklearn_conformance.py runs check_estimator) --
+# -- scikit-learn's input conventions (tests/sklearn/test_sklearn_conformance.py runs check_estimator) --
 
 
 @pytest.mark.parametrize("y, pattern", [
