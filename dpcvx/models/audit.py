@@ -580,8 +580,9 @@ def audit(
     called ``trials`` times on each of D and D' (``neighbours``, default
     :func:`canary_pair` at the learner's ``data_norm``: ten records, the pair for a Jacobian error of objective
     perturbation; to audit a noise calibration at any lam, pass
-    ``canary_pair(data_norm=R, replacement="flip", lam=m * lam)``, whose minimisers lie nearly the whole
-    sensitivity 2 L R / (n m lam) apart, where the ten records' lie a part of it that shrinks with lam).
+    ``canary_pair(data_norm=R, replacement="flip", lam=m * lam)``, whose minimisers lie the whole sensitivity
+    2 L R / (n m lam) apart for the Huber hinge and half of it for the logistic loss at every lam, where the ten
+    records' lie a part of it that shrinks with lam).
     Each release is
     reduced to one number by ``statistic(model)`` (default: the projection of
     ``coef_``, or of ``(coef_, intercept_)``, on the pair's direction). The
