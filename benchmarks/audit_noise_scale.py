@@ -23,8 +23,9 @@ Run: ``python -m benchmarks.audit_noise_scale [--trials N] [--mechanisms a,b] [-
 (``OPENBLAS_NUM_THREADS=1``). Records ``results/audit_noise_scale.md`` (output and objective, logistic, 600 runs) and
 ``results/audit_noise_scale_gaussian.md`` (Gaussian output, logistic and Huber, 600 runs). Added after those runs,
 which left the Gaussian output perturbation with the logistic loss uncaught at 600 runs (0.425 against 0.5; its
-lam-sized pair realises 0.488 of the sensitivity, so the tenfold variant is a Gaussian of mean shift about 0.69 noise
-scales): the same rule at 2,000 runs for that case (``--mechanisms output-gaussian --losses logistic --trials 2000``,
+lam-sized pair realises 0.488 of the sensitivity, and the Gaussian calibrated for 10 epsilon has sigma 7.9, not 10,
+times smaller (1.406 against 0.178 at n = 1,000, lam 0.01), so the variant's releases are about 0.55 noise scales
+apart): the same rule at 2,000 runs for that case (``--mechanisms output-gaussian --losses logistic --trials 2000``,
 ``results/audit_noise_scale_gaussian_2000.md``), and the output perturbation with the Huber hinge at 600 runs
 (``--mechanisms output --losses huber``, ``results/audit_noise_scale_huber.md``).
 """
