@@ -33,6 +33,7 @@ a function of the private data that no proof covers.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 import warnings
@@ -60,6 +61,7 @@ from ..validation import (
     missing_labels,
     missing_refusal,
     non_negative,
+    positive,
     refuse_misread,
     sample_size,
 )
@@ -78,6 +80,19 @@ __all__ = [
 REPLACEMENTS = ("zero", "flip")
 # The candidate region ends are this many quantiles of the pooled selection statistics.
 CANDIDATE_CUTS = 64
+# canary_pair(lam=...): the largest margin L x CANARY_MARGIN the canary may reach at either exact minimiser.
+CANARY_MARGIN = 0.1
+
+
+def _noise_pair_size(data_norm: float, lam: float) -> int:
+    """ceil(R^2 / (CANARY_MARGIN lam)): the n at which a canary of norm R moves the minimiser of a loss with
+    gradient bound L and strong convexity lam (m Lam) by at most L R / (n lam), so that its margin stays at most
+    CANARY_MARGIN L (:func:`canary_pair`'s ``lam``). Beyond ``dpcvx.limits.CANARY_MAX_ENTRIES`` it is that limit
+    plus one (the pair then refuses its size)."""
+    R, strength = check_bound("data_norm", data_norm), positive("lam", lam)
+    with np.errstate(over="ignore"):
+        size = float(np.float64(R) * R / (CANARY_MARGIN * strength))
+    return CANARY_MAX_ENTRIES + 1 if not size <= CANARY_MAX_ENTRIES else max(2, math.ceil(size))
 
 
 # --- neighbouring datasets ----------------------------------------------------------------
@@ -162,6 +177,7 @@ def canary_pair(
     data_norm: float = 1.0,
     *,
     replacement: str = "zero",
+    lam: float | None = None,
     random_state: RandomState = 0,
 ) -> NeighbouringPair:
     """The default hard pair: a canary on the norm ball's boundary, off the data's span (the canary pair of the
@@ -189,6 +205,25 @@ def canary_pair(
     Laplace and the audit needs more runs for the same bound. The statistic's
     direction is e_d. Labels are -1/+1.
 
+    ``lam`` (the learner's strong convexity m Lam: Lam for the ridge, m = 1) sizes the pair for the noise
+    calibration: n is raised to at least
+
+        n_lam = ceil(R^2 / (CANARY_MARGIN m Lam)),   CANARY_MARGIN = 0.1,
+
+    the extra records being base records (zero vectors for d = 1, which add neither gradient nor curvature).
+    The canary moves the minimiser along e_d by at most L R / (n m Lam) (its gradient L R over n, against the
+    strong convexity m Lam), so its margin |<w*, R e_d>| stays at most L R^2 / (n m Lam) <= CANARY_MARGIN L:
+    the canary's loss is read near margin 0, where the logistic |l'| is 1/2 and the Huber hinge's is L. With
+    ``replacement="flip"`` the two exact minimisers then lie apart by nearly all of output perturbation's
+    sensitivity 2 L R / (n m Lam) (Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Corollary 1): the whole of it
+    for the Huber hinge (its linear part, margin below 1 - h), about half of it for the logistic loss (0.49 at
+    n = n_lam; the flip moves the logistic gradient by R at every w, since sigma(z) + sigma(-z) = 1). At the
+    default n = 10 and a small Lam the canary's margin grows to ~log(R^2 / (n Lam)) instead, its gradient
+    vanishes, and the minimisers lie a small part of the sensitivity apart (logistic, flip: 0.40 of it at
+    Lam = 0.1, 0.16 at 1e-2, 0.034 at 1e-3), so that a noise scale ten times too small is hidden from every
+    test on that pair. Without ``lam`` the pair is the small one (n as given), which is what a Jacobian error
+    of objective perturbation needs: its privacy loss 1 + c R^2 / (n m Lam) is large only when n m Lam is small.
+
     n >= 2 and d >= 1 are integers, with n x d at most ``dpcvx.limits.CANARY_MAX_ENTRIES`` (10^8): InputError
     otherwise, before anything is allocated.
     """
@@ -196,11 +231,15 @@ def canary_pair(
     d = sample_size(d, "d")
     if n < 2:
         raise InputError(f"canary_pair needs n >= 2 (base records and the canary), got n={n}")
+    R = check_bound("data_norm", data_norm)
+    if lam is not None:
+        n = max(n, _noise_pair_size(R, lam))
     if n * d > CANARY_MAX_ENTRIES:
         raise InputError(f"canary_pair's data sets would hold n x d = {n} x {d} entries each, more than "
                          f"{CANARY_MAX_ENTRIES:.0e} (dpcvx.limits.CANARY_MAX_ENTRIES), which an audit refits on "
-                         "hundreds of times; choose a smaller n or d (the default pair has n = 10, d = 1)")
-    R = check_bound("data_norm", data_norm)
+                         "hundreds of times; choose a smaller n or d (the default pair has n = 10, d = 1)"
+                         + ("" if lam is None else f", or a larger lam (lam = {lam:g} asks for n >= "
+                                                   f"R^2 / ({CANARY_MARGIN:g} lam))"))
     check_choice("replacement", replacement, tuple(REPLACEMENTS))
     rng = resolve_rng(random_state)
     X = np.zeros((n, d))
@@ -551,7 +590,12 @@ def audit(
 
     ``learner.fit(X, y, epsilon=epsilon, random_state=seed, **fit_params)`` is
     called ``trials`` times on each of D and D' (``neighbours``, default
-    :func:`canary_pair` at the learner's ``data_norm``). Each release is
+    :func:`canary_pair` at the learner's ``data_norm``: ten records, the pair for a Jacobian error of objective
+    perturbation; to audit a noise calibration at any lam, pass
+    ``canary_pair(data_norm=R, replacement="flip", lam=m * lam)``, whose minimisers lie the whole sensitivity
+    2 L R / (n m lam) apart for the Huber hinge and half of it for the logistic loss at every lam, where the ten
+    records' lie a part of it that shrinks with lam).
+    Each release is
     reduced to one number by ``statistic(model)`` (default: the projection of
     ``coef_``, or of ``(coef_, intercept_)``, on the pair's direction). The
     first ``selection_fraction`` of the runs choose the test's region; the
