@@ -442,6 +442,14 @@ def test_each_subpackage_docstring_names_its_modules(package):
                                            f"does not name {_unnamed_modules(package)} (as :mod:`.name`)")
 
 
+def test_each_subpackage_has_a_test_folder():
+    """tests/README.md: the folders mirror the package, a test in the folder of the subpackage whose behaviour it
+    pins (dpcvx.sklearn's tests lived in tests/models for sixty sessions, against issue 29's rule)."""
+    tests = PACKAGE.parent / "tests"
+    top = {package.relative_to(PACKAGE).parts[0] for package in SUBPACKAGES}
+    assert top and not {name for name in top if not (tests / name).is_dir()}
+
+
 def test_the_docstring_check_sees_an_unnamed_module(tmp_path):
     (tmp_path / "__init__.py").write_text('"""* :mod:`.a`: the first."""\n')
     (tmp_path / "a.py").write_text("")
