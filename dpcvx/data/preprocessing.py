@@ -278,17 +278,16 @@ class NumericColumn:
         :meth:`~PublicSchema.transform` takes it)."""
         return self._encoded(column_arrays({self.name: values}, [self.name])[self.name], centred)[0]
 
-    def _encoded(self, values: np.ndarray, centred: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`encode`'s block, the values that lie outside [lo, hi] (clipped onto them; an imputed missing
-        value lies within) and the values present (not missing) within [lo, hi], for the schema's checks of the
-        column against its declaration (:func:`_warn_lost`, :func:`_warn_piled`, :func:`_code_apart`)."""
+    def _encoded(self, values: np.ndarray, centred: bool) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`encode`'s block and the values that lie outside [lo, hi] (clipped onto them; an imputed missing
+        value lies within), for the schema's checks of the column against its declaration (:func:`_warn_lost`,
+        :func:`_warn_piled`)."""
         numbers_, absent = as_numbers(self.name, values, self.missing, self.missing_codes, self.missing_texts)
-        beyond = (numbers_ < self.lo) | (numbers_ > self.hi)
-        outside, inside = numbers_[beyond], numbers_[~beyond & ~absent]
+        outside = numbers_[(numbers_ < self.lo) | (numbers_ > self.hi)]
         scaled = self._unit(numbers_) - (0.5 if centred else 0.0)
         if self.missing_indicator:
-            return np.column_stack([scaled, absent.astype(np.float64)]), outside, inside
-        return scaled[:, None], outside, inside
+            return np.column_stack([scaled, absent.astype(np.float64)]), outside
+        return scaled[:, None], outside
 
     def _unit(self, values: np.ndarray) -> np.ndarray:
         """u(v) in [0, 1]: (clip(v) - lo) / (hi - lo), or log(1 + clip(v) - lo) / log(1 + hi - lo)."""
@@ -875,13 +874,11 @@ class PublicSchema:
         n_rows = common_length(arrays)
         centred = self.encoding == "centred"
         # lost: the columns most of whose rows encode as nothing (:func:`_warn_lost`); piled: the numeric columns
-        # many of whose rows hold one value outside the bounds (:func:`_warn_piled`); apart: those whose end value,
-        # inside the bounds, sits far from all their other values (:func:`_warn_apart`)
+        # many of whose rows hold one value outside the bounds (:func:`_warn_piled`)
         # each column writes its block into its slice of one output (no block per column, no copy of them all)
         features = np.empty((n_rows, self.dimension))
         lost: list[Column] = []
         piled: list[NumericColumn] = []
-        apart: list[tuple[NumericColumn, str]] = []
         start = 0
         for column in self.columns:
             width = len(column.feature_names)
@@ -896,16 +893,13 @@ class PublicSchema:
                 if n_rows >= LOST_MIN_ROWS and undeclared > LOST_SHARE * n_rows:
                     lost.append(column)
             else:
-                block[...], outside, inside = column._encoded(arrays[column.name], centred)
+                block[...], outside = column._encoded(arrays[column.name], centred)
                 if _one_value_piled(outside, n_rows):
                     piled.append(column)
                 elif n_rows >= LOST_MIN_ROWS and outside.size > LOST_SHARE * n_rows:
                     lost.append(column)
-                elif (end := _code_apart(column, inside, n_rows)) is not None:
-                    apart.append((column, end))
         _warn_lost(lost)
         _warn_piled(piled)
-        _warn_apart(apart)
         if self.constant_feature:
             features[:, -1] = 1.0
         self._check_level(features, n_rows)
@@ -1197,59 +1191,6 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
             "it a code for a missing or unknown value (such as 99, 999 or -1)? "
             f"{_READ_THE_ROWS.format(what='bounds')}; if the value is a code, {fix}",
             OutOfBoundsWarning)
-
-
-#: :func:`_code_apart`: a column's end value is read as a code when it is at least this share of the column's encoded
-#: [0, 1] scale away from every other value a row holds, and the other rows take at least ``CODE_OTHERS`` distinct
-#: values (a 0/1 flag, or a few ordered levels declared on their exact range, have their values far apart too);
-#: benchmarks/inside_range_codes.py (rule and pass criterion written before its runs)
-CODE_GAP = 0.3
-CODE_OTHERS = 5
-
-
-def _code_apart(column: NumericColumn, inside: np.ndarray, n_rows: int) -> str | None:
-    """"largest" or "smallest" when that end of the values present within a numeric column's bounds (``inside``: no
-    declared missing value or code among them) looks like a missing-value code declared inside the range (Likert
-    items 1..5 with "don't know" 9 and "refused" 99 declared 1..99, a range that holds every value of the
-    codebook): it is held by at least ``PILED_SHARE`` of the ``n_rows`` rows and ``LOST_MIN_ROWS`` of them, by at
-    most half of them, lies at least ``CODE_GAP`` of the encoded scale u(v) (:meth:`NumericColumn._unit`) from the
-    nearest other value held by a row, and the other rows take at least ``CODE_OTHERS`` distinct values; else None.
-    A code next to the real values (-1 beside counts from 0) is not found: its rows look like a zero-inflated count's.
-    NOT PRIVATE: it reads the rows."""
-    least = max(LOST_MIN_ROWS, PILED_SHARE * n_rows)
-    if n_rows < LOST_MIN_ROWS or inside.size < least:
-        return None
-    values, counts = np.unique(inside, return_counts=True)
-    if values.size <= CODE_OTHERS:
-        return None
-    unit = column._unit(values)
-    for end, at, beside in (("largest", -1, -2), ("smallest", 0, 1)):
-        if least <= counts[at] <= n_rows / 2 and abs(unit[at] - unit[beside]) >= CODE_GAP:
-            return end
-    return None
-
-
-def _warn_apart(columns: Sequence[tuple[NumericColumn, str]]) -> None:
-    """Warn (:class:`~dpcvx.exceptions.OutOfBoundsWarning`) of each numeric column whose largest or smallest value
-    (``end``) looks like a missing-value code declared inside its range (:func:`_code_apart`): a model reads the code
-    as a real top or bottom value, and the real values are squeezed into a sliver of the range (Likert 1..5 with 9
-    and 99 declared 1..99: DPLogisticRegression's balanced accuracy 0.197 at epsilon 1, 0.285 with the codes
-    declared; session 64, probeC). What to do comes first. The text names the column, its public bounds and which
-    end, no count or value; it reads the rows, so it is NOT PRIVATE, shown to the data owner only."""
-    for column, end in columns:
-        if command_line_runs():
-            fix = (f"declare it with --missing CODE, give the column the documented range of its real values "
-                   f"(--numeric {column.name}:LO:HI) and a public imputed value within it (fit: --impute "
-                   f"{column.name}=VALUE; predict imputes the model's)")
-        else:
-            fix = (f"declare it with the documented range of the real values and a public imputed value "
-                   f"(NumericColumn({column.name!r}, LO, HI, missing=VALUE, missing_codes=(CODE,), "
-                   "missing_indicator=True))")
-        warn_shown(
-            f"column {column.name!r}: if its {end} value is a code for a missing or unknown value (such as 9, 99, "
-            f"999 or -1), {fix}. Many rows hold that one value, far from all its other values inside its public "
-            f"bounds [{column.lo:g}, {column.hi:g}]: a model reads it as a real value and the others fill a sliver "
-            f"of the range. {_READ_THE_ROWS.format(what='bounds')}", OutOfBoundsWarning)
 
 
 def _category_text(name: str, category: object) -> str:
