@@ -568,13 +568,7 @@ def test_a_nan_pyarrow_reads_is_a_missing_value_or_refused_as_a_category(tmp_pat
     codes, and keeps the text once one record is text: an exact list of pandas' spellings missed them, and one
     declared "?" record moved 200 of 600 rows from the missing category to the all-zero block (an attacker probe,
     sixty-fourth session)."""
-    pa_csv = pytest.importorskip("pyarrow.csv")
-    schema = PublicSchema((CategoricalColumn("c", ("1", "2", "?"), missing="?"),))
-    blocks = []
-    for last in ("1", "?"):
-        path = tmp_path / f"{last != '1'}.csv"
-        path.write_text("c\n" + "\n".join(["1", "2", nan] * 5 + [last]) + "\n")
-        blocks.append(schema.transform(pa_csv.read_csv(path))[:-1])
+    blocks = _with_a_text_record(tmp_path, PublicSchema((CategoricalColumn("c", ("1", "2", "?"), missing="?"),)), nan)
     np.testing.assert_array_equal(blocks[0], blocks[1])
     assert blocks[0][2].tolist() == [0, 0, 1]
     with pytest.raises(InputError, match="spells a missing value"):
@@ -586,14 +580,20 @@ def test_a_numeric_column_reads_a_spelt_missing_value_as_one_whatever_its_reader
     """A numeric column with a public imputed value: pyarrow reads "NA" as a null (imputed) until one record is text,
     then the text, which was refused as not a number: one record decided refusal or release (an attacker probe,
     sixty-fourth session)."""
+    blocks = _with_a_text_record(tmp_path, PublicSchema((NumericColumn("c", 0.0, 10.0, missing=5.0),)), null)
+    np.testing.assert_array_equal(blocks[0], blocks[1])
+
+
+def _with_a_text_record(tmp_path, schema, cell):
+    """The schema's blocks of a CSV column 1, 2, ``cell`` (five times) read by pyarrow, whole, and the same with one
+    more record "?" (which makes pyarrow read the column as text), the added record's block left out."""
     pa_csv = pytest.importorskip("pyarrow.csv")
-    schema = PublicSchema((NumericColumn("v", 0.0, 10.0, missing=5.0),))
     blocks = []
     for last in ("1", "?"):
         path = tmp_path / f"{last != '1'}.csv"
-        path.write_text("v\n" + "\n".join(["1", "2", null] * 5 + [last]) + "\n")
+        path.write_text("c\n" + "\n".join(["1", "2", cell] * 5 + [last]) + "\n")
         blocks.append(schema.transform(pa_csv.read_csv(path))[:-1])
-    np.testing.assert_array_equal(blocks[0], blocks[1])
+    return blocks
 
 
 def test_a_code_beyond_every_integer_of_the_column_s_type_is_still_found():
