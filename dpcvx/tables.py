@@ -379,11 +379,14 @@ def own_types(y: Any) -> np.ndarray:
     """``y`` (labels, or a table's column) as an array, a list or tuple of mixed types kept as objects, each entry of
     its own type: numpy gives a list one type for all, and one text made every number text ([1, 0, "a"] is ["1",
     "0", "a"], a NaN "nan"), so one record decided whether every other label matched the declared classes (0, 1),
-    or how every other cell of a dict of lists' column was read (attacker probes, sixty-third session)."""
+    or how every other cell of a dict of lists' column was read (attacker probes, sixty-third session); one text among
+    bytes made numpy decode every bytes entry to text (a sixty-fourth session probe), so a list is kept as objects
+    unless its entries are all text or all bytes."""
     labels = np.asarray(y)
-    if labels.dtype.kind in "US" and isinstance(y, (list, tuple)) and not all(
-            isinstance(label, (str, bytes)) for label in _flat(y)):
-        return np.array(y, dtype=object)
+    if labels.dtype.kind in "US" and isinstance(y, (list, tuple)):
+        entries = _flat(y)
+        if not (all(isinstance(label, str) for label in entries) or all(isinstance(label, bytes) for label in entries)):
+            return np.array(y, dtype=object)
     return labels
 
 
@@ -409,7 +412,13 @@ def reading_key(value: Any) -> Key | None:
       2**53 in size the float64 a reader makes of it, :func:`exact_whole`), else a float (an infinity too); None
       when an integer's, a Decimal's or a hexadecimal's whole part has :data:`KEY_DIGITS` digits or more
       (never expanded);
+    - bytes: the key of their text (UTF-8), as a reader that decodes them gives it (None when they are not UTF-8);
     - anything else (other text, a missing value, NaN): None."""
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     if isinstance(value, str):
         text = value.strip()
         folded = text.lower()

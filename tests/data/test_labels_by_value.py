@@ -32,7 +32,9 @@ def spellings(y: np.ndarray) -> dict[str, object]:
             "float text": np.array([f"{v}.0" for v in y]),            # a float column written as text
             "padded text": np.array([f" 0{v}" for v in y]),
             "object series": pd.Series(y.astype(object).astype(str), dtype=object),
-            "mixed list": mixed}
+            "mixed list": mixed,
+            "bytes": np.array([str(v).encode() for v in y]),                # a binary column (Parquet, numpy S)
+            "bytes and text list": [str(v) if i == 0 else str(v).encode() for i, v in enumerate(y)]}
 
 
 def flag_spellings(y: np.ndarray) -> dict[str, object]:
