@@ -212,7 +212,7 @@ def canary_pair(
 
     the extra records being base records (zero vectors for d = 1, which add neither gradient nor curvature).
     The canary moves the minimiser along e_d by at most L R / (n m Lam) (its gradient L R over n, against the
-    strong convexity m Lam), so its margin |<w*, R e_d>| stays at most L R^2 / (n m Lam) <= CANARY_MARGIN L:
+    strong convexity m Lam), so its margin ``|<w*, R e_d>|`` stays at most L R^2 / (n m Lam) <= CANARY_MARGIN L:
     the canary's loss is read near margin 0, where the logistic |l'| is 1/2 and the Huber hinge's is L. With
     ``replacement="flip"`` the two exact minimisers then lie apart by nearly all of output perturbation's
     sensitivity 2 L R / (n m Lam) (Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Corollary 1): the whole of it
