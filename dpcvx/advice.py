@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from typing import Any
 
 __all__ = ["FLAGS", "PYTHON_ONLY", "FIXED", "on_command_line", "command_line_runs", "setting", "flag_text", "named",
-           "python_only", "for_reader", "encoded_columns", "widest_column", "encoded_column"]
+           "python_only", "for_reader", "encoded_columns", "widest_column", "encoded_column", "named_widths",
+           "schema_named"]
 
 _COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_command_line", default=False)
 #: the public schema's columns and how many encoded columns each makes, while a fit whose caller knows them runs
@@ -118,6 +119,32 @@ def encoded_columns(widths: tuple[tuple[str, int], ...]) -> Iterator[None]:
         yield
     finally:
         _COLUMNS.reset(token)
+
+
+def named_widths(names: Any) -> tuple[tuple[str, int], ...]:
+    """The widths :func:`encoded_columns` takes, read off the column names of the X an estimator was given when they
+    are a public schema's encoded features (``PublicSchema(...).set_output(transform="pandas")`` in a pipeline:
+    "diag=1", "diag=2", ... are the column 'diag', "age:scaled" and "age:missing" the column 'age'), consecutive
+    names of one column counted together; () when no name is a category's ("name=category"), so that a pipeline's
+    messages name the schema's columns as ``dpcvx fit``'s do (an analyst probe, sixty-fourth session: "group its
+    categories" without naming the 400-level column). Public: the names, never the data."""
+    if names is None or not any(isinstance(name, str) and "=" in name for name in names):
+        return ()
+    widths: list[list[Any]] = []
+    for name in names:
+        text = str(name)
+        column = next((text[:-len(suffix)] for suffix in (":scaled", ":missing") if text.endswith(suffix)),
+                      text.partition("=")[0])
+        if widths and widths[-1][0] == column:
+            widths[-1][1] += 1
+        else:
+            widths.append([column, 1])
+    return tuple((column, width) for column, width in widths)
+
+
+def schema_named() -> bool:
+    """Whether :func:`encoded_columns` holds the widths of a schema (the command line's, or read off the names)."""
+    return bool(_COLUMNS.get())
 
 
 def encoded_column(j: int, d: int) -> str | None:

@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sparse
 
-from ..advice import command_line_runs, encoded_column
+from ..advice import command_line_runs, encoded_column, encoded_columns, named_widths, schema_named
 from ..exceptions import (
     ClippingWarning,
+    InputError,
     KernelScaleWarning,
     PublicSampleWarning,
     UnresolvedColumnWarning,
@@ -382,12 +383,28 @@ def fourier_like(mapped: np.ndarray, width: int) -> bool:
 def columns_named(table: Any) -> Iterator[None]:
     """Within this block :func:`heavy_columns` names the input's columns by the column names of ``table`` (the X an
     estimator's fit was given: a pandas or polars DataFrame, a pyarrow Table; :func:`dpcvx.tables.column_names`,
-    read only once the fit's checks have passed and a row was clipped), else by position."""
+    read only once the fit's checks have passed and a row was clipped), else by position. Names of a public schema's
+    encoded features ("diag=1", "age:scaled") also name the schema's columns in messages about the encoded width
+    (:func:`dpcvx.advice.named_widths`), as ``dpcvx fit`` names them."""
     token = _NAMES.set(table)
+    widths = () if table is None or schema_named() else _schema_widths(table)
     try:
-        yield
+        if widths:
+            with encoded_columns(widths):
+                yield
+        else:
+            yield
     finally:
         _NAMES.reset(token)
+
+
+def _schema_widths(table: Any) -> tuple[tuple[str, int], ...]:
+    """:func:`dpcvx.advice.named_widths` of ``table``'s column names; () where they cannot be read (repeated names,
+    which the fit's own checks refuse in their words)."""
+    try:
+        return named_widths(column_names(table))
+    except InputError:
+        return ()
 
 
 def most_rows_clipped() -> bool:

@@ -101,6 +101,30 @@ def test_the_widest_column_is_named_only_where_it_makes_much_of_the_width():
     assert widest_column(4) is None
 
 
+def test_a_pipeline_of_a_schema_with_named_output_names_the_widest_column():
+    """make_pipeline(schema.set_output(transform="pandas"), estimator): the estimator's X holds the schema's feature
+    names ("diag=1", ..., "age:scaled"), and its small-table advice names the 400-level column as dpcvx fit names it
+    (an analyst probe, sixty-fourth session: the Python text said "group its categories" without naming it)."""
+    pytest.importorskip("pandas")
+    from sklearn.pipeline import make_pipeline
+
+    from dpcvx.advice import named_widths
+
+    assert named_widths(["age:scaled", "age:missing", "diag=1", "diag=2", "x"]) == (("age", 2), ("diag", 2), ("x", 1))
+    assert named_widths(["a", "b"]) == () and named_widths(None) == ()
+    rng = np.random.default_rng(0)
+    table = {"age": rng.uniform(0, 100, 300), "diag": rng.integers(1, 401, 300).astype(str)}
+    schema = dpcvx.PublicSchema([dpcvx.NumericColumn("age", 0, 100), dpcvx.CategoricalColumn("diag", range(1, 401))])
+    y = rng.integers(0, 2, 300)
+    for output, named in (("pandas", True), ("default", False)):
+        pipeline = make_pipeline(schema.set_output(transform=output), dpcvx.DPLogisticRegression(random_state=0))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pipeline.fit(table, y)
+        small = [str(w.message) for w in caught if issubclass(w.category, SmallTableWarning)]
+        assert small and ("here 'diag' makes 400 of the 401" in small[0]) == named
+
+
 @pytest.mark.parametrize("settings", [
     {"class_weight": "balanced", "class_prior": (0.5, 0.5)},  # balanced weights of equal rates: 1 and 1
     {"class_weight": {0: 1.0, 1: 1.0}},
