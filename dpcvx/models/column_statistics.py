@@ -111,7 +111,7 @@ from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_d
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import composed_epsilon
 from ..release.usefulness import checks_are_off
-from ..validation import check_bound
+from ..validation import check_bound, number_text
 from .class_count import RatesPlan, draws_count
 from .erm_inputs import check_column_statistics
 from .failure import after_charge, composite
@@ -552,10 +552,11 @@ class StandardisedPlan:
         if weights is not None and weights.private_count is not None:
             weights = replace(weights, private_count={**weights.private_count, "total_epsilon": total})
         model.certificate = replace(fitted, column_statistics=record, weights=weights, guarantee=(
-            f"({total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: private "
-            f"column statistics (eps_s = {plan.eps_statistics:g})"
-            + (f" and the label's range (eps_l = {plan.eps_label:g})" if plan.eps_label else "")
-            + f", then the fit on the columns they centre and scale (eps_fit = {plan.eps_fit:g}): "
+            f"({number_text(total)}, {number_text(fitted.delta)})-differential privacy (replace-one) by sequential "
+            f"composition: private "
+            f"column statistics (eps_s = {number_text(plan.eps_statistics)})"
+            + (f" and the label's range (eps_l = {number_text(plan.eps_label)})" if plan.eps_label else "")
+            + f", then the fit on the columns they centre and scale (eps_fit = {number_text(plan.eps_fit)}): "
             + fitted.guarantee))
         return model.shifted(shift) if shift else model  # the private label centre: post-processing
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from dpcvx.models.column_statistics import counted_fit_share
 from dpcvx.models.private_norm import split_budget
 from dpcvx.privacy.composition import sequential_epsilon
 from dpcvx.release.tuning_record import former_nested_split
+from dpcvx.validation import number_text
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFileWarning")
 
@@ -147,3 +149,22 @@ def test_the_opendp_bridge_writes_a_refused_total_as_it_reads_back(data, monkeyp
                         property(lambda self: math.nextafter(stated(self), math.inf)))
     with pytest.raises(dp.OpenDPException, match=r"epsilon 3\.0000000000000004, .*measurement's \(3, 0,"):
         measurement(data)
+
+
+@pytest.mark.parametrize("epsilon", [0.7, 3.0, 1 / 3, 2.7])
+def test_the_guarantee_and_the_report_write_shares_that_read_back_and_add_up(data, epsilon):
+    """At epsilon 3 the guarantee read "(3, 0) ... eps_s = 0.3 ... eps_fit = 2.7 ... eps_c = 0.135 ... eps_fit =
+    2.565" and the report "using 0.135 of the epsilon of 3": rounded, so a reader's sum was not the charge."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = _logistic(epsilon).fit(*data).model_
+    certificate, count = model.certificate, model.certificate.weights.private_count
+    shares = [float(number) for number in re.findall(r"eps_(?:s|c|fit) = ([0-9.e+-]+)\)", certificate.guarantee)]
+    eps_s, outer, eps_c, fit_c = shares
+    assert (eps_s, eps_c, fit_c) == (certificate.column_statistics["epsilon"], count["epsilon"], certificate.epsilon)
+    assert sequential_epsilon([eps_c, eps_s, fit_c]) == certificate.total_epsilon
+    assert float(re.match(r"\(([0-9.e+-]+), ", certificate.guarantee).group(1)) == certificate.total_epsilon
+    text = model.report().to_markdown()
+    used = [float(number) for number in re.findall(r"using ([0-9.e+-]+) of the epsilon of ([0-9.e+-]+)", text)[0]]
+    assert used == [count["epsilon"], model.epsilon]
+    assert f"epsilon = {number_text(model.epsilon)}," in text
