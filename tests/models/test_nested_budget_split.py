@@ -12,6 +12,7 @@ import re
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import dpcvx
@@ -168,3 +169,32 @@ def test_the_guarantee_and_the_report_write_shares_that_read_back_and_add_up(dat
     used = [float(number) for number in re.findall(r"using ([0-9.e+-]+) of the epsilon of ([0-9.e+-]+)", text)[0]]
     assert used == [count["epsilon"], model.epsilon]
     assert f"epsilon = {number_text(model.epsilon)}," in text
+
+
+@pytest.mark.parametrize("kind", ["one-vs-rest statistics and count", "one-vs-rest statistics",
+                                  "private norm and label", "class count", "private norm"])
+def test_every_other_split_of_a_budget_states_at_most_its_epsilon(kind):
+    """The other splits (one-vs-rest's k shares, a private bound's eps_q, a count alone) already stated at most
+    epsilon on the parent at these epsilons: a guard that the nested rule holds for them too."""
+    X, labels = synthetic_classification(n=600, d=3, random_state=1)
+    three = np.digitize(X[:, 0] + 0.3 * X[:, 1], [-0.3, 0.3])
+    make, y = {
+        "one-vs-rest statistics and count": (lambda e: dpcvx.DPLogisticRegression(
+            epsilon=e, mechanism="output", data_norm=4.0, column_statistics=True, class_prior="private",
+            classes=(0, 1, 2)), three),
+        "one-vs-rest statistics": (lambda e: dpcvx.DPLogisticRegression(
+            epsilon=e, data_norm=4.0, column_statistics=True, classes=(0, 1, 2)), three),
+        "private norm and label": (lambda e: dpcvx.DPHuberRegressor(
+            epsilon=e, m=1.0, data_norm="private", norm_range=(0.5, 64.0), label_bound="private",
+            label_range=(0.5, 64.0)), np.clip(X.sum(axis=1) / 2, -3.0, 3.0)),
+        "class count": (lambda e: dpcvx.DPLogisticRegression(
+            epsilon=e, mechanism="output", data_norm=4.0, class_prior="private", classes=(-1, 1)), labels),
+        "private norm": (lambda e: dpcvx.DPLogisticRegression(
+            epsilon=e, mechanism="output", data_norm="private", norm_range=(0.5, 64.0), classes=(-1, 1)), labels),
+    }[kind]
+    for epsilon in ROUND + AWKWARD:
+        accountant = PrivacyAccountant(200.0, 0.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = make(epsilon).set_params(accountant=accountant).fit(X, y).model_
+        assert max(model.epsilon, epsilon) == epsilon and accountant.spent[0] == model.epsilon, epsilon
