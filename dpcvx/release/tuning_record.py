@@ -178,8 +178,8 @@ def former_nested_split(budget: float, nested: tuple[float, float, float] | None
     dpcvx before the sixty-fourth session: its shares ``nested`` = (eps_c, eps_s, fit_c) are the two-way splits of
     that budget, nested (the statistics' eps_fit = budget - eps_s, and fit_c = eps_fit - eps_c, each stepped down
     until its own pair fits: :func:`_remainder`), and ``stated`` is their one sum in the release's order, exactly one
-    ulp above the budget. That release added the nested shares in another order than the splits (10 of the 56
-    epsilons 0.1, ..., 5.0 stated epsilon + 1 ulp), so that tune's own file was refused as edited; a fit now steps the
+    ulp above the budget. That release added the nested shares in another order than the splits (epsilon 3
+    stated 3.0000000000000004), so that tune's own file was refused as edited; a fit now steps the
     statistics' eps_fit down until the nested sum fits
     (:func:`~dpcvx.models.column_statistics.counted_fit_share`). Any other excess is refused."""
     if nested is None or stated != math.nextafter(budget, math.inf):
