@@ -133,7 +133,7 @@ from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
 from .release.input_record import HoldsNoInput
 from .release.kernel_model import CURATOR
-from .validation import check_delta, check_epsilon, check_flag
+from .validation import check_delta, check_epsilon, check_flag, number_text
 
 __all__ = ["as_opendp_measurement", "DATA_DOMAIN", "WEIGHTED_DATA_DOMAIN"]
 
@@ -291,8 +291,10 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         spent = float(getattr(certificate, "total_epsilon", certificate.epsilon)), float(certificate.delta)
         proved = certificate.privacy_curve.neighbours
         if spent[0] > epsilon or spent[1] > delta or proved is not relation:
-            raise InputError(f"the release's certificate (epsilon {spent[0]:g}, delta {spent[1]:g}, {proved}) is "
-                             f"not the measurement's ({epsilon:g}, {delta:g}, {relation}): not released")
+            # each number as it reads back (number_text): :g wrote 3.0000000000000004 and 3 both as 3
+            raise InputError(f"the release's certificate (epsilon {number_text(spent[0])}, delta "
+                             f"{number_text(spent[1])}, {proved}) is not the measurement's ({number_text(epsilon)}, "
+                             f"{number_text(delta)}, {relation}): not released")
         return returned
 
     return dp.m.make_user_measurement(domain, metric, measure, release, cost)

@@ -50,7 +50,7 @@ from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_d
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import OFFSET_SOURCE, CertifiedWeights
 from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates, log_odds
-from ..validation import SignBits, check_classes, check_labels
+from ..validation import SignBits, check_classes, check_labels, number_text
 from ..verification.verifier import default_regularizer
 from .failure import after_charge, composite
 from .fit_plan import FitPlan, composite_ledger_line, fit_ledger_text, plan_conditional
@@ -343,9 +343,11 @@ def _certified(model: Any, learner: Any, plan: CountPlan, count: int, counted: A
                else replace(fitted.weights, source="private count", private_count=record))
     use = "intercept offset" if offsets(learner) else "balanced class weights"
     model.certificate = replace(fitted, weights=weights, guarantee=(
-        f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the count "
+        f"({number_text(plan.total)}, {number_text(fitted.delta)})-differential privacy (replace-one) by sequential "
+        f"composition: the count "
         f"of class {plan.classes[1] if counted is None else counted!r}"
-        f"{'' if counted is None else ' against the rest'} released as {count} (eps_c = {plan.eps_count:g}), then the "
+        f"{'' if counted is None else ' against the rest'} released as {count} "
+        f"(eps_c = {number_text(plan.eps_count)}), then the "
         f"fit with the "
-        f"{use} it gives (eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+        f"{use} it gives (eps_fit = {number_text(fitted.epsilon)}): {fitted.guarantee}"))
     return model

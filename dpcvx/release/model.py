@@ -45,6 +45,7 @@ from ..validation import (
     epsilon_value,
     finite,
     instance_of,
+    number_text,
     optional,
     positive,
     real_values,
@@ -131,7 +132,7 @@ def composed_epsilon(records: Sequence[dict], epsilon: float) -> float:
 def composed_line(first: str, eps_fit: float, total: float, composition: str) -> str:
     """A certificate line of a private value drawn before the fit: what it is (``first``), then the fit's and the
     total epsilon and how they compose (a linear release's and a multiclass release's)."""
-    return f"{first}; fit eps_fit = {eps_fit:g}; total epsilon = {total:g} ({composition})"
+    return f"{first}; fit eps_fit = {number_text(eps_fit)}; total epsilon = {number_text(total)} ({composition})"
 
 
 def statistics_text(statistics: dict) -> str:
@@ -139,11 +140,13 @@ def statistics_text(statistics: dict) -> str:
     histograms or the sums, eps_s and the L1 sensitivity."""
     if "cells" in statistics:
         return (f"private column ranges (column_statistics='ranges'): per-column histograms on the public grid of "
-                f"2^{statistics['depth']} cells with discrete Laplace noise, eps_s = {statistics['epsilon']:g} (L1 "
-                f"sensitivity {statistics['sensitivity']}), each range the kept mass's {statistics['level']:g} and "
+                f"2^{statistics['depth']} cells with discrete Laplace noise, eps_s = "
+                f"{number_text(statistics['epsilon'])} (L1 sensitivity {statistics['sensitivity']}), each range the "
+                f"kept mass's {statistics['level']:g} and "
                 f"{1 - statistics['level']:g} points")
-    return (f"private column statistics: per-column sums and sums of squares with eps_s = {statistics['epsilon']:g} "
-            f"(L1 sensitivity {statistics['sensitivity']} on the lattice 2^-{statistics['lattice_bits']})")
+    return (f"private column statistics: per-column sums and sums of squares with eps_s = "
+            f"{number_text(statistics['epsilon'])} (L1 sensitivity {statistics['sensitivity']} on the lattice "
+            f"2^-{statistics['lattice_bits']})")
 
 
 def label_shift_text(shift: float) -> str:
@@ -381,8 +384,8 @@ class ReleaseCertificate:
     def __str__(self) -> str:
         c = self.calibration
         # what the release cost first: a fit after private draws spent less than the release did
-        spent = (f"epsilon = {self.epsilon:g}" if self.total_epsilon == self.epsilon else
-                 f"epsilon = {self.total_epsilon:g} in total, the fit's {self.epsilon:g}")
+        spent = (f"epsilon = {number_text(self.epsilon)}" if self.total_epsilon == self.epsilon else
+                 f"epsilon = {number_text(self.total_epsilon)} in total, the fit's {number_text(self.epsilon)}")
         lines = [
             f"dpcvx release: {self.description}, {spent} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
@@ -398,7 +401,8 @@ class ReleaseCertificate:
             if bound is not None:
                 lines.append(self._composed(
                     f"private {name} = {bound['bound']:g} drawn from the public grid {bound['grid']} by the "
-                    f"exponential-mechanism quantile (q = {bound['quantile']:g}) with eps_q = {bound['epsilon']:g}",
+                    f"exponential-mechanism quantile (q = {bound['quantile']:g}) with eps_q = "
+                    f"{number_text(bound['epsilon'])}",
                     bound["composition"]))
         if self.weights is not None:
             lines.append(self.weights.line(self.epsilon, self.total_epsilon))
@@ -408,8 +412,9 @@ class ReleaseCertificate:
             if "label_cells" in statistics:
                 lines.append(
                     f"private label range: the labels' histogram on the public grid over [-B, B] with B = "
-                    f"{statistics['label_bound']:g}, discrete Laplace noise, eps_l = {statistics['label_epsilon']:g} "
-                    f"(L1 sensitivity 2); " + ("too few rows for its level: the fit keeps B" if statistics[
+                    f"{statistics['label_bound']:g}, discrete Laplace noise, eps_l = "
+                    f"{number_text(statistics['label_epsilon'])} (L1 sensitivity 2); "
+                    + ("too few rows for its level: the fit keeps B" if statistics[
                         "label_level"] is None else f"its levels {statistics['label_level']:g} and "
                         f"{1 - statistics['label_level']:g} centre the labels and set the fit's B"))
         if self.lam_rule is not None:
@@ -773,7 +778,7 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
 
     def __repr__(self) -> str:
         return (f"PrivateModel(mechanism={self.certificate.mechanism.value!r}, "
-                f"epsilon={self.epsilon:g}, d={self.coef_.shape[0]}{conditional_mark(self.certificate)})")
+                f"epsilon={number_text(self.epsilon)}, d={self.coef_.shape[0]}{conditional_mark(self.certificate)})")
 
 
 def release_curve(calibration: Any, epsilon: float, delta: float, draws: Sequence[tuple[DrawnPart, float]],
@@ -836,9 +841,11 @@ class CertifiedWeights:
             b0 = math.log(count["count"] / (count["n"] - count["count"]))
             return (f"intercept offset b0 = log({count['count']} / ({count['n']} - {count['count']})) = "
                     f"{b0:.6g}: the ridge centred at b0 / s, from the private count {count['count']} of "
-                    f"{count['n']} (floor {count['floor']}, eps_c = {count['epsilon']:g}); no record weights; fit "
-                    f"eps_fit = {epsilon:g}; total epsilon = {total:g} ({count['composition']})")
+                    f"{count['n']} (floor {count['floor']}, eps_c = {number_text(count['epsilon'])}); no record "
+                    f"weights; fit eps_fit = {number_text(epsilon)}; total epsilon = {number_text(total)} "
+                    f"({count['composition']})")
         drawn = "" if count is None else (
             f"; from the private count {count['count']} of {count['n']} (floor {count['floor']}, eps_c = "
-            f"{count['epsilon']:g}); fit eps_fit = {epsilon:g}; total epsilon = {total:g} ({count['composition']})")
+            f"{number_text(count['epsilon'])}); fit eps_fit = {number_text(epsilon)}; total epsilon = "
+            f"{number_text(total)} ({count['composition']})")
         return f"record weights ({self.source}): w_max = {self.bound:g} multiplies L and c{classes}{drawn}"

@@ -65,7 +65,7 @@ from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.kernel_calibrate import KernelConstants
 from ..privacy.neighbours import Neighbours, group_epsilon_delta
 from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
-from ..validation import check_choice, check_flag
+from ..validation import check_choice, check_flag, number_text
 from ..verification.exact import exact_text
 from ..verification.kernel_loss import loss_words
 from .constants import Constants, written
@@ -720,7 +720,7 @@ class ReleaseReport:
         mechanism = self._mechanism(self.certificate)
         return Section("summary", "Summary", (_p(
             f"This is a {self.kind} model released by dpcvx {self.first.library_version} with "
-            f"differential privacy: epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g}, under the "
+            f"differential privacy: epsilon = {number_text(self.epsilon)}, delta = {self.delta:.3g}, under the "
             f"{self.neighbours} neighbour relation (mechanism: {mechanism})."
             + ("" if self.tuning is None else " Its settings were chosen privately by dpcvx.tune; epsilon and "
                "delta are the whole selection's total.")
@@ -764,7 +764,7 @@ class ReleaseReport:
     def _strength(self) -> Section:
         rows = [[f"{prior:.0%}", f"{_posterior(prior, self.epsilon):.1%}"] for prior in PRIORS]
         blocks = [
-            _p(f"epsilon = {self.epsilon:.6g}. Whatever an attacker believed about one person's record before "
+            _p(f"epsilon = {number_text(self.epsilon)}. Whatever an attacker believed about one person's record before "
                f"seeing the model, seeing it can multiply their odds for any conclusion about that record by at "
                f"most e^epsilon = {_factor(self.epsilon)}, whatever else they know."),
             Block("table", (["attacker's belief before", "at most, after the release"], rows)),
@@ -819,10 +819,10 @@ class ReleaseReport:
         return Section("tuning", "How the settings were chosen: privately, by dpcvx.tune", (
             _p(f"The settings of this model were chosen privately by dpcvx.tune ({tuning.procedure}), which fitted "
                f"and compared candidates on the private records. The selection is one private release: its total, "
-               f"epsilon = {tuning.total_epsilon:.6g}, delta = {tuning.total_delta:.3g}, is the budget this report "
-               f"states. The selected model's own certificate (in the auditor section) states its own fit, epsilon "
-               f"= {own:.6g} and delta = {float(self.certificate.delta):.3g}: a share of that total, not the cost "
-               "of the selection."),
+               f"epsilon = {number_text(tuning.total_epsilon)}, delta = {tuning.total_delta:.3g}, is the budget this "
+               f"report states. The selected model's own certificate (in the auditor section) states its own fit, "
+               f"epsilon = {number_text(own)} and delta = {float(self.certificate.delta):.3g}: a share of that total, "
+               "not the cost of the selection."),
             _p(f"How many fits: {tuning.runs}."),
             _p(f"The candidates' grid is public (chosen without looking at the private records): {grid}."),
             _p(f"Selected privately: {selected}. Which candidate was selected is the selection's private output, "
@@ -1007,7 +1007,8 @@ class ReleaseReport:
                 record = record.get(key) if isinstance(record, dict) else None
             value = record.get("epsilon") if isinstance(record, dict) else None
             share = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        return text + ("" if share is None else f", using {share:.3g} of the epsilon of {self.epsilon:g}")
+        return text + ("" if share is None else  # as they read back (number_text): the shares add up to the charge
+                       f", using {number_text(share)} of the epsilon of {number_text(self.epsilon)}")
 
     def _public_inputs(self) -> Section:
         inputs = self._inputs()
@@ -1077,7 +1078,7 @@ class ReleaseReport:
         first = self.first
         gaussian = "a curve (see its multiplier)"  # a Gaussian part has a whole curve, no one (epsilon, delta)
         parts = [[part.kind, part.what, f"{part.noise_multiplier:.6g}" if part.noise_multiplier else "not used",
-                  gaussian if part.epsilon is None else f"{part.epsilon:.6g}",
+                  gaussian if part.epsilon is None else number_text(part.epsilon),
                   gaussian if part.kind == GAUSSIAN else f"{part.delta:.3g}"]
                  for part in self.curve.parts]
         blocks = [_p(f"Guarantee: {self.certificate.guarantee}"), _p(f"Neighbour relation: {self.relation_text}")]

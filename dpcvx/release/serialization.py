@@ -142,7 +142,13 @@ from .records.row_map import _FEATURE_MAPS as _FEATURE_MAPS  # the registry of f
 from .records.row_map import register_feature_map
 from .records.upgrade import FIRST_READ_VERSION, format_version, upgraded
 from .regression_model import PrivateRegressionModel
-from .tuning_record import TuningRecord, check_tuning_records, record_tuning, set_aside_tuning_records
+from .tuning_record import (
+    TuningRecord,
+    check_tuning_records,
+    nested_shares,
+    record_tuning,
+    set_aside_tuning_records,
+)
 
 FEATURE_NAMES = "feature_names"  # the optional top-level key of the estimator's column names
 DECISION_CUT = "decision_cut"  # the optional top-level key of a classifier's decision cut(s) (not all 0)
@@ -403,7 +409,8 @@ def model_from_dict(data: Any) -> Release:
     release = _release_from_dict({key: value for key, value in release_data.items()
                                   if key not in ("tuning", FEATURE_NAMES, DECISION_CUT, DIGEST)})
     if data["tuning"] is not None:  # its own checks first, then its record in the certificate
-        release.tuning = TuningRecord.from_dict(data["tuning"], release.epsilon, release.delta)
+        release.tuning = TuningRecord.from_dict(data["tuning"], release.epsilon, release.delta,
+                                                nested_shares(getattr(release, "certificate", None)))
     check_tuning_records(data["tuning"], records)
     if FEATURE_NAMES in data:  # optional: written when the saved estimator was fitted on named columns
         release.feature_names_in_ = np.asarray(_feature_names(data[FEATURE_NAMES], release), dtype=object)

@@ -42,7 +42,7 @@ from .records.header import json_digest
 from .records.row_map import check_digest_record
 
 __all__ = ["TuningRecord", "TUNING_RECORD", "tuning_digest", "record_tuning", "set_aside_tuning_records",
-           "check_tuning_records"]
+           "check_tuning_records", "nested_shares", "former_nested_split"]
 
 _KEYS = {"text", "certificate", "total_epsilon", "total_delta"}
 TUNING_RECORD = "tuning"  # the release certificate's record of the tuning record saved beside it (format version 9)
@@ -120,9 +120,13 @@ class TuningRecord:
                 "total_delta": self.total_delta}
 
     @classmethod
-    def from_dict(cls, data: Any, release_epsilon: float, release_delta: float) -> TuningRecord:
+    def from_dict(cls, data: Any, release_epsilon: float, release_delta: float,
+                  nested: tuple[float, float, float] | None = None) -> TuningRecord:
         """Read a saved record (module docstring: checked, not re-derived); ``release_epsilon`` and ``release_delta``
-        are the selected release's own, which the budget each fit was given must cover."""
+        are the selected release's own, which the budget each fit was given must cover. ``nested``: the selected
+        release's (eps_c, eps_s, fit_c) when it drew column statistics and a class count inside their eps_fit
+        (:func:`nested_shares`), whose file written before the sixty-fourth session may state 1 ulp more than the
+        budget it was given (:func:`former_nested_split`): that form, and only it, is accepted too."""
         item = json_object("tuning", data, _KEYS)
         text, certificate = item["text"], item["certificate"]
         epsilon, delta = item["total_epsilon"], item["total_delta"]
@@ -137,10 +141,54 @@ class TuningRecord:
             raise InputError("tuning.total_epsilon and total_delta are not the tuning certificate's epsilon and "
                              "delta; the file has been edited")
         fit_epsilon, fit_delta, where = _fit_budget(certificate, float(epsilon), float(delta))
-        if fit_epsilon < release_epsilon or fit_delta < release_delta:
+        if (fit_epsilon < release_epsilon and not former_nested_split(fit_epsilon, nested, release_epsilon)) \
+                or fit_delta < release_delta:
             raise InputError(f"{where} = ({fit_epsilon!r}, {fit_delta!r}) are below the selected release's own epsilon "
                              f"and delta ({release_epsilon!r}, {release_delta!r}); the file has been edited")
         return cls(text, certificate, float(epsilon), float(delta))
+
+
+def nested_shares(certificate: Any) -> tuple[float, float, float] | None:
+    """(eps_c, eps_s, fit_c) of a release ``certificate`` that drew private column statistics (eps_s) and a private
+    class count (eps_c) inside their eps_fit, then fitted at fit_c, in the order its total adds them
+    (:meth:`~dpcvx.models.column_statistics.StandardisedPlan.shares`); None for any other release."""
+    statistics = getattr(certificate, "column_statistics", None)
+    weights = getattr(certificate, "weights", None)
+    count = getattr(weights, "private_count", None)
+    if not isinstance(statistics, dict) or not isinstance(count, dict) or statistics.get("label_epsilon"):
+        return None
+    eps_count, eps_statistics, fit = count.get("epsilon"), statistics.get("epsilon"), getattr(certificate, "epsilon",
+                                                                                                   None)
+    if not (isinstance(eps_count, float) and isinstance(eps_statistics, float) and isinstance(fit, float)):
+        return None
+    return eps_count, eps_statistics, fit
+
+
+def _remainder(total: float, part: float) -> float:
+    """The rest of ``total`` after ``part`` as the two-way split wrote it: total - part, stepped down by ulps until
+    part + rest <= total in floating point (:func:`~dpcvx.models.private_norm.split_budget`)."""
+    rest = total - part
+    while rest > 0 and part + rest > total:
+        rest = math.nextafter(rest, 0.0)
+    return rest
+
+
+def former_nested_split(budget: float, nested: tuple[float, float, float] | None, stated: float) -> bool:
+    """Whether a selected release stating ``stated`` above the ``budget`` its fit was given is a genuine file of a
+    dpcvx before the sixty-fourth session: its shares ``nested`` = (eps_c, eps_s, fit_c) are the two-way splits of
+    that budget, nested (the statistics' eps_fit = budget - eps_s, and fit_c = eps_fit - eps_c, each stepped down
+    until its own pair fits: :func:`_remainder`), and ``stated`` is their one sum in the release's order, exactly one
+    ulp above the budget. That release added the nested shares in another order than the splits (epsilon 3
+    stated 3.0000000000000004), so that tune's own file was refused as edited; a fit now steps the
+    statistics' eps_fit down until the nested sum fits
+    (:func:`~dpcvx.models.column_statistics.counted_fit_share`). Any other excess is refused."""
+    if nested is None or stated != math.nextafter(budget, math.inf):
+        return False
+    eps_count, eps_statistics, fit = nested
+    total = 0.0
+    for share in nested:  # the release's one sum (dpcvx.privacy.composition.sequential_epsilon)
+        total += share
+    return total == stated and fit == _remainder(_remainder(budget, eps_statistics), eps_count)
 
 
 def _fit_budget(certificate: dict, epsilon: float, delta: float) -> tuple[float, float, str]:
