@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -59,6 +60,7 @@ __all__ = [
     "RBFKernel",
     "LaplacianKernel",
     "CallableKernel",
+    "quiet_after_charge",
     "make_kernel",
     "kernel_from_dict",
     "feature_scaling",
@@ -276,6 +278,17 @@ class LaplacianKernel(_StationaryKernel):
         )
 
 
+@contextmanager
+def quiet_after_charge() -> Iterator[None]:
+    """Silence warnings and floating-point signals while a user's kernel callable runs on the private rows after a
+    learner's charge: whether it warns may depend on the rows (:meth:`CallableKernel.total_gram`, and the NOT
+    PRIVATE training-rows notes of TDDL, TDIL and PINP, which evaluate it again on the rows as fitted). The one place
+    this is done; dpcvx's own warnings about a release are issued outside it."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
 @dataclass(frozen=True)
 class CallableKernel(Kernel):
     """A user kernel ``function(X, Y) -> Gram matrix`` with a declared public ``feature_bound``.
@@ -329,8 +342,7 @@ class CallableKernel(Kernel):
         never fires on a checked query (Cauchy-Schwarz bounds every entry; docs/theory.md, section 11, K5, "A
         callable kernel's answers are total"); it turns the failure that told one neighbour from the other (a
         raised query spent nothing) into an answer the proof covers."""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with quiet_after_charge():
             block = self._attempt(X, Y)
             if block is not None and np.all(np.isfinite(block)):
                 return block

@@ -212,3 +212,32 @@ def test_a_pinp_fit_refused_after_the_charge_leaves_the_last_fit_whole():
         with pytest.raises(SolverError, match="no query was answered"):
             curator.fit(X[::-1], y[::-1], 2.0, random_state=1)
     assert (curator._model, curator.parameters_, curator._budget) == before
+
+
+@pytest.mark.parametrize("learner", ["TDDL", "PINP"])
+def test_no_warning_of_the_users_callable_on_the_rows_surfaces_after_the_charge(learner):
+    """The NOT PRIVATE training-rows note evaluates the callable on the rows again after the charge: a warning the
+    callable gives on one row surfaced there (TDDL and PINP, probeA3 F5), where the query path silenced it."""
+    accountant = PrivacyAccountant(50.0)
+
+    def warns(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        if accountant.spent.epsilon > 0 and (np.any(A[:, 0] == 0.5) or np.any(B[:, 0] == 0.5)):
+            warnings.warn("the user's kernel saw a marked row after the charge")
+        return np.exp(-np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=2))
+
+    n = 400 if learner == "PINP" else 40  # PINP at epsilon 20: no vacuous finding, so the note runs
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.4, 0.4, (n, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    X[5] = (0.5, 0.0)
+    Z = np.random.default_rng(100).uniform(-0.4, 0.4, (8, 2))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        if learner == "PINP":
+            PINP(warns, lam=0.1, max_queries=4, feature_bound=1.0).fit(X, y, 20.0, accountant=accountant,
+                                                                       random_state=0)
+        else:
+            TDDL(warns, lam=0.1, feature_bound=1.0, span="training").fit(X, y, 20.0, Z=Z, accountant=accountant,
+                                                                         random_state=0)
+    assert accountant.spent.epsilon == 20.0
+    assert not [w for w in seen if "marked row" in str(w.message)]
