@@ -337,8 +337,13 @@ class CallableKernel(Kernel):
         term when it is beyond floating point (its zero feature, :func:`feature_scaling`). The block is tried whole;
         when it fails (an exception, a matrix of another shape, or an entry that is not finite) each column y_j is
         evaluated alone, and a column that fails too is evaluated entry by entry, so that each entry is the function's
-        value on its own pair (x_i, y_j) and one row's failure changes no other row's entry. Warnings of the user's
-        code are silenced here (whether it warns may depend on the rows). For a positive semidefinite k the rule
+        value on its own pair (x_i, y_j) up to the function's own rounding: one row's failure zeroes only its own
+        entries, but it moves the others from the block's evaluation to the column's, and a function whose block
+        and column evaluations round differently (a matrix product A @ B.T sums in another order) gives them other
+        last bits. Nothing proved rests on those bits: where the rule fires the callable is outside K1 and nothing
+        is proved, and the lattice's exact evaluation-error bound covers dpcvx's own rbf and laplacian kernels only
+        (a callable's float guarantee is mitigation-only). Warnings of the user's code are silenced here
+        (:func:`quiet_after_charge`: whether it warns may depend on the rows). For a positive semidefinite k the rule
         never fires on a checked query (Cauchy-Schwarz bounds every entry; docs/theory.md, section 11, K5, "A
         callable kernel's answers are total"); it turns the failure that told one neighbour from the other (a
         raised query spent nothing) into an answer the proof covers."""
