@@ -645,7 +645,7 @@ def _refuse_indefinite_callable(matrix: np.ndarray) -> None:
     if scale == 0.0:
         return
     try:
-        indefinite = is_indefinite(eigvalsh(matrix / scale))
+        indefinite = is_indefinite(eigvalsh(matrix / scale, overwrite_a=True, check_finite=False))  # one copy
     except LinAlgError:
         indefinite = True
     if indefinite:
