@@ -725,6 +725,19 @@ def refuse_misread(name: str, values: Any, labels: bool = False) -> None:
                          f"({name}.toarray().ravel())")
 
 
+def refuse_complex_and_time(name: str, array: np.ndarray, must: str) -> None:
+    """Refuse a column of complex numbers (a float conversion drops the imaginary part; ``1+0j == 1``, so a label
+    compared with a class would pass as it), or of dates or durations (a datetime64 or timedelta64 dtype, which numpy
+    reads as a count of its units), by the column's dtype, a public fact of its type: the one check of targets'
+    (:func:`refuse_non_number_targets`) and labels' (:func:`label_vector`) kinds, before anything is charged.
+    ``must`` says what the values must be."""
+    if array.dtype.kind == "c":
+        # scikit-learn's words first (its check_estimator's check_complex_data looks for them)
+        raise InputError(f"Complex data not supported: {name} has dtype {array.dtype}, and {must}")
+    if array.dtype.kind in "Mm":
+        refuse_kind(name, array.dtype)
+
+
 def refuse_non_number_targets(name: str, values: Any) -> None:
     """Refuse regression targets that are not numbers, as X's entries are refused
     (:func:`dpcvx.tables.refuse_non_numbers`): masked entries (:func:`refuse_misread`), complex numbers (whose
@@ -733,12 +746,7 @@ def refuse_non_number_targets(name: str, values: Any) -> None:
     conversions read as numbers when it looks like one ("1.5")."""
     refuse_misread(name, values, labels=True)
     array = own_types(values)  # a list's one text never makes its numbers text (the refusal names that entry)
-    if array.dtype.kind == "c":
-        # scikit-learn's words first (its check_estimator's check_complex_data looks for them)
-        raise InputError(f"Complex data not supported: {name} has dtype {array.dtype}, and regression targets must "
-                         "be real numbers")
-    if array.dtype.kind in "Mm":
-        refuse_kind(name, array.dtype)
+    refuse_complex_and_time(name, array, "regression targets must be real numbers")
     if array.dtype == object and array.ndim == 1:  # None or pandas' NA among the targets: a missing target, refused
         _refuse_targets(array, missing_labels)     # as a NaN one is (:func:`refuse_non_finite_targets`)
     refuse_non_numbers(array, name)
@@ -759,6 +767,9 @@ def label_vector(y: Any, n: int, classes: Sequence[Any] | None = None) -> np.nda
     else:
         refuse_misread("y", y, labels=True)
         labels = one_dimensional_labels(own_types(y))
+        # complex, date and duration labels refused by kind at every entry (PrivateERM compared 1+0j with the
+        # class 1 and released where DPLogisticRegression refused; both took a timedelta64 0/1 column as the classes)
+        refuse_complex_and_time("y", labels, "regression targets must be real numbers, labels numbers or text")
         if classes is not None:
             labels = declared_labels(labels, classes)
     if labels.shape[0] != n:

@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -59,6 +60,7 @@ __all__ = [
     "RBFKernel",
     "LaplacianKernel",
     "CallableKernel",
+    "quiet_after_charge",
     "make_kernel",
     "kernel_from_dict",
     "feature_scaling",
@@ -276,6 +278,17 @@ class LaplacianKernel(_StationaryKernel):
         )
 
 
+@contextmanager
+def quiet_after_charge() -> Iterator[None]:
+    """Silence warnings and floating-point signals while a user's kernel callable runs on the private rows after a
+    learner's charge: whether it warns may depend on the rows (:meth:`CallableKernel.total_gram`, and the NOT
+    PRIVATE training-rows notes of TDDL, TDIL and PINP, which evaluate it again on the rows as fitted). The one place
+    this is done; dpcvx's own warnings about a release are issued outside it."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
 @dataclass(frozen=True)
 class CallableKernel(Kernel):
     """A user kernel ``function(X, Y) -> Gram matrix`` with a declared public ``feature_bound``.
@@ -324,13 +337,17 @@ class CallableKernel(Kernel):
         term when it is beyond floating point (its zero feature, :func:`feature_scaling`). The block is tried whole;
         when it fails (an exception, a matrix of another shape, or an entry that is not finite) each column y_j is
         evaluated alone, and a column that fails too is evaluated entry by entry, so that each entry is the function's
-        value on its own pair (x_i, y_j) and one row's failure changes no other row's entry. Warnings of the user's
-        code are silenced here (whether it warns may depend on the rows). For a positive semidefinite k the rule
+        value on its own pair (x_i, y_j) up to the function's own rounding: one row's failure zeroes only its own
+        entries, but it moves the others from the block's evaluation to the column's, and a function whose block
+        and column evaluations round differently (a matrix product A @ B.T sums in another order) gives them other
+        last bits. Nothing proved rests on those bits: where the rule fires the callable is outside K1 and nothing
+        is proved, and the lattice's exact evaluation-error bound covers dpcvx's own rbf and laplacian kernels only
+        (a callable's float guarantee is mitigation-only). Warnings of the user's code are silenced here
+        (:func:`quiet_after_charge`: whether it warns may depend on the rows). For a positive semidefinite k the rule
         never fires on a checked query (Cauchy-Schwarz bounds every entry; docs/theory.md, section 11, K5, "A
         callable kernel's answers are total"); it turns the failure that told one neighbour from the other (a
         raised query spent nothing) into an answer the proof covers."""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with quiet_after_charge():
             block = self._attempt(X, Y)
             if block is not None and np.all(np.isfinite(block)):
                 return block

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel
+from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel, quiet_after_charge
 from ..exceptions import InputError, NoiseDominatesWarning, SolverError, not_fitted_error
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
@@ -363,7 +363,7 @@ class PrivateKernelLearner:
         predictor = self.predictor_
         assert predictor is not None, "called after a release"
         try:
-            with np.errstate(all="ignore"):
+            with quiet_after_charge():  # the callable's own warnings on the rows: not shown after the charge
                 predicted = predictor.predict(X)
         except InputError:  # the kernel callable on a row: a note is not worth a raise after the charge
             return

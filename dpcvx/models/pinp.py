@@ -40,14 +40,13 @@ public, re-derived in docs/theory.md (section 11, K5).
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..data.kernels import KernelSpec, as_rows, kernel_expansion
+from ..data.kernels import KernelSpec, as_rows, kernel_expansion, quiet_after_charge
 from ..data.notes import checks_then_notes
 from ..exceptions import BudgetExceededError, InputError, float_errors_ignored, not_fitted_error
 from ..privacy import process_token
@@ -61,7 +60,7 @@ from ..privacy.kernel_calibrate import (
     loss_radius,
     pinp_parameters,
 )
-from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
+from ..privacy.lattice import clamp_secret, float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel, kernel_labels
 from ..release.model import named, scoring_weights, weighted_share
@@ -179,7 +178,7 @@ class PINP(TrainingSetLearner):
         if not training_rows.runs_here():
             return
         try:
-            with np.errstate(all="ignore"):
+            with quiet_after_charge():  # the callable's own warnings on the rows: not shown after the charge
                 scores = self._model.predict(as_rows(X))
         except InputError:  # the kernel callable on a row: a note is not worth a raise after the charge
             return
@@ -312,8 +311,7 @@ class PINP(TrainingSetLearner):
         neither rule fires (docs/theory.md, section 11, K5, "A callable kernel's answers are total"); before, a
         query whose kernel call failed on one neighbour's rows raised, answered nothing and spent nothing: a free,
         repeatable membership test (10 of 10 seeds against 0 of 10, an attacker probe, sixty-fourth session)."""
-        value = float(self._model.answer(point)[0])
-        return 0.0 if math.isnan(value) else min(max(value, -bound), bound)
+        return float(clamp_secret(self._model.answer(point), bound)[0])
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Answers to the rows of X, queried in order."""

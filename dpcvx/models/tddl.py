@@ -47,11 +47,12 @@ from ..privacy.kernel_calibrate import (
     TDDLCalibration,
     gram_spectrum,
     gram_top_eigenvalue_bound,
+    is_indefinite,
     loss_radius,
     numerical_range,
     tddl_calibration,
 )
-from ..privacy.lattice import float_kernel_name
+from ..privacy.lattice import clamp_secret, float_kernel_name
 from ..privacy.lattice_predictions import LatticeTDDL
 from ..privacy.noise import round_to_grid
 from ..privacy.rng import RandomState
@@ -97,12 +98,12 @@ def _gram_matrix(gram: Any) -> np.ndarray:
 
 
 def _refuse_indefinite(eigenvalues: np.ndarray) -> None:
-    """InputError when the Gram matrix has an eigenvalue below -sqrt(eps) max |lambda|: a kernel's Gram matrix is
-    positive semidefinite, and rounding leaves negative eigenvalues of about T eps lambda_max only."""
-    least, scale = float(eigenvalues.min()), float(np.max(np.abs(eigenvalues)))
-    if least < -np.sqrt(np.finfo(float).eps) * scale:
+    """InputError when the Gram matrix has an eigenvalue below -sqrt(eps) max |lambda|
+    (:func:`~dpcvx.privacy.kernel_calibrate.is_indefinite`): a kernel's Gram matrix is positive semidefinite, and
+    rounding leaves negative eigenvalues of about T eps lambda_max only."""
+    if is_indefinite(eigenvalues):
         raise InputError(f"gram must be positive semidefinite (a kernel's Gram matrix), got an eigenvalue "
-                         f"{least:.6g}; pass the kernel's Gram matrix of the public sample")
+                         f"{float(eigenvalues.min()):.6g}; pass the kernel's Gram matrix of the public sample")
 
 
 class ConstrainedLeastSquares:
@@ -382,13 +383,19 @@ class TDDL(PrivateKernelLearner):
             model = self.solve_curator_model(model)
             bar.update()
             # <w*, phi(z)> at Z after the charge by the rule that never raises (KernelERM.answer): the calls
-            # check_predict made before it, so the same values; a callable that fails only now cannot raise here
+            # check_predict made before it, so the same values; a callable that fails only now cannot raise here.
+            # Clamped to their proved range |<w, phi(z_t)>| <= (C + gamma) ||phi(z_t)||, the bound the calibration
+            # takes (relatively 1e-12 wider, so that rounding in it clamps no value), as PINP's answers are
+            # (clamp_secret: 1-Lipschitz, so the sensitivity holds; no value of a positive semidefinite kernel
+            # changes), so the noisy targets are finite and the least-squares step cannot fail on a callable's huge
+            # entry against a private row
+            norms = np.sqrt(np.maximum(model.kernel.diagonal(Z), 0.0))
+            secret = clamp_secret(model.answer(Z), (radius + model.tolerance) * norms * (1 + 1e-12))
             if isinstance(calibration, LatticeTDDL):
                 check_coefficient_bound(model, calibration.coefficient_bound, "nothing was released")
-                noisy = calibration.perturb(model.answer(Z), integer_source(None if random_state is None
-                                                                             else budget.rng))
+                noisy = calibration.perturb(secret, integer_source(None if random_state is None else budget.rng))
             else:
-                noisy = perturb_predictions(model.answer(Z), calibration, budget.rng)
+                noisy = perturb_predictions(secret, calibration, budget.rng)
             coef = least_squares.solve(noisy)
             bar.update()
         self.calibration_ = calibration

@@ -68,7 +68,7 @@ __all__ = [
     "FloatSafeKernel", "TDDLCalibration", "tddl_calibration",
     "PINPParameters", "pinp_parameters", "pinp_options", "TDILParameters", "tdil_parameters", "tdil_options",
     "MAX_ROUNDS", "MAX_QUERIES", "check_max_queries", "check_max_updates", "check_rounds", "check_failure_probability",
-    "gram_spectrum", "numerical_range", "vacuous_accuracy",
+    "gram_spectrum", "numerical_range", "is_indefinite", "vacuous_accuracy",
     "MINIMISER_SPANS", "KernelConstants", "KERNEL_ALGORITHMS",
 ]
 
@@ -852,6 +852,17 @@ def gram_spectrum(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     gram = np.asarray(gram, dtype=float)
     eigenvalues, vectors = eigh((gram + gram.T) / 2)
     return eigenvalues, vectors
+
+
+def is_indefinite(eigenvalues: np.ndarray) -> bool:
+    """Whether a computed Gram spectrum has an eigenvalue below -sqrt(eps) max |lambda| (or one that is not finite):
+    a kernel's Gram matrix is positive semidefinite, and rounding leaves negative eigenvalues of about
+    n eps lambda_max only. The one test of TDDL's public k(Z, Z) and of a callable kernel's Gram matrix of the
+    training rows (:class:`~dpcvx.solvers.kernel.KernelERM`)."""
+    eigenvalues = np.asarray(eigenvalues, dtype=float)
+    if not np.all(np.isfinite(eigenvalues)):
+        return True
+    return float(eigenvalues.min()) < -np.sqrt(np.finfo(float).eps) * float(np.max(np.abs(eigenvalues)))
 
 
 def numerical_range(eigenvalues: np.ndarray) -> np.ndarray:

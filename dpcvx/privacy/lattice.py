@@ -23,6 +23,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import positive
@@ -31,7 +33,7 @@ from .float_guarantee import FloatGuarantee
 __all__ = ["LATTICE_BITS", "UNIT_ROUNDOFF", "EXP_RELATIVE_ERROR", "STATIONARY_KERNELS",
            "lattice_spacing", "lattice_sensitivity", "to_lattice", "from_lattice",
            "stationary_evaluation_error", "discrete_laplace_tail", "gamma_n", "pinp_float_terms",
-           "float_kernel_name"]
+           "float_kernel_name", "clamp_secret"]
 
 LATTICE_BITS = 20  # gamma_L = 2^(floor(log2 Delta) - 20): the lattice adds < 2^-19 Delta to the sensitivity
 UNIT_ROUNDOFF = 2.0**-53
@@ -68,6 +70,17 @@ def to_lattice(value: float, spacing: float, bound: float = math.inf) -> int:
     if not math.isfinite(value):
         raise InputError("a value to place on the lattice is not finite; nothing is released")
     return round(Fraction(min(max(value, -bound), bound)) / Fraction(spacing))
+
+
+def clamp_secret(values: Any, bound: Any) -> np.ndarray:
+    """A learner's secret values <w*, phi(z)> (computed after its charge) clamped to their proved range
+    [-``bound``, ``bound``] (PINP: its magnitude bound; TDDL: (C + gamma) ||phi(z_t)|| per point) as the lattice
+    clamps every value: +-inf to +-bound, the NaN of inf - inf to 0. A public rule that never raises, 1-Lipschitz (so
+    no sensitivity grows); for a positive semidefinite kernel it changes no value (|<w, phi(z)>| <= ||w|| ||phi(z)||;
+    docs/theory.md, section 11, K5, "A callable kernel's answers are total").
+    PINP's answers and TDDL's predictions at Z both pass through it."""
+    values = np.asarray(values, dtype=float)
+    return np.clip(np.where(np.isnan(values), 0.0, values), -bound, bound)
 
 
 def from_lattice(steps: int, spacing: float) -> float:

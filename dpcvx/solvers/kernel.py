@@ -76,13 +76,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.linalg import LinAlgError
+from scipy.linalg import LinAlgError, eigvalsh
 
 from ..data.kernels import CallableKernel, Kernel, as_rows, feature_scaling, kernel_expansion
 from ..data.nystrom import NystromFeatures, symmetric_gram
 from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
-from ..privacy.kernel_calibrate import loss_radius, solve_tolerance
+from ..privacy.kernel_calibrate import is_indefinite, loss_radius, solve_tolerance
 from ..progress import NoProgress, Progress
 from ..rounding import round_up
 from ..validation import MODERATE_MAX, label_vector, outside_classes, outside_head
@@ -630,6 +630,30 @@ def _check_scale(loss: KernelLoss, lam: float, feature_bound: float) -> None:
         "Divide the loss by a public constant k and lam by the same k (the same minimiser); nothing was charged")
 
 
+def _refuse_indefinite_callable(matrix: np.ndarray) -> None:
+    """InputError, before a learner's charge, when a user's kernel callable gives the training rows a Gram matrix
+    that is not positive semidefinite (:func:`~dpcvx.privacy.kernel_calibrate.is_indefinite`, on K / max |K_ij| so
+    that no entry overflows the eigensolver; O(n^3) time and a copy of K, as one step of the solve over the whole
+    RKHS). A kernel is positive semidefinite by definition; one that is not has no feature map, so |K_ij| is not
+    bounded by sqrt(K_ii K_jj) <= R_phi^2 and neither the solver's proved step budget nor the sensitivity holds:
+    after the charge the solve could spin or fail and the predictions overflow (an attacker probe, sixty-fourth
+    session: one row whose entries against the others are 1e300 raised a bare ValueError, or spun for minutes,
+    after charging, where its neighbour released). The refusal reads the private Gram matrix, as its finiteness
+    check does, and spends nothing; the named kernels are positive semidefinite by construction and are not
+    decomposed. Over span phi(Z) (``landmarks``) K = Psi Psi^T is positive semidefinite by construction."""
+    scale = float(np.max(np.abs(matrix))) if matrix.size else 0.0
+    if scale == 0.0:
+        return
+    try:
+        indefinite = is_indefinite(eigvalsh(matrix / scale, overwrite_a=True, check_finite=False))  # one copy
+    except LinAlgError:
+        indefinite = True
+    if indefinite:
+        raise InputError("the kernel callable's Gram matrix of the training rows is not positive semidefinite; a "
+                         "kernel must be (k(x, x') = <phi(x), phi(x')>): check the function on your rows, or use "
+                         "one of the named kernels 'linear', 'poly', 'rbf', 'laplacian'")
+
+
 class KernelERM:
     """The kernel ERM minimiser w* to the public tolerance gamma (PRIVATE: the curator's object,
     never released).
@@ -660,6 +684,8 @@ class KernelERM:
         try:  # the Gram matrix and the solver's workspace, allocated before a learner's charge
             if self.nystrom is None:
                 gram = DenseGram(scaling[:, None] * symmetric_gram(kernel, X) * scaling[None, :], solves=solves)
+                if isinstance(kernel, CallableKernel):
+                    _refuse_indefinite_callable(gram.matrix)
             else:
                 gram = FactoredGram(self.nystrom.transform(X, scaling))
         except MemoryError:

@@ -212,3 +212,58 @@ def test_a_pinp_fit_refused_after_the_charge_leaves_the_last_fit_whole():
         with pytest.raises(SolverError, match="no query was answered"):
             curator.fit(X[::-1], y[::-1], 2.0, random_state=1)
     assert (curator._model, curator.parameters_, curator._budget) == before
+
+
+@pytest.mark.parametrize("learner", ["TDDL", "PINP"])
+def test_no_warning_of_the_users_callable_on_the_rows_surfaces_after_the_charge(learner):
+    """The NOT PRIVATE training-rows note evaluates the callable on the rows again after the charge: a warning the
+    callable gives on one row surfaced there (TDDL and PINP, probeA3 F5), where the query path silenced it."""
+    accountant = PrivacyAccountant(50.0)
+
+    def warns(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        if accountant.spent.epsilon > 0 and (np.any(A[:, 0] == 0.5) or np.any(B[:, 0] == 0.5)):
+            warnings.warn("the user's kernel saw a marked row after the charge", stacklevel=2)
+        return np.exp(-np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=2))
+
+    n = 400 if learner == "PINP" else 40  # PINP at epsilon 20: no vacuous finding, so the note runs
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.4, 0.4, (n, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    X[5] = (0.5, 0.0)
+    Z = np.random.default_rng(100).uniform(-0.4, 0.4, (8, 2))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        if learner == "PINP":
+            PINP(warns, lam=0.1, max_queries=4, feature_bound=1.0).fit(X, y, 20.0, accountant=accountant,
+                                                                       random_state=0)
+        else:
+            TDDL(warns, lam=0.1, feature_bound=1.0, span="training").fit(X, y, 20.0, Z=Z, accountant=accountant,
+                                                                         random_state=0)
+    assert accountant.spent.epsilon == 20.0
+    assert not [w for w in seen if "marked row" in str(w.message)]
+
+
+def _failing_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The linear kernel by a matrix product, raising when B holds a row with x0 == 0.5."""
+    if np.any(B[:, 0] == 0.5):
+        raise ValueError("a row with x0 == 0.5")
+    return A @ B.T
+
+
+@pytest.mark.parametrize("d", [2, 64])
+def test_total_gram_of_a_matrix_product_is_each_pairs_value_up_to_its_rounding(d):
+    """One failing row zeroes only its own column; the other entries are the function's value on their pair up to
+    the function's rounding (block and column products sum in other orders: probeA3 F3), not bit for bit."""
+    kernel = CallableKernel(_failing_product, 10.0)
+    rng = np.random.default_rng(d)
+    rows = rng.uniform(-0.4, 0.4, (200, d))
+    queries = rng.uniform(-0.4, 0.4, (30, d))
+    plain = kernel.total_gram(queries, rows)
+    np.testing.assert_array_equal(plain, queries @ rows.T)  # no failure: the block, bit for bit
+    other = rows.copy()
+    other[7, 0] = 0.5
+    changed = kernel.total_gram(queries, other)
+    assert not np.any(changed[:, 7])
+    exact = np.array([[float(np.dot(q, r)) for r in rows] for q in queries])
+    bound = 2 * d * np.finfo(float).eps * (np.abs(queries) @ np.abs(rows).T)
+    assert np.all(np.abs(np.delete(changed - exact, 7, axis=1)) <= np.delete(bound, 7, axis=1))
