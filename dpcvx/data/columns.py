@@ -193,13 +193,15 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
         # an empty cell is always missing; "?" and the declared texts only with a public imputed value
         tokens = (*MISSING_TOKENS, *texts) if missing is not None else MISSING_TOKENS[1:]
         absent = _missing_mask(name, values, tokens)
-        if missing is not None:  # imputed as a reader of numbers' null is (without a value both are refused)
-            absent |= missing_spellings(values)
         present = values
         if absent.any():
             filler: Any = {"U": "0", "S": b"0"}.get(kind, 0)  # any number: the imputed value replaces it below
             present = np.where(absent, filler, values)
         numbers_, wrong = text_numbers(present)  # a new array: the input is never written to
+        if missing is not None and wrong.any():  # imputed as a reader of numbers' null is (without a value both are
+            spelled = np.flatnonzero(wrong)       # refused); only the cells that are no number are looked at
+            spelled = spelled[missing_spellings(values[spelled])]
+            absent[spelled], wrong[spelled] = True, False
         if wrong.any():
             raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", int(np.argmax(wrong)),
                            f" (the value is not shown: it is data); {NOT_A_NUMBER}, or, if the column holds codes or "
