@@ -43,7 +43,8 @@ def _configurations() -> dict[str, Callable[[], Any]]:
     makers: dict[str, Callable[[], Any]] = {}
     for mechanism in ("output", "objective"):
         for delta in (0.0, 1e-6):
-            for float_safe in (False, True):
+            for float_safe in (False, True) if mechanism == "output" or delta == 0.0 else (False,):  # (the Gaussian
+                # objective has no floating-point-safe form: refused)
                 makers[f"erm {mechanism} delta={delta} float_safe={float_safe}"] = (
                     lambda m=mechanism, dl=delta, fs=float_safe: dpcvx.PrivateERM(
                         losses.logistic(), lam=0.05, data_norm=1.0, float_safe=fs).fit(
@@ -120,7 +121,7 @@ def _pinp(kernel: str, X: np.ndarray, y: np.ndarray) -> Any:
 
 
 def _fingerprint(model: Any, directory: Path) -> dict[str, str]:
-    path = dpcvx.save(model, directory / "model.json")
+    path = dpcvx.save(model, directory / "model.json", overwrite=True)  # one file, each release in turn
     text = "\n".join(line for line in Path(path).read_text().splitlines() if "library_version" not in line)
     loaded = dpcvx.load(path)
     return {"certificate": str(model.certificate), "file": text,
