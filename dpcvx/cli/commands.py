@@ -381,8 +381,8 @@ def _refuse_spaced_labels(args: argparse.Namespace) -> None:
 
 def _refuse_same_number_labels(args: argparse.Namespace) -> None:
     """Two labels of different classes that a reader may give as one value ("1" and "1.0", "7" and "07", "true" and
-    "1": :func:`dpcvx.tables.reading_key`): a label cell is read by that value (:func:`_by_value`), so such a cell
-    would be both. Refused before any file is read."""
+    "1": :func:`dpcvx.tables.reading_key`): a label cell is read by that value (:func:`dpcvx.tables.by_value`, the
+    Python entries' reading too), so such a cell would be both. Refused before any file is read."""
     # each class a group of its own; --positive may be repeated, its labels one class
     groups = ([[label] for label in dict.fromkeys(args.classes)] if args.classes is not None
               else [args.positive or [], args.negative or []])
@@ -390,17 +390,6 @@ def _refuse_same_number_labels(args: argparse.Namespace) -> None:
     if shared is not None:
         raise UsageError(f"the labels {shared[0]!r} and {shared[1]!r} write the same value, and a label cell is read "
                          "by its value (a file's 1, 1.0, 01, true and True are one label): give one of them")
-
-
-def _by_value(raw: np.ndarray, declared: Sequence[str]) -> np.ndarray:
-    """``raw`` with each cell that is no ``declared`` label but stands for the value of one ("1.0", "01", "+1" for
-    "1"; "True" for "true" or "1": :func:`dpcvx.tables.reading_key`) replaced by that label, the others unchanged.
-    A label column's text depends on the type its reader gave the whole column: a Parquet column of 0/1 is integers,
-    floats when one record is 2.5 (pandas), decimals of one digit when one is Decimal("2.5") (pyarrow), and then
-    every 1 read "1.0", no --positive 1: one record made every other record negative (an attacker probe,
-    sixty-third session). Each cell is now read by its own value (:func:`_refuse_same_number_labels` made sure no
-    two classes share one), as the Python entries read labels: :func:`dpcvx.tables.by_value`, the one reading."""
-    return by_value(raw, declared)
 
 
 def _label_values(args: argparse.Namespace) -> tuple[str, str]:
@@ -431,7 +420,7 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
     message counts the unexpected values but does not show them (it is about private records).
     """
     negative, positive = _label_values(args)
-    raw = _by_value(raw, [*args.positive, *(args.negative or [])])
+    raw = by_value(raw, [*args.positive, *(args.negative or [])])
     given = set(args.positive) | set(args.negative or [])
     absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
     absent |= missing_spellings(raw) & ~np.isin(raw, list(given))  # "NA": pyarrow's null until one label is text
@@ -461,7 +450,7 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
 def _warn_variant_labels(raw: np.ndarray, args: argparse.Namespace) -> None:
     """One versus rest (no --negative): warn, NOT PRIVATE (it reads the labels), of labels that write a --positive
     value in other letters ('yes' for 'Yes'), which count as negative as every other value does (a label that writes
-    its number another way, '1.0' for '1', is that label: :func:`_by_value`). Shown,
+    its number another way, '1.0' for '1', is that label: :func:`dpcvx.tables.by_value`). Shown,
     never raised (:func:`~dpcvx.exceptions.warn_shown`): every value other than --positive is a negative record here,
     so a refusal would be decided by one record's spelling (it was: one label 'a' against --positive A refused the
     fit, 'Q' was released; an attacker probe, sixtieth session). The text names the column and the fix, no row."""
@@ -547,7 +536,7 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
                            "(the values are not shown: they are data); "
                            f"{NOT_A_NUMBER}")
         return targets
-    raw = _by_value(raw, args.classes)
+    raw = by_value(raw, args.classes)
     outside = ~np.isin(raw, args.classes)
     if np.any(outside):
         raise RowError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "
