@@ -30,7 +30,7 @@ import numbers
 import re
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -366,13 +366,18 @@ def spells_missing(text: str) -> bool:
 def missing_spellings(values: np.ndarray) -> np.ndarray:
     """Mask of the text entries of ``values`` (str; objects, whose other entries are not text) that
     :func:`spells_missing`; each distinct text read once."""
-    mask = np.zeros(values.shape, dtype=bool)
+    return _texts_where(values, spells_missing)
+
+
+def _texts_where(values: np.ndarray, keep: Callable[[str], bool]) -> np.ndarray:
+    """Mask of the text entries of ``values`` (str, or the str among objects; bytes and numbers are none) for which
+    ``keep`` holds, each distinct text tested once: the pass of :func:`missing_spellings` and
+    :func:`spelling_variants`."""
     if values.dtype.kind not in "UO" or not values.size:
-        return mask
-    texts = [value for value in set(values.ravel().tolist()) if isinstance(value, str) and spells_missing(value)]
-    if texts:
-        mask = np.isin(values, np.array(texts, dtype=object) if values.dtype.kind == "O" else texts)
-    return mask
+        return np.zeros(values.shape, dtype=bool)
+    texts = [value for value in set(values.ravel().tolist()) if isinstance(value, str) and keep(value)]
+    return np.isin(values, np.array(texts, dtype=object) if values.dtype.kind == "O" else texts) if texts else (
+        np.zeros(values.shape, dtype=bool))
 
 
 def own_types(y: Any) -> np.ndarray:
@@ -789,10 +794,6 @@ def spelling_variants(values: np.ndarray, declared: Sequence[Any]) -> np.ndarray
     """Mask of the ``values`` that are not a ``declared`` label but equal a declared text label once letter case and
     surrounding spaces are ignored ("yes " or "YES" for "Yes"): for the advice of a refusal, which names their count
     and first row, never a value. One pass over the distinct values."""
-    if values.dtype.kind not in "OUS":  # numbers: no spelling
-        return np.zeros(values.shape, dtype=bool)
     keys = {label.strip().lower() for label in declared if isinstance(label, str)}
     exact = set(declared)
-    variants = [value for value in set(values.tolist())
-                if isinstance(value, str) and value not in exact and value.strip().lower() in keys]
-    return np.isin(values, variants) if variants else np.zeros(values.shape, dtype=bool)
+    return _texts_where(values, lambda value: value not in exact and value.strip().lower() in keys)

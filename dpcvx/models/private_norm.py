@@ -30,7 +30,6 @@ public bound or a refusal; a bound is never read off the data without this charg
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -40,7 +39,7 @@ from numpy.typing import ArrayLike
 from ..data.notes import notes_dropped
 from ..exceptions import InputError, float_errors_ignored
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..privacy.composition import check_delta, sequential_epsilon
+from ..privacy.composition import check_delta, sequential_epsilon, split_remainder
 from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
@@ -71,9 +70,7 @@ def split_budget(epsilon: float, share: Any, name: str) -> tuple[float, float]:
     EPSILON_MIN, so that the refusal names the share rather than a part the user never passed."""
     epsilon, share = check_epsilon(epsilon), fraction(name, share)
     eps_q = epsilon * share
-    eps_fit = epsilon - eps_q
-    while eps_q + eps_fit > epsilon:
-        eps_fit = math.nextafter(eps_fit, 0.0)
+    eps_fit = split_remainder(epsilon, eps_q)
     if min(eps_q, eps_fit) < EPSILON_MIN:
         raise InputError(f"{name}={share:g} splits epsilon={epsilon:g} into {eps_q:g} and {eps_fit:g}, and each part "
                          f"must be at least {EPSILON_MIN:g}: choose {name} further from 0 and 1 or a larger epsilon. "

@@ -25,7 +25,8 @@ from .gaussian import analytic_gaussian_sigma, gaussian_delta
 from .lattice_output import zcdp_delta, zcdp_rho
 
 # check_delta: dpcvx.validation's, imported here by kernel_learner
-__all__ = ["round_epsilon", "one_vs_rest_budget", "one_vs_rest_zcdp_budget", "check_delta", "sequential_epsilon"]
+__all__ = ["round_epsilon", "one_vs_rest_budget", "one_vs_rest_zcdp_budget", "check_delta", "sequential_epsilon",
+           "split_remainder"]
 
 
 def sequential_epsilon(shares: Sequence[float]) -> float:
@@ -41,6 +42,17 @@ def sequential_epsilon(shares: Sequence[float]) -> float:
     for share in shares:
         total += share
     return total
+
+
+def split_remainder(total: float, part: float) -> float:
+    """The rest of ``total`` after ``part`` in a two-way split of a budget: total - part, stepped down by ulps until
+    part + rest <= total in floating point (never below 0). The one rule of a split's second share: a fit's
+    (:func:`dpcvx.models.private_norm.split_budget`) and the check of a saved tuned release's shares
+    (:func:`dpcvx.release.tuning_record.former_nested_split`)."""
+    rest = total - part
+    while rest > 0 and part + rest > total:
+        rest = math.nextafter(rest, 0.0)
+    return rest
 
 
 def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:

@@ -34,6 +34,7 @@ from typing import Any
 
 from ..data.files import json_object
 from ..exceptions import InputError
+from ..privacy.composition import sequential_epsilon, split_remainder
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
 from ..privacy.stopping import run_budget
@@ -164,31 +165,20 @@ def nested_shares(certificate: Any) -> tuple[float, float, float] | None:
     return eps_count, eps_statistics, fit
 
 
-def _remainder(total: float, part: float) -> float:
-    """The rest of ``total`` after ``part`` as the two-way split wrote it: total - part, stepped down by ulps until
-    part + rest <= total in floating point (:func:`~dpcvx.models.private_norm.split_budget`)."""
-    rest = total - part
-    while rest > 0 and part + rest > total:
-        rest = math.nextafter(rest, 0.0)
-    return rest
-
-
 def former_nested_split(budget: float, nested: tuple[float, float, float] | None, stated: float) -> bool:
     """Whether a selected release stating ``stated`` above the ``budget`` its fit was given is a genuine file of a
     dpcvx before the sixty-fourth session: its shares ``nested`` = (eps_c, eps_s, fit_c) are the two-way splits of
     that budget, nested (the statistics' eps_fit = budget - eps_s, and fit_c = eps_fit - eps_c, each stepped down
-    until its own pair fits: :func:`_remainder`), and ``stated`` is their one sum in the release's order, exactly one
-    ulp above the budget. That release added the nested shares in another order than the splits (epsilon 3
-    stated 3.0000000000000004), so that tune's own file was refused as edited; a fit now steps the
-    statistics' eps_fit down until the nested sum fits
-    (:func:`~dpcvx.models.column_statistics.counted_fit_share`). Any other excess is refused."""
+    until its own pair fits: :func:`~dpcvx.privacy.composition.split_remainder`), and ``stated`` is their one sum in
+    the release's order (:func:`~dpcvx.privacy.composition.sequential_epsilon`), exactly one ulp above the budget.
+    That release added the nested shares in another order than the splits (epsilon 3 stated 3.0000000000000004), so
+    that tune's own file was refused as edited; a fit now steps the statistics' eps_fit down until the nested sum
+    fits (:func:`~dpcvx.models.column_statistics.counted_fit_share`). Any other excess is refused."""
     if nested is None or stated != math.nextafter(budget, math.inf):
         return False
     eps_count, eps_statistics, fit = nested
-    total = 0.0
-    for share in nested:  # the release's one sum (dpcvx.privacy.composition.sequential_epsilon)
-        total += share
-    return total == stated and fit == _remainder(_remainder(budget, eps_statistics), eps_count)
+    return (sequential_epsilon(nested) == stated
+            and fit == split_remainder(split_remainder(budget, eps_statistics), eps_count))
 
 
 def _fit_budget(certificate: dict, epsilon: float, delta: float) -> tuple[float, float, str]:
