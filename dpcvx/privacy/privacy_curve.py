@@ -77,7 +77,7 @@ from .gaussian import analytic_gaussian_multiplier, gaussian_delta, gaussian_eps
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "epsilon_delta_curve",
-           "DrawnPart", "AFTER_DRAWS", "fit_after_draws_part", "draws_then_fit_curve", "drawn_curve_parts",
+           "DrawnPart", "AFTER_DRAWS", "STATEMENT", "fit_after_draws_part", "draws_then_fit_curve", "drawn_curve_parts",
            "check_recorded_curve", "refuse_conditional",
            "RDP_ORDERS",
            "PLD_EPSILON_MAX", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
@@ -597,11 +597,15 @@ def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str
     return Composition.of(listed).epsilon(delta, method, split=True)
 
 
+#: the ``what`` of a release's one (epsilon, delta) part (:func:`epsilon_delta_curve`)
+STATEMENT = "the release's guarantee"
+
+
 def epsilon_delta_curve(epsilon: float, delta: float, neighbours: Neighbours) -> PrivacyCurve:
     """The curve of a mechanism known only to be (epsilon, delta)-DP under ``neighbours``: one part (a pure
     calibration, the float-safe releases, the kernel learners). A Gaussian calibration knows a tighter curve
     (:meth:`dpcvx.privacy.calibration.Calibration.privacy_curve`)."""
-    return PrivacyCurve((CurvePart(EPSILON_DELTA, "the release's guarantee", epsilon=epsilon, delta=delta),),
+    return PrivacyCurve((CurvePart(EPSILON_DELTA, STATEMENT, epsilon=epsilon, delta=delta),),
                         neighbours)
 
 
@@ -656,20 +660,18 @@ def drawn_curve_parts(draws: Sequence[tuple[DrawnPart, float]]) -> tuple[CurvePa
     return tuple(CurvePart(EPSILON_DELTA, part.value, epsilon=eps, delta=0.0) for part, eps in draws)
 
 
-def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "certificate",
-                         former: PrivacyCurve | None = None) -> None:
+def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "certificate") -> None:
     """Refuse a saved privacy curve that is not the one its calibration gives: the same parts and relation, each
     number within :data:`~dpcvx.rounding.RECORD_TOLERANCE` of the recomputed one (the loaded certificate holds the
     recomputed curve). A missing curve (None: the key removed, or null) is refused too: every model file dpcvx reads
     (format version 4 on) was written with its certificate's curve, and a reader gives no field a default.
-    ``former``: the curve an earlier dpcvx wrote for the same release, read as the same (a pure calibration at a
-    stated delta > 0 was written with its (epsilon, delta) part before its curve became the pure (epsilon, 0) one,
-    session 64); the loaded certificate holds ``expected`` either way."""
+    A version 17 file's former curve of a pure calibration at a stated delta is read through its upgrade step
+    (:mod:`dpcvx.release.records.upgrade`)."""
     if recorded is None:
         raise InputError(f"{holder}.privacy_curve is missing (every dpcvx model file of format version 4 on records "
                          "its certificate's privacy curve); the file has been edited")
     read = PrivacyCurve.from_dict(recorded)
-    if not _same_curve(read, expected) and not (former is not None and _same_curve(read, former)):
+    if not _same_curve(read, expected):
         raise InputError(f"{holder}.privacy_curve is not the curve of the recorded calibration "
                          f"({expected.to_dict()}); the file has been edited")
 

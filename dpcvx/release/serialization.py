@@ -1,7 +1,7 @@
 """Saved models: a release (:class:`~dpcvx.release.model.PrivateModel` or
 :class:`~dpcvx.release.kernel_model.PrivateKernelModel`) as a JSON file, and back.
 
-Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 13``)
+Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version"``: :data:`MODEL_FORMAT_VERSION`)
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
@@ -50,11 +50,11 @@ intact unless the new one is complete. :func:`save` never replaces an existing
 file unless called with ``overwrite=True``: a released model's file holds a
 release whose privacy budget was spent, which no refit gives back.
 
-Linear file format (``"format": "dpcvx-model"``, ``"format_version": 13``)::
+Linear file format (``"format": "dpcvx-model"``, ``"format_version"``: :data:`MODEL_FORMAT_VERSION`)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 13,
+      "format_version": 18,
       "kind": "linear",
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"

@@ -289,6 +289,7 @@ def test_a_float_safe_file_edited_to_state_delta_is_refused(tmp_path: Any) -> No
     recomputed, loaded (attacker probe, session 63): the reader now refuses a pure objective record at delta > 0
     other than the continuous calibration."""
     from dpcvx.privacy.lattice_objective import LatticeObjective
+    from dpcvx.release.records.header import file_digest
     from dpcvx.verification.verdict import pure_at_delta
 
     X, y = _data(n=2000, d=4)
@@ -305,10 +306,13 @@ def test_a_float_safe_file_edited_to_state_delta_is_refused(tmp_path: Any) -> No
         edited = json.loads(json.dumps(saved))
         edited["certificate"]["guarantee"] = pure_at_delta(guarantee[:cut]) + guarantee[cut:]
         edited = _with_delta(edited, 0.0, delta)
+        # the forger's curve: the pure part (epsilon, 0) a pure release at delta records, so that the reader's check
+        # of the calibration at that delta is what refuses it
+        edited["certificate"]["privacy_curve"]["parts"][0]["delta"] = 0.0
+        edited.pop("sha256")
+        edited["sha256"] = file_digest(edited)
         path = tmp_path / f"forged_{delta}.json"
         path.write_text(json.dumps(edited))
-        # the forger's curve at its delta: read as the former form of a pure curve at delta (check_recorded_curve's
-        # former), so the reader's check of the calibration at that delta is what refuses it
         with pytest.raises(dpcvx.exceptions.FileError, match=r"certificate\.delta is .*LatticeObjective"):
             dpcvx.load(path)
 
@@ -332,29 +336,3 @@ def test_a_pure_release_at_delta_is_an_epsilon_dp_event() -> None:
     assert isinstance(expected.events[0], dp_accounting.RandomizedResponseDpEvent)
     assert model.certificate.privacy_curve.to_dp_events() == expected
     assert accountant.ledger[0].curve.to_dp_events() == expected
-
-
-def test_a_file_with_the_former_curve_of_a_pure_release_at_delta_loads(tmp_path: Any) -> None:
-    """A file dpcvx wrote before session 64 recorded a pure release at delta > 0 with the curve part (epsilon,
-    delta): it still loads (check_recorded_curve's former form), and the loaded release holds the pure curve; any
-    other curve is refused as edited."""
-    import dpcvx.release.serialization  # noqa: F401  (model_dict's)
-    from dpcvx.release.records.header import file_digest
-
-    X, y = _data()
-    model = _fit(_ball(), X, y, 0.3)
-    saved = model_dict(model)
-    (part,) = saved["certificate"]["privacy_curve"]["parts"]
-    assert (part["epsilon"], part["delta"]) == (0.3, 0.0)
-    for delta, loads in ((DELTA, True), (2 * DELTA, False)):
-        former = json.loads(json.dumps(saved))
-        former["certificate"]["privacy_curve"]["parts"][0]["delta"] = delta
-        former.pop("sha256", None)
-        former["sha256"] = file_digest(former)
-        path = tmp_path / f"former_{delta}.json"
-        path.write_text(json.dumps(former))
-        if loads:
-            assert dpcvx.load(path).certificate.privacy_curve == model.certificate.privacy_curve
-        else:
-            with pytest.raises(dpcvx.InputError, match="privacy_curve is not the curve"):
-                dpcvx.load(path)

@@ -24,7 +24,7 @@ from ...exceptions import InputError
 __all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "KINDS", "DIGEST", "file_digest", "json_digest"]
 
 MODEL_FORMAT = "dpcvx-model"
-MODEL_FORMAT_VERSION = 17
+MODEL_FORMAT_VERSION = 18
 KINDS = ("linear", "kernel", "multiclass", "regression")
 DIGEST = "sha256"  # the top-level key of a model file's digest of the rest of the file
 

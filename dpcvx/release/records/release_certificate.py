@@ -9,7 +9,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,7 @@ from ...privacy.float_safe import continuous_calibration, float_safe_guarantee
 from ...privacy.lam_rule import LamChoice, excess_risk_bound, recorded_comparator
 from ...privacy.linear_calibration import public_weight_scale, pure_choice_holds
 from ...privacy.neighbours import Neighbours
-from ...privacy.privacy_curve import check_recorded_curve, epsilon_delta_curve
+from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, power_of_two_grid
 from ...validation import LAM_MAX, LAM_MIN, _short, check_epsilon, positive
 from ...verification.certificate import MECHANISMS, Certificate, Condition
@@ -435,12 +435,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         raise InputError(f"certificate.private_bound states a total epsilon other than eps_q + the fit's epsilon "
                          f"= {total!r}; the file has been edited")
     conditional = bool(getattr(verification, "conditional", False))
-    # a pure calibration at a stated delta > 0 without draws: its (epsilon, delta) part, as dpcvx wrote it before
-    # session 64 (its curve is now the pure part it is, LinearCalibration.privacy_curve)
-    former = (replace(epsilon_delta_curve(epsilon, delta, calibration.relation), conditional=conditional)
-              if delta > 0 and not drawn and not calibration.approximate else None)
-    check_recorded_curve(recorded_curve, release_curve(calibration, epsilon, delta, drawn_parts(drawn), conditional),
-                         former=former)
+    check_recorded_curve(recorded_curve, release_curve(calibration, epsilon, delta, drawn_parts(drawn), conditional))
     _check_pure_at_delta(calibration, mechanism, delta, verification, int(values["d"]))
     if statistics is not None and "label_cells" in statistics and data.get("label_bound") != \
             label_range(statistics)[1]:

@@ -133,6 +133,18 @@ version 16 dpcvx calibrated every loss by the general profile and wrote neither,
 and makes the digest of a file as dpcvx wrote it again: such a file loads with the general profile, as written.
 Tested on a logistic Gaussian objective perturbation written as version 16 (``tests/release/fixtures/format16``),
 whose loss a fit of this dpcvx calibrates by the one-sign profile.
+
+Format version 18 records the privacy curve of a pure-epsilon calibration released at a stated delta > 0 (the pure
+objective perturbation, chosen under replace-one where its public excess-risk bound is the smaller: docs/theory.md,
+section 12.5) as the pure part (epsilon, 0) it is, where a version 17 dpcvx before the sixty-fourth session recorded
+the part (epsilon, delta) of the statement (a bridge then refused the release, which no dp-accounting event of an
+(epsilon, delta) pair represents). The stated and charged (epsilon, delta) did not change. The step records the pure
+part for such a version 17 certificate (its one part the statement's pair, its calibration the pure one) and makes the
+digest of a file as dpcvx wrote it again; a version 17 file already holding the pure part (written in the sixty-fourth
+session) is left as it is. The version marks the change: a version 17 dpcvx reading a file written now says it needs
+a newer dpcvx, where it refused the curve as an edit. Tested on files the version 17 dpcvx wrote
+(``tests/release/fixtures/format17``: a ball-constrained logistic ERM, a ``DPLogisticRegression`` and a one-vs-rest
+release, each at delta 1e-6).
 """
 
 from __future__ import annotations
@@ -144,7 +156,7 @@ from typing import Any
 
 from ...exceptions import InputError, UnprotectedFileWarning, user_stacklevel
 from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS
-from ...privacy.privacy_curve import AFTER_DRAWS, EPSILON_DELTA, DrawnPart, fit_after_draws_part
+from ...privacy.privacy_curve import AFTER_DRAWS, EPSILON_DELTA, STATEMENT, DrawnPart, fit_after_draws_part
 from ..model import drawn_part, drawn_parts, drawn_records
 from ..tuning_record import record_tuning
 from .fields import _integer
@@ -444,8 +456,34 @@ def _from_16(data: dict) -> dict:
     return upgraded_
 
 
+def _from_17(data: dict) -> dict:
+    """Version 17 -> 18: the pure part (epsilon, 0) of a pure calibration at a stated delta > 0 (module docstring);
+    the digest of a file that is as dpcvx wrote it is made again of the new version (of any other, kept: refused)."""
+    return _each_certificate(data, 17, _pure_part_at_delta)
+
+
+def _pure_part_at_delta(certificate: Any) -> None:
+    """A version 17 certificate of a pure calibration (a ``beta``, no noise named) at a stated delta > 0 whose curve
+    is the one part (epsilon, delta) of its statement: that part's delta is 0, the curve of the mechanism that ran
+    (:meth:`dpcvx.privacy.calibration.LinearCalibration.privacy_curve`). Any other certificate is left as it is (an
+    edited one is refused by the reader)."""
+    if not isinstance(certificate, dict):
+        return
+    calibration, curve = certificate.get("calibration"), certificate.get("privacy_curve")
+    parts = curve.get("parts") if isinstance(curve, dict) else None
+    if not (isinstance(calibration, dict) and "beta" in calibration and "noise" not in calibration
+            and isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], dict)):
+        return
+    (part,) = parts
+    delta = certificate.get("delta")
+    if (part.get("kind") == EPSILON_DELTA and part.get("what") == STATEMENT and type(delta) is float and delta > 0
+            and part.get("delta") == delta and part.get("epsilon") == certificate.get("epsilon")):
+        part["delta"] = 0.0
+
+
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
-          12: _from_12, 13: _from_13, 14: _from_14, 15: _from_15, 16: _from_16}
+          12: _from_12, 13: _from_13, 14: _from_14, 15: _from_15, 16: _from_16,
+          17: _from_17}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
