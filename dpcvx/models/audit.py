@@ -84,15 +84,13 @@ CANDIDATE_CUTS = 64
 CANARY_MARGIN = 0.1
 
 
-def _noise_pair_size(data_norm: float, lam: float) -> int:
-    """ceil(R^2 / (CANARY_MARGIN lam)): the n at which a canary of norm R moves the minimiser of a loss with
-    gradient bound L and strong convexity lam (m Lam) by at most L R / (n lam), so that its margin stays at most
-    CANARY_MARGIN L (:func:`canary_pair`'s ``lam``). Beyond ``dpcvx.limits.CANARY_MAX_ENTRIES`` it is that limit
-    plus one (the pair then refuses its size)."""
+def _noise_pair_size(data_norm: float, lam: float) -> float:
+    """R^2 / (CANARY_MARGIN lam): the n from which a canary of norm R moves the minimiser of a loss with gradient bound
+    L and strong convexity lam (m Lam) by at most L R / (n lam), so that its margin stays at most CANARY_MARGIN L
+    (:func:`canary_pair`'s ``lam``); infinite where it overflows."""
     R, strength = check_bound("data_norm", data_norm), positive("lam", lam)
     with np.errstate(over="ignore"):
-        size = float(np.float64(R) * R / (CANARY_MARGIN * strength))
-    return CANARY_MAX_ENTRIES + 1 if not size <= CANARY_MAX_ENTRIES else max(2, math.ceil(size))
+        return float(np.float64(R) * R / (CANARY_MARGIN * strength))
 
 
 # --- neighbouring datasets ----------------------------------------------------------------
@@ -233,13 +231,17 @@ def canary_pair(
         raise InputError(f"canary_pair needs n >= 2 (base records and the canary), got n={n}")
     R = check_bound("data_norm", data_norm)
     if lam is not None:
-        n = max(n, _noise_pair_size(R, lam))
+        asked = _noise_pair_size(R, lam)
+        if not asked * d <= CANARY_MAX_ENTRIES:
+            raise InputError(f"canary_pair(lam={lam:g}) asks for n >= R^2 / ({CANARY_MARGIN:g} lam) = {asked:.3g} "
+                             f"records of d = {d}, more than {CANARY_MAX_ENTRIES:.0e} entries "
+                             "(dpcvx.limits.CANARY_MAX_ENTRIES), which an audit refits on hundreds of times; choose a "
+                             "larger lam, a smaller data_norm or d")
+        n = max(n, 2, math.ceil(asked))
     if n * d > CANARY_MAX_ENTRIES:
         raise InputError(f"canary_pair's data sets would hold n x d = {n} x {d} entries each, more than "
                          f"{CANARY_MAX_ENTRIES:.0e} (dpcvx.limits.CANARY_MAX_ENTRIES), which an audit refits on "
-                         "hundreds of times; choose a smaller n or d (the default pair has n = 10, d = 1)"
-                         + ("" if lam is None else f", or a larger lam (lam = {lam:g} asks for n >= "
-                                                   f"R^2 / ({CANARY_MARGIN:g} lam))"))
+                         "hundreds of times; choose a smaller n or d (the default pair has n = 10, d = 1)")
     check_choice("replacement", replacement, tuple(REPLACEMENTS))
     rng = resolve_rng(random_state)
     X = np.zeros((n, d))

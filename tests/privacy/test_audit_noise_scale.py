@@ -10,6 +10,7 @@ learner's. Every audit is seeded (random_state=20) at 95% confidence; measured b
 benchmarks/results/audit_noise_scale*.md and docs/audit.md.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -59,8 +60,13 @@ def test_a_lam_sized_flip_pair_realises_the_sensitivity(lam):
 def test_lam_sizes_only_upwards_and_within_the_limit():
     assert canary_pair(n=500, lam=1.0).X.shape[0] == 500  # ceil(1 / 0.1) = 10 < 500: n as given
     assert canary_pair(data_norm=2.0, lam=0.4, d=3).X.shape == (100, 3)  # R^2 / (0.1 lam) = 100
-    with pytest.raises(dpcvx.InputError, match=r"CANARY_MAX_ENTRIES.*or a larger lam"):
+    with pytest.raises(dpcvx.InputError, match=r"CANARY_MAX_ENTRIES.*larger lam"):
         canary_pair(lam=1e-9)
+    # the size asked for, not the limit plus one (attacker probe, session 65: "n x d = 100000001 x 1" at 1e-300)
+    for lam, asked in ((1e-300, "1e+301"), (1e-9, "1e+10")):
+        expected = rf"asks for n >= R\^2 / \(0.1 lam\) = {re.escape(asked)} records of d = 1"
+        with pytest.raises(dpcvx.InputError, match=expected):
+            canary_pair(lam=lam)
     with pytest.raises(dpcvx.InputError, match="lam"):
         canary_pair(lam=0.0)
 

@@ -41,6 +41,25 @@ def test_a_current_file_relabelled_without_its_digest_is_told_and_its_edit_refus
     assert np.all(relabelled.predict(X) == -model.predict(X))  # what the warning is for
 
 
+@pytest.mark.parametrize("version", [4, 6, 9])
+def test_a_current_file_relabelled_with_its_digest_is_refused_before_any_step(version, tmp_path):
+    """A file of version 9 or older holds no digest (version 10 added it). A current file relabelled as one, its digest
+    kept, loaded: the steps gave back the content its digest was made of (regression probe, session 65), with the
+    warning that no edit of it could be detected. It is refused as the edit it is, without the warning."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-0.5, 0.5, size=(200, 2))
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, np.where(X[:, 0] > 0, 1, -1), 1.0, random_state=0)
+    path = dpcvx.save(model, tmp_path / "m.json")
+    data = json.loads(path.read_text())
+    data["format_version"] = version
+    path.write_text(json.dumps(data))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FileError, match=f"sha256 in a file of format version {version}, which no dpcvx of that "
+                                            "version wrote .*relabelled"):
+            dpcvx.load(path)
+
+
 def test_a_current_file_loads_without_it(tmp_path):
     rng = np.random.default_rng(1)
     X = rng.uniform(-0.5, 0.5, size=(200, 2))

@@ -63,7 +63,8 @@ Format version 10 ends every model file with the SHA-256 digest of the rest of i
 ``classes``, a kernel release's centres, ``feature_names``, ``decision_cut``, a constant's exact text) is refused. A
 version 9 (or older) file holds no digest, so its step records the digest of the file it holds: such a file is read
 as before, unprotected against those edits (save it again with this dpcvx to bind it). A version 9 file that holds a
-``sha256`` key was not written by dpcvx; its key is kept and compared, and the file is refused. Tested on files of
+``sha256`` key was not written by dpcvx (a later file relabelled, whose steps would give back the content its
+digest was made of): it is refused before any step, and so is one of an older version. Tested on files of
 every kind written as version 9 (``tests/release/fixtures/format9``) and through every step on the older fixtures.
 
 Format version 11 adds the ``input_bound`` of a ``ColumnStandardiser``: a map of private column statistics written
@@ -288,10 +289,10 @@ def _record_probabilities(certificate: Any) -> None:
 
 def _from_9(data: dict) -> dict:
     """Version 9 -> 10: the file records the digest of what it holds (module docstring); a multiclass file's
-    per-class entries carry version 10 too (they hold no digest: the file's covers them)."""
+    per-class entries carry version 10 too (they hold no digest: the file's covers them; :func:`upgraded` refuses a
+    file of version 9 or older that holds one)."""
     upgraded_, _ = _bumped(data, 9)
-    if DIGEST not in upgraded_:
-        upgraded_[DIGEST] = file_digest(upgraded_)
+    upgraded_[DIGEST] = file_digest(upgraded_)
     return upgraded_
 
 
@@ -498,6 +499,10 @@ def upgraded(data: Any) -> Any:
     one relabelled, its digest deleted, whose edits of the classes' order, a loss text or a decision cut then load."""
     if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) < DIGEST_VERSION \
             and format_version(data) in _STEPS:
+        if DIGEST in data:
+            raise InputError(f"{DIGEST} in a file of format version {data['format_version']}, which no dpcvx of that "
+                             f"version wrote (format version {DIGEST_VERSION} added it): a later file relabelled; the "
+                             "file has been edited")
         warnings.warn(f"this model file is of format version {data['format_version']}, written before model files "
                       f"carried a digest (format version {DIGEST_VERSION}): an edit of a field no check compares with "
                       "another copy (the order of the classes, feature names, a decision cut, a loss text) cannot be "
