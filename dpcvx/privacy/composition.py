@@ -46,9 +46,10 @@ def sequential_epsilon(shares: Sequence[float]) -> float:
 
 def split_remainder(total: float, part: float) -> float:
     """The rest of ``total`` after ``part`` in a two-way split of a budget: total - part, stepped down by ulps until
-    part + rest <= total in floating point (never below 0). The one rule of a split's second share: a fit's
-    (:func:`dpcvx.models.private_norm.split_budget`) and the check of a saved tuned release's shares
-    (:func:`dpcvx.release.tuning_record.former_nested_split`)."""
+    part + rest <= total in floating point, for a share 0 <= ``part`` <= ``total`` (the rest is then in [0, total -
+    part]; the steps never pass 0; a part above the total, which no caller gives, leaves total - part < 0). The one
+    rule of a split's second share: a fit's (:func:`dpcvx.models.private_norm.split_budget`) and the check of a saved
+    tuned release's shares (:func:`dpcvx.release.tuning_record.former_nested_split`)."""
     rest = total - part
     while rest > 0 and part + rest > total:
         rest = math.nextafter(rest, 0.0)
