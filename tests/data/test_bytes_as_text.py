@@ -131,3 +131,16 @@ def test_labels_that_are_not_utf8_are_refused_by_row_before_the_charge(form):
     with pytest.raises(InputError, match=r"y holds bytes that are not UTF-8 text in row 2 "):
         DPLogisticRegression(epsilon=1.0, classes=("no", "yes"), random_state=0).fit(X, y, accountant=accountant)
     assert accountant.spent.epsilon == 0
+
+
+def test_a_neighbouring_pair_reads_bytes_labels_as_their_text():
+    """The audit's pair compares labels as every fit reads them: b"yes" and "yes" are one label (it counted every
+    row as differing and refused the pair), and a label that is not UTF-8 is refused by its row."""
+    from dpcvx.models.audit import NeighbouringPair
+
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, (6, 2))
+    y = [b"no", b"yes", b"no", b"yes", b"no", b"yes"]
+    y_prime = ["no", "yes", "no", "yes", "no", "no"]  # the last record replaced
+    NeighbouringPair(X, y, X, y_prime, np.ones(2))
+    with pytest.raises(RowError, match=r"NeighbouringPair.y holds bytes that are not UTF-8 text in row 1 "):
+        NeighbouringPair(X, [b"no", BAD, *y[2:]], X, y_prime, np.ones(2))
