@@ -64,9 +64,9 @@ def test_a_binary_table_column_is_its_text(library):
     assert schema.transform(table).any(axis=1).all()
 
 
-def _fit(table: dict, y: object, spent: list[float]) -> np.ndarray:
+def _fit(table: object, y: object, column: CategoricalColumn, spent: list[float]) -> np.ndarray:
     accountant = PrivacyAccountant(epsilon=10)
-    schema = PublicSchema([CategoricalColumn("c", ["a", "b", "?"], missing="?"), NumericColumn("v", 0, 1)])
+    schema = PublicSchema([column, NumericColumn("v", 0, 1)])
     pipeline = make_pipeline(schema, DPLogisticRegression(epsilon=1.0, classes=("no", "yes"), random_state=0))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -75,21 +75,27 @@ def _fit(table: dict, y: object, spent: list[float]) -> np.ndarray:
     return np.r_[pipeline[-1].coef_.ravel(), pipeline[-1].intercept_]
 
 
-def test_a_charged_fit_reads_bytes_cells_and_labels_as_their_text():
-    """B1's charged fit: 600 records of codes b"a", b"b", b"NA" (missing="?"), labels b"yes"/b"no". The release on
-    the bytes, with one text record among them or as a pandas column, is the release on their texts."""
+@pytest.mark.parametrize("bytes_labels", [False, True], ids=["text labels", "bytes labels"])
+@pytest.mark.parametrize("cell, category, column", CELLS, ids=[repr(cell) for cell, _, _ in CELLS])
+def test_a_charged_fit_reads_bytes_cells_and_labels_as_their_text(cell, category, column, bytes_labels):
+    """B1's charged fit: 600 records of codes b"2", b"?" and the cell (b"NA" with missing="?": the probe's released
+    coefficient of "?" was +1.08 on D, -5.06 on D' with one text record), labels b"yes"/b"no". The release on the
+    bytes, with one text record among them, as a pandas column or a numpy bytes array, is the release on their texts,
+    each charged once; so is the release on bytes labels."""
     rng = np.random.default_rng(0)
-    codes = [(b"a", b"b", b"NA")[i] for i in rng.integers(0, 3, 600)]
+    codes = [(cell, b"2", b"?")[i] for i in rng.integers(0, 3, 600)]
     v = rng.uniform(0, 1, 600).tolist()
-    labels = [b"yes" if code == b"NA" or x > 0.8 else b"no" for code, x in zip(codes, v, strict=True)]
-    texts, text_labels = [code.decode() for code in codes], [label.decode() for label in labels]
+    labels = [b"yes" if code == cell or x > 0.8 else b"no" for code, x in zip(codes, v, strict=True)]
+    texts = [category if code == cell else code.decode() for code in codes]
+    text_labels = [label.decode() for label in labels]
+    labels = labels if bytes_labels else text_labels
     spent: list[float] = []
-    expected = _fit({"c": texts, "v": v}, text_labels, spent)
+    expected = _fit({"c": texts, "v": v}, text_labels, column, spent)
     for table, y in [({"c": codes, "v": v}, labels),
                      ({"c": [*codes[:-1], texts[-1]], "v": v}, [*labels[:-1], text_labels[-1]]),
                      (pd.DataFrame({"c": codes, "v": v}), pd.Series(labels, dtype=object)),
                      ({"c": np.array(codes), "v": v}, np.array(labels))]:
-        np.testing.assert_array_equal(_fit(table, y, spent), expected)
+        np.testing.assert_array_equal(_fit(table, y, column, spent), expected)
     assert spent == [1.0] * 5
 
 
