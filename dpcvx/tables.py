@@ -43,8 +43,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reading_key", "shared_key", "own_types", "NULL_TEXTS",
-           "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reading_key", "shared_key", "own_types", "bytes_as_text",
+           "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -380,19 +380,78 @@ def _texts_where(values: np.ndarray, keep: Callable[[str], bool]) -> np.ndarray:
         np.zeros(values.shape, dtype=bool))
 
 
-def own_types(y: Any) -> np.ndarray:
-    """``y`` (labels, or a table's column) as an array, a list or tuple of mixed types kept as objects, each entry of
-    its own type: numpy gives a list one type for all, and one text made every number text ([1, 0, "a"] is ["1",
-    "0", "a"], a NaN "nan"), so one record decided whether every other label matched the declared classes (0, 1),
-    or how every other cell of a dict of lists' column was read (attacker probes, sixty-third session); one text among
-    bytes made numpy decode every bytes entry to text (a sixty-fourth session probe), so a list is kept as objects
-    unless its entries are all text or all bytes."""
-    labels = np.asarray(y)
-    if labels.dtype.kind in "US" and isinstance(y, (list, tuple)):
-        entries = _flat(y)
-        if not (all(isinstance(label, str) for label in entries) or all(isinstance(label, bytes) for label in entries)):
-            return np.array(y, dtype=object)
+def own_types(y: Any, what: str = "y") -> np.ndarray:
+    """``y`` (labels, or a table's column, named ``what`` in a refusal) as an array, a list or tuple of mixed types
+    kept as objects, each entry of its own type, and every bytes entry as its UTF-8 text (:func:`bytes_as_text`):
+    numpy gives a list one type for all, and one text made every number text ([1, 0, "a"] is ["1", "0", "a"], a NaN
+    "nan"), so one record decided whether every other label matched the declared classes (0, 1), or how every other
+    cell of a dict of lists' column was read (attacker probes, sixty-third session). A list of bytes was a numpy
+    bytes array, decoded by the categorical reader, and the same list with one text record objects, whose bytes it
+    did not read as text (and numpy decoded non-ASCII bytes beside text as ASCII, a bare UnicodeDecodeError): the
+    bytes are decoded here, before numpy gives the list a type, so a list of bytes is read as the list of their
+    texts whatever its other records are (a sixty-fifth session probe)."""
+    if not isinstance(y, (list, tuple)):
+        return bytes_as_text(np.asarray(y), what)
+    try:
+        labels = np.asarray(y)
+    except UnicodeDecodeError:  # non-ASCII bytes beside text, which numpy decodes as ASCII
+        labels = np.array(y, dtype=object)
+    if labels.dtype.kind not in "USO":
+        return labels
+    entries = _flat(y)
+    if any(isinstance(entry, bytes) for entry in entries):
+        y = bytes_as_text(np.array(y, dtype=object), what).tolist()
+        labels, entries = np.asarray(y), _flat(y)
+    if labels.dtype.kind == "U" and not all(isinstance(entry, str) for entry in entries):
+        return np.array(y, dtype=object)
     return labels
+
+
+def bytes_as_text(values: np.ndarray, what: str) -> np.ndarray:
+    """``values`` with every bytes entry (a numpy bytes array's, or bytes among objects) as its UTF-8 text, ``values``
+    itself when it holds none; a :class:`RowError` naming ``what`` (a column, "y") and the first row of a cell that
+    is not UTF-8 text, before anything is read of the others.
+
+    The one reading of bytes, where a column (:func:`dpcvx.data.columns.column_arrays`: a dict of lists, a numpy
+    array, a pandas, polars or pyarrow column; a Parquet file's binary column on the command line) or a label vector
+    (:func:`own_types`, :func:`dpcvx.validation.label_vector`) is read: a bytes cell is its text, whatever type the
+    other records gave the column. A numpy bytes array was decoded and bytes among objects were not (one text record,
+    a pandas or pyarrow column of bytes), so one record moved every other bytes row of a categorical column between its
+    category and the all-zero block, in a charged release; non-ASCII bytes were a bare UnicodeDecodeError or a
+    refusal naming a nested value in row 0; the command line wrote a Parquet binary cell as "b'yes'" (attacker probe,
+    sixty-fifth session)."""
+    kind = values.dtype.kind
+    if kind == "S":
+        try:
+            return np.char.decode(values, "utf-8")
+        except UnicodeDecodeError:
+            _refuse_undecoded(values, what)
+    if kind != "O" or not values.size or not any(issubclass(kind_, bytes) for kind_ in set(map(type, values.flat))):
+        return values
+    decoded = values.copy()
+    flat = decoded.reshape(-1)
+    for i, value in enumerate(values.flat):
+        if isinstance(value, bytes):
+            try:
+                flat[i] = bytes(value).decode("utf-8")
+            except UnicodeDecodeError:
+                _refuse_undecoded(values, what)
+    return decoded
+
+
+def _refuse_undecoded(values: np.ndarray, what: str) -> None:
+    """Refuse the first cell of ``values`` that holds bytes that are not UTF-8 text, by its row."""
+    for i, value in enumerate(values.flat):
+        if isinstance(value, bytes):
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError:
+                row = int(np.unravel_index(i, values.shape)[0]) if values.ndim else 0
+                raise RowError(f"{what} holds bytes that are not UTF-8 text in row ", row, " (the value is not "
+                               "shown: it is data): a bytes cell is read as its UTF-8 text; decode the column from "
+                               "its own encoding first (pandas: frame[name].str.decode('latin-1'); numpy: "
+                               "np.char.decode(values, 'latin-1'))") from None
+    raise AssertionError("a cell that is not UTF-8 text was found")  # pragma: no cover
 
 
 def _flat(y: list[Any] | tuple[Any, ...]) -> list[Any]:
@@ -417,13 +476,8 @@ def reading_key(value: Any) -> Key | None:
       2**53 in size the float64 a reader makes of it, :func:`exact_whole`), else a float (an infinity too); None
       when an integer's, a Decimal's or a hexadecimal's whole part has :data:`KEY_DIGITS` digits or more
       (never expanded);
-    - bytes: the key of their text (UTF-8), as a reader that decodes them gives it (None when they are not UTF-8);
-    - anything else (other text, a missing value, NaN): None."""
-    if isinstance(value, bytes):
-        try:
-            value = value.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+    - anything else (other text, a missing value, NaN; bytes, which every reader of a column or of labels decodes to
+      their text first, :func:`bytes_as_text`): None."""
     if isinstance(value, str):
         text = value.strip()
         folded = text.lower()
@@ -498,21 +552,20 @@ def shared_key(groups: Iterable[Iterable[Any]]) -> tuple[Any, Any] | None:
 
 def text_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(float64 numbers, mask of the entries that are not numbers: NaN there) of a 1-D array of text or objects:
-    text (str; bytes decoded as UTF-8) read by :data:`NUMBER_TEXT`, any other entry by ``float()`` when it is a real
-    number (:func:`parses_as_float`). The one conversion of text cells to numbers (a schema's numeric column, the
-    command line's regression target). A number beyond the float range is infinite, for the caller's finite check.
-    Vectorised for a str array: its characters are checked as code points, whole columns at a time, and numpy's
-    float conversion reads the cells that pass (one by one only when one of them fails it)."""
-    if values.dtype.kind in "US":
-        text = np.char.decode(values, "utf-8", "replace") if values.dtype.kind == "S" else values
-        return _str_numbers(np.char.strip(np.asarray(text, dtype=str)))
+    text (str; bytes as their UTF-8 text, :func:`bytes_as_text`, which its readers have applied already) read by
+    :data:`NUMBER_TEXT`, any other entry by ``float()`` when it is a real number (:func:`parses_as_float`). The one
+    conversion of text cells to numbers (a schema's numeric column, the command line's regression target). A number
+    beyond the float range is infinite, for the caller's finite check. Vectorised for a str array: its characters are
+    checked as code points, whole columns at a time, and numpy's float conversion reads the cells that pass (one by
+    one only when one of them fails it)."""
+    values = bytes_as_text(values, "the column")
+    if values.dtype.kind == "U":
+        return _str_numbers(np.char.strip(values))
     numbers = np.full(values.shape, np.nan)
     wrong = np.zeros(values.shape, dtype=bool)
-    texts = [i for i, value in enumerate(values.tolist()) if isinstance(value, (str, bytes))]
+    texts = [i for i, value in enumerate(values.tolist()) if isinstance(value, str)]
     if texts:
-        entries = np.array([values[i] if isinstance(values[i], str) else values[i].decode("utf-8", "replace")
-                            for i in texts], dtype=str)
-        numbers[texts], wrong[texts] = _str_numbers(np.char.strip(entries))
+        numbers[texts], wrong[texts] = _str_numbers(np.char.strip(np.array([values[i] for i in texts], dtype=str)))
     other = np.ones(values.shape, dtype=bool)
     other[texts] = False
     for i in np.flatnonzero(other).tolist():

@@ -745,7 +745,7 @@ def refuse_non_number_targets(name: str, values: Any) -> None:
     among objects), which numpy reads as a count of their units, and text, which numpy's and scikit-learn's float
     conversions read as numbers when it looks like one ("1.5")."""
     refuse_misread(name, values, labels=True)
-    array = own_types(values)  # a list's one text never makes its numbers text (the refusal names that entry)
+    array = own_types(values, name)  # a list's one text never makes its numbers text (the refusal names that entry)
     refuse_complex_and_time(name, array, "regression targets must be real numbers")
     if array.dtype == object and array.ndim == 1:  # None or pandas' NA among the targets: a missing target, refused
         _refuse_targets(array, missing_labels)     # as a NaN one is (:func:`refuse_non_finite_targets`)

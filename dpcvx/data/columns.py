@@ -29,7 +29,8 @@ __all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_
 
 
 def column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
-    """The named columns of ``table`` as 1-D numpy arrays."""
+    """The named columns of ``table`` as 1-D numpy arrays, a bytes cell as its UTF-8 text (a cell that is not UTF-8
+    text refused by its column and row: :func:`dpcvx.tables.bytes_as_text`), so that no later step sees bytes."""
     if isinstance(table, np.ndarray) and table.dtype.names is None:
         matrix = np.atleast_2d(table)
         if matrix.ndim != 2 or matrix.shape[1] != len(names):
@@ -37,7 +38,7 @@ def column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
                 f"a plain array must be 2-D with one column per schema column ({len(names)}: "
                 f"{list(names)}), got shape {table.shape}"
             )
-        return {name: matrix[:, j] for j, name in enumerate(names)}
+        return {name: tables.bytes_as_text(matrix[:, j], f"column {name!r}") for j, name in enumerate(names)}
     named = tables.column_names(table)  # a pandas or polars DataFrame, a pyarrow Table
     if named is not None:
         available = named
@@ -59,9 +60,10 @@ def column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
         shown = [str(a) for a in available[:20]] + (["..."] if len(available) > 20 else [])
         raise InputError(f"table has no column(s) {missing[:20]}; it has {shown}")
     # a list's column keeps each entry's own type (tables.own_types): numpy made [nan, 1, "?"] all text, so one
-    # text turned every other row's NaN into the text 'nan' (an attacker probe, sixty-third session)
-    arrays = {name: tables.named_column(table, name) if named is not None else tables.own_types(table[name])
-              for name in names}
+    # text turned every other row's NaN into the text 'nan' (an attacker probe, sixty-third session); a bytes cell is
+    # its UTF-8 text in every column (tables.bytes_as_text), whatever the other records' types (sixty-fifth session)
+    arrays = {name: tables.bytes_as_text(tables.named_column(table, name), f"column {name!r}") if named is not None
+              else tables.own_types(table[name], f"column {name!r}") for name in names}
     for name, values in arrays.items():
         if values.ndim > 1:
             raise InputError(f"column {name!r} must be one-dimensional, got shape {values.shape}")
@@ -94,8 +96,6 @@ def _is_missing(value: Any, tokens: tuple[str, ...] = MISSING_TOKENS) -> bool:
         return value.is_nan()
     if isinstance(value, (str, np.str_)):
         return value.strip() in tokens
-    if isinstance(value, (bytes, np.bytes_)):
-        return value.strip().decode("utf-8", "replace") in tokens
     return type(value).__name__ in ("NAType", "NaTType")
 
 
@@ -105,6 +105,8 @@ def _as_text(name: str, values: np.ndarray) -> np.ndarray:
     an integer of more digits than Python writes as text (a bare ValueError)."""
     try:
         return values.astype(str)
+    except UnicodeDecodeError:  # bytes that are not ASCII (numpy's str() of bytes): decoded as UTF-8 or refused
+        return _as_text(name, tables.bytes_as_text(values, f"column {name!r}"))
     except ValueError:
         row = next((i for i, value in enumerate(values) if np.ndim(value) > 0 or _unwritten(value)), 0)
         if _unwritten(values[row]):
@@ -135,9 +137,8 @@ def _missing_mask(name: str, values: np.ndarray, tokens: tuple[str, ...]) -> np.
     kind = values.dtype.kind
     if kind == "f":
         return np.isnan(values)
-    if kind in "US":
-        text = np.char.decode(values, "utf-8", "replace") if kind == "S" else values
-        return np.isin(np.char.strip(text), tokens) if tokens else np.zeros(values.shape, dtype=bool)
+    if kind == "U":  # bytes were decoded where the column was read (tables.bytes_as_text)
+        return np.isin(np.char.strip(values), tokens) if tokens else np.zeros(values.shape, dtype=bool)
     if kind != "O":
         return np.zeros(values.shape, dtype=bool)
     try:
@@ -183,6 +184,7 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
     become ``missing`` when it is given (a public value) and are an InputError otherwise; text that is not a
     number, infinity, complex, datetime and timedelta values are always an InputError.
     """
+    values = tables.bytes_as_text(values, f"numeric column {name!r}")  # no-op for column_arrays' columns
     kind = values.dtype.kind
     if kind in _NUMERIC_KIND_FIX:
         raise InputError(f"numeric column {name!r} has dtype {values.dtype}: {_NUMERIC_KIND_FIX[kind]}")
@@ -195,7 +197,7 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
         absent = _missing_mask(name, values, tokens)
         present = values
         if absent.any():
-            filler: Any = {"U": "0", "S": b"0"}.get(kind, 0)  # any number: the imputed value replaces it below
+            filler: Any = "0" if kind == "U" else 0  # any number: the imputed value replaces it below
             present = np.where(absent, filler, values)
         numbers_, wrong = text_numbers(present)  # a new array: the input is never written to
         if missing is not None and wrong.any():  # imputed as a reader of numbers' null is (without a value both are
@@ -246,9 +248,8 @@ def labels_and_absent(name: str, values: np.ndarray, missing: str | None = None)
     no category's), where :func:`as_labels` refuses them."""
     if values.dtype.kind in _LABEL_KIND_FIX:
         raise InputError(f"categorical column {name!r} has dtype {values.dtype}: {_LABEL_KIND_FIX[values.dtype.kind]}")
-    if values.dtype.kind == "S":
-        labels = np.char.decode(values, "utf-8")
-    elif values.dtype.kind == "U":
+    values = tables.bytes_as_text(values, f"categorical column {name!r}")  # no-op for column_arrays' columns
+    if values.dtype.kind == "U":
         labels = values
     else:
         absent = _missing_mask(name, values, ())

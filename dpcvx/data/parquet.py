@@ -6,7 +6,8 @@ that Parquet stores as integers or floats comes as float64 (a null as NaN, which
 schema reads as a missing value), and a text column as text (a null as the empty
 cell), both converted by whole columns; any other column (a number read as a
 category, a date, a boolean) becomes the decimal text of each value, as a CSV file
-holds it (a NaN the empty cell, as a null), so one public schema encodes both to the same rows. The file is never
+holds it (a NaN the empty cell, as a null; a binary cell its UTF-8 text, as the Python API reads bytes), so one
+public schema encodes both to the same rows. The file is never
 loaded whole when ``--chunk-rows`` is given.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import FileError, InputError, withheld
+from ..tables import RowError, bytes_as_text
 
 __all__ = ["PARQUET_SUFFIXES", "finite", "is_parquet", "parquet_chunks", "typed_column"]
 
@@ -31,11 +33,15 @@ def is_parquet(path: str | Path) -> bool:
     return Path(path).suffix.lower() in PARQUET_SUFFIXES
 
 
-def _cells(column: Any) -> np.ndarray:
+def _cells(column: Any, name: str) -> np.ndarray:
     """Each value's text, as a CSV file holds it: a null, or a float NaN (a missing value to pandas, which writes it
-    as the empty cell), as the empty cell, never the text "nan", which is not a number (dpcvx.tables.NUMBER_TEXT)."""
-    return np.array(["" if value is None or value != value else str(value) for value in column.to_pylist()],
-                    dtype=str)
+    as the empty cell), as the empty cell, never the text "nan", which is not a number (dpcvx.tables.NUMBER_TEXT); a
+    binary cell its UTF-8 text, as the Python API reads it (:func:`dpcvx.tables.bytes_as_text`, which refuses one that
+    is not UTF-8 by the column ``name`` and its row), never str()'s "b'yes'", which no declared label or category is
+    (a binary label column was all negative, released: an attacker probe, sixty-fifth session)."""
+    cells = column.to_pylist()
+    values = bytes_as_text(np.fromiter(cells, dtype=object, count=len(cells)), f"column {name!r}")
+    return np.array(["" if value is None or value != value else str(value) for value in values.tolist()], dtype=str)
 
 
 def typed_column(column: Any, numeric: bool, trim: bool = False) -> np.ndarray | None:
@@ -100,7 +106,7 @@ def _text(chunk: Any, trim: bool) -> np.ndarray:
     return words[np.asarray(indices.to_numpy(zero_copy_only=False), dtype=np.intp)]
 
 
-def _column(column: Any, numeric: bool, feature: bool) -> np.ndarray:
+def _column(column: Any, name: str, numeric: bool, feature: bool) -> np.ndarray:
     """A column as the schema reads it: typed (:func:`typed_column`), else its cells' text; a categorical feature
     stored as floats or decimals is read as floats (null: NaN), as a pandas float column is given to the schema, which
     reads each whole float as the category of its value (3.0 is "3"; the text "3.0" was the all-zero block, and a
@@ -109,7 +115,7 @@ def _column(column: Any, numeric: bool, feature: bool) -> np.ndarray:
 
     typed = typed_column(column, numeric or (feature and (pa.types.is_floating(column.type)
                                                           or pa.types.is_decimal(column.type))))
-    return _cells(column) if typed is None else typed
+    return _cells(column, name) if typed is None else typed
 
 
 def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None = None,
@@ -148,9 +154,21 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
         try:
             if chunk_rows is None:
                 table = handle.read(columns=list(columns))
-                yield {name: _column(table.column(name), name in numeric, name != label) for name in columns}
+                yield _columns(table, columns, label, numeric, path, 0)
                 return
+            rows = 0
             for batch in handle.iter_batches(batch_size=chunk_rows, columns=list(columns)):
-                yield {name: _column(batch.column(name), name in numeric, name != label) for name in columns}
+                yield _columns(batch, columns, label, numeric, path, rows)
+                rows += batch.num_rows
         except (OSError, pa.ArrowException) as error:
             raise FileError(f"{path}: reading the Parquet data failed with {withheld(error)}") from None
+
+
+def _columns(table: Any, columns: Sequence[str], label: str | None, numeric: Collection[str], path: str | Path,
+             start: int) -> dict[str, np.ndarray]:
+    """The named columns of a pyarrow Table or RecordBatch whose first row is row ``start`` of the file: a refusal of
+    one cell (:func:`_cells`) names its row in the whole file."""
+    try:
+        return {name: _column(table.column(name), name, name in numeric, name != label) for name in columns}
+    except RowError as error:
+        raise error.shifted(start, f"{path}: ") from None

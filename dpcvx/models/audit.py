@@ -133,7 +133,7 @@ class NeighbouringPair:
             arrays[name] = np.array(dense, dtype=float)
         for name in ("y", "y_prime"):
             refuse_misread(f"NeighbouringPair.{name}", getattr(self, name), labels=True)
-            labels = own_types(getattr(self, name)).ravel()  # each label of its own type
+            labels = own_types(getattr(self, name), f"NeighbouringPair.{name}").ravel()  # its own type
             missing = np.flatnonzero(missing_labels(labels))
             if missing.size:  # NaN != NaN: a missing label would count as a difference of the two data sets
                 raise missing_refusal(f"NeighbouringPair.{name}", int(missing.size), int(missing[0]))

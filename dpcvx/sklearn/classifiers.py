@@ -322,7 +322,10 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         naming its row), an infinite one as a label outside the declared classes. Not scikit-learn's words ("Input y
         contains NaN", "Input contains NaN", or a TypeError naming no cause): its conformance checks ask a third
         party's estimator for a ValueError only, which InputError is."""
-        labels = np.asarray(y)
+        try:
+            labels = np.asarray(y)
+        except UnicodeDecodeError:  # bytes that are not ASCII beside text: refused by the labels' reading (own_types)
+            return refusal
         finite = labels.dtype.kind != "f" or bool(np.all(np.isfinite(labels)))
         if labels.ndim != 1 or (finite and not missing_labels(labels).any()):
             return refusal

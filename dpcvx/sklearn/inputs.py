@@ -33,6 +33,7 @@ from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import ReleaseT, check_feature_names
 from ..tables import (
     NonFiniteError,
+    bytes_as_text,
     column_names,
     feature_names,
     first_non_number,
@@ -370,8 +371,12 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
         refuse_misread("y", y, labels=True)
         if isinstance(y, np.matrix):  # a column of labels flattened, a row refused, as every learner does
             y = one_dimensional_labels(np.asarray(y))
-        elif isinstance(y, (list, tuple)):  # each label of its own type, never made text by another (own_types)
-            y = own_types(y)
+        elif isinstance(y, (list, tuple)):  # each label of its own type, never made text by another, a bytes label
+            y = own_types(y)                # its UTF-8 text (own_types)
+        elif getattr(getattr(y, "dtype", None), "kind", None) in ("S", "O"):  # a numpy or pandas column of bytes:
+            labels = np.asarray(y)  # their text, as a list's (replaced only when it holds bytes)
+            decoded = bytes_as_text(labels, "y")
+            y = y if decoded is labels else decoded
     try:
         if reset and is_out_of_core(X):
             X, y = validate_streamed(owner, X, y, accept_sparse="csr")
