@@ -43,8 +43,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reading_key", "shared_key", "own_types", "NULL_TEXTS",
-           "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reader_number", "reading_key", "shared_key", "own_types",
+           "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -313,8 +313,11 @@ def refuse_kind(name: str, dtype: Any) -> None:
 #: decimal point and exponent ("7", "-0.5", ".5", "5.", "+1.5e-3"), surrounding whitespace ignored (what
 #: ``str.strip`` removes, as a CSV cell's). Python's ``float()`` takes more, which no CSV writer means as a plain
 #: number: digit grouping ("1_000"), other scripts' digits ("\u0661\u0662", full-width digits), and "nan", "inf",
-#: "infinity" in any case; so does pyarrow's CSV reader (a hexadecimal "0x10" as an integer). Text outside it is not
-#: a number: a missing value is an empty cell (or a missing-value marker the caller declares), never "nan".
+#: "infinity" in any case; so does pyarrow's CSV reader (a hexadecimal "0x10" as an integer, "true" as a flag in a
+#: column of 0/1). Text outside it is not a number: a missing value is an empty cell (or a missing-value marker the
+#: caller declares), never "nan". A data cell (not an option) is also read as the number pyarrow makes of it in a
+#: column of numbers, a flag or a hexadecimal integer (:func:`reader_number`), since pyarrow's type for the column
+#: depends on every record.
 NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 #: The characters of :data:`NUMBER_TEXT`, by code point (ASCII), and the empty tail of a numpy str cell (code 0):
@@ -418,7 +421,12 @@ def reading_key(value: Any) -> Key | None:
       when an integer's, a Decimal's or a hexadecimal's whole part has :data:`KEY_DIGITS` digits or more
       (never expanded);
     - bytes: the key of their text (UTF-8), as a reader that decodes them gives it (None when they are not UTF-8);
-    - anything else (other text, a missing value, NaN): None."""
+    - anything else (other text, a missing value, NaN, a numpy date or duration): None. A ``numpy.timedelta64`` is a
+      numpy integer to Python but a count of its units (2 ns, 2 days): it stood for the code 2, or ``int()`` raised a
+      bare TypeError (an attacker probe, session 65); it is no number (:func:`is_number`), as a column of durations
+      is refused."""
+    if isinstance(value, (np.timedelta64, np.datetime64)):
+        return None
     if isinstance(value, bytes):
         try:
             value = value.decode("utf-8")
@@ -496,13 +504,47 @@ def shared_key(groups: Iterable[Iterable[Any]]) -> tuple[Any, Any] | None:
     return None
 
 
+def reader_number(text: str) -> float | None:
+    """The number a table's reader makes of a cell that is no numeral of :data:`NUMBER_TEXT` but which it reads as a
+    number in a column of numbers (surrounding whitespace ignored): a flag (:data:`FLAG_TEXTS`, any letter case: pyarrow
+    types a column of 0/1 and "true" as booleans, 1 and 0) or a hexadecimal integer (:data:`HEX_TEXT`: pyarrow reads
+    "0x10" as 16; beyond 2**53 the float64 of it, infinite beyond its range; None when its whole part has
+    :data:`KEY_DIGITS` digits or more, never expanded), as its reading key (:func:`reading_key`) holds it; None for
+    any other text. A numeric column that pyarrow typed from every record read these as numbers, while the same cell
+    was refused once one other record (a declared missing marker "?") made the column text (an attacker probe,
+    session 65): read so in text too, a cell is one number whatever the column's type."""
+    stripped = text.strip()
+    if stripped.lower() not in FLAG_TEXTS and not HEX_TEXT.fullmatch(stripped):
+        return None
+    key = reading_key(stripped)
+    return None if key is None else float(key)
+
+
 def text_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(float64 numbers, mask of the entries that are not numbers: NaN there) of a 1-D array of text or objects:
-    text (str; bytes decoded as UTF-8) read by :data:`NUMBER_TEXT`, any other entry by ``float()`` when it is a real
-    number (:func:`parses_as_float`). The one conversion of text cells to numbers (a schema's numeric column, the
-    command line's regression target). A number beyond the float range is infinite, for the caller's finite check.
-    Vectorised for a str array: its characters are checked as code points, whole columns at a time, and numpy's
-    float conversion reads the cells that pass (one by one only when one of them fails it)."""
+    text (str; bytes decoded as UTF-8) read by :data:`NUMBER_TEXT`, or as a flag or hexadecimal integer, which a
+    table's reader reads as a number in a column of numbers (:func:`reader_number`: "true" is 1, "0x10" 16), any
+    other entry by ``float()`` when it is a real number (:func:`parses_as_float`). The one conversion of a data
+    cell's text to a number (a schema's numeric column, the command line's regression target); a number of an option
+    is :data:`NUMBER_TEXT` alone (:func:`text_number`). A number beyond the float range is infinite, for the caller's
+    finite check. Vectorised for a str array: its characters are checked as code points, whole columns at a time, and
+    numpy's float conversion reads the cells that pass (one by one only when one of them fails it); the distinct
+    cells that fail are then read as flags or hexadecimal integers once each."""
+    numbers, wrong = _grammar_numbers(values)
+    if wrong.any():
+        rows = np.flatnonzero(wrong)
+        texts = [value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+                 for value in values[rows].tolist()]
+        read = {text: reader_number(text) for text in set(texts) if isinstance(text, str)}
+        for row, text in zip(rows.tolist(), texts, strict=True):
+            number = read.get(text) if isinstance(text, str) else None
+            if number is not None:
+                numbers[row], wrong[row] = number, False
+    return numbers, wrong
+
+
+def _grammar_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`text_numbers` by :data:`NUMBER_TEXT` alone (text) and ``float()`` (other entries)."""
     if values.dtype.kind in "US":
         text = np.char.decode(values, "utf-8", "replace") if values.dtype.kind == "S" else values
         return _str_numbers(np.char.strip(np.asarray(text, dtype=str)))
@@ -544,14 +586,15 @@ def _str_numbers(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def parses_as_float(value: Any) -> bool:
-    """Whether one entry reads as a real number: text (str or bytes) when it is one by :data:`NUMBER_TEXT`, any
-    other entry when ``float()`` converts it (complex never does, nor a numpy date or duration, which numpy would
-    read as a count of its units; an integer beyond the float range does not). A schema's numeric column reads text
-    so (a CSV file's cells are text); X, regression targets and sample weights do not (:func:`is_number`)."""
+    """Whether one entry reads as a real number: text (str or bytes) when it is one by :data:`NUMBER_TEXT` or a
+    flag or hexadecimal integer a reader reads as one (:func:`reader_number`), any other entry when ``float()``
+    converts it (complex never does, nor a numpy date or duration, which numpy would read as a count of its units; an
+    integer beyond the float range does not). A schema's numeric column reads text so (a CSV file's cells are text);
+    X, regression targets and sample weights do not (:func:`is_number`)."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     if isinstance(value, str):
-        return NUMBER_TEXT.fullmatch(value.strip()) is not None
+        return NUMBER_TEXT.fullmatch(value.strip()) is not None or reader_number(value) is not None
     if isinstance(value, (complex, np.complexfloating, np.datetime64, np.timedelta64)):
         return False
     try:

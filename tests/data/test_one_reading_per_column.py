@@ -1,0 +1,64 @@
+"""One reading of a cell whatever type a reader gave its whole column (attacker probe B, session 65).
+
+A reader types a column by every record: pyarrow's CSV reader makes a column of "0x10" and codes integers (16), a
+column of 0/1 and "true" booleans, a column of ISO dates date32, and a column of codes with "NA" integers with a
+null, but keeps every cell's text once one record is text. A cell's reading (a number, a category, a class) must
+not change with that: each test reads a data set D and its neighbour D' (one record changed) and asserts that every
+other row reads alike, or that the declaration is refused before any data is read. Each failed on s65 at cd8d0129.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from dpcvx import CategoricalColumn, NumericColumn, PublicSchema
+from dpcvx.exceptions import InputError
+from dpcvx.tables import reading_key
+
+
+def _pyarrow_csv(cells: list[str], name: str = "v"):
+    """The table pyarrow's CSV reader makes of one column of ``cells`` (its types inferred from every record)."""
+    csv = pytest.importorskip("pyarrow.csv")
+    return csv.read_csv(io.BytesIO(("\n".join([name, *cells]) + "\n").encode()))
+
+
+# B4: a numpy duration is a numpy integer to Python, but no number
+
+@pytest.mark.parametrize("duration", [np.timedelta64(2, "ns"), np.timedelta64(1, "D"), np.timedelta64(2, "us")])
+def test_a_duration_has_no_reading_key_and_is_no_category(duration):
+    assert reading_key(duration) is None and reading_key(np.datetime64(2, "ns")) is None
+    schema = PublicSchema([CategoricalColumn("c", ["1", "2", "3"])])
+    codes = ["1", "2", "3", "2"]
+    before = schema.transform({"c": codes})
+    after = schema.transform({"c": [*codes[:-1], duration]})  # was the category "2", or a bare TypeError
+    np.testing.assert_array_equal(after[:-1], before[:-1])
+    assert not after[-1].any()  # an unknown category: the all-zero block
+
+
+# B8: a numeric column pyarrow typed from every record ("0x10" as 16, "true" as 1)
+
+@pytest.mark.parametrize(("cells", "bounds", "number"), [(["1", "2", "0x10", "4", "3"], (0, 20), 16.0),
+                                                          (["0", "1", "true", "0", "1"], (0, 1), 1.0),
+                                                          (["0", "1", "FALSE", "0", "1"], (0, 1), 0.0)])
+def test_a_numeric_cell_reads_alike_whatever_type_pyarrow_gave_its_column(cells, bounds, number):
+    schema = PublicSchema([NumericColumn("v", *bounds, missing=float(bounds[0]))])
+    typed = _pyarrow_csv(cells)  # D: integers or booleans
+    text = _pyarrow_csv([*cells[:-1], "?"])  # D': one declared missing marker makes the column text
+    assert str(typed.schema.field("v").type) != "string" and str(text.schema.field("v").type) == "string"
+    before, after = schema.transform(typed), schema.transform(text)  # D' refused "0x10" and "true" in row 2
+    np.testing.assert_array_equal(after[:-1], before[:-1])
+    assert before[2, 0] == pytest.approx((number - bounds[0]) / (bounds[1] - bounds[0]) - 0.5)
+    np.testing.assert_array_equal(schema.transform({"v": np.array(cells)}), before)  # a numpy str column alike
+
+
+def test_the_command_line_reads_a_hexadecimal_cell_of_a_csv_file_as_pyarrow_types_it(tmp_path):
+    pytest.importorskip("pyarrow")
+    from dpcvx.data.csv_table import read_table_columns
+    schema = PublicSchema([NumericColumn("x", 0.0, 20.0, missing=0.0)])
+    path = tmp_path / "d.csv"
+    path.write_text("x\n1\n0x10\n?\n")
+    encoded = schema.transform(read_table_columns(path, ["x"], numeric={"x"}))
+    np.testing.assert_allclose(encoded[:, 0], np.array([1.0, 16.0, 0.0]) / 20 - 0.5)
