@@ -13,7 +13,9 @@ array). As values (``exact=True``, :func:`named_column`, for :class:`~dpcvx.Publ
 category by its text): every entry keeps its own type, so an integer or boolean column (pandas ``Int64`` or
 ``boolean``, a polars or pyarrow integer, ``int64[pyarrow]``) stays integers or booleans, with None for a missing
 entry (an object array) when it has one; a pandas categorical or pyarrow dictionary column comes out as its
-categories' own values, None where missing; a timezone-aware pandas datetime as numpy datetime64 (UTC). Read as
+categories' own values, None where missing; a timezone-aware pandas datetime as numpy datetime64 (UTC); a
+pyarrow date (``date32``, ``date64``) as numpy ``datetime64[D]`` (a pandas ``ArrowDtype`` one as ``datetime.date``
+objects), which a schema's categorical column reads as its ISO text. Read as
 numbers the integer 3 with a null beside it would be 3.0, whose text is not "3". A pyarrow dictionary column is
 decoded first (its ``to_numpy`` gives a null the first category's value). The input checks
 (:func:`dpcvx.validation.check_table`) and :class:`~dpcvx.PublicSchema` read tables only through this module, so
@@ -189,6 +191,8 @@ def _exact_pandas(series: Any) -> np.ndarray:
         return _with_missing(categories[np.maximum(codes, 0)] if categories.size else codes, codes < 0)
     if isinstance(dtype, np.dtype) or kind not in "iubM":
         return np.asarray(series.to_numpy())
+    if str(dtype).startswith(("date32", "date64")):  # a pyarrow date (date32[day][pyarrow]): datetime.date objects,
+        return np.asarray(series.to_numpy(dtype=object))  # pandas NA where missing (datetime64[ns] raised ValueError)
     if kind == "M":  # timezone-aware: its UTC time, refused as a category or a number like any datetime
         return np.asarray(series.to_numpy(dtype="datetime64[ns]"))
     numpy_dtype = dtype.numpy_dtype
@@ -210,6 +214,8 @@ def column_values(table: Any, index: int, *, exact: bool = False) -> np.ndarray:
         column = table.column(index)
         if categorical(column.type):  # decoded: a dictionary column's to_numpy drops its nulls
             column = column.cast(column.type.value_type)
+        if str(column.type).startswith("date64"):  # a date, as date32 is (numpy datetime64[D]), not its milliseconds
+            column = column.cast("date32")
         if exact and _integer(column.type) and column.null_count:
             return _with_missing(np.asarray(column.fill_null(0).to_numpy()),
                                  np.asarray(column.is_null().to_numpy(zero_copy_only=False)))

@@ -62,3 +62,46 @@ def test_the_command_line_reads_a_hexadecimal_cell_of_a_csv_file_as_pyarrow_type
     path.write_text("x\n1\n0x10\n?\n")
     encoded = schema.transform(read_table_columns(path, ["x"], numeric={"x"}))
     np.testing.assert_allclose(encoded[:, 0], np.array([1.0, 16.0, 0.0]) / 20 - 0.5)
+
+
+# B8: a column of ISO dates pyarrow typed date32 (refused as datetimes) while one other record keeps the text
+
+DATES = ["2020-01-01", "2020-02-01", "2020-01-01", "2020-02-01", "2020-01-01"]
+
+
+def test_a_date_cell_is_its_iso_text_whatever_type_pyarrow_gave_its_column():
+    schema = PublicSchema([CategoricalColumn("d", ["2020-01-01", "2020-02-01", "x"], missing="x")])
+    typed = _pyarrow_csv(DATES, "d")  # D: date32
+    text = _pyarrow_csv([*DATES[:-1], "x"], "d")  # D': one declared category "x" keeps every text
+    assert str(typed.schema.field("d").type).startswith("date32")
+    before, after = schema.transform(typed), schema.transform(text)  # D was refused as datetimes
+    np.testing.assert_array_equal(after[:-1], before[:-1])
+    np.testing.assert_array_equal(before, schema.transform({"d": DATES}))
+    assert before[:, :2].sum(axis=0).tolist() == [3.0, 2.0]
+
+
+def test_every_reader_of_a_date_column_gives_its_iso_text():
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    import datetime
+
+    days = [datetime.date(2020, 1, 1), None, datetime.date(2020, 2, 1)]
+    schema = PublicSchema([CategoricalColumn("d", ["2020-01-01", "2020-02-01", "?"], missing="?")])
+    expected = schema.transform({"d": ["2020-01-01", "?", "2020-02-01"]})
+    table = pa.table({"d": pa.array(days, pa.date32())})
+    forms = {"date32": table, "date64": pa.table({"d": pa.array(days, pa.date64())}),
+             "pandas objects": table.to_pandas(), "pandas ArrowDtype": table.to_pandas(types_mapper=pd.ArrowDtype),
+             "numpy datetime64[D]": {"d": np.array(["2020-01-01", "NaT", "2020-02-01"], dtype="datetime64[D]")}}
+    try:
+        import polars as pl
+        forms["polars Date"] = pl.from_arrow(table)
+    except ImportError:
+        pass
+    for form, data in forms.items():
+        np.testing.assert_array_equal(schema.transform(data), expected, err_msg=form)
+
+
+def test_a_datetime_of_another_unit_is_still_refused_as_a_category():
+    schema = PublicSchema([CategoricalColumn("d", ["2020-01-01", "x"])])
+    with pytest.raises(InputError, match="has dtype datetime64\\[s\\]: datetimes have no one text"):
+        schema.transform({"d": np.array(["2020-01-01T00:00:00"], dtype="datetime64[s]")})
