@@ -45,8 +45,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reader_number", "reading_key", "shared_key", "own_types",
-           "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "reading_key", "shared_key",
+           "own_types", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -370,6 +370,16 @@ def spells_missing(text: str) -> bool:
     sixty-third and sixty-fourth sessions: "NAN" and "-nan(ind)" moved 200 of 600 rows with one record)."""
     stripped = text.strip()
     return stripped in NULL_TEXTS or NAN_TEXT.fullmatch(stripped) is not None
+
+
+def spelled_missing(declared: Iterable[Any]) -> Any | None:
+    """The first ``declared`` value (a class, a command-line label) that is text and :func:`spells_missing`, or None:
+    pyarrow reads such a label as a null in a column of codes and keeps its text once one record is text, so whether
+    a label cell is that class would depend on the other records (an attacker probe, session 65: classes ("NA", "1")
+    were refused as missing labels from a column pyarrow typed int64, released once one label was "x"). The one check
+    of declared labels, made before any data is read, as a schema's categories are checked
+    (:func:`dpcvx.data.preprocessing._refuse_two_readings`)."""
+    return next((value for value in declared if isinstance(value, str) and spells_missing(value)), None)
 
 
 def missing_spellings(values: np.ndarray) -> np.ndarray:

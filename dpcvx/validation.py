@@ -60,12 +60,14 @@ from .tables import (
     refuse_kind,
     refuse_non_numbers,
     shared_key,
+    spelled_missing,
     spelling_variants,
     such_rows,
     table_matrix,
 )
 
 __all__ = [
+    "MISSING_CLASS",
     "check_callable",
     "class_labels",
     "label_vector",
@@ -656,7 +658,10 @@ def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -
     or two that share a reading key (:func:`dpcvx.tables.shared_key`: "1" and "1.0", "1" and "true", "7" and "07"),
     since a label is read by its value (:func:`declared_labels`) and one of that value would be both. Refused when
     declared, before any data is read or any budget charged; a model file's classes (``saved``: fitted before this
-    refusal) are kept, a key two of them share then read as neither."""
+    refusal) are kept, a key two of them share then read as neither. A class that spells a missing value ("NA",
+    "NaN", "null": :func:`dpcvx.tables.spelled_missing`) is refused likewise (a saved one kept): a reader may read
+    such a label as a missing one, pyarrow in a column of codes until one record is text, so one record decided
+    whether the fit was refused (an attacker probe, session 65)."""
     if len(set(values)) != len(values):
         raise InputError(f"classes must be distinct values, got {classes!r}")
     shared = None if saved else shared_key([value] for value in values)
@@ -664,6 +669,16 @@ def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -
         raise InputError(f"classes {shared[0]!r} and {shared[1]!r} are one value, and a label is read by its value "
                          "(a table's 1, 1.0, 01, true and True are one label, whichever type its reader gave the "
                          f"column): declare one of them, got {classes!r}")
+    null = None if saved else spelled_missing(values)
+    if null is not None:
+        raise InputError(f"class {null!r} {MISSING_CLASS}, got {classes!r}")
+
+
+#: Why a declared class (or a command-line label) that spells a missing value is refused, and the fix
+MISSING_CLASS = ("spells a missing value, which a table's reader may read as one (pandas' read_csv, pyarrow in a "
+                 "column of codes until one record is text), so whether a label is this class would depend on the "
+                 "reader and the other records: write the class another way in the data and the declaration (for "
+                 "example 'N/A' as 'unknown', 'NA' as 'North America')")
 
 
 def _refuse_unordered(classes: Any) -> None:

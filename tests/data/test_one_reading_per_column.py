@@ -14,7 +14,7 @@ import io
 import numpy as np
 import pytest
 
-from dpcvx import CategoricalColumn, NumericColumn, PublicSchema
+from dpcvx import CategoricalColumn, NumericColumn, PrivacyAccountant, PublicSchema
 from dpcvx.exceptions import InputError
 from dpcvx.tables import reading_key
 
@@ -105,3 +105,38 @@ def test_a_datetime_of_another_unit_is_still_refused_as_a_category():
     schema = PublicSchema([CategoricalColumn("d", ["2020-01-01", "x"])])
     with pytest.raises(InputError, match="has dtype datetime64\\[s\\]: datetimes have no one text"):
         schema.transform({"d": np.array(["2020-01-01T00:00:00"], dtype="datetime64[s]")})
+
+
+# B7: a declared class or command-line label that spells a missing value
+
+@pytest.mark.parametrize("classes", [("NA", "1"), ("NA", "1", "x"), ("0", "null"), ("1", " NaN ")])
+def test_a_class_that_spells_a_missing_value_is_refused_before_any_data_is_read(classes):
+    from dpcvx.sklearn import DPLogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (300, 2))
+    labels = np.where(X[:, 0] > 0, classes[0], classes[1]).astype(object)
+    csv = pytest.importorskip("pyarrow.csv")
+    read = {}  # D: pyarrow reads "NA" as a null among codes; D': one label "x" keeps every label's text
+    for name, column in (("D", labels), ("D'", np.append(labels[:-1], "x"))):
+        read[name] = csv.read_csv(io.BytesIO(("y\n" + "\n".join(map(str, column)) + "\n").encode())).column("y")
+    accountant = PrivacyAccountant(epsilon=10.0)
+    for name, y in read.items():  # D was refused as missing labels, D' released with "NA" a class
+        with pytest.raises(InputError, match="spells a missing value") as error:
+            DPLogisticRegression(epsilon=1.0, classes=classes, random_state=0).fit(X, y.to_pandas(),
+                                                                                   accountant=accountant)
+        assert "got" in str(error.value), name
+    assert accountant.spent.epsilon == 0
+
+
+@pytest.mark.parametrize("options", [("--positive", "NA", "--negative", "1", "--negative", "x"),
+                                     ("--positive", "1", "--negative", "nan"), ("--classes", "NA,1,x")])
+def test_the_command_line_refuses_a_label_that_spells_a_missing_value_before_reading(tmp_path, capsys, options):
+    from dpcvx.cli import main
+
+    data = tmp_path / "absent.parquet"  # never read: the declaration is refused first
+    code = main(["fit", str(data), "--target", "y", "--numeric", "v:0:1", *options, "--epsilon", "1",
+                 "--data-norm", "1", "--out", str(tmp_path / "m.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "spells a missing value" in err, err
+    assert not (tmp_path / "m.json").exists()
