@@ -27,6 +27,7 @@ naming the fix.
 
 from __future__ import annotations
 
+import datetime
 import math
 import numbers
 import re
@@ -45,8 +46,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "reading_key", "shared_key",
-           "own_types", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "reading_key",
+           "shared_key", "own_types", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -417,6 +418,27 @@ def own_types(y: Any) -> np.ndarray:
 def _flat(y: list[Any] | tuple[Any, ...]) -> list[Any]:
     """The entries of a list of labels, or of a column of them ([[1], [0]])."""
     return [entry for label in y for entry in (label if isinstance(label, (list, tuple)) else (label,))]
+
+
+def day_texts(values: np.ndarray) -> np.ndarray:
+    """A column of dates of one day's unit as their ISO texts ("2020-01-01", the one text a table's reader parses
+    into such a date): a numpy ``datetime64[D]`` column (a pyarrow ``date32`` or ``date64`` column, a polars
+    ``Date``) as an object array with None where a date is missing (NaT), and the ``datetime.date`` entries (not
+    datetimes) of an object column (a pandas column read from one) as their ISO texts; any other column as it is.
+    pyarrow's CSV reader types a column of ISO dates date32 while every record is one, and keeps the text once one
+    record is not (a declared category or class "x"): the date column was refused as datetimes (or its dates were no
+    declared class), the text one encoded, so one record decided refusal or release (an attacker probe, session 65).
+    Read as its text, a date is the category or class "2020-01-01" either way, as the command line reads a Parquet
+    date column (:mod:`dpcvx.data.parquet`). A date with a time of day has no one text and stays refused. The one
+    reading of dates, for a schema's categorical column and for labels (:func:`dpcvx.validation.label_vector`)."""
+    if values.dtype == np.dtype("datetime64[D]"):
+        texts = np.datetime_as_string(values, unit="D").astype(object)
+        texts[np.isnat(values)] = None
+        return texts
+    if values.dtype != object or not values.size or datetime.date not in set(map(type, values.ravel().tolist())):
+        return values
+    return np.array([value.isoformat() if type(value) is datetime.date else value for value in values.ravel().tolist()],
+                    dtype=object).reshape(values.shape)
 
 
 def reading_key(value: Any) -> Key | None:

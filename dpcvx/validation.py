@@ -50,6 +50,7 @@ from .tables import (
     RowError,
     by_value,
     column_names,
+    day_texts,
     finite_numbers,
     first_non_number,
     non_finite_error,
@@ -774,14 +775,15 @@ def label_vector(y: Any, n: int, classes: Sequence[Any] | None = None) -> np.nda
 
     Given the PUBLIC ``classes``, each label is read by its value (:func:`declared_labels`): "1.0", "01", "true",
     True or Decimal("1") is the class 1 (or "1"), whatever type its reader gave the whole column, so that every
-    entry's labels, checked here once, reach the fit, the score and the owner's notes spelled as the classes."""
+    entry's labels, checked here once, reach the fit, the score and the owner's notes spelled as the classes. A date
+    of a day's unit is its ISO text (:func:`dpcvx.tables.day_texts`), as a schema's category reads it."""
     if y is None:
         raise InputError("y is missing (None): pass the labels, one per row of X")
     if isinstance(y, SignBits):
         labels: np.ndarray | SignBits = y
     else:
         refuse_misread("y", y, labels=True)
-        labels = one_dimensional_labels(own_types(y))
+        labels = day_texts(one_dimensional_labels(own_types(y)))  # a date (of a day's unit): its ISO text
         # complex, date and duration labels refused by kind at every entry (PrivateERM compared 1+0j with the
         # class 1 and released where DPLogisticRegression refused; both took a timedelta64 0/1 column as the classes)
         refuse_complex_and_time("y", labels, "regression targets must be real numbers, labels numbers or text")
@@ -796,12 +798,15 @@ def declared_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
     """``labels`` (1-D) read against the PUBLIC ``classes`` by value (:func:`dpcvx.tables.by_value`): a label that
     is a class stays; one that is no class but stands for the number of exactly one class ("1.0", "01", " 1",
     "true", True, Decimal("1") for 1 or "1": :func:`dpcvx.tables.reading_key`) is that class; any other stays, for
-    the refusal of labels outside the classes. ``labels`` itself when every label is a class (compared
+    the refusal of labels outside the classes; a date of a day's unit is its ISO text first
+    (:func:`dpcvx.tables.day_texts`: pyarrow types a column of ISO dates date32 until one label is other text).
+    ``labels`` itself when every label is a class (compared
     ``LABEL_CHUNK`` at a time, :func:`outside_classes`): a release on labels that were classes is unchanged. The
     one reading of labels at every entry that takes them against declared classes (PrivateERM, the estimators,
     PrivateMulticlassERM, tune, the kernel learners, a release's score); classes that share a key were refused when
     declared (:func:`_refuse_repeated_classes`; a model file saved
     before keeps them: a key two of its classes share reads as neither)."""
+    labels = day_texts(labels)
     if outside_classes(labels, classes) is None:
         return labels
     keys = [reading_key(label) for label in classes]

@@ -20,10 +20,10 @@ import numpy as np
 
 from .. import tables
 from ..exceptions import InputError
-from ..tables import MISSING_TOKENS, RowError, missing_spellings, such_rows, text_numbers
+from ..tables import MISSING_TOKENS, RowError, day_texts, missing_spellings, such_rows, text_numbers
 
 __all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length",
-           "day_texts", "labels_and_absent", "marker_numbers"]
+           "labels_and_absent", "marker_numbers"]
 
 # Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): tables.MISSING_TOKENS
 
@@ -221,22 +221,6 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
     return numbers_, absent
 
 
-def day_texts(values: np.ndarray) -> np.ndarray:
-    """A column of dates of one day's unit (numpy ``datetime64[D]``: a pyarrow ``date32`` or ``date64`` column, a
-    polars ``Date``) as its ISO texts ("2020-01-01", the one text a table's reader parses into such a date), an
-    object array with None where a date is missing (NaT); any other column as it is. pyarrow's CSV reader types a
-    column of ISO dates date32 while every record is one, and keeps the text once one record is not (a declared
-    category "x"): the date column was refused as datetimes, the text one encoded, so one record decided refusal or
-    release (an attacker probe, session 65). Read as its text, a date is the category "2020-01-01" either way, as the
-    command line reads a Parquet date column (:mod:`dpcvx.data.parquet`) and as ``str`` writes a ``datetime.date``
-    (a pandas column of them). A date with a time of day has no one text and stays refused."""
-    if values.dtype != np.dtype("datetime64[D]"):
-        return values
-    texts = np.datetime_as_string(values, unit="D").astype(object)
-    texts[np.isnat(values)] = None
-    return texts
-
-
 _LABEL_KIND_FIX = {
     "M": "datetimes have no one text (numpy writes 2020-01-01T00:00:00, pandas 2020-01-01 00:00:00); convert them "
          "to text with a public format first, e.g. .dt.strftime('%Y-%m') (a date of a day's unit is read as its "
@@ -249,7 +233,7 @@ def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.n
     """A str array of a categorical column, each value's ``str()`` (integers read from a table stay integers:
     :func:`dpcvx.tables.named_column`); missing values become ``missing`` or an InputError. Datetimes and durations,
     whose text depends on the library and unit, are an InputError; a date of a day's unit is its ISO text
-    (:func:`day_texts`)."""
+    (:func:`dpcvx.tables.day_texts`)."""
     labels, absent = labels_and_absent(name, values, missing)
     if absent.any():  # no missing category to take them: refused, with the first row
         raise RowError(f"categorical column {name!r} holds a missing value in row ",
@@ -261,7 +245,8 @@ def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.n
 def labels_and_absent(name: str, values: np.ndarray, missing: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(:func:`as_labels`' texts, the rows whose missing value (None, NaN, pandas NA or NaT) no ``missing`` category
     takes): a non-strict schema's column encodes those rows as the all-zero block (their texts, "None" or "nan", are
-    no category's), where :func:`as_labels` refuses them. A date of a day's unit is its ISO text (:func:`day_texts`)."""
+    no category's), where :func:`as_labels` refuses them. A date of a day's unit is its ISO text
+    (:func:`dpcvx.tables.day_texts`)."""
     values = day_texts(values)
     if values.dtype.kind in _LABEL_KIND_FIX:
         raise InputError(f"categorical column {name!r} has dtype {values.dtype}: {_LABEL_KIND_FIX[values.dtype.kind]}")

@@ -101,6 +101,24 @@ def test_every_reader_of_a_date_column_gives_its_iso_text():
         np.testing.assert_array_equal(schema.transform(data), expected, err_msg=form)
 
 
+def test_a_date_label_is_its_iso_text_whatever_type_pyarrow_gave_its_column():
+    from dpcvx.sklearn import DPLogisticRegression
+
+    X = np.random.default_rng(0).uniform(-1, 1, (60, 2))
+    classes = ("2020-01-01", "2020-02-01", "x")
+    labels = np.where(X[:, 0] > 0, classes[0], classes[1])
+    csv = pytest.importorskip("pyarrow.csv")
+    fitted = {}
+    for name, column in (("D", labels), ("D'", np.append(labels[:-1], "x"))):  # D: date32, refused as outside
+        y = csv.read_csv(io.BytesIO(("y\n" + "\n".join(column) + "\n").encode())).column("y")
+        for form, given in (("pyarrow", y), ("pandas", y.to_pandas()), ("text", column)):
+            model = DPLogisticRegression(epsilon=1.0, classes=classes, random_state=0).fit(X, given)
+            fitted[name, form] = model.coef_
+    for name in ("D", "D'"):
+        np.testing.assert_array_equal(fitted[name, "pyarrow"], fitted[name, "text"])
+        np.testing.assert_array_equal(fitted[name, "pandas"], fitted[name, "text"])
+
+
 def test_a_datetime_of_another_unit_is_still_refused_as_a_category():
     schema = PublicSchema([CategoricalColumn("d", ["2020-01-01", "x"])])
     with pytest.raises(InputError, match="has dtype datetime64\\[s\\]: datetimes have no one text"):
