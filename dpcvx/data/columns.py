@@ -247,7 +247,7 @@ def labels_and_absent(name: str, values: np.ndarray, missing: str | None = None)
     takes): a non-strict schema's column encodes those rows as the all-zero block (their texts, "None" or "nan", are
     no category's), where :func:`as_labels` refuses them. A date of a day's unit is its ISO text
     (:func:`dpcvx.tables.day_texts`)."""
-    values = day_texts(values)
+    values = day_texts(values, objects=False)  # (str() writes a datetime.date as its ISO text)
     if values.dtype.kind in _LABEL_KIND_FIX:
         raise InputError(f"categorical column {name!r} has dtype {values.dtype}: {_LABEL_KIND_FIX[values.dtype.kind]}")
     if values.dtype.kind == "S":
