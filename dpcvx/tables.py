@@ -13,7 +13,9 @@ array). As values (``exact=True``, :func:`named_column`, for :class:`~dpcvx.Publ
 category by its text): every entry keeps its own type, so an integer or boolean column (pandas ``Int64`` or
 ``boolean``, a polars or pyarrow integer, ``int64[pyarrow]``) stays integers or booleans, with None for a missing
 entry (an object array) when it has one; a pandas categorical or pyarrow dictionary column comes out as its
-categories' own values, None where missing; a timezone-aware pandas datetime as numpy datetime64 (UTC). Read as
+categories' own values, None where missing; a timezone-aware pandas datetime as numpy datetime64 (UTC); a
+pyarrow date (``date32``, ``date64``) as numpy ``datetime64[D]`` (a pandas ``ArrowDtype`` one as ``datetime.date``
+objects), which a schema's categorical column reads as its ISO text. Read as
 numbers the integer 3 with a null beside it would be 3.0, whose text is not "3". A pyarrow dictionary column is
 decoded first (its ``to_numpy`` gives a null the first category's value). The input checks
 (:func:`dpcvx.validation.check_table`) and :class:`~dpcvx.PublicSchema` read tables only through this module, so
@@ -25,6 +27,7 @@ naming the fix.
 
 from __future__ import annotations
 
+import datetime
 import math
 import numbers
 import re
@@ -43,8 +46,9 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reading_key", "shared_key", "own_types", "bytes_as_text",
-           "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "reading_key",
+           "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT",
+           "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -189,6 +193,8 @@ def _exact_pandas(series: Any) -> np.ndarray:
         return _with_missing(categories[np.maximum(codes, 0)] if categories.size else codes, codes < 0)
     if isinstance(dtype, np.dtype) or kind not in "iubM":
         return np.asarray(series.to_numpy())
+    if str(dtype).startswith(("date32", "date64")):  # a pyarrow date (date32[day][pyarrow]): datetime.date objects,
+        return np.asarray(series.to_numpy(dtype=object))  # pandas NA where missing (datetime64[ns] raised ValueError)
     if kind == "M":  # timezone-aware: its UTC time, refused as a category or a number like any datetime
         return np.asarray(series.to_numpy(dtype="datetime64[ns]"))
     numpy_dtype = dtype.numpy_dtype
@@ -210,6 +216,8 @@ def column_values(table: Any, index: int, *, exact: bool = False) -> np.ndarray:
         column = table.column(index)
         if categorical(column.type):  # decoded: a dictionary column's to_numpy drops its nulls
             column = column.cast(column.type.value_type)
+        if str(column.type).startswith("date64"):  # a date, as date32 is (numpy datetime64[D]), not its milliseconds
+            column = column.cast("date32")
         if exact and _integer(column.type) and column.null_count:
             return _with_missing(np.asarray(column.fill_null(0).to_numpy()),
                                  np.asarray(column.is_null().to_numpy(zero_copy_only=False)))
@@ -313,8 +321,11 @@ def refuse_kind(name: str, dtype: Any) -> None:
 #: decimal point and exponent ("7", "-0.5", ".5", "5.", "+1.5e-3"), surrounding whitespace ignored (what
 #: ``str.strip`` removes, as a CSV cell's). Python's ``float()`` takes more, which no CSV writer means as a plain
 #: number: digit grouping ("1_000"), other scripts' digits ("\u0661\u0662", full-width digits), and "nan", "inf",
-#: "infinity" in any case; so does pyarrow's CSV reader (a hexadecimal "0x10" as an integer). Text outside it is not
-#: a number: a missing value is an empty cell (or a missing-value marker the caller declares), never "nan".
+#: "infinity" in any case; so does pyarrow's CSV reader (a hexadecimal "0x10" as an integer, "true" as a flag in a
+#: column of 0/1). Text outside it is not a number: a missing value is an empty cell (or a missing-value marker the
+#: caller declares), never "nan". A data cell (not an option) is also read as the number pyarrow makes of it in a
+#: column of numbers, a flag or a hexadecimal integer (:func:`reader_number`), since pyarrow's type for the column
+#: depends on every record.
 NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 #: The characters of :data:`NUMBER_TEXT`, by code point (ASCII), and the empty tail of a numpy str cell (code 0):
@@ -361,6 +372,16 @@ def spells_missing(text: str) -> bool:
     sixty-third and sixty-fourth sessions: "NAN" and "-nan(ind)" moved 200 of 600 rows with one record)."""
     stripped = text.strip()
     return stripped in NULL_TEXTS or NAN_TEXT.fullmatch(stripped) is not None
+
+
+def spelled_missing(declared: Iterable[Any]) -> Any | None:
+    """The first ``declared`` value (a class, a command-line label) that is text and :func:`spells_missing`, or None:
+    pyarrow reads such a label as a null in a column of codes and keeps its text once one record is text, so whether
+    a label cell is that class would depend on the other records (an attacker probe, session 65: classes ("NA", "1")
+    were refused as missing labels from a column pyarrow typed int64, released once one label was "x"). The one check
+    of declared labels, made before any data is read, as a schema's categories are checked
+    (:func:`dpcvx.data.preprocessing._refuse_two_readings`)."""
+    return next((value for value in declared if isinstance(value, str) and spells_missing(value)), None)
 
 
 def missing_spellings(values: np.ndarray) -> np.ndarray:
@@ -459,6 +480,32 @@ def _flat(y: list[Any] | tuple[Any, ...]) -> list[Any]:
     return [entry for label in y for entry in (label if isinstance(label, (list, tuple)) else (label,))]
 
 
+def day_texts(values: np.ndarray, objects: bool = True) -> np.ndarray:
+    """A column of dates of one day's unit as their ISO texts ("2020-01-01", the one text a table's reader parses
+    into such a date): a numpy ``datetime64[D]`` column (a pyarrow ``date32`` or ``date64`` column, a polars
+    ``Date``) as an object array with None where a date is missing (NaT), and the ``datetime.date`` entries (not
+    datetimes) of an object column (a pandas column read from one) as their ISO texts; any other column as it is.
+    pyarrow's CSV reader types a column of ISO dates date32 while every record is one, and keeps the text once one
+    record is not (a declared category or class "x"): the date column was refused as datetimes (or its dates were no
+    declared class), the text one encoded, so one record decided refusal or release (an attacker probe, session 65).
+    Read as its text, a date is the category or class "2020-01-01" either way, as the command line reads a Parquet
+    date column (:mod:`dpcvx.data.parquet`). A date with a time of day has no one text and stays refused. The one
+    reading of dates, for a schema's categorical column and for labels (:func:`dpcvx.validation.label_vector`).
+    Without ``objects`` an object column is left as it is (a categorical column's ``str()`` of a ``datetime.date`` is
+    its ISO text already; the look at every entry's type costs 70 ms at 2,000,000 labels, a one-off timing)."""
+    if values.dtype == np.dtype("datetime64[D]"):
+        texts = np.datetime_as_string(values, unit="D").astype(object)
+        texts[np.isnat(values)] = None
+        return texts
+    if not objects or values.dtype != object or not values.size:
+        return values
+    entries = values.ravel().tolist()
+    if datetime.date not in set(map(type, entries)):
+        return values
+    return np.array([entry.isoformat() if type(entry) is datetime.date else entry for entry in entries],
+                    dtype=object).reshape(values.shape)
+
+
 def reading_key(value: Any) -> Key | None:
     """The number a table's cell stands for whatever type its reader gave the whole column, or None.
 
@@ -476,8 +523,13 @@ def reading_key(value: Any) -> Key | None:
       2**53 in size the float64 a reader makes of it, :func:`exact_whole`), else a float (an infinity too); None
       when an integer's, a Decimal's or a hexadecimal's whole part has :data:`KEY_DIGITS` digits or more
       (never expanded);
-    - anything else (other text, a missing value, NaN; bytes, which every reader of a column or of labels decodes to
-      their text first, :func:`bytes_as_text`): None."""
+    - anything else (other text, a missing value, NaN, a numpy date or duration; bytes, which every reader of a
+      column or of labels decodes to their text first, :func:`bytes_as_text`): None. A ``numpy.timedelta64`` is a
+      numpy integer to Python but a count of its units (2 ns, 2 days): it stood for the code 2, or ``int()`` raised a
+      bare TypeError (an attacker probe, session 65); it is no number (:func:`is_number`), as a column of durations
+      is refused."""
+    if isinstance(value, (np.timedelta64, np.datetime64)):
+        return None
     if isinstance(value, str):
         text = value.strip()
         folded = text.lower()
@@ -550,15 +602,49 @@ def shared_key(groups: Iterable[Iterable[Any]]) -> tuple[Any, Any] | None:
     return None
 
 
+def reader_number(text: str) -> float | None:
+    """The number a table's reader makes of a cell that is no numeral of :data:`NUMBER_TEXT` but which it reads as a
+    number in a column of numbers (surrounding whitespace ignored): a flag (:data:`FLAG_TEXTS`, any letter case: pyarrow
+    types a column of 0/1 and "true" as booleans, 1 and 0) or a hexadecimal integer (:data:`HEX_TEXT`: pyarrow reads
+    "0x10" as 16; beyond 2**53 the float64 of it, infinite beyond its range; None when its whole part has
+    :data:`KEY_DIGITS` digits or more, never expanded), as its reading key (:func:`reading_key`) holds it; None for
+    any other text. A numeric column that pyarrow typed from every record read these as numbers, while the same cell
+    was refused once one other record (a declared missing marker "?") made the column text (an attacker probe,
+    session 65): read so in text too, a cell is one number whatever the column's type."""
+    stripped = text.strip()
+    if stripped.lower() not in FLAG_TEXTS and not HEX_TEXT.fullmatch(stripped):
+        return None
+    key = reading_key(stripped)
+    return None if key is None else float(key)
+
+
 def text_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(float64 numbers, mask of the entries that are not numbers: NaN there) of a 1-D array of text or objects:
     text (str; bytes as their UTF-8 text, :func:`bytes_as_text`, which its readers have applied already) read by
-    :data:`NUMBER_TEXT`, any other entry by ``float()`` when it is a real number (:func:`parses_as_float`). The one
-    conversion of text cells to numbers (a schema's numeric column, the command line's regression target). A number
-    beyond the float range is infinite, for the caller's finite check. Vectorised for a str array: its characters are
-    checked as code points, whole columns at a time, and numpy's float conversion reads the cells that pass (one by
-    one only when one of them fails it)."""
+    :data:`NUMBER_TEXT`, or as a flag or hexadecimal integer, which a table's reader reads as a number in a column of
+    numbers (:func:`reader_number`: "true" is 1, "0x10" 16), any other entry by ``float()`` when it is a real number
+    (:func:`parses_as_float`). The one conversion of a data cell's text to a number (a schema's numeric column, the
+    command line's regression target); a number of an option is :data:`NUMBER_TEXT` alone (:func:`text_number`). A
+    number beyond the float range is infinite, for the caller's finite check. Vectorised for a str array: its
+    characters are checked as code points, whole columns at a time, and numpy's float conversion reads the cells that
+    pass (one by one only when one of them fails it); the distinct cells that fail are then read as flags or
+    hexadecimal integers once each."""
     values = bytes_as_text(values, "the column")
+    numbers, wrong = _grammar_numbers(values)
+    if wrong.any():
+        rows = np.flatnonzero(wrong)
+        texts = values[rows].tolist()
+        read = {text: reader_number(text) for text in set(texts) if isinstance(text, str)}
+        for row, text in zip(rows.tolist(), texts, strict=True):
+            number = read.get(text) if isinstance(text, str) else None
+            if number is not None:
+                numbers[row], wrong[row] = number, False
+    return numbers, wrong
+
+
+def _grammar_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`text_numbers` by :data:`NUMBER_TEXT` alone (text) and ``float()`` (other entries) of ``values`` whose
+    bytes are text (:func:`bytes_as_text`)."""
     if values.dtype.kind == "U":
         return _str_numbers(np.char.strip(values))
     numbers = np.full(values.shape, np.nan)
@@ -597,14 +683,15 @@ def _str_numbers(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def parses_as_float(value: Any) -> bool:
-    """Whether one entry reads as a real number: text (str or bytes) when it is one by :data:`NUMBER_TEXT`, any
-    other entry when ``float()`` converts it (complex never does, nor a numpy date or duration, which numpy would
-    read as a count of its units; an integer beyond the float range does not). A schema's numeric column reads text
-    so (a CSV file's cells are text); X, regression targets and sample weights do not (:func:`is_number`)."""
+    """Whether one entry reads as a real number: text (str or bytes) when it is one by :data:`NUMBER_TEXT` or a
+    flag or hexadecimal integer a reader reads as one (:func:`reader_number`), any other entry when ``float()``
+    converts it (complex never does, nor a numpy date or duration, which numpy would read as a count of its units; an
+    integer beyond the float range does not). A schema's numeric column reads text so (a CSV file's cells are text);
+    X, regression targets and sample weights do not (:func:`is_number`)."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     if isinstance(value, str):
-        return NUMBER_TEXT.fullmatch(value.strip()) is not None
+        return NUMBER_TEXT.fullmatch(value.strip()) is not None or reader_number(value) is not None
     if isinstance(value, (complex, np.complexfloating, np.datetime64, np.timedelta64)):
         return False
     try:

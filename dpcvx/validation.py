@@ -50,6 +50,7 @@ from .tables import (
     RowError,
     by_value,
     column_names,
+    day_texts,
     finite_numbers,
     first_non_number,
     non_finite_error,
@@ -60,12 +61,14 @@ from .tables import (
     refuse_kind,
     refuse_non_numbers,
     shared_key,
+    spelled_missing,
     spelling_variants,
     such_rows,
     table_matrix,
 )
 
 __all__ = [
+    "MISSING_CLASS",
     "check_callable",
     "class_labels",
     "label_vector",
@@ -656,7 +659,10 @@ def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -
     or two that share a reading key (:func:`dpcvx.tables.shared_key`: "1" and "1.0", "1" and "true", "7" and "07"),
     since a label is read by its value (:func:`declared_labels`) and one of that value would be both. Refused when
     declared, before any data is read or any budget charged; a model file's classes (``saved``: fitted before this
-    refusal) are kept, a key two of them share then read as neither."""
+    refusal) are kept, a key two of them share then read as neither. A class that spells a missing value ("NA",
+    "NaN", "null": :func:`dpcvx.tables.spelled_missing`) is refused likewise (a saved one kept): a reader may read
+    such a label as a missing one, pyarrow in a column of codes until one record is text, so one record decided
+    whether the fit was refused (an attacker probe, session 65)."""
     if len(set(values)) != len(values):
         raise InputError(f"classes must be distinct values, got {classes!r}")
     shared = None if saved else shared_key([value] for value in values)
@@ -664,6 +670,16 @@ def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -
         raise InputError(f"classes {shared[0]!r} and {shared[1]!r} are one value, and a label is read by its value "
                          "(a table's 1, 1.0, 01, true and True are one label, whichever type its reader gave the "
                          f"column): declare one of them, got {classes!r}")
+    null = None if saved else spelled_missing(values)
+    if null is not None:
+        raise InputError(f"class {null!r} {MISSING_CLASS}, got {classes!r}")
+
+
+#: Why a declared class (or a command-line label) that spells a missing value is refused, and the fix
+MISSING_CLASS = ("spells a missing value, which a table's reader may read as one (pandas' read_csv, pyarrow in a "
+                 "column of codes until one record is text), so whether a label is this class would depend on the "
+                 "reader and the other records: write the class another way in the data and the declaration (for "
+                 "example 'N/A' as 'unknown', 'NA' as 'North America')")
 
 
 def _refuse_unordered(classes: Any) -> None:
@@ -759,14 +775,15 @@ def label_vector(y: Any, n: int, classes: Sequence[Any] | None = None) -> np.nda
 
     Given the PUBLIC ``classes``, each label is read by its value (:func:`declared_labels`): "1.0", "01", "true",
     True or Decimal("1") is the class 1 (or "1"), whatever type its reader gave the whole column, so that every
-    entry's labels, checked here once, reach the fit, the score and the owner's notes spelled as the classes."""
+    entry's labels, checked here once, reach the fit, the score and the owner's notes spelled as the classes. A date
+    of a day's unit is its ISO text (:func:`dpcvx.tables.day_texts`), as a schema's category reads it."""
     if y is None:
         raise InputError("y is missing (None): pass the labels, one per row of X")
     if isinstance(y, SignBits):
         labels: np.ndarray | SignBits = y
     else:
         refuse_misread("y", y, labels=True)
-        labels = one_dimensional_labels(own_types(y))
+        labels = day_texts(one_dimensional_labels(own_types(y)))  # a date (of a day's unit): its ISO text
         # complex, date and duration labels refused by kind at every entry (PrivateERM compared 1+0j with the
         # class 1 and released where DPLogisticRegression refused; both took a timedelta64 0/1 column as the classes)
         refuse_complex_and_time("y", labels, "regression targets must be real numbers, labels numbers or text")
@@ -781,12 +798,15 @@ def declared_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
     """``labels`` (1-D) read against the PUBLIC ``classes`` by value (:func:`dpcvx.tables.by_value`): a label that
     is a class stays; one that is no class but stands for the number of exactly one class ("1.0", "01", " 1",
     "true", True, Decimal("1") for 1 or "1": :func:`dpcvx.tables.reading_key`) is that class; any other stays, for
-    the refusal of labels outside the classes. ``labels`` itself when every label is a class (compared
+    the refusal of labels outside the classes; a date of a day's unit is its ISO text first
+    (:func:`dpcvx.tables.day_texts`: pyarrow types a column of ISO dates date32 until one label is other text).
+    ``labels`` itself when every label is a class (compared
     ``LABEL_CHUNK`` at a time, :func:`outside_classes`): a release on labels that were classes is unchanged. The
     one reading of labels at every entry that takes them against declared classes (PrivateERM, the estimators,
     PrivateMulticlassERM, tune, the kernel learners, a release's score); classes that share a key were refused when
     declared (:func:`_refuse_repeated_classes`; a model file saved
     before keeps them: a key two of its classes share reads as neither)."""
+    labels = day_texts(labels)
     if outside_classes(labels, classes) is None:
         return labels
     keys = [reading_key(label) for label in classes]

@@ -64,11 +64,12 @@ from ..tables import (
     missing_spellings,
     repeated_names,
     shared_key,
+    spelled_missing,
     spelling_variants,
     such_rows,
     text_numbers,
 )
-from ..validation import check_public_classes, label_range, missing_refusal
+from ..validation import MISSING_CLASS, check_public_classes, label_range, missing_refusal
 from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
 
@@ -392,6 +393,18 @@ def _refuse_same_number_labels(args: argparse.Namespace) -> None:
                          "by its value (a file's 1, 1.0, 01, true and True are one label): give one of them")
 
 
+def _refuse_missing_labels(args: argparse.Namespace) -> None:
+    """A --positive, --negative or --classes label that spells a missing value ("NA", "NaN", "null":
+    :func:`dpcvx.tables.spelled_missing`), refused before any file is read, as the Python API refuses such a declared
+    class: pyarrow reads it as a null in a column of codes (a Parquet file it wrote from such a CSV holds nulls) and
+    keeps the text once one label is text, so one record decided whether the fit was refused (an attacker probe,
+    session 65: --positive NA released on a file with one label "x" and was refused on its neighbour)."""
+    for option, values in (("--positive", args.positive), ("--negative", args.negative), ("--classes", args.classes)):
+        null = spelled_missing(values or [])
+        if null is not None:
+            raise UsageError(f"{option} {null!r} {MISSING_CLASS}")
+
+
 def _label_values(args: argparse.Namespace) -> tuple[str, str]:
     """The public pair (negative class, positive class) of the model from --positive/--negative."""
     if not args.positive:
@@ -423,10 +436,10 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
     raw = by_value(raw, [*args.positive, *(args.negative or [])])
     given = set(args.positive) | set(args.negative or [])
     absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
-    absent |= missing_spellings(raw) & ~np.isin(raw, list(given))  # "NA": pyarrow's null until one label is text
+    absent |= missing_spellings(raw)  # "NA": pyarrow's null until one label is text (no label given spells one)
     if np.any(absent):
         raise _missing_labels(args, layout, absent, ", or text that spells one, 'NA' or 'NaN', as a reader of "
-                              "numbers reads it, unless --positive or --negative names it")
+                              "numbers reads it")
     is_positive = np.isin(raw, args.positive)
     if args.negative and not args.others_negative:
         outside = ~(is_positive | np.isin(raw, args.negative))
@@ -669,6 +682,7 @@ def _fit_usage(args: argparse.Namespace) -> tuple[PublicSchema | None, losses.Ma
                          "target")
     _refuse_spaced_labels(args)
     _refuse_same_number_labels(args)
+    _refuse_missing_labels(args)
     _refuse_other_task_options(args)
     _check_layout(args)
     loss = _catalogue_loss(args)

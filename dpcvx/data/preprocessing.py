@@ -131,7 +131,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import decimal
 import json
 import math
 import numbers
@@ -388,7 +387,7 @@ class CategoricalColumn:
         """Where :meth:`encode`'s block of n rows holds its 1s: (n, the rows of a declared value, each one's category
         index), the rows in increasing order, one 1 each (checked, warned and refused as :meth:`encode` says); a
         schema's :meth:`~PublicSchema.transform` writes them into its own output, with no block of its own."""
-        values = column_arrays({self.name: values}, [self.name])[self.name]
+        values = tables.day_texts(column_arrays({self.name: values}, [self.name])[self.name], objects=False)
         # a missing value no category takes is outside the categories: named by _misread, refused if strict
         labels, absent = labels_and_absent(self.name, values, self.missing)
         # each label is looked up in the sorted public categories (a binary search per row, vectorised):
@@ -675,8 +674,8 @@ def _number_slots(entries: np.ndarray, slots: dict[int | float, int]) -> np.ndar
     found[candidates[exact]] = key_slots[position[candidates[exact]]]
     for row in candidates[~exact]:  # a float beyond 2**53 (the float64 of 2**53 + 1 is 2**53), or an object entry
         value = entries[row]
-        if not isinstance(value, (*_NUMBERS, bool, np.bool_, decimal.Decimal)):
-            continue  # the text " 7" is 7.0, but no number: text is read by _text_slots
+        if not tables.is_number(value):  # the text " 7" is 7.0, but no number: text is read by _text_slots; a
+            continue                     # numpy duration, a numpy integer to Python, is no number either
         key = tables.reading_key(value)  # exact (a Decimal equal to its float may not be)
         found[row] = -1 if key is None else slots.get(key, -1)
     return found
@@ -686,14 +685,11 @@ def _number_slots(entries: np.ndarray, slots: dict[int | float, int]) -> np.ndar
 _FLOAT_CODES = 2 ** 1023
 
 
-#: The types of a number read from a table (a boolean is none; a Decimal is, for the lookup of _number_slots)
-_NUMBERS = (int, np.integer, float, np.floating)
-
-
 def _as_float(value: Any) -> float:
     """An integer, a boolean, a float or a Decimal as float64, inf beyond its range; NaN for any other entry (never a
-    candidate of :func:`_number_slots`)."""
-    if not isinstance(value, (*_NUMBERS, bool, np.bool_, decimal.Decimal)):
+    candidate of :func:`_number_slots`), a numpy duration among them (:func:`dpcvx.tables.is_number`: a subclass of
+    numpy's integers, whose float is a count of its units: 2 ns was the category "2", an attacker probe, session 65)."""
+    if not tables.is_number(value):
         return math.nan
     try:
         return float(value)

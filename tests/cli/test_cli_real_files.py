@@ -208,7 +208,7 @@ def test_label_errors_do_not_show_the_values(small, capsys, monkeypatch):
     code, _, err = run_main(fit_args("labels.csv", labels=("--positive", "yes")), small, capsys, monkeypatch)
     assert code == 3 and len(err.splitlines()) == 1
     assert ("column 'label' holds missing values (an empty cell or '?', or text that spells one, 'NA' or 'NaN', as "
-            "a reader of numbers reads it, unless --positive or --negative names it), first at row 2") in err
+            "a reader of numbers reads it), first at row 2") in err
     (small / "labels.csv").write_text("age,sex,label\n30,Male,yes\n40,Female,secret-value\n50,Male,no\n")
     code, _, err = run_main(fit_args("labels.csv"), small, capsys, monkeypatch)
     assert code == 3 and "1 row(s) of column 'label'" in err and "secret" not in err

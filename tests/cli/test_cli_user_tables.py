@@ -218,7 +218,7 @@ def test_a_blank_categorical_cell_is_told_the_command_line_s_way_to_declare_its_
 def test_a_label_that_spells_a_missing_value_is_one_whatever_the_other_labels(tmp_path, capsys, null):
     """A Parquet label column pyarrow made from a CSV of 1, 0 and NA holds nulls (refused); one label "x" made it text,
     and the NA rows were released as negatives (an attacker probe, sixty-fourth session). Such a cell is a missing
-    label either way, unless --positive or --negative names it."""
+    label either way; --positive or --negative cannot name it (session 65: refused before any file is read)."""
     pa = pytest.importorskip("pyarrow")
     pa_csv = pytest.importorskip("pyarrow.csv")
     pq = pytest.importorskip("pyarrow.parquet")
