@@ -470,7 +470,16 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
         "strong_convexity", "N is m-strongly convex with m > 0", positive, m, "symbolic",
         how if positive else "N is not strongly convex (m = 0)", "" if positive else ridge,
     )
-    if beyond_doubles(m):
+    if analysis.nonconvex_terms:
+        strong = Condition(
+            "strong_convexity", strong.description, None, None, "none",
+            f"m is not established: the term {', '.join(analysis.nonconvex_terms)} of N is not convex by CVXPY's DCP "
+            "rules, so it may lower N's Hessian below the quadratic terms' (-0.1 * cp.sum(cp.huber(w, 1)) takes 0.2 "
+            "off that of 0.5 * cp.sum_squares(w)); the calculus counts a non-quadratic term as adding 0 to m only "
+            "when it is convex",
+            "write N as quadratic terms (whose Hessian the calculus reads exactly, with any sign) plus convex terms "
+            "with nonnegative weights, such as 0.5 * cp.sum_squares(w) + 0.1 * cp.sum(cp.huber(w, 1))")
+    elif beyond_doubles(m):
         strong = Condition(
             "strong_convexity", strong.description, False, m, "symbolic",
             f"m = {magnitude_text(m)} is too large for floating point (the largest double is "
