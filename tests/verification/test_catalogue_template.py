@@ -175,6 +175,9 @@ def test_a_subclass_of_margin_loss_is_certified_as_its_own_expression():
     assert loss_at_zero(_Shifted("logistic")) == pytest.approx(np.log(2.0) + 1.0, rel=1e-12)
     assert loss_label(steep) == "user loss"
     check_task(_Steep("huber_regression", (("m", 1.0),)), "classification")  # a user loss: not refused by task
+    # predict_proba is offered before a fit for the catalogue's logistic loss only, not for a subclass named so
+    assert hasattr(dpcvx.DPERMClassifier(loss=dpcvx.losses.logistic()), "predict_proba")
+    assert not hasattr(dpcvx.DPERMClassifier(loss=steep), "predict_proba")
 
 
 def _handed(loss, X, y):
