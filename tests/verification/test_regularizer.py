@@ -450,6 +450,9 @@ def test_a_term_not_proved_convex_does_not_count_as_adding_nothing_to_m(regulari
     assert analysis.strong_convexity == (1 if kept else 0)
     assert bool(analysis.nonconvex_terms) is not kept
     condition = dpcvx.verify("logistic", regularizer=regularizer, dim=2).condition("strong_convexity")
+    from dpcvx.verification.verifier import verify_problem
+
+    assert verify_problem("logistic", regularizer, dim=2).strong_convexity == (1.0 if kept else 0.0)
     if kept:
         assert (condition.passed, condition.value) == (True, 1)
     else:
@@ -474,3 +477,13 @@ def test_the_certified_m_of_ridge_minus_huber_is_not_above_the_true_one():
     assert second == pytest.approx(0.8, rel=1e-9)
     certified = dpcvx.verify("logistic", regularizer=regularizer, dim=2).strong_convexity
     assert certified is None or certified <= second
+
+
+def test_a_problem_whose_m_is_not_established_reads_m_as_zero():
+    """VerifiedProblem.strong_convexity, m rounded down, is 0.0 where the certificate holds no m (a regularizer
+    that could not be declared, a term not proved convex): it raised AttributeError on the value None."""
+    from dpcvx.verification.verifier import verify_problem
+
+    for regularizer in (lambda w: 1 / 0, lambda w: 0.5 * cp.sum_squares(w) - 0.1 * cp.sum(cp.huber(w, 1))):
+        problem = verify_problem("logistic", regularizer, dim=2)
+        assert problem.certificate.strong_convexity is None and problem.strong_convexity == 0.0
