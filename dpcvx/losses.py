@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is
     import cvxpy as cp
 
 __all__ = ["MarginLoss", "logistic", "huber_hinge", "huber_regression", "squared_error", "from_spec", "loss_label",
-           "check_task", "CATALOGUE", "HUBER_THRESHOLDS"]
+           "check_task", "catalogue_entry", "CATALOGUE", "HUBER_THRESHOLDS"]
 
 
 @dataclass(frozen=True)
@@ -201,6 +201,20 @@ def from_spec(spec: str) -> MarginLoss:
         raise InputError(f"bad parameters for loss {name!r}: {error}") from None
 
 
+def catalogue_entry(loss: Any) -> MarginLoss | None:
+    """The catalogue's own loss that ``loss`` is, rebuilt from its name and parameters, when ``loss`` is exactly a
+    :class:`MarginLoss`; None for anything else, a subclass of :class:`MarginLoss` included. The one rule by which a
+    loss is known by its name (:attr:`MarginLoss.spec`): the verifier's shipped proof of it
+    (:func:`dpcvx.verification.verifier.catalogue_loss`), its l(0), the task check (:func:`check_task`) and the
+    ledger's label (:func:`loss_label`). A subclass may build another expression than its name's: a ``Steep
+    ("logistic")`` whose ``__call__`` returns logistic(-10 z) was certified with the logistic loss's L = 1 and
+    c = 1/4 (its own are 10 and 25) while a user solver was handed logistic(-10 z); it is verified from its own
+    expression, as any callable is."""
+    if type(loss) is not MarginLoss:
+        return None
+    return MarginLoss(loss.name, loss.params)
+
+
 def check_loss(loss: Any) -> Any:
     """``loss`` when it is a callable (a catalogue loss or a user's z -> CVXPY expression); an InputError naming the
     catalogue otherwise (a number, None; a name is read by :func:`from_spec` first), where the verifier's failed
@@ -215,11 +229,13 @@ def check_loss(loss: Any) -> Any:
 def check_task(loss: Any, task: str) -> None:
     """Refuse a catalogue loss made for the other task: a margin loss (logistic, the Huber hinge) of a regression
     would be fitted on the residual, where it is no regression loss, and a residual loss of a classification on the
-    margin. The message names the catalogue's losses for ``task``. A user's own loss (a callable) is not checked:
-    the verifier proves what it needs, and the same expression may serve either task. A loss that is no callable at
-    all (a number, None) is refused as the malformed setting it is (:func:`check_loss`)."""
+    margin. The message names the catalogue's losses for ``task``. A user's own loss (a callable, a subclass of
+    :class:`MarginLoss` included: :func:`catalogue_entry`) is not checked: the verifier proves what it needs, and
+    the same expression may serve either task. A loss that is no callable at all (a number, None) is refused as the
+    malformed setting it is (:func:`check_loss`)."""
     check_loss(loss)
-    if isinstance(loss, MarginLoss) and loss.task != task:
+    loss = catalogue_entry(loss)
+    if loss is not None and loss.task != task:
         fitting = sorted(name for name, make in CATALOGUE.items() if make().task == task)
         what = "the margin y w^T x" if loss.task == "classification" else "the residual w^T x - y"
         raise InputError(f"loss {loss.spec!r} is a {loss.task} loss (of {what}); task={task!r} takes a {task} loss: "
@@ -230,7 +246,8 @@ def check_task(loss: Any, task: str) -> None:
 def loss_label(loss: Any) -> str:
     """How a ledger line or message names ``loss``: "loss huber_hinge:h=0.5" for a catalogue loss (its
     spec), "user loss NAME" for a function (its ``__name__``), "user loss" for another callable."""
-    if isinstance(loss, MarginLoss):
-        return f"loss {loss.spec}"
+    entry = catalogue_entry(loss)
+    if entry is not None:
+        return f"loss {entry.spec}"
     name = getattr(loss, "__name__", "")
     return f"user loss {name}" if name and name != "<lambda>" else "user loss"

@@ -674,7 +674,8 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
             loss = self._loss()
         except InputError:  # refused by fit, with its message
             return False
-        return isinstance(loss, losses.MarginLoss) and loss.spec == losses.logistic().spec
+        entry = losses.catalogue_entry(loss)  # a subclass of MarginLoss is a loss of one's own
+        return entry is not None and entry.spec == losses.logistic().spec
 
     @available_if(_offers_probabilities)
     def predict_proba(self, X: Any) -> np.ndarray:

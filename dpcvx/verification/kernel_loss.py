@@ -198,7 +198,9 @@ def _proved_facts(expression: cp.Expression, variable: cp.Variable,
 
     try:
         form = elementary(to_sympy(expression, variable, SYMBOL))
-    except (UnsupportedAtom, TypeError, ValueError):
+    except UnsupportedAtom:
+        return None, ""
+    except Exception:  # noqa: BLE001 - sympy failed in this process (loss_analysis.sympy_failure), a RecursionError too
         return None, ""
     seconds = budget.left()
     limit = f"the time limit (time_limit = {budget.seconds:g} s)"

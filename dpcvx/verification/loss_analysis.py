@@ -12,7 +12,6 @@ neither proved; they are marked "estimate". The entry point that caches the resu
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import sys
@@ -47,7 +46,7 @@ from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
 from .translate import UnsupportedAtom, elementary, lambdify, numpy_code, to_sympy
 
 __all__ = ["LOSS_CONDITIONS", "SYMBOL", "SYMBOLIC_SECONDS", "LossAnalyser", "cvxpy_evaluator", "declared_loss",
-           "pending_conditions"]
+           "pending_conditions", "sympy_failure"]
 
 SYMBOL = sp.Symbol("z", real=True)
 _UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
@@ -70,6 +69,19 @@ SYMPY_SHARE = 0.5
 #: the validated bounds stop themselves at this share of their time: a bound cut short by its own clock is still an
 #: upper bound (only looser), a bound of a killed worker is lost
 VALIDATED_SELF_STOP = 0.8
+
+
+def sympy_failure(step: str, error: BaseException) -> str:
+    """Why a sympy step in the caller's process failed, as a condition's detail or the log states it.
+
+    The analyser builds the loss's form, prints it as numpy code and rewrites it for the grid in the caller's
+    process (the provers run in the worker, whose failures :meth:`LossAnalyser._run` reports). There sympy may
+    raise its own errors, of many classes, or a RecursionError: for cp.max of logistic(-z) and logistic(-z) +-
+    1e-9 z, Piecewise's rewrite of the maximum recursed without end, and the RecursionError left verify and
+    PrivateERM.fit untyped, naming no condition. Each such step catches any exception: it is no verdict on the
+    loss, that step's route is not taken, and what it would have settled is proved by another route, or not
+    proved (refused with its condition and fix, before any charge), or estimated."""
+    return f"sympy could not {step} ({type(error).__name__}: {str(error)[:200]})"
 
 
 class LossAnalyser:
@@ -104,6 +116,9 @@ class LossAnalyser:
         except UnsupportedAtom as error:
             self.symbolic, self.elementary = None, None
             self.translation_error = str(error)
+        except Exception as error:  # noqa: BLE001 - sympy failed here (sympy_failure): no sympy route
+            self.symbolic, self.elementary = None, None
+            self.translation_error = sympy_failure("build the loss's form", error)
         self._facts: LossFacts | None = None
         self._proof: dict[str, Any] | None = None
         self._numeric: numeric.NumericAnalysis | None = None
@@ -139,6 +154,9 @@ class LossAnalyser:
         try:
             return tuple(elementary(to_sympy(c.expr, self.variable, SYMBOL)) for c in self.expression.domain)
         except UnsupportedAtom:
+            return None
+        except Exception as error:  # noqa: BLE001 - sympy_failure: the other routes settle the domain
+            _LOG.info("verify: %s", sympy_failure("build the domain constraints' forms", error))
             return None
 
     def _reporter(self, total: int, what: str) -> tuple[Callable[[Any], None], Callable[[], None]]:
@@ -219,9 +237,14 @@ class LossAnalyser:
         if self._numeric is None:
             evaluate = None
             if self.symbolic is not None:
-                # not printed, or printed as code the loader refuses: CVXPY evaluates the loss
-                with contextlib.suppress(UnsafeCode):
+                # not printed, or printed as code the loader refuses, or sympy failed on the form (sympy_failure):
+                # CVXPY evaluates the loss
+                try:
                     evaluate = lambdify(SYMBOL, self.symbolic.rewrite(sp.Piecewise))
+                except UnsafeCode:
+                    pass
+                except Exception as error:  # noqa: BLE001 - sympy_failure
+                    _LOG.info("verify: %s; CVXPY evaluates it on the grid", sympy_failure("print the loss", error))
             self._numeric = numeric.analyse(cvxpy_evaluator(self.loss) if evaluate is None else evaluate)
         return self._numeric
 
@@ -489,6 +512,11 @@ class LossAnalyser:
         differentiable = next(c for c in conditions if c.name == "differentiability").passed
         if self.symbolic is None or not differentiable:
             return None
-        form = self.symbolic.rewrite(sp.Piecewise)
-        return (numpy_code(SYMBOL, form), numpy_code(SYMBOL, sp.diff(form, SYMBOL)),
-                numpy_code(SYMBOL, sp.diff(form, SYMBOL, 2)))
+        try:
+            form = self.symbolic.rewrite(sp.Piecewise)
+            return (numpy_code(SYMBOL, form), numpy_code(SYMBOL, sp.diff(form, SYMBOL)),
+                    numpy_code(SYMBOL, sp.diff(form, SYMBOL, 2)))
+        except UnsafeCode:
+            raise
+        except Exception as error:  # noqa: BLE001 - sympy_failure: as refused code, the generic solver is used
+            raise UnsafeCode(sympy_failure("print the derivatives' code", error)) from None

@@ -88,12 +88,14 @@ def check_constants(expression: cp.Expression, name: str) -> None:
 def loss_value(loss: Loss, z: float) -> float | None:
     """l(z) at one public point z (public: a property of the loss), None when it is not a finite number.
 
-    A catalogue loss served from the shipped catalogue by its name takes l(z) from the record's numpy l (no
-    CVXPY; tests/verification/test_catalogue_template.py checks it equals CVXPY's value at 0); any other from CVXPY."""
-    from ..losses import MarginLoss
+    A catalogue loss (:func:`dpcvx.losses.catalogue_entry`) served from the shipped catalogue by its name takes l(z)
+    from the record's numpy l (no CVXPY; tests/verification/test_catalogue_template.py checks it equals CVXPY's
+    value at 0); any other, a subclass of MarginLoss included, from CVXPY."""
+    from ..losses import catalogue_entry
     from .loss_record import template_lookup
 
-    served = template_lookup(loss.spec, SYMBOLIC_SECONDS) if isinstance(loss, MarginLoss) else None
+    entry = catalogue_entry(loss)
+    served = None if entry is None else template_lookup(entry.spec, SYMBOLIC_SECONDS)
     try:
         if served is not None and served[1] is not None:
             computed = served[1].value(np.full(1, float(z)))[0]

@@ -63,9 +63,18 @@ def residual_loss(loss: Callable[..., Any]) -> Callable[[cp.Expression], cp.Expr
     except Exception as error:
         raise AssumptionError(f"the loss l(p, y) is not a scalar CVXPY expression of two scalars: "
                               f"{type(error).__name__}: {error}") from None
-    if not _of_residual(form, p_symbol, y_symbol, r_symbol):
-        shortest = {q: sp.nsimplify(float(q), rational=True) for q in form.atoms(sp.Rational) if not q.is_Integer}
-        near = _of_residual(form.xreplace(shortest), p_symbol, y_symbol, r_symbol)  # each double as it was written
+    try:
+        of_residual_alone = _of_residual(form, p_symbol, y_symbol, r_symbol)
+        near = False
+        if not of_residual_alone:
+            shortest = {q: sp.nsimplify(float(q), rational=True) for q in form.atoms(sp.Rational)
+                        if not q.is_Integer}
+            near = _of_residual(form.xreplace(shortest), p_symbol, y_symbol, r_symbol)  # each double as written
+    except Exception as error:  # noqa: BLE001 - sympy failed in this process (loss_analysis.sympy_failure)
+        raise AssumptionError(f"the loss l(p, y) could not be proved a loss of the residual p - y: sympy failed on "
+                              f"its form ({type(error).__name__}: {str(error)[:200]}); write it as a function of "
+                              "the residual, lambda r: ...") from None
+    if not of_residual_alone:
         why = ("its constants are doubles that differ where the loss means one number (0.1 * p - y / 10: the double "
                "0.1 is not 1/10), so as written it is not; write the one constant once, such as "
                "lambda p, y: cp.huber(0.1 * (p - y), 1)" if near else

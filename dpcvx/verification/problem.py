@@ -216,7 +216,10 @@ class VerifiedProblem:
 
     @functools.cached_property
     def strong_convexity(self) -> float:
-        return float_down(self.certificate.strong_convexity)
+        """m rounded down; 0.0 when m is not established (the condition's value None: N not declared, or a term of
+        N not proved convex), the one double that never overstates it. It raised AttributeError there."""
+        value = self.certificate.strong_convexity
+        return 0.0 if value is None else float_down(value)
 
     # -- what the solvers use -------------------------------------------------------
 

@@ -291,31 +291,38 @@ def verify_loss_within(loss: Loss, budget: Budget, progress: bool = False) -> Ve
 
 
 def catalogue_loss(loss: Loss, seconds: float = SYMBOLIC_SECONDS) -> VerifiedLoss | None:
-    """A catalogue loss (:class:`dpcvx.losses.MarginLoss`) served from the shipped catalogue by its name, without
-    building its expression (no CVXPY): the record is the one the verifier wrote for exactly that loss's
-    expression when the catalogue was written (:func:`dpcvx.verification.loss_record.template_lookup`;
-    tests/verification/test_catalogue_template.py verifies each afresh and compares). The Huber loss of the residual
-    at a threshold m other than 1 is the shipped m = 1 record scaled exactly (:mod:`.scaled_huber`). None
-    otherwise: the loss is then verified from its expression."""
-    from ..losses import MarginLoss
+    """A catalogue loss (exactly a :class:`dpcvx.losses.MarginLoss`: :func:`dpcvx.losses.catalogue_entry`) served
+    from the shipped catalogue by its name, without building its expression (no CVXPY): the record is the one the
+    verifier wrote for exactly that loss's expression when the catalogue was written
+    (:func:`dpcvx.verification.loss_record.template_lookup`; tests/verification/test_catalogue_template.py verifies
+    each afresh and compares). The Huber loss of the residual at a threshold m other than 1 is the shipped m = 1
+    record scaled exactly (:mod:`.scaled_huber`). None otherwise: the loss is then verified from its expression.
 
-    if not isinstance(loss, MarginLoss):
+    What is certified is what is solved: the served loss's expression (built on first use, for a solver that needs
+    it) is the catalogue's own, rebuilt from the name, never the caller's object. A subclass of ``MarginLoss`` is no
+    catalogue entry (its ``__call__`` may return another expression, such as logistic(-10 z) under the name
+    "logistic"), and before it was served the shipped proof, its own expression handed to a user solver, and its
+    ``build`` kept under the name for every later fit of that name in the process."""
+    from ..losses import MarginLoss, catalogue_entry
+
+    entry = catalogue_entry(loss)
+    if entry is None:
         return None
-    key = ("catalogue template", loss.spec)
+    key = ("catalogue template", entry.spec)
     if key not in _LOSS_CACHE:
-        found = loss_record.template_lookup(loss.spec, seconds)
-        threshold = dict(loss.params).get("m", UNIT_THRESHOLD)
-        if found is None and loss.name == HUBER and threshold != UNIT_THRESHOLD:  # scaled from the shipped m = 1
+        found = loss_record.template_lookup(entry.spec, seconds)
+        threshold = dict(entry.params).get("m", UNIT_THRESHOLD)
+        if found is None and entry.name == HUBER and threshold != UNIT_THRESHOLD:  # scaled from the shipped m = 1
             unit = catalogue_loss(MarginLoss(HUBER, (("m", UNIT_THRESHOLD),)), seconds)
             if unit is None:
                 return None
-            _LOSS_CACHE[key] = scaled_huber(unit, loss, threshold)
+            _LOSS_CACHE[key] = scaled_huber(unit, entry, threshold)
             return _LOSS_CACHE[key]
         if found is None:
             return None
         record, derivatives = found
         _LOSS_CACHE[key] = VerifiedLoss(record.text, record.conditions, record.dcp_convex, derivatives,
-                                        build=functools.partial(declared_loss, loss))
+                                        build=functools.partial(declared_loss, entry))
     return _LOSS_CACHE[key]
 
 
@@ -463,7 +470,16 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
         "strong_convexity", "N is m-strongly convex with m > 0", positive, m, "symbolic",
         how if positive else "N is not strongly convex (m = 0)", "" if positive else ridge,
     )
-    if beyond_doubles(m):
+    if analysis.nonconvex_terms:
+        strong = Condition(
+            "strong_convexity", strong.description, None, None, "none",
+            f"m is not established: the term {', '.join(analysis.nonconvex_terms)} of N is not convex by CVXPY's DCP "
+            "rules, so it may lower N's Hessian below the quadratic terms' (-0.1 * cp.sum(cp.huber(w, 1)) takes 0.2 "
+            "off that of 0.5 * cp.sum_squares(w)); the calculus counts a non-quadratic term as adding 0 to m only "
+            "when it is convex",
+            "write N as quadratic terms (whose Hessian the calculus reads exactly, with any sign) plus convex terms "
+            "with nonnegative weights, such as 0.5 * cp.sum_squares(w) + 0.1 * cp.sum(cp.huber(w, 1))")
+    elif beyond_doubles(m):
         strong = Condition(
             "strong_convexity", strong.description, False, m, "symbolic",
             f"m = {magnitude_text(m)} is too large for floating point (the largest double is "

@@ -143,3 +143,71 @@ def test_losses_whose_parameters_agree_to_six_digits_do_not_share_a_proof():
     assert losses.huber_hinge(0.5).spec == "huber_hinge:h=0.5" and losses.huber_regression(1.0).spec == \
         "huber_regression:m=1"  # the shipped templates' names are unchanged
     assert losses.huber_hinge(0.5 + 1e-12).spec != "huber_hinge:h=0.5"
+
+
+class _Steep(dpcvx.losses.MarginLoss):
+    """A subclass named "logistic" whose expression is logistic(-10 z) (L = 10, c = 25): no catalogue entry."""
+
+    def __call__(self, z):
+        return cp.logistic(-10 * z)
+
+
+class _Shifted(dpcvx.losses.MarginLoss):
+    """A subclass named "logistic" whose expression is logistic(-z) + 1: l(0) = log 2 + 1."""
+
+    def __call__(self, z):
+        return cp.logistic(-z) + 1
+
+
+def test_a_subclass_of_margin_loss_is_certified_as_its_own_expression():
+    """The name's proof covers only the catalogue's own object: a subclass is verified from the expression its
+    __call__ builds, and that expression is the one the solver gets (probe A F3: it was certified L = 1, c = 1/4
+    under the text logistic(-z), with the derivatives of logistic(-z), and solved as logistic(-10 z))."""
+    from dpcvx.losses import catalogue_entry, check_task, loss_label
+
+    steep = _Steep("logistic")
+    assert catalogue_entry(steep) is None and verifier.catalogue_loss(steep) is None
+    problem = verifier.verify_problem(steep, None, dim=2)
+    assert problem.loss.text == "logistic(-10.0 * z)" and "-10.0" in str(problem.loss.expression)
+    assert 10.0 <= problem.lipschitz <= 10.0 * (1 + 1e-9) and 25.0 <= problem.curvature <= 25.0 * (1 + 1e-9)
+    slope = problem.loss.derivatives.first(np.array([-1.0]))[0]
+    assert slope == pytest.approx(-10.0 / (1.0 + np.exp(-10.0)), rel=1e-12)  # d/dz logistic(-10 z) at z = -1
+    assert loss_at_zero(_Shifted("logistic")) == pytest.approx(np.log(2.0) + 1.0, rel=1e-12)
+    assert loss_label(steep) == "user loss"
+    check_task(_Steep("huber_regression", (("m", 1.0),)), "classification")  # a user loss: not refused by task
+    # predict_proba is offered before a fit for the catalogue's logistic loss only, not for a subclass named so
+    assert hasattr(dpcvx.DPERMClassifier(loss=dpcvx.losses.logistic()), "predict_proba")
+    assert not hasattr(dpcvx.DPERMClassifier(loss=steep), "predict_proba")
+
+
+def _handed(loss, X, y):
+    """The objective's text a user solver callable is handed by a logistic fit (solved accurately: it releases)."""
+    seen = []
+
+    def solver(problem, w):
+        seen.append(str(problem.objective))
+        problem.solve(solver="CLARABEL", tol_gap_abs=1e-14, tol_gap_rel=1e-14, tol_feas=1e-14, tol_ktratio=1e-12)
+
+    model = dpcvx.PrivateERM(loss=loss, lam=0.1, data_norm=1.0, solver=solver).fit(X, y, 1.0, "output",
+                                                                                random_state=0)
+    return seen, model
+
+
+def test_a_subclass_declared_in_the_process_leaves_the_catalogue_loss_unchanged():
+    """One verified object flows on, and the name's cache entry holds the catalogue's own expression: a fit of
+    loss="logistic" after a Steep("logistic") declaration is handed logistic(-z) and releases what a fit in a
+    clean process releases (probe A F3: it was handed logistic(-10 z) and refused by the gradient check after
+    epsilon was charged). The subclass's own fit is handed its own expression."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(30, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    seen, clean = _handed("logistic", X, y)
+    assert seen and all("-10.0" not in text for text in seen)
+    verifier.forget_losses()
+    verifier.verify_problem(_Steep("logistic"), None, dim=2)
+    seen, after = _handed("logistic", X, y)
+    assert seen and all("-10.0" not in text for text in seen)
+    np.testing.assert_array_equal(after.coef_, clean.coef_)
+    assert str(verifier.verify_problem(dpcvx.losses.logistic(), None, dim=2).loss.expression) == "logistic(-z)"
+    seen, _ = _handed(_Steep("logistic"), X, y)
+    assert seen and all("-10.0" in text for text in seen)

@@ -430,3 +430,60 @@ def test_negative_quadratic_terms_are_bounded_from_above_not_ignored():
                 assert_sound(analysis.strong_convexity, H)
             else:
                 assert analysis.strong_convexity == 0
+
+
+@pytest.mark.parametrize("regularizer, kept", [
+    # not convex by DCP: each takes curvature off the ridge (-0.1 huber: 0.2 where |w_j| < 1), or may
+    (lambda w: 0.5 * cp.sum_squares(w) - 0.1 * cp.sum(cp.huber(w, 1)), False),
+    (lambda w: 0.5 * cp.sum_squares(w) - 0.1 * cp.norm1(w), False),
+    (lambda w: 0.5 * cp.sum_squares(w) + 0.1 * cp.sum(cp.logistic(-w)) - 0.3 * cp.sum(cp.exp(w)), False),
+    # convex terms (a concave one subtracted included): they add >= 0 to m, which stays the ridge's 1
+    (lambda w: 0.5 * cp.sum_squares(w) + 0.1 * cp.sum(cp.huber(w, 1)), True),
+    (lambda w: 0.5 * cp.sum_squares(w) - 0.1 * cp.sum(cp.log(1 + w)), True),
+    (lambda w: 0.5 * cp.sum_squares(w) + 0.1 * cp.norm1(w), True),
+])
+def test_a_term_not_proved_convex_does_not_count_as_adding_nothing_to_m(regularizer, kept):
+    """m of the quadratic terms bounds N's only when every other term is convex (its Hessian PSD). An
+    unrecognised term counted as adding 0 whatever its sign: 0.5 ||w||^2 - 0.1 sum huber(w, 1) was certified
+    m = 1 "symbolic" "pass", its true m 0.8 (probe A F1). Such a term leaves m not established, naming it."""
+    analysis = analyse(regularizer, 2)
+    assert analysis.strong_convexity == (1 if kept else 0)
+    assert bool(analysis.nonconvex_terms) is not kept
+    condition = dpcvx.verify("logistic", regularizer=regularizer, dim=2).condition("strong_convexity")
+    from dpcvx.verification.verifier import verify_problem
+
+    assert verify_problem("logistic", regularizer, dim=2).strong_convexity == (1.0 if kept else 0.0)
+    if kept:
+        assert (condition.passed, condition.value) == (True, 1)
+    else:
+        assert condition.passed is None and condition.value is None and condition.method == "none"
+        assert condition.detail.startswith("m is not established: the term -") and condition.fix
+
+
+def test_the_certified_m_of_ridge_minus_huber_is_not_above_the_true_one():
+    """The probe's regularizer: its Hessian at w = 0 by second differences is 0.8 I; no certificate states more."""
+    def regularizer(w):
+        return 0.5 * cp.sum_squares(w) - 0.1 * cp.sum(cp.huber(w, 1))
+
+    w = cp.Variable(2)
+    expression = regularizer(w)
+
+    def value(x):
+        w.value = np.asarray(x, dtype=float)
+        return float(expression.value)
+
+    h = 1e-3
+    second = (value([h, 0.0]) - 2 * value([0.0, 0.0]) + value([-h, 0.0])) / h**2
+    assert second == pytest.approx(0.8, rel=1e-9)
+    certified = dpcvx.verify("logistic", regularizer=regularizer, dim=2).strong_convexity
+    assert certified is None or certified <= second
+
+
+def test_a_problem_whose_m_is_not_established_reads_m_as_zero():
+    """VerifiedProblem.strong_convexity, m rounded down, is 0.0 where the certificate holds no m (a regularizer
+    that could not be declared, a term not proved convex): it raised AttributeError on the value None."""
+    from dpcvx.verification.verifier import verify_problem
+
+    for regularizer in (lambda w: 1 / 0, lambda w: 0.5 * cp.sum_squares(w) - 0.1 * cp.sum(cp.huber(w, 1))):
+        problem = verify_problem("logistic", regularizer, dim=2)
+        assert problem.certificate.strong_convexity is None and problem.strong_convexity == 0.0

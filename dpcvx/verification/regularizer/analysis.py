@@ -1,8 +1,10 @@
 """analyse_regularizer: what the calculus establishes for N(w) at one dimension.
 
 N is split into terms (:mod:`.terms`); every recognised quadratic term contributes its constant
-Hessian to the curvature (:mod:`.curvature`), every other convex term contributes 0 (its Hessian
-is PSD). The modulus is a proved lower bound of lambda_min of the sum. When N is quadratic, its
+Hessian to the curvature (:mod:`.curvature`), every other term whose product with its factor is
+convex by CVXPY's DCP rules contributes 0 (its Hessian is PSD). The modulus is a proved lower bound
+of lambda_min of the sum; when another term is not proved convex (-0.1 * huber(w, 1), which takes
+0.2 off the Hessian of 0.5 ||w||^2) m is not established (``nonconvex_terms``). When N is quadratic, its
 numeric form (:class:`.quadratic.Quadratic`) is returned for the Newton solver; when N is
 a ||w||_1 + group norms + quadratic (:mod:`.norms`), the weights and the smooth part for the
 proximal solver.
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from ..condition import number_text
 from ..exact import float_down
 from .quadratic import Quadratic
 
@@ -44,6 +47,11 @@ class RegularizerAnalysis:
     concave: bool = False
     restricting: tuple[str, ...] = ()  # the domain constraints of its atoms not proved to hold for every w
     notes: tuple[str, ...] = field(default=())
+    #: the terms (each with its factor, as split by :func:`.terms.split_terms`) the calculus did not read as
+    #: quadratic and whose product with their factor CVXPY's DCP rules do not prove convex: any one may lower the
+    #: Hessian below the quadratic terms' (-0.1 * huber(w, 1) takes 0.2 off it), so m is not established
+    #: (``strong_convexity`` is then 0, not a bound)
+    nonconvex_terms: tuple[str, ...] = ()
     l1_weight: float = 0.0
     smooth_part: Quadratic | None = None
     groups: tuple[tuple[tuple[int, ...], float], ...] = ()  # (coordinates g, b_g) of the terms b_g ||w_g||_2
@@ -84,6 +92,7 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
     notes = []
     l1_weight, all_composite = 0.0, True  # N = l1_weight ||w||_1 + group norms + quadratic terms
     groups: list[tuple[tuple[int, ...], float]] = []
+    nonconvex_terms: list[str] = []
     for factor, term in split_terms(expression):
         trial = Curvature(dim)
         try:
@@ -99,6 +108,8 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
                 curvature.add_linear(trial.linear)
             continue
         all_quadratic = False
+        if not _convex_term(factor, term):
+            nonconvex_terms.append(f"{number_text(factor)} * {term}")
         weight = l1_term(term, w, factor)
         group = None if weight is not None else group_term(term, w, factor, dim)
         if weight is not None:
@@ -120,6 +131,8 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
 
     m, exact, how = curvature.modulus()
     notes.extend(how)
+    if nonconvex_terms:  # the quadratic terms' m is a bound of N's only when every other term is convex
+        m, exact = Fraction(0), False
     quadratic = curvature.quadratic() if all_quadratic else None
     if all_quadratic and quadratic is None:
         notes.append(f"N is quadratic with a dense Hessian at d = {dim} > {DENSE_SOLVER_LIMIT}: "
@@ -147,9 +160,19 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
         c1_only_atoms=tuple(sorted(c1_only)),
         unknown_atoms=tuple(sorted(unknown)),
         notes=tuple(notes),
+        nonconvex_terms=tuple(nonconvex_terms),
         concave=not convex and bool(expression.is_concave()),  # asked only then: it may test a matrix
         restricting=restricting,
     )
+
+
+def _convex_term(factor: Fraction, term: Any) -> bool:
+    """Whether ``factor * term`` is convex by CVXPY's DCP rules (term convex for factor > 0, concave for factor < 0;
+    a zero factor adds nothing). Such a term has a positive semidefinite Hessian wherever it has one, so it adds
+    >= 0 to m; any other may lower it."""
+    if factor == 0:
+        return True
+    return bool(term.is_convex() if factor > 0 else term.is_concave())
 
 
 def _holds_everywhere(constraint: Any) -> bool:
