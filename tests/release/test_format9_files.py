@@ -39,8 +39,8 @@ def test_a_version_9_file_loads_and_predicts_as_written(name, loads_as_written):
 
 
 def test_a_version_9_file_that_holds_a_digest_was_not_written_by_dpcvx(tmp_path):
-    """Version 9 wrote no ``sha256``: the step keeps one that a file holds, which does not match, and it is refused."""
+    """Version 9 wrote no ``sha256``: a file of that version that holds one is refused before any step."""
     data = json.loads((FORMAT9 / "linear.json").read_text())
     (tmp_path / "edited.json").write_text(json.dumps({**data, "sha256": "0" * 64}))
-    with pytest.raises(FileError, match="sha256 records '0000.*: the file was changed after dpcvx wrote it"):
+    with pytest.raises(FileError, match="sha256 in a file of format version 9, which no dpcvx of that version wrote"):
         dpcvx.load(tmp_path / "edited.json")
