@@ -69,6 +69,7 @@ from ..validation import check_choice, check_flag, number_text
 from ..verification.exact import exact_text
 from ..verification.kernel_loss import loss_words
 from .constants import Constants, written
+from .encodable import encodable_finding
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 from .weight_rules import count_rates, log_odds
@@ -605,6 +606,10 @@ class ReleaseReport:
         self.conditional = bool(getattr(certificate, "conditional", False))
         self.float_guarantee: FloatGuarantee | None = self.first.float_guarantee
         self.schema = getattr(release, "schema", None)
+        # a binary classifier saved with its schema that predicts one class on every record the schema can encode,
+        # where the certificate's ball check (at cut 0) does not say so: a public check (release/encodable.py)
+        stated = bool(getattr(certificate, "findings", ())) and not self.decision_cut
+        self.encodable = None if self.classes is None or stated else encodable_finding(release, self.schema)
         # a kernel release's predictor's centres (TDDL's public sample Z), public unless a mechanism privatised them
         predictor = getattr(release, "predictor", None)
         privatised, centres = getattr(predictor, "privatised", None), getattr(predictor, "centers", None)
@@ -728,7 +733,8 @@ class ReleaseReport:
                "if it is right." if self.conditional else "")),
             # the certificate's public findings (a constant classifier: release/usefulness.py), stated in the
             # auditor's section too, belong where a reader decides whether to use the model
-            *(_p(f"Not useful: {finding}.") for finding in getattr(self.certificate, "findings", ()))))
+            *(_p(f"Not useful: {finding}.") for finding in getattr(self.certificate, "findings", ())),
+            *(() if self.encodable is None else (_p(f"Not useful: {self.encodable}."),))))
 
     def _protected(self) -> Section:
         if self.neighbours is Neighbours.REPLACE_ONE:
