@@ -875,11 +875,11 @@ def fit_command(args: argparse.Namespace) -> int:
         write_model(fitted, out, schema=schema, overwrite=args.overwrite, option=OVERWRITE)
         steps.update()
     cut = getattr(fitted, "decision_cut_", 0.0)
-    if isinstance(model, PrivateModel) and not isinstance(cut, np.ndarray):  # a binary classifier's, on the schema
+    if isinstance(model, (PrivateModel, PrivateMulticlassModel)):  # a classifier's, on the schema
         plain = getattr(fitted, "class_weight", None) is None and getattr(fitted, "class_prior", None) is None
-        estimator = options is None
-        warn_if_encodable_constant(type(fitted).__name__, model, schema, float(cut),
-                                   rare_class_advice() if estimator and plain else "")
+        binary_estimator = options is None and isinstance(model, PrivateModel)
+        warn_if_encodable_constant(type(fitted).__name__, model, schema, cut,
+                                   rare_class_advice() if binary_estimator and plain else "")
     print(model.certificate)
     print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
     if isinstance(cut, np.ndarray):  # one-vs-rest's k cuts

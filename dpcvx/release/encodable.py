@@ -43,7 +43,7 @@ from ..exceptions import ConstantPredictionWarning
 from .usefulness import TUNE_ADVICE, constant_class, speaker, warn_release
 
 __all__ = ["score_range", "encodable_class", "encodable_finding", "PIECES", "BRANCHES",
-           "warn_if_encodable_constant"]
+           "warn_if_encodable_constant", "argmax_class"]
 
 #: How many equal parts [a_lo, 1] is split into (a_lo < 1): the bound over each part is taken at its ends. 256 parts
 #: of the credit and clinical tables' [0.63, 1] and [0.53, 1] take some 2 ms
@@ -368,21 +368,51 @@ def _witness(chosen: list[np.ndarray], weights: np.ndarray, intercept: float, ro
     return score > cut if sign > 0 else score <= cut
 
 
-def encodable_finding(model: Any, schema: PublicSchema | None, cut: float | None = None) -> str | None:
-    """The statement that a binary linear release (a :class:`~dpcvx.release.model.PrivateModel`, or anything with
-    its ``coef_``, ``intercept_``, ``classes_``, ``rows`` and ``decision_cut``) predicts one class on every record its
-    public ``schema`` can encode, at ``cut`` (its own ``decision_cut`` when None), when :func:`encodable_class` proves
-    it; None otherwise, and for a multiclass release or without a schema. Public: the schema, the row map, the
-    weights and the cut."""
-    coef = np.asarray(getattr(model, "coef_", None))
-    if schema is None or coef.ndim != 1 or not hasattr(model, "rows"):
+def argmax_class(coef: np.ndarray, intercept: np.ndarray, rows: Any, schema: PublicSchema,
+                 cut: np.ndarray | None = None) -> int | None:
+    """The index of the class a one-vs-rest release (k scores s_c = w_c^T x + b_c, the class of the largest
+    s_c - t_c predicted, ties to the first; ``cut`` the (k,) cuts t, zeros when None) predicts on every record
+    ``schema`` can encode, proved; else None. Class i wins on every record when, for every j != i, the binary score
+    (w_i - w_j)^T x + (b_i - b_j), over the same row map, exceeds t_i - t_j on every record (:func:`encodable_class`,
+    index 1): sufficient, strict. The class tried is the one predicted on one encodable record (each column's first
+    code), the only class that can be predicted on all of them."""
+    weights, offsets = np.asarray(coef, dtype=float), np.asarray(intercept, dtype=float)
+    if weights.ndim != 2 or _map_parts(weights[0], rows, schema) is None:
         return None
-    cut = float(getattr(model, "decision_cut", 0.0)) if cut is None else float(cut)
-    index = encodable_class(coef, float(model.intercept_), model.rows, schema, cut)
+    cuts = np.broadcast_to(np.asarray(0.0 if cut is None else cut, dtype=float), (weights.shape[0],))
+    code = np.zeros((1, schema.dimension))
+    for column in _columns(schema):
+        for j, p, _ in (column.candidates[0] if column.candidates else []):
+            code[0, j] = p
+    scores = rows.scores(_bound_row_norms(code, schema.norm), weights)[0] + offsets - cuts
+    i = int(np.argmax(scores))
+    for j in range(weights.shape[0]):
+        if j != i and encodable_class(weights[i] - weights[j], float(offsets[i] - offsets[j]), rows, schema,
+                                      float(cuts[i] - cuts[j])) != 1:
+            return None
+    return i
+
+
+def encodable_finding(model: Any, schema: PublicSchema | None, cut: Any = None) -> str | None:
+    """The statement that a linear classifier (a :class:`~dpcvx.release.model.PrivateModel` or a one-vs-rest
+    :class:`~dpcvx.release.multiclass_model.PrivateMulticlassModel`, or anything with its ``coef_``, ``intercept_``,
+    ``classes_``, ``rows`` and ``decision_cut``) predicts one class on every record its public ``schema`` can encode,
+    at ``cut`` (its own ``decision_cut`` when None), when :func:`encodable_class` (binary) or :func:`argmax_class`
+    (one-vs-rest) proves it; None otherwise, and without a schema. Public: the schema, the row map, the weights and
+    the cut."""
+    coef = np.asarray(getattr(model, "coef_", None))
+    if schema is None or coef.ndim not in (1, 2) or not hasattr(model, "rows") or coef.dtype.kind not in "fiu":
+        return None
+    cut = getattr(model, "decision_cut", 0.0) if cut is None else cut
+    if coef.ndim == 1:
+        index = encodable_class(coef, float(model.intercept_), model.rows, schema, float(cut))
+        at = "" if cut == 0 else f" at its decision cut {float(cut):g}"
+    else:
+        index = argmax_class(coef, model.intercept_, model.rows, schema, np.asarray(cut, dtype=float))
+        at = "" if not np.any(cut) else " at its decision cuts"
     if index is None:
         return None
     label = np.asarray(model.classes_).tolist()[index]
-    at = "" if cut == 0 else f" at its decision cut {cut:g}"
     return (f"constant classifier on the declared schema: the release predicts the class {label!r}{at} on every "
             "record the declared schema can encode (each category of each categorical column, and an unknown value "
             "when the schema is not strict; every value of each numeric column within its bounds, a missing one as "
@@ -390,17 +420,20 @@ def encodable_finding(model: Any, schema: PublicSchema | None, cut: float | None
             "spent). It is no better than predicting that class without data")
 
 
-def warn_if_encodable_constant(owner: str, model: Any, schema: PublicSchema | None, cut: float,
+def warn_if_encodable_constant(owner: str, model: Any, schema: PublicSchema | None, cut: Any,
                                advice: str = "") -> None:
     """Warn :class:`~dpcvx.exceptions.ConstantPredictionWarning` when a binary linear release fitted with the public
-    ``schema`` predicts one class on every record the schema can encode at its decision cut ``cut``
+    ``schema`` predicts one class on every record the schema can encode at its decision cut ``cut`` (a one-vs-rest
+    release: its (k,) cuts)
     (:func:`encodable_finding`) and the check over the ball ||x|| <= R (:mod:`dpcvx.release.usefulness`, whose
     warning the fit gave already) does not say so: ``dpcvx fit`` with a schema. ``advice`` is added to the text
     (an estimator's :func:`~dpcvx.release.usefulness.rare_class_advice`)."""
     coef = np.asarray(getattr(model, "coef_", None))
-    if schema is None or coef.ndim != 1 or getattr(model, "classes_", None) is None:
+    if schema is None or coef.ndim not in (1, 2) or getattr(model, "classes_", None) is None:
         return
-    ball = constant_class(coef, float(model.intercept_), float(model.rows.norm_bound), cut)
+    R = float(model.rows.norm_bound)
+    ball = (constant_class(coef, float(model.intercept_), R, float(cut)) if coef.ndim == 1
+            else constant_class(coef, np.asarray(model.intercept_) - np.asarray(cut, dtype=float), R))
     if ball is not None:
         return
     finding = encodable_finding(model, schema, cut)

@@ -608,7 +608,7 @@ class ReleaseReport:
         self.schema = getattr(release, "schema", None)
         # a binary classifier saved with its schema that predicts one class on every record the schema can encode,
         # where the certificate's ball check (at cut 0) does not say so: a public check (release/encodable.py)
-        stated = bool(getattr(certificate, "findings", ())) and not self.decision_cut
+        stated = bool(getattr(certificate, "findings", ())) and not np.any(self.decision_cut)
         self.encodable = None if self.classes is None or stated else encodable_finding(release, self.schema)
         # a kernel release's predictor's centres (TDDL's public sample Z), public unless a mechanism privatised them
         predictor = getattr(release, "predictor", None)

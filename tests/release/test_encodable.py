@@ -15,7 +15,7 @@ from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSch
 from dpcvx.data.rows import RowMap
 from dpcvx.data.standardiser import ColumnStandardiser
 from dpcvx.exceptions import ConstantPredictionWarning
-from dpcvx.release.encodable import encodable_class, score_range
+from dpcvx.release.encodable import argmax_class, encodable_class, score_range
 from dpcvx.release.usefulness import constant_class
 
 
@@ -83,6 +83,31 @@ def test_never_says_one_class_when_an_encodable_record_gets_the_other(seed):
                 assert np.all(scores <= cut)
             elif found == 1:
                 assert np.all(scores > cut)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_one_vs_rest_never_says_one_class_when_an_encodable_record_gets_another(seed):
+    rng = np.random.default_rng(100 + seed)
+    schema = _random_schema(rng)
+    rows = _random_rows(rng, schema)
+    coef = rng.normal(size=(3, schema.dimension)) * rng.uniform(0.2, 2)
+    base = rows.scores(_encoded(schema, _domain(schema)), coef)
+    named = 0
+    for shift in (0.0, 1.0, 3.0, 10.0):  # class 0's intercept raised until it wins everywhere
+        intercept = np.array([shift, 0.0, 0.0]) + rng.normal(size=3) * 0.1
+        cuts = rng.normal(size=3) * 0.2 if rng.random() < 0.5 else None
+        found = argmax_class(coef, intercept, rows, schema, cuts)
+        predicted = np.argmax(base + intercept - (0 if cuts is None else cuts), axis=1)
+        if found is not None:
+            named += 1
+            assert np.all(predicted == found)
+    assert named >= 1  # at the largest shift class 0 outweighs every other score on every record
+
+
+def _encoded(schema, table):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return schema.transform(table)
 
 
 def test_says_one_class_where_the_ball_check_does_not():
