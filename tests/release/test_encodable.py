@@ -15,6 +15,7 @@ from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSch
 from dpcvx.data.rows import RowMap
 from dpcvx.data.standardiser import ColumnStandardiser
 from dpcvx.exceptions import ConstantPredictionWarning
+from dpcvx.release import encodable
 from dpcvx.release.encodable import argmax_class, encodable_class, score_range
 from dpcvx.release.usefulness import constant_class
 
@@ -64,8 +65,14 @@ def _scores(schema, rows, coef, intercept, table):
     return rows.scores(encoded, coef) + intercept
 
 
+@pytest.fixture
+def short_search(monkeypatch):
+    """A smaller search budget: what the check says is proved at any budget, and the brute force runs faster."""
+    monkeypatch.setattr(encodable, "BRANCHES", 300)
+
+
 @pytest.mark.parametrize("seed", range(40))
-def test_never_says_one_class_when_an_encodable_record_gets_the_other(seed):
+def test_never_says_one_class_when_an_encodable_record_gets_the_other(seed, short_search):
     rng = np.random.default_rng(seed)
     schema = _random_schema(rng)
     rows = _random_rows(rng, schema)
@@ -86,7 +93,7 @@ def test_never_says_one_class_when_an_encodable_record_gets_the_other(seed):
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_one_vs_rest_never_says_one_class_when_an_encodable_record_gets_another(seed):
+def test_one_vs_rest_never_says_one_class_when_an_encodable_record_gets_another(seed, short_search):
     rng = np.random.default_rng(100 + seed)
     schema = _random_schema(rng)
     rows = _random_rows(rng, schema)
@@ -189,3 +196,19 @@ def test_dpcvx_fit_warns_of_a_release_constant_on_its_schema(credit_release, tmp
     texts = [str(item.message) for item in caught if issubclass(item.category, ConstantPredictionWarning)]
     assert any("on every record the declared schema can encode" in text for text in texts), texts
     assert np.array_equal(dpcvx.load(tmp_path / "model.json").coef_, credit_release[0].coef_)  # the release as before
+
+
+def test_the_search_proves_what_the_first_bounds_leave_open(short_search):
+    """A random schema (seed 2: a standardiser with a clip and an input bound) whose release the bounds over [a_lo, 1]
+    leave open on both sides, at intercepts 0.05 inside the grid's extremes: the branch-and-bound proves the class,
+    and every record of the grid agrees."""
+    rng = np.random.default_rng(2)
+    schema = _random_schema(rng)
+    rows = _random_rows(rng, schema)
+    coef = rng.normal(size=schema.dimension) * rng.uniform(0.2, 3)
+    scores = _scores(schema, rows, coef, 0.0, _domain(schema))
+    for intercept, expected in ((-scores.max() - 0.05, 0), (-scores.min() + 0.05, 1)):
+        low, high = score_range(coef, intercept, rows, schema)
+        assert low <= 0 < high  # not settled by the first bounds
+        assert encodable_class(coef, intercept, rows, schema) == expected
+        assert np.all((scores + intercept > 0) == bool(expected))
