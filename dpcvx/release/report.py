@@ -606,10 +606,7 @@ class ReleaseReport:
         self.conditional = bool(getattr(certificate, "conditional", False))
         self.float_guarantee: FloatGuarantee | None = self.first.float_guarantee
         self.schema = getattr(release, "schema", None)
-        # a binary classifier saved with its schema that predicts one class on every record the schema can encode,
-        # where the certificate's ball check (at cut 0) does not say so: a public check (release/encodable.py)
-        stated = bool(getattr(certificate, "findings", ())) and not np.any(self.decision_cut)
-        self.encodable = None if self.classes is None or stated else encodable_finding(release, self.schema)
+        self._release = release  # read by encodable, the public check of the weights on the saved schema
         # a kernel release's predictor's centres (TDDL's public sample Z), public unless a mechanism privatised them
         predictor = getattr(release, "predictor", None)
         privatised, centres = getattr(predictor, "privatised", None), getattr(predictor, "centers", None)
@@ -720,6 +717,15 @@ class ReleaseReport:
         return words if name.lower() in words.lower() else f"{name}, {words}"
 
     # --- the sections -----------------------------------------------------------------------
+
+    @cached_property
+    def encodable(self) -> str | None:
+        """The statement that a classifier saved with its schema predicts one class on every record the schema can
+        encode (:func:`~dpcvx.release.encodable.encodable_finding`, at the model's decision cut), where the
+        certificate's ball check (at cut 0) does not say so already; None otherwise. A public check of the schema,
+        the row map and the weights, made when the summary is written (a search of up to a second or two)."""
+        stated = bool(getattr(self.certificate, "findings", ())) and not np.any(self.decision_cut)
+        return None if self.classes is None or stated else encodable_finding(self._release, self.schema)
 
     def _summary(self) -> Section:
         mechanism = self._mechanism(self.certificate)
