@@ -53,11 +53,13 @@ from ..models.intercept_offset import threshold_cut
 from ..models.multiclass import PrivateMulticlassERM
 from ..privacy.lam_rule import check_rule_regularizer
 from ..progress import progress
+from ..release.encodable import warn_if_encodable_constant
 from ..release.kernel_model import NO_SCHEMA, PrivateKernelModel
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
 from ..release.report import suffix_format
 from ..release.serialization import load, write_model
+from ..release.usefulness import rare_class_advice
 from ..tables import (
     RowError,
     by_value,
@@ -886,9 +888,14 @@ def fit_command(args: argparse.Namespace) -> int:
         # an estimator's threshold as its decision cut, which predict uses; --out was checked above, once
         write_model(fitted, out, schema=schema, overwrite=args.overwrite, option=OVERWRITE)
         steps.update()
+    cut = getattr(fitted, "decision_cut_", 0.0)
+    if isinstance(model, (PrivateModel, PrivateMulticlassModel)):  # a classifier's, on the schema
+        plain = getattr(fitted, "class_weight", None) is None and getattr(fitted, "class_prior", None) is None
+        binary_estimator = options is None and isinstance(model, PrivateModel)
+        warn_if_encodable_constant(type(fitted).__name__, model, schema, cut,
+                                   rare_class_advice() if binary_estimator and plain else "")
     print(model.certificate)
     print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
-    cut = getattr(fitted, "decision_cut_", 0.0)
     if isinstance(cut, np.ndarray):  # one-vs-rest's k cuts
         if np.any(cut != 0):
             print(f"--threshold {args.threshold}: the model predicts the class c of the largest decision value minus "

@@ -69,6 +69,7 @@ from ..validation import check_choice, check_flag, number_text
 from ..verification.exact import exact_text
 from ..verification.kernel_loss import loss_words
 from .constants import Constants, written
+from .encodable import encodable_finding
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 from .weight_rules import count_rates, log_odds
@@ -605,6 +606,7 @@ class ReleaseReport:
         self.conditional = bool(getattr(certificate, "conditional", False))
         self.float_guarantee: FloatGuarantee | None = self.first.float_guarantee
         self.schema = getattr(release, "schema", None)
+        self._release = release  # read by encodable, the public check of the weights on the saved schema
         # a kernel release's predictor's centres (TDDL's public sample Z), public unless a mechanism privatised them
         predictor = getattr(release, "predictor", None)
         privatised, centres = getattr(predictor, "privatised", None), getattr(predictor, "centers", None)
@@ -716,6 +718,15 @@ class ReleaseReport:
 
     # --- the sections -----------------------------------------------------------------------
 
+    @cached_property
+    def encodable(self) -> str | None:
+        """The statement that a classifier saved with its schema predicts one class on every record the schema can
+        encode (:func:`~dpcvx.release.encodable.encodable_finding`, at the model's decision cut), where the
+        certificate's ball check (at cut 0) does not say so already; None otherwise. A public check of the schema,
+        the row map and the weights, made when the summary is written (a search of up to a second or two)."""
+        stated = bool(getattr(self.certificate, "findings", ())) and not np.any(self.decision_cut)
+        return None if self.classes is None or stated else encodable_finding(self._release, self.schema)
+
     def _summary(self) -> Section:
         mechanism = self._mechanism(self.certificate)
         return Section("summary", "Summary", (_p(
@@ -728,7 +739,8 @@ class ReleaseReport:
                "if it is right." if self.conditional else "")),
             # the certificate's public findings (a constant classifier: release/usefulness.py), stated in the
             # auditor's section too, belong where a reader decides whether to use the model
-            *(_p(f"Not useful: {finding}.") for finding in getattr(self.certificate, "findings", ()))))
+            *(_p(f"Not useful: {finding}.") for finding in getattr(self.certificate, "findings", ())),
+            *(() if self.encodable is None else (_p(f"Not useful: {self.encodable}."),))))
 
     def _protected(self) -> Section:
         if self.neighbours is Neighbours.REPLACE_ONE:

@@ -1,0 +1,442 @@
+"""Whether a binary linear release predicts one class on every record its public schema can encode.
+
+The check of :mod:`dpcvx.release.usefulness` bounds the score s(x) = w^T x + b over the whole ball ||x|| <= R. A
+release saved with a :class:`~dpcvx.data.preprocessing.PublicSchema` never scores most of that ball: its rows are
+the schema's codes of records (one-hot blocks of 0s and one 1, or all 0s for a value outside a non-strict
+schema's categories; numeric codes within their declared range, the imputed code with a missing indicator 1; the
+constant feature 1), each divided by max(1, ||e|| / norm), then the release's row map: a
+:class:`~dpcvx.data.standardiser.ColumnStandardiser` (each row first scaled onto its ``input_bound``, then
+y_j = clip((z_j - c_j) m_j, -C, C)) or no map, the learner's scaling onto ||y|| <= R, and the intercept b added
+after it. On 1 % and 2.3 % rare-class tables (an analyst probe, session 65) every default release predicted the
+common class on every record the schema can encode, while the ball check said so of 6 in 20.
+
+:func:`score_range` bounds the score over every record the schema can encode, reading only the schema, the row
+map and the released weights (post-processing of the release, no privacy spent); :func:`encodable_class` gives the
+class predicted on all of them when the bounds put every score on one side of the decision cut. Sound, not exact:
+it never names a class when an encodable record gets the other one (docs/theory.md, section "A release that
+predicts one class", the proof), but it may say nothing of a release that is in fact constant there.
+
+The argument, in brief. Both row scalings before the map (the schema's norm, the map's input bound) multiply the
+code e by one factor a = min(1, rho / ||e||) in [a_lo, 1], rho the smaller bound and a_lo = min(1, rho / M) with
+M the largest code norm the declaration allows (:attr:`PublicSchema.largest_row_norm`). For a fixed a the mapped
+score u = sum_j g_j(a e_j), g_j(z) = w_j clip((z - c_j) m_j, -C, C), is a sum over the schema's columns, each
+column's codes chosen on its own; each g_j is monotone, so over a in [a1, a2] the coordinate's values a e_j fill an
+interval whose ends bound g_j. The largest (least) u over [a_lo, 1] is bounded by the largest (least) of these
+sums over a partition of [a_lo, 1]. The learner's scaling y -> t y, t in (0, 1], t >= t_min = min(1, R / Y) (Y the
+largest ||y||), keeps the sign of u and brings it no further from 0, and |t u| <= ||w|| R (Cauchy-Schwarz): so
+sup t u <= min(U, ||w|| R) for U >= 0 and t_min U for U < 0, and symmetrically below. The bounds are widened by a
+relative 1e-9 of the sum of the terms' sizes, so that a score computed in floating point never contradicts them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Any
+
+import numpy as np
+
+from ..advice import for_reader
+from ..data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, _bound_row_norms
+from ..data.standardiser import ColumnStandardiser
+from ..exceptions import ConstantPredictionWarning
+from .usefulness import TUNE_ADVICE, constant_class, speaker, warn_release
+
+__all__ = ["score_range", "encodable_class", "encodable_finding", "PIECES", "BRANCHES",
+           "warn_if_encodable_constant", "argmax_class"]
+
+#: How many equal parts [a_lo, 1] is split into (a_lo < 1): the bound over each part is taken at its ends. 256 parts
+#: of the credit and clinical tables' [0.63, 1] and [0.53, 1] take some 2 ms
+PIECES = 256
+_UP = 1e-9  # the relative margin of floating-point scores, as usefulness's
+_SCALE_SLACK = 1e-9  # a_lo and t_min taken this much lower: the rows' scalings shrink a row by a few ulp more
+
+
+def _candidates(schema: PublicSchema) -> tuple[list[list[tuple[int, float, float]]], list[int]]:
+    """Each column's encodable codes as candidates: a candidate is the coordinates it sets (feature index, least
+    code, largest code; every other coordinate of the column 0). (candidates, the column of each)."""
+    centred = schema.encoding == "centred"
+    low, high = (-0.5, 0.5) if centred else (0.0, 1.0)
+    candidates: list[list[tuple[int, float, float]]] = []
+    block: list[int] = []
+    start = 0
+    for index, column in enumerate(schema.columns):
+        if isinstance(column, CategoricalColumn):
+            for slot in range(len(column.categories)):
+                candidates.append([(start + slot, 1.0, 1.0)])
+                block.append(index)
+            if not schema.strict:  # a value outside the categories (or a missing one without a category)
+                candidates.append([])
+                block.append(index)
+        else:
+            assert isinstance(column, NumericColumn)
+            candidates.append([(start, low, high)] + ([(start + 1, 0.0, 0.0)] if column.missing_indicator else []))
+            block.append(index)
+            if column.missing_indicator:  # a missing value: the imputed code and the indicator 1
+                assert column.missing is not None
+                code = float(column._unit(np.array([column.missing]))[0]) - (0.5 if centred else 0.0)
+                candidates.append([(start, code, code), (start + 1, 1.0, 1.0)])
+                block.append(index)
+        start += len(column.feature_names)
+    if schema.constant_feature:
+        candidates.append([(start, 1.0, 1.0)])
+        block.append(len(schema.columns))
+    return candidates, block
+
+
+def score_range(coef: np.ndarray, intercept: float, rows: Any, schema: PublicSchema) -> tuple[float, float] | None:
+    """(a lower bound of the least, an upper bound of the largest) decision value w^T x + b of a binary linear
+    release over every record ``schema`` can encode, mapped by ``rows`` (a :class:`~dpcvx.data.rows.RowMap`: no
+    feature map or a :class:`~dpcvx.data.standardiser.ColumnStandardiser`, the clip onto its R, the intercept
+    ``intercept`` added after it), with [a_lo, 1] split into :data:`PIECES` parts. None when the row map has another
+    feature map, or the widths differ. Reads only public inputs and the release (module docstring; docs/theory.md,
+    section "A release that predicts one class")."""
+    weights = np.asarray(coef, dtype=float)
+    parts = _map_parts(weights, rows, schema)
+    if parts is None:
+        return None
+    centre, multiplier, clip, input_bound = parts
+    candidates, block = _candidates(schema)
+    a_lo = min(1.0, min(schema.norm, input_bound) / schema.largest_row_norm) * (1 - _SCALE_SLACK)
+
+    def mapped(z: np.ndarray, j: np.ndarray) -> np.ndarray:  # g_j(z) = w_j clip((z - c_j) m_j, -C, C)
+        return weights[j] * np.clip((z - centre[j]) * multiplier[j], -clip, clip)
+
+    at_zero = mapped(np.zeros(weights.size), np.arange(weights.size))  # a coordinate a candidate leaves 0
+    entries = [(c, j, p, q) for c, coordinates in enumerate(candidates) for j, p, q in coordinates]
+    owner = np.array([c for c, _, _, _ in entries], dtype=np.intp)
+    feature = np.array([j for _, j, _, _ in entries], dtype=np.intp)
+    least = np.array([p for _, _, p, _ in entries])
+    largest = np.array([q for _, _, _, q in entries])
+    ends = np.linspace(a_lo, 1.0, PIECES + 1) if a_lo < 1.0 else np.array([1.0, 1.0])
+    a1, a2 = ends[:-1, None], ends[1:, None]
+    low = np.minimum(a1 * least, a2 * least)  # the coordinate's values a e_j, a in [a1, a2]: this interval
+    high = np.maximum(a1 * largest, a2 * largest)
+    g_low, g_high = mapped(low, feature), mapped(high, feature)
+    up = np.maximum(g_low, g_high) - at_zero[feature]  # each g_j monotone: its extremes at the interval's ends
+    down = np.minimum(g_low, g_high) - at_zero[feature]
+    n_candidates, n_blocks = len(candidates), int(max(block)) + 1
+    block_of = np.array(block, dtype=np.intp)
+    best, worst = (np.zeros((n_candidates, ends.size - 1)) for _ in range(2))
+    np.add.at(best, owner, up.T)
+    np.add.at(worst, owner, down.T)
+    base = float(np.sum(at_zero))  # every coordinate at 0, then each column's candidate's change
+    block_best = np.full((n_blocks, ends.size - 1), -np.inf)
+    block_worst = np.full((n_blocks, ends.size - 1), np.inf)
+    np.maximum.at(block_best, block_of, best)
+    np.minimum.at(block_worst, block_of, worst)
+    upper = base + float(np.max(np.sum(block_best, axis=0)))
+    lower = base + float(np.min(np.sum(block_worst, axis=0)))
+    t_min, ball, margin = _reach(weights, intercept, rows, parts, feature, least, largest)
+    top = min(upper, ball) if upper >= 0 else t_min * upper
+    bottom = max(lower, -ball) if lower <= 0 else t_min * lower
+    return float(intercept) + bottom - margin, float(intercept) + top + margin
+
+
+def _reach(weights: np.ndarray, intercept: float, rows: Any, parts: tuple[np.ndarray, np.ndarray, float, float],
+           feature: np.ndarray, least: np.ndarray, largest: np.ndarray) -> tuple[float, float, float]:
+    """(t_min, ||w|| R, the floating-point margin): the learner's scaling t y onto R is at least t_min = min(1, R /
+    Y), Y a bound of ||y|| from every coordinate's values, which lie in [min(0, p), max(0, q)] (``feature``,
+    ``least``, ``largest``: the codes' coordinates and their ranges); the margin is a relative 1e-9 of the sum of
+    the terms' sizes."""
+    centre, multiplier, clip, _ = parts
+    span_low, span_high = np.zeros(weights.size), np.zeros(weights.size)
+    np.minimum.at(span_low, feature, least)
+    np.maximum.at(span_high, feature, largest)
+    reach = np.maximum(np.abs(np.clip((span_low - centre) * multiplier, -clip, clip)),
+                       np.abs(np.clip((span_high - centre) * multiplier, -clip, clip)))
+    largest_norm = float(np.linalg.norm(reach)) * (1 + _SCALE_SLACK)
+    R = float(rows.norm_bound)
+    t_min = min(1.0, R / largest_norm) * (1 - _SCALE_SLACK) if largest_norm > 0 else 1.0
+    margin = _UP * (float(np.sum(np.abs(weights) * reach)) + abs(float(intercept))) + 1e-300
+    return t_min, float(np.linalg.norm(weights)) * R, margin
+
+
+class _Column:
+    """One column's encodable codes that a branch of the search allows: its candidates (each the coordinates it sets,
+    (feature, least code, largest code), every other coordinate of the column 0) and their squared norms' ranges."""
+
+    def __init__(self, candidates: list[list[tuple[int, float, float]]], features: np.ndarray) -> None:
+        self.candidates, self.features = candidates, features
+        self.squares = [(sum(0.0 if p <= 0 <= q else min(p * p, q * q) for _, p, q in c),
+                         sum(max(p * p, q * q) for _, p, q in c)) for c in candidates]
+        pairs = [(index, j, p, q) for index, c in enumerate(candidates) for j, p, q in c]
+        self.owner = np.array([pair[0] for pair in pairs], dtype=np.intp)
+        self.feature = np.array([pair[1] for pair in pairs], dtype=np.intp)
+        self.least = np.array([pair[2] for pair in pairs])
+        self.largest = np.array([pair[3] for pair in pairs])
+
+    @property
+    def spread(self) -> float:
+        """How far apart the squared norms of its allowed codes lie: what splitting it narrows."""
+        if len(self.candidates) == 1 and self.least.size and self.least[0] < self.largest[0]:
+            return max(self.squares[0][1] - self.squares[0][0], float(self.largest[0] - self.least[0]) ** 2)
+        return max(high for _, high in self.squares) - min(low for low, _ in self.squares)
+
+    def halves(self) -> tuple[_Column, _Column]:
+        """The column's allowed codes in two parts: its candidates by squared norm, or one numeric interval [p, q]
+        bisected (at 0 when it holds 0 inside, where the square is least)."""
+        if len(self.candidates) > 1:
+            order = sorted(range(len(self.candidates)), key=lambda index: self.squares[index])
+            half = len(order) // 2
+            return (_Column([self.candidates[i] for i in order[:half]], self.features),
+                    _Column([self.candidates[i] for i in order[half:]], self.features))
+        (j, p, q), *rest = self.candidates[0]
+        middle = 0.0 if p < 0 < q else (p + q) / 2
+        return _Column([[(j, p, middle), *rest]], self.features), _Column([[(j, middle, q), *rest]], self.features)
+
+
+class _Search:
+    """The bound of the largest mapped score u = sum_j g_j(a e_j) over a branch (one set of allowed codes per
+    column), for weights ``weights`` (negated for the least score)."""
+
+    def __init__(self, weights: np.ndarray, centre: np.ndarray, multiplier: np.ndarray, clip: float,
+                 rho: float, R: float) -> None:
+        self.weights, self.centre, self.multiplier, self.clip, self.rho = weights, centre, multiplier, clip, rho
+        self.R, self.ball = R, float(np.linalg.norm(weights)) * R
+        every = np.arange(weights.size)
+        self.at_zero = self.mapped(np.zeros(weights.size), every)
+        self.zero_squares = self.coordinate(np.zeros(weights.size), every) ** 2
+        self.base = float(np.sum(self.at_zero))
+
+    def coordinate(self, z: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """y_j = clip((z - c_j) m_j, -C, C): the feature map's coordinate j, monotone in z."""
+        return np.clip((z - self.centre[j]) * self.multiplier[j], -self.clip, self.clip)
+
+    def mapped(self, z: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """g_j(z) = w_j y_j(z): monotone in z."""
+        return self.weights[j] * self.coordinate(z, j)
+
+    def scaled(self, upper: float, squares: tuple[float, float]) -> float:
+        """The bound of t u over a branch whose u is at most ``upper`` and whose ||y||^2 lies in ``squares``: the
+        learner's factor t = min(1, R / ||y||) lies in [t_lo, t_hi], so t u <= t_hi u for u >= 0 and t_lo u for
+        u < 0; and |t u| <= ||w|| R."""
+        low, high = squares
+        t_lo = min(1.0, self.R / math.sqrt(high * (1 + _SCALE_SLACK))) * (1 - _SCALE_SLACK) if high > 0 else 1.0
+        t_hi = min(1.0, self.R / math.sqrt(low * (1 - _SCALE_SLACK))) if low > 0 else 1.0
+        return min(t_hi * upper, self.ball) if upper >= 0 else t_lo * upper
+
+    def scalings(self, columns: tuple[_Column, ...]) -> tuple[float, float]:
+        """[a1, a2]: the factor a = min(1, rho / ||e||) of every code the branch allows, from its squared norms."""
+        low = sum(min(pair[0] for pair in column.squares) for column in columns)
+        high = sum(max(pair[1] for pair in column.squares) for column in columns)
+        a1 = min(1.0, self.rho / math.sqrt(high)) if high > 0 else 1.0
+        a2 = min(1.0, self.rho / math.sqrt(low)) if low > 0 else 1.0
+        return a1 * (1 - _SCALE_SLACK), min(1.0, a2 * (1 + _SCALE_SLACK))
+
+    def bound(self, columns: tuple[_Column, ...]) -> tuple[float, list[np.ndarray]]:
+        """(the bound of u over the branch, each column's chosen code: the candidate of its largest bound with each
+        coordinate at the end of its interval where g_j is larger, for a witness record)."""
+        a1, a2 = self.scalings(columns)
+        total, chosen, least_squares, most_squares = self.base, [], 0.0, 0.0
+        for column in columns:
+            zero = float(np.sum(self.zero_squares[column.features]))
+            if not column.least.size:  # only the all-zero code
+                least_squares, most_squares = least_squares + zero, most_squares + zero
+                continue
+            low = np.minimum(a1 * column.least, a2 * column.least)
+            high = np.maximum(a1 * column.largest, a2 * column.largest)
+            y_low, y_high = self.coordinate(low, column.feature), self.coordinate(high, column.feature)
+            weight = self.weights[column.feature]
+            g_low, g_high = weight * y_low, weight * y_high
+            gain = np.maximum(g_low, g_high) - self.at_zero[column.feature]
+            per = np.zeros(len(column.candidates))
+            np.add.at(per, column.owner, gain)
+            best = int(np.argmax(per))
+            total += float(per[best])
+            mine = column.owner == best
+            chosen.append(np.column_stack([column.feature[mine], np.where(
+                g_high[mine] >= g_low[mine], column.largest[mine], column.least[mine])]))
+            # ||y||^2 over the column: each coordinate a candidate sets within [y_low, y_high], the others y_j(0)
+            inside = (y_low <= 0) & (y_high >= 0)
+            fewest = np.where(inside, 0.0, np.minimum(y_low ** 2, y_high ** 2)) - self.zero_squares[column.feature]
+            most = np.maximum(y_low ** 2, y_high ** 2) - self.zero_squares[column.feature]
+            per_least, per_most = np.zeros(len(column.candidates)), np.zeros(len(column.candidates))
+            np.add.at(per_least, column.owner, fewest)
+            np.add.at(per_most, column.owner, most)
+            empty = [index for index, c in enumerate(column.candidates) if not c]
+            per_least[empty] = per_most[empty] = 0.0
+            least_squares += zero + float(np.min(per_least))
+            most_squares += zero + float(np.max(per_most))
+        return self.scaled(total, (max(least_squares, 0.0), most_squares)), chosen
+
+
+def _columns(schema: PublicSchema) -> tuple[_Column, ...]:
+    """Every column's encodable codes (:func:`_candidates`), one :class:`_Column` each (the constant feature too)."""
+    candidates, block = _candidates(schema)
+    starts = np.cumsum([0] + [len(column.feature_names) for column in schema.columns] + [1])
+    return tuple(_Column([c for c, b in zip(candidates, block, strict=True) if b == index],
+                         np.arange(starts[index], starts[index + 1]))
+                 for index in sorted(set(block)))
+
+
+#: How many branches the search of :func:`encodable_class` splits on each side before it gives up (says nothing)
+BRANCHES = 4000
+
+
+def _map_parts(weights: np.ndarray, rows: Any,
+               schema: PublicSchema) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    """(centre, multiplier, clip, input bound) of the row map's feature map (none: the identity), or None when the
+    map is not one :func:`encodable_class` reads or the widths differ."""
+    feature_map = rows.feature_map
+    if weights.ndim != 1 or weights.size != schema.dimension:
+        return None
+    if feature_map is None:
+        return np.zeros(weights.size), np.ones(weights.size), math.inf, math.inf
+    if type(feature_map) is ColumnStandardiser and feature_map.centre.size == weights.size:
+        return (feature_map.centre, feature_map.multiplier,
+                math.inf if feature_map.clip is None else feature_map.clip,
+                math.inf if feature_map.input_bound is None else feature_map.input_bound)
+    return None
+
+
+def encodable_class(coef: np.ndarray, intercept: float, rows: Any, schema: PublicSchema,
+                    cut: float = 0.0) -> int | None:
+    """The index (into the public pair of classes) a binary linear release predicts on every record ``schema`` can
+    encode at the decision cut ``cut`` (``classes[1]`` where w^T x + b > cut), proved; None when it is not proved
+    (an encodable record found that gets the other class, or the search gave up, or a row map it does not read).
+
+    First the bounds of :func:`score_range`; when they do not settle it, a branch-and-bound search: each branch
+    allows a part of each column's codes, which narrows the range of ||e|| and so of the scaling a; the branch of
+    the largest bound is split (the column whose codes' squared norms lie furthest apart); a branch whose bound puts
+    every score on the class's side is settled; the search stops with None at an encodable record (each column's
+    code of the branch's bound) that the release, scoring it as ``predict`` does, puts on the other side, or after
+    :data:`BRANCHES` branches. docs/theory.md, section "A release that predicts one class"."""
+    weights = np.asarray(coef, dtype=float)
+    parts = _map_parts(weights, rows, schema)
+    bounds = score_range(weights, intercept, rows, schema)
+    if parts is None or bounds is None:
+        return None
+    slack = _UP * abs(cut)
+    if bounds[0] - slack > cut:
+        return 1
+    if bounds[1] + slack <= cut:
+        return 0
+    centre, multiplier, clip, input_bound = parts
+    for index, sign in ((0, 1.0), (1, -1.0)):  # class 0: the largest score <= cut; class 1: the least > cut
+        if _settled(sign, weights, float(intercept), rows, schema, cut, centre, multiplier, clip, input_bound):
+            return index
+    return None
+
+
+def _settled(sign: float, weights: np.ndarray, intercept: float, rows: Any, schema: PublicSchema, cut: float,
+             centre: np.ndarray, multiplier: np.ndarray, clip: float, input_bound: float) -> bool:
+    """Whether every encodable record's score is <= cut (``sign`` 1) or > cut (``sign`` -1), proved by the search of
+    :func:`encodable_class` on sign * the score."""
+    search = _Search(sign * weights, centre, multiplier, clip, min(schema.norm, input_bound), float(rows.norm_bound))
+    candidates, _ = _candidates(schema)
+    entries = [(j, p, q) for coordinates in candidates for j, p, q in coordinates]
+    _, _, margin = _reach(weights, intercept, rows, (centre, multiplier, clip, input_bound),
+                          np.array([j for j, _, _ in entries], dtype=np.intp),
+                          np.array([p for _, p, _ in entries]), np.array([q for _, _, q in entries]))
+    # the bound of sign * t u over a branch must stay at or below this (class 0), or below it (class 1)
+    target = sign * (cut - intercept) - margin - _UP * abs(cut)
+
+    def settled(upper: float) -> bool:
+        return upper <= target if sign > 0 else upper < target
+
+    root = _columns(schema)
+    upper, chosen = search.bound(root)
+    queue = [(-upper, 0, root, chosen)]
+    count = 0
+    while queue:
+        negated, _, columns, chosen = heapq.heappop(queue)
+        if settled(-negated):
+            return True  # the largest bound left: every branch settled
+        if _witness(chosen, weights, intercept, rows, schema, cut, sign) or count >= BRANCHES:
+            return False
+        widest = max(range(len(columns)), key=lambda index: columns[index].spread)
+        if columns[widest].spread <= 0:
+            return False  # the scaling is fixed: nothing left to narrow
+        count += 1
+        for order, half in enumerate(columns[widest].halves()):
+            branch = columns[:widest] + (half,) + columns[widest + 1:]
+            upper, chosen = search.bound(branch)
+            heapq.heappush(queue, (-upper, 2 * count + order, branch, chosen))
+    return True
+
+
+def _witness(chosen: list[np.ndarray], weights: np.ndarray, intercept: float, rows: Any, schema: PublicSchema,
+             cut: float, sign: float) -> bool:
+    """Whether the encodable record of the columns' ``chosen`` codes is scored on the other side of ``cut`` than
+    the class sought (``sign`` 1: above it; -1: at or below), scored as ``predict`` scores it: the schema's scaling
+    onto its norm, then the row map."""
+    code = np.zeros((1, schema.dimension))
+    for pairs in chosen:
+        code[0, pairs[:, 0].astype(np.intp)] = pairs[:, 1]
+    score = float(rows.scores(_bound_row_norms(code, schema.norm), weights)[0]) + intercept
+    return score > cut if sign > 0 else score <= cut
+
+
+def argmax_class(coef: np.ndarray, intercept: np.ndarray, rows: Any, schema: PublicSchema,
+                 cut: np.ndarray | None = None) -> int | None:
+    """The index of the class a one-vs-rest release (k scores s_c = w_c^T x + b_c, the class of the largest
+    s_c - t_c predicted, ties to the first; ``cut`` the (k,) cuts t, zeros when None) predicts on every record
+    ``schema`` can encode, proved; else None. Class i wins on every record when, for every j != i, the binary score
+    (w_i - w_j)^T x + (b_i - b_j), over the same row map, exceeds t_i - t_j on every record (:func:`encodable_class`,
+    index 1): sufficient, strict. The class tried is the one predicted on one encodable record (each column's first
+    code), the only class that can be predicted on all of them."""
+    weights, offsets = np.asarray(coef, dtype=float), np.asarray(intercept, dtype=float)
+    if weights.ndim != 2 or _map_parts(weights[0], rows, schema) is None:
+        return None
+    cuts = np.broadcast_to(np.asarray(0.0 if cut is None else cut, dtype=float), (weights.shape[0],))
+    code = np.zeros((1, schema.dimension))
+    for column in _columns(schema):
+        for j, p, _ in (column.candidates[0] if column.candidates else []):
+            code[0, j] = p
+    scores = rows.scores(_bound_row_norms(code, schema.norm), weights)[0] + offsets - cuts
+    i = int(np.argmax(scores))
+    for j in range(weights.shape[0]):
+        if j != i and encodable_class(weights[i] - weights[j], float(offsets[i] - offsets[j]), rows, schema,
+                                      float(cuts[i] - cuts[j])) != 1:
+            return None
+    return i
+
+
+def encodable_finding(model: Any, schema: PublicSchema | None, cut: Any = None) -> str | None:
+    """The statement that a linear classifier (a :class:`~dpcvx.release.model.PrivateModel` or a one-vs-rest
+    :class:`~dpcvx.release.multiclass_model.PrivateMulticlassModel`, or anything with its ``coef_``, ``intercept_``,
+    ``classes_``, ``rows`` and ``decision_cut``) predicts one class on every record its public ``schema`` can encode,
+    at ``cut`` (its own ``decision_cut`` when None), when :func:`encodable_class` (binary) or :func:`argmax_class`
+    (one-vs-rest) proves it; None otherwise, and without a schema. Public: the schema, the row map, the weights and
+    the cut."""
+    coef = np.asarray(getattr(model, "coef_", None))
+    if schema is None or coef.ndim not in (1, 2) or not hasattr(model, "rows") or coef.dtype.kind not in "fiu":
+        return None
+    cut = getattr(model, "decision_cut", 0.0) if cut is None else cut
+    if coef.ndim == 1:
+        index = encodable_class(coef, float(model.intercept_), model.rows, schema, float(cut))
+        at = "" if cut == 0 else f" at its decision cut {float(cut):g}"
+    else:
+        index = argmax_class(coef, model.intercept_, model.rows, schema, np.asarray(cut, dtype=float))
+        at = "" if not np.any(cut) else " at its decision cuts"
+    if index is None:
+        return None
+    label = np.asarray(model.classes_).tolist()[index]
+    return (f"constant classifier on the declared schema: the release predicts the class {label!r}{at} on every "
+            "record the declared schema can encode (each category of each categorical column, and an unknown value "
+            "when the schema is not strict; every value of each numeric column within its bounds, a missing one as "
+            "the schema imputes it; a public check of the schema, the row map and the released weights, no privacy "
+            "spent). It is no better than predicting that class without data")
+
+
+def warn_if_encodable_constant(owner: str, model: Any, schema: PublicSchema | None, cut: Any,
+                               advice: str = "") -> None:
+    """Warn :class:`~dpcvx.exceptions.ConstantPredictionWarning` when a binary linear release fitted with the public
+    ``schema`` predicts one class on every record the schema can encode at its decision cut ``cut`` (a one-vs-rest
+    release: its (k,) cuts)
+    (:func:`encodable_finding`) and the check over the ball ||x|| <= R (:mod:`dpcvx.release.usefulness`, whose
+    warning the fit gave already) does not say so: ``dpcvx fit`` with a schema. ``advice`` is added to the text
+    (an estimator's :func:`~dpcvx.release.usefulness.rare_class_advice`)."""
+    coef = np.asarray(getattr(model, "coef_", None))
+    if schema is None or coef.ndim not in (1, 2) or getattr(model, "classes_", None) is None:
+        return
+    R = float(model.rows.norm_bound)
+    ball = (constant_class(coef, float(model.intercept_), R, float(cut)) if coef.ndim == 1
+            else constant_class(coef, np.asarray(model.intercept_) - np.asarray(cut, dtype=float), R))
+    if ball is not None:
+        return
+    finding = encodable_finding(model, schema, cut)
+    if finding is not None:
+        warn_release(f"{speaker(owner)}: {for_reader(finding)}: raise epsilon or n, use fewer columns, or "
+                     f"{TUNE_ADVICE}{advice}", ConstantPredictionWarning)
