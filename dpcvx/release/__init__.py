@@ -18,6 +18,7 @@ Everything here is a function of public inputs or of privatised values.
 * :mod:`.sparsify`: exact zeros for L1, elastic-net and group-lasso releases: public-rule thresholding, a post-
   processing;
 * :mod:`.usefulness`: whether a released classifier predicts one class on every row (a public check);
+* :mod:`.encodable`: the same question on every record a classifier's saved schema can encode (a public check);
 * :mod:`.weight_rules`: the public rules of a release's record weights (balanced weights, w_max, s_bar), read by the
   fit and by the model file reader.
 """
