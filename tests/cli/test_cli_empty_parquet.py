@@ -23,7 +23,7 @@ def _table(path, rows: int):
     return path
 
 
-@pytest.mark.filterwarnings("ignore")  # a fit on three rows is mostly noise, and says so
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
 @pytest.mark.parametrize("chunks", [[], ["--chunk-rows", "1000"]])
 def test_an_empty_parquet_file_is_refused_by_fit_and_predict(tmp_path, capsys, chunks):
     empty = _table(tmp_path / "empty.parquet", 0)

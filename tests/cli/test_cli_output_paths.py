@@ -86,7 +86,6 @@ def test_a_names_file_with_repeats_is_refused_by_positions_never_its_names(tmp_p
 
 
 def _saved_model(tmp_path):
-    import warnings
 
     import numpy as np
 
@@ -96,10 +95,8 @@ def _saved_model(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 1, size=(300, 2))
     schema = PublicSchema((NumericColumn("a", 0, 1), NumericColumn("b", 0, 1)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.DPLogisticRegression(random_state=0).fit(schema.transform({"a": X[:, 0], "b": X[:, 1]}),
-                                                                 (X[:, 0] > 0.5).astype(int))
+    model = dpcvx.DPLogisticRegression(random_state=0).fit(schema.transform({"a": X[:, 0], "b": X[:, 1]}),
+                                                             (X[:, 0] > 0.5).astype(int))
     data = tmp_path / "d.csv"
     data.write_text("a,b\n" + "\n".join(f"{a:.4f},{b:.4f}" for a, b in X) + "\n")
     return dpcvx.save(model, tmp_path / "m.json", schema=schema), data

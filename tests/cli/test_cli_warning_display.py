@@ -52,6 +52,7 @@ def test_a_fit_shows_each_warning_as_one_dpcvx_line(rare_class, tmp_path, capsys
 
 def test_the_filters_still_decide(rare_class, tmp_path, capsys):
     with warnings.catch_warnings():
+        # ignore: an ignore-all filter is this test's subject: the CLI's display must not show what it ignores
         warnings.simplefilter("ignore")
         warnings.showwarning = _displayed
         assert _fit(rare_class, tmp_path / "m.json") == 0

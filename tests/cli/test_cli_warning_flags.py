@@ -173,10 +173,8 @@ def test_the_one_vs_rest_flags_a_warning_advises_are_taken(tables: dict[str, Pat
     code, text = _run(tables, "dominant", classes, tmp_path, capsys)
     assert code == 0 and "--class-prior private with --threshold prior" in text, text
     model = tmp_path / "prior.json"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        code = main(["fit", str(tables["dominant"]), "--target", "y", *FEATURES, *classes, "--class-prior", "private",
-                     "--threshold", "prior", "--out", str(model)])
+    code = main(["fit", str(tables["dominant"]), "--target", "y", *FEATURES, *classes, "--class-prior", "private",
+                 "--threshold", "prior", "--out", str(model)])
     out = capsys.readouterr().out
     assert code == 0 and "--threshold prior: the model predicts the class c of the largest decision value" in out
     assert len(json.loads(model.read_text())["decision_cut"]) == 3

@@ -4,7 +4,6 @@ allocates a small part of the file."""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -48,9 +47,7 @@ def test_a_fit_on_a_fortran_memmap_allocates_a_small_part_of_the_file(tmp_path, 
     fortran, row_major = _memmap(tmp_path, X, fortran=True), _memmap(tmp_path, X, fortran=False)
 
     def fit(rows):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return dpcvx.DPLogisticRegression(random_state=0, column_statistics=False).fit(rows, y)
+        return dpcvx.DPLogisticRegression(random_state=0, column_statistics=False).fit(rows, y)
 
     expected = fit(row_major)
     model, peak = traced_peak(fit, fortran)
@@ -64,9 +61,7 @@ def test_a_regressor_scores_a_float32_or_fortran_memmap_by_blocks(tmp_path, trac
     at a time: a Fortran-order or float32 file was converted whole, 2.2 to 2.5 times the file in memory. The scores
     are those of the same rows in memory (the float32 file's to the bit: the same blocks of the same values)."""
     X, y = _rows(200_000, 20)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fitted = dpcvx.DPLinearRegression(random_state=0, label_bound=1.0).fit(X[:5000], y[:5000])
+    fitted = dpcvx.DPLinearRegression(random_state=0, label_bound=1.0).fit(X[:5000], y[:5000])
     assert fitted.certificate_.column_statistics is not None  # the standardiser maps the rows
     model = fitted.model_
     fortran = _memmap(tmp_path, X, fortran=True)

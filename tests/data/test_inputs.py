@@ -27,7 +27,7 @@ from dpcvx.data.datasets import load_adult, load_kdd
 from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, paper_schema
 from dpcvx.data.rows import RowMap, _row_norms
 from dpcvx.data.uci_domains import KDD_COLUMNS, adult_schema, kdd_schema
-from dpcvx.exceptions import DPCVXError, InputError
+from dpcvx.exceptions import ClippingWarning, DPCVXError, InputError
 from dpcvx.privacy.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
 from dpcvx.validation import (
     EPSILON_MAX,
@@ -194,7 +194,7 @@ def test_a_float64_frame_is_not_clipped_in_place_by_fit():
     assert np.shares_memory(np.asarray(frame), frame["a"].to_numpy())  # the view that made the bug
     before, labels_before = snapshot(frame), snapshot(labels)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", ClippingWarning)
         dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0).fit(frame, labels)
     assert_unchanged(frame, before)
     assert_unchanged(labels, labels_before)
@@ -502,7 +502,6 @@ def matrices(draw):
     else:
         values = draw(hnp.arrays(np.float64, shape, elements=ANY_FLOAT))
         with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
             if dtype in ("M8[s]", "m8[s]"):
                 array = np.nan_to_num(values, posinf=1e9, neginf=-1e9).clip(-1e9, 1e9).astype("i8").astype(dtype)
             elif dtype == "U5":
@@ -537,16 +536,14 @@ def is_correct_matrix(out, n_rows):
 def test_generated_matrices_give_a_typed_error_or_finite_bounded_rows(X, R, intercept):
     before = snapshot(X)
     rows = RowMap(R, fit_intercept=intercept, intercept_scaling=1.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            checked = check_matrix(X)
-        except DPCVXError:
-            checked = None
-        try:
-            out, count = rows.apply(X)
-        except DPCVXError:
-            out = None
+    try:
+        checked = check_matrix(X)
+    except DPCVXError:
+        checked = None
+    try:
+        out, count = rows.apply(X)
+    except DPCVXError:
+        out = None
     assert_unchanged(X, before)
     assert (checked is None) == (out is None)  # apply refuses exactly what check_matrix refuses
     if out is None:
@@ -578,10 +575,8 @@ def tables(draw):
     )
     table = {name: draw(column) for name in ("age", "sex", "hours")}
     if draw(st.booleans()):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            table = pd.DataFrame({k: pd.Series(v, dtype=object) if isinstance(v, list) else v
-                                  for k, v in table.items()})
+        table = pd.DataFrame({k: pd.Series(v, dtype=object) if isinstance(v, list) else v
+                              for k, v in table.items()})
     return table
 
 

@@ -4,8 +4,6 @@ timedelta64 column of 0/1 as the classes."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -31,14 +29,12 @@ def test_complex_and_time_labels_are_refused_before_the_charge(entry, kind):
     X = rng.uniform(-1, 1, (60, 3))
     y = (X[:, 0] > 0).astype(int)
     accountant = PrivacyAccountant(2.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
         # datetime64 0/1 is no class at DPLogisticRegression's own label check, which refuses it first
-        with pytest.raises(InputError, match=r"Complex data not supported|dtype (timedelta|datetime)64|outside the"):
-            if entry == "PrivateERM":
-                PrivateERM(data_norm=1.0, classes=(0, 1)).fit(X / 2, _labels(kind, y), 1.0, accountant=accountant,
-                                                             random_state=0)
-            else:
-                DPLogisticRegression(epsilon=1.0, data_norm=2.0, accountant=accountant, random_state=0).fit(
-                    X, _labels(kind, y))
+    with pytest.raises(InputError, match=r"Complex data not supported|dtype (timedelta|datetime)64|outside the"):
+        if entry == "PrivateERM":
+            PrivateERM(data_norm=1.0, classes=(0, 1)).fit(X / 2, _labels(kind, y), 1.0, accountant=accountant,
+                                                         random_state=0)
+        else:
+            DPLogisticRegression(epsilon=1.0, data_norm=2.0, accountant=accountant, random_state=0).fit(
+                X, _labels(kind, y))
     assert accountant.spent.epsilon == 0.0

@@ -6,7 +6,6 @@ same column with one text record released; "1.0" or "true" was no class 1. Neigh
 released alike (equal coefficients under one seed), and classes that share a reading key ("1" and "1.0") are
 refused when declared, before any charge."""
 
-import warnings
 from decimal import Decimal
 
 import numpy as np
@@ -42,9 +41,7 @@ def flag_spellings(y: np.ndarray) -> dict[str, object]:
 
 
 def released(fit, labels) -> np.ndarray:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return np.asarray(fit(labels), dtype=float)
+    return np.asarray(fit(labels), dtype=float)
 
 
 ESTIMATORS = {
@@ -115,11 +112,9 @@ def test_a_kernel_learner_reads_each_label_by_value(labels):
 
 
 def test_a_release_scores_labels_by_value():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        estimator = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=3).fit(X, Y)
-        model = dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=0.1, data_norm=1.0, classes=(0, 1)).fit(
-            X, Y, epsilon=1.0, random_state=3)
+    estimator = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=3).fit(X, Y)
+    model = dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=0.1, data_norm=1.0, classes=(0, 1)).fit(
+        X, Y, epsilon=1.0, random_state=3)
     for scored in (estimator, model):
         expected = scored.score(X, Y)
         for labels in spellings(Y).values():

@@ -42,7 +42,7 @@ def test_an_estimator_refuses_a_masked_x_and_y_before_the_charge(estimator, kind
         estimator(random_state=0).fit(X, _masked(y, 7), accountant=accountant)
     assert not accountant.ledger
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         fitted = estimator(random_state=0).fit(X, y)
     with pytest.raises(InputError, match="X is a masked array with masked"):
         fitted.predict(_masked(X, (5, 1)))
@@ -91,7 +91,7 @@ def test_labels_in_a_sparse_matrix_are_refused_and_a_numpy_matrix_column_is_read
     with pytest.raises(InputError, match=r"y is a sparse matrix; labels are one value a row"):
         dpcvx.DPLogisticRegression(random_state=0).fit(X, scipy.sparse.csr_matrix(labels[:, None]))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
         as_matrix = dpcvx.DPLogisticRegression(random_state=0).fit(X, np.asmatrix(labels).T)
         as_array = dpcvx.DPLogisticRegression(random_state=0).fit(X, labels)
     np.testing.assert_array_equal(as_matrix.coef_, as_array.coef_)

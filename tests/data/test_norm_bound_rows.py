@@ -55,6 +55,5 @@ def test_a_fit_on_a_memmap_names_the_global_row(tmp_path):
     accountant = dpcvx.PrivacyAccountant(10.0)
     for rows in (X, np.load(tmp_path / "X.npy", mmap_mode="r")):
         with warnings.catch_warnings(), pytest.raises(InputError, match=r"the first is row 2345;"):
-            warnings.simplefilter("ignore")
             dpcvx.DPLogisticRegression(clip=False, random_state=0, accountant=accountant).fit(rows, X[:, 0] > 0)
     assert accountant.spent.epsilon == 0

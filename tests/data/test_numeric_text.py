@@ -128,7 +128,7 @@ def test_the_opendp_bridge_refuses_numeric_text():
 
 def _fitted() -> dict:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1]})
         return {
             "PrivateERM": (PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, random_state=0), YPM, False),

@@ -103,7 +103,8 @@ def test_sparse_apply_and_fit_hold_about_one_copy() -> None:
     y = (np.random.default_rng(1).random(N) > 0.5).astype(int)
     learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, column_statistics=False)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         learner.fit(X[:2000], y[:2000])  # imports and verification outside the measurement
         assert _peak(lambda: RowMap(1.0, fit_intercept=True).apply(X)) < 1.6 * size
         assert _peak(lambda: learner.fit(X, y)) < 1.6 * size
@@ -125,7 +126,7 @@ def test_inside_the_ball_the_fit_holds_about_one_copy_and_the_cut_check_scores_b
     y = (X @ rng.normal(size=D) > 0).astype(int)
     learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, column_statistics=False)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         learner.fit(X[:2000], y[:2000])
         assert _peak(lambda: learner.fit(X, y)) < 1.6 * size
     w, labels = rng.normal(size=D), np.where(y > 0, 1.0, -1.0)

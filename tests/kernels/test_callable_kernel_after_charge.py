@@ -18,7 +18,7 @@ import pytest
 
 from dpcvx import PINP, TDDL, PrivacyAccountant
 from dpcvx.data.kernels import CallableKernel
-from dpcvx.exceptions import InputError, SolverError
+from dpcvx.exceptions import ClippingWarning, InputError, NoiseDominatesWarning, SolverError
 
 MARK = 0.123  # the analyst's public marker coordinate
 
@@ -74,7 +74,7 @@ def test_pinp_queries_on_neighbours_have_the_same_outcome_and_spend_alike(kernel
     for data in (X, other):
         accountant = PrivacyAccountant(2.0)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", NoiseDominatesWarning)
             curator = PINP(kernel, lam=0.1, max_queries=6, feature_bound=1.0).fit(
                 data, y, 1.0, accountant=accountant, random_state=seed)
         seen.append((_transcript(curator), curator.queries_answered_, accountant.spent.epsilon))
@@ -125,7 +125,7 @@ def test_a_huge_finite_row_never_makes_the_fit_raise_after_the_charge(learner, s
                 data, y, 20.0, accountant=accountant, random_state=seed)
 
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", ClippingWarning)
             seen.append((_outcome(fit), accountant.spent.epsilon))
     assert seen[0] == seen[1]
     assert seen[0][0] == "answered ()"
@@ -139,7 +139,8 @@ def test_pinp_refuses_or_fits_a_huge_row_wherever_it_sits(place):
     X[place] = (1e308, 1e308)
     accountant = PrivacyAccountant(2.0)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", ClippingWarning)
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
         curator = PINP(_linear, lam=0.1, max_queries=5, feature_bound=1.0).fit(X, y, 1.0, accountant=accountant,
                                                                               random_state=0)
     assert accountant.spent.epsilon == 1.0
@@ -155,7 +156,7 @@ def test_a_query_whose_own_feature_norm_is_not_finite_is_refused_before_any_answ
 
     X, _, y = _neighbours(2, (0.0, 0.0))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
         curator = PINP(kernel, lam=0.1, max_queries=5, feature_bound=1.0).fit(X, y, 1.0, random_state=0)
     with pytest.raises(InputError, match=r"sqrt\(k\(z, z\)\) not finite"):
         curator.query(np.array([MARK, 0.0]))
@@ -182,7 +183,7 @@ def test_tddl_predictions_at_z_after_the_charge_never_raise(seed):
         calls["marked"] = 0
         accountant = PrivacyAccountant(2.0)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", NoiseDominatesWarning)
             seen.append((_outcome(lambda data=data, accountant=accountant: TDDL(
                 kernel, lam=0.1, feature_bound=1.0, span="training").fit(
                     data, y, 1.0, Z=Z, accountant=accountant, random_state=seed).predictor.coef),
@@ -205,7 +206,7 @@ def test_a_pinp_fit_refused_after_the_charge_leaves_the_last_fit_whole():
 
     X, _, y = _neighbours(3, (0.0, 0.0))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
         curator = Inflated("rbf", gamma=1.0, lam=0.1, max_queries=5).fit(X, y, 1.0, random_state=0)
         before = (curator._model, curator.parameters_, curator._budget)
         curator.inflate = True

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from dpcvx import PINP, TDDL, PrivacyAccountant
-from dpcvx.exceptions import InputError
+from dpcvx.exceptions import InputError, NoiseDominatesWarning
 
 
 def _rbf(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -59,7 +59,7 @@ def _neighbours(seed: int, n: int = 40) -> tuple:
 def _outcome(fit, accountant: PrivacyAccountant) -> tuple[str, float]:
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", NoiseDominatesWarning)
             fit()
     except Exception as error:  # the outcome compared between neighbours: its type
         return type(error).__name__, accountant.spent.epsilon

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from dpcvx.exceptions import InputError
+from dpcvx.exceptions import InputError, NoiseDominatesWarning
 from dpcvx.models import kernel_learner
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tddl import TDDL
@@ -86,7 +86,7 @@ def _peaks(monkeypatch, fit):
     tracemalloc.start()
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", NoiseDominatesWarning)
             fit()
         peaks.append(tracemalloc.get_traced_memory()[1])
     finally:
@@ -137,6 +137,6 @@ def test_tddl_on_100000_rows_completes_after_the_charge(loss, lam):
     Z, _ = circle(100, seed=1)
     accountant = PrivacyAccountant(10.0)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
         model = TDDL("rbf", gamma=1.0, lam=lam, loss=loss).fit(X, y, 1.0, Z=Z, random_state=0, accountant=accountant)
     assert model.certificate.calibration.minimiser_span == "public" and len(accountant.ledger) == 1

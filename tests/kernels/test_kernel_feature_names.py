@@ -34,7 +34,9 @@ def _fit(name, frame, y, epsilon=50.0):
     return learner
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ExponentialCostWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names:UserWarning")  # the array predict below
 @pytest.mark.parametrize("name", ["TDDL", "PINP", "TDIL"])
 def test_a_reordered_or_renamed_table_is_refused(name):
     frame, y = _frame(300, 0)
@@ -49,7 +51,6 @@ def test_a_reordered_or_renamed_table_is_refused(name):
         learner.decision_function(frame.to_numpy()[:3])
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
 def test_a_refused_refit_keeps_the_last_release_s_names_and_an_array_fit_has_none():
     frame, y = _frame(300, 0)
     learner = _fit("TDDL", frame, y)
@@ -63,7 +64,7 @@ def test_a_refused_refit_keeps_the_last_release_s_names_and_an_array_fit_has_non
         learner.predict(frame[["income", "age"]])  # fitted without names: nothing to check, as scikit-learn
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore:Z does not have valid feature names:UserWarning")
 def test_tddl_refuses_a_public_sample_whose_columns_are_not_those_of_x():
     """Z is read by position as X is, and checked against X's names as predict checks a table: Z[["income", "age"]]
     was accepted and its rows used as the wrong points, with X's names kept; refused before the charge."""

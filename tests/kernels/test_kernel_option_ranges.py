@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from dpcvx.exceptions import InputError
+from dpcvx.exceptions import ExponentialCostWarning, InputError, NoiseDominatesWarning
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
@@ -110,7 +110,8 @@ def test_a_net_spacing_above_the_radius_is_refused_before_the_data(spacing):
 def test_a_net_spacing_equal_to_the_radius_is_a_net():
     X, y = task()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", ExponentialCostWarning)
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
         model = make("TDIL", input_bound=1.0, net_spacing=1.0).fit(X, y, 1.0, random_state=0)
     assert model.certificate.calibration.net_size >= 1
 

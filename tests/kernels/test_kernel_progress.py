@@ -14,6 +14,7 @@ import pytest
 
 import dpcvx.models.kernel_learner as kernel_learner
 from dpcvx import PINP, TDDL, TDIL
+from dpcvx.exceptions import ExponentialCostWarning, NoiseDominatesWarning
 
 
 class Terminal(io.StringIO):
@@ -75,7 +76,9 @@ def fit(make, public_sample, verbose, seed=0):
     X, y = rows(200, 1)
     learner = make(verbose)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # noise dominance and the net's cost: not what these tests check
+        # noise dominance and the net's cost: not what these tests check
+        warnings.simplefilter("ignore", ExponentialCostWarning)
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
         if public_sample:
             learner.fit(X, y, 1.0, Z=rows(30, 2)[0], random_state=seed)
         else:

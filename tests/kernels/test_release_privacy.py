@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.exceptions import DPCVXError, DPCVXWarning
+from dpcvx.exceptions import DPCVXError
 from dpcvx.models.pinp import PINP
 from dpcvx.models.release_audit import release_diff
 from dpcvx.models.tddl import TDDL
@@ -311,7 +311,9 @@ def test_a_far_row_beyond_floating_point_releases_as_its_neighbour_does(name, fa
     for rows in (X, far_neighbour(X, far)):
         accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DPCVXWarning)  # the curator's clipping note on the far row
+            # the curator's clipping note on the far row
+            warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+            warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
             release = FAR_FITS[name](rows, y, Z, accountant)
         assert len(accountant.ledger) == 1
         answers = release.decision_function(Z)
@@ -336,6 +338,6 @@ def test_a_far_row_under_a_callable_or_stationary_kernel_releases_without_a_word
         accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
-            warnings.simplefilter("ignore", DPCVXWarning)
+            warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
             release = TDDL(lam=0.01, **kernel).fit(rows, y, 1.0, Z=Z, random_state=3, accountant=accountant)
         assert len(accountant.ledger) == 1 and np.all(np.isfinite(release.decision_function(Z)))

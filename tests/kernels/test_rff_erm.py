@@ -212,7 +212,6 @@ def test_a_row_whose_projection_overflows_maps_to_the_zero_vector_and_its_neighb
     for rows in (X, far):
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)  # no numpy overflow shown on one neighbour only
-            warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
             learner = dpcvx.PrivateERM(lam=0.01, feature_map=RandomFourierFeatures(gamma=2.0, n_components=40,
                                                                                    random_state=0))
             releases.append(learner.fit(rows, y, epsilon=1.0, random_state=3))

@@ -57,7 +57,8 @@ def saved(tmp_path_factory):
     X = ball(150, 3, 0)
     Z = ball(LANCZOS_FROM + 88, 3, 1)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # T = 600 public points: noise dominance is not what is tested
+        # T = 600 public points: noise dominance is not what is tested
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         release = TDDL("rbf", gamma=1.0, lam=1e-2, loss="logistic", span="training").fit(
             X, labels(X, 2), 1.0, 1e-6, Z=Z, random_state=0)
     path = dpcvx.save(release, tmp_path_factory.mktemp("tddl") / "tddl.json")
@@ -166,7 +167,8 @@ def test_a_loaded_file_saves_back_to_the_same_bytes(kernel, width, span, float_s
     Z = ball(LANCZOS_FROM + 8, width, 11)
     params = {"input_bound": 1.0} if kernel == "linear" else {"gamma": 1.0}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # T = 520 public points: noise dominance is not what is tested
+        # T = 520 public points: noise dominance is not what is tested
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         release = TDDL(kernel, lam=1e-2, loss="logistic", span=span, float_safe=float_safe, **params).fit(
             X, labels(X, 12), 1.0, 1e-6, Z=Z, random_state=0)
     first = dpcvx.save(release, tmp_path / "first.json")

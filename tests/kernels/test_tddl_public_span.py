@@ -106,7 +106,8 @@ def test_auto_span_is_span_phi_z_when_n_exceeds_the_public_sample(size, expected
     Z, _ = circle_task(size, 7)
     learner = TDDL(RBFKernel(2.0), lam=0.1, loss="logistic")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Z larger than X at size 400: the public-sample note
+        # Z larger than X at size 400: the public-sample note
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         spans = {learner.fit(rows, labels, 1.0, Z=Z, random_state=0).certificate.calibration.minimiser_span
                  for rows, labels in ((X, y), (X2, y2))}
     assert spans == {expected}

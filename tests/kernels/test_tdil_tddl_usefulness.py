@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from circles import circle
 
-from dpcvx.exceptions import NoiseDominatesWarning
+from dpcvx.exceptions import ExponentialCostWarning, NoiseDominatesWarning
 from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
 from dpcvx.privacy.kernel_calibrate import tddl_calibration, tdil_parameters
@@ -20,7 +20,8 @@ def test_tdil_names_a_vacuous_guarantee_and_still_returns_its_release():
     X, y = circle(400)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NoiseDominatesWarning)  # shown, never raised: the release is paid for
-        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", ExponentialCostWarning)
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
         with pytest.warns(NoiseDominatesWarning, match=r"^TDIL: its accuracy guarantee is vacuous: the released "
                           r"predictor at every z of the ball is within 73\.01 of .* C R = 14\.14; its threshold tau = "
                           r"22\.92 is above every gap .* the rounds are expected to stop with w = 0"):
@@ -40,7 +41,7 @@ def test_tddl_names_noise_above_every_prediction_and_is_silent_when_it_is_not():
     X, y = circle(400)
     Z = circle(100, seed=5)[0]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
         with pytest.warns(NoiseDominatesWarning, match=r"^TDDL: each noisy prediction on the public sample Z carries "
                           r"noise of standard deviation 44\.65, at least the bound .* = 14\.14 .* T = 100 public "
                           r"points\)\. To gain: raise epsilon or n, or use fewer public points Z"):

@@ -55,7 +55,7 @@ def narrow():
 
 def _quiet_fit(estimator, X, y):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         return estimator.fit(X, y)
 
 
@@ -255,7 +255,7 @@ def test_neighbouring_label_range_release_files_differ_only_in_declared_values(l
     X, y = loose_label
     learner = dpcvx.DPLinearRegression(label_bound=(0, 100_000))
     with warnings.catch_warnings():  # the columns' ranges are not located here, and the fit says so (beside the point)
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         result = audit_release_file(learner, X[:2000], y[:2000], epsilon=0.3, mechanism="adassp", index=3, seed=2)
     assert result.clean, str(result)
     fitted = _quiet_fit(dpcvx.DPLinearRegression(epsilon=0.3, label_bound=(0, 100_000), mechanism="adassp"),

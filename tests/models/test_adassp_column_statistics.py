@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -37,9 +36,7 @@ def narrow():
 
 
 def _quiet_fit(estimator, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return estimator.fit(X, y)
+    return estimator.fit(X, y)
 
 
 def test_the_five_releases_are_one_gaussian_at_their_sensitivities():

@@ -7,7 +7,6 @@ would refuse the rows instead, so a refusal there comes from the parameters (a r
 outside the declared classes is the data's)."""
 
 import inspect
-import warnings
 
 import numpy as np
 import pytest
@@ -47,9 +46,7 @@ UNCHECKED = {"verbose"}  # read by no refusal
 
 def _outcome(call, *args):
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            call(*args)
+        call(*args)
     except DPCVXError as error:
         return f"{type(error).__name__}: {error}"
     return "accepted"

@@ -229,9 +229,7 @@ def test_a_default_fit_locates_columns_that_fill_a_narrow_correct_range() -> Non
         dpcvx.NumericColumn(f"press{j}", 80, 100) for j in range(4)]
     X = dpcvx.PublicSchema(tuple(columns)).transform(np.hstack([temps, press]))
     y = fault.astype(int)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X[:16000], y[:16000])
+    model = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X[:16000], y[:16000])
     cells = np.array(model.certificate_.column_statistics["cells"])
     assert np.all(cells[1] - cells[0] < CELLS / np.sqrt(12)), cells  # every column located
     assert roc_auc_score(y[16000:], model.decision_function(X[16000:])) > 0.9
@@ -313,10 +311,8 @@ def test_refusals_spend_nothing_and_draw_nothing(data, monkeypatch, settings, fi
 def test_the_estimator_draws_them_inside_its_fit_with_one_charge(data) -> None:
     X, y = data
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
-        estimator = dpcvx.DPLogisticRegression(column_statistics="ranges", random_state=0).fit(
-            X, y, accountant=accountant)
+    estimator = dpcvx.DPLogisticRegression(column_statistics="ranges", random_state=0).fit(
+        X, y, accountant=accountant)
     assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
     assert estimator.certificate_.column_statistics["epsilon"] == pytest.approx(0.1)
     assert isinstance(estimator.model_.rows.feature_map, ColumnStandardiser)
@@ -368,10 +364,8 @@ def test_a_default_fit_draws_the_ranges_exactly_when_the_rule_says(data, monkeyp
     original = column_histogram.discrete_laplace_array
     monkeypatch.setattr(column_histogram, "discrete_laplace_array", lambda *a: draws.append(a) or original(*a))
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
-        estimator = dpcvx.DPLogisticRegression(epsilon=epsilon, classes=classes, random_state=0, **settings).fit(
-            rows, y, accountant=accountant)
+    estimator = dpcvx.DPLogisticRegression(epsilon=epsilon, classes=classes, random_state=0, **settings).fit(
+        rows, y, accountant=accountant)
     assert estimator.column_statistics == "auto"
     group = 2 if "neighbours" in settings else 1  # add-remove charged to a replace-one accountant: group privacy
     assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == pytest.approx(group * epsilon)

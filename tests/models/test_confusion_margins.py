@@ -2,7 +2,6 @@
 the same counts as a pass over the rows, each row predicted +1 exactly where x_i . w > 0, on adversarial rows near
 the decision boundary and on every fit path."""
 
-import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -169,10 +168,8 @@ def _fitted_counts(monkeypatch, X, labels, **options):
 
     monkeypatch.setattr(fit_plan, "_confusion", spy)
     mechanism = options.pop("mechanism", "objective")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.PrivateERM(dpcvx.losses.logistic(), data_norm=1.0, **options).fit(
-            X, labels, epsilon=1.0, mechanism=mechanism, random_state=3)
+    model = dpcvx.PrivateERM(dpcvx.losses.logistic(), data_norm=1.0, **options).fit(
+        X, labels, epsilon=1.0, mechanism=mechanism, random_state=3)
     [counts], [passed] = seen, passes
     return model, counts, passed
 
@@ -217,17 +214,13 @@ def test_the_learner_keeps_no_margins(monkeypatch, layout):
     kept = []
     original = fit_plan._confusion
     monkeypatch.setattr(fit_plan, "_confusion", lambda *args: kept.append(args[3]) or original(*args))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        learner.fit(X, labels, epsilon=1.0, random_state=0)
+    learner.fit(X, labels, epsilon=1.0, random_state=0)
     assert kept[0] is not None and kept[0].margins.shape == (500,)  # Newton's margins reached the check
     assert kept[0].offset_margins is not None and kept[0].offset_margins.shape == (500,)  # and the noise's
     assert learner.diagnostics_.final_margins is None and learner.diagnostics_.offset_margins is None
     assert "final_margins" not in learner.diagnostics_.to_dict()
     assert "offset_margins" not in learner.diagnostics_.to_dict()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        learner.fit_nonprivate(X, labels)  # the baseline's record too: no n-vector of the data kept
+    learner.fit_nonprivate(X, labels)  # the baseline's record too: no n-vector of the data kept
     assert learner.diagnostics_.converged and learner.diagnostics_.final_margins is None
 
 

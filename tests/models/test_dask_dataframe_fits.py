@@ -4,8 +4,6 @@ same X in every form): its row count, lazy in its own shape, is read from its pa
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -30,9 +28,7 @@ def _forms(X: np.ndarray) -> tuple[object, object]:
 
 
 def _fit(estimator, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return estimator.fit(X, y)
+    return estimator.fit(X, y)
 
 
 def test_a_linear_regression_fits_a_dask_dataframe_as_its_array():

@@ -36,9 +36,7 @@ def _errors(seed: int, related: bool = True, share: float = 0.005) -> tuple[np.n
     bad = np.flatnonzero(rng.random(10_000) < share)
     y[bad] = rng.choice([5000.0, 9999.0], bad.size)
     schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"z{j}", -5, 5) for j in range(6)), norm=1.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        X = schema.transform({f"z{j}": Z[:, j] for j in range(6)})
+    X = schema.transform({f"z{j}": Z[:, j] for j in range(6)})
     return X[:10_000], y[:10_000], X[10_000:], y[10_000:]
 
 

@@ -501,7 +501,7 @@ def test_lam_auto_is_chosen_once_per_public_inputs(monkeypatch):
     assert fit_calibrations(slice(100, 300), 2.0, 4) == 0
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
 @pytest.mark.parametrize("case", ["PrivateERM", "balanced", "DPLogisticRegression", "DPHuberRegressor", "prior",
                                   "private prior", "elasticnet", "l1", "ball"])
 def test_a_plan_pickles_and_its_copy_releases_what_the_plan_releases(case):
@@ -537,7 +537,6 @@ def test_a_plan_pickles_and_its_copy_releases_what_the_plan_releases(case):
     assert model.certificate.to_dict() == again.certificate.to_dict()
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
 @pytest.mark.parametrize("case", ["PrivateERM", "DPLogisticRegression", "TDDL"])
 def test_a_used_plan_or_learner_pickles_without_the_solvers_statistics(case):
     """A plan holds its learner, and a fit set the learner's ``diagnostics_`` (NOT PRIVATE: iterations, timings, the

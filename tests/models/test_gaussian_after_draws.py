@@ -5,7 +5,6 @@ an (eps_fit, delta) pair, so a ledger of ten default releases at delta 1e-5 spen
 compose to about 3.1 (docs/accounting.md had promised Gaussian releases compose exactly). The ledger's charge (made
 before the draws, from public options) and the certificate's curve (from the calibration) are the same curve."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -36,10 +35,8 @@ def test_the_ledger_charges_the_curve_the_certificate_states(name, mechanism, de
         pytest.skip("float_safe=True takes unit weights only (refused before any charge)")
     X, y = _data(rate=0.2 if "count" in name else 0.5)
     accountant = dpcvx.PrivacyAccountant(10.0, 1e-3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.DPLogisticRegression(epsilon=1.0, delta=delta, mechanism=mechanism, float_safe=float_safe,
-                                           accountant=accountant, random_state=0, **SETTINGS[name]).fit(X, y)
+    model = dpcvx.DPLogisticRegression(epsilon=1.0, delta=delta, mechanism=mechanism, float_safe=float_safe,
+                                       accountant=accountant, random_state=0, **SETTINGS[name]).fit(X, y)
     curve = model.model_.certificate.privacy_curve
     assert len(curve.parts) == 2 and accountant.ledger[0].curve == curve
     fit = curve.parts[-1]
@@ -53,9 +50,7 @@ def test_the_ledger_charges_the_curve_the_certificate_states(name, mechanism, de
 def test_ten_default_gaussian_releases_compose_as_gaussians():
     X, y = _data()
     accountant = dpcvx.PrivacyAccountant(100.0, 1e-4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for seed in range(10):
-            dpcvx.DPLogisticRegression(epsilon=1.0, delta=1e-6, mechanism="output", accountant=accountant,
-                                       random_state=seed).fit(X, y)
+    for seed in range(10):
+        dpcvx.DPLogisticRegression(epsilon=1.0, delta=1e-6, mechanism="output", accountant=accountant,
+                                   random_state=seed).fit(X, y)
     assert accountant.spent.epsilon < 3.5  # 10.0 when each fit after its ranges was an (eps_fit, delta) pair

@@ -58,7 +58,9 @@ def _table(seed: int, n: int = N_TRAIN + 1000, d: int = D) -> tuple[np.ndarray, 
 
 def _quiet(fit):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.SlowDescentWarning)
         return fit()
 
 
@@ -228,7 +230,7 @@ def test_it_beats_adassp_ranged_at_n_epsilon_over_d_100():
         for mechanism in ("adassp", "auto"):
             estimator = dpcvx.DPLinearRegression(mechanism=mechanism, label_bound=100.0, random_state=seed)
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+                warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
                 fitted = estimator.fit(X[train], y[train])
             assert fitted.certificate_.mechanism == ("adassp-ranged" if mechanism == "adassp" else GRADIENT_RANGED)
             scores.append(fitted.score(X[test], y[test]))
@@ -288,7 +290,7 @@ def test_the_labels_range_alone_one_charge_the_certificate_and_the_saved_file(lo
 def test_neighbouring_label_range_release_files_differ_only_in_declared_values(loose):
     X, y = loose
     with warnings.catch_warnings():  # the columns' ranges are not located here, and the fit says so (beside the point)
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         result = audit_release_file(_default(), X[:2500], y[:2500], epsilon=0.3, mechanism="auto", index=3, seed=2)
     assert result.clean, str(result)
     certificate = _quiet(lambda: _default().fit(X[:2500], y[:2500])).certificate_
@@ -587,7 +589,8 @@ def test_a_calibration_made_again_against_the_fit_s_rules_is_refused(tmp_path):
     X = rng.uniform(-1, 1, (600, 3)) / np.sqrt(3)
     y = X @ np.array([1.0, 2.0, -1.0]) + 3 + rng.normal(0, 0.3, 600)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the NoiseDominatesWarning of a small table
+        # the NoiseDominatesWarning of a small table
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         estimator = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, label_bound=10.0, random_state=4,
                                              fit_intercept=False, mechanism="gradient").fit(X, y)
     path = tmp_path / "m.json"
@@ -622,10 +625,8 @@ def test_the_certificate_states_the_level_where_it_was_released():
     X = rng.uniform(-1, 1, (3000, 3)) / np.sqrt(3)
     y = X @ np.array([1.0, 2.0, -1.0]) + 3 + rng.normal(0, 0.3, 3000)
     for fit_intercept in (True, False):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, label_bound=10.0, random_state=0,
-                                             fit_intercept=fit_intercept, mechanism="gradient").fit(X, y).model_
+        model = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, label_bound=10.0, random_state=0,
+                                         fit_intercept=fit_intercept, mechanism="gradient").fit(X, y).model_
         certificate = model.certificate
         assert certificate.calibration.level is fit_intercept
         assert ("label's level" in certificate.guarantee) is fit_intercept

@@ -134,7 +134,8 @@ def test_a_missing_label_or_target_is_refused_in_one_wording_at_every_entry():
         DPLinearRegression(epsilon=1.0).fit(X, target)
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
 def test_rows_of_another_width_are_refused_in_one_wording_at_every_entry():
     """'X has 1 features, but <owner> is expecting 2 features as input.' (scikit-learn's words, the estimators'
     predict) at every entry: the kernel releases said 'X has 1 features, expected 2', PrivateERM's releases 'X has 1

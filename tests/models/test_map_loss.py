@@ -31,9 +31,7 @@ def _heavy(n: int, seed: int, s: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
     y = 0.8 * spend + 5 * visits + rng.normal(0, 20, n)
     schema = dpcvx.PublicSchema((dpcvx.NumericColumn("spend", 0, 1e5), dpcvx.NumericColumn("visits", 0, 31),
                                  dpcvx.NumericColumn("age", 17, 90)), norm=1.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return schema.transform({"spend": spend, "visits": visits, "age": age}), np.clip(y, -100, 1e5)
+    return schema.transform({"spend": spend, "visits": visits, "age": age}), np.clip(y, -100, 1e5)
 
 
 def _gaussian(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -43,9 +41,7 @@ def _gaussian(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     beta = rng.normal(size=5)
     y = 500 + Z @ (80 * beta / np.linalg.norm(beta)) + rng.normal(0, 18, n)
     schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"z{j}", -5, 5) for j in range(5)), norm=1.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return schema.transform({f"z{j}": Z[:, j] for j in range(5)}), np.clip(y, 0, 1000)
+    return schema.transform({f"z{j}": Z[:, j] for j in range(5)}), np.clip(y, 0, 1000)
 
 
 def _texts(estimator, X, y) -> list[str]:
@@ -86,9 +82,7 @@ def test_the_rows_as_given_are_least_squares_on_them_in_the_same_pass():
     """regression_share's third entry is least squares' adjusted R^2 on X itself (no row map), the second on the
     mapped rows; the release's R^2 first, for the labels as given and clipped onto the declared range."""
     X, y = _heavy(4000, 2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0).fit(X, y).model_
+    model = dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0).fit(X, y).model_
     shares = training_rows.regression_share(model, X, y, (-100, 1e5))
     assert shares is not None and all(len(entry) == 3 for entry in shares)
     one = np.c_[X, np.ones(len(y))]
@@ -139,9 +133,7 @@ def _count_label(seed: int, zero: float = 0.4) -> tuple[np.ndarray, np.ndarray, 
     mean = np.exp(1.5 + 0.6 * Z[:, 0])
     y = np.where(rng.random(12_500) < zero, 0, rng.negative_binomial(2, 2 / (2 + mean))).astype(float)
     schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"z{j}", -5, 5) for j in range(5)), norm=1.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        X = schema.transform({f"z{j}": Z[:, j] for j in range(5)})
+    X = schema.transform({f"z{j}": Z[:, j] for j in range(5)})
     return X[:10_000], y[:10_000], X[10_000:], y[10_000:]
 
 
@@ -168,10 +160,8 @@ def test_on_a_zero_inflated_count_label_the_text_says_what_did_better_and_what_w
     assert ("DPLinearRegression(column_statistics=False) (the declared ranges' map) did better in 4 and was worse by "
             "more than 0.5 of R^2" in texts[0] and "column_statistics=False (the declared ranges' map) for either"
             not in texts[0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        adassp = dpcvx.DPLinearRegression(mechanism="adassp", **common).fit(X, y)
-        public = dpcvx.DPLinearRegression(column_statistics=False, **common).fit(X, y)
+    adassp = dpcvx.DPLinearRegression(mechanism="adassp", **common).fit(X, y)
+    public = dpcvx.DPLinearRegression(column_statistics=False, **common).fit(X, y)
     assert _r2(yt, adassp.predict(Xt)) > _r2(yt, default.predict(Xt)) > 0 > _r2(yt, public.predict(Xt))
 
 
@@ -187,9 +177,7 @@ def test_little_kepts_huber_advice_no_longer_claims_every_case():
     y = np.where(y > 0, y + rng.normal(0, 10, n), 0.0).clip(0)
     schema = dpcvx.PublicSchema((*(dpcvx.NumericColumn(f"c{j}", 0, 100) for j in range(6)),
                                  dpcvx.NumericColumn("age", 17, 90)), norm=1.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        X = schema.transform(cols)
+    X = schema.transform(cols)
     texts = _texts(dpcvx.DPLinearRegression(epsilon=3, label_bound=(0, 2000), random_state=0), X, y)
     assert len(texts) == 1 and training_rows.LITTLE_KEPT in texts[0]
     assert "did better in most measured cases where this fired, not all" in texts[0]
@@ -210,9 +198,7 @@ def _house(levels: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.n
     schema = dpcvx.PublicSchema((dpcvx.NumericColumn("area", 0, 10_000), dpcvx.NumericColumn("bedrooms", 1, 5),
                                  dpcvx.CategoricalColumn("code", names), dpcvx.NumericColumn("year", 1900, 2025)),
                                 norm=1.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        X = schema.transform({"area": area, "bedrooms": bedrooms, "code": np.array(names)[level], "year": year})
+    X = schema.transform({"area": area, "bedrooms": bedrooms, "code": np.array(names)[level], "year": year})
     cut = int(0.75 * n)
     return X[:cut], np.clip(y[:cut], 0, 3e6), X[cut:], y[cut:]
 
@@ -234,9 +220,7 @@ def test_on_rows_wider_than_the_measured_counts_the_text_names_no_setting_that_d
     assert "54 of the 77" not in texts[0] and "No setting is known to do better on rows of more than 25" in texts[0]
     assert X.shape[1] == 43 > training_rows.MAP_WIDE
     assert f"{ADASSP} in 0 of 12 and 0 of 4 (worse in 11 and 4)" in texts[0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        adassp = dpcvx.DPLinearRegression(mechanism="adassp", **common).fit(X, y)
+    adassp = dpcvx.DPLinearRegression(mechanism="adassp", **common).fit(X, y)
     assert _r2(yt, adassp.predict(Xt)) < _r2(yt, default.predict(Xt)) - 0.02
 
 

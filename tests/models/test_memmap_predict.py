@@ -10,7 +10,6 @@ same bounded memory. Allocations are numpy's, measured by tracemalloc as in test
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -54,14 +53,12 @@ def fitted() -> dict[str, object]:
     """A binary classifier and a regressor with a clipping standardiser (column statistics drawn as private
     ranges), and a one-vs-rest classifier without a map: each path of the scores."""
     X, y = _rows(4000)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return {
-            "classifier": dpcvx.DPLogisticRegression(random_state=0, column_statistics="ranges").fit(X, y),
-            "regressor": dpcvx.DPLinearRegression(random_state=0, label_bound=1.0).fit(X, y.astype(float)),
-            "multiclass": dpcvx.DPLogisticRegression(random_state=0, classes=(0, 1, 2)).fit(
-                X, y + (X[:, 0] > 0.3)),
-        }
+    return {
+        "classifier": dpcvx.DPLogisticRegression(random_state=0, column_statistics="ranges").fit(X, y),
+        "regressor": dpcvx.DPLinearRegression(random_state=0, label_bound=1.0).fit(X, y.astype(float)),
+        "multiclass": dpcvx.DPLogisticRegression(random_state=0, classes=(0, 1, 2)).fit(
+            X, y + (X[:, 0] > 0.3)),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -144,10 +141,8 @@ def test_an_estimator_fitted_with_names_warns_of_a_memmap_without_them(data):
     """Feature names: a memmap has none, and an estimator fitted on a DataFrame warns of it as of any array."""
     pandas = pytest.importorskip("pandas")
     X, y = _rows(2000)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        estimator = dpcvx.DPLogisticRegression(random_state=0).fit(
-            pandas.DataFrame(X, columns=[f"x{j}" for j in range(D)]), y)
+    estimator = dpcvx.DPLogisticRegression(random_state=0).fit(
+        pandas.DataFrame(X, columns=[f"x{j}" for j in range(D)]), y)
     stored = data[2]["float32"]
     for rows in (stored, np.array(stored)):
         with pytest.warns(UserWarning, match="X does not have valid feature names"):

@@ -34,7 +34,8 @@ def table(tmp_path_factory):
 
 def _fit(make, X, y, s, fit):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the owner's NOT PRIVATE warnings, the same on both inputs
+        # the owner's NOT PRIVATE warnings, the same on both inputs
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
         return make().fit(X, y, **{key: s if value == "s" else value for key, value in fit.items()})
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -37,10 +36,8 @@ X, Y = _table()
 
 
 def _fit(**settings):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return DPLogisticRegression(classes=tuple(range(K)), random_state=0, column_statistics=False,
-                                    class_prior="private", threshold="prior", **settings).fit(X, Y)
+    return DPLogisticRegression(classes=tuple(range(K)), random_state=0, column_statistics=False,
+                                class_prior="private", threshold="prior", **settings).fit(X, Y)
 
 
 def test_the_certificate_composes_k_binary_releases_each_with_its_count_inside_its_share():
@@ -136,20 +133,16 @@ def test_the_warning_of_a_useless_one_vs_rest_release_never_advises_k_times_epsi
     labels = rng.choice(10, size=20000, p=[0.8] + [0.2 / 9] * 9)
     Z = centres[labels] + rng.normal(size=(20000, 8))
     schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"x{j}", -6, 6) for j in range(8)), norm=1.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rows = schema.transform({f"x{j}": Z[:, j] for j in range(8)})
+    rows = schema.transform({f"x{j}": Z[:, j] for j in range(8)})
     with pytest.warns(TrainingRowsWarning) as caught:
         DPLogisticRegression(classes=tuple(range(10)), epsilon=1.0, random_state=0).fit(rows, labels)
     (text,) = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
     assert "whole epsilon" not in text and "classes=(False, True)" not in text
     assert "class_prior='private' with threshold='prior' draws" in text and "epsilon / k" in text
     assert "largest score s_c minus its cut t_c" in text
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        plain = DPLogisticRegression(classes=tuple(range(10)), epsilon=4.0, random_state=0).fit(rows, labels)
-        advised = DPLogisticRegression(classes=tuple(range(10)), epsilon=4.0, random_state=0, class_prior="private",
-                                       threshold="prior").fit(rows, labels)
+    plain = DPLogisticRegression(classes=tuple(range(10)), epsilon=4.0, random_state=0).fit(rows, labels)
+    advised = DPLogisticRegression(classes=tuple(range(10)), epsilon=4.0, random_state=0, class_prior="private",
+                                   threshold="prior").fit(rows, labels)
     assert advised.certificate_.epsilon == 4.0  # the same total, not 10 epsilon
     before, after = (balanced_accuracy_score(labels, model.predict(rows)) for model in (plain, advised))
     assert after > before + 0.3

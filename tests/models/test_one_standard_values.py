@@ -1,7 +1,6 @@
 """A value taken at one entry is taken at every entry that gives it the same meaning, and read the same way after the
 charge: each case here was refused at one entry and not another, raised untyped, or failed after the charge."""
 
-import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -22,10 +21,8 @@ def test_a_fraction_threshold_is_read_as_its_float_after_the_charge():
     Fraction: a bare TypeError (Python 3.11), the budget spent and no model."""
     X, y = _data()
     accountant = dpcvx.PrivacyAccountant(5.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fitted = dpcvx.DPLogisticRegression(threshold=Fraction(1, 3), epsilon=1.0, random_state=0).fit(
-            X, y, accountant=accountant)
+    fitted = dpcvx.DPLogisticRegression(threshold=Fraction(1, 3), epsilon=1.0, random_state=0).fit(
+        X, y, accountant=accountant)
     assert accountant.spent.epsilon == 1.0 and fitted.coef_.shape == (1, 3)
     assert fitted.decision_cut_ == pytest.approx(np.log(0.5))
 
@@ -35,10 +32,8 @@ def test_a_tuned_model_of_any_real_grid_value_saves(value, tmp_path):
     """A grid value np.longdouble(0.5) released, and dpcvx.save refused the model (a long double is no JSON); a
     Fraction was written as its repr beside the certificate's float."""
     X, y = _data(400)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0, classes=(0, 1)), X, y, {"lam": [value, 0.1]},
-                            epsilon=2.0, random_state=0)
+    result = dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0, classes=(0, 1)), X, y, {"lam": [value, 0.1]},
+                        epsilon=2.0, random_state=0)
     loaded = dpcvx.load(dpcvx.save(result.model, tmp_path / "tuned.json"))
     assert loaded.tuning.candidates[0] == {"lam": 0.5}
 

@@ -318,7 +318,8 @@ def test_a_release_holds_no_record_of_the_data_it_was_fitted_on(data):
     X, y = data
     for name, measurement in _releases(data):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a regressor at n = 500, epsilon 0.5 warns that its noise dominates
+            # a regressor at n = 500, epsilon 0.5 warns that its noise dominates
+            warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
             releases = measurement(data), _compositor(measurement, [measurement.map(1)])(data)(measurement)
         for release in releases:
             assert not hasattr(release, "__opendp_dict__"), name

@@ -2,7 +2,6 @@
 
 import math
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -92,9 +91,7 @@ def certificates():
     rng = np.random.default_rng(1)
     X = rng.uniform(-0.5, 0.5, size=(300, 3))
     y = (X[:, 0] > 0).astype(int)
-    with warnings.catch_warnings():  # the NOT PRIVATE notes of small fits: not what is tested
-        warnings.simplefilter("ignore")
-        return _certificates(X, y)
+    return _certificates(X, y)
 
 
 def _certificates(X, y):

@@ -70,7 +70,8 @@ def test_an_estimator_s_released_label_range_clips_onto_the_declared_bound_first
     make = getattr(dpcvx, estimator)
     for seed in range(2):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+            warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
             settings = {"epsilon": 1.0, "data_norm": 1.0, "label_bound": label_bound, "random_state": seed}
             a, b = make(**settings).fit(X, y), make(**settings).fit(X, np.clip(y, low, high))
         assert a.certificate_.column_statistics is not None  # the path that draws the label's range

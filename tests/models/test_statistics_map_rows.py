@@ -32,7 +32,7 @@ def _bills(n: int = 6000, seed: int = 4) -> tuple[np.ndarray, np.ndarray]:
 
 def _quiet_fit(estimator, X, y):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
         return estimator.fit(X, y)
 
 

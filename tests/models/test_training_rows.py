@@ -75,7 +75,7 @@ def test_a_release_fitted_for_accuracy_is_held_to_the_most_common_class(right, s
         assert any(BELOW_MAJORITY in str(w.message) for w in caught) == expected, (unweighted, cut)
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnresolvedColumnWarning")
 def test_a_multiclass_release_below_the_majority_class_is_said():
     """A prober's six classes in raw columns in units 1 to 1e5 under one public data_norm: the release's accuracy was
     below the share of the most common class, its balanced accuracy above chance by more than two standard errors,
@@ -229,7 +229,6 @@ def test_a_regressor_warns_when_no_better_than_a_constant():
     assert "label_bound" in text and "class" not in text, text
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
 @pytest.mark.parametrize("estimator", [True, False], ids=["DPLogisticRegression", "PrivateERM"])
 def test_never_runs_inside_tune(noise_labels, monkeypatch, estimator):
     X, y = noise_labels
@@ -425,7 +424,6 @@ def test_an_estimator_counts_its_predictions_at_its_threshold(noise_labels, monk
     assert training_rows.classification_finding(counts) == training_rows_finding(predicted, labels, False)
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.DPCVXWarning")
 def test_an_estimator_counts_at_the_log_odds_of_its_released_count(noise_labels, monkeypatch):
     """threshold="prior" with a private class count: the cut is the log-odds of the count the release holds, known
     only after the plan's release; the counts are those of predict on the training rows."""
@@ -453,7 +451,7 @@ def test_the_public_classes_give_the_finding_of_the_union(noise_labels):
                     training_rows_finding(predicted, labels, False)
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 @pytest.mark.parametrize("layout", ["array", "memmap"])
 @pytest.mark.parametrize("intercept", [False, True])
 def test_one_vs_rest_counts_its_argmax_on_a_memmap_too(noise_labels, monkeypatch, tmp_path, layout, intercept):
@@ -565,7 +563,6 @@ def test_a_nearly_constant_finding_names_the_declared_classes():
         training_rows.warn_at_cut(check, 0.0)
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
 def test_a_multiclass_fit_names_its_tiny_classes():
     """12 declared classes, 3 of them a third of a percent of the rows each: the warning names those 3."""
     rng = np.random.default_rng(0)

@@ -92,7 +92,9 @@ def test_the_shares_and_the_finding_are_those_of_the_dense_reference(kind, seed,
                  "adassp": lambda: dpcvx.DPLinearRegression(epsilon=2.0, mechanism="adassp", random_state=seed),
                  "huber": lambda: dpcvx.DPHuberRegressor(epsilon=2.0, random_state=seed)}[make]()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.UnresolvedColumnWarning)
         estimator.fit(X, y)
         label_range = (float(np.min(y)) * 0.5, float(np.max(y)) * 0.5)
         shares = regression_share(estimator.model_, X, y, label_range)
@@ -116,7 +118,8 @@ def test_a_sparse_x_is_never_made_dense_row_by_row(monkeypatch):
     X, y = _table("sparse", 3)
     X = sparse.csr_matrix(X)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         estimator = dpcvx.DPLinearRegression(epsilon=2.0, random_state=3).fit(X, y)
     shapes: list[tuple[int, int]] = []
     for kind in (sparse.csr_matrix, sparse.csc_matrix, sparse.coo_matrix):
@@ -127,9 +130,7 @@ def test_a_sparse_x_is_never_made_dense_row_by_row(monkeypatch):
             return _original(self, *args, **kwargs)
 
         monkeypatch.setattr(kind, "toarray", recorded)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        shares = regression_share(estimator.model_, X, y, (-1.0, 1.0))
+    shares = regression_share(estimator.model_, X, y, (-1.0, 1.0))
     assert shares is not None
     d = X.shape[1]
     wide = [shape for shape in shapes if shape[1] >= d and shape[0] != shape[1]]
@@ -159,12 +160,11 @@ def test_a_view_the_same_as_another_is_decomposed_once(monkeypatch):
     X, y = _table("sparse", 4)
     X = sparse.csr_matrix(X)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         estimator = dpcvx.DPLinearRegression(epsilon=2.0, random_state=4).fit(X, y)
     assert estimator.model_.rows.apply(X)[1] == 0  # no row clipped
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        reference = _reference(estimator.model_, X, y, (-1.0, 1.0))
+    reference = _reference(estimator.model_, X, y, (-1.0, 1.0))
     calls = []
     original = np.linalg.eigh
 
@@ -173,9 +173,7 @@ def test_a_view_the_same_as_another_is_decomposed_once(monkeypatch):
         return original(matrix)
 
     monkeypatch.setattr(np.linalg, "eigh", counted)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        shares = regression_share(estimator.model_, X, y, (-1.0, 1.0))
+    shares = regression_share(estimator.model_, X, y, (-1.0, 1.0))
     assert len(calls) == 1
     np.testing.assert_allclose(np.array(shares), np.array(reference), rtol=0, atol=1e-9)
     assert shares[0][1] == shares[0][2] and shares[1][1] == shares[1][2]

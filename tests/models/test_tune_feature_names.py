@@ -26,7 +26,7 @@ SWAPPED = "The feature names should match those that were passed during fit: the
 
 def _tuned(learner, table, y, procedure):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         return dpcvx.tune(learner, table, y, grid={"lam": [1e-3, 1e-2]}, epsilon=1.0, procedure=procedure,
                           random_state=0)
 

@@ -22,7 +22,7 @@ X, Y = synthetic_classification(n=40, d=3, random_state=0)
 
 def _tune(learner, n: int, held_out: float, seed: int, accountant=None):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         return dpcvx.tune(learner, X[:n], Y[:n], {"lam": [0.01, 0.1]}, epsilon=1.0, held_out=held_out,
                           accountant=accountant, random_state=seed)
 

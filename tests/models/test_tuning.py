@@ -992,7 +992,7 @@ def test_budget_in_constructor_refuses_a_class_that_is_no_learner():
     assert not accountant.ledger
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 def test_a_copy_or_pickle_of_a_tuning_result_holds_no_diagnostics():
     """The selection's diagnostics_ (the runs drawn, the other candidates' noisy scores: NOT PRIVATE) rode along in a
     pickle and a deepcopy of the result; on neighbouring data sets two of 8 scores differed (-0.3889 against -0.4,

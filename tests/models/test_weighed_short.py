@@ -31,10 +31,8 @@ def _centres(n: int, shares: tuple[float, ...], seed: int, d: int) -> tuple[np.n
     total = n + 5000
     cls = rng.choice(weights.size, total, p=weights)
     Z = (rng.normal(size=(weights.size, d)) * 1.5)[cls] + rng.normal(size=(total, d))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        X = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"z{j}", -6, 6) for j in range(d)),
-                               norm=1.0).transform({f"z{j}": Z[:, j] for j in range(d)})
+    X = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"z{j}", -6, 6) for j in range(d)),
+                           norm=1.0).transform({f"z{j}": Z[:, j] for j in range(d)})
     return X[:n], cls[:n]
 
 

@@ -65,7 +65,6 @@ def _blobs(k=3, n=600):
     return X / np.linalg.norm(X, axis=1).max(), labels
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")
 def test_a_multiclass_release_has_probabilities_as_a_binary_one_by_its_loss():
     """Audit: one-vs-rest over the Huber hinge gave a softmax from predict_proba, while its binary release (and dpcvx
     predict, for both) had none: the loss has no probability model. One rule, losses.has_probabilities."""
@@ -82,7 +81,6 @@ def test_a_multiclass_release_has_probabilities_as_a_binary_one_by_its_loss():
     assert np.allclose(logistic.predict_proba(X[:5]).sum(axis=1), 1.0)
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("loss, offered", [("logistic", True), ("huber:h=0.5", False)])
 @pytest.mark.parametrize("classes", [(0, 1), (0, 1, 2)], ids=["binary", "one-vs-rest"])
 def test_an_estimators_predict_proba_follows_its_release(loss, offered, classes):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -47,11 +46,9 @@ def _fit(neighbours: str, n: int, column_statistics: bool | str = "auto") -> dpc
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.3, 0.3, size=(n, 3))
     y = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * rng.standard_normal(n)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return dpcvx.DPLinearRegression(epsilon=1.0, neighbours=neighbours, random_state=0, mechanism="adassp",
-                                        column_statistics=column_statistics,
-                                        n_public=n if neighbours == "add-remove" else None).fit(X, y)
+    return dpcvx.DPLinearRegression(epsilon=1.0, neighbours=neighbours, random_state=0, mechanism="adassp",
+                                    column_statistics=column_statistics,
+                                    n_public=n if neighbours == "add-remove" else None).fit(X, y)
 
 
 def test_the_estimator_fits_at_the_rule_and_the_certificate_records_it() -> None:

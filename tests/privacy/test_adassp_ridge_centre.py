@@ -36,7 +36,7 @@ def test_a_small_table_far_from_the_public_midpoint_is_not_far_below_a_constant(
     for seed in range(8):
         X, y = _small_table(seed)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
             model = dpcvx.DPLinearRegression(epsilon=1.0, label_bound=(0.0, 1000.0), mechanism="adassp",
                                              neighbours=neighbours, random_state=seed,
                                              n_public=500 if neighbours == "add-remove" else None).fit(X, y)

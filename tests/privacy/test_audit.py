@@ -503,7 +503,7 @@ def test_a_learner_whose_fit_audit_cannot_call_is_refused_before_any_fit(learner
 def test_a_budget_in_constructor_learner_gives_its_norm_bound_to_the_default_pair():
     wrapped = dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0, classes=(-1, 1))
     with warnings.catch_warnings():  # ten canary rows: the estimator says its model is mostly noise, as it is
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         report = audit(wrapped, 1.0, trials=20, random_state=0)
     assert report.claimed_epsilon == pytest.approx(1.0)
 

@@ -11,7 +11,6 @@ benchmarks/results/audit_noise_scale*.md and docs/audit.md.
 """
 
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -36,10 +35,8 @@ def too_little_noise(monkeypatch, k):
 
 def minimiser_gap(loss, lam, pair):
     """|w*(D) - w*(D')| n Lam / (2 L R): the part of the sensitivity the pair realises (L = R = 1)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
-        fits = [dpcvx.PrivateERM(loss=loss, lam=lam, data_norm=1.0).fit(X, y, 1e6, "output", random_state=0)
-                for X, y in ((pair.X, pair.y), (pair.X_prime, pair.y_prime))]
+    fits = [dpcvx.PrivateERM(loss=loss, lam=lam, data_norm=1.0).fit(X, y, 1e6, "output", random_state=0)
+            for X, y in ((pair.X, pair.y), (pair.X_prime, pair.y_prime))]
     return abs(fits[0].coef_[0] - fits[1].coef_[0]) * pair.X.shape[0] * lam / 2
 
 

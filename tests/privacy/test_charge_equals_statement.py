@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from dpcvx import PrivacyAccountant
+from dpcvx.exceptions import ClippingWarning, NoiseDominatesWarning
 from dpcvx.models.fit_plan import composite_ledger_line
 from dpcvx.privacy.composition import sequential_epsilon
 from dpcvx.sklearn import DPHuberRegressor, DPHuberSVM, DPLogisticRegression
@@ -34,7 +35,8 @@ def _charged_and_stated(estimator, X, y):
     accountant = PrivacyAccountant(100.0, 0.5)
     estimator.set_params(accountant=accountant)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", ClippingWarning)
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
         fitted = estimator.fit(X, y)
     (entry,) = accountant.ledger
     return entry, fitted.model_

@@ -92,7 +92,7 @@ def test_the_least_epsilon_fits_with_gaussian_noise() -> None:
     X = rng.uniform(-0.5, 0.5, (30, 2))
     y = np.where(X[:, 0] > 0, 1, -1)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         model = dpcvx.PrivateERM(lam=0.1, data_norm=1.0).fit(X, y, 1e-12, "output", delta=1e-6, random_state=0)
         regression = dpcvx.DPLinearRegression(epsilon=1e-12, delta=1e-6, data_norm=1.0, label_bound=1.0,
                                               mechanism="adassp", random_state=0).fit(X, X[:, 0])

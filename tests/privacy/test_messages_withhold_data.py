@@ -109,7 +109,7 @@ FOREIGN_TEXT = {
 }
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
 @pytest.mark.parametrize("entry", FOREIGN_TEXT)
 def test_refusal_quotes_no_foreign_text_on_the_data(entry):
     with pytest.raises(InputError) as caught:

@@ -10,7 +10,6 @@ statement the verified conditions do not back."""
 from __future__ import annotations
 
 import json
-import warnings
 
 import cvxpy as cp
 import numpy as np
@@ -31,10 +30,8 @@ GENERAL = {"replace-one": 21.498, "add-remove": 10.749}  # and the general profi
 def _fit(loss, neighbours="replace-one", n=2000, **options):
     X, y = synthetic_classification(n=n, d=5, random_state=0)
     extra = {"n_public": n} if neighbours == "add-remove" else {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return dpcvx.PrivateERM(loss, lam=1e-3, data_norm=1.0, **options).fit(
-            X, y, epsilon=0.5, mechanism="objective", delta=1e-6, neighbours=neighbours, random_state=0, **extra)
+    return dpcvx.PrivateERM(loss, lam=1e-3, data_norm=1.0, **options).fit(
+        X, y, epsilon=0.5, mechanism="objective", delta=1e-6, neighbours=neighbours, random_state=0, **extra)
 
 
 @pytest.mark.usefixtures("gaussian_objective")  # the Gaussian machinery on a small fixture
@@ -97,11 +94,9 @@ def test_a_regression_keeps_the_general_profile():
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (500, 3))
     y = X @ np.array([1.0, -0.5, 0.2]) + rng.normal(0, 0.1, 500)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.PrivateERM(lambda r: cp.logistic(-r), lam=1e-2, data_norm=1.0, label_bound=2.0,
-                                 task="regression").fit(
-            X, y, 1.0, "objective", delta=1e-6, random_state=0)
+    model = dpcvx.PrivateERM(lambda r: cp.logistic(-r), lam=1e-2, data_norm=1.0, label_bound=2.0,
+                             task="regression").fit(
+        X, y, 1.0, "objective", delta=1e-6, random_state=0)
     assert not model.certificate.verification.one_signed_slope
     assert not model.certificate.calibration.one_signed_slope
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 from typing import Any
 
 import cvxpy as cp
@@ -41,9 +40,7 @@ def _ball(lam: float | str = "auto", radius: float = 1.0) -> PrivateERM:
 
 def _fit(learner: PrivateERM, X: np.ndarray, y: np.ndarray, eps: float, delta: float = DELTA,
          accountant: PrivacyAccountant | None = None, **options: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return learner.fit(X, y, eps, delta=delta, random_state=5, accountant=accountant, **options)
+    return learner.fit(X, y, eps, delta=delta, random_state=5, accountant=accountant, **options)
 
 
 @pytest.mark.parametrize("eps", [0.1, 0.3])
@@ -167,10 +164,8 @@ def test_fits_that_draw_first_charge_what_they_state(name: str, tmp_path: Any) -
     X = rng.uniform(-0.5, 0.5, (4000, 4))
     y = (X[:, 0] + 0.3 * rng.normal(size=4000) > np.quantile(X[:, 0], 0.8 if "count" in name else 0.5)).astype(int)
     accountant = PrivacyAccountant(10.0, 1e-3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.DPLogisticRegression(epsilon=0.5, delta=1e-6, mechanism="objective", accountant=accountant,
-                                           random_state=0, **COMPOSITES[name]).fit(X, y)
+    model = dpcvx.DPLogisticRegression(epsilon=0.5, delta=1e-6, mechanism="objective", accountant=accountant,
+                                       random_state=0, **COMPOSITES[name]).fit(X, y)
     certificate = model.model_.certificate
     assert isinstance(certificate.calibration, ObjectivePerturbation)
     assert certificate.delta == 1e-6 and IMPLIES in certificate.guarantee
@@ -197,10 +192,8 @@ def test_high_d_keeps_the_gaussian_calibration() -> None:
     X /= np.linalg.norm(X, axis=1)[:, None]
     y = np.where(X[:, 0] > 0, 1, -1)
     accountant = PrivacyAccountant(epsilon=10.0, delta=1e-3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = PrivateERM(loss=losses.logistic(), lam=1e-3, data_norm=1.0).fit(
-            X, y, 1.0, delta=1.0 / n**2, random_state=1, accountant=accountant)
+    model = PrivateERM(loss=losses.logistic(), lam=1e-3, data_norm=1.0).fit(
+        X, y, 1.0, delta=1.0 / n**2, random_state=1, accountant=accountant)
     assert isinstance(model.certificate.calibration, GaussianObjectivePerturbation)
     assert model.certificate.delta == pytest.approx(1.0 / n**2)
     assert accountant.spent.delta == pytest.approx(1.0 / n**2)

@@ -25,7 +25,7 @@ def test_a_count_inside_column_ranges_loads_back(tmp_path, epsilon, count):
     X = rng.uniform(-1, 1, (600, 2)) / 2
     y = (X[:, 0] + 0.3 > 0).astype(int)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         model = dpcvx.DPLogisticRegression(epsilon=epsilon, column_statistics="ranges", random_state=0,
                                            **count).fit(X, y)
     certificate = model.certificate_

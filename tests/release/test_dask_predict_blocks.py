@@ -43,7 +43,6 @@ def _releases(X, y):
     return classifier, multiclass, regression
 
 
-@pytest.mark.filterwarnings("ignore")
 def test_dask_rows_are_scored_by_blocks(data, converted):
     X, y = data
     releases = _releases(X, y)

@@ -22,8 +22,7 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from dpcvx import DPERMClassifier, DPHuberSVM, DPLinearRegression, DPLogisticRegression  # noqa: E402
 
 pytestmark = [pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning"),
-              pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning"),
-              pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")]
+              pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")]
 
 RNG = np.random.default_rng(11)
 X = RNG.normal(size=(2000, 3))

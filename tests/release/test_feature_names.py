@@ -38,7 +38,7 @@ def _estimators(table):
 def test_a_loaded_model_refuses_reordered_or_renamed_columns_as_the_estimator_does(table, tmp_path, kind):
     estimator, y = _estimators(table)[kind]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         estimator.fit(table, y)
     path = dpcvx.save(estimator, tmp_path / "model.json")
     assert json.loads(path.read_text())["feature_names"] == ["a", "b", "c"]
@@ -110,7 +110,7 @@ def test_every_table_keeps_its_names_and_refuses_swapped_or_renamed_columns(tabl
     estimator, y = (dpcvx.DPLinearRegression(label_bound=2.0, random_state=0), table.to_numpy() @ [1.0, -1.0, 0.5]) \
         if kind == "least squares" else _estimators(table)[kind]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         estimator.fit(frame, y)
     assert estimator.feature_names_in_.tolist() == ["a", "b", "c"]
     assert dpcvx.load(dpcvx.save(estimator, tmp_path / "model.json")).feature_names_in_.tolist() == ["a", "b", "c"]

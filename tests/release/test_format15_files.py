@@ -52,8 +52,10 @@ def test_a_kernel_release_fitted_on_a_table_refuses_its_columns_swapped_saved_an
     X = rng.uniform(-0.5, 0.5, (300, 2))
     y = np.where(X[:, 0] > 0.1, 1, -1)
     frame = pd.DataFrame(X, columns=["a", "b"])
-    with warnings.catch_warnings():  # the net's cost, a noise note: not what this test is about
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings():  # the net's cost, a noise note, Z as an array: not what this test is about
+        warnings.simplefilter("ignore", dpcvx.exceptions.ExponentialCostWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
+        warnings.filterwarnings("ignore", message="Z does not have valid feature names", category=UserWarning)
         if learner == "TDDL":
             release = dpcvx.TDDL("rbf", gamma=4.0, lam=1e-2).fit(frame, y, 3.0, 1e-6, Z=X[:30], random_state=0)
         else:

@@ -22,7 +22,8 @@ def _fit(n: int, d: int, epsilon: float, **settings) -> dpcvx.DPHuberRegressor:
     X = rng.uniform(-1, 1, (n, d)) / 2
     y = X @ rng.standard_normal(d) / 3 + 0.4 + 0.1 * rng.standard_normal(n)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         return dpcvx.DPHuberRegressor(epsilon=epsilon, fit_intercept=False, column_statistics="ranges",
                                       random_state=0, **settings).fit(X, y), X
 

@@ -46,7 +46,7 @@ def _data(n: int, d: int, offset: float) -> tuple[np.ndarray, np.ndarray]:
 
 def _fit(estimator, X: np.ndarray, y: np.ndarray):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         return estimator.fit(X, y)
 
 

@@ -46,7 +46,7 @@ def test_a_lam_auto_release_loads_back_with_its_predictions(tmp_path, kind, mech
     if mechanism == "objective" and delta > 0 and kind in ("huber_svm", "huber_regressor"):
         pytest.skip("Gaussian objective perturbation needs a C^2 loss; the Huber losses are refused (AssumptionError)")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         if kind == "huber_regressor":
             model = dpcvx.DPHuberRegressor(label_bound=(-2, 2), **settings).fit(X, values)
         elif kind == "multiclass":
@@ -68,7 +68,8 @@ def test_a_regression_file_whose_label_bound_was_edited_is_refused(label_bound, 
     whose label_bound was multiplied by 10 loaded and stated "labels in [-B, B] with B = 30"."""
     X, _, _, values = _data()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         model = dpcvx.DPHuberRegressor(column_statistics=False, label_bound=label_bound, fit_intercept=fit_intercept,
                                        random_state=0).fit(X, values).model_
     saved = serialization.model_to_dict(model)

@@ -4,7 +4,6 @@ recompute it, docs/model-files.md), which the field checks alone must refuse."""
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import pytest
@@ -33,9 +32,7 @@ def _load_edited(data: dict, tmp_path):
     data["sha256"] = file_digest(data)
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(data))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return dpcvx.load(path)
+    return dpcvx.load(path)
 
 
 def _binary(rows):

@@ -8,7 +8,9 @@ import pytest
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore")  # the releases' own notes (TDIL's exponential net, small tables)
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ExponentialCostWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.SlowDescentWarning")
 def test_the_fingerprint_script_runs_every_configuration(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     import release_fingerprints

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import warnings
 
 import numpy as np
 import pytest
@@ -27,11 +26,9 @@ def saved() -> dict:
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (300, 3)) / 2
     y = np.where(X[:, 0] > 0, 1, 0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return {mechanism: serialization.model_to_dict(
-            dpcvx.DPLogisticRegression(epsilon=1.0, mechanism=mechanism, random_state=0).fit(X, y).model_)
-            for mechanism in ("objective", "output")}
+    return {mechanism: serialization.model_to_dict(
+        dpcvx.DPLogisticRegression(epsilon=1.0, mechanism=mechanism, random_state=0).fit(X, y).model_)
+        for mechanism in ("objective", "output")}
 
 
 @pytest.mark.parametrize("mechanism", ["objective", "output"])

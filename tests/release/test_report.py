@@ -276,7 +276,6 @@ def test_a_report_path_that_is_no_path_is_a_typed_error(reports, path, tmp_path,
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
 def test_the_summary_states_a_constant_classifier():
     """The certificate's public finding (the release predicts one class on every row it can score) was stated under
     "For an auditor" only: the summary, where a reader decides whether to use the model, did not say it."""
@@ -295,17 +294,14 @@ def test_a_regression_whose_search_read_n_states_it_against_delta(mechanism):
     """DPLinearRegression's default (the descent after a private range search) and its ranged AdaSSP read n (the
     search's level, the curvature cap, the level's shift), and the certificate states it; the report said the
     calibration "does not use the number of records" and so skipped its warning at delta = 3 / n."""
-    import warnings
 
     from dpcvx.release.report import ReleaseReport
 
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (3000, 3)) / np.sqrt(3)
     y = X @ np.array([1.0, 2.0, -1.0]) + rng.normal(0, 0.3, 3000)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-3, allow_large_delta=True, label_bound=5.0,
-                                         mechanism=mechanism, random_state=0).fit(X, y).model_
+    model = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-3, allow_large_delta=True, label_bound=5.0,
+                                     mechanism=mechanism, random_state=0).fit(X, y).model_
     text = ReleaseReport(model).to_markdown()
     assert "Here n = 3000 records" in text and "WARNING: delta is not small against 1/n" in text
     assert "does not use the number of records" not in text
@@ -314,14 +310,14 @@ def test_a_regression_whose_search_read_n_states_it_against_delta(mechanism):
 def test_a_field_the_release_does_not_use_reads_not_used():
     """TDIL under a net search has no ball dimension: its report's tables printed Python's "None" for it; a value
     the report shows as None now reads "not used" (the certificate's own calibration line is quoted as recorded)."""
-    import warnings
 
     from dpcvx.release.report import ReleaseReport
 
     X = np.random.default_rng(2).uniform(-1, 1, (200, 2)) / np.sqrt(2)
     y = np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ExponentialCostWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         model = dpcvx.TDIL("rbf", gamma=4.0, net_spacing=0.3, lam=0.1, input_bound=1.0,
                            loss="huber_hinge:h=0.5").fit(X, y, 200.0, 1e-6, random_state=3)
     text = ReleaseReport(model).to_markdown()
@@ -356,10 +352,8 @@ def test_the_curve_names_a_part_known_by_one_pair_only_where_the_release_has_one
 def test_the_regularizer_s_dimension_counts_the_intercept_s_feature_in_words(data):
     """A 3-column fit with an intercept said "at d = 4 features": d counts the intercept's feature."""
     X, y = data
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.DPLogisticRegression(epsilon=1.0, classes=(-1, 1), column_statistics=False,
-                                           random_state=0).fit(X, y)
+    model = dpcvx.DPLogisticRegression(epsilon=1.0, classes=(-1, 1), column_statistics=False,
+                                       random_state=0).fit(X, y)
     assert "at d = 4 (3 features and the intercept's)" in model.model_.report().to_markdown()
     plain = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, random_state=0)
     assert "at d = 3 features" in plain.report().to_markdown()
@@ -383,9 +377,7 @@ def test_the_certificate_text_shows_each_constant_in_one_format():
     (and lam at 16 digits beside the lam rule's 0.00562341): a reader comparing them saw two values. Every constant is
     shown once, as the report shows it (dpcvx.release.constants.written); the model file keeps every digit."""
     X, y = synthetic_classification(n=800, d=3, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        estimator = dpcvx.DPLogisticRegression(random_state=0).fit(X, (y > 0).astype(int))
+    estimator = dpcvx.DPLogisticRegression(random_state=0).fit(X, (y > 0).astype(int))
     text = str(estimator.certificate_)
     constants = dict(item.split(" = ") for item in re.search(r"^constants: (.*)$", text, re.M).group(1).split(", "))
     effective = re.search(r"effective R = ([^ ]+) ", text).group(1)

@@ -81,7 +81,9 @@ def _releases() -> dict:
 @pytest.fixture(scope="module")
 def reports():
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the small fits' NOT PRIVATE and cost warnings
+        # the small fits' NOT PRIVATE and cost warnings
+        warnings.simplefilter("ignore", dpcvx.exceptions.ExponentialCostWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         return {name: release.report() for name, release in _releases().items()}
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import dpcvx
 
-pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.DPCVXWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClassOrderWarning")
 
 
 def _public_inputs(text: str) -> str:
@@ -38,7 +38,8 @@ def test_the_classes_are_named_as_classes_names_them_and_the_positive_one_is_sai
 def test_the_private_mechanisms_say_which_ranges_were_drawn_as_the_summary_does(n):
     X = np.random.default_rng(0).uniform(0, 1, (n, 3))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         model = dpcvx.DPLinearRegression(random_state=0, label_bound=(0, 10)).fit(X, 5 + X[:, 0]).model_
     text = model.report().to_markdown()
     alone = model.certificate.calibration.range_columns == 1

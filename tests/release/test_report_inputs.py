@@ -34,10 +34,8 @@ def data():
 @pytest.mark.parametrize("procedure", ["split", "full-data"])
 def test_a_tuned_model_reports_and_charges_the_whole_selection(data, tmp_path, procedure):
     X, y = data
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0), X, y, {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=1.0,
-                            procedure=procedure, random_state=0)
+    result = dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0), X, y, {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=1.0,
+                        procedure=procedure, random_state=0)
     loaded = dpcvx.load(dpcvx.save(result.model, tmp_path / "tuned.json"))
     for model in (result.model, loaded):
         assert model.certificate.epsilon < 1.0 or procedure == "split"  # split: each part's fit at the total
@@ -69,7 +67,7 @@ def table():
 def test_privately_drawn_bounds_and_encodings_are_not_called_public(table):
     X, labels = table
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
         huber = dpcvx.DPHuberRegressor(epsilon=1.0, random_state=0).fit(X, labels).model_
         logistic = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, labels > 0.2).model_
     markdown = huber.report().to_markdown()
@@ -160,7 +158,7 @@ def test_a_ranged_regression_lists_its_labels_private_centre_and_bound():
     y = 50 + X @ np.array([30.0, -20.0, 10.0, 5.0]) + rng.normal(0, 3, 4000)
     for n in (4000, 800):  # every column's ranges, and the label's alone
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
             model = dpcvx.DPLinearRegression(label_bound=(0, 200), random_state=0).fit(X[:n], y[:n]).model_
         text = model.report().to_markdown()
         private = text[text.index("Chosen privately"):text.index("The private mechanisms that chose them")]
@@ -171,9 +169,7 @@ def test_a_balanced_release_names_its_class_weights_as_private_and_the_declared_
     """class_weight="balanced": the report listed the user's own loss and regularizer as "chosen privately by
     dpcvx" and did not name the class weights, which the private count did set."""
     X, y = synthetic_classification(n=3000, d=3, random_state=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, class_weight="balanced").fit(X, y, 1.0, random_state=0)
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, class_weight="balanced").fit(X, y, 1.0, random_state=0)
     text = model.report().to_markdown()
     public = text[text.index("## Public inputs"):text.index("Chosen privately")]
     private = text[text.index("Chosen privately"):text.index("The private mechanisms that chose them")]
@@ -216,9 +212,7 @@ def test_the_private_count_is_said_in_words_with_its_option_and_its_share_of_eps
     and not which option asked for it nor what share of epsilon it took; the intercept offset's centre showed 16
     digits, unexplained."""
     X, y = synthetic_classification(n=900, d=3, random_state=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, **option).fit(X, (y > 0).astype(int)).model_
+    model = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, **option).fit(X, (y > 0).astype(int)).model_
     text = model.report().to_markdown()
     count = model.certificate.weights.private_count
     [line] = _mechanisms(text)
@@ -238,19 +232,15 @@ def test_the_private_count_is_said_in_words_with_its_option_and_its_share_of_eps
 def test_a_threshold_other_than_one_half_is_a_public_input_of_the_report(tmp_path):
     """threshold=0.3 moves predict's cut (the file's decision_cut), and the report did not say so."""
     X, y = synthetic_classification(n=900, d=3, random_state=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        estimator = dpcvx.DPLogisticRegression(threshold=0.3, random_state=0).fit(X, (y > 0).astype(int))
+    estimator = dpcvx.DPLogisticRegression(threshold=0.3, random_state=0).fit(X, (y > 0).astype(int))
     said = ("the decision threshold 0.3: a row is predicted as 1 when its score is above log(0.3 / 0.7) = -0.847 "
             "instead of 0 (the default threshold 0.5); it changes which class is predicted, not the privacy")
     loaded = dpcvx.load(dpcvx.save(estimator, tmp_path / "model.json"))
     for model in (estimator.model_, loaded):
         public, private = _lists(model.report().to_markdown(), "Public inputs")
         assert said in public and not [item for item in private if "threshold" in item]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        prior = dpcvx.DPLogisticRegression(threshold="prior", class_prior="private", random_state=0)
-        prior.fit(X, (y > 0).astype(int))
+    prior = dpcvx.DPLogisticRegression(threshold="prior", class_prior="private", random_state=0)
+    prior.fit(X, (y > 0).astype(int))
     public, private = _lists(prior.model_.report().to_markdown(), "Public inputs")
     assert [item for item in private if item.startswith("the decision threshold")]  # the count's log-odds
     assert not [item for item in public if "threshold" in item]

@@ -7,7 +7,6 @@ with ``embed_plot=True`` show it. The figure is now drawn on first read; every f
 
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -19,10 +18,8 @@ from dpcvx.release import report as report_module
 @pytest.fixture(scope="module")
 def model():
     X, y = synthetic_classification(n=400, d=3, random_state=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, epsilon=0.8, delta=1e-6, mechanism="output",
-                                                             random_state=0)
+    return dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, epsilon=0.8, delta=1e-6, mechanism="output",
+                                                         random_state=0)
 
 
 def _counting(monkeypatch) -> list[int]:

@@ -74,7 +74,7 @@ def test_a_report_without_n_says_why_and_repeated_releases_add_delta_too():
     assert "k releases at (epsilon, delta) cost up to (k epsilon, k delta)" in text
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
 def test_a_release_s_repr_states_what_it_cost_in_total():
     """A composite fit's repr showed the fit's share only: class_prior='private' printed epsilon=0.95 where the
     accountant spent 1; DPHuberRegressor with its column statistics printed 0.5 of 1."""
@@ -95,7 +95,8 @@ def test_the_report_reads_as_words_for_its_reader():
     X = rng.uniform(-1, 1, (3000, 3))
     y = X @ [1.0, 2.0, 3.0] + rng.normal(size=3000)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClassOrderWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
         huber = dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=15, random_state=0).fit(X, y).model_
         labels = np.array(["no", "maybe", "yes"])[np.digitize(y, [-1, 1])]
         multi = dpcvx.DPLogisticRegression(classes=("no", "maybe", "yes"), epsilon=1.0, random_state=0).fit(X, labels)
@@ -119,7 +120,7 @@ def test_one_vs_rest_s_curve_parts_name_their_classes_in_the_ledger_and_the_cert
     labels = np.array(["no", "maybe", "yes"])[np.digitize(X[:, 0], [-0.15, 0.15])]
     accountant = dpcvx.PrivacyAccountant(10.0, 1e-3)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClassOrderWarning)
         model = dpcvx.DPLogisticRegression(classes=("no", "maybe", "yes"), epsilon=1.0, delta=delta,
                                            mechanism=mechanism, accountant=accountant, random_state=0).fit(X, labels)
     curve = model.model_.certificate.privacy_curve
@@ -138,7 +139,7 @@ def test_the_report_states_the_labels_private_centre_it_names():
     X = rng.uniform(-1, 1, (4000, 3))
     y = 300 + 40 * (X @ [1.0, 2.0, 3.0]) + 10 * rng.normal(size=4000)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
         model = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, label_bound=(0, 1000), random_state=0).fit(X, y)
     line = next(line for line in model.model_.report().to_markdown().splitlines() if "the labels' centre c = " in line)
     found = re.search(r"from the public centre s = 500, so ([\d.]+) in the labels' units", line)
@@ -151,11 +152,9 @@ def test_the_report_states_the_row_map_it_names():
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 0.5, (4000, 3))
     y = (X[:, 0] > 0.25).astype(int)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        release = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, y).model_
-        mapped = dpcvx.PrivateERM(lam=0.01, feature_map=dpcvx.RandomFourierFeatures(
-            "rbf", gamma=1.0, n_components=20, random_state=0)).fit(X, 2 * y - 1, 1.0, random_state=0)
+    release = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, y).model_
+    mapped = dpcvx.PrivateERM(lam=0.01, feature_map=dpcvx.RandomFourierFeatures(
+        "rbf", gamma=1.0, n_components=20, random_state=0)).fit(X, 2 * y - 1, 1.0, random_state=0)
     text = release.report().to_markdown()
     standardiser = release.rows.feature_map
     table = text[text.index("| encoded column | centre | multiplier |"):].splitlines()

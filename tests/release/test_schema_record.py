@@ -172,7 +172,7 @@ def test_a_release_is_not_saved_with_a_schema_of_another_width(estimator, tmp_pa
     X = np.random.default_rng(0).uniform(-0.5, 0.5, (200, 2))
     y = X @ np.array([1.0, -1.0])
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         model = estimator.fit(X, np.digitize(y, [-0.3, 0.3]) if hasattr(estimator, "classes") else y)
     wider = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(name, 0, 1) for name in "abc"))
     with pytest.raises(InputError, match="the schema encodes 3 features but the model has 2 weights"):

@@ -38,7 +38,8 @@ def files():
     X, y = _data()
     yr = X @ np.array([1.0, -0.5])
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ExponentialCostWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         pinp = PINP("rbf", lam=0.1, gamma=1.0, max_queries=5).fit(X, y, 1.0, 0, random_state=0)
         for row in X[:3]:
             pinp.query(row)
@@ -283,7 +284,7 @@ def label_alone():
     y = np.clip(300 + 80 * rng.standard_normal(5700), 0, 100_000)
     saved = {}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         for mechanism in ("adassp", "gradient"):
             model = dpcvx.DPLinearRegression(epsilon=0.3, delta=1e-6, label_bound=(0, 100_000), mechanism=mechanism,
                                              random_state=0).fit(X, y).model_
@@ -374,7 +375,6 @@ def test_a_lam_no_fit_accepts_is_refused_naming_the_field(monkeypatch, kind, lam
     loaded it; now the Lam itself is refused, naming the field."""
     X, y = _data()
     with monkeypatch.context() as patch, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
         patch.setattr(validation, "LAM_MIN", 1e-300)
         patch.setattr(validation, "LAM_MAX", 1e300)
         patch.setattr(kernel_solver, "MODERATE_MAX", 1e300)  # the kernel solver's scale check (lam + c R_phi^2)

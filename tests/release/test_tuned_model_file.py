@@ -4,7 +4,6 @@ files of format versions 4, 5 and 6 still load (docs/model-files.md, compatibili
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -29,9 +28,7 @@ def data():
 
 
 def _tuned(learner, X, y, procedure):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return dpcvx.tune(learner, X, y, {"lam": [0.01, 0.1]}, epsilon=1.0, random_state=0, procedure=procedure)
+    return dpcvx.tune(learner, X, y, {"lam": [0.01, 0.1]}, epsilon=1.0, random_state=0, procedure=procedure)
 
 
 @pytest.mark.parametrize("case", ["erm split", "estimator split", "estimator full-data"])

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import warnings
 
 import numpy as np
 import pytest
@@ -23,10 +22,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.UnprotectedFil
 
 
 def _tuned(learner, X, y, procedure, **options):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return dpcvx.tune(learner, X, y, {"lam": [0.01, 0.1]}, epsilon=1.0, random_state=0, procedure=procedure,
-                          **options)
+    return dpcvx.tune(learner, X, y, {"lam": [0.01, 0.1]}, epsilon=1.0, random_state=0, procedure=procedure,
+                      **options)
 
 
 @pytest.fixture(scope="module")

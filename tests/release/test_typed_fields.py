@@ -30,7 +30,8 @@ def files(tmp_path_factory):
                                                                                            random_state=4)
     curator.decision_function(Xk[:6])
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         models = {
             "linear": dpcvx.DPLogisticRegression(random_state=0).fit(X, y01),
             "balanced": dpcvx.DPLogisticRegression(class_weight="balanced", random_state=0).fit(X, y01),

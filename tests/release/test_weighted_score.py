@@ -5,8 +5,6 @@ that are not one finite number per row, or sum to zero, are refused with a typed
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -26,17 +24,15 @@ WEIGHTS = RNG.uniform(0.0, 3.0, size=400)
 
 
 def _releases():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
-        return {
-            "binary": (dpcvx.PrivateERM(data_norm=1.0).fit(X, YPM, epsilon=1.0, random_state=0), YPM, "accuracy"),
-            "estimator": (dpcvx.DPLogisticRegression(random_state=0).fit(X, Y01).model_, Y01, "accuracy"),
-            "multiclass": (dpcvx.DPLogisticRegression(classes=(0, 1, 2), random_state=0).fit(X, Y3).model_, Y3,
-                           "accuracy"),
-            "regression": (PrivateLinearRegression(1.0, 1.0).fit(X, TARGET, 1.0, 1e-6, random_state=0), TARGET, "r2"),
-            "kernel": (dpcvx.TDDL(lam=1e-2, gamma=1.0).fit(X, YPM, epsilon=1.0, Z=X[:10].copy(), random_state=0),
-                       YPM, "accuracy"),
-        }
+    return {
+        "binary": (dpcvx.PrivateERM(data_norm=1.0).fit(X, YPM, epsilon=1.0, random_state=0), YPM, "accuracy"),
+        "estimator": (dpcvx.DPLogisticRegression(random_state=0).fit(X, Y01).model_, Y01, "accuracy"),
+        "multiclass": (dpcvx.DPLogisticRegression(classes=(0, 1, 2), random_state=0).fit(X, Y3).model_, Y3,
+                       "accuracy"),
+        "regression": (PrivateLinearRegression(1.0, 1.0).fit(X, TARGET, 1.0, 1e-6, random_state=0), TARGET, "r2"),
+        "kernel": (dpcvx.TDDL(lam=1e-2, gamma=1.0).fit(X, YPM, epsilon=1.0, Z=X[:10].copy(), random_state=0),
+                   YPM, "accuracy"),
+    }
 
 
 RELEASES = _releases()

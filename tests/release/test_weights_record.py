@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import warnings
 
 import numpy as np
 import pytest
@@ -43,10 +42,8 @@ def files(tmp_path_factory):
     X, y = _data()
     saved = {}
     for name, (options, sample) in FITS.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = dpcvx.PrivateERM(lam=0.01, data_norm=1.0, classes=(0, 1), **options).fit(
-                X, y, 1.0, random_state=0, **({"sample_weight": np.ones(len(y))} if sample else {}))
+        model = dpcvx.PrivateERM(lam=0.01, data_norm=1.0, classes=(0, 1), **options).fit(
+            X, y, 1.0, random_state=0, **({"sample_weight": np.ones(len(y))} if sample else {}))
         path = tmp_path_factory.mktemp("weights") / f"{name}.json"
         dpcvx.save(model, path)
         saved[name] = (model, json.loads(path.read_text()), path.parent)

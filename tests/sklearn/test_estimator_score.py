@@ -23,7 +23,7 @@ TARGET = X[:, 0] + 0.1 * RNG.standard_normal(300)
 
 def _fitted():
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         return {"binary": (dpcvx.DPLogisticRegression(random_state=0).fit(X, Y01), Y01),
                 "one-vs-rest": (dpcvx.DPLogisticRegression(classes=(0, 1, 2), random_state=0).fit(X, Y3), Y3),
                 "regression": (dpcvx.DPHuberRegressor(random_state=0).fit(X, TARGET), TARGET)}

@@ -137,9 +137,7 @@ def test_class_weight_is_a_parameter_the_release_records(cls, data):
     X, y = data
     estimator = cls(class_weight={0: 0.5, 1: 1.0}, random_state=0)
     assert estimator.get_params()["class_weight"] == {0: 0.5, 1: 1.0}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
-        estimator.fit(X, y)
+    estimator.fit(X, y)
     assert estimator.certificate_.weights.class_weights == ((0, 0.5), (1, 1.0))
 
 

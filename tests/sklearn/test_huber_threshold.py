@@ -23,7 +23,8 @@ X = RNG.uniform(-0.5, 0.5, size=(400, 3))
 
 def _fit(labels: np.ndarray, **parameters: object) -> dpcvx.DPHuberRegressor:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         return dpcvx.DPHuberRegressor(random_state=0, **parameters).fit(X, labels)
 
 

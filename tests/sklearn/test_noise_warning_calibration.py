@@ -101,10 +101,8 @@ def test_the_warning_weighs_the_signal_with_the_rules_comparator_at_any_lam():
 
     X, y = positive_rows(400, 6, 0)
     for data_norm in (1.0, 2.0):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fixed = dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-2, data_norm=data_norm, random_state=0).fit(X, y)
-            auto = dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=data_norm, random_state=0).fit(X, y)
+        fixed = dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-2, data_norm=data_norm, random_state=0).fit(X, y)
+        auto = dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=data_norm, random_state=0).fit(X, y)
         rule = auto.model_.certificate.lam_rule.comparator_norm
         assert comparator_norm(fixed.model_.certificate) == pytest.approx(rule, rel=1e-15)
         assert comparator_norm(auto.model_.certificate) == rule

@@ -58,7 +58,7 @@ def test_a_parameter_refusal_comes_before_the_data(estimator, params, message):
     assert str(at_fit.value) == str(at_check.value)
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
 def test_the_fits_themselves_still_run():
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, size=(200, 2))

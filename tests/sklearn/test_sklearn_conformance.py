@@ -105,7 +105,8 @@ SMALL_DATA = {"epsilon": 10.0, "lam": 0.1, **SEED}
 def run_checks(estimator, expected):
     start = time.perf_counter()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)   # clipping and noise, see above
+        warnings.simplefilter("ignore", dpcvx.exceptions.ClippingWarning)   # clipping and noise, see above
+        warnings.simplefilter("ignore", dpcvx.exceptions.NoiseDominatesWarning)
         results = check_estimator(estimator, expected_failed_checks=expected, on_fail=None,
                                   on_skip=None)
     return results, time.perf_counter() - start

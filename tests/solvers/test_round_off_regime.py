@@ -8,7 +8,6 @@ solve stopped "stalled at round-off" ten times above its public target and nothi
 honest_lam benchmark). The steps must be taken on the gradient norm, and the solve must end at its target.
 """
 
-import warnings
 
 import numpy as np
 import pytest
@@ -35,10 +34,8 @@ RULE_V1_LAM = 10.0 ** (-13 / 8)
 @pytest.mark.parametrize("seed", [6, 0, 7])
 def test_newton_reaches_its_target_where_f_is_flat_to_round_off(seed):
     X, y = breast_cancer_fold()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.DPLogisticRegression(epsilon=1.0, lam=RULE_V1_LAM, data_norm=1.0, classes=(-1, 1),
-                                           random_state=seed).fit(X, y)
+    model = dpcvx.DPLogisticRegression(epsilon=1.0, lam=RULE_V1_LAM, data_norm=1.0, classes=(-1, 1),
+                                       random_state=seed).fit(X, y)
     assert np.all(np.isfinite(model.coef_))
 
 
@@ -56,9 +53,7 @@ def test_newton_leaves_a_subsampled_hessian_that_does_not_halve_the_residual(uci
     test = np.zeros(len(y), dtype=bool)
     test[np.array_split(order, 5)[2]] = True
     n = int(np.sum(~test))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = dpcvx.PrivateERM(lam=10**-4.5, data_norm=1.0).fit(
-            X[~test], y[~test], epsilon=1.0, delta=1 / n**2, random_state=877874235, neighbours="add-remove",
-            n_public=n)
+    model = dpcvx.PrivateERM(lam=10**-4.5, data_norm=1.0).fit(
+        X[~test], y[~test], epsilon=1.0, delta=1 / n**2, random_state=877874235, neighbours="add-remove",
+        n_public=n)
     assert np.mean(model.predict(X[test]) != y[test]) < 0.2  # released, and a model (majority: 0.25)

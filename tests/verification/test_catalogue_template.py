@@ -98,6 +98,7 @@ def test_the_conic_path_solves_the_expressions_built_from_the_templates():
 
 FIT = """
 import sys, warnings
+# ignore: the child's warnings go to its stderr, which the test does not read: it reads only the modules imported
 warnings.simplefilter("ignore")
 import numpy as np
 rng = np.random.default_rng(0)

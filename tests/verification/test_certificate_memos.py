@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import pickle
-import warnings
 
 import numpy as np
 
@@ -18,9 +17,7 @@ def _fit(**settings):
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, size=(400, 3))
     y = (X[:, 0] + 0.1 * rng.normal(size=400) > 0).astype(int)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
-        return dpcvx.DPLogisticRegression(epsilon=3.0, random_state=7, **settings).fit(X, y)
+    return dpcvx.DPLogisticRegression(epsilon=3.0, random_state=7, **settings).fit(X, y)
 
 
 def test_two_seeded_fits_pickle_alike_whatever_else_the_process_asked():

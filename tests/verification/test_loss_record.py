@@ -215,6 +215,7 @@ def test_served_derivatives_equal_sympys_lambdify_on_a_grid(loss, monkeypatch):
 
 FIT = """
 import sys, warnings
+# ignore: the child's warnings go to its stderr, which the test does not read: it reads only the modules imported
 warnings.simplefilter("ignore")
 import numpy as np, cvxpy as cp, dpcvx
 rng = np.random.default_rng(0)
