@@ -68,9 +68,7 @@ def _fit(table: object, y: object, column: CategoricalColumn, spent: list[float]
     accountant = PrivacyAccountant(epsilon=10)
     schema = PublicSchema([column, NumericColumn("v", 0, 1)])
     pipeline = make_pipeline(schema, DPLogisticRegression(epsilon=1.0, classes=("no", "yes"), random_state=0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pipeline.fit(table, y, dplogisticregression__accountant=accountant)
+    pipeline.fit(table, y, dplogisticregression__accountant=accountant)
     spent.append(accountant.spent.epsilon)
     return np.r_[pipeline[-1].coef_.ravel(), pipeline[-1].intercept_]
 
