@@ -28,12 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GRID = np.linspace(-6.0, 6.0, 2401)
 
 
-@pytest.fixture(autouse=True)
-def no_disk_cache(monkeypatch):
-    monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
-    verifier.forget_losses()
-    yield
-    verifier.forget_losses()
+pytestmark = pytest.mark.usefixtures("uncached_verifier")  # tests/verification/conftest.py
 
 
 @pytest.mark.parametrize("loss", catalogue.catalogue_losses(), ids=repr)

@@ -17,15 +17,9 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import AssumptionError, DPCVXError
 from dpcvx.privacy.accountant import PrivacyAccountant
-from dpcvx.verification import loss_analysis, prediction_loss, proof_cache, verifier
+from dpcvx.verification import loss_analysis, prediction_loss, verifier
 
-
-@pytest.fixture(autouse=True)
-def fresh(monkeypatch):
-    monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
-    verifier.forget_losses()
-    yield
-    verifier.forget_losses()
+pytestmark = pytest.mark.usefixtures("uncached_verifier")  # tests/verification/conftest.py
 
 
 def _data():
