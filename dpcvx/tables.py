@@ -380,8 +380,10 @@ def spelled_missing(declared: Iterable[Any]) -> Any | None:
     a label cell is that class would depend on the other records (an attacker probe, session 65: classes ("NA", "1")
     were refused as missing labels from a column pyarrow typed int64, released once one label was "x"). The one check
     of declared labels, made before any data is read, as a schema's categories are checked
-    (:func:`dpcvx.data.preprocessing._refuse_two_readings`)."""
-    return next((value for value in declared if isinstance(value, str) and spells_missing(value)), None)
+    (:func:`dpcvx.data.preprocessing._refuse_two_readings`). Empty text (or only spaces) is such a label too: pyarrow
+    reads an empty cell as a null among codes and as "" once one record is text (a regression probe, session 65)."""
+    return next((value for value in declared
+                 if isinstance(value, str) and (spells_missing(value) or not value.strip())), None)
 
 
 def missing_spellings(values: np.ndarray) -> np.ndarray:

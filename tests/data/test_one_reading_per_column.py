@@ -147,8 +147,22 @@ def test_a_class_that_spells_a_missing_value_is_refused_before_any_data_is_read(
     assert accountant.spent.epsilon == 0
 
 
+@pytest.mark.parametrize("classes", [("", "1"), ("1", "  "), ("", "1", "x")])
+def test_an_empty_class_is_refused_as_one_a_reader_makes_missing(classes):
+    """pyarrow reads an empty cell as a null in a column of codes and as "" once one label is text (a regression
+    probe, session 65): an empty class is refused as "NA" is, before any data is read."""
+    from dpcvx.sklearn import DPLogisticRegression
+
+    X = np.zeros((4, 2))
+    accountant = PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(InputError, match="spells a missing value"):
+        DPLogisticRegression(epsilon=1.0, classes=classes).fit(X, [classes[0], classes[1]] * 2, accountant=accountant)
+    assert accountant.spent.epsilon == 0
+
+
 @pytest.mark.parametrize("options", [("--positive", "NA", "--negative", "1", "--negative", "x"),
-                                     ("--positive", "1", "--negative", "nan"), ("--classes", "NA,1,x")])
+                                     ("--positive", "1", "--negative", "nan"), ("--classes", "NA,1,x"),
+                                     ("--positive", "1", "--negative", ""), ("--positive", " ", "--negative", "1")])
 def test_the_command_line_refuses_a_label_that_spells_a_missing_value_before_reading(tmp_path, capsys, options):
     from dpcvx.cli import main
 
