@@ -63,7 +63,7 @@ def _entries():
 
 @pytest.mark.parametrize("entry", ["PrivateERM.fit", "DPLogisticRegression", "tune", "RandomFourierFeatures",
                                    "synthetic_classification", "run_demo"])
-def test_one_seed_rule_at_every_entry(entry, recwarn):
+def test_one_seed_rule_at_every_entry(entry):
     import dpcvx.demo  # noqa: F401  (run_demo)
 
     fit = _entries()[entry]

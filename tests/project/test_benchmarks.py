@@ -227,7 +227,7 @@ def test_an_estimator_fit_loads_no_report_module():
             "names = ('dpcvx.release.report', 'dpcvx.privacy.kernel_calibrate')\n"
             "print(sorted(m for m in names if m in sys.modules))\n"
             "print(type(model.report()).__name__, 'dpcvx.release.report' in sys.modules)\n")
-    output = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True,
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, cwd=ROOT).stdout
     assert output.split("\n")[:2] == ["[]", "ReleaseReport True"]
 

@@ -11,6 +11,9 @@ The rule, checked on every ``tests/**/*.py`` (each call found by its name and pa
   ``warnings.filterwarnings("ignore", ...)``, ``warnings.catch_warnings(action="ignore")``, and
   ``pytest.mark.filterwarnings("ignore:...")`` wherever it stands (a decorator, ``pytestmark``, a
   ``pytest.param(marks=...)``), also in a Python script a test holds in a string.
+- A Python or pytest started with ``-W ignore``, ``PYTHONWARNINGS=ignore`` or ``-p no:warnings``, and a test that
+  takes pytest's ``recwarn`` fixture and never reads it (it records every warning, which overrides the errors of
+  pyproject.toml), are broad suppressions too.
 - It is *narrow* when it names a warning class other than ``Warning``, ``UserWarning`` and ``DPCVXWarning``
   (the base of every dpcvx warning), or a message pattern. A narrow suppression needs no comment.
 - A *broad* suppression (no class, or one of those three, and no message) needs a reason: a comment starting
@@ -125,11 +128,38 @@ def _scan(source: str) -> list[int]:
     return found
 
 
+#: a command line or environment that ignores every warning of a Python it starts: ``-W ignore`` (one argument or
+#: two), ``PYTHONWARNINGS=ignore``, pytest's ``-p no:warnings``
+COMMAND_LINE = re.compile(r"""["']-W\s*ignore["']|["']-W["']\s*,\s*["']ignore["']"""
+                          r"""|PYTHONWARNINGS["']?\s*[:=,]\s*(?:f?["'])?ignore\b|["']no:warnings["']""")
+
+
+def _command_lines(source: str) -> list[int]:
+    """The lines of ``source`` that start a Python (or pytest) that ignores every warning (:data:`COMMAND_LINE`)."""
+    return [source.count("\n", 0, match.start()) + 1 for match in COMMAND_LINE.finditer(source)]
+
+
+def _unread_recwarn(source: str) -> list[int]:
+    """The lines of the test functions that take pytest's ``recwarn`` and never read it: the fixture records every
+    warning ("always"), which overrides pyproject.toml's errors, so it silences what it does not look at."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "recwarn" in {
+                argument.arg for argument in node.args.args + node.args.kwonlyargs}:
+            used = any(isinstance(inner, ast.Name) and inner.id == "recwarn"
+                       for statement in node.body for inner in ast.walk(statement))
+            if not used:
+                found.append(node.lineno)
+    return found
+
+
 def unexplained(path: Path) -> list[tuple[int, str]]:
     """The broad suppressions of a test file with no ``# ignore:`` reason: (line, source line)."""
     source = path.read_text(encoding="utf-8")
     lines = source.splitlines()
-    return [(line, lines[line - 1].strip()) for line in sorted(_scan(source))]
+    others = [line for line in _command_lines(source) + _unread_recwarn(source)
+              if REASON not in lines[line - 1] and not (line > 1 and lines[line - 2].strip().startswith(REASON))]
+    return [(line, lines[line - 1].strip()) for line in sorted(_scan(source) + others)]
 
 
 def test_every_broad_warning_suppression_in_the_tests_says_why() -> None:
@@ -176,3 +206,25 @@ def test_the_rule_tells_broad_from_narrow_and_reads_the_reason(tmp_path: Path) -
         "'''\n",
         encoding="utf-8")
     assert [line for line, _ in unexplained(sample)] == [2, 3, 8, 10, 17, 18, 22, 26]
+
+
+def test_a_command_line_that_ignores_warnings_and_an_unread_recwarn_are_broad_too(tmp_path: Path) -> None:
+    """Forms a regression probe found the first rule missed (session 65): a subprocess's ``-W ignore`` and a test that
+    takes ``recwarn`` (every warning recorded, overriding pyproject.toml's errors) and never reads it."""
+    sample = tmp_path / "test_sample.py"
+    sample.write_text(
+        "import os, subprocess, sys\n"
+        "def test_a():\n"
+        "    subprocess.run([sys.executable, '-W', 'ignore', '-c', 'pass'])\n"          # 3 broad
+        "    subprocess.run([sys.executable, '-Wignore', '-c', 'pass'])\n"               # 4 broad
+        "    subprocess.run(['pytest', '-p', 'no:warnings'])\n"                          # 5 broad
+        "    env = {**os.environ, 'PYTHONWARNINGS': 'ignore'}\n"                         # 6 broad
+        "    subprocess.run([sys.executable, '-W', 'error', '-c', 'pass'])\n"            # 7 not an ignore
+        "def test_b(recwarn):\n"                                                         # 8 unread
+        "    pass\n"
+        "def test_c(recwarn):\n"                                                         # 10 read
+        "    assert not recwarn.list\n"
+        "# ignore: the child's stderr is not read; only its exit code is\n"
+        "def test_d(recwarn):\n"                                                         # 13 reasoned
+        "    subprocess.run([sys.executable, '-W', 'ignore', '-c', 'pass'])  # ignore: only the exit code\n")
+    assert [line for line, _ in unexplained(sample)] == [3, 4, 5, 6, 8]
