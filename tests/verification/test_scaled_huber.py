@@ -11,12 +11,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from test_catalogue_template import no_disk_cache  # noqa: F401 (autouse: no disk cache, no cached loss)
 from test_proof_cache import require_shipped_catalogue  # this folder is on sys.path
 
 from dpcvx import losses
 from dpcvx.verification import verifier
 from dpcvx.verification.exact import exact_constant
+
+pytestmark = pytest.mark.usefixtures("uncached_verifier")  # no disk or memory cache: tests/verification/conftest.py
 
 GRID = np.linspace(-3.0, 3.0, 1201)
 
