@@ -776,14 +776,15 @@ def label_vector(y: Any, n: int, classes: Sequence[Any] | None = None) -> np.nda
     Given the PUBLIC ``classes``, each label is read by its value (:func:`declared_labels`): "1.0", "01", "true",
     True or Decimal("1") is the class 1 (or "1"), whatever type its reader gave the whole column, so that every
     entry's labels, checked here once, reach the fit, the score and the owner's notes spelled as the classes. A date
-    of a day's unit is its ISO text (:func:`dpcvx.tables.day_texts`), as a schema's category reads it."""
+    or a timestamp at midnight without a timezone, is its day's ISO text, and a timestamp with a time of day is
+    refused by its row (:func:`dpcvx.tables.day_texts`), as a schema's category reads it."""
     if y is None:
         raise InputError("y is missing (None): pass the labels, one per row of X")
     if isinstance(y, SignBits):
         labels: np.ndarray | SignBits = y
     else:
         refuse_misread("y", y, labels=True)
-        labels = day_texts(one_dimensional_labels(own_types(y)))  # a date (of a day's unit): its ISO text
+        labels = day_texts(one_dimensional_labels(own_types(y)), what="y")  # a date, a midnight timestamp: its day
         # complex, date and duration labels refused by kind at every entry (PrivateERM compared 1+0j with the
         # class 1 and released where DPLogisticRegression refused; both took a timedelta64 0/1 column as the classes)
         refuse_complex_and_time("y", labels, "regression targets must be real numbers, labels numbers or text")
@@ -806,7 +807,7 @@ def declared_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
     PrivateMulticlassERM, tune, the kernel learners, a release's score); classes that share a key were refused when
     declared (:func:`_refuse_repeated_classes`; a model file saved
     before keeps them: a key two of its classes share reads as neither)."""
-    labels = day_texts(labels)
+    labels = day_texts(labels, what="y")
     if outside_classes(labels, classes) is None:
         return labels
     keys = [reading_key(label) for label in classes]

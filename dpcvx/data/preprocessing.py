@@ -387,7 +387,8 @@ class CategoricalColumn:
         """Where :meth:`encode`'s block of n rows holds its 1s: (n, the rows of a declared value, each one's category
         index), the rows in increasing order, one 1 each (checked, warned and refused as :meth:`encode` says); a
         schema's :meth:`~PublicSchema.transform` writes them into its own output, with no block of its own."""
-        values = tables.day_texts(column_arrays({self.name: values}, [self.name])[self.name], objects=False)
+        values = tables.day_texts(column_arrays({self.name: values}, [self.name])[self.name], objects=False,
+                                  what=f"categorical column {self.name!r}")
         # a missing value no category takes is outside the categories: named by _misread, refused if strict
         labels, absent = labels_and_absent(self.name, values, self.missing)
         # each label is looked up in the sorted public categories (a binary search per row, vectorised):
