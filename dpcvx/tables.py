@@ -46,9 +46,9 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts",
-           "reading_key", "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS",
-           "HEX_TEXT", "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
+           "MIDNIGHT_TEXT", "reading_key", "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS",
+           "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -384,6 +384,20 @@ FLAG_TEXTS = {"true": 1, "false": 0}
 INFINITY_TEXTS = ("inf", "infinity")
 #: An integer in hexadecimal ("0x10"), which pyarrow reads as an integer
 HEX_TEXT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
+
+#: An ISO 8601 timestamp at midnight without a timezone, as text ("2020-01-01 00:00:00", "2020-01-01T00:00",
+#: "2020-01-01 00:00:00.000"); group 1 is its day. pyarrow's CSV reader types a column of such texts timestamp while
+#: every record is one (read as its day, :func:`day_texts`) and keeps the text once one is not: a categorical cell
+#: that is no category's text and spells one is read as its day, and a category spelled so is refused when declared
+#: (:func:`midnight_day`; session 65).
+MIDNIGHT_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]00(?::00(?::00(?:\.0{1,9})?)?)?")
+
+
+def midnight_day(text: str) -> str | None:
+    """The day ("2020-01-01") of a text that spells a timestamp at midnight without a timezone
+    (:data:`MIDNIGHT_TEXT`), or None."""
+    match = MIDNIGHT_TEXT.fullmatch(text)
+    return match.group(1) if match else None
 #: A reading key (:func:`reading_key`): a number, an int when whole, else a float (an infinity among them)
 Key = int | float
 #: The digits a reading key's whole part may have (an integer, a Decimal or a hexadecimal of more is no key, never

@@ -170,3 +170,23 @@ def test_the_command_line_reads_a_parquet_timestamp_column_as_the_python_api_doe
     assert main(["fit", str(tmp_path / "noon.parquet"), *options, "--out", str(tmp_path / "noon.json")]) == 3
     assert "column 'c' holds a timestamp with a time of day in row 1437 " in capsys.readouterr().err
     assert not (tmp_path / "noon.json").exists()
+
+
+# pyarrow's CSV reader types a column of midnight timestamp texts timestamp until one record is other text
+
+@pytest.mark.parametrize("text", ["2020-01-01 00:00:00", "2020-01-01T00:00", "2020-01-01 00:00:00.000"])
+def test_a_midnight_timestamp_text_reads_as_its_day_whatever_type_pyarrow_gave_its_column(text):
+    import io
+
+    csv = pytest.importorskip("pyarrow.csv")
+    schema = PublicSchema([CategoricalColumn("d", ["2020-01-01", "x"])], strict=False)
+    cells = [text, "2020-01-01", text, text]
+    read = {name: csv.read_csv(io.BytesIO(("d\n" + "\n".join(column) + "\n").encode()))
+            for name, column in (("D", cells), ("D'", [*cells[:-1], "x"]))}
+    assert str(read["D"].schema.field("d").type).startswith("timestamp")
+    assert str(read["D'"].schema.field("d").type) == "string"
+    before, after = schema.transform(read["D"]), schema.transform(read["D'"])  # D' was the all-zero block
+    np.testing.assert_array_equal(after[:-1], before[:-1])
+    assert before[:, 0].tolist() == [1.0] * 4
+    with pytest.raises(InputError, match="spells a timestamp at midnight.*declare the day '2020-01-01'"):
+        CategoricalColumn("d", [text, "x"])  # D read it as its day, D' as its text: refused when declared
