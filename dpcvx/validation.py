@@ -53,6 +53,7 @@ from .tables import (
     day_texts,
     finite_numbers,
     first_non_number,
+    midnight_day,
     non_finite_error,
     non_numeric_entry,
     own_types,
@@ -673,6 +674,11 @@ def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -
     null = None if saved else spelled_missing(values)
     if null is not None:
         raise InputError(f"class {null!r} {MISSING_CLASS}, got {classes!r}")
+    timed = None if saved else next((v for v in values if isinstance(v, str) and midnight_day(v) is not None), None)
+    if timed is not None:  # a reader types such labels timestamps, read as their day (dpcvx.tables.day_texts)
+        raise InputError(f"class {timed!r} spells a timestamp at midnight, which a table's reader (pyarrow's CSV "
+                         f"reader) types as a timestamp while every label is one, read as its day: declare the day "
+                         f"{midnight_day(timed)!r} (a label spelled so is read as it), got {classes!r}")
 
 
 #: Why a declared class (or a command-line label) that spells a missing value is refused, and the fix
@@ -810,9 +816,31 @@ def declared_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
     labels = day_texts(labels, what="y")
     if outside_classes(labels, classes) is None:
         return labels
+    labels = _midnight_labels(labels, classes)
     keys = [reading_key(label) for label in classes]
     unique = [label for label, key in zip(classes, keys, strict=True) if key is None or keys.count(key) == 1]
     return by_value(labels, unique)
+
+
+def _midnight_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
+    """``labels`` with each text label that is no class and spells a timestamp at midnight
+    (:func:`dpcvx.tables.midnight_day`: "2020-01-01 00:00:00") as its day when that day is a class: pyarrow's CSV
+    reader types a column of such texts timestamp while every record is one, read as its day
+    (:func:`dpcvx.tables.day_texts`), and keeps the text once one label is not (session 65). ``labels`` itself when
+    no class is an ISO day."""
+    days = {label for label in classes if isinstance(label, str) and DAY_TEXT.fullmatch(label)}
+    if not days or labels.dtype.kind not in "UO":
+        return labels
+    read = [midnight_day(label) if isinstance(label, str) and len(label) <= 29 and label not in days else None
+            for label in labels.tolist()]
+    if not any(day in days for day in read):
+        return labels
+    return np.array([day if day in days else label for label, day in zip(labels.tolist(), read, strict=True)],
+                    dtype=object)
+
+
+#: An ISO day's text ("2020-01-01"), the text :func:`dpcvx.tables.day_texts` gives a date
+DAY_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def one_dimensional_labels(y: np.ndarray) -> np.ndarray:

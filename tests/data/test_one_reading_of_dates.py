@@ -190,3 +190,23 @@ def test_a_midnight_timestamp_text_reads_as_its_day_whatever_type_pyarrow_gave_i
     assert before[:, 0].tolist() == [1.0] * 4
     with pytest.raises(InputError, match="spells a timestamp at midnight.*declare the day '2020-01-01'"):
         CategoricalColumn("d", [text, "x"])  # D read it as its day, D' as its text: refused when declared
+
+
+def test_a_midnight_timestamp_text_label_is_its_day_whatever_type_pyarrow_gave_its_column():
+    import io
+
+    from dpcvx.sklearn import DPLogisticRegression
+
+    csv = pytest.importorskip("pyarrow.csv")
+    X = np.random.default_rng(0).uniform(-1, 1, (60, 2))
+    classes = ("2020-01-01", "2020-02-01", "x")
+    texts = np.where(X[:, 0] > 0, "2020-01-01 00:00:00", "2020-02-01 00:00:00")
+    fitted = {}
+    for name, column in (("D", texts), ("D'", np.append(texts[:-1], "x"))):  # D: timestamp; D' was refused
+        y = csv.read_csv(io.BytesIO(("y\n" + "\n".join(column) + "\n").encode())).column("y")
+        fitted[name] = DPLogisticRegression(epsilon=1.0, classes=classes, random_state=0).fit(X, y).coef_
+        days = np.array([label[:10] if label != "x" else label for label in column])
+        np.testing.assert_array_equal(
+            fitted[name], DPLogisticRegression(epsilon=1.0, classes=classes, random_state=0).fit(X, days).coef_)
+    with pytest.raises(InputError, match="class '2020-01-01 00:00:00' spells a timestamp at midnight"):
+        DPLogisticRegression(epsilon=1.0, classes=("2020-01-01 00:00:00", "x")).fit(X, texts)
