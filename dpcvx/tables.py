@@ -35,7 +35,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -46,9 +46,9 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
-           "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "reading_key",
-           "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT",
-           "KEY_DIGITS", "Key"]
+           "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
+           "MIDNIGHT_TEXT", "reading_key", "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS",
+           "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -227,7 +227,7 @@ def column_values(table: Any, index: int, *, exact: bool = False) -> np.ndarray:
         if exact and _integer(series.dtype) and series.null_count():
             return _with_missing(np.asarray(series.fill_null(0).to_numpy()), np.asarray(series.is_null().to_numpy()))
         return np.asarray(series.to_numpy())
-    series = table.iloc[:, index]
+    series = _viewless(table.iloc[:, index])
     if exact:
         return _exact_pandas(series)
     if _numeric_with_missing(series.dtype):
@@ -242,8 +242,34 @@ def named_column(table: Any, name: Any) -> np.ndarray:
     if names is None:
         raise TypeError(f"not a table: {type(table).__name__}")
     index = names.index(name)
-    refuse_nested(f"column {name!r}", column_dtype(table, index))
+    dtype = column_dtype(table, index)
+    refuse_nested(f"column {name!r}", dtype)
+    if _zoned(dtype):  # its readers give the UTC time, a day other than the zone's own (day_texts)
+        raise InputError(f"column {name!r} holds timestamps with a timezone ({dtype}): a timestamp's day depends on "
+                         "the zone it is read in; convert the column to text with a public format first, e.g. "
+                         ".dt.strftime('%Y-%m-%d')")
     return column_values(table, index, exact=True)
+
+
+def _zoned(dtype: Any) -> bool:
+    """Whether a column's dtype is a timestamp with a timezone (a pandas ``datetime64[ns, UTC]`` or ``ArrowDtype``
+    of one, a polars ``Datetime`` with a ``time_zone``, a pyarrow ``timestamp`` with a ``tz``)."""
+    arrow = getattr(dtype, "pyarrow_dtype", dtype)
+    return any(getattr(kind, field, None) is not None for kind in (dtype, arrow) for field in ("tz", "time_zone"))
+
+
+def _viewless(series: Any) -> Any:
+    """A pandas column of a pyarrow ``string_view`` or ``binary_view`` (``ArrowDtype``) as one of pyarrow's
+    ``large_string`` or ``large_binary``, which pandas turns into numpy (its ``to_numpy`` of a view type raised a
+    bare NotImplementedError, a sixty-fifth session probe); any other column as it is."""
+    arrow = getattr(getattr(series, "dtype", None), "pyarrow_dtype", None)
+    if arrow is None or str(arrow) not in ("string_view", "binary_view"):
+        return series
+    import pandas as pd
+    import pyarrow as pa
+
+    wide = pa.large_string() if str(arrow) == "string_view" else pa.large_binary()
+    return pd.Series(pa.array(series).cast(wide), dtype=pd.ArrowDtype(wide), index=series.index, name=series.name)
 
 
 def plain_matrix(table: Any) -> np.ndarray | None:
@@ -358,6 +384,20 @@ FLAG_TEXTS = {"true": 1, "false": 0}
 INFINITY_TEXTS = ("inf", "infinity")
 #: An integer in hexadecimal ("0x10"), which pyarrow reads as an integer
 HEX_TEXT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
+
+#: An ISO 8601 timestamp at midnight without a timezone, as text ("2020-01-01 00:00:00", "2020-01-01T00:00",
+#: "2020-01-01 00:00:00.000"); group 1 is its day. pyarrow's CSV reader types a column of such texts timestamp while
+#: every record is one (read as its day, :func:`day_texts`) and keeps the text once one is not: a categorical cell
+#: that is no category's text and spells one is read as its day, and a category spelled so is refused when declared
+#: (:func:`midnight_day`; session 65).
+MIDNIGHT_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]00(?::00(?::00(?:\.0{1,9})?)?)?")
+
+
+def midnight_day(text: str) -> str | None:
+    """The day ("2020-01-01") of a text that spells a timestamp at midnight without a timezone
+    (:data:`MIDNIGHT_TEXT`), or None."""
+    match = MIDNIGHT_TEXT.fullmatch(text)
+    return match.group(1) if match else None
 #: A reading key (:func:`reading_key`): a number, an int when whole, else a float (an infinity among them)
 Key = int | float
 #: The digits a reading key's whole part may have (an integer, a Decimal or a hexadecimal of more is no key, never
@@ -414,15 +454,17 @@ def own_types(y: Any, what: str = "y") -> np.ndarray:
     bytes are decoded here, before numpy gives the list a type, so a list of bytes is read as the list of their
     texts whatever its other records are (a sixty-fifth session probe)."""
     if not isinstance(y, (list, tuple)):
-        return bytes_as_text(np.asarray(y), what)
+        return bytes_as_text(np.asarray(_viewless(y) if _library(y) == "pandas" else y), what)
     try:
         labels = np.asarray(y)
     except UnicodeDecodeError:  # non-ASCII bytes beside text, which numpy decodes as ASCII
         labels = np.array(y, dtype=object)
+    except ValueError:  # a bytearray (numpy reads its bytes as a sequence) or a list among the entries: objects, so
+        labels = np.array(y, dtype=object)  # that a bytearray is its text and a list is refused by its row
     if labels.dtype.kind not in "USO":
         return labels
     entries = _flat(y)
-    if any(isinstance(entry, bytes) for entry in entries):
+    if any(isinstance(entry, (bytes, bytearray)) for entry in entries):
         y = bytes_as_text(np.array(y, dtype=object), what).tolist()
         labels, entries = np.asarray(y), _flat(y)
     if labels.dtype.kind == "U" and not all(isinstance(entry, str) for entry in entries):
@@ -449,12 +491,13 @@ def bytes_as_text(values: np.ndarray, what: str) -> np.ndarray:
             return np.char.decode(values, "utf-8")
         except UnicodeDecodeError:
             _refuse_undecoded(values, what)
-    if kind != "O" or not values.size or not any(issubclass(kind_, bytes) for kind_ in set(map(type, values.flat))):
+    if kind != "O" or not values.size or not any(issubclass(kind_, (bytes, bytearray))
+                                                 for kind_ in set(map(type, values.flat))):
         return values
     decoded = values.copy()
     flat = decoded.reshape(-1)
     for i, value in enumerate(values.flat):
-        if isinstance(value, bytes):
+        if isinstance(value, (bytes, bytearray)):
             try:
                 flat[i] = bytes(value).decode("utf-8")
             except UnicodeDecodeError:
@@ -465,7 +508,7 @@ def bytes_as_text(values: np.ndarray, what: str) -> np.ndarray:
 def _refuse_undecoded(values: np.ndarray, what: str) -> None:
     """Refuse the first cell of ``values`` that holds bytes that are not UTF-8 text, by its row."""
     for i, value in enumerate(values.flat):
-        if isinstance(value, bytes):
+        if isinstance(value, (bytes, bytearray)):
             try:
                 value.decode("utf-8")
             except UnicodeDecodeError:
@@ -482,30 +525,84 @@ def _flat(y: list[Any] | tuple[Any, ...]) -> list[Any]:
     return [entry for label in y for entry in (label if isinstance(label, (list, tuple)) else (label,))]
 
 
-def day_texts(values: np.ndarray, objects: bool = True) -> np.ndarray:
-    """A column of dates of one day's unit as their ISO texts ("2020-01-01", the one text a table's reader parses
-    into such a date): a numpy ``datetime64[D]`` column (a pyarrow ``date32`` or ``date64`` column, a polars
-    ``Date``) as an object array with None where a date is missing (NaT), and the ``datetime.date`` entries (not
-    datetimes) of an object column (a pandas column read from one) as their ISO texts; any other column as it is.
-    pyarrow's CSV reader types a column of ISO dates date32 while every record is one, and keeps the text once one
-    record is not (a declared category or class "x"): the date column was refused as datetimes (or its dates were no
-    declared class), the text one encoded, so one record decided refusal or release (an attacker probe, session 65).
-    Read as its text, a date is the category or class "2020-01-01" either way, as the command line reads a Parquet
-    date column (:mod:`dpcvx.data.parquet`). A date with a time of day has no one text and stays refused. The one
-    reading of dates, for a schema's categorical column and for labels (:func:`dpcvx.validation.label_vector`).
-    Without ``objects`` an object column is left as it is (a categorical column's ``str()`` of a ``datetime.date`` is
-    its ISO text already; the look at every entry's type costs 70 ms at 2,000,000 labels, a one-off timing)."""
-    if values.dtype == np.dtype("datetime64[D]"):
-        texts = np.datetime_as_string(values, unit="D").astype(object)
-        texts[np.isnat(values)] = None
-        return texts
+def day_texts(values: np.ndarray, objects: bool = True, what: str = "the column") -> np.ndarray:
+    """A column's dates and midnight timestamps as their day's ISO text ("2020-01-01", the one text a table's reader
+    parses into such a date), whatever type its reader inferred for the whole column; any other column as it is.
+
+    - a numpy ``datetime64`` column of any unit (a pyarrow ``date32``, ``date64`` or ``timestamp``, a polars
+      ``Date`` or ``Datetime``, a pandas ``datetime64``): an object array of its days' texts, None where a value is
+      missing (NaT);
+    - with ``objects``, the entries of an object column that are a ``datetime.date``, a ``datetime.datetime`` (a
+      ``pandas.Timestamp``) or a ``numpy.datetime64``: their day's text.
+
+    A timestamp is read as its day only at midnight (no hour, minute, second or fraction, to the nanosecond) and
+    without a timezone (a zoned column is refused where it is read, :func:`named_column`); any other timestamp has
+    no one text (numpy writes 2020-01-01T12:30:00, pandas 2020-01-01 12:30:00) and is a :class:`RowError` naming
+    ``what`` and its row, in every form, inside an object column too. The reader's type for a column depends on
+    every record: pyarrow's CSV reader types a column of ISO dates date32 while every record is one and keeps the
+    text once one is not; pandas makes five ``pd.Timestamp`` cells datetime64 and four beside a ``datetime.date``
+    objects; polars makes a column Datetime once one cell is a ``datetime.datetime``. A datetime64 column was refused
+    and its object twin released (the Timestamp rows as "2020-01-01 00:00:00", no category), so one record decided
+    refusal or release (attacker probes, session 65). Read by each cell's own value, a midnight timestamp is the
+    category or class "2020-01-01" whichever type the reader gave the column, as the command line reads a Parquet
+    date column (:mod:`dpcvx.data.parquet`). The one reading of dates, for a schema's categorical column and for
+    labels (:func:`dpcvx.validation.label_vector`). Without ``objects`` an object column is left as it is (the look
+    at every entry's type costs 70 ms at 2,000,000 labels, a one-off timing)."""
+    if values.dtype.kind == "M":
+        return _days(values, what)
     if not objects or values.dtype != object or not values.size:
         return values
     entries = values.ravel().tolist()
-    if datetime.date not in set(map(type, entries)):
+    if not any(issubclass(kind, (datetime.date, np.datetime64)) for kind in set(map(type, entries))):
         return values
-    return np.array([entry.isoformat() if type(entry) is datetime.date else entry for entry in entries],
-                    dtype=object).reshape(values.shape)
+    texts = [_day_text(entry, i, values.shape, what) for i, entry in enumerate(entries)]
+    return np.array(texts, dtype=object).reshape(values.shape)
+
+
+def _days(values: np.ndarray, what: str) -> np.ndarray:
+    """A numpy datetime64 array (any unit) as its days' ISO texts, None at NaT; a :class:`RowError` naming ``what``
+    and the first row of a value that is not at midnight (:func:`day_texts`)."""
+    days = values.astype("datetime64[D]")
+    absent = np.isnat(values)
+    timed = ~absent & (days != values)
+    if timed.any():
+        _refuse_time(what, int(np.unravel_index(int(np.argmax(timed)), values.shape)[0]) if values.ndim else 0)
+    texts = np.datetime_as_string(days, unit="D").astype(object)
+    texts[absent] = None
+    return texts
+
+
+def _day_text(entry: Any, index: int, shape: tuple[int, ...], what: str) -> Any:
+    """One entry of an object column read by :func:`day_texts` (``index`` in its flat order)."""
+    if not isinstance(entry, (datetime.date, np.datetime64)) or type(entry).__name__ == "NaTType":
+        return entry
+    row = int(np.unravel_index(index, shape)[0]) if len(shape) else 0
+    if isinstance(entry, np.datetime64):
+        if np.isnat(entry):
+            return None
+        try:
+            return _days(np.array([entry]), what)[0]
+        except RowError:
+            _refuse_time(what, row)
+    if isinstance(entry, datetime.datetime):
+        if entry.tzinfo is not None:
+            raise RowError(f"{what} holds a timestamp with a timezone in row ", row, " (the value is not shown: it "
+                           "is data): its day depends on the zone it is read in; convert the column to text with a "
+                           "public format first, e.g. .dt.strftime('%Y-%m-%d')")
+        nanoseconds: int = getattr(entry, "nanosecond", 0)  # a pandas Timestamp's, below its microseconds
+        if entry.time() != datetime.time() or nanoseconds:
+            _refuse_time(what, row)
+        return entry.date().isoformat()
+    return entry.isoformat()
+
+
+def _refuse_time(what: str, row: int) -> NoReturn:
+    """Refuse a timestamp with a time of day (:func:`day_texts`): it has no one text."""
+    raise RowError(f"{what} holds a timestamp with a time of day in row ", row, " (the value is not shown: it is "
+                   "data): a timestamp has no one text (numpy writes 2020-01-01T12:30:00, pandas 2020-01-01 "
+                   "12:30:00); convert the column to text with a public format first, e.g. "
+                   ".dt.strftime('%Y-%m-%d %H:%M') (a timestamp at midnight, without a timezone, is read as its "
+                   "day's ISO text, 2020-01-01)")
 
 
 def reading_key(value: Any) -> Key | None:

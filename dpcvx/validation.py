@@ -53,6 +53,7 @@ from .tables import (
     day_texts,
     finite_numbers,
     first_non_number,
+    midnight_day,
     non_finite_error,
     non_numeric_entry,
     own_types,
@@ -673,6 +674,11 @@ def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -
     null = None if saved else spelled_missing(values)
     if null is not None:
         raise InputError(f"class {null!r} {MISSING_CLASS}, got {classes!r}")
+    timed = None if saved else next((v for v in values if isinstance(v, str) and midnight_day(v) is not None), None)
+    if timed is not None:  # a reader types such labels timestamps, read as their day (dpcvx.tables.day_texts)
+        raise InputError(f"class {timed!r} spells a timestamp at midnight, which a table's reader (pyarrow's CSV "
+                         f"reader) types as a timestamp while every label is one, read as its day: declare the day "
+                         f"{midnight_day(timed)!r} (a label spelled so is read as it), got {classes!r}")
 
 
 #: Why a declared class (or a command-line label) that spells a missing value is refused, and the fix
@@ -776,14 +782,15 @@ def label_vector(y: Any, n: int, classes: Sequence[Any] | None = None) -> np.nda
     Given the PUBLIC ``classes``, each label is read by its value (:func:`declared_labels`): "1.0", "01", "true",
     True or Decimal("1") is the class 1 (or "1"), whatever type its reader gave the whole column, so that every
     entry's labels, checked here once, reach the fit, the score and the owner's notes spelled as the classes. A date
-    of a day's unit is its ISO text (:func:`dpcvx.tables.day_texts`), as a schema's category reads it."""
+    or a timestamp at midnight without a timezone, is its day's ISO text, and a timestamp with a time of day is
+    refused by its row (:func:`dpcvx.tables.day_texts`), as a schema's category reads it."""
     if y is None:
         raise InputError("y is missing (None): pass the labels, one per row of X")
     if isinstance(y, SignBits):
         labels: np.ndarray | SignBits = y
     else:
         refuse_misread("y", y, labels=True)
-        labels = day_texts(one_dimensional_labels(own_types(y)))  # a date (of a day's unit): its ISO text
+        labels = day_texts(one_dimensional_labels(own_types(y)), what="y")  # a date, a midnight timestamp: its day
         # complex, date and duration labels refused by kind at every entry (PrivateERM compared 1+0j with the
         # class 1 and released where DPLogisticRegression refused; both took a timedelta64 0/1 column as the classes)
         refuse_complex_and_time("y", labels, "regression targets must be real numbers, labels numbers or text")
@@ -806,12 +813,34 @@ def declared_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
     PrivateMulticlassERM, tune, the kernel learners, a release's score); classes that share a key were refused when
     declared (:func:`_refuse_repeated_classes`; a model file saved
     before keeps them: a key two of its classes share reads as neither)."""
-    labels = day_texts(labels)
+    labels = day_texts(labels, what="y")
     if outside_classes(labels, classes) is None:
         return labels
+    labels = _midnight_labels(labels, classes)
     keys = [reading_key(label) for label in classes]
     unique = [label for label, key in zip(classes, keys, strict=True) if key is None or keys.count(key) == 1]
     return by_value(labels, unique)
+
+
+def _midnight_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
+    """``labels`` with each text label that is no class and spells a timestamp at midnight
+    (:func:`dpcvx.tables.midnight_day`: "2020-01-01 00:00:00") as its day when that day is a class: pyarrow's CSV
+    reader types a column of such texts timestamp while every record is one, read as its day
+    (:func:`dpcvx.tables.day_texts`), and keeps the text once one label is not (session 65). ``labels`` itself when
+    no class is an ISO day."""
+    days = {label for label in classes if isinstance(label, str) and DAY_TEXT.fullmatch(label)}
+    if not days or labels.dtype.kind not in "UO":
+        return labels
+    read = [midnight_day(label) if isinstance(label, str) and len(label) <= 29 and label not in days else None
+            for label in labels.tolist()]
+    if not any(day in days for day in read):
+        return labels
+    return np.array([day if day in days else label for label, day in zip(labels.tolist(), read, strict=True)],
+                    dtype=object)
+
+
+#: An ISO day's text ("2020-01-01"), the text :func:`dpcvx.tables.day_texts` gives a date
+DAY_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def one_dimensional_labels(y: np.ndarray) -> np.ndarray:

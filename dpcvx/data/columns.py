@@ -223,19 +223,16 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
     return numbers_, absent
 
 
-_LABEL_KIND_FIX = {
-    "M": "datetimes have no one text (numpy writes 2020-01-01T00:00:00, pandas 2020-01-01 00:00:00); convert them "
-         "to text with a public format first, e.g. .dt.strftime('%Y-%m') (a date of a day's unit is read as its "
-         "ISO text, 2020-01-01)",
+_LABEL_KIND_FIX = {  # (a datetime64 column is its days' texts or refused by its row: dpcvx.tables.day_texts)
     "m": "durations have no one text; convert them to a number or to text first",
 }
 
 
 def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.ndarray:
     """A str array of a categorical column, each value's ``str()`` (integers read from a table stay integers:
-    :func:`dpcvx.tables.named_column`); missing values become ``missing`` or an InputError. Datetimes and durations,
-    whose text depends on the library and unit, are an InputError; a date of a day's unit is its ISO text
-    (:func:`dpcvx.tables.day_texts`)."""
+    :func:`dpcvx.tables.named_column`); missing values become ``missing`` or an InputError. Durations and
+    timestamps with a time of day, whose text depends on the library and unit, are an InputError; a date, or a
+    timestamp at midnight without a timezone, is its day's ISO text (:func:`dpcvx.tables.day_texts`)."""
     labels, absent = labels_and_absent(name, values, missing)
     if absent.any():  # no missing category to take them: refused, with the first row
         raise RowError(f"categorical column {name!r} holds a missing value in row ",
@@ -247,9 +244,10 @@ def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.n
 def labels_and_absent(name: str, values: np.ndarray, missing: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(:func:`as_labels`' texts, the rows whose missing value (None, NaN, pandas NA or NaT) no ``missing`` category
     takes): a non-strict schema's column encodes those rows as the all-zero block (their texts, "None" or "nan", are
-    no category's), where :func:`as_labels` refuses them. A date of a day's unit is its ISO text
-    (:func:`dpcvx.tables.day_texts`)."""
-    values = day_texts(values, objects=False)  # (str() writes a datetime.date as its ISO text)
+    no category's), where :func:`as_labels` refuses them. A date, or a timestamp at midnight without a timezone
+    (a datetime64 column of any unit, or a cell of an object column), is its day's ISO text; a timestamp with a time
+    of day is refused by its row (:func:`dpcvx.tables.day_texts`)."""
+    values = day_texts(values, what=f"categorical column {name!r}")  # a midnight timestamp: its day's text
     if values.dtype.kind in _LABEL_KIND_FIX:
         raise InputError(f"categorical column {name!r} has dtype {values.dtype}: {_LABEL_KIND_FIX[values.dtype.kind]}")
     values = tables.bytes_as_text(values, f"categorical column {name!r}")  # no-op for column_arrays' columns

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import FileError, InputError, withheld
-from ..tables import RowError, bytes_as_text
+from ..tables import RowError, bytes_as_text, day_texts
 
 __all__ = ["PARQUET_SUFFIXES", "finite", "is_parquet", "parquet_chunks", "typed_column"]
 
@@ -38,9 +38,13 @@ def _cells(column: Any, name: str) -> np.ndarray:
     as the empty cell), as the empty cell, never the text "nan", which is not a number (dpcvx.tables.NUMBER_TEXT); a
     binary cell its UTF-8 text, as the Python API reads it (:func:`dpcvx.tables.bytes_as_text`, which refuses one that
     is not UTF-8 by the column ``name`` and its row), never str()'s "b'yes'", which no declared label or category is
-    (a binary label column was all negative, released: an attacker probe, sixty-fifth session)."""
+    (a binary label column was all negative, released: an attacker probe, sixty-fifth session); a date, or a
+    timestamp at midnight without a timezone, its day's ISO text, and a timestamp with a time of day or a timezone
+    refused by its row, as the Python API reads them (:func:`dpcvx.tables.day_texts`; ``str()`` wrote a midnight
+    timestamp "2020-01-01 00:00:00", the Python API refused its column: session 65)."""
     cells = column.to_pylist()
     values = bytes_as_text(np.fromiter(cells, dtype=object, count=len(cells)), f"column {name!r}")
+    values = day_texts(values, what=f"column {name!r}")
     return np.array(["" if value is None or value != value else str(value) for value in values.tolist()], dtype=str)
 
 

@@ -365,6 +365,12 @@ class CategoricalColumn:
             raise InputError(f"column {self.name!r}: categories repeat")
         object.__setattr__(self, "categories", categories)
         _refuse_two_readings(self.name, categories, self.missing)
+        timed = next((c for c in categories if tables.midnight_day(c) is not None), None)
+        if timed is not None:  # a reader types such cells timestamps, read as their day (tables.day_texts)
+            raise InputError(f"column {self.name!r}: the category {timed!r} spells a timestamp at midnight, which a "
+                             "table's reader (pyarrow's CSV reader) types as a timestamp while every record is one, "
+                             f"read as its day: declare the day {tables.midnight_day(timed)!r} (a cell spelled so "
+                             "is read as it)")
         if self.missing is not None and self.missing not in categories:
             raise InputError(
                 f"column {self.name!r}: the missing-value category {self.missing!r} must be one of the "
@@ -387,7 +393,8 @@ class CategoricalColumn:
         """Where :meth:`encode`'s block of n rows holds its 1s: (n, the rows of a declared value, each one's category
         index), the rows in increasing order, one 1 each (checked, warned and refused as :meth:`encode` says); a
         schema's :meth:`~PublicSchema.transform` writes them into its own output, with no block of its own."""
-        values = tables.day_texts(column_arrays({self.name: values}, [self.name])[self.name], objects=False)
+        values = tables.day_texts(column_arrays({self.name: values}, [self.name])[self.name], objects=False,
+                                  what=f"categorical column {self.name!r}")
         # a missing value no category takes is outside the categories: named by _misread, refused if strict
         labels, absent = labels_and_absent(self.name, values, self.missing)
         # each label is looked up in the sorted public categories (a binary search per row, vectorised):
@@ -399,6 +406,7 @@ class CategoricalColumn:
         if absent.any():  # "None" or "nan" may be declared texts; a missing value is none of them
             codes[absent] = -1
         absent = self._null_texts(values, labels, codes, absent)
+        self._midnight_texts(labels, codes, absent)
         keys = _category_keys(self.categories)
         unread = np.flatnonzero((codes < 0) & ~absent) if keys else codes[:0]
         if unread.size:  # a value no category's text is read by its value, whatever type its column was read as
@@ -419,6 +427,21 @@ class CategoricalColumn:
             warn_shown(f"column {self.name!r} {before}, {NON_STRICT_ZEROS} (the value is not shown: it is data): "
                        + after.format(name=self.name) + ". " + _ROWS_READ, UndeclaredCategoryWarning)
         return codes.size, known, codes[known]
+
+    def _midnight_texts(self, labels: np.ndarray, codes: np.ndarray, absent: np.ndarray) -> None:
+        """Set ``codes`` of the cells that are no category's text and spell a timestamp at midnight
+        (:func:`dpcvx.tables.midnight_day`: "2020-01-01 00:00:00") to their day's category: pyarrow's CSV reader
+        types a column of such texts timestamp while every record is one, which is read as its day
+        (:func:`dpcvx.tables.day_texts`), and keeps the text once one record is not; each cell read by its own
+        text, one record no longer moves every other such row between its category and the all-zero block."""
+        rows = np.flatnonzero((codes < 0) & ~absent)
+        if not rows.size:
+            return
+        slots = {category: i for i, category in enumerate(self.categories)}
+        for row, label in zip(rows.tolist(), labels[rows].tolist(), strict=True):
+            day = tables.midnight_day(label) if len(label) <= 29 else None
+            if day is not None and day in slots:
+                codes[row] = slots[day]
 
     def _null_texts(self, values: np.ndarray, labels: np.ndarray, codes: np.ndarray, absent: np.ndarray) -> np.ndarray:
         """``absent`` with the text cells that spell a missing value (:func:`dpcvx.tables.spells_missing`: "NA",

@@ -29,8 +29,9 @@ def test_complex_and_time_labels_are_refused_before_the_charge(entry, kind):
     X = rng.uniform(-1, 1, (60, 3))
     y = (X[:, 0] > 0).astype(int)
     accountant = PrivacyAccountant(2.0)
-        # datetime64 0/1 is no class at DPLogisticRegression's own label check, which refuses it first
-    with pytest.raises(InputError, match=r"Complex data not supported|dtype (timedelta|datetime)64|outside the"):
+        # datetime64[s] 0/1 is 1970-01-01 00:00:00 and 00:00:01: a timestamp with a time of day, refused by its row
+    with pytest.raises(InputError,
+                       match=r"Complex data not supported|dtype (timedelta|datetime)64|outside the|time of day in row"):
         if entry == "PrivateERM":
             PrivateERM(data_norm=1.0, classes=(0, 1)).fit(X / 2, _labels(kind, y), 1.0, accountant=accountant,
                                                          random_state=0)

@@ -119,10 +119,12 @@ def test_a_date_label_is_its_iso_text_whatever_type_pyarrow_gave_its_column():
         np.testing.assert_array_equal(fitted[name, "pandas"], fitted[name, "text"])
 
 
-def test_a_datetime_of_another_unit_is_still_refused_as_a_category():
-    schema = PublicSchema([CategoricalColumn("d", ["2020-01-01", "x"])])
-    with pytest.raises(InputError, match="has dtype datetime64\\[s\\]: datetimes have no one text"):
-        schema.transform({"d": np.array(["2020-01-01T00:00:00"], dtype="datetime64[s]")})
+def test_a_datetime_of_another_unit_is_its_day_at_midnight_and_refused_with_a_time_of_day():
+    schema = PublicSchema([CategoricalColumn("d", ["2020-01-01", "x"])])  # (session 65, probe A2 F3)
+    np.testing.assert_array_equal(schema.transform({"d": np.array(["2020-01-01T00:00:00"], dtype="datetime64[s]")}),
+                                  schema.transform({"d": ["2020-01-01"]}))
+    with pytest.raises(InputError, match="'d' holds a timestamp with a time of day in row 0"):
+        schema.transform({"d": np.array(["2020-01-01T00:00:01"], dtype="datetime64[s]")})
 
 
 # B7: a declared class or command-line label that spells a missing value

@@ -199,14 +199,18 @@ def test_whole_floats_against_integer_categories_encode_as_those_categories(stri
         assert not floats.transform({"grade": np.array([2.75, 7.0])}).any()
 
 
-def test_datetime_categories_are_refused_by_dtype():
-    """A datetime's text depends on the library and unit (numpy 2020-01-01T00:00, pandas 2020-01-01 00:00): refused."""
-    schema = PublicSchema((CategoricalColumn("month", ("2020-01", "2020-02")),))
+def test_datetime_categories_are_their_day_at_midnight_else_refused():
+    """A datetime's text depends on the library and unit (numpy 2020-01-01T00:00, pandas 2020-01-01 00:00): one at
+    midnight without a timezone is its day's ISO text (the month 2020-01 its first day); any other is refused."""
+    schema = PublicSchema((CategoricalColumn("month", ("2020-01-01", "2020-02-01")),))
+    expected = schema.transform({"month": ["2020-01-01"]})
     for table in (pd.DataFrame({"month": pd.to_datetime(["2020-01-01"])}),
-                  pd.DataFrame({"month": pd.to_datetime(["2020-01-01"]).tz_localize("UTC")}),
                   {"month": np.array(["2020-01"], dtype="datetime64[M]")}):
-        with pytest.raises(InputError, match=r"categorical column 'month' has dtype datetime64.*strftime"):
-            schema.transform(table)
+        np.testing.assert_array_equal(schema.transform(table), expected)
+    with pytest.raises(InputError, match=r"column 'month' holds timestamps with a timezone.*strftime"):
+        schema.transform(pd.DataFrame({"month": pd.to_datetime(["2020-01-01"]).tz_localize("UTC")}))
+    with pytest.raises(InputError, match=r"categorical column 'month' holds a timestamp with a time of day.*strftime"):
+        schema.transform(pd.DataFrame({"month": pd.to_datetime(["2020-01-01 08:00"])}))
 
 
 @pytest.mark.parametrize("values", [None, np.ones((2, 2))])
