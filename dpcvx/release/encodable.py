@@ -25,7 +25,13 @@ interval whose ends bound g_j. The largest (least) u over [a_lo, 1] is bounded b
 sums over a partition of [a_lo, 1]. The learner's scaling y -> t y, t in (0, 1], t >= t_min = min(1, R / Y) (Y the
 largest ||y||), keeps the sign of u and brings it no further from 0, and |t u| <= ||w|| R (Cauchy-Schwarz): so
 sup t u <= min(U, ||w|| R) for U >= 0 and t_min U for U < 0, and symmetrically below. The bounds are widened by a
-relative 1e-9 of the sum of the terms' sizes, so that a score computed in floating point never contradicts them.
+relative 1e-9 of the sum of the terms' sizes, so that a score computed in floating point never contradicts them;
+for a one-vs-rest release (:func:`argmax_class`, which checks the differences of two classes' scores) by a relative
+1e-9 of the sum of BOTH classes' terms' sizes, since ``predict`` rounds each class's score on its own.
+
+Cost. :func:`score_range` is vectorised over the candidates in chunks of :data:`CHUNK` (its memory does not grow
+with PIECES x categories); the search is bounded by :data:`WORK` column bounds in all (each branch's bound reads
+every column once), counted, not timed, so what it says does not depend on the machine.
 """
 
 from __future__ import annotations
@@ -42,12 +48,15 @@ from ..data.standardiser import ColumnStandardiser
 from ..exceptions import ConstantPredictionWarning
 from .usefulness import TUNE_ADVICE, constant_class, speaker, warn_release
 
-__all__ = ["score_range", "encodable_class", "encodable_finding", "PIECES", "BRANCHES",
+__all__ = ["score_range", "encodable_class", "encodable_finding", "PIECES", "WORK", "CHUNK",
            "warn_if_encodable_constant", "argmax_class"]
 
 #: How many equal parts [a_lo, 1] is split into (a_lo < 1): the bound over each part is taken at its ends. 256 parts
 #: of the credit and clinical tables' [0.63, 1] and [0.53, 1] take some 2 ms
 PIECES = 256
+#: How many candidates :func:`score_range` bounds in one (PIECES x CHUNK) array: its memory stays some 20 MB for
+#: any number of categories
+CHUNK = 1024
 _UP = 1e-9  # the relative margin of floating-point scores, as usefulness's
 _SCALE_SLACK = 1e-9  # a_lo and t_min taken this much lower: the rows' scalings shrink a row by a few ulp more
 
@@ -103,28 +112,26 @@ def score_range(coef: np.ndarray, intercept: float, rows: Any, schema: PublicSch
         return weights[j] * np.clip((z - centre[j]) * multiplier[j], -clip, clip)
 
     at_zero = mapped(np.zeros(weights.size), np.arange(weights.size))  # a coordinate a candidate leaves 0
-    entries = [(c, j, p, q) for c, coordinates in enumerate(candidates) for j, p, q in coordinates]
-    owner = np.array([c for c, _, _, _ in entries], dtype=np.intp)
-    feature = np.array([j for _, j, _, _ in entries], dtype=np.intp)
-    least = np.array([p for _, _, p, _ in entries])
-    largest = np.array([q for _, _, _, q in entries])
+    owner, feature, least, largest = _entries(candidates)
     ends = np.linspace(a_lo, 1.0, PIECES + 1) if a_lo < 1.0 else np.array([1.0, 1.0])
     a1, a2 = ends[:-1, None], ends[1:, None]
-    low = np.minimum(a1 * least, a2 * least)  # the coordinate's values a e_j, a in [a1, a2]: this interval
-    high = np.maximum(a1 * largest, a2 * largest)
-    g_low, g_high = mapped(low, feature), mapped(high, feature)
-    up = np.maximum(g_low, g_high) - at_zero[feature]  # each g_j monotone: its extremes at the interval's ends
-    down = np.minimum(g_low, g_high) - at_zero[feature]
     n_candidates, n_blocks = len(candidates), int(max(block)) + 1
     block_of = np.array(block, dtype=np.intp)
-    best, worst = (np.zeros((n_candidates, ends.size - 1)) for _ in range(2))
-    np.add.at(best, owner, up.T)
-    np.add.at(worst, owner, down.T)
-    base = float(np.sum(at_zero))  # every coordinate at 0, then each column's candidate's change
     block_best = np.full((n_blocks, ends.size - 1), -np.inf)
     block_worst = np.full((n_blocks, ends.size - 1), np.inf)
-    np.maximum.at(block_best, block_of, best)
-    np.minimum.at(block_worst, block_of, worst)
+    for first in range(0, n_candidates, CHUNK):  # CHUNK candidates at a time: memory PIECES x CHUNK, not x all
+        last = min(first + CHUNK, n_candidates)
+        start, stop = np.searchsorted(owner, first), np.searchsorted(owner, last)  # owner ascends
+        j = feature[start:stop]
+        low = np.minimum(a1 * least[start:stop], a2 * least[start:stop])  # a e_j, a in [a1, a2]: this interval
+        high = np.maximum(a1 * largest[start:stop], a2 * largest[start:stop])
+        g_low, g_high = mapped(low, j), mapped(high, j)
+        best, worst = (np.zeros((last - first, ends.size - 1)) for _ in range(2))
+        np.add.at(best, owner[start:stop] - first, (np.maximum(g_low, g_high) - at_zero[j]).T)  # g_j monotone:
+        np.add.at(worst, owner[start:stop] - first, (np.minimum(g_low, g_high) - at_zero[j]).T)  # extremes at ends
+        np.maximum.at(block_best, block_of[first:last], best)
+        np.minimum.at(block_worst, block_of[first:last], worst)
+    base = float(np.sum(at_zero))  # every coordinate at 0, then each column's candidate's change
     upper = base + float(np.max(np.sum(block_best, axis=0)))
     lower = base + float(np.min(np.sum(block_worst, axis=0)))
     t_min, ball, margin = _reach(weights, intercept, rows, parts, feature, least, largest)
@@ -133,18 +140,35 @@ def score_range(coef: np.ndarray, intercept: float, rows: Any, schema: PublicSch
     return float(intercept) + bottom - margin, float(intercept) + top + margin
 
 
+def _entries(candidates: list[list[tuple[int, float, float]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                         np.ndarray]:
+    """(owner, feature, least, largest): every coordinate the candidates set, in the candidates' order."""
+    entries = [(c, j, p, q) for c, coordinates in enumerate(candidates) for j, p, q in coordinates]
+    return (np.array([c for c, _, _, _ in entries], dtype=np.intp),
+            np.array([j for _, j, _, _ in entries], dtype=np.intp),
+            np.array([p for _, _, p, _ in entries], dtype=float), np.array([q for _, _, _, q in entries], dtype=float))
+
+
+def _coordinate_reach(parts: tuple[np.ndarray, np.ndarray, float, float], feature: np.ndarray, least: np.ndarray,
+                      largest: np.ndarray) -> np.ndarray:
+    """Each mapped coordinate's largest |y_j| over every encodable code: the coordinate's values lie in [min(0, p),
+    max(0, q)] (``feature``, ``least``, ``largest``: the codes' coordinates and their ranges), and |clip| of a
+    monotone map is largest at an end."""
+    centre, multiplier, clip, _ = parts
+    span_low, span_high = np.zeros(centre.size), np.zeros(centre.size)
+    np.minimum.at(span_low, feature, least)
+    np.maximum.at(span_high, feature, largest)
+    return np.maximum(np.abs(np.clip((span_low - centre) * multiplier, -clip, clip)),
+                      np.abs(np.clip((span_high - centre) * multiplier, -clip, clip)))
+
+
 def _reach(weights: np.ndarray, intercept: float, rows: Any, parts: tuple[np.ndarray, np.ndarray, float, float],
            feature: np.ndarray, least: np.ndarray, largest: np.ndarray) -> tuple[float, float, float]:
     """(t_min, ||w|| R, the floating-point margin): the learner's scaling t y onto R is at least t_min = min(1, R /
-    Y), Y a bound of ||y|| from every coordinate's values, which lie in [min(0, p), max(0, q)] (``feature``,
-    ``least``, ``largest``: the codes' coordinates and their ranges); the margin is a relative 1e-9 of the sum of
-    the terms' sizes."""
-    centre, multiplier, clip, _ = parts
-    span_low, span_high = np.zeros(weights.size), np.zeros(weights.size)
-    np.minimum.at(span_low, feature, least)
-    np.maximum.at(span_high, feature, largest)
-    reach = np.maximum(np.abs(np.clip((span_low - centre) * multiplier, -clip, clip)),
-                       np.abs(np.clip((span_high - centre) * multiplier, -clip, clip)))
+    Y), Y a bound of ||y|| from every coordinate's largest |y_j| (:func:`_coordinate_reach`); the margin is a
+    relative 1e-9 of the sum of the terms' sizes, sum_j |w_j| max|y_j| + |b|: ``predict`` computes w^T y + b with
+    a rounding error of at most (d + 2) ulp of that sum, far below 1e-9 of it for any d < 10^6."""
+    reach = _coordinate_reach(parts, feature, least, largest)
     largest_norm = float(np.linalg.norm(reach)) * (1 + _SCALE_SLACK)
     R = float(rows.norm_bound)
     t_min = min(1.0, R / largest_norm) * (1 - _SCALE_SLACK) if largest_norm > 0 else 1.0
@@ -270,8 +294,11 @@ def _columns(schema: PublicSchema) -> tuple[_Column, ...]:
                  for index in sorted(set(block)))
 
 
-#: How many branches the search of :func:`encodable_class` splits on each side before it gives up (says nothing)
-BRANCHES = 4000
+#: How many column bounds the search of :func:`encodable_class` (both sides) or :func:`argmax_class` (all its
+#: pairs) makes in all before it gives up (says nothing): each branch's bound reads every column once, so a split
+#: costs twice the number of columns. Counted, not timed: the same answer on any machine (its cost:
+#: benchmarks/results/encodable_cost.md)
+WORK = 40_000
 
 
 def _map_parts(weights: np.ndarray, rows: Any,
@@ -301,41 +328,51 @@ def encodable_class(coef: np.ndarray, intercept: float, rows: Any, schema: Publi
     the largest bound is split (the column whose codes' squared norms lie furthest apart); a branch whose bound puts
     every score on the class's side is settled; the search stops with None at an encodable record (each column's
     code of the branch's bound) that the release, scoring it as ``predict`` does, puts on the other side, or after
-    :data:`BRANCHES` branches. docs/theory.md, section "A release that predicts one class"."""
+    :data:`WORK` column bounds (both sides together). docs/theory.md, section "A release that predicts one class"."""
+    return _class(coef, intercept, rows, schema, cut, 0.0, [WORK])
+
+
+def _class(coef: np.ndarray, intercept: float, rows: Any, schema: PublicSchema, cut: float, extra: float,
+           budget: list[int]) -> int | None:
+    """:func:`encodable_class` with every bound widened by ``extra`` more (the other class's rounding, for
+    :func:`argmax_class`), the search spending at most ``budget[0]`` column bounds (what it spends is taken off)."""
     weights = np.asarray(coef, dtype=float)
     parts = _map_parts(weights, rows, schema)
     bounds = score_range(weights, intercept, rows, schema)
     if parts is None or bounds is None:
         return None
-    slack = _UP * abs(cut)
+    slack = _UP * abs(cut) + extra
     if bounds[0] - slack > cut:
         return 1
     if bounds[1] + slack <= cut:
         return 0
     centre, multiplier, clip, input_bound = parts
     for index, sign in ((0, 1.0), (1, -1.0)):  # class 0: the largest score <= cut; class 1: the least > cut
-        if _settled(sign, weights, float(intercept), rows, schema, cut, centre, multiplier, clip, input_bound):
+        if _settled(sign, weights, float(intercept), rows, schema, cut, centre, multiplier, clip, input_bound,
+                    extra, budget):
             return index
     return None
 
 
 def _settled(sign: float, weights: np.ndarray, intercept: float, rows: Any, schema: PublicSchema, cut: float,
-             centre: np.ndarray, multiplier: np.ndarray, clip: float, input_bound: float) -> bool:
+             centre: np.ndarray, multiplier: np.ndarray, clip: float, input_bound: float, extra: float,
+             budget: list[int]) -> bool:
     """Whether every encodable record's score is <= cut (``sign`` 1) or > cut (``sign`` -1), proved by the search of
-    :func:`encodable_class` on sign * the score."""
+    :func:`encodable_class` on sign * the score, each bound widened by ``extra``, within ``budget[0]`` column
+    bounds (spent ones taken off)."""
     search = _Search(sign * weights, centre, multiplier, clip, min(schema.norm, input_bound), float(rows.norm_bound))
-    candidates, _ = _candidates(schema)
-    entries = [(j, p, q) for coordinates in candidates for j, p, q in coordinates]
-    _, _, margin = _reach(weights, intercept, rows, (centre, multiplier, clip, input_bound),
-                          np.array([j for j, _, _ in entries], dtype=np.intp),
-                          np.array([p for _, p, _ in entries]), np.array([q for _, _, q in entries]))
+    _, feature, least, largest = _entries(_candidates(schema)[0])
+    _, _, margin = _reach(weights, intercept, rows, (centre, multiplier, clip, input_bound), feature, least, largest)
     # the bound of sign * t u over a branch must stay at or below this (class 0), or below it (class 1)
-    target = sign * (cut - intercept) - margin - _UP * abs(cut)
+    target = sign * (cut - intercept) - margin - _UP * abs(cut) - extra
 
     def settled(upper: float) -> bool:
         return upper <= target if sign > 0 else upper < target
 
     root = _columns(schema)
+    if budget[0] < len(root):
+        return False
+    budget[0] -= len(root)
     upper, chosen = search.bound(root)
     queue = [(-upper, 0, root, chosen)]
     count = 0
@@ -343,8 +380,9 @@ def _settled(sign: float, weights: np.ndarray, intercept: float, rows: Any, sche
         negated, _, columns, chosen = heapq.heappop(queue)
         if settled(-negated):
             return True  # the largest bound left: every branch settled
-        if _witness(chosen, weights, intercept, rows, schema, cut, sign) or count >= BRANCHES:
+        if _witness(chosen, weights, intercept, rows, schema, cut, sign) or budget[0] < 2 * len(columns):
             return False
+        budget[0] -= 2 * len(columns)  # the split's two bounds
         widest = max(range(len(columns)), key=lambda index: columns[index].spread)
         if columns[widest].spread <= 0:
             return False  # the scaling is fixed: nothing left to narrow
@@ -375,20 +413,31 @@ def argmax_class(coef: np.ndarray, intercept: np.ndarray, rows: Any, schema: Pub
     ``schema`` can encode, proved; else None. Class i wins on every record when, for every j != i, the binary score
     (w_i - w_j)^T x + (b_i - b_j), over the same row map, exceeds t_i - t_j on every record (:func:`encodable_class`,
     index 1): sufficient, strict. The class tried is the one predicted on one encodable record (each column's first
-    code), the only class that can be predicted on all of them."""
+    code), the only class that can be predicted on all of them.
+
+    Floating point: ``predict`` rounds each class's s_c - t_c on its own, with an error of at most a relative 1e-9
+    of its terms' sizes S_c = sum_j |w_cj| max|y_j| + |b_c| + |t_c| (max|y_j| each mapped coordinate's largest size
+    over the encodable codes), however small the difference w_i - w_j; so each pair's check is widened by
+    1e-9 (S_i + S_j) more (which also covers the rounding of w_i - w_j, b_i - b_j and t_i - t_j). The pairs share
+    one budget of :data:`WORK` column bounds."""
     weights, offsets = np.asarray(coef, dtype=float), np.asarray(intercept, dtype=float)
-    if weights.ndim != 2 or _map_parts(weights[0], rows, schema) is None:
+    parts = None if weights.ndim != 2 else _map_parts(weights[0], rows, schema)
+    if parts is None:
         return None
     cuts = np.broadcast_to(np.asarray(0.0 if cut is None else cut, dtype=float), (weights.shape[0],))
+    _, feature, least, largest = _entries(_candidates(schema)[0])
+    reach = _coordinate_reach(parts, feature, least, largest)
+    sizes = np.abs(weights) @ reach + np.abs(offsets) + np.abs(cuts)  # S_c: each class's score's terms' sizes
     code = np.zeros((1, schema.dimension))
     for column in _columns(schema):
         for j, p, _ in (column.candidates[0] if column.candidates else []):
             code[0, j] = p
     scores = rows.scores(_bound_row_norms(code, schema.norm), weights)[0] + offsets - cuts
     i = int(np.argmax(scores))
+    budget = [WORK]
     for j in range(weights.shape[0]):
-        if j != i and encodable_class(weights[i] - weights[j], float(offsets[i] - offsets[j]), rows, schema,
-                                      float(cuts[i] - cuts[j])) != 1:
+        if j != i and _class(weights[i] - weights[j], float(offsets[i] - offsets[j]), rows, schema,
+                             float(cuts[i] - cuts[j]), _UP * float(sizes[i] + sizes[j]), budget) != 1:
             return None
     return i
 

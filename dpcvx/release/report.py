@@ -723,7 +723,9 @@ class ReleaseReport:
         """The statement that a classifier saved with its schema predicts one class on every record the schema can
         encode (:func:`~dpcvx.release.encodable.encodable_finding`, at the model's decision cut), where the
         certificate's ball check (at cut 0) does not say so already; None otherwise. A public check of the schema,
-        the row map and the weights, made when the summary is written (a search of up to a second or two)."""
+        the row map and the weights, made when the summary is written (a search of at most
+        :data:`~dpcvx.release.encodable.WORK` column bounds: a second or two at 200 columns,
+        benchmarks/results/encodable_cost.md)."""
         stated = bool(getattr(self.certificate, "findings", ())) and not np.any(self.decision_cut)
         return None if self.classes is None or stated else encodable_finding(self._release, self.schema)
 

@@ -66,7 +66,7 @@ def _scores(schema, rows, coef, intercept, table):
 @pytest.fixture
 def short_search(monkeypatch):
     """A smaller search budget: what the check says is proved at any budget, and the brute force runs faster."""
-    monkeypatch.setattr(encodable, "BRANCHES", 300)
+    monkeypatch.setattr(encodable, "WORK", 2000)
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -204,3 +204,72 @@ def test_the_search_proves_what_the_first_bounds_leave_open(short_search):
         assert low <= 0 < high  # not settled by the first bounds
         assert encodable_class(coef, intercept, rows, schema) == expected
         assert np.all((scores + intercept > 0) == bool(expected))
+
+
+@pytest.mark.parametrize("size", [10.0, 100.0, 1e4])
+def test_one_vs_rest_margin_covers_each_class_scores_own_rounding(size):
+    """Two classes with near-equal weights and intercepts (probe A2, F2): exactly, s_1 - s_0 = ulp(b)(1 - 0.94 x) > 0
+    everywhere, but predict rounds each score on its own, so s_1 rounds to s_0 for x near 1 and the tie goes to the
+    first class. A margin relative to the difference's size (ulp(b)) claimed class 1; it must not claim a class that
+    some encodable record does not get."""
+    schema = PublicSchema((NumericColumn("x", 0.0, 1.0),), norm=10.0, encoding="unit")
+    rows = RowMap(norm_bound=10.0)
+    ulp = float(np.spacing(size))
+    coef, intercept = np.array([[0.0], [-0.94 * ulp]]), np.array([size, size + ulp])
+    predicted = np.argmax(rows.scores(schema.transform(pd.DataFrame({"x": np.linspace(0, 1, 101)})), coef)
+                          + intercept, axis=1)
+    assert set(predicted.tolist()) == {0, 1}  # the release is not constant on the schema's records
+    claim = argmax_class(coef, intercept, rows, schema)
+    assert claim is None or set(predicted.tolist()) == {claim}
+
+
+def _near_constant_release(categorical, numeric):
+    """Probe A2's F1 case: a hand-set release whose scores on the schema all lie on one side of the cut, while the
+    first bounds straddle it and the search cannot narrow them."""
+    columns = [CategoricalColumn(f"c{i}", tuple(f"v{k}" for k in range(5))) for i in range(categorical)]
+    columns += [NumericColumn(f"n{i}", 0.0, 1.0, missing=0.5, missing_indicator=True) for i in range(numeric)]
+    schema = PublicSchema(tuple(columns), norm=1.0, strict=False)
+    d = schema.dimension
+    rng = np.random.default_rng(0)
+    rows = RowMap(norm_bound=1.0, feature_map=ColumnStandardiser(rng.uniform(-0.3, 0.3, d), rng.uniform(0.5, 3, d),
+                                                                 1.0, clip=1.0, input_bound=1.0), fit_intercept=True)
+    coef = rng.normal(size=d)
+    lo, hi = score_range(coef, 0.0, rows, schema)
+    return schema, rows, coef, -(lo + hi) / 2 + 0.3 * (hi - lo)
+
+
+def test_the_search_stops_within_its_work_budget(monkeypatch):
+    """The search's work is bounded by a count of column bounds (encodable.WORK), not by branches alone, whose cost
+    grows with the columns: the 40-column case that ran 8,002 bounds of 41 columns (47 s) stays within the budget."""
+    schema, rows, coef, intercept = _near_constant_release(20, 20)
+    spent = []
+    bound = encodable._Search.bound
+
+    def counted(self, columns):
+        spent.append(len(columns))
+        return bound(self, columns)
+
+    monkeypatch.setattr(encodable._Search, "bound", counted)
+    assert encodable_class(coef, intercept, rows, schema) is None  # undecided within the budget, as before
+    assert 0 < sum(spent) <= 40_000
+    spent.clear()  # one-vs-rest: all its pairs share the one budget
+    assert argmax_class(np.stack([np.zeros_like(coef), coef, 1.01 * coef]), np.array([0.0, intercept, intercept]),
+                        rows, schema) is None
+    assert 0 < sum(spent) <= 40_000
+
+
+def test_score_range_memory_does_not_grow_with_pieces_times_categories():
+    """score_range bounds its candidates in chunks: at 20,000 categories its arrays were (256 x 20,000) each, some
+    400 MB at once (probe A2, F1)."""
+    import tracemalloc
+    schema = PublicSchema((CategoricalColumn("zip", tuple(f"z{k}" for k in range(20_000))),), norm=0.5, strict=False)
+    coef = np.random.default_rng(1).normal(size=schema.dimension)
+    rows = RowMap(norm_bound=1.0)
+    tracemalloc.start()
+    try:
+        bounds = score_range(coef, 0.0, rows, schema)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert bounds is not None and bounds[0] <= 0.5 * coef.min() and 0.5 * coef.max() <= bounds[1]
+    assert peak < 60e6
