@@ -795,13 +795,13 @@ def label_vector(y: Any, n: int, classes: Sequence[Any] | None = None) -> np.nda
         # class 1 and released where DPLogisticRegression refused; both took a timedelta64 0/1 column as the classes)
         refuse_complex_and_time("y", labels, "regression targets must be real numbers, labels numbers or text")
         if classes is not None:
-            labels = declared_labels(labels, classes)
+            labels = declared_labels(labels, classes, days=False)  # (its days read above)
     if labels.shape[0] != n:
         raise InputError(f"X has {n} rows but y has {labels.shape[0]} labels")
     return labels
 
 
-def declared_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
+def declared_labels(labels: np.ndarray, classes: Sequence[Any], days: bool = True) -> np.ndarray:
     """``labels`` (1-D) read against the PUBLIC ``classes`` by value (:func:`dpcvx.tables.by_value`): a label that
     is a class stays; one that is no class but stands for the number of exactly one class ("1.0", "01", " 1",
     "true", True, Decimal("1") for 1 or "1": :func:`dpcvx.tables.reading_key`) is that class; any other stays, for
@@ -812,8 +812,10 @@ def declared_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
     one reading of labels at every entry that takes them against declared classes (PrivateERM, the estimators,
     PrivateMulticlassERM, tune, the kernel learners, a release's score); classes that share a key were refused when
     declared (:func:`_refuse_repeated_classes`; a model file saved
-    before keeps them: a key two of its classes share reads as neither)."""
-    labels = day_texts(labels, what="y")
+    before keeps them: a key two of its classes share reads as neither). ``days`` False: the caller has read the
+    dates already (:func:`label_vector`; a second look at every label's type cost as much as the rest)."""
+    if days:
+        labels = day_texts(labels, what="y")
     if outside_classes(labels, classes) is None:
         return labels
     labels = _midnight_labels(labels, classes)
