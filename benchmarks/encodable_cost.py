@@ -41,7 +41,10 @@ from dpcvx.release import encodable
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def _release(k: int) -> tuple[PublicSchema, RowMap, np.ndarray, float, float]:
+def near_constant_release(k: int) -> tuple[PublicSchema, RowMap, np.ndarray, float, float]:
+    """Probe A2's F1 case at k categorical and k numeric columns: a schema, its row map, weights and the bounds
+    (lo, hi) of the first bound on the schema; an intercept such as -(lo + hi) / 2 + 0.3 (hi - lo) puts every
+    score on one side of the cut while the first bounds straddle it (tests/release/test_encodable.py uses it)."""
     columns = [CategoricalColumn(f"c{i}", tuple(f"v{v}" for v in range(5))) for i in range(k)]
     columns += [NumericColumn(f"n{i}", 0.0, 1.0, missing=0.5, missing_indicator=True) for i in range(k)]
     schema = PublicSchema(tuple(columns), norm=1.0, strict=False)
@@ -68,7 +71,7 @@ def run() -> dict:
     record = common.RunRecord("benchmarks.encodable_cost", [])
     search = []
     for k in (20, 100):
-        schema, rows, coef, lo, hi = _release(k)
+        schema, rows, coef, lo, hi = near_constant_release(k)
         for f in (0.3, 0.45, 0.49):
             b = -(lo + hi) / 2 + f * (hi - lo)
             seconds, answer = _best_of(encodable.encodable_class, coef, b, rows, schema, 0.0)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import dpcvx
+from benchmarks.encodable_cost import near_constant_release
 from dpcvx.cli import main
 from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from dpcvx.data.rows import RowMap
@@ -223,25 +224,11 @@ def test_one_vs_rest_margin_covers_each_class_scores_own_rounding(size):
     assert claim is None or set(predicted.tolist()) == {claim}
 
 
-def _near_constant_release(categorical, numeric):
-    """Probe A2's F1 case: a hand-set release whose scores on the schema all lie on one side of the cut, while the
-    first bounds straddle it and the search cannot narrow them."""
-    columns = [CategoricalColumn(f"c{i}", tuple(f"v{k}" for k in range(5))) for i in range(categorical)]
-    columns += [NumericColumn(f"n{i}", 0.0, 1.0, missing=0.5, missing_indicator=True) for i in range(numeric)]
-    schema = PublicSchema(tuple(columns), norm=1.0, strict=False)
-    d = schema.dimension
-    rng = np.random.default_rng(0)
-    rows = RowMap(norm_bound=1.0, feature_map=ColumnStandardiser(rng.uniform(-0.3, 0.3, d), rng.uniform(0.5, 3, d),
-                                                                 1.0, clip=1.0, input_bound=1.0), fit_intercept=True)
-    coef = rng.normal(size=d)
-    lo, hi = score_range(coef, 0.0, rows, schema)
-    return schema, rows, coef, -(lo + hi) / 2 + 0.3 * (hi - lo)
-
-
 def test_the_search_stops_within_its_work_budget(monkeypatch):
     """The search's work is bounded by a count of column bounds (encodable.WORK), not by branches alone, whose cost
     grows with the columns: the 40-column case that ran 8,002 bounds of 41 columns (47 s) stays within the budget."""
-    schema, rows, coef, intercept = _near_constant_release(20, 20)
+    schema, rows, coef, lo, hi = near_constant_release(20)  # probe A2's F1 case, as its benchmark builds it
+    intercept = -(lo + hi) / 2 + 0.3 * (hi - lo)
     spent = []
     bound = encodable._Search.bound
 
