@@ -33,7 +33,7 @@ import numbers
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from decimal import Decimal
 from typing import Any, NoReturn
 
@@ -47,6 +47,7 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
+           "spelled_midnight", "declared_days",
            "MIDNIGHT_TEXT", "reading_key", "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS",
            "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
 
@@ -398,6 +399,24 @@ def midnight_day(text: str) -> str | None:
     (:data:`MIDNIGHT_TEXT`), or None."""
     match = MIDNIGHT_TEXT.fullmatch(text)
     return match.group(1) if match else None
+
+
+def spelled_midnight(declared: Iterable[Any]) -> str | None:
+    """The first ``declared`` value (a schema's category, a class) that is text spelling a timestamp at midnight
+    (:func:`midnight_day`), or None: such a declaration is refused (its day is to be declared), as
+    :func:`declared_days` reads a cell spelled so as its day."""
+    return next((value for value in declared if isinstance(value, str) and midnight_day(value) is not None), None)
+
+
+def declared_days(texts: Sequence[Any], declared: Collection[Any]) -> list[str | None]:
+    """For each of ``texts`` (a column's cells or labels that are no declared value): the ``declared`` day
+    ("2020-01-01") it spells as a timestamp at midnight (:func:`midnight_day`), None for any other entry; each
+    distinct text read once. The one reading of such a cell, for a schema's category and for a class: pyarrow's CSV
+    reader types a column of such texts timestamp while every record is one, read as its day (:func:`day_texts`), and
+    keeps the text once one is not (session 65)."""
+    days = {text: day for text in {entry for entry in texts if isinstance(entry, str)}
+            if (day := midnight_day(text)) is not None and day in declared}
+    return [days.get(entry) if isinstance(entry, str) else None for entry in texts]
 #: A reading key (:func:`reading_key`): a number, an int when whole, else a float (an infinity among them)
 Key = int | float
 #: The digits a reading key's whole part may have (an integer, a Decimal or a hexadecimal of more is no key, never

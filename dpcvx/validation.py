@@ -51,6 +51,7 @@ from .tables import (
     by_value,
     column_names,
     day_texts,
+    declared_days,
     finite_numbers,
     first_non_number,
     midnight_day,
@@ -62,6 +63,7 @@ from .tables import (
     refuse_kind,
     refuse_non_numbers,
     shared_key,
+    spelled_midnight,
     spelled_missing,
     spelling_variants,
     such_rows,
@@ -674,7 +676,7 @@ def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -
     null = None if saved else spelled_missing(values)
     if null is not None:
         raise InputError(f"class {null!r} {MISSING_CLASS}, got {classes!r}")
-    timed = None if saved else next((v for v in values if isinstance(v, str) and midnight_day(v) is not None), None)
+    timed = None if saved else spelled_midnight(values)
     if timed is not None:  # a reader types such labels timestamps, read as their day (dpcvx.tables.day_texts)
         raise InputError(f"class {timed!r} spells a timestamp at midnight, which a table's reader (pyarrow's CSV "
                          f"reader) types as a timestamp while every label is one, read as its day: declare the day "
@@ -826,19 +828,18 @@ def declared_labels(labels: np.ndarray, classes: Sequence[Any], days: bool = Tru
 
 def _midnight_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
     """``labels`` with each text label that is no class and spells a timestamp at midnight
-    (:func:`dpcvx.tables.midnight_day`: "2020-01-01 00:00:00") as its day when that day is a class: pyarrow's CSV
+    (:func:`dpcvx.tables.declared_days`: "2020-01-01 00:00:00") as its day when that day is a class: pyarrow's CSV
     reader types a column of such texts timestamp while every record is one, read as its day
     (:func:`dpcvx.tables.day_texts`), and keeps the text once one label is not (session 65). ``labels`` itself when
     no class is an ISO day."""
     days = {label for label in classes if isinstance(label, str) and DAY_TEXT.fullmatch(label)}
     if not days or labels.dtype.kind not in "UO":
         return labels
-    read = [midnight_day(label) if isinstance(label, str) and len(label) <= 29 and label not in days else None
-            for label in labels.tolist()]
-    if not any(day in days for day in read):
+    entries = labels.tolist()
+    read = declared_days(entries, days)
+    if not any(read):
         return labels
-    return np.array([day if day in days else label for label, day in zip(labels.tolist(), read, strict=True)],
-                    dtype=object)
+    return np.array([label if day is None else day for label, day in zip(entries, read, strict=True)], dtype=object)
 
 
 #: An ISO day's text ("2020-01-01"), the text :func:`dpcvx.tables.day_texts` gives a date

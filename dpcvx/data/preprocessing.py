@@ -365,7 +365,7 @@ class CategoricalColumn:
             raise InputError(f"column {self.name!r}: categories repeat")
         object.__setattr__(self, "categories", categories)
         _refuse_two_readings(self.name, categories, self.missing)
-        timed = next((c for c in categories if tables.midnight_day(c) is not None), None)
+        timed = tables.spelled_midnight(categories)
         if timed is not None:  # a reader types such cells timestamps, read as their day (tables.day_texts)
             raise InputError(f"column {self.name!r}: the category {timed!r} spells a timestamp at midnight, which a "
                              "table's reader (pyarrow's CSV reader) types as a timestamp while every record is one, "
@@ -430,7 +430,7 @@ class CategoricalColumn:
 
     def _midnight_texts(self, labels: np.ndarray, codes: np.ndarray, absent: np.ndarray) -> None:
         """Set ``codes`` of the cells that are no category's text and spell a timestamp at midnight
-        (:func:`dpcvx.tables.midnight_day`: "2020-01-01 00:00:00") to their day's category: pyarrow's CSV reader
+        (:func:`dpcvx.tables.declared_days`: "2020-01-01 00:00:00") to their day's category: pyarrow's CSV reader
         types a column of such texts timestamp while every record is one, which is read as its day
         (:func:`dpcvx.tables.day_texts`), and keeps the text once one record is not; each cell read by its own
         text, one record no longer moves every other such row between its category and the all-zero block."""
@@ -438,9 +438,8 @@ class CategoricalColumn:
         if not rows.size:
             return
         slots = {category: i for i, category in enumerate(self.categories)}
-        for row, label in zip(rows.tolist(), labels[rows].tolist(), strict=True):
-            day = tables.midnight_day(label) if len(label) <= 29 else None
-            if day is not None and day in slots:
+        for row, day in zip(rows.tolist(), tables.declared_days(labels[rows].tolist(), slots), strict=True):
+            if day is not None:
                 codes[row] = slots[day]
 
     def _null_texts(self, values: np.ndarray, labels: np.ndarray, codes: np.ndarray, absent: np.ndarray) -> np.ndarray:
