@@ -812,6 +812,12 @@ class PublicSchema:
                       for c in self.columns)
         return math.sqrt(squares + float(self.constant_feature))
 
+    def onto_norm(self, codes: np.ndarray) -> np.ndarray:
+        """The schema's row map of coded rows (``codes``, n x :attr:`dimension`, float): each row x becomes
+        x / max(1, ||x|| / norm), with numpy.linalg.norm of every row at most ``norm`` despite rounding, as
+        :meth:`transform` maps a table's codes. In place, and returned."""
+        return _bound_row_norms(codes, self.norm)
+
     @property
     def read_off_data(self) -> tuple[str, ...]:
         """The columns :func:`paper_schema` read off the data (their source says so): dpcvx.save refuses them."""
@@ -921,7 +927,7 @@ class PublicSchema:
         if self.constant_feature:
             features[:, -1] = 1.0
         self._check_level(features, n_rows)
-        return _bound_row_norms(features, self.norm)
+        return self.onto_norm(features)
 
     def _check_level(self, features: np.ndarray, n_rows: int) -> None:
         """:func:`~dpcvx.data.shared_level.warn_if_level_erased` on a table of ``LOST_MIN_ROWS`` rows or more with

@@ -30,12 +30,14 @@ for a one-vs-rest release (:func:`argmax_class`, which checks the differences of
 1e-9 of the sum of BOTH classes' terms' sizes, since ``predict`` rounds each class's score on its own.
 
 Cost. :func:`score_range` is vectorised over the candidates in chunks of :data:`CHUNK` (its memory does not grow
-with PIECES x categories); the search is bounded by :data:`WORK` column bounds in all (each branch's bound reads
-every column once), counted, not timed, so what it says does not depend on the machine.
+with PIECES x categories, nor with PIECES x columns); the search is bounded by :data:`WORK` column bounds in all
+(each branch's bound reads every column once), counted, not timed, so what it says does not depend on the machine.
+A check builds the schema's codes once (:class:`_Codes`), whatever its bounds, searches and one-vs-rest pairs.
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from typing import Any
@@ -43,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..advice import for_reader
-from ..data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, _bound_row_norms
+from ..data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from ..data.standardiser import ColumnStandardiser
 from ..exceptions import ConstantPredictionWarning
 from .usefulness import TUNE_ADVICE, constant_class, speaker, warn_release
@@ -93,6 +95,22 @@ def _candidates(schema: PublicSchema) -> tuple[list[list[tuple[int, float, float
     return candidates, block
 
 
+class _Codes:
+    """A schema's encodable codes, built once per check: its candidates (:func:`_candidates`), every coordinate they
+    set (:func:`_entries`: owner, feature, least, largest) and, when the search needs them, one :class:`_Column`
+    per column (:func:`_columns`)."""
+
+    def __init__(self, schema: PublicSchema) -> None:
+        self.schema = schema
+        self.candidates, self.block = _candidates(schema)
+        self.owner, self.feature, self.least, self.largest = _entries(self.candidates)
+
+    @functools.cached_property
+    def columns(self) -> tuple[_Column, ...]:
+        """One :class:`_Column` per column (the constant feature too): the search's root."""
+        return _columns(self.schema, self.candidates, self.block)
+
+
 def score_range(coef: np.ndarray, intercept: float, rows: Any, schema: PublicSchema) -> tuple[float, float] | None:
     """(a lower bound of the least, an upper bound of the largest) decision value w^T x + b of a binary linear
     release over every record ``schema`` can encode, mapped by ``rows`` (a :class:`~dpcvx.data.rows.RowMap`: no
@@ -102,23 +120,27 @@ def score_range(coef: np.ndarray, intercept: float, rows: Any, schema: PublicSch
     section "A release that predicts one class")."""
     weights = np.asarray(coef, dtype=float)
     parts = _map_parts(weights, rows, schema)
-    if parts is None:
-        return None
+    return None if parts is None else _score_range(weights, intercept, rows, schema, parts, _Codes(schema))
+
+
+def _score_range(weights: np.ndarray, intercept: float, rows: Any, schema: PublicSchema,
+                 parts: tuple[np.ndarray, np.ndarray, float, float], codes: _Codes) -> tuple[float, float]:
+    """:func:`score_range` for the row map's ``parts`` (:func:`_map_parts`) and the schema's ``codes``."""
     centre, multiplier, clip, input_bound = parts
-    candidates, block = _candidates(schema)
     a_lo = min(1.0, min(schema.norm, input_bound) / schema.largest_row_norm) * (1 - _SCALE_SLACK)
 
     def mapped(z: np.ndarray, j: np.ndarray) -> np.ndarray:  # g_j(z) = w_j clip((z - c_j) m_j, -C, C)
         return weights[j] * np.clip((z - centre[j]) * multiplier[j], -clip, clip)
 
     at_zero = mapped(np.zeros(weights.size), np.arange(weights.size))  # a coordinate a candidate leaves 0
-    owner, feature, least, largest = _entries(candidates)
+    owner, feature, least, largest = codes.owner, codes.feature, codes.least, codes.largest
     ends = np.linspace(a_lo, 1.0, PIECES + 1) if a_lo < 1.0 else np.array([1.0, 1.0])
     a1, a2 = ends[:-1, None], ends[1:, None]
-    n_candidates, n_blocks = len(candidates), int(max(block)) + 1
-    block_of = np.array(block, dtype=np.intp)
-    block_best = np.full((n_blocks, ends.size - 1), -np.inf)
-    block_worst = np.full((n_blocks, ends.size - 1), np.inf)
+    n_candidates, block_of = len(codes.candidates), np.array(codes.block, dtype=np.intp)
+    # sum over the columns of each column's largest (least) change, per part of [a_lo, 1]: the columns (block_of
+    # ascends) completed so far, then the one a chunk may leave open for the next
+    closed_best, closed_worst = np.zeros(ends.size - 1), np.zeros(ends.size - 1)
+    open_block, open_best, open_worst = -1, np.zeros(ends.size - 1), np.zeros(ends.size - 1)
     for first in range(0, n_candidates, CHUNK):  # CHUNK candidates at a time: memory PIECES x CHUNK, not x all
         last = min(first + CHUNK, n_candidates)
         start, stop = np.searchsorted(owner, first), np.searchsorted(owner, last)  # owner ascends
@@ -127,13 +149,23 @@ def score_range(coef: np.ndarray, intercept: float, rows: Any, schema: PublicSch
         high = np.maximum(a1 * largest[start:stop], a2 * largest[start:stop])
         g_low, g_high = mapped(low, j), mapped(high, j)
         best, worst = (np.zeros((last - first, ends.size - 1)) for _ in range(2))
-        np.add.at(best, owner[start:stop] - first, (np.maximum(g_low, g_high) - at_zero[j]).T)  # g_j monotone:
-        np.add.at(worst, owner[start:stop] - first, (np.minimum(g_low, g_high) - at_zero[j]).T)  # extremes at ends
-        np.maximum.at(block_best, block_of[first:last], best)
-        np.minimum.at(block_worst, block_of[first:last], worst)
+        setting, entry_starts = np.unique(owner[start:stop] - first, return_index=True)  # candidates with entries
+        if setting.size:  # g_j monotone: its extremes over an interval at the interval's ends
+            best[setting] = np.add.reduceat((np.maximum(g_low, g_high) - at_zero[j]).T, entry_starts)
+            worst[setting] = np.add.reduceat((np.minimum(g_low, g_high) - at_zero[j]).T, entry_starts)
+        blocks, block_starts = np.unique(block_of[first:last], return_index=True)
+        block_best, block_worst = np.maximum.reduceat(best, block_starts), np.minimum.reduceat(worst, block_starts)
+        if blocks[0] == open_block:  # the column left open goes on in this chunk
+            block_best[0] = np.maximum(block_best[0], open_best)
+            block_worst[0] = np.minimum(block_worst[0], open_worst)
+        else:
+            closed_best, closed_worst = closed_best + open_best, closed_worst + open_worst
+        closed_best = closed_best + block_best[:-1].sum(axis=0)
+        closed_worst = closed_worst + block_worst[:-1].sum(axis=0)
+        open_block, open_best, open_worst = int(blocks[-1]), block_best[-1], block_worst[-1]
     base = float(np.sum(at_zero))  # every coordinate at 0, then each column's candidate's change
-    upper = base + float(np.max(np.sum(block_best, axis=0)))
-    lower = base + float(np.min(np.sum(block_worst, axis=0)))
+    upper = base + float(np.max(closed_best + open_best))
+    lower = base + float(np.min(closed_worst + open_worst))
     t_min, ball, margin = _reach(weights, intercept, rows, parts, feature, least, largest)
     top = min(upper, ball) if upper >= 0 else t_min * upper
     bottom = max(lower, -ball) if lower <= 0 else t_min * lower
@@ -285,9 +317,10 @@ class _Search:
         return self.scaled(total, (max(least_squares, 0.0), most_squares)), chosen
 
 
-def _columns(schema: PublicSchema) -> tuple[_Column, ...]:
-    """Every column's encodable codes (:func:`_candidates`), one :class:`_Column` each (the constant feature too)."""
-    candidates, block = _candidates(schema)
+def _columns(schema: PublicSchema, candidates: list[list[tuple[int, float, float]]],
+             block: list[int]) -> tuple[_Column, ...]:
+    """Every column's encodable codes (``candidates`` and their columns ``block``, :func:`_candidates`), one
+    :class:`_Column` each (the constant feature too)."""
     starts = np.cumsum([0] + [len(column.feature_names) for column in schema.columns] + [1])
     grouped: dict[int, list] = {}
     for candidate, index in zip(candidates, block, strict=True):  # one pass: a filter per column was quadratic
@@ -330,47 +363,46 @@ def encodable_class(coef: np.ndarray, intercept: float, rows: Any, schema: Publi
     every score on the class's side is settled; the search stops with None at an encodable record (each column's
     code of the branch's bound) that the release, scoring it as ``predict`` does, puts on the other side, or after
     :data:`WORK` column bounds (both sides together). docs/theory.md, section "A release that predicts one class"."""
-    return _class(coef, intercept, rows, schema, cut, 0.0, [WORK])
-
-
-def _class(coef: np.ndarray, intercept: float, rows: Any, schema: PublicSchema, cut: float, extra: float,
-           budget: list[int]) -> int | None:
-    """:func:`encodable_class` with every bound widened by ``extra`` more (the other class's rounding, for
-    :func:`argmax_class`), the search spending at most ``budget[0]`` column bounds (what it spends is taken off)."""
     weights = np.asarray(coef, dtype=float)
     parts = _map_parts(weights, rows, schema)
-    bounds = score_range(weights, intercept, rows, schema)
-    if parts is None or bounds is None:
-        return None
+    return None if parts is None else _class(weights, intercept, rows, schema, parts, _Codes(schema), cut, 0.0,
+                                             [WORK])
+
+
+def _class(weights: np.ndarray, intercept: float, rows: Any, schema: PublicSchema,
+           parts: tuple[np.ndarray, np.ndarray, float, float], codes: _Codes, cut: float, extra: float,
+           budget: list[int]) -> int | None:
+    """:func:`encodable_class` for the row map's ``parts`` and the schema's ``codes``, with every bound widened by
+    ``extra`` more (the other class's rounding, for :func:`argmax_class`), the search spending at most ``budget[0]``
+    column bounds (what it spends is taken off)."""
+    bounds = _score_range(weights, intercept, rows, schema, parts, codes)
     slack = _UP * abs(cut) + extra
     if bounds[0] - slack > cut:
         return 1
     if bounds[1] + slack <= cut:
         return 0
-    centre, multiplier, clip, input_bound = parts
     for index, sign in ((0, 1.0), (1, -1.0)):  # class 0: the largest score <= cut; class 1: the least > cut
-        if _settled(sign, weights, float(intercept), rows, schema, cut, centre, multiplier, clip, input_bound,
-                    extra, budget):
+        if _settled(sign, weights, float(intercept), rows, schema, parts, codes, cut, extra, budget):
             return index
     return None
 
 
-def _settled(sign: float, weights: np.ndarray, intercept: float, rows: Any, schema: PublicSchema, cut: float,
-             centre: np.ndarray, multiplier: np.ndarray, clip: float, input_bound: float, extra: float,
+def _settled(sign: float, weights: np.ndarray, intercept: float, rows: Any, schema: PublicSchema,
+             parts: tuple[np.ndarray, np.ndarray, float, float], codes: _Codes, cut: float, extra: float,
              budget: list[int]) -> bool:
     """Whether every encodable record's score is <= cut (``sign`` 1) or > cut (``sign`` -1), proved by the search of
     :func:`encodable_class` on sign * the score, each bound widened by ``extra``, within ``budget[0]`` column
     bounds (spent ones taken off)."""
+    centre, multiplier, clip, input_bound = parts
     search = _Search(sign * weights, centre, multiplier, clip, min(schema.norm, input_bound), float(rows.norm_bound))
-    _, feature, least, largest = _entries(_candidates(schema)[0])
-    _, _, margin = _reach(weights, intercept, rows, (centre, multiplier, clip, input_bound), feature, least, largest)
+    _, _, margin = _reach(weights, intercept, rows, parts, codes.feature, codes.least, codes.largest)
     # the bound of sign * t u over a branch must stay at or below this (class 0), or below it (class 1)
     target = sign * (cut - intercept) - margin - _UP * abs(cut) - extra
 
     def settled(upper: float) -> bool:
         return upper <= target if sign > 0 else upper < target
 
-    root = _columns(schema)
+    root = codes.columns
     if budget[0] < len(root):
         return False
     budget[0] -= len(root)
@@ -403,7 +435,7 @@ def _witness(chosen: list[np.ndarray], weights: np.ndarray, intercept: float, ro
     code = np.zeros((1, schema.dimension))
     for pairs in chosen:
         code[0, pairs[:, 0].astype(np.intp)] = pairs[:, 1]
-    score = float(rows.scores(_bound_row_norms(code, schema.norm), weights)[0]) + intercept
+    score = float(rows.scores(schema.onto_norm(code), weights)[0]) + intercept
     return score > cut if sign > 0 else score <= cut
 
 
@@ -426,18 +458,18 @@ def argmax_class(coef: np.ndarray, intercept: np.ndarray, rows: Any, schema: Pub
     if parts is None:
         return None
     cuts = np.broadcast_to(np.asarray(0.0 if cut is None else cut, dtype=float), (weights.shape[0],))
-    _, feature, least, largest = _entries(_candidates(schema)[0])
-    reach = _coordinate_reach(parts, feature, least, largest)
+    codes = _Codes(schema)
+    reach = _coordinate_reach(parts, codes.feature, codes.least, codes.largest)
     sizes = np.abs(weights) @ reach + np.abs(offsets) + np.abs(cuts)  # S_c: each class's score's terms' sizes
     code = np.zeros((1, schema.dimension))
-    for column in _columns(schema):
+    for column in codes.columns:
         for j, p, _ in (column.candidates[0] if column.candidates else []):
             code[0, j] = p
-    scores = rows.scores(_bound_row_norms(code, schema.norm), weights)[0] + offsets - cuts
+    scores = rows.scores(schema.onto_norm(code), weights)[0] + offsets - cuts
     i = int(np.argmax(scores))
     budget = [WORK]
     for j in range(weights.shape[0]):
-        if j != i and _class(weights[i] - weights[j], float(offsets[i] - offsets[j]), rows, schema,
+        if j != i and _class(weights[i] - weights[j], float(offsets[i] - offsets[j]), rows, schema, parts, codes,
                              float(cuts[i] - cuts[j]), _UP * float(sizes[i] + sizes[j]), budget) != 1:
             return None
     return i
