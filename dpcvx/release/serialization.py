@@ -132,7 +132,7 @@ from .kernel_model import CURATOR, NO_SCHEMA, PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
 from .records.fields import _number
-from .records.header import DIGEST, KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION, file_digest
+from .records.header import DIGEST, KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION, check_digest, file_digest
 from .records.kernel_release import kernel_release_from_dict, kernel_release_to_dict
 from .records.linear_release import _MODEL_KEYS, linear_from_dict, linear_to_dict
 from .records.multiclass_release import multiclass_from_dict, multiclass_to_dict
@@ -422,24 +422,8 @@ def model_from_dict(data: Any) -> Release:
         else:
             assert isinstance(release, PrivateModel)  # _decision_cut refuses every other release
             release.decision_cut = cut
-    _check_digest(data)  # last: every check of a field has its own refusal, which names the field
+    check_digest(data)  # last: every check of a field has its own refusal, which names the field
     return release
-
-
-def _check_digest(data: dict) -> None:
-    """Refuse a model record whose content is not the one its ``"sha256"`` digest was written of
-    (:func:`dpcvx.release.records.header.file_digest`), or that holds none: it was changed after dpcvx wrote it. The
-    digest binds every field, also those of which the file holds no second copy to compare (the order of ``classes``
-    or of a multiclass file's entries, a kernel release's centres, ``feature_names``, ``decision_cut``, a constant's
-    exact text). A file of format version 9 or older holds none: its upgrade step records the one of what it holds."""
-    recorded, computed = data.get(DIGEST), file_digest(data)
-    if recorded != computed:
-        found = f"{DIGEST} is missing" if DIGEST not in data else \
-            f"{DIGEST} records {_short(recorded, 80)} but the file's content has {computed}"
-        raise InputError(f"{found}: the file was changed after dpcvx wrote it. The digest detects edits and "
-                         "corruption, not forgery (to show where a file came from, publish its checksum or a "
-                         "signature: docs/model-files.md). Restore the file as dpcvx wrote it, or refit the model "
-                         "and save it again")
 
 
 def _release_from_dict(data: Any) -> Release:

@@ -60,6 +60,24 @@ def test_a_current_file_relabelled_with_its_digest_is_refused_before_any_step(ve
             dpcvx.load(path)
 
 
+@pytest.mark.parametrize("version", [10, 11, 13, 15, 16, 17])
+def test_a_current_file_relabelled_as_an_older_one_with_a_digest_is_refused(version, tmp_path):
+    """A current file relabelled as a version that holds a digest (10 to 17), its digest kept, loaded without a
+    word: its steps gave back the content the digest was made of (probe P1, session 66). Its digest is not the one
+    of what it holds as it is labelled, so it is refused as the edit it is, before any step."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-0.5, 0.5, size=(200, 2))
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, np.where(X[:, 0] > 0, 1, -1), 1.0, random_state=0)
+    path = dpcvx.save(model, tmp_path / "m.json")
+    data = json.loads(path.read_text())
+    data["format_version"] = version
+    path.write_text(json.dumps(data))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FileError, match="sha256 records .* but the file's content has .*changed after dpcvx"):
+            dpcvx.load(path)
+
+
 def test_a_current_file_loads_without_it(tmp_path):
     rng = np.random.default_rng(1)
     X = rng.uniform(-0.5, 0.5, size=(200, 2))

@@ -20,8 +20,9 @@ import json
 from typing import Any
 
 from ...exceptions import InputError
+from ...validation import _short
 
-__all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "KINDS", "DIGEST", "file_digest", "json_digest"]
+__all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "KINDS", "DIGEST", "file_digest", "json_digest", "check_digest"]
 
 MODEL_FORMAT = "dpcvx-model"
 MODEL_FORMAT_VERSION = 18
@@ -52,3 +53,21 @@ def json_digest(data: Any) -> str:
     except (TypeError, ValueError) as error:  # a NaN, or an object JSON cannot hold
         raise InputError(f"{error}; only finite numbers, strings, lists and objects are model data") from None
     return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def check_digest(data: dict[str, Any]) -> None:
+    """Refuse a model record whose content is not the one its ``"sha256"`` digest was written of
+    (:func:`dpcvx.release.records.header.file_digest`), or that holds none: it was changed after dpcvx wrote it. The
+    digest binds every field, also those of which the file holds no second copy to compare (the order of ``classes``
+    or of a multiclass file's entries, a kernel release's centres, ``feature_names``, ``decision_cut``, a constant's
+    exact text). A file of format version 9 or older holds none: its upgrade step records the one of what it holds;
+    an older file that holds one is checked as it is labelled, before its upgrade steps
+    (:func:`~dpcvx.release.records.upgrade.upgraded`)."""
+    recorded, computed = data.get(DIGEST), file_digest(data)
+    if recorded != computed:
+        found = f"{DIGEST} is missing" if DIGEST not in data else \
+            f"{DIGEST} records {_short(recorded, 80)} but the file's content has {computed}"
+        raise InputError(f"{found}: the file was changed after dpcvx wrote it. The digest detects edits and "
+                         "corruption, not forgery (to show where a file came from, publish its checksum or a "
+                         "signature: docs/model-files.md). Restore the file as dpcvx wrote it, or refit the model "
+                         "and save it again")

@@ -75,8 +75,10 @@ step records what the writing library did: ``input_bound`` null (the rows read a
 statistics, so a version 10 file predicts every row as written; a version 10 statistics map that already holds the
 key was not written by dpcvx, and is refused. In a version 11 file such a map must hold the key: R, or null (a
 version 10 release saved again); a map without it is refused as edited. The step's version changes what the file's
-digest covers, so the digest of a file that is as dpcvx wrote it is made again of what the step made; any other keeps
-the digest it holds, and is refused. Tested on files of every kind written as version 10
+digest covers, so the digest of a file is made again of what the step made. A file of version 10 or later whose
+digest is not the one of what it holds, as it is labelled, is refused before any step (:func:`upgraded`): edited, or
+a later file relabelled as an older version with its digest kept (whose steps would give back the content its digest
+was made of). Tested on files of every kind written as version 10
 (``tests/release/fixtures/format10``, whose schema rows lie beyond the learner's R = 1) and through every step on the
 older fixtures.
 
@@ -161,7 +163,7 @@ from ...privacy.privacy_curve import AFTER_DRAWS, EPSILON_DELTA, STATEMENT, Draw
 from ..model import drawn_part, drawn_parts, drawn_records
 from ..tuning_record import record_tuning
 from .fields import _integer
-from .header import DIGEST, MODEL_FORMAT, MODEL_FORMAT_VERSION, file_digest
+from .header import DIGEST, MODEL_FORMAT, MODEL_FORMAT_VERSION, check_digest, file_digest
 from .kernel_release import DIMENSION_RECORD, records_dimension
 from .release_certificate import PROBABILITY_RECORD, probability_record
 from .row_map import MAP_RECORD, SCHEMA_RECORD, own_map_record, schema_record
@@ -195,9 +197,10 @@ def _bumped(data: dict, version: int) -> tuple[dict, list[dict]]:
 
 
 def _digest_made_again(data: dict, upgraded_: dict) -> None:
-    """The digest of a file that is as dpcvx wrote it (its digest is the one of what it holds) made again of the
-    upgraded file, whose version the digest covers; any other keeps the digest it holds, and is refused."""
-    if DIGEST in data and data[DIGEST] == file_digest(data):
+    """The digest of a file made again of the upgraded file, whose version the digest covers: :func:`upgraded` has
+    refused a file whose digest is not the one of what it holds, as it is labelled; one without a digest keeps none,
+    and is refused."""
+    if DIGEST in data:
         upgraded_[DIGEST] = file_digest(upgraded_)
 
 
@@ -298,8 +301,7 @@ def _from_9(data: dict) -> dict:
 
 def _from_10(data: dict) -> dict:
     """Version 10 -> 11: a map of private column statistics records ``input_bound`` null, the raw rows its writer read
-    (module docstring); the digest of a file that is as dpcvx wrote it is made again of the new version (of any other,
-    kept: it is refused)."""
+    (module docstring); the digest is made again of the new version (:func:`_digest_made_again`)."""
     upgraded_, _ = _bumped(data, 10)
     for record in [upgraded_, *_entries_at(upgraded_, 11)]:
         _raw_statistics_map(record)
@@ -327,8 +329,8 @@ _LEVEL_KEYS = ("level", "level_share", "level_sensitivity", "level_sigma", "leve
 
 def _from_11(data: dict) -> dict:
     """Version 11 -> 12: the version only (a version 11 gradient-ranged calibration released no level and took T =
-    20); a calibration that records either is refused (:func:`_check_no_level`); the digest of a file that is as
-    dpcvx wrote it is made again of the new version (of any other, kept: it is refused)."""
+    20); a calibration that records either is refused (:func:`_check_no_level`); the digest is made again of
+    the new version (:func:`_digest_made_again`)."""
     _check_no_level(data)
     upgraded_, _ = _bumped(data, 11)
     _digest_made_again(data, upgraded_)
@@ -496,7 +498,10 @@ def upgraded(data: Any) -> Any:
     """``data`` read as the current format version: each step in turn from its version; anything else as it is
     (a model record whose ``format_version`` is not an integer is refused). A file from before the digest is read
     with an :class:`~dpcvx.exceptions.UnprotectedFileWarning`: nothing tells a file of that version from a current
-    one relabelled, its digest deleted, whose edits of the classes' order, a loss text or a decision cut then load."""
+    one relabelled, its digest deleted, whose edits of the classes' order, a loss text or a decision cut then load.
+    An older file that holds a digest is refused before any step unless the digest is the one of what it holds, as
+    it is labelled (:func:`~.header.check_digest`): an older file holding one that is not (before the digest's
+    version, any) is a later file relabelled, or edited."""
     if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) < DIGEST_VERSION \
             and format_version(data) in _STEPS:
         if DIGEST in data:
@@ -509,6 +514,9 @@ def upgraded(data: Any) -> Any:
                       "detected in it, and a current file relabelled as this version without its digest reads the "
                       "same. Load only a file whose origin you trust; dpcvx.save writes it again bound by a digest",
                       UnprotectedFileWarning, stacklevel=user_stacklevel())
+    if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) in _STEPS \
+            and DIGEST in data:
+        check_digest(data)  # as it is labelled: a later file relabelled, digest kept, is an edited file
     while isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) in _STEPS:
         data = _STEPS[data["format_version"]](data)
     return data
