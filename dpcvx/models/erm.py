@@ -744,11 +744,14 @@ class PrivateERM(ConstructorParameters):
         resolve_rng(random_state)
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:
-        """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
+        """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons. Refused
+        (:class:`~dpcvx.exceptions.AssumptionError`, naming the condition and its fix) when the verifier did not
+        establish the loss and the regularizer convex: a stationary point of another J need not be its minimiser."""
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n, d = X_mapped.shape
         problem = self._verified(d)
+        problem.certificate.require_convex("fit_nonprivate (the minimiser of J)")
         solver = self._solver()
         solver.check(problem, X_mapped)
         gamma = calibrate.gradient_tolerance(self._tol(problem, solver), n, problem.lipschitz if

@@ -39,6 +39,7 @@ from .verdict import (
     Mechanism,
     Verdict,
     decide,
+    failure_lines,
     pure_at_delta,
 )
 
@@ -221,6 +222,16 @@ class Certificate:
         verdict = self.verdict(mechanism, delta)
         if not verdict.allowed:
             raise AssumptionError(for_reader(verdict.refusal()), verdict.failures)
+
+    def require_convex(self, what: str) -> None:
+        """Raise :class:`AssumptionError` naming each of the loss's and the regularizer's convexity conditions that
+        is not established (``convexity``, ``regularizer_convexity``), with its fix: ``what`` (a non-private
+        baseline's minimiser, say) is defined by a convex J only, where a stationary point is the minimiser."""
+        failures = tuple(item for item in self.conditions
+                         if item.name in ("convexity", "regularizer_convexity") and item.passed is not True)
+        if failures:
+            raise AssumptionError(for_reader("\n".join([f"{what} needs J convex, and the verifier did not establish "
+                                                        "it:", *failure_lines(failures)])), failures)
 
     def guarantee(self, mechanism: str, delta: float = 0.0) -> str:
         """The theorem and the privacy notion a release under ``mechanism`` at ``delta`` relies on (written once

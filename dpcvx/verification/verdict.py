@@ -176,12 +176,18 @@ class Verdict:
 
     def refusal(self) -> str:
         """The AssumptionError text: the theorem, each failing condition, its fix."""
-        lines = [f"{self.mechanism} perturbation is not allowed: {self.theorem.citation} needs"]
-        for item in self.failures:
-            lines.append(f"  - {item.name} ({item.description}): {item.detail or 'not established'}")
-            if item.fix:
-                lines.append(f"    fix: {item.fix}")
-        return "\n".join(lines)
+        return "\n".join([f"{self.mechanism} perturbation is not allowed: {self.theorem.citation} needs",
+                          *failure_lines(self.failures)])
+
+
+def failure_lines(failures: tuple[Condition, ...]) -> list[str]:
+    """A refusal's lines of its failing conditions: each one's name, what it states and why it fails, then its fix."""
+    lines = []
+    for item in failures:
+        lines.append(f"  - {item.name} ({item.description}): {item.detail or 'not established'}")
+        if item.fix:
+            lines.append(f"    fix: {item.fix}")
+    return lines
 
 
 def _unconstrained() -> Condition:

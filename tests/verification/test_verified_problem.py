@@ -170,6 +170,24 @@ def _neighbour(X, y, index=7, seed=11):
     return X2, y2
 
 
+@pytest.mark.parametrize("solver", ["fast", "cvxpy"])
+@pytest.mark.parametrize("settings, condition", [
+    ({"regularizer": lambda w: 0.5 * cp.sum_squares(w) - 0.1 * cp.sum(cp.huber(w, 1))}, "regularizer_convexity"),
+    ({"loss": lambda z: -cp.logistic(-z)}, "convexity"),
+])
+def test_the_nonprivate_baseline_of_a_j_not_proved_convex_is_refused_naming_the_condition(data, settings, condition,
+                                                                                          solver):
+    """fit_nonprivate, the minimiser of J, of a J the verifier did not establish convex: refused by the conic
+    solver's check as "convex by the verifier's proof but not by CVXPY's DCP rules", which was untrue, or solved to
+    a stationary point (session 65's lead). It names the condition and its fix."""
+    X, y = data
+    erm = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, solver=solver, **settings)
+    with pytest.raises(dpcvx.AssumptionError, match=f"needs J convex.*\\n  - {condition} ") as refused:
+        erm.fit_nonprivate(X, y)
+    assert "verifier's proof" not in str(refused.value) and "fix:" in str(refused.value)
+    assert [item.name for item in refused.value.failures] == [condition]
+
+
 @pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.5)], ids=["logistic", "huber"])
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 @pytest.mark.parametrize("solver", ["fast", "cvxpy"])
