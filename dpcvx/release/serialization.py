@@ -128,6 +128,7 @@ from ..exceptions import FileError, InputError, NonPublicSchemaError, not_fitted
 from ..tables import repeated_names
 from ..validation import _short
 from ..version import __version__
+from .encodable import warn_if_encodable_constant
 from .kernel_model import CURATOR, NO_SCHEMA, PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
@@ -357,15 +358,23 @@ def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None, ov
     public bounds for them (``NumericColumn(name, lo, hi, source=...)``) or use the
     loader's default ``mode="private"``. It is refused rather than dropped: a release
     file without its encoder would predict on rows nobody can reproduce.
+
+    A linear classifier saved with a schema that predicts one class on every record the schema can encode (at its
+    decision cut) is written, with a :class:`~dpcvx.exceptions.ConstantPredictionWarning` saying so
+    (:func:`~dpcvx.release.encodable.warn_if_encodable_constant`: a public check of the schema, the row map and
+    the released weights), unless the fit said so already from the ball ||x|| <= R: a pipeline's estimator fits
+    the schema's rows without the schema, so its fit could not.
     """
-    return write_model(model, check_writable(path, "model", overwrite=overwrite), schema=schema, overwrite=overwrite)
+    return write_model(model, check_writable(path, "model", overwrite=overwrite), schema=schema, overwrite=overwrite,
+                       warn=True)
 
 
 def write_model(model: Any, path: Path, *, schema: PublicSchema | None = None, overwrite: bool = False,
-                option: str = "overwrite=True") -> Path:
+                option: str = "overwrite=True", warn: bool = False) -> Path:
     """:func:`save` to a ``path`` its caller checked (:func:`~dpcvx.data.files.check_writable`, once, at its entry:
     the command line before the fit); without ``overwrite`` a file that appeared since is not replaced (the error
-    names ``option``, the caller's way to allow it)."""
+    names ``option``, the caller's way to allow it). ``warn``: :func:`save`'s warning of a classifier constant on
+    its schema, written (the command line gives its own, with its fit's advice)."""
     model, schema, names, cut = _release_and_schema(model, schema)
     if schema is None:
         schema = getattr(model, "schema", None)
@@ -383,7 +392,11 @@ def write_model(model: Any, path: Path, *, schema: PublicSchema | None = None, o
                              f"lists can be written (the previous file, if any, is unchanged)") from None
         handle.write("\n")
 
-    return atomic_write(path, write, what="model", overwrite=overwrite, option=option)
+    written = atomic_write(path, write, what="model", overwrite=overwrite, option=option)
+    if warn and isinstance(model, (PrivateModel, PrivateMulticlassModel)):
+        warn_if_encodable_constant("dpcvx.save", model, schema,
+                                   getattr(model, "decision_cut", 0.0) if cut is None else cut)
+    return written
 
 
 # --- reading -----------------------------------------------------------------------------

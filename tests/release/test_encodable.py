@@ -260,3 +260,25 @@ def test_score_range_memory_does_not_grow_with_pieces_times_categories():
         tracemalloc.stop()
     assert bounds is not None and bounds[0] <= 0.5 * coef.min() and 0.5 * coef.max() <= bounds[1]
     assert peak < 60e6
+
+
+def test_dpcvx_save_of_a_pipeline_warns_of_a_release_constant_on_its_schema(tmp_path):
+    """A pipeline's estimator fits the schema's rows without the schema, so its fit cannot say that the release
+    predicts one class on every record the schema can encode; dpcvx.save, which holds both, says so (session 65's
+    lead), and writes the file. A release the ball check named at its fit is not named again."""
+    from sklearn.pipeline import make_pipeline
+
+    seed, epsilon = CREDIT
+    table, y, schema = _credit(seed)
+    pipeline = make_pipeline(schema, dpcvx.DPLogisticRegression(epsilon=epsilon, random_state=seed)).fit(table, y)
+    with pytest.warns(ConstantPredictionWarning, match=r"^dpcvx.save: constant classifier on the declared schema: "
+                                                       "the release predicts the class 0 on every record"):
+        path = dpcvx.save(pipeline, tmp_path / "credit.json")
+    assert encodable_class(dpcvx.load(path).coef_, dpcvx.load(path).intercept_, dpcvx.load(path).rows, schema) == 0
+    useful = make_pipeline(schema, dpcvx.DPLogisticRegression(epsilon=epsilon, random_state=seed, threshold="prior",
+                                                              class_prior=(0.99, 0.01))).fit(table, y)
+    assert encodable_class(useful[-1].model_.coef_, useful[-1].model_.intercept_, useful[-1].model_.rows, schema,
+                           useful[-1].decision_cut_) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstantPredictionWarning)
+        dpcvx.save(useful, tmp_path / "useful.json")
