@@ -38,9 +38,10 @@ only, not the count of runs or the other runs' outputs.
 **delta > 0** (:mod:`.renyi`): the fits get (e_run, delta) and the score e_s, both found before any fit
 from Q's Renyi curve (the pointwise maximum of the candidates' curves and the score's), so that Theorem 2
 in its Renyi form, converted at delta, gives at most (epsilon, delta). Only releases whose Renyi curve is
-known before the fit take part (PrivateERM's Gaussian output perturbation); the others are refused before
-anything is charged. The accountant is charged the proved total once, as a plain (epsilon, delta) entry
-(the selection's curve is not a composition of Gaussian and (epsilon, delta) parts).
+known before the fit take part (PrivateERM's Gaussian output perturbation, after its private draws if it makes
+any: their pure parts are part of the claimed curve); the others are refused before anything is charged.
+The accountant is charged the proved total once, as a plain (epsilon, delta) entry (the selection's curve is not a
+composition of Gaussian and (epsilon, delta) parts).
 """
 
 from __future__ import annotations
