@@ -97,3 +97,16 @@ def test_pure_full_data_and_split_release_drawing_candidates_within_the_charge(p
         assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon <= epsilon
         assert result.model.certificate.total_epsilon <= epsilon if hasattr(
             result.model.certificate, "total_epsilon") else True
+
+
+def test_a_claim_the_release_does_not_keep_is_refused_before_the_charge(monkeypatch):
+    """The second line of defence now runs on the rehearsal (synthetic public rows, before the charge): a claim
+    made wrong on purpose (the plain Gaussian for a candidate drawing column statistics, the claim of the parent
+    commit) is refused with nothing charged, where the check after the fit refused with the total spent."""
+    monkeypatch.setattr(dpcvx.PrivateERM, "drawn_shares", lambda self, epsilon: ([], epsilon), raising=False)
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-5)
+    with pytest.raises(dpcvx.InputError, match="Renyi curve above the one its run was calibrated.*Nothing was charged"):
+        dpcvx.tune(_learner(DRAWING["column sums"]), X, y, GRID, 3.0, mechanism="output", delta=1e-6,
+                   accountant=accountant, mean_runs=2, random_state=1)
+    assert accountant.ledger == []

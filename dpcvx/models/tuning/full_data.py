@@ -289,7 +289,8 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         shaped, X, y = shaped_then_read(setup, X, y, budget, PROCEDURE_NAME)
         n = X.shape[0]
         plans, least = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME, shaped,
-                                          likely=lambda rows: training_chance(n, held_out, rows) >= 0.5)
+                                          likely=lambda rows: training_chance(n, held_out, rows) >= 0.5,
+                                          curves=curves)
     except InputError as error:
         if (setup.delta == 0 and "epsilon" in str(error) and not isinstance(error, LossDeclarationError)
                 and error.args and isinstance(error.args[0], str)):
