@@ -52,6 +52,7 @@ from ..privacy.lam_rule import LamChoice
 from ..privacy.linear_calibration import calibrate_linear
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.objective_gaussian import check_gaussian_objective_epsilon
+from ..privacy.privacy_curve import DrawnPart
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, named
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
@@ -561,6 +562,36 @@ class PrivateERM(ConstructorParameters):
         whose plan is its own (:meth:`plan`), not one :class:`~dpcvx.models.fit_plan.FitPlan`."""
         return column_statistics.draws_statistics(self) or class_count.draws_count(self) or \
             private_norm.draws_bounds(self)
+
+    def drawn_shares(self, epsilon: float) -> tuple[list[tuple[DrawnPart, float]], float]:
+        """(the draws before the fit, each (:class:`~dpcvx.privacy.privacy_curve.DrawnPart`, its eps) in the
+        release's order, the fit's own epsilon) of a fit at ``epsilon``, from the public settings alone (no data):
+        the splits the composite plans make (:func:`~dpcvx.models.private_norm.split_budget`): private column
+        statistics' eps_s, then a class count drawn inside their eps_fit
+        (:func:`~dpcvx.models.column_statistics.counted_fit_share`,
+        :meth:`StandardisedPlan.shares <dpcvx.models.column_statistics.StandardisedPlan.shares>`); a class count's
+        eps_c; a private bound's eps_q, halved between two bounds; ([], epsilon) for a fit that draws nothing first.
+        None of them depends on n, so :func:`dpcvx.tune` claims the release's curve
+        (:func:`~dpcvx.privacy.privacy_curve.draws_then_fit_curve` of these shares) before any fit, whatever rows a
+        run's coins leave (:mod:`dpcvx.models.tuning.renyi`). Raises InputError for a share the plan refuses."""
+        self._check_settings()
+        if column_statistics.draws_statistics(self):
+            eps_s, eps_fit = private_norm.split_budget(epsilon, self.column_statistics_share,
+                                                       "column_statistics_share")
+            drawn = (DrawnPart.RANGES if self.column_statistics == "ranges" else DrawnPart.SUMS, eps_s)
+            if not class_count.draws_count(self):
+                return [drawn], eps_fit
+            eps_fit = column_statistics.counted_fit_share(epsilon, eps_s, eps_fit, self.class_count_share)
+            eps_count, fit = private_norm.split_budget(eps_fit, self.class_count_share, "class_count_share")
+            return [(DrawnPart.COUNT, eps_count), drawn], fit
+        if class_count.draws_count(self):
+            eps_count, fit = private_norm.split_budget(epsilon, self.class_count_share, "class_count_share")
+            return [(DrawnPart.COUNT, eps_count)], fit
+        if private_norm.draws_bounds(self):
+            ranges, share = erm_inputs.private_bounds(self)
+            eps_q, fit = private_norm.split_budget(epsilon, share, "norm_share")
+            return [(DrawnPart.QUANTILE, eps_q / len(ranges))] * len(ranges), fit  # halving is exact
+        return [], epsilon
 
     def _budget(self, mechanism: str, epsilon: float, delta: float, neighbours: str, n_public: int | None,
                 split: str | None) -> tuple[Mechanism, float, float, Neighbours, int | None, str]:

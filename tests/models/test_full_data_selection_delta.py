@@ -9,7 +9,6 @@ import dpcvx
 from dpcvx.exceptions import AssumptionError, BudgetExceededError, InputError
 from dpcvx.models import failure
 from dpcvx.models.fit_plan import FitPlan
-from dpcvx.models.tuning import ClippedSquaredError
 from dpcvx.models.tuning.renyi import calibrate_runs, candidates_rdp, plan_at, run_rdp, score_epsilon
 from dpcvx.privacy.privacy_curve import PrivacyCurve, rdp_to_epsilon
 from dpcvx.privacy.stopping import StoppingRule, stopping_epsilon
@@ -122,11 +121,7 @@ def test_the_per_fit_budget_is_not_cut_by_a_composition_of_the_runs():
 @pytest.mark.parametrize("learner, kwargs, error", [
     (dpcvx.PrivateERM(data_norm=1.0), {"mechanism": "objective"}, AssumptionError),  # no Renyi curve
     (dpcvx.PrivateERM(data_norm=1.0, float_safe=True), {"mechanism": "output"}, AssumptionError),
-    # a private bound composes a pure quantile with the fit: no pre-fit curve (the audit saw a charge, then a refusal)
-    (dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 8)), {"mechanism": "output"}, AssumptionError),
-    (dpcvx.PrivateERM(dpcvx.losses.huber_regression(), data_norm=1.0, task="regression", label_bound="private",
-                      label_range=(0.25, 8)),
-     {"mechanism": "output", "score": ClippedSquaredError(bound=64.0)}, AssumptionError),
+    # a private bound is claimed its composed curve before the fit (tests/models/test_full_data_delta_drawn_parts.py)
     (dpcvx.PrivateERM(data_norm=1.0), {"mechanism": "output", "epsilon": 0.005, "delta": 1e-12}, InputError),
     (dpcvx.PrivateERM(data_norm=1.0), {"mechanism": "output", "epsilon": 5.0}, BudgetExceededError),
 ])

@@ -52,6 +52,7 @@ from ..erm import PrivateERM
 from ..failure import composite, least_rows, rehearse
 from ..fit_plan import FitPlan
 from ..multiclass import MulticlassPlan, PrivateMulticlassERM
+from .renyi import check_run_curve
 from .scores import Mistakes, Score, resolve_score, total_units
 from .tuning_certificate import format_params
 
@@ -502,14 +503,18 @@ def fixed_classes(candidate: Any) -> bool:
 
 def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.ndarray | slice], epsilon: float,
                        procedure: str, shaped: Sequence[Shaped | None], likely: Callable[[int], bool] | None = None,
-                       ) -> tuple[tuple[Plan | None, ...], int]:
+                       curves: Sequence[PrivacyCurve] = ()) -> tuple[tuple[Plan | None, ...], int]:
     """Before the charge, under the failure rule (:mod:`dpcvx.models.failure`): each candidate checked on its
     part (parameters, fit arguments, labels against its public classes on all of y, the score against those
     classes) and planned once when it plans first (its ``shaped`` plan, made before the data was read, bound to
     its part's rows), then every candidate rehearsed on synthetic public rows of
     the first part's width and kind (from its plan). Returns the candidates' plans (None: no plan) and, given
     ``likely`` (whether parts of that many rows are drawn often enough), rows every candidate fits on
-    (:func:`~dpcvx.models.failure.least_rows`; else 1)."""
+    (:func:`~dpcvx.models.failure.least_rows`; else 1). ``curves``: the Renyi curves claimed before the fits
+    (full-data selection with delta > 0, :mod:`.renyi`), one a candidate; each rehearsed release's own curve is
+    checked against its claim (:func:`~.renyi.check_run_curve`), so that a claim the release does not keep is
+    refused here, before the charge, not after a fit on the private rows (the release's curve is a function of
+    public settings only, the same on synthetic rows as on the data's)."""
     declared, plans = [], []
     with composite(procedure), checks_then_notes():  # a clipping note the candidates' checks repeat, shown once
         for candidate, rows, early in zip(setup.learners, parts, shaped, strict=True):
@@ -519,20 +524,28 @@ def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.n
             setup.score.check_classes(classes)
             declared.append(classes)
             plans.append(plan)
-        fits = [_rehearsal(setup, candidate, plan, epsilon) for candidate, plan in zip(setup.learners, plans,
-                                                                                        strict=True)]
+        claims: Sequence[PrivacyCurve | None] = curves or [None] * len(plans)
+        fits = [_rehearsal(setup, candidate, plan, epsilon, claim)
+                for candidate, plan, claim in zip(setup.learners, plans, claims, strict=True)]
         rehearse(fits, declared, X[parts[0]], procedure, setup.source.reproducible)
         fewest = 1 if likely is None else least_rows(fits, declared, X[parts[0]], procedure,
                                                      setup.source.reproducible, likely)
     return tuple(plans), fewest
 
 
-def _rehearsal(setup: Setup, candidate: Any, plan: Plan | None,
-               epsilon: float) -> Callable[[Any, np.ndarray, np.random.Generator | None], Any]:
-    """How a rehearsal fits a candidate: from its plan, else a copy of it with tune's fit arguments."""
-    if plan is not None:
-        return lambda X, y, rng: plan.fit(X, y, random_state=rng)
-    return lambda X, y, rng: copy.deepcopy(candidate).fit(X, y, epsilon=epsilon, random_state=rng, **setup.keywords)
+def _rehearsal(setup: Setup, candidate: Any, plan: Plan | None, epsilon: float,
+               claim: PrivacyCurve | None = None) -> Callable[[Any, np.ndarray, np.random.Generator | None], Any]:
+    """How a rehearsal fits a candidate: from its plan, else a copy of it with tune's fit arguments; with a
+    ``claim``, the fitted release's curve checked against it (:func:`~.renyi.check_run_curve`)."""
+    def fit(X: Any, y: np.ndarray, rng: np.random.Generator | None) -> Any:
+        if plan is not None:
+            model = plan.fit(X, y, random_state=rng)
+        else:
+            model = copy.deepcopy(candidate).fit(X, y, epsilon=epsilon, random_state=rng, **setup.keywords)
+        if claim is not None:
+            check_run_curve(model, claim)
+        return model
+    return fit
 
 
 def fit_candidate(setup: Setup, learner: Any, plan: Plan | None, X: Any, y: np.ndarray,

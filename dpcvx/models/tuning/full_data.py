@@ -38,9 +38,10 @@ only, not the count of runs or the other runs' outputs.
 **delta > 0** (:mod:`.renyi`): the fits get (e_run, delta) and the score e_s, both found before any fit
 from Q's Renyi curve (the pointwise maximum of the candidates' curves and the score's), so that Theorem 2
 in its Renyi form, converted at delta, gives at most (epsilon, delta). Only releases whose Renyi curve is
-known before the fit take part (PrivateERM's Gaussian output perturbation); the others are refused before
-anything is charged. The accountant is charged the proved total once, as a plain (epsilon, delta) entry
-(the selection's curve is not a composition of Gaussian and (epsilon, delta) parts).
+known before the fit take part (PrivateERM's Gaussian output perturbation, after its private draws if it makes
+any: their pure parts are part of the claimed curve); the others are refused before anything is charged.
+The accountant is charged the proved total once, as a plain (epsilon, delta) entry (the selection's curve is not a
+composition of Gaussian and (epsilon, delta) parts).
 """
 
 from __future__ import annotations
@@ -288,7 +289,8 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         shaped, X, y = shaped_then_read(setup, X, y, budget, PROCEDURE_NAME)
         n = X.shape[0]
         plans, least = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME, shaped,
-                                          likely=lambda rows: training_chance(n, held_out, rows) >= 0.5)
+                                          likely=lambda rows: training_chance(n, held_out, rows) >= 0.5,
+                                          curves=curves)
     except InputError as error:
         if (setup.delta == 0 and "epsilon" in str(error) and not isinstance(error, LossDeclarationError)
                 and error.args and isinstance(error.args[0], str)):

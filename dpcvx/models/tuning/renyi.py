@@ -20,10 +20,13 @@ releases whose curve is fixed by (epsilon, delta) alone, and refuses the others 
 
 **Which candidates.** ``dpcvx.PrivateERM`` with ``mechanism="output"`` (the analytic Gaussian, Balle and
 Wang 2018: a Gaussian of noise multiplier z = sigma / sensitivity, which depends on (epsilon, delta) only,
-whatever n, L, R and the tolerance; its Renyi curve is alpha / (2 z^2)). The Gaussian objective
-perturbation is refused: its objective share is an (epsilon, delta) point with no Renyi curve. So are
-candidates with ``data_norm`` or ``label_bound`` "private" (a pure quantile composed with the fit), the
-lattice (``float_safe``) releases (a discrete Gaussian recorded by its (epsilon, delta)) and every other
+whatever n, L, R and the tolerance; its Renyi curve is alpha / (2 z^2)). One that first draws private
+statistics (column statistics, a class count for ``class_weight="balanced"`` or ``class_prior="private"``, a
+private ``data_norm`` or ``label_bound``) is claimed its release's composed curve: each draw's pure part, then
+the fit's Gaussian at its share (:meth:`PrivateERM.drawn_shares <dpcvx.PrivateERM.drawn_shares>`, public splits
+of the run's epsilon that do not depend on n; docs/theory.md sections 27.2 and 29, Claim 5). The Gaussian
+objective perturbation is refused: its objective share is an (epsilon, delta) point with no Renyi curve. So are
+the lattice (``float_safe``) releases (a discrete Gaussian recorded by its (epsilon, delta)) and every other
 learner, which records its (epsilon, delta) only after its fit. After each fit the model's own curve
 (``certificate.privacy_curve``) must lie under the claimed one at every order, else nothing is released.
 
@@ -44,12 +47,18 @@ import numpy as np
 
 from ...exceptions import AssumptionError, InputError
 from ...privacy.gaussian import analytic_gaussian_sigma
-from ...privacy.privacy_curve import EPSILON_DELTA, RDP_ORDERS, CurvePart, PrivacyCurve
+from ...privacy.privacy_curve import (
+    EPSILON_DELTA,
+    RDP_ORDERS,
+    CurvePart,
+    PrivacyCurve,
+    draws_then_fit_curve,
+    fit_after_draws_part,
+)
 from ...privacy.stopping import StoppingRule, stopping_epsilon
 from ...rounding import round_down
 from ...verification.verdict import Mechanism
 from ..erm import PrivateERM
-from ..private_norm import draws_bounds
 
 __all__ = ["candidate_curve", "candidates_rdp", "run_rdp", "score_epsilon", "RenyiBudget", "calibrate_runs",
            "check_run_curve", "plan_at"]
@@ -62,8 +71,10 @@ _SMALLEST_SHARE = 1e-6
 
 def candidate_curve(candidate: Any, epsilon: float, delta: float, fit_params: Mapping[str, Any]) -> PrivacyCurve:
     """The Renyi curve of one candidate's release fitted with (``epsilon``, ``delta``) and ``fit_params``,
-    from public settings only (no data). Raises :class:`~dpcvx.exceptions.AssumptionError`, naming why, for
-    a release whose curve is not known before its fit (module docstring)."""
+    from public settings only (no data): the plain analytic Gaussian, or, for a candidate that draws private
+    statistics first, their pure parts and the fit's Gaussian at its share, the curve its release states
+    (:func:`~dpcvx.privacy.privacy_curve.draws_then_fit_curve`). Raises :class:`~dpcvx.exceptions.AssumptionError`,
+    naming why, for a release whose curve is not known before its fit (module docstring)."""
     name = getattr(candidate, "learner_class", type(candidate)).__name__  # a BudgetInConstructor: its class
     if not isinstance(candidate, PrivateERM):
         raise AssumptionError(
@@ -77,16 +88,14 @@ def candidate_curve(candidate: Any, epsilon: float, delta: float, fit_params: Ma
             f"{mechanism.value!r} has none: the Gaussian objective perturbation records only an (epsilon, delta) point "
             "(its objective share has no Renyi curve). Nothing was charged. Use mechanism='output', delta=0, "
             "or procedure='split'")
-    if draws_bounds(candidate):
-        raise AssumptionError(
-            "procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit; a candidate with "
-            "data_norm or label_bound 'private' composes a pure-epsilon quantile with its fit and records only "
-            "(epsilon, delta). Nothing was charged. Pass public numeric bounds, delta=0, or procedure='split'")
     if candidate.float_safe:
         raise AssumptionError(
             "procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit; the float-safe "
             "(lattice) Gaussian release records only its (epsilon, delta). Nothing was charged. Use "
             "float_safe=False, delta=0, or procedure='split'")
+    drawn, eps_fit = candidate.drawn_shares(epsilon)
+    if drawn:  # private draws first: their pure parts, then the fit's Gaussian at its share (module docstring)
+        return draws_then_fit_curve(drawn, fit_after_draws_part(eps_fit, delta, gaussian=True))
     # z = sigma / sensitivity of the analytic Gaussian at (epsilon, delta), one relative ROUNDING down: the
     # fit's own ratio is checked to be at least this after the fit (check_run_curve)
     multiplier = round_down(analytic_gaussian_sigma(1.0, epsilon, delta))
