@@ -24,7 +24,9 @@ def _slope(certificate: Certificate):
 
 @pytest.mark.parametrize("loss", [losses.logistic(), lambda z: cp.logistic(-z), lambda z: cp.logistic(-2 * z) / 2])
 def test_the_logistic_loss_is_proved_non_increasing(loss):
-    certificate = dpcvx.verify(loss)
+    # a deadline far above the default 20 s: under a load of 12 on two cores sympy's proof of the scaled loss passed
+    # the default and the bounds proved it instead ("validated"); what is tested is that sympy proves it
+    certificate = dpcvx.verify(loss, time_limit=300)
     item = _slope(certificate)
     assert (item.passed, item.value, item.method) == (True, "l' <= 0", "symbolic")
     assert certificate.one_signed_slope
