@@ -43,7 +43,7 @@ from .exceptions import InputError, InputTypeError, a_value_of, user_stacklevel
 
 __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "column_dtype",
            "column_names", "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number",
-           "is_number", "named_column", "nested", "NUMBER_TEXT", "non_finite_error",
+           "is_number", "named_column", "named_columns", "column_dtypes", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
@@ -71,9 +71,12 @@ def _library(table: Any) -> str | None:
     if top == "polars" and type(table).__name__ == "LazyFrame":
         raise InputError("got a polars LazyFrame, a query whose rows are not computed yet: collect it first "
                          "(frame.collect()) and pass the DataFrame")
+    # asked of the type: pyarrow's column_names and polars' columns build the list of every name at each read, and
+    # this test runs at each column's read (a sixty-sixth session probe: quadratic in the number of columns)
+    kind = type(table)
     if top == "pyarrow":  # a Table or RecordBatch, not an Array
-        return top if hasattr(table, "column_names") else None
-    return top if hasattr(table, "columns") and hasattr(table, "shape") and len(table.shape) == 2 else None
+        return top if hasattr(kind, "column_names") else None
+    return top if hasattr(kind, "columns") and hasattr(kind, "shape") and len(table.shape) == 2 else None
 
 
 def repeated_names(names: Iterable[Any]) -> list[Any]:
@@ -238,18 +241,32 @@ def column_values(table: Any, index: int, *, exact: bool = False) -> np.ndarray:
 
 def named_column(table: Any, name: Any) -> np.ndarray:
     """The column called ``name`` (a table's names are distinct: :func:`column_names`) read as values
-    (:func:`column_values` with ``exact``): the schema's reader, which compares a category by its text."""
-    names = column_names(table)
-    if names is None:
+    (:func:`column_values` with ``exact``): the schema's reader, which compares a category by its text. To read
+    several columns, :func:`named_columns` reads the table's names once."""
+    return named_columns(table, [name])[name]
+
+
+def named_columns(table: Any, names: Iterable[Any]) -> dict[Any, np.ndarray]:
+    """The columns called ``names`` read as :func:`named_column` reads one, the table's names (with their repeat
+    check, :func:`column_names`) and its columns' types (:func:`column_dtypes`) read ONCE for all of them: each read
+    costs time in the number of the table's columns, so read per column a transform of a 3,000-column table took
+    11-30 s even for one row (quadratic; a sixty-sixth session probe). A name the table lacks is a KeyError (the
+    caller names the missing columns first)."""
+    available = column_names(table)
+    if available is None:
         raise TypeError(f"not a table: {type(table).__name__}")
-    index = names.index(name)
-    dtype = column_dtype(table, index)
-    refuse_nested(f"column {name!r}", dtype)
-    if _zoned(dtype):  # its readers give the UTC time, a day other than the zone's own (day_texts)
-        raise InputError(f"column {name!r} holds timestamps with a timezone ({dtype}): a timestamp's day depends on "
-                         "the zone it is read in; convert the column to text with a public format first, e.g. "
-                         ".dt.strftime('%Y-%m-%d')")
-    return column_values(table, index, exact=True)
+    index = {name: j for j, name in enumerate(available)}  # the names are distinct (column_names refused repeats)
+    dtypes = column_dtypes(table)
+    columns = {}
+    for name in names:
+        j = index[name]
+        refuse_nested(f"column {name!r}", dtypes[j])
+        if _zoned(dtypes[j]):  # its readers give the UTC time, a day other than the zone's own (day_texts)
+            raise InputError(f"column {name!r} holds timestamps with a timezone ({dtypes[j]}): a timestamp's day "
+                             "depends on the zone it is read in; convert the column to text with a public format "
+                             "first, e.g. .dt.strftime('%Y-%m-%d')")
+        columns[name] = column_values(table, j, exact=True)
+    return columns
 
 
 def _zoned(dtype: Any) -> bool:
@@ -286,18 +303,24 @@ def plain_matrix(table: Any) -> np.ndarray | None:
 
 
 def column_dtype(table: Any, index: int) -> Any:
-    """The table library's own type of column ``index`` (a pandas dtype, a polars or pyarrow data type)."""
+    """The table library's own type of column ``index`` (a pandas dtype, a polars or pyarrow data type). Each call
+    reads every column's type: a reader of many columns reads :func:`column_dtypes` once."""
+    return column_dtypes(table)[index]
+
+
+def column_dtypes(table: Any) -> list[Any]:
+    """The table library's own type of each column, in order (:func:`column_dtype`), read once: pandas builds its
+    whole ``dtypes`` Series, pyarrow and polars their list of every type, at each read."""
     library = _library(table)
     if library == "pyarrow":
-        return table.schema.types[index]
-    return table.dtypes[index] if library == "polars" else table.dtypes.iloc[index]
+        return list(table.schema.types)
+    return list(table.dtypes)
 
 
 def finite_numbers(table: Any) -> bool:
     """Whether every column of a table is finite numbers (booleans, integers, floats; no missing value), read
     one column at a time without a copy of the table."""
-    for j in range(len(column_names(table) or [])):
-        dtype = column_dtype(table, j)
+    for j, dtype in enumerate(column_dtypes(table) if column_names(table) is not None else []):
         if categorical(dtype) or nested(dtype):
             return False
         values = column_values(table, j)
@@ -958,9 +981,8 @@ def table_matrix(X: Any, name: str) -> np.ndarray:
     labels = column_names(X) or []
     buffer = np.empty((row_count(X), len(labels)), dtype=np.float64, order="F")
     first: tuple[int, int] | None = None
-    for j, label in enumerate(labels):
+    for j, (label, dtype) in enumerate(zip(labels, column_dtypes(X), strict=True)):  # the types read once
         where = f"{name} column {label!r}"
-        dtype = column_dtype(X, j)
         refuse_nested(where, dtype)
         if categorical(dtype):
             raise InputError(f"{where} is categorical: {name} must be numeric; encode it first with "

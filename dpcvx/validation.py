@@ -976,6 +976,24 @@ MISSING_ADVICE = ("remove them or impute them with a public rule first: removing
                   "tells how many there were; an imputed constant biases the model toward it")
 
 
+#: The fix of labels that are a declared class but for letter case or surrounding spaces (:func:`near_miss_note`):
+#: Python's y, and a data file's label column (the command line's)
+NORMALISE_Y = "normalise y first, for example y.str.strip().str.lower() with the classes in lower case"
+NORMALISE_FILE = ("normalise the column in the file first (one letter case, no surrounding spaces) and declare each "
+                  "class in that spelling; listing the other spellings as classes would make each a class of its own")
+
+
+def near_miss_note(labels: np.ndarray, declared: Sequence[Any], what: str, fix: str) -> str:
+    """' (k of them differ from <what> only in letter case or surrounding spaces: <fix>)' for the ``labels`` outside
+    the ``declared`` ones that are a declared text but for those (:func:`dpcvx.tables.spelling_variants`); '' when
+    none is. The one wording of such labels, in Python's refusal (:func:`outside_labels`) and the command line's
+    (--classes, --positive and --negative): the CLI told a file's "agree" against --classes Agree to list every
+    class, which would have made "agree" a class of its own (a sixty-sixth session probe). A count, never a value."""
+    variants = int(np.count_nonzero(spelling_variants(labels, declared)))
+    return f" ({variants} of them differ from {what} only in letter case or surrounding spaces: {fix})" if variants \
+        else ""
+
+
 def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:
     """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only, and how many
     of them are a declared class but for letter case or surrounding spaces (:func:`dpcvx.tables.spelling_variants`),
@@ -994,9 +1012,7 @@ def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> 
                                            and tokens.any() else "")
         raise missing_refusal("y", int(np.count_nonzero(missing)), int(np.flatnonzero(outside)[np.argmax(missing)]),
                               kinds)
-    variants = int(np.count_nonzero(spelling_variants(values, classes)))
-    case = (f" ({variants} of them differ from a declared class only in letter case or surrounding spaces: normalise "
-            "y first, for example y.str.strip().str.lower() with the classes in lower case)") if variants else ""
+    case = near_miss_note(values, classes, "a declared class", NORMALISE_Y)
     return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
             f"(their values are not shown: they are data){case},")
 

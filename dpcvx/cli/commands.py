@@ -71,7 +71,14 @@ from ..tables import (
     such_rows,
     text_numbers,
 )
-from ..validation import MISSING_CLASS, check_public_classes, label_range, missing_refusal
+from ..validation import (
+    MISSING_CLASS,
+    NORMALISE_FILE,
+    check_public_classes,
+    label_range,
+    missing_refusal,
+    near_miss_note,
+)
 from ..verification.verifier import check_estimate_options, verify_regularizer
 from .exit_codes import EXIT_OK
 
@@ -448,9 +455,9 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
         if np.any(outside):
             count, distinct = int(outside.sum()), len(set(raw[outside].tolist()))
             declared = [*args.positive, *args.negative]
-            variants = int(spelling_variants(raw[outside], declared).sum())
-            case = (f" ({variants} of them differ from a --positive or --negative value only in letter case: "
-                    "give each spelling)") if variants else ""
+            case = near_miss_note(raw[outside], declared, "a --positive or --negative value", "normalise the "
+                                  "column in the file first, or give each spelling of a class (--positive and "
+                                  "--negative can be repeated)")
             raise RowError(
                 f"{args.data}: {count} row(s) of column {args.target!r} ({distinct} distinct value(s)) are "
                 "neither --positive nor --negative; the first is row ", int(np.flatnonzero(outside)[0]),
@@ -472,8 +479,9 @@ def _warn_variant_labels(raw: np.ndarray, args: argparse.Namespace) -> None:
     spelled = int(spelling_variants(raw, args.positive).sum())
     if spelled:
         warn_shown(f"{args.data}: in column {args.target!r}, {spelled} row(s) hold a label that differs from a "
-                   "--positive value only in letter case (give each spelling of the positive class: --positive is "
-                   "repeatable, --positive Yes --positive yes); without --negative they "
+                   "--positive value only in letter case or surrounding spaces (normalise the column in the file "
+                   "first, or give each spelling of the positive class: --positive is repeatable, --positive Yes "
+                   "--positive yes); without --negative they "
                    "count as negative. If they are another class, say so with --others-negative. NOT PRIVATE: this "
                    "check read the labels; it is shown to you only and is not part of any release.",
                    UndeclaredCategoryWarning)
@@ -554,10 +562,14 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
     raw = by_value(raw, args.classes)
     outside = ~np.isin(raw, args.classes)
     if np.any(outside):
+        # labels that are a class but for letter case or spaces: the file's column is normalised, never listed (a
+        # class each spelling); the API's wording (validation.near_miss_note)
+        case = near_miss_note(raw[outside], args.classes, "a declared class", NORMALISE_FILE)
+        advice = ("" if case else " The classes are public: list every one (a label with a comma or surrounding "
+                  "spaces whole, with --class LABEL repeated)")
         raise RowError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "
-                       "--classes; the first is row ", int(np.flatnonzero(outside)[0]), f" {layout.rows_note()}. "
-                       "The classes are public: list every one (a label with a comma or surrounding spaces "
-                       "whole, with --class LABEL repeated)")
+                       "--classes; the first is row ", int(np.flatnonzero(outside)[0]), f" {layout.rows_note()}"
+                       f"{case}.{advice}")
     return raw
 
 

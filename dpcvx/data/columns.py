@@ -62,7 +62,9 @@ def column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
     # a list's column keeps each entry's own type (tables.own_types): numpy made [nan, 1, "?"] all text, so one
     # text turned every other row's NaN into the text 'nan' (an attacker probe, sixty-third session); a bytes cell is
     # its UTF-8 text in every column (tables.bytes_as_text), whatever the other records' types (sixty-fifth session)
-    arrays = {name: tables.bytes_as_text(tables.named_column(table, name), f"column {name!r}") if named is not None
+    # the table's names and types read once for all its columns, not once a column (quadratic: tables.named_columns)
+    read = tables.named_columns(table, names) if named is not None else None
+    arrays = {name: tables.bytes_as_text(read[name], f"column {name!r}") if read is not None
               else tables.own_types(table[name], f"column {name!r}") for name in names}
     for name, values in arrays.items():
         if values.ndim > 1:

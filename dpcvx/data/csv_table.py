@@ -167,7 +167,8 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
             skipped = _skip_lines(handle, layout.skip_lines)
             reader = csv.reader(handle, skipinitialspace=True)
             header, given = _header(reader, path, columns, layout, label, skipped)
-            positions = [header.index(name) for name in columns]
+            place = {name: j for j, name in reversed(list(enumerate(header)))}  # a name's first place, in one pass
+            positions = [place[name] for name in columns]  # (header.index per column: quadratic on a wide file)
             for row in reader:
                 if not row or (len(row) == 1 and len(header) > 1 and not row[0].strip()):
                     continue  # blank line

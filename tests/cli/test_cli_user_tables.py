@@ -52,7 +52,8 @@ def test_declared_pair_counts_the_case_variants(tmp_path, capsys, spelt):
     code, err = fit(tmp_path, capsys, spelt, "--positive", "Yes", "--negative", "No")
     assert code == 3
     assert "30 row(s) of column 'label' (3 distinct value(s)) are neither --positive nor --negative" in err
-    assert "(30 of them differ from a --positive or --negative value only in letter case: give each spelling)" in err
+    assert ("(30 of them differ from a --positive or --negative value only in letter case or surrounding spaces: "
+            "normalise the column in the file first, or give each spelling of a class" in err)
 
 
 def test_a_label_is_read_by_its_number(tmp_path, capsys):
