@@ -15,7 +15,7 @@ Light: it imports nothing of dpcvx, so that the parser (``dpcvx --help``) can re
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -223,6 +223,17 @@ def named(name: str, value: str | None = None) -> str:
     if name in FLAGS:
         return setting(name, value)
     return name if value is None else f"{name}={value}"
+
+
+#: how many names a message lists before "and N more"
+FEW = 5
+
+
+def a_few(texts: Sequence[str], limit: int = FEW) -> str:
+    """``texts`` (names, already quoted as the message shows them) as a message lists them: the first ``limit``
+    joined by commas, then "and N more" for the rest, so that a message about many columns stays short."""
+    shown = ", ".join(texts[:limit])
+    return shown + (f" and {len(texts) - limit:,} more" if len(texts) > limit else "")
 
 
 def for_reader(text: str) -> str:

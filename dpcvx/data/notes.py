@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sparse
 
-from ..advice import command_line_runs, encoded_column, encoded_columns, named_widths, schema_named
+from ..advice import a_few, command_line_runs, encoded_column, encoded_columns, named_widths, schema_named
 from ..exceptions import (
     ClippingWarning,
     InputError,
@@ -71,7 +71,6 @@ _UNRESOLVED_FLOORS = 8  # only ranges at most this many floor widths wide are re
 _UNRESOLVED_ROWS = 1 << 14  # the check reads at most about this many rows, evenly spaced
 _UNRESOLVED_VALUES = 1 << 18  # and keeps at most about this many values of the columns it reads (2 MB)
 _UNRESOLVED_UNSCALED = 0.1  # and only when at least this share of them was scaled onto no bound
-_UNRESOLVED_NAMED = 5  # at most this many columns named
 
 
 def row_clipping_note(clipped: int, n: int, norm_bound: float, heavy: tuple[tuple[str, int], ...] = (),
@@ -273,10 +272,9 @@ def warn_unresolved_columns(X: Any, ranges: np.ndarray, floor: float, norm: floa
     if lost.size == 0:
         return
     label = _column_label(np.shape(ranges)[1])
-    shown = ", ".join(label(int(j)) for j in lost[:_UNRESOLVED_NAMED])
-    more = f" and {lost.size - _UNRESOLVED_NAMED} more" if lost.size > _UNRESOLVED_NAMED else ""
+    shown = a_few([label(int(j)) for j in lost])
     warn_shown(
-        f"the private column ranges located {shown}{more} within a few cells of their public grid, while the training "
+        f"the private column ranges located {shown} within a few cells of their public grid, while the training "
         "rows vary over under a quarter of that width: the ranges' map scales such a column by its range's width, "
         "not by its own spread, so a model sees little of it." + unresolved_advice(owner) + " NOT PRIVATE: this "
         "check read the training rows; it is shown to you only and is not part of the release.",

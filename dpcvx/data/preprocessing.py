@@ -143,7 +143,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import tables
-from ..advice import command_line_runs, setting
+from ..advice import FEW, a_few, command_line_runs, setting
 from ..exceptions import (
     FileError,
     InputError,
@@ -1204,7 +1204,7 @@ def _warn_misread(found: Sequence[tuple[str, tuple[str, str]]]) -> None:
         kinds.setdefault(form, []).append(name)
     for (before, after), names in kinds.items():
         subject = f"column {names[0]!r}" if len(names) == 1 else (f"{len(names)} columns, "
-                                                                  f"{', '.join(map(repr, names))}, each")
+                                                                  f"{a_few([repr(name) for name in names])}, each")
         others = "" if len(names) == 1 else " (likewise for each of the other columns)"
         warn_shown(f"{subject} {before}, {NON_STRICT_ZEROS} (the value is not shown: it is data): "
                    + after.format(name=names[0]) + others + ". " + _ROWS_READ, UndeclaredCategoryWarning)
@@ -1218,16 +1218,18 @@ def _one_bounds(columns: Sequence[NumericColumn]) -> str:
 def _named_columns(columns: Sequence[Column], bounds: bool = True) -> tuple[str, str]:
     """(the subject of one warning of a schema's columns, and what its finding begins with): "column 'age'" and ""
     for one; for several "3 columns, 'q00', 'q01' [1, 5]; 'age' [18, 90]" (each numeric column's public bounds,
-    those of equal bounds together, every column named) and "in each, ". Names and bounds are public."""
+    those of equal bounds together; the first :data:`~dpcvx.advice.FEW` named, then "and N more") and "in each, ".
+    Names and bounds are public."""
     if len(columns) == 1:
         return f"column {columns[0].name!r}", ""
     groups: dict[tuple[float, float] | None, list[str]] = {}
-    for column in columns:
+    for column in columns[:FEW]:  # the first few named (a_few): a message of thousands of columns stays short
         key = (column.lo, column.hi) if bounds and isinstance(column, NumericColumn) else None
         groups.setdefault(key, []).append(repr(column.name))
     listed = "; ".join(", ".join(names) + ("" if key is None else f" [{key[0]:g}, {key[1]:g}]")
                        for key, names in groups.items())
-    return f"{len(columns)} columns, {listed}", "in each, "
+    more = f" and {len(columns) - FEW:,} more" if len(columns) > FEW else ""
+    return f"{len(columns)} columns, {listed}{more}", "in each, "
 
 
 def _one_value_piled(outside: np.ndarray, n_rows: int) -> bool:

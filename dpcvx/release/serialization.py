@@ -113,6 +113,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from ..advice import a_few
 from ..data.files import (
     MAX_JSON_DEPTH,
     atomic_write,
@@ -278,7 +279,7 @@ def refuse_non_public_schema(schema: PublicSchema) -> None:
     """
     names = schema.read_off_data
     if names:
-        shown = ", ".join(repr(name) for name in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        shown = a_few([repr(name) for name in names])
         raise NonPublicSchemaError(
             f"the schema's column(s) {shown} were read off the data (mode='paper' or paper_schema: a minimum, "
             "maximum or the categories present), which a release must not hold. Declare public bounds, "
