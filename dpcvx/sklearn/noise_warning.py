@@ -23,6 +23,7 @@ from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
 from ..release.usefulness import speaker, warn_release
+from ..release.weight_rules import MIN_CLASS_RATE
 from ..validation import narrow_range_advice, released_ends
 from ..verification.loss_declaration import loss_value
 from ..verification.problem import Loss
@@ -443,7 +444,7 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
 
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None, *,
                         regression: bool = False, total_epsilon: float | None = None,
-                        classes: int | None = None) -> None:
+                        classes: int | None = None, floored: bool = False) -> None:
     """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
 
     n (the public number of training rows), d (the encoded width) and epsilon (the release's, per class for
@@ -465,7 +466,11 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     again. At pi = 1/2 the size is n, the unweighted rule's, as it must be: balanced weights are then the default's.
     ``total_epsilon``: the epsilon the user gave (the release's total), when the fit's ``epsilon`` is a part of it
     (the rest buys what the fit draws first: a private count of the classes, the columns' ranges); ``classes``: the
-    k of one-vs-rest, whose ``epsilon`` is one class's part. Both only word the text (:func:`_small_table_terms`).
+    k of one-vs-rest, whose ``epsilon`` is one class's part. Both only word the text (:func:`_small_table_terms`), as
+    does ``floored``: the ``prior`` is that of a released class count at its public floor
+    (:func:`~dpcvx.models.class_count.count_at_floor`, a function of the release), so it is the floor's rate, not an
+    estimate of the data's (an analyst probe, session 66, read "at the fit's prior 0.01, given or released" for a
+    class at 0.64 % as the data's rate).
     Without a prior the fit is read by accuracy, held to n (the smallest class's count is private: section 32). The
     rule held the weighted fit to n pi_min, half of that, so a balanced-weight fit on a table whose classes are
     equal (weights 1 and 1: the default fit itself) warned at n epsilon / d below 100 and the default below 50, and on
@@ -475,7 +480,7 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     rows = n if prior is None else 2 * n * min(prior, 1 - prior)
     ratio = rows * epsilon / d
     if ratio < SMALL_TABLE_LIMIT:
-        shown = _small_table_terms(n, rows, epsilon, prior, total_epsilon, classes)
+        shown = _small_table_terms(n, rows, epsilon, prior, total_epsilon, classes, floored)
         expected = ("score (R^2)" if regression else "accuracy (less still on a rare class, whose count replaces n)"
                     if prior is None else "balanced accuracy (the mean of the classes' recalls)")
         widest = widest_column(d)
@@ -491,7 +496,7 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
 
 
 def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None, total_epsilon: float | None,
-                       classes: int | None) -> str:
+                       classes: int | None, floored: bool = False) -> str:
     """What stands for n and for epsilon in :func:`warn_if_small_table`'s n epsilon / d, in words a user who passed
     epsilon can follow: n, or n 2 min(prior, 1 - prior) with the prior named (a fit read by balanced accuracy is held
     to twice its rarer class's expected count); epsilon, or the part epsilon' of the user's epsilon the fit spends (one
@@ -500,6 +505,11 @@ def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None,
     for eight classes (0.95 / 8), neither number named. Public quantities only."""
     if prior is None:
         terms = f"n = {n}"
+    elif floored:
+        rare = min(prior, 1 - prior)
+        terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
+                 f"count at the prior {prior:g} the fit used: {_floor_note()}; a fit read by balanced accuracy "
+                 "is held to its rarer class)")
     else:
         rare = min(prior, 1 - prior)
         terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
@@ -518,6 +528,16 @@ def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None,
         split = (f"the part of your epsilon = {total_epsilon:g} that fits the weights; the rest buys what the fit "
                  f"draws first, {drawn}")
     return f"{terms} and epsilon' = {epsilon:g} in epsilon's place ({split})"
+
+
+def _floor_note() -> str:
+    """What a release whose private class count is at its public floor (:func:`~dpcvx.models.class_count.
+    count_at_floor`) says of the rates it used: the floor's, not the data's, and the public way out. Fixed text:
+    it depends on the release and public constants only."""
+    return (f"the released count of the rarer class is its public floor ceil({MIN_CLASS_RATE:g} n), so this rate "
+            f"is the floor's, not an estimate of the data's, and the class may be rarer still; "
+            f"if its rate is known from public facts (never from this data), give it as "
+            f"{setting('class_prior', '(RATE_0, RATE_1)', 'RATE_0,RATE_1')}")
 
 
 def _below(value: float, limit: float) -> str:
