@@ -1202,7 +1202,9 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
                    f"within the bounds (fit: --impute {column.name}=VALUE; predict imputes the model's)")
         else:
             fix = (f"declare it with a public imputed value (NumericColumn({column.name!r}, ..., missing=VALUE, "
-                   "missing_codes=(CODE,), missing_indicator=True))")
+                   "missing_codes=(CODE,))); missing_indicator=True would add a 0/1 column that tells the code from "
+                   "VALUE, at a cost: one more encoded column, and a private fit's noise grows with d / (n epsilon), "
+                   "so on a table of many such columns it can lose more than it tells")
         warn_shown(
             f"column {column.name!r}: many rows hold one same value outside its public bounds "
             f"[{column.lo:g}, {column.hi:g}], each clipped onto the nearer bound, so that it reads as that bound: is "
