@@ -64,7 +64,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..advice import command_line_runs
+from ..advice import SMALL_TABLE_LIMIT, command_line_runs
 from ..exceptions import LevelErasedWarning, warn_shown
 
 __all__ = ["COLUMN_KEPT", "NARROW", "LEVEL_KEPT", "SPREAD_RATIO", "SAMPLE_ROWS", "SAMPLE_CELLS", "SAMPLE_ROWS_MIN",
@@ -104,13 +104,11 @@ def level_checks_off() -> Iterator[None]:
 def _noise_first(n: int, d: int) -> str:
     """The clause that puts noise before the encoding where a private fit of the n rows of d encoded features is
     bound by noise at every epsilon up to ``NOISE_FIRST_EPSILON``: n epsilon / d below the SmallTableWarning's
-    limit (:data:`~dpcvx.sklearn.noise_warning.SMALL_TABLE_LIMIT`, the one rule, of public n and d) for
+    limit (:data:`~dpcvx.advice.SMALL_TABLE_LIMIT`, the one rule, of public n and d) for
     epsilon < E = limit d / n; else "". Analyst probe P3 (session 66, finding 6): on a bag-of-words table (n epsilon
     / d = 2.3) this warning advised encoding='unit' as the fix while the SmallTableWarning of the same fit said the
     table was too small for its d; following it changed nothing (balanced accuracy 0.500 and 0.509). The release's
     epsilon is not known here (the schema is fitted before the estimator), so the clause names E."""
-    from ..sklearn.noise_warning import SMALL_TABLE_LIMIT  # here: dpcvx.sklearn imports the schema's module
-
     least = SMALL_TABLE_LIMIT * d / n
     if least <= NOISE_FIRST_EPSILON:
         return ""

@@ -58,7 +58,7 @@ from .intercept_offset import CentredRidge
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "CountPlan", "RatesPlan",
-           "count_at_floor", "draws_count", "offsets", "prior_cuts", "at_rates", "check_count_options",
+           "count_at_floor", "floor_class", "draws_count", "offsets", "prior_cuts", "at_rates", "check_count_options",
            "released_rates", "plan_private_count", "at_released_rates", "draw_class_count"]
 
 PROCEDURE_NAME = "a fit with balanced class weights from a private count"
@@ -127,6 +127,16 @@ def count_at_floor(weights: CertifiedWeights | None) -> bool:
     if record is None:
         return False
     return int(record["count"]) in (int(record["floor"]), int(record["n"]) - int(record["floor"]))
+
+
+def floor_class(weights: CertifiedWeights | None, classes: Sequence[Any]) -> Any:
+    """The class of the pair ``classes`` (negative, positive) whose released count in ``weights`` is the floor:
+    ``classes[1]`` at n~_+ = f, ``classes[0]`` at n~_+ = n - f; None when the count is not at the floor
+    (:func:`count_at_floor`) or none was drawn. Post-processing of the release, as there."""
+    if not count_at_floor(weights):
+        return None
+    assert weights is not None and weights.private_count is not None  # count_at_floor read them
+    return classes[1] if int(weights.private_count["count"]) == int(weights.private_count["floor"]) else classes[0]
 
 
 def prior_cuts(per_class: Sequence[Any]) -> np.ndarray | None:

@@ -104,7 +104,14 @@ from .. import losses
 from ..data.blocks import is_out_of_core, public_shape
 from ..data.notes import columns_named
 from ..exceptions import ConstantPredictionWarning, InputError, NoiseDominatesWarning
-from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, count_at_floor, prior_cuts, released_rates
+from ..models.class_count import (
+    CLASS_COUNT_SHARE,
+    PRIVATE_PRIOR,
+    count_at_floor,
+    floor_class,
+    prior_cuts,
+    released_rates,
+)
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import SETTINGS, column_statistics_option
@@ -169,6 +176,7 @@ from .noise_warning import (
     lam_rule_advice,
     noise_in_predictions,
     noise_to_signal,
+    warn_if_count_at_floor,
     warn_if_noise_dominates,
     warn_if_small_table,
 )
@@ -555,6 +563,7 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                                                 else model.certificate.total_epsilon),
                             classes=len(model.classes_) if isinstance(model, PrivateMulticlassModel) else None,
                             floored=not multiclass and count_at_floor(getattr(certificate, "weights", None)))
+        warn_if_count_at_floor(owner, self._classes_at_floor(model), multiclass=multiclass)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
         if isinstance(model, PrivateMulticlassModel):
             if in_memory:  # one-vs-rest's predictions (at its cuts) over the public classes, no sort of the rows
@@ -597,6 +606,18 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                                                          model.rows.norm_bound, cut)
         if constant is not None:
             warn_release(f"{speaker(owner)}: {constant}", ConstantPredictionWarning)
+
+    @staticmethod
+    def _classes_at_floor(model: PrivateModel | PrivateMulticlassModel) -> list[Any]:
+        """The classes whose private count the release holds at its public floor (:func:`~dpcvx.models.class_count.
+        floor_class`: the released counts and n only): a binary release's rarer class, or each one-vs-rest class whose
+        own count is the floor."""
+        classes = np.asarray(model.classes_).tolist()  # Python values, as a message shows them (1, not np.int64(1))
+        if isinstance(model, PrivateMulticlassModel):
+            return [c for c, part in zip(classes, model.certificate.per_class, strict=True)
+                    if floor_class(getattr(part, "weights", None), (None, c)) is c]
+        found = floor_class(getattr(model.certificate, "weights", None), classes)
+        return [] if found is None else [found]
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
         """A public rate of ``classes[1]`` for the small-table rule: the rate its class weights balance (one rule for
@@ -906,7 +927,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         "balanced": w_k = min_j pi_j / pi_k (largest 1) from ``class_prior``, else from ONE private count of
         ``classes[1]`` bought with ``class_count_share`` of epsilon and charged with the fit in one certificate
         (``certificate_.weights``). The count is released clamped onto [f, n - f], f = ceil(0.01 n)
-        (``MIN_CLASS_RATE``, public): a class rarer than 1 % is fitted as one of 1 % (the SmallTableWarning says
+        (``MIN_CLASS_RATE``, public): a class rarer than 1 % is fitted as one of 1 % (a ClassFloorWarning says
         so when the count is the floor); give such a class's rate as a public ``class_prior`` if public facts
         know it. The effective sample size becomes about twice the smallest class's count (docs/theory.md,
         section 21). Binary only.

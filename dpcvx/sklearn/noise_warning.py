@@ -14,11 +14,11 @@ wrappers. Its advice on lam points at lam='auto', the documented public rule
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
-from ..advice import huber_auto, huber_without_search, setting, widest_column
-from ..exceptions import InputError, NoiseDominatesWarning, SmallTableWarning
+from ..advice import SMALL_TABLE_LIMIT, huber_auto, huber_without_search, setting, widest_column
+from ..exceptions import ClassFloorWarning, InputError, NoiseDominatesWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
@@ -32,7 +32,7 @@ from ..verification.verdict import Mechanism
 __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT",
            "comparator_norm", "constant_risk", "guarantee_to_spread",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
-           "SMALL_TABLE_LIMIT", "warn_if_small_table", "lam_rule_advice", "label_not_located"]
+           "SMALL_TABLE_LIMIT", "warn_if_small_table", "warn_if_count_at_floor", "lam_rule_advice", "label_not_located"]
 
 
 #: A classifier warns when the noise's share of a decision value exceeds this many times the
@@ -40,9 +40,6 @@ __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT
 #: benchmarks/noise_warning_fit.py (benchmarks/results/noise_warning_fit.md), then frozen.
 NOISE_RATIO_LIMIT = 3.0
 
-#: An estimator warns :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d is below this (issue 42's
-#: boundary, fixed before any table was scored; docs/theory.md, section 32).
-SMALL_TABLE_LIMIT = 50.0
 
 #: A regressor warns when the expected noise norm exceeds this many times the bound on ||w*||, or
 #: the noise in a prediction this many times the label bound (not refitted: section 21).
@@ -509,8 +506,8 @@ def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None,
     elif floored:
         rare = min(prior, 1 - prior)
         terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
-                 f"count at the prior {prior:g} the fit used: {_floor_note()}; a fit read by balanced accuracy "
-                 "is held to its rarer class)")
+                 f"count at the prior {prior:g} the fit used, its private count's public floor, not the data's "
+                 "rate: see the ClassFloorWarning; a fit read by balanced accuracy is held to its rarer class)")
     else:
         rare = min(prior, 1 - prior)
         terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
@@ -531,14 +528,32 @@ def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None,
     return f"{terms} and epsilon' = {epsilon:g} in epsilon's place ({split})"
 
 
-def _floor_note() -> str:
-    """What a release whose private class count is at its public floor (:func:`~dpcvx.models.class_count.
-    count_at_floor`) says of the rates it used: the floor's, not the data's, and the public way out. Fixed text:
-    it depends on the release and public constants only."""
-    return (f"the released count of the rarer class is its public floor ceil({MIN_CLASS_RATE:g} n), so this rate "
-            f"is the floor's, not an estimate of the data's, and the class may be rarer still; "
-            f"if its rate is known from public facts (never from this data), give it as "
-            f"{setting('class_prior', '(RATE_0, RATE_1)', 'RATE_0,RATE_1')}")
+def warn_if_count_at_floor(owner: str, classes: Sequence[Any], multiclass: bool = False) -> None:
+    """Warn :class:`~dpcvx.exceptions.ClassFloorWarning` when a fit's private class count was released at its public
+    floor: ``classes`` the classes whose count is the floor (:func:`~dpcvx.models.class_count.count_at_floor` of
+    each release, read by the estimator: the released counts and the public n only, post-processing; none: no
+    warning). The rates the fit used (its balanced weights, its intercept offset, ``threshold="prior"``'s cut) are
+    then the floor's, not an estimate of the data's. Analyst probe P3 (session 66, finding 4): a class at 0.64 %
+    was fitted as one of 1 %, and the only word was the SmallTableWarning's "at the fit's prior 0.01, given or
+    released", which read as the data's rate. The way out it names is public: a binary fit's ``class_prior`` known
+    from public facts; one-vs-rest takes "private" only, so a rare class fitted against the rest as two classes."""
+    if not classes:
+        return
+    named = ", ".join(repr(c) for c in classes)
+    if multiclass:
+        out = ("to give a rare class a rate of its own, fit it against the rest as two classes with a public "
+               f"{setting('class_prior', '(RATE_0, RATE_1)', 'RATE_0,RATE_1')} known from public facts (never "
+               "from this data)")
+    else:
+        out = (f"if its rate is known from public facts (never from this data), give it as "
+               f"{setting('class_prior', '(RATE_0, RATE_1)', 'RATE_0,RATE_1')}: no count is drawn")
+    warn_release(
+        f"{speaker(owner)}: the released count of class{'es' if len(classes) > 1 else ''} {named} is its public "
+        f"floor ceil({MIN_CLASS_RATE:g} n), the least count a class is released with, so the rate the fit used for "
+        f"{'each' if len(classes) > 1 else 'it'} is the floor's ({MIN_CLASS_RATE:g} of the rows), not an estimate "
+        f"of the data's: the class may be rarer still. Public: a function of the released count and n. "
+        f"{out[0].upper()}{out[1:]}",
+        ClassFloorWarning)
 
 
 def _below(value: float, limit: float) -> str:
