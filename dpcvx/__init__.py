@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .exceptions import (
     AssumptionError,
     BudgetExceededError,
+    ClassFloorWarning,
     ClassOrderWarning,
     ClippingWarning,
     ConstantPredictionWarning,
@@ -209,6 +210,7 @@ __all__ = [
     "PublicSampleWarning",
     "SlowDescentWarning",
     "SmallTableWarning",
+    "ClassFloorWarning",
     "TrainingRowsWarning",
     "UndeclaredCategoryWarning",
     "UnprotectedFileWarning",

@@ -21,7 +21,12 @@ from typing import Any
 
 __all__ = ["FLAGS", "PYTHON_ONLY", "FIXED", "on_command_line", "command_line_runs", "setting", "flag_text", "named",
            "python_only", "for_reader", "encoded_columns", "widest_column", "encoded_column", "named_widths",
-           "schema_named"]
+           "schema_named", "SMALL_TABLE_LIMIT"]
+
+#: An estimator warns :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d is below this (issue 42's
+#: boundary, fixed before any table was scored; docs/theory.md, section 32). Here, the lowest layer, because the
+#: schema's LevelErasedWarning reads the same rule (:mod:`dpcvx.data.shared_level`).
+SMALL_TABLE_LIMIT = 50.0
 
 _COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_command_line", default=False)
 #: the public schema's columns and how many encoded columns each makes, while a fit whose caller knows them runs

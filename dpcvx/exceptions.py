@@ -34,6 +34,7 @@ __all__ = [
     "ConstantPredictionWarning",
     "TrainingRowsWarning",
     "SmallTableWarning",
+    "ClassFloorWarning",
     "UndeclaredCategoryWarning",
     "OutOfBoundsWarning",
     "LevelErasedWarning",
@@ -239,6 +240,13 @@ class SmallTableWarning(DPCVXWarning):
     """n epsilon / d is small: by the d / (n epsilon) lower bound of private ERM, no private linear model
     recovers much of the non-private one's accuracy here (public quantities only:
     :func:`dpcvx.sklearn.noise_warning.warn_if_small_table`)."""
+
+
+class ClassFloorWarning(DPCVXWarning):
+    """A private class count (``class_weight="balanced"`` or ``class_prior="private"``) was released at its public
+    floor, ceil(MIN_CLASS_RATE n) or n minus it: the class rates the fit used are the floor's (1 %), not an estimate
+    of the data's, whose rarer class may be rarer still. A function of the released count and the public n only
+    (post-processing: :func:`dpcvx.sklearn.noise_warning.warn_if_count_at_floor`)."""
 
 
 class TrainingRowsWarning(DPCVXWarning):

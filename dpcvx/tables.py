@@ -49,7 +49,7 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
            "spelled_midnight", "declared_days",
            "MIDNIGHT_TEXT", "reading_key", "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS",
-           "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key"]
+           "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key", "DATETIME_FIX"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -351,10 +351,15 @@ def refuse_nested(where: str, dtype: Any) -> None:
                          "frame.unnest(...) or .list.to_struct(), pyarrow Table.flatten())")
 
 
+#: The one text of the refusal of datetimes where numbers are needed, by an estimator (:func:`refuse_kind`) and by a
+#: schema's numeric column (:mod:`dpcvx.data.columns`): they said "seconds" and "days" since a fixed public date
+#: for the same mistake (analyst probe P3, session 66)
+DATETIME_FIX = "datetimes are not numbers; convert them first, e.g. to days (or seconds) since a fixed public date"
+
 _KIND_FIX = {
     "c": "Complex data not supported: complex values are not real features; pass the real and imaginary parts as two "
          "columns",
-    "M": "datetimes are not numbers; convert them first, e.g. to seconds since a fixed public date",
+    "M": DATETIME_FIX,
     "m": "durations are not numbers; convert them first, e.g. with .astype('timedelta64[s]').astype(float)",
     "V": "structured or raw-byte records are not a matrix; select the numeric fields",
 }

@@ -81,7 +81,7 @@ def common_length(arrays: Mapping[str, np.ndarray]) -> int:
 
 _NUMERIC_KIND_FIX = {
     "c": "complex values are not real numbers; pass the real and imaginary parts as two columns",
-    "M": "datetimes are not numbers; convert them first, e.g. to days since a fixed public date",
+    "M": tables.DATETIME_FIX,
     "m": "durations are not numbers; convert them first, e.g. to seconds",
     "V": "raw or structured values are not numbers",
 }

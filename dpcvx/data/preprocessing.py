@@ -1259,7 +1259,10 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
                "predict imputes the model's)")
     else:
         fix = (f"declare it with a public imputed value (NumericColumn({repr(columns[0].name) if one else 'NAME'}, "
-               f"..., missing=VALUE, missing_codes=(CODE,), missing_indicator=True){'' if one else ' for each'})")
+               f"..., missing=VALUE, missing_codes=(CODE,)){'' if one else ' for each'}); missing_indicator=True "
+               "would add a 0/1 column that tells the code from VALUE, at a cost: one more encoded column, and a "
+               "private fit's noise grows with d / (n epsilon), so on a table of many such columns it can lose more "
+               "than it tells")
     subject, each = _named_columns(columns)
     warn_shown(
         f"{subject}: {each}many rows hold one same value outside its public bounds{_one_bounds(columns)}, each "

@@ -31,7 +31,9 @@ encoding, or the other encoding keeps at least ``SPREAD_RATIO`` times its spread
 on the tables the default was chosen on no warning fires under it (benchmarks/results/encodings.md). The advice
 names the other encoding where it passes the same check, and, under the centred code, the declared ranges: ranges
 that fit the values put each centred column near 0. Under "unit" they do not (a column near the top of its range
-codes near 1 whatever the range), so the advice there is the centred code alone. ``dpcvx predict`` encodes rows for
+codes near 1 whatever the range), so the advice there is the centred code alone. Where the table is bound by noise
+at every epsilon up to ``NOISE_FIRST_EPSILON`` (the SmallTableWarning's public rule of n and d), both warnings of
+this module say so before their advice (:func:`_noise_first`). ``dpcvx predict`` encodes rows for
 a released model, whose schema is fixed: it runs its transforms inside :func:`level_checks_off`.
 
 **A column's own variation** (forty-sixth session). Where the level is kept, the map can still erase one column: a
@@ -62,11 +64,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..advice import command_line_runs
+from ..advice import SMALL_TABLE_LIMIT, command_line_runs
 from ..exceptions import LevelErasedWarning, warn_shown
 
 __all__ = ["COLUMN_KEPT", "NARROW", "LEVEL_KEPT", "SPREAD_RATIO", "SAMPLE_ROWS", "SAMPLE_CELLS", "SAMPLE_ROWS_MIN",
-           "warn_if_level_erased", "level_checks_off"]
+           "NOISE_FIRST_EPSILON", "warn_if_level_erased", "level_checks_off"]
 
 LEVEL_KEPT = 0.1  # the row map keeps less than a tenth of the common level's spread: warn
 SPREAD_RATIO = 2.0  # the other encoding keeps at least twice the rows' spread: warn
@@ -83,6 +85,9 @@ SAMPLE_CELLS = 2_000_000  # ... and at most this many features in all, ...
 SAMPLE_ROWS_MIN = 200  # ... but never fewer than this many rows (1,000 rows of 4,000 columns took 226 MB, not 129)
 NAMED = 5  # the columns a warning names, the farthest from the code's zero first
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_level_checks_off", default=False)
+#: The epsilon at or below which a table bound by noise is named before the encoding (:func:`_noise_first`): the
+#: estimators' default, where most fits are made
+NOISE_FIRST_EPSILON = 1.0
 
 
 @contextmanager
@@ -94,6 +99,23 @@ def level_checks_off() -> Iterator[None]:
         yield
     finally:
         _OFF.reset(token)
+
+
+def _noise_first(n: int, d: int) -> str:
+    """The clause that puts noise before the encoding where a private fit of the n rows of d encoded features is
+    bound by noise at every epsilon up to ``NOISE_FIRST_EPSILON``: n epsilon / d below the SmallTableWarning's
+    limit (:data:`~dpcvx.advice.SMALL_TABLE_LIMIT`, the one rule, of public n and d) for
+    epsilon < E = limit d / n; else "". Analyst probe P3 (session 66, finding 6): on a bag-of-words table (n epsilon
+    / d = 2.3) this warning advised encoding='unit' as the fix while the SmallTableWarning of the same fit said the
+    table was too small for its d; following it changed nothing (balanced accuracy 0.500 and 0.509). The release's
+    epsilon is not known here (the schema is fitted before the estimator), so the clause names E."""
+    least = SMALL_TABLE_LIMIT * d / n
+    if least <= NOISE_FIRST_EPSILON:
+        return ""
+    return (f"first, the table: with n = {n} rows of d = {d} encoded features, a private fit is bound by its noise "
+            f"at every epsilon below {least:.3g} (n epsilon / d below {SMALL_TABLE_LIMIT:g}, the SmallTableWarning's "
+            "rule), and a change of encoding or norm can do little until it is not: fewer encoded columns or more "
+            "rows come first. Then: ")
 
 
 def _map_factor(rows: np.ndarray, norm: float) -> np.ndarray:
@@ -148,12 +170,12 @@ def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: 
     rest = np.delete(sample, positions, axis=1)
     other = "unit" if encoding == "centred" else "centred"
     if len(positions) < 2:  # one column has no common level: its own variation only
-        _warn_if_columns_scaled(codes - offset, rest, names, encoding, norm, largest)
+        _warn_if_columns_scaled(codes - offset, rest, names, encoding, norm, largest, features.shape)
         return
     kappa, rho = _measures(codes, rest, offset, norm)
     kappa_other, rho_other = _measures(codes, rest, 0.5 - offset, norm)
     if _keeps(kappa, rho, rho_other):
-        _warn_if_columns_scaled(codes - offset, rest, names, encoding, norm, largest)
+        _warn_if_columns_scaled(codes - offset, rest, names, encoding, norm, largest, features.shape)
         return
     far = np.abs(codes.mean(axis=0) - offset)
     shown = [names[j] for j in np.argsort(-far, kind="stable")[:NAMED]]
@@ -168,9 +190,9 @@ def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: 
     ranges = ("declare ranges that fit the values, from each column's documentation (its data dictionary, never "
               f"its values in the data), with its missing codes declared as {codes_fix}, not as the range"
               if encoding == "centred" else "")
-    fix = "; or ".join(part for part in (advice, ranges) if part) or (
+    fix = _noise_first(*features.shape) + ("; or ".join(part for part in (advice, ranges) if part) or (
         "neither of the schema's codes keeps it here (a column near the top of its range codes near 1 under "
-        "'unit', whatever the range): check the model on held-out rows")
+        "'unit', whatever the range): check the model on held-out rows"))
     warn_shown(
         f"the schema's rows (encoding={encoding!r}) sit near one point: the numeric columns {shown}{more} lie in "
         "one part of their declared ranges, and the row map x / max(1, ||x|| / norm) erases their common level: "
@@ -180,12 +202,12 @@ def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: 
 
 
 def _warn_if_columns_scaled(coded: np.ndarray, rest: np.ndarray, names: Sequence[str], encoding: str, norm: float,
-                            largest: float) -> None:
+                            largest: float, shape: tuple[int, ...]) -> None:
     """Warn (:class:`~dpcvx.exceptions.LevelErasedWarning`, NOT PRIVATE) where the row map's factor, set by the other
     columns, erases numeric columns' own variation (module docstring, "A column's own variation"): ``coded`` the
     numeric columns as the schema codes them, ``rest`` the other features, ``largest`` the schema's public largest
-    row norm. Names the narrow columns (``NARROW``) whose r^2 is below ``COLUMN_KEPT``, the lowest first, and no
-    count or value."""
+    row norm, ``shape`` the public (n, d) of the whole table (:func:`_noise_first`). Names the narrow columns
+    (``NARROW``) whose r^2 is below ``COLUMN_KEPT``, the lowest first, and no count or value."""
     rows = np.hstack([coded, rest])
     kept = _kept_by_column(coded, rows, norm)
     low, high = np.percentile(coded, [25, 75], axis=0)
@@ -220,4 +242,4 @@ def _warn_if_columns_scaled(coded: np.ndarray, rest: np.ndarray, names: Sequence
         "that factor moves them, so what the rows keep of them is mostly the other columns' (under half of each "
         "one's spread after the map follows its own values), and a model learns little from them. NOT PRIVATE: "
         "this check read the rows; it is shown to you only and is not part of any release. Fix: "
-        + "; or ".join(fixes), LevelErasedWarning)
+        + _noise_first(*shape) + "; or ".join(fixes), LevelErasedWarning)

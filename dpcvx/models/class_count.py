@@ -58,8 +58,8 @@ from .intercept_offset import CentredRidge
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "CountPlan", "RatesPlan",
-           "draws_count", "offsets", "prior_cuts", "at_rates", "check_count_options", "released_rates",
-           "plan_private_count", "at_released_rates", "draw_class_count"]
+           "count_at_floor", "floor_class", "draws_count", "offsets", "prior_cuts", "at_rates", "check_count_options",
+           "released_rates", "plan_private_count", "at_released_rates", "draw_class_count"]
 
 PROCEDURE_NAME = "a fit with balanced class weights from a private count"
 #: the procedure of class_prior="private" without class weights (:func:`offsets`), as its refusals name it
@@ -116,6 +116,27 @@ def released_rates(weights: CertifiedWeights | None) -> tuple[float, float] | No
     if weights is None or weights.source != OFFSET_SOURCE or weights.private_count is None:
         return None
     return count_rates(weights.private_count["count"], weights.private_count["n"])
+
+
+def count_at_floor(weights: CertifiedWeights | None) -> bool:
+    """Whether a certificate's ``weights`` hold a released class count that is the floor f or n - f (the count was
+    clamped onto it, or its noisy value fell there): the rates the fit used are then the floor's, MIN_CLASS_RATE
+    and 1 - MIN_CLASS_RATE, not an estimate of the data's (a rarer class reads as one of 1 %). A function of the
+    released count and the public n and f only (post-processing, no privacy cost): the warnings may say so."""
+    record = None if weights is None else weights.private_count
+    if record is None:
+        return False
+    return int(record["count"]) in (int(record["floor"]), int(record["n"]) - int(record["floor"]))
+
+
+def floor_class(weights: CertifiedWeights | None, classes: Sequence[Any]) -> Any:
+    """The class of the pair ``classes`` (negative, positive) whose released count in ``weights`` is the floor:
+    ``classes[1]`` at n~_+ = f, ``classes[0]`` at n~_+ = n - f; None when the count is not at the floor
+    (:func:`count_at_floor`) or none was drawn. Post-processing of the release, as there."""
+    if not count_at_floor(weights):
+        return None
+    assert weights is not None and weights.private_count is not None  # count_at_floor read them
+    return classes[1] if int(weights.private_count["count"]) == int(weights.private_count["floor"]) else classes[0]
 
 
 def prior_cuts(per_class: Sequence[Any]) -> np.ndarray | None:

@@ -278,12 +278,14 @@ class PrivateERM(ConstructorParameters):
     class_weight : None, dict or "balanced"
         A PUBLIC dict {class: weight >= 0} (a class not named weighs 1; w_max is the largest weight), or
         "balanced": w_k = min_j pi_j / pi_k from ``class_prior``, else from one private count of ``classes[1]``
-        (:mod:`dpcvx.models.class_count`: ``class_count_share`` of epsilon, discrete Laplace, floored at a public
-        minimum, charged with the fit once). The smallest class's count then sets the effective sample size.
+        (:mod:`dpcvx.models.class_count`: ``class_count_share`` of epsilon, discrete Laplace, clamped onto
+        [f, n - f], f = ceil(0.01 n) (``MIN_CLASS_RATE``, public): a class rarer than 1 % is weighed as one of 1 %;
+        charged with the fit once). The smallest class's count then sets the effective sample size.
     class_prior : dict, pair or "private", optional
         PUBLIC class rates for ``class_weight="balanced"`` (no count is drawn), or "private": one private count
         (:mod:`dpcvx.models.class_count`) whose rates give the balanced weights, or, with ``class_weight=None``
-        (an intercept and the default ridge), the intercept offset: the ridge centred at their log-odds.
+        (an intercept and the default ridge), the intercept offset: the ridge centred at their log-odds. Its
+        rates are never below the 1 % floor (``MIN_CLASS_RATE``).
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count.
     column_statistics : bool or 'ranges', default False

@@ -116,8 +116,9 @@ def estimator_called() -> bool:
 
 def warn_release(text: str, category: type[Warning]) -> None:
     """The one way a fit warns about its release from public quantities (ConstantPredictionWarning,
-    NoiseDominatesWarning, SmallTableWarning): at the user's line, kept instead inside :func:`held_warnings`, and
-    dropped inside :func:`checks_off` otherwise (a fit of tune's that is no run, such as a rehearsal)."""
+    NoiseDominatesWarning, SmallTableWarning, ClassFloorWarning): at the user's line, kept instead inside
+    :func:`held_warnings`, and dropped inside :func:`checks_off` otherwise (a fit of tune's that is no run, such as
+    a rehearsal)."""
     if category in _PARTS.get():
         return
     held = _HELD.get()

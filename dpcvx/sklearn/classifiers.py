@@ -104,7 +104,14 @@ from .. import losses
 from ..data.blocks import is_out_of_core, public_shape
 from ..data.notes import columns_named
 from ..exceptions import ConstantPredictionWarning, InputError, NoiseDominatesWarning
-from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, prior_cuts, released_rates
+from ..models.class_count import (
+    CLASS_COUNT_SHARE,
+    PRIVATE_PRIOR,
+    count_at_floor,
+    floor_class,
+    prior_cuts,
+    released_rates,
+)
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import SETTINGS, column_statistics_option
@@ -169,6 +176,7 @@ from .noise_warning import (
     lam_rule_advice,
     noise_in_predictions,
     noise_to_signal,
+    warn_if_count_at_floor,
     warn_if_noise_dominates,
     warn_if_small_table,
 )
@@ -553,7 +561,9 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                             certificate.epsilon, None if multiclass else self._public_rate(certificate, cut),
                             total_epsilon=float(model.certificate.epsilon if isinstance(model, PrivateMulticlassModel)
                                                 else model.certificate.total_epsilon),
-                            classes=len(model.classes_) if isinstance(model, PrivateMulticlassModel) else None)
+                            classes=len(model.classes_) if isinstance(model, PrivateMulticlassModel) else None,
+                            floored=not multiclass and count_at_floor(getattr(certificate, "weights", None)))
+        warn_if_count_at_floor(owner, self._classes_at_floor(model), multiclass=multiclass)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
         if isinstance(model, PrivateMulticlassModel):
             if in_memory:  # one-vs-rest's predictions (at its cuts) over the public classes, no sort of the rows
@@ -596,6 +606,18 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                                                          model.rows.norm_bound, cut)
         if constant is not None:
             warn_release(f"{speaker(owner)}: {constant}", ConstantPredictionWarning)
+
+    @staticmethod
+    def _classes_at_floor(model: PrivateModel | PrivateMulticlassModel) -> list[Any]:
+        """The classes whose private count the release holds at its public floor (:func:`~dpcvx.models.class_count.
+        floor_class`: the released counts and n only): a binary release's rarer class, or each one-vs-rest class whose
+        own count is the floor."""
+        classes = np.asarray(model.classes_).tolist()  # Python values, as a message shows them (1, not np.int64(1))
+        if isinstance(model, PrivateMulticlassModel):
+            return [c for c, part in zip(classes, model.certificate.per_class, strict=True)
+                    if floor_class(getattr(part, "weights", None), (None, c)) is c]
+        found = floor_class(getattr(model.certificate, "weights", None), classes)
+        return [] if found is None else [found]
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
         """A public rate of ``classes[1]`` for the small-table rule: the rate its class weights balance (one rule for
@@ -904,8 +926,11 @@ class DPERMClassifier(_PrivateLinearClassifier):
         A PUBLIC dict {class: weight >= 0} (a class not named weighs 1; L and c grow by the largest weight), or
         "balanced": w_k = min_j pi_j / pi_k (largest 1) from ``class_prior``, else from ONE private count of
         ``classes[1]`` bought with ``class_count_share`` of epsilon and charged with the fit in one certificate
-        (``certificate_.weights``). The effective sample size becomes about twice the smallest class's count
-        (docs/theory.md, section 21). Binary only.
+        (``certificate_.weights``). The count is released clamped onto [f, n - f], f = ceil(0.01 n)
+        (``MIN_CLASS_RATE``, public): a class rarer than 1 % is fitted as one of 1 % (a ClassFloorWarning says
+        so when the count is the floor); give such a class's rate as a public ``class_prior`` if public facts
+        know it. The effective sample size becomes about twice the smallest class's count (docs/theory.md,
+        section 21). Binary only.
     class_prior : dict, pair or "private", optional
         PUBLIC rates of the classes (known without this data) for ``class_weight="balanced"``: no count is drawn.
         With ``class_weight=None`` (DPLogisticRegression, default ridge): the intercept's ridge is centred at the
@@ -913,6 +938,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
         "private": the rates of ONE private count of ``classes[1]`` (``class_count_share`` of epsilon, charged with
         the fit once), for the weights of "balanced" or, with ``class_weight=None``, the offset at their log-odds
         (and the cut of ``threshold="prior"``); ``certificate_.weights`` records the count (docs/theory.md, 21).
+        The count is clamped onto [f, n - f], f = ceil(0.01 n) (``MIN_CLASS_RATE``): the rates are never below
+        1 %, and a rarer class is read at 1 %.
         More than two classes take "private" only: each class's fit against the rest draws its own count of that
         class (``class_count_share`` of its share epsilon / k, inside it: the k releases compose to the one total,
         docs/theory.md section 15; pure epsilon or objective perturbation), each recorded in

@@ -14,15 +14,16 @@ wrappers. Its advice on lam points at lam='auto', the documented public rule
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
-from ..advice import huber_auto, huber_without_search, setting, widest_column
-from ..exceptions import InputError, NoiseDominatesWarning, SmallTableWarning
+from ..advice import SMALL_TABLE_LIMIT, huber_auto, huber_without_search, setting, widest_column
+from ..exceptions import ClassFloorWarning, InputError, NoiseDominatesWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
 from ..release.usefulness import speaker, warn_release
+from ..release.weight_rules import MIN_CLASS_RATE
 from ..validation import narrow_range_advice, released_ends
 from ..verification.loss_declaration import loss_value
 from ..verification.problem import Loss
@@ -31,7 +32,7 @@ from ..verification.verdict import Mechanism
 __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT",
            "comparator_norm", "constant_risk", "guarantee_to_spread",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
-           "SMALL_TABLE_LIMIT", "warn_if_small_table", "lam_rule_advice", "label_not_located"]
+           "SMALL_TABLE_LIMIT", "warn_if_small_table", "warn_if_count_at_floor", "lam_rule_advice", "label_not_located"]
 
 
 #: A classifier warns when the noise's share of a decision value exceeds this many times the
@@ -39,9 +40,6 @@ __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT
 #: benchmarks/noise_warning_fit.py (benchmarks/results/noise_warning_fit.md), then frozen.
 NOISE_RATIO_LIMIT = 3.0
 
-#: An estimator warns :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d is below this (issue 42's
-#: boundary, fixed before any table was scored; docs/theory.md, section 32).
-SMALL_TABLE_LIMIT = 50.0
 
 #: A regressor warns when the expected noise norm exceeds this many times the bound on ||w*||, or
 #: the noise in a prediction this many times the label bound (not refitted: section 21).
@@ -443,7 +441,7 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
 
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None, *,
                         regression: bool = False, total_epsilon: float | None = None,
-                        classes: int | None = None) -> None:
+                        classes: int | None = None, floored: bool = False) -> None:
     """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
 
     n (the public number of training rows), d (the encoded width) and epsilon (the release's, per class for
@@ -465,7 +463,11 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     again. At pi = 1/2 the size is n, the unweighted rule's, as it must be: balanced weights are then the default's.
     ``total_epsilon``: the epsilon the user gave (the release's total), when the fit's ``epsilon`` is a part of it
     (the rest buys what the fit draws first: a private count of the classes, the columns' ranges); ``classes``: the
-    k of one-vs-rest, whose ``epsilon`` is one class's part. Both only word the text (:func:`_small_table_terms`).
+    k of one-vs-rest, whose ``epsilon`` is one class's part. Both only word the text (:func:`_small_table_terms`), as
+    does ``floored``: the ``prior`` is that of a released class count at its public floor
+    (:func:`~dpcvx.models.class_count.count_at_floor`, a function of the release), so it is the floor's rate, not an
+    estimate of the data's (an analyst probe, session 66, read "at the fit's prior 0.01, given or released" for a
+    class at 0.64 % as the data's rate).
     Without a prior the fit is read by accuracy, held to n (the smallest class's count is private: section 32). The
     rule held the weighted fit to n pi_min, half of that, so a balanced-weight fit on a table whose classes are
     equal (weights 1 and 1: the default fit itself) warned at n epsilon / d below 100 and the default below 50, and on
@@ -475,7 +477,7 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     rows = n if prior is None else 2 * n * min(prior, 1 - prior)
     ratio = rows * epsilon / d
     if ratio < SMALL_TABLE_LIMIT:
-        shown = _small_table_terms(n, rows, epsilon, prior, total_epsilon, classes)
+        shown = _small_table_terms(n, rows, epsilon, prior, total_epsilon, classes, floored)
         expected = ("score (R^2)" if regression else "accuracy (less still on a rare class, whose count replaces n)"
                     if prior is None else "balanced accuracy (the mean of the classes' recalls)")
         widest = widest_column(d)
@@ -487,11 +489,12 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
             "columns (a categorical column is one per declared category" + ("" if widest is None else
                                                                            f"; here {widest}")
             + ": group its categories by a public rule, a coarser classification known without the data, never by "
-            "their counts in it)", SmallTableWarning)
+            "their counts in it; a numeric column's missing indicator is one more: leave it out unless a missing "
+            "value tells much)", SmallTableWarning)
 
 
 def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None, total_epsilon: float | None,
-                       classes: int | None) -> str:
+                       classes: int | None, floored: bool = False) -> str:
     """What stands for n and for epsilon in :func:`warn_if_small_table`'s n epsilon / d, in words a user who passed
     epsilon can follow: n, or n 2 min(prior, 1 - prior) with the prior named (a fit read by balanced accuracy is held
     to twice its rarer class's expected count); epsilon, or the part epsilon' of the user's epsilon the fit spends (one
@@ -500,6 +503,11 @@ def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None,
     for eight classes (0.95 / 8), neither number named. Public quantities only."""
     if prior is None:
         terms = f"n = {n}"
+    elif floored:
+        rare = min(prior, 1 - prior)
+        terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
+                 f"count at the prior {prior:g} the fit used, its private count's public floor, not the data's "
+                 "rate: see the ClassFloorWarning; a fit read by balanced accuracy is held to its rarer class)")
     else:
         rare = min(prior, 1 - prior)
         terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
@@ -518,6 +526,34 @@ def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None,
         split = (f"the part of your epsilon = {total_epsilon:g} that fits the weights; the rest buys what the fit "
                  f"draws first, {drawn}")
     return f"{terms} and epsilon' = {epsilon:g} in epsilon's place ({split})"
+
+
+def warn_if_count_at_floor(owner: str, classes: Sequence[Any], multiclass: bool = False) -> None:
+    """Warn :class:`~dpcvx.exceptions.ClassFloorWarning` when a fit's private class count was released at its public
+    floor: ``classes`` the classes whose count is the floor (:func:`~dpcvx.models.class_count.count_at_floor` of
+    each release, read by the estimator: the released counts and the public n only, post-processing; none: no
+    warning). The rates the fit used (its balanced weights, its intercept offset, ``threshold="prior"``'s cut) are
+    then the floor's, not an estimate of the data's. Analyst probe P3 (session 66, finding 4): a class at 0.64 %
+    was fitted as one of 1 %, and the only word was the SmallTableWarning's "at the fit's prior 0.01, given or
+    released", which read as the data's rate. The way out it names is public: a binary fit's ``class_prior`` known
+    from public facts; one-vs-rest takes "private" only, so a rare class fitted against the rest as two classes."""
+    if not classes:
+        return
+    named = ", ".join(repr(c) for c in classes)
+    if multiclass:
+        out = ("to give a rare class a rate of its own, fit it against the rest as two classes with a public "
+               f"{setting('class_prior', '(RATE_0, RATE_1)', 'RATE_0,RATE_1')} known from public facts (never "
+               "from this data)")
+    else:
+        out = (f"if its rate is known from public facts (never from this data), give it as "
+               f"{setting('class_prior', '(RATE_0, RATE_1)', 'RATE_0,RATE_1')}: no count is drawn")
+    warn_release(
+        f"{speaker(owner)}: the released count of class{'es' if len(classes) > 1 else ''} {named} is its public "
+        f"floor ceil({MIN_CLASS_RATE:g} n), the least count a class is released with, so the rate the fit used for "
+        f"{'each' if len(classes) > 1 else 'it'} is the floor's ({MIN_CLASS_RATE:g} of the rows), not an estimate "
+        f"of the data's: the class may be rarer still. Public: a function of the released count and n. "
+        f"{out[0].upper()}{out[1:]}",
+        ClassFloorWarning)
 
 
 def _below(value: float, limit: float) -> str:

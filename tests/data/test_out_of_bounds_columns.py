@@ -67,7 +67,7 @@ def test_one_value_piled_outside_the_bounds_is_asked_about_as_a_code(code, share
     text = str(caught[0].message)
     assert text.startswith("column 'age': many rows hold one same value outside its public bounds [18, 90]")
     assert "NOT PRIVATE" in text and "units" not in text
-    assert "missing=VALUE, missing_codes=(CODE,), missing_indicator=True" in text
+    assert "missing=VALUE, missing_codes=(CODE,)))" in text
     with pytest.warns(OutOfBoundsWarning) as other:  # a fixed text: another code, share or table says the same
         AGES.transform(_ages(3000, 123.0, 0.1, seed=1))
     assert str(other[0].message) == text
