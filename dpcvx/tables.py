@@ -503,13 +503,22 @@ def declared_texts(labels: np.ndarray, declared: Sequence[Any], what: str = "y")
     :func:`day_texts`) and keep the text once one label is not (sessions 65 and 66). ``labels`` itself when none is
     read otherwise. The one such reading of labels against declared classes, before :func:`by_value`: the Python
     entries' (:func:`dpcvx.validation.declared_labels`) and the command line's label column's."""
-    if labels.dtype.kind not in "UO":
+    if labels.dtype.kind not in "UO" or not labels.size:
         return labels
-    entries = labels.tolist()
-    read = declared_days(entries, set(declared), what)
+    other = np.ones(labels.shape, dtype=bool)  # the labels that are no declared text (one comparison per class)
+    for value in {value for value in declared if isinstance(value, str)}:
+        other &= labels != value
+    rows = np.flatnonzero(other)
+    if not rows.size:
+        return labels
+    read = declared_days(labels[rows].tolist(), set(declared), what, rows.tolist())
     if not any(read):
         return labels
-    return np.array([label if day is None else day for label, day in zip(entries, read, strict=True)], dtype=object)
+    labels = labels.astype(object)
+    for row, day in zip(rows.tolist(), read, strict=True):
+        if day is not None:
+            labels[row] = day
+    return labels
 
 
 #: A reading key (:func:`reading_key`): a number, an int when whole, else a float (an infinity among them)
@@ -719,16 +728,19 @@ def _day_text(entry: Any, index: int, shape: tuple[int, ...], what: str) -> Any:
 def _refuse_zone(what: str, row: int) -> NoReturn:
     """Refuse a timestamp with a timezone (:func:`day_texts`): its day depends on the zone it is read in."""
     raise RowError(f"{what} holds a timestamp with a timezone in row ", row, " (the value is not shown: it is data): "
-                   "its day depends on the zone it is read in; convert the column to text with a public format "
+                   "its day depends on the zone it is read in (a reader types text spelling one, "
+                   "2020-01-01T00:00:00Z, as a zoned timestamp); convert the column to text with a public format "
                    "first, e.g. .dt.strftime('%Y-%m-%d')")
 
 
 def _refuse_time(what: str, row: int) -> NoReturn:
-    """Refuse a timestamp with a time of day (:func:`day_texts`): it has no one text."""
+    """Refuse a timestamp with a time of day (:func:`day_texts`), typed or as text a reader types as one
+    (:func:`declared_days`): it has no one text."""
     raise RowError(f"{what} holds a timestamp with a time of day in row ", row, " (the value is not shown: it is "
                    "data): a timestamp has no one text (numpy writes 2020-01-01T12:30:00, pandas 2020-01-01 "
-                   "12:30:00); convert the column to text with a public format first, e.g. "
-                   ".dt.strftime('%Y-%m-%d %H:%M') (a timestamp at midnight, without a timezone, is read as its "
+                   "12:30:00), and a reader types text spelling one (2020-01-01 12:30) as a timestamp while every "
+                   "record is one; convert the column to text with a public format first, e.g. "
+                   ".dt.strftime('%Y-%m-%d %Hh%M') (a timestamp at midnight, without a timezone, is read as its "
                    "day's ISO text, 2020-01-01)")
 
 

@@ -365,9 +365,6 @@ class CategoricalColumn:
             raise InputError(f"column {self.name!r}: categories repeat")
         object.__setattr__(self, "categories", categories)
         _refuse_two_readings(self.name, categories, self.missing)
-        timed = tables.spelled_timestamp(categories)
-        if timed is not None:  # a reader types such cells timestamps or times (tables.day_texts, declared_days)
-            raise InputError(f"column {self.name!r}: the category {timed}")
         if self.missing is not None and self.missing not in categories:
             raise InputError(
                 f"column {self.name!r}: the missing-value category {self.missing!r} must be one of the "
@@ -602,7 +599,10 @@ def _refuse_two_readings(name: str, categories: tuple[str, ...], missing: str | 
       column's ``missing`` category: pandas' ``read_csv`` reads it as a missing value by default, and pyarrow does
       in a column of codes but keeps the text once one record is text, so one record moved every such row between
       its category and a missing value. As the ``missing`` category a missing value is that category too, whichever
-      way it was read.
+      way it was read;
+    - a category that spells a timestamp, or two that spell one time of day (:func:`dpcvx.tables.spelled_timestamp`):
+      pyarrow's CSV reader and polars type a column of such cells as timestamps or times while every record is one
+      (sessions 65 and 66).
 
     While a model file's schema is read they are kept (:func:`saved_schema`), but never for a new fit (``fitting``:
     :meth:`PublicSchema.fit`)."""
@@ -615,6 +615,9 @@ def _refuse_two_readings(name: str, categories: tuple[str, ...], missing: str | 
                          "reader of the column (a table's 7, 7.0 and 07 are one number, true, True and 1 one "
                          "flag, and beyond 2**53 a float holds only some integers), so a cell could not be told to "
                          "be one or the other: declare one of them (or codes that differ as numbers)" + kept)
+    timed = tables.spelled_timestamp(categories)
+    if timed is not None:  # a reader types such cells timestamps or times (tables.day_texts, declared_days)
+        raise InputError(f"column {name!r}: the category {timed}" + kept)
     null = next((category for category in categories if tables.spells_missing(category) and category != missing), None)
     if null is not None:
         raise InputError(f"column {name!r}: the category {null!r} spells a missing value, which a table's reader "

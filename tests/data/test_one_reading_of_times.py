@@ -32,7 +32,8 @@ SPELLINGS = ["12:30", "12:30:00", "12:30:00.5", "12:30:00.123456789", "1:30", "1
              "2020-01-01 00:00Z", "2020-01-01 00Z", "2020-01-01T00:00:00.5Z", "2020-01-01 00:00:00-05",
              "2020-01-01 12:30:00+01", "2020-01-01 12:30:00.000", "2020-01-01 1:30", "2020-01-01 12:30:5",
              "2020-01-01 00:00", "2020-01-01T00", "2020-01-01 00:00:00.000",
-             "2020-01-01T00:00:00,5", "2020-01-01t12:30", "2020-01-01T24:00:00", "2020-01-01 12:30:00 +01:00"]
+             "2020-01-01T00:00:00,5", "2020-01-01t12:30", "2020-01-01T24:00:00", "2020-01-01 12:30:00 +01:00",
+             "2020-01-01 12h30", "12h30"]  # the last two: the refusals' advice, .dt.strftime('%Y-%m-%d %Hh%M')
 
 
 def _pyarrow_type(text):
@@ -173,3 +174,14 @@ def test_the_command_line_reads_a_parquet_time_label_column_as_its_csv_text(tmp_
     assert main(["fit", str(tmp_path / "text.csv"), *options[:2], "--classes", "2020-01-01 12:30,x", *options[4:],
                  "--out", str(tmp_path / "bad.json")]) != 0
     assert "spells a timestamp with a time of day" in capsys.readouterr().err
+
+
+def test_a_model_files_schema_keeps_a_category_spelling_a_timestamp_for_its_predictions_only():
+    from dpcvx.data.preprocessing import saved_schema
+
+    with saved_schema():  # fitted before the refusal: its file still loads
+        column = CategoricalColumn("c", ("2020-01-01 12:30", "08:00", "08:00:00"))
+    schema = PublicSchema((column,), strict=False)
+    assert schema.transform({"c": ["2020-01-01 12:30", "x"]}).tolist() == [[1, 0, 0], [0, 0, 0]]
+    with pytest.raises(InputError, match="keeps them for that model's predictions only"):
+        schema.fit({"c": ["x"]})
