@@ -505,9 +505,14 @@ def declared_texts(labels: np.ndarray, declared: Sequence[Any], what: str = "y")
     entries' (:func:`dpcvx.validation.declared_labels`) and the command line's label column's."""
     if labels.dtype.kind not in "UO" or not labels.size:
         return labels
-    other = np.ones(labels.shape, dtype=bool)  # the labels that are no declared text (one comparison per class)
-    for value in {value for value in declared if isinstance(value, str)}:
-        other &= labels != value
+    texts = {value for value in declared if isinstance(value, str)}  # the labels that are no declared text:
+    if labels.dtype.kind == "U":  # one vectorised comparison per class
+        other = np.ones(labels.shape, dtype=bool)
+        for value in texts:
+            other &= labels != value
+    else:  # each entry by its type first: pandas' NA has no truth value, and numpy's comparison raised on it
+        other = np.fromiter((not (isinstance(entry, str) and entry in texts) for entry in labels.tolist()),
+                            dtype=bool, count=labels.size)
     rows = np.flatnonzero(other)
     if not rows.size:
         return labels
