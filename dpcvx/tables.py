@@ -47,8 +47,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
-           "spelled_midnight", "declared_days",
-           "MIDNIGHT_TEXT", "reading_key", "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS",
+           "spelled_timestamp", "declared_days", "declared_texts", "timed_timestamp", "time_key", "TIME_TEXT",
+           "TIMESTAMP_TEXT", "reading_key", "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS",
            "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key", "DATETIME_FIX"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
@@ -414,37 +414,146 @@ INFINITY_TEXTS = ("inf", "infinity")
 #: An integer in hexadecimal ("0x10"), which pyarrow reads as an integer
 HEX_TEXT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
 
-#: An ISO 8601 timestamp at midnight without a timezone, as text ("2020-01-01 00:00:00", "2020-01-01T00:00",
-#: "2020-01-01 00:00:00.000"); group 1 is its day. pyarrow's CSV reader types a column of such texts timestamp while
-#: every record is one (read as its day, :func:`day_texts`) and keeps the text once one is not: a categorical cell
-#: that is no category's text and spells one is read as its day, and a category spelled so is refused when declared
-#: (:func:`midnight_day`; session 65).
-MIDNIGHT_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]00(?::00(?::00(?:\.0{1,9})?)?)?")
+#: An ISO 8601 timestamp as text, with or without a time of day's minutes, seconds and fraction and a zone
+#: ("2020-01-01 00:00:00", "2020-01-01T12:30", "2020-01-01 12", "2020-01-01 00:00:00.5", "2020-01-01T00:00:00Z",
+#: "2020-01-01 12:30:00+01:00"): groups day, hour, minute, second, fraction, zone. The grammar of pyarrow's CSV reader
+#: (two-digit hour, minute and second, Z or a signed offset of hours, "+01", "+0100", "+01:00") and of polars'
+#: ``try_parse_dates`` on an ISO day (a one-digit hour or second, "2020-01-01 1:30"): each types a column of such
+#: texts timestamp while every record is one and keeps the text once one is not (found by reading each spelling,
+#: session 66). So each text is read as the typed value is (:func:`day_texts`): at midnight without a zone as its day,
+#: else refused (:func:`timed_timestamp`), whichever type its reader gave the column.
+TIMESTAMP_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]([01]?\d|2[0-3])(?::([0-5]\d)(?::([0-5]?\d)(?:\.(\d{1,9}))?)?)?"
+                            r"(Z|[+-]\d{2}(?::?\d{2})?)?")
+#: A time of day as text ("12:30", "08:00:00", "8:00", "12:30:00.5"): groups hour, minute, second, fraction. pyarrow's
+#: CSV reader types a column of "HH:MM" or "HH:MM:SS" time32 while every record is one, polars' ``try_parse_dates``
+#: a column of these, a one-digit hour or second or a fraction Time, and each keeps the text once one record is not;
+#: a typed time is read as its text ("12:30:00", :func:`day_texts`), so a time of day is compared by the time it
+#: spells (:func:`time_key`), never by its text (session 66).
+TIME_TEXT = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]?\d)(?:\.(\d{1,9}))?)?")
 
 
 def midnight_day(text: str) -> str | None:
     """The day ("2020-01-01") of a text that spells a timestamp at midnight without a timezone
-    (:data:`MIDNIGHT_TEXT`), or None."""
-    match = MIDNIGHT_TEXT.fullmatch(text)
-    return match.group(1) if match else None
+    (:data:`TIMESTAMP_TEXT`, every part of its time zero), or None."""
+    match = TIMESTAMP_TEXT.fullmatch(text)
+    if match is None or match.group(6) is not None or any(int(part or 0) for part in match.group(2, 3, 4, 5)):
+        return None
+    return match.group(1)
 
 
-def spelled_midnight(declared: Iterable[Any]) -> str | None:
-    """The first ``declared`` value (a schema's category, a class) that is text spelling a timestamp at midnight
-    (:func:`midnight_day`), or None: such a declaration is refused (its day is to be declared), as
-    :func:`declared_days` reads a cell spelled so as its day."""
-    return next((value for value in declared if isinstance(value, str) and midnight_day(value) is not None), None)
+def timed_timestamp(text: str) -> bool:
+    """Whether a text spells a timestamp with a time of day or a timezone (:data:`TIMESTAMP_TEXT`, not at midnight
+    without a zone): a reader types a column of such texts as timestamps, which have no one text and are refused
+    (:func:`day_texts`), so the text is refused too, in every form (session 66)."""
+    return TIMESTAMP_TEXT.fullmatch(text) is not None and midnight_day(text) is None
 
 
-def declared_days(texts: Sequence[Any], declared: Collection[Any]) -> list[str | None]:
-    """For each of ``texts`` (a column's cells or labels that are no declared value): the ``declared`` day
-    ("2020-01-01") it spells as a timestamp at midnight (:func:`midnight_day`), None for any other entry; each
-    distinct text read once. The one reading of such a cell, for a schema's category and for a class: pyarrow's CSV
-    reader types a column of such texts timestamp while every record is one, read as its day (:func:`day_texts`), and
-    keeps the text once one is not (session 65)."""
-    days = {text: day for text in {entry for entry in texts if isinstance(entry, str)}
-            if (day := midnight_day(text)) is not None and day in declared}
-    return [days.get(entry) if isinstance(entry, str) else None for entry in texts]
+def time_key(text: str) -> int | None:
+    """The microseconds since midnight a text spelling a time of day stands for (:data:`TIME_TEXT`: "12:30",
+    "12:30:00" and a typed 12:30's text are one time), or None; a fraction beyond the microsecond is dropped, as a
+    typed time read as a ``datetime.time`` drops it (polars reads "12:30:00.123456789" as 12:30:00.123456)."""
+    match = TIME_TEXT.fullmatch(text)
+    if match is None:
+        return None
+    hour, minute, second, fraction = match.groups()
+    seconds = int(hour) * 3600 + int(minute) * 60 + int(second or 0)
+    return seconds * 10**6 + int((fraction or "")[:6].ljust(6, "0"))
+
+
+def spelled_timestamp(declared: Iterable[Any]) -> str | None:
+    """Why the first ``declared`` value (a schema's category, a class) that is text spelling a timestamp is refused,
+    or None: at midnight (:func:`midnight_day`) its day is to be declared, as :func:`declared_days` reads a cell
+    spelled so as its day; with a time of day or a zone (:func:`timed_timestamp`) no cell can be it, since a reader
+    types such cells timestamps, which are refused, and a cell spelled so is refused alike. Two values that spell
+    one time of day (:func:`time_key`: "08:00" and "08:00:00") are refused too: a cell of that time would be
+    both."""
+    texts = [value for value in declared if isinstance(value, str)]
+    for value in texts:
+        if (day := midnight_day(value)) is not None:
+            return (f"{value!r} spells a timestamp at midnight, which a table's reader (pyarrow's CSV reader) types "
+                    f"as a timestamp while every record is one, read as its day: declare the day {day!r} (a cell "
+                    "spelled so is read as it)")
+        if timed_timestamp(value):
+            return (f"{value!r} spells a timestamp with a time of day or a timezone, which a table's reader "
+                    "(pyarrow's CSV reader, polars) types as a timestamp while every record is one, and such a "
+                    "timestamp is refused, as a cell spelled so is: write it another way in the data and the "
+                    "declaration (for example '2020-01-01 12h30', or its day)")
+    times: dict[int, str] = {}
+    for value in texts:
+        if (key := time_key(value)) is not None:
+            if key in times:
+                return (f"{value!r} spells the time of day {times[key]!r} spells too, and a cell is read by the "
+                        "time it spells (a reader types a column of times, read as '12:30:00', until one record is "
+                        "text): declare one of them")
+            times[key] = value
+    return None
+
+
+def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "the column",
+                  rows: Sequence[int] | None = None) -> list[str | None]:
+    """For each of ``texts`` (a column's cells or labels that are no declared value): the ``declared`` value it is
+    read as, None for any other entry; each distinct text read once (one regular expression each). The one reading
+    of such a cell, for a schema's category and for a class, whatever type its reader gave the column (pyarrow's CSV
+    reader and polars type a column of such texts while every record is one and keep the text once one is not:
+    sessions 65 and 66):
+
+    - a timestamp at midnight without a timezone (:func:`midnight_day`: "2020-01-01 00:00:00"): its declared day,
+      as a typed one is read (:func:`day_texts`);
+    - a time of day (:func:`time_key`: "12:30", "12:30:00.0"): the declared value that spells the same time, as a
+      typed time is read as its text ("12:30:00");
+    - a timestamp with a time of day or a timezone (:func:`timed_timestamp`): a :class:`RowError` naming ``what``
+      and the entry's row (``rows[i]``, else its index), as a typed one is refused."""
+    times = {key: value for value in declared if isinstance(value, str) and (key := time_key(value)) is not None}
+    read: dict[str, str | None] = {}
+    zoned: dict[str, bool] = {}  # the texts with a time of day or a zone (True), refused by the first one's row
+    for text in {entry for entry in texts if isinstance(entry, str)}:
+        if (day := midnight_day(text)) is not None:
+            read[text] = day if day in declared else None
+        elif (key := time_key(text)) is not None:
+            read[text] = times.get(key)
+        elif (match := TIMESTAMP_TEXT.fullmatch(text)) is not None:
+            zoned[text] = match.group(6) is not None
+    if zoned:
+        index = next(i for i, entry in enumerate(texts) if isinstance(entry, str) and entry in zoned)
+        row = index if rows is None else int(rows[index])
+        if zoned[texts[index]]:
+            _refuse_zone(what, row)
+        _refuse_time(what, row)
+    return [read.get(entry) if isinstance(entry, str) else None for entry in texts]
+
+
+def declared_texts(labels: np.ndarray, declared: Sequence[Any], what: str = "y") -> np.ndarray:
+    """``labels`` (1-D) with each text label that is no ``declared`` class read by its own text
+    (:func:`declared_days`): one spelling a timestamp at midnight ("2020-01-01 00:00:00") as its day when that day
+    is a class, one spelling a time of day ("08:00:00", a typed 08:00's text) as the class that spells that time
+    ("08:00"), and one spelling a timestamp with a time of day or a zone refused by its row (named by ``what``):
+    pyarrow's CSV reader and polars type a column of such texts while every label is one (a typed one is read so:
+    :func:`day_texts`) and keep the text once one label is not (sessions 65 and 66). ``labels`` itself when none is
+    read otherwise. The one such reading of labels against declared classes, before :func:`by_value`: the Python
+    entries' (:func:`dpcvx.validation.declared_labels`) and the command line's label column's."""
+    if labels.dtype.kind not in "UO" or not labels.size:
+        return labels
+    texts = {value for value in declared if isinstance(value, str)}  # the labels that are no declared text:
+    if labels.dtype.kind == "U":  # one vectorised comparison per class
+        other = np.ones(labels.shape, dtype=bool)
+        for value in texts:
+            other &= labels != value
+    else:  # each entry by its type first: pandas' NA has no truth value, and numpy's comparison raised on it
+        other = np.fromiter((not (isinstance(entry, str) and entry in texts) for entry in labels.tolist()),
+                            dtype=bool, count=labels.size)
+    rows = np.flatnonzero(other)
+    if not rows.size:
+        return labels
+    read = declared_days(labels[rows].tolist(), set(declared), what, rows.tolist())
+    if not any(read):
+        return labels
+    labels = labels.astype(object)
+    for row, day in zip(rows.tolist(), read, strict=True):
+        if day is not None:
+            labels[row] = day
+    return labels
+
+
 #: A reading key (:func:`reading_key`): a number, an int when whole, else a float (an infinity among them)
 Key = int | float
 #: The digits a reading key's whole part may have (an integer, a Decimal or a hexadecimal of more is no key, never
@@ -580,7 +689,9 @@ def day_texts(values: np.ndarray, objects: bool = True, what: str = "the column"
       ``Date`` or ``Datetime``, a pandas ``datetime64``): an object array of its days' texts, None where a value is
       missing (NaT);
     - with ``objects``, the entries of an object column that are a ``datetime.date``, a ``datetime.datetime`` (a
-      ``pandas.Timestamp``) or a ``numpy.datetime64``: their day's text.
+      ``pandas.Timestamp``) or a ``numpy.datetime64``: their day's text; a ``datetime.time`` (pyarrow's ``time32``
+      and polars' ``Time`` columns, read as objects): its ISO text ("12:30:00"), compared with a declared value by
+      the time it spells (:func:`declared_days`), as a text cell spelling a time is.
 
     A timestamp is read as its day only at midnight (no hour, minute, second or fraction, to the nanosecond) and
     without a timezone (a zoned column is refused where it is read, :func:`named_column`); any other timestamp has
@@ -600,7 +711,7 @@ def day_texts(values: np.ndarray, objects: bool = True, what: str = "the column"
     if not objects or values.dtype != object or not values.size:
         return values
     entries = values.ravel().tolist()
-    if not any(issubclass(kind, (datetime.date, np.datetime64)) for kind in set(map(type, entries))):
+    if not any(issubclass(kind, (datetime.date, datetime.time, np.datetime64)) for kind in set(map(type, entries))):
         return values
     texts = [_day_text(entry, i, values.shape, what) for i, entry in enumerate(entries)]
     return np.array(texts, dtype=object).reshape(values.shape)
@@ -621,6 +732,12 @@ def _days(values: np.ndarray, what: str) -> np.ndarray:
 
 def _day_text(entry: Any, index: int, shape: tuple[int, ...], what: str) -> Any:
     """One entry of an object column read by :func:`day_texts` (``index`` in its flat order)."""
+    if isinstance(entry, datetime.time):  # a typed time of day (pyarrow time32, polars Time): "12:30:00"
+        if entry.tzinfo is not None:
+            raise RowError(f"{what} holds a time of day with a timezone in row ",
+                           int(np.unravel_index(index, shape)[0]) if len(shape) else 0, " (the value is not shown: "
+                           "it is data): convert the column to text with a public format first")
+        return entry.isoformat()
     if not isinstance(entry, (datetime.date, np.datetime64)) or type(entry).__name__ == "NaTType":
         return entry
     row = int(np.unravel_index(index, shape)[0]) if len(shape) else 0
@@ -633,9 +750,7 @@ def _day_text(entry: Any, index: int, shape: tuple[int, ...], what: str) -> Any:
             _refuse_time(what, row)
     if isinstance(entry, datetime.datetime):
         if entry.tzinfo is not None:
-            raise RowError(f"{what} holds a timestamp with a timezone in row ", row, " (the value is not shown: it "
-                           "is data): its day depends on the zone it is read in; convert the column to text with a "
-                           "public format first, e.g. .dt.strftime('%Y-%m-%d')")
+            _refuse_zone(what, row)
         nanoseconds: int = getattr(entry, "nanosecond", 0)  # a pandas Timestamp's, below its microseconds
         if entry.time() != datetime.time() or nanoseconds:
             _refuse_time(what, row)
@@ -643,12 +758,22 @@ def _day_text(entry: Any, index: int, shape: tuple[int, ...], what: str) -> Any:
     return entry.isoformat()
 
 
+def _refuse_zone(what: str, row: int) -> NoReturn:
+    """Refuse a timestamp with a timezone (:func:`day_texts`): its day depends on the zone it is read in."""
+    raise RowError(f"{what} holds a timestamp with a timezone in row ", row, " (the value is not shown: it is data): "
+                   "its day depends on the zone it is read in (a reader types text spelling one, "
+                   "2020-01-01T00:00:00Z, as a zoned timestamp); convert the column to text with a public format "
+                   "first, e.g. .dt.strftime('%Y-%m-%d')")
+
+
 def _refuse_time(what: str, row: int) -> NoReturn:
-    """Refuse a timestamp with a time of day (:func:`day_texts`): it has no one text."""
+    """Refuse a timestamp with a time of day (:func:`day_texts`), typed or as text a reader types as one
+    (:func:`declared_days`): it has no one text."""
     raise RowError(f"{what} holds a timestamp with a time of day in row ", row, " (the value is not shown: it is "
                    "data): a timestamp has no one text (numpy writes 2020-01-01T12:30:00, pandas 2020-01-01 "
-                   "12:30:00); convert the column to text with a public format first, e.g. "
-                   ".dt.strftime('%Y-%m-%d %H:%M') (a timestamp at midnight, without a timezone, is read as its "
+                   "12:30:00), and a reader types text spelling one (2020-01-01 12:30) as a timestamp while every "
+                   "record is one; convert the column to text with a public format first, e.g. "
+                   ".dt.strftime('%Y-%m-%d %Hh%M') (a timestamp at midnight, without a timezone, is read as its "
                    "day's ISO text, 2020-01-01)")
 
 

@@ -51,10 +51,9 @@ from .tables import (
     by_value,
     column_names,
     day_texts,
-    declared_days,
+    declared_texts,
     finite_numbers,
     first_non_number,
-    midnight_day,
     non_finite_error,
     non_numeric_entry,
     own_types,
@@ -63,8 +62,8 @@ from .tables import (
     refuse_kind,
     refuse_non_numbers,
     shared_key,
-    spelled_midnight,
     spelled_missing,
+    spelled_timestamp,
     spelling_variants,
     such_rows,
     table_matrix,
@@ -676,11 +675,9 @@ def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -
     null = None if saved else spelled_missing(values)
     if null is not None:
         raise InputError(f"class {null!r} {MISSING_CLASS}, got {classes!r}")
-    timed = None if saved else spelled_midnight(values)
-    if timed is not None:  # a reader types such labels timestamps, read as their day (dpcvx.tables.day_texts)
-        raise InputError(f"class {timed!r} spells a timestamp at midnight, which a table's reader (pyarrow's CSV "
-                         f"reader) types as a timestamp while every label is one, read as its day: declare the day "
-                         f"{midnight_day(timed)!r} (a label spelled so is read as it), got {classes!r}")
+    timed = None if saved else spelled_timestamp(values)
+    if timed is not None:  # a reader types such labels timestamps or times (dpcvx.tables.declared_days)
+        raise InputError(f"class {timed}, got {classes!r}")
 
 
 #: Why a declared class (or a command-line label) that spells a missing value is refused, and the fix
@@ -820,30 +817,10 @@ def declared_labels(labels: np.ndarray, classes: Sequence[Any], days: bool = Tru
         labels = day_texts(labels, what="y")
     if outside_classes(labels, classes) is None:
         return labels
-    labels = _midnight_labels(labels, classes)
+    labels = declared_texts(labels, classes)
     keys = [reading_key(label) for label in classes]
     unique = [label for label, key in zip(classes, keys, strict=True) if key is None or keys.count(key) == 1]
     return by_value(labels, unique)
-
-
-def _midnight_labels(labels: np.ndarray, classes: Sequence[Any]) -> np.ndarray:
-    """``labels`` with each text label that is no class and spells a timestamp at midnight
-    (:func:`dpcvx.tables.declared_days`: "2020-01-01 00:00:00") as its day when that day is a class: pyarrow's CSV
-    reader types a column of such texts timestamp while every record is one, read as its day
-    (:func:`dpcvx.tables.day_texts`), and keeps the text once one label is not (session 65). ``labels`` itself when
-    no class is an ISO day."""
-    days = {label for label in classes if isinstance(label, str) and DAY_TEXT.fullmatch(label)}
-    if not days or labels.dtype.kind not in "UO":
-        return labels
-    entries = labels.tolist()
-    read = declared_days(entries, days)
-    if not any(read):
-        return labels
-    return np.array([label if day is None else day for label, day in zip(entries, read, strict=True)], dtype=object)
-
-
-#: An ISO day's text ("2020-01-01"), the text :func:`dpcvx.tables.day_texts` gives a date
-DAY_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def one_dimensional_labels(y: np.ndarray) -> np.ndarray:

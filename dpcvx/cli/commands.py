@@ -63,10 +63,12 @@ from ..release.usefulness import rare_class_advice
 from ..tables import (
     RowError,
     by_value,
+    declared_texts,
     missing_spellings,
     repeated_names,
     shared_key,
     spelled_missing,
+    spelled_timestamp,
     spelling_variants,
     such_rows,
     text_numbers,
@@ -407,11 +409,15 @@ def _refuse_missing_labels(args: argparse.Namespace) -> None:
     :func:`dpcvx.tables.spelled_missing`), refused before any file is read, as the Python API refuses such a declared
     class: pyarrow reads it as a null in a column of codes (a Parquet file it wrote from such a CSV holds nulls) and
     keeps the text once one label is text, so one record decided whether the fit was refused (an attacker probe,
-    session 65: --positive NA released on a file with one label "x" and was refused on its neighbour)."""
+    session 65: --positive NA released on a file with one label "x" and was refused on its neighbour). A label that
+    spells a timestamp, or two that spell one time of day, likewise (:func:`dpcvx.tables.spelled_timestamp`)."""
     for option, values in (("--positive", args.positive), ("--negative", args.negative), ("--classes", args.classes)):
         null = spelled_missing(values or [])
         if null is not None:
             raise UsageError(f"{option} {null!r} {MISSING_CLASS}")
+        timed = spelled_timestamp(values or [])
+        if timed is not None:  # as a declared class is refused (dpcvx.validation._refuse_repeated_classes)
+            raise UsageError(f"{option} {timed}")
 
 
 def _label_values(args: argparse.Namespace) -> tuple[str, str]:
@@ -434,6 +440,11 @@ def _missing_labels(args: argparse.Namespace, layout: Layout, absent: np.ndarray
                            f"missing values ({cells}{declared})", layout.rows_note())
 
 
+def _target(args: argparse.Namespace) -> str:
+    """The label column as a refusal names it (:func:`dpcvx.tables.declared_texts`)."""
+    return f"{args.data}: column {args.target!r}"
+
+
 def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.ndarray:
     """The target column mapped to the public pair of classes; nothing about the labels is inferred.
 
@@ -442,7 +453,8 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
     message counts the unexpected values but does not show them (it is about private records).
     """
     negative, positive = _label_values(args)
-    raw = by_value(raw, [*args.positive, *(args.negative or [])])
+    raw = by_value(declared_texts(raw, [*args.positive, *(args.negative or [])], _target(args)),
+                   [*args.positive, *(args.negative or [])])
     given = set(args.positive) | set(args.negative or [])
     absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
     absent |= missing_spellings(raw)  # "NA": pyarrow's null until one label is text (no label given spells one)
@@ -559,7 +571,7 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
                            "(the values are not shown: they are data); "
                            f"{NOT_A_NUMBER}")
         return targets
-    raw = by_value(raw, args.classes)
+    raw = by_value(declared_texts(raw, args.classes, _target(args)), args.classes)
     outside = ~np.isin(raw, args.classes)
     if np.any(outside):
         # labels that are a class but for letter case or spaces: the file's column is normalised, never listed (a

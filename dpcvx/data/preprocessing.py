@@ -365,12 +365,6 @@ class CategoricalColumn:
             raise InputError(f"column {self.name!r}: categories repeat")
         object.__setattr__(self, "categories", categories)
         _refuse_two_readings(self.name, categories, self.missing)
-        timed = tables.spelled_midnight(categories)
-        if timed is not None:  # a reader types such cells timestamps, read as their day (tables.day_texts)
-            raise InputError(f"column {self.name!r}: the category {timed!r} spells a timestamp at midnight, which a "
-                             "table's reader (pyarrow's CSV reader) types as a timestamp while every record is one, "
-                             f"read as its day: declare the day {tables.midnight_day(timed)!r} (a cell spelled so "
-                             "is read as it)")
         if self.missing is not None and self.missing not in categories:
             raise InputError(
                 f"column {self.name!r}: the missing-value category {self.missing!r} must be one of the "
@@ -432,18 +426,21 @@ class CategoricalColumn:
         return codes.size, known, codes[known]
 
     def _midnight_texts(self, labels: np.ndarray, codes: np.ndarray, absent: np.ndarray) -> None:
-        """Set ``codes`` of the cells that are no category's text and spell a timestamp at midnight
-        (:func:`dpcvx.tables.declared_days`: "2020-01-01 00:00:00") to their day's category: pyarrow's CSV reader
-        types a column of such texts timestamp while every record is one, which is read as its day
-        (:func:`dpcvx.tables.day_texts`), and keeps the text once one record is not; each cell read by its own
-        text, one record no longer moves every other such row between its category and the all-zero block."""
+        """Set ``codes`` of the cells that are no category's text and spell a timestamp at midnight or a time of day
+        (:func:`dpcvx.tables.declared_days`: "2020-01-01 00:00:00" its day, "08:00:00" or a typed 08:00 the category
+        "08:00") to that category, and refuse one spelling a timestamp with a time of day or a zone by its row:
+        pyarrow's CSV reader and polars type a column of such texts while every record is one (a typed one is read
+        so: :func:`dpcvx.tables.day_texts`) and keep the text once one record is not; each cell read by its own
+        text, one record no longer moves every other such row between its category and the all-zero block, or
+        decides whether the column is refused (sessions 65 and 66)."""
         rows = np.flatnonzero((codes < 0) & ~absent)
         if not rows.size:
             return
         slots = {category: i for i, category in enumerate(self.categories)}
-        for row, day in zip(rows.tolist(), tables.declared_days(labels[rows].tolist(), slots), strict=True):
-            if day is not None:
-                codes[row] = slots[day]
+        read = tables.declared_days(labels[rows].tolist(), slots, f"categorical column {self.name!r}", rows.tolist())
+        for row, category in zip(rows.tolist(), read, strict=True):
+            if category is not None:
+                codes[row] = slots[category]
 
     def _null_texts(self, values: np.ndarray, labels: np.ndarray, codes: np.ndarray, absent: np.ndarray) -> np.ndarray:
         """``absent`` with the text cells that spell a missing value (:func:`dpcvx.tables.spells_missing`: "NA",
@@ -605,7 +602,10 @@ def _refuse_two_readings(name: str, categories: tuple[str, ...], missing: str | 
       column's ``missing`` category: pandas' ``read_csv`` reads it as a missing value by default, and pyarrow does
       in a column of codes but keeps the text once one record is text, so one record moved every such row between
       its category and a missing value. As the ``missing`` category a missing value is that category too, whichever
-      way it was read.
+      way it was read;
+    - a category that spells a timestamp, or two that spell one time of day (:func:`dpcvx.tables.spelled_timestamp`):
+      pyarrow's CSV reader and polars type a column of such cells as timestamps or times while every record is one
+      (sessions 65 and 66).
 
     While a model file's schema is read they are kept (:func:`saved_schema`), but never for a new fit (``fitting``:
     :meth:`PublicSchema.fit`)."""
@@ -618,6 +618,9 @@ def _refuse_two_readings(name: str, categories: tuple[str, ...], missing: str | 
                          "reader of the column (a table's 7, 7.0 and 07 are one number, true, True and 1 one "
                          "flag, and beyond 2**53 a float holds only some integers), so a cell could not be told to "
                          "be one or the other: declare one of them (or codes that differ as numbers)" + kept)
+    timed = tables.spelled_timestamp(categories)
+    if timed is not None:  # a reader types such cells timestamps or times (tables.day_texts, declared_days)
+        raise InputError(f"column {name!r}: the category {timed}" + kept)
     null = next((category for category in categories if tables.spells_missing(category) and category != missing), None)
     if null is not None:
         raise InputError(f"column {name!r}: the category {null!r} spells a missing value, which a table's reader "
