@@ -67,7 +67,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputError, SourceChangedError
+from ..exceptions import InputError, SourceChangedError, call_memo
 from ..tables import NonFiniteError, non_finite_error
 from ..validation import check_matrix, not_two_dimensional
 from .rows import NormBoundError, RowMap
@@ -357,6 +357,8 @@ class RowBlocks:
                 self.source = self.source.rechunk({1: -1})  # whole rows per block
             edges = np.concatenate([[0], np.cumsum(self.source.chunks[0])]).astype(int)
             self._bounds = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+            if not self.fingerprints:  # the call's first validation pass checked these chunks: every read compares
+                self.fingerprints = _known_fingerprints(self._source_key())
         else:
             if np.ndim(self.source) != 2:
                 raise not_two_dimensional("X", np.shape(self.source))
@@ -514,6 +516,11 @@ class RowBlocks:
         small = dask.compute(*(dask.delayed(operator.getitem)(task, 1) for task in done))
         return BlockVector(tuple(kept), tuple(b - a for a, b in self._bounds), (next(_KEYS),)), list(small)
 
+    def _source_key(self) -> tuple[Any, ...]:
+        """The Dask source's name (a token of its graph) and chunk bounds: the key of its fingerprints in the
+        call's memo."""
+        return "dask chunk fingerprints", self.source.name, tuple(self._bounds)
+
     def _fingerprint(self, block: int) -> Any:
         """The validation pass's fingerprint of the block (None before that pass)."""
         return self.fingerprints[block] if self.fingerprints else None
@@ -652,7 +659,15 @@ class RowBlocks:
             for outcome in outcomes:
                 if isinstance(outcome, InputError):
                     raise outcome
-            self.fingerprints = tuple(fingerprint for _, fingerprint in outcomes)
+            fingerprints = tuple(fingerprint for _, fingerprint in outcomes)
+            if self.fingerprints:  # another fit of this call checked the chunks first: they must hold its values
+                for (start, stop), known, seen in zip(self._bounds, self.fingerprints, fingerprints, strict=True):
+                    if known != seen:
+                        raise SourceChangedError(start, stop)
+            self.fingerprints = fingerprints
+            memo = call_memo()
+            if memo is not None:
+                memo[self._source_key()] = fingerprints
             return int(sum(clipped for clipped, _ in outcomes))
         return sum(self._block(start, stop, refuse)[1] for start, stop in self._bounds)  # each block let go (_each)
 
@@ -698,6 +713,13 @@ def _within(error: InputError, start: int, stop: int) -> InputError:
     """The error of one block, saying which rows its row numbers count from."""
     return InputError(f"in rows {start}..{stop - 1} of X (row numbers below are within that "
                       f"block, counted from {start}): {error}")
+
+
+def _known_fingerprints(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The fingerprints of the chunks ``key`` names that a validation pass of the running call kept (:func:`call_memo`),
+    or none."""
+    memo = call_memo()
+    return () if memo is None else memo.get(key, ())
 
 
 def _compare(raw: np.ndarray, start: int, stop: int, fingerprint: Any) -> None:

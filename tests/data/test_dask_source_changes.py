@@ -12,9 +12,15 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.data.blocks import chunk_fingerprint
-from dpcvx.data.rows import NormBoundError
-from dpcvx.exceptions import ClippingWarning, InputError, NoiseDominatesWarning, SourceChangedError
+from dpcvx.data.blocks import RowBlocks, chunk_fingerprint
+from dpcvx.data.rows import NormBoundError, RowMap
+from dpcvx.exceptions import (
+    ClippingWarning,
+    InputError,
+    NoiseDominatesWarning,
+    SourceChangedError,
+    float_errors_ignored,
+)
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -165,3 +171,31 @@ def test_clipped_rows_of_a_deterministic_source_fit_unchanged():
     with pytest.warns(ClippingWarning):
         model = dpcvx.PrivateERM("logistic", lam=1e-2, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
     assert np.all(np.isfinite(np.asarray(model.coef_)))
+
+
+def _stored(store: np.ndarray):
+    """X read from ``store``, a buffer another writer may change during the call (a store written during the fit)."""
+    def source(block, block_info=None):
+        start, stop = block_info[0]["array-location"][0]
+        return store[start:stop].copy()
+
+    return da.from_array(store.copy(), chunks=(1000, store.shape[1])).map_blocks(source, dtype=float)
+
+
+def test_the_fits_of_one_call_see_the_values_its_first_validation_checked():
+    """A procedure that runs several fits (one-vs-rest classes, selection candidates) releases one result: a later
+    fit's validation pass comparing other values than the first one's is refused, with the chunk named."""
+    store, _ = _rows()
+    X = _stored(store)
+
+    @float_errors_ignored
+    def two_fits() -> None:
+        RowBlocks(X, RowMap(norm_bound=1.0)).validate(False)
+        store[1500] *= 0.5
+        RowBlocks(X, RowMap(norm_bound=1.0)).validate(False)
+
+    with pytest.raises(SourceChangedError, match="rows 1000..1999"):
+        two_fits()
+    RowBlocks(X, RowMap(norm_bound=1.0)).validate(False)  # separate calls: each about the data set it read
+    store[1500] *= 2.0
+    RowBlocks(X, RowMap(norm_bound=1.0)).validate(False)
