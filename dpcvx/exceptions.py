@@ -184,20 +184,8 @@ class SourceChangedError(InputError):
     scheduler or the chunk's memory) and every later read compares it before the chunk is used. A change can only
     be seen on a later read, which for the solvers of PrivateERM and its estimators comes after the charge (their
     passes need the noise): the budget stays charged (conservatively) and nothing is released. Fix: make the graph
-    compute the same values every time (``X = X.persist()``, or seed its randomness)."""
-
-    def __init__(self, start: int, stop: int) -> None:
-        super().__init__(
-            f"rows {start}..{stop - 1} of X computed other values than in the validation pass that checked them: a "
-            "Dask X must compute the same values on every pass (persist it with X = X.persist(), or seed its "
-            "randomness; a store must not be written during the fit). Nothing was released. If the fit had charged "
-            "its budget before this pass (the solvers of PrivateERM, DPLogisticRegression and DPHuberRegressor do, "
-            "before their passes), the charge stands, as the conservative choice; the event is covered by no privacy "
-            "proof (the rows are not one data set), so do not publish anything of this fit")
-        self.start, self.stop = start, stop
-
-    def __reduce__(self) -> tuple[type, tuple[int, int]]:  # raised in a task: pickled to the client by its bounds
-        return SourceChangedError, (self.start, self.stop)
+    compute the same values every time (``X = X.persist()``, or seed its randomness). Raised with the chunk's
+    rows named (:func:`dpcvx.data.blocks.source_changed`)."""
 
 
 class UnsupportedWeightsError(InputError, TypeError):

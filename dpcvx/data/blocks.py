@@ -74,7 +74,7 @@ from .rows import NormBoundError, RowMap
 
 __all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_dask",
            "is_out_of_core", "by_row_blocks", "as_row_blocks", "cache_block_rows", "MEMMAP_BLOCK_SHARE",
-           "BLOCK_ROW_VECTORS", "chunk_fingerprint"]
+           "BLOCK_ROW_VECTORS", "chunk_fingerprint", "source_changed"]
 
 BlockFunction = Callable[..., Any]
 
@@ -663,7 +663,7 @@ class RowBlocks:
             if self.fingerprints:  # another fit of this call checked the chunks first: they must hold its values
                 for (start, stop), known, seen in zip(self._bounds, self.fingerprints, fingerprints, strict=True):
                     if known != seen:
-                        raise SourceChangedError(start, stop)
+                        raise source_changed(start, stop)
             self.fingerprints = fingerprints
             memo = call_memo()
             if memo is not None:
@@ -722,11 +722,23 @@ def _known_fingerprints(key: tuple[Any, ...]) -> tuple[Any, ...]:
     return () if memo is None else memo.get(key, ())
 
 
+def source_changed(start: int, stop: int) -> SourceChangedError:
+    """The refusal of a Dask chunk, rows start..stop - 1, whose values differ from those its call's validation
+    pass checked: the cause, the fix, and what became of the budget."""
+    return SourceChangedError(
+        f"rows {start}..{stop - 1} of X computed other values than in the validation pass that checked them: a "
+        "Dask X must compute the same values on every pass (persist it with X = X.persist(), or seed its "
+        "randomness; a store must not be written during the fit). Nothing was released. If the fit had charged "
+        "its budget before this pass (the solvers of PrivateERM, DPLogisticRegression and DPHuberRegressor do, "
+        "before their passes), the charge stands, as the conservative choice; the event is covered by no privacy "
+        "proof (the rows are not one data set), so do not publish anything of this fit")
+
+
 def _compare(raw: np.ndarray, start: int, stop: int, fingerprint: Any) -> None:
     """Refuse a chunk whose values differ from those the validation pass checked (its ``fingerprint``; None:
     nothing to compare), before any of them is used."""
     if fingerprint is not None and chunk_fingerprint(raw) != fingerprint:
-        raise SourceChangedError(start, stop)
+        raise source_changed(start, stop)
 
 
 def _validation_task(raw: Any, start: int, stop: int, width: int, rows: RowMap,
