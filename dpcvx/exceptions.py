@@ -7,11 +7,12 @@ the whole family at once. Each message names the problem and a fix.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import ClassVar, ParamSpec, Protocol, TypeVar
+from typing import Any, ClassVar, ParamSpec, Protocol, TypeVar
 
 __all__ = [
     "DPCVXError",
@@ -25,6 +26,7 @@ __all__ = [
     "AssumptionError",
     "FailedCondition",
     "SolverError",
+    "SourceChangedError",
     "BudgetExceededError",
     "DPCVXWarning",
     "ClippingWarning",
@@ -171,6 +173,20 @@ class SolverError(DPCVXError):
 
     Nothing is released: the privacy proofs assume the exact minimiser.
     """
+
+
+class SourceChangedError(InputError):
+    """A Dask X computed other values on a later pass than in the validation pass that checked it.
+
+    A Dask graph is computed again on every pass over its chunks, and every privacy proof is about one data set:
+    a release fitted on values that no check saw, or on different values in different passes, is covered by none.
+    So the validation pass keeps a fingerprint of each chunk (:func:`dpcvx.data.blocks.chunk_fingerprint`, exact
+    integer arithmetic on the values' bits: the same values give the same fingerprint on every pass, whatever the
+    scheduler or the chunk's memory) and every later read compares it before the chunk is used. A change can only
+    be seen on a later read, which for the solvers of PrivateERM and its estimators comes after the charge (their
+    passes need the noise): the budget stays charged (conservatively) and nothing is released. Fix: make the graph
+    compute the same values every time (``X = X.persist()``, or seed its randomness). Raised with the chunk's
+    rows named (:func:`dpcvx.data.blocks.source_changed`)."""
 
 
 class UnsupportedWeightsError(InputError, TypeError):
@@ -393,6 +409,31 @@ def warn_shown(text: str, category: type[Warning]) -> None:
         warnings.warn(text, category, stacklevel=level)
 
 
+# What one call of a public entry learnt about its inputs, shared by the fits it runs (:func:`call_memo`)
+_CALL_MEMO: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar("dpcvx_call_memo", default=None)
+
+
+@contextlib.contextmanager
+def _one_call() -> Iterator[None]:
+    """The outermost entry's call opens a fresh memo (:func:`call_memo`), closed when it returns or raises; an
+    entry called inside it (a multiclass fit's binary fits, a selection's candidates) shares it."""
+    if _CALL_MEMO.get() is not None:
+        yield
+        return
+    token = _CALL_MEMO.set({})
+    try:
+        yield
+    finally:
+        _CALL_MEMO.reset(token)
+
+
+def call_memo() -> dict[Any, Any] | None:
+    """The memo of the public call running (None outside one): a Dask X's chunk fingerprints, kept by the first
+    validation pass so that every fit of the call, and every read, sees the values that pass checked
+    (:class:`SourceChangedError`): one release is about one data set, whatever fits a procedure runs."""
+    return _CALL_MEMO.get()
+
+
 def float_errors_ignored(entry: Callable[_P, _R]) -> Callable[_P, _R]:
     """``entry`` (a public method or function that reads the private rows: a fit, a plan, a transform) run with
     numpy's floating-point errors ignored, whatever the user's ``np.seterr``: an underflow, overflow or invalid
@@ -400,13 +441,14 @@ def float_errors_ignored(entry: Callable[_P, _R]) -> Callable[_P, _R]:
     or a warning an "error" filter raised, so that a call refused on that record's data set and released on its
     neighbour's, or failed after its charge (docs/theory.md, section 30, "Warnings under a filter"). The arithmetic is
     the same; a result that is not finite is refused or compares nothing by dpcvx's own checks, and an inner
-    ``np.errstate`` of dpcvx's (a calibration's overflow check) still applies within."""
+    ``np.errstate`` of dpcvx's (a calibration's overflow check) still applies within. The outermost entry's call also
+    opens the memo its fits share (:func:`call_memo`)."""
 
     @functools.wraps(entry)
     def fixed(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         import numpy as np
 
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), _one_call():
             return entry(*args, **kwargs)
 
     setattr(fixed, FLOAT_ERRORS_IGNORED, True)  # what tests/privacy/test_notes_never_raised.py reads of every entry

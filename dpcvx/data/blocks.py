@@ -40,12 +40,23 @@ The data contract is checked lazily, in one validation pass before anything
 is charged (:meth:`RowBlocks.validate`), with the same typed errors as an
 in-memory input and the global row index: a chunk with a NaN, a row above
 the norm bound with ``clip=False``, a chunk whose width differs. Nothing is
-released when a check fails.
+released when a check fails. Every chunk is checked, and a refusal names the
+lowest-indexed failing chunk's first offending row, whichever chunk's task
+ended first (a memmap's blocks are read in order: the same refusal).
+
+A Dask graph is computed again on every pass, and the proofs are about one data
+set: the validation pass keeps each chunk's fingerprint (:func:`chunk_fingerprint`)
+and every later read of the chunk compares it before any value is used, raising
+:class:`~dpcvx.exceptions.SourceChangedError` on a difference (an unseeded
+``map_blocks``, a store written during the fit). A memmap is read in place: its
+file must not be written during the fit (docs/scale.md); its reads are not
+compared, so that they cost what they did.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import math
 import operator
@@ -56,14 +67,14 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputError
+from ..exceptions import InputError, SourceChangedError, call_memo
 from ..tables import NonFiniteError, non_finite_error
 from ..validation import check_matrix, not_two_dimensional
 from .rows import NormBoundError, RowMap
 
 __all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_dask",
            "is_out_of_core", "by_row_blocks", "as_row_blocks", "cache_block_rows", "MEMMAP_BLOCK_SHARE",
-           "BLOCK_ROW_VECTORS"]
+           "BLOCK_ROW_VECTORS", "chunk_fingerprint", "source_changed"]
 
 BlockFunction = Callable[..., Any]
 
@@ -110,6 +121,40 @@ def take_rows(X: Any, rows: np.ndarray) -> Any:
     if X.flags.c_contiguous:
         return np.take(X, rows, axis=0)
     return np.ascontiguousarray(X[rows])
+
+
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def _odd_weights(count: int, salt: int) -> np.ndarray:
+    """``count`` fixed odd 64-bit weights (a splitmix64 sequence from ``salt``): public constants of the
+    fingerprint, the same in every process."""
+    x = (np.arange(count, dtype=np.uint64) + np.uint64(salt)) * _MIX[0]
+    x = (x ^ (x >> np.uint64(30))) * _MIX[1]
+    x = (x ^ (x >> np.uint64(27))) * _MIX[2]
+    return (x ^ (x >> np.uint64(31))) | np.uint64(1)
+
+
+def chunk_fingerprint(raw: Any) -> tuple[Any, ...]:
+    """A fingerprint of a chunk's values: its dtype, its shape and sum_ij bits_ij u_j v_i mod 2^64, bits_ij the
+    entry's bit pattern as an unsigned integer and u, v fixed odd weights (:func:`_odd_weights`); a dtype of
+    another width (complex, text) by a BLAKE2b digest of its bytes.
+
+    Integer addition and products mod 2^64 are exact, in any order: the same values give the same fingerprint
+    whatever the chunk's memory layout, alignment or the order the sums run in (no false alarm), where a float sum
+    may differ in its last bit. Each weight is odd, so invertible mod 2^64: a change of one entry always changes
+    the fingerprint, and the weights of the positions differ, so moved rows or entries do too (but for changes
+    cancelling mod 2^64 against these fixed weights: about one chance in 2^64 for a change not aimed at them). It
+    costs about one product X @ w of the chunk (integer, no copy), where a cryptographic digest cost 4 to 10 of
+    them (sha1 and blake2b measured on 10^6 x 10 rows: 98 and 212 ms, X @ w 23 ms)."""
+    raw = np.asarray(raw)
+    if raw.dtype.hasobject:  # values a check read as numbers (an object column of floats): compared as such
+        raw = raw.astype(np.float64)
+    if raw.ndim == 2 and raw.dtype.kind in "fiub" and raw.dtype.itemsize in (1, 2, 4, 8):
+        bits = raw.view(f"u{raw.dtype.itemsize}")
+        total = np.dot(np.dot(bits, _odd_weights(raw.shape[1], 1 << 40)), _odd_weights(raw.shape[0], 0))
+        return raw.dtype.str, raw.shape, int(total)
+    return raw.dtype.str, raw.shape, hashlib.blake2b(np.ascontiguousarray(raw).tobytes(), digest_size=16).digest()
 
 
 def is_dask(X: Any) -> bool:
@@ -297,6 +342,9 @@ class RowBlocks:
     checked: bool = False  # the source holds mapped, checked float64 rows: blocks are its views
     intercept: bool = False  # checked rows but for the row map's intercept column, appended to each block read
     copied: bool = False  # the source is a temporary file of a memmap's mapped rows (:meth:`checked_blocks`)
+    # a Dask source's chunk fingerprints from the validation pass (:func:`chunk_fingerprint`), one per block, that
+    # every later read compares (:class:`~dpcvx.exceptions.SourceChangedError`); empty before it
+    fingerprints: tuple[Any, ...] = field(default=(), repr=False)
     _bounds: list[tuple[int, int]] = field(init=False, repr=False)
     _width: int = field(init=False, repr=False)  # the mapped width (feature map and intercept)
 
@@ -309,6 +357,8 @@ class RowBlocks:
                 self.source = self.source.rechunk({1: -1})  # whole rows per block
             edges = np.concatenate([[0], np.cumsum(self.source.chunks[0])]).astype(int)
             self._bounds = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+            if not self.fingerprints:  # the call's first validation pass checked these chunks: every read compares
+                self.fingerprints = _known_fingerprints(self._source_key())
         else:
             if np.ndim(self.source) != 2:
                 raise not_two_dimensional("X", np.shape(self.source))
@@ -333,7 +383,7 @@ class RowBlocks:
         product such as the Hessian's syrk, whose efficiency grows with the block."""
         if not self.checked or self.intercept or self.copied:  # a mapped block is a copy: a taller one costs its
             return self  # memory; a copy's blocks stay those its rows were mapped by: the passes' sums as before
-        return RowBlocks(self.source, self.rows, self.block_rows * factor, checked=True)
+        return RowBlocks(self.source, self.rows, self.block_rows * factor, checked=True, fingerprints=self.fingerprints)
 
     def trusted(self, clipped: int) -> RowBlocks:
         """After :meth:`validate` found ``clipped`` rows: views of a float64 memmap the row map leaves as it
@@ -351,8 +401,9 @@ class RowBlocks:
                                  checked=True, intercept=True)
             return RowBlocks.views(source, self.rows)
         identity = unmapped and not self.rows.fit_intercept
-        if identity and is_dask(source) and source.dtype == np.float64:  # the chunks as they are, unchecked
-            return RowBlocks(source, self.rows, checked=True)
+        if identity and is_dask(source) and source.dtype == np.float64:  # the chunks as they are, not mapped: each
+            # read compared with the validation pass's fingerprint, so the values are those it checked
+            return RowBlocks(source, self.rows, checked=True, fingerprints=self.fingerprints)
         return self
 
     @property
@@ -367,9 +418,12 @@ class RowBlocks:
 
     def _raw(self, start: int, stop: int) -> np.ndarray:
         block = self.source[start:stop]
-        if is_dask(block):
-            block = block.compute()
-        return np.asarray(block)
+        if not is_dask(block):
+            return np.asarray(block)
+        raw = np.asarray(block.compute())
+        if self.fingerprints:
+            _compare(raw, start, stop, self.fingerprints[self._bounds.index((start, stop))])
+        return raw
 
     def blocks(self, refuse: bool = False) -> Iterator[tuple[int, np.ndarray, int]]:
         """(first row, mapped block, rows clipped in it) for each block, in order, read here."""
@@ -419,7 +473,7 @@ class RowBlocks:
         :class:`BlockVector` that stays on the workers.
         """
         if is_dask(self.source):
-            return self._tasks(function, vectors, refuse=False, keep=keep)
+            return self._tasks(function, vectors, keep=keep)
         calls = self._each(lambda start, block: (start, function(block, *_parts(vectors, start, block))))
         if not keep:
             return [result for _, result in calls]
@@ -439,20 +493,19 @@ class RowBlocks:
         :meth:`map` would give them; a memmap's results are added as they come, so one block's d x d Hessian
         term is held at a time, not one per block (12 MB at 100,000 x 200 rows in 4 MB blocks)."""
         if is_dask(self.source):
-            return functools.reduce(operator.add, self._tasks(function, vectors, refuse=False))
+            return functools.reduce(operator.add, self._tasks(function, vectors))
         return functools.reduce(operator.add, self._each(lambda start, block: function(block,
                                                                                       *_parts(vectors, start, block))))
 
-    def _tasks(self, function: BlockFunction | None, vectors: tuple[Vector, ...], refuse: bool,
-               keep: bool = False) -> Any:
-        """One Dask task per chunk (checked and mapped where it lives); computed together, or with
-        ``keep`` persisted, only the second result of each coming back."""
+    def _tasks(self, function: BlockFunction, vectors: tuple[Vector, ...], keep: bool = False) -> Any:
+        """One Dask task per chunk (compared with its fingerprint, mapped where it lives); computed together, or
+        with ``keep`` persisted, only the second result of each coming back."""
         import dask
 
         width = int(self.source.shape[1])
         chunks = self._chunks()
-        tasks = [dask.delayed(_block_task)(chunk, start, stop, width, None if self.checked else self.rows, refuse,
-                                           function,
+        tasks = [dask.delayed(_block_task)(chunk, start, stop, width, None if self.checked else self.rows,
+                                           self._fingerprint(i), function,
                                            *(v.parts[i] if isinstance(v, BlockVector)
                                              else None if v is None else v[start:stop] for v in vectors))
                  for i, (chunk, (start, stop)) in enumerate(zip(chunks, self._bounds, strict=True))]
@@ -462,6 +515,15 @@ class RowBlocks:
         kept = dask.persist(*(dask.delayed(operator.getitem)(task, 0) for task in done))
         small = dask.compute(*(dask.delayed(operator.getitem)(task, 1) for task in done))
         return BlockVector(tuple(kept), tuple(b - a for a, b in self._bounds), (next(_KEYS),)), list(small)
+
+    def _source_key(self) -> tuple[Any, ...]:
+        """The Dask source's name (a token of its graph) and chunk bounds: the key of its fingerprints in the
+        call's memo."""
+        return "dask chunk fingerprints", self.source.name, tuple(self._bounds)
+
+    def _fingerprint(self, block: int) -> Any:
+        """The validation pass's fingerprint of the block (None before that pass)."""
+        return self.fingerprints[block] if self.fingerprints else None
 
     def _chunks(self) -> list[Any]:
         """The Dask array's non-empty row chunks, as delayed objects (one per block)."""
@@ -473,10 +535,10 @@ class RowBlocks:
         if is_dask(self.source):  # each chunk's rows picked where it lives: only they travel (no shuffle)
             import dask
 
-            picks = [(chunk, indices[(indices >= a) & (indices < b)] - a)
-                     for chunk, (a, b) in zip(self._chunks(), self._bounds, strict=True)]
-            raw = np.concatenate(dask.compute(*(dask.delayed(operator.getitem)(chunk, pick)
-                                                for chunk, pick in picks if pick.size)))
+            picks = [(chunk, a, b, indices[(indices >= a) & (indices < b)] - a, self._fingerprint(i))
+                     for i, (chunk, (a, b)) in enumerate(zip(self._chunks(), self._bounds, strict=True))]
+            raw = np.concatenate(dask.compute(*(dask.delayed(_picked_rows)(*pick) for pick in picks
+                                                if pick[3].size)))
         elif self.intercept:  # read an eighth of a block at a time into the copy: no second copy of the subsample
             out, part = self._intercept_buffer(indices.size), self._part_rows()
             for a in range(0, indices.size, part):
@@ -585,9 +647,28 @@ class RowBlocks:
         return RowBlocks(copy, self.rows, self.block_rows, checked=True, copied=True), clipped
 
     def validate(self, refuse: bool) -> int:
-        """One pass over the data: every check of the data contract; returns the rows clipped (private)."""
+        """One pass over the data: every check of the data contract; returns the rows clipped (private). A Dask
+        source's chunks are all checked, their refusals compared by block (the lowest-indexed failing block's is
+        raised, whichever task failed first), and their fingerprints kept for the later reads."""
         if is_dask(self.source):
-            return int(sum(self._tasks(None, (), refuse)))
+            import dask
+
+            width = int(self.source.shape[1])
+            outcomes = dask.compute(*(dask.delayed(_validation_task)(chunk, start, stop, width, self.rows, refuse)
+                                      for chunk, (start, stop) in zip(self._chunks(), self._bounds, strict=True)))
+            for outcome in outcomes:
+                if isinstance(outcome, InputError):
+                    raise outcome
+            fingerprints = tuple(fingerprint for _, fingerprint in outcomes)
+            if self.fingerprints:  # another fit of this call checked the chunks first: they must hold its values
+                for (start, stop), known, seen in zip(self._bounds, self.fingerprints, fingerprints, strict=True):
+                    if known != seen:
+                        raise source_changed(start, stop)
+            self.fingerprints = fingerprints
+            memo = call_memo()
+            if memo is not None:
+                memo[self._source_key()] = fingerprints
+            return int(sum(clipped for clipped, _ in outcomes))
         return sum(self._block(start, stop, refuse)[1] for start, stop in self._bounds)  # each block let go (_each)
 
 
@@ -634,15 +715,60 @@ def _within(error: InputError, start: int, stop: int) -> InputError:
                       f"block, counted from {start}): {error}")
 
 
-def _block_task(raw: Any, start: int, stop: int, width: int, rows: RowMap | None, refuse: bool,
-                function: BlockFunction | None, *slices: np.ndarray) -> Any:
-    """One Dask task: check and map the chunk where it lives (``rows`` None: checked already), then apply
-    ``function`` (None: the number of rows clipped, for the validation pass)."""
-    if rows is None:  # checked rows (:meth:`RowBlocks.trusted`)
-        mapped, clipped = np.asarray(raw), 0
-    else:
-        mapped, clipped = _checked_block(raw, start, stop, width, rows, refuse)
-    return clipped if function is None else function(mapped, *slices)
+def _known_fingerprints(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The fingerprints of the chunks ``key`` names that a validation pass of the running call kept (:func:`call_memo`),
+    or none."""
+    memo = call_memo()
+    return () if memo is None else memo.get(key, ())
+
+
+def source_changed(start: int, stop: int) -> SourceChangedError:
+    """The refusal of a Dask chunk, rows start..stop - 1, whose values differ from those its call's validation
+    pass checked: the cause, the fix, and what became of the budget."""
+    return SourceChangedError(
+        f"rows {start}..{stop - 1} of X computed other values than in the validation pass that checked them: a "
+        "Dask X must compute the same values on every pass (persist it with X = X.persist(), or seed its "
+        "randomness; a store must not be written during the fit). Nothing was released. If the fit had charged "
+        "its budget before this pass (the solvers of PrivateERM, DPLogisticRegression and DPHuberRegressor do, "
+        "before their passes), the charge stands, as the conservative choice; the event is covered by no privacy "
+        "proof (the rows are not one data set), so do not publish anything of this fit")
+
+
+def _compare(raw: np.ndarray, start: int, stop: int, fingerprint: Any) -> None:
+    """Refuse a chunk whose values differ from those the validation pass checked (its ``fingerprint``; None:
+    nothing to compare), before any of them is used."""
+    if fingerprint is not None and chunk_fingerprint(raw) != fingerprint:
+        raise source_changed(start, stop)
+
+
+def _validation_task(raw: Any, start: int, stop: int, width: int, rows: RowMap,
+                     refuse: bool) -> tuple[int, Any] | InputError:
+    """One Dask task of the validation pass: (rows clipped, the chunk's fingerprint), or the chunk's refusal
+    returned, not raised, so that the pass can raise the lowest-indexed block's (:meth:`RowBlocks.validate`)."""
+    raw = np.asarray(raw)
+    try:
+        clipped = _checked_block(raw, start, stop, width, rows, refuse)[1]
+    except InputError as error:
+        return error
+    return clipped, chunk_fingerprint(raw)
+
+
+def _block_task(raw: Any, start: int, stop: int, width: int, rows: RowMap | None, fingerprint: Any,
+                function: BlockFunction, *slices: np.ndarray) -> Any:
+    """One Dask task of a pass after the validation: compare the chunk with its fingerprint, map it where it
+    lives (``rows`` None: the chunk as it is, :meth:`RowBlocks.trusted`; else clipped again), then apply
+    ``function``."""
+    raw = np.asarray(raw)
+    _compare(raw, start, stop, fingerprint)
+    mapped = raw if rows is None else _checked_block(raw, start, stop, width, rows, False)[0]
+    return function(mapped, *slices)
+
+
+def _picked_rows(raw: Any, start: int, stop: int, pick: np.ndarray, fingerprint: Any) -> np.ndarray:
+    """The rows ``pick`` of a chunk (:meth:`RowBlocks.take`), compared with its fingerprint first."""
+    raw = np.asarray(raw)
+    _compare(raw, start, stop, fingerprint)
+    return raw[pick]
 
 
 def as_row_blocks(X: Any, rows: RowMap) -> RowBlocks:

@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..data.notes import notes_dropped
-from ..exceptions import DPCVXWarning, InputError, SolverError, warn_shown
+from ..exceptions import DPCVXWarning, InputError, SolverError, SourceChangedError, warn_shown
 from ..privacy.rng import resolve_rng
 
 __all__ = ["composite", "require_proved", "refuse_unsafeguarded", "rehearse", "rehearsing", "fixed_numerics",
@@ -208,6 +208,8 @@ def charged(procedure: str) -> Iterator[None]:
     :class:`~dpcvx.exceptions.SolverError` that names the rule and withholds the private error's text."""
     try:
         yield
+    except SourceChangedError:  # not a bug of the rule but a Dask X whose values changed under the fit: its own words
+        raise  # (public: the chunk's bounds), which say that the budget is spent and nothing may be published
     except Exception as error:
         raise SolverError(
             f"{procedure}: a fit raised {type(error).__name__} after the charge. Under dpcvx's failure rule this "
