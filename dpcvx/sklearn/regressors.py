@@ -293,8 +293,14 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         without one: a bound on ||w*|| of its own, which the reach of a prediction takes (noise_warning)."""
         return None
 
+    def _loss(self, label_bound: float | str) -> losses.MarginLoss:
+        """The loss the objective and output releases fit at the centred label bound B (their learner's,
+        :meth:`_learner`)."""
+        raise NotImplementedError
+
     def _rule(self, certificate: ReleaseCertificate) -> PrivateERM:
-        """The learner of a release at its certificate's public bounds: what lam="auto" is asked about."""
+        """The learner of a release at its certificate's public bounds: what lam="auto" is asked about, built only
+        when NoiseDominatesWarning gives its advice (not one learner more per fit)."""
         return self._learner(check_bound("label_bound", certificate.label_bound)).set_params(
             data_norm=certificate.data_norm, norm_range=None, label_range=None)
 
@@ -444,10 +450,12 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         public_rows = int(targets.shape[0]) if certificate.relation is Neighbours.REPLACE_ONE else call.n_public
         assert public_rows is not None  # add-remove needs n_public (erm_inputs.neighbour_relation, at the entry)
         if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
-            rule = self._rule(certificate)  # the release's learner at its public bounds: its loss and lam rule
+            # the release's loss at its public label bound; its learner there (the lam rule) only for the advice
+            residual = self._loss(check_bound("label_bound", certificate.label_bound))
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
-                                    lam_advice=lambda: lam_rule_advice(certificate, self.lam, lambda: rule),
-                                    also=unlocated, residual_loss=rule.loss, weight_ball=self._weight_ball())
+                                    lam_advice=lambda: lam_rule_advice(certificate, self.lam,
+                                                                       lambda: self._rule(certificate)),
+                                    also=unlocated, residual_loss=residual, weight_ball=self._weight_ball())
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
@@ -689,8 +697,11 @@ class DPLinearRegression(_PrivateRegressor):
     def _weight_ball(self) -> float | None:
         return self.weight_bound  # the ball of every objective and output release here (_ball_learner)
 
+    def _loss(self, label_bound: float | str) -> losses.MarginLoss:
+        return losses.squared_error()  # least squares on the ball, whatever B
+
     def _learner(self, label_bound: float | str, settings: PrivateERM | None = None) -> PrivateERM:
-        return _named(self, settings, loss=losses.squared_error(), task="regression", label_bound=label_bound,
+        return _named(self, settings, loss=self._loss(label_bound), task="regression", label_bound=label_bound,
                       lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
                       norm_share=self.norm_share, label_range=self.label_range,
                       fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
