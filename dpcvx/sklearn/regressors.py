@@ -228,6 +228,10 @@ def _not_located(kind: str, label_bound: float) -> str:
             "data dictionary guarantees (label_bound=(lo, hi), never read off the data)")
 
 
+#: a regressor's learner: the PrivateERM of its objective and output releases, or AdaSSP's
+Learner = PrivateERM | PrivateLinearRegression
+
+
 def _named(owner: Any, settings: PrivateERM | None, **params: Any) -> PrivateERM:
     """A regressor's PrivateERM with ``params`` (every setting its release gives; the rest at PrivateERM's defaults),
     named by ``owner``: ``settings`` (:meth:`_PrivateRegressor._shared_settings`, a PrivateERM at the defaults but
@@ -250,7 +254,7 @@ class _Call(NamedTuple):
     #: the fit's one learner, built and checked at the entry (:meth:`_PrivateRegressor._mechanism_checks`) from the
     #: public parameters: the PrivateERM of the objective and output releases, or AdaSSP's learner; the plan and the
     #: release take it (issue 41: one learner per fit, never a second built to plan or fit)
-    learner: PrivateERM | PrivateLinearRegression | None = None
+    learner: Learner | None = None
 
 
 class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, HoldsNoInput):
@@ -366,22 +370,23 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         fit) before it reads any data, charging and drawing nothing (as the classifiers' ``check_params``)."""
         self._public_checks(sample_weight)
 
-    def _mechanism_checks(self, call: _Call, sample_weight: Any,
-                          settings: PrivateERM) -> PrivateERM | PrivateLinearRegression:
+    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM,
+                          planned: Learner | None) -> Learner:
         """The refusals of the mechanism the parameters choose, which need no data, made at the entry (the fit made
-        them only after reading X and y), on the fit's one learner, returned: ``settings`` given the release's own
-        settings (:meth:`_learner`), or AdaSSP's learner."""
+        them only after reading X and y), on the fit's one learner, returned: ``planned`` (a plan's, checked again),
+        else ``settings`` given the release's own settings (:meth:`_learner`), or AdaSSP's learner."""
         raise NotImplementedError
 
-    def _public_checks(self, sample_weight: Any) -> _Call:
+    def _public_checks(self, sample_weight: Any, planned: Learner | None = None) -> _Call:
         """The fit's public inputs, checked before the data: every parameter, once (the declared table, then the
         settings shared with PrivateERM), then the weights and the seed; last the mechanism's refusals, on the fit's
-        one learner (:attr:`_Call.learner`)."""
+        one learner (:attr:`_Call.learner`): ``planned``, the learner of the plan a fit executes
+        (:class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`), or one built here."""
         checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
         # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift); a public bound B or range
         # (lo, hi) is the shift c and the half-width B that PrivateERM's settings then hold
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
-        settings = self._shared_settings(bound)
+        settings = planned if isinstance(planned, PrivateERM) else self._shared_settings(bound)
         check_settings(settings)
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
@@ -389,7 +394,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         call = _Call(checked["epsilon"], checked["delta"], shift, bound, seed, checked["n_public"])
-        return call._replace(learner=self._mechanism_checks(call, sample_weight, settings))
+        return call._replace(learner=self._mechanism_checks(call, sample_weight, settings, planned))
 
     @staticmethod
     def _checked_data(owner: _PrivateRegressor, X: Any, y: Any) -> tuple[Any, np.ndarray]:
@@ -420,7 +425,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
     def _fit(self, X: Any, y: Any, sample_weight: Any, accountant: PrivacyAccountant | None,
              planned: EstimatorPlan | None) -> _PrivateRegressor:
         """:meth:`fit`, from ``planned`` when given (made by ``plan`` with these parameters)."""
-        call = self._public_checks(sample_weight)
+        call = self._public_checks(sample_weight, None if planned is None else planned.learner)
         if planned is None:  # the learner's plan at X's public width, its verdict before X or y is read
             shaped = self._shaped_plan(X, call, sample_weight)
             planned = None if shaped is None else EstimatorPlan(self, *shaped)
@@ -604,15 +609,15 @@ class DPLinearRegression(_PrivateRegressor):
         return adassp, adassp.plan(X, y, call.epsilon, call.delta, neighbours=self.neighbours,
                                    n_public=self.n_public)
 
-    def _mechanism_checks(self, call: _Call, sample_weight: Any,
-                          settings: PrivateERM) -> PrivateERM | PrivateLinearRegression:
+    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM,
+                          planned: Learner | None) -> Learner:
         """The refusals of least squares on the ball or of AdaSSP / noisy gradient descent, whichever the parameters
         choose (delta = 0 with a Gaussian mechanism, float_safe, private bounds, a ball without weight_bound ...),
         at the entry: :meth:`fit` made them only after reading X and y (weights are refused by the entry). The
         learner checked is the fit's (returned)."""
         if self._on_a_ball:
-            return self._ball_learner(call.label_bound, settings)
-        adassp = self._adassp(call.label_bound)
+            return self._ball_learner(call.label_bound, settings, planned)
+        adassp = planned if isinstance(planned, PrivateLinearRegression) else self._adassp(call.label_bound)
         adassp.check_options(call.epsilon, call.delta, neighbours=self.neighbours, n_public=self.n_public)
         return adassp
 
@@ -680,8 +685,9 @@ class DPLinearRegression(_PrivateRegressor):
         assert isinstance(model, PrivateRegressionModel)
         return model
 
-    def _ball_learner(self, label_bound: float | str, settings: PrivateERM) -> PrivateERM:
-        """The PrivateERM of least squares on the public ball (its refusals first): ``settings`` given its own."""
+    def _ball_learner(self, label_bound: float | str, settings: PrivateERM, planned: Learner | None) -> PrivateERM:
+        """The PrivateERM of least squares on the public ball (its refusals first): ``planned`` (a plan's), else
+        ``settings`` given its own."""
         if self._sums() or _is(self.column_statistics, "ranges"):
             raise InputError("column_statistics=True is offered with AdaSSP (mechanism 'auto' or 'adassp'); "
                              "least squares on a ball (mechanism='objective') takes none. Nothing was charged")
@@ -692,7 +698,7 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
         neighbour_relation(Neighbours.REPLACE_ONE, 0.0, self.n_public)  # n_public refused, in the one check's words
-        return self._learner(label_bound, settings)
+        return planned if isinstance(planned, PrivateERM) else self._learner(label_bound, settings)
 
     def _weight_ball(self) -> float | None:
         return self.weight_bound  # the ball of every objective and output release here (_ball_learner)
@@ -827,12 +833,13 @@ class DPHuberRegressor(_PrivateRegressor):
         return learner, learner._shaped_plan(X, call.epsilon, mechanism, delta=delta, neighbours=self.neighbours,
                                              n_public=self.n_public, sample_weight=sample_weight)
 
-    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM) -> PrivateERM:
+    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM,
+                          planned: Learner | None) -> PrivateERM:
         """The learner's checks of the budget, the mechanism and the neighbour relation (``n_public`` under
         add-remove, none under replace-one, delta below 1 / n_public: :meth:`dpcvx.PrivateERM.check_options`), made
         at the entry: the fit made them only after reading X and y. The learner checked is the fit's (returned)."""
         mechanism, delta = self._mechanism(call)
-        learner = self._learner(call.label_bound, settings)
+        learner = planned if isinstance(planned, PrivateERM) else self._learner(call.label_bound, settings)
         learner.check_options(call.epsilon, mechanism, delta=delta, neighbours=self.neighbours,
                               n_public=self.n_public, sample_weight=sample_weight)
         return learner

@@ -98,3 +98,20 @@ def test_an_adassp_fit_builds_its_learner_once(rows, monkeypatch):
     built = _counter(monkeypatch, linear_regression.PrivateLinearRegression)
     dpcvx.DPLinearRegression(delta=1e-6, random_state=0).fit(rows["Xr"], rows["target"])
     assert built[0] == 1
+
+
+@pytest.mark.parametrize("case", list(REGRESSORS))
+def test_a_regressor_plan_builds_one_learner_and_its_fits_none(rows, monkeypatch, case):
+    built = _counter(monkeypatch, erm.PrivateERM)
+    plan = REGRESSORS[case]().plan(rows["Xr"], rows["target"])
+    assert built[0] == 1
+    plan.fit(rows["Xr"], rows["target"], random_state=0)
+    plan.fit(rows["Xr"], rows["target"], random_state=1)
+    assert built[0] == 1  # each fit checks the plan's learner again
+
+
+def test_an_adassp_plan_builds_its_learner_once(rows, monkeypatch):
+    built = _counter(monkeypatch, linear_regression.PrivateLinearRegression)
+    plan = dpcvx.DPLinearRegression(delta=1e-6).plan(rows["Xr"], rows["target"])
+    plan.fit(rows["Xr"], rows["target"], random_state=0)
+    assert built[0] == 1
