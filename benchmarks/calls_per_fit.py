@@ -208,7 +208,8 @@ def main(argv: list[str] | None = None) -> dict:
              "candidates that draw a private bound were planned once, \"207edc3\" with them, before default "
              "balanced candidates (the ranges and a class count) were planned once, \"after\" with them, "
              "re-recorded on 2026-12-07 once each estimator fit built one learner again (branch fixL: the "
-             "classifiers had built 3 per fit since d92c8040; the other columns moved with later changes). In "
+             "classifiers had built 3 per fit since d92c8040); its other rows moved with later changes (calls into "
+             "dpcvx about 2,060 per fit, not the learners: building one is a handful of calls). In "
              "the estimator-candidate columns 3 of the plannings (and PrivateERM built) are not fits: "
              "NoiseDominatesWarning's advice plans lam=\"auto\" from public inputs (`choose_lam`). A column "
              "measured in one run only was not measured in the others.",

@@ -280,7 +280,8 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         (three learners per fit, where one is the fit's)."""
         option = column_statistics_option("column_statistics", self.column_statistics)  # np.True_ drawn as True
         statistics = auto_statistics(learner, X, self.epsilon, self.neighbours) if option == AUTO else option
-        return learner.set_params(column_statistics=statistics)
+        learner.column_statistics = statistics  # its own setting (set_params would walk its signature each fit)
+        return learner
 
     def _weighted_erm(self, statistics: bool | str) -> PrivateERM:
         learner = PrivateERM(
