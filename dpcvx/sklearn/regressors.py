@@ -370,7 +370,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         fit) before it reads any data, charging and drawing nothing (as the classifiers' ``check_params``)."""
         self._public_checks(sample_weight)
 
-    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM,
+    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM | None,
                           planned: Learner | None) -> Learner:
         """The refusals of the mechanism the parameters choose, which need no data, made at the entry (the fit made
         them only after reading X and y), on the fit's one learner, returned: ``planned`` (a plan's, checked again),
@@ -386,8 +386,12 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift); a public bound B or range
         # (lo, hi) is the shift c and the half-width B that PrivateERM's settings then hold
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
-        settings = planned if isinstance(planned, PrivateERM) else self._shared_settings(bound)
-        check_settings(settings)
+        # a plan's PrivateERM holds the settings; AdaSSP's plan has none, and its fit changes only the seed of the
+        # estimator planned, whose settings were checked then (EstimatorPlan.fit): no settings object per run
+        settings = (planned if isinstance(planned, PrivateERM) else None if planned is not None
+                    else self._shared_settings(bound))
+        if settings is not None:
+            check_settings(settings)
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
         else:  # refused naming this estimator, not the learner it fits with
@@ -609,7 +613,7 @@ class DPLinearRegression(_PrivateRegressor):
         return adassp, adassp.plan(X, y, call.epsilon, call.delta, neighbours=self.neighbours,
                                    n_public=self.n_public)
 
-    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM,
+    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM | None,
                           planned: Learner | None) -> Learner:
         """The refusals of least squares on the ball or of AdaSSP / noisy gradient descent, whichever the parameters
         choose (delta = 0 with a Gaussian mechanism, float_safe, private bounds, a ball without weight_bound ...),
@@ -685,7 +689,8 @@ class DPLinearRegression(_PrivateRegressor):
         assert isinstance(model, PrivateRegressionModel)
         return model
 
-    def _ball_learner(self, label_bound: float | str, settings: PrivateERM, planned: Learner | None) -> PrivateERM:
+    def _ball_learner(self, label_bound: float | str, settings: PrivateERM | None,
+                      planned: Learner | None) -> PrivateERM:
         """The PrivateERM of least squares on the public ball (its refusals first): ``planned`` (a plan's), else
         ``settings`` given its own."""
         if self._sums() or _is(self.column_statistics, "ranges"):
@@ -833,7 +838,7 @@ class DPHuberRegressor(_PrivateRegressor):
         return learner, learner._shaped_plan(X, call.epsilon, mechanism, delta=delta, neighbours=self.neighbours,
                                              n_public=self.n_public, sample_weight=sample_weight)
 
-    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM,
+    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM | None,
                           planned: Learner | None) -> PrivateERM:
         """The learner's checks of the budget, the mechanism and the neighbour relation (``n_public`` under
         add-remove, none under replace-one, delta below 1 / n_public: :meth:`dpcvx.PrivateERM.check_options`), made

@@ -111,7 +111,11 @@ def test_a_regressor_plan_builds_one_learner_and_its_fits_none(rows, monkeypatch
 
 
 def test_an_adassp_plan_builds_its_learner_once(rows, monkeypatch):
+    """AdaSSP's learner once, and the PrivateERM holding the shared settings for their check once, at the plan: its
+    fits change only the seed (it was built again for each run of dpcvx.tune)."""
     built = _counter(monkeypatch, linear_regression.PrivateLinearRegression)
+    settings = _counter(monkeypatch, erm.PrivateERM)
     plan = dpcvx.DPLinearRegression(delta=1e-6).plan(rows["Xr"], rows["target"])
     plan.fit(rows["Xr"], rows["target"], random_state=0)
-    assert built[0] == 1
+    plan.fit(rows["Xr"], rows["target"], random_state=1)
+    assert (built[0], settings[0]) == (1, 1)
