@@ -206,7 +206,10 @@ def main(argv: list[str] | None = None) -> dict:
              "candidates that draw first were planned once, \"26e78ca\" with them, before one-vs-rest candidates "
              "over a binary learner that draws first were planned once, \"dbe414d\" with them, before regressor "
              "candidates that draw a private bound were planned once, \"207edc3\" with them, before default "
-             "balanced candidates (the ranges and a class count) were planned once, \"after\" with them. In "
+             "balanced candidates (the ranges and a class count) were planned once, \"after\" with them, "
+             "re-recorded on 2026-12-07 once each estimator fit built one learner again (branch fixL: the "
+             "classifiers had built 3 per fit since d92c8040); its other rows moved with later changes (calls into "
+             "dpcvx about 2,060 per fit, not the learners: building one is a handful of calls). In "
              "the estimator-candidate columns 3 of the plannings (and PrivateERM built) are not fits: "
              "NoiseDominatesWarning's advice plans lam=\"auto\" from public inputs (`choose_lam`). A column "
              "measured in one run only was not measured in the others.",

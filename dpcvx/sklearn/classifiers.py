@@ -86,7 +86,7 @@ import math
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, cast
 
 import numpy as np
 
@@ -202,7 +202,19 @@ LEARNER_SETTINGS = ("lam", "data_norm", "norm_range", "norm_share", "fit_interce
                     "column_statistics_share")
 
 
-class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameters, HoldsNoInput):
+class _Entry(NamedTuple):
+    """A classifier's fit after its public checks (:meth:`_PrivateLinearClassifier._public_checks`), before the data is
+    read: what its planning and its fit take from them."""
+
+    multiclass: bool  # one-vs-rest of more than two public classes
+    seed: int | None
+    cut: float  # the decision cut (NaN: "prior", known after the fit)
+    #: the fit's one learner, built from the public parameters at the entry (column_statistics="auto" not yet
+    #: resolved: :meth:`_PrivateLinearClassifier._resolved` sets it at X's shape)
+    learner: PrivateERM
+
+
+class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParameters, HoldsNoInput):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
     #: ``random_state`` takes None or an int only (see :func:`dpcvx.privacy.rng.check_estimator_seed`).
@@ -267,14 +279,17 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
             learner.regularizer = CentredRidge(log_odds(rates) / learner.row_map().intercept_scaling)
         return learner
 
-    def _statistics(self, X: Any) -> bool | str:
-        """``column_statistics`` for a fit on X: "auto" resolved by its public rule before anything is charged
-        (:func:`~dpcvx.models.column_statistics.auto_statistics` at X's public shape; for more than two classes the
-        ranges are drawn once for the k one-vs-rest fits), else as given."""
+    def _resolved(self, learner: PrivateERM, X: Any) -> PrivateERM:
+        """The fit's one ``learner`` (built at the entry: :meth:`_learner_checks`) with ``column_statistics`` for a fit
+        on X: "auto" resolved by its public rule before anything is charged
+        (:func:`~dpcvx.models.column_statistics.auto_statistics` of this learner at X's public shape, which reads its
+        declaration, never its statistics option; for more than two classes the ranges are drawn once for the k
+        one-vs-rest fits), else as given. The same learner: a second one built here to resolve "auto" was a throwaway
+        (three learners per fit, where one is the fit's)."""
         option = column_statistics_option("column_statistics", self.column_statistics)  # np.True_ drawn as True
-        if option != AUTO:
-            return option
-        return auto_statistics(self._private_erm(), X, self.epsilon, self.neighbours)
+        statistics = auto_statistics(learner, X, self.epsilon, self.neighbours) if option == AUTO else option
+        learner.column_statistics = statistics  # its own setting (set_params would walk its signature each fit)
+        return learner
 
     def _weighted_erm(self, statistics: bool | str) -> PrivateERM:
         learner = PrivateERM(
@@ -374,20 +389,20 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         with called(type(self).__name__), columns_named(X):
             return self._fit(X, y, sample_weight, accountant, None)
 
-    def _plan_context(self, sample_weight: Any) -> bool:
-        """Whether the fit is one-vs-rest, after its public checks (:meth:`_public_checks`)."""
-        multiclass, _, _ = self._public_checks(sample_weight)
-        return multiclass
+    def _plan_context(self, sample_weight: Any) -> _Entry:
+        """The fit's public checks (:meth:`_public_checks`): whether it is one-vs-rest, and its one learner."""
+        return self._public_checks(sample_weight)
 
     def _planned_rows(self, shaped: ShapedPlan | None, X: Any, y: Any,
-                      multiclass: bool, sample_weight: Any) -> EstimatorPlan:
+                      entry: _Entry, sample_weight: Any) -> EstimatorPlan:
         """:meth:`plan` after its public checks: scikit-learn's checks of X and y, then ``shaped`` bound to them,
-        or (None) the learner's plan made on them."""
+        or (None) the entry's learner's plan made on them."""
+        multiclass = entry.multiclass
         X, y, _, classes = self._checked_data(X, y, multiclass)
         if shaped is not None:  # its rows bound and checked (nothing charged), as the fit binds them
             shaped[1].checked(X, y, sample_weight)
             return EstimatorPlan(self, *shaped)
-        learner = self._private_erm(self._statistics(X))
+        learner = self._resolved(entry.learner, X)
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
         plan: LearnerPlan
         if multiclass:
@@ -398,17 +413,18 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
                                 split=self.split, sample_weight=sample_weight, **relation)
         return EstimatorPlan(self, learner, plan)
 
-    def _shaped_plan(self, X: Any, multiclass: bool,
+    def _shaped_plan(self, X: Any, entry: _Entry,
                      sample_weight: Any) -> ShapedPlan | None:
         """The learner and its one plan made at X's public width (:func:`~dpcvx.data.blocks.public_shape`) before
         scikit-learn's checks read a value of X or y: the verification and the mechanism's verdict first
         (:meth:`PrivateERM._shaped_plan <dpcvx.models.erm.PrivateERM._shaped_plan>`, one-vs-rest's
         :meth:`~dpcvx.models.multiclass.PrivateMulticlassERM._shaped_plan`). None for an X whose shape is its values'
         (a list, or one scikit-learn's checks refuse by its shape) and for a learner that first draws a private
-        statistic (its composite plan reads the rows)."""
+        statistic (its composite plan reads the rows). The learner is the entry's (:meth:`_public_checks`)."""
         if public_shape(X) is None:
             return None
-        learner = self._private_erm(self._statistics(X))
+        multiclass = entry.multiclass
+        learner = self._resolved(entry.learner, X)
         if learner.draws_first:
             return None
         options = {"split": self.split, "neighbours": self.neighbours, "n_public": self.n_public}
@@ -427,9 +443,11 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         :func:`dpcvx.as_opendp_measurement` when it makes the measurement); :meth:`plan` checks the data too."""
         self._public_checks(sample_weight)
 
-    def _public_checks(self, sample_weight: Any) -> tuple[bool, int | None, float]:
-        """(one-vs-rest, the seed, the decision cut), checked before anything is read of the data: the declared
-        parameters (:attr:`_parameters`), then the rules between them."""
+    def _public_checks(self, sample_weight: Any, learner: PrivateERM | None = None) -> _Entry:
+        """(one-vs-rest, the seed, the decision cut, the fit's learner), checked before anything is read of the data:
+        the declared parameters (:attr:`_parameters`), then the rules between them. ``learner``: a plan's (the fit of
+        an :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`), checked again for this call; else the one learner
+        of this fit is built here (:meth:`_learner_checks`)."""
         multiclass = self._multiclass
         warn_if_unsorted_classes(type(self).__name__, self.classes)
         if multiclass:
@@ -440,29 +458,34 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
         require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)  # named as called
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         self._check_class_prior(multiclass)
-        self._learner_checks(multiclass, sample_weight)
+        learner = self._learner_checks(multiclass, sample_weight, learner)
         if checked["threshold"] == "prior":   # the cut at the offset's log-odds, known after the fit (_cut)
             if self.class_prior is None or not self._offset_applies():
                 prior = setting("threshold", repr("prior"), "prior")
                 raise InputError(f"{prior} cuts at the log-odds of the intercept "
                                  f"offset's class rates: it needs {setting('class_prior')} (public rates or 'private') "
                                  f"with {setting('class_weight', 'None')} in DPLogisticRegression. Nothing was charged")
-            return multiclass, seed, math.nan
-        return multiclass, seed, decision_cut(checked["threshold"], not multiclass)
+            return _Entry(multiclass, seed, math.nan, learner)
+        return _Entry(multiclass, seed, decision_cut(checked["threshold"], not multiclass), learner)
 
-    def _learner_checks(self, multiclass: bool, sample_weight: Any) -> None:
+    def _learner_checks(self, multiclass: bool, sample_weight: Any, learner: PrivateERM | None) -> PrivateERM:
         """The learner's own checks of the budget, mechanism, split and neighbour relation (``n_public``, delta below
         1 / n_public, a mechanism the loss does not allow at this delta ...: :meth:`dpcvx.PrivateERM.check_options`,
         one-vs-rest's at each class's share), made at the entry, before the data: the fit made them only after reading
-        X and y. Column statistics "auto", resolved at X's shape, is checked as none here, as resolved by the fit."""
-        option = column_statistics_option("column_statistics", self.column_statistics)
-        learner = self._private_erm(False if option == AUTO else option)
+        X and y. The learner checked is returned: the fit's one learner (issue 41: one per fit), built here from the
+        public parameters unless a plan's is given; its column statistics "auto", resolved at X's shape
+        (:meth:`_resolved`), is checked as none here, as resolved by the fit. More than two classes: the learner is
+        the binary one of the k fits (classes -1/+1), as every one-vs-rest path sets it."""
+        if learner is None:
+            option = column_statistics_option("column_statistics", self.column_statistics)
+            learner = self._private_erm(False if option == AUTO else option)
         options = {"delta": self.delta, "split": self.split, "neighbours": self.neighbours, "n_public": self.n_public}
         if multiclass:
             PrivateMulticlassERM(learner.set_params(classes=(-1, 1)), check_public_classes(self.classes)
                                  ).check_options(self.epsilon, self.mechanism, **options)
         else:
             learner.check_options(self.epsilon, self.mechanism, sample_weight=sample_weight, **options)
+        return learner
 
     def _check_class_prior(self, multiclass: bool) -> None:
         """Refuse, before anything is charged, a ``class_prior`` of two classes that is not "private" or their public
@@ -517,15 +540,17 @@ class _PrivateLinearClassifier(PlansFirst[bool], ClassifierMixin, NamedParameter
     def _fit(self, X: Any, y: Any, sample_weight: Any, accountant: PrivacyAccountant | None,
              planned: EstimatorPlan | None) -> _PrivateLinearClassifier:
         """:meth:`fit`, from ``planned`` when given (made by :meth:`plan` with these parameters)."""
-        multiclass, seed, cut = self._public_checks(sample_weight)  # before anything is spent
+        # before anything is spent; the fit's one learner (a plan's, checked again, or built there)
+        entry = self._public_checks(sample_weight, None if planned is None else cast(PrivateERM, planned.learner))
+        multiclass, seed, cut = entry.multiclass, entry.seed, entry.cut
         in_memory = not is_out_of_core(X)
         if planned is None:  # the learner's plan at X's public width, its verdict before X or y is read
-            shaped = self._shaped_plan(X, multiclass, sample_weight)
+            shaped = self._shaped_plan(X, entry, sample_weight)
             planned = None if shaped is None else EstimatorPlan(self, *shaped)
         X, y, checked, classes = self._checked_data(X, y, multiclass)
         model: PrivateModel | PrivateMulticlassModel
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
-        learner = self._private_erm(self._statistics(X)) if planned is None else planned.learner
+        learner = self._resolved(entry.learner, X) if planned is None else planned.learner
         assert isinstance(learner, PrivateERM)  # a classifier's learner
         # the training-rows check (models.training_rows): a binary learner's plan leaves the counts at any cut, from
         # the solver's margins, for this estimator's cut (below); one-vs-rest in memory is checked on its argmax

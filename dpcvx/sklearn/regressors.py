@@ -228,6 +228,20 @@ def _not_located(kind: str, label_bound: float) -> str:
             "data dictionary guarantees (label_bound=(lo, hi), never read off the data)")
 
 
+#: a regressor's learner: the PrivateERM of its objective and output releases, or AdaSSP's
+Learner = PrivateERM | PrivateLinearRegression
+
+
+def _named(owner: Any, settings: PrivateERM | None, **params: Any) -> PrivateERM:
+    """A regressor's PrivateERM with ``params`` (every setting its release gives; the rest at PrivateERM's defaults),
+    named by ``owner``: ``settings`` (:meth:`_PrivateRegressor._shared_settings`, a PrivateERM at the defaults but
+    the shared settings, which ``params`` all name) given them in place, else built. The fit's one learner is
+    its entry's settings object, not a second one built (issue 41)."""
+    learner = PrivateERM(**params) if settings is None else settings.set_params(**params)
+    learner.shown_as = type(owner).__name__
+    return learner
+
+
 class _Call(NamedTuple):
     """A fit's public inputs checked at its entry (:meth:`_PrivateRegressor._public_checks`), as the fit reads them."""
 
@@ -237,6 +251,10 @@ class _Call(NamedTuple):
     label_bound: float | str  # the centred label bound B, or "private"
     seed: int | None
     n_public: int | None  # the public size under add-remove
+    #: the fit's one learner, built and checked at the entry (:meth:`_PrivateRegressor._mechanism_checks`) from the
+    #: public parameters: the PrivateERM of the objective and output releases, or AdaSSP's learner; the plan and the
+    #: release take it (issue 41: one learner per fit, never a second built to plan or fit)
+    learner: Learner | None = None
 
 
 class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, HoldsNoInput):
@@ -264,8 +282,9 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
                  sample_weight: Any = None) -> PrivateRegressionModel:
         raise NotImplementedError
 
-    def _learner(self, label_bound: float | str) -> PrivateERM:
-        """The PrivateERM of the objective and output releases (AdaSSP aside) at the centred label bound."""
+    def _learner(self, label_bound: float | str, settings: PrivateERM | None = None) -> PrivateERM:
+        """The PrivateERM of the objective and output releases (AdaSSP aside) at the centred label bound: built, or
+        ``settings`` (:meth:`_shared_settings`, checked at the entry) given the release's own settings, in place."""
         raise NotImplementedError
 
     def _unlocated_label(self, X: Any, n: int, certificate: Any, call: _Call) -> str | None:
@@ -278,8 +297,14 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         without one: a bound on ||w*|| of its own, which the reach of a prediction takes (noise_warning)."""
         return None
 
+    def _loss(self, label_bound: float | str) -> losses.MarginLoss:
+        """The loss the objective and output releases fit at the centred label bound B (their learner's,
+        :meth:`_learner`)."""
+        raise NotImplementedError
+
     def _rule(self, certificate: ReleaseCertificate) -> PrivateERM:
-        """The learner of a release at its certificate's public bounds: what lam="auto" is asked about."""
+        """The learner of a release at its certificate's public bounds: what lam="auto" is asked about, built only
+        when NoiseDominatesWarning gives its advice (not one learner more per fit)."""
         return self._learner(check_bound("label_bound", certificate.label_bound)).set_params(
             data_norm=certificate.data_norm, norm_range=None, label_range=None)
 
@@ -345,27 +370,35 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         fit) before it reads any data, charging and drawing nothing (as the classifiers' ``check_params``)."""
         self._public_checks(sample_weight)
 
-    def _mechanism_checks(self, call: _Call, sample_weight: Any) -> None:
+    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM | None,
+                          planned: Learner | None) -> Learner:
         """The refusals of the mechanism the parameters choose, which need no data, made at the entry (the fit made
-        them only after reading X and y)."""
+        them only after reading X and y), on the fit's one learner, returned: ``planned`` (a plan's, checked again),
+        else ``settings`` given the release's own settings (:meth:`_learner`), or AdaSSP's learner."""
         raise NotImplementedError
 
-    def _public_checks(self, sample_weight: Any) -> _Call:
+    def _public_checks(self, sample_weight: Any, planned: Learner | None = None) -> _Call:
         """The fit's public inputs, checked before the data: every parameter, once (the declared table, then the
-        settings shared with PrivateERM), then the weights and the seed."""
+        settings shared with PrivateERM), then the weights and the seed; last the mechanism's refusals, on the fit's
+        one learner (:attr:`_Call.learner`): ``planned``, the learner of the plan a fit executes
+        (:class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`), or one built here."""
         checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
         # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift); a public bound B or range
         # (lo, hi) is the shift c and the half-width B that PrivateERM's settings then hold
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
-        check_settings(self._shared_settings(bound))
+        # a plan's PrivateERM holds the settings; AdaSSP's plan has none, and its fit changes only the seed of the
+        # estimator planned, whose settings were checked then (EstimatorPlan.fit): no settings object per run
+        settings = (planned if isinstance(planned, PrivateERM) else None if planned is not None
+                    else self._shared_settings(bound))
+        if settings is not None:
+            check_settings(settings)
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
         else:  # refused naming this estimator, not the learner it fits with
             require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         call = _Call(checked["epsilon"], checked["delta"], shift, bound, seed, checked["n_public"])
-        self._mechanism_checks(call, sample_weight)
-        return call
+        return call._replace(learner=self._mechanism_checks(call, sample_weight, settings, planned))
 
     @staticmethod
     def _checked_data(owner: _PrivateRegressor, X: Any, y: Any) -> tuple[Any, np.ndarray]:
@@ -396,7 +429,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
     def _fit(self, X: Any, y: Any, sample_weight: Any, accountant: PrivacyAccountant | None,
              planned: EstimatorPlan | None) -> _PrivateRegressor:
         """:meth:`fit`, from ``planned`` when given (made by ``plan`` with these parameters)."""
-        call = self._public_checks(sample_weight)
+        call = self._public_checks(sample_weight, None if planned is None else planned.learner)
         if planned is None:  # the learner's plan at X's public width, its verdict before X or y is read
             shaped = self._shaped_plan(X, call, sample_weight)
             planned = None if shaped is None else EstimatorPlan(self, *shaped)
@@ -426,10 +459,12 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         public_rows = int(targets.shape[0]) if certificate.relation is Neighbours.REPLACE_ONE else call.n_public
         assert public_rows is not None  # add-remove needs n_public (erm_inputs.neighbour_relation, at the entry)
         if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
-            rule = self._rule(certificate)  # the release's learner at its public bounds: its loss and lam rule
+            # the release's loss at its public label bound; its learner there (the lam rule) only for the advice
+            residual = self._loss(check_bound("label_bound", certificate.label_bound))
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
-                                    lam_advice=lambda: lam_rule_advice(certificate, self.lam, lambda: rule),
-                                    also=unlocated, residual_loss=rule.loss, weight_ball=self._weight_ball())
+                                    lam_advice=lambda: lam_rule_advice(certificate, self.lam,
+                                                                       lambda: self._rule(certificate)),
+                                    also=unlocated, residual_loss=residual, weight_ball=self._weight_ball())
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
@@ -562,28 +597,33 @@ class DPLinearRegression(_PrivateRegressor):
                  sample_weight: Any = None) -> PrivateRegressionModel:
         if self._on_a_ball:
             return self._least_squares_on_a_ball(X, y, call, accountant)
-        return self._adassp(call.label_bound).fit(X, y, call.epsilon, call.delta, neighbours=self.neighbours,
-                                                  n_public=self.n_public, random_state=call.seed,
-                                                  accountant=accountant)
+        adassp = call.learner
+        assert isinstance(adassp, PrivateLinearRegression)  # not on the ball (_mechanism_checks)
+        return adassp.fit(X, y, call.epsilon, call.delta, neighbours=self.neighbours, n_public=self.n_public,
+                          random_state=call.seed, accountant=accountant)
 
     def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
+        learner = call.learner  # the entry's (_mechanism_checks)
         if self._on_a_ball:
-            learner = self._ball_learner(call.label_bound)
+            assert isinstance(learner, PrivateERM)
             return learner, learner.plan(X, y, epsilon=call.epsilon, mechanism="objective", delta=call.delta)
-        adassp = self._adassp(call.label_bound)
+        adassp = learner
+        assert isinstance(adassp, PrivateLinearRegression)
         return adassp, adassp.plan(X, y, call.epsilon, call.delta, neighbours=self.neighbours,
                                    n_public=self.n_public)
 
-    def _mechanism_checks(self, call: _Call, sample_weight: Any) -> None:
+    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM | None,
+                          planned: Learner | None) -> Learner:
         """The refusals of least squares on the ball or of AdaSSP / noisy gradient descent, whichever the parameters
         choose (delta = 0 with a Gaussian mechanism, float_safe, private bounds, a ball without weight_bound ...),
-        at the entry: :meth:`fit` made them only after reading X and y (weights are refused by the entry)."""
+        at the entry: :meth:`fit` made them only after reading X and y (weights are refused by the entry). The
+        learner checked is the fit's (returned)."""
         if self._on_a_ball:
-            self._ball_learner(call.label_bound)
-        else:
-            self._adassp(call.label_bound).check_options(call.epsilon, call.delta, neighbours=self.neighbours,
-                                                         n_public=self.n_public)
+            return self._ball_learner(call.label_bound, settings, planned)
+        adassp = planned if isinstance(planned, PrivateLinearRegression) else self._adassp(call.label_bound)
+        adassp.check_options(call.epsilon, call.delta, neighbours=self.neighbours, n_public=self.n_public)
+        return adassp
 
     def _adassp(self, label_bound: float | str) -> PrivateLinearRegression:
         """The least-squares learner of a fit not on the ball (its refusals first): ``mechanism`` "adassp",
@@ -642,13 +682,17 @@ class DPLinearRegression(_PrivateRegressor):
 
     def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, call: _Call,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
-        model = self._ball_learner(call.label_bound).fit(X, y, call.epsilon, "objective", delta=call.delta,
-                                                         random_state=call.seed, accountant=accountant)
+        learner = call.learner  # the entry's (_ball_learner, checked there)
+        assert isinstance(learner, PrivateERM)
+        model = learner.fit(X, y, call.epsilon, "objective", delta=call.delta, random_state=call.seed,
+                            accountant=accountant)
         assert isinstance(model, PrivateRegressionModel)
         return model
 
-    def _ball_learner(self, label_bound: float | str) -> PrivateERM:
-        """The PrivateERM of least squares on the public ball (its refusals first)."""
+    def _ball_learner(self, label_bound: float | str, settings: PrivateERM | None,
+                      planned: Learner | None) -> PrivateERM:
+        """The PrivateERM of least squares on the public ball (its refusals first): ``planned`` (a plan's), else
+        ``settings`` given its own."""
         if self._sums() or _is(self.column_statistics, "ranges"):
             raise InputError("column_statistics=True is offered with AdaSSP (mechanism 'auto' or 'adassp'); "
                              "least squares on a ball (mechanism='objective') takes none. Nothing was charged")
@@ -659,19 +703,20 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
         neighbour_relation(Neighbours.REPLACE_ONE, 0.0, self.n_public)  # n_public refused, in the one check's words
-        return self._learner(label_bound)
+        return planned if isinstance(planned, PrivateERM) else self._learner(label_bound, settings)
 
     def _weight_ball(self) -> float | None:
         return self.weight_bound  # the ball of every objective and output release here (_ball_learner)
 
-    def _learner(self, label_bound: float | str) -> PrivateERM:
-        learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
-                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
-                             norm_share=self.norm_share, label_range=self.label_range,
-                             fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
-                             clip=self.clip, constraints=WeightBall(self.weight_bound), float_safe=self.float_safe)
-        learner.shown_as = type(self).__name__
-        return learner
+    def _loss(self, label_bound: float | str) -> losses.MarginLoss:
+        return losses.squared_error()  # least squares on the ball, whatever B
+
+    def _learner(self, label_bound: float | str, settings: PrivateERM | None = None) -> PrivateERM:
+        return _named(self, settings, loss=self._loss(label_bound), task="regression", label_bound=label_bound,
+                      lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                      norm_share=self.norm_share, label_range=self.label_range,
+                      fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
+                      clip=self.clip, constraints=WeightBall(self.weight_bound), float_safe=self.float_safe)
 
 
 @dataclass(frozen=True)
@@ -772,7 +817,8 @@ class DPHuberRegressor(_PrivateRegressor):
     def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
         mechanism, delta = self._mechanism(call)
-        learner = self._learner(call.label_bound)
+        learner = call.learner  # the entry's (_mechanism_checks)
+        assert isinstance(learner, PrivateERM)
         if self._draws_ranges(X, call):
             return learner, self._ranged(learner, X, y, call, sample_weight)
         return learner, learner.plan(X, y, epsilon=call.epsilon, mechanism=mechanism, delta=delta,
@@ -784,20 +830,24 @@ class DPHuberRegressor(_PrivateRegressor):
         (its composite plan reads the rows)."""
         if public_shape(X) is None or self._draws_ranges(X, call):
             return None
-        learner = self._learner(call.label_bound)
+        learner = call.learner  # the entry's (_mechanism_checks)
+        assert isinstance(learner, PrivateERM)
         if learner.draws_first:
             return None
         mechanism, delta = self._mechanism(call)
         return learner, learner._shaped_plan(X, call.epsilon, mechanism, delta=delta, neighbours=self.neighbours,
                                              n_public=self.n_public, sample_weight=sample_weight)
 
-    def _mechanism_checks(self, call: _Call, sample_weight: Any) -> None:
+    def _mechanism_checks(self, call: _Call, sample_weight: Any, settings: PrivateERM | None,
+                          planned: Learner | None) -> PrivateERM:
         """The learner's checks of the budget, the mechanism and the neighbour relation (``n_public`` under
         add-remove, none under replace-one, delta below 1 / n_public: :meth:`dpcvx.PrivateERM.check_options`), made
-        at the entry: the fit made them only after reading X and y."""
+        at the entry: the fit made them only after reading X and y. The learner checked is the fit's (returned)."""
         mechanism, delta = self._mechanism(call)
-        self._learner(call.label_bound).check_options(call.epsilon, mechanism, delta=delta, neighbours=self.neighbours,
-                                                      n_public=self.n_public, sample_weight=sample_weight)
+        learner = planned if isinstance(planned, PrivateERM) else self._learner(call.label_bound, settings)
+        learner.check_options(call.epsilon, mechanism, delta=delta, neighbours=self.neighbours,
+                              n_public=self.n_public, sample_weight=sample_weight)
+        return learner
 
     def _draws_ranges(self, X: Any, call: _Call) -> bool:
         """Whether the fit draws the ranges of the columns and the label: "ranges", or "auto" when the public facts of
@@ -841,7 +891,8 @@ class DPHuberRegressor(_PrivateRegressor):
     def _release(self, X: np.ndarray, y: np.ndarray, call: _Call, accountant: PrivacyAccountant | None,
                  sample_weight: Any = None) -> PrivateRegressionModel:
         mechanism, delta = self._mechanism(call)
-        learner = self._learner(call.label_bound)
+        learner = call.learner  # the entry's (_mechanism_checks)
+        assert isinstance(learner, PrivateERM)
         if self._draws_ranges(X, call):
             model = self._ranged(learner, X, y, call, sample_weight).fit(
                 X, y, random_state=call.seed, accountant=accountant, sample_weight=sample_weight)
@@ -913,12 +964,10 @@ class DPHuberRegressor(_PrivateRegressor):
                              f"<= {high:g}: {declare}, or pass a number {setting('m', 'M')}. Nothing was "
                              "charged") from None
 
-    def _learner(self, label_bound: float | str) -> PrivateERM:
-        learner = PrivateERM(loss=self._loss(label_bound), task="regression",
-                             label_bound=label_bound,
-                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
-                             norm_share=self.norm_share, label_range=self.label_range,
-                             fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
-                             clip=self.clip, float_safe=self.float_safe, sample_weight_bound=self.sample_weight_bound)
-        learner.shown_as = type(self).__name__
-        return learner
+    def _learner(self, label_bound: float | str, settings: PrivateERM | None = None) -> PrivateERM:
+        return _named(self, settings, loss=self._loss(label_bound), task="regression",
+                      label_bound=label_bound,
+                      lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                      norm_share=self.norm_share, label_range=self.label_range,
+                      fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
+                      clip=self.clip, float_safe=self.float_safe, sample_weight_bound=self.sample_weight_bound)
