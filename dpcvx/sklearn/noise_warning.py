@@ -489,8 +489,8 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
             "columns (a categorical column is one per declared category" + ("" if widest is None else
                                                                            f"; here {widest}")
             + ": group its categories by a public rule, a coarser classification known without the data, never by "
-            "their counts in it; a numeric column's missing indicator is one more: leave it out unless a missing "
-            "value tells much)", SmallTableWarning)
+            "their counts in it; a numeric column's missing indicator, where the schema declares one, is one more: "
+            "leave it out unless a missing value tells much)", SmallTableWarning)
 
 
 def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None, total_epsilon: float | None,

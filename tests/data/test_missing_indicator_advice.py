@@ -31,4 +31,5 @@ def test_the_small_table_warning_counts_the_indicator_among_the_columns():
         warn_if_small_table("owner", 1000, 40, 1.0)
     text = str(caught[0].message)
     assert "fewer encoded columns" in text
-    assert "a numeric column's missing indicator is one more: leave it out unless a missing value tells much" in text
+    assert ("a numeric column's missing indicator, where the schema declares one, is one more: leave it out unless a "
+            "missing value tells much") in text
