@@ -47,9 +47,10 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
-           "spelled_timestamp", "declared_days", "declared_texts", "timed_timestamp", "time_key", "TIME_TEXT",
-           "TIMESTAMP_TEXT", "reading_key", "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS",
-           "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key", "DATETIME_FIX"]
+           "spelled_timestamp", "spaced_day", "unspaced", "DAY_TEXT", "declared_days", "declared_texts",
+           "timed_timestamp", "time_key", "TIME_TEXT", "TIMESTAMP_TEXT", "reading_key", "shared_key", "own_types",
+           "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key",
+           "DATETIME_FIX"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -432,10 +433,41 @@ TIMESTAMP_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]([01]?\d|2[0-3])(?::([0-5]\
 TIME_TEXT = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]?\d)(?:\.(\d{1,9}))?)?")
 
 
+def unspaced(text: str) -> str:
+    """A time, a day or a timestamp written as text, as it is read: without its surrounding whitespace (what
+    ``str.strip`` removes). pyarrow's CSV reader types a column of " 12:30", "12:30\t" or " 2020-01-01 " (spaces and
+    tabs either side) time32 or date32 while every record is one, and polars' ``try_parse_dates`` a column of times,
+    days and "T" timestamps after any leading whitespace, each read as the typed value's text, and each keeps the text
+    once one record is not (found by reading each spelling, session 66: attacker probe P6 F1, where a typed " 12:30"
+    matched the declared "12:30" and its text, once one record was other text, did not). Whitespace neither reader
+    takes leaves a text no reader types, whose one reading this is too. The rule of :func:`text_number`, for
+    numbers, kept for times and days."""
+    return text.strip()
+
+
+#: A calendar day as text in ISO 8601 ("2020-01-01"), the text a typed date is read as (:func:`day_texts`)
+DAY_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def spaced_day(text: str) -> str | None:
+    """The day ("2020-01-01") a text spells with whitespace around it (" 2020-01-01", "2020-01-01\t"), or None (a
+    day's own text, or no calendar day): pyarrow's CSV reader and polars type a column of such texts date32 while
+    every record is one, read as the day's text, and keep the text once one record is not (:func:`unspaced`)."""
+    day = unspaced(text)
+    if day == text or DAY_TEXT.fullmatch(day) is None:
+        return None
+    try:
+        datetime.date.fromisoformat(day)
+    except ValueError:  # "2020-02-30": no reader types it
+        return None
+    return day
+
+
 def midnight_day(text: str) -> str | None:
     """The day ("2020-01-01") of a text that spells a timestamp at midnight without a timezone
-    (:data:`TIMESTAMP_TEXT`, every part of its time zero), or None."""
-    match = TIMESTAMP_TEXT.fullmatch(text)
+    (:data:`TIMESTAMP_TEXT`, every part of its time zero; surrounding whitespace ignored, :func:`unspaced`), or
+    None."""
+    match = TIMESTAMP_TEXT.fullmatch(unspaced(text))
     if match is None or match.group(6) is not None or any(int(part or 0) for part in match.group(2, 3, 4, 5)):
         return None
     return match.group(1)
@@ -445,14 +477,15 @@ def timed_timestamp(text: str) -> bool:
     """Whether a text spells a timestamp with a time of day or a timezone (:data:`TIMESTAMP_TEXT`, not at midnight
     without a zone): a reader types a column of such texts as timestamps, which have no one text and are refused
     (:func:`day_texts`), so the text is refused too, in every form (session 66)."""
-    return TIMESTAMP_TEXT.fullmatch(text) is not None and midnight_day(text) is None
+    return TIMESTAMP_TEXT.fullmatch(unspaced(text)) is not None and midnight_day(text) is None
 
 
 def time_key(text: str) -> int | None:
     """The microseconds since midnight a text spelling a time of day stands for (:data:`TIME_TEXT`: "12:30",
     "12:30:00" and a typed 12:30's text are one time), or None; a fraction beyond the microsecond is dropped, as a
-    typed time read as a ``datetime.time`` drops it (polars reads "12:30:00.123456789" as 12:30:00.123456)."""
-    match = TIME_TEXT.fullmatch(text)
+    typed time read as a ``datetime.time`` drops it (polars reads "12:30:00.123456789" as 12:30:00.123456).
+    Surrounding whitespace is ignored (:func:`unspaced`)."""
+    match = TIME_TEXT.fullmatch(unspaced(text))
     if match is None:
         return None
     hour, minute, second, fraction = match.groups()
@@ -462,13 +495,18 @@ def time_key(text: str) -> int | None:
 
 def spelled_timestamp(declared: Iterable[Any]) -> str | None:
     """Why the first ``declared`` value (a schema's category, a class) that is text spelling a timestamp is refused,
-    or None: at midnight (:func:`midnight_day`) its day is to be declared, as :func:`declared_days` reads a cell
+    or None: a day with whitespace around it (:func:`spaced_day`) or a timestamp at midnight (:func:`midnight_day`):
+    its day is to be declared, as :func:`declared_days` reads a cell
     spelled so as its day; with a time of day or a zone (:func:`timed_timestamp`) no cell can be it, since a reader
     types such cells timestamps, which are refused, and a cell spelled so is refused alike. Two values that spell
     one time of day (:func:`time_key`: "08:00" and "08:00:00") are refused too: a cell of that time would be
     both."""
     texts = [value for value in declared if isinstance(value, str)]
     for value in texts:
+        if (day := spaced_day(value)) is not None:
+            return (f"{value!r} spells the day {day!r} with whitespace around it, which a table's reader (pyarrow's "
+                    "CSV reader, polars) types as that day while every record is one: declare "
+                    f"the day {day!r} (a cell spelled so is read as it)")
         if (day := midnight_day(value)) is not None:
             return (f"{value!r} spells a timestamp at midnight, which a table's reader (pyarrow's CSV reader) types "
                     f"as a timestamp while every record is one, read as its day: declare the day {day!r} (a cell "
@@ -497,8 +535,9 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
     reader and polars type a column of such texts while every record is one and keep the text once one is not:
     sessions 65 and 66):
 
-    - a timestamp at midnight without a timezone (:func:`midnight_day`: "2020-01-01 00:00:00"): its declared day,
-      as a typed one is read (:func:`day_texts`);
+    - a timestamp at midnight without a timezone (:func:`midnight_day`: "2020-01-01 00:00:00"), or a day with
+      whitespace around it (:func:`spaced_day`: " 2020-01-01"): its declared day, as a typed one is read
+      (:func:`day_texts`);
     - a time of day (:func:`time_key`: "12:30", "12:30:00.0"): the declared value that spells the same time, as a
       typed time is read as its text ("12:30:00");
     - a timestamp with a time of day or a timezone (:func:`timed_timestamp`): a :class:`RowError` naming ``what``
@@ -507,11 +546,11 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
     read: dict[str, str | None] = {}
     zoned: dict[str, bool] = {}  # the texts with a time of day or a zone (True), refused by the first one's row
     for text in {entry for entry in texts if isinstance(entry, str)}:
-        if (day := midnight_day(text)) is not None:
+        if (day := midnight_day(text) or spaced_day(text)) is not None:
             read[text] = day if day in declared else None
         elif (key := time_key(text)) is not None:
             read[text] = times.get(key)
-        elif (match := TIMESTAMP_TEXT.fullmatch(text)) is not None:
+        elif (match := TIMESTAMP_TEXT.fullmatch(unspaced(text))) is not None:
             zoned[text] = match.group(6) is not None
     if zoned:
         index = next(i for i, entry in enumerate(texts) if isinstance(entry, str) and entry in zoned)
