@@ -47,8 +47,9 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
-           "spelled_timestamp", "spaced_day", "unspaced", "DAY_TEXT", "declared_days", "declared_texts",
-           "timed_timestamp", "time_key", "TIME_TEXT", "TIMESTAMP_TEXT", "reading_key", "shared_key", "own_types",
+           "spelled_timestamp", "spelled_day", "iso_day", "unspaced", "DAY_TEXT", "DAY_SPELLING",
+           "declared_days", "declared_texts", "timed_timestamp", "time_key", "TIME_TEXT", "TIMESTAMP_TEXT",
+           "reading_key", "shared_key", "own_types",
            "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key",
            "DATETIME_FIX"]
 
@@ -415,22 +416,31 @@ INFINITY_TEXTS = ("inf", "infinity")
 #: An integer in hexadecimal ("0x10"), which pyarrow reads as an integer
 HEX_TEXT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
 
-#: An ISO 8601 timestamp as text, with or without a time of day's minutes, seconds and fraction and a zone
+#: A day as polars' ``try_parse_dates`` types one (polars 2.1, found by reading each spelling, session 66: attacker
+#: probe P6 F1): ISO 8601 ("2020-01-01", pyarrow's CSV reader's only one) and, one separator of "-", "/" or ".", a
+#: year first of three or four digits with a month and a day of one or two ("2020/01/01", "2020.1.1", "+2020-1-1"),
+#: else a day first and the year last, of one to four digits ("01/02/2020" is 1 February 2020, "1.2.20" the year 20).
+#: Read as its ISO text (:func:`iso_day`), as the typed day is (:func:`day_texts`).
+DAY_SPELLING = r"\+?\d{3,4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{1,4}"
+#: A timestamp as text, with or without a time of day's minutes, seconds and fraction and a zone
 #: ("2020-01-01 00:00:00", "2020-01-01T12:30", "2020-01-01 12", "2020-01-01 00:00:00.5", "2020-01-01T00:00:00Z",
-#: "2020-01-01 12:30:00+01:00"): groups day, hour, minute, second, fraction, zone. The grammar of pyarrow's CSV reader
-#: (two-digit hour, minute and second, Z or a signed offset of hours, "+01", "+0100", "+01:00") and of polars'
-#: ``try_parse_dates`` on an ISO day (a one-digit hour or second, "2020-01-01 1:30"): each types a column of such
-#: texts timestamp while every record is one and keeps the text once one is not (found by reading each spelling,
-#: session 66). So each text is read as the typed value is (:func:`day_texts`): at midnight without a zone as its day,
-#: else refused (:func:`timed_timestamp`), whichever type its reader gave the column.
-TIMESTAMP_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]([01]?\d|2[0-3])(?::([0-5]\d)(?::([0-5]?\d)(?:\.(\d{1,9}))?)?)?"
+#: "2020-01-01 12:30:00+01:00", "2020/01/01 1:2"): groups day (:data:`DAY_SPELLING`), hour, minute, second,
+#: fraction, zone. The grammar of pyarrow's CSV reader (an ISO day, two-digit hour, minute and second, Z or a signed
+#: offset of hours, "+01", "+0100", "+01:00") and of polars' ``try_parse_dates`` (a one-digit hour, minute or second,
+#: a fraction of any length, a leap second "23:59:60" that is the next midnight, a day of :data:`DAY_SPELLING`):
+#: each types a column of such texts timestamp while every record is one and keeps the text once one is not (found
+#: by reading each spelling, session 66). So each text is read as the typed value is (:func:`day_texts`): at
+#: midnight without a zone as its day, else refused (:func:`timed_timestamp`), whichever type its reader gave the
+#: column. A text no reader types may match too ("2020/01-01 12:30"): it has one reading, which this is.
+TIMESTAMP_TEXT = re.compile(rf"({DAY_SPELLING})[T ]([01]?\d|2[0-3])(?::([0-5]?\d)(?::([0-5]?\d|60)(?:\.(\d+))?)?)?"
                             r"(Z|[+-]\d{2}(?::?\d{2})?)?")
-#: A time of day as text ("12:30", "08:00:00", "8:00", "12:30:00.5"): groups hour, minute, second, fraction. pyarrow's
-#: CSV reader types a column of "HH:MM" or "HH:MM:SS" time32 while every record is one, polars' ``try_parse_dates``
-#: a column of these, a one-digit hour or second or a fraction Time, and each keeps the text once one record is not;
-#: a typed time is read as its text ("12:30:00", :func:`day_texts`), so a time of day is compared by the time it
-#: spells (:func:`time_key`), never by its text (session 66).
-TIME_TEXT = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]?\d)(?:\.(\d{1,9}))?)?")
+#: A time of day as text ("12:30", "08:00:00", "8:00", "12:30:00.5", "1:2"): groups hour, minute, second, fraction.
+#: pyarrow's CSV reader types a column of "HH:MM" or "HH:MM:SS" time32 while every record is one, polars'
+#: ``try_parse_dates`` a column of these, a one-digit hour, minute or second, a fraction of any length or a second
+#: 60 (the next minute) Time, and each keeps the text once one record is not; a typed time is read as its text
+#: ("12:30:00", :func:`day_texts`), so a time of day is compared by the time it spells (:func:`time_key`), never by
+#: its text (session 66).
+TIME_TEXT = re.compile(r"([01]?\d|2[0-3]):([0-5]?\d)(?::([0-5]?\d|60)(?:\.(\d+))?)?")
 
 
 def unspaced(text: str) -> str:
@@ -445,46 +455,68 @@ def unspaced(text: str) -> str:
     return text.strip()
 
 
-#: A calendar day as text in ISO 8601 ("2020-01-01"), the text a typed date is read as (:func:`day_texts`)
-DAY_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: :data:`DAY_SPELLING` as a whole text, its parts by group: year first, or day first
+DAY_TEXT = re.compile(r"\+?(\d{3,4})([-/.])(\d{1,2})\2(\d{1,2})|(\d{1,2})([-/.])(\d{1,2})\6(\d{1,4})")
 
 
-def spaced_day(text: str) -> str | None:
-    """The day ("2020-01-01") a text spells with whitespace around it (" 2020-01-01", "2020-01-01\t"), or None (a
-    day's own text, or no calendar day): pyarrow's CSV reader and polars type a column of such texts date32 while
-    every record is one, read as the day's text, and keep the text once one record is not (:func:`unspaced`)."""
-    day = unspaced(text)
-    if day == text or DAY_TEXT.fullmatch(day) is None:
+def iso_day(text: str) -> str | None:
+    """The ISO text ("2020-01-01") of the calendar day a text spells (:data:`DAY_TEXT`, surrounding whitespace
+    ignored: :func:`unspaced`), as polars' ``try_parse_dates`` (and pyarrow's CSV reader, for an ISO day) reads it,
+    or None ("2020-02-30" and "2020/13/01" are no day, and no reader types them)."""
+    match = DAY_TEXT.fullmatch(unspaced(text))
+    if match is None:
         return None
+    year, month, day = match.group(1, 3, 4) if match.group(1) is not None else match.group(8, 7, 5)
     try:
-        datetime.date.fromisoformat(day)
-    except ValueError:  # "2020-02-30": no reader types it
+        return datetime.date(int(year), int(month), int(day)).isoformat()
+    except ValueError:
         return None
-    return day
+
+
+def spelled_day(text: str) -> str | None:
+    """The ISO day a text spells other than as that day's own text (:func:`iso_day`: " 2020-01-01", "2020/01/01",
+    "01/02/2020" is "2020-02-01"), or None: pyarrow's CSV reader (whitespace around an ISO day) and polars'
+    ``try_parse_dates`` type a column of such texts as dates while every record is one, read as the day's ISO text,
+    and keep the text once one record is not (attacker probe P6 F1, session 66), so the text is read as that day."""
+    day = iso_day(text)
+    return None if day == text else day
+
+
+def _midnight(match: re.Match[str]) -> str | None:
+    """The ISO day a :data:`TIMESTAMP_TEXT` match stands for at midnight without a zone (a leap second 23:59:60 is
+    the next day's midnight, as polars reads it), else None."""
+    day = iso_day(match.group(1))
+    if day is None or match.group(6) is not None or int(match.group(5) or 0):
+        return None
+    seconds = int(match.group(2)) * 3600 + int(match.group(3) or 0) * 60 + int(match.group(4) or 0)
+    if seconds == 0:
+        return day
+    if seconds == 86400:
+        return (datetime.date.fromisoformat(day) + datetime.timedelta(days=1)).isoformat()
+    return None
 
 
 def midnight_day(text: str) -> str | None:
     """The day ("2020-01-01") of a text that spells a timestamp at midnight without a timezone
-    (:data:`TIMESTAMP_TEXT`, every part of its time zero; surrounding whitespace ignored, :func:`unspaced`), or
-    None."""
+    (:data:`TIMESTAMP_TEXT`, every part of its time zero, or the leap second "23:59:60" of the day before; surrounding
+    whitespace ignored, :func:`unspaced`), or None."""
     match = TIMESTAMP_TEXT.fullmatch(unspaced(text))
-    if match is None or match.group(6) is not None or any(int(part or 0) for part in match.group(2, 3, 4, 5)):
-        return None
-    return match.group(1)
+    return None if match is None else _midnight(match)
 
 
 def timed_timestamp(text: str) -> bool:
-    """Whether a text spells a timestamp with a time of day or a timezone (:data:`TIMESTAMP_TEXT`, not at midnight
-    without a zone): a reader types a column of such texts as timestamps, which have no one text and are refused
-    (:func:`day_texts`), so the text is refused too, in every form (session 66)."""
-    return TIMESTAMP_TEXT.fullmatch(unspaced(text)) is not None and midnight_day(text) is None
+    """Whether a text spells a timestamp with a time of day or a timezone (:data:`TIMESTAMP_TEXT` on a calendar day,
+    not at midnight without a zone): a reader types a column of such texts as timestamps, which have no one text and
+    are refused (:func:`day_texts`), so the text is refused too, in every form (session 66)."""
+    match = TIMESTAMP_TEXT.fullmatch(unspaced(text))
+    return match is not None and iso_day(match.group(1)) is not None and _midnight(match) is None
 
 
 def time_key(text: str) -> int | None:
     """The microseconds since midnight a text spelling a time of day stands for (:data:`TIME_TEXT`: "12:30",
-    "12:30:00" and a typed 12:30's text are one time), or None; a fraction beyond the microsecond is dropped, as a
-    typed time read as a ``datetime.time`` drops it (polars reads "12:30:00.123456789" as 12:30:00.123456).
-    Surrounding whitespace is ignored (:func:`unspaced`)."""
+    "12:30:00" and a typed 12:30's text are one time, "12:30:60" is 12:31), or None; a fraction beyond the
+    microsecond is dropped, as a typed time read as a ``datetime.time`` drops it (polars reads
+    "12:30:00.123456789" as 12:30:00.123456). Surrounding whitespace is ignored (:func:`unspaced`)."""
     match = TIME_TEXT.fullmatch(unspaced(text))
     if match is None:
         return None
@@ -495,18 +527,19 @@ def time_key(text: str) -> int | None:
 
 def spelled_timestamp(declared: Iterable[Any]) -> str | None:
     """Why the first ``declared`` value (a schema's category, a class) that is text spelling a timestamp is refused,
-    or None: a day with whitespace around it (:func:`spaced_day`) or a timestamp at midnight (:func:`midnight_day`):
-    its day is to be declared, as :func:`declared_days` reads a cell
-    spelled so as its day; with a time of day or a zone (:func:`timed_timestamp`) no cell can be it, since a reader
+    or None: a day spelled other than as its ISO text (:func:`spelled_day`: " 2020-01-01", "2020/01/01") or a
+    timestamp at midnight (:func:`midnight_day`): its ISO day is to be declared, as :func:`declared_days` reads a
+    cell spelled so as its day; with a time of day or a zone (:func:`timed_timestamp`) no cell can be it, since a reader
     types such cells timestamps, which are refused, and a cell spelled so is refused alike. Two values that spell
     one time of day (:func:`time_key`: "08:00" and "08:00:00") are refused too: a cell of that time would be
     both."""
     texts = [value for value in declared if isinstance(value, str)]
     for value in texts:
-        if (day := spaced_day(value)) is not None:
-            return (f"{value!r} spells the day {day!r} with whitespace around it, which a table's reader (pyarrow's "
-                    "CSV reader, polars) types as that day while every record is one: declare "
-                    f"the day {day!r} (a cell spelled so is read as it)")
+        if (day := spelled_day(value)) is not None:
+            return (f"{value!r} spells the day {day!r}, which a table's reader types as that day while every "
+                    "record is one (pyarrow's CSV reader an ISO day with whitespace around it, polars' "
+                    "try_parse_dates also '2020/01/01' or '01/02/2020', read day first): declare the ISO day "
+                    f"{day!r} (a cell spelled so is read as it)")
         if (day := midnight_day(value)) is not None:
             return (f"{value!r} spells a timestamp at midnight, which a table's reader (pyarrow's CSV reader) types "
                     f"as a timestamp while every record is one, read as its day: declare the day {day!r} (a cell "
@@ -535,9 +568,9 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
     reader and polars type a column of such texts while every record is one and keep the text once one is not:
     sessions 65 and 66):
 
-    - a timestamp at midnight without a timezone (:func:`midnight_day`: "2020-01-01 00:00:00"), or a day with
-      whitespace around it (:func:`spaced_day`: " 2020-01-01"): its declared day, as a typed one is read
-      (:func:`day_texts`);
+    - a timestamp at midnight without a timezone (:func:`midnight_day`: "2020-01-01 00:00:00"), or a day spelled
+      other than as its ISO text (:func:`spelled_day`: " 2020-01-01", "2020/01/01", polars' "01/02/2020"): its
+      declared ISO day, as a typed one is read (:func:`day_texts`);
     - a time of day (:func:`time_key`: "12:30", "12:30:00.0"): the declared value that spells the same time, as a
       typed time is read as its text ("12:30:00");
     - a timestamp with a time of day or a timezone (:func:`timed_timestamp`): a :class:`RowError` naming ``what``
@@ -546,12 +579,13 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
     read: dict[str, str | None] = {}
     zoned: dict[str, bool] = {}  # the texts with a time of day or a zone (True), refused by the first one's row
     for text in {entry for entry in texts if isinstance(entry, str)}:
-        if (day := midnight_day(text) or spaced_day(text)) is not None:
+        if (day := midnight_day(text) or spelled_day(text)) is not None:
             read[text] = day if day in declared else None
         elif (key := time_key(text)) is not None:
             read[text] = times.get(key)
-        elif (match := TIMESTAMP_TEXT.fullmatch(unspaced(text))) is not None:
-            zoned[text] = match.group(6) is not None
+        elif timed_timestamp(text):
+            match = TIMESTAMP_TEXT.fullmatch(unspaced(text))
+            zoned[text] = match is not None and match.group(6) is not None
     if zoned:
         index = next(i for i, entry in enumerate(texts) if isinstance(entry, str) and entry in zoned)
         row = index if rows is None else int(rows[index])

@@ -19,7 +19,7 @@ import pytest
 
 from dpcvx import CategoricalColumn, PublicSchema
 from dpcvx.exceptions import InputError
-from dpcvx.tables import midnight_day, spaced_day, time_key, timed_timestamp
+from dpcvx.tables import midnight_day, spelled_day, time_key, timed_timestamp
 from dpcvx.validation import label_vector
 
 pa = pytest.importorskip("pyarrow")
@@ -54,7 +54,7 @@ def test_a_spaced_text_reads_as_its_reader_types_it(text, reader):
         assert midnight_day(text) == day
         assert timed_timestamp(text) == (day is None)
     elif isinstance(typed, datetime.date):
-        assert spaced_day(text) == typed.isoformat()
+        assert spelled_day(text) == typed.isoformat()
     elif isinstance(typed, datetime.time):
         assert time_key(text) == time_key(typed.isoformat())
 
@@ -86,8 +86,8 @@ def test_a_spaced_label_is_its_class_whatever_type_pyarrow_gave(cell, classes):
     assert labels["D"] == labels["D'"] == [classes[0]] * 5
 
 
-def test_a_declared_spaced_day_is_refused_and_a_spaced_time_is_its_time():
-    with pytest.raises(InputError, match="' 2020-01-01' spells the day '2020-01-01' with whitespace around it"):
+def test_a_declared_spelled_day_is_refused_and_a_spaced_time_is_its_time():
+    with pytest.raises(InputError, match="' 2020-01-01' spells the day '2020-01-01'"):
         CategoricalColumn("c", (" 2020-01-01", "x"))
     with pytest.raises(InputError, match="spells the time of day"):
         CategoricalColumn("c", ("12:30", " 12:30"))
