@@ -47,7 +47,7 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
-           "spelled_timestamp", "spelled_day", "iso_day", "unspaced", "DAY_TEXT", "DAY_SPELLING",
+           "spelled_timestamp", "iso_day", "unspaced", "DAY_TEXT", "DAY_SPELLING",
            "declared_days", "declared_texts", "timed_timestamp", "time_key", "TIME_TEXT", "TIMESTAMP_TEXT",
            "reading_key", "shared_key", "own_types",
            "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key",
@@ -473,15 +473,6 @@ def iso_day(text: str) -> str | None:
         return None
 
 
-def spelled_day(text: str) -> str | None:
-    """The ISO day a text spells other than as that day's own text (:func:`iso_day`: " 2020-01-01", "2020/01/01",
-    "01/02/2020" is "2020-02-01"), or None: pyarrow's CSV reader (whitespace around an ISO day) and polars'
-    ``try_parse_dates`` type a column of such texts as dates while every record is one, read as the day's ISO text,
-    and keep the text once one record is not (attacker probe P6 F1, session 66), so the text is read as that day."""
-    day = iso_day(text)
-    return None if day == text else day
-
-
 def _midnight(match: re.Match[str]) -> str | None:
     """The ISO day a :data:`TIMESTAMP_TEXT` match stands for at midnight without a zone (a leap second 23:59:60 is
     the next day's midnight, as polars reads it), else None."""
@@ -527,19 +518,14 @@ def time_key(text: str) -> int | None:
 
 def spelled_timestamp(declared: Iterable[Any]) -> str | None:
     """Why the first ``declared`` value (a schema's category, a class) that is text spelling a timestamp is refused,
-    or None: a day spelled other than as its ISO text (:func:`spelled_day`: " 2020-01-01", "2020/01/01") or a
-    timestamp at midnight (:func:`midnight_day`): its ISO day is to be declared, as :func:`declared_days` reads a
-    cell spelled so as its day; with a time of day or a zone (:func:`timed_timestamp`) no cell can be it, since a reader
+    or None: at midnight (:func:`midnight_day`) its day is to be declared, as :func:`declared_days` reads a cell
+    spelled so as its day; with a time of day or a zone (:func:`timed_timestamp`) no cell can be it, since a reader
     types such cells timestamps, which are refused, and a cell spelled so is refused alike. Two values that spell
-    one time of day (:func:`time_key`: "08:00" and "08:00:00") are refused too: a cell of that time would be
-    both."""
+    one time of day (:func:`time_key`: "08:00" and "08:00:00") or one day (:func:`iso_day`: "2020-01-01",
+    "2020/01/01" and " 2020-01-01"; polars reads "01/02/2020" as "2020-02-01") are refused too: a cell of that time
+    or day would be both."""
     texts = [value for value in declared if isinstance(value, str)]
     for value in texts:
-        if (day := spelled_day(value)) is not None:
-            return (f"{value!r} spells the day {day!r}, which a table's reader types as that day while every "
-                    "record is one (pyarrow's CSV reader an ISO day with whitespace around it, polars' "
-                    "try_parse_dates also '2020/01/01' or '01/02/2020', read day first): declare the ISO day "
-                    f"{day!r} (a cell spelled so is read as it)")
         if (day := midnight_day(value)) is not None:
             return (f"{value!r} spells a timestamp at midnight, which a table's reader (pyarrow's CSV reader) types "
                     f"as a timestamp while every record is one, read as its day: declare the day {day!r} (a cell "
@@ -550,6 +536,7 @@ def spelled_timestamp(declared: Iterable[Any]) -> str | None:
                     "timestamp is refused, as a cell spelled so is: write it another way in the data and the "
                     "declaration (for example '2020-01-01 12h30', or its day)")
     times: dict[int, str] = {}
+    days: dict[str, str] = {}
     for value in texts:
         if (key := time_key(value)) is not None:
             if key in times:
@@ -557,6 +544,12 @@ def spelled_timestamp(declared: Iterable[Any]) -> str | None:
                         "time it spells (a reader types a column of times, read as '12:30:00', until one record is "
                         "text): declare one of them")
             times[key] = value
+        if (day := iso_day(value)) is not None:
+            if day in days:
+                return (f"{value!r} spells the day {days[day]!r} spells too ({day!r}), and a cell is read by the "
+                        "day it spells (a reader types a column of days, read as its ISO text, until one record is "
+                        "text; polars' try_parse_dates reads '01/02/2020' as 1 February): declare one of them")
+            days[day] = value
     return None
 
 
@@ -568,19 +561,20 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
     reader and polars type a column of such texts while every record is one and keep the text once one is not:
     sessions 65 and 66):
 
-    - a timestamp at midnight without a timezone (:func:`midnight_day`: "2020-01-01 00:00:00"), or a day spelled
-      other than as its ISO text (:func:`spelled_day`: " 2020-01-01", "2020/01/01", polars' "01/02/2020"): its
-      declared ISO day, as a typed one is read (:func:`day_texts`);
+    - a day (:func:`iso_day`: "2020-01-01", " 2020-01-01", "2020/01/01", polars' "01/02/2020" as 1 February, a
+      typed day's ISO text) or a timestamp at midnight without a timezone (:func:`midnight_day`: "2020-01-01
+      00:00:00"): the declared value that spells the same day, as a typed one is read (:func:`day_texts`);
     - a time of day (:func:`time_key`: "12:30", "12:30:00.0"): the declared value that spells the same time, as a
       typed time is read as its text ("12:30:00");
     - a timestamp with a time of day or a timezone (:func:`timed_timestamp`): a :class:`RowError` naming ``what``
       and the entry's row (``rows[i]``, else its index), as a typed one is refused."""
     times = {key: value for value in declared if isinstance(value, str) and (key := time_key(value)) is not None}
+    days = {day: value for value in declared if isinstance(value, str) and (day := iso_day(value)) is not None}
     read: dict[str, str | None] = {}
     zoned: dict[str, bool] = {}  # the texts with a time of day or a zone (True), refused by the first one's row
     for text in {entry for entry in texts if isinstance(entry, str)}:
-        if (day := midnight_day(text) or spelled_day(text)) is not None:
-            read[text] = day if day in declared else None
+        if (day := midnight_day(text) or iso_day(text)) is not None:
+            read[text] = days.get(day)
         elif (key := time_key(text)) is not None:
             read[text] = times.get(key)
         elif timed_timestamp(text):

@@ -19,7 +19,7 @@ import pytest
 
 from dpcvx import CategoricalColumn, PublicSchema
 from dpcvx.exceptions import InputError
-from dpcvx.tables import midnight_day, spelled_day, time_key, timed_timestamp
+from dpcvx.tables import iso_day, midnight_day, time_key, timed_timestamp
 from dpcvx.validation import label_vector
 
 pa = pytest.importorskip("pyarrow")
@@ -54,7 +54,7 @@ def test_a_spaced_text_reads_as_its_reader_types_it(text, reader):
         assert midnight_day(text) == day
         assert timed_timestamp(text) == (day is None)
     elif isinstance(typed, datetime.date):
-        assert spelled_day(text) == typed.isoformat()
+        assert iso_day(text) == typed.isoformat()
     elif isinstance(typed, datetime.time):
         assert time_key(text) == time_key(typed.isoformat())
 
@@ -86,15 +86,16 @@ def test_a_spaced_label_is_its_class_whatever_type_pyarrow_gave(cell, classes):
     assert labels["D"] == labels["D'"] == [classes[0]] * 5
 
 
-def test_a_declared_spelled_day_is_refused_and_a_spaced_time_is_its_time():
-    with pytest.raises(InputError, match="' 2020-01-01' spells the day '2020-01-01'"):
-        CategoricalColumn("c", (" 2020-01-01", "x"))
+def test_a_declared_spaced_day_or_time_is_its_day_or_time_and_two_spellings_of_one_are_refused():
+    with pytest.raises(InputError, match="' 2020-01-01' spells the day '2020-01-01' spells too"):
+        CategoricalColumn("c", ("2020-01-01", " 2020-01-01"))
     with pytest.raises(InputError, match="spells the time of day"):
         CategoricalColumn("c", ("12:30", " 12:30"))
     from dpcvx.sklearn import DPLogisticRegression
 
     X = np.random.default_rng(0).uniform(-0.7, 0.7, (20, 2))
-    with pytest.raises(InputError, match="class '2020-01-01 ' spells the day '2020-01-01'"):
-        DPLogisticRegression(epsilon=1.0, classes=("2020-01-01 ", "x")).fit(X, ["x"] * 20)
-    schema = PublicSchema((CategoricalColumn("c", (" 12:30", "x")),), strict=False)
-    assert schema.transform({"c": ["12:30", " 12:30", datetime.time(12, 30), "x"]})[:, 0].tolist() == [1, 1, 1, 0]
+    with pytest.raises(InputError, match="class '2020-01-01 ' spells the day '2020-01-01' spells too"):
+        DPLogisticRegression(epsilon=1.0, classes=("2020-01-01", "2020-01-01 ")).fit(X, ["2020-01-01"] * 20)
+    schema = PublicSchema((CategoricalColumn("c", (" 12:30", " 2020-01-01", "x")),), strict=False)
+    cells = ["12:30", " 12:30", datetime.time(12, 30), "2020-01-01", " 2020-01-01", datetime.date(2020, 1, 1), "x"]
+    assert schema.transform({"c": cells})[:, :2].tolist() == [[1, 0]] * 3 + [[0, 1]] * 3 + [[0, 0]]
