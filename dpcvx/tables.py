@@ -47,9 +47,10 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "repeated_names", "row_count", "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
-           "spelled_timestamp", "declared_days", "declared_texts", "timed_timestamp", "time_key", "TIME_TEXT",
-           "TIMESTAMP_TEXT", "reading_key", "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS",
-           "INFINITY_TEXTS", "HEX_TEXT", "KEY_DIGITS", "Key", "DATETIME_FIX"]
+           "spelled_timestamp", "iso_day", "unspaced", "DAY_TEXT", "DAY_SPELLING", "declared_days", "declared_texts",
+           "may_spell_time", "TIME_MARKS", "timed_timestamp", "time_key", "TIME_TEXT", "TIMESTAMP_TEXT", "reading_key",
+           "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT",
+           "KEY_DIGITS", "Key", "DATETIME_FIX"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
 #: a label outside the declared classes at every entry (:func:`dpcvx.validation.outside_labels`)
@@ -414,45 +415,99 @@ INFINITY_TEXTS = ("inf", "infinity")
 #: An integer in hexadecimal ("0x10"), which pyarrow reads as an integer
 HEX_TEXT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
 
-#: An ISO 8601 timestamp as text, with or without a time of day's minutes, seconds and fraction and a zone
+#: A day as polars' ``try_parse_dates`` types one (polars 2.1, found by reading each spelling, session 66: attacker
+#: probe P6 F1): ISO 8601 ("2020-01-01", pyarrow's CSV reader's only one) and, one separator of "-", "/" or ".", a
+#: year first of three or four digits with a month and a day of one or two ("2020/01/01", "2020.1.1", "+2020-1-1"),
+#: else a day first and the year last, of one to four digits ("01/02/2020" is 1 February 2020, "1.2.20" the year 20).
+#: Read as its ISO text (:func:`iso_day`), as the typed day is (:func:`day_texts`).
+DAY_SPELLING = r"\+?\d{3,4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{1,4}"
+#: A timestamp as text, with or without a time of day's minutes, seconds and fraction and a zone
 #: ("2020-01-01 00:00:00", "2020-01-01T12:30", "2020-01-01 12", "2020-01-01 00:00:00.5", "2020-01-01T00:00:00Z",
-#: "2020-01-01 12:30:00+01:00"): groups day, hour, minute, second, fraction, zone. The grammar of pyarrow's CSV reader
-#: (two-digit hour, minute and second, Z or a signed offset of hours, "+01", "+0100", "+01:00") and of polars'
-#: ``try_parse_dates`` on an ISO day (a one-digit hour or second, "2020-01-01 1:30"): each types a column of such
-#: texts timestamp while every record is one and keeps the text once one is not (found by reading each spelling,
-#: session 66). So each text is read as the typed value is (:func:`day_texts`): at midnight without a zone as its day,
-#: else refused (:func:`timed_timestamp`), whichever type its reader gave the column.
-TIMESTAMP_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]([01]?\d|2[0-3])(?::([0-5]\d)(?::([0-5]?\d)(?:\.(\d{1,9}))?)?)?"
+#: "2020-01-01 12:30:00+01:00", "2020/01/01 1:2"): groups day (:data:`DAY_SPELLING`), hour, minute, second,
+#: fraction, zone. The grammar of pyarrow's CSV reader (an ISO day, two-digit hour, minute and second, Z or a signed
+#: offset of hours, "+01", "+0100", "+01:00") and of polars' ``try_parse_dates`` (a one-digit hour, minute or second,
+#: a fraction of any length, a leap second "23:59:60" that is the next midnight, a day of :data:`DAY_SPELLING`):
+#: each types a column of such texts timestamp while every record is one and keeps the text once one is not (found
+#: by reading each spelling, session 66). So each text is read as the typed value is (:func:`day_texts`): at
+#: midnight without a zone as its day, else refused (:func:`timed_timestamp`), whichever type its reader gave the
+#: column. A text no reader types may match too ("2020/01-01 12:30"): it has one reading, which this is.
+TIMESTAMP_TEXT = re.compile(rf"({DAY_SPELLING})[T ]([01]?\d|2[0-3])(?::([0-5]?\d)(?::([0-5]?\d|60)(?:\.(\d+))?)?)?"
                             r"(Z|[+-]\d{2}(?::?\d{2})?)?")
-#: A time of day as text ("12:30", "08:00:00", "8:00", "12:30:00.5"): groups hour, minute, second, fraction. pyarrow's
-#: CSV reader types a column of "HH:MM" or "HH:MM:SS" time32 while every record is one, polars' ``try_parse_dates``
-#: a column of these, a one-digit hour or second or a fraction Time, and each keeps the text once one record is not;
-#: a typed time is read as its text ("12:30:00", :func:`day_texts`), so a time of day is compared by the time it
-#: spells (:func:`time_key`), never by its text (session 66).
-TIME_TEXT = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]?\d)(?:\.(\d{1,9}))?)?")
+#: A time of day as text ("12:30", "08:00:00", "8:00", "12:30:00.5", "1:2"): groups hour, minute, second, fraction.
+#: pyarrow's CSV reader types a column of "HH:MM" or "HH:MM:SS" time32 while every record is one, polars'
+#: ``try_parse_dates`` a column of these, a one-digit hour, minute or second, a fraction of any length or a second
+#: 60 (the next minute) Time, and each keeps the text once one record is not; a typed time is read as its text
+#: ("12:30:00", :func:`day_texts`), so a time of day is compared by the time it spells (:func:`time_key`), never by
+#: its text (session 66).
+TIME_TEXT = re.compile(r"([01]?\d|2[0-3]):([0-5]?\d)(?::([0-5]?\d|60)(?:\.(\d+))?)?")
+
+
+def unspaced(text: str) -> str:
+    """A time, a day or a timestamp written as text, as it is read: without its surrounding whitespace (what
+    ``str.strip`` removes). pyarrow's CSV reader types a column of " 12:30", "12:30\t" or " 2020-01-01 " (spaces and
+    tabs either side) time32 or date32 while every record is one, and polars' ``try_parse_dates`` a column of times,
+    days and "T" timestamps after any leading whitespace, each read as the typed value's text, and each keeps the text
+    once one record is not (found by reading each spelling, session 66: attacker probe P6 F1, where a typed " 12:30"
+    matched the declared "12:30" and its text, once one record was other text, did not). Whitespace neither reader
+    takes leaves a text no reader types, whose one reading this is too. The rule of :func:`text_number`, for
+    numbers, kept for times and days."""
+    return text.strip()
+
+
+#: :data:`DAY_SPELLING` as a whole text, its parts by group: year first, or day first
+DAY_TEXT = re.compile(r"\+?(\d{3,4})([-/.])(\d{1,2})\2(\d{1,2})|(\d{1,2})([-/.])(\d{1,2})\6(\d{1,4})")
+
+
+def iso_day(text: str) -> str | None:
+    """The ISO text ("2020-01-01") of the calendar day a text spells (:data:`DAY_TEXT`, surrounding whitespace
+    ignored: :func:`unspaced`), as polars' ``try_parse_dates`` (and pyarrow's CSV reader, for an ISO day) reads it,
+    or None ("2020-02-30" and "2020/13/01" are no day, and no reader types them)."""
+    match = DAY_TEXT.fullmatch(unspaced(text))
+    if match is None:
+        return None
+    year, month, day = match.group(1, 3, 4) if match.group(1) is not None else match.group(8, 7, 5)
+    try:
+        return datetime.date(int(year), int(month), int(day)).isoformat()
+    except ValueError:
+        return None
+
+
+def _midnight(match: re.Match[str]) -> str | None:
+    """The ISO day a :data:`TIMESTAMP_TEXT` match stands for at midnight without a zone (a leap second 23:59:60 is
+    the next day's midnight, as polars reads it), else None."""
+    day = iso_day(match.group(1))
+    if day is None or match.group(6) is not None or int(match.group(5) or 0):
+        return None
+    seconds = int(match.group(2)) * 3600 + int(match.group(3) or 0) * 60 + int(match.group(4) or 0)
+    if seconds == 0:
+        return day
+    if seconds == 86400:
+        return (datetime.date.fromisoformat(day) + datetime.timedelta(days=1)).isoformat()
+    return None
 
 
 def midnight_day(text: str) -> str | None:
     """The day ("2020-01-01") of a text that spells a timestamp at midnight without a timezone
-    (:data:`TIMESTAMP_TEXT`, every part of its time zero), or None."""
-    match = TIMESTAMP_TEXT.fullmatch(text)
-    if match is None or match.group(6) is not None or any(int(part or 0) for part in match.group(2, 3, 4, 5)):
-        return None
-    return match.group(1)
+    (:data:`TIMESTAMP_TEXT`, every part of its time zero, or the leap second "23:59:60" of the day before; surrounding
+    whitespace ignored, :func:`unspaced`), or None."""
+    match = TIMESTAMP_TEXT.fullmatch(unspaced(text))
+    return None if match is None else _midnight(match)
 
 
 def timed_timestamp(text: str) -> bool:
-    """Whether a text spells a timestamp with a time of day or a timezone (:data:`TIMESTAMP_TEXT`, not at midnight
-    without a zone): a reader types a column of such texts as timestamps, which have no one text and are refused
-    (:func:`day_texts`), so the text is refused too, in every form (session 66)."""
-    return TIMESTAMP_TEXT.fullmatch(text) is not None and midnight_day(text) is None
+    """Whether a text spells a timestamp with a time of day or a timezone (:data:`TIMESTAMP_TEXT` on a calendar day,
+    not at midnight without a zone): a reader types a column of such texts as timestamps, which have no one text and
+    are refused (:func:`day_texts`), so the text is refused too, in every form (session 66)."""
+    match = TIMESTAMP_TEXT.fullmatch(unspaced(text))
+    return match is not None and iso_day(match.group(1)) is not None and _midnight(match) is None
 
 
 def time_key(text: str) -> int | None:
     """The microseconds since midnight a text spelling a time of day stands for (:data:`TIME_TEXT`: "12:30",
-    "12:30:00" and a typed 12:30's text are one time), or None; a fraction beyond the microsecond is dropped, as a
-    typed time read as a ``datetime.time`` drops it (polars reads "12:30:00.123456789" as 12:30:00.123456)."""
-    match = TIME_TEXT.fullmatch(text)
+    "12:30:00" and a typed 12:30's text are one time, "12:30:60" is 12:31), or None; a fraction beyond the
+    microsecond is dropped, as a typed time read as a ``datetime.time`` drops it (polars reads
+    "12:30:00.123456789" as 12:30:00.123456). Surrounding whitespace is ignored (:func:`unspaced`)."""
+    match = TIME_TEXT.fullmatch(unspaced(text))
     if match is None:
         return None
     hour, minute, second, fraction = match.groups()
@@ -465,8 +520,9 @@ def spelled_timestamp(declared: Iterable[Any]) -> str | None:
     or None: at midnight (:func:`midnight_day`) its day is to be declared, as :func:`declared_days` reads a cell
     spelled so as its day; with a time of day or a zone (:func:`timed_timestamp`) no cell can be it, since a reader
     types such cells timestamps, which are refused, and a cell spelled so is refused alike. Two values that spell
-    one time of day (:func:`time_key`: "08:00" and "08:00:00") are refused too: a cell of that time would be
-    both."""
+    one time of day (:func:`time_key`: "08:00" and "08:00:00") or one day (:func:`iso_day`: "2020-01-01",
+    "2020/01/01" and " 2020-01-01"; polars reads "01/02/2020" as "2020-02-01") are refused too: a cell of that time
+    or day would be both."""
     texts = [value for value in declared if isinstance(value, str)]
     for value in texts:
         if (day := midnight_day(value)) is not None:
@@ -479,6 +535,7 @@ def spelled_timestamp(declared: Iterable[Any]) -> str | None:
                     "timestamp is refused, as a cell spelled so is: write it another way in the data and the "
                     "declaration (for example '2020-01-01 12h30', or its day)")
     times: dict[int, str] = {}
+    days: dict[str, str] = {}
     for value in texts:
         if (key := time_key(value)) is not None:
             if key in times:
@@ -486,6 +543,12 @@ def spelled_timestamp(declared: Iterable[Any]) -> str | None:
                         "time it spells (a reader types a column of times, read as '12:30:00', until one record is "
                         "text): declare one of them")
             times[key] = value
+        if (day := iso_day(value)) is not None:
+            if day in days:
+                return (f"{value!r} spells the day {days[day]!r} spells too ({day!r}), and a cell is read by the "
+                        "day it spells (a reader types a column of days, read as its ISO text, until one record is "
+                        "text; polars' try_parse_dates reads '01/02/2020' as 1 February): declare one of them")
+            days[day] = value
     return None
 
 
@@ -497,22 +560,27 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
     reader and polars type a column of such texts while every record is one and keep the text once one is not:
     sessions 65 and 66):
 
-    - a timestamp at midnight without a timezone (:func:`midnight_day`: "2020-01-01 00:00:00"): its declared day,
-      as a typed one is read (:func:`day_texts`);
+    - a day (:func:`iso_day`: "2020-01-01", " 2020-01-01", "2020/01/01", polars' "01/02/2020" as 1 February, a
+      typed day's ISO text) or a timestamp at midnight without a timezone (:func:`midnight_day`: "2020-01-01
+      00:00:00"): the declared value that spells the same day, as a typed one is read (:func:`day_texts`);
     - a time of day (:func:`time_key`: "12:30", "12:30:00.0"): the declared value that spells the same time, as a
       typed time is read as its text ("12:30:00");
     - a timestamp with a time of day or a timezone (:func:`timed_timestamp`): a :class:`RowError` naming ``what``
       and the entry's row (``rows[i]``, else its index), as a typed one is refused."""
     times = {key: value for value in declared if isinstance(value, str) and (key := time_key(value)) is not None}
+    days = {day: value for value in declared if isinstance(value, str) and (day := iso_day(value)) is not None}
     read: dict[str, str | None] = {}
     zoned: dict[str, bool] = {}  # the texts with a time of day or a zone (True), refused by the first one's row
     for text in {entry for entry in texts if isinstance(entry, str)}:
-        if (day := midnight_day(text)) is not None:
-            read[text] = day if day in declared else None
+        if not times and not any(mark in text.split(":", 1)[0] for mark in "-/."):  # a time at most (no day before
+            continue  # its first ":"), and no time is declared
+        if (day := midnight_day(text) or iso_day(text)) is not None:
+            read[text] = days.get(day)
         elif (key := time_key(text)) is not None:
             read[text] = times.get(key)
-        elif (match := TIMESTAMP_TEXT.fullmatch(text)) is not None:
-            zoned[text] = match.group(6) is not None
+        elif timed_timestamp(text):
+            match = TIMESTAMP_TEXT.fullmatch(unspaced(text))
+            zoned[text] = match is not None and match.group(6) is not None
     if zoned:
         index = next(i for i, entry in enumerate(texts) if isinstance(entry, str) and entry in zoned)
         row = index if rows is None else int(rows[index])
@@ -520,6 +588,33 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
             _refuse_zone(what, row)
         _refuse_time(what, row)
     return [read.get(entry) if isinstance(entry, str) else None for entry in texts]
+
+
+#: The characters one of which every text :func:`declared_days` reads holds (a time's ":", a day's "-", "/" or ".")
+TIME_MARKS = ":-/."
+#: Their code points, to look for them in a numpy str array's code units at once
+_TIME_CODES = np.array([ord(mark) for mark in TIME_MARKS], dtype=np.uint32)
+#: Rows of a numpy str array looked at for :data:`TIME_MARKS` at a time (a bounded copy of their code units)
+_MARK_ROWS = 1 << 18
+
+
+def may_spell_time(values: np.ndarray) -> np.ndarray:
+    """Mask of the entries of 1-D ``values`` that may spell a day, a time of day or a timestamp: every entry but a
+    text holding none of :data:`TIME_MARKS` (no :data:`TIME_TEXT`, :data:`DAY_SPELLING` or :data:`TIMESTAMP_TEXT`
+    matches one). A vectorised prefilter before :func:`declared_days`' regular expressions, which cost up to three
+    per distinct text (an attacker probe, session 66, P6 F2: 6.6 s for 2e6 distinct labels that were IDs): a numpy
+    str array's code units are compared at once, objects entry by entry."""
+    if values.dtype.kind == "U" and values.itemsize and values.size:
+        mask = np.empty(values.size, dtype=bool)
+        for start in range(0, values.size, _MARK_ROWS):
+            block = np.ascontiguousarray(values[start:start + _MARK_ROWS])
+            units = block.view(np.uint32).reshape(block.size, -1)
+            mask[start:start + _MARK_ROWS] = (units[..., None] == _TIME_CODES).any(axis=(1, 2))
+        return mask
+    if values.dtype.kind == "O":
+        return np.fromiter((not isinstance(entry, str) or any(mark in entry for mark in TIME_MARKS)
+                            for entry in values.tolist()), dtype=bool, count=values.size)
+    return np.ones(values.shape, dtype=bool) if values.dtype.kind != "U" else np.zeros(values.shape, dtype=bool)
 
 
 def declared_texts(labels: np.ndarray, declared: Sequence[Any], what: str = "y") -> np.ndarray:
@@ -534,13 +629,12 @@ def declared_texts(labels: np.ndarray, declared: Sequence[Any], what: str = "y")
     if labels.dtype.kind not in "UO" or not labels.size:
         return labels
     texts = {value for value in declared if isinstance(value, str)}  # the labels that are no declared text:
-    if labels.dtype.kind == "U":  # one vectorised comparison per class
-        other = np.ones(labels.shape, dtype=bool)
-        for value in texts:
-            other &= labels != value
+    if labels.dtype.kind == "U":  # one vectorised lookup (a comparison per class cost 4.6 s on 2e6 labels of 200)
+        other = np.isin(labels, sorted(texts), invert=True) if texts else np.ones(labels.shape, dtype=bool)
     else:  # each entry by its type first: pandas' NA has no truth value, and numpy's comparison raised on it
         other = np.fromiter((not (isinstance(entry, str) and entry in texts) for entry in labels.tolist()),
                             dtype=bool, count=labels.size)
+    other &= may_spell_time(labels)
     rows = np.flatnonzero(other)
     if not rows.size:
         return labels

@@ -434,6 +434,7 @@ class CategoricalColumn:
         text, one record no longer moves every other such row between its category and the all-zero block, or
         decides whether the column is refused (sessions 65 and 66)."""
         rows = np.flatnonzero((codes < 0) & ~absent)
+        rows = rows[tables.may_spell_time(labels[rows])]  # a vectorised prefilter before a regex per distinct text
         if not rows.size:
             return
         slots = {category: i for i, category in enumerate(self.categories)}
