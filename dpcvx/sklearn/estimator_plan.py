@@ -75,6 +75,16 @@ class EstimatorPlan:
             return estimator._fit(X, y, sample_weight, accountant, self)
 
 
+def _as_planned(estimator: Any) -> Any:
+    """A shallow copy of ``estimator``, which its plan holds: the plan's checks, its learner and the estimator each
+    :meth:`EstimatorPlan.fit` copies and fits are all of the parameters as planned. The plan held the estimator
+    itself, so a ``set_params`` after planning (an invalid ``fit_intercept``, another epsilon) was fitted by a plan
+    checked on the old values: refused only after the charge, or returned with parameters its release does not
+    have (an attacker probe, sixty-sixth session). A shallow copy, as scikit-learn's ``clone`` keeps parameters: an
+    accountant passed as a parameter stays the one object."""
+    return copy.copy(estimator)
+
+
 #: what an estimator's public checks hand its planning (:meth:`PlansFirst._plan_context`)
 Context = TypeVar("Context")
 
@@ -97,20 +107,24 @@ class PlansFirst(Generic[Context]):
     def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
         """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
         :class:`EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy of this estimator on rows of the
-        same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
-        context = self._plan_context(sample_weight)
-        return self._planned_rows(self._shaped_plan(X, context, sample_weight), X, y, context, sample_weight)
+        same width (:func:`dpcvx.tune` fits every run of a candidate from it). The plan holds a copy of this
+        estimator as planned: a ``set_params`` after planning changes neither what the plan checked nor what its
+        fits release (:func:`_as_planned`)."""
+        planned = _as_planned(self)
+        context = planned._plan_context(sample_weight)
+        return planned._planned_rows(planned._shaped_plan(X, context, sample_weight), X, y, context, sample_weight)
 
     def _plan_at_width(self, X: Any) -> Callable[[Any, Any], EstimatorPlan] | None:
         """:meth:`plan`'s checks before a value of X or y is read, its learner's one plan made at X's public width
         (``_shaped_plan``): what binds that plan to rows (X, y) of that width, their checks run there, and returns
         the :class:`EstimatorPlan` (:func:`dpcvx.tune` plans a candidate here before it reads the data). None where
-        the plan is made on the checked rows (:meth:`plan`)."""
-        context = self._plan_context(None)
-        shaped = self._shaped_plan(X, context, None)
+        the plan is made on the checked rows (:meth:`plan`). Planned on a copy, as :meth:`plan` is."""
+        planned = _as_planned(self)
+        context = planned._plan_context(None)
+        shaped = planned._shaped_plan(X, context, None)
         if shaped is None:
             return None
-        return lambda X, y: self._planned_rows(shaped, X, y, context, None)
+        return lambda X, y: planned._planned_rows(shaped, X, y, context, None)
 
     def _plan_context(self, sample_weight: Any) -> Context:
         """The fit's public checks (before anything is read of the data), as its planning needs them."""
