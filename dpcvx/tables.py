@@ -534,21 +534,19 @@ def spelled_timestamp(declared: Iterable[Any]) -> str | None:
                     "(pyarrow's CSV reader, polars) types as a timestamp while every record is one, and such a "
                     "timestamp is refused, as a cell spelled so is: write it another way in the data and the "
                     "declaration (for example '2020-01-01 12h30', or its day)")
-    times: dict[int, str] = {}
-    days: dict[str, str] = {}
+    seen: dict[tuple[str, Any], str] = {}  # (what it spells, its key): the first declared value spelling it
     for value in texts:
-        if (key := time_key(value)) is not None:
-            if key in times:
-                return (f"{value!r} spells the time of day {times[key]!r} spells too, and a cell is read by the "
-                        "time it spells (a reader types a column of times, read as '12:30:00', until one record is "
-                        "text): declare one of them")
-            times[key] = value
-        if (day := iso_day(value)) is not None:
-            if day in days:
-                return (f"{value!r} spells the day {days[day]!r} spells too ({day!r}), and a cell is read by the "
-                        "day it spells (a reader types a column of days, read as its ISO text, until one record is "
-                        "text; polars' try_parse_dates reads '01/02/2020' as 1 February): declare one of them")
-            days[day] = value
+        for kind, key in (("time of day", time_key(value)), ("day", iso_day(value))):
+            if key is None:
+                continue
+            if (kind, key) in seen:
+                reading = ("a reader types a column of times, read as '12:30:00'" if kind == "time of day" else
+                           "a reader types a column of days, read as its ISO text")
+                named = "" if kind == "time of day" else f" ({key!r})"
+                polars = "" if kind == "time of day" else "; polars' try_parse_dates reads '01/02/2020' as 1 February"
+                return (f"{value!r} spells the {kind} {seen[(kind, key)]!r} spells too{named}, and a cell is read by "
+                        f"the {kind} it spells ({reading}, until one record is text{polars}): declare one of them")
+            seen[(kind, key)] = value
     return None
 
 
