@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,6 +34,7 @@ def _fit(*args: str) -> subprocess.CompletedProcess:
                           env=env)
 
 
+@pytest.mark.slow  # about 4 s: the default run on a bare clone must stay within 5 minutes
 def test_the_allow_estimates_fit_advises_no_class_option_it_refuses(tmp_path):
     data = tmp_path / "train.csv"
     _table(data)

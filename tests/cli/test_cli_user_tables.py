@@ -156,6 +156,7 @@ def test_a_regression_target_without_a_value_is_refused_in_the_python_api_s_word
     assert err.rstrip("\n").endswith("(1 such row); " + MISSING_ADVICE)  # validation.missing_refusal's
 
 
+@pytest.mark.slow  # about 3 s: the default run on a bare clone must stay within 5 minutes
 def test_a_note_on_the_rows_is_one_line_and_not_an_error_under_python_w_error(tmp_path):
     """python -W error: a warning raised before the charge (a code outside a column's bounds) printed a traceback and
     exited 1, a status the table gives to bugs; then it was one line and exit 3, nothing written: a refusal decided

@@ -135,6 +135,7 @@ def test_inside_the_ball_the_fit_holds_about_one_copy_and_the_cut_check_scores_b
         np.asarray(X[rows] @ w, dtype=float).ravel(), labels[rows])
 
 
+@pytest.mark.slow  # about 3 s: the default run on a bare clone must stay within 5 minutes
 def test_clipping_note_names_a_wide_csrs_heavy_column_from_its_entries(monkeypatch) -> None:
     """The note's dense blocks of a CSR 20,000 columns wide held 3 rows each: a fit with every row clipped spent 7.0 of
     its 7.1 s there (50,000 rows). It now reads the stored entries by blocks, with the dense blocks' counts."""

@@ -224,6 +224,7 @@ def test_one_vs_rest_margin_covers_each_class_scores_own_rounding(size):
     assert claim is None or set(predicted.tolist()) == {claim}
 
 
+@pytest.mark.slow  # about 5 s: the default run on a bare clone must stay within 5 minutes
 def test_the_search_stops_within_its_work_budget(monkeypatch):
     """The search's work is bounded by a count of column bounds (encodable.WORK), not by branches alone, whose cost
     grows with the columns: the 40-column case that ran 8,002 bounds of 41 columns (47 s) stays within the budget."""

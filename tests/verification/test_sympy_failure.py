@@ -42,6 +42,7 @@ def steep(z):
     return 1.3 * cp.logistic(-z / 3)
 
 
+@pytest.mark.slow  # about 7 s: the default run on a bare clone must stay within 5 minutes
 def test_the_probes_maximum_is_refused_typed_before_any_charge():
     certificate = dpcvx.verify(near_maximum, dim=2)  # returned, not raised
     assert not certificate.allows("output") and not certificate.allows("objective")
