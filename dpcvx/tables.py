@@ -570,7 +570,7 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
     read: dict[str, str | None] = {}
     zoned: dict[str, bool] = {}  # the texts with a time of day or a zone (True), refused by the first one's row
     for text in {entry for entry in texts if isinstance(entry, str)}:
-        if not times and not any(mark in text.split(":", 1)[0] for mark in "-/."):  # a time at most (no day before
+        if not times and not any(mark in text.split(":", 1)[0] for mark in DAY_MARKS):  # a time at most (no day before
             continue  # its first ":"), and no time is declared
         if (day := midnight_day(text) or iso_day(text)) is not None:
             read[text] = days.get(day)
@@ -588,8 +588,10 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
     return [read.get(entry) if isinstance(entry, str) else None for entry in texts]
 
 
-#: The characters one of which every text :func:`declared_days` reads holds (a time's ":", a day's "-", "/" or ".")
-TIME_MARKS = ":-/."
+#: The separators of a day's parts (:data:`DAY_SPELLING`)
+DAY_MARKS = "-/."
+#: The characters one of which every text :func:`declared_days` reads holds (a time's ":", a day's separators)
+TIME_MARKS = ":" + DAY_MARKS
 #: Their code points, to look for them in a numpy str array's code units at once
 _TIME_CODES = np.array([ord(mark) for mark in TIME_MARKS], dtype=np.uint32)
 #: Rows of a numpy str array looked at for :data:`TIME_MARKS` at a time (a bounded copy of their code units)
