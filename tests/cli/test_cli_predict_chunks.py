@@ -73,6 +73,8 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(dpcvx.data.rows, "_COPY_ENTRIES", 64)
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, chunks", [("linear", (7, 1000, 1001)), ("linreg", (7, 1000, 1001)),
                                           ("multi", (1, 7, 1000, 1001))])
 def test_a_chunked_read_writes_the_whole_reads_file(tmp_path, monkeypatch, capsys, small_blocks, kind, chunks):

@@ -7,9 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 def test_the_demo_states_its_small_epsilon_finding_once_and_warns_nothing(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
     result = subprocess.run([sys.executable, "-m", "dpcvx", "demo", "--n", "2000", "--draws", "1", "--plot",

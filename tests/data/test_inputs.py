@@ -610,6 +610,8 @@ SCALARS = st.one_of(ANY_FLOAT, st.integers(-(10**400), 10**400), st.text(max_siz
                     st.complex_numbers(), st.just(np.float32(0.5)), st.just(np.int64(7)), st.just([1.0]))
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 @FAST
 @given(value=SCALARS)
 def test_generated_scalars_give_a_typed_error_or_a_float_in_range(value):

@@ -79,6 +79,8 @@ class _FullDisk:
         pass
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 @pytest.mark.parametrize("name, scale, dtype", [("defaults", 1.2, np.float64), ("fourier", 1.2, np.float64),
                                                 ("clipped", 0.6, np.float64), ("clipped", 1.2, np.float32),
                                                 ("linear", 1.2, np.float64)])

@@ -209,6 +209,8 @@ def row_by_row(mapping: ColumnStandardiser, X: np.ndarray) -> np.ndarray:
     return out if mapping.clip is None else np.clip(out, -mapping.clip, mapping.clip)
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("clip", [0.45, None])
 @pytest.mark.parametrize("sizes", [(None, None), (1 << 7, 1 << 9), (3 * D, 7 * D)])

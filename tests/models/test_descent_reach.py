@@ -98,6 +98,8 @@ def _said(X: np.ndarray, y: np.ndarray, epsilon: float, label_bound: tuple[float
     return [(w.category, str(w.message)) for w in caught if w.category.__module__.startswith("dpcvx")]
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 def test_a_wide_one_hot_block_is_not_advised_huber():
     """The prober's shape: 400 levels, 30,000 rows, epsilon 4 (n epsilon / d = 299, with momentum): the check fires,
     and the advice that made such fits worse (DPHuberRegressor: 0.163 against the default's 0.543 in the development
@@ -109,6 +111,8 @@ def test_a_wide_one_hot_block_is_not_advised_huber():
     assert "DPHuberRegressor(epsilon" not in said[0] and "Fix:" not in said[0]
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 def test_a_wide_block_warning_states_what_huber_with_the_public_map_did():
     """probeB session 62 finding 2: at d 254, epsilon 8 the text said "No setting is known to do better" where
     DPHuberRegressor(column_statistics=False), which benchmarks/descent_advice.py never measured, did better in 5 of

@@ -52,7 +52,10 @@ def _assert_same(entry, model) -> None:
 
 
 # class_prior="private" without class weights is the logistic intercept offset: DPLogisticRegression's only
-CLASSIFIER_SETTINGS = [setting for setting in itertools.product(
+# epsilon 0.1 and 2.7 in the slow tier (about 80 fits of two mechanisms in all: the default run on a bare clone
+# must stay within 5 minutes); 1 / 3 and 3.0, the awkward sums, run by default
+CLASSIFIER_SETTINGS = [setting if setting[-1] in (1 / 3, 3.0) else pytest.param(*setting, marks=pytest.mark.slow)
+                       for setting in itertools.product(
     (DPLogisticRegression, DPHuberSVM), (False, True), (None, "private", "balanced"), (0.0, 1e-6), EPSILONS)
     if setting[2] != "private" or setting[0] is DPLogisticRegression]
 

@@ -83,6 +83,8 @@ def _leaves(data, path=()):
     return [path]
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["named", "multi", "tddl", "linreg_gradient"])
 def test_a_change_of_any_value_of_a_file_is_refused(files, name):
     """Every leaf of the file changed in turn (a number by one part in 2^40, a text by a space, a flag, a null): none

@@ -134,6 +134,8 @@ def test_a_too_old_scikit_learn_shows_the_real_import_error():
     assert "cannot import name 'validate_data'" in text and 'pip install "dpcvx[sklearn]"' in text
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 def test_a_worker_process_cannot_charge_a_copy_of_the_accountant(data):
     """cross_val_score(..., n_jobs=2) fitted in worker processes, each charging its own unpickled copy: 3 fits at
     epsilon 1 were released and the accountant said 0 spent (and each worker held the whole budget again)."""

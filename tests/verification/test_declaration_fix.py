@@ -49,6 +49,8 @@ def test_a_loss_of_z_and_y_is_told_the_margin_holds_the_label():
         "loss = lambda z: cp.logistic(-z)")
 
 
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
 def test_the_command_line_names_the_loss_file(tmp_path):
     two = tmp_path / "twoarg.py"
     two.write_text("import cvxpy as cp\n\ndef loss(z, y):\n    return cp.logistic(-z * y)\n")
