@@ -639,8 +639,10 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         own count is the floor."""
         classes = np.asarray(model.classes_).tolist()  # Python values, as a message shows them (1, not np.int64(1))
         if isinstance(model, PrivateMulticlassModel):
+            # each class's fit against the rest: the pair (the rest, c), so a floor of c's count gives c, and a
+            # floor of the rest's count, or none, gives None
             return [c for c, part in zip(classes, model.certificate.per_class, strict=True)
-                    if floor_class(getattr(part, "weights", None), (None, c)) is c]
+                    if floor_class(getattr(part, "weights", None), (None, c)) is not None]
         found = floor_class(getattr(model.certificate, "weights", None), classes)
         return [] if found is None else [found]
 
