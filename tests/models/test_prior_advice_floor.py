@@ -18,29 +18,24 @@ import pytest
 from training_notes import told
 
 import dpcvx
-from benchmarks.multiclass_prior import floor
 from dpcvx.advice import on_command_line
 from dpcvx.cli import main
-from dpcvx.models.training_rows import (
-    NO_BETTER,
-    ONE_VS_REST,
-    ONE_VS_REST_OTHER,
-    PRIOR_ABOVE,
-    PRIOR_ADVICE_FLOOR,
-    PRIOR_BELOW,
-    WEIGHED_ONE_VS_REST,
-    one_vs_rest_scale,
-    prior_advised,
-    warning_text,
-)
+from dpcvx.models import training_rows as rows
+from dpcvx.models.training_rows import NO_BETTER, WEIGHED_ONE_VS_REST, warning_text
 from dpcvx.release.usefulness import called
+
+# the rule's names are read from the module inside each test, so that this file runs on a commit without them
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 #: what the note says where it advises the prior, and where it does not
 ADVICE = "draws, in each class's fit against the rest, a private count"
 GAIN = "raised balanced accuracy"
 NOT_ADVISED = "is not advised"
-BELOW, AT = PRIOR_ADVICE_FLOOR - 1.0, float(PRIOR_ADVICE_FLOOR)
+
+
+def _floors() -> tuple[float, float]:
+    """A scale just below the floor and the floor itself."""
+    return rows.PRIOR_ADVICE_FLOOR - 1.0, float(rows.PRIOR_ADVICE_FLOOR)
 
 
 def _cells(name: str) -> list[tuple[float, float, float, float, float, float, float]]:
@@ -67,28 +62,30 @@ def _table(k: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_the_floor_is_the_one_the_written_rule_chose_and_the_held_out_run_passed():
+    from benchmarks.multiclass_prior import floor
     development, held = _cells("multiclass_prior_many.md"), _cells("multiclass_prior_many_held.md")
     assert len(development) == 36 and len(held) == 16
     # the rule's own implementation, on the recorded cells
-    assert floor([c[:6] for c in development]) == PRIOR_ADVICE_FLOOR
-    assert f"Floor chosen by the rule: F = {PRIOR_ADVICE_FLOOR:,}" in (RESULTS / "multiclass_prior_many.md").read_text()
-    assert f"Frozen floor F = {PRIOR_ADVICE_FLOOR:,}: " in (RESULTS / "multiclass_prior_many_held.md").read_text()
-    assert "check PASSED" in (RESULTS / "multiclass_prior_many_held.md").read_text()
+    assert floor([c[:6] for c in development]) == rows.PRIOR_ADVICE_FLOOR
+    chosen = (RESULTS / "multiclass_prior_many.md").read_text()
+    checked = (RESULTS / "multiclass_prior_many_held.md").read_text()
+    assert f"Floor chosen by the rule: F = {rows.PRIOR_ADVICE_FLOOR:,}" in chosen
+    assert f"Frozen floor F = {rows.PRIOR_ADVICE_FLOOR:,}: " in checked and "check PASSED" in checked
 
 
 def test_the_counts_the_note_quotes_are_those_of_the_results_files():
     cells = _cells("multiclass_prior_many.md") + _cells("multiclass_prior_many_held.md")
-    above = [c for c in cells if c[0] >= PRIOR_ADVICE_FLOOR]
-    below = [c for c in cells if c[0] < PRIOR_ADVICE_FLOOR]
+    above = [c for c in cells if c[0] >= rows.PRIOR_ADVICE_FLOOR]
+    below = [c for c in cells if c[0] < rows.PRIOR_ADVICE_FLOOR]
     gains = [c[6] for c in above]
-    cells_above, better, low, high = PRIOR_ABOVE
+    cells_above, better, low, high = rows.PRIOR_ABOVE
     assert (cells_above, better) == (len(above), sum(g >= 0 for g in gains))
     assert (low, high) == (pytest.approx(min(gains), abs=1e-9), pytest.approx(max(gains), abs=1e-9))
     assert all(c[4] >= c[5] for c in above)  # "its accuracy above a constant prediction's in each"
-    cells_below, worse, under, worst = PRIOR_BELOW
+    cells_below, worse, under, worst = rows.PRIOR_BELOW
     assert (cells_below, worse) == (len(below), sum(c[6] < -0.02 for c in below))
     # below a constant's accuracy: the files' own counts, from the unrounded means (one cell ties when rounded)
-    development = re.search(rf"F = {PRIOR_ADVICE_FLOOR:,}: .* in (\d+) of (\d+), accuracy below the constant's in "
+    development = re.search(rf"F = {rows.PRIOR_ADVICE_FLOOR:,}: .* in (\d+) of (\d+), accuracy below the constant's in "
                             r"(\d+)", (RESULTS / "multiclass_prior_many.md").read_text())
     held = re.search(r"below F \((\d+) cells\): .* in (\d+), accuracy below the constant's in (\d+)",
                      (RESULTS / "multiclass_prior_many_held.md").read_text())
@@ -100,25 +97,26 @@ def test_the_counts_the_note_quotes_are_those_of_the_results_files():
 
 @pytest.mark.parametrize("reader", ["estimator", "command line", "learner"])
 def test_the_note_advises_the_prior_only_at_or_above_the_floor(reader):
+    BELOW, AT = _floors()
     def text(scale: float | None) -> str:
         if reader == "estimator":
             with called("DPLogisticRegression"):
-                return warning_text(NO_BETTER, ONE_VS_REST, scale=scale)
+                return warning_text(NO_BETTER, rows.ONE_VS_REST, scale=scale)
         if reader == "command line":
             with on_command_line():
-                return warning_text(NO_BETTER, ONE_VS_REST, scale=scale)
-        return warning_text(NO_BETTER, ONE_VS_REST, scale=scale)
+                return warning_text(NO_BETTER, rows.ONE_VS_REST, scale=scale)
+        return warning_text(NO_BETTER, rows.ONE_VS_REST, scale=scale)
 
     for scale in (None, 0.0, 375.0, BELOW):
         below = text(scale)
         assert NOT_ADVISED in below and ADVICE not in below and GAIN not in below and "did better" not in below
-        assert f"in {PRIOR_BELOW[1]} of the {PRIOR_BELOW[0]} cells" in below
-        assert f"fell below a constant prediction's in {PRIOR_BELOW[2]}" in below
+        assert f"in {rows.PRIOR_BELOW[1]} of the {rows.PRIOR_BELOW[0]} cells" in below
+        assert f"fell below a constant prediction's in {rows.PRIOR_BELOW[2]}" in below
         assert (scale is None) == ("At this fit's" not in below)
     for scale in (AT, 10 * AT):
         above = text(scale)
         assert ADVICE in above and NOT_ADVISED not in above
-        assert f"in {PRIOR_ABOVE[1]} of {PRIOR_ABOVE[0]} cells" in above  # the measured gain, with its counts
+        assert f"in {rows.PRIOR_ABOVE[1]} of {rows.PRIOR_ABOVE[0]} cells" in above  # the measured gain, with its counts
     spelt = {"estimator": "class_prior='private' with threshold='prior'",
              "command line": "--class-prior private with --threshold prior",
              "learner": "a binary learner's class_prior='private'"}[reader]
@@ -127,10 +125,11 @@ def test_the_note_advises_the_prior_only_at_or_above_the_floor(reader):
 
 
 def test_a_fit_without_a_class_prior_and_a_fit_with_it_are_told_by_the_same_rule():
+    BELOW, AT = _floors()
     with called("DPHuberSVM"):
-        other_below, other_at = (warning_text(NO_BETTER, ONE_VS_REST_OTHER, scale=s) for s in (BELOW, AT))
+        other_below, other_at = (warning_text(NO_BETTER, rows.ONE_VS_REST_OTHER, scale=s) for s in (BELOW, AT))
     assert NOT_ADVISED in other_below and ADVICE not in other_below
-    assert ADVICE in other_at and f"in {PRIOR_ABOVE[1]} of {PRIOR_ABOVE[0]} cells" in other_at
+    assert ADVICE in other_at and f"in {rows.PRIOR_ABOVE[1]} of {rows.PRIOR_ABOVE[0]} cells" in other_at
     with called("DPLogisticRegression"):
         weighed_below, weighed_at = (warning_text(NO_BETTER, WEIGHED_ONE_VS_REST, scale=s) for s in (BELOW, AT))
     assert "the class prior with its cuts, in use here, is not advised" in weighed_below
@@ -138,8 +137,9 @@ def test_a_fit_without_a_class_prior_and_a_fit_with_it_are_told_by_the_same_rule
 
 
 def test_the_rule_reads_public_quantities_only():
-    assert one_vs_rest_scale(15_000, 0.3, 12) == pytest.approx(375.0)
-    assert not prior_advised(None) and not prior_advised(BELOW) and prior_advised(AT)
+    BELOW, AT = _floors()
+    assert rows.one_vs_rest_scale(15_000, 0.3, 12) == pytest.approx(375.0)
+    assert not rows.prior_advised(None) and not rows.prior_advised(BELOW) and rows.prior_advised(AT)
 
 
 def _fit_texts(k: int, n: int, epsilon: float, **settings) -> list[str]:
@@ -159,7 +159,7 @@ def test_the_probe_s_default_fit_is_not_advised_the_prior():
 
 def test_a_default_fit_above_the_floor_is_advised_the_prior():
     (text,) = _fit_texts(12, 20_000, 3.0)  # 5,000
-    assert ADVICE in text and NOT_ADVISED not in text and f"in {PRIOR_ABOVE[1]} of {PRIOR_ABOVE[0]}" in text
+    assert ADVICE in text and NOT_ADVISED not in text and f"in {rows.PRIOR_ABOVE[1]} of {rows.PRIOR_ABOVE[0]}" in text
 
 
 def test_the_learner_called_directly_is_told_by_the_rule():
