@@ -29,6 +29,36 @@ imbalanced ones, its mean accuracy is no more than 0.02 below the default's (a d
 
     python -m benchmarks.multiclass_prior dev     # benchmarks/results/multiclass_prior_dev.md
     python -m benchmarks.multiclass_prior held    # benchmarks/results/multiclass_prior_held.md
+
+Many classes, long tails: when to ADVISE the prior (session 67). The NOT PRIVATE TrainingRowsWarning of a default
+one-vs-rest fit advised ``class_prior="private", threshold="prior"`` on the evidence above (at most 10 classes, one
+dominant). An analyst probe (session 67, P3 finding 1: 12 classes, shares geometric from 30 % down to 0.5 %, n 15,000,
+epsilon 0.3, n x epsilon / k = 375) followed it: accuracy 0.18 against the constant predictor's 0.32, balanced accuracy
+0.13 against the default's 0.20. Two more families and a rule, written and committed before either ran:
+
+* development ("many"): k in {8, 12, 16} Gaussian centres N(0, I) in d = 8, rows centre + N(0, I) clipped to
+  [-5, 5], encoded by a PublicSchema of columns declared (-5, 5); shares "geometric" (np.geomspace(0.30, 0.005, k),
+  normalised) or "tail" (one class at 50 %, the other k - 1 geometric from 0.10 down to 0.005, scaled to the other
+  50 %); n in {4,000, 20,000} training rows, 5,000 test rows; epsilon in {0.3, 1, 3}: n x epsilon / k from 75 to
+  7,500; seeds 0 and 1 (two seeds, to finish in minutes).
+* held-out ("many_held"), generated differently: rows N(0, I / d) in d = 10 scaled into the unit ball (no schema),
+  labels drawn from a softmax with weights N(0, 2.5^2) and intercepts log(share); k in {10, 14}; shares "zipf"
+  (proportional to (i + 1)^-1.6) or "ratio" (proportional to 0.7^i); n 6,000 or 30,000 (75 % train); epsilon in
+  {0.5, 2}: n x epsilon / k from 160 to 4,500; seeds 201 and 202.
+
+In each cell (the mean over its seeds) the prior HELPS where its balanced accuracy is at least 0.02 above the
+default's and its accuracy is not below the constant predictor's (the test rows' share of their most common class).
+Scale s = n x epsilon / k (n training rows, epsilon the fit's total: public, no class count enters it).
+
+Rule (written first): the floor F is the smallest candidate in {100, 250, 500, 1,000, 2,000, 4,000, 8,000} such that
+the prior HELPS in every development cell with s >= F, and at least one such cell exists; none: F is infinite (the
+prior is advised at no scale). F is then frozen and the held-out family run: it passes if in every held-out cell with
+s >= F the prior's balanced accuracy is not below the default's and its accuracy not below the constant predictor's.
+If it fails, F is infinite. The warning advises the prior only where s >= F
+(dpcvx.models.training_rows.PRIOR_ADVICE_FLOOR); below it, it says that the prior did worse there, with the counts.
+
+    python -m benchmarks.multiclass_prior many        # benchmarks/results/multiclass_prior_many.md
+    python -m benchmarks.multiclass_prior many_held   # benchmarks/results/multiclass_prior_many_held.md
 """
 
 from __future__ import annotations
@@ -90,11 +120,146 @@ def held_tables():
             yield (f"k={k} {kind}", kind != "balanced", X[:cut], y[:cut], X[cut:], y[cut:], (0.7, 2), (101, 102, 103))
 
 
+#: the floors the rule of the many-class families chooses among (module docstring)
+FLOORS = (100, 250, 500, 1000, 2000, 4000, 8000)
+
+
+def _long_shares(k: int, kind: str) -> np.ndarray:
+    """The many-class families' class shares (module docstring)."""
+    if kind == "geometric":
+        raw = np.geomspace(0.30, 0.005, k)
+        return raw / raw.sum()
+    if kind == "tail":
+        rest = np.geomspace(0.10, 0.005, k - 1)
+        return np.concatenate([[0.5], 0.5 * rest / rest.sum()])
+    if kind == "zipf":
+        raw = (np.arange(k) + 1.0) ** -1.6
+        return raw / raw.sum()
+    raw = 0.7 ** np.arange(k)  # "ratio"
+    return raw / raw.sum()
+
+
+def many_tables():
+    """The many-class development family (module docstring)."""
+    d = 8
+    schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"x{j}", -5, 5) for j in range(d)), norm=1.0)
+    for k in (8, 12, 16):
+        for kind in ("geometric", "tail"):
+            for n in (4000, 20000):
+                rng = np.random.default_rng(3000 + 100 * k + n // 1000 + (kind == "tail"))
+                centres = rng.normal(size=(k, d))
+                labels = rng.choice(k, size=n + TEST_ROWS, p=_long_shares(k, kind))
+                X = np.clip(centres[labels] + rng.normal(size=(n + TEST_ROWS, d)), -5, 5)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    Z = schema.transform({f"x{j}": X[:, j] for j in range(d)})
+                yield (f"k={k} {kind} n={n}", True, Z[:n], labels[:n], Z[n:], labels[n:], (0.3, 1, 3), (0, 1))
+
+
+def many_held_tables():
+    """The many-class held-out family (module docstring)."""
+    d = 10
+    for k in (10, 14):
+        for kind in ("zipf", "ratio"):
+            for n in (6000, 30000):
+                rng = np.random.default_rng(500 + k + n // 1000 + (kind == "ratio"))
+                X = rng.normal(size=(n, d)) / np.sqrt(d)
+                X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+                logits = X @ rng.normal(0, 2.5, (d, k)) + np.log(_long_shares(k, kind))
+                p = np.exp(logits - logits.max(axis=1, keepdims=True))
+                p /= p.sum(axis=1, keepdims=True)
+                y = (p.cumsum(axis=1) > rng.uniform(size=(n, 1))).argmax(axis=1)
+                cut = int(0.75 * n)
+                yield (f"k={k} {kind} n={cut}", True, X[:cut], y[:cut], X[cut:], y[cut:], (0.5, 2), (201, 202))
+
+
+def helps(prior_balanced: float, default_balanced: float, prior_accuracy: float, constant: float,
+          margin: float = 0.02) -> bool:
+    """Whether the prior HELPS in a cell (module docstring): its balanced accuracy at least ``margin`` above the
+    default's and its accuracy not below the constant predictor's (``constant``); the held-out check's margin is 0."""
+    return prior_balanced >= default_balanced + margin and prior_accuracy >= constant
+
+
+def floor(cells: list[tuple[float, float, float, float, float, float]]) -> float:
+    """The rule's floor F on the development cells (s, default bal. acc., default acc., prior bal. acc., prior acc.,
+    constant acc.): the smallest of :data:`FLOORS` above which the prior HELPS in every cell, with one cell at
+    least; infinite if none."""
+    for candidate in FLOORS:
+        above = [c for c in cells if c[0] >= candidate]
+        if above and all(helps(c[3], c[1], c[4], c[5]) for c in above):
+            return float(candidate)
+    return float("inf")
+
+
+def _many(which: str) -> None:
+    """Run a many-class family and write its results file, with the rule's floor (development) or its check
+    (held-out, at the floor frozen in results/multiclass_prior_many.md: ``--floor F``)."""
+    record = RunRecord("benchmarks.multiclass_prior", sys.argv[1:] or [which])
+    tables = many_tables() if which == "many" else many_held_tables()
+    lines = ["| table | epsilon | n x eps / k | constant acc. | min share | default bal. acc. / acc. | "
+             "prior bal. acc. / acc. | prior minus default (bal. acc.) | prior helps |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    cells = []
+    for name, _, X, y, Xt, yt, epsilons, seeds in tables:
+        k = int(max(y.max(), yt.max())) + 1
+        classes = tuple(range(k))
+        constant = float(np.max(np.bincount(yt, minlength=k)) / yt.size)
+        least = float(np.min(np.bincount(y, minlength=k)) / y.size)
+        for eps in epsilons:
+            default, prior = [], []
+            for seed in seeds:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    plain = dpcvx.DPLogisticRegression(classes=classes, epsilon=eps, random_state=seed).fit(X, y)
+                    cut = dpcvx.DPLogisticRegression(classes=classes, epsilon=eps, random_state=seed,
+                                                     class_prior="private", threshold="prior").fit(X, y)
+                default.append(_scores(yt, plain.predict(Xt)))
+                prior.append(_scores(yt, cut.predict(Xt)))
+            a, b = np.mean(default, axis=0), np.mean(prior, axis=0)
+            scale = X.shape[0] * eps / k
+            cells.append((scale, a[0], a[1], b[0], b[1], constant))
+            good = helps(b[0], a[0], b[1], constant, 0.02 if which == "many" else 0.0)
+            lines.append(f"| {name} | {eps} | {scale:,.0f} | {constant:.3f} | {least:.4f} | {a[0]:.3f} / {a[1]:.3f} | "
+                         f"{b[0]:.3f} / {b[1]:.3f} | {b[0] - a[0]:+.3f} | {'yes' if good else 'no'} |")
+            print(lines[-1], flush=True)
+    if which == "many":
+        chosen = floor(cells)
+        verdict = [f"- Floor chosen by the rule: F = {chosen:,.0f}" if np.isfinite(chosen)
+                   else "- Floor chosen by the rule: none (F infinite: the prior is advised at no scale)"]
+        for candidate in FLOORS:
+            above = [c for c in cells if c[0] >= candidate]
+            below = [c for c in cells if c[0] < candidate]
+            verdict.append(f"- F = {candidate:,}: {sum(helps(c[3], c[1], c[4], c[5]) for c in above)} of {len(above)} "
+                           f"cells at s >= F helped; below it, prior worse in balanced accuracy (by more than 0.02) "
+                           f"in {sum(c[3] < c[1] - 0.02 for c in below)} of {len(below)}, accuracy below the "
+                           f"constant's in {sum(c[4] < c[5] for c in below)}")
+    else:
+        chosen = float(sys.argv[sys.argv.index("--floor") + 1]) if "--floor" in sys.argv else float("inf")
+        above = [c for c in cells if c[0] >= chosen]
+        below = [c for c in cells if c[0] < chosen]
+        passed = all(helps(c[3], c[1], c[4], c[5], 0.0) for c in above)
+        verdict = [f"- Frozen floor F = {chosen:,.0f}: {len(above)} cells at s >= F, check "
+                   f"{'PASSED' if passed else 'FAILED'} (prior not below the default in balanced accuracy and not "
+                   "below the constant in accuracy in every one)",
+                   f"- below F ({len(below)} cells): prior worse in balanced accuracy (by more than 0.02) in "
+                   f"{sum(c[3] < c[1] - 0.02 for c in below)}, accuracy below the constant's in "
+                   f"{sum(c[4] < c[5] for c in below)}"]
+    family = "many-class development" if which == "many" else "many-class held-out"
+    text = "\n".join([f"# One-vs-rest with class_prior='private', threshold='prior': the {family} family", "",
+                      f"Written by `{record.command}` (the families and the rule: the script's docstring, committed "
+                      "before the runs). Each cell: the mean over its seeds (two). s = n x epsilon / k, n the "
+                      "training rows.", "", *verdict, "", *lines])
+    print(write_markdown(RESULTS_DIR / f"multiclass_prior_{which}.md", text, record))
+
+
 def _scores(y, p) -> tuple[float, float]:
     return balanced_accuracy_score(y, p), float(np.mean(y == p))
 
 
 def main(which: str) -> None:
+    if which in ("many", "many_held"):
+        _many(which)
+        return
     record = RunRecord("benchmarks.multiclass_prior", [which])
     tables = dev_tables() if which == "dev" else held_tables()
     lines = ["| table | epsilon | sklearn bal. acc. / acc. | default bal. acc. / acc. | prior bal. acc. / acc. |",

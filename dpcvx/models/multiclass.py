@@ -414,7 +414,9 @@ class MulticlassPlan:
             training_rows.warn_on_confusion(type(learner).__name__, _argmax_confusion(released, X, targets),
                                             released.classes_, located=record is not None,
                                             for_accuracy=sample_weight is None,  # records alike, the argmax
-                                            weighed=training_rows.weighs_classes(self.learner.binary))
+                                            weighed=training_rows.weighs_classes(self.learner.binary),
+                                            scale=training_rows.one_vs_rest_scale(
+                                                int(models[0].certificate.constants.n), float(epsilon), k))
         return released
 
     def _fit_class(self, X: Any, target: SignBits, seed: RandomState, sample_weight: Any,

@@ -85,7 +85,9 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
            "MISSED_PRIOR_CUT", "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
            "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
-           "ONE_VS_REST", "ONE_VS_REST_OTHER", "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
+           "ONE_VS_REST", "ONE_VS_REST_OTHER", "PRIOR_ADVICE_FLOOR", "PRIOR_ABOVE", "PRIOR_BELOW",
+           "one_vs_rest_scale", "prior_advised", "prior_measured", "prior_not_advised",
+           "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
            "warning_text", "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows",
@@ -386,7 +388,9 @@ _TUNED_ONE_VS_REST = ("One-vs-rest splits epsilon among the classes: on imbalanc
 #: class draws its own private count within its share epsilon / k, predicting the largest score minus its cut.
 #: Measured (benchmarks/multiclass_prior.py; the prober's table, one class at 80 % and nine at 2.2 %, n 20,000, d 8:
 #: balanced accuracy 0.18 by the largest score at epsilon 1 and 0.17 at 4, 0.76 and 0.81 with the counts and cuts,
-#: the same total epsilon); it did worse on balanced and on small tables, so it is no default.
+#: the same total epsilon); it did worse on balanced and on small tables, so it is no default. Said only at a public
+#: n x epsilon / k of :data:`PRIOR_ADVICE_FLOOR` or more (:func:`_note`), followed by :func:`prior_measured`; below
+#: it :func:`prior_not_advised` replaces it.
 _PRIOR_NOTE = (" draws, in each class's fit against the rest, a private count of that class within the class's share "
                "epsilon / k (the k fits compose to the one epsilon, no more: docs/theory.md, one-vs-rest) and "
                "predicts the class c of the largest score s_c minus its cut t_c, the log-odds of c's released count: "
@@ -394,6 +398,81 @@ _PRIOR_NOTE = (" draws, in each class's fit against the rest, a private count of
                "largest score's, which was near chance, at the same total epsilon (benchmarks/multiclass_prior.py). It "
                "trades accuracy for balanced accuracy and did worse on balanced and on small tables: a choice to make "
                "from public knowledge of the classes")
+#: The public n x epsilon / k (the training rows n times the fit's total epsilon, over its k classes: no class count
+#: enters it) from which one-vs-rest's NOT PRIVATE note advises class_prior='private' with threshold='prior'
+#: (:func:`prior_advised`); below it the note says, with the counts, that the prior did worse there
+#: (:func:`prior_not_advised`). Chosen by benchmarks/multiclass_prior.py's rule, committed before its runs, on its
+#: many-class development family (8, 12 and 16 classes, shares geometric or long-tailed down to 0.5 %, n x epsilon / k
+#: 75 to 7,500): the smallest candidate (100 to 8,000) above which the prior raised balanced accuracy by 0.02 or more in
+#: every cell without its accuracy falling below a constant prediction's; then frozen and checked on the held-out
+#: family (softmax labels, 10 and 14 classes) (results/multiclass_prior_many.md, multiclass_prior_many_held.md). An
+#: analyst probe (session 67, P3 finding 1) had followed the advice at n x epsilon / k = 375 (12 classes, 30 % down to
+#: 0.5 %, n 15,000, epsilon 0.3): accuracy 0.18 against a constant prediction's 0.32, balanced accuracy 0.13 against
+#: the default's 0.20.
+PRIOR_ADVICE_FLOOR = 2000
+#: What the many-class families measured on either side of :data:`PRIOR_ADVICE_FLOOR` (development and held-out
+#: cells together, results/multiclass_prior_many{,_held}.md), quoted by the notes: at or above it, (cells, cells where
+#: the prior's balanced accuracy was the default's or more, its least and largest gain); below it, (cells, cells where
+#: it was worse by more than 0.02, cells where its accuracy fell below a constant prediction's, its worst change)
+PRIOR_ABOVE = (12, 12, 0.048, 0.239)
+PRIOR_BELOW = (40, 16, 28, -0.079)
+
+
+def one_vs_rest_scale(n: int, epsilon: float, k: int) -> float:
+    """n x epsilon / k of a one-vs-rest fit of ``k`` classes on ``n`` training rows at total ``epsilon``: public (the
+    neighbour relation's n, the declared epsilon and classes), the scale :data:`PRIOR_ADVICE_FLOOR` is measured on."""
+    return n * epsilon / max(k, 1)
+
+
+def prior_advised(scale: float | None) -> bool:
+    """Whether one-vs-rest's note advises class_prior='private' with threshold='prior' at a fit's public
+    :func:`one_vs_rest_scale` ``scale`` (None: not known, so not advised): at :data:`PRIOR_ADVICE_FLOOR` or more."""
+    return scale is not None and scale >= PRIOR_ADVICE_FLOOR
+
+
+def _prior_name() -> str:
+    """The class prior with its cuts as the note's reader sets it."""
+    if command_line_runs():
+        return "--class-prior private with --threshold prior"
+    if estimator_called():
+        return "class_prior='private' with threshold='prior'"
+    return ("a binary learner's class_prior='private' with the release's prior cuts (DPLogisticRegression's "
+            "threshold='prior')")
+
+
+def _scale_text(scale: float | None) -> str:
+    """The fit's n x epsilon / k as the notes say it (None: not known)."""
+    where = "n x epsilon / k (training rows times epsilon over the k classes, public)"
+    return f"At {where}" if scale is None else f"At this fit's {where} of {scale:,.0f},"
+
+
+def prior_measured() -> str:
+    """What follows the advice at :data:`PRIOR_ADVICE_FLOOR` or more: the many-class families' counts there."""
+    cells, better, low, high = PRIOR_ABOVE
+    below, worse, under, _ = PRIOR_BELOW
+    return (f". On tables of 8 to 16 classes with shares down to 0.5 % at n x epsilon / k (training rows times "
+            f"epsilon over the k classes, public) of {PRIOR_ADVICE_FLOOR:,} or more, as here, its balanced accuracy "
+            f"was the default's or more in {better} of {cells} cells ({low:+.2f} to {high:+.2f}; "
+            "results/multiclass_prior_many*.md) and its accuracy above a constant prediction's in each; below "
+            f"{PRIOR_ADVICE_FLOOR:,} it was worse by more than 0.02 in {worse} of {below} and its accuracy below a "
+            f"constant prediction's in {under}")
+
+
+def prior_not_advised(scale: float | None, name: str | None = None) -> str:
+    """What one-vs-rest's note says of the class prior below :data:`PRIOR_ADVICE_FLOOR` (``scale`` the fit's public
+    :func:`one_vs_rest_scale`, None where not known): that it is not advised there, with the many-class families'
+    counts (:data:`PRIOR_BELOW`), and the one thing measured to raise the default's balanced accuracy there (a larger
+    n x epsilon / k: the default column of the same results)."""
+    cells, worse, under, worst = PRIOR_BELOW
+    prior = _prior_name() if name is None else name
+    return (f"{_scale_text(scale)} below {PRIOR_ADVICE_FLOOR:,}, {prior} is not advised: on tables of 8 to 16 "
+            "classes with shares down to 0.5 % (benchmarks/multiclass_prior.py, results/multiclass_prior_many*.md) "
+            "it did worse in balanced accuracy than the default, by more than 0.02, in "
+            f"{worse} of the {cells} cells there (down to {worst:+.2f}), and its accuracy fell below a constant "
+            f"prediction's in {under}. No class setting was measured to do better there; the default's balanced "
+            "accuracy rose with n x epsilon / k (more rows or a larger epsilon)")
+
+
 #: What a classifier that takes no class weight or class prior offers instead (:func:`warning_text`'s ``unweighted``):
 #: one-vs-rest's, the estimators' settings (:data:`_PRIOR_NOTE`)
 ONE_VS_REST = _TUNED_ONE_VS_REST + "class_prior='private' with threshold='prior'" + _PRIOR_NOTE
@@ -536,7 +615,7 @@ def label_range_too_wide(labels: np.ndarray, label_range: tuple[float, float] | 
 
 def warning_text(finding: str, unweighted: str | None = None, clipped: bool = False,
                  intercept_free: bool = False, wide_labels: bool = False, advice: str = "",
-                 narrow_ends: tuple[str, ...] = ()) -> str:
+                 narrow_ends: tuple[str, ...] = (), scale: float | None = None) -> str:
     """The warning's text of a finding (:data:`ONE_CLASS` ...): the finding, NOT PRIVATE, and the private way to
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
     a command runs); ``unweighted``: for a classifier that takes no class weight or class prior (one-vs-rest:
@@ -554,16 +633,19 @@ def warning_text(finding: str, unweighted: str | None = None, clipped: bool = Fa
     :func:`map_lost_advice` ...; a classifier's :func:`missed_cut_advice`), said after :data:`MOSTLY_CLIPPED`;
     ``narrow_ends``: the ends of a regression's declared label range beyond which many training labels lay
     (:func:`~dpcvx.validation.clipped_ends`): the range is too narrow (:func:`~dpcvx.validation.narrow_range_advice`,
-    said in place of :func:`wide_label_range`, which never holds with it)."""
+    said in place of :func:`wide_label_range`, which never holds with it); ``scale``: a one-vs-rest fit's public
+    n x epsilon / k (:func:`one_vs_rest_scale`), which decides whether its note advises the class prior
+    (:func:`prior_advised`; None: not known, not advised)."""
     return (finding + (MOSTLY_CLIPPED if clipped else "") + advice + (no_intercept() if intercept_free else "")
             + (wide_label_range() if wide_labels else "") + narrow_range_advice(narrow_ends, seen=True)
             + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS, FAR_LABELS, LITTLE_KEPT, LITTLE_KEPT_TWO_VALUES,
                                 MAP_LOST),
-                    unweighted))
+                    unweighted, scale))
 
 
-def _note(regression: bool, unweighted: str | None = None) -> str:
-    """What follows a finding in its warning (:func:`warning_text`)."""
+def _note(regression: bool, unweighted: str | None = None, scale: float | None = None) -> str:
+    """What follows a finding in its warning (:func:`warning_text`); one-vs-rest's advice of the class prior only at
+    a ``scale`` where it was measured to help (:func:`prior_advised`), else :func:`prior_not_advised`."""
     label_bound = setting("label_bound")
     weights = f"{setting('class_weight')}, {setting('class_prior')}"
     # the command line's learner (--allow-estimates) takes no --class-weight or --class-prior: not named as a setting
@@ -580,11 +662,19 @@ def _note(regression: bool, unweighted: str | None = None) -> str:
     score = python_only(TUNE_SCORE)
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
-    if unweighted in (WEIGHED_ONE_VS_REST, ONE_VS_REST_OTHER):  # one-vs-rest, its class setting in use, or none
-        return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}"  # taken: no class-weighted score either
+    advised = prior_advised(scale)
+    if unweighted == WEIGHED_ONE_VS_REST:  # its class setting in use: no class-weighted score either
+        below = "" if advised else f". {prior_not_advised(scale, 'the class prior with its cuts, in use here,')}"
+        return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}{below}"
+    if unweighted == ONE_VS_REST_OTHER:  # its settings take no class prior
+        instead = unweighted + prior_measured() if advised else (
+            _TUNED_ONE_VS_REST + "This fit's settings take no class prior. "
+            + prior_not_advised(scale, "DPLogisticRegression's " + _prior_name()))
+        return _NOT_PRIVATE + covers.rstrip() + f". {instead}"
     if unweighted == ONE_VS_REST:  # no class-weighted score: it did worse there (ONE_VS_REST's measurement)
-        instead = (_ONE_VS_REST_FLAGS if command_line_runs() else unweighted if estimator_called()
-                   else _ONE_VS_REST_LEARNER)
+        instead = ((_ONE_VS_REST_FLAGS if command_line_runs() else unweighted if estimator_called()
+                    else _ONE_VS_REST_LEARNER) + prior_measured() if advised
+                   else _TUNED_ONE_VS_REST + prior_not_advised(scale))
         return _NOT_PRIVATE + covers.rstrip() + f". {instead}"
     if unweighted:
         return _NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). {unweighted}"
@@ -1490,7 +1580,8 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
                           label_range: tuple[float, float] | None = None, located: bool = False,
                           for_accuracy: bool = False, weighed: bool = False,
                           scored: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None,
-                          compared: Callable[[], tuple[float, float] | None] | None = None) -> None:
+                          compared: Callable[[], tuple[float, float] | None] | None = None,
+                          scale: float | None = None) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
     left to the caller (:func:`runs_here`); ``classes``, ``label_range`` and ``for_accuracy`` as
     :func:`training_rows_finding`'s (more than two classes: the one-vs-rest note, and :func:`one_vs_rest_ranges`
@@ -1499,7 +1590,8 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
     on (at most :data:`MISSED_ROWS` of) its training rows and their label positions, read only where no other
     finding holds and it was fitted for accuracy: :data:`MISSED_PRIOR_CUT` (:func:`missed_prior_cut`).
     ``compared``: one-vs-rest's (A, B) of :func:`weighed_accuracies`, read only where no other finding holds and the
-    fit already weighs the classes (``weighed``): :data:`WEIGHED_SHORT` (:func:`weighed_short`)."""
+    fit already weighs the classes (``weighed``): :data:`WEIGHED_SHORT` (:func:`weighed_short`). ``scale``:
+    one-vs-rest's public n x epsilon / k (:func:`one_vs_rest_scale`; :func:`warning_text`'s)."""
     if runs_here():
         multiclass = classes is not None and np.unique(np.asarray(classes)).size > 2
         finding = training_rows_finding(predictions, y, regression, classes, label_range, for_accuracy and not weighed)
@@ -1509,7 +1601,7 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
                 finding = MISSED_PRIOR_CUT
         if finding is None and multiclass and weighed and compared is not None and weighed_short(compared()):
             finding = WEIGHED_SHORT
-        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located)
+        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located, scale=scale)
 
 
 def _instead(multiclass: bool, weighed: bool, unweighted: str | None = None) -> str | None:
@@ -1524,7 +1616,7 @@ def _instead(multiclass: bool, weighed: bool, unweighted: str | None = None) -> 
 
 def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, located: bool = False,
                       for_accuracy: bool = False, ranked: Callable[[], float | None] | None = None,
-                      weighed: bool = False) -> None:
+                      weighed: bool = False, scale: float | None = None) -> None:
     """:func:`warn_on_training_rows` from a classifier's confusion counts (:func:`confusion`; more than two classes:
     the one-vs-rest release's, ``located`` as there); ``classes``: the declared classes in the order of the counts,
     which the finding names, and ``for_accuracy`` (:func:`classification_finding`). ``ranked``: a binary release's
@@ -1533,7 +1625,8 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
     or, where the rarer class carries more than :data:`MISSED_SHARE` of the rows, :data:`MISSED_CUT_EVEN` with
     :func:`even_cut_advice` (no class setting). ``weighed``: the fit already uses the class settings the note would
     advise (:func:`weighs_classes`): it is not fitted for accuracy, and its note names none of them (:data:`WEIGHED`),
-    so a note never advises a setting the fit already uses."""
+    so a note never advises a setting the fit already uses. ``scale``: one-vs-rest's public n x epsilon / k
+    (:func:`one_vs_rest_scale`; :func:`warning_text`'s)."""
     if runs_here():
         for_accuracy = for_accuracy and not weighed
         finding, advice = classification_finding(counts, classes, for_accuracy), ""
@@ -1542,7 +1635,7 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
             finding, advice = MISSED_CUT, missed_cut_advice(owner)
             if counts.sum(axis=1).min() > MISSED_SHARE * counts.sum():  # outside what the advice was measured on
                 finding, advice = MISSED_CUT_EVEN, even_cut_advice()
-        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice)
+        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice, scale=scale)
 
 
 def one_vs_rest_ranges() -> str:
@@ -1562,13 +1655,13 @@ def one_vs_rest_ranges() -> str:
 
 def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False,
           located: bool = False, wide_labels: bool = False, advice: str = "",
-          narrow_ends: tuple[str, ...] = ()) -> None:
-    """Warn the finding's text (:func:`warning_text`, with ``narrow_ends`` as its); after one-vs-rest's note
-    (:data:`ONE_VS_REST`), the ranges (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by
+          narrow_ends: tuple[str, ...] = (), scale: float | None = None) -> None:
+    """Warn the finding's text (:func:`warning_text`, with ``narrow_ends`` and ``scale`` as its); after one-vs-rest's
+    note (:data:`ONE_VS_REST`), the ranges (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by
     private column statistics."""
     if finding is not None:
         after = (one_vs_rest_ranges() if unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST)
                  and not located else "")
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice,
-                            narrow_ends)
+                            narrow_ends, scale)
         warn_shown(f"{speaker(owner)}: {text}" + after, TrainingRowsWarning)

@@ -121,8 +121,10 @@ from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
 from ..models.training_rows import (
     ONE_VS_REST_OTHER,
+    PRIOR_ADVICE_FLOOR,
     deferred,
     left_to_caller,
+    one_vs_rest_scale,
     sampled_rows,
     warn_at_cut,
     warn_on_training_rows,
@@ -522,7 +524,9 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                 "the two sides of each problem. Leave them out; on imbalanced classes, "
                 f"{type(self).__name__}(classes={self.classes!r}, class_prior='private', threshold='prior') fits each "
                 "class against the rest from its own private count at epsilon / k and predicts the class of the "
-                "largest score minus its cut (docs/theory.md, section 15); "
+                "largest score minus its cut (docs/theory.md, section 15; measured to raise balanced accuracy "
+                f"on many classes only at n x epsilon / k of {PRIOR_ADVICE_FLOOR:,} or more, public: "
+                "benchmarks/results/multiclass_prior_many.md); "
                 "to weigh every class's problem alike, dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(..., "
                 "sample_weight_bound=w_max or class_weight={-1: ..., 1: ...}), classes) calibrates each for its "
                 "w_max (docs/theory.md, section 21)")
@@ -602,7 +606,9 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                                       if prior_cuts and self.class_prior is None else None,
                                       compared=functools.partial(self._weighed_accuracies, model, X, y)
                                       if prior_cuts and self.class_prior is not None and weighs_classes(self)
-                                      else None)
+                                      else None,
+                                      scale=one_vs_rest_scale(int(certificate.constants.n),
+                                                              float(model.certificate.epsilon), len(model.classes_)))
         else:  # the binary release's rows on either side of the cut, counted by its plan
             assert released_cut is not None
             warn_at_cut(check, released_cut, weighs_classes(self))
@@ -1018,7 +1024,11 @@ class DPERMClassifier(_PrivateLinearClassifier):
         with ``class_prior="private"``: predict the class c of the largest s_c - t_c, s_c = w_c^T x + b_c and t_c
         = log(n~_c / (n - n~_c)) the log-odds of class c's released count (``decision_cut_``, (k,)); on a table
         with one class at 80 % and nine at 2.2 % (n 20,000, d 8) it scored balanced accuracy 0.76 at epsilon 1
-        where the largest score alone scored 0.18 (benchmarks/results/multiclass_prior_*.md).
+        where the largest score alone scored 0.18 (benchmarks/results/multiclass_prior_*.md). On 8 to 16 classes
+        with shares down to 0.5 % it did better than the default only at n x epsilon / k of 2,000 or more
+        (``dpcvx.models.training_rows.PRIOR_ADVICE_FLOOR``); below that it did worse in balanced accuracy in 16 of
+        40 cells, and its accuracy fell below a constant prediction's in 28
+        (benchmarks/results/multiclass_prior_many*.md).
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbour relation the guarantee is proved for (:meth:`dpcvx.PrivateERM.fit`'s):
         "add-remove" (OpenDP's and DP-SGD's unit; delta > 0) keeps n private and needs ``n_public``.

@@ -19,12 +19,17 @@ from dpcvx.models.training_rows import (
     NO_BETTER_REGRESSION,
     ONE_CLASS,
     ONE_VS_REST,
+    PRIOR_ADVICE_FLOOR,
     one_vs_rest_ranges,
+    one_vs_rest_scale,
+    prior_not_advised,
     training_rows_finding,
     warning_text,
 )
 from dpcvx.models.tuning import BudgetInConstructor, tune
 from dpcvx.release.usefulness import called
+
+ADVISED = float(PRIOR_ADVICE_FLOOR)  # a one-vs-rest scale (n x epsilon / k) where the note advises the class prior
 
 
 def test_findings_on_known_predictions():
@@ -102,6 +107,8 @@ def test_texts_are_fixed_and_point_at_tune(unweighted):
     for finding in (ONE_CLASS, NEARLY_ONE_CLASS, NO_BETTER, BELOW_MAJORITY, NO_BETTER_REGRESSION):
         text = warning_text(finding, unweighted)
         assert "NOT PRIVATE" in text and "dpcvx.tune" in text and "no guarantee covers" in text
+        if unweighted == ONE_VS_REST:  # its only numbers: the public floor and the benchmark's counts
+            text = text.replace(prior_not_advised(None), "")
         assert not any(character.isdigit() for character in text.replace("R^2 <= 0", ""))
 
 
@@ -110,9 +117,9 @@ def test_the_note_names_what_the_release_takes():
     refuses (UnsupportedWeightsError); a binary one's named balanced weights only, where the private class count
     with the cut at its rate did better on a helper's rare-class tables (balanced accuracy 0.645 against 0.584 at 3%
     positives, epsilon 5)."""
-    with called("DPLogisticRegression"):  # an estimator's fit: its settings
-        binary, multiclass = warning_text(NEARLY_ONE_CLASS), warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
-    learner = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)  # PrivateMulticlassERM called directly
+    with called("DPLogisticRegression"):  # an estimator's fit: its settings (at a scale where the prior is advised)
+        binary, multiclass = warning_text(NEARLY_ONE_CLASS), warning_text(NEARLY_ONE_CLASS, ONE_VS_REST, scale=ADVISED)
+    learner = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST, scale=ADVISED)  # PrivateMulticlassERM called directly
     assert "PrivateERM(..., fit_intercept=True, class_prior='private')" in learner  # whose settings it names
     assert "prior_cuts(release.certificate.per_class)" in learner
     assert "class_prior='private' with threshold='prior'" in binary and "class_weight='balanced'" in binary
@@ -151,13 +158,13 @@ def test_the_one_vs_rest_note_advises_what_helped_there():
     from dpcvx.advice import on_command_line
 
     with called("DPLogisticRegression"):  # an estimator's fit: its settings
-        text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
+        text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST, scale=ADVISED)
     assert "Mistakes(class_weight" not in text and "did worse than one fit at its defaults" in text
     assert "class_prior='private' with threshold='prior'" in text and "splits epsilon among the classes" in text
     assert "dpcvx.tune is the private way to choose settings." in text and "column ranges" not in text
     assert "column_statistics='ranges'" in one_vs_rest_ranges()  # said after it, for a release that drew none
     with on_command_line():
-        flags = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
+        flags = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST, scale=ADVISED)
         assert one_vs_rest_ranges() == ""  # the command line's default draws them by the rule; no flag asks more
     assert "Mistakes(class_weight" not in flags and "--class-prior private with --threshold prior" in flags
     assert "class_prior=" not in flags and "--others-negative" not in flags and "whole epsilon" not in flags
@@ -169,7 +176,7 @@ def test_the_one_vs_rest_note_names_the_flags_on_the_command_line():
     from dpcvx.advice import on_command_line
 
     with on_command_line():
-        text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST)
+        text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST, scale=ADVISED)
     assert "--class-prior private with --threshold prior (and --classes)" in text
     assert "classes=(False, True)" not in text and "--others-negative" not in text
 
@@ -362,7 +369,8 @@ def test_one_vs_rest_warns_once_on_its_argmax(noise_labels):
     with pytest.warns(TrainingRowsWarning) as caught:
         learner.fit(X, labels, 0.05, random_state=0)
     # a release that drew no column statistics: the ranges named after the note (a learner's words)
-    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text, ONE_VS_REST)}"
+    scale = one_vs_rest_scale(X.shape[0], 0.05, 3)  # public: below the floor, the prior is not advised
+    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text, ONE_VS_REST, scale=scale)}"
                                                f"{one_vs_rest_ranges()}"] for text in (ONE_CLASS, NO_BETTER))
 
 
@@ -373,7 +381,8 @@ def test_an_estimator_warns_once_at_its_threshold(noise_labels):
     with pytest.warns(TrainingRowsWarning) as caught:
         dpcvx.DPLogisticRegression(epsilon=0.05, lam=1.0, classes=(0, 1, 2), random_state=0).fit(X, np.zeros_like(y))
     with called("DPLogisticRegression"):
-        expected = [[f"DPLogisticRegression: {warning_text(text, ONE_VS_REST)}{one_vs_rest_ranges()}"]
+        scale = one_vs_rest_scale(X.shape[0], 0.05, 3)
+        expected = [[f"DPLogisticRegression: {warning_text(text, ONE_VS_REST, scale=scale)}{one_vs_rest_ranges()}"]
                     for text in (ONE_CLASS, NO_BETTER)]  # epsilon 0.05: "auto" drew no ranges (the public rule)
     assert _training_row_messages(caught) in expected
 

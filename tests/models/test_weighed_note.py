@@ -22,6 +22,7 @@ import dpcvx
 from dpcvx.cli import main
 from dpcvx.models import training_rows
 from dpcvx.models.tuning import BudgetInConstructor, tune
+from dpcvx.release.usefulness import called
 
 IN_USE = "This fit already weighs the classes"
 IN_USE_ONE_VS_REST = "This one-vs-rest fit already weighs the classes"
@@ -105,8 +106,14 @@ def test_one_vs_rest_of_an_estimator_without_a_class_prior_names_the_estimator_t
     attacker probe, sixtieth session); it now says they are DPLogisticRegression's."""
     X, y = _noise(3000, (0.8, 0.15, 0.05), 0)
     (text,) = told(lambda: estimator(epsilon=0.1, classes=(0, 1, 2), random_state=0).fit(X, y))
+    # n x epsilon / k = 100, below training_rows.PRIOR_ADVICE_FLOOR: named as DPLogisticRegression's, not advised
+    assert "This fit's settings take no class prior. At this fit's n x epsilon / k" in text
+    assert "DPLogisticRegression's class_prior='private' with threshold='prior' is not advised" in text
+    with called(estimator.__name__):  # at or above the floor, advised as DPLogisticRegression's
+        advised = training_rows.warning_text(training_rows.NO_BETTER, training_rows.ONE_VS_REST_OTHER,
+                                             scale=training_rows.PRIOR_ADVICE_FLOOR)
     assert "This fit's settings take no class prior: class_prior='private' with threshold='prior' is " \
-           "DPLogisticRegression's" in text
+           "DPLogisticRegression's" in advised
     with pytest.raises(dpcvx.InputError, match="class_prior='private' without class weights"):  # the advice, refused
         estimator(epsilon=0.1, classes=(0, 1, 2), class_prior="private", threshold="prior").fit(X, y)
 
