@@ -5,7 +5,9 @@ replaced). The raw variant adds numpy's double Laplace (pure epsilon) or a doubl
 ((epsilon, delta)), modelled bit for bit (tests/privacy/support_attack.py): many released vectors cannot
 occur under the neighbour. The float-safe release puts every prediction on the public lattice with
 exact integer noise: every released value is a lattice point, and the exact pmf bounds the ratio
-(pure: e^eps for every output; Gaussian: the Renyi bound K_2 / (2 sigma^2) <= rho). The certificate
+(pure: e^eps for every output; Gaussian: the Renyi bound K_2 / (2 sigma^2) <= rho). The default release
+(``float_safe=False``) rounds the raw predictions to the grid 2^-30 of the scale (``perturb_predictions``): the same
+attack finds nothing there, and its draws are checked to lie on that grid. The certificate
 names the guarantee (exact for the rbf kernel over the training span, mitigation-only for a polynomial
 kernel, whose evaluation error dpcvx does not bound) and the loader recomputes it.
 """
@@ -22,11 +24,12 @@ from support_attack import GAUSSIAN_BRANCHES, LAPLACE_BRANCHES, inverse_gaussian
 import dpcvx
 from dpcvx.exceptions import InputError
 from dpcvx.models.kernel_learner import check_budget
-from dpcvx.models.tddl import TDDL
+from dpcvx.models.tddl import TDDL, perturb_predictions
 from dpcvx.privacy.exact_sampling import GeneratorSource
 from dpcvx.privacy.float_guarantee import FloatGuarantee
 from dpcvx.privacy.lattice_output import lattice_point
 from dpcvx.privacy.lattice_predictions import LatticeTDDL
+from dpcvx.privacy.noise import release_grid_spacing
 
 LOSS = "huber_hinge:h=0.5"
 N, T = 200, 4
@@ -67,6 +70,11 @@ def test_raw_double_predictions_fall_to_the_support_attack_and_lattice_predictio
     else:
         raw, branches = (lambda k: inverse_gaussian(k, base.scale)), GAUSSIAN_BRANCHES
     assert raw_attack(secret, other, raw, branches, releases=40) >= 12  # delta >= 0.3 (seeded: 38 and 40 of 40)
+    # the default (float_safe=False) rounds the same raw predictions to the grid 2^-30 of the scale: nothing found
+    grid = release_grid_spacing(base.scale)
+    assert raw_attack(secret, other, raw, branches, releases=40, grid=grid) == 0
+    drawn = [perturb_predictions(secret, base, np.random.default_rng(seed)) for seed in range(10)]
+    assert all(on_lattice(float(value), grid) for vector in drawn for value in vector)  # the grid the attack assumes
     source = GeneratorSource(np.random.default_rng(4))
     released = [calibration.perturb(secret, source) for _ in range(100)]
     assert all(on_lattice(value, calibration.spacing) for vector in released for value in vector)
