@@ -28,6 +28,7 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -801,9 +802,12 @@ class PrivateERM(ConstructorParameters):
         problem.certificate.require_convex("fit_nonprivate (the minimiser of J)")
         solver = self._solver()
         solver.check(problem, X_mapped)
-        gamma = calibrate.gradient_tolerance(self._tol(problem, solver), n, problem.lipschitz if
-                                             problem.certificate.lipschitz is not None else 1.0,
-                                             rows.effective_norm_bound)
+        # gamma = tol n L R at a finite proved L, else at L = 1: an unbounded one (the squared error over unbounded
+        # residuals has L = inf) gave gamma = inf, a NaN iteration budget (a bare ValueError), and on a path without
+        # one a "converged" zero
+        proved_lipschitz = problem.certificate.lipschitz is not None and math.isfinite(problem.lipschitz)
+        gamma = calibrate.gradient_tolerance(self._tol(problem, solver), n,
+                                             problem.lipschitz if proved_lipschitz else 1.0, rows.effective_norm_bound)
         proved = solver.proved_budget(problem, self._numeric_lam(None), 0.0, rows, n, gamma, None) is not None
         w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma, solver=solver, rows=rows,
                               proved=proved)
