@@ -636,7 +636,7 @@ def prepare(learner: Any, grid: Mapping[str, Sequence] | Sequence[Mapping[str, A
                                        and all(isinstance(name, str) for name in fit_params)):
         raise InputError(f"fit_params must be a dict of keyword arguments of the learner's fit (for example "
                          f"{{'Z': Z}} for TDDL's public sample), got {type(fit_params).__name__}")
-    keywords = dict(fit_params or {})
+    keywords = held_values(fit_params or {})  # copies: the certificate states them (a TDDL's Z changed after tune)
     reserved = sorted(set(keywords) & set(RESERVED_FIT_KEYWORDS))
     if reserved:
         raise InputError(f"fit_params must not set {reserved}: tune passes epsilon and the random "
