@@ -44,7 +44,9 @@ class NystromFeatures:
 
     def __init__(self, kernel: Kernel, landmarks: ArrayLike) -> None:
         self.kernel = kernel
-        self.landmarks = as_rows(landmarks, "Z")
+        # a copy of its own: the projection below is computed from these landmarks, and a Z the caller changed in
+        # place afterwards mapped rows through the old projection and the new landmarks (sixty-seventh session)
+        self.landmarks = np.array(as_rows(landmarks, "Z"))
         eigenvalues, vectors = gram_spectrum(symmetric_gram(kernel, self.landmarks))
         keep = numerical_range(eigenvalues)
         if not np.any(keep):

@@ -26,16 +26,18 @@ proof obligation of the learner, never guessed from its name or behaviour.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
 from ..exceptions import InputError
+from ..privacy.accountant import PrivacyAccountant
 from ..privacy.neighbours import Neighbours
 from ..validation import refuse_unknown_parameters
 
 __all__ = ["predicts_per_row", "check_tunable", "binding_error", "refuse_held_accountant", "FIT_KEYWORDS", "Learner",
-           "Plan", "ConstructorParameters", "without_diagnostics"]
+           "Plan", "ConstructorParameters", "without_diagnostics", "held_values", "as_planned"]
 
 
 class ConstructorParameters:
@@ -89,6 +91,31 @@ def without_diagnostics(learner: Any) -> dict[str, Any]:
     state = dict(learner.__dict__)
     state.pop("diagnostics_", None)
     return state
+
+
+def held_values(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """Each parameter value as a copy of its own (``copy.deepcopy``, as scikit-learn's ``clone`` copies a parameter
+    that is not an estimator), a :class:`~dpcvx.privacy.accountant.PrivacyAccountant` kept as the one object (one
+    budget for one data set, as ``clone`` keeps it: its ``__sklearn_clone__``). What a plan or a procedure holds
+    across its checks and its charge: a dict, list or array the caller keeps and changes in place afterwards
+    (``class_weight[1] = 50``, ``classes.append(2)``) then changed nothing of what was checked, fitted or reported,
+    where a shallow copy shared it, and the fit released weight 1 under an estimator saying 50 (an attacker probe,
+    sixty-seventh session). One memo for all values: two parameters holding one object hold one copy of it."""
+    memo: dict[int, Any] = {id(value): value for value in parameters.values() if isinstance(value, PrivacyAccountant)}
+    return {name: copy.deepcopy(value, memo) for name, value in parameters.items()}
+
+
+def as_planned(owner: Any) -> Any:
+    """A copy of the learner or estimator ``owner`` holding a copy of each of its parameter values
+    (:func:`held_values`; other attributes shared, as a shallow copy shares them, ``diagnostics_`` left out): what a
+    ``plan`` holds, so that neither ``set_params`` nor a value changed in place after planning changes what the plan
+    checked, what its fits release or what they report. A plan held its learner itself: AdaSSP's plan read
+    ``label_bound`` when it fitted, so a ``set_params(label_bound=10)`` after planning at 0.1 clipped the labels at
+    10 under noise calibrated for 0.1 (sixty-seventh session); PrivateERM's solver read ``cvxpy_options`` when it
+    solved, so an option added in place was refused only after the charge."""
+    planned = copy.copy(owner)
+    planned.__dict__.update(held_values(owner.get_params(deep=False)))
+    return planned
 
 
 _NONE = object()  # the default of a parameter the default instance lacks (a subclass's own): always shown

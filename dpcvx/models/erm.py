@@ -28,6 +28,7 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -78,7 +79,7 @@ from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, def
 from . import class_count, column_statistics, erm_inputs, private_norm
 from .class_count import CLASS_COUNT_SHARE
 from .column_statistics import COLUMN_STATISTICS_SHARE
-from .contract import ConstructorParameters
+from .contract import ConstructorParameters, as_planned
 from .fit_plan import FitPlan
 from .private_norm import NORM_SHARE
 from .record_weights import RecordWeights, plan_weights
@@ -514,8 +515,22 @@ class PrivateERM(ConstructorParameters):
         returns that composite's plan (:class:`~dpcvx.models.column_statistics.StandardisedPlan`: the fit's plan
         with the released map bound per fit; :class:`~dpcvx.models.class_count.RatesPlan`: the fit's plan with the
         rates of a private class count bound per fit; :class:`~dpcvx.models.private_norm.BoundPlan`: the fit's plan
-        per drawn bound).
+        per drawn bound). The plan holds a copy of this learner as planned, each parameter value copied
+        (:func:`~dpcvx.models.contract.as_planned`): a ``set_params`` or a value changed in place after planning (a
+        ``cvxpy_options`` dict, a ``class_weight``) changes nothing of what it checked or what its fits release; the
+        solver statistics of its fits go to ``plan.learner.diagnostics_``.
         """
+        return as_planned(self)._plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
+                                      neighbours=neighbours, n_public=n_public, warm_start=warm_start,
+                                      sample_weight=sample_weight)
+
+    def _plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
+              split: str | None = None, neighbours: str = "replace-one", n_public: int | None = None,
+              warm_start: LinearModel | None = None,
+              sample_weight: Any = None) -> (FitPlan | column_statistics.StandardisedPlan | class_count.RatesPlan
+                                             | private_norm.BoundPlan):
+        """:meth:`plan` made on this learner itself: :meth:`fit` and :meth:`check_fit_inputs`, one call each, whose
+        plan no caller holds."""
         self._check_settings()  # every declared setting, whatever the others, before a composite reads them
         options = {"mechanism": mechanism, "delta": delta, "split": split, "neighbours": neighbours,
                    "n_public": n_public, "warm_start": warm_start, "sample_weight": sample_weight}
@@ -718,7 +733,7 @@ class PrivateERM(ConstructorParameters):
         if self.draws_first:  # a composite's one plan (its settings checked there)
             # its plan, checks and fit read the same rows: each clipping note once, the plan's before the charge
             with checks_then_notes() as checks:
-                composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
+                composed = self._plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                                      neighbours=neighbours, n_public=n_public, warm_start=warm_start,
                                      sample_weight=sample_weight)
                 assert not isinstance(composed, FitPlan)  # a composite's plan
@@ -756,7 +771,7 @@ class PrivateERM(ConstructorParameters):
         Returns the public classes (None for a regression).
         """
         resolve_rng(random_state)
-        return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split, neighbours=neighbours,
+        return self._plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split, neighbours=neighbours,
                          n_public=n_public, warm_start=warm_start, sample_weight=sample_weight).classes
 
     def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
@@ -787,9 +802,12 @@ class PrivateERM(ConstructorParameters):
         problem.certificate.require_convex("fit_nonprivate (the minimiser of J)")
         solver = self._solver()
         solver.check(problem, X_mapped)
-        gamma = calibrate.gradient_tolerance(self._tol(problem, solver), n, problem.lipschitz if
-                                             problem.certificate.lipschitz is not None else 1.0,
-                                             rows.effective_norm_bound)
+        # gamma = tol n L R at a finite proved L, else at L = 1: an unbounded one (the squared error over unbounded
+        # residuals has L = inf) gave gamma = inf, a NaN iteration budget (a bare ValueError), and on a path without
+        # one a "converged" zero
+        proved_lipschitz = problem.certificate.lipschitz is not None and math.isfinite(problem.lipschitz)
+        gamma = calibrate.gradient_tolerance(self._tol(problem, solver), n,
+                                             problem.lipschitz if proved_lipschitz else 1.0, rows.effective_norm_bound)
         proved = solver.proved_budget(problem, self._numeric_lam(None), 0.0, rows, n, gamma, None) is not None
         w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma, solver=solver, rows=rows,
                               proved=proved)

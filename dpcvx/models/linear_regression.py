@@ -99,7 +99,7 @@ from ..validation import (
     target_values,
 )
 from ..version import __version__
-from .contract import ConstructorParameters
+from .contract import ConstructorParameters, as_planned
 from .descent_reach import descent_shortfall, reach_checked, warn_descent_shortfall
 from .erm_inputs import SETTINGS, neighbour_relation, symmetric_label_bound
 from .training_rows import warn_on_learner_fit
@@ -326,8 +326,10 @@ class PrivateLinearRegression(ConstructorParameters):
              n_public: int | None = None, sample_weight: None = None) -> AdaSSPPlan:
         """Every check of :meth:`fit` on (X, y) and the calibration, with nothing charged and nothing drawn: the
         :class:`AdaSSPPlan`, whose ``fit(X2, y2, random_state=..., accountant=...)`` executes it on rows of the
-        same width."""
-        return self._planned(X, y, epsilon, delta, neighbours, n_public, sample_weight)[0]
+        same width. The plan holds a copy of this learner as planned, each parameter value copied
+        (:func:`~dpcvx.models.contract.as_planned`): the plan reads its bounds when it fits, and a
+        ``set_params(label_bound=10)`` after planning at 0.1 clipped the labels at 10 under noise calibrated for 0.1."""
+        return as_planned(self)._planned(X, y, epsilon, delta, neighbours, n_public, sample_weight)[0]
 
     def _planned(self, X: Any, y: Any, epsilon: float, delta: float, neighbours: Neighbours | str,
                  n_public: int | None, sample_weight: Any) -> tuple[AdaSSPPlan, _Bound]:

@@ -89,7 +89,7 @@ from .column_statistics import (
     statistics_plan,
     statistics_record,
 )
-from .contract import refuse_fit_arguments
+from .contract import as_planned, refuse_fit_arguments
 from .erm import PrivateERM
 from .failure import after_charge, composite
 from .fit_plan import FitPlan, plan_conditional
@@ -180,8 +180,10 @@ class PrivateMulticlassERM:
              **fit_params: Any) -> MulticlassPlan:
         """Every check of :meth:`fit` on (X, y), nothing charged or drawn: the budget split of the k releases and
         the one plan of the binary learner (its k problems differ in their labels only), every class's problem
-        checked. ``plan.fit(X2, y2, random_state=..., accountant=...)`` executes it on rows of the same width."""
-        return self._planned(X, y, epsilon, mechanism, delta, fit_params)[0]
+        checked. ``plan.fit(X2, y2, random_state=..., accountant=...)`` executes it on rows of the same width. The
+        plan holds a copy of this learner and its binary learner as planned (:func:`~dpcvx.models.contract.as_planned`):
+        a ``set_params`` or a value changed in place after planning changes nothing of what it checked or releases."""
+        return as_planned(self)._planned(X, y, epsilon, mechanism, delta, fit_params)[0]
 
     def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, delta: float,
                  fit_params: dict[str, Any]) -> tuple[MulticlassPlan, list[SignBits]]:

@@ -298,7 +298,7 @@ class PINP(TrainingSetLearner):
         self.updates_used_ += 1
         self._round_shift = None
         answer = from_lattice(secret + discrete_laplace(answer_scale, self._source), spacing)
-        self._centers.append(point[0])
+        self._centers.append(point[0].copy())  # the query's own copy: a view moved with the caller's later changes
         self._coef.append(parameters.step if answer >= public else -parameters.step)
         self._answers.append(answer)
         return answer

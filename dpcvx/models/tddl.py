@@ -318,7 +318,9 @@ class TDDL(PrivateKernelLearner):
         size."""
         settings = self._settings()[0]
         rows = as_rows(X)
-        points = as_rows(Z, "Z", rows.shape[1], owner="TDDL", note=" (the width of X)")  # 2-D as X is
+        # 2-D as X is, and a copy of its own: the release holds its centres (a Z the caller changes in place after the
+        # fit changed the released predictor, sixty-seventh session)
+        points = np.array(as_rows(Z, "Z", rows.shape[1], owner="TDDL", note=" (the width of X)"))
         span = settings["span"]
         if span != "auto":
             return span, rows, points

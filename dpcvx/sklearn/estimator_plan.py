@@ -14,7 +14,6 @@ plan.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -23,6 +22,7 @@ from ..data.notes import columns_named
 from ..exceptions import float_errors_ignored
 from ..models.class_count import RatesPlan
 from ..models.column_statistics import StandardisedPlan
+from ..models.contract import as_planned
 from ..models.erm import PrivateERM
 from ..models.fit_plan import FitPlan
 from ..models.linear_regression import AdaSSPPlan, PrivateLinearRegression
@@ -68,7 +68,7 @@ class EstimatorPlan:
         """A copy of the estimator with ``random_state`` (None or an int seed), fitted on (X, y) from this plan:
         the estimator's ``fit`` with the planning already done (checks of X and y, then one charge, then the
         noise). A refused call spends nothing."""
-        estimator = copy.copy(self.estimator)
+        estimator = _as_planned(self.estimator)  # its own parameter values: the plan's stay as planned
         estimator.random_state = random_state
         # every warning of the fit names the estimator; a note on clipped rows, X's columns
         with called(type(estimator).__name__), columns_named(X):
@@ -76,13 +76,16 @@ class EstimatorPlan:
 
 
 def _as_planned(estimator: Any) -> Any:
-    """A shallow copy of ``estimator``, which its plan holds: the plan's checks, its learner and the estimator each
-    :meth:`EstimatorPlan.fit` copies and fits are all of the parameters as planned. The plan held the estimator
-    itself, so a ``set_params`` after planning (an invalid ``fit_intercept``, another epsilon) was fitted by a plan
-    checked on the old values: refused only after the charge, or returned with parameters its release does not
-    have (an attacker probe, sixty-sixth session). A shallow copy, as scikit-learn's ``clone`` keeps parameters: an
-    accountant passed as a parameter stays the one object."""
-    return copy.copy(estimator)
+    """A copy of ``estimator`` holding a copy of each parameter value (:func:`~dpcvx.models.contract.as_planned`),
+    which its plan holds: the plan's checks, its learner and the estimator each :meth:`EstimatorPlan.fit` copies and
+    fits are all of the parameters as planned, and each fitted estimator holds values of its own. The plan held the
+    estimator itself, so a ``set_params`` after planning (an invalid ``fit_intercept``, another epsilon) was fitted
+    by a plan checked on the old values: refused only after the charge, or returned with parameters its release does
+    not have (an attacker probe, sixty-sixth session). A shallow copy still shared a dict or list parameter with the
+    caller, so ``class_weight[1] = 50`` or ``classes.append(2)`` after planning was checked at the plan's fit in its
+    new form while the fit released the old one, and the fitted estimator reported the new (sixty-seventh session).
+    As scikit-learn's ``clone`` copies parameters: an accountant passed as a parameter stays the one object."""
+    return as_planned(estimator)
 
 
 #: what an estimator's public checks hand its planning (:meth:`PlansFirst._plan_context`)

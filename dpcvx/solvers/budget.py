@@ -278,14 +278,17 @@ def _largest_eigenvalue(quadratic: Quadratic) -> float:
 
 def descent_rate(problem: VerifiedProblem, lam: float, extra_reg: float, norm_bound: float) -> DescentRate | None:
     """The public :class:`DescentRate` of the smooth path for this problem, or None where no budget is proved:
-    a loss without a proved L or c, a regularizer that is not quadratic, or J_b not strongly convex.
+    a loss without a proved finite L or c (a loss of the residual over unbounded residuals, the squared error's,
+    has L = inf: then G_0 = L R and the target are infinite and the budget was NaN, refused as a bare ValueError by
+    ``fit_nonprivate``), a regularizer that is not quadratic, or J_b not strongly convex.
 
     ``lam`` and ``extra_reg`` are the solver's (already scaled to the rows, as :meth:`SolverChoice.solve`
     scales them); ``norm_bound`` is R after clipping (the intercept feature included)."""
     certificate = problem.certificate
     quadratic = problem.smooth_quadratic if problem.kst12 else problem.quadratic
     if (quadratic is None or problem.derivatives is None or certificate.lipschitz is None
-            or certificate.curvature is None or certificate.strong_convexity is None):
+            or certificate.curvature is None or certificate.strong_convexity is None
+            or not math.isfinite(problem.lipschitz) or not math.isfinite(problem.curvature)):
         return None
     mu = (lam * problem.strong_convexity + extra_reg) * (1 - _SLACK)
     if not mu > 0:

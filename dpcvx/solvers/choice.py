@@ -262,8 +262,8 @@ class SolverChoice:
             return "is set to a user's solver, whose stopping no budget covers; use solver='auto'"
         if descent_rate(problem, 1.0, 1.0, 1.0) is None:  # none even with a ridge Delta
             return ("has no proved iteration budget for its problem (the budget needs a translated C^1 loss with "
-                    "proved L and c, and a quadratic, strongly convex regularizer; a conic-only problem has none); use "
-                    "such a loss and regularizer")
+                    "proved finite L and c, and a quadratic, strongly convex regularizer; a conic-only problem has "
+                    "none); use such a loss and regularizer")
         if not problem.strong_convexity > 0:
             return (f"has no proved iteration budget within {MAX_PROVED_ITERATIONS:.0e} iterations: its regularizer "
                     "adds no strong convexity (m = 0, an L1 term alone), so only objective perturbation's ridge Delta, "

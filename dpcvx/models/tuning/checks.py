@@ -47,7 +47,7 @@ from ...validation import (
     refuse_non_finite,
     refuse_unknown_parameters,
 )
-from ..contract import Plan, binding_error, check_tunable, predicts_per_row, refuse_held_accountant
+from ..contract import Plan, binding_error, check_tunable, held_values, predicts_per_row, refuse_held_accountant
 from ..erm import PrivateERM
 from ..failure import composite, least_rows, rehearse
 from ..fit_plan import FitPlan
@@ -69,7 +69,10 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
     """The candidate parameter settings, in order.
 
     A dict of lists gives their Cartesian product (keys in the dict's order,
-    the last key varying fastest); a list of dicts is taken as it is.
+    the last key varying fastest); a list of dicts is taken as it is. Each candidate holds a copy of each value
+    (:func:`~dpcvx.models.contract.held_values`, as scikit-learn's grid search clones them): a dict or list of the
+    grid that the caller changes in place later (a ``class_weight``, ``classes``) changes neither the candidates
+    checked, fitted and stated by the certificate nor the selected model's parameters.
     """
     if isinstance(grid, Mapping):
         if not grid:
@@ -88,7 +91,7 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
         if any(not values for values in value_lists):
             raise InputError("every grid entry needs at least one value; "
                              f"empty: {[name for name, values in zip(names, value_lists, strict=True) if not values]}")
-        return _refuse_tune_arguments(tuple(dict(zip(names, point, strict=True))
+        return _refuse_tune_arguments(tuple(held_values(dict(zip(names, point, strict=True)))
                                             for point in itertools.product(*value_lists)))
     if isinstance(grid, (str, bytes, AbstractSet)) or not isinstance(grid, Iterable) or hasattr(grid, "shape"):
         # an array (numpy, pandas) is no grid: it is most likely the data, passed in the grid's place
@@ -103,7 +106,7 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
             raise InputError("each grid point must be a dict of parameter names to values, got "
                              + (f"a dict whose keys are not all str (keys {sorted(map(repr, point))})"
                                 if isinstance(point, Mapping) else f"a {type(point).__name__}"))
-    return _refuse_tune_arguments(tuple(dict(point) for point in candidates))
+    return _refuse_tune_arguments(tuple(held_values(point) for point in candidates))
 
 
 def list_of_grids_note(grid: Any, refusal: str) -> str:
@@ -633,7 +636,7 @@ def prepare(learner: Any, grid: Mapping[str, Sequence] | Sequence[Mapping[str, A
                                        and all(isinstance(name, str) for name in fit_params)):
         raise InputError(f"fit_params must be a dict of keyword arguments of the learner's fit (for example "
                          f"{{'Z': Z}} for TDDL's public sample), got {type(fit_params).__name__}")
-    keywords = dict(fit_params or {})
+    keywords = held_values(fit_params or {})  # copies: the certificate states them (a TDDL's Z changed after tune)
     reserved = sorted(set(keywords) & set(RESERVED_FIT_KEYWORDS))
     if reserved:
         raise InputError(f"fit_params must not set {reserved}: tune passes epsilon and the random "
