@@ -11,12 +11,13 @@ import numpy as np
 
 import dpcvx
 from dpcvx.exceptions import NoiseDominatesWarning, SmallTableWarning
-from dpcvx.sklearn.noise_warning import epsilon_quoted, epsilon_share
 
 PART = "the part of your epsilon = 0.3 that fits the weights"
 
 
 def test_one_phrase_for_the_part_and_the_whole() -> None:
+    from dpcvx.sklearn.noise_warning import epsilon_quoted, epsilon_share
+
     assert epsilon_share(0.3, 0.3) is None and epsilon_quoted(0.3, 0.3) == "epsilon=0.3"
     assert epsilon_quoted(0.3, None) == "epsilon=0.3"
     assert epsilon_quoted(0.15, 0.3).startswith("epsilon' = 0.15 (" + PART)
