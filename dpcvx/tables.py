@@ -49,7 +49,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
            "spelled_timestamp", "iso_day", "unspaced", "DAY_TEXT", "DAY_SPELLING", "declared_days", "declared_texts",
            "may_spell_time", "TIME_MARKS", "timed_timestamp", "time_key", "TIME_TEXT", "TIMESTAMP_TEXT", "reading_key",
-           "shared_key", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS", "HEX_TEXT",
+           "shared_key", "kept_spelling", "own_types", "bytes_as_text", "NULL_TEXTS", "FLAG_TEXTS", "INFINITY_TEXTS",
+           "HEX_TEXT",
            "KEY_DIGITS", "Key", "DATETIME_FIX"]
 
 #: Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): a data file's cell, and
@@ -965,6 +966,16 @@ def shared_key(groups: Iterable[Iterable[Any]]) -> tuple[Any, Any] | None:
             if first[0] != group:
                 return first[1], text
     return None
+
+
+def kept_spelling(first: Any, second: Any, what: str) -> str:
+    """What follows a refusal of two declared values that share a reading key (:func:`shared_key`), in every such
+    refusal (a schema's categories, a fit's classes): the data need not be rewritten, since the one declared is
+    the value of the other's ``what`` ("cells", "labels") too, both being read by their reading key. An analyst probe
+    (session 67, P3 finding 5) declared "TRUE" and "1" for a yes/no column, was refused, and was not told that
+    declaring "TRUE" alone reads its "1" cells as "TRUE"."""
+    return (f"; the data need not change: with {first!r} declared, {what} spelled {second!r} are read as {first!r} "
+            f"(with {second!r} declared, {what} spelled {first!r} are read as {second!r})")
 
 
 def reader_number(text: str) -> float | None:

@@ -54,6 +54,7 @@ from .tables import (
     declared_texts,
     finite_numbers,
     first_non_number,
+    kept_spelling,
     non_finite_error,
     non_numeric_entry,
     own_types,
@@ -671,7 +672,8 @@ def _refuse_repeated_classes(values: tuple, classes: Any, saved: bool = False) -
     if shared is not None:
         raise InputError(f"classes {shared[0]!r} and {shared[1]!r} are one value, and a label is read by its value "
                          "(a table's 1, 1.0, 01, true and True are one label, whichever type its reader gave the "
-                         f"column): declare one of them, got {classes!r}")
+                         f"column): declare one of them, got {classes!r}"
+                         + kept_spelling(shared[0], shared[1], "labels"))
     null = None if saved else spelled_missing(values)
     if null is not None:
         raise InputError(f"class {null!r} {MISSING_CLASS}, got {classes!r}")

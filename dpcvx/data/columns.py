@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import tables
+from ..advice import command_line_runs
 from ..exceptions import InputError
 from ..tables import MISSING_TOKENS, RowError, day_texts, missing_spellings, such_rows, text_numbers
 
@@ -165,6 +166,21 @@ NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional
                 "pd.read_csv(path, thousands=','))")
 
 
+def imputed_value_fix(name: str) -> str:
+    """The fix that leads a numeric column's refusal of a cell that spells a missing value
+    (:func:`dpcvx.tables.spells_missing`: "NA", "N/A", "NaN", ...) while the column has no imputed value, naming the
+    column as the reader sets it (the command line's --impute, Python's NumericColumn's ``missing``): with one, such
+    cells are missing values and take it. The command line's error for "N/A" in a column declared without --impute
+    led with :data:`NOT_A_NUMBER`'s separators, units and currency, the fix buried mid-sentence as "NA or NaN in any
+    case" (an analyst probe, session 67, P3 finding 6)."""
+    if command_line_runs():
+        return (f"give it --impute {name}=VALUE when fitting (a public value within its declared bounds, known "
+                "without looking at the data; a model fitted without it reads no such cell: fit it again), and every "
+                "cell that spells a missing value is a missing value imputed with VALUE")
+    return (f"declare NumericColumn({name!r}, lo, hi, missing=VALUE) (a public value within [lo, hi], known without "
+            "the data), and every cell that spells a missing value is a missing value imputed with VALUE")
+
+
 def marker_numbers(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """(the numbers, which are finite numbers) of texts that mark a missing value ("999", "NA"): read as a cell of
     that text would be (:func:`~dpcvx.tables.text_numbers`), so that "999" and " 999.0" are the code 999, a column
@@ -207,7 +223,13 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
             spelled = spelled[missing_spellings(values[spelled])]
             absent[spelled], wrong[spelled] = True, False
         if wrong.any():
-            raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", int(np.argmax(wrong)),
+            first = int(np.argmax(wrong))
+            if missing is None and missing_spellings(values[first:first + 1])[0]:
+                raise RowError(f"numeric column {name!r}: {imputed_value_fix(name)}. Row ", first,
+                               " (the value is not shown: it is data) holds a text that a reader of numbers reads as "
+                               "a missing value (NA, N/A, NaN, null and the like), and the column has no imputed "
+                               "value; or drop or impute those rows first")
+            raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", first,
                            f" (the value is not shown: it is data); {NOT_A_NUMBER}, or, if the column holds codes or "
                            "words, declare it categorical")
     if codes:

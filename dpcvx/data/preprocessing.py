@@ -618,7 +618,8 @@ def _refuse_two_readings(name: str, categories: tuple[str, ...], missing: str | 
         raise InputError(f"column {name!r}: the categories {shared[0]!r} and {shared[1]!r} are one value to a "
                          "reader of the column (a table's 7, 7.0 and 07 are one number, true, True and 1 one "
                          "flag, and beyond 2**53 a float holds only some integers), so a cell could not be told to "
-                         "be one or the other: declare one of them (or codes that differ as numbers)" + kept)
+                         "be one or the other: declare one of them (or codes that differ as numbers)"
+                         + tables.kept_spelling(shared[0], shared[1], "cells") + kept)
     timed = tables.spelled_timestamp(categories)
     if timed is not None:  # a reader types such cells timestamps or times (tables.day_texts, declared_days)
         raise InputError(f"column {name!r}: the category {timed}" + kept)

@@ -40,6 +40,10 @@ says is a statistic of the private data:
   (benchmarks/map_loss.py: no setting measured did better in every case; after DPLinearRegression's defaults below
   a public n x epsilon of :data:`MAP_SMALL`, none named: benchmarks/map_lost_small.py).
 
+These last two (:data:`WEAK_FINDINGS`: the release does better than a constant) are said only where the warning names
+something the reader can do that was measured to do better (:func:`says_regression_finding`): where the advice names
+no setting (no setting known, or the fit's own settings best), nothing is said.
+
 Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`, :data:`BELOW_MAJORITY`,
 :data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`, :data:`FAR_LABELS` (with :func:`far_labels_advice`),
 :data:`LITTLE_KEPT` (with :func:`little_kept_advice`),
@@ -78,6 +82,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "LITTLE_KEPT", "KEPT_SHARE", "KEPT_HUBER_WIDTH", "LEAST_SQUARES_FLOOR", "LEAST_SQUARES_WIDEST",
            "least_squares_share", "kept_little", "little_kept_advice", "regression_share",
            "MAP_LOST", "MAP_SHARE", "MAP_WIDE", "MAP_SMALL", "map_lost", "map_lost_advice",
+           "WEAK_FINDINGS", "says_regression_finding",
            "FAR_LABELS", "FAR_REACH", "FAR_TAIL", "FAR_FLOOR", "far_labels", "far_labels_advice",
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "sampled_rows", "best_balanced_accuracy",
@@ -210,8 +215,13 @@ def little_kept_advice(owner: str, width: int) -> str:
     a zero-inflated negative binomial label, by 0.07 to 0.08: results/map_loss_count.md); after DPLinearRegression on
     wider rows (DPHuberRegressor(column_statistics=False) named as not measured there: a prober, session 62, found
     the same gap in SlowDescentWarning's text, benchmarks/descent_wide_huber.py), and after
-    DPHuberRegressor, no setting (the default DPLinearRegression beat a warned DPHuberRegressor in 21 of 23 fits, not
-    in every one); after a learner called directly, nothing (not measured)."""
+    DPHuberRegressor, DPLinearRegression() as better in most measured cases, not all (it beat a warned
+    DPHuberRegressor in 21 of 23 fits); after a learner called directly, nothing (not measured).
+
+    "" where nothing is named (DPLinearRegression on more than :data:`KEPT_HUBER_WIDTH` columns, where none of
+    DPHuberRegressor with its column statistics, AdaSSP and the public map did better in every case on wide one-hot
+    blocks and a needle among 200 columns, and DPHuberRegressor(column_statistics=False) was not measured; a learner):
+    the finding is then not said (:func:`says_regression_finding`)."""
     if owner == "DPLinearRegression" and width <= KEPT_HUBER_WIDTH:
         fix = ("--loss huber_regression" if command_line_runs()
                else "DPHuberRegressor(epsilon=..., label_bound=...) with the same epsilon and bounds")
@@ -219,13 +229,6 @@ def little_kept_advice(owner: str, width: int) -> str:
                 "where this fired, not all: it did better in every one on the families of benchmarks/kept_share.py, "
                 "and worse on a label that was 0 on most rows (a sum of counts mostly 0, and a zero-inflated "
                 "negative binomial count, where it was worse in 5 of 5 fits: benchmarks/map_loss.py).")
-    if owner == "DPLinearRegression":
-        huber_public = huber_without_search()
-        return (f" No setting is known to do better on rows of {width} encoded columns: none measured "
-                "(DPHuberRegressor with its column statistics, AdaSSP, the public map) did better in every case where "
-                "this fired on wide one-hot blocks and a needle among 200 columns (benchmarks/kept_share.py); "
-                f"{huber_public} was not measured after this finding. Fewer columns (a categorical's levels grouped "
-                "by a public rule) is another lever; it was not measured.")
     if owner == "DPHuberRegressor":
         other = "leaving --loss out (the default regression)" if command_line_runs() else "DPLinearRegression()"
         return (" No setting is known to do better in every case: where this fired on wide rows (one-hot blocks of "
@@ -265,7 +268,7 @@ MAP_WIDE = 25
 
 def map_lost_advice(owner: str, defaults: bool = True, width: int = 0, scale: float | None = None) -> str:
     """What follows :data:`MAP_LOST` after an estimator (``owner``) at its default mechanism and column statistics
-    (``defaults``; after other settings, that none is known: the counts below were measured after the defaults, and
+    (``defaults``; after other settings, nothing: the counts below were measured after the defaults, and
     after AdaSSP the advice named AdaSSP itself, where on the count labels the other settings did worse in most fits:
     a second attacker probe, sixtieth session), on rows of ``width`` encoded columns (public: the release's d), as
     measured by benchmarks/map_loss.py, where a
@@ -313,12 +316,19 @@ def map_lost_advice(owner: str, defaults: bool = True, width: int = 0, scale: fl
     to 90,000; at 7,500 or more DPHuberRegressor(column_statistics=False) did better in 56 of their 73 (worse in 15,
     results/map_lost_small_split.md), in 12 of the development family's 18 and in none of the held-out family's 8
     (a claim amount and a Pareto fee declared far above their values): the text says so in its first sentence, the
-    counts after it."""
+    counts after it.
+
+    "" where no setting measured did better in most firing fits, so that nothing is named (a learner; a fit off the
+    defaults; DPLinearRegression on more than :data:`MAP_WIDE` columns; DPLinearRegression below :data:`MAP_SMALL`,
+    where the text said "keep this fit's settings"): the finding is then not said (:func:`says_regression_finding`).
+    An analyst probe (session 67, P3 finding 3) read the text ending "no setting is known to do better" on every
+    useful DPLinearRegression fit of a house-price table (d > 25, 0.75 to 0.87 of least squares' held-out gain kept;
+    DPLinearRegression(column_statistics=False) and AdaSSP far worse there), and on every fit of four regression
+    tables of benchmarks/real_tables.py at epsilon 1: a warning with nothing to act on."""
     if owner not in ("DPLinearRegression", "DPHuberRegressor"):
         return ""
     if not defaults:
-        return (" No setting is known to do better: benchmarks/map_loss.py measured the other settings after the "
-                "estimators' defaults (mechanism and column statistics 'auto'), not after this fit's.")
+        return ""
     cli = command_line_runs()
     adassp = "AdaSSP (in Python only: DPLinearRegression's mechanism 'adassp')" if cli else (
         "DPLinearRegression(mechanism='adassp')")
@@ -333,12 +343,7 @@ def map_lost_advice(owner: str, defaults: bool = True, width: int = 0, scale: fl
         narrower = (f" The counts measured on other tables do not carry over: every fit where they were measured had "
                     f"at most {MAP_WIDE} encoded columns.")
         if owner == "DPLinearRegression":
-            return (f" No setting is known to do better on rows of more than {MAP_WIDE} encoded columns. There this "
-                    f"was measured on {blocks}, where, after these defaults, every setting measured did worse in at "
-                    "least half of the fits where this fired: "
-                    f"{huber_public} did better in 4 of 12 and 0 of 4 (worse by more than 0.02 in 7 and 4), "
-                    f"{adassp} in 0 of 12 and 0 of 4 (worse in 11 and 4), {huber} in none (worse in 12 and 4), "
-                    f"{public} in none (worse in 12 and 4)." + narrower)
+            return ""
         return (f" On rows of more than {MAP_WIDE} encoded columns this was measured on {blocks}, after these "
                 f"defaults: {default} did better in most, in 13 of 13 and 21 of "
                 f"21 fits where this fired (worse by more than 0.02 in none); {huber_public} did better in 13 of 13 "
@@ -346,10 +351,7 @@ def map_lost_advice(owner: str, defaults: bool = True, width: int = 0, scale: fl
                 f"{adassp} was worse in 5 of 13 and 15 of 21 (better in 3 and 2), and {public} in 13 of 13 and 21 "
                 "of 21." + narrower)
     if owner == "DPLinearRegression" and scale is not None and scale < MAP_SMALL:
-        return (f" Keep this fit's settings: at n x epsilon (training rows times epsilon) below {MAP_SMALL:,} no "
-                "setting measured did better in most fits where this fired. In the 35 such fits of "
-                f"benchmarks/map_lost_small.py, {huber_public} did worse in 34 (better in 1), {public} in all 35; "
-                f"{huber} did better in 8 (worse by more than 0.02 in 17) and {adassp} in 13 (16).")
+        return ""
     if owner == "DPLinearRegression":
         measured = (f"{huber_public} did better in 57 of the 77 fits where this fired (worse by more than 0.02 in "
                     f"18; at n x epsilon of {MAP_SMALL:,} or more in 56 of 73, but in none of 8 on a claim amount "
@@ -1058,8 +1060,36 @@ def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: 
     alone = not model.certificate.fit_intercept and not model.intercept_  # nothing added to w^T x
     wide = finding == NO_BETTER_REGRESSION and label_range_too_wide(labels, label_range, _fitted_bound(model))
     narrow = clipped_ends(labels, label_range) if finding not in (None, CODE_LABELS) else ()
+    advice = two_values_advice() if valued else _advice(owner, model, finding, labels.size)
+    if not says_regression_finding(finding, advice, narrow):
+        return
     _warn(owner, finding, intercept_free=alone and finding == NO_BETTER_REGRESSION, wide_labels=wide,
-          advice=two_values_advice() if valued else _advice(owner, model, finding, labels.size), narrow_ends=narrow)
+          advice=advice, narrow_ends=narrow)
+
+
+#: The regression findings of a release that does better than a constant on its training rows but keeps less than
+#: least squares there (:func:`kept_little`, :func:`map_lost`): said only with something to act on
+#: (:func:`says_regression_finding`). The others (R^2 <= 0: :data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`,
+#: :data:`FAR_LABELS`) tell the owner that the release is useless, which is worth knowing without a fix.
+WEAK_FINDINGS = (LITTLE_KEPT, MAP_LOST)
+
+
+def says_regression_finding(finding: str | None, advice: str, narrow_ends: tuple[str, ...] = ()) -> bool:
+    """Whether a regression's ``finding`` is said (the one rule, :func:`warn_on_regression_fit`): any finding but
+    those of :data:`WEAK_FINDINGS`; those only where the warning names something the reader can do that was
+    measured to do better: its ``advice`` (:func:`little_kept_advice`, :func:`map_lost_advice`,
+    :func:`two_values_advice`) names a setting ("" where none is named), or many training labels lay beyond an end
+    of the declared label range (``narrow_ends``: :func:`~dpcvx.validation.narrow_range_advice`, a wider range), or
+    most training rows were clipped onto R (:data:`MOSTLY_CLIPPED`: fix the columns). Where the advice named
+    nothing, the warning had said "no setting is known to do better" or "keep this fit's settings" after about
+    1,900 characters, on every useful DPLinearRegression fit of a house-price table (an analyst probe, session 67,
+    P3 finding 3) and on every fit at epsilon 1 of four regression tables of benchmarks/real_tables.py, where they
+    kept 0.69 to 0.90 of the gap to non-private least squares: a warning with nothing to act on is noise."""
+    if finding is None:
+        return False
+    if finding not in WEAK_FINDINGS:
+        return True
+    return bool(advice) or bool(narrow_ends) or most_rows_clipped()
 
 
 def two_values(labels: np.ndarray) -> bool:

@@ -672,8 +672,13 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         rates = None if isinstance(model, PrivateMulticlassModel) else self._rates(model.certificate)
         # the signal is measured against the offset model: its loss H(pi)
         gain = loss_at_zero(loss) if rates is None else prior_entropy(rates)
+        multiclass = isinstance(model, PrivateMulticlassModel)  # one class's certificate: its part of epsilon
         warn_if_noise_dominates(type(self).__name__, certificate, gain,
-                                lam_advice=lambda: self._lam_advice(certificate), mean_weight=mean)
+                                lam_advice=lambda: self._lam_advice(certificate), mean_weight=mean,
+                                total_epsilon=float(model.certificate.epsilon
+                                                    if isinstance(model, PrivateMulticlassModel)
+                                                    else model.certificate.total_epsilon),
+                                classes=len(model.classes_) if multiclass else None)
 
     def _lam_advice(self, certificate: ReleaseCertificate) -> str:
         """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 25), for

@@ -32,7 +32,8 @@ from ..verification.verdict import Mechanism
 __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT",
            "comparator_norm", "constant_risk", "guarantee_to_spread",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
-           "SMALL_TABLE_LIMIT", "warn_if_small_table", "warn_if_count_at_floor", "lam_rule_advice", "label_not_located"]
+           "SMALL_TABLE_LIMIT", "warn_if_small_table", "epsilon_share", "epsilon_quoted", "warn_if_count_at_floor",
+           "lam_rule_advice", "label_not_located"]
 
 
 #: A classifier warns when the noise's share of a decision value exceeds this many times the
@@ -320,7 +321,8 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
                             prediction_scale: float | None = None,
                             lam_advice: Callable[[], str] | None = None, mean_weight: float = 1.0,
                             also: str | None = None, residual_loss: Loss | None = None,
-                            weight_ball: float | None = None) -> None:
+                            weight_ball: float | None = None, total_epsilon: float | None = None,
+                            classes: int | None = None) -> None:
     """Warn :class:`NoiseDominatesWarning` when a release is predicted to be no better than the zero model.
 
     * classifiers (``prediction_scale`` None): the noise's typical share of a decision value
@@ -340,8 +342,11 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
       loose: the warning says so).
 
     ``also``: the text of a second public rule that fired (:func:`label_not_located`), given in the same warning.
-    The fitted weights and the data are never looked at. ``lam_advice`` (called only when the
-    warning fires) names the value of the public rule lam='auto' (docs/theory.md, section 25).
+    ``total_epsilon``: the epsilon the user gave, where the certificate's is a part of it (default: the
+    certificate's ``total_epsilon``, its fit's epsilon plus what it drew first); ``classes``: one-vs-rest's k, whose
+    certificate is one class's (:func:`epsilon_quoted`). The fitted weights and the data are never looked at.
+    ``lam_advice`` (called only when the warning fires) names the value of the public rule lam='auto'
+    (docs/theory.md, section 25).
     The warning points at the user's line (:func:`dpcvx.exceptions.user_stacklevel`), also
     through scikit-learn's wrappers.
     """
@@ -397,9 +402,11 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
                      "a price, one-hot columns at n = 20,000) such releases kept 0.7 to 0.99 of it at ratios up to "
                      "0.59. Check it on held-out rows")
     constants = certificate.constants
+    whole = float(getattr(certificate, "total_epsilon", certificate.epsilon)) if total_epsilon is None \
+        else total_epsilon
     texts = [] if not fires else [
         f"{what}: {shown}. This compares public quantities only "
-        f"({setting('epsilon', f'{certificate.epsilon:g}')}, n={int(constants.n)}, d={int(constants.d)} with the "
+        f"({epsilon_quoted(certificate.epsilon, whole, classes)}, n={int(constants.n)}, d={int(constants.d)} with the "
         f"intercept, {setting('lam', f'{float(constants.lam):g}')}, L, m, R), never the data. To lower the noise: "
         "raise epsilon or the number of rows, use fewer features"
         + (f", or choose lam by its documented rule (see {_auto()})" if lam_advice is None else lam_advice())]
@@ -513,19 +520,37 @@ def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None,
         terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
                  f"expected count at the fit's prior {prior:g}, given or released: a fit read by balanced accuracy "
                  "is held to its rarer class)")
+    split = epsilon_share(epsilon, total_epsilon, classes)
+    return terms if split is None else f"{terms} and epsilon' = {epsilon:g} in epsilon's place ({split})"
+
+
+def epsilon_share(epsilon: float, total_epsilon: float | None, classes: int | None = None) -> str | None:
+    """The one phrase, in every warning that quotes the epsilon a fit's weights were calibrated to (``epsilon``),
+    for how it stands to the epsilon the user gave (``total_epsilon``, the release's total): None where they are
+    one; else what the part is ("the part of your epsilon = 0.3 that fits the weights; the rest buys what the fit
+    draws first ...", or one class's part of one-vs-rest's ``classes`` fits). The warning then names the part
+    epsilon', never ``epsilon=...`` as if the user had set it (:func:`epsilon_quoted`). An analyst probe (session
+    63) read "5000 x 0.11875 / 30" after passing epsilon=1, and another (session 67, P3 finding 4) read
+    DPHuberRegressor's NoiseDominatesWarning and SmallTableWarning quote "epsilon=0.15" for an epsilon of 0.3 whose
+    other half bought the column and label ranges. Public: the certificate's epsilons."""
     if total_epsilon is None or math.isclose(epsilon, total_epsilon, rel_tol=1e-9, abs_tol=0.0):
-        return terms
+        return None
     share = total_epsilon / classes if classes else total_epsilon
     drawn = ("such as a private count of the classes or the columns' ranges, as the certificate's privacy curve "
              "lists")
+    given = f"your {setting('epsilon')} = {total_epsilon:g}"
     if classes:
-        split = (f"one class's part of your epsilon = {total_epsilon:g}: one-vs-rest's {classes} fits spend "
-                 f"{share:g} each" + ("" if math.isclose(epsilon, share, rel_tol=1e-9, abs_tol=0.0) else
-                                      f", less what each draws first ({drawn})"))
-    else:
-        split = (f"the part of your epsilon = {total_epsilon:g} that fits the weights; the rest buys what the fit "
-                 f"draws first, {drawn}")
-    return f"{terms} and epsilon' = {epsilon:g} in epsilon's place ({split})"
+        return (f"one class's part of {given}: one-vs-rest's {classes} fits spend {share:g} each"
+                + ("" if math.isclose(epsilon, share, rel_tol=1e-9, abs_tol=0.0) else
+                   f", less what each draws first ({drawn})"))
+    return f"the part of {given} that fits the weights; the rest buys what the fit draws first, {drawn}"
+
+
+def epsilon_quoted(epsilon: float, total_epsilon: float | None, classes: int | None = None) -> str:
+    """The epsilon a warning lists among the public quantities it read: ``epsilon=...`` as the user set it where
+    the fit spent all of it on its weights, else epsilon' with :func:`epsilon_share`'s phrase."""
+    split = epsilon_share(epsilon, total_epsilon, classes)
+    return setting("epsilon", f"{epsilon:g}") if split is None else f"epsilon' = {epsilon:g} ({split})"
 
 
 def warn_if_count_at_floor(owner: str, classes: Sequence[Any], multiclass: bool = False) -> None:

@@ -391,7 +391,7 @@ def test_fit_errors(workdir, run, via, args, code, message):
     ("age,sex,hours,income\n", "has a header but no data rows"),
     ("age,sex,hours,income\n30,Male,40,>50K\n31,Male,>50K\n", "line 3: 3 fields, but the header has 4"),
     ("age,sex,hours,income\n,Male,40,>50K\n", "numeric column 'age' holds a missing or non-finite value in row 0"),
-    ("age,sex,hours,income\nnan,Male,40,>50K\n", "numeric column 'age' holds a value that is not a number in row 0"),
+    ("age,sex,hours,income\nnan,Male,40,>50K\n", "numeric column 'age': give it --impute age=VALUE"),
     ("age,age,hours,income\n1,2,3,>50K\n", "the header repeats a column name at field(s) [2]"),
 ])
 def test_malformed_csv(tmp_path, run, content, message):

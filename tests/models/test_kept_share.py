@@ -139,12 +139,12 @@ def test_not_inside_tune():
         assert _texts(dpcvx.DPHuberRegressor(epsilon=4, label_bound=(0, 100), random_state=0), X, y) == []
 
 
-def test_the_wide_rows_advice_says_what_was_not_measured() -> None:
-    """The text for DPLinearRegression on wide rows said no setting measured did better, without saying that
-    DPHuberRegressor(column_statistics=False), which SlowDescentWarning's wide-rows text now counts
-    (benchmarks/descent_wide_huber.py), was never measured after this finding (probeB session 62, finding 2)."""
-    from dpcvx.models.training_rows import little_kept_advice
+def test_the_wide_rows_advice_names_nothing_so_the_finding_is_not_said() -> None:
+    """The text for DPLinearRegression on wide rows said no setting measured did better (and that
+    DPHuberRegressor(column_statistics=False) was not measured: probeB session 62, finding 2): nothing to act on, so
+    the finding is not said there (P3, session 67, finding 3; training_rows.says_regression_finding)."""
+    from dpcvx.models.training_rows import LITTLE_KEPT, little_kept_advice, says_regression_finding
 
-    text = little_kept_advice("DPLinearRegression", 254)
-    assert "DPHuberRegressor(column_statistics=False) was not measured after this finding" in text
-    assert "DPHuberRegressor with its column statistics" in text
+    assert little_kept_advice("DPLinearRegression", 254) == ""
+    assert not says_regression_finding(LITTLE_KEPT, little_kept_advice("DPLinearRegression", 254))
+    assert says_regression_finding(LITTLE_KEPT, little_kept_advice("DPLinearRegression", 50))
