@@ -42,7 +42,7 @@ The budget shares of dpcvx's joint calibration (dpcvx.privacy.adassp.SHARES) wer
 candidates, (0.1, 1.45, 1.45), (0.05, 1.35, 1.6) and (0.05, 1.15, 1.8), by runs of this script on
 these data sets. They are a fixed public rule, but they were tuned here, and this is stated.
 
-    python -m benchmarks.regression              # about a minute
+    python -m benchmarks.regression              # about two minutes (136 s at load 11)
     python -m benchmarks.regression --quick      # 2 repeats
 """
 
