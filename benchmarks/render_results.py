@@ -110,6 +110,8 @@ def main(argv=None) -> int:
         return 0
     for path in sorted(args.results.glob("*.json")):  # per-run Markdown, from the same JSON
         data = json.loads(path.read_text())
+        if not isinstance(data, dict):  # a record that is a list of rows (two_valued_labels.json) has no kind
+            continue
         if data.get("kind") == "reproduce_jmlr":
             path.with_suffix(".md").write_text(report.reproduction_markdown(data))
         elif data.get("kind") == "speed":

@@ -8,6 +8,7 @@ in by hand except the paper's published numbers (:mod:`benchmarks.common`).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from pathlib import Path
 
 from benchmarks import common
@@ -142,8 +143,10 @@ def run_header(output: dict, title: str) -> str:
 # -- reproduction ------------------------------------------------------------------------------------
 
 
-def targets_table(output: dict) -> str:
-    """Objective perturbation at eps = 0.1 against the issue's targets, every data set and mode."""
+def targets_table(output: dict, marked: Iterable[str] = ()) -> str:
+    """Objective perturbation at eps = 0.1 against the issue's targets, every data set and mode; the "data/mode"
+    keys in ``marked`` get a dagger (rows of an earlier loader, :func:`benchmarks.common.stale_loads`)."""
+    marked = set(marked)
     cells = Cells(output)
     rows = []
     for data_key in output["data"]:
@@ -164,7 +167,8 @@ def targets_table(output: dict) -> str:
                     cell = cells.get(data_key, loss, method, lam_index, 0.1)
                     where = f"Lam {_lam_label(lam_index)} (paper's)"
                 e = cell["error"] if cell else {}
-                rows.append([data_key, LOSS_LABELS[loss], METHOD_LABELS[method], where, f"{paper:.4f}",
+                label = data_key + (" †" if data_key in marked else "")
+                rows.append([label, LOSS_LABELS[loss], METHOD_LABELS[method], where, f"{paper:.4f}",
                              _mean_sd(cell), str(e.get("count", 0)), _closeness(e, paper)])
     if not rows:
         return ""
@@ -489,25 +493,33 @@ def reproduction_readme_section(reproduction: dict, file: str, full_scope: bool 
         f"load average {run['load_average_start']}, run time {run['run_seconds']:.0f} s, "
         f"{config['jobs']} processes with {config['threads_per_process']} BLAS thread(s) each "
         f"(OPENBLAS_NUM_THREADS={run['threads']['environment'].get('OPENBLAS_NUM_THREADS')}), "
-        f"command `{run['command']}`.",
+        f"command `{run['command']}`" + (f", at commit {run['git_commit'][:9]}." if run.get("git_commit") else "."),
         "",
     ]
+    stale = common.stale_loads(reproduction["data"])
+    if stale:
+        parts += ["† Recorded with the data loaders of that commit, which differ from today's: "
+                  + "; ".join(f"{key} had n = {n}, d = {d} (today {common.LOADED_SHAPES[key][0]} x "
+                              f"{common.LOADED_SHAPES[key][1]})" for key, (n, d) in stale.items())
+                  + ". These rows were not rerun with today's loaders; read them as that commit's numbers.", ""]
     plots = [plot for data_key in reproduction["data"] for plot in reproduction.get("plots", {}).get(data_key, [])]
     if plots:
         folder = Path(file).parent
         parts += ["Plots (error against epsilon, best Lam per epsilon): "
                   + ", ".join(_link(folder / Path(plot).name) for plot in plots) + ".", ""]
-    targets = targets_table(reproduction)
+    targets = targets_table(reproduction, marked=stale)
     if targets:
         parts += ["Objective perturbation at eps = 0.1 against JMLR 2011 (test error, mean ± sd over "
                   "folds x draws):", "", targets, ""]
     for data_key in reproduction["data"]:
         if data_key.startswith("adult"):
-            parts += [f"Adult ({data_key.split('/')[1]} mode) at eps = 0.1, every Lam (paper in brackets):", "",
+            mark = " †" if data_key in stale else ""
+            parts += [f"Adult ({data_key.split('/')[1]} mode){mark} at eps = 0.1, every Lam (paper in brackets):", "",
                       adult_table(reproduction, data_key), ""]
     for data_key in reproduction["data"]:
         if data_key.startswith("kdd"):
-            parts += [f"KDD Cup 99 ({data_key.split('/')[1]} mode) at eps = 0.1, best Lam:", "",
+            mark = " †" if data_key in stale else ""
+            parts += [f"KDD Cup 99 ({data_key.split('/')[1]} mode){mark} at eps = 0.1, best Lam:", "",
                       kdd_table(reproduction, data_key), ""]
     estimate = reproduction.get("full_run_estimate")
     if estimate and (config["folds_run"], config["draws"]) != (10, 50):
