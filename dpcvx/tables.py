@@ -1168,9 +1168,9 @@ def such_rows(count: int) -> str:
 
 
 class RowError(InputError):
-    """An InputError naming the first ``row`` of a table that fails a check, its message ``before`` + row + ``after``:
-    a reader of the file in chunks renumbers the row within the whole file (:meth:`shifted`), so a chunked read
-    names the row an in-memory read names."""
+    """A row of a table fails a check (a missing label, a cell that is no number): an InputError naming the first
+    such ``row``. Its message is ``before`` + row + ``after``, so a reader of the file in chunks renumbers the row
+    within the whole file (:meth:`shifted`) and a chunked read names the row an in-memory read names."""
 
     def __init__(self, before: str, row: int, after: str) -> None:
         super().__init__(f"{before}{row}{after}")
@@ -1182,8 +1182,8 @@ class RowError(InputError):
 
 
 class NonFiniteError(InputError):
-    """The InputError for a NaN or infinite entry of the matrix ``name``, at (``row``, ``column``): a reader of
-    row blocks renumbers the row within the whole input."""
+    """An entry of the matrix ``name`` is NaN, infinite or beyond the float64 range: an InputError naming the first
+    such entry, at (``row``, ``column``). A reader of row blocks renumbers the row within the whole input."""
 
     def __init__(self, message: str, name: str = "X", row: int = 0, column: int = 0) -> None:
         super().__init__(message)

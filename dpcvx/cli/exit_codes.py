@@ -7,6 +7,8 @@ and ``docs/robustness.md`` is generated from it (``docs/make_robustness.py``).
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Mapping
 
 from ..exceptions import (
     AssumptionError,
@@ -36,14 +38,14 @@ WARNING_AS_ERROR = "warning made an error"
 
 @dataclasses.dataclass(frozen=True)
 class ExitCode:
-    """One row of the exit-code table: the error class, its exit status, the word stderr uses for it,
-    its meaning and an example message."""
+    """One row of the exit-code table: the error class, its exit status, the word stderr uses for it and its
+    meaning. A subclass of ``error`` not listed has the row of its nearest listed ancestor. No example message is
+    written here: docs/make_robustness.py makes each by raising the error for real (:func:`error_table`)."""
 
     error: type
     code: int
     kind: str
     meaning: str
-    example: str
     #: the words after the status in ``dpcvx --help`` (:func:`status_summary`), when its ``kind`` alone says too little
     brief: str = ""
 
@@ -55,55 +57,32 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(UsageError, EXIT_USAGE, "usage error",
              "the command line is malformed: unknown command or option, missing or malformed option value, or "
              "options wrong together whatever the data (refused before any input file is read)",
-             "dpcvx: usage error: argument --epsilon: --epsilon must be finite and positive, got 0.0 (see: dpcvx fit "
-             "--help)",
              brief="usage error: options wrong whatever the data, a bad value among them, refused before any file is "
                    "read"),
     ExitCode(InputError, EXIT_INPUT, "input error",
              "a value, column, label or parameter is invalid: a file, or a value wrong for the data or the model read "
              "(a --delta of 1/n or more, --threshold for a regression model)",
-             "dpcvx: input error: train.csv has no column(s) ['salary'] among its 4 columns. Check the "
-             "spelling (names are case-sensitive); the header's cells are not shown (if the file has no "
-             "header row, its first record was read as one: pass --no-header with --names)",
              brief="input error: a file, or a value wrong for the data or the model read (a --delta of 1/n or more)"),
     ExitCode(FileError, EXIT_INPUT, "input error",
              "a file cannot be read or written, or is not what it must be (encoding, JSON, format, "
-             "a model file that fails validation)",
-             "dpcvx: input error: model file missing.json does not exist; check the path"),
+             "a model file that fails validation)"),
     ExitCode(OverwriteError, EXIT_INPUT, "input error",
              "an output (--out, --plot) names an existing file and --overwrite was not given: the file is kept, "
-             "refused before any work (a fit is not charged)",
-             "dpcvx: input error: cannot write the model to /home/me/keep.csv: the file exists, and it is kept; "
-             "choose another path, or pass --overwrite to replace it"),
+             "refused before any work (a fit is not charged)"),
     ExitCode(NumericRangeError, EXIT_INPUT, "input error",
-             "public parameters too extreme to compute the constants or the calibration in floating point",
-             "dpcvx: input error: the public parameters (epsilon = 1, delta = 0, lam = 0.001, R = 1) are too "
-             "extreme to compute the constants and the noise in floating point (OverflowError: math range error); "
-             "use moderate values (a loss divided by a public constant k, with lam divided by k, has the same "
-             "minimiser); nothing was charged"),
+             "public parameters too extreme to compute the constants or the calibration in floating point"),
     ExitCode(AssumptionError, EXIT_REFUSED, "refused",
              "the certificate does not allow the requested mechanism: a condition of the privacy "
              "theorem fails or was not established",
-             "dpcvx: refused: output perturbation is not allowed: Theorem 1 (output perturbation), "
-             "Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011) needs - differentiability (l is continuously "
-             "differentiable (C^1)): l' jumps at z = 1 fix: smooth the kink: --loss huber_hinge:h=0.5 "
-             "replaces the hinge max(0, 1 - z) of a classifier, --loss huber_regression (cp.huber(p - y, m), m "
-             "in the label's unit, B its bound) the absolute error |p - y| of a regression; in general use a "
-             "differentiable loss",
              brief="refused: the certificate does not allow the mechanism"),
     ExitCode(SolverError, EXIT_SOLVER, "solver error",
              "the perturbed problem was not solved to the required accuracy; nothing is released",
-             "dpcvx: solver error: CVXPY solver CLARABEL returned status 'infeasible'; nothing is released. "
-             "Try another cvxpy_solver or solver='fast'",
              brief="solver error: nothing is released"),
     ExitCode(BudgetExceededError, EXIT_BUDGET, "budget exceeded",
              "reserved: a privacy accountant refused a computation that would exceed its budget. No command charges "
              "an accountant (each fit spends its own --epsilon), so none returns it; the Python API raises the error",
-             "dpcvx: budget exceeded: PrivateERM.fit (loss logistic, objective perturbation, n=50) needs (epsilon=2, "
-             "delta=0) but only (epsilon=1, delta=0) of the budget (epsilon=1, delta=0) remains (spent: "
-             "epsilon=0, delta=0); nothing was computed. Use a smaller epsilon or a new dataset.",
              brief="reserved for a privacy budget exceeded (no command charges an accountant: none returns it)"),
-    ExitCode(DPCVXError, EXIT_INPUT, "error", "any other dpcvx error", "dpcvx: error: (its message)"),
+    ExitCode(DPCVXError, EXIT_INPUT, "error", "any other dpcvx error"),
 )
 
 
@@ -149,13 +128,18 @@ def status_summary() -> str:
     return "; ".join(f"{code} {words[code]}" for code in sorted(words))
 
 
-def _row(error: BaseException) -> ExitCode:
-    """The EXIT_CODES row of the most specific class of ``error`` listed there."""
-    for cls in type(error).__mro__:
+def _row_of(error: type) -> ExitCode:
+    """The EXIT_CODES row of the most specific class in ``error``'s MRO listed there."""
+    for cls in error.__mro__:
         for row in EXIT_CODES:
             if row.error is cls:
                 return row
-    raise TypeError(f"{type(error).__name__} is not a dpcvx error")
+    raise TypeError(f"{error.__name__} is not a dpcvx error")
+
+
+def _row(error: BaseException) -> ExitCode:
+    """The EXIT_CODES row of the most specific class of ``error`` listed there."""
+    return _row_of(type(error))
 
 
 def exit_code(error: DPCVXError) -> int:
@@ -176,18 +160,54 @@ def _article(word: str) -> str:
     return "an" if word[:1].upper() in "AEIOU" else "a"
 
 
-def error_table() -> str:
-    """The exit-code table as Markdown (docs/robustness.md embeds it)."""
+def _summary(cls: type) -> str:
+    """The first sentence of ``cls``'s docstring, its reST roles and double backquotes written as Markdown code: the
+    meaning of an error class in :func:`error_table` when :data:`EXIT_CODES` has no row of its own for it."""
+    text = " ".join((cls.__doc__ or "").split())
+    end = text.find(". ")
+    sentence = text if end < 0 else text[:end + 1]
+    sentence = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", sentence).replace("``", "`")
+    return sentence.removesuffix(".")
+
+
+def _cause(error: type) -> str:
+    """The first cell of an error class's row: its full name and its nearest dpcvx parent(s)."""
+    parents = [base.__name__ for base in error.__bases__ if issubclass(base, DPCVXError)]
+    named = f"`{error.__module__}.{error.__qualname__}`"
+    return named + (f" ({_article(parents[0])} {', '.join(parents)})" if parents and parents != ["DPCVXError"]
+                    else "")
+
+
+def error_table(examples: Mapping[type, str] | None = None) -> str:
+    """The exit-code table as Markdown (docs/robustness.md embeds it): success, then a row for each error class of
+    :data:`EXIT_CODES` followed by the classes of ``examples`` whose nearest listed ancestor it is, then the other
+    causes of :data:`PROCESS_STATUSES`.
+
+    ``examples`` maps an error class to the line ``main()`` prints for it (:func:`error_line`). docs/make_robustness.py
+    gives one for every subclass of :class:`~dpcvx.exceptions.DPCVXError`, each made by running the code that
+    raises it, so that no example is a hand-written string that can drift from the code; a class of ``examples``
+    without an :data:`EXIT_CODES` row of its own shows its exit status (its ancestor's) and the first sentence of its
+    docstring (:func:`_summary`)."""
+    examples = dict(examples or {})
+    for error in examples:
+        if not (isinstance(error, type) and issubclass(error, DPCVXError)):
+            raise TypeError(f"examples maps dpcvx error classes to their messages, got {error!r}")
+    listed = {row.error for row in EXIT_CODES}
     lines = ["| error class | exit status | meaning | example message |", "|---|---|---|---|"]
-    rows: tuple[ExitCode | ProcessStatus, ...] = (PROCESS_STATUSES[0], *EXIT_CODES, *PROCESS_STATUSES[1:])
-    for row in rows:  # success first, the dpcvx errors, then the other causes
-        if isinstance(row, ProcessStatus):
-            cause = row.cause.replace("|", "\\|")
-        else:
-            name = f"dpcvx.exceptions.{row.error.__name__}"
-            parents = [base.__name__ for base in row.error.__bases__ if issubclass(base, DPCVXError)]
-            cause = f"`{name}`" + (f" ({_article(parents[0])} {', '.join(parents)})" if parents
-                                   and parents != ["DPCVXError"] else "")
-        example = " `` " + row.example.replace("|", "\\|") + " `` " if row.example else " "
-        lines.append(f"| {cause} | {row.code} | {row.meaning} |{example}|")
+
+    def line(cause: str, code: int, meaning: str, example: str) -> str:
+        cell = " `` " + example.replace("|", "\\|") + " `` " if example else " "
+        return f"| {cause} | {code} | {meaning} |{cell}|"
+
+    success, *others = PROCESS_STATUSES
+    lines.append(line(success.cause, success.code, success.meaning, success.example))
+    for row in EXIT_CODES:  # the dpcvx errors, each listed class followed by its unlisted subclasses
+        lines.append(line(_cause(row.error), row.code, row.meaning, examples.get(row.error, "")))
+        below = [error for error in examples if error not in listed and _row_of(error) is row]
+        # a parent before its subclasses (NotFittedError, then EstimatorNotFittedError), else by name
+        depth = lambda error: sum(issubclass(cls, DPCVXError) for cls in error.__mro__)  # noqa: E731
+        for error in sorted(below, key=lambda error: (depth(error), error.__qualname__)):
+            lines.append(line(_cause(error), row.code, _summary(error), examples[error]))
+    for status in others:
+        lines.append(line(status.cause.replace("|", "\\|"), status.code, status.meaning, status.example))
     return "\n".join(lines) + "\n"

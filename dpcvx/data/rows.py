@@ -69,8 +69,9 @@ Matrix: TypeAlias = Any
 
 
 class NormBoundError(InputError):
-    """The InputError of ``clip=False`` for ``count`` rows beyond R, the first at ``row``: a reader of row blocks
-    renumbers the row within the whole input and says which rows it read (``where``)."""
+    """Rows have norm above the public bound R while ``clip=False`` forbids scaling them onto it: an InputError
+    naming how many (``count``) and the first (``row``). A reader of row blocks renumbers the row within the whole
+    input and says which rows it read (``where``)."""
 
     def __init__(self, count: int, row: int, norm_bound: float, where: str = "") -> None:
         super().__init__(f"{where}{count} rows have norm above data_norm={norm_bound:g}; the first is row {row}; "
