@@ -197,6 +197,10 @@ __all__ = [
 
 
 #: the estimators' parameters that are :class:`~dpcvx.models.erm.PrivateERM`'s settings, passed to its constructor
+#: the key of the fitted estimator's ``__dict__`` holding the public offset rates its fit read
+#: (:meth:`_PrivateLinearClassifier._fitted_offset`): not a parameter and not a public fitted attribute
+FITTED_OFFSET = "_fitted_offset_rates"
+
 LEARNER_SETTINGS = ("lam", "data_norm", "norm_range", "norm_share", "fit_intercept", "intercept_scaling", "clip",
                     "solver", "float_safe", "allow_large_delta", "sample_weight_bound", "class_count_share",
                     "column_statistics_share")
@@ -214,6 +218,12 @@ class _Entry(NamedTuple):
     learner: PrivateERM
 
 
+def _offset_rates_of(public: tuple[float, float] | None, certificate: Any) -> tuple[float, float] | None:
+    """The class rates of a binary release's intercept offset: the ``public`` prior's, else those of the private
+    count the release holds (:func:`~dpcvx.release.weight_rules.released_rates`), else None."""
+    return public if public is not None else released_rates(getattr(certificate, "weights", None))
+
+
 class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParameters, HoldsNoInput):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
@@ -221,6 +231,12 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
     #: A caller holding a generator (``dpcvx.tune``) passes ``int(generator.integers(2**63 - 1))``
     #: instead: a fresh seed per estimator, reproducible from the caller's own seed.
     seed_only_random_state = True
+    #: the parameters read after a fit, post-processing of the release (public, no privacy spent): set after a fit,
+    #: one takes effect in every method that reads it (predict, predict_proba, score, ``decision_cut_``,
+    #: ``model_`` and ``dpcvx.save``), checked there against the release (:meth:`_cut_of`: a value the fit would
+    #: refuse for it is refused with the fit's InputError). Every other parameter takes effect at the next fit
+    #: only: what predict needs of one (the offset's public rates) is kept from the fit (:meth:`_fitted_offset`).
+    _post_fit_parameters: ClassVar[tuple[str, ...]] = ("threshold",)
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
     #: the declared constraints of the estimator's parameters, each checked once at ``fit`` and ``plan``
     #: (:func:`dpcvx.validation.check_parameters`) before anything is read of the data, whatever the other
@@ -266,9 +282,20 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         return check_class_prior(self.class_prior, check_classes(self.classes))
 
     def _rates(self, certificate: Any) -> tuple[float, float] | None:
-        """The class rates of the offset: the public prior's, or those of the count the release holds."""
-        public = self._offset_rates()
-        return public if public is not None else released_rates(getattr(certificate, "weights", None))
+        """The class rates of the offset at a fit: the public prior's, or those of the count the release holds."""
+        return _offset_rates_of(self._offset_rates(), certificate)
+
+    def _fitted_offset(self) -> tuple[float, float] | None:
+        """The public rates of the offset the fitted release was centred at (:meth:`_offset_rates` as the fit read
+        them, kept with the release under :data:`FITTED_OFFSET`), or None: what :meth:`_cut` reads after the fit, so
+        that a ``class_prior``, ``class_weight`` ... set after it changes the next fit only, as every parameter but
+        the post-processing ones (:attr:`_post_fit_parameters`). A ``class_prior`` of (0.5, 0.5) set after a fit at
+        (0.3, 0.7) with ``threshold="prior"`` moved predict's cut from log(7 / 3) to 0, the release unchanged, and
+        ``class_prior=None`` refused the release's own offset. An estimator pickled before they were kept reads its
+        parameters, as it did."""
+        if FITTED_OFFSET not in self.__dict__:
+            return self._offset_rates()
+        return cast("tuple[float, float] | None", self.__dict__[FITTED_OFFSET])
 
     def _private_erm(self, statistics: bool | str = False) -> PrivateERM:
         """The learner, with ``statistics`` its column statistics (``column_statistics`` resolved:
@@ -575,7 +602,8 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                 )
                 assert isinstance(binary_model, PrivateModel)  # task="classification"
                 model = binary_model
-        released_cut = self._cut(model) if isinstance(model, PrivateModel) else None  # binary: predict's cut
+        offset = self._offset_rates()  # the offset's public rates, kept with the release (_fitted_offset)
+        released_cut = self._cut(model, offset) if isinstance(model, PrivateModel) else None  # binary: predict's
         if isinstance(model, PrivateModel):
             assert released_cut is not None
             self._held_at_cut(owner, model, held, released_cut)
@@ -614,6 +642,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         else:
             self.__dict__.pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
         self.__dict__.update(fitted)
+        self.__dict__[FITTED_OFFSET] = offset
         return self
 
     def _held_at_cut(self, owner: str, model: PrivateModel, held: Held, cut: float) -> None:
@@ -763,7 +792,9 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         """One-vs-rest's (k,) cuts t of the public ``threshold``: 0 at 0.5 (the largest score); for "prior", t_c the
         log-odds of class c's released count (:func:`~dpcvx.models.class_count.prior_cuts`, a public function of
         the release)."""
-        if THRESHOLD("threshold", self.threshold) != "prior":
+        checked = THRESHOLD("threshold", self.threshold)
+        if checked != "prior":  # the fit's rule (a number other than 0.5 refused), for a threshold set after it
+            decision_cut(checked, False)
             return np.zeros(len(model.classes_))
         cuts = prior_cuts(model.certificate.per_class)
         if cuts is None:
@@ -773,7 +804,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
     def _above_cut(self, model: PrivateModel, X: Any) -> np.ndarray:
         """Whether each checked row's decision value is above the binary release's cut (:meth:`_cut`): the rows it
         predicts ``classes[1]``."""
-        return np.asarray(model.decision_function(X) > self._cut(model))
+        return np.asarray(model.decision_function(X) > self._cut(model, self._fitted_offset()))
 
     @property
     def decision_cut_(self) -> float | np.ndarray:
@@ -791,7 +822,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         """The decision cut(s) of the current ``threshold`` for the release ``model`` (:attr:`decision_cut_`)."""
         if isinstance(model, PrivateMulticlassModel):
             return self._cuts(model)
-        return self._cut(model)
+        return self._cut(model, self._fitted_offset())
 
     @property
     def model_(self) -> PrivateModel | PrivateMulticlassModel:
@@ -813,11 +844,11 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         .inputs.unnamed`), its rows checked by the estimator."""
         return unnamed(self.__dict__["model_"])
 
-    def _cut(self, model: PrivateModel) -> float:
+    def _cut(self, model: PrivateModel, public: tuple[float, float] | None) -> float:
         """The decision cut of a binary release: log(t / (1 - t)) of the public ``threshold``, or for
-        threshold="prior" the log-odds of the offset's rates (the public prior's, or the released count's: a public
-        function of the release, docs/theory.md section 21)."""
-        cut = threshold_cut(self.threshold, self._rates(model.certificate))
+        threshold="prior" the log-odds of the offset's rates (the ``public`` prior's the fit took, or the released
+        count's: a public function of the release, docs/theory.md section 21)."""
+        cut = threshold_cut(self.threshold, _offset_rates_of(public, model.certificate))
         if cut is None:
             raise InputError("threshold='prior' needs class rates: this release has no intercept offset")
         return cut
@@ -1017,6 +1048,11 @@ class DPERMClassifier(_PrivateLinearClassifier):
         = log(n~_c / (n - n~_c)) the log-odds of class c's released count (``decision_cut_``, (k,)); on a table
         with one class at 80 % and nine at 2.2 % (n 20,000, d 8) it scored balanced accuracy 0.76 at epsilon 1
         where the largest score alone scored 0.18 (benchmarks/results/multiclass_prior_*.md).
+        The one parameter read after the fit: ``set_params(threshold=...)`` on a fitted estimator takes effect,
+        no refit, in predict, predict_proba, score, ``decision_cut_``, ``model_`` and ``dpcvx.save``, and a value
+        the fit would refuse (a number other than 0.5 for more than two classes, "prior" without the release's
+        rates) is refused there with the fit's InputError. Every other parameter set after a fit takes effect at
+        the next fit only (``class_prior``'s rates for "prior" are those the fit took).
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbour relation the guarantee is proved for (:meth:`dpcvx.PrivateERM.fit`'s):
         "add-remove" (OpenDP's and DP-SGD's unit; delta > 0) keeps n private and needs ``n_public``.
