@@ -72,8 +72,13 @@ cancels it: a privacy loss, for experiments only. Generators are refused (see
 
 Privacy accounting: each call to :meth:`fit` spends ``epsilon`` on the rows
 it is given. Cross-validation and grid search fit many times on overlapping
-rows, so their total cost is the sum of the epsilons of the fits that saw a
-record. For a private choice of hyperparameters see docs/tuning.md.
+rows, so the cost of their fits is the sum of the epsilons of the fits that saw a
+record, and that is all an accountant counts: the held-out scores they compute
+(``cv_results_``, ``best_score_``, ``cross_val_score``'s scores) are exact
+functions of the held-out rows, without noise, and so is any choice made from
+them (``best_params_``, ``best_estimator_``); they are not charged and not
+private, and no epsilon covers them. ``dpcvx.tune`` makes the choice privately,
+its cost charged (docs/tuning.md).
 
 scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 """
@@ -1061,7 +1066,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
     accountant : dpcvx.PrivacyAccountant, optional
         Charged by every :meth:`fit` before any noise is drawn (or pass it to ``fit``, not both).
         ``sklearn.base.clone`` keeps the same accountant (it is one budget for one data set), so the
-        fits of ``cross_val_score`` or ``GridSearchCV`` are all charged to it.
+        fits of ``cross_val_score`` or ``GridSearchCV`` are all charged to it: the fits only. Their held-out
+        scores, and the hyperparameters chosen from them (``best_params_``), are computed without noise: not
+        charged and not private (module docstring); ``dpcvx.tune`` chooses privately.
 
     Attributes
     ----------
