@@ -608,7 +608,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                 assert isinstance(binary_model, PrivateModel)  # task="classification"
                 model = binary_model
         offset = self._offset_rates()  # the offset's public rates, kept with the release (_fitted_offset)
-        released_cut = self._cut(model, offset) if isinstance(model, PrivateModel) else None  # binary: predict's
+        released_cut = self._cut_at(model, offset) if isinstance(model, PrivateModel) else None  # binary: predict's
         if isinstance(model, PrivateModel):
             assert released_cut is not None
             self._held_at_cut(owner, model, held, released_cut)
@@ -809,7 +809,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
     def _above_cut(self, model: PrivateModel, X: Any) -> np.ndarray:
         """Whether each checked row's decision value is above the binary release's cut (:meth:`_cut`): the rows it
         predicts ``classes[1]``."""
-        return np.asarray(model.decision_function(X) > self._cut(model, self._fitted_offset()))
+        return np.asarray(model.decision_function(X) > self._cut(model))
 
     @property
     def decision_cut_(self) -> float | np.ndarray:
@@ -827,7 +827,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         """The decision cut(s) of the current ``threshold`` for the release ``model`` (:attr:`decision_cut_`)."""
         if isinstance(model, PrivateMulticlassModel):
             return self._cuts(model)
-        return self._cut(model, self._fitted_offset())
+        return self._cut(model)
 
     @property
     def model_(self) -> PrivateModel | PrivateMulticlassModel:
@@ -849,9 +849,14 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         .inputs.unnamed`), its rows checked by the estimator."""
         return unnamed(self.__dict__["model_"])
 
-    def _cut(self, model: PrivateModel, public: tuple[float, float] | None) -> float:
+    def _cut(self, model: PrivateModel) -> float:
+        """The decision cut of the fitted binary release (:meth:`_cut_at` at the offset the fit took,
+        :meth:`_fitted_offset`)."""
+        return self._cut_at(model, self._fitted_offset())
+
+    def _cut_at(self, model: PrivateModel, public: tuple[float, float] | None) -> float:
         """The decision cut of a binary release: log(t / (1 - t)) of the public ``threshold``, or for
-        threshold="prior" the log-odds of the offset's rates (the ``public`` prior's the fit took, or the released
+        threshold="prior" the log-odds of the offset's rates (the ``public`` prior's, at the fit's, or the released
         count's: a public function of the release, docs/theory.md section 21)."""
         cut = threshold_cut(self.threshold, _offset_rates_of(public, model.certificate))
         if cut is None:
