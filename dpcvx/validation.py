@@ -62,6 +62,7 @@ from .tables import (
     reading_key,
     refuse_kind,
     refuse_non_numbers,
+    refuse_sparse_fill,
     shared_key,
     spelled_missing,
     spelled_timestamp,
@@ -615,7 +616,9 @@ def check_table(X: Any, name: str = "X") -> None:
     """Refuse a table (pandas, polars, pyarrow) with a column that is not finite numbers (categorical, text, a NaN,
     missing or infinite entry), naming the column by its name (:func:`check_matrix`'s refusal), before another
     conversion (numpy's, scikit-learn's) turns the table into an array without names. One read of each column, and
-    no copy of a table of finite numbers; any other input passes."""
+    no copy of a table of finite numbers; any other input passes. A pandas table of sparse columns whose fill value
+    is not 0 is refused first (:func:`~dpcvx.tables.refuse_sparse_fill`)."""
+    refuse_sparse_fill(X)
     if column_names(X) is not None and not finite_numbers(X):
         check_matrix(X, name)
 

@@ -57,7 +57,7 @@ from ..release.encodable import warn_if_encodable_constant
 from ..release.kernel_model import NO_SCHEMA, PrivateKernelModel
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
-from ..release.report import suffix_format
+from ..release.report import check_embed_plot, suffix_format
 from ..release.serialization import load, write_model
 from ..release.usefulness import rare_class_advice
 from ..tables import (
@@ -1113,6 +1113,7 @@ def predict_command(args: argparse.Namespace) -> int:
     (never held whole): each group of rows is encoded, scored once and written before the next is read, the same file
     either way. The output is written all or nothing (on standard output too, through a temporary file)."""
     _check_layout(args)  # --threshold's range was checked as it was parsed; "prior" needs the model's release
+    _check_overwrite(args, "the predictions go")
     out = None if args.out is None else _check_out(args, "predictions")
     layout = _layout(args)
     model = load(args.model)
@@ -1152,20 +1153,35 @@ def predict_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_overwrite(args: argparse.Namespace, what: str) -> None:
+    """--overwrite without --out: the command writes to standard output (``what`` goes there), which --overwrite
+    does not concern, so it would change nothing; refused (a usage error, exit 2, before anything is read), as every
+    flag that would change nothing is (docs/cli.md), where it was accepted as if it did."""
+    if args.overwrite and args.out is None:
+        raise UsageError(f"--overwrite lets --out replace an existing file; without --out {what} to standard output, "
+                         "so --overwrite would change nothing: give --out FILE, or leave --overwrite out")
+
+
 def report_command(args: argparse.Namespace) -> int:
-    """The privacy report of a saved model (:mod:`dpcvx.release.report`), on standard output or in --out."""
+    """The privacy report of a saved model (:mod:`dpcvx.release.report`), on standard output or in --out. Options
+    that would change nothing (--overwrite without --out, --embed-plot for HTML, which always holds the plot) are
+    refused before the model is read."""
+    _check_overwrite(args, "the report goes")
     out = None
     if args.out is not None:
         out = _check_out(args, "report")  # an --out that would replace an input first: the user's file is at stake
         if args.format is None and suffix_format(args.out) is None:
             raise UsageError(f"--out {args.out}: the report is written as HTML or Markdown, and the name says "
                              "neither: name it .html or .md, or give --format markdown or --format html")
+    form = args.format or (None if args.out is None else suffix_format(args.out)) or "markdown"
+    with _as_usage():  # --out was checked above, once
+        check_embed_plot(form, args.embed_plot, ("--embed-plot", "--format html" if args.format else
+                                                                 f"--out {args.out}"))
     report = load(args.model).report()
+    text = report.render(form, embed_plot=args.embed_plot)
     if out is None:
-        sys.stdout.write(report.render(args.format or "markdown", embed_plot=args.embed_plot))
+        sys.stdout.write(text)
         return EXIT_OK
-    text = report.render(args.format or suffix_format(args.out) or "markdown",  # --out was checked above, once
-                         embed_plot=args.embed_plot)
     atomic_write(out, lambda handle: handle.write(text), what="report", overwrite=args.overwrite, option=OVERWRITE)
     print(f"report written to {args.out}")
     return EXIT_OK

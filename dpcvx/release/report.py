@@ -74,9 +74,23 @@ from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 from .weight_rules import count_rates, log_odds
 
-__all__ = ["ReleaseReport", "REPORT_FORMATS"]
+__all__ = ["ReleaseReport", "REPORT_FORMATS", "check_embed_plot"]
 
 REPORT_FORMATS = ("markdown", "html")
+
+
+def check_embed_plot(format: str, embed_plot: Any, names: tuple[str, str] = ("embed_plot=True", "format='html'")
+                     ) -> bool:
+    """``embed_plot`` checked (:func:`~dpcvx.validation.check_flag`) for a report in ``format``: it embeds the plot
+    of the privacy curve in Markdown, and an HTML report always holds the plot, so with "html" it would change
+    nothing and is refused (an InputError), as every option that would change nothing is (docs/cli.md: it was
+    accepted, and the page was the same bytes, as if it did). ``names`` are the caller's words for the two (the
+    command line's ``--embed-plot`` and its HTML output)."""
+    embed_plot = check_flag("embed_plot", embed_plot)
+    if embed_plot and format == "html":
+        raise InputError(f"{names[0]} embeds the plot of the privacy curve in a Markdown report; the HTML report "
+                         f"({names[1]}) always holds it, so {names[0]} would change nothing: leave it out")
+    return embed_plot
 PRIORS = (0.01, 0.1, 0.5)  # an attacker's prior beliefs, for the odds table
 PLOT_NOTE = ('No plot: drawing the privacy curve needs matplotlib (pip install "dpcvx[plot]"); '
              "the table below gives the same curve.")
@@ -1189,8 +1203,10 @@ class ReleaseReport:
 
     def render(self, format: str = "markdown", *, embed_plot: bool = False) -> str:
         """The report as ``format``: "markdown" or "html" (a complete page, with the plot inline). Markdown leaves
-        the plot out unless ``embed_plot=True`` (:meth:`to_markdown`)."""
+        the plot out unless ``embed_plot=True`` (:meth:`to_markdown`); ``embed_plot=True`` with "html", which always
+        holds the plot, would change nothing and is refused (:func:`check_embed_plot`)."""
         check_choice("format", format, tuple(REPORT_FORMATS))
+        embed_plot = check_embed_plot(format, embed_plot)  # with "html" it would change nothing: refused
         return self.html_page() if format == "html" else self.to_markdown(embed_plot=embed_plot)
 
     def write(self, path: str | Path, format: str | None = None, *, overwrite: bool = False,
@@ -1207,6 +1223,7 @@ class ReleaseReport:
             if format is None:
                 raise InputError(f"the report is written as HTML or Markdown, and the name {path.name!r} says "
                                  "neither: name it .html or .md, or give the format (format='markdown' or 'html')")
+        check_embed_plot(format, embed_plot)  # before the file is checked: a refused call leaves it as it was
         path = check_writable(path, "report", overwrite=overwrite)
         text = self.render(format, embed_plot=embed_plot)
         return atomic_write(path, lambda handle: handle.write(text), what="report", overwrite=overwrite)

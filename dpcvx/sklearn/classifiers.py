@@ -72,8 +72,13 @@ cancels it: a privacy loss, for experiments only. Generators are refused (see
 
 Privacy accounting: each call to :meth:`fit` spends ``epsilon`` on the rows
 it is given. Cross-validation and grid search fit many times on overlapping
-rows, so their total cost is the sum of the epsilons of the fits that saw a
-record. For a private choice of hyperparameters see docs/tuning.md.
+rows, so the cost of their fits is the sum of the epsilons of the fits that saw a
+record, and that is all an accountant counts: the held-out scores they compute
+(``cv_results_``, ``best_score_``, ``cross_val_score``'s scores) are exact
+functions of the held-out rows, without noise, and so is any choice made from
+them (``best_params_``, ``best_estimator_``); they are not charged and not
+private, and no epsilon covers them. ``dpcvx.tune`` makes the choice privately,
+its cost charged (docs/tuning.md).
 
 scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 """
@@ -199,6 +204,10 @@ __all__ = [
 
 
 #: the estimators' parameters that are :class:`~dpcvx.models.erm.PrivateERM`'s settings, passed to its constructor
+#: the key of the fitted estimator's ``__dict__`` holding the public offset rates its fit read
+#: (:meth:`_PrivateLinearClassifier._fitted_offset`): not a parameter and not a public fitted attribute
+FITTED_OFFSET = "_fitted_offset_rates"
+
 LEARNER_SETTINGS = ("lam", "data_norm", "norm_range", "norm_share", "fit_intercept", "intercept_scaling", "clip",
                     "solver", "float_safe", "allow_large_delta", "sample_weight_bound", "class_count_share",
                     "column_statistics_share")
@@ -216,6 +225,12 @@ class _Entry(NamedTuple):
     learner: PrivateERM
 
 
+def _offset_rates_of(public: tuple[float, float] | None, certificate: Any) -> tuple[float, float] | None:
+    """The class rates of a binary release's intercept offset: the ``public`` prior's, else those of the private
+    count the release holds (:func:`~dpcvx.release.weight_rules.released_rates`), else None."""
+    return public if public is not None else released_rates(getattr(certificate, "weights", None))
+
+
 class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParameters, HoldsNoInput):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
@@ -223,6 +238,12 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
     #: A caller holding a generator (``dpcvx.tune``) passes ``int(generator.integers(2**63 - 1))``
     #: instead: a fresh seed per estimator, reproducible from the caller's own seed.
     seed_only_random_state = True
+    #: the parameters read after a fit, post-processing of the release (public, no privacy spent): set after a fit,
+    #: one takes effect in every method that reads it (predict, predict_proba, score, ``decision_cut_``,
+    #: ``model_`` and ``dpcvx.save``), checked there against the release (:meth:`_cut_of`: a value the fit would
+    #: refuse for it is refused with the fit's InputError). Every other parameter takes effect at the next fit
+    #: only: what predict needs of one (the offset's public rates) is kept from the fit (:meth:`_fitted_offset`).
+    _post_fit_parameters: ClassVar[tuple[str, ...]] = ("threshold",)
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
     #: the declared constraints of the estimator's parameters, each checked once at ``fit`` and ``plan``
     #: (:func:`dpcvx.validation.check_parameters`) before anything is read of the data, whatever the other
@@ -268,9 +289,20 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         return check_class_prior(self.class_prior, check_classes(self.classes))
 
     def _rates(self, certificate: Any) -> tuple[float, float] | None:
-        """The class rates of the offset: the public prior's, or those of the count the release holds."""
-        public = self._offset_rates()
-        return public if public is not None else released_rates(getattr(certificate, "weights", None))
+        """The class rates of the offset at a fit: the public prior's, or those of the count the release holds."""
+        return _offset_rates_of(self._offset_rates(), certificate)
+
+    def _fitted_offset(self) -> tuple[float, float] | None:
+        """The public rates of the offset the fitted release was centred at (:meth:`_offset_rates` as the fit read
+        them, kept with the release under :data:`FITTED_OFFSET`), or None: what :meth:`_cut` reads after the fit, so
+        that a ``class_prior``, ``class_weight`` ... set after it changes the next fit only, as every parameter but
+        the post-processing ones (:attr:`_post_fit_parameters`). A ``class_prior`` of (0.5, 0.5) set after a fit at
+        (0.3, 0.7) with ``threshold="prior"`` moved predict's cut from log(7 / 3) to 0, the release unchanged, and
+        ``class_prior=None`` refused the release's own offset. An estimator pickled before they were kept reads its
+        parameters, as it did."""
+        if FITTED_OFFSET not in self.__dict__:
+            return self._offset_rates()
+        return cast("tuple[float, float] | None", self.__dict__[FITTED_OFFSET])
 
     def _private_erm(self, statistics: bool | str = False) -> PrivateERM:
         """The learner, with ``statistics`` its column statistics (``column_statistics`` resolved:
@@ -579,7 +611,8 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                 )
                 assert isinstance(binary_model, PrivateModel)  # task="classification"
                 model = binary_model
-        released_cut = self._cut(model) if isinstance(model, PrivateModel) else None  # binary: predict's cut
+        offset = self._offset_rates()  # the offset's public rates, kept with the release (_fitted_offset)
+        released_cut = self._cut_at(model, offset) if isinstance(model, PrivateModel) else None  # binary: predict's
         if isinstance(model, PrivateModel):
             assert released_cut is not None
             self._held_at_cut(owner, model, held, released_cut)
@@ -620,6 +653,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         else:
             self.__dict__.pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
         self.__dict__.update(fitted)
+        self.__dict__[FITTED_OFFSET] = offset
         return self
 
     def _held_at_cut(self, owner: str, model: PrivateModel, held: Held, cut: float) -> None:
@@ -776,7 +810,9 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         """One-vs-rest's (k,) cuts t of the public ``threshold``: 0 at 0.5 (the largest score); for "prior", t_c the
         log-odds of class c's released count (:func:`~dpcvx.models.class_count.prior_cuts`, a public function of
         the release)."""
-        if THRESHOLD("threshold", self.threshold) != "prior":
+        checked = THRESHOLD("threshold", self.threshold)
+        if checked != "prior":  # the fit's rule (a number other than 0.5 refused), for a threshold set after it
+            decision_cut(checked, False)
             return np.zeros(len(model.classes_))
         cuts = prior_cuts(model.certificate.per_class)
         if cuts is None:
@@ -827,10 +863,15 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         return unnamed(self.__dict__["model_"])
 
     def _cut(self, model: PrivateModel) -> float:
+        """The decision cut of the fitted binary release (:meth:`_cut_at` at the offset the fit took,
+        :meth:`_fitted_offset`)."""
+        return self._cut_at(model, self._fitted_offset())
+
+    def _cut_at(self, model: PrivateModel, public: tuple[float, float] | None) -> float:
         """The decision cut of a binary release: log(t / (1 - t)) of the public ``threshold``, or for
-        threshold="prior" the log-odds of the offset's rates (the public prior's, or the released count's: a public
-        function of the release, docs/theory.md section 21)."""
-        cut = threshold_cut(self.threshold, self._rates(model.certificate))
+        threshold="prior" the log-odds of the offset's rates (the ``public`` prior's, at the fit's, or the released
+        count's: a public function of the release, docs/theory.md section 21)."""
+        cut = threshold_cut(self.threshold, _offset_rates_of(public, model.certificate))
         if cut is None:
             raise InputError("threshold='prior' needs class rates: this release has no intercept offset")
         return cut
@@ -1034,6 +1075,11 @@ class DPERMClassifier(_PrivateLinearClassifier):
         (``dpcvx.models.training_rows.PRIOR_ADVICE_FLOOR``); below that it did worse in balanced accuracy in 16 of
         40 cells, and its accuracy fell below a constant prediction's in 28
         (benchmarks/results/multiclass_prior_many*.md).
+        The one parameter read after the fit: ``set_params(threshold=...)`` on a fitted estimator takes effect,
+        no refit, in predict, predict_proba, score, ``decision_cut_``, ``model_`` and ``dpcvx.save``, and a value
+        the fit would refuse (a number other than 0.5 for more than two classes, "prior" without the release's
+        rates) is refused there with the fit's InputError. Every other parameter set after a fit takes effect at
+        the next fit only (``class_prior``'s rates for "prior" are those the fit took).
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbour relation the guarantee is proved for (:meth:`dpcvx.PrivateERM.fit`'s):
         "add-remove" (OpenDP's and DP-SGD's unit; delta > 0) keeps n private and needs ``n_public``.
@@ -1042,7 +1088,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
     accountant : dpcvx.PrivacyAccountant, optional
         Charged by every :meth:`fit` before any noise is drawn (or pass it to ``fit``, not both).
         ``sklearn.base.clone`` keeps the same accountant (it is one budget for one data set), so the
-        fits of ``cross_val_score`` or ``GridSearchCV`` are all charged to it.
+        fits of ``cross_val_score`` or ``GridSearchCV`` are all charged to it: the fits only. Their held-out
+        scores, and the hyperparameters chosen from them (``best_params_``), are computed without noise: not
+        charged and not private (module docstring); ``dpcvx.tune`` chooses privately.
 
     Attributes
     ----------

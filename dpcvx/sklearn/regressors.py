@@ -562,7 +562,9 @@ class DPLinearRegression(_PrivateRegressor):
         located; False: plain AdaSSP. Under the default mechanism, a fit that searches a range descends (mechanism
         "gradient-ranged") rather than running AdaSSP on the map.
     accountant : a :class:`dpcvx.PrivacyAccountant` charged by every fit (or pass it to ``fit``, not both);
-        ``clone`` keeps the same one.
+        ``clone`` keeps the same one, so the fits of ``cross_val_score`` or ``GridSearchCV`` are all charged to
+        it: the fits only. Their held-out scores, and the hyperparameters chosen from them, are computed without
+        noise: not charged and not private; ``dpcvx.tune`` chooses privately (docs/tuning.md).
     """
 
     _parameters: ClassVar[dict[str, Check]] = {
