@@ -40,9 +40,11 @@ says is a statistic of the private data:
   (benchmarks/map_loss.py: no setting measured did better in every case; after DPLinearRegression's defaults below
   a public n x epsilon of :data:`MAP_SMALL`, none named: benchmarks/map_lost_small.py).
 
-These last two (:data:`WEAK_FINDINGS`: the release does better than a constant) are said only where the warning names
-something the reader can do that was measured to do better (:func:`says_regression_finding`): where the advice names
-no setting (no setting known, or the fit's own settings best), nothing is said.
+The last (:data:`WEAK_FINDINGS`: the release does better than a constant and keeps most of what least squares keeps)
+is said only where the warning names something the reader can do that was measured to do better, or where the release
+keeps less than :data:`KEPT_SHARE` of least squares' R^2 on the rows as the fit read them
+(:func:`says_regression_finding`): a useful release whose advice names no setting (no setting known, or the fit's own
+settings best) is not warned of; a weak one always is.
 
 Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`, :data:`BELOW_MAJORITY`,
 :data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`, :data:`FAR_LABELS` (with :func:`far_labels_advice`),
@@ -82,7 +84,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "LITTLE_KEPT", "KEPT_SHARE", "KEPT_HUBER_WIDTH", "LEAST_SQUARES_FLOOR", "LEAST_SQUARES_WIDEST",
            "least_squares_share", "kept_little", "little_kept_advice", "regression_share",
            "MAP_LOST", "MAP_SHARE", "MAP_WIDE", "MAP_SMALL", "map_lost", "map_lost_advice",
-           "WEAK_FINDINGS", "says_regression_finding",
+           "WEAK_FINDINGS", "weak_release", "says_regression_finding",
            "FAR_LABELS", "FAR_REACH", "FAR_TAIL", "FAR_FLOOR", "far_labels", "far_labels_advice",
            "two_values", "two_values_advice", "LITTLE_KEPT_TWO_VALUES",
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "sampled_rows", "best_balanced_accuracy",
@@ -221,7 +223,7 @@ def little_kept_advice(owner: str, width: int) -> str:
     "" where nothing is named (DPLinearRegression on more than :data:`KEPT_HUBER_WIDTH` columns, where none of
     DPHuberRegressor with its column statistics, AdaSSP and the public map did better in every case on wide one-hot
     blocks and a needle among 200 columns, and DPHuberRegressor(column_statistics=False) was not measured; a learner):
-    the finding is then not said (:func:`says_regression_finding`)."""
+    the finding is said without advice (a release keeping that little is weak: :func:`says_regression_finding`)."""
     if owner == "DPLinearRegression" and width <= KEPT_HUBER_WIDTH:
         fix = ("--loss huber_regression" if command_line_runs()
                else "DPHuberRegressor(epsilon=..., label_bound=...) with the same epsilon and bounds")
@@ -320,7 +322,8 @@ def map_lost_advice(owner: str, defaults: bool = True, width: int = 0, scale: fl
 
     "" where no setting measured did better in most firing fits, so that nothing is named (a learner; a fit off the
     defaults; DPLinearRegression on more than :data:`MAP_WIDE` columns; DPLinearRegression below :data:`MAP_SMALL`,
-    where the text said "keep this fit's settings"): the finding is then not said (:func:`says_regression_finding`).
+    where the text said "keep this fit's settings"): the finding is then not said, unless the release is weak all the
+    same (:func:`says_regression_finding`, :func:`weak_release`).
     An analyst probe (session 67, P3 finding 3) read the text ending "no setting is known to do better" on every
     useful DPLinearRegression fit of a house-price table (d > 25, 0.75 to 0.87 of least squares' held-out gain kept;
     DPLinearRegression(column_statistics=False) and AdaSSP far worse there), and on every fit of four regression
@@ -1023,7 +1026,7 @@ def warn_on_learner_fit(owner: str, model: Any, X: Any, y: Any) -> None:
 
 
 def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: tuple[float, float] | None = None,
-                           read: Any = None) -> None:
+                           read: Any = None, defaults: bool = False) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` (fixed text, NOT PRIVATE) when the regression release
     ``model`` does no better than a constant on its training rows (X, y) (:func:`regression_finding`; ``label_range``
     the declared (lo, hi)), unless inside tune or left to the caller (:func:`runs_here`); followed by
@@ -1054,42 +1057,62 @@ def warn_on_regression_fit(owner: str, model: Any, X: Any, y: Any, label_range: 
         shares = regression_share(model, X, labels, label_range, read, predicted)
         finding = (LITTLE_KEPT if KEPT_SHARE > 0 and kept_little(shares) else MAP_LOST if map_lost(shares)
                    else None)
+    else:
+        shares = None
     valued = finding is not None and two_values(labels)  # a 0/1 outcome: its advice is a classifier's
     if finding == LITTLE_KEPT and valued:  # not noise: a linear model of two values (two_values_advice)
         finding = LITTLE_KEPT_TWO_VALUES
     alone = not model.certificate.fit_intercept and not model.intercept_  # nothing added to w^T x
     wide = finding == NO_BETTER_REGRESSION and label_range_too_wide(labels, label_range, _fitted_bound(model))
     narrow = clipped_ends(labels, label_range) if finding not in (None, CODE_LABELS) else ()
-    advice = two_values_advice() if valued else _advice(owner, model, finding, labels.size)
-    if not says_regression_finding(finding, advice, narrow):
+    advice = two_values_advice() if valued else _advice(owner, model, finding, labels.size, defaults)
+    if not says_regression_finding(finding, advice, narrow, shares):
         return
     _warn(owner, finding, intercept_free=alone and finding == NO_BETTER_REGRESSION, wide_labels=wide,
           advice=advice, narrow_ends=narrow)
 
 
-#: The regression findings of a release that does better than a constant on its training rows but keeps less than
-#: least squares there (:func:`kept_little`, :func:`map_lost`): said only with something to act on
-#: (:func:`says_regression_finding`). The others (R^2 <= 0: :data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`,
-#: :data:`FAR_LABELS`) tell the owner that the release is useless, which is worth knowing without a fix.
-WEAK_FINDINGS = (LITTLE_KEPT, MAP_LOST)
+#: The regression finding of a release that does better than a constant on its training rows and keeps most of what
+#: least squares keeps on its mapped rows, but less than least squares on the rows before the map (:func:`map_lost`):
+#: said only with something to act on, or where the release is weak all the same (:func:`says_regression_finding`).
+#: The others are always said: R^2 <= 0 (:data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`, :data:`FAR_LABELS`) tells
+#: the owner that the release is useless, and :data:`LITTLE_KEPT` that it keeps less than :data:`KEPT_SHARE` of least
+#: squares, both worth knowing without a fix.
+WEAK_FINDINGS = (MAP_LOST,)
 
 
-def says_regression_finding(finding: str | None, advice: str, narrow_ends: tuple[str, ...] = ()) -> bool:
+def weak_release(shares: list[tuple[float, ...]] | None) -> bool:
+    """Whether a regression release keeps less than :data:`KEPT_SHARE` of least squares' adjusted R^2 on its training
+    rows as the fit read them, before the row map (:func:`regression_share`'s first and third entries, on the labels as
+    given and clipped onto the declared range, as :func:`kept_little` compares with the mapped rows' least squares):
+    weak by the measure :data:`LITTLE_KEPT` uses, whatever its row map's share in it. False where the rows as read were
+    not compared."""
+    if not shares:
+        return False
+    return all(len(entry) > 2 and entry[2] >= LEAST_SQUARES_FLOOR and entry[0] < KEPT_SHARE * entry[2]
+               for entry in shares)
+
+
+def says_regression_finding(finding: str | None, advice: str, narrow_ends: tuple[str, ...] = (),
+                            shares: list[tuple[float, ...]] | None = None) -> bool:
     """Whether a regression's ``finding`` is said (the one rule, :func:`warn_on_regression_fit`): any finding but
     those of :data:`WEAK_FINDINGS`; those only where the warning names something the reader can do that was
-    measured to do better: its ``advice`` (:func:`little_kept_advice`, :func:`map_lost_advice`,
-    :func:`two_values_advice`) names a setting ("" where none is named), or many training labels lay beyond an end
-    of the declared label range (``narrow_ends``: :func:`~dpcvx.validation.narrow_range_advice`, a wider range), or
-    most training rows were clipped onto R (:data:`MOSTLY_CLIPPED`: fix the columns). Where the advice named
-    nothing, the warning had said "no setting is known to do better" or "keep this fit's settings" after about
-    1,900 characters, on every useful DPLinearRegression fit of a house-price table (an analyst probe, session 67,
-    P3 finding 3) and on every fit at epsilon 1 of four regression tables of benchmarks/real_tables.py, where they
-    kept 0.69 to 0.90 of the gap to non-private least squares: a warning with nothing to act on is noise."""
+    measured to do better: its ``advice`` (:func:`map_lost_advice`, :func:`two_values_advice`) names a setting ("" where
+    none is named), or many training labels lay beyond an end of the declared label range (``narrow_ends``:
+    :func:`~dpcvx.validation.narrow_range_advice`, a wider range), or most training rows were clipped onto R
+    (:data:`MOSTLY_CLIPPED`: fix the columns); or where the release is weak all the same (:func:`weak_release` of its
+    ``shares``, :func:`regression_share`'s). Where the advice named nothing, the warning had said "no setting is known
+    to do better" or "keep this fit's settings" after about 1,900 characters, on every useful DPLinearRegression fit
+    of a house-price table (an analyst probe, session 67, P3 finding 3: 0.75 to 0.87 of the gap kept) and on every
+    fit at epsilon 1 of four regression tables of benchmarks/real_tables.py (0.69 to 0.90): a warning with nothing to
+    act on is noise. Silencing every such finding (the first version) left a release keeping 0.10 to 0.19 of least
+    squares' R^2 (its rows clipped onto R, a heavy-tailed column at its located range) with no word that it was weak
+    (an attacker probe of the same session, P7 finding 1): a weak release is told."""
     if finding is None:
         return False
     if finding not in WEAK_FINDINGS:
         return True
-    return bool(advice) or bool(narrow_ends) or most_rows_clipped()
+    return bool(advice) or bool(narrow_ends) or most_rows_clipped() or weak_release(shares)
 
 
 def two_values(labels: np.ndarray) -> bool:
@@ -1119,15 +1142,17 @@ def two_values_advice() -> str:
             "worse than DPLinearRegression (benchmarks/two_valued_labels.py).")
 
 
-def _advice(owner: str, model: Any, finding: str | None, rows: int) -> str:
+def _advice(owner: str, model: Any, finding: str | None, rows: int, defaults: bool = False) -> str:
     """What follows a regression's finding on labels of more than two values (on two: :func:`two_values_advice`,
     :func:`warn_on_regression_fit`): :func:`little_kept_advice` after :data:`LITTLE_KEPT`, :func:`map_lost_advice`
     after :data:`MAP_LOST` (with the fit's public n x epsilon: ``rows``, the training rows, times the certificate's
-    epsilon), else nothing."""
+    epsilon, and ``defaults``: the estimator ran at its default mechanism and column statistics, as its caller
+    knows; the release holds neither setting, and reading them off it called every fit one at the defaults, so
+    that a fit with mechanism='adassp' was told AdaSSP did better: a regression auditor, session 67, P8 finding 3),
+    else nothing."""
     if finding == LITTLE_KEPT:
         return little_kept_advice(owner, int(np.size(model.coef_)))
     if finding == MAP_LOST:
-        defaults = all(getattr(model, name, "auto") == "auto" for name in ("mechanism", "column_statistics"))
         return map_lost_advice(owner, defaults, int(np.size(getattr(model, "coef_", ()))),
                                rows * float(model.certificate.epsilon))
     if finding == FAR_LABELS:

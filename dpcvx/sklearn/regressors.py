@@ -475,7 +475,9 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         # only when both find no better than a constant
         declared = None if isinstance(call.label_bound, str) else (call.shift - call.label_bound,
                                                                    call.shift + call.label_bound)
-        warn_on_regression_fit(type(self).__name__, model, X, targets, declared, read=checked)
+        # the advice after MAP_LOST was measured after the defaults only (training_rows.map_lost_advice)
+        defaults = getattr(self, "mechanism", "auto") == "auto" and self.column_statistics == "auto"
+        warn_on_regression_fit(type(self).__name__, model, X, targets, declared, read=checked, defaults=defaults)
         # the fitted attributes last, together: a fit that raises sets none
         self.__dict__.pop("feature_names_in_", None)  # from an earlier fit on a table
         self.__dict__.update({name: shape.__dict__[name] for name in ("n_features_in_", "feature_names_in_")

@@ -240,13 +240,16 @@ NAMED = "column_statistics=False) did better in 57 of the 77"
 KEEP = "Keep this fit's settings"
 
 
-def test_below_the_public_n_x_epsilon_the_map_loss_note_is_not_said():
-    """Below MAP_SMALL the text said "keep this fit's settings" and named nothing to switch to; a warning with
-    nothing to act on is not said (P3, session 67, finding 3)."""
+def test_below_the_public_n_x_epsilon_the_map_loss_note_names_nothing():
+    """Below MAP_SMALL the text said "keep this fit's settings" and named nothing to switch to (P3, session 67,
+    finding 3): it names nothing now. These releases keep under 0.6 of least squares' R^2 before the map, so the
+    finding is said all the same (a weak release is told: P7, session 67, finding 1); tests/models/
+    test_weak_findings_silent.py has a useful release below MAP_SMALL, not warned of."""
     for n, epsilon, seed in ((2000, 1, 0), (3000, 2, 1)):  # n x epsilon 2,000 and 6,000
         texts = _texts(dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=(-100, 1e5), random_state=0),
                        *_heavy(n, seed))
-        assert texts == [], texts
+        assert len(texts) == 1 and training_rows.MAP_LOST in texts[0], texts
+        assert KEEP not in texts[0] and NAMED not in texts[0] and "did better" not in texts[0]
     # at n x epsilon 8,000 on the same table the counts are given, and where they stop holding is said first
     texts = _texts(dpcvx.DPLinearRegression(epsilon=1, label_bound=(-100, 1e5), random_state=0), *_heavy(8000, 0))
     assert len(texts) == 1 and NAMED in texts[0] and KEEP not in texts[0]
@@ -259,9 +262,8 @@ def test_the_gate_is_the_fits_training_rows_times_its_epsilon_and_nothing_read_o
     assert training_rows.MAP_SMALL == 7_500
     for rows, epsilon, keep in ((3_749, 2.0, True), (3_750, 2.0, False), (7_499, 1.0, True), (7_500, 1.0, False),
                                 (1_000, 8.0, False)):
-        model = SimpleNamespace(mechanism="auto", column_statistics="auto", coef_=np.zeros(3),
-                                certificate=SimpleNamespace(epsilon=epsilon))
-        text = training_rows._advice("DPLinearRegression", model, training_rows.MAP_LOST, rows)
+        model = SimpleNamespace(coef_=np.zeros(3), certificate=SimpleNamespace(epsilon=epsilon))
+        text = training_rows._advice("DPLinearRegression", model, training_rows.MAP_LOST, rows, defaults=True)
         assert (text == "") == keep and (NAMED in text) == (not keep), (rows, epsilon)
         assert training_rows.says_regression_finding(training_rows.MAP_LOST, text) == (not keep)
     # the gate is DPLinearRegression's on narrow rows at its defaults: wide rows, other settings and
@@ -294,4 +296,6 @@ def test_below_the_public_n_x_epsilon_the_command_line_is_not_told_to_keep_its_s
                      "--out", str(tmp_path / "m.json")]) == 0
     capsys.readouterr()
     texts = [str(w.message) for w in caught if issubclass(w.category, TrainingRowsWarning)]
-    assert texts == []  # it said "keep this fit's settings": nothing to act on (P3, session 67, finding 3)
+    # it said "keep this fit's settings" (P3, session 67, finding 3): nothing is named now, and a weak release is
+    # told all the same (P7, session 67, finding 1)
+    assert all(KEEP not in text and "--no-column-statistics did" not in text for text in texts), texts
