@@ -100,9 +100,22 @@ def held_values(parameters: Mapping[str, Any]) -> dict[str, Any]:
     across its checks and its charge: a dict, list or array the caller keeps and changes in place afterwards
     (``class_weight[1] = 50``, ``classes.append(2)``) then changed nothing of what was checked, fitted or reported,
     where a shallow copy shared it, and the fit released weight 1 under an estimator saying 50 (an attacker probe,
-    sixty-seventh session). One memo for all values: two parameters holding one object hold one copy of it."""
+    sixty-seventh session). One memo for all values: two parameters holding one object hold one copy of it. A value
+    that cannot be copied (a loss holding an open file or a lock) is refused by its name with
+    :class:`~dpcvx.exceptions.InputError`, before anything is charged (it raised copy's bare TypeError: an attacker
+    probe, sixty-seventh session)."""
     memo: dict[int, Any] = {id(value): value for value in parameters.values() if isinstance(value, PrivacyAccountant)}
-    return {name: copy.deepcopy(value, memo) for name, value in parameters.items()}
+    held = {}
+    for name, value in parameters.items():
+        try:
+            held[name] = copy.deepcopy(value, memo)
+        except (TypeError, copy.Error) as error:  # an open file, a lock, a socket held by a loss or a map
+            raise InputError(
+                f"{name}={type(value).__name__}(...) cannot be copied ({error}): a plan holds a copy of each parameter "
+                "value as planned, so that nothing changed after planning reaches its fits. Give the object a "
+                "__deepcopy__ (or hold the file or lock outside it), or call fit, which plans and fits in one "
+                "call; nothing was charged") from error
+    return held
 
 
 def as_planned(owner: Any) -> Any:
