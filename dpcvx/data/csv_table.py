@@ -30,7 +30,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from ..exceptions import FileError, InputError
-from ..tables import repeated_names
+from ..tables import repeated_fields
 from .files import file_path, os_error_message
 from .parquet import finite, is_parquet, parquet_chunks, typed_column
 
@@ -378,12 +378,8 @@ def _header(reader: Iterator[list[str]], path: Path, columns: Sequence[str], lay
     position = {name: index for index, name in enumerate(header)}
     # The header's cells are never shown: without --no-header the first row read as a header may be
     # a record (private). Messages name positions, counts and the names the user gave (public).
-    # A repeated name matters only for a column that is read (which of its fields would be meant?); the columns
-    # not read may repeat theirs, as a spreadsheet's blank or "Notes" headers do.
-    wanted = set(columns)
-    if len(position) != len(header) and repeated_names(name for name in header if name in wanted):
-        first = {name: index for index, name in reversed(list(enumerate(header)))}
-        repeats = [index + 1 for index, name in enumerate(header) if first[name] != index and name in wanted]
+    repeats = repeated_fields(header, set(columns))  # the one rule, a Parquet file's too (dpcvx.data.parquet)
+    if repeats:
         rename = ("" if layout.names is not None else f": every column needs a name of its own; rename them in the "
                   f"file, or replace the header with --skip-lines {layout.skip_lines + 1} --no-header --names A,B,... "
                   "(every column's name, in file order)")

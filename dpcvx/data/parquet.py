@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import FileError, InputError, withheld
-from ..tables import RowError, bytes_as_text, day_texts
+from ..tables import RowError, bytes_as_text, day_texts, repeated_fields
 
 __all__ = ["PARQUET_SUFFIXES", "finite", "is_parquet", "parquet_chunks", "typed_column"]
 
@@ -141,18 +141,15 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
     with raw:
         try:
             handle = pq.ParquetFile(raw)
-            text = [name for name in columns if name not in numeric and name in handle.schema_arrow.names
-                    and _is_text(handle.schema_arrow.field(name).type)]
-            if text:  # read as stored: a category's dictionary, converted once (typed_column)
-                handle = pq.ParquetFile(raw, read_dictionary=text)
         except (OSError, pa.ArrowException) as error:
             raise FileError(f"{path} is not a readable Parquet file: {withheld(error)}") from None
-        names = list(handle.schema_arrow.names)
-        missing = [name for name in columns if name not in names]
-        if missing:
-            which = "label column" if missing == [label] else "column(s)"
-            raise InputError(f"{path} has no {which} {missing}; its columns are {names}. Check the spelling "
-                             "(names are case-sensitive)")
+        _check_names(path, list(handle.schema_arrow.names), columns, label)
+        text = [name for name in columns if name not in numeric and _is_text(handle.schema_arrow.field(name).type)]
+        if text:  # read as stored: a category's dictionary, converted once (typed_column)
+            try:
+                handle = pq.ParquetFile(raw, read_dictionary=text)
+            except (OSError, pa.ArrowException) as error:
+                raise FileError(f"{path} is not a readable Parquet file: {withheld(error)}") from None
         if handle.metadata.num_rows == 0:  # as a CSV file of a header alone (csv_table): one rule for an empty table
             raise InputError(f"{path} has columns but no data rows")
         try:
@@ -166,6 +163,22 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
                 rows += batch.num_rows
         except (OSError, pa.ArrowException) as error:
             raise FileError(f"{path}: reading the Parquet data failed with {withheld(error)}") from None
+
+
+def _check_names(path: str | Path, names: list[str], columns: Sequence[str], label: str | None) -> None:
+    """Refuse a file whose columns repeat the name of one that is read (:func:`dpcvx.tables.repeated_fields`, the
+    rule of a CSV header too: the columns not read may repeat theirs), or lack one, before a column is looked up by
+    its name (pyarrow's lookup of a repeated name raised a bare KeyError, exit 1: a probe, session 67)."""
+    repeats = repeated_fields(names, set(columns))
+    if repeats:
+        raise InputError(f"{path}: its columns repeat a column name at field(s) {repeats[:20]}: every column that is "
+                         "read needs a name of its own; rename them first (pyarrow: table.rename_columns([...]) "
+                         "before pyarrow.parquet.write_table)")
+    missing = [name for name in columns if name not in names]
+    if missing:
+        which = "label column" if missing == [label] else "column(s)"
+        raise InputError(f"{path} has no {which} {missing}; its columns are {names}. Check the spelling "
+                         "(names are case-sensitive)")
 
 
 def _columns(table: Any, columns: Sequence[str], label: str | None, numeric: Collection[str], path: str | Path,
