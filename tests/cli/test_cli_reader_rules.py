@@ -115,3 +115,78 @@ def test_a_multiclass_label_spelling_a_missing_value_is_a_record_without_a_label
     data = write(tmp_path / "m.csv", ["x", "label"], rows)
     code, err = fit(tmp_path, capsys, data, "--target", "label", "--classes", "a,b,c", *READERS[reader])
     assert code == 3 and "column 'label' holds missing values" in err and "first at row 7" in err, err
+
+
+def _latin1_file(path, row, column, rows=2000):
+    """A table whose ``row`` holds one Latin-1 'é' (not UTF-8) in ``column`` (4: the unread 'notes')."""
+    lines = [f"{i % 80 / 80},{'yes' if i % 3 else 'no'},n" for i in range(rows)]
+    cells = lines[row].split(",")
+    cells[column] = "caf\udce9"
+    lines[row] = ",".join(cells)
+    path.write_bytes(("x,label,notes\n" + "\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
+    return path
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("row, column", [(3, 2), (1500, 2), (1500, 1)])
+def test_a_byte_that_is_not_utf8_is_refused_wherever_it_is(tmp_path, capsys, monkeypatch, reader, row, column):
+    """In a column read or not, near the top or 1,500 rows down: refused, naming the line of the file and the byte of
+    that line (from 1); it was released when the byte lay in an unread column past the header's first ~8 KB."""
+    data = _latin1_file(tmp_path / "t.csv", row, column)
+    if reader == "csv":
+        without_pyarrow(monkeypatch)
+    code, err = fit(tmp_path, capsys, data, "--target", "label", "--positive", "yes", *READERS[reader])
+    place = len(data.read_bytes().split(b"\n")[row + 1].split(b"\xe9")[0]) + 1
+    assert code == 3 and f"is not UTF-8 text (line {row + 2}, byte {place} of that line" in err, err
+    assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 7, 64])
+def test_the_utf8_check_places_the_byte_across_blocks(tmp_path, monkeypatch, block):
+    """The check reads by blocks: a valid character cut by a block's end is no error, and a bad byte's line and place
+    are the file's (a gzip file's once decompressed)."""
+    import gzip
+
+    from dpcvx.data import csv_table
+    from dpcvx.exceptions import FileError
+
+    monkeypatch.setattr(csv_table, "_UTF8_BLOCK", block)
+    good = "a,b\ncafé,ü€\n𝄞,x\n".encode()
+    (tmp_path / "good.csv").write_bytes(good)
+    csv_table._refuse_non_utf8(tmp_path / "good.csv")
+    bad = good + b"ok,\xc3(\n"  # a lead byte without its continuation
+    for name, content in (("bad.csv", bad), ("bad.csv.gz", gzip.compress(bad))):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(FileError, match=r"line 4, byte 4 of that line"):
+            csv_table._refuse_non_utf8(tmp_path / name)
+
+
+def test_a_parquet_column_name_with_surrounding_spaces_is_matched_as_a_csv_header_s(tmp_path, capsys, columns):
+    """' x' names the column x in a CSV header (its cells are stripped) and now in a Parquet file too: the same
+    release; ' x' beside 'x' repeats the name in both."""
+    import dpcvx
+
+    x, y = columns
+    released = []
+    for data in (_parquet(tmp_path / "s.parquet", [" x ", "label"], [x, y]),
+                 write(tmp_path / "s.csv", [" x ", "label"], [[a, b] for a, b in zip(x, y, strict=True)])):
+        code, err = fit(tmp_path, capsys, data, "--target", "label", "--positive", "yes", "--random-state", "0")
+        assert code == 0, err
+        released.append(dpcvx.load(tmp_path / "m.json").coef_.tolist())
+    assert released[0] == released[1]
+    both = _parquet(tmp_path / "both.parquet", ["x", "label", " x"], [x, y, x])
+    code, err = fit(tmp_path, capsys, both, "--target", "label", "--positive", "yes")
+    assert code == 3 and "repeat a column name at field(s) [3]" in err, err
+    csv = write(tmp_path / "both.csv", ["x", "label", " x"], [[a, b, a] for a, b in zip(x, y, strict=True)])
+    code, err = fit(tmp_path, capsys, csv, "--target", "label", "--positive", "yes")
+    assert code == 3 and "repeats a column name at field(s) [3]" in err, err
+
+
+def test_excel_s_separator_line_is_told_to_be_skipped(tmp_path, capsys, columns):
+    x, y = columns
+    data = tmp_path / "sep.csv"
+    data.write_text("sep=,\nx,label\n" + "".join(f"{a},{b}\n" for a, b in zip(x, y, strict=True)))
+    code, err = fit(tmp_path, capsys, data, "--target", "label", "--positive", "yes")
+    assert code == 3 and "separator line" in err and "--skip-lines 1" in err, err
+    code, err = fit(tmp_path, capsys, data, "--target", "label", "--positive", "yes", "--skip-lines", "1")
+    assert code == 0, err
