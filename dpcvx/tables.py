@@ -45,8 +45,8 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "column_names", "column_values", "feature_names", "few_names", "finite_numbers", "first_non_number",
            "is_number", "named_column", "named_columns", "column_dtypes", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
-           "refuse_repeated_names", "refuse_sparse_fill", "repeated_names", "row_count", "by_value",
-           "spelling_variants", "table_matrix",
+           "refuse_repeated_names", "refuse_sparse_fill", "repeated_fields", "repeated_names", "row_count",
+           "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
            "spelled_timestamp", "iso_day", "unspaced", "DAY_TEXT", "DAY_SPELLING", "declared_days", "declared_texts",
            "may_spell_time", "TIME_MARKS", "timed_timestamp", "time_key", "TIME_TEXT", "TIMESTAMP_TEXT", "reading_key",
@@ -87,6 +87,22 @@ def repeated_names(names: Iterable[Any]) -> list[Any]:
     check that names are distinct (a table's columns, a schema's, a model file's ``feature_names``, the CLI's
     ``--names``)."""
     return [name for name, count in Counter(names).items() if count > 1]
+
+
+def repeated_fields(names: Sequence[Any], read: Collection[Any]) -> list[int]:
+    """The positions (from 1) of the fields of a file's columns ``names`` (a CSV header or ``--names``, a Parquet
+    schema) whose name is one of those ``read`` and an earlier field's too: the one rule of repeated names in a data
+    file, whichever reader reads it. A column read by a name two fields share would be either of them, so it is
+    refused; a column that is not read may repeat its name, as a spreadsheet's blank or "Notes" headers do (a Parquet
+    file that repeated a read column's name failed with pyarrow's bare KeyError, exit 1: a probe, session 67)."""
+    seen: set[Any] = set()
+    repeats = []
+    for index, name in enumerate(names):
+        if name in read:
+            if name in seen:
+                repeats.append(index + 1)
+            seen.add(name)
+    return repeats
 
 
 def refuse_repeated_names(names: list[Any]) -> None:

@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -440,6 +440,20 @@ def _missing_labels(args: argparse.Namespace, layout: Layout, absent: np.ndarray
                            f"missing values ({cells}{declared})", layout.rows_note())
 
 
+def _refuse_absent_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout,
+                          given: Collection[str] = ()) -> None:
+    """Refuse the label cells that are no label: an empty cell or '?' that no label option names (``given``), and
+    text that spells a missing value, 'NA' or 'NaN' (:func:`dpcvx.tables.missing_spellings`: pyarrow's null until one
+    label is text; no declared label spells one), in the one wording of a missing label (:func:`_missing_labels`).
+    The one check of a binary, multiclass and regression target: a regression's 'NA' was refused as "not a number"
+    with the advice of --missing/--impute, which do not apply to the target, where an empty cell, a Parquet null and
+    pandas' NA got the missing-label refusal (a probe, session 67)."""
+    absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given]) | missing_spellings(raw)
+    if np.any(absent):
+        raise _missing_labels(args, layout, absent, ", or text that spells one, 'NA' or 'NaN', as a reader of "
+                              "numbers reads it")
+
+
 def _target(args: argparse.Namespace) -> str:
     """The label column as a refusal names it (:func:`dpcvx.tables.declared_texts`)."""
     return f"{args.data}: column {args.target!r}"
@@ -455,12 +469,7 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
     negative, positive = _label_values(args)
     raw = by_value(declared_texts(raw, [*args.positive, *(args.negative or [])], _target(args)),
                    [*args.positive, *(args.negative or [])])
-    given = set(args.positive) | set(args.negative or [])
-    absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
-    absent |= missing_spellings(raw)  # "NA": pyarrow's null until one label is text (no label given spells one)
-    if np.any(absent):
-        raise _missing_labels(args, layout, absent, ", or text that spells one, 'NA' or 'NaN', as a reader of "
-                              "numbers reads it")
+    _refuse_absent_labels(raw, args, layout, {*args.positive, *(args.negative or [])})
     is_positive = np.isin(raw, args.positive)
     if args.negative and not args.others_negative:
         outside = ~(is_positive | np.isin(raw, args.negative))
@@ -560,9 +569,7 @@ def _numeric_range(args: argparse.Namespace, error: ArithmeticError) -> NumericR
 
 def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.ndarray:
     """Regression targets (numbers) or multiclass labels (values of --classes); nothing is inferred."""
-    absent = np.isin(raw, MISSING_LABELS)
-    if np.any(absent):
-        raise _missing_labels(args, layout, absent)
+    _refuse_absent_labels(raw, args, layout)
     if args.task == "regression":
         targets, bad = text_numbers(raw)
         if bad.any():

@@ -19,6 +19,7 @@ alike, and a schema encodes either result to the same rows (tests check both).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import dataclasses
 import gzip
@@ -30,7 +31,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from ..exceptions import FileError, InputError
-from ..tables import repeated_names
+from ..tables import repeated_fields
 from .files import file_path, os_error_message
 from .parquet import finite, is_parquet, parquet_chunks, typed_column
 
@@ -111,6 +112,47 @@ def _gzip_error(path: Path, error: Exception) -> FileError:
     return FileError(f"{path} is not a valid gzip file: {reason}")
 
 
+_UTF8_BLOCK = 1 << 20  # bytes a block of the UTF-8 check (:func:`_refuse_non_utf8`)
+
+
+def _refuse_non_utf8(path: Path) -> None:
+    """Refuse a CSV file any byte of which is not UTF-8 text, whether its column is read or not, naming the line and
+    the byte of that line (from 1): the one rule of the file, decided by no record's position, as pandas reads it
+    (and docs/cli.md: a non-UTF-8 file is an input error). pyarrow decodes only the columns it includes, and Python's
+    reader of the header the first ~8 KB, so a byte in an unread column was refused near the top of the file and a
+    model released when it lay further down (a probe, session 67), and the refusal named an offset in a decoding
+    buffer as "byte N of a line". One pass of Python's incremental decoder by blocks, before either reader; a file
+    that cannot be opened or decompressed is left to the reader, which reports it (a damaged gzip file as damage)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, lines, line_start = 0, 1, 0  # bytes before the block, the line at its start, where that line starts
+    try:
+        with (gzip.open(path, "rb") if _is_gzip(path) else path.open("rb")) as stream:
+            while True:
+                block = stream.read(_UTF8_BLOCK)
+                pending = len(decoder.getstate()[0])  # the start of a character the last block cut
+                try:
+                    decoder.decode(block, final=not block)
+                except UnicodeDecodeError as error:
+                    at = offset - pending + error.start  # the bad byte's place in the file
+                    before = block[:max(at - offset, 0)]
+                    newline = before.rfind(b"\n")
+                    if newline >= 0:
+                        line_start = offset + newline + 1
+                    line = lines + before.count(b"\n")
+                    raise FileError(f"{path} is not UTF-8 text (line {line}, byte "
+                                    f"{at - line_start + 1} of that line, cannot be decoded; every byte is checked, in "
+                                    "the columns read or not); convert it, or save the sheet as CSV UTF-8") from None
+                if not block:
+                    return
+                newline = block.rfind(b"\n")
+                if newline >= 0:
+                    line_start = offset + newline + 1
+                lines += block.count(b"\n")
+                offset += len(block)
+    except (OSError, EOFError, zlib.error):
+        return  # the reader reports it
+
+
 def read_table_columns(path: str | Path, columns: Sequence[str], layout: Layout = Layout(),
                       label: str | None = None, numeric: Collection[str] = ()) -> dict[str, np.ndarray]:
     """The named columns of a CSV (or Parquet: :func:`table_chunks`) file, as arrays of cells with
@@ -125,9 +167,12 @@ def read_table_columns(path: str | Path, columns: Sequence[str], layout: Layout 
     path = file_path(path, "data file")
     numeric = frozenset(numeric)  # a set: 60,000 columns made a list's membership tests quadratic (98 s)
     if not is_parquet(path):
+        _refuse_non_utf8(path)
         typed = _arrow_csv(path, columns, layout, label, numeric)
         if typed is not None:
             return typed
+        (table,) = _csv_chunks(path, columns, layout, label)
+        return table
     (table,) = table_chunks(path, columns, layout, label, chunk_rows=None, numeric=numeric)
     return table
 
@@ -139,6 +184,7 @@ def table_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layo
     path = file_path(path, "data file")
     numeric = frozenset(numeric)  # a set: 60,000 columns made a list's membership tests quadratic (98 s)
     if not is_parquet(path):
+        _refuse_non_utf8(path)
         if chunk_rows is not None:
             return _arrow_csv_chunks(path, columns, layout, label, chunk_rows, numeric)
         return _csv_chunks(path, columns, layout, label, chunk_rows)
@@ -189,11 +235,11 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
                     seen += chunk_rows
                     yield {name: np.array(column, dtype=str) for name, column in values.items()}
                     values = {name: [] for name in columns}
-    except UnicodeDecodeError as error:
+    except UnicodeDecodeError:  # checked before reading (_refuse_non_utf8): a file changed since
         if compressed:
             _check_gzip(path)
-        raise FileError(f"{path} is not UTF-8 text (byte {error.start} of a line cannot be decoded); "
-                        "convert it, or save the sheet as CSV UTF-8") from None
+        _refuse_non_utf8(path)
+        raise FileError(f"{path} is not UTF-8 text; convert it, or save the sheet as CSV UTF-8") from None
     except csv.Error as error:
         if compressed:
             _check_gzip(path)
@@ -378,18 +424,18 @@ def _header(reader: Iterator[list[str]], path: Path, columns: Sequence[str], lay
     position = {name: index for index, name in enumerate(header)}
     # The header's cells are never shown: without --no-header the first row read as a header may be
     # a record (private). Messages name positions, counts and the names the user gave (public).
-    # A repeated name matters only for a column that is read (which of its fields would be meant?); the columns
-    # not read may repeat theirs, as a spreadsheet's blank or "Notes" headers do.
-    wanted = set(columns)
-    if len(position) != len(header) and repeated_names(name for name in header if name in wanted):
-        first = {name: index for index, name in reversed(list(enumerate(header)))}
-        repeats = [index + 1 for index, name in enumerate(header) if first[name] != index and name in wanted]
+    repeats = repeated_fields(header, set(columns))  # the one rule, a Parquet file's too (dpcvx.data.parquet)
+    if repeats:
         rename = ("" if layout.names is not None else f": every column needs a name of its own; rename them in the "
                   f"file, or replace the header with --skip-lines {layout.skip_lines + 1} --no-header --names A,B,... "
                   "(every column's name, in file order)")
         raise InputError(f"{path}: the header repeats a column name at field(s) {repeats[:20]}{rename}"
                          f"{_header_hint(layout)}")
     missing = [name for name in columns if name not in position]
+    if missing and layout.names is None and header[0].lower().startswith("sep=") and len(header) <= 2:
+        # Excel's first line naming the separator ("sep=," reads as the fields "sep=" and ""): not a header
+        raise InputError(f"{path}: its first line read as the header is a spreadsheet's separator line ('sep=' and "
+                         f"one character), not a header row: skip it with --skip-lines {layout.skip_lines + 1}")
     if missing and len(header) == 1 and len(columns) > 1:  # another separator: every line reads as one field
         convert = ("sep='\\t'" if "\t" in header[0] else "sep=';', decimal=','")  # the header's own separator
         raise InputError(f"{path} reads as a single column, so it has none of the columns {name_list(missing)}: "

@@ -7,7 +7,8 @@ schema reads as a missing value), and a text column as text (a null as the empty
 cell), both converted by whole columns; any other column (a number read as a
 category, a date, a boolean) becomes the decimal text of each value, as a CSV file
 holds it (a NaN the empty cell, as a null; a binary cell its UTF-8 text, as the Python API reads bytes), so one
-public schema encodes both to the same rows. The file is never
+public schema encodes both to the same rows. A column's name is matched with surrounding whitespace ignored, and a
+read column's name may not repeat, as a CSV header's (:func:`_stored_names`). The file is never
 loaded whole when ``--chunk-rows`` is given.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import FileError, InputError, withheld
-from ..tables import RowError, bytes_as_text, day_texts
+from ..tables import RowError, bytes_as_text, day_texts, repeated_fields
 
 __all__ = ["PARQUET_SUFFIXES", "finite", "is_parquet", "parquet_chunks", "typed_column"]
 
@@ -141,38 +142,59 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
     with raw:
         try:
             handle = pq.ParquetFile(raw)
-            text = [name for name in columns if name not in numeric and name in handle.schema_arrow.names
-                    and _is_text(handle.schema_arrow.field(name).type)]
-            if text:  # read as stored: a category's dictionary, converted once (typed_column)
-                handle = pq.ParquetFile(raw, read_dictionary=text)
         except (OSError, pa.ArrowException) as error:
             raise FileError(f"{path} is not a readable Parquet file: {withheld(error)}") from None
-        names = list(handle.schema_arrow.names)
-        missing = [name for name in columns if name not in names]
-        if missing:
-            which = "label column" if missing == [label] else "column(s)"
-            raise InputError(f"{path} has no {which} {missing}; its columns are {names}. Check the spelling "
-                             "(names are case-sensitive)")
+        stored = _stored_names(path, list(handle.schema_arrow.names), columns, label)
+        text = [field for name, field in zip(columns, stored, strict=True)
+                if name not in numeric and _is_text(handle.schema_arrow.field(field).type)]
+        if text:  # read as stored: a category's dictionary, converted once (typed_column)
+            try:
+                handle = pq.ParquetFile(raw, read_dictionary=text)
+            except (OSError, pa.ArrowException) as error:
+                raise FileError(f"{path} is not a readable Parquet file: {withheld(error)}") from None
         if handle.metadata.num_rows == 0:  # as a CSV file of a header alone (csv_table): one rule for an empty table
             raise InputError(f"{path} has columns but no data rows")
         try:
             if chunk_rows is None:
-                table = handle.read(columns=list(columns))
-                yield _columns(table, columns, label, numeric, path, 0)
+                table = handle.read(columns=stored)
+                yield _columns(table, columns, stored, label, numeric, path, 0)
                 return
             rows = 0
-            for batch in handle.iter_batches(batch_size=chunk_rows, columns=list(columns)):
-                yield _columns(batch, columns, label, numeric, path, rows)
+            for batch in handle.iter_batches(batch_size=chunk_rows, columns=stored):
+                yield _columns(batch, columns, stored, label, numeric, path, rows)
                 rows += batch.num_rows
         except (OSError, pa.ArrowException) as error:
             raise FileError(f"{path}: reading the Parquet data failed with {withheld(error)}") from None
 
 
-def _columns(table: Any, columns: Sequence[str], label: str | None, numeric: Collection[str], path: str | Path,
-             start: int) -> dict[str, np.ndarray]:
-    """The named columns of a pyarrow Table or RecordBatch whose first row is row ``start`` of the file: a refusal of
+def _stored_names(path: str | Path, names: list[str], columns: Sequence[str], label: str | None) -> list[str]:
+    """The file's own name of each of the ``columns``, matched as a CSV header's cells are, surrounding whitespace
+    ignored (a column " age" is the column age, as in a CSV header; it was "no column 'age'": a probe, session 67).
+    Refused: a file whose columns so read repeat the name of one that is read (:func:`dpcvx.tables.repeated_fields`,
+    the rule of a CSV header too: the columns not read may repeat theirs), or lack one, before a column is looked up
+    by its name (pyarrow's lookup of a repeated name raised a bare KeyError, exit 1: the same probe)."""
+    trimmed = [name.strip() for name in names]
+    repeats = repeated_fields(trimmed, set(columns))
+    if repeats:
+        raise InputError(f"{path}: its columns repeat a column name at field(s) {repeats[:20]} (surrounding spaces "
+                         "ignored): every column that is read needs a name of its own; rename them first (pyarrow: "
+                         "table.rename_columns([...]) before pyarrow.parquet.write_table)")
+    place = {name: index for index, name in enumerate(trimmed)}
+    missing = [name for name in columns if name not in place]
+    if missing:
+        which = "label column" if missing == [label] else "column(s)"
+        raise InputError(f"{path} has no {which} {missing}; its columns are {names}. Check the spelling "
+                         "(names are case-sensitive)")
+    return [names[place[name]] for name in columns]
+
+
+def _columns(table: Any, columns: Sequence[str], stored: Sequence[str], label: str | None, numeric: Collection[str],
+             path: str | Path, start: int) -> dict[str, np.ndarray]:
+    """The named columns of a pyarrow Table or RecordBatch (``stored``: their names in the file, :func:`_stored_names`)
+    whose first row is row ``start`` of the file: a refusal of
     one cell (:func:`_cells`) names its row in the whole file."""
     try:
-        return {name: _column(table.column(name), name, name in numeric, name != label) for name in columns}
+        return {name: _column(table.column(field), name, name in numeric, name != label)
+                for name, field in zip(columns, stored, strict=True)}
     except RowError as error:
         raise error.shifted(start, f"{path}: ") from None

@@ -1,6 +1,7 @@
 """dpcvx fit reads a number in a CSV cell by one grammar (dpcvx.tables.NUMBER_TEXT), whichever reader reads the file
 (pyarrow whole or by chunks, the standard csv module): "1_000", other scripts' digits, "nan" and "inf" are not
-numbers, in a feature column or the regression target; pyarrow imputed a "nan" cell as a missing value (--impute)
+numbers, in a feature column or the regression target (where "nan", as "NA", is a record without a label:
+test_cli_reader_rules); pyarrow imputed a "nan" cell as a missing value (--impute)
 and read "0x10" as 16, the standard reader read "1_000" as 1000. A hexadecimal integer or a flag is the number pyarrow
 makes of it in a column of numbers, by every reader (session 65). A header that repeats a name refuses the fit only
 when a column the fit reads has it."""
@@ -94,7 +95,7 @@ def test_the_grammar_fits_with_spaces_signs_and_exponents(tmp_path, capsys, monk
     assert code == 0, err
 
 
-@pytest.mark.parametrize("cell", ["1_000", "\uff19", "nan", "Infinity"])
+@pytest.mark.parametrize("cell", ["1_000", "\uff19", "Infinity"])  # "nan" is a missing target (test_cli_reader_rules)
 def test_a_regression_target_out_of_the_grammar_is_refused(tmp_path, capsys, monkeypatch, cell):
     rows = [[str(i / 10), str(i)] for i in range(10)]
     rows[3][1] = cell
@@ -131,7 +132,8 @@ def test_a_parquet_float_target_with_nan_has_no_label(tmp_path, capsys, monkeypa
     pq.write_table(pa.table({"x": [i / 10 for i in range(10)], "cost": cost}), tmp_path / "r.parquet")
     code, err = fit(tmp_path, capsys, monkeypatch, "pyarrow", str(tmp_path / "r.parquet"), "--target", "cost",
                     "--task", "regression", "--label-bound", "0,2000", "--delta", "1e-6", *FEATURES)
-    assert code == 3 and "column 'cost' holds missing values (an empty cell, '?', a null or NaN), first at row 4" in err
+    assert code == 3 and "column 'cost' holds missing values (an empty cell, '?', a null or NaN, or text" in err
+    assert "first at row 4" in err
 
 
 def joined(tmp_path, header, rows, at):
