@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Iterable
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -206,16 +207,7 @@ def _many(which: str) -> None:
         constant = float(np.max(np.bincount(yt, minlength=k)) / yt.size)
         least = float(np.min(np.bincount(y, minlength=k)) / y.size)
         for eps in epsilons:
-            default, prior = [], []
-            for seed in seeds:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    plain = dpcvx.DPLogisticRegression(classes=classes, epsilon=eps, random_state=seed).fit(X, y)
-                    cut = dpcvx.DPLogisticRegression(classes=classes, epsilon=eps, random_state=seed,
-                                                     class_prior="private", threshold="prior").fit(X, y)
-                default.append(_scores(yt, plain.predict(Xt)))
-                prior.append(_scores(yt, cut.predict(Xt)))
-            a, b = np.mean(default, axis=0), np.mean(prior, axis=0)
+            a, b = _mean_scores(X, y, Xt, yt, classes, eps, seeds)
             scale = X.shape[0] * eps / k
             cells.append((scale, a[0], a[1], b[0], b[1], constant))
             good = helps(b[0], a[0], b[1], constant, 0.02 if which == "many" else 0.0)
@@ -256,6 +248,22 @@ def _scores(y, p) -> tuple[float, float]:
     return balanced_accuracy_score(y, p), float(np.mean(y == p))
 
 
+def _mean_scores(X: np.ndarray, y: np.ndarray, Xt: np.ndarray, yt: np.ndarray, classes: tuple[int, ...],
+                 eps: float, seeds: Iterable[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The mean test (balanced accuracy, accuracy) over ``seeds`` of the default and of the prior setting, each seed
+    fitting both on the same noise seed."""
+    default, prior = [], []
+    for seed in seeds:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            plain = dpcvx.DPLogisticRegression(classes=classes, epsilon=eps, random_state=seed).fit(X, y)
+            cut = dpcvx.DPLogisticRegression(classes=classes, epsilon=eps, random_state=seed,
+                                             class_prior="private", threshold="prior").fit(X, y)
+        default.append(_scores(yt, plain.predict(Xt)))
+        prior.append(_scores(yt, cut.predict(Xt)))
+    return np.mean(default, axis=0), np.mean(prior, axis=0)
+
+
 def main(which: str) -> None:
     if which in ("many", "many_held"):
         _many(which)
@@ -270,16 +278,7 @@ def main(which: str) -> None:
         classes = tuple(range(k))
         reference = _scores(yt, LogisticRegression(C=1.0, max_iter=2000).fit(X, y).predict(Xt))
         for eps in epsilons:
-            default, prior = [], []
-            for seed in seeds:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    plain = dpcvx.DPLogisticRegression(classes=classes, epsilon=eps, random_state=seed).fit(X, y)
-                    cut = dpcvx.DPLogisticRegression(classes=classes, epsilon=eps, random_state=seed,
-                                                     class_prior="private", threshold="prior").fit(X, y)
-                default.append(_scores(yt, plain.predict(Xt)))
-                prior.append(_scores(yt, cut.predict(Xt)))
-            a, b = np.mean(default, axis=0), np.mean(prior, axis=0)
+            a, b = _mean_scores(X, y, Xt, yt, classes, eps, seeds)
             cells[imbalanced].append((a[0], a[1], b[0], b[1]))
             lines.append(f"| {name} | {eps} | {reference[0]:.3f} / {reference[1]:.3f} | {a[0]:.3f} / {a[1]:.3f} | "
                          f"{b[0]:.3f} / {b[1]:.3f} |")

@@ -15,23 +15,13 @@ import re
 import warnings
 
 import numpy as np
+from training_notes import heavy_spend
 
 import dpcvx
 from dpcvx.exceptions import TrainingRowsWarning
 from dpcvx.models import training_rows
 
 MAP_CUTS = "the row map (the private column ranges"
-
-
-def _heavy(n: int, seed: int, s: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
-    """probeB r4: a lognormal spend column driving its label, declared (0, 1e5); label declared (-100, 1e5)."""
-    rng = np.random.default_rng(seed)
-    spend = np.exp(rng.normal(5, s, n))
-    visits, age = rng.integers(0, 30, n).astype(float), rng.integers(18, 80, n).astype(float)
-    y = 0.8 * spend + 5 * visits + rng.normal(0, 20, n)
-    schema = dpcvx.PublicSchema((dpcvx.NumericColumn("spend", 0, 1e5), dpcvx.NumericColumn("visits", 0, 31),
-                                 dpcvx.NumericColumn("age", 17, 90)), norm=1.0)
-    return schema.transform({"spend": spend, "visits": visits, "age": age}), np.clip(y, -100, 1e5)
 
 
 def _gaussian(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -52,7 +42,7 @@ def _texts(estimator, X, y) -> list[str]:
 
 
 def test_the_default_on_a_heavy_tailed_column_is_told_its_row_map_cuts_the_fit_and_a_good_gaussian_fit_is_not():
-    X, y = _heavy(8000, 0)
+    X, y = heavy_spend(8000, 0)
     texts = _texts(dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0), X, y)
     assert len(texts) == 1 and MAP_CUTS in texts[0] and "NOT PRIVATE" in texts[0]
     assert training_rows.MAP_LOST in texts[0] and training_rows.LITTLE_KEPT not in texts[0]
@@ -69,9 +59,9 @@ def test_the_default_on_a_heavy_tailed_column_is_told_its_row_map_cuts_the_fit_a
 
 def test_its_text_holds_no_number_read_off_the_rows():
     """Two tables of other draws and tails give the same text, and its only numbers are the public constants."""
-    first = _texts(dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0), *_heavy(8000, 0))
+    first = _texts(dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0), *heavy_spend(8000, 0))
     second = _texts(dpcvx.DPLinearRegression(epsilon=2, label_bound=(-100, 1e5), random_state=3),
-                    *_heavy(6000, 5, s=1.2))
+                    *heavy_spend(6000, 5, spread=1.2))
     assert len(first) == 1 and first == second
     numbers = set(re.findall(r"\d+(?:\.\d+)?", first[0]))
     fixed = set(re.findall(r"\d+(?:\.\d+)?", training_rows.map_lost_advice("DPLinearRegression")))
@@ -81,7 +71,7 @@ def test_its_text_holds_no_number_read_off_the_rows():
 def test_the_rows_as_given_are_least_squares_on_them_in_the_same_pass():
     """regression_share's third entry is least squares' adjusted R^2 on X itself (no row map), the second on the
     mapped rows; the release's R^2 first, for the labels as given and clipped onto the declared range."""
-    X, y = _heavy(4000, 2)
+    X, y = heavy_spend(4000, 2)
     model = dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0).fit(X, y).model_
     shares = training_rows.regression_share(model, X, y, (-100, 1e5))
     assert shares is not None and all(len(entry) == 3 for entry in shares)
@@ -96,7 +86,7 @@ def test_the_rows_as_given_are_least_squares_on_them_in_the_same_pass():
 def test_not_inside_tune_and_once_outside():
     from dpcvx.release.usefulness import checks_off
 
-    X, y = _heavy(8000, 0)
+    X, y = heavy_spend(8000, 0)
     with checks_off():
         assert _texts(dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0), X, y) == []
     assert len(_texts(dpcvx.DPLinearRegression(epsilon=4, label_bound=(-100, 1e5), random_state=0), X, y)) == 1
@@ -247,11 +237,11 @@ def test_below_the_public_n_x_epsilon_the_map_loss_note_names_nothing():
     test_weak_findings_silent.py has a useful release below MAP_SMALL, not warned of."""
     for n, epsilon, seed in ((2000, 1, 0), (3000, 2, 1)):  # n x epsilon 2,000 and 6,000
         texts = _texts(dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=(-100, 1e5), random_state=0),
-                       *_heavy(n, seed))
+                       *heavy_spend(n, seed))
         assert len(texts) == 1 and training_rows.MAP_LOST in texts[0], texts
         assert KEEP not in texts[0] and NAMED not in texts[0] and "did better" not in texts[0]
     # at n x epsilon 8,000 on the same table the counts are given, and where they stop holding is said first
-    texts = _texts(dpcvx.DPLinearRegression(epsilon=1, label_bound=(-100, 1e5), random_state=0), *_heavy(8000, 0))
+    texts = _texts(dpcvx.DPLinearRegression(epsilon=1, label_bound=(-100, 1e5), random_state=0), *heavy_spend(8000, 0))
     assert len(texts) == 1 and NAMED in texts[0] and KEEP not in texts[0]
     assert "did better most often at n x epsilon of 7,500 or more (not on labels declared far above" in texts[0]
 

@@ -7,6 +7,7 @@ tests/solvers/test_solvers.py, tests/verification/test_verify.py); the rest are 
 import cvxpy
 import numpy as np
 import pytest
+from defined_classes import defined_subclasses
 
 import dpcvx
 from dpcvx.solvers import linear as solvers
@@ -222,25 +223,6 @@ def _generator():
     generator = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generator)
     return generator
-
-
-def defined_subclasses(base):
-    """Every subclass of ``base`` (itself included) that dpcvx defines: each module of the package imported first (a
-    class exists once its module ran), and the estimators' EstimatorNotFittedError made (on first use)."""
-    import importlib
-    import pkgutil
-
-    for module in pkgutil.walk_packages(dpcvx.__path__, "dpcvx."):
-        if not module.name.endswith("__main__"):
-            importlib.import_module(module.name)
-    dpcvx.exceptions.estimator_not_fitted()
-    found, pending = set(), [base]
-    while pending:
-        cls = pending.pop()
-        if cls not in found and cls.__module__.split(".")[0] == "dpcvx":
-            found.add(cls)
-            pending.extend(cls.__subclasses__())
-    return found
 
 
 @pytest.mark.slow  # the scenarios run fits and a fresh interpreter (NotFittedError without scikit-learn)

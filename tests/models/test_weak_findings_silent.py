@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from training_notes import heavy_spend
 
 import dpcvx
 from dpcvx.exceptions import TrainingRowsWarning
@@ -23,19 +24,6 @@ def _told(estimator, X, y) -> list[str]:
         warnings.simplefilter("always")
         estimator.fit(X, y)
     return [str(w.message) for w in caught if issubclass(w.category, TrainingRowsWarning)]
-
-
-def _heavy(n: int, seed: int, spread: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
-    """A lognormal spend column (log-scale ``spread``) driving its label: MAP_LOST fires on DPLinearRegression's
-    default here; at spread 1.5 the release keeps about 0.3 to 0.4 of least squares' R^2 before the map (weak), at 0.5
-    about 0.9 of it (useful)."""
-    rng = np.random.default_rng(seed)
-    spend = np.exp(rng.normal(5, spread, n))
-    visits, age = rng.integers(0, 30, n).astype(float), rng.integers(18, 80, n).astype(float)
-    y = 0.8 * spend + 5 * visits + rng.normal(0, 20, n)
-    schema = dpcvx.PublicSchema((dpcvx.NumericColumn("spend", 0, 1e5), dpcvx.NumericColumn("visits", 0, 31),
-                                 dpcvx.NumericColumn("age", 17, 90)), norm=1.0)
-    return schema.transform({"spend": spend, "visits": visits, "age": age}), np.clip(y, -100, 1e5)
 
 
 def test_the_advice_is_the_decision_nothing_named_nothing_said() -> None:
@@ -81,7 +69,7 @@ def test_a_fit_off_the_defaults_is_not_given_the_defaults_advice(settings) -> No
     """A regression auditor (session 67, P8 finding 3): the advice read the settings off the release, which holds
     neither, so every fit counted as one at the defaults, and DPLinearRegression(mechanism='adassp') was told that
     AdaSSP did better. The estimator passes its own settings; after other settings nothing is named."""
-    X, y = _heavy(8000, 0)
+    X, y = heavy_spend(8000, 0)
     for text in _told(dpcvx.DPLinearRegression(epsilon=1, label_bound=(-100, 1e5), random_state=0, **settings), X, y):
         assert "did better" not in text, text
     (text,) = _told(dpcvx.DPLinearRegression(epsilon=1, label_bound=(-100, 1e5), random_state=0), X, y)
@@ -93,16 +81,16 @@ def test_the_default_below_the_public_n_x_epsilon_says_nothing_of_a_useful_relea
     """MAP_LOST holds on these rows (the advice said "keep this fit's settings"), the release keeping about 0.9 of
     least squares' R^2 before the map: nothing is said now. On the wider spread the release keeps under 0.6 of it,
     and it is told (weak all the same)."""
-    X, y = _heavy(n, 0, spread=0.5)
+    X, y = heavy_spend(n, 0, spread=0.5)
     model = dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=(-100, 1e5), random_state=0)
     assert _told(model, X, y) == []
-    X, y = _heavy(n, 0)
+    X, y = heavy_spend(n, 0)
     (text,) = _told(model, X, y)
     assert training_rows.MAP_LOST in text and "did better" not in text
 
 
 def test_the_default_above_it_still_names_its_setting() -> None:
-    X, y = _heavy(8000, 0)
+    X, y = heavy_spend(8000, 0)
     (text,) = _told(dpcvx.DPLinearRegression(epsilon=1, label_bound=(-100, 1e5), random_state=0), X, y)
     assert training_rows.MAP_LOST in text and "DPHuberRegressor(column_statistics=False) did better" in text
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from defined_classes import defined_subclasses
 
 import dpcvx
 
@@ -60,25 +61,6 @@ def test_every_public_error_and_warning_class_is_a_name_of_dpcvx_in_the_referenc
         assert f"::: dpcvx.{name}\n" in reference, name
 
 
-def _defined_subclasses(base):
-    """Every subclass of ``base`` (itself included) that dpcvx defines: each module of the package imported first (a
-    class exists once its module ran), and the estimators' EstimatorNotFittedError made (on first use)."""
-    import importlib
-    import pkgutil
-
-    for module in pkgutil.walk_packages(dpcvx.__path__, "dpcvx."):
-        if not module.name.endswith("__main__"):
-            importlib.import_module(module.name)
-    dpcvx.exceptions.estimator_not_fitted()
-    found, pending = set(), [base]
-    while pending:
-        cls = pending.pop()
-        if cls not in found and cls.__module__.split(".")[0] == "dpcvx":
-            found.add(cls)
-            pending.extend(cls.__subclasses__())
-    return found
-
-
 def test_every_error_and_warning_class_dpcvx_defines_is_in_the_reference():
     """docs/reference/errors.md says every error and warning dpcvx raises is listed there; the test above read the
     names of dpcvx.exceptions only, so RowError, NonFiniteError (dpcvx.tables), NormBoundError (dpcvx.data.rows) and
@@ -86,7 +68,7 @@ def test_every_error_and_warning_class_dpcvx_defines_is_in_the_reference():
     DPCVXError and of DPCVXWarning the package defines, found by walking its modules, is now listed: by its name of
     dpcvx where it has one, else by its full name."""
     reference = (ROOT / "docs" / "reference" / "errors.md").read_text()
-    classes = _defined_subclasses(dpcvx.DPCVXError) | _defined_subclasses(dpcvx.DPCVXWarning)
+    classes = defined_subclasses(dpcvx.DPCVXError) | defined_subclasses(dpcvx.DPCVXWarning)
     assert len(classes) >= 38
     for cls in classes:
         exported = getattr(dpcvx, cls.__name__, None) is cls
