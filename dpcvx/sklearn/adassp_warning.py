@@ -80,7 +80,7 @@ from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
 from ..release.usefulness import speaker, warn_release
-from .noise_warning import epsilon_quoted, label_not_located, label_unresolved_text
+from .noise_warning import epsilon_quoted, label_not_located, label_unresolved_text, whole_epsilon
 
 __all__ = ["ADASSP_RATIO_LIMIT", "LOCATED_EVIDENCE_WIDTH", "adassp_noise_to_signal", "columns_search_rows",
            "warn_if_adassp_noise_dominates"]
@@ -182,7 +182,7 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
         texts.insert(0, (
             "the model is predicted to keep less than half of the signal: " + "; and ".join(reasons) + ". "
             f"This reads public quantities and released values only "
-            f"({epsilon_quoted(calibration.epsilon, _whole(certificate))}, "
+            f"({epsilon_quoted(calibration.epsilon, whole_epsilon(certificate))}, "
             f"{setting('delta', f'{calibration.delta:g}')}, n={n}, d={calibration.dim} and "
             f"R={calibration.data_norm:g} with the intercept, "
             f"B={calibration.label_bound:g}{label_source}: the sigmas of X^T X and X^T y, and the mechanism), "
@@ -236,12 +236,6 @@ _WIDE_CAVEAT = (
     ": a larger epsilon is not known to help such a block")
 
 
-def _whole(certificate: SufficientStatisticsCertificate) -> float:
-    """The epsilon the user gave for the release (its total), against which the calibration's part is quoted
-    (:func:`~dpcvx.sklearn.noise_warning.epsilon_quoted`)."""
-    return float(getattr(certificate, "total_epsilon", certificate.epsilon))
-
-
 def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsCertificate,
                                   calibration: GradientCalibration, n: int, also: str | None) -> None:
     """The warning of a release of noisy gradient descent (module docstring): its columns' ranges were not located
@@ -254,7 +248,7 @@ def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsC
         texts.insert(0, (
             "the model is likely (not predicted: about two fits in three) to keep less than half of the signal: "
             f"{_columns_not_located(width, needed, gradient=True)}. This reads public quantities only "
-            f"({epsilon_quoted(calibration.epsilon, _whole(certificate))}, "
+            f"({epsilon_quoted(calibration.epsilon, whole_epsilon(certificate))}, "
             f"{setting('delta', f'{calibration.delta:g}')}, "
             f"n={n}, d={calibration.dim} with the intercept, and the columns searched), never the data. To keep "
             f"more: raise epsilon or the number of rows to n >= {needed}, use fewer features, or declare column "

@@ -621,8 +621,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
         warn_if_small_table(type(self).__name__, int(certificate.constants.n), fitted["n_features_in_"],
                             certificate.epsilon, None if multiclass else self._public_rate(certificate, cut),
-                            total_epsilon=float(model.certificate.epsilon if isinstance(model, PrivateMulticlassModel)
-                                                else model.certificate.total_epsilon),
+                            total_epsilon=model.epsilon,
                             classes=len(model.classes_) if isinstance(model, PrivateMulticlassModel) else None,
                             floored=not multiclass and count_at_floor(getattr(certificate, "weights", None)))
         warn_if_count_at_floor(owner, self._classes_at_floor(model), multiclass=multiclass)
@@ -709,9 +708,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         multiclass = isinstance(model, PrivateMulticlassModel)  # one class's certificate: its part of epsilon
         warn_if_noise_dominates(type(self).__name__, certificate, gain,
                                 lam_advice=lambda: self._lam_advice(certificate), mean_weight=mean,
-                                total_epsilon=float(model.certificate.epsilon
-                                                    if isinstance(model, PrivateMulticlassModel)
-                                                    else model.certificate.total_epsilon),
+                                total_epsilon=model.epsilon,
                                 classes=len(model.classes_) if multiclass else None)
 
     def _lam_advice(self, certificate: ReleaseCertificate) -> str:

@@ -32,8 +32,8 @@ from ..verification.verdict import Mechanism
 __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT",
            "comparator_norm", "constant_risk", "guarantee_to_spread",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
-           "SMALL_TABLE_LIMIT", "warn_if_small_table", "epsilon_share", "epsilon_quoted", "warn_if_count_at_floor",
-           "lam_rule_advice", "label_not_located"]
+           "SMALL_TABLE_LIMIT", "warn_if_small_table", "epsilon_share", "whole_epsilon", "epsilon_quoted",
+           "warn_if_count_at_floor", "lam_rule_advice", "label_not_located"]
 
 
 #: A classifier warns when the noise's share of a decision value exceeds this many times the
@@ -402,8 +402,7 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
                      "a price, one-hot columns at n = 20,000) such releases kept 0.7 to 0.99 of it at ratios up to "
                      "0.59. Check it on held-out rows")
     constants = certificate.constants
-    whole = float(getattr(certificate, "total_epsilon", certificate.epsilon)) if total_epsilon is None \
-        else total_epsilon
+    whole = whole_epsilon(certificate) if total_epsilon is None else total_epsilon
     texts = [] if not fires else [
         f"{what}: {shown}. This compares public quantities only "
         f"({epsilon_quoted(certificate.epsilon, whole, classes)}, n={int(constants.n)}, d={int(constants.d)} with the "
@@ -544,6 +543,12 @@ def epsilon_share(epsilon: float, total_epsilon: float | None, classes: int | No
                 + ("" if math.isclose(epsilon, share, rel_tol=1e-9, abs_tol=0.0) else
                    f", less what each draws first ({drawn})"))
     return f"the part of {given} that fits the weights; the rest buys what the fit draws first, {drawn}"
+
+
+def whole_epsilon(certificate: Any) -> float:
+    """The epsilon the user gave for a release, of which its calibration's may be a part: the certificate's
+    ``total_epsilon`` (its fit's epsilon plus what it drew first), else its epsilon."""
+    return float(getattr(certificate, "total_epsilon", certificate.epsilon))
 
 
 def epsilon_quoted(epsilon: float, total_epsilon: float | None, classes: int | None = None) -> str:

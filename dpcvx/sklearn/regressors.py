@@ -469,7 +469,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
                             regression=True,
-                            total_epsilon=float(getattr(certificate, "total_epsilon", certificate.epsilon)))
+                            total_epsilon=model.epsilon)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows), X's kind deciding how its checked rows
         # are read again; judged on the labels as given and on the labels clipped onto the declared range, warning
         # only when both find no better than a constant
