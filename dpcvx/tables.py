@@ -516,8 +516,13 @@ def timed_timestamp(text: str) -> bool:
     """Whether a text spells a timestamp with a time of day or a timezone (:data:`TIMESTAMP_TEXT` on a calendar day,
     not at midnight without a zone): a reader types a column of such texts as timestamps, which have no one text and
     are refused (:func:`day_texts`), so the text is refused too, in every form (session 66)."""
+    return _timed(text) is not None
+
+
+def _timed(text: str) -> re.Match[str] | None:
+    """The :data:`TIMESTAMP_TEXT` match of a text :func:`timed_timestamp` holds (its zone in group 6), else None."""
     match = TIMESTAMP_TEXT.fullmatch(unspaced(text))
-    return match is not None and iso_day(match.group(1)) is not None and _midnight(match) is None
+    return match if match is not None and iso_day(match.group(1)) is not None and _midnight(match) is None else None
 
 
 def time_key(text: str) -> int | None:
@@ -594,9 +599,8 @@ def declared_days(texts: Sequence[Any], declared: Collection[Any], what: str = "
             read[text] = days.get(day)
         elif (key := time_key(text)) is not None:
             read[text] = times.get(key)
-        elif timed_timestamp(text):
-            match = TIMESTAMP_TEXT.fullmatch(unspaced(text))
-            zoned[text] = match is not None and match.group(6) is not None
+        elif (match := _timed(text)) is not None:
+            zoned[text] = match.group(6) is not None
     if zoned:
         index = next(i for i, entry in enumerate(texts) if isinstance(entry, str) and entry in zoned)
         row = index if rows is None else int(rows[index])

@@ -137,20 +137,15 @@ def _row_of(error: type) -> ExitCode:
     raise TypeError(f"{error.__name__} is not a dpcvx error")
 
 
-def _row(error: BaseException) -> ExitCode:
-    """The EXIT_CODES row of the most specific class of ``error`` listed there."""
-    return _row_of(type(error))
-
-
 def exit_code(error: DPCVXError) -> int:
     """The command line's exit status for ``error`` (from :data:`EXIT_CODES`)."""
-    return _row(error).code
+    return _row_of(type(error)).code
 
 
 def error_line(error: DPCVXError | DPCVXWarning) -> str:
     """The one line main() prints for ``error``: ``dpcvx: <kind>: <message>`` with line breaks removed; a dpcvx
     warning that a warning filter made an error (``python -W error``) as ``dpcvx: warning made an error: ...``."""
-    prefix = WARNING_AS_ERROR if isinstance(error, DPCVXWarning) else _row(error).kind
+    prefix = WARNING_AS_ERROR if isinstance(error, DPCVXWarning) else _row_of(type(error)).kind
     text = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
     return f"dpcvx: {prefix}: {text or type(error).__name__}"
 

@@ -142,16 +142,14 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
     with raw:
         try:
             handle = pq.ParquetFile(raw)
+            # the names first (an InputError passes), then the text columns by their stored names
+            stored = _stored_names(path, list(handle.schema_arrow.names), columns, label)
+            text = [field for name, field in zip(columns, stored, strict=True)
+                    if name not in numeric and _is_text(handle.schema_arrow.field(field).type)]
+            if text:  # read as stored: a category's dictionary, converted once (typed_column)
+                handle = pq.ParquetFile(raw, read_dictionary=text)
         except (OSError, pa.ArrowException) as error:
             raise FileError(f"{path} is not a readable Parquet file: {withheld(error)}") from None
-        stored = _stored_names(path, list(handle.schema_arrow.names), columns, label)
-        text = [field for name, field in zip(columns, stored, strict=True)
-                if name not in numeric and _is_text(handle.schema_arrow.field(field).type)]
-        if text:  # read as stored: a category's dictionary, converted once (typed_column)
-            try:
-                handle = pq.ParquetFile(raw, read_dictionary=text)
-            except (OSError, pa.ArrowException) as error:
-                raise FileError(f"{path} is not a readable Parquet file: {withheld(error)}") from None
         if handle.metadata.num_rows == 0:  # as a CSV file of a header alone (csv_table): one rule for an empty table
             raise InputError(f"{path} has columns but no data rows")
         try:

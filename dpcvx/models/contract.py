@@ -125,7 +125,10 @@ def as_planned(owner: Any) -> Any:
     checked, what its fits release or what they report. A plan held its learner itself: AdaSSP's plan read
     ``label_bound`` when it fitted, so a ``set_params(label_bound=10)`` after planning at 0.1 clipped the labels at
     10 under noise calibrated for 0.1 (sixty-seventh session); PrivateERM's solver read ``cvxpy_options`` when it
-    solved, so an option added in place was refused only after the charge."""
+    solved, so an option added in place was refused only after the charge; an estimator's plan held the estimator
+    itself, so a ``set_params`` after planning (an invalid ``fit_intercept``, another epsilon) was fitted by a plan
+    checked on the old values (sixty-sixth session), and a shallow copy still shared a ``class_weight`` dict with the
+    caller. Each fitted estimator an estimator's plan returns is such a copy too."""
     planned = copy.copy(owner)
     planned.__dict__.update(held_values(owner.get_params(deep=False)))
     return planned

@@ -946,9 +946,17 @@ def kept_little(shares: list[tuple[float, ...]] | None) -> bool:
     lay 60 % beyond the declared bound 2, a DPHuberRegressor release kept R^2 0.93 of the labels as given (least
     squares 1.00) and -1.75 of the clipped ones (its predictions beyond the range), and the clipped comparison alone
     called it weak."""
+    return _kept_below(shares, KEPT_SHARE, 1)
+
+
+def _kept_below(shares: list[tuple[float, ...]] | None, share: float, against: int) -> bool:
+    """Whether in each of :func:`regression_share`'s entries least squares' adjusted R^2 at index ``against`` (1: on
+    the mapped rows, 2: on the rows as the fit read them) is at least :data:`LEAST_SQUARES_FLOOR` and the release's
+    (index 0) below ``share`` of it; False with no entries, or an entry without that comparison."""
     if not shares:
         return False
-    return all(least >= LEAST_SQUARES_FLOOR and release < KEPT_SHARE * least for release, least, *_ in shares)
+    return all(len(entry) > against and entry[against] >= LEAST_SQUARES_FLOOR and entry[0] < share * entry[against]
+               for entry in shares)
 
 
 def map_lost(shares: list[tuple[float, ...]] | None) -> bool:
@@ -958,10 +966,10 @@ def map_lost(shares: list[tuple[float, ...]] | None) -> bool:
     :data:`LEAST_SQUARES_FLOOR` and the release's below :data:`MAP_SHARE` of it. Read after :func:`kept_little` (which
     blames the noise) finds nothing, so that what it names is the map's loss; False where the rows as given were not
     compared (wider than :data:`LEAST_SQUARES_WIDEST`)."""
-    if not shares or MAP_SHARE <= 0:
+    if MAP_SHARE <= 0 or not _kept_below(shares, MAP_SHARE, 2):
         return False
-    return all(len(entry) > 2 and entry[2] >= LEAST_SQUARES_FLOOR and entry[0] < MAP_SHARE * entry[2]
-               and entry[1] < MAP_SHARE * entry[2] for entry in shares)
+    assert shares is not None  # _kept_below read them
+    return all(entry[1] < MAP_SHARE * entry[2] for entry in shares)
 
 
 def _better_without(predict: Callable[[slice], np.ndarray], labels: np.ndarray, blocks: list[slice],
@@ -1087,10 +1095,7 @@ def weak_release(shares: list[tuple[float, ...]] | None) -> bool:
     given and clipped onto the declared range, as :func:`kept_little` compares with the mapped rows' least squares):
     weak by the measure :data:`LITTLE_KEPT` uses, whatever its row map's share in it. False where the rows as read were
     not compared."""
-    if not shares:
-        return False
-    return all(len(entry) > 2 and entry[2] >= LEAST_SQUARES_FLOOR and entry[0] < KEPT_SHARE * entry[2]
-               for entry in shares)
+    return _kept_below(shares, KEPT_SHARE, 2)
 
 
 def says_regression_finding(finding: str | None, advice: str, narrow_ends: tuple[str, ...] = (),

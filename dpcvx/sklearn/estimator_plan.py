@@ -68,24 +68,11 @@ class EstimatorPlan:
         """A copy of the estimator with ``random_state`` (None or an int seed), fitted on (X, y) from this plan:
         the estimator's ``fit`` with the planning already done (checks of X and y, then one charge, then the
         noise). A refused call spends nothing."""
-        estimator = _as_planned(self.estimator)  # its own parameter values: the plan's stay as planned
+        estimator = as_planned(self.estimator)  # its own parameter values: the plan's stay as planned
         estimator.random_state = random_state
         # every warning of the fit names the estimator; a note on clipped rows, X's columns
         with called(type(estimator).__name__), columns_named(X):
             return estimator._fit(X, y, sample_weight, accountant, self)
-
-
-def _as_planned(estimator: Any) -> Any:
-    """A copy of ``estimator`` holding a copy of each parameter value (:func:`~dpcvx.models.contract.as_planned`),
-    which its plan holds: the plan's checks, its learner and the estimator each :meth:`EstimatorPlan.fit` copies and
-    fits are all of the parameters as planned, and each fitted estimator holds values of its own. The plan held the
-    estimator itself, so a ``set_params`` after planning (an invalid ``fit_intercept``, another epsilon) was fitted
-    by a plan checked on the old values: refused only after the charge, or returned with parameters its release does
-    not have (an attacker probe, sixty-sixth session). A shallow copy still shared a dict or list parameter with the
-    caller, so ``class_weight[1] = 50`` or ``classes.append(2)`` after planning was checked at the plan's fit in its
-    new form while the fit released the old one, and the fitted estimator reported the new (sixty-seventh session).
-    As scikit-learn's ``clone`` copies parameters: an accountant passed as a parameter stays the one object."""
-    return as_planned(estimator)
 
 
 #: what an estimator's public checks hand its planning (:meth:`PlansFirst._plan_context`)
@@ -112,8 +99,8 @@ class PlansFirst(Generic[Context]):
         :class:`EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy of this estimator on rows of the
         same width (:func:`dpcvx.tune` fits every run of a candidate from it). The plan holds a copy of this
         estimator as planned: a ``set_params`` after planning changes neither what the plan checked nor what its
-        fits release (:func:`_as_planned`)."""
-        planned = _as_planned(self)
+        fits release (:func:`~dpcvx.models.contract.as_planned`)."""
+        planned = as_planned(self)
         context = planned._plan_context(sample_weight)
         return planned._planned_rows(planned._shaped_plan(X, context, sample_weight), X, y, context, sample_weight)
 
@@ -122,7 +109,7 @@ class PlansFirst(Generic[Context]):
         (``_shaped_plan``): what binds that plan to rows (X, y) of that width, their checks run there, and returns
         the :class:`EstimatorPlan` (:func:`dpcvx.tune` plans a candidate here before it reads the data). None where
         the plan is made on the checked rows (:meth:`plan`). Planned on a copy, as :meth:`plan` is."""
-        planned = _as_planned(self)
+        planned = as_planned(self)
         context = planned._plan_context(None)
         shaped = planned._shaped_plan(X, context, None)
         if shaped is None:
