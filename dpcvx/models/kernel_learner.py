@@ -85,7 +85,8 @@ class Diagnostics(Mapping):
         return len(self._facts)
 
     def __repr__(self) -> str:
-        return (f"{NOT_PRIVATE} (measured on the private training data, no noise added): "
+        return (f"{NOT_PRIVATE} (measured on the private training data, outside the release's proof; a noisy "
+                "count here, such as tune's noisy_scores, is still not released): "
                 + ", ".join(f"{key}={value!r}" for key, value in self._facts.items()))
 
     __str__ = __repr__
