@@ -130,6 +130,7 @@ from .exceptions import (
 from .models.contract import refuse_held_accountant
 from .models.failure import composite
 from .models.pinp import PINP
+from .privacy.accountant import release_cost
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
 from .release.input_record import HoldsNoInput
 from .release.kernel_model import CURATOR
@@ -288,7 +289,7 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
             raise InputError(f"{type(learner).__name__}.fit returned a {type(returned).__name__}, which would hold "
                              "OpenDP's record of the measurement's input, the private data set: not released (a dpcvx "
                              "release or estimator holds none)")
-        spent = float(getattr(certificate, "total_epsilon", certificate.epsilon)), float(certificate.delta)
+        spent = release_cost(model)  # what the release cost in total, as an accountant charges it
         proved = certificate.privacy_curve.neighbours
         if spent[0] > epsilon or spent[1] > delta or proved is not relation:
             # each number as it reads back (number_text): :g wrote 3.0000000000000004 and 3 both as 3

@@ -35,7 +35,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from decimal import Decimal
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -538,6 +538,26 @@ def time_key(text: str) -> int | None:
     return seconds * 10**6 + int((fraction or "")[:6].ljust(6, "0"))
 
 
+class _SpelledKind(NamedTuple):
+    """What :func:`spelled_timestamp` says of two declared values that spell one time of day or one day: the kind's
+    name, its key (:func:`time_key`, :func:`iso_day`), how a reader reads a column of the kind, whether the refusal
+    names the key, and what it adds of polars."""
+
+    name: str
+    key: Callable[[str], Any]
+    reading: str
+    named: bool
+    note: str
+
+
+#: the two kinds :func:`spelled_timestamp` compares declared values by, in its order: a time of day, then a day
+_SPELLED_KINDS = (
+    _SpelledKind("time of day", time_key, "a reader types a column of times, read as '12:30:00'", False, ""),
+    _SpelledKind("day", iso_day, "a reader types a column of days, read as its ISO text", True,
+                 "; polars' try_parse_dates reads '01/02/2020' as 1 February"),
+)
+
+
 def spelled_timestamp(declared: Iterable[Any]) -> str | None:
     """Why the first ``declared`` value (a schema's category, a class) that is text spelling a timestamp is refused,
     or None: at midnight (:func:`midnight_day`) its day is to be declared, as :func:`declared_days` reads a cell
@@ -559,17 +579,16 @@ def spelled_timestamp(declared: Iterable[Any]) -> str | None:
                     "declaration (for example '2020-01-01 12h30', or its day)")
     seen: dict[tuple[str, Any], str] = {}  # (what it spells, its key): the first declared value spelling it
     for value in texts:
-        for kind, key in (("time of day", time_key(value)), ("day", iso_day(value))):
+        for kind in _SPELLED_KINDS:
+            key = kind.key(value)
             if key is None:
                 continue
-            if (kind, key) in seen:
-                reading = ("a reader types a column of times, read as '12:30:00'" if kind == "time of day" else
-                           "a reader types a column of days, read as its ISO text")
-                named = "" if kind == "time of day" else f" ({key!r})"
-                polars = "" if kind == "time of day" else "; polars' try_parse_dates reads '01/02/2020' as 1 February"
-                return (f"{value!r} spells the {kind} {seen[(kind, key)]!r} spells too{named}, and a cell is read by "
-                        f"the {kind} it spells ({reading}, until one record is text{polars}): declare one of them")
-            seen[(kind, key)] = value
+            if (kind.name, key) in seen:
+                named = f" ({key!r})" if kind.named else ""
+                return (f"{value!r} spells the {kind.name} {seen[(kind.name, key)]!r} spells too{named}, and a cell is "
+                        f"read by the {kind.name} it spells ({kind.reading}, until one record is text{kind.note}): "
+                        "declare one of them")
+            seen[(kind.name, key)] = value
     return None
 
 

@@ -361,6 +361,15 @@ def _row_norms(X: Matrix) -> np.ndarray:
         return scale * size
 
 
+def mapped_width(feature_map: Any, input_dim: int) -> int:
+    """The output width of ``feature_map`` on rows of ``input_dim`` features, read off its ``transform`` of one zero
+    row (a public input). A map that draws its parameters on first use
+    (:class:`~dpcvx.data.kernels.RandomFourierFeatures`) draws them here, from the public width and its own
+    ``random_state``: where a fit draws the map it was given (:meth:`RowMap.dimension`) and where a plan draws the
+    caller's map before it copies it (:meth:`dpcvx.models.erm.PrivateERM.draw_feature_map`)."""
+    return int(check_matrix(feature_map.transform(np.zeros((1, input_dim))), "feature_map.transform(X)").shape[1])
+
+
 @dataclass(frozen=True)
 class RowMap:
     """Feature map, clipping to the public bound R, optional intercept feature."""
@@ -400,10 +409,7 @@ class RowMap:
     def dimension(self, input_dim: int) -> int:
         """The mapped width: the feature map's output width (read off one zero row, a public input), plus
         the intercept column."""
-        width = input_dim
-        if self.feature_map is not None:
-            width = int(check_matrix(self.feature_map.transform(np.zeros((1, input_dim))),
-                                     "feature_map.transform(X)").shape[1])
+        width = input_dim if self.feature_map is None else mapped_width(self.feature_map, input_dim)
         return width + (1 if self.fit_intercept else 0)
 
     def features(self, X: Any) -> Matrix:

@@ -38,7 +38,7 @@ from .. import losses
 from ..advice import setting
 from ..data.blocks import RowBlocks, matrix_shape
 from ..data.notes import checks_then_notes
-from ..data.rows import Matrix, RowMap
+from ..data.rows import Matrix, RowMap, mapped_width
 from ..exceptions import InputError, UnsupportedWeightsError, float_errors_ignored
 from ..limits import DEFAULT_SPLIT
 from ..privacy import calibrate
@@ -518,11 +518,26 @@ class PrivateERM(ConstructorParameters):
         per drawn bound). The plan holds a copy of this learner as planned, each parameter value copied
         (:func:`~dpcvx.models.contract.as_planned`): a ``set_params`` or a value changed in place after planning (a
         ``cvxpy_options`` dict, a ``class_weight``) changes nothing of what it checked or what its fits release; the
-        solver statistics of its fits go to ``plan.learner.diagnostics_``.
+        solver statistics of its fits go to ``plan.learner.diagnostics_``. A ``feature_map`` not drawn yet is drawn
+        first, the caller's own, as :meth:`fit` draws it (:meth:`draw_feature_map`), and the plan holds a copy of the
+        drawn map.
         """
+        self.draw_feature_map(X)
         return as_planned(self)._plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                                       neighbours=neighbours, n_public=n_public, warm_start=warm_start,
                                       sample_weight=sample_weight)
+
+    def draw_feature_map(self, X: Any) -> None:
+        """Draw this learner's ``feature_map`` (the caller's object) at X's public width as :meth:`fit` draws it: its
+        ``transform`` of one zero row (:func:`~dpcvx.data.rows.mapped_width`), which draws a
+        :class:`~dpcvx.RandomFourierFeatures` not drawn yet from the width and its own ``random_state`` (public
+        values only; a drawn map is left as it is). :meth:`plan` calls it before it copies the learner, so ``plan``
+        then ``fit`` on the plan and ``fit`` leave the caller's map alike, drawn, and the release's map is that draw:
+        a plan copied the map undrawn, so the caller's map stayed undrawn while the release held a draw of its own
+        (an attacker probe, sixty-eighth session). Nothing without a map; a map that is not one is refused as
+        :meth:`fit` refuses it (InputError), and X's width as fit reads it."""
+        if self.feature_map is not None:
+            mapped_width(erm_inputs.SETTINGS["feature_map"]("feature_map", self.feature_map), matrix_shape(X)[1])
 
     def _plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
               split: str | None = None, neighbours: str = "replace-one", n_public: int | None = None,

@@ -182,7 +182,11 @@ class PrivateMulticlassERM:
         the one plan of the binary learner (its k problems differ in their labels only), every class's problem
         checked. ``plan.fit(X2, y2, random_state=..., accountant=...)`` executes it on rows of the same width. The
         plan holds a copy of this learner and its binary learner as planned (:func:`~dpcvx.models.contract.as_planned`):
-        a ``set_params`` or a value changed in place after planning changes nothing of what it checked or releases."""
+        a ``set_params`` or a value changed in place after planning changes nothing of what it checked or releases.
+        The binary learner's ``feature_map`` not drawn yet is drawn first, the caller's own, as :meth:`fit` draws it
+        (:meth:`PrivateERM.draw_feature_map <dpcvx.models.erm.PrivateERM.draw_feature_map>`)."""
+        if isinstance(self.binary, PrivateERM):
+            self.binary.draw_feature_map(X)
         return as_planned(self)._planned(X, y, epsilon, mechanism, delta, fit_params)[0]
 
     def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, delta: float,

@@ -90,7 +90,8 @@ from . import process_token
 from .neighbours import Neighbours, group_epsilon_delta
 from .privacy_curve import Composition, CurvePart, PrivacyCurve
 
-__all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "ledger_relation", "check_cost", "check_accountant"]
+__all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "ledger_relation", "check_cost", "check_accountant",
+           "release_cost"]
 
 #: Relative slack of the budget's check, so that ten charges of the double 0.1 (exactly 1 + 5.6e-17 together) fit a
 #: budget of 1.0: what an accountant of budget (B, D) enforces is (B (1 + 1e-12), D (1 + 1e-12)), since a charge
@@ -193,6 +194,24 @@ def _release_of(model: Any) -> Any:
             return model
         model = held[0]
     return model
+
+
+def _stated(model: Any) -> Any:
+    """What states a release's total: a dpcvx release itself (its ``privacy_curve`` a :class:`PrivacyCurve`: a tuned
+    model's is its selection's, not its certificate's candidate share), else its ``certificate``."""
+    return model if isinstance(getattr(model, "privacy_curve", None), PrivacyCurve) else model.certificate
+
+
+def release_cost(model: Any) -> PrivacyCost:
+    """What a release (``model``, with a ``certificate``; :func:`_release_of` finds it in what holds one) cost in
+    total: its ``cost`` (a dpcvx release's and every dpcvx certificate's: the fit with what it drew first, and a
+    tuned model's whole selection), the one total that :meth:`PrivacyAccountant.spend_release` charges and the
+    OpenDP bridge checks. An object of another library with a certificate states no ``cost``: its certificate's
+    ``epsilon`` and ``delta`` as they are (this layer sits below the release's; duck-typed)."""
+    stated = getattr(_stated(model), "cost", None)
+    if isinstance(stated, PrivacyCost):
+        return stated
+    return PrivacyCost(model.certificate.epsilon, model.certificate.delta)
 
 
 @dataclass
@@ -439,11 +458,7 @@ class PrivacyAccountant:
         certificate = getattr(model, "certificate", None)
         if certificate is None or not hasattr(certificate, "privacy_curve"):
             raise InputError(f"spend_release takes a dpcvx release with a certificate, got {type(model).__name__}")
-        if isinstance(getattr(model, "privacy_curve", None), PrivacyCurve):  # a dpcvx Release
-            epsilon, delta, curve = model.epsilon, model.delta, model.privacy_curve
-        else:  # a privately drawn norm bound adds its eps_q to the fit's epsilon (certificate.total_epsilon)
-            epsilon = getattr(certificate, "total_epsilon", certificate.epsilon)
-            delta, curve = certificate.delta, certificate.privacy_curve
+        (epsilon, delta), curve = release_cost(model), _stated(model).privacy_curve
         return self.spend(epsilon, delta, description or f"release {getattr(certificate, 'mechanism', '')}".strip(),
                           curve=curve)
 

@@ -31,6 +31,7 @@ from numpy.typing import ArrayLike
 from ..data.blocks import by_row_blocks, is_dask, public_shape
 from ..data.kernels import Kernel, as_rows, expansion_rows, kernel_expansion
 from ..exceptions import InputError
+from ..privacy.accountant import PrivacyCost
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
@@ -215,6 +216,12 @@ class KernelReleaseCertificate:
     def float_guarantee(self) -> FloatGuarantee:
         """The floating-point guarantee the calibration gives."""
         return self.calibration.float_guarantee
+
+    @property
+    def cost(self) -> PrivacyCost:
+        """What the release cost in total (the :class:`~dpcvx.release.model.Certificate` property):
+        (``epsilon``, ``delta``): nothing is drawn before the fit."""
+        return PrivacyCost(self.epsilon, self.delta)
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

@@ -26,6 +26,7 @@ from ..data.blocks import by_row_blocks, is_dask, public_shape
 from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..losses import LOGISTIC_TEXT, has_probabilities
+from ..privacy.accountant import PrivacyCost
 from ..privacy.calibrate import ObjectivePerturbation
 from ..privacy.calibration import LinearCalibration
 from ..privacy.composition import sequential_epsilon
@@ -246,6 +247,14 @@ class ReleaseCertificate:
         ``epsilon`` (its tuning record's ``total_epsilon``), which ``PrivacyAccountant.spend_release`` and the report
         state."""
         return composed_epsilon(self.private_bounds, self.epsilon)
+
+    @property
+    def cost(self) -> PrivacyCost:
+        """What the release this certificate states cost in total (the :class:`Certificate` property every
+        certificate type has): (:attr:`total_epsilon`, ``delta``): the private draws before the fit are pure, so
+        they add to epsilon only. For a model :func:`dpcvx.tune` selected, the release's cost is its tuning record's
+        (:attr:`Release.cost`), of which this is the candidate's share."""
+        return PrivacyCost(self.total_epsilon, self.delta)
 
     @property
     def sparse_regularizer(self) -> bool:
@@ -623,6 +632,13 @@ class Certificate(Protocol):
     @property
     def privacy_curve(self) -> PrivacyCurve: ...
 
+    @property
+    def cost(self) -> PrivacyCost:
+        """What the release cost in total: epsilon with what was drawn before the fit (private bounds, column
+        statistics, a private count) and delta. The one total every reader uses (:attr:`Release.cost`, the
+        accountant's ``spend_release``, the report, the OpenDP bridge); ``epsilon`` may be the fit's part only."""
+        ...
+
     def to_dict(self) -> dict[str, Any]: ...
 
 
@@ -681,18 +697,22 @@ class Release(HoldsNoInput, ABC):
                              "logistic loss has a probability model; use predict or decision_function")
 
     @property
+    def cost(self) -> PrivacyCost:
+        """What the release cost in total, (epsilon, delta): for a model :func:`dpcvx.tune` selected, the whole
+        selection's (:attr:`TuningRecord.cost`), of which the certificate's is one candidate's share; else its
+        certificate's :attr:`Certificate.cost` (with privately drawn bounds or statistics, their budget plus the
+        fit's)."""
+        return self.tuning.cost if self.tuning is not None else self.certificate.cost
+
+    @property
     def epsilon(self) -> float:
-        """What the release cost: with privately drawn bounds or statistics, their budget plus the fit's; for a
-        model :func:`dpcvx.tune` selected, the whole selection's total (``tuning.total_epsilon``), of which the
-        certificate's is one candidate's share."""
-        if self.tuning is not None:
-            return self.tuning.total_epsilon
-        return float(getattr(self.certificate, "total_epsilon", self.certificate.epsilon))
+        """The epsilon of :attr:`cost`, what the release cost."""
+        return self.cost.epsilon
 
     @property
     def delta(self) -> float:
-        """The delta of :attr:`epsilon`: the selection's total for a tuned model, else the certificate's."""
-        return self.tuning.total_delta if self.tuning is not None else float(self.certificate.delta)
+        """The delta of :attr:`cost`."""
+        return self.cost.delta
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

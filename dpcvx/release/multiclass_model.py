@@ -22,6 +22,7 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy.accountant import PrivacyCost
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import CurvePart, PrivacyCurve, drawn_curve_parts
 from ..validation import (
@@ -113,6 +114,12 @@ class MulticlassCertificate:
                 f"{self.classes[0]!r}: {first}")
         return (f"({self.epsilon:g}, {self.delta:g})-differential privacy for the whole model of "
                 f"{len(self.classes)} public classes{drawn} by {self.composition}; {each}")
+
+    @property
+    def cost(self) -> PrivacyCost:
+        """What the release cost in total (the :class:`~dpcvx.release.model.Certificate` property):
+        (``epsilon``, ``delta``), the k fits and the column statistics drawn before them together."""
+        return PrivacyCost(self.epsilon, self.delta)
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy.accountant import PrivacyCost
 from ..privacy.adassp import (
     ADASSP,
     ADASSP_RANGED,
@@ -199,6 +200,13 @@ class SufficientStatisticsCertificate:
             "neighbours": instance_of(str), "library_version": instance_of(str),
             "column_statistics": optional(instance_of(dict)), "label_shift": finite,
         })
+
+    @property
+    def cost(self) -> PrivacyCost:
+        """What the release cost in total (the :class:`~dpcvx.release.model.Certificate` property):
+        (``epsilon``, ``delta``), which covers the private column statistics or ranges when drawn (their share is
+        part of it)."""
+        return PrivacyCost(self.epsilon, self.delta)
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

@@ -840,7 +840,7 @@ class ReleaseReport:
 
     def _tuning_section(self, tuning: TuningRecord) -> Section:
         """That dpcvx.tune chose the settings privately: the procedure, its fits, the public grid and the total."""
-        own = float(getattr(self.certificate, "total_epsilon", self.certificate.epsilon))
+        own = self.certificate.cost  # the selected candidate's fit (its draws before the fit included)
         grid = "; ".join("{" + ", ".join(f"{name} = {_number(value)}" for name, value in candidate.items()) + "}"
                          for candidate in tuning.candidates)
         selected = ", ".join(f"{name} = {_number(value)}" for name, value in tuning.selected_params.items())
@@ -849,7 +849,7 @@ class ReleaseReport:
                f"and compared candidates on the private records. The selection is one private release: its total, "
                f"epsilon = {number_text(tuning.total_epsilon)}, delta = {tuning.total_delta:.3g}, is the budget this "
                f"report states. The selected model's own certificate (in the auditor section) states its own fit, "
-               f"epsilon = {number_text(own)} and delta = {float(self.certificate.delta):.3g}: a share of that total, "
+               f"epsilon = {number_text(own.epsilon)} and delta = {own.delta:.3g}: a share of that total, "
                "not the cost of the selection."),
             _p(f"How many fits: {tuning.runs}."),
             _p(f"The candidates' grid is public (chosen without looking at the private records): {grid}."),

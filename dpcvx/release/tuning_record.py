@@ -34,6 +34,7 @@ from typing import Any
 
 from ..data.files import json_object
 from ..exceptions import InputError
+from ..privacy.accountant import PrivacyCost
 from ..privacy.composition import sequential_epsilon, split_remainder
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
@@ -62,10 +63,16 @@ class TuningRecord:
     def of(cls, certificate: Any) -> TuningRecord:
         """The record of a tuning certificate
         (:class:`~dpcvx.models.tuning.tuning_certificate.ProcedureCertificate`)."""
-        return cls(str(certificate), certificate.to_dict(), float(certificate.epsilon), float(certificate.delta))
+        cost = certificate.cost
+        return cls(str(certificate), certificate.to_dict(), float(cost.epsilon), float(cost.delta))
 
     def __str__(self) -> str:
         return self.text
+
+    @property
+    def cost(self) -> PrivacyCost:
+        """What the selection cost in total, (``total_epsilon``, ``total_delta``): the release's cost."""
+        return PrivacyCost(self.total_epsilon, self.total_delta)
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

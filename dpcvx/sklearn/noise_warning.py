@@ -547,8 +547,8 @@ def epsilon_share(epsilon: float, total_epsilon: float | None, classes: int | No
 
 def whole_epsilon(certificate: Any) -> float:
     """The epsilon the user gave for a release, of which its calibration's may be a part: the certificate's
-    ``total_epsilon`` (its fit's epsilon plus what it drew first), else its epsilon."""
-    return float(getattr(certificate, "total_epsilon", certificate.epsilon))
+    ``cost`` (its fit's epsilon plus what it drew first; every dpcvx certificate states it)."""
+    return float(certificate.cost.epsilon)
 
 
 def epsilon_quoted(epsilon: float, total_epsilon: float | None, classes: int | None = None) -> str:

@@ -119,6 +119,7 @@ def test_a_regression_and_a_multiclass_release_repr_say_conditional(monkeypatch)
     release); PrivateMulticlassModel's left it out."""
     from types import SimpleNamespace
 
+    from dpcvx.privacy.accountant import PrivacyCost
     from dpcvx.release.regression_model import PrivateRegressionModel
 
     X, y = _data()
@@ -127,7 +128,8 @@ def test_a_regression_and_a_multiclass_release_repr_say_conditional(monkeypatch)
     assert isinstance(model, PrivateRegressionModel) and "CONDITIONAL" not in repr(model)
     assert "epsilon=1" in repr(model)
     marked = PrivateRegressionModel(model.coef_, model.intercept_, model.rows,
-                                    SimpleNamespace(conditional=True, epsilon=1.0))
+                                    SimpleNamespace(conditional=True, epsilon=1.0,
+                                                    cost=PrivacyCost(1.0, 0.0)))  # a Certificate's total
     assert "CONDITIONAL" in repr(marked)
     labels = np.digitize(X[:, 1], [-0.3, 0.3])
     multi = dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), classes=(0, 1, 2)).fit(

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...data.preprocessing import PublicSchema
 from ...exceptions import InputError
+from ...privacy.accountant import PrivacyCost
 from ...privacy.float_guarantee import FloatGuarantee, named_guarantee
 from ...release.model import Release
 from ...release.serialization import model_to_dict
@@ -148,6 +149,12 @@ class TuningCertificate(Grid):
     neighbour_relation = NEIGHBOUR_RELATION
     theorem = THEOREM
 
+    @property
+    def cost(self) -> PrivacyCost:
+        """What the selection cost in total, (``epsilon``, ``delta``): the release's cost (its
+        :class:`~dpcvx.release.tuning_record.TuningRecord`'s)."""
+        return PrivacyCost(self.epsilon, self.delta)
+
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
         check_delta(self.delta)
@@ -248,6 +255,9 @@ class ProcedureCertificate(Protocol):
 
     @property
     def delta(self) -> float: ...
+
+    @property
+    def cost(self) -> PrivacyCost: ...
 
     @property
     def selected_index(self) -> int: ...
