@@ -15,9 +15,10 @@ neighbouring datasets.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -378,6 +379,13 @@ class RowMap:
     feature_map: Any = None
     fit_intercept: bool = False
     intercept_scaling: float = 1.0
+
+    def held(self) -> RowMap:
+        """This map holding its own copy of the feature map, as a release holds it: a release whose map was the
+        caller's object changed its predictions when the caller changed that object after the fit (a
+        ``set_params(gamma=...)`` of a :class:`~dpcvx.RandomFourierFeatures` forgets its draw; an attacker probe,
+        sixty-eighth session). The copy is of the drawn map: its ``transform`` is the caller's at the fit."""
+        return self if self.feature_map is None else replace(self, feature_map=copy.deepcopy(self.feature_map))
 
     @property
     def effective_norm_bound(self) -> float:
