@@ -161,6 +161,13 @@ def _numeric_range() -> _Raised:
     return _raised(lambda: _classifier(delta=1e-6, data_norm=1e20, lam=1e-150).fit(X, y))
 
 
+def _budget_limit() -> _Raised:
+    X, y = _data()
+    labels = y + (X[:, 1] > 0)  # three classes: one-vs-rest's class part of epsilon=3000 is above 700
+    return _raised(lambda: _classifier(delta=1e-6, epsilon=3000.0, classes=(0, 1, 2),
+                                       column_statistics=False).fit(X, labels))
+
+
 def _assumption() -> _Raised:
     Path("hinge.py").write_text("import cvxpy as cp\nloss = lambda z: cp.pos(1 - z)\n", encoding="utf-8")
     return _command("verify", "--loss", "hinge.py", "--mechanism", "output")
@@ -269,6 +276,7 @@ SCENARIOS: dict[str, Callable[[], _Raised]] = {
     "dpcvx.exceptions.FileError": _file,
     "dpcvx.exceptions.OverwriteError": _overwrite,
     "dpcvx.exceptions.NumericRangeError": _numeric_range,
+    "dpcvx.exceptions.BudgetLimitError": _budget_limit,
     "dpcvx.exceptions.AssumptionError": _assumption,
     "dpcvx.exceptions.SolverError": _solver,
     "dpcvx.exceptions.BudgetExceededError": _budget,

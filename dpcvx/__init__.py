@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .exceptions import (
     AssumptionError,
     BudgetExceededError,
+    BudgetLimitError,
     ClassFloorWarning,
     ClassOrderWarning,
     ClippingWarning,
@@ -202,6 +203,7 @@ __all__ = [
     "UsageError",
     "LossDeclarationError",
     "NumericRangeError",
+    "BudgetLimitError",
     "InputTypeError",
     "NotFittedError",
     "ClassOrderWarning",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -22,6 +23,7 @@ __all__ = [
     "FileError",
     "OverwriteError",
     "NumericRangeError",
+    "BudgetLimitError",
     "NonPublicSchemaError",
     "AssumptionError",
     "FailedCondition",
@@ -132,6 +134,25 @@ class OverwriteError(FileError, FileExistsError):
 
 class NumericRangeError(InputError):
     """Public parameters so extreme that the calibration overflows or underflows in floating point."""
+
+
+class BudgetLimitError(InputError):
+    """A budget outside the range a mechanism takes (objective perturbation with delta > 0 takes epsilon <= 700).
+    Where a composite passed on a part of the user's epsilon (one class's of one-vs-rest, what column statistics or
+    a private count leave), the refusal quotes that part as epsilon', with how it stands to the epsilon the user
+    set, and the limit on what the user sets (:mod:`dpcvx.privacy.budget_part`): analyst probe P7 (session 68,
+    finding 3) read "epsilon=749.99999999925 is above 700 ... choose epsilon <= 700" after passing epsilon=3000
+    to a four-class fit, which took epsilon=2800. ``name`` the budget ("epsilon"), ``value`` the part checked and
+    ``limit`` its bound; ``stated`` each (value, limit on it) the message was restated on, the user's last;
+    ``classes`` the one-vs-rest classes the part is one of (None: no split over classes)."""
+
+    def __init__(self, message: str, *, name: str = "epsilon", value: float = math.nan, limit: float = math.nan,
+                 reason: str = "", alternatives: str = "", stated: tuple[tuple[float, float], ...] = (),
+                 classes: int | None = None) -> None:
+        super().__init__(message)
+        self.name, self.value, self.limit, self.reason, self.alternatives = name, value, limit, reason, alternatives
+        self.stated = stated or ((value, limit),)
+        self.classes = classes
 
 
 class NonPublicSchemaError(InputError):

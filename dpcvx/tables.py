@@ -1013,9 +1013,38 @@ def kept_spelling(first: Any, second: Any, what: str) -> str:
     refusal (a schema's categories, a fit's classes): the data need not be rewritten, since the one declared is
     the value of the other's ``what`` ("cells", "labels") too, both being read by their reading key. An analyst probe
     (session 67, P3 finding 5) declared "TRUE" and "1" for a yes/no column, was refused, and was not told that
-    declaring "TRUE" alone reads its "1" cells as "TRUE"."""
+    declaring "TRUE" alone reads its "1" cells as "TRUE". Said only where the two are spellings of one number
+    (7 and 07, TRUE and 1): two different numbers that a float holds as one (9007199254740993 and 9007199254740992,
+    beyond 2**53) are two real values, and declaring one would silently read the other's ``what`` as it (analyst
+    probe P7, session 68, finding 4), so the refusal says to recode them instead."""
+    exact = _exact_number(first), _exact_number(second)
+    if None not in exact and exact[0] != exact[1]:
+        return (f"; here, though, {first!r} and {second!r} are different numbers that a float holds as one: "
+                f"declaring one of them would read the other's {what} as it, so recode them as codes that differ as "
+                "floats (within 2**53 in size) instead")
     return (f"; the data need not change: with {first!r} declared, {what} spelled {second!r} are read as {first!r} "
             f"(with {second!r} declared, {what} spelled {first!r} are read as {second!r})")
+
+
+def _exact_number(value: Any) -> Decimal | None:
+    """The number ``value`` spells exactly, before any float rounds it (:func:`kept_spelling`): a numeral's decimal
+    value, a flag's 0 or 1, a hexadecimal integer's, a number's own (a float's exact binary value); None for another
+    value (or an infinity, a NaN). Called on two declared values a reading key already matched (their size bounded
+    by :data:`KEY_DIGITS`)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in FLAG_TEXTS:
+            return Decimal(FLAG_TEXTS[text.lower()])
+        if HEX_TEXT.fullmatch(text):
+            return Decimal(int(text, 16))
+        return Decimal(text) if NUMBER_TEXT.fullmatch(text) else None
+    if isinstance(value, (bool, np.bool_, numbers.Integral, np.integer)):
+        return Decimal(int(value))
+    if isinstance(value, Decimal):
+        return value if value.is_finite() else None
+    if isinstance(value, (float, np.floating)):
+        return Decimal(float(value)) if math.isfinite(float(value)) else None
+    return None
 
 
 def reader_number(text: str) -> float | None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
@@ -43,6 +44,7 @@ from ..exceptions import InputError, UnsupportedWeightsError, float_errors_ignor
 from ..limits import DEFAULT_SPLIT
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
+from ..privacy.budget_part import budget_part
 from ..privacy.calibrate_gaussian import ReleaseCalibration
 from ..privacy.composition import check_delta
 from ..privacy.float_safe import (
@@ -549,12 +551,13 @@ class PrivateERM(ConstructorParameters):
         self._check_settings()  # every declared setting, whatever the others, before a composite reads them
         options = {"mechanism": mechanism, "delta": delta, "split": split, "neighbours": neighbours,
                    "n_public": n_public, "warm_start": warm_start, "sample_weight": sample_weight}
-        if column_statistics.draws_statistics(self):  # opt-in centres and scales (models.column_statistics)
-            return column_statistics.plan_column_statistics(self, X, y, epsilon, **options)
-        if class_count.draws_count(self):  # the class rates from one private count (models.class_count)
-            return class_count.plan_private_count(self, X, y, epsilon, **options)
-        if private_norm.draws_bounds(self):  # R (or B) bought with norm_share
-            return private_norm.plan_bounds(self, X, y, epsilon, **options)
+        with self._fit_part(epsilon):  # a refusal of the fit's part of epsilon said on epsilon
+            if column_statistics.draws_statistics(self):  # opt-in centres and scales (models.column_statistics)
+                return column_statistics.plan_column_statistics(self, X, y, epsilon, **options)
+            if class_count.draws_count(self):  # the class rates from one private count (models.class_count)
+                return class_count.plan_private_count(self, X, y, epsilon, **options)
+            if private_norm.draws_bounds(self):  # R (or B) bought with norm_share
+                return private_norm.plan_bounds(self, X, y, epsilon, **options)
         return self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
                              sample_weight)[0]
 
@@ -624,6 +627,14 @@ class PrivateERM(ConstructorParameters):
             eps_q, fit = private_norm.split_budget(epsilon, share, "norm_share")
             return [(DrawnPart.QUANTILE, eps_q / len(ranges))] * len(ranges), fit  # halving is exact
         return [], epsilon
+
+    def _fit_part(self, epsilon: float) -> AbstractContextManager[None]:
+        """The checks of a composite's fit at its part of ``epsilon`` (:meth:`drawn_shares`: what the draws before
+        it leave), a refusal of that part said on ``epsilon`` (:func:`~dpcvx.privacy.budget_part.budget_part`):
+        analyst probe P7 (session 68, finding 3). Nothing for a learner that draws nothing first."""
+        if not self.draws_first:
+            return nullcontext()
+        return budget_part(epsilon, lambda total: self.drawn_shares(total)[1])
 
     def _budget(self, mechanism: str, epsilon: float, delta: float, neighbours: str, n_public: int | None,
                 split: str | None) -> tuple[Mechanism, float, float, Neighbours, int | None, str]:
@@ -803,7 +814,10 @@ class PrivateERM(ConstructorParameters):
             class_count.check_count_options(self, neighbours)
             planned = class_count.at_rates(self, (0.5, 0.5))
         planned._weight_plan(sample_weight, self._classes())
-        self._budget(mechanism, epsilon, delta, neighbours, n_public, split)
+        # the fit's checks at its part of epsilon, as fit makes them (the draws' shares checked there)
+        fit_epsilon = self.drawn_shares(check_epsilon(epsilon))[1] if self.draws_first else epsilon
+        with self._fit_part(epsilon):
+            self._budget(mechanism, fit_epsilon, delta, neighbours, n_public, split)
         resolve_rng(random_state)
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:

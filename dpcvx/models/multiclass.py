@@ -39,7 +39,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -50,6 +51,7 @@ from ..data.notes import checks_then_notes, notes_dropped
 from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError, float_errors_ignored
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
+from ..privacy.budget_part import budget_part
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import Neighbours
@@ -194,7 +196,23 @@ class PrivateMulticlassERM:
         """The plan and the k one-vs-rest targets of (X, y), every check passed (:meth:`plan`). A binary learner that
         draws column statistics: their plan (the split of epsilon, X's public shape) and the one-vs-rest plan at
         eps_fit of the learner on a placeholder map (:func:`~dpcvx.models.column_statistics.placeholder_learner`),
-        whose released map each class's fit binds after the charge (:meth:`MulticlassPlan.execute`)."""
+        whose released map each class's fit binds after the charge (:meth:`MulticlassPlan.execute`). A refusal of
+        one class's part of epsilon is said on the epsilon given (:meth:`_class_part`)."""
+        with self._class_part(epsilon, mechanism, delta, fit_params.get("n_public")):
+            return self._planned_parts(X, y, epsilon, mechanism, delta, fit_params)
+
+    @contextmanager
+    def _class_part(self, epsilon: float, mechanism: str, delta: float, n_public: int | None) -> Iterator[None]:
+        """The checks of each class's part of ``epsilon`` (:meth:`_split`: column statistics' eps_s first when they
+        are drawn, then one-vs-rest's share), a refusal of the part said on ``epsilon``
+        (:func:`~dpcvx.privacy.budget_part.budget_part`): analyst probe P7 (session 68, finding 3) read
+        "epsilon=749.99999999925 is above 700 ... choose epsilon <= 700" for epsilon=3000 over four classes."""
+        with budget_part(epsilon, lambda total: self._split(total, mechanism, delta, n_public)[2], len(self.classes)):
+            yield
+
+    def _planned_parts(self, X: Any, y: Any, epsilon: float, mechanism: str, delta: float,
+                       fit_params: dict[str, Any]) -> tuple[MulticlassPlan, list[SignBits]]:
+        """:meth:`_planned` inside its :meth:`_class_part`."""
         if draws_statistics(self.binary):  # drawn once, for the k fits (module docstring)
             if not self.binary.plans_first:
                 raise InputError("one-vs-rest draws column statistics once and binds the map they give to the k "
@@ -256,7 +274,8 @@ class PrivateMulticlassERM:
         if draws_statistics(self.binary):
             eps_fit = split_budget(epsilon, self.binary.column_statistics_share, "column_statistics_share")[1]
         eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), eps_fit, delta, mechanism,
-                                                            bool(getattr(self.binary, "float_safe", False)))
+                                                            bool(getattr(self.binary, "float_safe", False)),
+                                                            epsilon)
         if draws_count(self.binary) and not _basic(mechanism, delta):
             raise InputError("one-vs-rest with output perturbation and delta > 0 composes k Gaussian releases "
                              "(docs/theory.md, section 15); a binary learner that first draws a private class "
@@ -274,8 +293,13 @@ class PrivateMulticlassERM:
         neighbour relation with ``n_public``, ``random_state``, ``sample_weight``'s bound). For a caller that holds
         the options before the data (:func:`dpcvx.as_opendp_measurement`)."""
         _, _, eps_c, delta_c, _ = self._split(epsilon, mechanism, delta, n_public)
-        self.binary.check_options(eps_c, mechanism, delta=delta_c, split=split, random_state=random_state,
-                                  neighbours=neighbours, n_public=n_public, sample_weight=sample_weight)
+        binary = self.binary
+        if draws_statistics(binary):  # drawn once before the k fits, whose learner draws none of its own
+            binary = copy.deepcopy(binary)
+            binary.set_params(column_statistics=False)
+        with self._class_part(epsilon, mechanism, delta, n_public):
+            binary.check_options(eps_c, mechanism, delta=delta_c, split=split, random_state=random_state,
+                                 neighbours=neighbours, n_public=n_public, sample_weight=sample_weight)
 
     def _targets(self, X: Any, y: Any, delta: float, fit_params: dict[str, Any]) -> list[SignBits]:
         """The k one-vs-rest label vectors (+1 for the class, -1 otherwise), one bit a label

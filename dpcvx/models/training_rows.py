@@ -93,7 +93,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "MISSED_PRIOR_CUT", "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
            "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
            "ONE_VS_REST", "ONE_VS_REST_OTHER", "PRIOR_ADVICE_FLOOR", "PRIOR_ABOVE", "PRIOR_BELOW",
-           "one_vs_rest_scale", "prior_advised", "prior_measured", "prior_not_advised",
+           "one_vs_rest_scale", "SCALE_WORDS", "prior_advised", "prior_measured", "prior_not_advised",
            "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
@@ -445,18 +445,25 @@ def _prior_name() -> str:
             "threshold='prior')")
 
 
+#: What the notes say n x epsilon / k is: n the public n of the fit's neighbour relation (:func:`one_vs_rest_scale`
+#: reads the certificate's), the training rows under replace-one and n_public under add/remove, where the number of
+#: rows is private; an analyst probe (session 68, P7 finding 5) read "training rows times epsilon" of a fit under
+#: add/remove, whose scale was n_public's.
+SCALE_WORDS = ("n x epsilon / k (n the training rows, or n_public under add/remove neighbours, times epsilon over "
+               "the k classes, public)")
+
+
 def _scale_text(scale: float | None) -> str:
     """The fit's n x epsilon / k as the notes say it (None: not known)."""
-    where = "n x epsilon / k (training rows times epsilon over the k classes, public)"
-    return f"At {where}" if scale is None else f"At this fit's {where} of {scale:,.0f},"
+    return f"At {SCALE_WORDS}" if scale is None else f"At this fit's {SCALE_WORDS} of {scale:,.0f},"
 
 
 def prior_measured() -> str:
     """What follows the advice at :data:`PRIOR_ADVICE_FLOOR` or more: the many-class families' counts there."""
     cells, better, low, high = PRIOR_ABOVE
     below, worse, under, _ = PRIOR_BELOW
-    return (f". On tables of 8 to 16 classes with shares down to 0.5 % at n x epsilon / k (training rows times "
-            f"epsilon over the k classes, public) of {PRIOR_ADVICE_FLOOR:,} or more, as here, its balanced accuracy "
+    return (f". On tables of 8 to 16 classes with shares down to 0.5 % at {SCALE_WORDS} of "
+            f"{PRIOR_ADVICE_FLOOR:,} or more, as here, its balanced accuracy "
             f"was the default's or more in {better} of {cells} cells ({low:+.2f} to {high:+.2f}; "
             "results/multiclass_prior_many*.md) and its accuracy above a constant prediction's in each; below "
             f"{PRIOR_ADVICE_FLOOR:,} it was worse by more than 0.02 in {worse} of {below} and its accuracy below a "

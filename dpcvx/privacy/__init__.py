@@ -16,6 +16,8 @@
   tests far from the boundary inferred;
 * :mod:`.kernel_calibrate`: calibration of the kernel learners (Jain and Thakurta 2013);
 * :mod:`.composition`, :mod:`.accountant`: composing releases and the budget;
+* :mod:`.budget_part`: a refusal of a budget above a mechanism's range said on the epsilon the user set, where a
+  composite checked a part of it;
 * :mod:`.rng`: the noise source (OS entropy unless a seed is given);
 * :mod:`.process_token`: which process an object that holds a budget belongs to (a copy elsewhere spends none);
 * :mod:`.ball_sampler`: uniform points of a ball (TDIL's net);

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..advice import setting
+from ..advice import epsilon_share, setting
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
 from ..validation import EPSILON_MIN, check_delta, check_epsilon, integer
@@ -70,7 +70,7 @@ def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
 
 
 def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str,
-                       float_safe: bool = False) -> tuple[float, float, str]:
+                       float_safe: bool = False, total_epsilon: float | None = None) -> tuple[float, float, str]:
     """(epsilon_c, delta_c, composition) of each of k releases that all see every record (one-vs-rest).
 
     Pure epsilon or objective perturbation: basic composition, (epsilon / k, delta / k).
@@ -87,7 +87,7 @@ def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str,
         return (round_down(epsilon / k), round_down(delta / k),
                 f"basic composition: each of the {k} one-vs-rest releases gets (epsilon / {k}, delta / {k})")
     if float_safe:
-        return one_vs_rest_zcdp_budget(k, epsilon, delta)
+        return one_vs_rest_zcdp_budget(k, epsilon, delta, total_epsilon)
     # Gaussian output perturbation: per-class multiplier sqrt(k) z, z the multiplier of one (epsilon, delta) release
     z = analytic_gaussian_sigma(1.0, epsilon, delta)
     target = math.sqrt(k) * z * (1 + 1e-12)
@@ -96,18 +96,22 @@ def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str,
     for _ in range(200):
         middle = (low + high) / 2
         low, high = (low, middle) if gaussian_delta(target, 1.0, middle) <= delta else (middle, high)
-    return (_stated(round_down(high) if high < epsilon else epsilon, k, epsilon, delta), delta,
+    return (_stated(round_down(high) if high < epsilon else epsilon, k, epsilon, delta, total_epsilon), delta,
             f"Gaussian composition: {k} Gaussian releases with noise multiplier sqrt({k}) z compose into one "
             f"with multiplier z, the analytic Gaussian for (epsilon, delta) (Dong, Roth and Su 2022)")
 
 
-def _stated(epsilon_c: float, k: int, epsilon: float, delta: float) -> float:
+def _stated(epsilon_c: float, k: int, epsilon: float, delta: float, total_epsilon: float | None = None) -> float:
     """The per-class epsilon of a composition of k releases at the same delta, refused where it falls below
     ``EPSILON_MIN``: each release's noise then meets delta at an epsilon of about 0 (delta is large against
-    epsilon), and a release cannot be stated, nor calibrated, at such an epsilon."""
+    epsilon), and a release cannot be stated, nor calibrated, at such an epsilon. The refusal quotes ``epsilon``
+    as the user's, or as epsilon' with the one phrase for a part (:func:`~dpcvx.advice.epsilon_share`) where it is
+    the part of ``total_epsilon`` left after column statistics (analyst probe P7, session 68, finding 3)."""
     if epsilon_c >= EPSILON_MIN:
         return epsilon_c
-    given = f"{setting('epsilon', f'{epsilon:g}')}, {setting('delta', f'{delta:g}')}"
+    part = epsilon_share(epsilon, total_epsilon)
+    quoted = setting('epsilon', f'{epsilon:g}') if part is None else f"epsilon' = {epsilon:g} ({part})"
+    given = f"{quoted}, {setting('delta', f'{delta:g}')}"
     raise InputError(
         f"one-vs-rest of {k} classes with output perturbation at {given}: the noise of each class's release (the "
         f"multiplier of one ({epsilon:g}, {delta:g}) release times sqrt({k})) already meets delta {delta:g} at an "
@@ -121,7 +125,8 @@ def _stated(epsilon_c: float, k: int, epsilon: float, delta: float) -> float:
 _ZCDP_MARGIN = 1e-9
 
 
-def one_vs_rest_zcdp_budget(k: int, epsilon: float, delta: float) -> tuple[float, float, str]:
+def one_vs_rest_zcdp_budget(k: int, epsilon: float, delta: float,
+                            total_epsilon: float | None = None) -> tuple[float, float, str]:
     """(epsilon_c, delta, composition) for k discrete-Gaussian releases that are (epsilon, delta)-DP together.
 
     A discrete Gaussian release stated at (epsilon_c, delta) is rho_c-zCDP, rho_c =
@@ -136,6 +141,6 @@ def one_vs_rest_zcdp_budget(k: int, epsilon: float, delta: float) -> tuple[float
     for _ in range(100):
         middle = (low + high) / 2
         low, high = (low, middle) if zcdp_delta(target, middle) <= delta else (middle, high)
-    return (_stated(min(round_up(high), epsilon), k, epsilon, delta), delta,
+    return (_stated(min(round_up(high), epsilon), k, epsilon, delta, total_epsilon), delta,
             f"zCDP composition: {k} discrete Gaussian releases of rho / {k} each compose into rho-zCDP, "
             f"converted to (epsilon, delta) (Bun and Steinke 2016; Canonne, Kamath and Steinke 2020)")

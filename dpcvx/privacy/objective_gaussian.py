@@ -43,7 +43,8 @@ from scipy.special import erf, log_ndtr, ndtr
 from ..advice import setting
 from ..exceptions import InputError
 from ..rounding import ROUNDING, round_up
-from ..validation import check_delta, check_flag, integer, non_negative, number_text, positive
+from ..validation import check_delta, check_flag, integer, non_negative, positive
+from .budget_part import above_limit
 from .gaussian import GAUSSIAN_WINDOW, analytic_gaussian_sigma, gaussian_delta
 from .lam_rule import objective_noise_risk
 from .least_value import bracket, least_below
@@ -82,16 +83,17 @@ EPSILON_MAX_GAUSSIAN_OBJECTIVE = 700.0
 
 def check_gaussian_objective_epsilon(epsilon: float) -> float:
     """A positive epsilon (:func:`~dpcvx.validation.positive`) at most :data:`EPSILON_MAX_GAUSSIAN_OBJECTIVE`, else
-    InputError naming the parameter, the range and the mechanisms that take a larger budget. The learners call it
-    before they read any data (:meth:`dpcvx.PrivateERM.check_options`)."""
+    :class:`~dpcvx.exceptions.BudgetLimitError` naming the parameter, the range and the mechanisms that take a larger
+    budget. The learners call it before they read any data (:meth:`dpcvx.PrivateERM.check_options`), on the epsilon
+    the fit's weights are calibrated to; a composite that passed on a part of the user's epsilon restates it on the
+    user's (:func:`~dpcvx.privacy.budget_part.budget_part`)."""
     eps = positive("epsilon", epsilon)
     if eps > EPSILON_MAX_GAUSSIAN_OBJECTIVE:
         output = setting("mechanism", repr("output"), "output")
-        raise InputError(f"{setting('epsilon', number_text(eps))} is above {EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, the "
-                         "largest budget of objective perturbation with delta > 0 (its calibration evaluates "
-                         f"e^epsilon, beyond the float range above 709.78): choose {setting('epsilon')} <= "
-                         f"{EPSILON_MAX_GAUSSIAN_OBJECTIVE:g}, or {output} or {setting('delta', '0', 'None')}, which "
-                         "take epsilon up to 1e6. Nothing was charged")
+        raise above_limit("epsilon", eps, EPSILON_MAX_GAUSSIAN_OBJECTIVE,
+                          "the largest budget of objective perturbation with delta > 0 (its calibration evaluates "
+                          "e^epsilon, beyond the float range above 709.78)",
+                          f"{output} or {setting('delta', '0', 'None')}, which take epsilon up to 1e6")
     return eps
 
 

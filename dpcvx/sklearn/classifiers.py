@@ -127,6 +127,7 @@ from ..models.record_weights import check_class_prior, effective_view, mean_weig
 from ..models.training_rows import (
     ONE_VS_REST_OTHER,
     PRIOR_ADVICE_FLOOR,
+    SCALE_WORDS,
     deferred,
     left_to_caller,
     one_vs_rest_scale,
@@ -557,7 +558,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                 f"{type(self).__name__}(classes={self.classes!r}, class_prior='private', threshold='prior') fits each "
                 "class against the rest from its own private count at epsilon / k and predicts the class of the "
                 "largest score minus its cut (docs/theory.md, section 15; measured to raise balanced accuracy "
-                f"on many classes only at n x epsilon / k of {PRIOR_ADVICE_FLOOR:,} or more, public: "
+                f"on many classes only at {SCALE_WORDS} of {PRIOR_ADVICE_FLOOR:,} or more: "
                 "benchmarks/results/multiclass_prior_many.md); "
                 "to weigh every class's problem alike, dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(..., "
                 "sample_weight_bound=w_max or class_weight={-1: ..., 1: ...}), classes) calibrates each for its "
@@ -1068,7 +1069,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
         = log(n~_c / (n - n~_c)) the log-odds of class c's released count (``decision_cut_``, (k,)); on a table
         with one class at 80 % and nine at 2.2 % (n 20,000, d 8) it scored balanced accuracy 0.76 at epsilon 1
         where the largest score alone scored 0.18 (benchmarks/results/multiclass_prior_*.md). On 8 to 16 classes
-        with shares down to 0.5 % it did better than the default only at n x epsilon / k of 2,000 or more
+        with shares down to 0.5 % it did better than the default only at n x epsilon / k (n the training rows, or
+        ``n_public`` under add/remove neighbours) of 2,000 or more
         (``dpcvx.models.training_rows.PRIOR_ADVICE_FLOOR``); below that it did worse in balanced accuracy in 16 of
         40 cells, and its accuracy fell below a constant prediction's in 28
         (benchmarks/results/multiclass_prior_many*.md).

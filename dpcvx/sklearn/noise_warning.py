@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from ..advice import SMALL_TABLE_LIMIT, huber_auto, huber_without_search, setting, widest_column
+from ..advice import SMALL_TABLE_LIMIT, epsilon_share, huber_auto, huber_without_search, setting, widest_column
 from ..exceptions import ClassFloorWarning, InputError, NoiseDominatesWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
 from ..privacy.lam_rule import LamChoice, comparator_for
@@ -521,28 +521,6 @@ def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None,
                  "is held to its rarer class)")
     split = epsilon_share(epsilon, total_epsilon, classes)
     return terms if split is None else f"{terms} and epsilon' = {epsilon:g} in epsilon's place ({split})"
-
-
-def epsilon_share(epsilon: float, total_epsilon: float | None, classes: int | None = None) -> str | None:
-    """The one phrase, in every warning that quotes the epsilon a fit's weights were calibrated to (``epsilon``),
-    for how it stands to the epsilon the user gave (``total_epsilon``, the release's total): None where they are
-    one; else what the part is ("the part of your epsilon = 0.3 that fits the weights; the rest buys what the fit
-    draws first ...", or one class's part of one-vs-rest's ``classes`` fits). The warning then names the part
-    epsilon', never ``epsilon=...`` as if the user had set it (:func:`epsilon_quoted`). An analyst probe (session
-    63) read "5000 x 0.11875 / 30" after passing epsilon=1, and another (session 67, P3 finding 4) read
-    DPHuberRegressor's NoiseDominatesWarning and SmallTableWarning quote "epsilon=0.15" for an epsilon of 0.3 whose
-    other half bought the column and label ranges. Public: the certificate's epsilons."""
-    if total_epsilon is None or math.isclose(epsilon, total_epsilon, rel_tol=1e-9, abs_tol=0.0):
-        return None
-    share = total_epsilon / classes if classes else total_epsilon
-    drawn = ("such as a private count of the classes or the columns' ranges, as the certificate's privacy curve "
-             "lists")
-    given = f"your {setting('epsilon')} = {total_epsilon:g}"
-    if classes:
-        return (f"one class's part of {given}: one-vs-rest's {classes} fits spend {share:g} each"
-                + ("" if math.isclose(epsilon, share, rel_tol=1e-9, abs_tol=0.0) else
-                   f", less what each draws first ({drawn})"))
-    return f"the part of {given} that fits the weights; the rest buys what the fit draws first, {drawn}"
 
 
 def whole_epsilon(certificate: Any) -> float:

@@ -148,10 +148,20 @@ def _fit_texts(k: int, n: int, epsilon: float, **settings) -> list[str]:
     return told(model.fit, X, y)
 
 
+def test_the_scale_says_what_n_is_under_add_remove():
+    """Analyst probe P7 (session 68, finding 5): the note said "training rows times epsilon", while under
+    add/remove neighbours its n is n_public (the certificate's public n), the number of rows being private."""
+    for text in (rows.prior_not_advised(375.0), rows.prior_not_advised(None), rows.prior_measured()):
+        assert "n the training rows, or n_public under add/remove neighbours, times epsilon over the k classes" in text
+        assert "training rows times epsilon" not in text
+    refusal = dpcvx.DPLogisticRegression(classes=(0, 1, 2))._one_vs_rest_weights()
+    assert "n_public under add/remove neighbours" in refusal
+
+
 def test_the_probe_s_default_fit_is_not_advised_the_prior():
     """The probe's scale: 12 classes, n 15,000, epsilon 0.3 (375)."""
     (text,) = _fit_texts(12, 15_000, 0.3)
-    assert "At this fit's n x epsilon / k (training rows times epsilon over the k classes, public) of 375" in text
+    assert f"At this fit's {rows.SCALE_WORDS} of 375" in text
     assert NOT_ADVISED in text and ADVICE not in text and GAIN not in text
     (followed,) = _fit_texts(12, 15_000, 0.3, class_prior="private", threshold="prior")
     assert "the class prior with its cuts, in use here, is not advised" in followed
