@@ -289,9 +289,18 @@ class ClassFloorWarning(DPCVXWarning):
 class TrainingRowsWarning(DPCVXWarning):
     """NOT PRIVATE: on its training rows the release predicts one class, or does no better than a constant, or (a
     regression) keeps under 0.6 of what least squares explains on the same rows (:mod:`dpcvx.models.training_rows`).
-    Shown to the data owner only; never part of a release."""
+    Shown to the data owner only; never part of a release.
+
+    ``finding``: the fixed text of the finding said (one of :mod:`dpcvx.models.training_rows`' constants, such as
+    ``MAP_LOST``), None where the warning was made without one. Read it to tell which finding a fit said: the
+    message also holds the speaker and the advice, and a text match counted a finding wherever one text quoted
+    another's."""
 
     reads_private_data = True
+
+    def __init__(self, *args: object, finding: str | None = None) -> None:
+        super().__init__(*args)
+        self.finding = finding
 
 
 class UndeclaredCategoryWarning(DPCVXWarning):
@@ -409,7 +418,7 @@ def _internal_directories() -> tuple[str, ...]:
     return tuple(directory + os.sep for directory in directories)
 
 
-def warn_shown(text: str, category: type[Warning]) -> None:
+def warn_shown(text: str | Warning, category: type[Warning]) -> None:
     """Warn ``text`` at the user's line under the user's warning filters but one: an ``"error"`` filter shows it (as
     ``"always"``) instead of raising it; ``"ignore"`` and a recording block (``pytest.warns``,
     ``catch_warnings(record=True)``) see it as before. The one way dpcvx warns of
