@@ -51,7 +51,7 @@ parts use n.
 
 Order: every input (grid, budget, data, labels against the learner's public
 classes, each candidate's capability, relation, parameters and fit arguments
-on every row, then on its own part) is checked first, and every candidate is rehearsed on synthetic
+on its own part) is checked first, and every candidate is rehearsed on synthetic
 public rows under the failure rule (:mod:`dpcvx.models.failure`: only fits with a
 proved solve are admitted, so none can fail after the charge); then the accountant
 is charged once, as a replace-one charge, then the candidates are fitted and the
@@ -120,13 +120,10 @@ def select_exponential(mistakes: Sequence[float], epsilon: float,
     return sample_exponential(-np.asarray(mistakes, dtype=float), epsilon, sensitivity, rng)
 
 
-def _checked_on_every_row(setup: Setup, X: Any, y: np.ndarray, epsilon: float, shaped: Sequence[Any]) -> None:
-    """Every candidate's checks on all the rows, before the parts are drawn: a row its fit refuses (a target beyond
-    its label_bound with clip=False) is refused wherever it lies, by the caller's row. Each candidate's checks on its
-    own part alone let such a row pass when it fell in the held-out part or among the unused rows, so that whether
-    tune refused or charged and released hung on the partition (PrivateLinearRegression(clip=False), a target beyond
-    B: released for 3 of 6 seeds). A refusal of a part alone (too few rows of a class in it) passes here, and is the
-    part's check's."""
+def _named_on_every_row(setup: Setup, X: Any, y: np.ndarray, epsilon: float, shaped: Sequence[Any]) -> None:
+    """After a refusal of the checks on the parts, which name a row by its place in its shuffled part: the same
+    checks of every candidate on all the rows, so that a refusal of a row (a label outside the classes) names the
+    caller's row; a refusal of a part alone (too few rows of a class in it) passes here, and the part's stands."""
     with composite(PROCEDURE_NAME), notes_dropped():
         for candidate, early in zip(setup.learners, shaped, strict=True):
             plan_candidate(candidate, X, y, setup.keywords, epsilon, early)
@@ -149,14 +146,15 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None,
 
     if accountant is not None and not accountant.can_spend(epsilon, delta, neighbours=Neighbours.REPLACE_ONE):
         charge(accountant)  # refused before the parts are drawn: the caller's generator is left where it was
-    _checked_on_every_row(setup, X, y, epsilon, shaped)
     drawn_from = rng.bit_generator.state  # a refusal below leaves the caller's generator here, as full-data's does
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
     try:
         plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME,  # the failure rule; planned
                                       shaped)                                             # once
-    except BaseException:
+    except BaseException as refusal:
         rng.bit_generator.state = drawn_from
+        if isinstance(refusal, InputError):
+            _named_on_every_row(setup, X, y, epsilon, shaped)
         raise
     conditional = any(plan_conditional(plan) for plan in plans)  # every candidate's guarantee enters the selection's
     if accountant is not None:
