@@ -94,6 +94,7 @@ __all__ = [
     "released_ends",
     "narrow_range_advice",
     "target_values",
+    "numeric_targets",
     "check_delta",
     "fraction",
     "integer",
@@ -893,6 +894,21 @@ def target_values(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
     B is never read off the data. The count is for the data owner only (it is
     computed on the private data and never part of a release).
     """
+    values, copied = numeric_targets(y, n)
+    outside, first = _counted(values, lambda part: np.abs(part) > label_bound)
+    if refuse and outside:
+        raise InputError(f"y has {outside} values with |y| > label_bound = {label_bound:g} (first at row "
+                         f"{first}) and clip=False; use clip=True to clip them onto "
+                         f"[-B, B], or a larger PUBLIC bound (never one read off the data)")
+    return values, copied, outside
+
+
+def numeric_targets(y: Any, n: int) -> tuple[np.ndarray, bool]:
+    """(the n regression targets as float64, whether that is a copy made here), checked: numbers (no text, date,
+    duration or complex: :func:`refuse_non_number_targets`) and finite. The one read of a regressor's y, the
+    learners' (:func:`target_values`) and :func:`dpcvx.tune`'s before its charge: tune scored, and told the owner of,
+    the targets as given after the charge, where a boolean or Decimal column, which every regressor's fit reads as
+    floats, raised numpy's TypeError with the budget spent."""
     labels = label_vector(y, n)
     refuse_non_number_targets("y", labels)
     try:
@@ -900,12 +916,7 @@ def target_values(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
     except (TypeError, ValueError):
         raise InputError("regression targets y must be numbers") from None
     refuse_non_finite_targets(values)
-    outside, first = _counted(values, lambda part: np.abs(part) > label_bound)
-    if refuse and outside:
-        raise InputError(f"y has {outside} values with |y| > label_bound = {label_bound:g} (first at row "
-                         f"{first}) and clip=False; use clip=True to clip them onto "
-                         f"[-B, B], or a larger PUBLIC bound (never one read off the data)")
-    return values, values is not labels, outside
+    return values, values is not labels
 
 
 def _counted(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]) -> tuple[int, int | None]:

@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from ...exceptions import InputError, float_errors_ignored
@@ -195,8 +196,9 @@ def tune(
         return replace(result, model=pipeline.released(result.model), params=pipeline.params(result.params))
     with checks_off():  # no candidate's usefulness is told, and the NOT PRIVATE check never runs, inside tune
         try:
-            result, setup = _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta, fit_params, accountant,
-                                  random_state, verbose, eta, mean_runs, held_out, score)
+            result, setup, rows, labels, names = _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta,
+                                                       fit_params, accountant, random_state, verbose, eta, mean_runs,
+                                                       held_out, score)
         except InputError as refusal:  # a refusal, before anything is charged: said of a list of grids too
             note = list_of_grids_note(grid, str(refusal))
             if note and refusal.args and isinstance(refusal.args[0], str):
@@ -204,16 +206,24 @@ def tune(
             raise
     regression = isinstance(setup.score, ClippedSquaredError)  # the learners' task, as the score was resolved
     declared = setup.learners[result.certificate.selected_index]  # the selected candidate
-    warn_on_tuned(result.model, X, y, regression, declared_label_range(declared) if regression else None)
+    # the rows and labels the checks before the charge read, never X and y as given: the selected estimator's predict
+    # on the caller's table re-read it by rules the checks had not run (a boolean regression y raised numpy's
+    # TypeError here, after the charge)
+    warn_on_tuned(result.model, rows, labels, regression, declared_label_range(declared) if regression else None)
+    if names is not None and getattr(result.model, "keeps_feature_names", False) is True:  # an estimator's
+        result.model.feature_names_in_ = names  # runs fit parts of X as arrays: the selected one keeps X's names
+        # as its own fit on X would (after the note above, which predicts on those arrays)
     return result
 
 
 def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
           epsilon: float, procedure: str, mechanism: str | None, delta: float, fit_params: Mapping[str, Any] | None,
           accountant: PrivacyAccountant | None, random_state: RandomState, verbose: bool, eta: int,
-          mean_runs: float | None, held_out: float, score: Any) -> tuple[TuningResult, Setup]:
-    """:func:`tune`'s procedure, inside :func:`~dpcvx.release.usefulness.checks_off`: the result and the checked
-    setup it ran from."""
+          mean_runs: float | None, held_out: float,
+          score: Any) -> tuple[TuningResult, Setup, Any, np.ndarray, np.ndarray | None]:
+    """:func:`tune`'s procedure, inside :func:`~dpcvx.release.usefulness.checks_off`: the result, the checked setup it
+    ran from, (X, y) as its checks read them before the charge (all that tune reads of the data after it) and X's
+    column names (None for an array)."""
     setup = prepare(learner, grid, epsilon, delta, mechanism, fit_params, accountant, random_state, score)
     names = feature_names(X)  # a table's column names (public), read before anything is charged; a mix refused
     verbose = check_flag("verbose", verbose)  # read only by the progress bar, after the charge
@@ -222,10 +232,8 @@ def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Seq
         if full_data.options_given(eta, mean_runs, held_out):
             raise InputError("eta, mean_runs and held_out belong to procedure='full-data'; Algorithm 4 "
                              "(procedure='split') takes none of them")
-        result = split.run(setup, X, y, accountant, verbose)
+        result, rows, labels = split.run(setup, X, y, accountant, verbose)
     else:
-        result = full_data.run(setup, X, y, accountant, verbose, eta=eta, mean_runs=mean_runs, held_out=held_out)
-    if names is not None and getattr(result.model, "keeps_feature_names", False) is True:  # an estimator's
-        result.model.feature_names_in_ = names  # runs fit parts of X as arrays: the selected one keeps X's names
-        # as its own fit on X would
-    return result, setup
+        result, rows, labels = full_data.run(setup, X, y, accountant, verbose, eta=eta, mean_runs=mean_runs,
+                                             held_out=held_out)
+    return result, setup, rows, labels, names

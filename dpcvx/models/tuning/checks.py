@@ -41,6 +41,7 @@ from ...validation import (
     declared_labels,
     label_vector,
     not_two_dimensional,
+    numeric_targets,
     outside_classes,
     outside_head,
     refuse_misread,
@@ -53,7 +54,7 @@ from ..failure import composite, least_rows, rehearse
 from ..fit_plan import FitPlan
 from ..multiclass import MulticlassPlan, PrivateMulticlassERM
 from .renyi import check_run_curve
-from .scores import Mistakes, Score, resolve_score, total_units
+from .scores import ClippedSquaredError, Mistakes, Score, resolve_score, total_units
 from .tuning_certificate import format_params
 
 __all__ = ["expand_grid", "count_mistakes", "check_declared_labels", "BudgetInConstructor", "Setup", "prepare",
@@ -678,7 +679,11 @@ def shaped_then_read(setup: Setup, X: Any, y: ArrayLike, epsilon: float,
     public width (:func:`~dpcvx.data.blocks.public_shape`; the one verification and the mechanism's verdict) with
     the ``epsilon`` its fits use, under the failure rule (:func:`~dpcvx.models.failure.composite`); its plan is
     bound to its part's rows in :func:`check_and_rehearse`. Then (X, y) as arrays, their shapes checked and X
-    finite. Another candidate, or an X whose shape is its values' (a list), is planned on its part (None)."""
+    finite. Another candidate, or an X whose shape is its values' (a list), is planned on its part (None). A
+    regression's y (scored by :class:`.scores.ClippedSquaredError`) is read as float64 targets
+    (:func:`~dpcvx.validation.numeric_targets`, the learners' own read), so that every fit, score and the owner's note
+    after the charge get the targets the checks passed: a boolean or Decimal y, which the candidates' checks read as
+    floats, raised numpy's TypeError in tune's note on the training rows after the charge."""
     shaped: tuple[Shaped | None, ...] = (None,) * len(setup.learners)
     if public_shape(X) is not None:
         with composite(procedure):
@@ -686,6 +691,8 @@ def shaped_then_read(setup: Setup, X: Any, y: ArrayLike, epsilon: float,
     given = X
     X, y = data(X, y)  # the data read once every check and verdict that reads no private value has been made
     refuse_non_finite(given, X)  # named by row and column, as every fit names it (dpcvx.validation)
+    if isinstance(setup.score, ClippedSquaredError):  # a regression's targets as every regressor's fit reads them
+        y, _ = numeric_targets(y, X.shape[0])
     return shaped, X, y
 
 

@@ -53,6 +53,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from ...data.notes import notes_dropped
 from ...exceptions import InputError, LossDeclarationError
 from ...privacy.accountant import PrivacyAccountant, PrivacyCost
@@ -280,8 +282,9 @@ def _least_epsilon(eta: int) -> float:
 
 
 def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
-        mean_runs: float | None, held_out: float) -> TuningResult:
-    """Full-data selection on checked inputs (module docstring)."""
+        mean_runs: float | None, held_out: float) -> tuple[TuningResult, Any, np.ndarray]:
+    """Full-data selection on checked inputs (module docstring): the result, and (X, y) as the checks before the
+    charge read them (:func:`~.checks.shaped_then_read`), which is all tune reads of the data after the charge."""
     m = len(setup.candidates)
     rule, held_out = _checked_rule(m, eta, mean_runs, held_out)
     budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
@@ -353,4 +356,4 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     if owner is not None:
         facts["selected_model"] = owner
     return TuningResult(model=model, params=dict(setup.candidates[selected]),
-                        certificate=certificate, diagnostics_=Diagnostics(**facts))
+                        certificate=certificate, diagnostics_=Diagnostics(**facts)), X, y

@@ -129,8 +129,11 @@ def _named_on_every_row(setup: Setup, X: Any, y: np.ndarray, epsilon: float, sha
             plan_candidate(candidate, X, y, setup.keywords, epsilon, early)
 
 
-def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool) -> TuningResult:
-    """Algorithm 4 on checked inputs (:func:`dpcvx.tune` has checked the grid, budget and learners)."""
+def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None,
+        verbose: bool) -> tuple[TuningResult, Any, np.ndarray]:
+    """Algorithm 4 on checked inputs (:func:`dpcvx.tune` has checked the grid, budget and learners): the result, and
+    (X, y) as the checks before the charge read them (:func:`~.checks.shaped_then_read`), which is all tune reads of
+    the data after the charge."""
     epsilon, delta, keywords, learners, candidates = (setup.epsilon, setup.delta, setup.keywords,
                                                       setup.learners, setup.candidates)
     shaped, X, y = shaped_then_read(setup, X, y, epsilon, PROCEDURE_NAME)  # the verdicts before the data is read
@@ -198,4 +201,4 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     diagnostics = Diagnostics() if selected_diagnostics is None else Diagnostics(
         selected_model=selected_diagnostics)
     return TuningResult(model=model, params=dict(candidates[selected]), certificate=certificate,
-                        diagnostics_=diagnostics)
+                        diagnostics_=diagnostics), X, y
