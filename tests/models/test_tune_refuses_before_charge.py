@@ -125,6 +125,13 @@ REGRESSORS = {
 }
 
 
+def _learners(names, default):
+    """The learners' parameter list: ``default`` in the default tier, the others slow (each case is a tune call, and
+    the refusal is the one check every learner shares: the default run on a bare clone must stay within 5 minutes,
+    pyproject.toml)."""
+    return [pytest.param(name, marks=() if name == default else pytest.mark.slow) for name in sorted(names)]
+
+
 def _refused_before_the_charge(learner, X, y, procedure, **options):
     """tune refuses (X, y) with an InputError (its subclasses: NonFiniteError, InputTypeError, RowError ...), charging
     nothing, drawing nothing from its generator, fitting nothing of the learner given."""
@@ -140,14 +147,14 @@ def _refused_before_the_charge(learner, X, y, procedure, **options):
 
 
 @pytest.mark.parametrize("procedure", PROCEDURES)
-@pytest.mark.parametrize("learner", sorted(CLASSIFIERS))
+@pytest.mark.parametrize("learner", _learners(CLASSIFIERS, "DPLogisticRegression"))
 @pytest.mark.parametrize("kind", sorted(TABLES))
 def test_a_table_the_estimators_refuse_is_refused_by_tune_before_the_charge(kind, learner, procedure):
     _refused_before_the_charge(CLASSIFIERS[learner](), TABLES[kind](), _rows()[1], procedure)
 
 
 @pytest.mark.parametrize("procedure", PROCEDURES)
-@pytest.mark.parametrize("learner", sorted(CLASSIFIERS))
+@pytest.mark.parametrize("learner", _learners(CLASSIFIERS, "DPLogisticRegression"))
 @pytest.mark.parametrize("kind", sorted(LABELS))
 def test_labels_a_classifier_refuses_are_refused_by_tune_before_the_charge(kind, learner, procedure):
     X, y = _rows()
@@ -155,7 +162,7 @@ def test_labels_a_classifier_refuses_are_refused_by_tune_before_the_charge(kind,
 
 
 @pytest.mark.parametrize("procedure", PROCEDURES)
-@pytest.mark.parametrize("learner", sorted(REGRESSORS))
+@pytest.mark.parametrize("learner", _learners(REGRESSORS, "DPHuberRegressor"))
 @pytest.mark.parametrize("kind", sorted(TARGETS))
 def test_targets_a_regressor_refuses_are_refused_by_tune_before_the_charge(kind, learner, procedure):
     X, _ = _rows()
@@ -194,9 +201,26 @@ def _float_targets(kind, t):
 # the fits at n = 200 with epsilon 1 are small: the noise's note is not what these tests examine
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
 @pytest.mark.parametrize("procedure", PROCEDURES)
+def test_boolean_and_decimal_targets_are_tuned_as_their_floats_charged_once(procedure):
+    """The default tier's cases of the grid below: a numpy bool and a Decimal target (on the parent, numpy's
+    TypeError after the charge)."""
+    for kind in ("bool", "Decimal objects"):
+        _tuned_as_floats(kind, "DPHuberRegressor", procedure)
+
+
+# slow: several seconds; the default run on a bare clone must stay within 5 minutes (pyproject.toml)
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.NoiseDominatesWarning")
+@pytest.mark.parametrize("procedure", PROCEDURES)
 @pytest.mark.parametrize("learner", sorted(REGRESSORS))
 @pytest.mark.parametrize("kind", sorted(READ_AS_FLOATS))
 def test_targets_read_as_floats_are_tuned_as_their_floats_charged_once(kind, learner, procedure):
+    _tuned_as_floats(kind, learner, procedure)
+
+
+def _tuned_as_floats(kind, learner, procedure):
+    """tune of a regressor on targets read as floats (booleans, Decimals) charges once and releases what tune of
+    the floats releases."""
     X, _ = _rows()
     targets = READ_AS_FLOATS[kind](X[:, 0])
     accountant = dpcvx.PrivacyAccountant(epsilon=100.0)
