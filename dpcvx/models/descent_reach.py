@@ -152,9 +152,10 @@ def _level_first() -> str:
     declared ranges) was measured to recover such fits (an analyst's dates table, session 68: R^2 0.35 to 0.81 at
     epsilon 1), where the estimator switch below was worse in 6 of 6. The estimator does not see the schema's
     warnings, so the sentence is conditional."""
-    return ("If a LevelErasedWarning was shown for the schema that coded these rows, it names this shared level's "
-            "likely cause: follow its advice first (the norm, the encoding or the declared ranges), and refit before "
-            "any of what follows. ")
+    return ("If a LevelErasedWarning was shown for the schema that coded these rows, follow its advice first (the "
+            "norm, the encoding or the declared ranges) and refit before any of what follows: the schema's row map "
+            "can make such a direction, and on a table where it did, that advice recovered the fit while the "
+            "switch of estimator did worse. ")
 
 
 def _wide_huber(filled: float | None, huber_public: str) -> str:
@@ -171,10 +172,10 @@ def _wide_huber(filled: float | None, huber_public: str) -> str:
     here = ("the label's range was not located in this fit" if filled is None
             else f"here the released label range is {filled:.2f} of it")
     return (f"{huber_public} is not named here: at the same epsilon and bounds it {counts}, but on labels whose "
-            f"located range was {FILLED_MEASURED} to 0.7 of the declared label_bound in each of them, and {here}. "
+            f"located range was 0.36 to 0.70 of the declared label_bound in each of them, and {here}. "
             "Without column statistics its noise is scaled to the whole declared label_bound, so where the labels "
             "fill a small part of it its predictions "
-            "can be far worse than predicting the labels' mean (test R^2 -2 against this default's 0.14 on a table "
+            "can be far worse than predicting the labels' mean (test R^2 -2 against the default's 0.14 on a table "
             "whose labels, declared 0 to 365, were mostly under 10). ")
 
 
