@@ -845,5 +845,6 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
         warn_descent_shortfall(descent_shortfall(gram, moment, square, label_sum, bound.n, curvature,
                                                  calibration.steps, calibration.momentum,
                                                  rows.intercept_scaling if rows.fit_intercept else None),
-                               speaker(owner), width)
+                               speaker(owner), width,
+                               clip / public if bound.level is not None else None)  # B' / B: released, public
     return weights

@@ -143,9 +143,10 @@ NO_BETTER = ("on its training rows, the release does no measurably better than a
 BELOW_MAJORITY = ("on its training rows, the release is right less often than a constant prediction of the most "
                   "common class (its accuracy is more than two standard errors below that class's share of the rows), "
                   "though nothing in its fit weighs the classes unequally.")
-NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no lower than that of a "
-                        "constant prediction (R^2 <= 0), on the labels as given and (with a declared label range) "
-                        "on the labels clipped onto it alike.")
+NO_BETTER_REGRESSION = ("on its training rows, the release is worse than predicting the labels' mean, or at "
+                        "best no better: its squared error is no lower than that of a constant prediction (R^2 <= 0), "
+                        "on the labels as given and (with a declared label range) on the labels clipped onto it "
+                        "alike.")
 
 #: A regression no better than a constant on its training rows only through labels that look like a code for a
 #: missing value (:func:`~dpcvx.validation.label_codes`): better than their mean on the other rows. A score in

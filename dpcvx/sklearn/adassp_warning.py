@@ -230,10 +230,28 @@ def _cells_centre(ranges: np.ndarray, level: float, label_bound: float) -> float
 #: ranges helps (:data:`_WIDE_CAVEAT`)
 LOCATED_EVIDENCE_WIDTH = 60
 _WIDE_CAVEAT = (
-    ". That evidence is from tables of at most 60 columns: on one-hot blocks of 100 to 400 columns at n 6,000, the "
-    "first epsilon that located the ranges fitted worse than the public map had (R^2 0.675 to 0.544, 0.577 to 0.435, "
-    "0.558 to 0.434), while a signal column among 200 gained (0.209 to 0.717; benchmarks/results/descent_advice_dev.md)"
-    ": a larger epsilon is not known to help such a block")
+    "On rows of more than 60 encoded columns a larger epsilon is not known to help: the evidence above is from tables "
+    "of at most 60 columns, and on one-hot blocks of 100 to 400 columns at n 6,000 the first epsilon that located "
+    "the ranges fitted worse than the public map had (R^2 0.675 to 0.544, 0.577 to 0.435, 0.558 to 0.434), while a "
+    "signal column among 200 gained (0.209 to 0.717; benchmarks/results/descent_advice_dev.md); on an analyst's "
+    "200-level block at n 7,000 (session 68) R^2 was no higher at epsilon 2, 3 or 5 than at 1, and higher only at "
+    "10. What may help there: fewer features (a categorical's levels grouped by a public rule, a coarser "
+    "classification known without the data, never by their counts in it), or declared column ranges that the "
+    "columns' values fill (public ranges known without looking at the data, as tight as they truly are); more rows "
+    "(n >= {needed}) or a larger epsilon locate the ranges, which helped on the narrower tables only")
+
+
+def _columns_advice(width: int, needed: int) -> str:
+    """The advice of the descent's "columns not located" text: on rows of at most :data:`LOCATED_EVIDENCE_WIDTH`
+    encoded columns, where the evidence was measured, a larger epsilon or n >= ``needed`` first; on wider rows the
+    caveat that a larger epsilon is not known to help leads, and the advice is fewer features or tighter declared
+    ranges (:data:`_WIDE_CAVEAT`), so that one warning never advises raising epsilon and then says it is not known
+    to help (an analyst, session 68, read the first and not the last)."""
+    if width > LOCATED_EVIDENCE_WIDTH:
+        return _WIDE_CAVEAT.format(needed=needed)
+    return (f"To keep more: raise epsilon or the number of rows to n >= {needed}, use fewer features, or declare "
+            "column ranges that the columns' values fill (public ranges known without looking at the data, as tight "
+            "as they truly are)")
 
 
 def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsCertificate,
@@ -250,9 +268,7 @@ def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsC
             f"{_columns_not_located(width, needed, gradient=True)}. This reads public quantities only "
             f"({epsilon_quoted(calibration.epsilon, whole_epsilon(certificate))}, "
             f"{setting('delta', f'{calibration.delta:g}')}, "
-            f"n={n}, d={calibration.dim} with the intercept, and the columns searched), never the data. To keep "
-            f"more: raise epsilon or the number of rows to n >= {needed}, use fewer features, or declare column "
-            "ranges that the columns' values fill (public ranges known without looking at the data, as tight as "
-            "they truly are)" + (_WIDE_CAVEAT if width > LOCATED_EVIDENCE_WIDTH else "")))
+            f"n={n}, d={calibration.dim} with the intercept, and the columns searched), never the data. "
+            + _columns_advice(width, needed)))
     if texts:
         warn_release(f"{speaker(owner)}: " + "; and ".join(texts), NoiseDominatesWarning)

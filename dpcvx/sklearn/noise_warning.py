@@ -317,6 +317,27 @@ def _slope_note(loss: Loss, spread: float) -> str:
             "public rule, or give m in the target's unit")
 
 
+def _label_drawn(certificate: ReleaseCertificate) -> bool:
+    """Whether the release drew its label's range privately (its record holds the label's cells), so that its label
+    bound is a released B' set by where the labels lie; else it is the declared public B."""
+    record = certificate.column_statistics
+    return record is not None and record.get("label_cells") is not None
+
+
+def _public_label_note(label_bound: float) -> str:
+    """A regressor's warning, where its noise was measured against the declared public label bound B (no private
+    label range drawn: column_statistics=False, or none drawn for its input): that bound, not where the labels lie,
+    sets the noise's scale and this rule's spread sigma = B / LABEL_WIDTH, so labels filling a small part of it fit
+    far worse than the rule sees. An analyst (session 68): DPHuberRegressor(column_statistics=False) on stays mostly
+    under 10 days declared 0..365 scored R^2 -2 to -4 where this rule was silent at epsilon 2 and above. The same
+    sentence as :func:`label_not_located`'s. Public only."""
+    return (f". The noise scales with the declared label bound (half-width B={label_bound:g}), not with where the "
+            "labels lie: if the labels fill a small part of it, the predictions can be far worse than the labels' "
+            "mean. To fix: declare the tightest public label range your data dictionary "
+            f"guarantees ({setting('label_bound', '(lo, hi)', 'LO,HI')}, never read off the data), or let the "
+            "default column_statistics locate the label's range privately where n allows")
+
+
 def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at_zero: float | None,
                             prediction_scale: float | None = None,
                             lam_advice: Callable[[], str] | None = None, mean_weight: float = 1.0,
@@ -408,7 +429,9 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
         f"({epsilon_quoted(certificate.epsilon, whole, classes)}, n={int(constants.n)}, d={int(constants.d)} with the "
         f"intercept, {setting('lam', f'{float(constants.lam):g}')}, L, m, R), never the data. To lower the noise: "
         "raise epsilon or the number of rows, use fewer features"
-        + (f", or choose lam by its documented rule (see {_auto()})" if lam_advice is None else lam_advice())]
+        + (f", or choose lam by its documented rule (see {_auto()})" if lam_advice is None else lam_advice())
+        + (_public_label_note(prediction_scale) if prediction_scale is not None and also is None
+           and not _label_drawn(certificate) else "")]
     if also is not None:
         texts.append(also)
     if not texts:

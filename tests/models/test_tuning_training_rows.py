@@ -56,7 +56,7 @@ def test_a_tuned_regression_no_better_than_the_mean_is_told_with_its_label_range
     result, told = _tuned_warnings(learner, X, y, {"lam": [1e-2, 1e-1]}, 0.5, delta=1e-6,
                                    procedure="split", random_state=5)
     assert len(told) == 1, told
-    assert told[0].startswith("dpcvx.tune: on its training rows, the release's squared error is no lower")
+    assert told[0].startswith("dpcvx.tune: on its training rows, the release is worse than predicting the labels' mean")
     assert "the tightest public label_bound that holds every label the target can take" in told[0]
 
 
