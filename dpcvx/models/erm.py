@@ -248,7 +248,8 @@ class PrivateERM(ConstructorParameters):
         after which the public gradient bound holds whatever the data; it usually stops after a
         few iterations. An int below that budget is refused before anything is charged: whether
         the solve reached the bound would then depend on the data (docs/theory.md, section 7.1).
-        A budget above 10^7 iterations is refused before the charge (raise lam). Paths without
+        A budget above 10^7 iterations is refused before the charge (raise lam), and so is Newton on a loss
+        whose curvature c is not proved (no budget at all). Other paths without
         a proved budget (a user's solver, conic-only problems) take it as
         their limit (default 100), and are refused inside composite procedures
         (:mod:`dpcvx.models.failure`).

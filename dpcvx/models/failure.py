@@ -13,8 +13,10 @@ So the rule, enforced here and nowhere else:
 
 1. **Only proved methods.** Inside a composite procedure a learner's plan refuses, before anything
    is charged, a solve path without a proved iteration budget (:func:`require_proved`; the budget
-   is :mod:`dpcvx.solvers.budget`): a user's solver, a conic-only problem. A budget beyond
-   ``MAX_PROVED_ITERATIONS`` is refused in every fit (:func:`refuse_unsafeguarded`).
+   is :mod:`dpcvx.solvers.budget`): a user's solver, a conic-only problem. Newton without a practical
+   proved budget, one beyond ``MAX_PROVED_ITERATIONS`` or none (a loss whose curvature c is not proved,
+   linear or kernel), is refused in every fit (:func:`refuse_unsafeguarded`;
+   :class:`~dpcvx.solvers.kernel.KernelERM` for the kernel learners).
 2. **Rehearsal.** Every candidate's ``fit`` runs once on synthetic public rows before the charge
    (:func:`rehearse`): an argument its ``fit`` does not take, an import that fails, a setting it
    refuses, all surface while nothing is spent, and the message may name them (the rows are public).
@@ -92,15 +94,16 @@ def require_proved(proved: bool, learner: str, reason: str) -> None:
 
 
 def refuse_unsafeguarded(learner: str, reason: str) -> NoReturn:
-    """Refuse, before the charge and outside composite procedures too, a fit whose path has a proved budget beyond
-    ``MAX_PROVED_ITERATIONS`` (``reason`` says so, with the fix): the safeguard is no practical one there (its gradient
-    steps crawled at a residual of 0.28 for hundreds of steps on collinear rows at Lam 1e-10), and Newton without it
-    failed after the charge on one neighbour and not the other (a Huber SVM at h 0.01, Lam 1e-6: docs/theory.md,
-    section 7.1). lam='auto' never chooses such a Lam."""
+    """Refuse, before the charge and outside composite procedures too, a fit whose Newton path has a proved budget
+    beyond ``MAX_PROVED_ITERATIONS`` or none (``reason`` says which, with the fix): the safeguard is no practical one
+    beyond the limit (its gradient steps crawled at a residual of 0.28 for hundreds of steps on collinear rows at
+    Lam 1e-10), and Newton without it failed after the charge on one neighbour and not the other (a Huber SVM at
+    h 0.01, Lam 1e-6: docs/theory.md, section 7.1). lam='auto' never chooses such a Lam. Without a proved curvature
+    c there is no safeguard at any Lam, and no proved fallback within the limit (section 7.1, "Not yet covered"):
+    a plain fit ran Newton unsafeguarded to 100 steps after its charge, where tune refused it before."""
     raise InputError(
         f"{learner} {reason}. Without a practical proved budget the solve could fail after the charge on some data "
-        "sets and not on others, an event no theorem covers (docs/theory.md, section 7.1); lam='auto' chooses a Lam "
-        "within the limit. Nothing was charged")
+        "sets and not on others, an event no theorem covers (docs/theory.md, section 7.1). Nothing was charged")
 
 
 def _synthetic(X: Any, rows: int) -> Any:

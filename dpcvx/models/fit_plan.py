@@ -418,7 +418,9 @@ class FitPlan:
         assert gamma is not None  # the calibration always has a public tol
         least = self.solver.least_budget(self.problem, calibrated.lam, calibrated.calibration.extra_reg, self.rows,
                                          n, gamma, self.start)
-        if least is not None and exceeds_limit(least):  # refused wherever the fit runs (docs/theory.md, 7.1)
+        # refused wherever the fit runs (docs/theory.md, 7.1): a budget beyond the limit, or Newton without a proved
+        # budget (a loss whose curvature c is not proved: no safeguard, and no proved fallback within the limit)
+        if (least is not None and exceeds_limit(least)) or (least is None and self.solver.newton_runs(self.problem)):
             failure.refuse_unsafeguarded(self.owner, self.solver.unproved_reason(self.problem))
         if least is None:  # why, only where a composite procedure refuses it (the reason is a few budget calls)
             failure.require_proved(False, self.owner, self.solver.unproved_reason(self.problem))

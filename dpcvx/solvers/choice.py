@@ -57,6 +57,26 @@ def curvature_bound(problem: VerifiedProblem) -> float:
     return math.inf if problem.certificate.curvature is None else problem.curvature
 
 
+def _newton_unproved(problem: VerifiedProblem) -> str:
+    """Why Newton's path has no proved budget at any Lam (:meth:`SolverChoice.unproved_reason`), naming the constant
+    :func:`~dpcvx.solvers.budget.descent_rate` lacks, with the fix (public: the certificate only).
+
+    No fallback is proved within ``MAX_PROVED_ITERATIONS``: without c the safeguard's gradient step and its linear
+    rate are gone, and a method that needs no c (the subgradient method) bounds only J's gap, O(1 / k), not the
+    gradient norm the release's proof certifies (docs/theory.md, section 7.1, "Not yet covered")."""
+    certificate = problem.certificate
+    if certificate.lipschitz is None or not math.isfinite(problem.lipschitz):
+        missing = "its loss's Lipschitz constant L is not proved finite"
+    elif certificate.curvature is None or not math.isfinite(problem.curvature):
+        missing = "its loss's curvature c (a bound on l'') is not proved"
+    else:
+        missing = "its regularizer's strong convexity m is not proved"
+    return (f"runs Newton's method, whose safeguard and proved iteration budget need a loss with proved finite L and "
+            f"c and a strongly convex quadratic regularizer, and {missing}: no proved method solves this problem to "
+            "the public bound. Use a loss whose curvature the verifier proves (a smooth loss such as 'logistic' or "
+            "a Huber loss) and a strongly convex regularizer (a ridge part)")
+
+
 def _distinct_start(objective: PerturbedObjective, distinct: Distinct, gradient_tolerance: float,
                     start: np.ndarray | None) -> tuple[np.ndarray | None, SolveInfo]:
     """(Newton's start on all rows, the grouped solve's record): the minimiser of F over the distinct records
@@ -110,9 +130,17 @@ class SolverChoice:
 
     def default_tol(self, problem: VerifiedProblem) -> float:
         """The default relative gradient tolerance of the path this problem takes (public)."""
+        return calibrate.DEFAULT_TOL if self.newton_runs(problem) else calibrate.CONIC_TOL
+
+    def newton_runs(self, problem: VerifiedProblem) -> bool:
+        """Whether the fit's solve runs Newton on the verified derivatives: a translated C^1 loss and a quadratic
+        regularizer (its quadratic part on the composite path), not a user's solver (with solver='cvxpy' Newton
+        polishes the conic point). Such a solve is proved only with a :class:`DescentRate`; without one (a loss
+        whose curvature c is not proved, J not strongly convex) a fit is refused before its charge, alone and
+        inside a composite procedure alike (:meth:`FitPlan.bind <dpcvx.models.fit_plan.FitPlan.bind>`). Public:
+        the declaration only."""
         quadratic = problem.smooth_quadratic if problem.kst12 else problem.quadratic
-        newton_applies = problem.derivatives is not None and quadratic is not None and not callable(self.solver)
-        return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
+        return problem.derivatives is not None and quadratic is not None and not callable(self.solver)
 
     def solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray | SignBits, noise: np.ndarray,
               lam: float, extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
@@ -260,6 +288,8 @@ class SolverChoice:
         """Why :meth:`proved_budget` is None, with the way to a proved path (public)."""
         if callable(self.solver):
             return "is set to a user's solver, whose stopping no budget covers; use solver='auto'"
+        if self.newton_runs(problem) and descent_rate(problem, 1.0, 1.0, 1.0) is None:
+            return _newton_unproved(problem)
         if descent_rate(problem, 1.0, 1.0, 1.0) is None:  # none even with a ridge Delta
             return ("has no proved iteration budget for its problem (the budget needs a translated C^1 loss with "
                     "proved finite L and c, and a quadratic, strongly convex regularizer; a conic-only problem has "
@@ -270,7 +300,8 @@ class SolverChoice:
                     "which falls as epsilon and n grow, bounds the budget (raising lam does not help); add a ridge "
                     "part to the regularizer (an elastic net) or fit at a smaller epsilon")
         return (f"has a proved iteration budget above {MAX_PROVED_ITERATIONS:.0e} iterations: m Lam + Delta is too "
-                "small against c R^2 for gradient steps to be a practical safeguard; raise lam")
+                "small against c R^2 for gradient steps to be a practical safeguard; raise lam (lam='auto' chooses "
+                "a Lam within the limit)")
 
     def check_max_iter(self, least: int | None) -> None:
         """Refuse, before charging, a ``max_iter`` below the least proved budget ``least`` (from

@@ -95,7 +95,7 @@ __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", 
 
 KERNEL_CLASSES = (-1, 1)  # the kernel learners' labels: the public pair, as the paper states its y_i in {-1, +1}
 
-MAX_NEWTON_STEPS = 100
+MAX_NEWTON_STEPS = 100  # a zero tolerance's limit only: a C^1 loss without a proved c is refused (check_newton_route)
 MAX_INTERIOR_POINT_STEPS = 200
 STALLED_STEPS = 3  # interior point: within tolerance, stop after this many steps without progress
 AIM = 0.1  # solve to AIM * tolerance when the arithmetic allows; accept up to the tolerance
@@ -229,8 +229,9 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
     in exact arithmetic, as the linear path's, docs/theory.md section 7.1). So every step decreases J at least as
     much as the gradient step, and
     ``step_limit`` = the proved :func:`~dpcvx.solvers.budget.kernel_budget` bounds the steps to the target
-    lam gamma / 2 in exact arithmetic (Nesterov 2018, Theorems 2.1.5 and 2.1.15). Without a proved curvature c
-    (``smoothness`` None) there is no safeguard and ``step_limit`` is ``MAX_NEWTON_STEPS``.
+    lam gamma / 2 in exact arithmetic (Nesterov 2018, Theorems 2.1.5 and 2.1.15). A loss without a proved curvature c
+    is refused before (:func:`check_newton_route`); ``smoothness`` is None (no safeguard, ``MAX_NEWTON_STEPS``) only
+    at a zero tolerance, which no solve certifies.
 
     The margins f are updated step by step (f + t K d); the certificate (:func:`_gradient_norm_bound`) holds only
     for margins computed as one product, so where the running bound says stop, f = K beta is computed afresh (one
@@ -553,9 +554,10 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # overflow in exp of a far-off trial point
-        if loss.derivatives is not None:  # without a proved c (a user's C^1 loss): the unproved MAX_NEWTON_STEPS
-            curvature, smoothness, step_limit = loss.curvature, None, MAX_NEWTON_STEPS
-            if curvature is not None and tolerance > 0:  # the proved budget (public constants only)
+        if loss.derivatives is not None:
+            curvature = check_newton_route(loss)  # a C^1 loss without a proved c is refused (docs/theory.md, 7.1)
+            smoothness, step_limit = None, MAX_NEWTON_STEPS  # a zero tolerance, which no solve certifies
+            if tolerance > 0:  # the proved budget (public constants only)
                 smoothness = kernel_smoothness(lam, curvature, feature_bound)
                 step_limit = kernel_budget(lam, curvature, loss.lipschitz_bound, feature_bound,
                                            lam * tolerance / 2)
@@ -582,12 +584,34 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
         raise SolverError(
             f"the kernel ERM ({method}) could not certify ||w - w*|| <= gamma = {tolerance:.3g} "
             "(the public solve tolerance): the floating-point arithmetic stopped improving before it (the proved "
-            "step budget holds in exact arithmetic; a C^1 loss without a proved curvature has only a step limit); "
-            "nothing is released, and the budget "
+            "step budget holds in exact arithmetic); nothing is released, and the budget "
             "charged for this call stays spent. Fixes: a larger lam, a smooth loss such as "
             "'logistic', or check that the kernel is positive semidefinite"
         )
     return KernelERMSolution(beta, report)
+
+
+def check_newton_route(loss: KernelLoss) -> float:
+    """The proved curvature c of a C^1 ``loss`` (the Newton route), or :class:`InputError` where c is not proved:
+    the one rule of docs/theory.md, section 7.1 ("Not yet covered"), checked before a learner's charge
+    (:class:`KernelERM`'s construction) and by :func:`solve_kernel_erm` itself.
+
+    Without c Newton has no safeguard and no proved step budget, and a fallback that needs no c is not practical:
+    the projected subgradient method on the ball ||w|| <= C = L R_phi / lam (which holds w*), steps 2 / (lam (k + 1))
+    and weighted averaging, has J(w_bar) - J* <= 2 G^2 / (lam (k + 1)), G = L R_phi + lam C = 2 L R_phi
+    (Lacoste-Julien, Schmidt and Bach 2012), so ||w_bar - w*|| <= gamma after k = 4 G^2 / (lam^2 gamma^2) =
+    4 n^2 / SOLVE_RTOL^2 steps (4 10^6 n^2, 1.6 10^11 at n = 200, each O(n^2)): beyond ``MAX_PROVED_ITERATIONS``
+    (10^7) from n = 2 on. Before this rule Newton ran unsafeguarded to ``MAX_NEWTON_STEPS`` after the charge, in a
+    plain fit and inside tune alike. Public: the verified loss only."""
+    if loss.curvature is not None:
+        return loss.curvature
+    raise InputError(
+        f"the loss {loss.text} is C^1 but its curvature c (a bound on l'') is not proved, so the kernel solver's "
+        "Newton steps have neither a safeguard nor a proved step budget, and no method that needs no c reaches the "
+        "public tolerance within a practical proved budget (the subgradient method's is about 4 10^6 n^2 steps): "
+        "the solve could stop short after the charge on some data sets and not on others, an event no theorem "
+        "covers (docs/theory.md, section 7.1). Use a loss whose curvature the verifier proves ('logistic', "
+        "dpcvx.losses.huber_hinge()) or the hinge (its dual route); nothing was charged")
 
 
 def _margins_within_one_piece(loss: KernelLoss, lam: float, feature_bound: float) -> bool:
@@ -672,6 +696,8 @@ class KernelERM:
                  solve: bool = True, landmarks: np.ndarray | None = None) -> None:
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
+        if loss.derivatives is not None:
+            check_newton_route(loss)
         _check_scale(loss, lam, kernel.feature_bound)
         self.kernel, self.loss, self.lam = kernel, loss, lam
         self.n, self.n_features = X.shape
