@@ -666,6 +666,7 @@ class PrivateERM(ConstructorParameters):
             problem = problem.weighted(weight_plan.bound)
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         solver = self._solver()
+        rows = rows.held()  # the release's own copy of the feature map, drawn, before the charge (RowMap.held)
         return FitPlan(
             learner=self, owner=self._shown_name(), loss_label=losses.loss_label(self.loss), mechanism=mechanism,
             epsilon=epsilon, delta=delta, split=split, relation=relation, n_public=n_public, rows=rows,

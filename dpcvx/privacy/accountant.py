@@ -207,11 +207,14 @@ def release_cost(model: Any) -> PrivacyCost:
     total: its ``cost`` (a dpcvx release's and every dpcvx certificate's: the fit with what it drew first, and a
     tuned model's whole selection), the one total that :meth:`PrivacyAccountant.spend_release` charges and the
     OpenDP bridge checks. An object of another library with a certificate states no ``cost``: its certificate's
-    ``epsilon`` and ``delta`` as they are (this layer sits below the release's; duck-typed)."""
+    ``total_epsilon`` where it states one (the field dpcvx's files and former certificates name the total by; a
+    certificate stating it was charged only its ``epsilon`` for a while: an attacker probe, sixty-eighth session),
+    else its ``epsilon``, and its ``delta`` (this layer sits below the release's; duck-typed)."""
     stated = getattr(_stated(model), "cost", None)
     if isinstance(stated, PrivacyCost):
         return stated
-    return PrivacyCost(model.certificate.epsilon, model.certificate.delta)
+    certificate = model.certificate
+    return PrivacyCost(getattr(certificate, "total_epsilon", certificate.epsilon), certificate.delta)
 
 
 @dataclass

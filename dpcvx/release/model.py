@@ -759,7 +759,6 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
     def __init__(self, coef: np.ndarray, intercept: float, classes: Any, rows: RowMap,  # classes: the public pair
                  certificate: ReleaseCertificate) -> None:
         super().__init__(coef, intercept, classes, rows)
-        self.rows = self.rows.held()  # its own copy of the feature map (RowMap.held)
         if not isinstance(certificate, ReleaseCertificate):
             raise InputError(f"certificate must be a dpcvx.ReleaseCertificate, got {type(certificate).__name__}")
         if certificate.constants.d != self.coef_.size + rows.fit_intercept:

@@ -181,7 +181,7 @@ class PrivateMulticlassModel(Release):
         self.coef_ = np.asarray(coef, dtype=float)
         self.intercept_ = np.asarray(intercept, dtype=float)
         self.classes_ = np.asarray(classes)
-        self.rows = rows.held()  # its own copy of the feature map (RowMap.held)
+        self.rows = rows
         self.certificate = certificate
         #: the (k,) decision cuts t: :meth:`predict` says the class of the largest s_c - t_c (the module docstring).
         #: Zeros unless set: a dpcvx classifier's ``threshold="prior"`` with ``class_prior="private"`` sets t_c to the

@@ -117,7 +117,6 @@ class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
 
     def __init__(self, coef: np.ndarray, intercept: float, rows: RowMap, certificate: Any) -> None:
         super().__init__(coef, intercept, rows)
-        self.rows = rows.held()  # its own copy of the feature map (RowMap.held)
         self.certificate = certificate
 
     @property

@@ -125,3 +125,17 @@ def test_every_certificate_type_states_its_cost():
     for release in (kernel.model_, adassp.model_):
         assert release.certificate.cost == PrivacyCost(release.certificate.epsilon, release.certificate.delta)
         _assert_one_total(release, release.certificate.cost)
+
+
+def test_a_foreign_certificate_stating_a_total_is_charged_its_total():
+    """An object of another library whose certificate states ``total_epsilon`` but no ``cost`` is charged that total
+    (it was charged its ``epsilon`` alone for a while: an attacker probe, sixty-eighth session); one stating neither
+    is charged its ``epsilon``."""
+    from types import SimpleNamespace
+
+    from dpcvx.privacy.accountant import release_cost
+
+    stated = SimpleNamespace(certificate=SimpleNamespace(epsilon=0.9, total_epsilon=1.0, delta=1e-6))
+    assert release_cost(stated) == dpcvx.PrivacyCost(1.0, 1e-6)
+    plain = SimpleNamespace(certificate=SimpleNamespace(epsilon=0.9, delta=0.0))
+    assert release_cost(plain) == dpcvx.PrivacyCost(0.9, 0.0)

@@ -41,3 +41,39 @@ def test_a_change_to_the_callers_map_after_the_fit_does_not_reach_the_release(ho
     np.testing.assert_array_equal(model.rows.feature_map.transform(X[:5]), feature_map.transform(X[:5]))
     feature_map.set_params(gamma=4.0)  # forgets the draw: the caller's next transform draws anew
     np.testing.assert_array_equal(model.decision_function(X[:5]), before)
+
+
+class _LockOnFirstUse:
+    """A feature map that takes a lock when it first maps rows (it cannot be copied from then on)."""
+
+    norm_bound = 1.0
+
+    def transform(self, X):
+        import threading
+
+        self.lock = threading.Lock()
+        return np.asarray(X, dtype=float)
+
+    def to_dict(self):
+        return {"kind": "identity"}
+
+
+@pytest.mark.parametrize("how", ["fit", "regression", "multiclass"])
+def test_a_map_that_cannot_be_copied_is_refused_before_the_charge(how):
+    """The release's copy of its map is taken where the fit plans, after the map's public draw (one zero row): a
+    copy taken when the release was built, after the charge, raised copy's TypeError with the budget spent (an
+    attacker probe, sixty-eighth session)."""
+    X, y = _rows()
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    learner = dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=1e-2, feature_map=_LockOnFirstUse())
+    with pytest.raises(dpcvx.InputError, match="feature_map=_LockOnFirstUse.*cannot be copied.*nothing was charged"):
+        if how == "multiclass":
+            dpcvx.PrivateMulticlassERM(learner, classes=(0, 1, 2)).fit(
+                X, np.where(X[:, 1] > 0.1, 2, np.where(y > 0, 1, 0)), 3.0, random_state=1, accountant=accountant)
+        elif how == "regression":
+            dpcvx.PrivateERM(loss=dpcvx.losses.huber_regression(1.0), lam=1e-2, feature_map=_LockOnFirstUse(),
+                             task="regression", label_bound=1.0).fit(X, X[:, 0], 1.0, random_state=1,
+                                                                      accountant=accountant)
+        else:
+            learner.fit(X, y, 1.0, random_state=1, accountant=accountant)
+    assert not accountant.ledger
