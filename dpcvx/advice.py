@@ -278,8 +278,11 @@ def epsilon_share(epsilon: float, total_epsilon: float | None, classes: int | No
     drawn = ("such as a private count of the classes or the columns' ranges, as the certificate's privacy curve "
              "lists")
     given = f"your {setting('epsilon')} = {total_epsilon:g}"
-    if classes:
-        return (f"one class's part of {given}: one-vs-rest's {classes} fits spend {share:g} each"
-                + ("" if math.isclose(epsilon, share, rel_tol=1e-9, abs_tol=0.0) else
-                   f", less what each draws first ({drawn})"))
+    if classes:  # the share of each fit is quoted only where nothing is drawn first: column ranges are drawn once
+        # for all k fits and a private count by each, so "spend epsilon / k each" was wrong where they are (an
+        # attacker probe, sixty-eighth session: "4 fits spend 1250 each" of fits spending 1125)
+        if math.isclose(epsilon, share, rel_tol=1e-9, abs_tol=0.0):
+            return f"one class's part of {given}: one-vs-rest's {classes} fits spend {share:g} each"
+        return (f"one class's part of {given}: one-vs-rest's {classes} fits share what is left of it after what is "
+                f"drawn first ({drawn})")
     return f"the part of {given} that fits the weights; the rest buys what the fit draws first, {drawn}"

@@ -104,7 +104,9 @@ def test_one_vs_rest_after_column_statistics_states_the_limit_on_epsilon():
     X, y = _rows()
     make = _classifier(classes=(0, 1, 2, 3), column_statistics=True)
     message = _refusal(make, X, y, 4000.0)
-    assert "your epsilon = 4000: one-vs-rest's 4 fits spend 1000 each" in message, message
+    # the k fits share what column statistics leave (4000 less 400): not "spend 1000 each" (an attacker probe)
+    assert "your epsilon = 4000: one-vs-rest's 4 fits share what is left of it after what is drawn first" in message
+    assert "spend 1000 each" not in message, message
     part = float(message[len("epsilon' = "):message.index(" (")])
     assert part == pytest.approx(900.0, rel=1e-9) and "epsilon=" not in message  # 4000 less eps_s 400, over 4
     _the_advice_holds(make, X, y, _advised(message))

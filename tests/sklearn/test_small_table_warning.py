@@ -164,8 +164,8 @@ def test_the_terms_say_where_epsilon_prime_and_the_prior_come_from():
     with pytest.warns(SmallTableWarning) as caught:
         warn_if_small_table("owner", 5000, 30, 0.95 / 8, total_epsilon=1.0, classes=8)
     text = str(caught[0].message)
-    assert ("epsilon' = 0.11875 in epsilon's place (one class's part of your epsilon = 1: one-vs-rest's 8 fits spend "
-            "0.125 each, less what each draws first") in text, text
+    assert ("epsilon' = 0.11875 in epsilon's place (one class's part of your epsilon = 1: one-vs-rest's 8 fits share "
+            "what is left of it after what is drawn first") in text, text
     with pytest.warns(SmallTableWarning) as caught:  # nothing drawn first: no "less"
         warn_if_small_table("owner", 5000, 30, 1 / 8, total_epsilon=1.0, classes=8)
     assert "fits spend 0.125 each):" in str(caught[0].message)
