@@ -261,8 +261,9 @@ class SmallTableWarning(DPCVXWarning):
 class ClassFloorWarning(DPCVXWarning):
     """A private class count (``class_weight="balanced"`` or ``class_prior="private"``) was released at its public
     floor, ceil(MIN_CLASS_RATE n) or n minus it: the class rates the fit used are the floor's (1 %), not an estimate
-    of the data's, whose rarer class may be rarer still. A function of the released count and the public n only
-    (post-processing: :func:`dpcvx.sklearn.noise_warning.warn_if_count_at_floor`)."""
+    of the data's, whose rarer class may be rarer still, or whose count's noise (scale 1 / eps_c, stated) may have
+    carried it onto the floor. A function of the released count, the public n and eps_c only (post-processing:
+    :func:`dpcvx.sklearn.noise_warning.warn_if_count_at_floor`)."""
 
 
 class TrainingRowsWarning(DPCVXWarning):
