@@ -307,9 +307,9 @@ class LevelErasedWarning(DPCVXWarning):
 class UnresolvedColumnWarning(DPCVXWarning):
     """NOT PRIVATE: the private column ranges located a column within a few cells of their public grid while its
     training rows vary over a small part of those cells, so the ranges' map scales it by the cells' width, not by its
-    own spread, and a model sees little of it (a column that fills a sliver of its declared range, or raw columns in
-    units far smaller than the one public bound R; :func:`dpcvx.data.notes.warn_unresolved_columns`). Shown to the
-    data owner only; never part of a release."""
+    own spread, and the fit's noise weighs on it at least four times as much, so a model sees less of it (a column
+    that fills a sliver of its declared range, or raw columns in units far smaller than the one public bound R;
+    :func:`dpcvx.data.notes.warn_unresolved_columns`). Shown to the data owner only; never part of a release."""
 
     reads_private_data = True
 
