@@ -420,9 +420,13 @@ def _schema_widths(table: Any) -> tuple[tuple[str, int], ...]:
 def _table_names(table: Any) -> Any:
     """The column names of the X an estimator was given: a named table's (:func:`dpcvx.tables.column_names`), or
     those of a transformer's output array, when X is the one a public schema just returned (a pipeline's step before
-    the estimator: :func:`~dpcvx.data.transformer_api.output_names`); else None."""
+    the estimator: :func:`~dpcvx.data.transformer_api.output_names`), unless the caller named the schema's columns
+    itself (``dpcvx fit``, :func:`~dpcvx.advice.schema_named`: its notes name the declared column, as its flags do);
+    else None."""
     names = column_names(table)
-    return transformer_api.output_names(table) if names is None else names
+    if names is None and not schema_named():
+        return transformer_api.output_names(table)
+    return names
 
 
 def most_rows_clipped() -> bool:
