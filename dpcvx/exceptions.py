@@ -282,8 +282,9 @@ class SmallTableWarning(DPCVXWarning):
 class ClassFloorWarning(DPCVXWarning):
     """A private class count (``class_weight="balanced"`` or ``class_prior="private"``) was released at its public
     floor, ceil(MIN_CLASS_RATE n) or n minus it: the class rates the fit used are the floor's (1 %), not an estimate
-    of the data's, whose rarer class may be rarer still. A function of the released count and the public n only
-    (post-processing: :func:`dpcvx.sklearn.noise_warning.warn_if_count_at_floor`)."""
+    of the data's, whose rarer class may be rarer still, or whose count's noise (scale 1 / eps_c, stated) may have
+    carried it onto the floor. A function of the released count, the public n and eps_c only (post-processing:
+    :func:`dpcvx.sklearn.noise_warning.warn_if_count_at_floor`)."""
 
 
 class TrainingRowsWarning(DPCVXWarning):
@@ -336,9 +337,9 @@ class LevelErasedWarning(DPCVXWarning):
 class UnresolvedColumnWarning(DPCVXWarning):
     """NOT PRIVATE: the private column ranges located a column within a few cells of their public grid while its
     training rows vary over a small part of those cells, so the ranges' map scales it by the cells' width, not by its
-    own spread, and a model sees little of it (a column that fills a sliver of its declared range, or raw columns in
-    units far smaller than the one public bound R; :func:`dpcvx.data.notes.warn_unresolved_columns`). Shown to the
-    data owner only; never part of a release."""
+    own spread, and the fit's noise weighs on it at least four times as much, so a model sees less of it (a column
+    that fills a sliver of its declared range, or raw columns in units far smaller than the one public bound R;
+    :func:`dpcvx.data.notes.warn_unresolved_columns`). Shown to the data owner only; never part of a release."""
 
     reads_private_data = True
 

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
+from .advice import command_line_runs
 from .exceptions import InputError, InputTypeError, a_value_of, user_stacklevel
 
 __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical", "check_names", "column_dtype",
@@ -46,7 +47,7 @@ __all__ = ["MISSING_TOKENS", "TABLE_LIBRARIES", "NonFiniteError", "categorical",
            "is_number", "named_column", "named_columns", "column_dtypes", "nested", "NUMBER_TEXT", "non_finite_error",
            "non_numeric_entry", "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_non_numbers",
            "refuse_repeated_names", "refuse_sparse_fill", "repeated_fields", "repeated_names", "row_count",
-           "by_value", "spelling_variants", "table_matrix",
+           "timestamp_fix", "by_value", "spelling_variants", "table_matrix",
            "such_rows", "text_number", "text_numbers", "reader_number", "spelled_missing", "day_texts", "midnight_day",
            "spelled_timestamp", "iso_day", "unspaced", "DAY_TEXT", "DAY_SPELLING", "declared_days", "declared_texts",
            "may_spell_time", "TIME_MARKS", "timed_timestamp", "time_key", "TIME_TEXT", "TIMESTAMP_TEXT", "reading_key",
@@ -282,8 +283,7 @@ def named_columns(table: Any, names: Iterable[Any]) -> dict[Any, np.ndarray]:
         refuse_nested(f"column {name!r}", dtypes[j])
         if _zoned(dtypes[j]):  # its readers give the UTC time, a day other than the zone's own (day_texts)
             raise InputError(f"column {name!r} holds timestamps with a timezone ({dtypes[j]}): a timestamp's day "
-                             "depends on the zone it is read in; convert the column to text with a public format "
-                             "first, e.g. .dt.strftime('%Y-%m-%d')")
+                             "depends on the zone it is read in; " + timestamp_fix("%Y-%m-%d"))
         columns[name] = column_values(table, j, exact=True)
     return columns
 
@@ -893,12 +893,32 @@ def _day_text(entry: Any, index: int, shape: tuple[int, ...], what: str) -> Any:
     return entry.isoformat()
 
 
+def timestamp_fix(keep: str) -> str:
+    """The fix a refusal of a timestamp in a table's column gives, led by a public numeric feature derived from it
+    (analyst probe P2, session 68, finding 7: the refusal of a timestamp declared categorical advised its text,
+    .dt.strftime('%Y-%m-%d %Hh%M'), about one category per record and useless as a feature, where the numeric
+    column's refusal advised the days since a public date): the hour of day or the days since a public date,
+    declared a numeric column with public bounds; then, to keep it a category, its text in the public format
+    ``keep`` (strftime's). Each derived value is a function of its own record (a public rule). In the command
+    line's words while a ``dpcvx`` command runs (the file's column, --numeric)."""
+    if command_line_runs():
+        return ("a timestamp is nearly one category per record, which a model learns nothing from: derive a public "
+                "number from it in the file first, such as the hour of day (0..23) or the days since a public date "
+                "(a fixed date known without the data), and declare that column --numeric NAME:LO:HI with public "
+                "bounds; or, to keep it a category, write it in the file as text in a public format (for example "
+                "2020-01-01 12h30, or its day) and declare those categories")
+    return ("a timestamp is nearly one category per record, which a model learns nothing from: derive a public "
+            "number from it first, such as the hour of day (X[name].dt.hour, NumericColumn(name, 0, 23)) or the "
+            "days since a public date ((X[name] - pd.Timestamp('2020-01-01')).dt.days: a fixed date known without "
+            "the data), and declare it a NumericColumn with public bounds; or, to keep it a category, convert the "
+            f"column to text with a public format first, e.g. .dt.strftime('{keep}')")
+
+
 def _refuse_zone(what: str, row: int) -> NoReturn:
     """Refuse a timestamp with a timezone (:func:`day_texts`): its day depends on the zone it is read in."""
     raise RowError(f"{what} holds a timestamp with a timezone in row ", row, " (the value is not shown: it is data): "
                    "its day depends on the zone it is read in (a reader types text spelling one, "
-                   "2020-01-01T00:00:00Z, as a zoned timestamp); convert the column to text with a public format "
-                   "first, e.g. .dt.strftime('%Y-%m-%d')")
+                   "2020-01-01T00:00:00Z, as a zoned timestamp); " + timestamp_fix("%Y-%m-%d"))
 
 
 def _refuse_time(what: str, row: int) -> NoReturn:
@@ -907,9 +927,8 @@ def _refuse_time(what: str, row: int) -> NoReturn:
     raise RowError(f"{what} holds a timestamp with a time of day in row ", row, " (the value is not shown: it is "
                    "data): a timestamp has no one text (numpy writes 2020-01-01T12:30:00, pandas 2020-01-01 "
                    "12:30:00), and a reader types text spelling one (2020-01-01 12:30) as a timestamp while every "
-                   "record is one; convert the column to text with a public format first, e.g. "
-                   ".dt.strftime('%Y-%m-%d %Hh%M') (a timestamp at midnight, without a timezone, is read as its "
-                   "day's ISO text, 2020-01-01)")
+                   "record is one; " + timestamp_fix("%Y-%m-%d %Hh%M") + " (a timestamp at midnight, without a "
+                   "timezone, is read as its day's ISO text, 2020-01-01)")
 
 
 def reading_key(value: Any) -> Key | None:
@@ -1248,6 +1267,11 @@ class RowError(InputError):
     def shifted(self, offset: int, prefix: str = "", suffix: str = "") -> RowError:
         """This error with the row ``offset`` further on and its message between ``prefix`` and ``suffix``."""
         return RowError(prefix + self.before, self.row + offset, self.after + suffix)
+
+    def noted(self, prefix: str, note: str) -> RowError:
+        """This error after ``prefix``, with ``note`` (how the rows count: the command line's
+        :meth:`~dpcvx.data.csv_table.Layout.rows_note`) right after the row it names, where a reader looks for it."""
+        return RowError(prefix + self.before, self.row, f" {note}{self.after}")
 
 
 def refuse_sparse_fill(X: Any) -> None:

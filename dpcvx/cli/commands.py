@@ -168,7 +168,7 @@ def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layou
         with contextlib.nullcontext() if fitting else level_checks_off():  # a released model's schema is fixed
             return schema.transform(marked)
     except RowError as error:  # keeps its row, which a chunked read renumbers
-        raise error.shifted(0, f"{path}: ", f" {layout.rows_note()}") from None
+        raise error.noted(f"{path}: ", layout.rows_note()) from None
     except InputError as error:
         raise InputError(f"{path}: {error} {layout.rows_note()}") from None
 

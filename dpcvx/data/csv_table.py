@@ -38,8 +38,6 @@ from .parquet import finite, is_parquet, parquet_chunks, typed_column
 __all__ = ["Layout", "ROWS_NOTE", "name_list", "read_table_columns", "refuse_csv_layout", "split_names",
            "table_chunks"]
 
-ROWS_NOTE = "(rows count from 0 at the first line after the header)"
-
 
 def name_list(names: Sequence[str], limit: int = 20) -> str:
     """A list of column names for a message: the first ``limit`` of them, and how many more."""
@@ -61,13 +59,21 @@ class Layout:
     skip_lines: int = 0
 
     def rows_note(self) -> str:
-        """How the row numbers of error messages count."""
-        if self.names is None and not self.skip_lines:
-            return ROWS_NOTE
-        first = "the first line after the header" if self.names is None else "the first record"
-        skipped = f", the first {self.skip_lines} line(s) of the file skipped" if self.skip_lines else ""
-        return f"(rows count from 0 at {first}{skipped}; blank lines are not rows)"
+        """How the row numbers of the command line's messages count, with the line of the file a row is: every message
+        that names a data file's row gives it (analyst probe P2, session 68, finding 7: "row 0" was read as the
+        header's line). Row r is the r-th record from 0, so line r + 1 + (1 with a header row) + the skipped lines,
+        where no blank line (not a row) comes before it. A Parquet file has no lines; its rows count the same way."""
+        header = self.names is None
+        first = 1 + int(header) + self.skip_lines
+        where = "the first line after the header" if header else "the first record"
+        skipped = f" (the first {self.skip_lines} line(s) of the file skipped)" if self.skip_lines else ""
+        return (f"(data rows count from 0 at the first record: row 0 is {where}{skipped}, line {first} of a CSV file, "
+                f"and row r line r + {first} where no blank line comes before it)")
 
+
+
+#: How the command line's messages count the rows of a CSV file with a header (:meth:`Layout.rows_note`)
+ROWS_NOTE = Layout().rows_note()
 
 def _is_gzip(path: Path) -> bool:
     """A gzip file: a .gz name, or gzip's magic bytes whatever the name."""

@@ -172,7 +172,7 @@ from .columns import (
     marker_numbers,
 )
 from .files import atomic_write, check_writable, read_json, unpaired_surrogate
-from .shared_level import warn_if_level_erased
+from .shared_level import level_checks_off, warn_if_level_erased
 
 __all__ = ["NumericColumn", "CategoricalColumn", "PublicSchema", "paper_schema", "SCHEMA_FORMAT", "SCHEMA_VERSION"]
 
@@ -840,6 +840,7 @@ class PublicSchema:
         for column in self.columns:
             if isinstance(column, CategoricalColumn):
                 _refuse_two_readings(column.name, column.categories, column.missing, fitting=True)
+        object.__setattr__(self, _NOTED, (True, set()))  # its next transform is the fit's (transform)
         return self
 
     @float_errors_ignored
@@ -898,8 +899,27 @@ class PublicSchema:
     @float_errors_ignored
     def transform(self, table: Any) -> Any:
         """(n, dimension) float64 rows, each built from its own record only (a DataFrame after
-        :meth:`set_output`)."""
-        return transformer_api.contained(self, self._encode(table), self.feature_names, table)
+        :meth:`set_output`).
+
+        The NOT PRIVATE notes on the rows of a fitted schema are its fit's: the first transform after :meth:`fit`
+        (:meth:`fit_transform`, which a pipeline's fit calls) checks the row map
+        (:class:`~dpcvx.exceptions.LevelErasedWarning`), and a later one, a fitted pipeline's predict, does not (its
+        model's schema is fixed, as ``dpcvx predict``'s is: :func:`~dpcvx.data.shared_level.level_checks_off`); the
+        notes on columns against their declaration are then shown once each, not once a batch scored (analyst probe
+        P2, session 68, finding 6). A schema never fitted checks every table it transforms."""
+        state = getattr(self, _NOTED, None)
+        if state is None:
+            return transformer_api.contained(self, self._encode(table), self.feature_names, table)
+        first, shown = state
+        token = _SHOWN.set(shown)
+        try:
+            with contextlib.nullcontext() if first else level_checks_off():
+                rows = self._encode(table)
+        finally:
+            _SHOWN.reset(token)
+        if first:  # a refused transform reads no rows for the fit: the next one is still the fit's
+            object.__setattr__(self, _NOTED, (False, shown))
+        return transformer_api.contained(self, rows, self.feature_names, table)
 
     def _encode(self, table: Any) -> np.ndarray:
         arrays = column_arrays(table, self.column_names)
@@ -1166,6 +1186,24 @@ PILED_SHARE = 0.01  # one value outside a numeric column's bounds on this share 
 #: What a schema's warning about a column against its declaration says of itself (:func:`_warn_lost`,
 #: :func:`_warn_piled`), ``{what}`` the declaration checked
 _ROWS_READ = "NOT PRIVATE: this check read the rows; it is shown to you only and is not part of any release."
+#: The texts of the NOT PRIVATE notes a schema has shown since it was made or fitted, while one of its transforms
+#: runs (:meth:`PublicSchema.transform`): :func:`_note` shows each once
+_SHOWN: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("dpcvx_schema_notes_shown", default=None)
+#: the attribute a fitted schema keeps them in (not a field: not part of the declaration, not saved or compared), with
+#: whether its next transform is the fit's: absent on a schema never fitted, whose every transform checks its rows
+_NOTED = "_dpcvx_notes_shown"
+
+
+def _note(text: str, category: type[Warning]) -> None:
+    """warn_shown ``text``, unless the schema whose transform runs (:data:`_SHOWN`) has shown it already: a user
+    scoring batches through a fitted pipeline gets each note once, not once a batch (analyst probe P2, session 68,
+    finding 6)."""
+    shown = _SHOWN.get()
+    if shown is not None:
+        if text in shown:
+            return
+        shown.add(text)
+    warn_shown(text, category)
 _READ_THE_ROWS = (_ROWS_READ + " Check the declared {what} against the column's documentation (its data dictionary, "
                   "never its values in the data)")
 
@@ -1186,14 +1224,14 @@ def _warn_lost(columns: Sequence[Column]) -> None:
     numeric = [column for column in columns if isinstance(column, NumericColumn)]
     if categorical:
         subject, each = _named_columns(categorical, bounds=False)
-        warn_shown(
+        _note(
             f"{subject}: {each}more than half of the rows hold a value outside its declared categories, "
             "and a non-strict schema encodes each as the all-zero block: a model learns nothing from this "
             f"column. {shown.format(what='categories')}, or pass {setting('schema.strict', 'True', 'true')} to "
             "refuse such rows", UndeclaredCategoryWarning)
     if numeric:
         subject, each = _named_columns(numeric)
-        warn_shown(
+        _note(
             f"{subject}: {each}more than half of the rows lie outside its public bounds{_one_bounds(numeric)} and "
             "are clipped onto them: the column is nearly constant, and a model learns little from it. "
             f"{shown.format(what='bounds')}: the same units (thousands or ones, cents or dollars, months or years)",
@@ -1211,7 +1249,7 @@ def _warn_misread(found: Sequence[tuple[str, tuple[str, str]]]) -> None:
         subject = f"column {names[0]!r}" if len(names) == 1 else (f"{len(names)} columns, "
                                                                   f"{a_few([repr(name) for name in names])}, each")
         others = "" if len(names) == 1 else " (likewise for each of the other columns)"
-        warn_shown(f"{subject} {before}, {NON_STRICT_ZEROS} (the value is not shown: it is data): "
+        _note(f"{subject} {before}, {NON_STRICT_ZEROS} (the value is not shown: it is data): "
                    + after.format(name=names[0]) + others + ". " + _ROWS_READ, UndeclaredCategoryWarning)
 
 
@@ -1269,7 +1307,7 @@ def _warn_piled(columns: Sequence[NumericColumn]) -> None:
                "private fit's noise grows with d / (n epsilon), so on a table of many such columns it can lose more "
                "than it tells")
     subject, each = _named_columns(columns)
-    warn_shown(
+    _note(
         f"{subject}: {each}many rows hold one same value outside its public bounds{_one_bounds(columns)}, each "
         "clipped onto the nearer bound, so that it reads as that bound: is it a code for a missing or unknown value "
         f"(such as 99, 999 or -1)? {_READ_THE_ROWS.format(what='bounds')}; if the value is a code, {fix}",

@@ -673,18 +673,20 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
             warn_release(f"{speaker(owner)}: {constant}", ConstantPredictionWarning)
 
     @staticmethod
-    def _classes_at_floor(model: PrivateModel | PrivateMulticlassModel) -> list[Any]:
+    def _classes_at_floor(model: PrivateModel | PrivateMulticlassModel) -> list[tuple[Any, dict[str, Any]]]:
         """The classes whose private count the release holds at its public floor (:func:`~dpcvx.models.class_count.
-        floor_class`: the released counts and n only): a binary release's rarer class, or each one-vs-rest class whose
-        own count is the floor."""
+        floor_class`: the released counts and n only), each with its count's public record (n, floor, eps_c): a
+        binary release's rarer class, or each one-vs-rest class whose own count is the floor."""
         classes = np.asarray(model.classes_).tolist()  # Python values, as a message shows them (1, not np.int64(1))
-        if isinstance(model, PrivateMulticlassModel):
-            # each class's fit against the rest: the pair (the rest, c), so a floor of c's count gives c, and a
-            # floor of the rest's count, or none, gives None
-            return [c for c, part in zip(classes, model.certificate.per_class, strict=True)
-                    if floor_class(getattr(part, "weights", None), (None, c)) is not None]
-        found = floor_class(getattr(model.certificate, "weights", None), classes)
-        return [] if found is None else [found]
+        # each class's fit against the rest: the pair (the rest, c), so a floor of c's count gives c, and a floor of
+        # the rest's count, or none, gives None
+        pairs = ([(getattr(part, "weights", None), (None, c)) for c, part in
+                  zip(classes, model.certificate.per_class, strict=True)]
+                 if isinstance(model, PrivateMulticlassModel) else
+                 [(getattr(model.certificate, "weights", None), tuple(classes))])
+        found = [(floor_class(weights, pair), weights) for weights, pair in pairs]
+        return [(c, dict(weights.private_count)) for c, weights in found
+                if c is not None and weights is not None and weights.private_count is not None]
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
         """A public rate of ``classes[1]`` for the small-table rule: the rate its class weights balance (one rule for

@@ -14,7 +14,7 @@ wrappers. Its advice on lam points at lam='auto', the documented public rule
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..advice import SMALL_TABLE_LIMIT, epsilon_share, huber_auto, huber_without_search, setting, widest_column
@@ -33,7 +33,7 @@ __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT
            "comparator_norm", "constant_risk", "guarantee_to_spread",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
            "SMALL_TABLE_LIMIT", "warn_if_small_table", "epsilon_share", "whole_epsilon", "epsilon_quoted",
-           "warn_if_count_at_floor", "lam_rule_advice", "label_not_located"]
+           "warn_if_count_at_floor", "count_drop", "COUNT_DROP_SHARE", "lam_rule_advice", "label_not_located"]
 
 
 #: A classifier warns when the noise's share of a decision value exceeds this many times the
@@ -559,18 +559,36 @@ def epsilon_quoted(epsilon: float, total_epsilon: float | None, classes: int | N
     return setting("epsilon", f"{epsilon:g}") if split is None else f"epsilon' = {epsilon:g} ({split})"
 
 
-def warn_if_count_at_floor(owner: str, classes: Sequence[Any], multiclass: bool = False) -> None:
+#: :func:`warn_if_count_at_floor` names the drop of a released count that its noise reaches in about this share of
+#: fits (10 % at most, 5 % where eps_c is small: :func:`count_drop`)
+COUNT_DROP_SHARE = 0.1
+
+
+def count_drop(eps_count: float) -> tuple[int, float]:
+    """(k, p): the least whole k at or above ln(1 / COUNT_DROP_SHARE) / eps_c, and the probability p = a^k / (1 + a),
+    a = e^-eps_c, that the count's discrete Laplace noise of scale 1 / eps_c (:mod:`dpcvx.models.class_count`) is -k
+    or lower. A class of up to floor + k rows is then released at the floor with probability p or more: the floor
+    may come from the noise, not from the class's rarity. Public: eps_c only."""
+    k = max(1, math.ceil(math.log(1 / COUNT_DROP_SHARE) / eps_count))
+    return k, math.exp(-eps_count * k) / (1 + math.exp(-eps_count))
+
+
+def warn_if_count_at_floor(owner: str, classes: Sequence[tuple[Any, Mapping[str, Any]]],
+                           multiclass: bool = False) -> None:
     """Warn :class:`~dpcvx.exceptions.ClassFloorWarning` when a fit's private class count was released at its public
     floor: ``classes`` the classes whose count is the floor (:func:`~dpcvx.models.class_count.count_at_floor` of
     each release, read by the estimator: the released counts and the public n only, post-processing; none: no
-    warning). The rates the fit used (its balanced weights, its intercept offset, ``threshold="prior"``'s cut) are
-    then the floor's, not an estimate of the data's. Analyst probe P3 (session 66, finding 4): a class at 0.64 %
-    was fitted as one of 1 %, and the only word was the SmallTableWarning's "at the fit's prior 0.01, given or
-    released", which read as the data's rate. The way out it names is public: a binary fit's ``class_prior`` known
-    from public facts; one-vs-rest takes "private" only, so a rare class fitted against the rest as two classes."""
+    warning), each with its count's public record (n, floor, eps_c). The rates the fit used (its balanced weights, its
+    intercept offset, ``threshold="prior"``'s cut) are then the floor's, not an estimate of the data's. Analyst probe
+    P3 (session 66, finding 4): a class at 0.64 % was fitted as one of 1 %, and the only word was the
+    SmallTableWarning's "at the fit's prior 0.01, given or released", which read as the data's rate. The way out it
+    names is public: a binary fit's ``class_prior`` known from public facts; one-vs-rest takes "private" only, so a
+    rare class fitted against the rest as two classes. Analyst probe P2 (session 68, finding 8): a class of 5 %
+    released at the floor (one-vs-rest's count inside epsilon / 5) was called "rarer still", where the count's noise
+    had carried it there: the text also gives the noise's scale and the drop it reaches (:func:`count_drop`)."""
     if not classes:
         return
-    named = ", ".join(repr(c) for c in classes)
+    named = ", ".join(repr(c) for c, _ in classes)
     if multiclass:
         out = ("to give a rare class a rate of its own, fit it against the rest as two classes with a public "
                f"{setting('class_prior', '(RATE_0, RATE_1)', 'RATE_0,RATE_1')} known from public facts (never "
@@ -578,12 +596,21 @@ def warn_if_count_at_floor(owner: str, classes: Sequence[Any], multiclass: bool 
     else:
         out = (f"if its rate is known from public facts (never from this data), give it as "
                f"{setting('class_prior', '(RATE_0, RATE_1)', 'RATE_0,RATE_1')}: no count is drawn")
+    record = min((record for _, record in classes), key=lambda record: float(record["epsilon"]))
+    eps_count, floor = float(record["epsilon"]), int(record["floor"])
+    drop, chance = count_drop(eps_count)
+    several = len(classes) > 1
+    least = ", the least of their eps_c" if several else ""
+    noise = (f" or its count's noise carried it there: the count is drawn with discrete Laplace noise of scale "
+             f"1 / eps_c = {1 / eps_count:.3g} rows (eps_c = {eps_count:.3g}{least}), which lowers a count by "
+             f"{drop:,} rows or more with probability {chance:.2g}, so at this epsilon a class of up to "
+             f"{floor + drop:,} rows (the floor, {floor:,}, plus {drop:,}) may be released at the floor")
     warn_release(
-        f"{speaker(owner)}: the released count of class{'es' if len(classes) > 1 else ''} {named} is its public "
+        f"{speaker(owner)}: the released count of class{'es' if several else ''} {named} is its public "
         f"floor ceil({MIN_CLASS_RATE:g} n), the least count a class is released with, so the rate the fit used for "
-        f"{'each' if len(classes) > 1 else 'it'} is the floor's ({MIN_CLASS_RATE:g} of the rows), not an estimate "
-        f"of the data's: the class may be rarer still. Public: a function of the released count and n. "
-        f"{out[0].upper()}{out[1:]}",
+        f"{'each' if several else 'it'} is the floor's ({MIN_CLASS_RATE:g} of the rows), not an estimate "
+        f"of the data's: the class may be rarer still,{noise}. Public: a function of the released count, n and "
+        f"eps_c. {out[0].upper()}{out[1:]}",
         ClassFloorWarning)
 
 

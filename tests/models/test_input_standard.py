@@ -14,6 +14,7 @@ import pytest
 import dpcvx
 from dpcvx import DPHuberRegressor, DPLinearRegression, DPLogisticRegression, PrivateERM, losses
 from dpcvx.cli import main
+from dpcvx.data.csv_table import ROWS_NOTE
 from dpcvx.exceptions import ClippingWarning, InputError, InputTypeError
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.models.multiclass import PrivateMulticlassERM
@@ -435,7 +436,7 @@ def test_a_missing_label_is_refused_by_the_command_line_in_the_python_api_s_word
         assert api.startswith("y holds NaN") and refused.value.row == 3, api  # not scikit-learn's "Input y contains"
         for message in (said, api):
             assert ", first at row 3" in message and message.endswith(tail), message
-        assert "(rows count from 0 at the first line after the header)" in said
+        assert ROWS_NOTE in said and "line 2 of a CSV file" in ROWS_NOTE
 
 
 def test_tune_names_a_nan_by_its_row_and_column_as_a_fit_does():

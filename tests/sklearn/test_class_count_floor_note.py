@@ -122,3 +122,44 @@ def test_the_rule_without_the_floor_keeps_its_words():
     with pytest.warns(SmallTableWarning, match=r"count at the prior 0.01 the fit used, its private count's public "
                                                r"floor, not the data's rate"):
         warn_if_small_table("owner", 5000, 50, 1.0, prior=0.01, floored=True)
+
+
+@pytest.mark.parametrize("eps_count", [0.01, 0.2, 1.0, 3.0])
+def test_count_drop_is_the_discrete_laplace_tail(eps_count):
+    """count_drop(eps_c) = (k, p): k the least whole number >= ln(10) / eps_c and p = P(Z <= -k) for Z discrete
+    Laplace of scale 1 / eps_c (pmf (1 - a) / (1 + a) a^|z|, a = e^-eps_c), summed here term by term; p is at
+    most COUNT_DROP_SHARE (0.1) and, for a small eps_c, about half of it."""
+    from dpcvx.sklearn.noise_warning import COUNT_DROP_SHARE, count_drop
+
+    k, p = count_drop(eps_count)
+    a = np.exp(-eps_count)
+    z = np.arange(k, k + 200_000)
+    assert p == pytest.approx(float(np.sum((1 - a) / (1 + a) * a ** z)), rel=1e-9)
+    assert k == max(1, int(np.ceil(np.log(1 / COUNT_DROP_SHARE) / eps_count)))
+    assert p <= COUNT_DROP_SHARE
+    if eps_count <= 0.01:
+        assert p == pytest.approx(COUNT_DROP_SHARE / 2, rel=0.02)
+
+
+def test_the_floor_note_gives_the_counts_noise():
+    """Analyst probe P2 (session 68, finding 8): a class of 5 % released at the floor by its count's noise was
+    called "rarer still" only. The note also gives the noise's scale 1 / eps_c (public, from the certificate's
+    count record) and the class size up to which the floor may come from the noise: floor + k (count_drop)."""
+    from dpcvx.sklearn.noise_warning import count_drop
+
+    X, y = _rows(0, 5)
+    model = dpcvx.DPLogisticRegression(epsilon=2.0, random_state=0, class_weight="balanced")
+    with warnings.catch_warnings(record=True) as caught:  # every warning: as _texts
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    record = model.certificate_.weights.private_count
+    assert record["count"] == record["floor"] == 50, record
+    eps_count = float(record["epsilon"])
+    drop, chance = count_drop(eps_count)
+    floor = [str(w.message) for w in caught if w.category is ClassFloorWarning]
+    assert len(floor) == 1, floor
+    assert (f"the class may be rarer still, or its count's noise carried it there: the count is drawn with discrete "
+            f"Laplace noise of scale 1 / eps_c = {1 / eps_count:.3g} rows (eps_c = {eps_count:.3g}), which lowers a "
+            f"count by {drop:,} rows or more with probability {chance:.2g}, so at this epsilon a class of up to "
+            f"{50 + drop:,} rows (the floor, 50, plus {drop:,}) may be released at the floor. Public: a function of "
+            "the released count, n and eps_c.") in floor[0], floor[0]

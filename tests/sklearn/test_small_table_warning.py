@@ -107,6 +107,7 @@ def test_a_pipeline_of_a_schema_with_named_output_names_the_widest_column():
     (an analyst probe, sixty-fourth session: the Python text said "group its categories" without naming it)."""
     pytest.importorskip("pandas")
     from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
 
     from dpcvx.advice import named_widths
 
@@ -116,8 +117,12 @@ def test_a_pipeline_of_a_schema_with_named_output_names_the_widest_column():
     table = {"age": rng.uniform(0, 100, 300), "diag": rng.integers(1, 401, 300).astype(str)}
     schema = dpcvx.PublicSchema([dpcvx.NumericColumn("age", 0, 100), dpcvx.CategoricalColumn("diag", range(1, 401))])
     y = rng.integers(0, 2, 300)
-    for output, named in (("pandas", True), ("default", False)):
-        pipeline = make_pipeline(schema.set_output(transform=output), dpcvx.DPLogisticRegression(random_state=0))
+    # the default array is named too when the schema is the step before the estimator (analyst probe P2, session
+    # 68, finding 5: tests/data/test_pipeline_output_names.py); a copy of it is not
+    for output, named in (("pandas", True), ("default", True), ("copied", False)):
+        steps = ((schema.set_output(transform=output),) if output != "copied" else
+                 (schema.set_output(transform="default"), FunctionTransformer(np.array)))
+        pipeline = make_pipeline(*steps, dpcvx.DPLogisticRegression(random_state=0))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             pipeline.fit(table, y)
