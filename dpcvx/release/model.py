@@ -33,7 +33,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.float_safe import continuous_calibration
 from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, draws_then_fit_curve
+from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, candidate_curve, draws_then_fit_curve
 from ..tables import check_names, feature_names, few_names
 from ..validation import (
     check_classes,
@@ -340,8 +340,8 @@ class ReleaseCertificate:
         """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`); with private
         draws before the fit (a bound, a count, column statistics), a part for each, named by what it drew, and the
         fit's (eps_fit, delta) part."""
-        return release_curve(self.calibration, self.epsilon, self.delta, drawn_parts(self.private_bounds),
-                             self.conditional)
+        return candidate_curve(self, release_curve(self.calibration, self.epsilon, self.delta,
+                                                   drawn_parts(self.private_bounds), self.conditional))
 
     def to_dict(self) -> dict:
         return {
