@@ -48,7 +48,7 @@ from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
-from ..release.model import OFFSET_SOURCE, CertifiedWeights
+from ..release.model import OFFSET_SOURCE, CertifiedWeights, drawn_opening
 from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates, log_odds
 from ..validation import SignBits, check_classes, check_labels, number_text
 from ..verification.verifier import default_regularizer
@@ -364,8 +364,7 @@ def _certified(model: Any, learner: Any, plan: CountPlan, count: int, counted: A
                else replace(fitted.weights, source="private count", private_count=record))
     use = "intercept offset" if offsets(learner) else "balanced class weights"
     model.certificate = replace(fitted, weights=weights, guarantee=(
-        f"({number_text(plan.total)}, {number_text(fitted.delta)})-differential privacy (replace-one) by sequential "
-        f"composition: the count "
+        drawn_opening(plan.total, fitted.delta) + "the count "
         f"of class {plan.classes[1] if counted is None else counted!r}"
         f"{'' if counted is None else ' against the rest'} released as {count} "
         f"(eps_c = {number_text(plan.eps_count)}), then the "

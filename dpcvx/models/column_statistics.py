@@ -109,7 +109,7 @@ from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
-from ..release.model import composed_epsilon
+from ..release.model import composed_epsilon, drawn_opening
 from ..release.usefulness import checks_are_off
 from ..validation import check_bound, number_text
 from .class_count import RatesPlan, draws_count
@@ -553,8 +553,7 @@ class StandardisedPlan:
         if weights is not None and weights.private_count is not None:
             weights = replace(weights, private_count={**weights.private_count, "total_epsilon": total})
         model.certificate = replace(fitted, column_statistics=record, weights=weights, guarantee=(
-            f"({number_text(total)}, {number_text(fitted.delta)})-differential privacy (replace-one) by sequential "
-            f"composition: private "
+            drawn_opening(total, fitted.delta) + "private "
             f"column statistics (eps_s = {number_text(plan.eps_statistics)})"
             + (f" and the label's range (eps_l = {number_text(plan.eps_label)})" if plan.eps_label else "")
             + f", then the fit on the columns they centre and scale (eps_fit = {number_text(plan.eps_fit)}): "

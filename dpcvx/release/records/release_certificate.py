@@ -51,6 +51,7 @@ from ..model import (
     CertifiedWeights,
     ReleaseCertificate,
     composed_epsilon,
+    drawn_opening,
     drawn_parts,
     drawn_records,
     release_curve,
@@ -456,6 +457,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         after = ", after the composition of its private draws" if drawn else ""
         raise InputError(f"certificate.guarantee is not what dpcvx states for this release ({_short(fitted)}{after}); "
                          "the file has been edited")
+    if drawn:  # it opens with the recorded total and delta, as the writer's one text (drawn_opening) states them
+        _check_opening(guarantee, total, delta)
     data_norm = _positive("certificate.data_norm", item["data_norm"])
     fit_intercept = _flag("certificate.fit_intercept", item["fit_intercept"])
     intercept_scaling = _positive("certificate.intercept_scaling", item["intercept_scaling"])
@@ -649,6 +652,18 @@ def _grid_indices(cells: Any, top: int, columns: int | None = None) -> bool:
             and len(cells[0]) == len(cells[1]) >= 1 and (columns is None or len(cells[0]) == columns)
             and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= top for side in cells for v in side)
             and all(low <= high for low, high in zip(*cells, strict=True)))
+
+
+def _check_opening(guarantee: str, total: float, delta: float) -> None:
+    """Refuse a guarantee of a release with private draws that does not open with the recorded ``total`` and
+    ``delta`` as the writers state them (:func:`~dpcvx.release.model.drawn_opening`): the text a report shows beside
+    the recorded epsilon. A file written before the opening was one text stated them with ``:g`` (every writer
+    before session 68, a private bound's until then too): read as written."""
+    opening = drawn_opening(total, delta)
+    former = f"({total:g}, {delta:g})" + opening[opening.index(")-differential") + 1:]
+    if not guarantee.startswith((opening, former)):
+        raise InputError(f"certificate.guarantee does not open with the recorded total and delta ({opening.strip()} "
+                         "...); the file has been edited")
 
 
 def _replace_one_texts(what: str, item: dict, proof: str) -> None:
