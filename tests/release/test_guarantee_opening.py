@@ -72,3 +72,34 @@ def test_a_former_g_opening_still_loads(rows, tmp_path):
     _check_opening(former + rest, total, 0.0)  # no refusal
     with pytest.raises(dpcvx.InputError):
         _check_opening("(0.5, 0)" + former[len("(1, 0)"):] + rest, total, 0.0)
+
+
+DRAW_TEXTS = [  # (kind, the record, its text field): each a fixed text its writer records
+    ("column statistics", ("column_statistics",), "theorem"),
+    ("column statistics", ("column_statistics",), "composition"),
+    ("ranges", ("column_statistics",), "theorem"),
+    ("class count", ("weights", "private_count"), "theorem"),
+    ("class count", ("weights", "private_count"), "composition"),
+    ("statistics and count", ("weights", "private_count"), "composition"),
+    ("private norm", ("private_bound",), "theorem"),
+    ("private norm", ("private_bound",), "composition"),
+]
+KINDS["ranges"] = dict(column_statistics="ranges")
+
+
+@pytest.mark.parametrize("kind, record, field", DRAW_TEXTS)
+def test_an_edited_text_of_a_draw_is_refused(rows, tmp_path, kind, record, field):
+    """The theorem and the composition a draw's record states are its writer's fixed texts (release.draw_texts,
+    privacy.quantile); an edit with the digest recomputed loaded, and the report showed it beside the constants."""
+    saved = _saved(rows, tmp_path, KINDS[kind])
+    _load(saved, tmp_path)  # as written
+    edited = json.loads(json.dumps(saved))
+    item = edited["certificate"]
+    for key in record:
+        item = item[key]
+    written = item[field]
+    item[field] = written.replace("sequential", "parallel").replace("discrete Laplace", "no").replace(
+        "exponential mechanism", "identity")
+    assert item[field] != written
+    with pytest.raises(FileError, match=rf"{'.'.join(record)}\.{field} is not the text dpcvx records there"):
+        _load(edited, tmp_path)
