@@ -45,6 +45,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.quantile import NormBound, power_of_two_grid, private_norm_bound
 from ..privacy.rng import RandomState, shared_rng
+from ..release.draw_texts import LABEL_BOUND_THEOREM as LABEL_THEOREM
 from ..release.model import ReleaseCertificate, drawn_opening
 from ..validation import EPSILON_MIN, check_epsilon, fraction
 from . import erm_inputs
@@ -76,10 +77,6 @@ def split_budget(epsilon: float, share: Any, name: str) -> tuple[float, float]:
                          f"must be at least {EPSILON_MIN:g}: choose {name} further from 0 and 1 or a larger epsilon. "
                          "Nothing was charged")
     return eps_q, eps_fit
-
-
-LABEL_THEOREM = ("the exponential mechanism (McSherry and Talwar 2007) with score -|#{i : |y_i| <= b} - q n| of "
-                 "sensitivity 1 over a public grid (Smith, STOC 2011): eps_q-DP, replace-one neighbours")
 
 
 @dataclass(frozen=True)

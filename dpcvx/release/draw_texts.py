@@ -7,7 +7,8 @@ it)."""
 from __future__ import annotations
 
 __all__ = ["COUNT_COMPOSITION", "COUNT_THEOREM", "FORMER_QUANTILE_COMPOSITIONS", "FORMER_RANGES_THEOREMS",
-           "LABEL_THEOREM", "OFFSET_COMPOSITION", "RANGES_THEOREM", "STATISTICS_COMPOSITION", "STATISTICS_THEOREM"]
+           "LABEL_BOUND_THEOREM", "LABEL_THEOREM", "OFFSET_COMPOSITION", "RANGES_THEOREM", "STATISTICS_COMPOSITION",
+           "STATISTICS_THEOREM"]
 
 STATISTICS_THEOREM = ("the per-column sums and sums of squares of the rows clipped onto ||x|| <= R, each record's "
                       "contribution rounded to the lattice R 2^-B (squares: R^2 2^-B) and capped in L1 norm, plus "
@@ -28,6 +29,10 @@ LABEL_THEOREM = ("the histogram of the labels clipped onto [-B, B] on the public
 STATISTICS_COMPOSITION = ("sequential composition of the eps_s-DP statistics and the fit with the map they give, "
                           "which is (eps_fit, delta)-DP for every map: (eps_s + eps_fit, delta)-DP (docs/theory.md, "
                           "sections 29, 33)")
+#: a private label bound's theorem (:mod:`dpcvx.models.private_norm`; a row-norm bound's is
+#: :data:`dpcvx.privacy.quantile.THEOREM`)
+LABEL_BOUND_THEOREM = ("the exponential mechanism (McSherry and Talwar 2007) with score -|#{i : |y_i| <= b} - q n| of "
+                       "sensitivity 1 over a public grid (Smith, STOC 2011): eps_q-DP, replace-one neighbours")
 COUNT_THEOREM = ("the positive class's count plus discrete Laplace noise of scale 1 / eps_c (the geometric "
                  "mechanism, Ghosh, Roughgarden and Sundararajan 2009; exact sampler, Canonne, Kamath and Steinke "
                  "2020): the count has sensitivity 1 when one record is replaced and n is public, so eps_c-DP; "

@@ -83,15 +83,25 @@ DRAW_TEXTS = [  # (kind, the record, its text field): each a fixed text its writ
     ("statistics and count", ("weights", "private_count"), "composition"),
     ("private norm", ("private_bound",), "theorem"),
     ("private norm", ("private_bound",), "composition"),
+    ("private label bound", ("private_label_bound",), "theorem"),
 ]
 KINDS["ranges"] = dict(column_statistics="ranges")
+
+
+def _label_bound_release(tmp_path) -> dict:
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-0.5, 0.5, (2000, 3))
+    y = X @ np.array([1.0, -0.5, 0.25]) + 0.05 * rng.uniform(-1, 1, 2000)  # |y| < 1: nothing clipped
+    model = dpcvx.DPHuberRegressor(label_bound="private", label_range=(0.25, 4), m=1.0, column_statistics=False,
+                                   random_state=1).fit(X, y).model_
+    return json.loads(dpcvx.save(model, tmp_path / "m.json").read_text())
 
 
 @pytest.mark.parametrize("kind, record, field", DRAW_TEXTS)
 def test_an_edited_text_of_a_draw_is_refused(rows, tmp_path, kind, record, field):
     """The theorem and the composition a draw's record states are its writer's fixed texts (release.draw_texts,
     privacy.quantile); an edit with the digest recomputed loaded, and the report showed it beside the constants."""
-    saved = _saved(rows, tmp_path, KINDS[kind])
+    saved = _label_bound_release(tmp_path) if kind == "private label bound" else _saved(rows, tmp_path, KINDS[kind])
     _load(saved, tmp_path)  # as written
     edited = json.loads(json.dumps(saved))
     item = edited["certificate"]

@@ -53,6 +53,7 @@ from ..draw_texts import (
     COUNT_THEOREM,
     FORMER_QUANTILE_COMPOSITIONS,
     FORMER_RANGES_THEOREMS,
+    LABEL_BOUND_THEOREM,
     LABEL_THEOREM,
     OFFSET_COMPOSITION,
     RANGES_THEOREM,
@@ -567,7 +568,8 @@ def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
     _number(f"{what}.total_epsilon", item["total_epsilon"])
     if not 0 < _number(f"{what}.quantile", item["quantile"]) < 1:
         raise InputError(f"{what}.quantile must lie in (0, 1)")
-    _replace_one_texts(what, item, "the quantile's proof", (QUANTILE_THEOREM,),
+    _replace_one_texts(what, item, "the quantile's proof",
+                       (LABEL_BOUND_THEOREM if key == "private_label_bound" else QUANTILE_THEOREM,),
                        (QUANTILE_COMPOSITION, *FORMER_QUANTILE_COMPOSITIONS))
     return dict(item)
 
