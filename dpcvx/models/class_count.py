@@ -48,7 +48,9 @@ from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
-from ..release.model import OFFSET_SOURCE, CertifiedWeights
+from ..release.draw_texts import COUNT_COMPOSITION as COMPOSITION
+from ..release.draw_texts import COUNT_THEOREM, OFFSET_COMPOSITION
+from ..release.model import OFFSET_SOURCE, CertifiedWeights, drawn_opening
 from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates, log_odds
 from ..validation import SignBits, check_classes, check_labels, number_text
 from ..verification.verifier import default_regularizer
@@ -67,15 +69,6 @@ OFFSET_PROCEDURE_NAME = "a fit with the intercept offset from a private class co
 #: How a ledger line names the count (:meth:`RatesPlan.draws`)
 COUNT_LINE = "private class count"
 CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
-COUNT_THEOREM = ("the positive class's count plus discrete Laplace noise of scale 1 / eps_c (the geometric "
-                 "mechanism, Ghosh, Roughgarden and Sundararajan 2009; exact sampler, Canonne, Kamath and Steinke "
-                 "2020): the count has sensitivity 1 when one record is replaced and n is public, so eps_c-DP; "
-                 "clamped onto [f, n - f] (post-processing)")
-COMPOSITION = ("sequential composition of the eps_c-DP count and the fit at the weights it gives, which is "
-               "(eps_fit, delta)-DP for every count: (eps_c + eps_fit, delta)-DP (docs/theory.md, sections 21, 29)")
-OFFSET_COMPOSITION = ("sequential composition of the eps_c-DP count and the fit at the intercept offset it gives, "
-                      "which is (eps_fit, delta)-DP for every count: (eps_c + eps_fit, delta)-DP (docs/theory.md, "
-                      "sections 21, 29)")
 
 
 PRIVATE_PRIOR = "private"  # class_prior="private": the class rates from one private count
@@ -364,8 +357,7 @@ def _certified(model: Any, learner: Any, plan: CountPlan, count: int, counted: A
                else replace(fitted.weights, source="private count", private_count=record))
     use = "intercept offset" if offsets(learner) else "balanced class weights"
     model.certificate = replace(fitted, weights=weights, guarantee=(
-        f"({number_text(plan.total)}, {number_text(fitted.delta)})-differential privacy (replace-one) by sequential "
-        f"composition: the count "
+        drawn_opening(plan.total, fitted.delta) + "the count "
         f"of class {plan.classes[1] if counted is None else counted!r}"
         f"{'' if counted is None else ' against the rest'} released as {count} "
         f"(eps_c = {number_text(plan.eps_count)}), then the "

@@ -109,7 +109,9 @@ from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
-from ..release.model import composed_epsilon
+from ..release.draw_texts import LABEL_THEOREM, RANGES_THEOREM, STATISTICS_THEOREM
+from ..release.draw_texts import STATISTICS_COMPOSITION as COMPOSITION
+from ..release.model import composed_epsilon, drawn_opening
 from ..release.usefulness import checks_are_off
 from ..validation import check_bound, number_text
 from .class_count import RatesPlan, draws_count
@@ -141,24 +143,6 @@ LATTICE_BITS = 20              # the lattice g = R 2^-20 of the rounded contribu
 #: in two cells is located (:func:`ranges_by_default`; public n, d, epsilon and share only).
 AUTO = "auto"
 AUTO_ROWS = (1 - 2 * HISTOGRAM_LEVEL) / 2
-STATISTICS_THEOREM = ("the per-column sums and sums of squares of the rows clipped onto ||x|| <= R, each record's "
-                      "contribution rounded to the lattice R 2^-B (squares: R^2 2^-B) and capped in L1 norm, plus "
-                      "i.i.d. discrete Laplace noise of scale (L1 sensitivity) / eps_s (the geometric mechanism, "
-                      "Ghosh, Roughgarden and Sundararajan 2009; exact sampler, Canonne, Kamath and Steinke 2020): "
-                      "eps_s-DP under replace-one with n public (docs/theory.md, section 33)")
-RANGES_THEOREM = ("per-column histograms of the rows clipped onto ||x|| <= R on the public grid of 2^D cells over "
-                  "[-R, R], plus i.i.d. discrete Laplace noise of scale 2 d / eps_s (L1 sensitivity 2 d: one record "
-                  "moves two cells of each column by 1; the geometric mechanism, Ghosh, Roughgarden and Sundararajan "
-                  "2009; exact sampler, Canonne, Kamath and Steinke 2020): eps_s-DP under replace-one; the ranges "
-                  "(cells above a public threshold, their mass's q and 1 - q points, on the grid or on the coarser "
-                  "grids that sums of adjacent noisy cells make) are post-processing (docs/theory.md, section 34)")
-LABEL_THEOREM = ("the histogram of the labels clipped onto [-B, B] on the public grid of 2^D cells over [-B, B], plus "
-                 "i.i.d. discrete Laplace noise of scale 2 / eps_l (L1 sensitivity 2: one record moves two cells by "
-                 "1; the geometric mechanism): eps_l-DP under replace-one; the label's centre c and bound B' (the "
-                 "levels q and 1 - q of the running noisy counts) are post-processing; the fit sees y - c clipped "
-                 "onto [-B', B'] and c is added to the intercept (docs/theory.md, section 34.1)")
-COMPOSITION = ("sequential composition of the eps_s-DP statistics and the fit with the map they give, which is "
-               "(eps_fit, delta)-DP for every map: (eps_s + eps_fit, delta)-DP (docs/theory.md, sections 29, 33)")
 
 
 def draws_statistics(learner: Any) -> bool:
@@ -553,8 +537,7 @@ class StandardisedPlan:
         if weights is not None and weights.private_count is not None:
             weights = replace(weights, private_count={**weights.private_count, "total_epsilon": total})
         model.certificate = replace(fitted, column_statistics=record, weights=weights, guarantee=(
-            f"({number_text(total)}, {number_text(fitted.delta)})-differential privacy (replace-one) by sequential "
-            f"composition: private "
+            drawn_opening(total, fitted.delta) + "private "
             f"column statistics (eps_s = {number_text(plan.eps_statistics)})"
             + (f" and the label's range (eps_l = {number_text(plan.eps_label)})" if plan.eps_label else "")
             + f", then the fit on the columns they centre and scale (eps_fit = {number_text(plan.eps_fit)}): "

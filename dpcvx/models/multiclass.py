@@ -52,7 +52,7 @@ from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError,
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.budget_part import budget_part
-from ..privacy.composition import one_vs_rest_budget
+from ..privacy.composition import FIT_BUDGET, WHOLE_BUDGET, one_vs_rest_budget
 from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import (
@@ -221,7 +221,11 @@ class PrivateMulticlassERM:
             statistics = statistics_plan(self.binary, X, epsilon, {**fit_params, "delta": delta})
             inner = PrivateMulticlassERM(placeholder_learner(self.binary, statistics), self.classes)
             plan, targets = inner._planned(X, y, statistics.eps_fit, mechanism, delta, fit_params)
-            return dataclasses.replace(plan, epsilon=statistics.total, statistics=statistics), targets
+            # the same split, stated as this learner's: of eps_fit, what is left after eps_s (the inner learner
+            # draws nothing, so its text would name the budget epsilon, read as the total)
+            composition = self._split(epsilon, mechanism, delta, fit_params.get("n_public"))[4]
+            return dataclasses.replace(plan, epsilon=statistics.total, statistics=statistics,
+                                       composition=composition), targets
         sample_weight = fit_params.pop("sample_weight", None)
         plan = self._shaped_plan(X, epsilon, mechanism, delta, fit_params, sample_weight)
         targets = self._targets(X, y, plan.delta, fit_params)
@@ -270,12 +274,13 @@ class PrivateMulticlassERM:
         if n_public:
             check_delta_for_n(delta, n_public, getattr(self.binary, "allow_large_delta", False), "n_public")
         check_one_row_map(self.binary)  # (set_params may have asked for a draw after construction)
-        eps_fit = epsilon  # the k fits' total: after the column statistics' eps_s when they are drawn
+        eps_fit, budget = epsilon, WHOLE_BUDGET  # the k fits' total: after the column statistics' eps_s when drawn
         if draws_statistics(self.binary):
             eps_fit = split_budget(epsilon, self.binary.column_statistics_share, "column_statistics_share")[1]
+            budget = FIT_BUDGET
         eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), eps_fit, delta, mechanism,
-                                                            bool(getattr(self.binary, "float_safe", False)),
-                                                            epsilon)
+                                                            bool(getattr(self.binary, "float_safe", False)), budget,
+                                                            total_epsilon=epsilon)
         if draws_count(self.binary) and not _basic(mechanism, delta):
             raise InputError("one-vs-rest with output perturbation and delta > 0 composes k Gaussian releases "
                              "(docs/theory.md, section 15); a binary learner that first draws a private class "

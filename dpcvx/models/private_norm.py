@@ -45,7 +45,8 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.quantile import NormBound, power_of_two_grid, private_norm_bound
 from ..privacy.rng import RandomState, shared_rng
-from ..release.model import ReleaseCertificate
+from ..release.draw_texts import LABEL_BOUND_THEOREM as LABEL_THEOREM
+from ..release.model import ReleaseCertificate, drawn_opening
 from ..validation import EPSILON_MIN, check_epsilon, fraction
 from . import erm_inputs
 from .contract import refuse_fit_arguments
@@ -76,10 +77,6 @@ def split_budget(epsilon: float, share: Any, name: str) -> tuple[float, float]:
                          f"must be at least {EPSILON_MIN:g}: choose {name} further from 0 and 1 or a larger epsilon. "
                          "Nothing was charged")
     return eps_q, eps_fit
-
-
-LABEL_THEOREM = ("the exponential mechanism (McSherry and Talwar 2007) with score -|#{i : |y_i| <= b} - q n| of "
-                 "sensitivity 1 over a public grid (Smith, STOC 2011): eps_q-DP, replace-one neighbours")
 
 
 @dataclass(frozen=True)
@@ -223,8 +220,8 @@ def recorded(model: Any, plan: NormPlan, norms: tuple[NormBound, ...]) -> Any:
     drawn = ", ".join(f"{'R' if draw.parameter == 'data_norm' else 'B'} = {norm.bound:g} (eps_q = {norm.epsilon:g})"
                       for draw, norm in zip(plan.draws, norms, strict=True))
     model.certificate = replace(fitted, **records, guarantee=(
-        f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the "
-        f"bounds {drawn} drawn from public grids by the exponential-mechanism quantile, then the fit at them "
+        drawn_opening(plan.total, fitted.delta) + f"the bounds {drawn} drawn from public grids by the "
+        "exponential-mechanism quantile, then the fit at them "
         f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
     return model
 

@@ -69,9 +69,18 @@ def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
     return round_down(max(basic, math.sqrt(2 * rho / rounds)))
 
 
+#: the name a one-vs-rest composition's text gives the budget it splits: the fits' eps_fit when private column
+#: statistics took eps_s of the total first (the total is then not what is split), else the total's epsilon
+WHOLE_BUDGET, FIT_BUDGET = "epsilon", "eps_fit"
+
+
 def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str,
-                       float_safe: bool = False, total_epsilon: float | None = None) -> tuple[float, float, str]:
+                       float_safe: bool = False, budget: str = WHOLE_BUDGET,
+                       total_epsilon: float | None = None) -> tuple[float, float, str]:
     """(epsilon_c, delta_c, composition) of each of k releases that all see every record (one-vs-rest).
+
+    ``epsilon`` is the budget the k fits share, which the composition's text names ``budget``: the total's epsilon
+    (:data:`WHOLE_BUDGET`), or the fits' eps_fit after a draw before them (:data:`FIT_BUDGET`).
 
     Pure epsilon or objective perturbation: basic composition, (epsilon / k, delta / k).
     Gaussian output perturbation: k Gaussian mechanisms with noise multiplier z compose into
@@ -85,9 +94,9 @@ def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str,
         return epsilon, delta, "one class"
     if delta == 0 or Mechanism.of(mechanism) is Mechanism.OBJECTIVE:
         return (round_down(epsilon / k), round_down(delta / k),
-                f"basic composition: each of the {k} one-vs-rest releases gets (epsilon / {k}, delta / {k})")
+                f"basic composition: each of the {k} one-vs-rest releases gets ({budget} / {k}, delta / {k})")
     if float_safe:
-        return one_vs_rest_zcdp_budget(k, epsilon, delta, total_epsilon)
+        return one_vs_rest_zcdp_budget(k, epsilon, delta, budget, total_epsilon)
     # Gaussian output perturbation: per-class multiplier sqrt(k) z, z the multiplier of one (epsilon, delta) release
     z = analytic_gaussian_sigma(1.0, epsilon, delta)
     target = math.sqrt(k) * z * (1 + 1e-12)
@@ -98,7 +107,7 @@ def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str,
         low, high = (low, middle) if gaussian_delta(target, 1.0, middle) <= delta else (middle, high)
     return (_stated(round_down(high) if high < epsilon else epsilon, k, epsilon, delta, total_epsilon), delta,
             f"Gaussian composition: {k} Gaussian releases with noise multiplier sqrt({k}) z compose into one "
-            f"with multiplier z, the analytic Gaussian for (epsilon, delta) (Dong, Roth and Su 2022)")
+            f"with multiplier z, the analytic Gaussian for ({budget}, delta) (Dong, Roth and Su 2022)")
 
 
 def _stated(epsilon_c: float, k: int, epsilon: float, delta: float, total_epsilon: float | None = None) -> float:
@@ -126,6 +135,7 @@ _ZCDP_MARGIN = 1e-9
 
 
 def one_vs_rest_zcdp_budget(k: int, epsilon: float, delta: float,
+                            budget: str = WHOLE_BUDGET,
                             total_epsilon: float | None = None) -> tuple[float, float, str]:
     """(epsilon_c, delta, composition) for k discrete-Gaussian releases that are (epsilon, delta)-DP together.
 
@@ -143,4 +153,4 @@ def one_vs_rest_zcdp_budget(k: int, epsilon: float, delta: float,
         low, high = (low, middle) if zcdp_delta(target, middle) <= delta else (middle, high)
     return (_stated(min(round_up(high), epsilon), k, epsilon, delta, total_epsilon), delta,
             f"zCDP composition: {k} discrete Gaussian releases of rho / {k} each compose into rho-zCDP, "
-            f"converted to (epsilon, delta) (Bun and Steinke 2016; Canonne, Kamath and Steinke 2020)")
+            f"converted to ({budget}, delta) (Bun and Steinke 2016; Canonne, Kamath and Steinke 2020)")

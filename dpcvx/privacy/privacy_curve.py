@@ -14,7 +14,8 @@ the composition of *parts*, each one of
 * ``{"kind": "epsilon-delta", "epsilon": e, "delta": d}``: a mechanism known
   only to be (e, d)-DP (pure epsilon when d = 0).
 
-A release's curve (``certificate.privacy_curve``, saved in model files) is
+A release's curve (``model.privacy_curve``, what it spent; its certificate's, saved in model files, is the fit's and,
+for a model :func:`dpcvx.tune` selected, one candidate's share: :attr:`PrivacyCurve.candidate_share`) is
 derived from its calibration: output perturbation with the analytic Gaussian
 is one Gaussian part; Gaussian objective perturbation is the objective share
 (an epsilon-delta part: its privacy profile is not that of a Gaussian) plus
@@ -54,7 +55,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -177,6 +178,11 @@ class PrivacyCurve:
     parts: tuple[CurvePart, ...]
     neighbours: Neighbours = Neighbours.REPLACE_ONE
     conditional: bool = False
+    #: the curve of one candidate's fit of a release :func:`dpcvx.tune` selected (its certificate's curve,
+    #: :func:`candidate_curve`), a share of what the release spent: :meth:`to_dp_events` refuses it and ``str`` says
+    #: so, since composing it in place of the release's own curve (``model.privacy_curve``) understates the spend.
+    #: Not data: no view writes it (:meth:`to_dict`), and two curves of the same parts are equal.
+    candidate_share: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "neighbours", Neighbours.parse(self.neighbours))
@@ -199,7 +205,8 @@ class PrivacyCurve:
             raise InputError(f"a curve proved for {self.neighbours} neighbours has no {target} guarantee "
                              f"(a {self.neighbours} release may use n, which {target} keeps private); only "
                              f"add-remove converts to replace-one, by {GROUP_PRIVACY}")
-        return PrivacyCurve(tuple(part.grouped() for part in self.parts), target, self.conditional)
+        return PrivacyCurve(tuple(part.grouped() for part in self.parts), target, self.conditional,
+                            self.candidate_share)
 
     def rdp(self, orders: np.ndarray = RDP_ORDERS) -> np.ndarray | None:
         """The Renyi-DP curve of the composition at ``orders`` (the parts' curves add, Mironov 2017,
@@ -298,13 +305,16 @@ class PrivacyCurve:
           the count given to ``compose``: an epsilon below the truth. :func:`compose_epsilon` composes
           such curves by privacy loss distributions, part by part.
 
-        With no part, a ``NoOpDpEvent``.
+        With no part, a ``NoOpDpEvent``. The curve of one candidate of a tuned release (:attr:`candidate_share`,
+        its certificate's) is refused: the release spent the selection's total, ``model.privacy_curve``.
         """
         try:
             import dp_accounting
         except ImportError as error:
             raise ImportError('PrivacyCurve.to_dp_events needs dp-accounting: pip install "dpcvx[accounting]"') \
                 from error
+        if self.candidate_share:
+            raise InputError(CANDIDATE_REFUSAL)
         refuse_conditional(self, "a dp-accounting event", allow_estimates)
         events = []
         for part in self.parts:
@@ -339,7 +349,30 @@ class PrivacyCurve:
     def __str__(self) -> str:
         parts = "; ".join(part.what for part in self.parts) or "no part"
         return (f"privacy curve ({self.neighbours} neighbours): {parts}"
-                + (" - CONDITIONAL on estimated constants" if self.conditional else ""))
+                + (" - CONDITIONAL on estimated constants" if self.conditional else "")
+                + (f" - {CANDIDATE_SHARE}" if self.candidate_share else ""))
+
+
+#: what the curve of one candidate of a tuned release is (:attr:`PrivacyCurve.candidate_share`)
+CANDIDATE_SHARE = ("ONE CANDIDATE'S SHARE of a release dpcvx.tune selected, not what the release spent: its curve "
+                   "is model.privacy_curve (its epsilon model.epsilon)")
+CANDIDATE_REFUSAL = (f"this curve is {CANDIDATE_SHARE}; compose model.privacy_curve (the accountant's "
+                     "spend_release(model) does) instead of model.certificate.privacy_curve")
+#: the attribute :func:`mark_candidate` sets on the certificate of a tuned release
+_CANDIDATE = "candidate_of_tuning"
+
+
+def mark_candidate(certificate: Any) -> None:
+    """Mark ``certificate`` as that of one candidate of a release :func:`dpcvx.tune` selected (the tuning record
+    attached by the tuning result and by a file's reader), so that its curve (:func:`candidate_curve`) says so. The
+    mark is not a field: the certificate's data, equality and file bytes are unchanged."""
+    object.__setattr__(certificate, _CANDIDATE, True)
+
+
+def candidate_curve(certificate: Any, curve: PrivacyCurve) -> PrivacyCurve:
+    """``curve``, a certificate's own, marked :attr:`~PrivacyCurve.candidate_share` when the certificate is a tuned
+    release's candidate's (:func:`mark_candidate`)."""
+    return replace(curve, candidate_share=True) if getattr(certificate, _CANDIDATE, False) else curve
 
 
 def refuse_conditional(curve: PrivacyCurve, target: str, allow_estimates: bool) -> None:

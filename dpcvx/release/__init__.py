@@ -21,4 +21,6 @@ Everything here is a function of public inputs or of privatised values.
 * :mod:`.encodable`: the same question on every record a classifier's saved schema can encode (a public check);
 * :mod:`.weight_rules`: the public rules of a release's record weights (balanced weights, w_max, s_bar), read by the
   fit and by the model file reader.
+* :mod:`.draw_texts`: the fixed theorem and composition texts a certificate records for a private draw before a
+  fit, written by the fit and compared by the model file reader.
 """

@@ -35,7 +35,7 @@ from ..privacy.accountant import PrivacyCost
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve
+from ..privacy.privacy_curve import PrivacyCurve, candidate_curve
 from ..solvers.kernel import as_labels
 from ..validation import delta_value, epsilon_value, instance_of, integer, real_values, width_refusal
 from .model import Release, check_certificate, check_feature_names, weighted_share
@@ -227,7 +227,7 @@ class KernelReleaseCertificate:
     def privacy_curve(self) -> PrivacyCurve:
         """The release's privacy curve (:mod:`dpcvx.privacy.privacy_curve`): its (epsilon, delta), replace-one (the
         kernel learners' relation)."""
-        return self.calibration.privacy_curve(self.epsilon, self.delta)
+        return candidate_curve(self, self.calibration.privacy_curve(self.epsilon, self.delta))
 
     def to_dict(self) -> dict:
         return {"algorithm": self.algorithm, "theorem": self.theorem, "guarantee": self.guarantee,

@@ -34,7 +34,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.float_safe import continuous_calibration
 from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, draws_then_fit_curve
+from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, candidate_curve, draws_then_fit_curve
 from ..tables import check_names, feature_names, few_names
 from ..validation import (
     check_classes,
@@ -128,6 +128,16 @@ def composed_epsilon(records: Sequence[dict], epsilon: float) -> float:
     (its shares in this order: :meth:`dpcvx.models.column_statistics.StandardisedPlan.shares`) are this sum, so they
     agree to the last bit."""
     return sequential_epsilon([*drawn_epsilons(records), epsilon])
+
+
+def drawn_opening(total: float, delta: float) -> str:
+    """How the guarantee of a release with private draws before its fit opens: its total (the draws' and the fit's
+    epsilon, :func:`composed_epsilon`) and delta, as they read back (``number_text``), then what the draws and the
+    fit are. The one text of every writer (column statistics, a class count, a private bound) and of the file
+    reader, which derives it from the recorded total and delta and refuses another (an edited file stated "(0.5, 0)"
+    there next to a recorded epsilon of 1)."""
+    return (f"({number_text(total)}, {number_text(delta)})-differential privacy (replace-one) by sequential "
+            "composition: ")
 
 
 def composed_line(first: str, eps_fit: float, total: float, composition: str) -> str:
@@ -349,8 +359,8 @@ class ReleaseCertificate:
         """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`); with private
         draws before the fit (a bound, a count, column statistics), a part for each, named by what it drew, and the
         fit's (eps_fit, delta) part."""
-        return release_curve(self.calibration, self.epsilon, self.delta, drawn_parts(self.private_bounds),
-                             self.conditional)
+        return candidate_curve(self, release_curve(self.calibration, self.epsilon, self.delta,
+                                                   drawn_parts(self.private_bounds), self.conditional))
 
     def to_dict(self) -> dict:
         return {

@@ -24,7 +24,7 @@ from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyCost
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.privacy_curve import CurvePart, PrivacyCurve, drawn_curve_parts
+from ..privacy.privacy_curve import CurvePart, PrivacyCurve, candidate_curve, drawn_curve_parts
 from ..validation import (
     class_labels,
     delta_value,
@@ -126,8 +126,8 @@ class MulticlassCertificate:
         """The composition of the column statistics' draw (when made) and the k releases' curves."""
         curves = [certificate.privacy_curve for certificate in self.per_class]
         drawn = () if self.column_statistics is None else drawn_curve_parts(drawn_parts((self.column_statistics,)))
-        return PrivacyCurve(drawn + class_parts(self.classes, curves), curves[0].neighbours,
-                            any(curve.conditional for curve in curves))
+        return candidate_curve(self, PrivacyCurve(drawn + class_parts(self.classes, curves), curves[0].neighbours,
+                                                  any(curve.conditional for curve in curves)))
 
     @property
     def float_guarantee(self) -> FloatGuarantee:

@@ -30,7 +30,7 @@ from ..privacy.adassp import (
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration, gradient_theorem
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve
+from ..privacy.privacy_curve import PrivacyCurve, candidate_curve
 from ..validation import (
     check_flag,
     delta_value,
@@ -211,7 +211,7 @@ class SufficientStatisticsCertificate:
     @property
     def privacy_curve(self) -> PrivacyCurve:
         """One Gaussian mechanism on the scaled statistics (sensitivity sqrt(sum f_i) together)."""
-        return self.calibration.privacy_curve(self.epsilon, self.delta)
+        return candidate_curve(self, self.calibration.privacy_curve(self.epsilon, self.delta))
 
     @property
     def relation(self) -> Neighbours:

@@ -423,8 +423,8 @@ def model_from_dict(data: Any) -> Release:
     release = _release_from_dict({key: value for key, value in release_data.items()
                                   if key not in ("tuning", FEATURE_NAMES, DECISION_CUT, DIGEST)})
     if data["tuning"] is not None:  # its own checks first, then its record in the certificate
-        release.tuning = TuningRecord.from_dict(data["tuning"], release.epsilon, release.delta,
-                                                nested_shares(getattr(release, "certificate", None)))
+        TuningRecord.from_dict(data["tuning"], release.epsilon, release.delta,
+                               nested_shares(getattr(release, "certificate", None))).attach(release)
     check_tuning_records(data["tuning"], records)
     if FEATURE_NAMES in data:  # optional: written when the saved estimator was fitted on named columns
         release.feature_names_in_ = np.asarray(_feature_names(data[FEATURE_NAMES], release), dtype=object)

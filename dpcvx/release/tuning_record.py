@@ -37,7 +37,7 @@ from ..exceptions import InputError
 from ..privacy.accountant import PrivacyCost
 from ..privacy.composition import sequential_epsilon, split_remainder
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
+from ..privacy.privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve, mark_candidate
 from ..privacy.stopping import run_budget
 from .records.fields import _integer, _number
 from .records.header import json_digest
@@ -58,6 +58,13 @@ class TuningRecord:
     certificate: dict
     total_epsilon: float
     total_delta: float
+
+    def attach(self, release: Any) -> None:
+        """Make this record ``release``'s (the selected model's, by the tuning result and by a file's reader): its
+        cost becomes the selection's total, and its certificate, one candidate's fit, is marked so that its curve
+        says it is a share (:func:`~dpcvx.privacy.privacy_curve.mark_candidate`; the file's bytes are unchanged)."""
+        release.tuning = self
+        mark_candidate(release.certificate)
 
     @classmethod
     def of(cls, certificate: Any) -> TuningRecord:

@@ -816,7 +816,9 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
             return np.zeros(len(model.classes_))
         cuts = prior_cuts(model.certificate.per_class)
         if cuts is None:
-            raise InputError("threshold='prior' needs class rates: this release has no private class counts")
+            raise InputError("threshold='prior' needs class rates: this release has no private class counts; they "
+                             "are drawn by a fit with class_prior='private' (class_weight='balanced' weighs the "
+                             "classes and gives no offset): refit with it, or set a numeric threshold")
         return cuts
 
     def _above_cut(self, model: PrivateModel, X: Any) -> np.ndarray:
@@ -873,7 +875,10 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         count's: a public function of the release, docs/theory.md section 21)."""
         cut = threshold_cut(self.threshold, _offset_rates_of(public, model.certificate))
         if cut is None:
-            raise InputError("threshold='prior' needs class rates: this release has no intercept offset")
+            raise InputError("threshold='prior' needs class rates: this release has no intercept offset; the offset "
+                             "is the fit's class_prior (public rates (RATE_0, RATE_1), or 'private' for a released "
+                             "count; class_weight='balanced' weighs the classes and gives none): refit with it, or set "
+                             "a numeric threshold")
         return cut
 
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 - scikit-learn's signature

@@ -301,7 +301,7 @@ class TuningResult:
             raise InputError(f"certificate must be a tuning procedure's certificate (a TuningCertificate), got "
                              f"{type(self.certificate).__name__}")
         if self.release is not None:
-            self.release.tuning = TuningRecord.of(self.certificate)
+            TuningRecord.of(self.certificate).attach(self.release)
 
     @property
     def _parts(self) -> tuple[PublicSchema | None, Any]:

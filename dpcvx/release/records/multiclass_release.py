@@ -16,7 +16,7 @@ from ...data.files import json_object
 from ...data.preprocessing import PublicSchema
 from ...data.standardiser import is_statistics_map
 from ...exceptions import InputError
-from ...privacy.composition import one_vs_rest_budget
+from ...privacy.composition import FIT_BUDGET, WHOLE_BUDGET, one_vs_rest_budget
 from ...version import __version__
 from ..model import PrivateModel, Release, composed_epsilon
 from ..multiclass_model import MulticlassCertificate, PrivateMulticlassModel
@@ -90,8 +90,9 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
     mechanism = models[0].certificate.mechanism
     guarantee = models[0].certificate.calibration.float_guarantee
     statistics, fit_epsilon = _statistics(item, epsilon, models[0])
-    eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon if fit_epsilon is None else fit_epsilon,
-                                                     delta, mechanism, models[0].certificate.calibration.exact_sampler)
+    split = (len(classes), epsilon if fit_epsilon is None else fit_epsilon, delta, mechanism,
+             models[0].certificate.calibration.exact_sampler)
+    eps_c, delta_c, composition = one_vs_rest_budget(*split, WHOLE_BUDGET if fit_epsilon is None else FIT_BUDGET)
     if delta != 0 and models[0].certificate.delta == 0:  # delta / k may round to 0: the entries cannot tell
         raise InputError(f"delta is {delta!r} but the per-class releases are pure epsilon-DP (delta 0); the file has "
                          "been edited")
@@ -109,7 +110,10 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
                              f"over {len(classes)} classes ({eps_c!r}, {delta_c!r}, {mechanism}, floating point "
                              f"{guarantee}); the file "
                              "has been edited")
-    _check_same("composition", item["composition"], composition)
+    # a file written before the text named eps_fit, the budget split after column statistics, called it epsilon (the
+    # same split, worded as the total's): read as the corrected statement
+    if fit_epsilon is None or item["composition"] != one_vs_rest_budget(*split)[2]:
+        _check_same("composition", item["composition"], composition)
     _check_same("library_version", item["library_version"], models[0].certificate.library_version)
     _check_schema_fits(schema, models[0].rows, models[0].coef_.size)
     coef, intercept = np.vstack([one.coef_ for one in models]), np.array([one.intercept_ for one in models])

@@ -35,7 +35,9 @@ from ...privacy.lam_rule import LamChoice, excess_risk_bound, recorded_comparato
 from ...privacy.linear_calibration import public_weight_scale, pure_choice_holds
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
+from ...privacy.quantile import COMPOSITION as QUANTILE_COMPOSITION
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, power_of_two_grid
+from ...privacy.quantile import THEOREM as QUANTILE_THEOREM
 from ...validation import LAM_MAX, LAM_MIN, _short, check_epsilon, positive
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.condition import METHODS
@@ -46,11 +48,24 @@ from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism, release_guarantee
 from ..constants import Constants
+from ..draw_texts import (
+    COUNT_COMPOSITION,
+    COUNT_THEOREM,
+    FORMER_QUANTILE_COMPOSITIONS,
+    FORMER_RANGES_THEOREMS,
+    LABEL_BOUND_THEOREM,
+    LABEL_THEOREM,
+    OFFSET_COMPOSITION,
+    RANGES_THEOREM,
+    STATISTICS_COMPOSITION,
+    STATISTICS_THEOREM,
+)
 from ..model import (
     OFFSET_SOURCE,
     CertifiedWeights,
     ReleaseCertificate,
     composed_epsilon,
+    drawn_opening,
     drawn_parts,
     drawn_records,
     release_curve,
@@ -456,6 +471,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         after = ", after the composition of its private draws" if drawn else ""
         raise InputError(f"certificate.guarantee is not what dpcvx states for this release ({_short(fitted)}{after}); "
                          "the file has been edited")
+    if drawn:  # it opens with the recorded total and delta, as the writer's one text (drawn_opening) states them
+        _check_opening(guarantee, total, delta)
     data_norm = _positive("certificate.data_norm", item["data_norm"])
     fit_intercept = _flag("certificate.fit_intercept", item["fit_intercept"])
     intercept_scaling = _positive("certificate.intercept_scaling", item["intercept_scaling"])
@@ -551,7 +568,9 @@ def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
     _number(f"{what}.total_epsilon", item["total_epsilon"])
     if not 0 < _number(f"{what}.quantile", item["quantile"]) < 1:
         raise InputError(f"{what}.quantile must lie in (0, 1)")
-    _replace_one_texts(what, item, "the quantile's proof")
+    _replace_one_texts(what, item, "the quantile's proof",
+                       (LABEL_BOUND_THEOREM if key == "private_label_bound" else QUANTILE_THEOREM,),
+                       (QUANTILE_COMPOSITION, *FORMER_QUANTILE_COMPOSITIONS))
     return dict(item)
 
 
@@ -589,7 +608,7 @@ def column_statistics_record(data: Any, what: str = "certificate.column_statisti
     if not _same_integer(item["sensitivity"], sums_sensitivity(d, bits)):
         raise InputError(f"{what}.sensitivity is not the L1 sensitivity of {d} columns on the lattice 2^-{bits}; "
                          "the file has been edited")
-    _replace_one_texts(what, item, "the statistics' proof")
+    _replace_one_texts(what, item, "the statistics' proof", (STATISTICS_THEOREM,), (STATISTICS_COMPOSITION,))
     return dict(item)
 
 
@@ -619,7 +638,7 @@ def _column_ranges(data: dict, what: str) -> dict:
     if "label_cells" in item:
         _positive(f"{what}.label_epsilon", item["label_epsilon"])
         _positive(f"{what}.label_bound", item["label_bound"])
-        _text(f"{what}.label_theorem", item["label_theorem"])
+        _same_text(f"{what}.label_theorem", item["label_theorem"], (LABEL_THEOREM,))
         # the label's grid: the public rule of n and eps_l (None: too few rows for a level at any depth)
         label_grid = label_depth(n, item["label_epsilon"])
         if not (item["label_depth"] is None if label_grid is None else _same_integer(item["label_depth"], label_grid)):
@@ -633,7 +652,8 @@ def _column_ranges(data: dict, what: str) -> dict:
         if not (label_cells is None if item["label_level"] is None else _grid_indices(label_cells, top, 1)):
             raise InputError(f"{what}.label_cells must be two lists of one grid index in [0, {top}], low <= high (null "
                              "with a null label_level)")
-    _replace_one_texts(what, item, "the ranges' proof")
+    _replace_one_texts(what, item, "the ranges' proof", (RANGES_THEOREM, *FORMER_RANGES_THEOREMS),
+                       (STATISTICS_COMPOSITION,))
     return dict(item)
 
 
@@ -651,13 +671,36 @@ def _grid_indices(cells: Any, top: int, columns: int | None = None) -> bool:
             and all(low <= high for low, high in zip(*cells, strict=True)))
 
 
-def _replace_one_texts(what: str, item: dict, proof: str) -> None:
-    """A recorded private draw states replace-one neighbours (``proof``'s relation), a theorem and a composition."""
+def _check_opening(guarantee: str, total: float, delta: float) -> None:
+    """Refuse a guarantee of a release with private draws that does not open with the recorded ``total`` and
+    ``delta`` as the writers state them (:func:`~dpcvx.release.model.drawn_opening`): the text a report shows beside
+    the recorded epsilon. A file written before the opening was one text stated them with ``:g`` (every writer
+    before session 68, a private bound's until then too): read as written."""
+    opening = drawn_opening(total, delta)
+    former = f"({total:g}, {delta:g})" + opening[opening.index(")-differential") + 1:]
+    if not guarantee.startswith((opening, former)):
+        raise InputError(f"certificate.guarantee does not open with the recorded total and delta ({opening.strip()} "
+                         "...); the file has been edited")
+
+
+def _replace_one_texts(what: str, item: dict, proof: str, theorem: tuple[str, ...],
+                       composition: tuple[str, ...]) -> None:
+    """A recorded private draw states replace-one neighbours (``proof``'s relation), and a ``theorem`` and a
+    ``composition`` its writer records (:mod:`dpcvx.release.draw_texts`, the quantile's in
+    :mod:`dpcvx.privacy.quantile`; the first of each is this version's, the others former versions'): a report shows
+    them beside the recorded constants."""
     if Neighbours.of_statement(_text(f"{what}.neighbours", item["neighbours"]),
                                f"{what}.neighbours") is not Neighbours.REPLACE_ONE:
         raise InputError(f"{what}.neighbours must be replace-one ({proof})")
-    for name in ("theorem", "composition"):
-        _text(f"{what}.{name}", item[name])
+    _same_text(f"{what}.theorem", item["theorem"], theorem)
+    _same_text(f"{what}.composition", item["composition"], composition)
+
+
+def _same_text(what: str, value: Any, written: tuple[str, ...]) -> None:
+    """Refuse a recorded text other than one its writer records (``written``: this version's first)."""
+    if _text(what, value) not in written:
+        raise InputError(f"{what} is not the text dpcvx records there ({_short(written[0])}); the file has been "
+                         "edited")
 
 
 _WEIGHT_KEYS = {"source", "bound", "sample_weight_bound", "class_weights", "mean_weight", "theorem", "private_count"}
@@ -704,8 +747,8 @@ def _weights(data: Any) -> CertifiedWeights | None:
         if floor != count_floor(n):
             raise InputError(f"certificate.weights.private_count.floor is {floor} but the public rule gives "
                              f"{count_floor(n)} at n = {n} (ceil({MIN_CLASS_RATE:g} n)); the file has been edited")
-        for key in ("theorem", "neighbours", "composition"):
-            _text(f"certificate.weights.private_count.{key}", record[key])
+        _replace_one_texts("certificate.weights.private_count", record, "the count's proof", (COUNT_THEOREM,),
+                           (OFFSET_COMPOSITION if item["source"] == OFFSET_SOURCE else COUNT_COMPOSITION,))
         _number("certificate.weights.private_count.total_epsilon", record["total_epsilon"])
     return CertifiedWeights(
         source=item["source"], bound=bound, sample_weight_bound=item["sample_weight_bound"],

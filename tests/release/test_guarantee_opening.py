@@ -1,0 +1,115 @@
+"""The guarantee of a release with private draws before its fit opens with its total and delta; the reader derives
+that opening from the recorded total and delta with the writers' one text (release.model.drawn_opening) and refuses
+another, where it compared only the guarantee's end (an attacker probe loaded "(0.5, 0)-differential privacy" next to
+a recorded epsilon of 1, with the digest recomputed, and the report printed both)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import FileError
+from dpcvx.release.model import drawn_opening
+from dpcvx.release.records.header import file_digest
+
+
+@pytest.fixture(scope="module")
+def rows():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-0.5, 0.5, (3000, 3))
+    return X, (X[:, 0] + 0.3 * rng.normal(size=3000) > 0).astype(int)
+
+
+KINDS = {  # one writer of each opening: column statistics, a class count, a private norm bound (and one nested)
+    "column statistics": dict(column_statistics=True),
+    "class count": dict(column_statistics=False, class_prior="private"),
+    "statistics and count": dict(column_statistics=True, class_weight="balanced"),
+    "private norm": dict(column_statistics=False, data_norm="private", norm_range=(0.25, 4)),
+}
+
+
+def _saved(rows, tmp_path, options) -> dict:
+    model = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, **options).fit(*rows).model_
+    return json.loads(dpcvx.save(model, tmp_path / "m.json").read_text())
+
+
+def _load(data: dict, tmp_path):
+    data = {key: value for key, value in data.items() if key != "sha256"}
+    data["sha256"] = file_digest(data)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    return dpcvx.load(path)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_written_opening_loads_and_another_is_refused(rows, tmp_path, kind):
+    saved = _saved(rows, tmp_path, KINDS[kind])
+    certificate = saved["certificate"]
+    guarantee = certificate["guarantee"]
+    assert guarantee.startswith(drawn_opening(1.0, certificate["delta"]))
+    assert _load(saved, tmp_path).certificate.guarantee == guarantee  # as written
+    for stated in ("(0.5, 0)", "(1, 1e-06)", "(1.0000000000000002, 0)"):
+        edited = {**saved, "certificate": {**certificate, "guarantee": stated + guarantee[len("(1, 0)"):]}}
+        with pytest.raises(FileError, match=r"certificate\.guarantee does not open with the recorded total"):
+            _load(edited, tmp_path)
+
+
+def test_a_former_g_opening_still_loads(rows, tmp_path):
+    """Files written before the opening was one text stated the total with :g; a total that needs more digits (a
+    residue) reads the same at :g as the writer wrote it, so such a file loads."""
+    saved = _saved(rows, tmp_path, KINDS["column statistics"])
+    certificate = saved["certificate"]
+    total = 1.0000000000000002
+    opening = drawn_opening(total, 0.0)
+    former = f"({total:g}, 0)" + opening[opening.index(")-differential") + 1:]
+    assert former != opening and not former.startswith(opening)
+    rest = certificate["guarantee"][len(drawn_opening(1.0, 0.0)):]
+    from dpcvx.release.records.release_certificate import _check_opening
+
+    _check_opening(former + rest, total, 0.0)  # no refusal
+    with pytest.raises(dpcvx.InputError):
+        _check_opening("(0.5, 0)" + former[len("(1, 0)"):] + rest, total, 0.0)
+
+
+DRAW_TEXTS = [  # (kind, the record, its text field): each a fixed text its writer records
+    ("column statistics", ("column_statistics",), "theorem"),
+    ("column statistics", ("column_statistics",), "composition"),
+    ("ranges", ("column_statistics",), "theorem"),
+    ("class count", ("weights", "private_count"), "theorem"),
+    ("class count", ("weights", "private_count"), "composition"),
+    ("statistics and count", ("weights", "private_count"), "composition"),
+    ("private norm", ("private_bound",), "theorem"),
+    ("private norm", ("private_bound",), "composition"),
+    ("private label bound", ("private_label_bound",), "theorem"),
+]
+KINDS["ranges"] = dict(column_statistics="ranges")
+
+
+def _label_bound_release(tmp_path) -> dict:
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-0.5, 0.5, (2000, 3))
+    y = X @ np.array([1.0, -0.5, 0.25]) + 0.05 * rng.uniform(-1, 1, 2000)  # |y| < 1: nothing clipped
+    model = dpcvx.DPHuberRegressor(label_bound="private", label_range=(0.25, 4), m=1.0, column_statistics=False,
+                                   random_state=1).fit(X, y).model_
+    return json.loads(dpcvx.save(model, tmp_path / "m.json").read_text())
+
+
+@pytest.mark.parametrize("kind, record, field", DRAW_TEXTS)
+def test_an_edited_text_of_a_draw_is_refused(rows, tmp_path, kind, record, field):
+    """The theorem and the composition a draw's record states are its writer's fixed texts (release.draw_texts,
+    privacy.quantile); an edit with the digest recomputed loaded, and the report showed it beside the constants."""
+    saved = _label_bound_release(tmp_path) if kind == "private label bound" else _saved(rows, tmp_path, KINDS[kind])
+    _load(saved, tmp_path)  # as written
+    edited = json.loads(json.dumps(saved))
+    item = edited["certificate"]
+    for key in record:
+        item = item[key]
+    written = item[field]
+    item[field] = written.replace("sequential", "parallel").replace("discrete Laplace", "no").replace(
+        "exponential mechanism", "identity")
+    assert item[field] != written
+    with pytest.raises(FileError, match=rf"{'.'.join(record)}\.{field} is not the text dpcvx records there"):
+        _load(edited, tmp_path)
