@@ -840,7 +840,10 @@ class PublicSchema:
         for column in self.columns:
             if isinstance(column, CategoricalColumn):
                 _refuse_two_readings(column.name, column.categories, column.missing, fitting=True)
-        object.__setattr__(self, _NOTED, (True, set()))  # its next transform is the fit's (transform)
+        # fit_transform's fit (no table): its next transform is the fit's (transform). A fit given a table reads
+        # nothing of it, so no later transform is known to be the fit's: every table is checked, as by a schema never
+        # fitted (schema.fit(train) then transform(test) checked test alone and lost train's notes: an attacker probe)
+        object.__setattr__(self, _NOTED, (True, set()) if table is None else None)
         return self
 
     @float_errors_ignored
@@ -906,7 +909,8 @@ class PublicSchema:
         (:class:`~dpcvx.exceptions.LevelErasedWarning`), and a later one, a fitted pipeline's predict, does not (its
         model's schema is fixed, as ``dpcvx predict``'s is: :func:`~dpcvx.data.shared_level.level_checks_off`); the
         notes on columns against their declaration are then shown once each, not once a batch scored (analyst probe
-        P2, session 68, finding 6). A schema never fitted checks every table it transforms."""
+        P2, session 68, finding 6). A schema never fitted, or fitted with a table it did not read (``fit(table)``),
+        checks every table it transforms."""
         state = getattr(self, _NOTED, None)
         if state is None:
             return transformer_api.contained(self, self._encode(table), self.feature_names, table)

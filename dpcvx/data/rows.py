@@ -386,7 +386,9 @@ class RowMap:
         object after the fit (a ``set_params(gamma=...)`` of a :class:`~dpcvx.RandomFourierFeatures` forgets its
         draw) does not change the release's predictions (a release held the caller's object: an attacker probe,
         sixty-eighth session). A map that cannot be copied is refused by name (InputError) before anything is
-        charged; a copy taken when the release was built, after the charge, failed there."""
+        charged; a copy taken when the release was built, after the charge, failed there. The copy is of the map
+        object (``copy.deepcopy``): state its ``transform`` reads from outside it (a module's global array) is the
+        caller's, and a change to it reaches the release."""
         if self.feature_map is None:
             return self
         try:

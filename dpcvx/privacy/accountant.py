@@ -88,7 +88,7 @@ from ..exceptions import BudgetExceededError, InputError
 from ..validation import check_delta, check_epsilon, fraction, non_negative, number_text
 from . import process_token
 from .neighbours import Neighbours, group_epsilon_delta
-from .privacy_curve import Composition, CurvePart, PrivacyCurve
+from .privacy_curve import Composition, CurvePart, PrivacyCurve, refuse_candidate
 
 __all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "ledger_relation", "check_cost", "check_accountant",
            "release_cost"]
@@ -393,6 +393,8 @@ class PrivacyAccountant:
         """The ledger entry of a charge, under the ledger's relation; refuses a mismatch it cannot convert."""
         if curve is not None and not isinstance(curve, PrivacyCurve):
             raise InputError(f"curve must be a dpcvx PrivacyCurve, got {type(curve).__name__}")
+        if curve is not None:
+            refuse_candidate(curve)  # a tuned release's candidate share is not what it spent
         if not isinstance(conditional, bool):
             raise InputError(f"conditional must be True or False, got {conditional!r}")
         conditional = conditional or (curve is not None and curve.conditional)

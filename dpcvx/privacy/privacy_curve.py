@@ -79,7 +79,7 @@ from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_no
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "epsilon_delta_curve",
            "DrawnPart", "AFTER_DRAWS", "STATEMENT", "fit_after_draws_part", "draws_then_fit_curve", "drawn_curve_parts",
-           "check_recorded_curve", "refuse_conditional",
+           "check_recorded_curve", "refuse_conditional", "refuse_candidate",
            "RDP_ORDERS",
            "PLD_EPSILON_MAX", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
 
@@ -313,8 +313,7 @@ class PrivacyCurve:
         except ImportError as error:
             raise ImportError('PrivacyCurve.to_dp_events needs dp-accounting: pip install "dpcvx[accounting]"') \
                 from error
-        if self.candidate_share:
-            raise InputError(CANDIDATE_REFUSAL)
+        refuse_candidate(self)
         refuse_conditional(self, "a dp-accounting event", allow_estimates)
         events = []
         for part in self.parts:
@@ -360,6 +359,16 @@ CANDIDATE_REFUSAL = (f"this curve is {CANDIDATE_SHARE}; compose model.privacy_cu
                      "spend_release(model) does) instead of model.certificate.privacy_curve")
 #: the attribute :func:`mark_candidate` sets on the certificate of a tuned release
 _CANDIDATE = "candidate_of_tuning"
+
+
+def refuse_candidate(curve: PrivacyCurve) -> None:
+    """Refuse (InputError) the curve of one candidate of a tuned release wherever a curve is composed or charged as
+    a release's: :meth:`PrivacyCurve.to_dp_events`, :func:`compose_epsilon` and the accountant's charge. Only
+    ``to_dp_events`` refused it, so ``compose_epsilon([model.certificate.privacy_curve], ...)`` and
+    ``accountant.spend(..., curve=...)`` took 0.667 of a release that spent 2 (an attacker probe, sixty-eighth
+    session)."""
+    if curve.candidate_share:
+        raise InputError(CANDIDATE_REFUSAL)
 
 
 def mark_candidate(certificate: Any) -> None:
@@ -627,6 +636,8 @@ def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str
     stranger = next((curve for curve in listed if not isinstance(curve, PrivacyCurve)), None)
     if stranger is not None:
         raise InputError(f"{expected} an iterable holding {type(stranger).__name__}")
+    for curve in listed:
+        refuse_candidate(curve)
     return Composition.of(listed).epsilon(delta, method, split=True)
 
 

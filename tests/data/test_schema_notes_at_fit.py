@@ -80,3 +80,16 @@ def test_a_fitted_schema_checks_the_first_transform_after_its_fit_and_a_refused_
     assert _notes(lambda: schema.transform(table)) == []
     # the record of notes is not part of the declaration: equal schemas stay equal and hash alike
     assert schema == SCHEMA and hash(schema) == hash(SCHEMA)
+
+
+def test_a_schema_fitted_on_a_table_checks_every_table_it_transforms():
+    """schema.fit(train) reads nothing of train, so no later transform is known to be the fit's: each is checked, as
+    by a schema never fitted (the first transform after such a fit was taken for the fit's, so transform(test) first
+    was checked and train's LevelErasedWarning was lost: an attacker probe, sixty-eighth session)."""
+    train, _ = _table()
+    quiet = {"n_logins": np.linspace(0, 10000, 50), "tenure_m": np.full(50, 60.0), "plan": np.array(["a"] * 50)}
+    schema = PublicSchema(SCHEMA.columns)
+    assert _notes(lambda: schema.fit(train)) == []
+    assert _notes(lambda: schema.transform(quiet)) == []
+    assert "LevelErasedWarning" in _notes(lambda: schema.transform(train))
+    assert "LevelErasedWarning" in _notes(lambda: schema.transform(train))

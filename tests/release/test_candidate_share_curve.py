@@ -64,7 +64,9 @@ def test_a_candidates_curve_says_it_is_a_share_and_dp_accounting_refuses_it(tune
     pytest.importorskip("dp_accounting")
     for release in (tuned, dpcvx.load(dpcvx.save(tuned, tmp_path / "tuned.json"))):
         share = release.certificate.privacy_curve
-        assert compose_epsilon([share], 0.0) < release.epsilon  # one candidate's: a third here
+        assert compose_epsilon([release.privacy_curve], 0.0) == pytest.approx(release.epsilon)
+        with pytest.raises(InputError, match=r"compose model\.privacy_curve"):  # one candidate's: a third here
+            compose_epsilon([share], 0.0)
         assert "ONE CANDIDATE'S SHARE" in str(share) and "model.privacy_curve" in str(share)
         assert share.under("replace-one").candidate_share
         with pytest.raises(InputError, match=r"compose model\.privacy_curve"):
@@ -89,3 +91,22 @@ def test_an_untuned_release_s_certificate_curve_is_its_own():
     assert not model.certificate.privacy_curve.candidate_share
     assert model.certificate.privacy_curve == model.privacy_curve
     assert np.isclose(compose_epsilon([model.certificate.privacy_curve], 0.0), model.epsilon)
+
+
+def test_a_candidates_curve_is_refused_wherever_it_is_composed_or_charged(tuned):
+    """compose_epsilon and an accountant's charge refuse a tuned release's candidate curve as to_dp_events does
+    (they took 0.667 of a release that spent 2: an attacker probe, sixty-eighth session); the release's own curve
+    composes to its total and charges."""
+    model = tuned
+    candidate = model.certificate.privacy_curve
+    with pytest.raises(dpcvx.InputError, match="ONE CANDIDATE'S SHARE"):
+        compose_epsilon([candidate], 0.0)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(dpcvx.InputError, match="ONE CANDIDATE'S SHARE"):
+        accountant.spend(model.certificate.epsilon, curve=candidate)
+    with pytest.raises(dpcvx.InputError, match="ONE CANDIDATE'S SHARE"):
+        accountant.can_spend(model.certificate.epsilon, curve=candidate)
+    assert not accountant.ledger
+    assert compose_epsilon([model.privacy_curve], 0.0) == pytest.approx(model.epsilon)
+    accountant.spend(model.epsilon, curve=model.privacy_curve)
+    assert accountant.spent.epsilon == pytest.approx(model.epsilon)
