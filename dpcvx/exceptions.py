@@ -298,6 +298,8 @@ class TrainingRowsWarning(DPCVXWarning):
     another's."""
 
     reads_private_data = True
+    #: the finding said (the instance's, set by the constructor; None where the warning was made without one)
+    finding: str | None = None
 
     def __init__(self, *args: object, finding: str | None = None) -> None:
         super().__init__(*args)

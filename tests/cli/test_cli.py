@@ -359,7 +359,8 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
     ("main", fit_args("--numeric", "age-17-90", "--data-norm", "1"), 2, "expected NAME:LO:HI"),
     ("main", fit_args("--categorical", "sex", "--data-norm", "1"), 2, "expected NAME:CAT1,CAT2"),
     ("subprocess", fit_args("--numeric", "sex:0:1", "--data-norm", "1"), 3,
-     "train.csv: numeric column 'sex' holds a value that is not a number in row 0 (the value is not shown"),
+     "train.csv: numeric column 'sex' holds a value that is not a number in row 0 (data rows count from 0 at the "
+     "first record: row 0 is the first line after the header, line 2 of a CSV file"),
     ("subprocess", fit_args("--numeric", "salary:0:1", "--data-norm", "1"), 3,
      "train.csv has no column(s) ['salary'] among its 4 columns"),
     ("main", fit_args(*COLUMNS, "--data-norm", "1", "--random-state", "-3"), 2,

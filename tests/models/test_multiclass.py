@@ -117,9 +117,9 @@ def test_audit_passes_the_multiclass_release_and_catches_too_little_noise(broken
     if broken:
         honest = multiclass.one_vs_rest_budget
         monkeypatch.setattr(multiclass, "one_vs_rest_budget",
-                            lambda k, epsilon, delta, mechanism, *rest: (
-                                30 * honest(k, epsilon, delta, mechanism, *rest)[0],
-                                *honest(k, epsilon, delta, mechanism, *rest)[1:]))
+                            lambda k, epsilon, delta, mechanism, *rest, **named: (
+                                30 * honest(k, epsilon, delta, mechanism, *rest, **named)[0],
+                                *honest(k, epsilon, delta, mechanism, *rest, **named)[1:]))
     learner = PrivateMulticlassERM(dpcvx.PrivateERM(lam=0.1, data_norm=1.0), (-1.0, 1.0, 2.0))
     report = audit(learner, 1.0, trials=400, neighbours=canary_pair(replacement="flip"),
                    statistic=lambda model: float(model.coef_[1, -1] - model.coef_[0, -1]), random_state=1)
