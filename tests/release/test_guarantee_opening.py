@@ -84,6 +84,7 @@ DRAW_TEXTS = [  # (kind, the record, its text field): each a fixed text its writ
     ("private norm", ("private_bound",), "theorem"),
     ("private norm", ("private_bound",), "composition"),
     ("private label bound", ("private_label_bound",), "theorem"),
+    ("label range", ("column_statistics",), "label_theorem"),
 ]
 KINDS["ranges"] = dict(column_statistics="ranges")
 
@@ -97,11 +98,23 @@ def _label_bound_release(tmp_path) -> dict:
     return json.loads(dpcvx.save(model, tmp_path / "m.json").read_text())
 
 
+def _label_range_release(tmp_path) -> dict:
+    """A DPHuberRegressor release with the columns' and the label's private ranges (its label_theorem)."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-0.5, 0.5, (3000, 3))
+    y = X @ np.array([1.0, -0.5, 0.25]) + 0.05 * rng.uniform(-1, 1, 3000)
+    model = dpcvx.DPHuberRegressor(column_statistics="ranges", epsilon=2.0, random_state=1).fit(X, y).model_
+    saved = json.loads(dpcvx.save(model, tmp_path / "m.json").read_text())
+    assert "label_theorem" in saved["certificate"]["column_statistics"]
+    return saved
+
+
 @pytest.mark.parametrize("kind, record, field", DRAW_TEXTS)
 def test_an_edited_text_of_a_draw_is_refused(rows, tmp_path, kind, record, field):
     """The theorem and the composition a draw's record states are its writer's fixed texts (release.draw_texts,
     privacy.quantile); an edit with the digest recomputed loaded, and the report showed it beside the constants."""
-    saved = _label_bound_release(tmp_path) if kind == "private label bound" else _saved(rows, tmp_path, KINDS[kind])
+    saved = (_label_bound_release(tmp_path) if kind == "private label bound" else _label_range_release(tmp_path)
+             if kind == "label range" else _saved(rows, tmp_path, KINDS[kind]))
     _load(saved, tmp_path)  # as written
     edited = json.loads(json.dumps(saved))
     item = edited["certificate"]
