@@ -55,10 +55,14 @@ from ..draw_texts import (
     FORMER_RANGES_THEOREMS,
     LABEL_BOUND_THEOREM,
     LABEL_THEOREM,
+    NOT_CLIPPED,
     OFFSET_COMPOSITION,
+    OFFSET_THEOREM,
     RANGES_THEOREM,
+    ROWS_CLIPPED,
     STATISTICS_COMPOSITION,
     STATISTICS_THEOREM,
+    WEIGHTS_THEOREM,
 )
 from ..model import (
     OFFSET_SOURCE,
@@ -488,7 +492,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         effective_norm_bound=effective,
         fit_intercept=fit_intercept,
         intercept_scaling=intercept_scaling,
-        clipping=_text("certificate.clipping", item["clipping"]),
+        clipping=recorded_clipping("certificate.clipping", item["clipping"], ROWS_CLIPPED),
         library_version=_text("certificate.library_version", item["library_version"]),
         constants=constants,
         # the record of the loss's probabilities is the file's, checked above and written again from the loss by
@@ -703,6 +707,14 @@ def _same_text(what: str, value: Any, written: tuple[str, ...]) -> None:
                          "edited")
 
 
+def recorded_clipping(what: str, value: Any, clipped: str) -> str:
+    """A recorded ``clipping``: the writer's ``clipped`` text (its rows clipped onto their bound) or
+    :data:`~dpcvx.release.draw_texts.NOT_CLIPPED` (refused), which the report prints beside the constants; any other
+    text is refused (an edited one loaded)."""
+    _same_text(what, value, (clipped, NOT_CLIPPED))
+    return str(value)
+
+
 _WEIGHT_KEYS = {"source", "bound", "sample_weight_bound", "class_weights", "mean_weight", "theorem", "private_count"}
 _COUNT_KEYS = {"epsilon", "count", "n", "floor", "theorem", "neighbours", "composition", "total_epsilon"}
 
@@ -726,7 +738,9 @@ def _weights(data: Any) -> CertifiedWeights | None:
                                                                              pair[1]) <= bound for pair in pairs)):
         raise InputError("certificate.weights.class_weights must be two [class, weight] pairs with weights in "
                          "[0, bound]; the file has been edited")
-    _text("certificate.weights.theorem", item["theorem"])
+    # the writer's one text for its source (release.draw_texts): an edited theorem loaded and the report showed it
+    _same_text("certificate.weights.theorem", item["theorem"],
+               (OFFSET_THEOREM if item["source"] == OFFSET_SOURCE else WEIGHTS_THEOREM,))
     if item["mean_weight"] is not None and not 0 < _number("certificate.weights.mean_weight", item["mean_weight"]) <= 1:
         raise InputError("certificate.weights.mean_weight must lie in (0, 1]; the file has been edited")
     count = data.get("private_count")
