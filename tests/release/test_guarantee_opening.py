@@ -126,3 +126,65 @@ def test_an_edited_text_of_a_draw_is_refused(rows, tmp_path, kind, record, field
     assert item[field] != written
     with pytest.raises(FileError, match=rf"{'.'.join(record)}\.{field} is not the text dpcvx records there"):
         _load(edited, tmp_path)
+
+
+SHARE_EDITS = [  # (kind, the quoted text in the guarantee, an edit of it)
+    ("column statistics", "(eps_s = 0.1)", "(eps_s = 0.01)"),
+    ("column statistics", "(eps_fit = 0.9)", "(eps_fit = 0.99)"),
+    ("ranges", "(eps_s = 0.1)", "(eps_s = 0.5)"),
+    ("class count", "(eps_c = 0.05)", "(eps_c = 0.001)"),
+    ("class count", "(eps_fit = 0.95)", "(eps_fit = 0.5)"),
+    ("statistics and count", "(eps_c = 0.045000000000000005)", "(eps_c = 0.0045)"),
+    ("statistics and count", "(eps_s = 0.1)", "(eps_s = 0.2)"),
+    ("private norm", "(eps_q = 0.1)", "(eps_q = 0.5)"),
+]
+
+
+@pytest.mark.parametrize("kind, written, edit", SHARE_EDITS)
+def test_an_edited_share_in_the_guarantee_is_refused(rows, tmp_path, kind, written, edit):
+    """The shares quoted between the opening and the fit's theorem are the recorded ones (an edit with the digest
+    recomputed loaded: the report showed eps_c = 0.001 beside a recorded 0.05)."""
+    saved = _saved(rows, tmp_path, KINDS[kind])
+    guarantee = saved["certificate"]["guarantee"]
+    assert written in guarantee, guarantee
+    edited = json.loads(json.dumps(saved))
+    edited["certificate"]["guarantee"] = guarantee.replace(written, edit, 1)
+    with pytest.raises(FileError, match=r"certificate\.guarantee (quotes|does not quote)"):
+        _load(edited, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["class count", "statistics and count"])
+def test_an_edited_released_count_in_the_guarantee_is_refused(rows, tmp_path, kind):
+    saved = _saved(rows, tmp_path, KINDS[kind])
+    count = saved["certificate"]["weights"]["private_count"]["count"]
+    guarantee = saved["certificate"]["guarantee"]
+    assert f" released as {count} " in guarantee
+    edited = json.loads(json.dumps(saved))
+    edited["certificate"]["guarantee"] = guarantee.replace(f" released as {count} ", f" released as {count + 1} ")
+    with pytest.raises(FileError, match=r"states the count released as"):
+        _load(edited, tmp_path)
+
+
+def test_an_edited_drawn_bound_in_the_guarantee_is_refused(rows, tmp_path):
+    saved = _saved(rows, tmp_path, KINDS["private norm"])
+    bound = saved["certificate"]["private_bound"]["bound"]
+    guarantee = saved["certificate"]["guarantee"]
+    assert f"R = {bound:g} (eps_q" in guarantee
+    edited = json.loads(json.dumps(saved))
+    edited["certificate"]["guarantee"] = guarantee.replace(f"R = {bound:g} (eps_q", f"R = {bound / 2:g} (eps_q")
+    with pytest.raises(FileError, match=r"states the drawn R"):
+        _load(edited, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["label range", "private label bound"])
+def test_a_regression_guarantee_with_draws_loads_and_its_share_edit_is_refused(tmp_path, kind):
+    saved = _label_range_release(tmp_path) if kind == "label range" else _label_bound_release(tmp_path)
+    _load(saved, tmp_path)
+    guarantee = saved["certificate"]["guarantee"]
+    share = "eps_l = " if kind == "label range" else "eps_q = "
+    start = guarantee.index(share) + len(share)
+    end = guarantee.index(")", start)
+    edited = json.loads(json.dumps(saved))
+    edited["certificate"]["guarantee"] = guarantee[:start] + "0.000123" + guarantee[end:]
+    with pytest.raises(FileError, match=r"certificate\.guarantee quotes"):
+        _load(edited, tmp_path)
