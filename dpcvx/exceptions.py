@@ -144,7 +144,10 @@ class BudgetLimitError(InputError):
     finding 3) read "epsilon=749.99999999925 is above 700 ... choose epsilon <= 700" after passing epsilon=3000
     to a four-class fit, which took epsilon=2800. ``name`` the budget ("epsilon"), ``value`` the part checked and
     ``limit`` its bound; ``stated`` each (value, limit on it) the message was restated on, the user's last;
-    ``classes`` the one-vs-rest classes the part is one of (None: no split over classes)."""
+    ``classes`` the one-vs-rest classes the part is one of (None: no split over classes). Where the loss's own
+    conditions refuse the mechanism at every epsilon (objective perturbation with delta > 0 for the piecewise C^2
+    Huber losses), the refusal is that verdict's :class:`AssumptionError` instead, since no epsilon it could advise
+    is accepted (analyst probe P5, session 68, finding 7)."""
 
     def __init__(self, message: str, *, name: str = "epsilon", value: float = math.nan, limit: float = math.nan,
                  reason: str = "", alternatives: str = "", stated: tuple[tuple[float, float], ...] = (),

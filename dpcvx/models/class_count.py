@@ -49,7 +49,7 @@ from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
 from ..release.draw_texts import COUNT_COMPOSITION as COMPOSITION
-from ..release.draw_texts import COUNT_THEOREM, OFFSET_COMPOSITION
+from ..release.draw_texts import COUNT_THEOREM, OFFSET_COMPOSITION, OFFSET_THEOREM
 from ..release.model import OFFSET_SOURCE, CertifiedWeights, drawn_opening
 from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates, log_odds
 from ..validation import SignBits, check_classes, check_labels, number_text
@@ -72,9 +72,6 @@ CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
 
 
 PRIVATE_PRIOR = "private"  # class_prior="private": the class rates from one private count
-OFFSET_THEOREM = ("no record weights (w_max = 1); the released count sets the intercept offset: the ridge centred at "
-                  "b0 = log(count / (n - count)) (divided by the intercept scaling), fixed before the fit, leaves L, "
-                  "c and m and every calibration unchanged (docs/theory.md, section 21, 'The intercept offset')")
 
 
 def _private_prior(learner: Any) -> bool:

@@ -59,7 +59,6 @@ parts compose to (eps_s + eps_l + eps_fit, delta)-DP.
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -115,6 +114,7 @@ from ..release.model import composed_epsilon, drawn_opening
 from ..release.usefulness import checks_are_off
 from ..validation import check_bound, number_text
 from .class_count import RatesPlan, draws_count
+from .contract import learner_copy
 from .erm_inputs import check_column_statistics
 from .failure import after_charge, composite
 from .fit_plan import FitPlan, composite_ledger_line, fit_ledger_text, plan_conditional
@@ -250,9 +250,11 @@ class StatisticsPlan:
         return replace(self, n=int(shape[0]))
 
 
-def _with_map(learner: Any, standardiser_: ColumnStandardiser) -> Any:
-    """A copy of ``learner`` that fits on the map's outputs (its R the map's norm bound), drawing nothing."""
-    candidate = copy.deepcopy(learner)
+def _with_map(learner: Any, standardiser_: ColumnStandardiser, remedy: str = "") -> Any:
+    """A copy of ``learner`` that fits on the map's outputs (its R the map's norm bound), drawing nothing; one that
+    cannot be copied refused (:func:`~dpcvx.models.contract.learner_copy`, ``remedy`` ending its message): the
+    placeholder before the charge refuses it, so a fit after the charge copies a learner copied once already."""
+    candidate = learner_copy(learner, remedy)
     candidate.set_params(feature_map=standardiser_, data_norm=None, column_statistics=False)
     return candidate
 
@@ -395,7 +397,8 @@ def placeholder_learner(learner: Any, plan: StatisticsPlan) -> Any:
     outputs clipped onto R. Its centre and multiplier enter no check or constant, so a plan made with it holds once
     the released map is bound in its place (:meth:`FitPlan.with_feature_map
     <dpcvx.models.fit_plan.FitPlan.with_feature_map>`)."""
-    return _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), plan.norm))
+    return _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), plan.norm),
+                     "; nothing was charged")
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,9 @@ from ..privacy.accountant import PrivacyAccountant
 from ..privacy.neighbours import Neighbours
 from ..validation import refuse_unknown_parameters
 
-__all__ = ["predicts_per_row", "check_tunable", "binding_error", "refuse_held_accountant", "FIT_KEYWORDS", "Learner",
-           "Plan", "ConstructorParameters", "without_diagnostics", "held_values", "as_planned", "plain_parameter_names"]
+__all__ = ["predicts_per_row", "copied", "learner_copy", "check_tunable", "binding_error", "refuse_held_accountant",
+           "FIT_KEYWORDS", "Learner", "Plan", "ConstructorParameters", "without_diagnostics", "held_values",
+           "as_planned", "plain_parameter_names"]
 
 
 class ConstructorParameters:
@@ -140,17 +141,28 @@ def held_values(parameters: Mapping[str, Any]) -> dict[str, Any]:
     :class:`~dpcvx.exceptions.InputError`, before anything is charged (it raised copy's bare TypeError: an attacker
     probe, sixty-seventh session)."""
     memo: dict[int, Any] = {id(value): value for value in parameters.values() if isinstance(value, PrivacyAccountant)}
-    held = {}
-    for name, value in parameters.items():
-        try:
-            held[name] = copy.deepcopy(value, memo)
-        except (TypeError, copy.Error) as error:  # an open file, a lock, a socket held by a loss or a map
-            raise InputError(
-                f"{name}={type(value).__name__}(...) cannot be copied ({error}): a plan holds a copy of each parameter "
-                "value as planned, so that nothing changed after planning reaches its fits. Give the object a "
-                "__deepcopy__ (or hold the file or lock outside it), or call fit, which plans and fits in one "
-                "call; nothing was charged") from error
-    return held
+    return {name: copied(value, name, "a plan holds a copy of each parameter value as planned, so that nothing "
+                         "changed after planning reaches its fits", ", or call fit, which plans and fits in one "
+                         "call; nothing was charged", memo) for name, value in parameters.items()}
+
+
+def copied(value: Any, name: str, reason: str, remedy: str = "", memo: dict[int, Any] | None = None) -> Any:
+    """``copy.deepcopy(value, memo)``, or :class:`~dpcvx.exceptions.InputError` naming ``name`` and why a copy is
+    taken (``reason``) when the value cannot be copied (an open file, a lock or a socket held by a loss, a map or
+    ``cvxpy_options``): the one refusal of every copy dpcvx takes of a caller's learner or parameter value, where
+    copy's bare TypeError escaped (one-vs-rest's ``check_options`` and fit with column statistics, tune's candidates:
+    analyst probe P5, session 68)."""
+    try:
+        return copy.deepcopy(value, memo)
+    except (TypeError, copy.Error) as error:
+        raise InputError(f"{name}={type(value).__name__}(...) cannot be copied ({error}): {reason}. Give the object a "
+                         f"__deepcopy__ (or hold the file or lock outside it){remedy}") from error
+
+
+def learner_copy(learner: Any, remedy: str = "; nothing was charged") -> Any:
+    """A copy of the caller's ``learner`` of its own, which dpcvx changes (``set_params``) and fits while the
+    caller's is left as given: :func:`copied`, refused with InputError when a value it holds cannot be copied."""
+    return copied(learner, "learner", "dpcvx fits a copy of it, leaving the caller's learner unchanged", remedy)
 
 
 def as_planned(owner: Any) -> Any:

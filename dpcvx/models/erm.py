@@ -40,7 +40,7 @@ from ..advice import setting
 from ..data.blocks import RowBlocks, matrix_shape
 from ..data.notes import checks_then_notes
 from ..data.rows import Matrix, RowMap, mapped_width
-from ..exceptions import InputError, UnsupportedWeightsError, float_errors_ignored
+from ..exceptions import BudgetLimitError, DPCVXError, InputError, UnsupportedWeightsError, float_errors_ignored
 from ..limits import DEFAULT_SPLIT
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -647,7 +647,11 @@ class PrivateERM(ConstructorParameters):
         kind = Mechanism.of(mechanism)
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if kind is Mechanism.OBJECTIVE and delta > 0:
-            check_gaussian_objective_epsilon(epsilon)
+            try:
+                check_gaussian_objective_epsilon(epsilon)
+            except BudgetLimitError:
+                self._refuse_at_every_epsilon(kind, delta)  # its advice, epsilon <= 700, would be refused too
+                raise
         if check_flag("float_safe", self.float_safe):
             check_float_safe_form(kind is Mechanism.OBJECTIVE, delta)
         relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public, self.allow_large_delta)
@@ -655,6 +659,23 @@ class PrivateERM(ConstructorParameters):
             raise InputError(f"split={split!r} sets the budget split of objective perturbation; output perturbation "
                              "takes none (it would change nothing): leave it out, or fit with mechanism='objective'")
         return kind, epsilon, delta, relation, n_public, DEFAULT_SPLIT if split is None else split
+
+    def _refuse_at_every_epsilon(self, mechanism: Mechanism, delta: float) -> None:
+        """Raise the mechanism's verdict (:class:`~dpcvx.exceptions.AssumptionError`, naming each failing condition
+        and its fix) when the loss's own conditions refuse ``mechanism`` at ``delta`` whatever the epsilon, as the
+        plan's verdict would refuse it at any width: a refusal of the epsilon's range advised "choose epsilon <=
+        700", which was then refused for the loss (DPHuberRegressor, objective perturbation, delta > 0: the Huber
+        loss is only piecewise C^2; analyst probe P5, session 68, finding 7). A public check made on the refusal's
+        path only; nothing when the verification fails here (the plan says why) or when a failure is the
+        regularizer's or the constraint set's (checked at the data's width by the plan)."""
+        try:
+            problem = self._verified(1)
+        except DPCVXError:
+            return
+        failures = problem.certificate.failures(mechanism, delta)
+        own = {item.name for item in problem.loss.conditions}
+        if failures and all(item.name in own for item in failures):
+            problem.require(mechanism, delta)
 
     def _make_plan(self, width: int, rows: RowMap, classes: tuple[Any, Any] | None, label_bound: float | None,
                    mechanism: Mechanism, epsilon: float, delta: float, split: str, relation: Neighbours,

@@ -57,6 +57,7 @@ from ..privacy.linear_calibration import calibrate_linear, check_reachable
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.constants import Constants
+from ..release.draw_texts import NOT_CLIPPED, ROWS_CLIPPED
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.regression_model import PrivateRegressionModel
 from ..release.usefulness import one_class_findings, warn_if_constant
@@ -499,7 +500,7 @@ class FitPlan:
             verification=problem.certificate,
             data_norm=rows.norm_bound, effective_norm_bound=rows.effective_norm_bound,
             fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
-            clipping="clipped to R" if self.clip else "refused",
+            clipping=ROWS_CLIPPED if self.clip else NOT_CLIPPED,
             library_version=__version__,
             constants=bound.calibrated.constants,
             label_bound=self.label_bound,

@@ -73,6 +73,7 @@ from ..privacy.gradient_descent import (
 )
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
+from ..release.draw_texts import BOUNDS_CLIPPED, NOT_CLIPPED
 from ..release.model import named
 from ..release.regression_model import (
     LinearRegressionModel,
@@ -781,7 +782,7 @@ class AdaSSPPlan:
             effective_norm_bound=rows.effective_norm_bound,
             label_bound=check_bound("label_bound", self.learner.label_bound),
             fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
-            clipping="clipped to the bounds" if self.learner.clip else "refused",
+            clipping=BOUNDS_CLIPPED if self.learner.clip else NOT_CLIPPED,
             neighbours=RELATIONS[calibration.neighbours], library_version=__version__, column_statistics=record)
 
 

@@ -36,7 +36,6 @@ the accountant is charged that total once, before any noise is drawn.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import warnings
 from collections.abc import Iterator, Sequence
@@ -91,7 +90,7 @@ from .column_statistics import (
     statistics_plan,
     statistics_record,
 )
-from .contract import as_planned, refuse_fit_arguments
+from .contract import as_planned, learner_copy, refuse_fit_arguments
 from .erm import PrivateERM
 from .failure import after_charge, composite
 from .fit_plan import FitPlan, plan_conditional
@@ -157,7 +156,7 @@ class PrivateMulticlassERM:
                                   "the binary learner's as binary__<name>; epsilon, delta and random_state go to fit")
         binary = own.get("binary", self.binary)
         if nested:
-            binary = copy.deepcopy(binary).set_params(**nested)  # the caller's learner unchanged
+            binary = learner_copy(binary, "; nothing was set").set_params(**nested)  # the caller's learner unchanged
         checked = PrivateMulticlassERM(binary, own.get("classes", self.classes))  # refused: this one unchanged
         self.binary, self.classes = checked.binary, checked.classes
         return self
@@ -300,7 +299,7 @@ class PrivateMulticlassERM:
         _, _, eps_c, delta_c, _ = self._split(epsilon, mechanism, delta, n_public)
         binary = self.binary
         if draws_statistics(binary):  # drawn once before the k fits, whose learner draws none of its own
-            binary = copy.deepcopy(binary)
+            binary = learner_copy(binary, "; check_options changes nothing of it and charges nothing")
             binary.set_params(column_statistics=False)
         with self._class_part(epsilon, mechanism, delta, n_public):
             binary.check_options(eps_c, mechanism, delta=delta_c, split=split, random_state=random_state,

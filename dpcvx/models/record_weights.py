@@ -28,6 +28,7 @@ import numpy as np
 from ..advice import setting
 from ..data.notes import warn_clipped
 from ..exceptions import InputError, UnsupportedWeightsError
+from ..release.draw_texts import WEIGHTS_THEOREM
 from ..release.model import CertifiedWeights, ReleaseCertificate
 from ..release.weight_rules import balanced_weights, mean_record_weight, weight_bound
 from ..validation import LABEL_CHUNK, SignBits, check_bound, check_finite, fraction, non_negative, real_values
@@ -36,8 +37,6 @@ __all__ = ["RecordWeights", "WEIGHTS_THEOREM", "check_class_prior", "effective_v
            "mean_weight",
            "plan_weights", "record_weights", "require_weight_bound"]
 
-WEIGHTS_THEOREM = ("the weighted loss s_i l(y_i w^T x_i), 0 <= s_i <= w_max public, divided by the public n: "
-                   "L and c multiplied by w_max in every calibration (docs/theory.md, section 21)")
 
 
 @dataclass(frozen=True)

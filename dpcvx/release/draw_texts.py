@@ -7,8 +7,9 @@ it)."""
 from __future__ import annotations
 
 __all__ = ["COUNT_COMPOSITION", "COUNT_THEOREM", "FORMER_QUANTILE_COMPOSITIONS", "FORMER_RANGES_THEOREMS",
-           "LABEL_BOUND_THEOREM", "LABEL_THEOREM", "OFFSET_COMPOSITION", "RANGES_THEOREM", "STATISTICS_COMPOSITION",
-           "STATISTICS_THEOREM"]
+           "LABEL_BOUND_THEOREM", "LABEL_THEOREM", "OFFSET_COMPOSITION", "OFFSET_THEOREM", "RANGES_THEOREM",
+           "STATISTICS_COMPOSITION", "STATISTICS_THEOREM", "WEIGHTS_THEOREM", "ROWS_CLIPPED",
+           "BOUNDS_CLIPPED", "NOT_CLIPPED"]
 
 STATISTICS_THEOREM = ("the per-column sums and sums of squares of the rows clipped onto ||x|| <= R, each record's "
                       "contribution rounded to the lattice R 2^-B (squares: R^2 2^-B) and capped in L1 norm, plus "
@@ -56,3 +57,18 @@ FORMER_RANGES_THEOREMS = (
 FORMER_QUANTILE_COMPOSITIONS = (
     "sequential composition of the eps_q-DP quantile and the fit at the drawn bound, which is (eps_fit, delta)-DP at "
     "every grid point: (eps_q + eps_fit, delta)-DP (docs/theory.md, section 'Private norm bounds')",)
+
+#: the record weights' theorem (models.record_weights), and the unit weights' of a count that sets the intercept
+#: offset (models.class_count): ``certificate.weights.theorem``, compared on load by its source (an edited one loaded)
+WEIGHTS_THEOREM = ("the weighted loss s_i l(y_i w^T x_i), 0 <= s_i <= w_max public, divided by the public n: "
+                   "L and c multiplied by w_max in every calibration (docs/theory.md, section 21)")
+OFFSET_THEOREM = ("no record weights (w_max = 1); the released count sets the intercept offset: the ridge centred at "
+                  "b0 = log(count / (n - count)) (divided by the intercept scaling), fixed before the fit, leaves L, "
+                  "c and m and every calibration unchanged (docs/theory.md, section 21, 'The intercept offset')")
+
+#: ``certificate.clipping``: what a fit did with a row beyond its bound, compared on load (an edited one loaded): the
+#: linear fits clip rows onto R (models.fit_plan), AdaSSP clips rows and labels onto their bounds
+#: (models.linear_regression); with clip=False a row beyond is refused
+ROWS_CLIPPED = "clipped to R"
+BOUNDS_CLIPPED = "clipped to the bounds"
+NOT_CLIPPED = "refused"

@@ -84,6 +84,7 @@ DRAW_TEXTS = [  # (kind, the record, its text field): each a fixed text its writ
     ("private norm", ("private_bound",), "theorem"),
     ("private norm", ("private_bound",), "composition"),
     ("private label bound", ("private_label_bound",), "theorem"),
+    ("label range", ("column_statistics",), "label_theorem"),
 ]
 KINDS["ranges"] = dict(column_statistics="ranges")
 
@@ -97,11 +98,23 @@ def _label_bound_release(tmp_path) -> dict:
     return json.loads(dpcvx.save(model, tmp_path / "m.json").read_text())
 
 
+def _label_range_release(tmp_path) -> dict:
+    """A DPHuberRegressor release with the columns' and the label's private ranges (its label_theorem)."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-0.5, 0.5, (3000, 3))
+    y = X @ np.array([1.0, -0.5, 0.25]) + 0.05 * rng.uniform(-1, 1, 3000)
+    model = dpcvx.DPHuberRegressor(column_statistics="ranges", epsilon=2.0, random_state=1).fit(X, y).model_
+    saved = json.loads(dpcvx.save(model, tmp_path / "m.json").read_text())
+    assert "label_theorem" in saved["certificate"]["column_statistics"]
+    return saved
+
+
 @pytest.mark.parametrize("kind, record, field", DRAW_TEXTS)
 def test_an_edited_text_of_a_draw_is_refused(rows, tmp_path, kind, record, field):
     """The theorem and the composition a draw's record states are its writer's fixed texts (release.draw_texts,
     privacy.quantile); an edit with the digest recomputed loaded, and the report showed it beside the constants."""
-    saved = _label_bound_release(tmp_path) if kind == "private label bound" else _saved(rows, tmp_path, KINDS[kind])
+    saved = (_label_bound_release(tmp_path) if kind == "private label bound" else _label_range_release(tmp_path)
+             if kind == "label range" else _saved(rows, tmp_path, KINDS[kind]))
     _load(saved, tmp_path)  # as written
     edited = json.loads(json.dumps(saved))
     item = edited["certificate"]
@@ -112,4 +125,66 @@ def test_an_edited_text_of_a_draw_is_refused(rows, tmp_path, kind, record, field
         "exponential mechanism", "identity")
     assert item[field] != written
     with pytest.raises(FileError, match=rf"{'.'.join(record)}\.{field} is not the text dpcvx records there"):
+        _load(edited, tmp_path)
+
+
+SHARE_EDITS = [  # (kind, the quoted text in the guarantee, an edit of it)
+    ("column statistics", "(eps_s = 0.1)", "(eps_s = 0.01)"),
+    ("column statistics", "(eps_fit = 0.9)", "(eps_fit = 0.99)"),
+    ("ranges", "(eps_s = 0.1)", "(eps_s = 0.5)"),
+    ("class count", "(eps_c = 0.05)", "(eps_c = 0.001)"),
+    ("class count", "(eps_fit = 0.95)", "(eps_fit = 0.5)"),
+    ("statistics and count", "(eps_c = 0.045000000000000005)", "(eps_c = 0.0045)"),
+    ("statistics and count", "(eps_s = 0.1)", "(eps_s = 0.2)"),
+    ("private norm", "(eps_q = 0.1)", "(eps_q = 0.5)"),
+]
+
+
+@pytest.mark.parametrize("kind, written, edit", SHARE_EDITS)
+def test_an_edited_share_in_the_guarantee_is_refused(rows, tmp_path, kind, written, edit):
+    """The shares quoted between the opening and the fit's theorem are the recorded ones (an edit with the digest
+    recomputed loaded: the report showed eps_c = 0.001 beside a recorded 0.05)."""
+    saved = _saved(rows, tmp_path, KINDS[kind])
+    guarantee = saved["certificate"]["guarantee"]
+    assert written in guarantee, guarantee
+    edited = json.loads(json.dumps(saved))
+    edited["certificate"]["guarantee"] = guarantee.replace(written, edit, 1)
+    with pytest.raises(FileError, match=r"certificate\.guarantee (quotes|does not quote)"):
+        _load(edited, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["class count", "statistics and count"])
+def test_an_edited_released_count_in_the_guarantee_is_refused(rows, tmp_path, kind):
+    saved = _saved(rows, tmp_path, KINDS[kind])
+    count = saved["certificate"]["weights"]["private_count"]["count"]
+    guarantee = saved["certificate"]["guarantee"]
+    assert f" released as {count} " in guarantee
+    edited = json.loads(json.dumps(saved))
+    edited["certificate"]["guarantee"] = guarantee.replace(f" released as {count} ", f" released as {count + 1} ")
+    with pytest.raises(FileError, match=r"states the count released as"):
+        _load(edited, tmp_path)
+
+
+def test_an_edited_drawn_bound_in_the_guarantee_is_refused(rows, tmp_path):
+    saved = _saved(rows, tmp_path, KINDS["private norm"])
+    bound = saved["certificate"]["private_bound"]["bound"]
+    guarantee = saved["certificate"]["guarantee"]
+    assert f"R = {bound:g} (eps_q" in guarantee
+    edited = json.loads(json.dumps(saved))
+    edited["certificate"]["guarantee"] = guarantee.replace(f"R = {bound:g} (eps_q", f"R = {bound / 2:g} (eps_q")
+    with pytest.raises(FileError, match=r"states the drawn R"):
+        _load(edited, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["label range", "private label bound"])
+def test_a_regression_guarantee_with_draws_loads_and_its_share_edit_is_refused(tmp_path, kind):
+    saved = _label_range_release(tmp_path) if kind == "label range" else _label_bound_release(tmp_path)
+    _load(saved, tmp_path)
+    guarantee = saved["certificate"]["guarantee"]
+    share = "eps_l = " if kind == "label range" else "eps_q = "
+    start = guarantee.index(share) + len(share)
+    end = guarantee.index(")", start)
+    edited = json.loads(json.dumps(saved))
+    edited["certificate"]["guarantee"] = guarantee[:start] + "0.000123" + guarantee[end:]
+    with pytest.raises(FileError, match=r"certificate\.guarantee quotes"):
         _load(edited, tmp_path)

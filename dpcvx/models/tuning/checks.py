@@ -8,7 +8,6 @@ function that reads held-out rows, and its count is never released without noise
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import inspect
 import itertools
@@ -48,7 +47,15 @@ from ...validation import (
     refuse_non_finite,
     refuse_unknown_parameters,
 )
-from ..contract import Plan, binding_error, check_tunable, held_values, predicts_per_row, refuse_held_accountant
+from ..contract import (
+    Plan,
+    binding_error,
+    check_tunable,
+    held_values,
+    learner_copy,
+    predicts_per_row,
+    refuse_held_accountant,
+)
 from ..erm import PrivateERM
 from ..failure import composite, least_rows, rehearse
 from ..fit_plan import FitPlan
@@ -380,7 +387,7 @@ def adapt(learner: Any) -> Any:
 def configure(learner: Any, params: dict) -> Any:
     """A fresh learner with ``params``: a copy of an estimator with set_params, or factory(**params)."""
     if not isinstance(learner, type) and hasattr(learner, "fit") and hasattr(learner, "set_params"):
-        candidate = copy.deepcopy(learner)
+        candidate = learner_copy(learner)
         candidate.set_params(**params)
     elif callable(learner):
         try:
@@ -545,7 +552,7 @@ def _rehearsal(setup: Setup, candidate: Any, plan: Plan | None, epsilon: float,
         if plan is not None:
             model = plan.fit(X, y, random_state=rng)
         else:
-            model = copy.deepcopy(candidate).fit(X, y, epsilon=epsilon, random_state=rng, **setup.keywords)
+            model = learner_copy(candidate, "").fit(X, y, epsilon=epsilon, random_state=rng, **setup.keywords)
         if claim is not None:
             check_run_curve(model, claim)
         return model

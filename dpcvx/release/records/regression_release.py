@@ -38,6 +38,7 @@ from ...privacy.gradient_descent import (
 from ...privacy.privacy_curve import check_recorded_curve
 from ...validation import _short, check_delta, check_epsilon, number_text
 from ...version import __version__
+from ..draw_texts import BOUNDS_CLIPPED
 from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import (
     ADASSP_STATEMENTS,
@@ -57,7 +58,7 @@ from .linear_release import (
     linear_from_dict,
     linear_to_dict,
 )
-from .release_certificate import read_label_shift
+from .release_certificate import read_label_shift, recorded_clipping
 from .row_map import (
     SCHEMA_RECORD,
     _check_schema_fits,
@@ -82,7 +83,8 @@ _ADASSP_FIELD_TYPES: dict[str, Callable[[str, Any], Any]] = {
     "mechanism": _text, "guarantee": _text, "epsilon": lambda what, value: check_epsilon(value, what),
     "delta": lambda what, value: check_delta(value, what), "data_norm": _positive,
     "effective_norm_bound": _positive, "label_bound": _positive, "fit_intercept": _flag,
-    "intercept_scaling": _positive, "clipping": _text, "neighbours": _text, "library_version": _text}
+    "intercept_scaling": _positive, "clipping": lambda what, value: recorded_clipping(what, value, BOUNDS_CLIPPED),
+    "neighbours": _text, "library_version": _text}
 assert set(_ADASSP_FIELD_TYPES) == _ADASSP_CERTIFICATE_FIELDS - {"calibration"}
 _STATISTICS_KEYS = {"n", "spread", "sums"}  # ADASSP_STANDARDISED's certificate.column_statistics
 _RANGES_KEYS = {"n", "level", "label_bound", "ranges"}  # ADASSP_RANGED's certificate.column_statistics

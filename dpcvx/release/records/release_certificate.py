@@ -38,7 +38,7 @@ from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import COMPOSITION as QUANTILE_COMPOSITION
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, power_of_two_grid
 from ...privacy.quantile import THEOREM as QUANTILE_THEOREM
-from ...validation import LAM_MAX, LAM_MIN, _short, check_epsilon, positive
+from ...validation import LAM_MAX, LAM_MIN, _short, check_epsilon, number_text, positive
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.condition import METHODS
 from ...verification.constraints import ConstraintSet
@@ -55,10 +55,14 @@ from ..draw_texts import (
     FORMER_RANGES_THEOREMS,
     LABEL_BOUND_THEOREM,
     LABEL_THEOREM,
+    NOT_CLIPPED,
     OFFSET_COMPOSITION,
+    OFFSET_THEOREM,
     RANGES_THEOREM,
+    ROWS_CLIPPED,
     STATISTICS_COMPOSITION,
     STATISTICS_THEOREM,
+    WEIGHTS_THEOREM,
 )
 from ..model import (
     OFFSET_SOURCE,
@@ -473,6 +477,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "the file has been edited")
     if drawn:  # it opens with the recorded total and delta, as the writer's one text (drawn_opening) states them
         _check_opening(guarantee, total, delta)
+        _check_shares(guarantee[:len(guarantee) - len(fitted)], epsilon, statistics,
+                      None if weights is None else weights.private_count, records)
     data_norm = _positive("certificate.data_norm", item["data_norm"])
     fit_intercept = _flag("certificate.fit_intercept", item["fit_intercept"])
     intercept_scaling = _positive("certificate.intercept_scaling", item["intercept_scaling"])
@@ -488,7 +494,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         effective_norm_bound=effective,
         fit_intercept=fit_intercept,
         intercept_scaling=intercept_scaling,
-        clipping=_text("certificate.clipping", item["clipping"]),
+        clipping=recorded_clipping("certificate.clipping", item["clipping"], ROWS_CLIPPED),
         library_version=_text("certificate.library_version", item["library_version"]),
         constants=constants,
         # the record of the loss's probabilities is the file's, checked above and written again from the loss by
@@ -683,6 +689,58 @@ def _check_opening(guarantee: str, total: float, delta: float) -> None:
                          "...); the file has been edited")
 
 
+_SHARE = re.compile(r"\((eps_[a-z]+) = ([^)]*)\)")
+_COUNT = re.compile(r" released as (\S+) \(eps_c = ")
+_BOUND = re.compile(r"\b([RB]) = (\S+) \(eps_q = ")
+
+
+def _check_shares(drawn_part: str, epsilon: float, statistics: dict | None, count: dict | None,
+                  bounds: dict[str, dict | None]) -> None:
+    """Refuse a guarantee whose part between its opening and the fit's theorem (``drawn_part``) quotes a share, a
+    released count or a drawn bound other than the file's records: each draw's eps_s, eps_l, eps_c and eps_q, the
+    count "released as", a drawn R or B, and the fit's eps_fit (the last: the certificate's epsilon) are the
+    recorded values as a writer printed them (``number_text``, or ``:g`` as a private bound and files before
+    session 68 printed them); each share quoted as often as its draw is recorded. An edit with the digest
+    recomputed (eps_c = 0.045 turned into 0.001, "released as 1554" into 15) loaded, and the report showed it
+    beside the recorded values. The outer eps_fit of column statistics drawn before a class count (the count's
+    share and the fit's together) is the plan's split, not recorded apart: it is not compared."""
+    def texts(value: Any) -> set[str]:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return {str(value)}
+        return {number_text(float(value)), f"{value:g}", str(value)}
+
+    expected: dict[str, list[Any]] = {
+        "eps_s": [] if statistics is None else [statistics["epsilon"]],
+        "eps_l": [] if statistics is None or not statistics.get("label_epsilon") else [statistics["label_epsilon"]],
+        "eps_c": [] if count is None else [count["epsilon"]],
+        "eps_q": [record["epsilon"] for record in bounds.values() if record is not None]}
+    quoted: dict[str, list[str]] = {}
+    for name, text in _SHARE.findall(drawn_part):
+        quoted.setdefault(name, []).append(text)
+    fits = quoted.pop("eps_fit", [])
+    if not fits or fits[-1] not in texts(epsilon):
+        raise InputError(f"certificate.guarantee does not quote the fit's eps_fit = {number_text(epsilon)} (the "
+                         "recorded epsilon) before its theorem; the file has been edited")
+    for name in set(quoted) | set(expected):
+        said, recorded = quoted.get(name, []), expected.get(name)
+        if recorded is None or len(said) != len(recorded) or any(
+                not any(text in texts(value) for value in recorded) for text in said):
+            raise InputError(f"certificate.guarantee quotes {name} = {', '.join(said) or 'nothing'} where the file "
+                             f"records {', '.join(number_text(value) for value in recorded or []) or 'no such draw'}; "
+                             "the file has been edited")
+    released = _COUNT.findall(drawn_part)
+    if released != ([] if count is None else [str(count["count"])]):
+        raise InputError(f"certificate.guarantee states the count released as {', '.join(released) or 'nothing'} "
+                         f"where certificate.weights.private_count records "
+                         f"{'none' if count is None else count['count']}; the file has been edited")
+    stated = {"R": bounds.get("private_bound"), "B": bounds.get("private_label_bound")}
+    for name, text in _BOUND.findall(drawn_part):
+        record = stated.get(name)
+        if record is None or text not in texts(record["bound"]):
+            raise InputError(f"certificate.guarantee states the drawn {name} = {text}, which is not the recorded "
+                             "bound; the file has been edited")
+
+
 def _replace_one_texts(what: str, item: dict, proof: str, theorem: tuple[str, ...],
                        composition: tuple[str, ...]) -> None:
     """A recorded private draw states replace-one neighbours (``proof``'s relation), and a ``theorem`` and a
@@ -701,6 +759,14 @@ def _same_text(what: str, value: Any, written: tuple[str, ...]) -> None:
     if _text(what, value) not in written:
         raise InputError(f"{what} is not the text dpcvx records there ({_short(written[0])}); the file has been "
                          "edited")
+
+
+def recorded_clipping(what: str, value: Any, clipped: str) -> str:
+    """A recorded ``clipping``: the writer's ``clipped`` text (its rows clipped onto their bound) or
+    :data:`~dpcvx.release.draw_texts.NOT_CLIPPED` (refused), which the report prints beside the constants; any other
+    text is refused (an edited one loaded)."""
+    _same_text(what, value, (clipped, NOT_CLIPPED))
+    return str(value)
 
 
 _WEIGHT_KEYS = {"source", "bound", "sample_weight_bound", "class_weights", "mean_weight", "theorem", "private_count"}
@@ -726,7 +792,9 @@ def _weights(data: Any) -> CertifiedWeights | None:
                                                                              pair[1]) <= bound for pair in pairs)):
         raise InputError("certificate.weights.class_weights must be two [class, weight] pairs with weights in "
                          "[0, bound]; the file has been edited")
-    _text("certificate.weights.theorem", item["theorem"])
+    # the writer's one text for its source (release.draw_texts): an edited theorem loaded and the report showed it
+    _same_text("certificate.weights.theorem", item["theorem"],
+               (OFFSET_THEOREM if item["source"] == OFFSET_SOURCE else WEIGHTS_THEOREM,))
     if item["mean_weight"] is not None and not 0 < _number("certificate.weights.mean_weight", item["mean_weight"]) <= 1:
         raise InputError("certificate.weights.mean_weight must lie in (0, 1]; the file has been edited")
     count = data.get("private_count")
