@@ -9,11 +9,11 @@ import json
 
 import numpy as np
 import pytest
+from edited_files import load_edited
 
 import dpcvx
 from dpcvx.exceptions import FileError
 from dpcvx.release.model import drawn_opening
-from dpcvx.release.records.header import file_digest
 
 
 @pytest.fixture(scope="module")
@@ -36,25 +36,17 @@ def _saved(rows, tmp_path, options) -> dict:
     return json.loads(dpcvx.save(model, tmp_path / "m.json").read_text())
 
 
-def _load(data: dict, tmp_path):
-    data = {key: value for key, value in data.items() if key != "sha256"}
-    data["sha256"] = file_digest(data)
-    path = tmp_path / "edited.json"
-    path.write_text(json.dumps(data))
-    return dpcvx.load(path)
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_written_opening_loads_and_another_is_refused(rows, tmp_path, kind):
     saved = _saved(rows, tmp_path, KINDS[kind])
     certificate = saved["certificate"]
     guarantee = certificate["guarantee"]
     assert guarantee.startswith(drawn_opening(1.0, certificate["delta"]))
-    assert _load(saved, tmp_path).certificate.guarantee == guarantee  # as written
+    assert load_edited(saved, tmp_path).certificate.guarantee == guarantee  # as written
     for stated in ("(0.5, 0)", "(1, 1e-06)", "(1.0000000000000002, 0)"):
         edited = {**saved, "certificate": {**certificate, "guarantee": stated + guarantee[len("(1, 0)"):]}}
         with pytest.raises(FileError, match=r"certificate\.guarantee does not open with the recorded total"):
-            _load(edited, tmp_path)
+            load_edited(edited, tmp_path)
 
 
 def test_a_former_g_opening_still_loads(rows, tmp_path):
@@ -115,7 +107,7 @@ def test_an_edited_text_of_a_draw_is_refused(rows, tmp_path, kind, record, field
     privacy.quantile); an edit with the digest recomputed loaded, and the report showed it beside the constants."""
     saved = (_label_bound_release(tmp_path) if kind == "private label bound" else _label_range_release(tmp_path)
              if kind == "label range" else _saved(rows, tmp_path, KINDS[kind]))
-    _load(saved, tmp_path)  # as written
+    load_edited(saved, tmp_path)  # as written
     edited = json.loads(json.dumps(saved))
     item = edited["certificate"]
     for key in record:
@@ -125,7 +117,7 @@ def test_an_edited_text_of_a_draw_is_refused(rows, tmp_path, kind, record, field
         "exponential mechanism", "identity")
     assert item[field] != written
     with pytest.raises(FileError, match=rf"{'.'.join(record)}\.{field} is not the text dpcvx records there"):
-        _load(edited, tmp_path)
+        load_edited(edited, tmp_path)
 
 
 SHARE_EDITS = [  # (kind, the quoted text in the guarantee, an edit of it)
@@ -150,7 +142,7 @@ def test_an_edited_share_in_the_guarantee_is_refused(rows, tmp_path, kind, writt
     edited = json.loads(json.dumps(saved))
     edited["certificate"]["guarantee"] = guarantee.replace(written, edit, 1)
     with pytest.raises(FileError, match=r"certificate\.guarantee (quotes|does not quote)"):
-        _load(edited, tmp_path)
+        load_edited(edited, tmp_path)
 
 
 @pytest.mark.parametrize("kind", ["class count", "statistics and count"])
@@ -162,7 +154,7 @@ def test_an_edited_released_count_in_the_guarantee_is_refused(rows, tmp_path, ki
     edited = json.loads(json.dumps(saved))
     edited["certificate"]["guarantee"] = guarantee.replace(f" released as {count} ", f" released as {count + 1} ")
     with pytest.raises(FileError, match=r"states the count released as"):
-        _load(edited, tmp_path)
+        load_edited(edited, tmp_path)
 
 
 def test_an_edited_drawn_bound_in_the_guarantee_is_refused(rows, tmp_path):
@@ -173,13 +165,13 @@ def test_an_edited_drawn_bound_in_the_guarantee_is_refused(rows, tmp_path):
     edited = json.loads(json.dumps(saved))
     edited["certificate"]["guarantee"] = guarantee.replace(f"R = {bound:g} (eps_q", f"R = {bound / 2:g} (eps_q")
     with pytest.raises(FileError, match=r"states the drawn R"):
-        _load(edited, tmp_path)
+        load_edited(edited, tmp_path)
 
 
 @pytest.mark.parametrize("kind", ["label range", "private label bound"])
 def test_a_regression_guarantee_with_draws_loads_and_its_share_edit_is_refused(tmp_path, kind):
     saved = _label_range_release(tmp_path) if kind == "label range" else _label_bound_release(tmp_path)
-    _load(saved, tmp_path)
+    load_edited(saved, tmp_path)
     guarantee = saved["certificate"]["guarantee"]
     share = "eps_l = " if kind == "label range" else "eps_q = "
     start = guarantee.index(share) + len(share)
@@ -187,4 +179,4 @@ def test_a_regression_guarantee_with_draws_loads_and_its_share_edit_is_refused(t
     edited = json.loads(json.dumps(saved))
     edited["certificate"]["guarantee"] = guarantee[:start] + "0.000123" + guarantee[end:]
     with pytest.raises(FileError, match=r"certificate\.guarantee quotes"):
-        _load(edited, tmp_path)
+        load_edited(edited, tmp_path)

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from edited_files import load_edited
 
 import dpcvx
 from dpcvx.exceptions import FileError
@@ -21,7 +22,6 @@ from dpcvx.release.draw_texts import (
     ROWS_CLIPPED,
     WEIGHTS_THEOREM,
 )
-from dpcvx.release.records.header import file_digest
 
 QUIET = (dpcvx.exceptions.NoiseDominatesWarning, dpcvx.exceptions.ClippingWarning,
          dpcvx.exceptions.TrainingRowsWarning)
@@ -72,21 +72,13 @@ def saved(tmp_path_factory):
     return files
 
 
-def _load(data: dict, tmp_path):
-    data = {key: value for key, value in data.items() if key != "sha256"}
-    data["sha256"] = file_digest(data)
-    path = tmp_path / "edited.json"
-    path.write_text(json.dumps(data))
-    return dpcvx.load(path)
-
-
 @pytest.mark.parametrize("name", WRITERS)
 def test_each_writer_records_its_texts_and_loads(saved, tmp_path, name):
     _, clipping, theorem = WRITERS[name]
     certificate = saved[name]["certificate"]
     assert certificate["clipping"] == clipping
     assert (certificate.get("weights") or {}).get("theorem") == theorem
-    assert _load(saved[name], tmp_path).certificate.clipping == clipping
+    assert load_edited(saved[name], tmp_path).certificate.clipping == clipping
 
 
 @pytest.mark.parametrize("name", WRITERS)
@@ -99,7 +91,7 @@ def test_an_edited_clipping_is_refused(saved, tmp_path, name):
         edited = json.loads(json.dumps(saved[name]))
         edited["certificate"]["clipping"] = text
         with pytest.raises(FileError, match=r"certificate\.clipping is not the text dpcvx records there"):
-            _load(edited, tmp_path)
+            load_edited(edited, tmp_path)
 
 
 @pytest.mark.parametrize("name", [name for name, (_, _, theorem) in WRITERS.items() if theorem is not None])
@@ -110,4 +102,4 @@ def test_an_edited_weights_theorem_is_refused(saved, tmp_path, name):
         edited = json.loads(json.dumps(saved[name]))
         edited["certificate"]["weights"]["theorem"] = text
         with pytest.raises(FileError, match=r"certificate\.weights\.theorem is not the text dpcvx records there"):
-            _load(edited, tmp_path)
+            load_edited(edited, tmp_path)
