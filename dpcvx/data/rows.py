@@ -15,10 +15,9 @@ neighbouring datasets.
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -379,26 +378,6 @@ class RowMap:
     feature_map: Any = None
     fit_intercept: bool = False
     intercept_scaling: float = 1.0
-
-    def held(self) -> RowMap:
-        """This map holding its own copy of the feature map, taken where a fit plans (before the charge, after its
-        public draw: :meth:`dimension` drew it): the release is built on it, so a change the caller makes to the map
-        object after the fit (a ``set_params(gamma=...)`` of a :class:`~dpcvx.RandomFourierFeatures` forgets its
-        draw) does not change the release's predictions (a release held the caller's object: an attacker probe,
-        sixty-eighth session). A map that cannot be copied is refused by name (InputError) before anything is
-        charged; a copy taken when the release was built, after the charge, failed there. The copy is of the map
-        object (``copy.deepcopy``): state its ``transform`` reads from outside it (a module's global array) is the
-        caller's, and a change to it reaches the release."""
-        if self.feature_map is None:
-            return self
-        try:
-            held = copy.deepcopy(self.feature_map)
-        except (TypeError, copy.Error) as error:  # a map holding a lock, an open file or a socket
-            raise InputError(
-                f"feature_map={type(self.feature_map).__name__}(...) cannot be copied ({error}): a release holds a "
-                "copy of its feature map as planned, so that nothing changed after the fit reaches its predictions. "
-                "Give the map a __deepcopy__ (or hold the lock or file outside it); nothing was charged") from error
-        return replace(self, feature_map=held)
 
     @property
     def effective_norm_bound(self) -> float:

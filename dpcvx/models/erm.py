@@ -28,6 +28,7 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -81,7 +82,7 @@ from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, def
 from . import class_count, column_statistics, erm_inputs, private_norm
 from .class_count import CLASS_COUNT_SHARE
 from .column_statistics import COLUMN_STATISTICS_SHARE
-from .contract import ConstructorParameters, as_planned
+from .contract import ConstructorParameters, as_planned, copied
 from .fit_plan import FitPlan
 from .private_norm import NORM_SHARE
 from .record_weights import RecordWeights, plan_weights
@@ -687,7 +688,7 @@ class PrivateERM(ConstructorParameters):
             problem = problem.weighted(weight_plan.bound)
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         solver = self._solver()
-        rows = rows.held()  # the release's own copy of the feature map, drawn, before the charge (RowMap.held)
+        rows = self._held_map(rows)
         return FitPlan(
             learner=self, owner=self._shown_name(), loss_label=losses.loss_label(self.loss), mechanism=mechanism,
             epsilon=epsilon, delta=delta, split=split, relation=relation, n_public=n_public, rows=rows,
@@ -698,6 +699,22 @@ class PrivateERM(ConstructorParameters):
             lam=None if self._auto_lam else self._numeric_lam(None),
             comparator_norm=self.comparator_norm, weight_plan=weight_plan,
             start=erm_inputs.warm_start_weights(warm_start, rows, width))
+
+    @staticmethod
+    def _held_map(rows: RowMap) -> RowMap:
+        """``rows`` holding its own copy of the feature map, taken where the fit plans (before the charge, after the
+        map's public draw: :meth:`RowMap.dimension` drew it); the release is built on it, so a change the caller
+        makes to the map object after the fit (a ``set_params(gamma=...)`` of a
+        :class:`~dpcvx.RandomFourierFeatures` forgets its draw) does not change the release's predictions (a release
+        held the caller's object: an attacker probe, sixty-eighth session). A map that cannot be copied is refused by
+        name before anything is charged (:func:`~dpcvx.models.contract.copied`; a copy taken when the release was
+        built, after the charge, failed there). The copy is of the map object: state its ``transform`` reads from
+        outside it (a module's global array) is the caller's, and a change to it reaches the release."""
+        if rows.feature_map is None:
+            return rows
+        return dataclasses.replace(rows, feature_map=copied(
+            rows.feature_map, "feature_map", "a release holds a copy of its feature map as planned, so that nothing "
+            "changed after the fit reaches its predictions", "; nothing was charged"))
 
     def _public_plan(self, n: int, d: int, epsilon: float, mechanism: str, delta: float, neighbours: str,
                      split: str | None) -> tuple[FitPlan, int]:

@@ -1,4 +1,4 @@
-"""A release holds its own copy of its feature map (RowMap.held): a change the caller makes to the map object
+"""A release holds its own copy of its feature map (PrivateERM._held_map): a change the caller makes to the map object
 after the fit (a RandomFourierFeatures' set_params, which forgets its draw) does not change the release's
 predictions, on every path that releases a linear model of mapped rows (PrivateERM's fit and plan, its
 regression, the one-vs-rest learner). On the parent the fit path's release shared the caller's object."""
