@@ -31,14 +31,13 @@ from numpy.typing import ArrayLike
 from ..data.blocks import by_row_blocks, is_dask, public_shape
 from ..data.kernels import Kernel, as_rows, expansion_rows, kernel_expansion
 from ..exceptions import InputError
-from ..privacy.accountant import PrivacyCost
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, candidate_curve
 from ..solvers.kernel import as_labels
 from ..validation import delta_value, epsilon_value, instance_of, integer, real_values, width_refusal
-from .model import Release, check_certificate, check_feature_names, weighted_share
+from .model import Release, WholeCost, check_certificate, check_feature_names, weighted_share
 
 #: What PINP is, in the words of every entry that refuses it as one release (dpcvx.save, as_opendp_measurement): its
 #: release is :meth:`PINP.release() <dpcvx.models.pinp.PINP.release>`, the transcript so far
@@ -155,7 +154,7 @@ def _copied_whole(X: object) -> bool:
 
 
 @dataclass(frozen=True)
-class KernelReleaseCertificate:
+class KernelReleaseCertificate(WholeCost):
     """What a kernel release relies on (Jain and Thakurta, ICML 2013), every field public.
 
     ``constants`` (:class:`~dpcvx.privacy.kernel_calibrate.KernelConstants`) states each constant with how
@@ -216,12 +215,6 @@ class KernelReleaseCertificate:
     def float_guarantee(self) -> FloatGuarantee:
         """The floating-point guarantee the calibration gives."""
         return self.calibration.float_guarantee
-
-    @property
-    def cost(self) -> PrivacyCost:
-        """What the release cost in total (the :class:`~dpcvx.release.model.Certificate` property):
-        (``epsilon``, ``delta``): nothing is drawn before the fit."""
-        return PrivacyCost(self.epsilon, self.delta)
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

@@ -67,7 +67,7 @@ from .usefulness import one_class_findings
 if TYPE_CHECKING:  # pragma: no cover - the report module is imported where a report is asked for
     from .report import ReleaseReport
 
-__all__ = ["Release", "check_feature_names", "named", "linear_scores", "LinearModel", "PrivateModel",
+__all__ = ["WholeCost", "Release", "check_feature_names", "named", "linear_scores", "LinearModel", "PrivateModel",
            "ReleaseCertificate", "CertifiedWeights", "check_certificate",
            "OFFSET_SOURCE", "drawn_records", "drawn_part", "drawn_parts",
            "drawn_epsilons", "composed_epsilon", "composed_line", "statistics_text",
@@ -650,6 +650,22 @@ class Certificate(Protocol):
         ...
 
     def to_dict(self) -> dict[str, Any]: ...
+
+
+class WholeCost:
+    """The :attr:`Certificate.cost` of a certificate whose ``epsilon`` and ``delta`` are already its release's whole
+    cost: the kernel learners', a sufficient-statistics regression's (its column statistics' share inside its
+    epsilon), one-vs-rest's (the k fits and the statistics drawn before them together) and a tuning procedure's (the
+    selection's). A linear release's certificate, whose ``epsilon`` is the fit's part when it drew first, states its
+    own (:attr:`ReleaseCertificate.cost`)."""
+
+    epsilon: float
+    delta: float
+
+    @property
+    def cost(self) -> PrivacyCost:
+        """What the release cost in total, (``epsilon``, ``delta``)."""
+        return PrivacyCost(self.epsilon, self.delta)
 
 
 class Release(HoldsNoInput, ABC):

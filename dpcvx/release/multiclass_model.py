@@ -22,7 +22,6 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
-from ..privacy.accountant import PrivacyCost
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import CurvePart, PrivacyCurve, candidate_curve, drawn_curve_parts
 from ..validation import (
@@ -37,6 +36,7 @@ from ..validation import (
 from .model import (
     Release,
     ReleaseCertificate,
+    WholeCost,
     block_share,
     check_certificate,
     check_feature_names,
@@ -61,7 +61,7 @@ def class_parts(classes: Sequence[Any], curves: Sequence[PrivacyCurve]) -> tuple
 
 
 @dataclass(frozen=True)
-class MulticlassCertificate:
+class MulticlassCertificate(WholeCost):
     """One total (epsilon, delta) for k one-vs-rest releases, with the split and each class's certificate.
 
     ``column_statistics``: the record of private column statistics drawn once before the k fits
@@ -114,12 +114,6 @@ class MulticlassCertificate:
                 f"{self.classes[0]!r}: {first}")
         return (f"({self.epsilon:g}, {self.delta:g})-differential privacy for the whole model of "
                 f"{len(self.classes)} public classes{drawn} by {self.composition}; {each}")
-
-    @property
-    def cost(self) -> PrivacyCost:
-        """What the release cost in total (the :class:`~dpcvx.release.model.Certificate` property):
-        (``epsilon``, ``delta``), the k fits and the column statistics drawn before them together."""
-        return PrivacyCost(self.epsilon, self.delta)
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

@@ -16,7 +16,6 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
-from ..privacy.accountant import PrivacyCost
 from ..privacy.adassp import (
     ADASSP,
     ADASSP_RANGED,
@@ -46,6 +45,7 @@ from ..validation import (
 )
 from .model import (
     Release,
+    WholeCost,
     check_certificate,
     check_feature_names,
     conditional_mark,
@@ -164,7 +164,7 @@ def sufficient_statistics_statement(calibration: AdaSSPCalibration | GradientCal
 
 
 @dataclass(frozen=True)
-class SufficientStatisticsCertificate:
+class SufficientStatisticsCertificate(WholeCost):
     """What an AdaSSP release (or one of noisy gradient descent on privately mapped rows, mechanism
     ``gradient-ranged``) relies on: the theorem, the public bounds, the calibration (all public)."""
 
@@ -200,13 +200,6 @@ class SufficientStatisticsCertificate:
             "neighbours": instance_of(str), "library_version": instance_of(str),
             "column_statistics": optional(instance_of(dict)), "label_shift": finite,
         })
-
-    @property
-    def cost(self) -> PrivacyCost:
-        """What the release cost in total (the :class:`~dpcvx.release.model.Certificate` property):
-        (``epsilon``, ``delta``), which covers the private column statistics or ranges when drawn (their share is
-        part of it)."""
-        return PrivacyCost(self.epsilon, self.delta)
 
     @property
     def privacy_curve(self) -> PrivacyCurve:

@@ -57,7 +57,7 @@ import numpy as np
 
 from ...data.notes import notes_dropped
 from ...exceptions import InputError, LossDeclarationError
-from ...privacy.accountant import PrivacyAccountant, PrivacyCost
+from ...privacy.accountant import PrivacyAccountant
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import coin_parts, training_chance
 from ...privacy.privacy_curve import PrivacyCurve
@@ -153,12 +153,6 @@ class SelectionCertificate(Grid):
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
     not_covered = NOT_COVERED
-
-    @property
-    def cost(self) -> PrivacyCost:
-        """What the selection cost in total, (``epsilon``, ``delta``): the release's cost (its
-        :class:`~dpcvx.release.tuning_record.TuningRecord`'s)."""
-        return PrivacyCost(self.epsilon, self.delta)
 
     @property
     def theorem(self) -> str:

@@ -19,7 +19,7 @@ from ...data.preprocessing import PublicSchema
 from ...exceptions import InputError
 from ...privacy.accountant import PrivacyCost
 from ...privacy.float_guarantee import FloatGuarantee, named_guarantee
-from ...release.model import Release
+from ...release.model import Release, WholeCost
 from ...release.serialization import model_to_dict
 from ...release.tuning_record import TuningRecord
 from ...validation import check_delta, check_epsilon, integer
@@ -66,7 +66,7 @@ SELECTION_FLOAT = ("selection's floating point: exact (split: the exponential me
                    "exact number of runs K)")
 
 
-class Grid:
+class Grid(WholeCost):
     """The grid a procedure tried, in order, and the floating-point guarantees (its certificates' shared part).
 
     Two guarantees hold, each for its own part: the selection's (``selection_float_guarantee``, exact:
@@ -148,12 +148,6 @@ class TuningCertificate(Grid):
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
     theorem = THEOREM
-
-    @property
-    def cost(self) -> PrivacyCost:
-        """What the selection cost in total, (``epsilon``, ``delta``): the release's cost (its
-        :class:`~dpcvx.release.tuning_record.TuningRecord`'s)."""
-        return PrivacyCost(self.epsilon, self.delta)
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
