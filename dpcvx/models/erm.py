@@ -651,7 +651,7 @@ class PrivateERM(ConstructorParameters):
             try:
                 check_gaussian_objective_epsilon(epsilon)
             except BudgetLimitError:
-                self._refuse_at_every_epsilon(kind, delta)  # its advice, epsilon <= 700, would be refused too
+                self._refuse_for_the_loss(kind, delta)  # its advice, epsilon <= 700, would be refused too
                 raise
         if check_flag("float_safe", self.float_safe):
             check_float_safe_form(kind is Mechanism.OBJECTIVE, delta)
@@ -661,14 +661,16 @@ class PrivateERM(ConstructorParameters):
                              "takes none (it would change nothing): leave it out, or fit with mechanism='objective'")
         return kind, epsilon, delta, relation, n_public, DEFAULT_SPLIT if split is None else split
 
-    def _refuse_at_every_epsilon(self, mechanism: Mechanism, delta: float) -> None:
+    def _refuse_for_the_loss(self, mechanism: Mechanism, delta: float) -> None:
         """Raise the mechanism's verdict (:class:`~dpcvx.exceptions.AssumptionError`, naming each failing condition
-        and its fix) when the loss's own conditions refuse ``mechanism`` at ``delta`` whatever the epsilon, as the
-        plan's verdict would refuse it at any width: a refusal of the epsilon's range advised "choose epsilon <=
-        700", which was then refused for the loss (DPHuberRegressor, objective perturbation, delta > 0: the Huber
-        loss is only piecewise C^2; analyst probe P5, session 68, finding 7). A public check made on the refusal's
-        path only; nothing when the verification fails here (the plan says why) or when a failure is the
-        regularizer's or the constraint set's (checked at the data's width by the plan)."""
+        and its fix) when the loss's own conditions refuse ``mechanism`` at ``delta`` whatever the epsilon and the
+        width, as the plan's verdict would refuse it at the data's width. Made where no data is read yet:
+        :meth:`check_options` (the estimators' entry checks and :func:`dpcvx.as_opendp_measurement` accepted
+        Huber objective perturbation at delta > 0, which every fit refuses: the Huber losses are only piecewise
+        C^2; session 69), and a refusal of the epsilon's range, whose advice "choose epsilon <= 700" would then be
+        refused for the loss (analyst probe P5, session 68, finding 7). Public; nothing when the verification fails
+        here (the plan says why) or when a failure is the regularizer's or the constraint set's (checked at the
+        data's width by the plan)."""
         try:
             problem = self._verified(1)
         except DPCVXError:
@@ -857,7 +859,8 @@ class PrivateERM(ConstructorParameters):
         # the fit's checks at its part of epsilon, as fit makes them (the draws' shares checked there)
         fit_epsilon = self.drawn_shares(check_epsilon(epsilon))[1] if self.draws_first else epsilon
         with self._fit_part(epsilon):
-            self._budget(mechanism, fit_epsilon, delta, neighbours, n_public, split)
+            kind = self._budget(mechanism, fit_epsilon, delta, neighbours, n_public, split)[0]
+        self._refuse_for_the_loss(kind, delta)
         resolve_rng(random_state)
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:
