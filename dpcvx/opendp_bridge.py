@@ -129,9 +129,11 @@ from .exceptions import (
 )
 from .models.contract import refuse_held_accountant
 from .models.failure import composite
+from .models.multiclass import PrivateMulticlassERM
 from .models.pinp import PINP
 from .privacy.accountant import release_cost
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
+from .privacy.privacy_curve import refuse_conditional
 from .release.input_record import HoldsNoInput
 from .release.kernel_model import CURATOR
 from .validation import check_delta, check_epsilon, check_flag, number_text
@@ -245,7 +247,8 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
     if weighted:
         fit_params = {**fit_params, "sample_weight": _WEIGHTS_COME}  # the checks made now: weights will come
     allow_fixed_seed = check_flag("allow_fixed_seed", allow_fixed_seed)
-    if getattr(learner, "allow_estimates", False) is True and not check_flag("allow_estimates", allow_estimates):
+    allow_estimates = check_flag("allow_estimates", allow_estimates)
+    if _estimates_allowed(learner) and not allow_estimates:
         raise InputError(f"{type(learner).__name__} has allow_estimates=True: a release may then be CONDITIONAL on "
                          "estimated constants, and an OpenDP measurement's privacy map cannot say so. Pass "
                          "allow_estimates=True to as_opendp_measurement to build it anyway, and keep the condition "
@@ -289,6 +292,9 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
             raise InputError(f"{type(learner).__name__}.fit returned a {type(returned).__name__}, which would hold "
                              "OpenDP's record of the measurement's input, the private data set: not released (a dpcvx "
                              "release or estimator holds none)")
+        # the map's last word on a condition: whatever the learner's settings said before the fit (a one-vs-rest
+        # learner's binary one, a numpy bool: _estimates_allowed), a CONDITIONAL release is not released unopted
+        refuse_conditional(certificate.privacy_curve, "an OpenDP measurement's privacy map", allow_estimates)
         spent = release_cost(model)  # what the release cost in total, as an accountant charges it
         proved = certificate.privacy_curve.neighbours
         if spent[0] > epsilon or spent[1] > delta or proved is not relation:
@@ -299,6 +305,16 @@ def as_opendp_measurement(learner: Any, epsilon: float | None = None, delta: flo
         return returned
 
     return dp.m.make_user_measurement(domain, metric, measure, release, cost)
+
+
+def _estimates_allowed(learner: Any) -> bool:
+    """Whether ``learner``'s releases may be CONDITIONAL on an estimated constant: its ``allow_estimates`` flag as
+    every learner reads it (:func:`~dpcvx.validation.check_flag`: a numpy bool too), a one-vs-rest learner's that of
+    the binary learner its k fits are copies of. An early, public answer that refuses the measurement when it is
+    made; the measurement refuses a conditional release in any case (attacker probe P6, session 69: ``np.True_`` and a
+    one-vs-rest learner passed an ``is True`` test of the learner's own attribute)."""
+    inner = learner.binary if isinstance(learner, PrivateMulticlassERM) else learner
+    return check_flag("allow_estimates", getattr(inner, "allow_estimates", False))
 
 
 #: What a refusal raised inside the measurement's fit says in place of its own text (:func:`_as_the_analyst_sees_it`)

@@ -30,6 +30,12 @@ def _data(n=300, d=3, seed=0):
     return X, np.where(X @ np.ones(d) + 0.3 * rng.normal(size=n) > 0, 1, -1)
 
 
+def _estimated_loss(z):
+    """A translated C^2 loss whose constants, with every prover call out of time (``unproved``), are estimates: a
+    smooth solve path with a budget, so a fit inside an OpenDP measurement releases it."""
+    return cp.logistic(-z) + cp.logistic(z - 41.25)
+
+
 @pytest.fixture
 def solvable(monkeypatch):
     """The opaque atom posed by CVXPY as logistic is (a conic solve); the verifier still cannot translate it."""
@@ -104,6 +110,41 @@ def test_the_bridges_ask_for_the_opt_in_again(solvable):
     with pytest.raises(InputError, match="CONDITIONAL"):
         dpcvx.as_opendp_measurement(learner, 1.0)
     assert dpcvx.as_opendp_measurement(learner, 1.0, allow_estimates=True) is not None
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(lambda loss: dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, allow_estimates=np.True_,
+                                               time_limit=4.0), id="numpy-bool"),
+    pytest.param(lambda loss: dpcvx.PrivateMulticlassERM(
+        dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, allow_estimates=True, time_limit=4.0, classes=(-1, 1)),
+        classes=(0, 1, 2)), id="one-vs-rest"),
+])
+def test_the_opendp_bridge_asks_every_learner_that_may_release_a_condition(unproved, make):
+    """A numpy True and a one-vs-rest learner's binary one passed the bridge's ``is True`` test of the learner's own
+    attribute, and the measurement released CONDITIONAL models under an unconditional map (attacker probe P6,
+    session 69). The learner's flag is read as every learner reads it, and the measurement refuses a conditional
+    release in any case."""
+    pytest.importorskip("opendp")
+    learner = make(_estimated_loss)
+    with pytest.raises(InputError, match="CONDITIONAL"):
+        dpcvx.as_opendp_measurement(learner, 1.0)
+    X, y = _data()
+    labels = y if isinstance(learner, dpcvx.PrivateERM) else np.digitize(X[:, 1], [-0.3, 0.3])
+    model = dpcvx.as_opendp_measurement(learner, 1.0, allow_estimates=True)((X, labels))
+    assert model.privacy_curve.conditional
+
+
+def test_the_opendp_measurement_refuses_a_conditional_release_it_was_not_told_of(unproved, monkeypatch):
+    """The last word is the release's own curve: a learner whose flag the early check cannot read (here: hidden)
+    still has its conditional release refused by the measurement, not released under an unconditional map."""
+    pytest.importorskip("opendp")
+    from dpcvx import opendp_bridge
+
+    learner = dpcvx.PrivateERM(loss=_estimated_loss, lam=1e-2, data_norm=1.0, allow_estimates=True, time_limit=4.0)
+    monkeypatch.setattr(opendp_bridge, "_estimates_allowed", lambda learner: False)
+    measurement = dpcvx.as_opendp_measurement(learner, 1.0)
+    with pytest.raises(pytest.importorskip("opendp.prelude").OpenDPException, match="CONDITIONAL"):
+        measurement(_data())
 
 
 def test_a_proved_curve_keeps_its_record():
