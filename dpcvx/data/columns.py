@@ -166,6 +166,12 @@ NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional
                 "pd.read_csv(path, thousands=','))")
 
 
+#: What a refusal of a missing feature value says of dropping its record (docs/datasets.md, "Missing values"): the
+#: API's refusals advised "drop or impute", which the docs forbid (an analyst probe, session 69, P2 finding 5)
+KEEP_EVERY_RECORD = ("Keep every record: dropping those that hold one would make the row count n, and with it the "
+                     "noise scale, depend on the data (docs/datasets.md, Missing values)")
+
+
 def imputed_value_fix(name: str) -> str:
     """The fix that leads a numeric column's refusal of a cell that spells a missing value
     (:func:`dpcvx.tables.spells_missing`: "NA", "N/A", "NaN", ...) while the column has no imputed value, naming the
@@ -228,7 +234,7 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
                 raise RowError(f"numeric column {name!r}: {imputed_value_fix(name)}. Row ", first,
                                " (the value is not shown: it is data) holds a text that a reader of numbers reads as "
                                "a missing value (NA, N/A, NaN, null and the like), and the column has no imputed "
-                               "value; or drop or impute those rows first")
+                               f"value. {KEEP_EVERY_RECORD}")
             raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", first,
                            f" (the value is not shown: it is data); {NOT_A_NUMBER}, or, if the column holds codes or "
                            "words, declare it categorical")
@@ -238,12 +244,14 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
         if missing is None:
             raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ",
                            int(np.flatnonzero(absent)[0]), f" {such_rows(int(absent.sum()))}; declare a public "
-                           "imputed value (NumericColumn(..., missing=lo)) or drop or impute it first")
+                           f"imputed value (NumericColumn(..., missing=lo)). {KEEP_EVERY_RECORD}")
         numbers_[absent] = missing
     bad = np.flatnonzero(~np.isfinite(numbers_))
     if bad.size:
         raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ", int(bad[0]),
-                       f" {such_rows(bad.size)}; public bounds cannot stand in for it: drop or impute it first")
+                       f" {such_rows(bad.size)}; public bounds cannot stand in for it: replace it by a rule of "
+                       "the record alone (such as reading an infinity as missing, then declaring an imputed value). "
+                       f"{KEEP_EVERY_RECORD}")
     return numbers_, absent
 
 

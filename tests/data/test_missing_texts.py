@@ -72,3 +72,17 @@ def test_bad_texts_are_refused_typed(texts, message):
 def test_texts_need_an_imputed_value():
     with pytest.raises(InputError, match="missing_texts needs a public imputed value"):
         NumericColumn("x", 0, 100, missing_texts=("NA",))
+
+
+@pytest.mark.parametrize("cells", [
+    pytest.param(["10", "NA", "120"], id="missing-spelling"),
+    pytest.param([10.0, np.nan, 120.0], id="nan"),
+    pytest.param([10.0, np.inf, 120.0], id="infinity"),
+])
+def test_a_refused_missing_value_never_advises_dropping_its_record(cells):
+    """The API's refusals of a missing feature value advised "drop or impute", which docs/datasets.md forbids: a
+    dropped record makes n, and the noise scale, depend on the data (an analyst probe, session 69, P2 finding 5)."""
+    with pytest.raises(InputError) as caught:
+        PublicSchema((NumericColumn("income", 0, 200),)).transform({"income": np.array(cells)})
+    text = str(caught.value)
+    assert "Keep every record" in text and "drop or" not in text and "drop them" not in text
