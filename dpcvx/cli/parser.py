@@ -739,9 +739,11 @@ def build_parser() -> argparse.ArgumentParser:
                                 "and checked as there, for a binary classifier: for a rare class, --class-weight "
                                 "balanced (with --class-prior private or public rates), or an intercept centred at the "
                                 "log-odds of --class-prior with --threshold prior (docs/theory.md, section 21). More "
-                                "than two --classes take --class-prior private with --threshold prior: each class's "
-                                "fit draws its own private count within epsilon / k and the model predicts the class "
-                                "of the largest score minus the log-odds of its count (docs/theory.md, section 15)."))
+                                "than two --classes may take --class-prior private with --threshold prior, an option "
+                                "and not the default: each class's fit then draws its own private count within "
+                                "epsilon / k and the model predicts the class of the largest score minus the "
+                                "log-odds of its count (docs/theory.md, section 15); where a few classes are rare and "
+                                "epsilon / k is small, it can cost accuracy."))
     classification.add_argument("--class-weight", type=_class_weight, metavar=BALANCED,
                                 help="class_weight: 'balanced' weighs each class by min_j pi_j / pi_k, the rates of "
                                      "--class-prior, else of ONE private count of the positive class bought with a "
