@@ -12,8 +12,8 @@ download), then runs the same commands an analyst would type:
     dpcvx predict model.json adult-sample.csv --out predictions.csv
 
 Run: python examples/cli_adult.py [--out DIRECTORY]
-(every file goes to DIRECTORY, by default a new temporary directory; the
-commands run there).
+(every file goes to DIRECTORY, by default a new temporary directory removed
+when the script ends; the commands run there).
 """
 
 import argparse
@@ -57,7 +57,9 @@ def write_sample(path: str, n: int = 3000, seed: int = 0) -> None:
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--out", default=None, help="directory for the CSV, schema, models and predictions")
-out_dir = parser.parse_args().out or tempfile.mkdtemp(prefix="dpcvx-cli-example-")
+# removed at exit (also when the working directory is inside it); --out keeps the files
+scratch = tempfile.TemporaryDirectory(prefix="dpcvx-cli-example-", ignore_cleanup_errors=True)
+out_dir = parser.parse_args().out or scratch.name
 os.makedirs(out_dir, exist_ok=True)
 os.chdir(out_dir)
 print(f"working in {out_dir}\n")

@@ -7,7 +7,7 @@ epsilon; cross-validation fits several times on overlapping rows, so its
 total privacy cost is the sum (see dpcvx.sklearn.classifiers).
 
 Run: python examples/sklearn_pipeline.py [--out DIRECTORY]
-(the saved model goes to DIRECTORY, by default a temporary directory).
+(the saved model goes to DIRECTORY, by default a temporary directory removed when the script ends).
 """
 
 import argparse
@@ -22,7 +22,8 @@ import dpcvx
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--out", type=Path, default=None, help="directory for the saved model")
-out_dir = parser.parse_args().out or Path(tempfile.mkdtemp(prefix="dpcvx-example-"))
+scratch = tempfile.TemporaryDirectory(prefix="dpcvx-example-")  # removed at exit; --out keeps the files
+out_dir = parser.parse_args().out or Path(scratch.name)
 
 # A small census-like table: a dict of columns, labels 0/1.
 rng = np.random.default_rng(0)
