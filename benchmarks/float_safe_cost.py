@@ -9,7 +9,7 @@ only. Reported per cell: test error and ||w_release - w~|| (w~ the non-private s
 objective), mean with a 95 % interval (mean +- 1.96 sd / sqrt(draws)), and the difference
 float-safe minus float with its 95 % interval (independent draws, normal approximation).
 
-The (epsilon, delta) objective perturbation has no float-safe form (it keeps the mitigation), so
+The (epsilon, delta) objective perturbation has no float-safe form (float_safe=True is refused there), so
 it is not a cell.
 
     python -m benchmarks.float_safe_cost --draws 50
