@@ -35,7 +35,6 @@ from .verdict import (
     NO_CONSTRAINTS,
     PIECEWISE,
     PIECEWISE_NOTE,
-    THEOREMS,
     Mechanism,
     Verdict,
     decide,
@@ -43,7 +42,7 @@ from .verdict import (
     pure_at_delta,
 )
 
-__all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED", "PROOF_METHODS", "ESTIMATE_METHODS",
+__all__ = ["Condition", "Certificate", "MECHANISMS", "PROOF_METHODS", "ESTIMATE_METHODS",
            "NO_CONSTRAINTS", "PIECEWISE_NOTE"]
 
 CONDITIONAL_NOTE = (
@@ -51,9 +50,6 @@ CONDITIONAL_NOTE = (
     "guarantee holds only if the estimate is at least the true value (allow_estimates=True)"
 )
 
-# The conditions of JMLR 2011's Theorems 1 and 2 (problems without a set or a non-smooth N, delta = 0).
-REQUIRED: dict[str, tuple[str, ...]] = {"output": THEOREMS["jmlr-output"].requires,
-                                        "objective": THEOREMS["jmlr-objective"].requires}
 
 
 

@@ -21,8 +21,9 @@ from cvxpy.atoms.elementwise.logistic import logistic as cvxpy_logistic
 import dpcvx
 from dpcvx import losses
 from dpcvx.verification import interval, numeric, validated
-from dpcvx.verification.certificate import MECHANISMS, REQUIRED
+from dpcvx.verification.certificate import MECHANISMS
 from dpcvx.verification.translate import Softplus, lambdify, to_sympy
+from dpcvx.verification.verdict import theorem_for
 
 Z = sp.Symbol("z", real=True)
 PROOFS = ("symbolic", "validated")
@@ -59,7 +60,7 @@ def assert_sound(cert, name: str, true_sup: float) -> None:
     if item.method == "estimate":  # shown, but refused by every mechanism that needs it
         assert not cert.allow_estimates
         for mechanism in MECHANISMS:
-            if name in REQUIRED[mechanism]:
+            if name in theorem_for(mechanism, delta=0.0, kst12=False, piecewise=False).requires:
                 assert name in {failing.name for failing in cert.failures(mechanism)}
         return
     assert item.method in PROOFS, f"{name} certified by {item.method}"
