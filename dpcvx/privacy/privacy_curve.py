@@ -27,6 +27,9 @@ is::
      "parts": [{"kind": "gaussian", "noise_multiplier": z, "what": "..."},
                {"kind": "epsilon-delta", "epsilon": e, "delta": d, "what": "..."}]}
 
+with ``"conditional": true`` for a curve that rests on an estimated constant and ``"candidate_share": true`` for one
+candidate's share of a tuned release (refused wherever a curve is composed or charged: :func:`refuse_candidate`).
+
 The neighbour relation (:class:`~dpcvx.privacy.neighbours.Neighbours`) is the one
 every part's sensitivity was computed for; compose only curves of the same
 relation. :meth:`PrivacyCurve.under` converts an add-remove curve to
@@ -55,7 +58,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Any
 
@@ -79,7 +82,7 @@ from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_no
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "epsilon_delta_curve",
            "DrawnPart", "AFTER_DRAWS", "STATEMENT", "fit_after_draws_part", "draws_then_fit_curve", "drawn_curve_parts",
-           "check_recorded_curve", "refuse_conditional", "refuse_candidate",
+           "check_recorded_curve", "refuse_conditional", "refuse_candidate", "CandidateMark", "mark_candidate",
            "RDP_ORDERS",
            "PLD_EPSILON_MAX", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
 
@@ -179,9 +182,11 @@ class PrivacyCurve:
     neighbours: Neighbours = Neighbours.REPLACE_ONE
     conditional: bool = False
     #: the curve of one candidate's fit of a release :func:`dpcvx.tune` selected (its certificate's curve,
-    #: :func:`candidate_curve`), a share of what the release spent: :meth:`to_dp_events` refuses it and ``str`` says
-    #: so, since composing it in place of the release's own curve (``model.privacy_curve``) understates the spend.
-    #: Not data: no view writes it (:meth:`to_dict`), and two curves of the same parts are equal.
+    #: :meth:`CandidateMark.marked`), a share of what the release spent: every reader that composes or charges a curve
+    #: refuses it (:func:`refuse_candidate`) and ``str`` says so, since composing it in place of the release's own
+    #: curve (``model.privacy_curve``) understates the spend. State of the curve, so every copy keeps it
+    #: (``dataclasses.replace``, :meth:`under`, ``copy``, pickling) and :meth:`to_dict` writes it
+    #: (``"candidate_share": true``), which :meth:`from_dict` reads back; two curves of the same parts are equal.
     candidate_share: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -250,7 +255,8 @@ class PrivacyCurve:
         (its calibration splits its budget at a = E).
 
         Each epsilon is a real number >= 0 by the rule of every number of dpcvx
-        (:func:`~dpcvx.validation.non_negative`): True, a Decimal or text is refused.
+        (:func:`~dpcvx.validation.non_negative`): True, a Decimal or text is refused. One candidate's share of a
+        tuned release (:attr:`candidate_share`) is refused, as by :meth:`Composition.of`.
         """
         entries = np.asarray(epsilons, dtype=object)  # the objects themselves: True or a Decimal is no epsilon
         if entries.ndim != 1:
@@ -329,21 +335,28 @@ class PrivacyCurve:
         return dp_accounting.ComposedDpEvent(events) if events else dp_accounting.NoOpDpEvent()
 
     def to_dict(self) -> dict[str, Any]:
-        """The curve as data; ``"conditional": true`` only for a conditional curve (a proved one's is unchanged)."""
+        """The curve as data; ``"conditional": true`` only for a conditional curve and ``"candidate_share": true``
+        only for one candidate's share of a tuned release (:attr:`candidate_share`), so that :meth:`from_dict` of
+        it is refused where the curve was (the dict of any other curve is unchanged). A model file's certificate
+        records its fit's curve without the mark (:meth:`CandidateMark.recorded_curve`): its tuning record says so,
+        and the reader marks the loaded certificate again."""
         return {"format": CURVE_FORMAT, "neighbours": self.neighbours.value,
-                "parts": [part.to_dict() for part in self.parts], **({"conditional": True} if self.conditional else {})}
+                "parts": [part.to_dict() for part in self.parts], **({"conditional": True} if self.conditional else {}),
+                **({CANDIDATE_KEY: True} if self.candidate_share else {})}
 
     @classmethod
     def from_dict(cls, data: Any) -> PrivacyCurve:
         if not isinstance(data, dict) or data.get("format") != CURVE_FORMAT:
             raise InputError(f"a privacy curve is an object with format {CURVE_FORMAT!r}")
         keys = {"format", "neighbours", "parts"}
-        if not keys <= set(data) <= keys | {"conditional"} or not isinstance(data["parts"], list) \
-                or data.get("conditional", True) is not True:
-            raise InputError("a privacy curve has the keys format, neighbours and parts (a list), and conditional "
-                             "(true) when a constant of it is estimated")
+        if not keys <= set(data) <= keys | {"conditional", CANDIDATE_KEY} or not isinstance(data["parts"], list) \
+                or data.get("conditional", True) is not True or data.get(CANDIDATE_KEY, True) is not True:
+            raise InputError(f"a privacy curve has the keys format, neighbours and parts (a list), conditional "
+                             f"(true) when a constant of it is estimated and {CANDIDATE_KEY} (true) when it is one "
+                             "candidate's share of a tuned release")
         return cls(tuple(CurvePart.from_dict(part) for part in data["parts"]),
-                   Neighbours.parse(data["neighbours"], "privacy_curve.neighbours"), "conditional" in data)
+                   Neighbours.parse(data["neighbours"], "privacy_curve.neighbours"), "conditional" in data,
+                   CANDIDATE_KEY in data)
 
     def __str__(self) -> str:
         parts = "; ".join(part.what for part in self.parts) or "no part"
@@ -357,31 +370,61 @@ CANDIDATE_SHARE = ("ONE CANDIDATE'S SHARE of a release dpcvx.tune selected, not 
                    "is model.privacy_curve (its epsilon model.epsilon)")
 CANDIDATE_REFUSAL = (f"this curve is {CANDIDATE_SHARE}; compose model.privacy_curve (the accountant's "
                      "spend_release(model) does) instead of model.certificate.privacy_curve")
-#: the attribute :func:`mark_candidate` sets on the certificate of a tuned release
-_CANDIDATE = "candidate_of_tuning"
+#: the key of :attr:`PrivacyCurve.candidate_share` in :meth:`PrivacyCurve.to_dict`
+CANDIDATE_KEY = "candidate_share"
 
 
 def refuse_candidate(curve: PrivacyCurve) -> None:
     """Refuse (InputError) the curve of one candidate of a tuned release wherever a curve is composed or charged as
-    a release's: :meth:`PrivacyCurve.to_dp_events`, :func:`compose_epsilon` and the accountant's charge. Only
+    a release's: :meth:`Composition.of` (so :func:`compose_epsilon`, :meth:`PrivacyCurve.epsilon` and
+    :meth:`PrivacyCurve.profile`), :meth:`PrivacyCurve.to_dp_events` and the accountant's charge. Only
     ``to_dp_events`` refused it, so ``compose_epsilon([model.certificate.privacy_curve], ...)`` and
     ``accountant.spend(..., curve=...)`` took 0.667 of a release that spent 2 (an attacker probe, sixty-eighth
-    session)."""
+    session), and ``Composition.of`` still did (sixty-ninth)."""
     if curve.candidate_share:
         raise InputError(CANDIDATE_REFUSAL)
 
 
+@dataclass(frozen=True)
+class CandidateMark:
+    """The state every release certificate has (linear, kernel, multiclass, sufficient statistics): whether it is
+    the certificate of one candidate's fit of a release :func:`dpcvx.tune` selected (:func:`mark_candidate`), so
+    that its curve says so (:meth:`marked`). A field, not an attribute set after construction: the former attribute
+    was lost by ``dataclasses.replace`` (``sparsify`` then composed and charged 0.667 of a release that spent 2, an
+    attacker probe, sixty-ninth session); a field is kept by every copy (``replace``, ``copy``, pickling).
+    Keyword-only, so that it follows each certificate's own fields; not compared, so a marked certificate equals the
+    same fit's unmarked one; not written to a model file (:meth:`recorded_curve`): the file's tuning record is the
+    fact, and the reader marks the loaded certificate again (:meth:`dpcvx.release.tuning_record.TuningRecord.attach`).
+    """
+
+    candidate_of_tuning: bool = field(default=False, compare=False, repr=False, kw_only=True)
+
+    def marked(self, curve: PrivacyCurve) -> PrivacyCurve:
+        """``curve``, this certificate's own, marked :attr:`~PrivacyCurve.candidate_share` when this is one
+        candidate's certificate of a tuned release."""
+        return replace(curve, candidate_share=True) if self.candidate_of_tuning is True else curve
+
+    @classmethod
+    def recorded_fields(cls) -> set[str]:
+        """The names of this certificate type's fields that its model-file record holds: all but the mark."""
+        return {item.name for item in fields(cls)} - {item.name for item in fields(CandidateMark)}
+
+    def recorded_curve(self, curve: PrivacyCurve) -> dict[str, Any]:
+        """``curve``, this certificate's, as its model-file record writes it: the fit's curve, without the mark
+        (a file's bytes are those of the same fit untuned; the tuning record beside it says it is a share)."""
+        return replace(curve, candidate_share=False).to_dict()
+
+
 def mark_candidate(certificate: Any) -> None:
-    """Mark ``certificate`` as that of one candidate of a release :func:`dpcvx.tune` selected (the tuning record
-    attached by the tuning result and by a file's reader), so that its curve (:func:`candidate_curve`) says so. The
-    mark is not a field: the certificate's data, equality and file bytes are unchanged."""
-    object.__setattr__(certificate, _CANDIDATE, True)
-
-
-def candidate_curve(certificate: Any, curve: PrivacyCurve) -> PrivacyCurve:
-    """``curve``, a certificate's own, marked :attr:`~PrivacyCurve.candidate_share` when the certificate is a tuned
-    release's candidate's (:func:`mark_candidate`)."""
-    return replace(curve, candidate_share=True) if getattr(certificate, _CANDIDATE, False) else curve
+    """Mark ``certificate`` (a :class:`CandidateMark`) as that of one candidate of a release :func:`dpcvx.tune`
+    selected (the tuning record attached by the tuning result and by a file's reader), so that its curve says so
+    (:meth:`CandidateMark.marked`). Its field is set in place, once, so that every holder of this certificate (the
+    release and its tuning certificate's ``release``) reads it marked; every copy made after keeps the field. The
+    certificate's equality and file bytes are unchanged."""
+    if not isinstance(certificate, CandidateMark):
+        raise InputError(f"a tuned release's certificate records whether it is one candidate's "
+                         f"(dpcvx.privacy.privacy_curve.CandidateMark); {type(certificate).__name__} does not")
+    object.__setattr__(certificate, "candidate_of_tuning", True)  # frozen: the one write, by TuningRecord.attach
 
 
 def refuse_conditional(curve: PrivacyCurve, target: str, allow_estimates: bool) -> None:
@@ -514,8 +557,11 @@ class Composition:
 
     @classmethod
     def of(cls, curves: Iterable[PrivacyCurve], neighbours: Neighbours | None = None) -> Composition:
-        """The composition of ``curves``, all for one relation (``neighbours`` when given)."""
+        """The composition of ``curves``, all for one relation (``neighbours`` when given). One candidate's share of
+        a tuned release is refused (:func:`refuse_candidate`): composed as a release, it understates the spend."""
         curves = list(curves)
+        for curve in curves:
+            refuse_candidate(curve)
         relations = {curve.neighbours for curve in curves} | ({neighbours} if neighbours is not None else set())
         if len(relations) > 1:
             raise InputError("curves for different neighbour relations do not compose; state one relation")
@@ -636,9 +682,7 @@ def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str
     stranger = next((curve for curve in listed if not isinstance(curve, PrivacyCurve)), None)
     if stranger is not None:
         raise InputError(f"{expected} an iterable holding {type(stranger).__name__}")
-    for curve in listed:
-        refuse_candidate(curve)
-    return Composition.of(listed).epsilon(delta, method, split=True)
+    return Composition.of(listed).epsilon(delta, method, split=True)  # refuses a candidate's share
 
 
 #: the ``what`` of a release's one (epsilon, delta) part (:func:`epsilon_delta_curve`)
@@ -715,6 +759,9 @@ def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "c
         raise InputError(f"{holder}.privacy_curve is missing (every dpcvx model file of format version 4 on records "
                          "its certificate's privacy curve); the file has been edited")
     read = PrivacyCurve.from_dict(recorded)
+    if read.candidate_share:  # the file's tuning record says so (CandidateMark.recorded_curve)
+        raise InputError(f"{holder}.privacy_curve records {CANDIDATE_KEY}, which no model file does (its tuning "
+                         "record states that the release was selected); the file has been edited")
     if not _same_curve(read, expected):
         raise InputError(f"{holder}.privacy_curve is not the curve of the recorded calibration "
                          f"({expected.to_dict()}); the file has been edited")

@@ -34,7 +34,7 @@ from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve, candidate_curve
+from ..privacy.privacy_curve import CandidateMark, PrivacyCurve
 from ..solvers.kernel import as_labels
 from ..validation import delta_value, epsilon_value, instance_of, integer, real_values, width_refusal
 from .model import Release, WholeCost, check_certificate, check_feature_names, weighted_share
@@ -154,7 +154,7 @@ def _copied_whole(X: object) -> bool:
 
 
 @dataclass(frozen=True)
-class KernelReleaseCertificate(WholeCost):
+class KernelReleaseCertificate(WholeCost, CandidateMark):
     """What a kernel release relies on (Jain and Thakurta, ICML 2013), every field public.
 
     ``constants`` (:class:`~dpcvx.privacy.kernel_calibrate.KernelConstants`) states each constant with how
@@ -220,14 +220,14 @@ class KernelReleaseCertificate(WholeCost):
     def privacy_curve(self) -> PrivacyCurve:
         """The release's privacy curve (:mod:`dpcvx.privacy.privacy_curve`): its (epsilon, delta), replace-one (the
         kernel learners' relation)."""
-        return candidate_curve(self, self.calibration.privacy_curve(self.epsilon, self.delta))
+        return self.marked(self.calibration.privacy_curve(self.epsilon, self.delta))
 
     def to_dict(self) -> dict:
         return {"algorithm": self.algorithm, "theorem": self.theorem, "guarantee": self.guarantee,
                 "epsilon": self.epsilon, "delta": self.delta, "neighbours": self.neighbours,
                 "constants": self.constants.to_dict(), "calibration": self.calibration.to_dict(),
                 "loss": self.loss, "kernel": dict(self.kernel), "library_version": self.library_version,
-                "privacy_curve": self.privacy_curve.to_dict()}
+                "privacy_curve": self.recorded_curve(self.privacy_curve)}
 
     def __str__(self) -> str:
         lines = [f"dpcvx kernel release: {self.algorithm}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",

@@ -34,7 +34,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.float_safe import continuous_calibration
 from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import DrawnPart, PrivacyCurve, candidate_curve, draws_then_fit_curve
+from ..privacy.privacy_curve import CandidateMark, DrawnPart, PrivacyCurve, draws_then_fit_curve
 from ..tables import check_names, feature_names, few_names
 from ..validation import (
     check_classes,
@@ -182,7 +182,7 @@ def check_certificate(certificate: Any, constraints: dict[str, Any]) -> None:
 
 
 @dataclass(frozen=True)
-class ReleaseCertificate:
+class ReleaseCertificate(CandidateMark):
     """What a private release relies on, with every constant and how it was established.
 
     ``verification`` is the :class:`~dpcvx.verification.certificate.Certificate` of the loss
@@ -359,7 +359,7 @@ class ReleaseCertificate:
         """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`); with private
         draws before the fit (a bound, a count, column statistics), a part for each, named by what it drew, and the
         fit's (eps_fit, delta) part."""
-        return candidate_curve(self, release_curve(self.calibration, self.epsilon, self.delta,
+        return self.marked(release_curve(self.calibration, self.epsilon, self.delta,
                                                    drawn_parts(self.private_bounds), self.conditional))
 
     def to_dict(self) -> dict:
@@ -376,7 +376,7 @@ class ReleaseCertificate:
             "intercept_scaling": self.intercept_scaling,
             "clipping": self.clipping,
             "neighbours": self.neighbours,
-            "privacy_curve": self.privacy_curve.to_dict(),
+            "privacy_curve": self.recorded_curve(self.privacy_curve),
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),

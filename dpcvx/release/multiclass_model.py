@@ -23,7 +23,7 @@ import numpy as np
 from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.privacy_curve import CurvePart, PrivacyCurve, candidate_curve, drawn_curve_parts
+from ..privacy.privacy_curve import CandidateMark, CurvePart, PrivacyCurve, drawn_curve_parts
 from ..validation import (
     class_labels,
     delta_value,
@@ -61,7 +61,7 @@ def class_parts(classes: Sequence[Any], curves: Sequence[PrivacyCurve]) -> tuple
 
 
 @dataclass(frozen=True)
-class MulticlassCertificate(WholeCost):
+class MulticlassCertificate(WholeCost, CandidateMark):
     """One total (epsilon, delta) for k one-vs-rest releases, with the split and each class's certificate.
 
     ``column_statistics``: the record of private column statistics drawn once before the k fits
@@ -120,7 +120,7 @@ class MulticlassCertificate(WholeCost):
         """The composition of the column statistics' draw (when made) and the k releases' curves."""
         curves = [certificate.privacy_curve for certificate in self.per_class]
         drawn = () if self.column_statistics is None else drawn_curve_parts(drawn_parts((self.column_statistics,)))
-        return candidate_curve(self, PrivacyCurve(drawn + class_parts(self.classes, curves), curves[0].neighbours,
+        return self.marked(PrivacyCurve(drawn + class_parts(self.classes, curves), curves[0].neighbours,
                                                   any(curve.conditional for curve in curves)))
 
     @property
@@ -136,7 +136,7 @@ class MulticlassCertificate(WholeCost):
         return {"epsilon": self.epsilon, "delta": self.delta, "classes": list(self.classes),
                 "composition": self.composition, "class_epsilon": self.class_epsilon,
                 "class_delta": self.class_delta, "guarantee": self.guarantee,
-                "privacy_curve": self.privacy_curve.to_dict(),
+                "privacy_curve": self.recorded_curve(self.privacy_curve),
                 "per_class": [certificate.to_dict() for certificate in self.per_class],
                 **({"findings": list(self.findings)} if self.findings else {}),
                 **({} if self.column_statistics is None else {"column_statistics": dict(self.column_statistics),

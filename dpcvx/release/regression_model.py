@@ -29,7 +29,7 @@ from ..privacy.adassp import (
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration, gradient_theorem
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve, candidate_curve
+from ..privacy.privacy_curve import CandidateMark, PrivacyCurve
 from ..validation import (
     check_flag,
     delta_value,
@@ -164,7 +164,7 @@ def sufficient_statistics_statement(calibration: AdaSSPCalibration | GradientCal
 
 
 @dataclass(frozen=True)
-class SufficientStatisticsCertificate(WholeCost):
+class SufficientStatisticsCertificate(WholeCost, CandidateMark):
     """What an AdaSSP release (or one of noisy gradient descent on privately mapped rows, mechanism
     ``gradient-ranged``) relies on: the theorem, the public bounds, the calibration (all public)."""
 
@@ -204,7 +204,7 @@ class SufficientStatisticsCertificate(WholeCost):
     @property
     def privacy_curve(self) -> PrivacyCurve:
         """One Gaussian mechanism on the scaled statistics (sensitivity sqrt(sum f_i) together)."""
-        return candidate_curve(self, self.calibration.privacy_curve(self.epsilon, self.delta))
+        return self.marked(self.calibration.privacy_curve(self.epsilon, self.delta))
 
     @property
     def relation(self) -> Neighbours:
@@ -227,7 +227,7 @@ class SufficientStatisticsCertificate(WholeCost):
                 "effective_norm_bound": self.effective_norm_bound, "label_bound": self.label_bound,
                 "fit_intercept": self.fit_intercept, "intercept_scaling": self.intercept_scaling,
                 "clipping": self.clipping, "neighbours": self.neighbours, "library_version": self.library_version,
-                "privacy_curve": self.privacy_curve.to_dict(),
+                "privacy_curve": self.recorded_curve(self.privacy_curve),
                 **({} if self.column_statistics is None else {"column_statistics": self.column_statistics}),
                 **({"label_shift": self.label_shift} if self.label_shift != 0.0 else {})}
 

@@ -62,7 +62,8 @@ class TuningRecord:
     def attach(self, release: Any) -> None:
         """Make this record ``release``'s (the selected model's, by the tuning result and by a file's reader): its
         cost becomes the selection's total, and its certificate, one candidate's fit, is marked so that its curve
-        says it is a share (:func:`~dpcvx.privacy.privacy_curve.mark_candidate`; the file's bytes are unchanged)."""
+        says it is a share (:func:`~dpcvx.privacy.privacy_curve.mark_candidate`: a field of the certificate, which
+        every copy of it keeps; the file's bytes are unchanged)."""
         release.tuning = self
         mark_candidate(release.certificate)
 

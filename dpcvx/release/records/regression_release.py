@@ -5,7 +5,6 @@ stated public bounds, or a regression ERM in the linear layout."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -73,8 +72,7 @@ from .row_map import (
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
                 "preprocessing", "certificate", "mechanism"}
 # the certificates' keys are their dataclasses' fields (plus the privacy curve each writes)
-_ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)} - {"column_statistics",
-                                                                                                  "label_shift"}
+_ADASSP_CERTIFICATE_FIELDS = SufficientStatisticsCertificate.recorded_fields() - {"column_statistics", "label_shift"}
 _ADASSP_CERTIFICATE_KEYS = _ADASSP_CERTIFICATE_FIELDS | {"privacy_curve"}
 # the certificate's public fields, each read by its type (the calibration and column statistics are read apart); the
 # budget as the fit checked it (check_epsilon, check_delta); data_norm is the row map's, checked as the fit checked it

@@ -9,7 +9,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -108,7 +108,7 @@ _OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing",
                               "private_bound", "private_label_bound", "weights", "column_statistics", "feature_map",
                               "label_shift", "schema", "probabilities"}
 # the relation is stated in words ("neighbours"); the certificate derives the words from its typed relation
-_CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS | {"neighbours"}
+_CERTIFICATE_KEYS = ReleaseCertificate.recorded_fields() - _OPTIONAL_CERTIFICATE_KEYS | {"neighbours"}
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 # written together, only by a fit with allow_estimates=True (Certificate.to_dict): the opt-in and what it gave
 _ESTIMATE_KEYS = {"allow_estimates", "conditional", "estimated"}
@@ -511,7 +511,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         weights=weights,
         column_statistics=statistics,
         label_shift=read_label_shift(data),
-        **records,
+        private_bound=records["private_bound"],
+        private_label_bound=records["private_label_bound"],
     )
     _stated_relation("certificate.neighbours", item["neighbours"], certificate.relation, certificate.neighbours)
     return certificate
