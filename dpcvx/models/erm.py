@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
@@ -91,9 +92,29 @@ from .training_rows import warn_on_learner_fit
 if TYPE_CHECKING:
     import cvxpy as cp
 
-__all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
+__all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS", "verdict_in_plan"]
 
 NEIGHBOURS = REPLACE_ONE_STATEMENT  # the replace-one statement of a certificate
+
+
+
+#: True inside the entry checks of a fit or a plan (:func:`verdict_in_plan`), whose plan makes the mechanism's verdict
+#: on the fit's one verification (issue 17: verify once): :meth:`PrivateERM.check_options` then leaves the loss's
+#: verdict (:meth:`PrivateERM._refuse_for_the_loss`) to it
+_VERDICT_IN_PLAN: ContextVar[bool] = ContextVar("dpcvx_verdict_in_plan", default=False)
+
+
+@contextmanager
+def verdict_in_plan() -> Iterator[None]:
+    """The entry checks of a fit or a plan (an estimator's, one-vs-rest's): :meth:`PrivateERM.check_options` made
+    inside makes every check but the loss's verdict, which the plan that follows makes, before anything is charged,
+    on the fit's one verification. A caller before the data (:func:`dpcvx.as_opendp_measurement`, ``dpcvx fit``
+    before it opens the file, an estimator's ``check_params``) gets the verdict from ``check_options`` itself."""
+    token = _VERDICT_IN_PLAN.set(True)
+    try:
+        yield
+    finally:
+        _VERDICT_IN_PLAN.reset(token)
 
 
 class PrivateERM(ConstructorParameters):
@@ -860,7 +881,8 @@ class PrivateERM(ConstructorParameters):
         fit_epsilon = self.drawn_shares(check_epsilon(epsilon))[1] if self.draws_first else epsilon
         with self._fit_part(epsilon):
             kind = self._budget(mechanism, fit_epsilon, delta, neighbours, n_public, split)[0]
-        self._refuse_for_the_loss(kind, delta)
+        if not _VERDICT_IN_PLAN.get():  # a fit's own entry: its plan makes the verdict (verdict_in_plan)
+            self._refuse_for_the_loss(kind, delta)
         resolve_rng(random_state)
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:

@@ -91,7 +91,7 @@ from .column_statistics import (
     statistics_record,
 )
 from .contract import as_planned, learner_copy, refuse_fit_arguments
-from .erm import PrivateERM
+from .erm import PrivateERM, verdict_in_plan
 from .failure import after_charge, composite
 from .fit_plan import FitPlan, plan_conditional
 from .private_norm import draws_bounds, split_budget
@@ -254,8 +254,9 @@ class PrivateMulticlassERM:
                              random_state=None, **fit_params)
         epsilon, delta, eps_c, delta_c, composition = self._split(epsilon, mechanism, delta,
                                                                   fit_params.get("n_public"))
-        self.binary.check_options(eps_c, mechanism, delta=delta_c, sample_weight=sample_weight,  # before y is read
-                                  **{name: fit_params[name] for name in _OPTIONS if name in fit_params})
+        with verdict_in_plan():  # before y is read; the loss's verdict is the plan's (each class's fit's)
+            self.binary.check_options(eps_c, mechanism, delta=delta_c, sample_weight=sample_weight,
+                                      **{name: fit_params[name] for name in _OPTIONS if name in fit_params})
         binary = None
         if isinstance(self.binary, PrivateERM) and self.binary.plans_first and not self.binary.draws_first:
             with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule

@@ -118,7 +118,7 @@ from ..models.class_count import (
     released_rates,
 )
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
-from ..models.erm import PrivateERM
+from ..models.erm import PrivateERM, verdict_in_plan
 from ..models.erm_inputs import SETTINGS, column_statistics_option
 from ..models.intercept_offset import THRESHOLD, CentredRidge, prior_entropy, threshold_cut
 from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
@@ -425,8 +425,10 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
             return self._fit(X, y, sample_weight, accountant, None)
 
     def _plan_context(self, sample_weight: Any) -> _Entry:
-        """The fit's public checks (:meth:`_public_checks`): whether it is one-vs-rest, and its one learner."""
-        return self._public_checks(sample_weight)
+        """The fit's public checks (:meth:`_public_checks`): whether it is one-vs-rest, and its one learner (the
+        loss's verdict left to the plan that follows: :func:`~dpcvx.models.erm.verdict_in_plan`)."""
+        with verdict_in_plan():
+            return self._public_checks(sample_weight)
 
     def _planned_rows(self, shaped: ShapedPlan | None, X: Any, y: Any,
                       entry: _Entry, sample_weight: Any) -> EstimatorPlan:
@@ -578,7 +580,8 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
              planned: EstimatorPlan | None) -> _PrivateLinearClassifier:
         """:meth:`fit`, from ``planned`` when given (made by :meth:`plan` with these parameters)."""
         # before anything is spent; the fit's one learner (a plan's, checked again, or built there)
-        entry = self._public_checks(sample_weight, None if planned is None else cast(PrivateERM, planned.learner))
+        with verdict_in_plan():  # the loss's verdict: the plan's, on the fit's one verification
+            entry = self._public_checks(sample_weight, None if planned is None else cast(PrivateERM, planned.learner))
         multiclass, seed, cut = entry.multiclass, entry.seed, entry.cut
         in_memory = not is_out_of_core(X)
         if planned is None:  # the learner's plan at X's public width, its verdict before X or y is read

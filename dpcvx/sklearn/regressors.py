@@ -100,7 +100,7 @@ from ..models.column_statistics import (
     label_range_rows,
     plan_column_statistics,
 )
-from ..models.erm import PrivateERM
+from ..models.erm import PrivateERM, verdict_in_plan
 from ..models.erm_inputs import (
     PRIVATE,
     SETTINGS,
@@ -309,8 +309,10 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             data_norm=certificate.data_norm, norm_range=None, label_range=None)
 
     def _plan_context(self, sample_weight: Any) -> _Call:
-        """The fit's public checks (:meth:`_public_checks`): its planning's context."""
-        return self._public_checks(sample_weight)
+        """The fit's public checks (:meth:`_public_checks`): its planning's context (the loss's verdict left to the
+        plan that follows: :func:`~dpcvx.models.erm.verdict_in_plan`)."""
+        with verdict_in_plan():
+            return self._public_checks(sample_weight)
 
     def _planned_rows(self, shaped: ShapedPlan | None, X: Any, y: Any, call: _Call,
                       sample_weight: Any) -> EstimatorPlan:
@@ -429,7 +431,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
     def _fit(self, X: Any, y: Any, sample_weight: Any, accountant: PrivacyAccountant | None,
              planned: EstimatorPlan | None) -> _PrivateRegressor:
         """:meth:`fit`, from ``planned`` when given (made by ``plan`` with these parameters)."""
-        call = self._public_checks(sample_weight, None if planned is None else planned.learner)
+        with verdict_in_plan():  # the loss's verdict: the plan's, on the fit's one verification
+            call = self._public_checks(sample_weight, None if planned is None else planned.learner)
         if planned is None:  # the learner's plan at X's public width, its verdict before X or y is read
             shaped = self._shaped_plan(X, call, sample_weight)
             planned = None if shaped is None else EstimatorPlan(self, *shaped)

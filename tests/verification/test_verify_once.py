@@ -66,10 +66,16 @@ def test_fit_nonprivate_and_warm_started_fit_verify_once_each(calls, data):
     assert once_each(calls), dict(calls)
 
 
-@pytest.mark.parametrize("estimator", [dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM])
+@pytest.mark.parametrize("estimator", [dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM,
+                                       lambda **kw: dpcvx.DPLogisticRegression(delta=1e-6, **kw),
+                                       lambda **kw: dpcvx.DPLogisticRegression(classes=(0, 1, 2), **kw)],
+                         ids=["logistic", "huber-svm", "logistic-gaussian", "one-vs-rest"])
 def test_estimator_fit_verifies_once(calls, data, estimator):
+    """The entry checks leave the loss's verdict to the plan (models.erm.verdict_in_plan), whose one verification
+    the fit uses; ``check_params`` (a caller before the data) makes the verdict itself."""
     X, y = data
-    estimator(random_state=0).fit(X, (y > 0).astype(int))
+    made = estimator(random_state=0)
+    made.fit(X, (y > 0).astype(int) if len(made.classes) == 2 else np.digitize(X[:, 1], [-0.3, 0.3]))
     assert once_each(calls), dict(calls)
 
 
