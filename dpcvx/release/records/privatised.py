@@ -211,4 +211,5 @@ PUBLIC_CERTIFICATE_KEYS = frozenset({
     "mechanism", "guarantee", "epsilon", "delta", "calibration", "constants", "data_norm", "effective_norm_bound",
     "fit_intercept", "intercept_scaling", "clipping", "neighbours", "library_version", "verification",
     "label_bound", "label_shift", "lam_rule", "post_processing", "privacy_curve", "weights",
+    "noise_source",  # the caller's choice of random_state (None or a seed), never the seed
 })
