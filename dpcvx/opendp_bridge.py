@@ -55,6 +55,10 @@ their noise and their difference would cancel it. A measurement draws fresh
 noise at each call (``random_state=None``); a seed is for reproducible
 experiments. The same rule holds for a learner's ``random_state``, the fit
 option passed to :func:`as_opendp_measurement` itself.
+With ``allow_fixed_seed=True`` every release the measurement returns records its
+noise as drawn from a caller's seed (its certificate's ``noise_source``,
+:class:`~dpcvx.privacy.rng.NoiseSource`), which its text, its file and its report
+state: a reproducible experiment, not a release.
 
 What the measurement cannot run is refused when it is made, with an InputError: a
 ``fit`` that does not take those arguments (TDDL without

@@ -55,7 +55,7 @@ from ..privacy.float_safe import (
 from ..privacy.lam_rule import LamChoice, choose_lam, comparator_for, rule_name
 from ..privacy.linear_calibration import calibrate_linear, check_reachable
 from ..privacy.neighbours import Neighbours
-from ..privacy.rng import RandomState, resolve_rng
+from ..privacy.rng import NoiseSource, RandomState, resolve_rng
 from ..release.constants import Constants
 from ..release.draw_texts import NOT_CLIPPED, ROWS_CLIPPED
 from ..release.model import PrivateModel, ReleaseCertificate
@@ -474,16 +474,18 @@ class FitPlan:
         erm_inputs.check_solution(w, info)
         w, calibration = calibration.release(w, release_noise)
         del noise, release_noise  # never stored
-        return self._release(w, calibration, bound, solved)
+        return self._release(w, calibration, bound, NoiseSource.of(random_state), solved)
 
     def _checks_rows(self) -> bool:
         """Whether this fit's release runs the training-rows check (a classifier, not inside tune)."""
         return self.classes is not None and training_rows.runs_here()
 
     def _release(self, w: np.ndarray, calibration: ReleaseCalibration | LatticeCalibration,
-                 bound: _Bound, solved: _Solved | None = None,
+                 bound: _Bound, noise_source: NoiseSource, solved: _Solved | None = None,
                  ) -> PrivateModel | PrivateRegressionModel:
         """The released model of the noisy weights and its certificate (public values and privatised ones).
+        ``noise_source``: where its noise came from (the fit's ``random_state``, :meth:`NoiseSource.of
+        <dpcvx.privacy.rng.NoiseSource.of>`).
         ``solved``: the solver's point and its fresh margins, when it kept them (the training-rows check's)."""
         problem, rows = self.problem, self.rows
         steps: tuple[str, ...] = ()
@@ -509,6 +511,7 @@ class FitPlan:
             findings=() if self.classes is None else one_class_findings(coef, intercept, self.classes,
                                                                         rows.norm_bound),
             weights=None if self.weight_plan is None else self.weight_plan.record(),
+            noise_source=noise_source,
         )
         if self.classes is None:
             return PrivateRegressionModel(coef, intercept, rows, release)

@@ -38,7 +38,7 @@ from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
-from ..privacy.rng import RandomState, resolve_rng
+from ..privacy.rng import NoiseSource, RandomState, resolve_rng
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..release.usefulness import speaker, warn_release
@@ -94,12 +94,15 @@ class Diagnostics(Mapping):
 
 @dataclass(frozen=True)
 class Budget:
-    """The checked budget of one fit: (epsilon, delta), the noise source and the accountant."""
+    """The checked budget of one fit: (epsilon, delta), the noise's generator, the accountant, and where the noise
+    comes from (``noise_source``, the certificate's :class:`~dpcvx.privacy.rng.NoiseSource` of the fit's
+    ``random_state``)."""
 
     epsilon: float
     delta: float
     rng: np.random.Generator
     accountant: PrivacyAccountant | None
+    noise_source: NoiseSource
 
 
 def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant: Any, owner: str = "fit",
@@ -115,7 +118,8 @@ def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant
             raise InputError(f"{error}. The budget is fit's third argument (fit(X, y, epsilon, ...)){public_sample}"
                              ) from None
         raise
-    return Budget(checked, check_delta(delta), resolve_rng(random_state), check_accountant(accountant))
+    return Budget(checked, check_delta(delta), resolve_rng(random_state), check_accountant(accountant),
+                  NoiseSource.of(random_state))
 
 
 def check_coefficient_bound(model: KernelERM, bound: float, nothing: str) -> None:
@@ -288,7 +292,8 @@ class PrivateKernelLearner:
                                     loss_at_zero=loss.value_at_zero, loss_infimum=loss.infimum, loss=loss.text)
         return KernelReleaseCertificate(
             algorithm=type(self).__name__, theorem=self.theorem, epsilon=budget.epsilon, delta=budget.delta,
-            constants=constants, calibration=calibration, kernel=_kernel_record(kernel), library_version=__version__)
+            constants=constants, calibration=calibration, kernel=_kernel_record(kernel), library_version=__version__,
+            noise_source=budget.noise_source)
 
     def get_params(self, deep: bool = True) -> dict:
         """The constructor's parameters."""

@@ -72,7 +72,7 @@ from ..privacy.gradient_descent import (
     gradient_intercept_scaling,
 )
 from ..privacy.neighbours import Neighbours
-from ..privacy.rng import RandomState, resolve_rng
+from ..privacy.rng import NoiseSource, RandomState, resolve_rng
 from ..release.draw_texts import BOUNDS_CLIPPED, NOT_CLIPPED
 from ..release.model import named
 from ..release.regression_model import (
@@ -727,8 +727,8 @@ class AdaSSPPlan:
             calibration = replace(calibration, label_bound=label_bound)
             if isinstance(calibration, GradientCalibration):
                 theta = _descend(bound, rows, calibration, shift, rng, type(self.learner).__name__)
-                model = PrivateRegressionModel(*rows.split_weights(theta), rows, self._certificate(calibration, rows,
-                                                                                                   record))
+                model = PrivateRegressionModel(*rows.split_weights(theta), rows, self._certificate(
+                    calibration, rows, record, NoiseSource.of(random_state)))
                 return model.shifted(shift)  # the private label centre: post-processing
             rows, gram, moment, n = self.learner._statistics(bound.X, bound.y, rows, quiet=True,
                                                              label_bound=label_bound, shift=shift)
@@ -743,7 +743,7 @@ class AdaSSPPlan:
             assert bound.statistics is not None
             gram, moment = bound.statistics
         assert isinstance(calibration, AdaSSPCalibration)  # the descent returned above
-        certificate = self._certificate(calibration, rows, record)
+        certificate = self._certificate(calibration, rows, record, NoiseSource.of(random_state))
         mass = n * rows.intercept_scaling**2 if self.relation is Neighbours.REPLACE_ONE else None  # n s^2: public
         theta = calibration.release(gram, moment, rng, extra_ridge=n * self.lam, intercept=rows.fit_intercept,
                                     intercept_mass=mass)
@@ -772,9 +772,10 @@ class AdaSSPPlan:
         return rows, shift, label_bound, record
 
     def _certificate(self, calibration: AdaSSPCalibration | GradientCalibration, rows: RowMap,
-                     record: dict | None) -> SufficientStatisticsCertificate:
+                     record: dict | None, noise_source: NoiseSource) -> SufficientStatisticsCertificate:
         """The release's certificate: the mechanism and theorem of the fit, its calibration (at the released B' when
-        ranges were searched), the public bounds, and the record of the released map (``record``)."""
+        ranges were searched), the public bounds, the record of the released map (``record``) and where the noise
+        came from (``noise_source``, of the fit's ``random_state``)."""
         mechanism, guarantee = sufficient_statistics_statement(calibration)
         return SufficientStatisticsCertificate(
             mechanism=mechanism, guarantee=guarantee,
@@ -783,7 +784,8 @@ class AdaSSPPlan:
             label_bound=check_bound("label_bound", self.learner.label_bound),
             fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
             clipping=BOUNDS_CLIPPED if self.learner.clip else NOT_CLIPPED,
-            neighbours=RELATIONS[calibration.neighbours], library_version=__version__, column_statistics=record)
+            neighbours=RELATIONS[calibration.neighbours], library_version=__version__, column_statistics=record,
+            noise_source=noise_source)
 
 
 def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shift: float,

@@ -458,6 +458,12 @@ class PrivacyAccountant:
         that release (:func:`_release_of`: a fitted estimator or kernel learner, a ``TuningResult``; a pipeline is
         refused, since its other steps may have read the rows);
         another object with a certificate, what ``model.certificate`` states.
+
+        A release whose noise came from a caller's seed (its ``noise_source``,
+        :class:`~dpcvx.privacy.rng.NoiseSource`) is charged as any other, not refused: its cost holds while the seed
+        stays secret and is never used again, which the accountant cannot know (a seed kept by the caller is theirs
+        to keep); the release's certificate and report state the seed's use, and say that a release is refitted with
+        ``random_state=None``.
         """
         model = _release_of(model)
         certificate = getattr(model, "certificate", None)

@@ -279,6 +279,10 @@ class PrivacyCurve:
         A :attr:`conditional` curve (a constant estimated, not proved) is refused unless ``allow_estimates=True``:
         an event cannot say that its guarantee is conditional, so the caller states again that it knows.
 
+        A curve does not know where its release's noise came from: the curve of a release drawn from a caller's seed
+        (:class:`~dpcvx.privacy.rng.NoiseSource`, which the release's certificate records) converts as any other,
+        since its guarantee holds while the seed stays secret and unused elsewhere; its certificate and report say so.
+
         * a Gaussian part of multiplier z -> ``GaussianDpEvent(z)``: N(0, z^2) against a shift of 1,
           the dominating pair of every Gaussian mechanism of sigma / Delta = z, whatever the relation
           Delta was computed for (this curve's ``neighbours``);

@@ -17,6 +17,12 @@ directly to one call is consumed by it, and the next call continues its stream.
 to 2^128 - 1 (:data:`dpcvx.limits.SEED_MAX`), or, where a generator may be shared, a ``numpy.random.Generator``;
 bool, floats, negative integers, SeedSequence and legacy RandomState objects are refused in its one wording.
 
+:class:`NoiseSource` is what a release records of where its noise came from: operating-system entropy
+(``random_state=None``) or a caller's seed (an int or a generator), never the seed itself (publishing the seed would
+publish the noise). :meth:`NoiseSource.of` is the one rule from a ``random_state``, read where each learner's fit
+resolves it; every certificate carries the value, its file records it (format version 19) and the report states it
+(a seeded release is a reproducible experiment, not private against anyone who knows or can guess the seed).
+
 :func:`check_estimator_seed` is the stricter rule of the scikit-learn
 estimators: only None or a non-negative int. ``sklearn.base.clone`` (used by
 ``GridSearchCV``, ``cross_val_score`` and ``Pipeline``) deep-copies parameter
@@ -27,6 +33,8 @@ in the same state and draw the identical noise vector.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
+from enum import Enum
 
 import numpy as np
 
@@ -35,9 +43,71 @@ from ..limits import SEED_MAX, SEED_MAX_TEXT
 from ..validation import _short, is_integer
 
 __all__ = ["resolve_rng", "shared_rng", "check_seed", "seed_rule", "check_estimator_seed", "child_seeds",
-           "RandomState"]
+           "RandomState", "NoiseSource"]
 
 RandomState = int | np.random.Generator | None
+
+
+class NoiseSource(str, Enum):
+    """Where a release's noise came from: a public fact of the caller's choice, recorded in every certificate (the
+    value is the name written in files, :meth:`parse` the reader's check).
+
+    A seeded release's noise is a function of the seed: anyone who knows or can guess it subtracts the noise, and
+    two releases with the same seed on neighbouring data cancel it. Its certificate's theorem holds for noise drawn
+    afresh, so a seeded release is a reproducible experiment, not a private release; the certificate and the report
+    say so. A release composed of parts (one-vs-rest, column statistics then the fit, a model :func:`dpcvx.tune`
+    selected) is seeded if any part is (:meth:`combined`)."""
+
+    #: ``random_state=None``: fresh operating-system entropy at every call (the choice for a release)
+    OS_ENTROPY = "os-entropy"
+    #: an int or a numpy Generator: reproducible noise, for experiments only
+    SEED = "seed"
+    #: a file of format version 18 or older, written before dpcvx recorded it (or a release saved again from one)
+    NOT_RECORDED = "not-recorded"
+
+    @classmethod
+    def of(cls, random_state: RandomState) -> NoiseSource:
+        """The source of noise drawn with ``random_state`` (:func:`resolve_rng`'s argument): None is operating-system
+        entropy, an int or a generator a caller's seed."""
+        return cls.OS_ENTROPY if random_state is None else cls.SEED
+
+    @classmethod
+    def combined(cls, sources: Iterable[NoiseSource]) -> NoiseSource:
+        """The source of a release composed of parts drawn from ``sources``: seeded if any part is, else not recorded
+        if any part's is not, else operating-system entropy."""
+        held = set(sources)
+        return next((member for member in (cls.SEED, cls.NOT_RECORDED) if member in held), cls.OS_ENTROPY)
+
+    @classmethod
+    def parse(cls, value: object, where: str = "noise_source") -> NoiseSource:
+        """The member named ``value``, or InputError naming the valid names."""
+        for member in cls:
+            if value == member.value:
+                return member
+        raise InputError(f"{where} must be one of {[member.value for member in cls]}, got {_short(value)}; the file "
+                         "has been edited")
+
+    @property
+    def words(self) -> str:
+        """The source in words: "operating-system entropy", "a caller's seed" or "not recorded"."""
+        return _NOISE_WORDS[self]
+
+    @property
+    def statement(self) -> str:
+        """One line for the certificate's text."""
+        return "noise source: " + _NOISE_STATEMENTS[self]
+
+
+_NOISE_WORDS = {NoiseSource.OS_ENTROPY: "operating-system entropy", NoiseSource.SEED: "a caller's seed",
+                NoiseSource.NOT_RECORDED: "not recorded"}
+
+_NOISE_STATEMENTS = {
+    NoiseSource.OS_ENTROPY: "operating-system entropy (random_state=None: fresh noise at every call)",
+    NoiseSource.SEED: "a caller's seed (random_state an int or a generator): a reproducible experiment, NOT private "
+                      "against anyone who knows or can guess the seed, who can subtract the noise; refit with "
+                      "random_state=None for a release",
+    NoiseSource.NOT_RECORDED: "not recorded (a file written before dpcvx recorded it, format version 18 or older)",
+}
 
 
 def seed_rule(name: str, *, none: bool = True, generator: bool = True) -> str:

@@ -35,6 +35,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import CandidateMark, PrivacyCurve
+from ..privacy.rng import NoiseSource
 from ..solvers.kernel import as_labels
 from ..validation import delta_value, epsilon_value, instance_of, integer, real_values, width_refusal
 from .model import Release, WholeCost, check_certificate, check_feature_names, weighted_share
@@ -172,6 +173,8 @@ class KernelReleaseCertificate(WholeCost, CandidateMark):
     calibration: KernelCalibration
     kernel: dict
     library_version: str
+    # where the noise came from (:class:`~dpcvx.privacy.rng.NoiseSource`): the fit's ``random_state`` None or a seed
+    noise_source: NoiseSource = NoiseSource.NOT_RECORDED
 
     def __post_init__(self) -> None:
         """Every field checked, by the constructor and by ``dataclasses.replace`` (:func:`check_certificate`)."""
@@ -179,7 +182,7 @@ class KernelReleaseCertificate(WholeCost, CandidateMark):
             "algorithm": instance_of(str), "theorem": instance_of(str), "epsilon": epsilon_value,
             "delta": delta_value, "constants": instance_of(KernelConstants),
             "calibration": instance_of(KernelCalibration), "kernel": instance_of(dict),
-            "library_version": instance_of(str),
+            "library_version": instance_of(str), "noise_source": instance_of(NoiseSource),
         })
 
     @property
@@ -227,7 +230,7 @@ class KernelReleaseCertificate(WholeCost, CandidateMark):
                 "epsilon": self.epsilon, "delta": self.delta, "neighbours": self.neighbours,
                 "constants": self.constants.to_dict(), "calibration": self.calibration.to_dict(),
                 "loss": self.loss, "kernel": dict(self.kernel), "library_version": self.library_version,
-                "privacy_curve": self.recorded_curve(self.privacy_curve)}
+                "noise_source": self.noise_source.value, "privacy_curve": self.recorded_curve(self.privacy_curve)}
 
     def __str__(self) -> str:
         lines = [f"dpcvx kernel release: {self.algorithm}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
@@ -237,7 +240,7 @@ class KernelReleaseCertificate(WholeCost, CandidateMark):
         for name, value, established in self.constants.statements():
             shown = "not established" if value is None else f"{value:.6g}"
             lines.append(f"  {name} = {shown}: {established}")
-        lines += [self.calibration.describe(), self.float_guarantee.statement]
+        lines += [self.calibration.describe(), self.float_guarantee.statement, self.noise_source.statement]
         return "\n".join(lines)
 
 

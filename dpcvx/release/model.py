@@ -35,6 +35,7 @@ from ..privacy.float_safe import continuous_calibration
 from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import CandidateMark, DrawnPart, PrivacyCurve, draws_then_fit_curve
+from ..privacy.rng import NoiseSource
 from ..tables import check_names, feature_names, few_names
 from ..validation import (
     check_classes,
@@ -222,6 +223,8 @@ class ReleaseCertificate(CandidateMark):
     # regression with a public label range label_bound=(lo, hi): its centre (lo + hi) / 2, which the fit subtracted
     # from the labels and added to the intercept (0: none; written only when not 0, :func:`label_shift_text`)
     label_shift: float = 0.0
+    # where the noise came from (:class:`~dpcvx.privacy.rng.NoiseSource`): the fit's ``random_state`` None or a seed
+    noise_source: NoiseSource = NoiseSource.NOT_RECORDED
 
     def __post_init__(self) -> None:
         """Every field checked (:func:`~dpcvx.validation.check_fields`), by its constructor and by
@@ -236,6 +239,7 @@ class ReleaseCertificate(CandidateMark):
             "post_processing": tuple_of(str), "findings": tuple_of(str), "private_bound": optional(instance_of(dict)),
             "private_label_bound": optional(instance_of(dict)), "weights": optional(instance_of(CertifiedWeights)),
             "column_statistics": optional(instance_of(dict)), "label_shift": finite,
+            "noise_source": instance_of(NoiseSource),
         })
 
     @property
@@ -379,6 +383,7 @@ class ReleaseCertificate(CandidateMark):
             "privacy_curve": self.recorded_curve(self.privacy_curve),
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
+            "noise_source": self.noise_source.value,
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),
             **({} if self.lam_rule is None else {"lam_rule": self.lam_rule.to_dict()}),
             **({} if self.private_bound is None else {"private_bound": dict(self.private_bound)}),
@@ -462,6 +467,7 @@ class ReleaseCertificate(CandidateMark):
             )
         if self.float_guarantee is not None:
             lines.append(self.float_guarantee.statement)
+        lines.append(self.noise_source.statement)
         if self.post_processing:
             lines += [f"post-processing: {step}" for step in self.post_processing]
         elif self.sparse_regularizer:
@@ -649,6 +655,13 @@ class Certificate(Protocol):
         accountant's ``spend_release``, the report, the OpenDP bridge); ``epsilon`` may be the fit's part only."""
         ...
 
+    @property
+    def noise_source(self) -> NoiseSource:
+        """Where the release's noise came from (:class:`~dpcvx.privacy.rng.NoiseSource`): operating-system entropy,
+        a caller's seed (a reproducible experiment, not private against whoever knows the seed), or not recorded (a
+        file of format version 18 or older)."""
+        ...
+
     def to_dict(self) -> dict[str, Any]: ...
 
 
@@ -729,6 +742,13 @@ class Release(HoldsNoInput, ABC):
         certificate's :attr:`Certificate.cost` (with privately drawn bounds or statistics, their budget plus the
         fit's)."""
         return self.tuning.cost if self.tuning is not None else self.certificate.cost
+
+    @property
+    def noise_source(self) -> NoiseSource:
+        """Where the release's noise came from, its certificate's :attr:`Certificate.noise_source`: for a model
+        :func:`dpcvx.tune` selected, the selected fit's, which drew from tune's own ``random_state`` as the selection
+        did (seeded fits exactly when the selection was)."""
+        return self.certificate.noise_source
 
     @property
     def epsilon(self) -> float:

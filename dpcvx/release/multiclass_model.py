@@ -24,6 +24,7 @@ from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import CandidateMark, CurvePart, PrivacyCurve, drawn_curve_parts
+from ..privacy.rng import NoiseSource
 from ..validation import (
     class_labels,
     delta_value,
@@ -132,6 +133,14 @@ class MulticlassCertificate(WholeCost, CandidateMark):
     def conditional(self) -> bool:
         return any(certificate.conditional for certificate in self.per_class)
 
+    @property
+    def noise_source(self) -> NoiseSource:
+        """Where the k releases' noise came from, seeded if any class's was (:meth:`NoiseSource.combined
+        <dpcvx.privacy.rng.NoiseSource.combined>`): each class's certificate records its own (a file's per-class
+        entries), and the column statistics drawn before the fits take their seed from the same ``random_state`` as
+        the classes' (:func:`~dpcvx.privacy.rng.child_seeds`), so they are seeded exactly when the classes are."""
+        return NoiseSource.combined(certificate.noise_source for certificate in self.per_class)
+
     def to_dict(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "delta": self.delta, "classes": list(self.classes),
                 "composition": self.composition, "class_epsilon": self.class_epsilon,
@@ -151,6 +160,7 @@ class MulticlassCertificate(WholeCost, CandidateMark):
                               f"{statistics_text(self.column_statistics)}, drawn once for every class",
                               self.fit_epsilon, self.epsilon, self.column_statistics["composition"])]),
                           f"neighbours: {self.neighbours}", self.float_guarantee.statement,
+                          self.noise_source.statement,
                           *(f"finding: {finding}" for finding in self.findings)])
 
 

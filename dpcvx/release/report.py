@@ -5,7 +5,9 @@ regression, multiclass, kernel); ``dpcvx report model.json`` writes the one of a
 model file. It is written for the person who signs a release off (a data
 protection officer, a reviewer) rather than for a differential-privacy expert:
 
-* a summary: the release's kind, budget and relation, and the certificate's public findings (a classifier that
+* a summary: the release's kind, budget and relation, where its noise came from (a release drawn from a caller's
+  seed is said plainly to be a reproducible experiment, not private against whoever knows the seed:
+  :class:`~dpcvx.privacy.rng.NoiseSource`), and the certificate's public findings (a classifier that
   predicts one class on every row it can score: :func:`~dpcvx.release.usefulness.one_class_findings`), which the
   auditor's section states too;
 * what was protected: one person's record, under the release's neighbour
@@ -65,6 +67,7 @@ from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.kernel_calibrate import KernelConstants
 from ..privacy.neighbours import Neighbours, group_epsilon_delta
 from ..privacy.privacy_curve import GAUSSIAN, PrivacyCurve
+from ..privacy.rng import NoiseSource
 from ..validation import check_choice, check_flag, number_text
 from ..verification.exact import exact_text
 from ..verification.kernel_loss import loss_words
@@ -181,6 +184,24 @@ def _float_words(guarantee: FloatGuarantee | None) -> str:
         return "Computer arithmetic: the certificate names no floating-point guarantee; treat it as not covered."
     return (f"Computer arithmetic: covered. The noise is drawn exactly and the rounding is part of the proof "
             f"({guarantee.statement.removeprefix('floating point: ')}).")
+
+
+def _noise_words(source: NoiseSource) -> str:
+    """Where the release's noise came from, in plain words, for the summary: a seeded release is said plainly to be
+    an experiment, not a private release (:class:`~dpcvx.privacy.rng.NoiseSource`)."""
+    if source is NoiseSource.SEED:
+        return ("NOT A PRIVATE RELEASE: its noise was drawn from a caller's seed (random_state an integer or a "
+                "generator). It is a reproducible experiment, not private against anyone who knows or can guess the "
+                "seed: they can recompute the noise and subtract it, and two releases made with the same seed on "
+                "neighbouring data cancel it. The guarantee below holds for noise drawn afresh only. To release "
+                "it, refit with random_state=None (fresh operating-system entropy).")
+    if source is NoiseSource.NOT_RECORDED:
+        return ("Noise source: not recorded (a file written before dpcvx recorded it, format version 18 or "
+                "older). Had it been fitted with a seed (random_state an integer or a generator), it would not be "
+                "private against anyone who knows the seed: ask how it was fitted, or refit with "
+                "random_state=None and save it again.")
+    return ("Noise source: operating-system entropy (random_state=None): fresh noise drawn for this release alone, "
+            "which no seed reproduces.")
 
 
 def _posterior(prior: float, epsilon: float) -> float:
@@ -619,6 +640,8 @@ class ReleaseReport:
         self.certificate_text = str(certificate)
         self.conditional = bool(getattr(certificate, "conditional", False))
         self.float_guarantee: FloatGuarantee | None = self.first.float_guarantee
+        # where the noise came from (a learner from outside dpcvx records none: not recorded)
+        self.noise_source: NoiseSource = getattr(release, "noise_source", NoiseSource.NOT_RECORDED)
         self.schema = getattr(release, "schema", None)
         self._release = release  # read by encodable, the public check of the weights on the saved schema
         # a kernel release's predictor's centres (TDDL's public sample Z), public unless a mechanism privatised them
@@ -755,6 +778,7 @@ class ReleaseReport:
                "if it is right." if self.conditional else "")),
             # the certificate's public findings (a constant classifier: release/usefulness.py), stated in the
             # auditor's section too, belong where a reader decides whether to use the model
+            _p(_noise_words(self.noise_source)),
             *(_p(f"Not useful: {finding}.") for finding in getattr(self.certificate, "findings", ())),
             *(() if self.encodable is None else (_p(f"Not useful: {self.encodable}."),))))
 

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from former_texts import without_noise_source
 
 import dpcvx
 from dpcvx import losses
@@ -32,6 +33,7 @@ def _moved(data, factor):
     moved = json.loads(json.dumps(data))
     moved["format_version"] = 9
     del moved["sha256"]
+    without_noise_source(moved)  # (format version 19 added it)
     moved["certificate"]["calibration"]["amp_sigma"] *= factor
     for part in moved["certificate"]["privacy_curve"]["parts"]:
         if part.get("noise_multiplier"):

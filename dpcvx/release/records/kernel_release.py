@@ -29,6 +29,7 @@ from ...data.kernels import Kernel, kernel_from_dict
 from ...exceptions import InputError
 from ...privacy.kernel_calibrate import KERNEL_ALGORITHMS, KernelConstants
 from ...privacy.privacy_curve import check_recorded_curve
+from ...privacy.rng import NoiseSource
 from ...validation import check_delta, check_epsilon, check_lam
 from ...verification.exact import exact_of_saved
 from ..kernel_model import KERNEL_CLASSES, KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
@@ -42,7 +43,8 @@ _RELEASE_KEYS = {"format", "format_version", "kind", "library_version", "algorit
                  "classes", "privatised", "predictor", "certificate"}
 _PREDICTOR_KEYS = {"kernel", "n_features", "centers"}
 _CERTIFICATE_KEYS = {"algorithm", "theorem", "guarantee", "epsilon", "delta", "neighbours", "constants",
-                     "calibration", "loss", "kernel", "library_version"}
+                     "calibration", "loss", "kernel", "library_version",
+                     "noise_source"}
 # the algorithms' privatised outputs besides the predictor, in the order the learners record them
 _OUTPUTS: dict[str, tuple[str, ...]] = {"TDDL": (), "PINP": ("answers", "updates_used"),
                                         "TDIL": ("rounds_used", "certified")}
@@ -222,7 +224,8 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
         algorithm=algorithm, theorem=str(certificate["theorem"]), epsilon=float(certificate["epsilon"]),
         delta=float(certificate["delta"]), constants=constants,
         calibration=read_kernel(certificate["calibration"], algorithm, kernel, centers),
-        kernel=dict(certificate["kernel"]), library_version=str(certificate["library_version"]))
+        kernel=dict(certificate["kernel"]), library_version=str(certificate["library_version"]),
+        noise_source=NoiseSource.parse(certificate["noise_source"], "certificate.noise_source"))
     check_recorded_curve(recorded_curve, loaded.privacy_curve)
     for key in ("n_features", "ball_dimension"):  # the input dimension, where the calibration reads it
         if certificate["calibration"].get(key) not in (None, d):

@@ -110,6 +110,10 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
                              f"over {len(classes)} classes ({eps_c!r}, {delta_c!r}, {mechanism}, floating point "
                              f"{guarantee}); the file "
                              "has been edited")
+        if one.certificate.noise_source is not models[0].certificate.noise_source:  # one random_state drew them all
+            raise InputError(f"per_class[{index}].certificate.noise_source is {one.certificate.noise_source.value!r} "
+                             f"but per_class[0]'s is {models[0].certificate.noise_source.value!r}: the classes of one "
+                             "fit draw from one random_state; the file has been edited")
     # a file written before the text named eps_fit, the budget split after column statistics, called it epsilon (the
     # same split, worded as the total's): read as the corrected statement
     if fit_epsilon is None or item["composition"] != one_vs_rest_budget(*split)[2]:

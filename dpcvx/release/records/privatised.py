@@ -213,4 +213,5 @@ PUBLIC_CERTIFICATE_KEYS = frozenset({
     "label_bound", "label_shift", "lam_rule", "post_processing", "privacy_curve", "weights",
     # not written (CandidateMark.recorded_curve): whether dpcvx.tune selected the release, which its tuning record says
     "candidate_of_tuning",
+    "noise_source",  # the caller's choice of random_state (None or a seed), never the seed
 })

@@ -35,6 +35,7 @@ from ...privacy.gradient_descent import (
     descent_steps,
 )
 from ...privacy.privacy_curve import check_recorded_curve
+from ...privacy.rng import NoiseSource
 from ...validation import _short, check_delta, check_epsilon, number_text
 from ...version import __version__
 from ..draw_texts import BOUNDS_CLIPPED
@@ -82,7 +83,8 @@ _ADASSP_FIELD_TYPES: dict[str, Callable[[str, Any], Any]] = {
     "delta": lambda what, value: check_delta(value, what), "data_norm": _positive,
     "effective_norm_bound": _positive, "label_bound": _positive, "fit_intercept": _flag,
     "intercept_scaling": _positive, "clipping": lambda what, value: recorded_clipping(what, value, BOUNDS_CLIPPED),
-    "neighbours": _text, "library_version": _text}
+    "neighbours": _text, "library_version": _text,
+    "noise_source": lambda what, value: NoiseSource.parse(value, what)}
 assert set(_ADASSP_FIELD_TYPES) == _ADASSP_CERTIFICATE_FIELDS - {"calibration"}
 _STATISTICS_KEYS = {"n", "spread", "sums"}  # ADASSP_STANDARDISED's certificate.column_statistics
 _RANGES_KEYS = {"n", "level", "label_bound", "ranges"}  # ADASSP_RANGED's certificate.column_statistics

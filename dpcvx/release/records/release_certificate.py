@@ -38,6 +38,7 @@ from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import COMPOSITION as QUANTILE_COMPOSITION
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, power_of_two_grid
 from ...privacy.quantile import THEOREM as QUANTILE_THEOREM
+from ...privacy.rng import NoiseSource
 from ...validation import LAM_MAX, LAM_MIN, _short, check_epsilon, number_text, positive
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.condition import METHODS
@@ -511,6 +512,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         weights=weights,
         column_statistics=statistics,
         label_shift=read_label_shift(data),
+        noise_source=NoiseSource.parse(item["noise_source"], "certificate.noise_source"),
         private_bound=records["private_bound"],
         private_label_bound=records["private_label_bound"],
     )

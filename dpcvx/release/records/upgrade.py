@@ -148,6 +148,15 @@ session) is left as it is. The version marks the change: a version 17 dpcvx read
 a newer dpcvx, where it refused the curve as an edit. Tested on files the version 17 dpcvx wrote
 (``tests/release/fixtures/format17``: a ball-constrained logistic ERM, a ``DPLogisticRegression`` and a one-vs-rest
 release, each at delta 1e-6).
+
+Format version 19 records in every release certificate (a multiclass file's in every per-class entry's) where the
+release's noise came from (``certificate.noise_source``, :class:`dpcvx.privacy.rng.NoiseSource`): "os-entropy"
+(``random_state=None``) or "seed" (an int or a generator: a reproducible experiment, not private against anyone who
+knows the seed), never the seed itself. A version 18 dpcvx recorded neither, so its step records "not-recorded",
+what that file states, and makes the digest of a file as dpcvx wrote it again; a version 18 certificate that already
+holds the key was not written by dpcvx, and is refused. The reader takes one of the three values (a release loaded
+from an older file and saved again keeps "not-recorded"). Tested on files of every kind the version 18 dpcvx wrote
+(``tests/release/fixtures/format18``) and through every step on the older fixtures.
 """
 
 from __future__ import annotations
@@ -160,6 +169,7 @@ from typing import Any
 from ...exceptions import InputError, UnprotectedFileWarning, user_stacklevel
 from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS
 from ...privacy.privacy_curve import AFTER_DRAWS, EPSILON_DELTA, STATEMENT, DrawnPart, fit_after_draws_part
+from ...privacy.rng import NoiseSource
 from ..model import drawn_part, drawn_parts, drawn_records
 from ..tuning_record import record_tuning
 from .fields import _integer
@@ -168,7 +178,9 @@ from .kernel_release import DIMENSION_RECORD, records_dimension
 from .release_certificate import PROBABILITY_RECORD, probability_record
 from .row_map import MAP_RECORD, SCHEMA_RECORD, own_map_record, schema_record
 
-__all__ = ["DIGEST_VERSION", "FIRST_READ_VERSION", "format_version", "upgraded"]
+__all__ = ["DIGEST_VERSION", "FIRST_READ_VERSION", "NOISE_RECORD", "format_version", "upgraded"]
+
+NOISE_RECORD = "noise_source"  # a release certificate's record of where its noise came from (format version 19)
 
 FIRST_READ_VERSION = 4  # the oldest format version this dpcvx reads (versions 1 to 3: development only)
 
@@ -484,9 +496,28 @@ def _pure_part_at_delta(certificate: Any) -> None:
         part["delta"] = 0.0
 
 
+def _from_18(data: dict) -> dict:
+    """Version 18 -> 19: each release certificate records its noise source "not-recorded" (:func:`_noise_not_recorded`,
+    module docstring); the digest of a file that is as dpcvx wrote it is made again of the new version (of any
+    other, kept: refused)."""
+    return _each_certificate(data, 18, _noise_not_recorded)
+
+
+def _noise_not_recorded(certificate: Any) -> None:
+    """A version 18 release certificate: its noise source is not recorded (no version 18 dpcvx recorded it); one that
+    already holds ``noise_source`` is refused as edited. Anything else (no certificate object: refused by the
+    reader) is left as it is."""
+    if not isinstance(certificate, dict):
+        return
+    if NOISE_RECORD in certificate:
+        raise InputError(f"certificate.{NOISE_RECORD} in a file of format version 18, which no version 18 dpcvx "
+                         "wrote (format version 19 added it); the file has been edited")
+    certificate[NOISE_RECORD] = NoiseSource.NOT_RECORDED.value
+
+
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
           12: _from_12, 13: _from_13, 14: _from_14, 15: _from_15, 16: _from_16,
-          17: _from_17}
+          17: _from_17, 18: _from_18}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 

@@ -1,0 +1,42 @@
+"""A certificate's text as a dpcvx before format version 19 wrote it: without the line stating that the file records
+no noise source (:class:`dpcvx.privacy.rng.NoiseSource`), which a release loaded from such a file states. The tests of
+older fixture files compare a loaded certificate's text with the one its writer computed."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dpcvx.privacy.rng import NoiseSource
+from dpcvx.release.records.header import file_digest
+
+
+def former_text(certificate: Any) -> str:
+    """``str(certificate)`` without its one line "noise source: not recorded ...", which must be there."""
+    lines = str(certificate).splitlines()
+    assert lines.count(NoiseSource.NOT_RECORDED.statement) == 1, "the loaded certificate states no 'not recorded'"
+    return "\n".join(line for line in lines if line != NoiseSource.NOT_RECORDED.statement)
+
+
+def certificates(data: dict) -> list[dict]:
+    """A model file's release certificates: its own, or a multiclass file's per-class entries'."""
+    return [entry["certificate"] for entry in data["per_class"]] if "per_class" in data else [data["certificate"]]
+
+
+def without_noise_source(data: dict) -> dict:
+    """``data`` (a current file's JSON, changed in place) without its certificates' ``noise_source``, as a dpcvx
+    before format version 19 wrote it: the step from version 18 refuses a file that holds it."""
+    for certificate in certificates(data):
+        del certificate["noise_source"]
+    return data
+
+
+def not_recorded(data: dict) -> dict:
+    """A copy of ``data`` whose certificates record "not-recorded", what a file without the record loads as (its
+    digest, when it holds one, made again)."""
+    copied = json.loads(json.dumps(data))
+    for certificate in certificates(copied):
+        certificate["noise_source"] = NoiseSource.NOT_RECORDED.value
+    if "sha256" in copied:
+        copied["sha256"] = file_digest(copied)
+    return copied
