@@ -803,7 +803,12 @@ class DPHuberRegressor(_PrivateRegressor):
         replace-one with a public label bound the fit warns
         :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` that the label was not located, and, when its range
         was drawn on a grid coarser than 2^6 cells (``LABEL_LOCATED_DEPTH``), that it was located only coarsely
-        (docs/theory.md section 34.1, "the warning").
+        (docs/theory.md section 34.1, "the warning"). Where the ranges were drawn but the features' histograms can
+        keep no cell (their threshold above n at this n, d and epsilon:
+        :func:`~dpcvx.models.column_statistics.regression_ranges_locate`; wide one-hot blocks), the warning names the
+        ranges' share of epsilon and ``column_statistics=False`` with what it measured
+        (benchmarks/results/huber_auto_rule.md; docs/getting-started.md says what to expect on one-hot-heavy and
+        zero-inflated tables).
     """
 
     takes_weights = True
