@@ -33,7 +33,8 @@ __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT
            "comparator_norm", "constant_risk", "guarantee_to_spread",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
            "SMALL_TABLE_LIMIT", "warn_if_small_table", "epsilon_share", "whole_epsilon", "epsilon_quoted",
-           "warn_if_count_at_floor", "count_drop", "COUNT_DROP_SHARE", "lam_rule_advice", "label_not_located"]
+           "warn_if_count_at_floor", "count_drop", "COUNT_DROP_SHARE", "lam_rule_advice", "label_not_located",
+           "ranges_share_text"]
 
 
 #: A classifier warns when the noise's share of a decision value exceeds this many times the
@@ -89,6 +90,43 @@ def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int 
 #: The fewest rows of benchmarks/piled_label.py's tables: DPLinearRegression's text names its pile's setting from
 #: there only (on 2,000 rows it did worse in 5 of 15 fits: a third analyst probe, sixty-third session)
 PILED_MIN_N = 5_000
+
+
+def ranges_share_text(record: Mapping[str, Any] | None) -> str | None:
+    """The text a DPHuberRegressor's :class:`NoiseDominatesWarning` adds when its release drew the ranges of the
+    columns and of the label (``record``: the certificate's ``column_statistics``, with ``label_cells``) at an n, d
+    and eps_s where the features' histograms can keep no cell, their threshold T above the n rows on the grid drawn
+    (:func:`~dpcvx.models.column_statistics.ranges_keep_cells` with ``rows`` = 1), else None. It names the ranges'
+    share of epsilon and ``column_statistics=False``, with what that measured on benchmarks/results/huber_auto_rule.md,
+    where this condition held in 7 cells: better in 6 (houses with 500 zip codes one-hot: R^2 -0.024 -> 0.215 at
+    epsilon 1), far worse in the 7th, whose label fills a sliver of a loose declared label range. A probe (session
+    69) found the former advice alone, "raise epsilon", useless there (R^2 -0.009 at epsilon 10). The first form of
+    this rule, T above AUTO_ROWS n, also fired on a used-car table of n 1,500, d 27 at epsilon 3 whose ranges kept
+    0.70 of the gap (column_statistics=False less: tests/sklearn/test_huber_guarantee_warning.py), hence T above n.
+    Public n, d, eps_s, eps_l and the grid's depth only, never the data."""
+    from ..models.column_statistics import ranges_keep_cells  # the rule's one implementation
+    from ..privacy.column_histogram import histogram_threshold
+
+    if record is None or record.get("label_cells") is None or record.get("cells") is None:
+        return None
+    n, d, eps_statistics, depth = (int(record["n"]), len(record["cells"][0]), float(record["epsilon"]),
+                                   int(record["depth"]))
+    if ranges_keep_cells(n, d, eps_statistics, depth, rows=1.0):
+        return None
+    spent = eps_statistics + float(record["label_epsilon"])
+    whole = record.get("total_epsilon")
+    of = f" of your epsilon = {float(whole):g}" if whole is not None else ""
+    return (f"the columns' private ranges could locate nothing: at n={n}, d={d} and eps_s={eps_statistics:g} their "
+            f"histograms on the grid of 2^{depth} cells keep a cell only above "
+            f"T = {histogram_threshold(d, eps_statistics, depth):.0f} rows, more than the n rows, so a column is "
+            "located only by the noise's chance (public n, d and epsilon only, never the data), yet the columns' and "
+            f"the label's ranges took eps_s + eps_l = {spent:g}{of} from the fit. {huber_without_search()} gives the "
+            "fit the whole epsilon and keeps the declared label range: on the tables of "
+            "benchmarks/results/huber_auto_rule.md where this held (one-hot blocks of 200 to 500 columns, 201 "
+            "numeric columns) it scored better in 6 of 7 cells (R^2 +0.07 to +0.44) and far worse in the 7th, whose "
+            "labels fill a small part of a loose declared label range (R^2 -144 against 0.02): first declare the "
+            "tightest public label range your data dictionary guarantees "
+            f"({setting('label_bound', '(lo, hi)', 'LO,HI')}, never read off the data)")
 
 
 def label_unresolved_text(label_bound: float, depth: int, released: float, centre: float = 0.0,
@@ -470,8 +508,11 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
 
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None, *,
                         regression: bool = False, total_epsilon: float | None = None,
-                        classes: int | None = None, floored: bool = False) -> None:
+                        classes: int | None = None, floored: bool = False, gain: str | None = None) -> None:
     """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
+
+    ``gain``: one more setting to name among the ways to gain, from a public rule of the caller's (a
+    DPHuberRegressor whose ranges could locate nothing: :func:`ranges_share_text`).
 
     n (the public number of training rows), d (the encoded width) and epsilon (the release's, per class for
     one-vs-rest) are public. With a public ``prior`` pi of the positive class (a binary estimator's: the rate its
@@ -514,7 +555,8 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
             f"{speaker(owner)}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = "
             f"{_below(ratio, SMALL_TABLE_LIMIT)} is below {SMALL_TABLE_LIMIT:g}: private "
             "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
-            f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon, or fewer encoded "
+            f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon, "
+            + ("" if gain is None else f"{gain}, ") + "or fewer encoded "
             "columns (a categorical column is one per declared category" + ("" if widest is None else
                                                                            f"; here {widest}")
             + ": group its categories by a public rule, a coarser classification known without the data, never by "

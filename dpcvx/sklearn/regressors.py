@@ -88,7 +88,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from .. import losses
-from ..advice import flag_text, huber_auto, setting
+from ..advice import flag_text, huber_auto, huber_without_search, setting
 from ..data.blocks import is_dask, is_out_of_core, public_shape
 from ..data.notes import columns_named
 from ..data.standardiser import histogram_label_range
@@ -164,6 +164,7 @@ from .noise_warning import (
     label_not_located,
     label_unresolved_text,
     lam_rule_advice,
+    ranges_share_text,
     warn_if_noise_dominates,
     warn_if_small_table,
 )
@@ -291,6 +292,10 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         """The text of the public rule "the label was not located" for a fit on X (its kind only) of n rows and the
         release's public bounds, or None."""
         raise NotImplementedError
+
+    def _ranges_note(self, certificate: Any) -> str | None:
+        """The text of a public rule on the private ranges the release drew (DPHuberRegressor's), or None."""
+        return None
 
     def _weight_ball(self) -> float | None:
         """The public radius W of the ball ||w|| <= W the objective and output releases are constrained to, None
@@ -456,7 +461,9 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             model = model.label_shifted(call.shift)
         certificate = model.certificate
         # X's kind as the fit read it: a table of sparse columns is a scipy.sparse X by then
-        unlocated = self._unlocated_label(checked, int(targets.shape[0]), certificate, call)
+        ranges = self._ranges_note(certificate)
+        unlocated = "; and ".join(text for text in (self._unlocated_label(checked, int(targets.shape[0]), certificate,
+                                                                          call), ranges) if text is not None) or None
         # n under replace-one (the relation makes it public), the given n_public under add/remove (n is private):
         # a rule that read the rows' count there would tell the table's size by whether it fired and by its text
         public_rows = int(targets.shape[0]) if certificate.relation is Neighbours.REPLACE_ONE else call.n_public
@@ -471,8 +478,9 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
-                            regression=True,
-                            total_epsilon=model.epsilon)
+                            regression=True, total_epsilon=model.epsilon,
+                            gain=None if ranges is None else f"{huber_without_search()} (the NoiseDominatesWarning's "
+                            "note on the ranges: here they took half of epsilon and could locate nothing)")
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows), X's kind deciding how its checked rows
         # are read again; judged on the labels as given and on the labels clipped onto the declared range, warning
         # only when both find no better than a constant
@@ -798,7 +806,12 @@ class DPHuberRegressor(_PrivateRegressor):
         replace-one with a public label bound the fit warns
         :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` that the label was not located, and, when its range
         was drawn on a grid coarser than 2^6 cells (``LABEL_LOCATED_DEPTH``), that it was located only coarsely
-        (docs/theory.md section 34.1, "the warning").
+        (docs/theory.md section 34.1, "the warning"). Where the ranges were drawn but the features' histograms can
+        keep no cell (their threshold above n at this n, d and epsilon:
+        :func:`~dpcvx.models.column_statistics.regression_ranges_locate`; wide one-hot blocks), the warning names the
+        ranges' share of epsilon and ``column_statistics=False`` with what it measured
+        (benchmarks/results/huber_auto_rule.md; docs/getting-started.md says what to expect on one-hot-heavy and
+        zero-inflated tables).
     """
 
     takes_weights = True
@@ -945,6 +958,12 @@ class DPHuberRegressor(_PrivateRegressor):
             return label_unresolved_text(float(record["label_bound"]), int(depth), float(label_bound), centre)
         return label_not_located(n, label_range_rows(call.epsilon, LABEL_LOCATED_DEPTH), float(record["label_bound"]),
                                  coarse_cells=1 << int(depth), epsilon=call.epsilon)
+
+    def _ranges_note(self, certificate: Any) -> str | None:
+        """:func:`~dpcvx.sklearn.noise_warning.ranges_share_text` of the release's record: the columns' and the
+        label's ranges were drawn where the features' histograms can keep no cell (public n, d, eps_s and the
+        grid's depth only)."""
+        return ranges_share_text(getattr(certificate, "column_statistics", None))
 
     def _loss(self, label_bound: float | str) -> losses.MarginLoss:
         """The Huber loss of the residual at its threshold: ``m`` as given, or "auto": B / 4 of the public centred
