@@ -5,11 +5,13 @@ conditions, and the calibration recomputed with the library's own formulas
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import numbers
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -85,6 +87,7 @@ from ..weight_rules import (
     balanced_weights,
     count_floor,
     count_rates,
+    log_odds,
     mean_record_weight,
     prior_rates,
     weight_bound,
@@ -492,6 +495,7 @@ def _release_certificate(data: Any, counted: tuple[str, ...] = (),
     data_norm = _positive("certificate.data_norm", item["data_norm"])
     fit_intercept = _flag("certificate.fit_intercept", item["fit_intercept"])
     intercept_scaling = _positive("certificate.intercept_scaling", item["intercept_scaling"])
+    _check_built_in_texts(verification, values, weights, intercept_scaling)
     label_bound = None if data.get("label_bound") is None else _positive("certificate.label_bound", data["label_bound"])
     certificate = SavedReleaseCertificate(
         mechanism=Mechanism.of(mechanism),
@@ -525,6 +529,80 @@ def _release_certificate(data: Any, counted: tuple[str, ...] = (),
     )
     _stated_relation("certificate.neighbours", item["neighbours"], certificate.relation, certificate.neighbours)
     return certificate
+
+
+_HUBER_RESIDUAL = re.compile(r"huber\(z, [^,()]+\) / 2\.0")  # huber_regression(m)'s text, at any m
+_HUBER_HINGE = re.compile(r"huber\(maximum\([^,()]+ \+ -z, 0\.0\), [^,()]+\) / [^,()]+")  # huber_hinge(h)'s
+_RIDGE = re.compile(r"(?:[^ ]+ \* )?sum_squares\(w\)")  # a ||w||^2, a user's or the default a = 1/2
+_CENTRED_RIDGE = re.compile(r"0\.5 \* sum_squares\(w \+ \(.*\)\)")  # models.intercept_offset.CentredRidge
+
+
+def _check_built_in_texts(verification: Certificate, values: dict, weights: CertifiedWeights | None,
+                          intercept_scaling: float) -> None:
+    """Refuse a loss or regularizer text of a built-in form that the recorded constants do not give. Each form is a
+    text the verifier writes (:func:`~dpcvx.verification.verifier.loss_text`,
+    :func:`~dpcvx.verification.verifier.regularizer_text`) of an expression made from public values the
+    certificate records; where the file's text has that form, the values are taken from the records, the text is
+    rebuilt by the same functions and must be the file's, and the constants must be the form's:
+
+    - the logistic loss: L = 1, c = 1/4; huber_regression(m): m = L, c = 1; huber_hinge(h): h = 1 / (2 c), L = 1
+      (:mod:`dpcvx.losses`; a user's expression of the same text is the same loss, with the same constants; L and c
+      of a weighted fit divided by its w_max first);
+    - the ridge a ||w||^2: a = m / 2 (the default 0.5 ||w||^2 at m = 1);
+    - the ridge centred at the intercept offset of a private class count, b0 = log(count / (n - count)) divided by
+      the intercept scaling (models.class_count): m = 1 and that centre. The centre of a public class prior's offset
+      is not recorded apart, so only m = 1 is compared there.
+
+    An edit with the digest recomputed ("0.25 * sum_squares(w)" next to m = 1, "huber(z, 0.01) / 2.0" next to a
+    Huber hinge's c) loaded and the report showed it (an attacker probe, session 69, F4). A text of any other form (a
+    user's own CVXPY expression) cannot be re-derived from the file and is not compared (docs/model-files.md)."""
+    from ...losses import huber_hinge, huber_regression
+    from ...models.intercept_offset import CentredRidge
+    from ...verification.verifier import loss_text, regularizer_text
+
+    def exact(name: str) -> Any:
+        return verification.by_name[name].value if name in verification.by_name else None
+
+    L, c, m, d = exact("lipschitz"), exact("curvature"), exact("strong_convexity"), int(values["d"])
+    if weights is not None and weights.source != OFFSET_SOURCE and isinstance(L, Fraction) and isinstance(c, Fraction):
+        # record weights multiply the loss's L and c by w_max (checked against the conditions: _check_weights_agree)
+        L, c = L / Fraction(weights.bound), c / Fraction(weights.bound)
+    loss, regularizer = verification.loss, verification.regularizer
+    made: str | None = loss
+    if loss == LOGISTIC_TEXT:
+        made = loss if (L, c) == (1, Fraction(1, 4)) else None
+    elif _HUBER_RESIDUAL.fullmatch(loss):
+        made = loss_text(huber_regression(float(L))) if c == 1 and isinstance(L, Fraction) and L > 0 else None
+    elif _HUBER_HINGE.fullmatch(loss):
+        made = loss_text(huber_hinge(float(1 / (2 * c)))) if L == 1 and isinstance(c, Fraction) and c > 0 else None
+    if made != loss:
+        raise InputError(f"certificate.verification.loss is {_short(loss)}, a built-in loss's text, but the "
+                         f"recorded constants L = {values.get('L')!r}, c = {values.get('c')!r} give "
+                         f"{_short(made) if made else 'no such loss'}; the file has been edited")
+    made = regularizer
+    count = None if weights is None else weights.private_count
+    if _RIDGE.fullmatch(regularizer):
+        made = regularizer_text(functools.partial(_scaled_ridge, a=float(m / 2)), d) \
+            if isinstance(m, Fraction) and m > 0 else None
+        if m == 2 and regularizer == "sum_squares(w)":
+            made = regularizer
+    elif _CENTRED_RIDGE.fullmatch(regularizer) and count is not None and weights is not None \
+            and weights.source == OFFSET_SOURCE:
+        centre = log_odds(count_rates(count["count"], count["n"])) / intercept_scaling
+        made = regularizer_text(CentredRidge(centre), d) if m == 1 else None
+    elif _CENTRED_RIDGE.fullmatch(regularizer) and m != 1:
+        made = None
+    if made != regularizer:
+        raise InputError(f"certificate.verification.regularizer is {_short(regularizer)}, a built-in ridge's text, "
+                         f"but the recorded records give {_short(made) if made else 'another'} (m = "
+                         f"{values.get('m')!r}); the file has been edited")
+
+
+def _scaled_ridge(w: Any, a: float) -> Any:
+    """a ||w||^2 as a CVXPY expression (the ridge form of :func:`_check_built_in_texts`)."""
+    import cvxpy as cp
+
+    return a * cp.sum_squares(w)
 
 
 def _check_lam(lam: float, mean_weight: float) -> None:
