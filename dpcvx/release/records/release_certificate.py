@@ -84,6 +84,7 @@ from ..model import (
 )
 from ..weight_rules import (
     MIN_CLASS_RATE,
+    CentredRidge,
     balanced_weights,
     count_floor,
     count_rates,
@@ -534,7 +535,7 @@ def _release_certificate(data: Any, counted: tuple[str, ...] = (),
 _HUBER_RESIDUAL = re.compile(r"huber\(z, [^,()]+\) / 2\.0")  # huber_regression(m)'s text, at any m
 _HUBER_HINGE = re.compile(r"huber\(maximum\([^,()]+ \+ -z, 0\.0\), [^,()]+\) / [^,()]+")  # huber_hinge(h)'s
 _RIDGE = re.compile(r"(?:[^ ]+ \* )?sum_squares\(w\)")  # a ||w||^2, a user's or the default a = 1/2
-_CENTRED_RIDGE = re.compile(r"0\.5 \* sum_squares\(w \+ \(.*\)\)")  # models.intercept_offset.CentredRidge
+_CENTRED_RIDGE = re.compile(r"0\.5 \* sum_squares\(w \+ \(.*\)\)")  # release.weight_rules.CentredRidge
 
 
 def _check_built_in_texts(verification: Certificate, values: dict, weights: CertifiedWeights | None,
@@ -557,7 +558,6 @@ def _check_built_in_texts(verification: Certificate, values: dict, weights: Cert
     Huber hinge's c) loaded and the report showed it (an attacker probe, session 69, F4). A text of any other form (a
     user's own CVXPY expression) cannot be re-derived from the file and is not compared (docs/model-files.md)."""
     from ...losses import huber_hinge, huber_regression
-    from ...models.intercept_offset import CentredRidge
     from ...verification.verifier import loss_text, regularizer_text
 
     def exact(name: str) -> Any:
