@@ -49,10 +49,10 @@ from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
 from ..release.draw_texts import COUNT_COMPOSITION as COMPOSITION
-from ..release.draw_texts import COUNT_THEOREM, OFFSET_COMPOSITION, OFFSET_THEOREM
-from ..release.model import OFFSET_SOURCE, CertifiedWeights, drawn_opening
+from ..release.draw_texts import COUNT_THEOREM, OFFSET_COMPOSITION, OFFSET_THEOREM, class_text, count_guarantee
+from ..release.model import OFFSET_SOURCE, CertifiedWeights
 from ..release.weight_rules import MIN_CLASS_RATE, count_floor, count_rates, log_odds
-from ..validation import SignBits, check_classes, check_labels, number_text
+from ..validation import SignBits, check_classes, check_labels
 from ..verification.verifier import default_regularizer
 from .failure import after_charge, composite
 from .fit_plan import FitPlan, composite_ledger_line, fit_ledger_text, plan_conditional
@@ -353,11 +353,7 @@ def _certified(model: Any, learner: Any, plan: CountPlan, count: int, counted: A
     weights = (CertifiedWeights(OFFSET_SOURCE, 1.0, None, None, None, OFFSET_THEOREM, record) if offsets(learner)
                else replace(fitted.weights, source="private count", private_count=record))
     use = "intercept offset" if offsets(learner) else "balanced class weights"
-    model.certificate = replace(fitted, weights=weights, guarantee=(
-        drawn_opening(plan.total, fitted.delta) + "the count "
-        f"of class {plan.classes[1] if counted is None else counted!r}"
-        f"{'' if counted is None else ' against the rest'} released as {count} "
-        f"(eps_c = {number_text(plan.eps_count)}), then the "
-        f"fit with the "
-        f"{use} it gives (eps_fit = {number_text(fitted.epsilon)}): {fitted.guarantee}"))
+    model.certificate = replace(fitted, weights=weights, guarantee=count_guarantee(
+        plan.total, fitted.delta, class_text(plan.classes[1] if counted is None else counted, counted is not None),
+        count, plan.eps_count, use, fitted.epsilon, fitted.guarantee))
     return model

@@ -108,11 +108,11 @@ from ..privacy.linear_calibration import gaussian_output
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_draws_part
 from ..privacy.rng import RandomState, shared_rng
-from ..release.draw_texts import LABEL_THEOREM, RANGES_THEOREM, STATISTICS_THEOREM
+from ..release.draw_texts import LABEL_THEOREM, RANGES_THEOREM, STATISTICS_THEOREM, statistics_guarantee
 from ..release.draw_texts import STATISTICS_COMPOSITION as COMPOSITION
-from ..release.model import composed_epsilon, drawn_opening
+from ..release.model import composed_epsilon
 from ..release.usefulness import checks_are_off
-from ..validation import check_bound, number_text
+from ..validation import check_bound
 from .class_count import RatesPlan, draws_count
 from .contract import learner_copy
 from .erm_inputs import check_column_statistics
@@ -563,12 +563,8 @@ class StandardisedPlan:
         weights = fitted.weights  # a private class count drawn inside eps_fit: its record states the release's total
         if weights is not None and weights.private_count is not None:
             weights = replace(weights, private_count={**weights.private_count, "total_epsilon": total})
-        model.certificate = replace(fitted, column_statistics=record, weights=weights, guarantee=(
-            drawn_opening(total, fitted.delta) + "private "
-            f"column statistics (eps_s = {number_text(plan.eps_statistics)})"
-            + (f" and the label's range (eps_l = {number_text(plan.eps_label)})" if plan.eps_label else "")
-            + f", then the fit on the columns they centre and scale (eps_fit = {number_text(plan.eps_fit)}): "
-            + fitted.guarantee))
+        model.certificate = replace(fitted, column_statistics=record, weights=weights, guarantee=statistics_guarantee(
+            total, fitted.delta, plan.eps_statistics, plan.eps_label, plan.eps_fit, fitted.guarantee))
         return model.shifted(shift) if shift else model  # the private label centre: post-processing
 
 

@@ -19,20 +19,14 @@ Off unless ``class_prior`` is given with ``class_weight=None`` (balanced weights
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..release.weight_rules import log_odds
+from ..release.weight_rules import CentredRidge, log_odds
 from ..validation import check_threshold, decision_cut, or_literal
-
-if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
-    import cvxpy as cp
 
 #: A binary classifier's public threshold: "prior" or a probability in (0, 1) (the estimators' parameter check)
 THRESHOLD = or_literal("prior", check_threshold)
 
+# CentredRidge, the offset's ridge, is release.weight_rules' (the model file reader rebuilds its text too): named here
 __all__ = ["THRESHOLD", "threshold_cut", "CentredRidge", "prior_entropy"]
 
 
@@ -50,24 +44,3 @@ def threshold_cut(threshold: float | str, rates: tuple[float, float] | None) -> 
 def prior_entropy(rates: tuple[float, float]) -> float:
     """H(pi) in nats: the logistic loss of the offset model b0 = log(pi_+ / pi_-), averaged over the prior."""
     return -sum(rate * math.log(rate) for rate in rates)
-
-
-@dataclass(frozen=True)
-class CentredRidge:
-    """N(w) = (1/2) ||w - w0||^2 with w0 = (0, ..., 0, ``centre``): the intercept column's weight last.
-
-    Written N(w) = 0.5 * sum_squares(w + (0, ..., 0, -centre)), the shift a named constant whose name is its value
-    (the shortest repr of the float, the zeros elided beyond three entries), so that the certificate states the public
-    centre as a regularizer's text, not as numpy's print of an array (which rounds it to its print options). A value
-    of its public centre, so that a plan holding it pickles."""
-
-    centre: float
-
-    def __call__(self, w: cp.Variable) -> cp.Expression:
-        import cvxpy as cp
-
-        shift = np.zeros(w.shape[0])
-        shift[-1] = -float(self.centre)
-        zeros = ["0"] * (shift.size - 1) if shift.size <= 3 else ["0", "...", "0"]
-        named = cp.Constant(shift, name=f"({', '.join([*zeros, repr(float(shift[-1]))])})")
-        return 0.5 * cp.sum_squares(w + named)

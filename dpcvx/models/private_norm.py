@@ -46,7 +46,8 @@ from ..privacy.privacy_curve import DrawnPart, draws_then_fit_curve, fit_after_d
 from ..privacy.quantile import NormBound, power_of_two_grid, private_norm_bound
 from ..privacy.rng import RandomState, shared_rng
 from ..release.draw_texts import LABEL_BOUND_THEOREM as LABEL_THEOREM
-from ..release.model import ReleaseCertificate, drawn_opening
+from ..release.draw_texts import bounds_guarantee
+from ..release.model import ReleaseCertificate
 from ..validation import EPSILON_MIN, check_epsilon, fraction
 from . import erm_inputs
 from .contract import refuse_fit_arguments
@@ -217,12 +218,10 @@ def recorded(model: Any, plan: NormPlan, norms: tuple[NormBound, ...]) -> Any:
         return model
     records: dict[str, Any] = {f"private_{'bound' if draw.parameter == 'data_norm' else 'label_bound'}":
                norm.release_record(plan.total) for draw, norm in zip(plan.draws, norms, strict=True)}
-    drawn = ", ".join(f"{'R' if draw.parameter == 'data_norm' else 'B'} = {norm.bound:g} (eps_q = {norm.epsilon:g})"
-                      for draw, norm in zip(plan.draws, norms, strict=True))
-    model.certificate = replace(fitted, **records, guarantee=(
-        drawn_opening(plan.total, fitted.delta) + f"the bounds {drawn} drawn from public grids by the "
-        "exponential-mechanism quantile, then the fit at them "
-        f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+    drawn = [("R" if draw.parameter == "data_norm" else "B", norm.bound, norm.epsilon)
+             for draw, norm in zip(plan.draws, norms, strict=True)]
+    model.certificate = replace(fitted, **records, guarantee=bounds_guarantee(
+        plan.total, fitted.delta, drawn, fitted.epsilon, fitted.guarantee))
     return model
 
 

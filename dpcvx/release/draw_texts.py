@@ -1,12 +1,25 @@
 """The fixed texts a certificate records for a private draw before a fit (column statistics, a label's range, a class
-count): the theorem it rests on and how it composes with the fit. The writers (:mod:`dpcvx.models.column_statistics`,
+count): the theorem it rests on and how it composes with the fit; and the guarantee of such a release, made from the
+draws' values by one function per draw (:func:`count_guarantee`, :func:`statistics_guarantee`,
+:func:`bounds_guarantee`), which the writers call and the file reader calls again on the recorded values, refusing
+any other text (a reader that only picked numbers out of the text loaded free words and an extra earlier share).
+The writers (:mod:`dpcvx.models.column_statistics`,
 :mod:`dpcvx.models.class_count`) record them and the file reader (:mod:`dpcvx.release.records.release_certificate`)
 refuses a record holding another text, so one definition serves both (an edited theorem loaded and a report showed
 it)."""
 
 from __future__ import annotations
 
-__all__ = ["COUNT_COMPOSITION", "COUNT_THEOREM", "FORMER_QUANTILE_COMPOSITIONS", "FORMER_RANGES_THEOREMS",
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..validation import number_text
+
+__all__ = ["drawn_opening", "class_text", "class_texts", "count_guarantee", "statistics_guarantee", "bounds_guarantee",
+           "former_number", "former_bound_guarantee", "COUNT_COMPOSITION", "COUNT_THEOREM",
+           "FORMER_QUANTILE_COMPOSITIONS", "FORMER_RANGES_THEOREMS",
            "LABEL_BOUND_THEOREM", "LABEL_THEOREM", "OFFSET_COMPOSITION", "OFFSET_THEOREM", "RANGES_THEOREM",
            "STATISTICS_COMPOSITION", "STATISTICS_THEOREM", "WEIGHTS_THEOREM", "ROWS_CLIPPED",
            "BOUNDS_CLIPPED", "NOT_CLIPPED"]
@@ -72,3 +85,79 @@ OFFSET_THEOREM = ("no record weights (w_max = 1); the released count sets the in
 ROWS_CLIPPED = "clipped to R"
 BOUNDS_CLIPPED = "clipped to the bounds"
 NOT_CLIPPED = "refused"
+
+
+#: how a number in a guarantee of private draws reads: as it reads back (``number_text``); ``former_number`` is how
+#: every number there read before the sixty-eighth session (``:g``), which files of that time hold
+Number = Callable[[float], str]
+
+
+def former_number(number: float) -> str:
+    """A number as the guarantees of private draws wrote it before the sixty-eighth session (``:g``)."""
+    return f"{number:g}"
+
+
+def drawn_opening(total: float, delta: float, number: Number = number_text) -> str:
+    """How the guarantee of a release with private draws before its fit opens: its total (the draws' and the fit's
+    epsilon, :func:`~dpcvx.release.model.composed_epsilon`) and delta, as they read back (``number_text``), then what
+    the draws and the fit are. The one text of every writer (column statistics, a class count, a private bound) and
+    of the file reader, which derives it from the recorded total and delta and refuses another (an edited file stated
+    "(0.5, 0)" there next to a recorded epsilon of 1)."""
+    return f"({number(total)}, {number(delta)})-differential privacy (replace-one) by sequential composition: "
+
+
+def class_text(label: Any, against_rest: bool = False) -> str:
+    """The public class a private count counts, as a guarantee names it: its repr as the file records it (a NumPy
+    scalar as the Python value a file holds), and one-vs-rest's class " against the rest"."""
+    value = label.item() if isinstance(label, np.generic) else label
+    return f"{value!r}{' against the rest' if against_rest else ''}"
+
+
+def class_texts(label: Any) -> tuple[str, ...]:
+    """How a guarantee may name the binary class ``label`` a file records: :func:`class_text`, and as writers before
+    the sixty-ninth session named a class given as a NumPy scalar (``classes=np.unique(y)``): its NumPy repr (under
+    NumPy 2, "np.int64(1)"), which the file records as the Python value."""
+    value = label.item() if isinstance(label, np.generic) else label
+    scalar = repr(np.array([value])[0])
+    return (class_text(value),) + ((scalar,) if scalar != class_text(value) else ())
+
+
+def count_guarantee(total: float, delta: float, counted: str, count: int, eps_count: float, use: str,
+                    eps_fit: float, fitted: str, number: Number = number_text) -> str:
+    """The guarantee of a fit after a private class count (models.class_count; the file reader rebuilds it from the
+    records and refuses another text): the opening, the count of class ``counted`` (:func:`class_text`) released as
+    ``count`` at eps_c, the fit with the ``use`` (balanced class weights, the intercept offset) it gives at
+    ``eps_fit``, then the fit's own guarantee ``fitted``."""
+    return (f"{drawn_opening(total, delta, number)}the count of class {counted} released as {count} "
+            f"(eps_c = {number(eps_count)}), then the fit with the {use} it gives (eps_fit = {number(eps_fit)}): "
+            f"{fitted}")
+
+
+def statistics_guarantee(total: float, delta: float, eps_statistics: float, eps_label: float | None,
+                         eps_fit: float, fitted: str, number: Number = number_text) -> str:
+    """The guarantee of a fit after private column statistics (models.column_statistics; rebuilt by the file reader):
+    the opening, eps_s, a label range's eps_l (DPHuberRegressor), the fit's eps_fit (with a class count drawn inside
+    it, the count's and the fit's together), then ``fitted``, the fit's own guarantee (a class count's, when one is
+    drawn inside eps_fit)."""
+    label = f" and the label's range (eps_l = {number(eps_label)})" if eps_label else ""
+    return (f"{drawn_opening(total, delta, number)}private column statistics (eps_s = {number(eps_statistics)})"
+            f"{label}, then the fit on the columns they centre and scale (eps_fit = {number(eps_fit)}): {fitted}")
+
+
+def bounds_guarantee(total: float, delta: float, bounds: Sequence[tuple[str, float, float]], eps_fit: float,
+                     fitted: str, number: Number = number_text) -> str:
+    """The guarantee of a fit after privately drawn bounds (models.private_norm; rebuilt by the file reader): the
+    opening, each bound (its name "R" or "B", value and eps_q, as ``:g`` has always written them), then the fit's
+    eps_fit (``:g`` too) and ``fitted``. ``number`` sets the opening's numbers only."""
+    drawn = ", ".join(f"{name} = {bound:g} (eps_q = {epsilon:g})" for name, bound, epsilon in bounds)
+    return (f"{drawn_opening(total, delta, number)}the bounds {drawn} drawn from public grids by the "
+            f"exponential-mechanism quantile, then the fit at them (eps_fit = {eps_fit:g}): {fitted}")
+
+
+def former_bound_guarantee(total: float, delta: float, bound: float, eps_bound: float, eps_fit: float,
+                           fitted: str) -> str:
+    """A row-norm bound's guarantee as the first writer of ``data_norm="private"`` made it (one bound R, every
+    number ``:g``), which files of that time hold; the file reader accepts it as this exact text only."""
+    return (f"{drawn_opening(total, delta, former_number)}the row-norm bound R = {bound:g} drawn from the public grid "
+            f"by the exponential-mechanism quantile (eps_q = {eps_bound:g}), then the fit at R (eps_fit = "
+            f"{eps_fit:g}): {fitted}")

@@ -131,16 +131,6 @@ def composed_epsilon(records: Sequence[dict], epsilon: float) -> float:
     return sequential_epsilon([*drawn_epsilons(records), epsilon])
 
 
-def drawn_opening(total: float, delta: float) -> str:
-    """How the guarantee of a release with private draws before its fit opens: its total (the draws' and the fit's
-    epsilon, :func:`composed_epsilon`) and delta, as they read back (``number_text``), then what the draws and the
-    fit are. The one text of every writer (column statistics, a class count, a private bound) and of the file
-    reader, which derives it from the recorded total and delta and refuses another (an edited file stated "(0.5, 0)"
-    there next to a recorded epsilon of 1)."""
-    return (f"({number_text(total)}, {number_text(delta)})-differential privacy (replace-one) by sequential "
-            "composition: ")
-
-
 def composed_line(first: str, eps_fit: float, total: float, composition: str) -> str:
     """A certificate line of a private value drawn before the fit: what it is (``first``), then the fit's and the
     total epsilon and how they compose (a linear release's and a multiclass release's)."""

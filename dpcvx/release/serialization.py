@@ -440,8 +440,9 @@ def model_from_dict(data: Any) -> Release:
     return release
 
 
-def _release_from_dict(data: Any) -> Release:
-    """A release without the top-level ``tuning`` field (a whole file's, or a multiclass file's per-class entry)."""
+def _release_from_dict(data: Any, against_rest: Any = None) -> Release:
+    """A release without the top-level ``tuning`` field (a whole file's, or a multiclass file's per-class entry, whose
+    class fitted against the rest is ``against_rest``: :func:`~.records.linear_release.linear_from_dict`)."""
     if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) in range(
             1, FIRST_READ_VERSION):
         raise InputError(f"format_version {data['format_version']} was written by a development version of dpcvx "
@@ -467,6 +468,8 @@ def _release_from_dict(data: Any) -> Release:
     kind = data.get("kind")
     if not isinstance(kind, str) or kind not in _BY_NAME:
         raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
+    if against_rest is not None and kind == "linear":
+        return linear_from_dict(data, against_rest)
     return _BY_NAME[kind].read(data)
 
 

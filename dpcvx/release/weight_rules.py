@@ -1,18 +1,26 @@
 """The public rules that make a release's record weights from its public inputs (docs/theory.md, section 21): the
 balanced class weights of class rates, w_max, the mean weight s_bar, the rates a released class count gives and the
-log-odds of rates.
+log-odds of rates, and the ridge centred at an intercept offset's log-odds (:class:`CentredRidge`).
 
 One implementation, read by the fit that makes the weights (:mod:`dpcvx.models.record_weights`,
 :mod:`dpcvx.models.class_count`) and by the model file reader that checks a recorded ``certificate.weights`` against
-them (:mod:`dpcvx.release.records.release_certificate`). Pure arithmetic on public numbers."""
+them (:mod:`dpcvx.release.records.release_certificate`). Pure arithmetic on public numbers (the ridge builds its
+CVXPY expression, and its text, from its public centre)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-__all__ = ["MIN_CLASS_RATE", "balanced_weights", "count_floor", "count_rates", "log_odds", "mean_record_weight",
-           "prior_rates", "weight_bound"]
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built
+    import cvxpy as cp
+
+__all__ = ["CentredRidge", "MIN_CLASS_RATE", "balanced_weights", "count_floor", "count_rates", "log_odds",
+           "mean_record_weight", "prior_rates", "weight_bound"]
 
 MIN_CLASS_RATE = 0.01  # the public floor f / n of each released class count
 
@@ -64,3 +72,24 @@ def mean_record_weight(rates: tuple[float, float] | None, class_weights: Sequenc
     if rates is None or class_weights is None or sample_bound is not None:
         return None
     return sum(rate * weight for rate, weight in zip(rates, class_weights, strict=True))
+
+
+@dataclass(frozen=True)
+class CentredRidge:
+    """N(w) = (1/2) ||w - w0||^2 with w0 = (0, ..., 0, ``centre``): the intercept column's weight last.
+
+    Written N(w) = 0.5 * sum_squares(w + (0, ..., 0, -centre)), the shift a named constant whose name is its value
+    (the shortest repr of the float, the zeros elided beyond three entries), so that the certificate states the public
+    centre as a regularizer's text, not as numpy's print of an array (which rounds it to its print options). A value
+    of its public centre, so that a plan holding it pickles."""
+
+    centre: float
+
+    def __call__(self, w: cp.Variable) -> cp.Expression:
+        import cvxpy as cp
+
+        shift = np.zeros(w.shape[0])
+        shift[-1] = -float(self.centre)
+        zeros = ["0"] * (shift.size - 1) if shift.size <= 3 else ["0", "...", "0"]
+        named = cp.Constant(shift, name=f"({', '.join([*zeros, repr(float(shift[-1]))])})")
+        return 0.5 * cp.sum_squares(w + named)

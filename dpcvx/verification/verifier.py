@@ -88,6 +88,18 @@ def _readable(expression: cp.Expression) -> str:
     return re.sub(r"(Pnorm|PnormApprox)\(Hstack\((.+?)\), 2\)", r"norm(hstack([\2]))", text)
 
 
+def loss_text(loss: Loss) -> str:
+    """The verifier's text of ``loss`` (:func:`_readable` of its expression of z): a certificate's ``loss``, which
+    the file reader rebuilds for a catalogue loss at the parameter the recorded constants give."""
+    return _readable(declared_loss(loss)[1])
+
+
+def regularizer_text(regularizer: Regularizer, dim: int) -> str:
+    """The verifier's text of ``regularizer`` at dimension ``dim`` (:func:`_readable` of N(w)): a certificate's
+    ``regularizer``, which the file reader rebuilds for a built-in ridge from the recorded constants."""
+    return _readable(declared_regularizer(regularizer, dim)[1])
+
+
 def default_regularizer(w: cp.Variable) -> cp.Expression:
     """N(w) = 0.5 ||w||^2, 1-strongly convex."""
     import cvxpy as cp

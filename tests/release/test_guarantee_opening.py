@@ -1,5 +1,5 @@
 """The guarantee of a release with private draws before its fit opens with its total and delta; the reader derives
-that opening from the recorded total and delta with the writers' one text (release.model.drawn_opening) and refuses
+that opening from the recorded total and delta with the writers' one text (release.draw_texts.drawn_opening) and refuses
 another, where it compared only the guarantee's end (an attacker probe loaded "(0.5, 0)-differential privacy" next to
 a recorded epsilon of 1, with the digest recomputed, and the report printed both)."""
 
@@ -13,7 +13,7 @@ from edited_files import load_edited
 
 import dpcvx
 from dpcvx.exceptions import FileError
-from dpcvx.release.model import drawn_opening
+from dpcvx.release.draw_texts import drawn_opening
 
 
 @pytest.fixture(scope="module")
@@ -45,25 +45,28 @@ def test_the_written_opening_loads_and_another_is_refused(rows, tmp_path, kind):
     assert load_edited(saved, tmp_path).certificate.guarantee == guarantee  # as written
     for stated in ("(0.5, 0)", "(1, 1e-06)", "(1.0000000000000002, 0)"):
         edited = {**saved, "certificate": {**certificate, "guarantee": stated + guarantee[len("(1, 0)"):]}}
-        with pytest.raises(FileError, match=r"certificate\.guarantee does not open with the recorded total"):
+        with pytest.raises(FileError, match=r"certificate\.guarantee is not the text dpcvx writes"):
             load_edited(edited, tmp_path)
 
 
 def test_a_former_g_opening_still_loads(rows, tmp_path):
     """Files written before the opening was one text stated the total with :g; a total that needs more digits (a
-    residue) reads the same at :g as the writer wrote it, so such a file loads."""
+    residue) reads the same at :g as the writer wrote it, so such a text is accepted (the whole former text, every
+    number :g: release.draw_texts.former_number), and an edit of it is not."""
+    from dpcvx.release.draw_texts import former_number, statistics_guarantee
+    from dpcvx.release.records.release_certificate import _check_drawn_guarantee
+
     saved = _saved(rows, tmp_path, KINDS["column statistics"])
     certificate = saved["certificate"]
+    statistics, epsilon = certificate["column_statistics"], certificate["epsilon"]
+    fitted = certificate["guarantee"][certificate["guarantee"].index("): ") + 3:]
     total = 1.0000000000000002
-    opening = drawn_opening(total, 0.0)
-    former = f"({total:g}, 0)" + opening[opening.index(")-differential") + 1:]
-    assert former != opening and not former.startswith(opening)
-    rest = certificate["guarantee"][len(drawn_opening(1.0, 0.0)):]
-    from dpcvx.release.records.release_certificate import _check_opening
-
-    _check_opening(former + rest, total, 0.0)  # no refusal
+    former = statistics_guarantee(total, 0.0, statistics["epsilon"], None, epsilon, fitted, former_number)
+    assert former != statistics_guarantee(total, 0.0, statistics["epsilon"], None, epsilon, fitted)
+    _check_drawn_guarantee(former, fitted, epsilon, 0.0, total, {}, statistics, None, ())  # no refusal
     with pytest.raises(dpcvx.InputError):
-        _check_opening("(0.5, 0)" + former[len("(1, 0)"):] + rest, total, 0.0)
+        _check_drawn_guarantee("(0.5, 0)" + former[len("(1, 0)"):], fitted, epsilon, 0.0, total, {}, statistics,
+                               None, ())
 
 
 DRAW_TEXTS = [  # (kind, the record, its text field): each a fixed text its writer records
@@ -141,7 +144,7 @@ def test_an_edited_share_in_the_guarantee_is_refused(rows, tmp_path, kind, writt
     assert written in guarantee, guarantee
     edited = json.loads(json.dumps(saved))
     edited["certificate"]["guarantee"] = guarantee.replace(written, edit, 1)
-    with pytest.raises(FileError, match=r"certificate\.guarantee (quotes|does not quote)"):
+    with pytest.raises(FileError, match=r"certificate\.guarantee is not the text dpcvx writes"):
         load_edited(edited, tmp_path)
 
 
@@ -153,7 +156,7 @@ def test_an_edited_released_count_in_the_guarantee_is_refused(rows, tmp_path, ki
     assert f" released as {count} " in guarantee
     edited = json.loads(json.dumps(saved))
     edited["certificate"]["guarantee"] = guarantee.replace(f" released as {count} ", f" released as {count + 1} ")
-    with pytest.raises(FileError, match=r"states the count released as"):
+    with pytest.raises(FileError, match=r"certificate\.guarantee is not the text dpcvx writes"):
         load_edited(edited, tmp_path)
 
 
@@ -164,7 +167,7 @@ def test_an_edited_drawn_bound_in_the_guarantee_is_refused(rows, tmp_path):
     assert f"R = {bound:g} (eps_q" in guarantee
     edited = json.loads(json.dumps(saved))
     edited["certificate"]["guarantee"] = guarantee.replace(f"R = {bound:g} (eps_q", f"R = {bound / 2:g} (eps_q")
-    with pytest.raises(FileError, match=r"states the drawn R"):
+    with pytest.raises(FileError, match=r"certificate\.guarantee is not the text dpcvx writes"):
         load_edited(edited, tmp_path)
 
 
@@ -178,5 +181,5 @@ def test_a_regression_guarantee_with_draws_loads_and_its_share_edit_is_refused(t
     end = guarantee.index(")", start)
     edited = json.loads(json.dumps(saved))
     edited["certificate"]["guarantee"] = guarantee[:start] + "0.000123" + guarantee[end:]
-    with pytest.raises(FileError, match=r"certificate\.guarantee quotes"):
+    with pytest.raises(FileError, match=r"certificate\.guarantee is not the text dpcvx writes"):
         load_edited(edited, tmp_path)

@@ -63,9 +63,10 @@ def _class_entry(entry: dict, schema: Any) -> dict:
     return {**entry, "certificate": {key: value for key, value in certificate.items() if key != SCHEMA_RECORD}}
 
 
-def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> PrivateMulticlassModel:
+def multiclass_from_dict(data: dict, read_entry: Callable[..., Release]) -> PrivateMulticlassModel:
     """Read a multiclass release: every class's linear release is re-checked (by ``read_entry``, the
-    model file reader), then the budget split: each class's total (a private class count's epsilon and its fit's)
+    model file reader, told the class it fits against the rest, which a private count's guarantee names),
+    then the budget split: each class's total (a private class count's epsilon and its fit's)
     is the split's share."""
     item = json_object("the model file", data, _MULTICLASS_KEYS)
     epsilon, delta = _positive("epsilon", item["epsilon"]), _number("delta", item["delta"])
@@ -79,7 +80,7 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
         if not isinstance(entry, dict) or entry.get("kind") != "linear":
             raise InputError(f"per_class[{index}] must be a linear release")
         try:
-            one = read_entry(_class_entry(entry, item["schema"]))
+            one = read_entry(_class_entry(entry, item["schema"]), against_rest=classes[index])
         except InputError as error:  # named by its entry: per_class[i].format_version, not the file's
             raise InputError(f"per_class[{index}]: {error}") from None
         assert isinstance(one, PrivateModel)

@@ -5,11 +5,13 @@ conditions, and the calibration recomputed with the library's own formulas
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import numbers
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,7 @@ from ...privacy.column_histogram import (
     label_depth,
 )
 from ...privacy.column_sums import sums_sensitivity
+from ...privacy.composition import sequential_epsilon
 from ...privacy.float_safe import continuous_calibration, float_safe_guarantee
 from ...privacy.lam_rule import LamChoice, excess_risk_bound, recorded_comparator
 from ...privacy.linear_calibration import public_weight_scale, pure_choice_holds
@@ -64,22 +67,29 @@ from ..draw_texts import (
     STATISTICS_COMPOSITION,
     STATISTICS_THEOREM,
     WEIGHTS_THEOREM,
+    Number,
+    bounds_guarantee,
+    count_guarantee,
+    former_bound_guarantee,
+    former_number,
+    statistics_guarantee,
 )
 from ..model import (
     OFFSET_SOURCE,
     CertifiedWeights,
     ReleaseCertificate,
     composed_epsilon,
-    drawn_opening,
     drawn_parts,
     drawn_records,
     release_curve,
 )
 from ..weight_rules import (
     MIN_CLASS_RATE,
+    CentredRidge,
     balanced_weights,
     count_floor,
     count_rates,
+    log_odds,
     mean_record_weight,
     prior_rates,
     weight_bound,
@@ -398,7 +408,12 @@ def _constants(data: Any) -> tuple[Constants, dict]:
     return Constants.from_saved(saved), values
 
 
-def _release_certificate(data: Any) -> SavedReleaseCertificate:
+def _release_certificate(data: Any, counted: tuple[str, ...] = (),
+                         former: tuple[str, ...] = ()) -> SavedReleaseCertificate:
+    """The certificate of a linear release as saved, every field checked. ``counted``: how a private class count's
+    guarantee names the class it counts (:func:`~dpcvx.release.draw_texts.class_texts`: the file's positive class, or
+    one-vs-rest's class against the rest), ``former`` how a writer before the sixty-eighth session also named it
+    (:func:`_check_drawn_guarantee`)."""
     if isinstance(data, dict) and "solve" in data:
         raise InputError("certificate.solve holds solver statistics (iterations, time, status, residual) "
                          "measured on the private data; no privacy proof covers them, so dpcvx no longer "
@@ -476,13 +491,13 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         after = ", after the composition of its private draws" if drawn else ""
         raise InputError(f"certificate.guarantee is not what dpcvx states for this release ({_short(fitted)}{after}); "
                          "the file has been edited")
-    if drawn:  # it opens with the recorded total and delta, as the writer's one text (drawn_opening) states them
-        _check_opening(guarantee, total, delta)
-        _check_shares(guarantee[:len(guarantee) - len(fitted)], epsilon, statistics,
-                      None if weights is None else weights.private_count, records)
+    if drawn:  # the whole text the writers make of the records (release.draw_texts), and no other
+        _check_drawn_guarantee(guarantee, fitted, epsilon, delta, total, records, statistics, weights, counted,
+                               former)
     data_norm = _positive("certificate.data_norm", item["data_norm"])
     fit_intercept = _flag("certificate.fit_intercept", item["fit_intercept"])
     intercept_scaling = _positive("certificate.intercept_scaling", item["intercept_scaling"])
+    _check_built_in_texts(verification, values, weights, intercept_scaling)
     label_bound = None if data.get("label_bound") is None else _positive("certificate.label_bound", data["label_bound"])
     certificate = SavedReleaseCertificate(
         mechanism=Mechanism.of(mechanism),
@@ -518,6 +533,79 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     )
     _stated_relation("certificate.neighbours", item["neighbours"], certificate.relation, certificate.neighbours)
     return certificate
+
+
+_HUBER_RESIDUAL = re.compile(r"huber\(z, [^,()]+\) / 2\.0")  # huber_regression(m)'s text, at any m
+_HUBER_HINGE = re.compile(r"huber\(maximum\([^,()]+ \+ -z, 0\.0\), [^,()]+\) / [^,()]+")  # huber_hinge(h)'s
+_RIDGE = re.compile(r"(?:[^ ]+ \* )?sum_squares\(w\)")  # a ||w||^2, a user's or the default a = 1/2
+_CENTRED_RIDGE = re.compile(r"0\.5 \* sum_squares\(w \+ \(.*\)\)")  # release.weight_rules.CentredRidge
+
+
+def _check_built_in_texts(verification: Certificate, values: dict, weights: CertifiedWeights | None,
+                          intercept_scaling: float) -> None:
+    """Refuse a loss or regularizer text of a built-in form that the recorded constants do not give. Each form is a
+    text the verifier writes (:func:`~dpcvx.verification.verifier.loss_text`,
+    :func:`~dpcvx.verification.verifier.regularizer_text`) of an expression made from public values the
+    certificate records; where the file's text has that form, the values are taken from the records, the text is
+    rebuilt by the same functions and must be the file's, and the constants must be the form's:
+
+    - the logistic loss: L = 1, c = 1/4; huber_regression(m): m = L, c = 1; huber_hinge(h): h = 1 / (2 c), L = 1
+      (:mod:`dpcvx.losses`; a user's expression of the same text is the same loss, with the same constants; L and c
+      of a weighted fit divided by its w_max first);
+    - the ridge a ||w||^2: a = m / 2 (the default 0.5 ||w||^2 at m = 1);
+    - the ridge centred at the intercept offset of a private class count, b0 = log(count / (n - count)) divided by
+      the intercept scaling (models.class_count): m = 1 and that centre. The centre of a public class prior's offset
+      is not recorded apart, so only m = 1 is compared there.
+
+    An edit with the digest recomputed ("0.25 * sum_squares(w)" next to m = 1, "huber(z, 0.01) / 2.0" next to a
+    Huber hinge's c) loaded and the report showed it (an attacker probe, session 69, F4). A text of any other form (a
+    user's own CVXPY expression) cannot be re-derived from the file and is not compared (docs/model-files.md)."""
+    from ...losses import huber_hinge, huber_regression
+    from ...verification.verifier import loss_text, regularizer_text
+
+    def exact(name: str) -> Any:
+        return verification.by_name[name].value if name in verification.by_name else None
+
+    L, c, m, d = exact("lipschitz"), exact("curvature"), exact("strong_convexity"), int(values["d"])
+    if weights is not None and weights.source != OFFSET_SOURCE and isinstance(L, Fraction) and isinstance(c, Fraction):
+        # record weights multiply the loss's L and c by w_max (checked against the conditions: _check_weights_agree)
+        L, c = L / Fraction(weights.bound), c / Fraction(weights.bound)
+    loss, regularizer = verification.loss, verification.regularizer
+    made: str | None = loss
+    if loss == LOGISTIC_TEXT:
+        made = loss if (L, c) == (1, Fraction(1, 4)) else None
+    elif _HUBER_RESIDUAL.fullmatch(loss):
+        made = loss_text(huber_regression(float(L))) if c == 1 and isinstance(L, Fraction) and L > 0 else None
+    elif _HUBER_HINGE.fullmatch(loss):
+        made = loss_text(huber_hinge(float(1 / (2 * c)))) if L == 1 and isinstance(c, Fraction) and c > 0 else None
+    if made != loss:
+        raise InputError(f"certificate.verification.loss is {_short(loss)}, a built-in loss's text, but the "
+                         f"recorded constants L = {values.get('L')!r}, c = {values.get('c')!r} give "
+                         f"{_short(made) if made else 'no such loss'}; the file has been edited")
+    made = regularizer
+    count = None if weights is None else weights.private_count
+    if _RIDGE.fullmatch(regularizer):
+        made = regularizer_text(functools.partial(_scaled_ridge, a=float(m / 2)), d) \
+            if isinstance(m, Fraction) and m > 0 else None
+        if m == 2 and regularizer == "sum_squares(w)":
+            made = regularizer
+    elif _CENTRED_RIDGE.fullmatch(regularizer) and count is not None and weights is not None \
+            and weights.source == OFFSET_SOURCE:
+        centre = log_odds(count_rates(count["count"], count["n"])) / intercept_scaling
+        made = regularizer_text(CentredRidge(centre), d) if m == 1 else None
+    elif _CENTRED_RIDGE.fullmatch(regularizer) and m != 1:
+        made = None
+    if made != regularizer:
+        raise InputError(f"certificate.verification.regularizer is {_short(regularizer)}, a built-in ridge's text, "
+                         f"but the recorded records give {_short(made) if made else 'another'} (m = "
+                         f"{values.get('m')!r}); the file has been edited")
+
+
+def _scaled_ridge(w: Any, a: float) -> Any:
+    """a ||w||^2 as a CVXPY expression (the ridge form of :func:`_check_built_in_texts`)."""
+    import cvxpy as cp
+
+    return a * cp.sum_squares(w)
 
 
 def _check_lam(lam: float, mean_weight: float) -> None:
@@ -680,68 +768,74 @@ def _grid_indices(cells: Any, top: int, columns: int | None = None) -> bool:
             and all(low <= high for low, high in zip(*cells, strict=True)))
 
 
-def _check_opening(guarantee: str, total: float, delta: float) -> None:
-    """Refuse a guarantee of a release with private draws that does not open with the recorded ``total`` and
-    ``delta`` as the writers state them (:func:`~dpcvx.release.model.drawn_opening`): the text a report shows beside
-    the recorded epsilon. A file written before the opening was one text stated them with ``:g`` (every writer
-    before session 68, a private bound's until then too): read as written."""
-    opening = drawn_opening(total, delta)
-    former = f"({total:g}, {delta:g})" + opening[opening.index(")-differential") + 1:]
-    if not guarantee.startswith((opening, former)):
-        raise InputError(f"certificate.guarantee does not open with the recorded total and delta ({opening.strip()} "
-                         "...); the file has been edited")
+#: how far above the count's and the fit's sum (in ulps) the eps_fit of column statistics drawn before a class count
+#: may lie: the statistics' share, which the count splits again (models.column_statistics.counted_fit_share; the
+#: count's split fl(eps_c + fit_c) <= eps_fit, within an ulp or two), is not recorded apart
+_OUTER_FIT_ULPS = 4
 
 
-_SHARE = re.compile(r"\((eps_[a-z]+) = ([^)]*)\)")
-_COUNT = re.compile(r" released as (\S+) \(eps_c = ")
-_BOUND = re.compile(r"\b([RB]) = (\S+) \(eps_q = ")
+def _check_drawn_guarantee(guarantee: str, fitted: str, epsilon: float, delta: float, total: float,
+                           bounds: dict[str, dict | None], statistics: dict | None, weights: CertifiedWeights | None,
+                           counted: tuple[str, ...], former: tuple[str, ...] = ()) -> None:
+    """Refuse the guarantee of a release with private draws before its fit unless it is, whole, the text the writers
+    make of the file's records (:mod:`dpcvx.release.draw_texts`, the writers' own functions): the opening with the
+    recorded total and delta, each drawn bound, the class count (of the class named as one of ``counted``: the
+    file's positive class, :func:`~dpcvx.release.draw_texts.class_texts`, or one-vs-rest's class against the rest)
+    with its released value and eps_c, the column statistics' eps_s and a label range's eps_l, each eps_fit, then the
+    fit's own guarantee ``fitted``. A reader that only picked those numbers out of the text loaded free words, an
+    extra earlier "(eps_fit = 0.001)" and a renamed class, and a report printed them (an attacker probe, session
+    69). The one value not recorded apart, the eps_fit of column statistics drawn before a class count (the count's
+    and the fit's together), is taken within :data:`_OUTER_FIT_ULPS` ulps above their sum. A file written before the
+    sixty-eighth session wrote every number with ``:g`` (:func:`~dpcvx.release.draw_texts.former_number`), and a
+    one-vs-rest entry before the sixty-seventh named its own positive class (``former``, with ``:g`` numbers only):
+    accepted as exact matches of those texts only."""
+    made: list[str] = []
+    for number, labels in ((number_text, counted), (former_number, (*counted, *former))):
+        made += _drawn_texts(number, labels, fitted, epsilon, delta, total, bounds, statistics, weights)
+    made += _former_bound_texts(fitted, epsilon, delta, total, bounds, statistics, weights)
+    if guarantee not in made:
+        written = f" ({_short(made[0])})" if made else ""
+        raise InputError(f"certificate.guarantee is not the text dpcvx writes for this release's recorded private "
+                         f"draws and fit{written}; the file has been edited")
 
 
-def _check_shares(drawn_part: str, epsilon: float, statistics: dict | None, count: dict | None,
-                  bounds: dict[str, dict | None]) -> None:
-    """Refuse a guarantee whose part between its opening and the fit's theorem (``drawn_part``) quotes a share, a
-    released count or a drawn bound other than the file's records: each draw's eps_s, eps_l, eps_c and eps_q, the
-    count "released as", a drawn R or B, and the fit's eps_fit (the last: the certificate's epsilon) are the
-    recorded values as a writer printed them (``number_text``, or ``:g`` as a private bound and files before
-    session 68 printed them); each share quoted as often as its draw is recorded. An edit with the digest
-    recomputed (eps_c = 0.045 turned into 0.001, "released as 1554" into 15) loaded, and the report showed it
-    beside the recorded values. The outer eps_fit of column statistics drawn before a class count (the count's
-    share and the fit's together) is the plan's split, not recorded apart: it is not compared."""
-    def texts(value: Any) -> set[str]:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return {str(value)}
-        return {number_text(float(value)), f"{value:g}", str(value)}
+def _drawn_texts(number: Number, labels: tuple[str, ...], fitted: str, epsilon: float, delta: float, total: float,
+                 bounds: dict[str, dict | None], statistics: dict | None,
+                 weights: CertifiedWeights | None) -> list[str]:
+    """The guarantees the writers make of the records, their numbers written by ``number``, the counted class named
+    as one of ``labels`` (:func:`_check_drawn_guarantee`)."""
+    drawn = [(name, record["bound"], record["epsilon"]) for name, record in
+             (("R", bounds.get("private_bound")), ("B", bounds.get("private_label_bound"))) if record is not None]
+    count = None if weights is None else weights.private_count
+    if drawn:  # a private bound's fit draws neither a count nor statistics (refused at the fit)
+        return [bounds_guarantee(total, delta, drawn, epsilon, fitted, number)] \
+            if count is None and statistics is None else []
+    inner = [fitted]
+    if count is not None:
+        assert weights is not None
+        use = "intercept offset" if weights.source == OFFSET_SOURCE else "balanced class weights"
+        inner = [count_guarantee(sequential_epsilon([count["epsilon"], epsilon]), delta, label, count["count"],
+                                 count["epsilon"], use, epsilon, fitted, number) for label in labels]
+    if statistics is None:
+        return inner
+    outer = [epsilon]
+    if count is not None:
+        outer = [sequential_epsilon([count["epsilon"], epsilon])]
+        for _ in range(_OUTER_FIT_ULPS):
+            outer.append(math.nextafter(outer[-1], math.inf))
+    return [statistics_guarantee(total, delta, statistics["epsilon"], statistics.get("label_epsilon"), eps_fit,
+                                 text, number) for eps_fit in outer for text in inner]
 
-    expected: dict[str, list[Any]] = {
-        "eps_s": [] if statistics is None else [statistics["epsilon"]],
-        "eps_l": [] if statistics is None or not statistics.get("label_epsilon") else [statistics["label_epsilon"]],
-        "eps_c": [] if count is None else [count["epsilon"]],
-        "eps_q": [record["epsilon"] for record in bounds.values() if record is not None]}
-    quoted: dict[str, list[str]] = {}
-    for name, text in _SHARE.findall(drawn_part):
-        quoted.setdefault(name, []).append(text)
-    fits = quoted.pop("eps_fit", [])
-    if not fits or fits[-1] not in texts(epsilon):
-        raise InputError(f"certificate.guarantee does not quote the fit's eps_fit = {number_text(epsilon)} (the "
-                         "recorded epsilon) before its theorem; the file has been edited")
-    for name in set(quoted) | set(expected):
-        said, recorded = quoted.get(name, []), expected.get(name)
-        if recorded is None or len(said) != len(recorded) or any(
-                not any(text in texts(value) for value in recorded) for text in said):
-            raise InputError(f"certificate.guarantee quotes {name} = {', '.join(said) or 'nothing'} where the file "
-                             f"records {', '.join(number_text(value) for value in recorded or []) or 'no such draw'}; "
-                             "the file has been edited")
-    released = _COUNT.findall(drawn_part)
-    if released != ([] if count is None else [str(count["count"])]):
-        raise InputError(f"certificate.guarantee states the count released as {', '.join(released) or 'nothing'} "
-                         f"where certificate.weights.private_count records "
-                         f"{'none' if count is None else count['count']}; the file has been edited")
-    stated = {"R": bounds.get("private_bound"), "B": bounds.get("private_label_bound")}
-    for name, text in _BOUND.findall(drawn_part):
-        record = stated.get(name)
-        if record is None or text not in texts(record["bound"]):
-            raise InputError(f"certificate.guarantee states the drawn {name} = {text}, which is not the recorded "
-                             "bound; the file has been edited")
+
+def _former_bound_texts(fitted: str, epsilon: float, delta: float, total: float, bounds: dict[str, dict | None],
+                        statistics: dict | None, weights: CertifiedWeights | None) -> list[str]:
+    """A row-norm bound's guarantee as the first writer of ``data_norm="private"`` made it (one bound, every number
+    ``:g``), before the label's bound was offered (:func:`~dpcvx.release.draw_texts.former_bound_guarantee`)."""
+    record = bounds.get("private_bound")
+    if record is None or bounds.get("private_label_bound") is not None or statistics is not None or (
+            weights is not None and weights.private_count is not None):
+        return []
+    return [former_bound_guarantee(total, delta, record["bound"], record["epsilon"], epsilon, fitted)]
 
 
 def _replace_one_texts(what: str, item: dict, proof: str, theorem: tuple[str, ...],
