@@ -4,6 +4,8 @@ file whose digest matches (the digest is no defence against forgery; the reader'
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import dpcvx
@@ -17,3 +19,10 @@ def load_edited(data: dict[str, Any], tmp_path: Any) -> Any:
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(data))
     return dpcvx.load(path)
+
+
+def saved_json(model: Any) -> dict[str, Any]:
+    """The JSON of ``model`` as :func:`dpcvx.save` writes it (in a temporary folder, removed after): the file a test
+    then edits."""
+    with tempfile.TemporaryDirectory() as folder:
+        return json.loads(dpcvx.save(model, Path(folder) / "m.json").read_text())

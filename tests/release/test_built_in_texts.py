@@ -8,13 +8,12 @@ not compared (docs/model-files.md)."""
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
 import pytest
-from edited_files import load_edited
+from edited_files import load_edited, saved_json
 
 import dpcvx
 from dpcvx.exceptions import FileError
@@ -29,29 +28,24 @@ def rows():
     return X, (X[:, 0] + 0.3 * rng.normal(size=2000) > 0).astype(int)
 
 
-def _as_saved(model) -> dict:
-    with tempfile.TemporaryDirectory() as folder:
-        return json.loads(dpcvx.save(model, Path(folder) / "m.json").read_text())
-
-
 def _regression() -> dict:
     rng = np.random.default_rng(4)
     X = rng.uniform(-0.5, 0.5, (2000, 3))
     y = X @ np.array([1.0, -0.5, 0.25]) + 0.05 * rng.uniform(-1, 1, 2000)
-    return _as_saved(dpcvx.DPHuberRegressor(epsilon=2.0, random_state=1, column_statistics=False,
+    return saved_json(dpcvx.DPHuberRegressor(epsilon=2.0, random_state=1, column_statistics=False,
                                             label_bound=2.0).fit(X, y).model_)
 
 
 KINDS = {
-    "logistic": lambda rows: _as_saved(dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0,
+    "logistic": lambda rows: saved_json(dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0,
                                                                   column_statistics=False).fit(*rows).model_),
-    "weighted": lambda rows: _as_saved(dpcvx.DPLogisticRegression(
+    "weighted": lambda rows: saved_json(dpcvx.DPLogisticRegression(
         epsilon=1.0, random_state=0, column_statistics=False, sample_weight_bound=3.0).fit(
         *rows, sample_weight=np.full(rows[0].shape[0], 2.0)).model_),
-    "offset": lambda rows: _as_saved(dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, column_statistics=False,
+    "offset": lambda rows: saved_json(dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, column_statistics=False,
                                                                 class_prior="private").fit(*rows).model_),
     "huber regression": lambda rows: _regression(),
-    "user ridge": lambda rows: _as_saved(dpcvx.PrivateERM(
+    "user ridge": lambda rows: saved_json(dpcvx.PrivateERM(
         loss="logistic", regularizer=lambda w: 0.1 * cp.sum_squares(w), data_norm=1.0).fit(
         rows[0], 2 * rows[1] - 1, epsilon=1.0, random_state=0)),
 }

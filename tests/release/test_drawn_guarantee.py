@@ -9,12 +9,10 @@ a NumPy scalar) load as exact matches only."""
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
-from edited_files import load_edited
+from edited_files import load_edited, saved_json
 
 import dpcvx
 from dpcvx.exceptions import FileError
@@ -29,15 +27,9 @@ def rows():
     return X, (X[:, 0] + 0.3 * rng.normal(size=3000) > 0).astype(int)
 
 
-def _as_saved(model) -> dict:
-    """The JSON of ``model`` as dpcvx.save writes it."""
-    with tempfile.TemporaryDirectory() as folder:
-        return json.loads(dpcvx.save(model, Path(folder) / "m.json").read_text())
-
-
 def _classifier(rows, options: dict) -> dict:
     model = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, **options).fit(*rows).model_
-    return _as_saved(model)
+    return saved_json(model)
 
 
 def _regression(options: dict) -> dict:
@@ -45,7 +37,7 @@ def _regression(options: dict) -> dict:
     X = rng.uniform(-0.5, 0.5, (3000, 3))
     y = X @ np.array([1.0, -0.5, 0.25]) + 0.05 * rng.uniform(-1, 1, 3000)
     model = dpcvx.DPHuberRegressor(epsilon=2.0, random_state=1, **options).fit(X, y).model_
-    return _as_saved(model)
+    return saved_json(model)
 
 
 def _one_vs_rest(rows) -> dict:
@@ -54,7 +46,7 @@ def _one_vs_rest(rows) -> dict:
     y = np.digitize(X[:, 0] + 0.2 * rng.normal(size=X.shape[0]), [-0.15, 0.15])
     model = dpcvx.DPLogisticRegression(epsilon=3.0, random_state=0, class_prior="private", column_statistics=False,
                                        classes=(0, 1, 2)).fit(X, y).model_
-    return _as_saved(model)
+    return saved_json(model)
 
 
 KINDS = {
