@@ -535,9 +535,11 @@ def _release_certificate(data: Any, counted: tuple[str, ...] = (),
     return certificate
 
 
-_HUBER_RESIDUAL = re.compile(r"huber\(z, [^,()]+\) / 2\.0")  # huber_regression(m)'s text, at any m
-_HUBER_HINGE = re.compile(r"huber\(maximum\([^,()]+ \+ -z, 0\.0\), [^,()]+\) / [^,()]+")  # huber_hinge(h)'s
-_RIDGE = re.compile(r"(?:[^ ]+ \* )?sum_squares\(w\)")  # a ||w||^2, a user's or the default a = 1/2
+# The built-in forms' texts, each with the group its parameter is read from: huber_regression(m)'s "huber(z, m) / 2.0",
+# huber_hinge(h)'s "huber(maximum(1 + h + -z, 0.0), 2 h) / 4 h", a ridge's "a * sum_squares(w)"
+_HUBER_RESIDUAL = re.compile(r"huber\(z, ([^,()]+)\) / 2\.0")
+_HUBER_HINGE = re.compile(r"huber\(maximum\([^,()]+ \+ -z, 0\.0\), ([^,()]+)\) / [^,()]+")
+_RIDGE = re.compile(r"(?:([^ ]+) \* )?sum_squares\(w\)")
 _CENTRED_RIDGE = re.compile(r"0\.5 \* sum_squares\(w \+ \(.*\)\)")  # release.weight_rules.CentredRidge
 
 
@@ -574,9 +576,9 @@ def _check_built_in_texts(verification: Certificate, values: dict, weights: Cert
     made: str | None = loss
     if loss == LOGISTIC_TEXT:
         made = loss if (L, c) == (1, Fraction(1, 4)) else None
-    elif _HUBER_RESIDUAL.fullmatch(loss):
+    elif _form_text(_HUBER_RESIDUAL, loss, lambda m: loss_text(huber_regression(m))):
         made = loss_text(huber_regression(float(L))) if c == 1 and isinstance(L, Fraction) and L > 0 else None
-    elif _HUBER_HINGE.fullmatch(loss):
+    elif _form_text(_HUBER_HINGE, loss, lambda width: loss_text(huber_hinge(width / 2))):
         made = loss_text(huber_hinge(float(1 / (2 * c)))) if L == 1 and isinstance(c, Fraction) and c > 0 else None
     if made != loss:
         raise InputError(f"certificate.verification.loss is {_short(loss)}, a built-in loss's text, but the "
@@ -584,11 +586,11 @@ def _check_built_in_texts(verification: Certificate, values: dict, weights: Cert
                          f"{_short(made) if made else 'no such loss'}; the file has been edited")
     made = regularizer
     count = None if weights is None else weights.private_count
-    if _RIDGE.fullmatch(regularizer):
+    if regularizer == "sum_squares(w)":  # ||w||^2 itself: m = 2
+        made = regularizer if m == 2 else None
+    elif _form_text(_RIDGE, regularizer, lambda a: regularizer_text(functools.partial(_scaled_ridge, a=a), d)):
         made = regularizer_text(functools.partial(_scaled_ridge, a=float(m / 2)), d) \
             if isinstance(m, Fraction) and m > 0 else None
-        if m == 2 and regularizer == "sum_squares(w)":
-            made = regularizer
     elif _CENTRED_RIDGE.fullmatch(regularizer) and count is not None and weights is not None \
             and weights.source == OFFSET_SOURCE:
         centre = log_odds(count_rates(count["count"], count["n"])) / intercept_scaling
@@ -599,6 +601,21 @@ def _check_built_in_texts(verification: Certificate, values: dict, weights: Cert
         raise InputError(f"certificate.verification.regularizer is {_short(regularizer)}, a built-in ridge's text, "
                          f"but the recorded records give {_short(made) if made else 'another'} (m = "
                          f"{values.get('m')!r}); the file has been edited")
+
+
+def _form_text(form: re.Pattern[str], text: str, written: Callable[[float], str]) -> bool:
+    """Whether ``text`` is the text the built-in form writes at the parameter its group reads (``written``): a user's
+    own expression of the same shape but other numbers (``cp.huber(cp.maximum(1 + -z, 0.0), 1.0) / 4.0``, a ridge
+    scaled by a named constant ``a * sum_squares(w)``) is no built-in form, its constants not the form's, and is not
+    compared (an attacker probe, session 69, P9 F1 and F2: such files were refused as edited)."""
+    match = form.fullmatch(text)
+    if match is None or match.group(1) is None:
+        return False
+    try:
+        parameter = float(match.group(1))
+    except ValueError:  # a named constant
+        return False
+    return math.isfinite(parameter) and parameter > 0 and written(parameter) == text
 
 
 def _scaled_ridge(w: Any, a: float) -> Any:
