@@ -31,7 +31,7 @@ from scipy.special import expit
 
 from .. import losses
 from ..advice import encoded_columns
-from ..data.columns import MISSING_TOKENS, NOT_A_NUMBER, marker_numbers
+from ..data.columns import MISSING_TOKENS, NOT_A_NUMBER, marker_numbers, spells_infinity
 from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, printable, read_json, read_text
 from ..data.parquet import is_parquet
@@ -576,7 +576,8 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
             raise RowError(f"{args.data}: {int(bad.sum())} row(s) of column {args.target!r} hold a value that is "
                            "not a number, the first in row ", int(np.flatnonzero(bad)[0]), f" {layout.rows_note()} "
                            "(the values are not shown: they are data); "
-                           f"{NOT_A_NUMBER}")
+                           + ("the cell is an infinity (\"inf\"): a label is a finite number within the label range; "
+                              if spells_infinity(raw[int(np.flatnonzero(bad)[0])]) else "") + NOT_A_NUMBER)
         return targets
     raw = by_value(declared_texts(raw, args.classes, _target(args)), args.classes)
     outside = ~np.isin(raw, args.classes)

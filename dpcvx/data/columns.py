@@ -23,8 +23,8 @@ from ..advice import command_line_runs
 from ..exceptions import InputError
 from ..tables import MISSING_TOKENS, RowError, day_texts, missing_spellings, such_rows, text_numbers
 
-__all__ = ["MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays", "common_length",
-           "labels_and_absent", "marker_numbers"]
+__all__ = ["INFINITY_CELL", "MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays",
+           "common_length", "labels_and_absent", "marker_numbers", "spells_infinity"]
 
 # Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty): tables.MISSING_TOKENS
 
@@ -154,16 +154,29 @@ def _missing_mask(name: str, values: np.ndarray, tokens: tuple[str, ...]) -> np.
     return absent
 
 
-#: What a cell that is not a number is advised (a numeric column's, a regression target's).
+#: What a cell that is not a number is advised (a numeric column's, a regression target's). It names no kind of
+#: missing marker: a text that spells one ("nan", "NA") is a missing value beside a declared imputed value and has its
+#: own error without one (:func:`imputed_value_fix`), so it never reaches this text. The text said '"nan" and "inf"
+#: are not numbers' while "nan" in the same column was read as missing (an analyst probe, session 69, P8 finding 9);
+#: an infinity gets :data:`INFINITY_CELL` before it, only when the offending cell is one (:func:`spells_infinity`).
 NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional sign, decimal point and exponent "
                 "(-0.5, 1250, 1.5e3): remove thousands separators, units and currency or percent signs first "
                 "(\"1,250\", \"1_250\", \"70 kg\" and \"$5\" are not numbers; a date becomes a number such as the "
-                "days since a public date); a missing value is an empty cell (\"nan\" and \"inf\" are not numbers: "
-                "make such a marker an empty cell, or declare it: on the command line with --missing, which dpcvx "
-                "fit and dpcvx predict take alike; in Python with NumericColumn(..., missing=value, "
-                "missing_texts=(marker,)); beside a declared imputed value a text that a reader of numbers reads "
-                "as a missing value, NA or NaN in any case, is one; pandas reads \"1,250\" as 1250 with "
-                "pd.read_csv(path, thousands=','))")
+                "days since a public date; pandas reads \"1,250\" as 1250 with pd.read_csv(path, thousands=',')); "
+                "a text that marks a missing value (\"-\", \"unknown\") is made an empty cell, or declared: on the "
+                "command line with --missing, which dpcvx fit and dpcvx predict take alike; in Python with "
+                "NumericColumn(..., missing=value, missing_texts=(marker,))")
+
+#: What leads :data:`NOT_A_NUMBER` when the offending cell spells an infinity ("inf", "-Infinity").
+INFINITY_CELL = "the cell is an infinity (\"inf\"), a value no public bound holds; "
+
+
+def spells_infinity(text: Any) -> bool:
+    """Whether a cell's text spells an infinity as a reader of numbers would ("inf", "-Infinity", surrounding
+    whitespace and letter case ignored): the kind of a refused cell a numeric error names (:data:`INFINITY_CELL`),
+    shown to the data owner only."""
+    word = str(text).strip().lower().lstrip("+-")
+    return word in ("inf", "infinity")
 
 
 #: What a refusal of a missing feature value says of dropping its record (docs/datasets.md, "Missing values"): the
@@ -235,9 +248,10 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None,
                                " (the value is not shown: it is data) holds a text that a reader of numbers reads as "
                                "a missing value (NA, N/A, NaN, null and the like), and the column has no imputed "
                                f"value. {KEEP_EVERY_RECORD}")
+            infinite = INFINITY_CELL if spells_infinity(values[first]) else ""
             raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", first,
-                           f" (the value is not shown: it is data); {NOT_A_NUMBER}, or, if the column holds codes or "
-                           "words, declare it categorical")
+                           f" (the value is not shown: it is data); {infinite}{NOT_A_NUMBER}"
+                           + ("" if infinite else "; if the column holds codes or words, declare it categorical"))
     if codes:
         absent = absent | np.isin(numbers_, codes)
     if absent.any():

@@ -184,6 +184,7 @@ from .noise_warning import (
     lam_rule_advice,
     noise_in_predictions,
     noise_to_signal,
+    sample_weight_bound,
     warn_if_count_at_floor,
     warn_if_noise_dominates,
     warn_if_small_table,
@@ -627,7 +628,8 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                             certificate.epsilon, None if multiclass else self._public_rate(certificate, cut),
                             total_epsilon=model.epsilon,
                             classes=len(model.classes_) if isinstance(model, PrivateMulticlassModel) else None,
-                            floored=not multiclass and count_at_floor(getattr(certificate, "weights", None)))
+                            floored=not multiclass and count_at_floor(getattr(certificate, "weights", None)),
+                            weight_bound=sample_weight_bound(certificate))
         warn_if_count_at_floor(owner, self._classes_at_floor(model), multiclass=multiclass)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
         if isinstance(model, PrivateMulticlassModel):

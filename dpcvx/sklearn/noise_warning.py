@@ -34,7 +34,7 @@ __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
            "SMALL_TABLE_LIMIT", "warn_if_small_table", "epsilon_share", "whole_epsilon", "epsilon_quoted",
            "warn_if_count_at_floor", "count_drop", "COUNT_DROP_SHARE", "lam_rule_advice", "label_not_located",
-           "ranges_share_text"]
+           "ranges_share_text", "sample_weight_bound", "weighted_rows"]
 
 
 #: A classifier warns when the noise's share of a decision value exceeds this many times the
@@ -506,10 +506,36 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
            f"{setting('lam', f'{choice.lam:.2g}')} for these public settings, docs/theory.md section 25)"
 
 
+def sample_weight_bound(certificate: Any) -> float | None:
+    """The public ``sample_weight_bound`` w_max a release's sample weights were clipped to (its certificate's weights
+    record), else None (no sample weights; class weights alone state their rates instead: :func:`warn_if_small_table`'s
+    prior). Public: a setting the certificate states."""
+    weights = getattr(certificate, "weights", None)
+    bound = None if weights is None else weights.sample_weight_bound
+    return None if bound is None else float(bound)
+
+
+def weighted_rows(rows: float, weight_bound: float | None) -> float:
+    """rows / max(1, w_max): the row count a fit with sample weights up to the public bound w_max (``weight_bound``)
+    is held to. Its noise is calibrated to w_max L, w_max times an unweighted fit's, while its signal is the weighted
+    loss's, s_bar times an unweighted one's for weights of mean s_bar: the same as an unweighted fit on n s_bar / w_max
+    rows (docs/theory.md, section 21's equivalent view). s_bar is a statistic of the private weights, so the rule
+    takes s_bar = min(1, w_max): weights normalised to mean 1 by a public rule, as docs/getting-started.md advises
+    (weights of a larger mean keep more, of a smaller one less). An analyst probe (session 69, P8 finding 3): survey
+    weights 0.2 to 5 at sample_weight_bound=5 scored a weighted accuracy of 0.610 at epsilon 1 against 0.658 for the
+    same fit without the weights, and no warning said why (n epsilon / d = 72 there without w_max, 14 with it)."""
+    return rows if weight_bound is None else rows / max(1.0, weight_bound)
+
+
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None, *,
                         regression: bool = False, total_epsilon: float | None = None,
-                        classes: int | None = None, floored: bool = False, gain: str | None = None) -> None:
+                        classes: int | None = None, floored: bool = False, gain: str | None = None,
+                        weight_bound: float | None = None) -> None:
     """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
+
+    ``weight_bound``: the public ``sample_weight_bound`` w_max of a fit with sample weights
+    (:func:`sample_weight_bound`); the rows are then divided by max(1, w_max) (:func:`weighted_rows`), and the text
+    names it and the way to gain: weights normalised to mean 1 by a public rule, at a smaller bound.
 
     ``gain``: one more setting to name among the ways to gain, from a public rule of the caller's (a
     DPHuberRegressor whose ranges could locate nothing: :func:`ranges_share_text`).
@@ -544,10 +570,15 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     Adult (n 30,000, epsilon 0.5, 24 % positive) the balanced fit (balanced accuracy 0.77) was told to expect little
     while the default (0.68) was not.
     """
-    rows = n if prior is None else 2 * n * min(prior, 1 - prior)
+    held = n if prior is None else 2 * n * min(prior, 1 - prior)
+    rows = weighted_rows(held, weight_bound)
     ratio = rows * epsilon / d
     if ratio < SMALL_TABLE_LIMIT:
-        shown = _small_table_terms(n, rows, epsilon, prior, total_epsilon, classes, floored)
+        shown = _small_table_terms(n, held, epsilon, prior, total_epsilon, classes, floored, weight_bound)
+        if weight_bound is not None and weight_bound > 1:
+            gain = ", ".join(part for part in (gain, "sample weights normalised to mean 1 by a public rule (a "
+                                               "documented design mean, never this data's) under a smaller "
+                                               "sample_weight_bound, or no sample weights") if part)
         expected = ("score (R^2)" if regression else "accuracy (less still on a rare class, whose count replaces n)"
                     if prior is None else "balanced accuracy (the mean of the classes' recalls)")
         widest = widest_column(d)
@@ -565,13 +596,15 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
 
 
 def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None, total_epsilon: float | None,
-                       classes: int | None, floored: bool = False) -> str:
+                       classes: int | None, floored: bool = False, weight_bound: float | None = None) -> str:
     """What stands for n and for epsilon in :func:`warn_if_small_table`'s n epsilon / d, in words a user who passed
     epsilon can follow: n, or n 2 min(prior, 1 - prior) with the prior named (a fit read by balanced accuracy is held
     to twice its rarer class's expected count); epsilon, or the part epsilon' of the user's epsilon the fit spends (one
     class's part of one-vs-rest's k fits; the rest buys what the fit draws first). An analyst probe (session 63) read
     "n 2 min(prior, 1 - prior) = 5000 x 0.1404: 702 x 0.95 / 156" after passing epsilon=1, and "5000 x 0.11875 / 30"
-    for eight classes (0.95 / 8), neither number named. Public quantities only."""
+    for eight classes (0.95 / 8), neither number named. ``rows``: n or n 2 min(prior, 1 - prior), before a
+    ``weight_bound`` w_max above 1 divides it (:func:`weighted_rows`), which the text then names. Public quantities
+    only."""
     if prior is None:
         terms = f"n = {n}"
     elif floored:
@@ -584,6 +617,10 @@ def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None,
         terms = (f"n 2 min(prior, 1 - prior) = {n} x {2 * rare:g} = {rows:g} in n's place (twice the rarer class's "
                  f"expected count at the fit's prior {prior:g}, given or released: a fit read by balanced accuracy "
                  "is held to its rarer class)")
+    if weight_bound is not None and weight_bound > 1:
+        terms = (f"{terms}, divided by the public sample_weight_bound w_max = {weight_bound:g} (sample weights up to "
+                 f"w_max make the noise w_max times an unweighted fit's; held at weights of mean 1: "
+                 f"{weighted_rows(rows, weight_bound):g} rows in n's place)")
     split = epsilon_share(epsilon, total_epsilon, classes)
     return terms if split is None else f"{terms} and epsilon' = {epsilon:g} in epsilon's place ({split})"
 

@@ -165,6 +165,7 @@ from .noise_warning import (
     label_unresolved_text,
     lam_rule_advice,
     ranges_share_text,
+    sample_weight_bound,
     warn_if_noise_dominates,
     warn_if_small_table,
 )
@@ -478,7 +479,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
-                            regression=True, total_epsilon=model.epsilon,
+                            regression=True, total_epsilon=model.epsilon, weight_bound=sample_weight_bound(certificate),
                             gain=None if ranges is None else f"{huber_without_search()} (the NoiseDominatesWarning's "
                             "note on the ranges: here they took half of epsilon and could locate nothing)")
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows), X's kind deciding how its checked rows
