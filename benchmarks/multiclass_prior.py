@@ -59,10 +59,31 @@ If it fails, F is infinite. The warning advises the prior only where s >= F
 
     python -m benchmarks.multiclass_prior many        # benchmarks/results/multiclass_prior_many.md
     python -m benchmarks.multiclass_prior many_held   # benchmarks/results/multiclass_prior_many_held.md
+
+Fewer classes, moderate skew: where NOT to advise against the prior (session 69). Below F the note called the prior
+"not advised" on every one-vs-rest fit, from the many-class families alone (8 to 16 classes, shares down to 0.5 %).
+An analyst probe (session 69, P8 finding 1: an ordinal grade of 4 classes at 40/30/20/10 %, n 6,400, epsilon 0.5 to
+2) found the prior better in balanced accuracy in 18 of 18 fits. A third family, written before it ran:
+
+* moderate ("moderate"): an ordinal grade of k = 4 classes cut from a latent score at shares 40/30/20/10 % or
+  55/20/15/10 %; the latent is a N(0, I) row of d = 8 columns times a fixed weight vector plus N(0, 0.5^2) noise,
+  the columns clipped to [-4, 4] and encoded by a PublicSchema of columns declared (-4, 4); n in {2,000, 6,400}
+  training rows, 5,000 test rows; epsilon in {0.5, 1, 2}: n x epsilon / k from 250 to 3,200; seeds 0 and 1 (quick).
+
+Reported: in the cells with s < F, those where the prior's balanced accuracy was above the default's by more than
+0.02 and those where it was below by more than 0.02; and the same counts over the recorded cells of fewer than 8
+classes with s < F of the development and held-out families (read from results/multiclass_prior_{dev,held}.md).
+Rule (written first): the note calls the prior "not advised" below F only at k >= 8, the many-class families'
+smallest k, if among the cells of fewer than 8 classes below F (moderate, dev and held together) the prior did
+better by more than 0.02 in at least one; it then states both counts and that no public setting is known to do
+better there (dpcvx.models.training_rows.prior_regime).
+
+    python -m benchmarks.multiclass_prior moderate    # benchmarks/results/multiclass_prior_moderate.md
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from collections.abc import Iterable
@@ -174,6 +195,96 @@ def many_held_tables():
                 yield (f"k={k} {kind} n={cut}", True, X[:cut], y[:cut], X[cut:], y[cut:], (0.5, 2), (201, 202))
 
 
+#: the moderate family's class shares (module docstring)
+MODERATE_SHARES = ((0.4, 0.3, 0.2, 0.1), (0.55, 0.2, 0.15, 0.1))
+#: the many-class families' smallest k: below it the note does not call the prior "not advised"
+#: (dpcvx.models.training_rows.MANY_CLASSES)
+MANY_K = 8
+
+
+def moderate_tables():
+    """The moderate family (module docstring): an ordinal grade cut from a latent score at public shares."""
+    d = 8
+    schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"x{j}", -4, 4) for j in range(d)), norm=1.0)
+    for shares in MODERATE_SHARES:
+        for n in (2000, 6400):
+            rng = np.random.default_rng(6900 + n // 100 + int(100 * shares[0]))
+            weights = rng.normal(size=d)
+            X = np.clip(rng.normal(size=(n + TEST_ROWS, d)), -4, 4)
+            latent = X @ weights / np.linalg.norm(weights) + 0.5 * rng.normal(size=n + TEST_ROWS)
+            cuts = np.quantile(latent[:n], np.cumsum(shares)[:-1])
+            labels = np.searchsorted(cuts, latent)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                Z = schema.transform({f"x{j}": X[:, j] for j in range(d)})
+            name = "/".join(f"{round(100 * s)}" for s in shares)
+            yield f"k=4 {name} n={n}", Z[:n], labels[:n], Z[n:], labels[n:], (0.5, 1, 2), (0, 1)
+
+
+def recorded_few_class_cells(floor_value: float) -> list[tuple[str, float, float]]:
+    """(table, s, prior minus default in balanced accuracy) of the recorded development and held-out cells
+    (results/multiclass_prior_{dev,held}.md) of fewer than :data:`MANY_K` classes with s = n x epsilon / k below
+    ``floor_value`` (the held-out family's n: 6,000 training rows)."""
+    out = []
+    for which in ("dev", "held"):
+        text = (RESULTS_DIR / f"multiclass_prior_{which}.md").read_text()
+        for row in re.finditer(r"^\| (k=(\d+) [^|]*?) \| ([\d.]+) \| [^|]+ \| ([\d.]+) / [\d.]+ \| "
+                               r"([\d.]+) / [\d.]+ \|$", text, re.M):
+            name, k, eps = row.group(1), int(row.group(2)), float(row.group(3))
+            n = int(re.search(r"n=(\d+)", name).group(1)) if "n=" in name else 6000
+            scale = n * eps / k
+            if k < MANY_K and scale < floor_value:
+                out.append((f"{which}: {name}, epsilon {eps}", scale, float(row.group(5)) - float(row.group(4))))
+    return out
+
+
+def _moderate() -> None:
+    """Run the moderate family and write its results file with the counts the module docstring names."""
+    from dpcvx.models.training_rows import PRIOR_ADVICE_FLOOR
+
+    record = RunRecord("benchmarks.multiclass_prior", sys.argv[1:] or ["moderate"])
+    lines = ["| table | epsilon | n x eps / k | constant acc. | default bal. acc. / acc. | prior bal. acc. / acc. | "
+             "prior minus default (bal. acc.) |", "|---|---|---|---|---|---|---|"]
+    cells = []
+    for name, X, y, Xt, yt, epsilons, seeds in moderate_tables():
+        k = 4
+        constant = float(np.max(np.bincount(yt, minlength=k)) / yt.size)
+        for eps in epsilons:
+            a, b = _mean_scores(X, y, Xt, yt, tuple(range(k)), eps, seeds)
+            scale = X.shape[0] * eps / k
+            cells.append((scale, b[0] - a[0]))
+            lines.append(f"| {name} | {eps} | {scale:,.0f} | {constant:.3f} | {a[0]:.3f} / {a[1]:.3f} | "
+                         f"{b[0]:.3f} / {b[1]:.3f} | {b[0] - a[0]:+.3f} |")
+            print(lines[-1], flush=True)
+    below = [gain for scale, gain in cells if scale < PRIOR_ADVICE_FLOOR]
+    above = [gain for scale, gain in cells if scale >= PRIOR_ADVICE_FLOOR]
+    recorded = recorded_few_class_cells(PRIOR_ADVICE_FLOOR)
+    old = [gain for _, _, gain in recorded]
+    every = below + old
+    verdict = [f"- moderate cells with s < {PRIOR_ADVICE_FLOOR:,}: {len(below)}; prior better by more than 0.02 in "
+               f"{sum(g > 0.02 for g in below)}, worse by more than 0.02 in {sum(g < -0.02 for g in below)} "
+               f"(change {min(below):+.3f} to {max(below):+.3f})",
+               f"- moderate cells with s >= {PRIOR_ADVICE_FLOOR:,}: {len(above)}; prior better by more than 0.02 in "
+               f"{sum(g > 0.02 for g in above)}, worse by more than 0.02 in {sum(g < -0.02 for g in above)}",
+               f"- recorded development and held-out cells of fewer than {MANY_K} classes with s < "
+               f"{PRIOR_ADVICE_FLOOR:,}: {len(old)}; prior better by more than 0.02 in {sum(g > 0.02 for g in old)}, "
+               f"worse by more than 0.02 in {sum(g < -0.02 for g in old)} (change {min(old):+.3f} to "
+               f"{max(old):+.3f})",
+               f"- all cells of fewer than {MANY_K} classes with s < {PRIOR_ADVICE_FLOOR:,}: {len(every)}; prior "
+               f"better by more than 0.02 in {sum(g > 0.02 for g in every)}, worse by more than 0.02 in "
+               f"{sum(g < -0.02 for g in every)}",
+               "- rule: " + ("the note does not call the prior 'not advised' below the floor at fewer than "
+                             f"{MANY_K} classes" if any(g > 0.02 for g in every) else
+                             "the note calls the prior 'not advised' below the floor at every k")]
+    text = "\n".join(["# One-vs-rest with class_prior='private', threshold='prior': the moderate family", "",
+                      f"Written by `{record.command}` (the family and the rule: the script's docstring, committed "
+                      "before the run). Each cell: the mean over its seeds (two). s = n x epsilon / k, n the "
+                      "training rows.", "", *verdict, "", *lines, "",
+                      "Recorded cells of fewer than 8 classes below the floor (prior minus default, bal. acc.):", "",
+                      *[f"- {name} (s {scale:,.0f}): {gain:+.3f}" for name, scale, gain in recorded]])
+    print(write_markdown(RESULTS_DIR / "multiclass_prior_moderate.md", text, record))
+
+
 def helps(prior_balanced: float, default_balanced: float, prior_accuracy: float, constant: float,
           margin: float = 0.02) -> bool:
     """Whether the prior HELPS in a cell (module docstring): its balanced accuracy at least ``margin`` above the
@@ -267,6 +378,9 @@ def _mean_scores(X: np.ndarray, y: np.ndarray, Xt: np.ndarray, yt: np.ndarray, c
 def main(which: str) -> None:
     if which in ("many", "many_held"):
         _many(which)
+        return
+    if which == "moderate":
+        _moderate()
         return
     record = RunRecord("benchmarks.multiclass_prior", [which])
     tables = dev_tables() if which == "dev" else held_tables()

@@ -94,6 +94,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
            "ONE_VS_REST", "ONE_VS_REST_OTHER", "PRIOR_ADVICE_FLOOR", "PRIOR_ABOVE", "PRIOR_BELOW",
            "one_vs_rest_scale", "SCALE_WORDS", "prior_advised", "prior_measured", "prior_not_advised",
+           "MANY_CLASSES", "PRIOR_FEW", "prior_opposed", "prior_unsettled",
            "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
@@ -397,7 +398,7 @@ _TUNED_ONE_VS_REST = ("One-vs-rest splits epsilon among the classes: on imbalanc
 #: balanced accuracy 0.18 by the largest score at epsilon 1 and 0.17 at 4, 0.76 and 0.81 with the counts and cuts,
 #: the same total epsilon); it did worse on balanced and on small tables, so it is no default. Said only at a public
 #: n x epsilon / k of :data:`PRIOR_ADVICE_FLOOR` or more (:func:`_note`), followed by :func:`prior_measured`; below
-#: it :func:`prior_not_advised` replaces it.
+#: it :func:`prior_not_advised` (many classes) or :func:`prior_unsettled` (fewer: :func:`prior_opposed`) replaces it.
 _PRIOR_NOTE = (" draws, in each class's fit against the rest, a private count of that class within the class's share "
                "epsilon / k (the k fits compose to the one epsilon, no more: docs/theory.md, one-vs-rest) and "
                "predicts the class c of the largest score s_c minus its cut t_c, the log-odds of c's released count: "
@@ -423,6 +424,18 @@ PRIOR_ADVICE_FLOOR = 2000
 #: it was worse by more than 0.02, cells where its accuracy fell below a constant prediction's, its worst change)
 PRIOR_ABOVE = (12, 12, 0.048, 0.239)
 PRIOR_BELOW = (40, 16, 28, -0.079)
+#: The smallest k of the many-class families, where :data:`PRIOR_BELOW` was measured: below
+#: :data:`PRIOR_ADVICE_FLOOR` the notes call the prior "not advised" only at k of this or more (or k not known),
+#: :func:`prior_opposed`. Below it the prior was measured both ways (:data:`PRIOR_FEW`): an analyst probe (session
+#: 69, P8 finding 1: an ordinal grade of 4 classes at 40/30/20/10 %, n 6,400, epsilon 0.5 to 2, n x epsilon / k 800
+#: to 3,200) found the prior better in balanced accuracy in 18 of 18 fits (+0.05) while the note called it "not
+#: advised" below 2,000 (benchmarks/multiclass_prior.py's moderate family and its rule, written first).
+MANY_CLASSES = 8
+#: What benchmarks/results/multiclass_prior_moderate.md recorded of the cells of fewer than :data:`MANY_CLASSES`
+#: classes below :data:`PRIOR_ADVICE_FLOOR` (the moderate family's 4-class grades with the development and held-out
+#: families' cells of 3 to 6 classes): (cells, prior better in balanced accuracy by more than 0.02, worse by more
+#: than 0.02; the moderate family's cells, better, worse)
+PRIOR_FEW = (26, 10, 8, 10, 5, 1)
 
 
 def one_vs_rest_scale(n: int, epsilon: float, k: int) -> float:
@@ -435,6 +448,15 @@ def prior_advised(scale: float | None) -> bool:
     """Whether one-vs-rest's note advises class_prior='private' with threshold='prior' at a fit's public
     :func:`one_vs_rest_scale` ``scale`` (None: not known, so not advised): at :data:`PRIOR_ADVICE_FLOOR` or more."""
     return scale is not None and scale >= PRIOR_ADVICE_FLOOR
+
+
+def prior_opposed(scale: float | None, classes: int | None = None) -> bool:
+    """Whether one-vs-rest's note calls the class prior not advised (:func:`prior_not_advised`): below
+    :data:`PRIOR_ADVICE_FLOOR` (``scale`` as :func:`prior_advised`'s) at ``classes`` (k, public) of
+    :data:`MANY_CLASSES` or more, or k not known: the regime where it was measured to do worse. Below the floor at
+    fewer classes it was measured both ways (:func:`prior_unsettled` says so): advising against it there pointed a
+    user to the worse fit (P8 finding 1)."""
+    return not prior_advised(scale) and (classes is None or classes >= MANY_CLASSES)
 
 
 def _prior_name() -> str:
@@ -485,6 +507,27 @@ def prior_not_advised(scale: float | None, name: str | None = None) -> str:
             f"{worse} of the {cells} cells there (down to {worst:+.2f}), and its accuracy fell below a constant "
             f"prediction's in {under}. No class setting was measured to do better there; the default's balanced "
             "accuracy rose with n x epsilon / k (more rows or a larger epsilon)")
+
+
+def prior_unsettled(scale: float | None, name: str | None = None) -> str:
+    """What one-vs-rest's note says of the class prior below :data:`PRIOR_ADVICE_FLOOR` at fewer than
+    :data:`MANY_CLASSES` classes (:func:`prior_opposed` false, :func:`prior_advised` false): measured both ways,
+    with the recorded counts (:data:`PRIOR_FEW`), so neither it nor the default is advised against the other."""
+    cells, better, worse, moderate, moderate_better, moderate_worse = PRIOR_FEW
+    prior = _prior_name() if name is None else name
+    return (f"{_scale_text(scale)} below {PRIOR_ADVICE_FLOOR:,}, with fewer than {MANY_CLASSES} classes, {prior} "
+            f"was measured both ways: in {cells} cells of 3 to 6 classes there (benchmarks/multiclass_prior.py, "
+            "results/multiclass_prior_moderate.md) its balanced accuracy was above the default's by more than 0.02 "
+            f"in {better} and below it by more than 0.02 in {worse}; on a 4-class grade with shares 40/30/20/10 % or "
+            f"55/20/15/10 % above in {moderate_better} of {moderate} and below in {moderate_worse}. No public "
+            "setting is known to do better here than either; the default's balanced accuracy rose with "
+            "n x epsilon / k (more rows or a larger epsilon)")
+
+
+def _prior_below(scale: float | None, classes: int | None, name: str | None = None) -> str:
+    """Below :data:`PRIOR_ADVICE_FLOOR`: :func:`prior_not_advised` where :func:`prior_opposed`, else
+    :func:`prior_unsettled`."""
+    return (prior_not_advised(scale, name) if prior_opposed(scale, classes) else prior_unsettled(scale, name))
 
 
 #: What a classifier that takes no class weight or class prior offers instead (:func:`warning_text`'s ``unweighted``):
@@ -629,7 +672,8 @@ def label_range_too_wide(labels: np.ndarray, label_range: tuple[float, float] | 
 
 def warning_text(finding: str, unweighted: str | None = None, clipped: bool = False,
                  intercept_free: bool = False, wide_labels: bool = False, advice: str = "",
-                 narrow_ends: tuple[str, ...] = (), scale: float | None = None) -> str:
+                 narrow_ends: tuple[str, ...] = (), scale: float | None = None,
+                 classes: int | None = None) -> str:
     """The warning's text of a finding (:data:`ONE_CLASS` ...): the finding, NOT PRIVATE, and the private way to
     choose settings, naming the settings as the reader sets them (:mod:`dpcvx.advice`: the command line's flags while
     a command runs); ``unweighted``: for a classifier that takes no class weight or class prior (one-vs-rest:
@@ -649,17 +693,20 @@ def warning_text(finding: str, unweighted: str | None = None, clipped: bool = Fa
     (:func:`~dpcvx.validation.clipped_ends`): the range is too narrow (:func:`~dpcvx.validation.narrow_range_advice`,
     said in place of :func:`wide_label_range`, which never holds with it); ``scale``: a one-vs-rest fit's public
     n x epsilon / k (:func:`one_vs_rest_scale`), which decides whether its note advises the class prior
-    (:func:`prior_advised`; None: not known, not advised)."""
+    (:func:`prior_advised`; None: not known, not advised); ``classes``: its number of classes k, which decides
+    whether below the floor it is called not advised (:func:`prior_opposed`; None: not known, as at many classes)."""
     return (finding + (MOSTLY_CLIPPED if clipped else "") + advice + (no_intercept() if intercept_free else "")
             + (wide_label_range() if wide_labels else "") + narrow_range_advice(narrow_ends, seen=True)
             + _note(finding in (NO_BETTER_REGRESSION, CODE_LABELS, FAR_LABELS, LITTLE_KEPT, LITTLE_KEPT_TWO_VALUES,
                                 MAP_LOST),
-                    unweighted, scale))
+                    unweighted, scale, classes))
 
 
-def _note(regression: bool, unweighted: str | None = None, scale: float | None = None) -> str:
+def _note(regression: bool, unweighted: str | None = None, scale: float | None = None,
+          classes: int | None = None) -> str:
     """What follows a finding in its warning (:func:`warning_text`); one-vs-rest's advice of the class prior only at
-    a ``scale`` where it was measured to help (:func:`prior_advised`), else :func:`prior_not_advised`."""
+    a ``scale`` where it was measured to help (:func:`prior_advised`), else, at ``classes`` (k) where it was measured
+    to do worse, :func:`prior_not_advised`, and :func:`prior_unsettled` elsewhere (:func:`prior_opposed`)."""
     label_bound = setting("label_bound")
     weights = f"{setting('class_weight')}, {setting('class_prior')}"
     # the command line's learner (--allow-estimates) takes no --class-weight or --class-prior: not named as a setting
@@ -678,17 +725,17 @@ def _note(regression: bool, unweighted: str | None = None, scale: float | None =
                 "few; docs/tuning.md")
     advised = prior_advised(scale)
     if unweighted == WEIGHED_ONE_VS_REST:  # its class setting in use: no class-weighted score either
-        below = "" if advised else f". {prior_not_advised(scale, 'the class prior with its cuts, in use here,')}"
+        below = "" if advised else f". {_prior_below(scale, classes, 'the class prior with its cuts, in use here,')}"
         return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}{below}"
     if unweighted == ONE_VS_REST_OTHER:  # its settings take no class prior
         instead = unweighted + prior_measured() if advised else (
             _TUNED_ONE_VS_REST + "This fit's settings take no class prior. "
-            + prior_not_advised(scale, "DPLogisticRegression's " + _prior_name()))
+            + _prior_below(scale, classes, "DPLogisticRegression's " + _prior_name()))
         return _NOT_PRIVATE + covers.rstrip() + f". {instead}"
     if unweighted == ONE_VS_REST:  # no class-weighted score: it did worse there (ONE_VS_REST's measurement)
         instead = ((_ONE_VS_REST_FLAGS if command_line_runs() else unweighted if estimator_called()
                     else _ONE_VS_REST_LEARNER) + prior_measured() if advised
-                   else _TUNED_ONE_VS_REST + prior_not_advised(scale))
+                   else _TUNED_ONE_VS_REST + _prior_below(scale, classes))
         return _NOT_PRIVATE + covers.rstrip() + f". {instead}"
     if unweighted:
         return _NOT_PRIVATE + covers + f"(on imbalanced classes, scored by {score}: {mistakes}). {unweighted}"
@@ -1685,7 +1732,8 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
                 finding = MISSED_PRIOR_CUT
         if finding is None and multiclass and weighed and compared is not None and weighed_short(compared()):
             finding = WEIGHED_SHORT
-        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located, scale=scale)
+        _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located, scale=scale,
+              classes=np.unique(np.asarray(classes)).size if multiclass else None)
 
 
 def _instead(multiclass: bool, weighed: bool, unweighted: str | None = None) -> str | None:
@@ -1719,7 +1767,8 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
             finding, advice = MISSED_CUT, missed_cut_advice(owner)
             if counts.sum(axis=1).min() > MISSED_SHARE * counts.sum():  # outside what the advice was measured on
                 finding, advice = MISSED_CUT_EVEN, even_cut_advice()
-        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice, scale=scale)
+        _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice, scale=scale,
+              classes=counts.shape[0] if counts.shape[0] > 2 else None)
 
 
 def one_vs_rest_ranges() -> str:
@@ -1739,13 +1788,13 @@ def one_vs_rest_ranges() -> str:
 
 def _warn(owner: str, finding: str | None, unweighted: str | None = None, intercept_free: bool = False,
           located: bool = False, wide_labels: bool = False, advice: str = "",
-          narrow_ends: tuple[str, ...] = (), scale: float | None = None) -> None:
-    """Warn the finding's text (:func:`warning_text`, with ``narrow_ends`` and ``scale`` as its); after one-vs-rest's
-    note (:data:`ONE_VS_REST`), the ranges (:func:`one_vs_rest_ranges`) unless the release ``located`` its columns by
-    private column statistics."""
+          narrow_ends: tuple[str, ...] = (), scale: float | None = None, classes: int | None = None) -> None:
+    """Warn the finding's text (:func:`warning_text`, with ``narrow_ends``, ``scale`` and ``classes`` as its); after
+    one-vs-rest's note (:data:`ONE_VS_REST`), the ranges (:func:`one_vs_rest_ranges`) unless the release ``located``
+    its columns by private column statistics."""
     if finding is not None:
         after = (one_vs_rest_ranges() if unweighted in (ONE_VS_REST, ONE_VS_REST_OTHER, WEIGHED_ONE_VS_REST)
                  and not located else "")
         text = warning_text(finding, unweighted, most_rows_clipped(), intercept_free, wide_labels, advice,
-                            narrow_ends, scale)
+                            narrow_ends, scale, classes)
         warn_shown(TrainingRowsWarning(f"{speaker(owner)}: {text}" + after, finding=finding), TrainingRowsWarning)

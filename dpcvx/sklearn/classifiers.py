@@ -562,7 +562,8 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                 "class against the rest from its own private count at epsilon / k and predicts the class of the "
                 "largest score minus its cut (docs/theory.md, section 15; measured to raise balanced accuracy "
                 f"on many classes only at {SCALE_WORDS} of {PRIOR_ADVICE_FLOOR:,} or more: "
-                "benchmarks/results/multiclass_prior_many.md); "
+                "benchmarks/results/multiclass_prior_many.md; on 3 to 6 classes below it, both ways: "
+                "multiclass_prior_moderate.md); "
                 "to weigh every class's problem alike, dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(..., "
                 "sample_weight_bound=w_max or class_weight={-1: ..., 1: ...}), classes) calibrates each for its "
                 "w_max (docs/theory.md, section 21)")
@@ -1085,7 +1086,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
         ``n_public`` under add/remove neighbours) of 2,000 or more
         (``dpcvx.models.training_rows.PRIOR_ADVICE_FLOOR``); below that it did worse in balanced accuracy in 16 of
         40 cells, and its accuracy fell below a constant prediction's in 28
-        (benchmarks/results/multiclass_prior_many*.md).
+        (benchmarks/results/multiclass_prior_many*.md). On 3 to 6 classes below 2,000 it was measured both ways:
+        better by more than 0.02 in 10 of 26 cells, worse in 8 (benchmarks/results/multiclass_prior_moderate.md).
         The one parameter read after the fit: ``set_params(threshold=...)`` on a fitted estimator takes effect,
         no refit, in predict, predict_proba, score, ``decision_cut_``, ``model_`` and ``dpcvx.save``, and a value
         the fit would refuse (a number other than 0.5 for more than two classes, "prior" without the release's

@@ -564,6 +564,9 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     (:func:`~dpcvx.models.class_count.count_at_floor`, a function of the release), so it is the floor's rate, not an
     estimate of the data's (an analyst probe, session 66, read "at the fit's prior 0.01, given or released" for a
     class at 0.64 % as the data's rate).
+    Fewer encoded columns are named as a choice that can help or hurt, not as a gain: an analyst probe (session 69,
+    P8 finding 7: 3 % positives, 40 labs with missing indicators, d 80 to 40, epsilon 1 and 3) measured leaving the
+    indicators out at -0.07 to +0.04 in balanced accuracy, by the class setting and epsilon.
     Without a prior the fit is read by accuracy, held to n (the smallest class's count is private: section 32). The
     rule held the weighted fit to n pi_min, half of that, so a balanced-weight fit on a table whose classes are
     equal (weights 1 and 1: the default fit itself) warned at n epsilon / d below 100 and the default below 50, and on
@@ -586,13 +589,15 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
             f"{speaker(owner)}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = "
             f"{_below(ratio, SMALL_TABLE_LIMIT)} is below {SMALL_TABLE_LIMIT:g}: private "
             "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
-            f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon, "
-            + ("" if gain is None else f"{gain}, ") + "or fewer encoded "
-            "columns (a categorical column is one per declared category" + ("" if widest is None else
-                                                                           f"; here {widest}")
+            f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon"
+            + ("" if gain is None else f", {gain}") + ". Fewer encoded "
+            "columns raise n epsilon / d too, at the cost of what the columns left out tell, so they can help or "
+            "hurt (a categorical column is one per declared category" + ("" if widest is None else
+                                                                        f"; here {widest}")
             + ": group its categories by a public rule, a coarser classification known without the data, never by "
             "their counts in it; a numeric column's missing indicator, where the schema declares one, is one more: "
-            "leave it out unless a missing value tells much)", SmallTableWarning)
+            "leaving the indicators out can help or hurt, as a missing value can tell of the label)",
+            SmallTableWarning)
 
 
 def _small_table_terms(n: int, rows: float, epsilon: float, prior: float | None, total_epsilon: float | None,

@@ -369,8 +369,9 @@ def test_one_vs_rest_warns_once_on_its_argmax(noise_labels):
     with pytest.warns(TrainingRowsWarning) as caught:
         learner.fit(X, labels, 0.05, random_state=0)
     # a release that drew no column statistics: the ranges named after the note (a learner's words)
-    scale = one_vs_rest_scale(X.shape[0], 0.05, 3)  # public: below the floor, the prior is not advised
-    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {warning_text(text, ONE_VS_REST, scale=scale)}"
+    scale = one_vs_rest_scale(X.shape[0], 0.05, 3)  # public: below the floor, 3 classes: measured both ways
+    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: "
+                                               f"{warning_text(text, ONE_VS_REST, scale=scale, classes=3)}"
                                                f"{one_vs_rest_ranges()}"] for text in (ONE_CLASS, NO_BETTER))
 
 
@@ -382,8 +383,9 @@ def test_an_estimator_warns_once_at_its_threshold(noise_labels):
         dpcvx.DPLogisticRegression(epsilon=0.05, lam=1.0, classes=(0, 1, 2), random_state=0).fit(X, np.zeros_like(y))
     with called("DPLogisticRegression"):
         scale = one_vs_rest_scale(X.shape[0], 0.05, 3)
-        expected = [[f"DPLogisticRegression: {warning_text(text, ONE_VS_REST, scale=scale)}{one_vs_rest_ranges()}"]
-                    for text in (ONE_CLASS, NO_BETTER)]  # epsilon 0.05: "auto" drew no ranges (the public rule)
+        expected = [[f"DPLogisticRegression: {warning_text(text, ONE_VS_REST, scale=scale, classes=3)}"
+                     f"{one_vs_rest_ranges()}"] for text in (ONE_CLASS, NO_BETTER)]
+        # epsilon 0.05: "auto" drew no ranges (the public rule)
     assert _training_row_messages(caught) in expected
 
 
