@@ -89,7 +89,8 @@ def test_every_entry_of_a_release_tells_it(fitted, tmp_path):
     sparse = pytest.importorskip("scipy.sparse")
     for call in (lambda: release.predict(later), lambda: release.decision_function(later),
                  lambda: loaded.predict(later), lambda: estimator.predict(pd.DataFrame(later)),
-                 lambda: estimator.predict(sparse.csr_matrix(later)), lambda: estimator.score(later, np.zeros(len(later)))):
+                 lambda: estimator.predict(sparse.csr_matrix(later)),
+                 lambda: estimator.score(later, np.zeros(len(later)))):
         assert len(_said(call)) == 1
     da = pytest.importorskip("dask.array")
     assert len(_said(lambda: release.predict(da.from_array(later, chunks=(300, 2))))) == 1
