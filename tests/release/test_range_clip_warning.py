@@ -58,13 +58,14 @@ def test_later_days_are_told_once_with_the_share_and_the_options(fitted):
     assert len(said) == 1  # one call, one warning (the rows are scored a block at a time)
     text = said[0]
     assert f"of these {N - TRAIN:,} rows" in text and "column 0 " in text and "column 1 " not in text
+    assert "beyond its upper edge" in text
     assert "cannot extrapolate" in text and "column_statistics=False" in text and "switches the mechanism" in text
     share = int(text.split("column 0 ")[1].split("%")[0])
     assert share > 100 * CLIPPED_SHARE
     # the share is the map's own: the rows the release's map clips onto its window on that column
     ranges = located_ranges(estimator.model_.certificate, estimator.model_.rows)
     mapped = ranges.standardiser.transform(X[TRAIN:])
-    assert share == round(100 * np.mean(np.abs(mapped[:, 0]) >= ranges.standardiser.clip))
+    assert share == round(100 * np.mean(mapped[:, 0] >= ranges.standardiser.clip))
 
 
 def test_rows_like_the_training_rows_are_not_told_nor_is_the_fit(fitted):
