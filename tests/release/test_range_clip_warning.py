@@ -110,7 +110,8 @@ def test_a_release_without_located_column_ranges_is_not_told():
     X, y = _trend()
     for settings in ({"epsilon": 0.2}, {"epsilon": 3.0, "column_statistics": False}):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+            warnings.simplefilter("ignore", dpcvx.NoiseDominatesWarning)  # the label's range alone; plain AdaSSP
+            warnings.simplefilter("ignore", dpcvx.TrainingRowsWarning)
             estimator = dpcvx.DPLinearRegression(label_bound=(-4, 6), random_state=0, **settings).fit(X[:TRAIN],
                                                                                                      y[:TRAIN])
         assert located_ranges(estimator.model_.certificate, estimator.model_.rows) is None
@@ -120,7 +121,7 @@ def test_a_release_without_located_column_ranges_is_not_told():
 def test_huber_ranges_are_told_too():
     X, y = _trend()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        warnings.simplefilter("ignore", dpcvx.TrainingRowsWarning)  # the fit's note on its training rows
         estimator = dpcvx.DPHuberRegressor(epsilon=3.0, label_bound=(-4, 6), random_state=0).fit(X[:TRAIN], y[:TRAIN])
     assert estimator.certificate_.column_statistics is not None
     assert len(_said(lambda: estimator.predict(X[TRAIN:]))) == 1
