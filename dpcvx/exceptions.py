@@ -32,6 +32,7 @@ __all__ = [
     "BudgetExceededError",
     "DPCVXWarning",
     "ClippingWarning",
+    "RangeClipWarning",
     "CostWarning",
     "ExponentialCostWarning",
     "PaperModeWarning",
@@ -244,6 +245,16 @@ class ClippingWarning(DPCVXWarning):
     """Rows with norm above the public bound were clipped (shown only to the curator)."""
 
     reads_private_data = True
+
+
+class RangeClipWarning(ClippingWarning):
+    """Public: at prediction, a large share of the caller's new rows lie beyond a column range a regression
+    release's private column statistics located on its training rows, and the ranges' map clips them onto it, so the
+    predictions cannot extrapolate beyond those ranges (a trend, time-ordered rows, drift:
+    :mod:`dpcvx.release.range_clip`). A function of the caller's rows and the release's public map only, never said
+    inside a fit (its rows are training rows); a ClippingWarning, so a filter of that class takes it too."""
+
+    reads_private_data = False
 
 
 class CostWarning(DPCVXWarning):

@@ -57,6 +57,7 @@ from ..release.encodable import warn_if_encodable_constant
 from ..release.kernel_model import NO_SCHEMA, PrivateKernelModel
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel, softmax_in_place
+from ..release.range_clip import one_range_note
 from ..release.report import check_embed_plot, suffix_format
 from ..release.serialization import load, write_model
 from ..release.usefulness import rare_class_advice
@@ -1083,6 +1084,12 @@ def _write_predictions(handle: IO[str], model: Release, groups: Iterable[np.ndar
     names), each row scored once; the number of rows written."""
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(["prediction", "decision", *names])
+    with one_range_note("dpcvx predict"):  # the share of the file's rows a release's private ranges clip, said once
+        return _written_groups(writer, model, groups, names)
+
+
+def _written_groups(writer: Any, model: Release, groups: Iterable[np.ndarray], names: list[str]) -> int:
+    """Write one line per row of ``groups`` (:func:`_write_predictions`); the number of rows written."""
     count = 0
     for rows in groups:
         scores = model.decision_function(rows)

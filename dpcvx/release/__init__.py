@@ -13,6 +13,8 @@ Everything here is a function of public inputs or of privatised values.
   budget;
 * :mod:`.records`: the records of a model file: each release kind writes and reads its own record;
 * :mod:`.regression_model`: regression releases: a linear predictor w^T x + b and its certificate;
+* :mod:`.range_clip`: at prediction, the share of the caller's new rows a regressor's private column ranges clip
+  (a public warning: the predictions cannot extrapolate beyond those ranges);
 * :mod:`.tuning_record`: the tuning certificate and total cost a model selected by ``dpcvx.tune`` carries into its
   file;
 * :mod:`.sparsify`: exact zeros for L1, elastic-net and group-lasso releases: public-rule thresholding, a post-

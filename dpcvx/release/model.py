@@ -60,6 +60,7 @@ from ..verification.prox_form import NonsmoothForm
 from ..verification.verdict import Mechanism
 from .constants import Constants, written
 from .input_record import HoldsNoInput
+from .range_clip import scored_rows
 from .records.privatised import drawn_releases
 from .sparsify import Sparsifiable
 from .tuning_record import TuningRecord
@@ -68,7 +69,8 @@ from .usefulness import one_class_findings
 if TYPE_CHECKING:  # pragma: no cover - the report module is imported where a report is asked for
     from .report import ReleaseReport
 
-__all__ = ["WholeCost", "Release", "check_feature_names", "named", "linear_scores", "LinearModel", "PrivateModel",
+__all__ = ["WholeCost", "Release", "check_feature_names", "named", "linear_scores", "release_scores", "LinearModel",
+           "PrivateModel",
            "ReleaseCertificate", "CertifiedWeights", "check_certificate",
            "OFFSET_SOURCE", "drawn_records", "drawn_part", "drawn_parts",
            "drawn_epsilons", "composed_epsilon", "composed_line", "statistics_text",
@@ -538,17 +540,37 @@ def check_feature_names(model: Any, X: Any) -> None:
     check_names(type(model).__name__, fitted, X)
 
 
-def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:
+def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray,
+                  note: Callable[[Any], None] | None = None) -> np.ndarray:
     """The one linear predictor: w^T x + b for a weight vector ((n,) scores), or W x + b for a (k, d)
     matrix ((n, k) scores), over rows mapped as in training (feature map, clipped to R; :meth:`RowMap.scores
     <dpcvx.data.rows.RowMap.scores>`). The intercept is added in place: one (n, k) array, not two. A Dask X is
     computed :meth:`RowMap.block_rows <dpcvx.data.rows.RowMap.block_rows>` rows at a time
     (:func:`~dpcvx.data.blocks.by_row_blocks`), the blocks its rows are scored by once computed: never whole, unless
-    the feature map maps rows only whole."""
+    the feature map maps rows only whole. ``note``, if given, is called on the rows scored once they are checked
+    (X, or each computed block of a Dask X): the count of rows a release's private ranges clip
+    (:func:`release_scores`)."""
     shape = public_shape(X) if is_dask(X) else None
     step = None if shape is None else rows.block_rows(shape[1])
-    scores = rows.scores(X, coef) if step is None else by_row_blocks(X, step, lambda block: rows.scores(block, coef))
+
+    def scored(block: Any) -> np.ndarray:
+        values = rows.scores(block, coef)
+        if note is not None:
+            note(block)
+        return values
+
+    scores = scored(X) if step is None else by_row_blocks(X, step, scored)
     scores += intercept
+    return scores
+
+
+def release_scores(release: Any, X: Any) -> np.ndarray:
+    """A linear release's scores of X (:func:`linear_scores`), with the share of X's rows its private column ranges
+    clip told once (:mod:`dpcvx.release.range_clip`): what every linear release's ``decision_function`` returns."""
+    tally = scored_rows(release, X)
+    scores = linear_scores(release.rows, X, release.coef_, release.intercept_, None if tally is None else tally.add)
+    if tally is not None:
+        tally.said(type(release).__name__, getattr(release, "feature_names_in_", None))
     return scores
 
 
@@ -580,9 +602,10 @@ class LinearModel:
         self.rows = rows
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """w^T x + b for rows mapped as in training (feature map, clipped to R)."""
+        """w^T x + b for rows mapped as in training (feature map, clipped to R); a release whose rows map through
+        private column ranges says the share of X's rows they clip (:func:`release_scores`)."""
         check_feature_names(self, X)
-        return linear_scores(self.rows, X, self.coef_, self.intercept_)
+        return release_scores(self, X)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """``classes_[1]`` where w^T x + b > :attr:`decision_cut`, else ``classes_[0]``."""

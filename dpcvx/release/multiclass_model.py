@@ -44,7 +44,7 @@ from .model import (
     composed_line,
     conditional_mark,
     drawn_parts,
-    linear_scores,
+    release_scores,
     require_probabilities,
     scoring_weights,
     statistics_text,
@@ -196,9 +196,10 @@ class PrivateMulticlassModel(Release):
 
     def decision_function(self, X: Any) -> np.ndarray:
         """(n, k) scores s_c = w_c^T x + b_c for rows mapped as in training (before the cuts: :meth:`predict`
-        compares s_c - t_c)."""
+        compares s_c - t_c); a release whose rows map through private column ranges says the share of X's rows
+        they clip (:func:`~dpcvx.release.model.release_scores`)."""
         check_feature_names(self, X)
-        return linear_scores(self.rows, X, self.coef_, self.intercept_)
+        return release_scores(self, X)
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of the largest s_c - t_c (:attr:`decision_cut` t; the largest score when t is 0)."""

@@ -51,7 +51,7 @@ from .model import (
     check_feature_names,
     conditional_mark,
     label_shift_text,
-    linear_scores,
+    release_scores,
     scoring_weights,
 )
 from .sparsify import Sparsifiable
@@ -86,7 +86,7 @@ class LinearRegressionModel:
 
     def decision_function(self, X: Any) -> np.ndarray:
         check_feature_names(self, X)  # a loaded model's column names, if its file has them
-        return linear_scores(self.rows, X, self.coef_, self.intercept_)
+        return release_scores(self, X)  # a release of private ranges says the share of X's rows they clip
 
     def predict(self, X: Any) -> np.ndarray:
         return self.decision_function(X)

@@ -131,10 +131,14 @@ def _columns_not_located(width: int, needed: int, gradient: bool) -> str:
                 f"not public), and every fit from n = {needed} to 1.5 times it kept more than half (52 of 52)"
                 if gradient else "such fits on synthetic tables kept less than half of the gap between the labels' "
                 "mean and a non-private model")
+    method = "noisy gradient descent on clipped residuals" if gradient else "AdaSSP"
     return (f"the columns' ranges were not located (the private search of all {width + 1} columns' ranges, which "
             f"column_statistics='auto' runs on dense rows in memory or a numpy.memmap, needs n >= {needed} at this "
             f"epsilon and delta), so the rows keep their public map, and how much of their public ranges they fill is "
-            f"not public: {evidence}")
+            f"not public: {evidence}. The fit still ran {method} on the label's private range (its centre and "
+            f"bound), which the search's share of epsilon bought: {setting('column_statistics', 'False')} is not this "
+            "fit without that share, it changes the mechanism (plain AdaSSP, the label only clipped onto its "
+            "declared bound)")
 
 
 def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatisticsCertificate, n: int,
