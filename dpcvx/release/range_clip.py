@@ -60,7 +60,7 @@ CLIPPED_SHARE = 0.25
 #: timings on a shared machine), and half that here
 SAMPLED_ROWS = 1 << 16
 #: Rows compared at a time (a block of at most 2^14 values, 128 kB, in cache, whatever the width)
-_BLOCK_VALUES = 1 << 18
+_BLOCK_VALUES = 1 << 14
 
 
 @dataclass(frozen=True)
