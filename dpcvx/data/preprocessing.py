@@ -511,13 +511,14 @@ _CASED = ("holds text that is a declared category but for letter case",
 #: The fix of a missing value in a column that declares no missing-value category (:data:`_BLANK`, :data:`_ABSENT`),
 #: as the reader declares one (:func:`_declare_missing`)
 _DECLARE_MISSING = ("declare its category: CategoricalColumn(..., missing='?') with '?' among the categories (in a "
-                    "schema file, \"missing\": \"?\"), or drop or fill such records first by a rule of public "
-                    "knowledge")
+                    "schema file, \"missing\": \"?\"), or fill such cells first by a rule of public knowledge; keep "
+                    "every record (a dropped one makes n depend on the data: docs/datasets.md)")
 #: The same on the command line, whose --categorical declares no missing-value category (a '?' listed there is a
 #: category of its own, never the category of a blank cell or NaN): a --schema file's column does
 _DECLARE_MISSING_CLI = ("declare its category in a --schema SCHEMA.json file: the column's \"missing\": \"?\" with "
-                        "\"?\" among its \"categories\" (--categorical cannot declare one), or drop or fill such "
-                        "records first by a rule of public knowledge")
+                        "\"?\" among its \"categories\" (--categorical cannot declare one), or fill such cells "
+                        "first by a rule of public knowledge; keep every record (a dropped one makes n depend on the "
+                        "data: docs/datasets.md)")
 _BLANK = ("holds blank cells (empty or whitespace-only text) and declares no missing-value category",
           "a blank cell is a missing value, as NaN is; ")
 _ABSENT = ("holds missing values (None, NaN or pandas NA) and declares no missing-value category", "")

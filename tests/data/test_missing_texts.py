@@ -86,3 +86,15 @@ def test_a_refused_missing_value_never_advises_dropping_its_record(cells):
         PublicSchema((NumericColumn("income", 0, 200),)).transform({"income": np.array(cells)})
     text = str(caught.value)
     assert "Keep every record" in text and "drop or" not in text and "drop them" not in text
+
+
+def test_a_blank_category_never_advises_dropping_its_record():
+    """The warning of a blank cell in a categorical column without a missing-value category said "drop or fill such
+    records first"; the fix fills the cells and keeps every record (session 69, the class of P2 finding 5)."""
+    from dpcvx import CategoricalColumn
+    from dpcvx.exceptions import UndeclaredCategoryWarning
+
+    with pytest.warns(UndeclaredCategoryWarning) as caught:
+        PublicSchema((CategoricalColumn("job", ("a", "b")),)).transform({"job": np.array(["a", " ", "b"])})
+    text = " ".join(str(item.message) for item in caught)
+    assert "keep every record" in text and "drop or" not in text
