@@ -88,18 +88,10 @@ class NoiseSource(str, Enum):
                          "has been edited")
 
     @property
-    def words(self) -> str:
-        """The source in words: "operating-system entropy", "a caller's seed" or "not recorded"."""
-        return _NOISE_WORDS[self]
-
-    @property
     def statement(self) -> str:
         """One line for the certificate's text."""
         return "noise source: " + _NOISE_STATEMENTS[self]
 
-
-_NOISE_WORDS = {NoiseSource.OS_ENTROPY: "operating-system entropy", NoiseSource.SEED: "a caller's seed",
-                NoiseSource.NOT_RECORDED: "not recorded"}
 
 _NOISE_STATEMENTS = {
     NoiseSource.OS_ENTROPY: "operating-system entropy (random_state=None: fresh noise at every call)",
