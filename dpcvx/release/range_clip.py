@@ -40,7 +40,7 @@ from ..exceptions import RangeClipWarning, call_memo, user_stacklevel
 from ..privacy.column_histogram import HISTOGRAM_DEPTH
 
 __all__ = ["CLIPPED_SHARE", "SAMPLED_ROWS", "LocatedRanges", "RangeTally", "located_ranges", "one_range_note",
-           "scored_rows"]
+           "said_as", "scored_rows"]
 
 #: The share of new rows clipped onto one edge of one located column's window above which
 #: :class:`~dpcvx.exceptions.RangeClipWarning` is said. Each window reaches beyond its range (the training rows' levels
@@ -142,15 +142,18 @@ class RangeTally:
     #: its counts are added to a call's tally (:func:`one_range_note`), which says them: :meth:`said` says nothing
     deferred: bool = False
     rows: int = 0
-    #: how many of the rows were compared (:meth:`LocatedRanges.clipped`), and how many of those each column clips
+    #: how many of the rows were compared (:meth:`LocatedRanges.clipped`), and for each column how many of all the
+    #: rows it clips, estimated block by block: a block's counts of its compared rows scaled by its rows / compared
+    #: (blocks sampled at different strides, a file's large chunk and its small last one, each weigh as their rows)
     compared: int = 0
-    columns: np.ndarray = field(default_factory=lambda: np.zeros((2, 0), dtype=np.int64))
+    columns: np.ndarray = field(default_factory=lambda: np.zeros((2, 0)))
 
     def add(self, X: Any) -> None:
         """Count the rows of a block of checked rows."""
         rows, compared, columns = self.ranges.clipped(X)
+        estimated = columns * (rows / compared) if compared else np.zeros(columns.shape)
         self.rows, self.compared = self.rows + rows, self.compared + compared
-        self.columns = columns if self.columns.size == 0 else self.columns + columns
+        self.columns = estimated if self.columns.size == 0 else self.columns + estimated
 
     def joined(self, other: RangeTally) -> None:
         """Add ``other``'s counts (another chunk of the same call's rows)."""
@@ -159,26 +162,27 @@ class RangeTally:
             self.columns if other.columns.size == 0 else self.columns + other.columns)
 
     def said(self, owner: str, names: Any = None) -> None:
-        """:meth:`say` unless the counts are a call's tally's (``deferred``), which says them once."""
+        """:meth:`say` unless the counts are a call's tally's (``deferred``), which says them once; as the estimator
+        that scores with the release, where one does (:func:`said_as`)."""
         if not self.deferred:
-            self.say(owner, names)
+            self.say(*(_SAID_AS.get() or (owner, names)))
 
     def say(self, owner: str, names: Any = None) -> None:
         """Warn :class:`~dpcvx.exceptions.RangeClipWarning` when a located column clips more than ``CLIPPED_SHARE``
         of the rows counted onto one edge, naming those columns (``names``: the columns' names, if the release
         has them) with their shares."""
         limit = CLIPPED_SHARE
-        if not self.compared or not self.columns.size or self.columns.max() <= limit * self.compared:
+        if not self.compared or not self.columns.size or self.columns.max() <= limit * self.rows:
             return
         side = self.columns.max(axis=0)  # each column's larger side
-        over = [int(j) for j in np.argsort(-side, kind="stable") if side[j] > limit * self.compared]
+        over = [int(j) for j in np.argsort(-side, kind="stable") if side[j] > limit * self.rows]
         label = (lambda j: repr(str(names[j]))) if names is not None and len(names) == side.size else (
             lambda j: f"column {j}")
         edge = ("lower", "upper")
-        shown = ", ".join(f"{label(j)} {side[j] / self.compared:.0%} beyond its "
+        shown = ", ".join(f"{label(j)} {side[j] / self.rows:.0%} beyond its "
                           f"{edge[int(np.argmax(self.columns[:, j]))]} edge" for j in over[:5])
         shown += f" and {len(over) - 5} more" if len(over) > 5 else ""
-        sampled = "" if self.compared == self.rows else f" (an evenly spaced sample of {self.compared:,} of them)"
+        sampled = "" if self.compared == self.rows else f" (shares estimated from {self.compared:,} of them)"
         warnings.warn(
             f"{owner}: more than {CLIPPED_SHARE:.0%} of these {self.rows:,} rows{sampled} lie beyond one edge of a "
             f"column range its private column statistics located on the training rows: by column (as the release "
@@ -193,6 +197,23 @@ class RangeTally:
             "accuracy; or encode the columns by a public rule under which new rows resemble the training rows (a "
             "change since the last period rather than a level, a season rather than a date)",
             RangeClipWarning, stacklevel=user_stacklevel())
+
+
+# the name and columns a release's warning gives inside an estimator's scoring (said_as); None: the release's own
+_SAID_AS: contextvars.ContextVar[tuple[str, Any] | None] = contextvars.ContextVar("dpcvx_range_speaker", default=None)
+
+
+@contextlib.contextmanager
+def said_as(owner: str, names: Any = None) -> Iterator[None]:
+    """A block in which a release's warning names ``owner`` and its columns ``names``: an estimator's ``predict``
+    scores with its release, passed the rows without their names (:func:`~dpcvx.sklearn.inputs.unnamed`), and the
+    warning names the estimator and the columns it was fitted on, as its fit's warnings do (P1, session 70: it named
+    ``PrivateRegressionModel`` and "column 0")."""
+    token = _SAID_AS.set((owner, names))
+    try:
+        yield
+    finally:
+        _SAID_AS.reset(token)
 
 
 # the tally of a call that scores its rows in chunks (one_range_note), None outside one

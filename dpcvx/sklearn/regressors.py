@@ -121,6 +121,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.input_record import HoldsNoInput
 from ..release.model import ReleaseCertificate, named
+from ..release.range_clip import said_as
 from ..release.regression_model import PrivateRegressionModel, SufficientStatisticsCertificate, r2_score
 from ..release.usefulness import called
 from ..validation import (
@@ -512,7 +513,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
 
     def predict(self, X: Any) -> np.ndarray:
         check_fitted(self)
-        return unnamed(self.model_).predict(validated_input(self, X, reset=False))
+        with said_as(type(self).__name__, getattr(self, "feature_names_in_", None)):  # not the release's own name
+            return unnamed(self.model_).predict(validated_input(self, X, reset=False))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """R^2 of :meth:`predict` on (X, y), weighted by ``sample_weight`` when given (scikit-learn's ``score``): the

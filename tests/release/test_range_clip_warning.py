@@ -14,7 +14,7 @@ import dpcvx
 from dpcvx.cli import main
 from dpcvx.data.preprocessing import NumericColumn, PublicSchema
 from dpcvx.exceptions import float_errors_ignored
-from dpcvx.release.range_clip import CLIPPED_SHARE, located_ranges
+from dpcvx.release.range_clip import CLIPPED_SHARE, SAMPLED_ROWS, RangeTally, located_ranges
 
 N = 6000
 TRAIN = 4200  # the first 70 % of the days
@@ -162,3 +162,43 @@ def test_the_noise_warning_says_column_statistics_false_changes_the_mechanism():
     assert "the columns' ranges were not located" in text
     assert "still ran noisy gradient descent on clipped residuals on the label's private range" in text
     assert "column_statistics=False is not this fit without that share, it changes the mechanism" in text
+
+
+def test_chunks_sampled_at_different_strides_weigh_as_their_rows(fitted):
+    """A file read in chunks (dpcvx predict): a large chunk whose share is estimated on a sample, then a small last
+    chunk compared whole. Each chunk's counts weigh as its rows (P1 F1, session 70: added unweighted, the small
+    chunk counted double, and 16 % of the rows beyond an edge were told as 27.6 %)."""
+    estimator, _ = fitted
+    X, _ = _trend()
+    ranges = located_ranges(estimator.model_.certificate, estimator.model_.rows)
+    like = X[np.random.default_rng(1).integers(0, TRAIN, 2 * SAMPLED_ROWS)]  # training-like rows, sampled 1 in 2
+    beyond = np.column_stack([np.full(25_000, 0.5), np.resize(X[:, 1], 25_000)])  # the last day: beyond the edge
+    tally = RangeTally(ranges)
+    for chunk in (like, beyond):
+        tally.add(chunk)
+    assert tally.compared < tally.rows == len(like) + len(beyond)
+    exact = np.mean(ranges.standardiser.transform(np.vstack([like, beyond]))[:, 0] >= ranges.standardiser.clip)
+    assert exact < CLIPPED_SHARE < 25_000 / (SAMPLED_ROWS + 25_000)  # told only when the chunks are not weighed
+    assert tally.columns[1, 0] / tally.rows == pytest.approx(exact, abs=0.01)  # 2 binomial sd of the 1-in-2 sample
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dpcvx.RangeClipWarning)
+        tally.say("dpcvx predict")
+
+
+def test_an_estimator_names_itself_and_its_columns(fitted):
+    """The estimator scores with its release stripped of the table's names: its warning names the estimator and the
+    columns it was fitted on, as its fit's warnings do (P1 F2, session 70: "PrivateRegressionModel", "column 0")."""
+    estimator, _ = fitted
+    X, y = _trend()
+    (said,) = _said(lambda: estimator.predict(X[TRAIN:]))
+    assert said.startswith("DPLinearRegression: ")
+    pd = pytest.importorskip("pandas")
+    table = pd.DataFrame(X, columns=["day", "noise"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpcvx.TrainingRowsWarning)
+        named_fit = dpcvx.DPLinearRegression(epsilon=3.0, label_bound=(-4, 6), random_state=0).fit(
+            table[:TRAIN], y[:TRAIN])
+    (said,) = _said(lambda: named_fit.predict(table[TRAIN:]))
+    assert said.startswith("DPLinearRegression: ") and "'day' " in said and "column 0" not in said
+    (said,) = _said(lambda: named_fit.model_.predict(table[TRAIN:]))  # the release itself keeps its own name
+    assert said.startswith("PrivateRegressionModel: ") and "'day' " in said
