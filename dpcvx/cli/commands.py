@@ -35,7 +35,7 @@ from ..data.columns import MISSING_TOKENS, NOT_A_NUMBER, marker_numbers, spells_
 from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, printable, read_json, read_text
 from ..data.parquet import is_parquet
-from ..data.preprocessing import NumericColumn, PublicSchema
+from ..data.preprocessing import NumericColumn, PublicSchema, notes_shown_once
 from ..data.shared_level import level_checks_off
 from ..exceptions import (
     DPCVXError,
@@ -972,12 +972,14 @@ def _read_by_chunks(args: argparse.Namespace, columns: Sequence[str], layout: La
                     read: Callable[[dict[str, np.ndarray]], Read], label: str | None = None) -> Iterator[Read]:
     """``read`` of each chunk of ``--chunk-rows`` records of the data file (:func:`table_chunks`), in file order: the
     one chunked read of fit and predict. An error about one row names it in the whole file, as a read of the whole
-    file names it (``read`` names it in its chunk); any other names the chunk's rows."""
-    rows = 0
+    file names it (``read`` names it in its chunk); any other names the chunk's rows. The schema's NOT PRIVATE notes
+    are shown once for the file, as a read of the whole file shows them (:func:`notes_shown_once`)."""
+    rows, shown = 0, set[str]()
     for chunk in table_chunks(args.data, columns, layout, label=label, chunk_rows=args.chunk_rows, numeric=numeric):
         count = len(chunk[columns[0]])
         try:
-            result = read(chunk)
+            with notes_shown_once(shown):
+                result = read(chunk)
         except RowError as error:  # its row in the whole file (its counts are the chunk's)
             raise error.shifted(rows, f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): ") from None
         except InputError as error:

@@ -174,7 +174,8 @@ from .columns import (
 from .files import atomic_write, check_writable, read_json, unpaired_surrogate
 from .shared_level import level_checks_off, warn_if_level_erased
 
-__all__ = ["NumericColumn", "CategoricalColumn", "PublicSchema", "paper_schema", "SCHEMA_FORMAT", "SCHEMA_VERSION"]
+__all__ = ["NumericColumn", "CategoricalColumn", "PublicSchema", "paper_schema", "notes_shown_once", "SCHEMA_FORMAT",
+           "SCHEMA_VERSION"]
 
 SCHEMA_FORMAT = "dpcvx-schema"
 SCHEMA_VERSION = 2
@@ -1197,6 +1198,20 @@ _SHOWN: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("dpcvx_
 #: the attribute a fitted schema keeps them in (not a field: not part of the declaration, not saved or compared), with
 #: whether its next transform is the fit's: absent on a schema never fitted, whose every transform checks its rows
 _NOTED = "_dpcvx_notes_shown"
+
+
+@contextlib.contextmanager
+def notes_shown_once(shown: set[str]) -> Iterator[None]:
+    """A block whose schema transforms show each NOT PRIVATE note once over every block given the same ``shown``
+    (the texts shown so far, added to): the chunks of one file (``dpcvx fit`` and ``dpcvx predict --chunk-rows``)
+    are one table, whose notes each chunk's transform showed again (attacker probe P5 F6, session 70: 20,000 rows
+    by 5,000 showed an UndeclaredCategoryWarning 4 times). A fitted schema's transform keeps its
+    own (:data:`_SHOWN`)."""
+    token = _SHOWN.set(shown)
+    try:
+        yield
+    finally:
+        _SHOWN.reset(token)
 
 
 def _note(text: str, category: type[Warning]) -> None:

@@ -153,7 +153,7 @@ class GaussianObjectivePerturbation(GriddedRelease):
     def describe(self) -> str:
         return (f"calibration ({self.objective.analysis}, {self.relation.value}): Gaussian sigma = {self.sigma:.6g} "
                 f"(sum form) by {self.profile}, Delta = {self.extra_reg:.6g}, objective share (eps, delta) = "
-                f"({self.objective.epsilon:.6g}, {self.objective.delta:.3g}); approximate-minimiser "
+                f"({self.objective.epsilon:.6g}, {self.objective.delta:.6g}); approximate-minimiser "
                 f"noise sigma_2 = {self.amp_sigma:.3g} for ({self.amp_epsilon:.3g}, {self.amp_delta:.3g})")
 
     @classmethod

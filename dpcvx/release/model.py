@@ -745,8 +745,9 @@ class Release(HoldsNoInput, ABC):
         kernel learner's, the Huber hinge) has no probability model: the attribute is absent (AttributeError, as
         scikit-learn's ``available_if``), so ``hasattr(model, "predict_proba")`` says which. Declared here so that a
         type checker accepts ``dpcvx.load(path).predict_proba(X)``, which the docs show for a loaded classifier."""
-        raise AttributeError(f"{type(self).__name__} has no predict_proba: only a classifier released with the "
-                             "logistic loss has a probability model; use predict or decision_function")
+        raise AttributeError(f"{type(self).__name__} has no predict_proba: only a linear classifier released with "
+                             "the logistic loss (binary or one-vs-rest) has a probability model; use predict or "
+                             "decision_function")
 
     @property
     def cost(self) -> PrivacyCost:

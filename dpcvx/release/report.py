@@ -633,6 +633,8 @@ class ReleaseReport:
         self.feature_map = getattr(getattr(release, "rows", None), "feature_map", None)
         self.release_names = getattr(release, "feature_names_in_", None)  # a table's column names, when it had them
         self.decision_cut = getattr(release, "decision_cut", None)  # a classifier's public threshold's cut, or 0
+        # a probability model (a linear release of the logistic loss): the report names predict_proba only then
+        self.probabilities = hasattr(release, "predict_proba")
         # the private draws the release holds (its statistics, bounds, a tuning selection), by the one declaration
         self.drawn: tuple[PrivateRelease, ...] = drawn_releases(self._saved_records())
         self.neighbours: Neighbours = self.curve.neighbours
@@ -770,8 +772,8 @@ class ReleaseReport:
         mechanism = self._mechanism(self.certificate)
         return Section("summary", "Summary", (_p(
             f"This is a {self.kind} model released by dpcvx {self.first.library_version} with "
-            f"differential privacy: epsilon = {number_text(self.epsilon)}, delta = {self.delta:.3g}, under the "
-            f"{self.neighbours} neighbour relation (mechanism: {mechanism})."
+            f"differential privacy: epsilon = {number_text(self.epsilon)}, delta = {number_text(self.delta)}, "
+            f"under the {self.neighbours} neighbour relation (mechanism: {mechanism})."
             + ("" if self.tuning is None else " Its settings were chosen privately by dpcvx.tune; epsilon and "
                "delta are the whole selection's total.")
             + (" CONDITIONAL: a constant of the proof is an estimate, not a proof; the guarantee holds only "
@@ -828,7 +830,8 @@ class ReleaseReport:
             blocks.append(_p(f"delta = 0: the bound above holds with no exception{unless} (pure differential "
                              "privacy)."))
         else:
-            text = (f"delta = {self.delta:.3g}: stated and charged, but not used by the mechanism that ran. Its noise "
+            stated = number_text(self.delta)
+            text = (f"delta = {stated}: stated and charged, but not used by the mechanism that ran. Its noise "
                     "was calibrated by a pure-epsilon mechanism (the guarantee, in the auditor's section, says which "
                     "and why it was chosen at this delta), so this release's privacy loss never exceeds "
                     f"epsilon{unless}: the bound above holds with no exception. Its certificate still states, and a "
@@ -836,9 +839,9 @@ class ReleaseReport:
                     "mechanism is (epsilon, delta)-DP for every delta, and the figures of this report keep that "
                     "stated pair. For comparison, a release that printed one randomly chosen record in full would "
                     "have delta = 1/n.") if self.pure_at_delta else (
-                    f"delta = {self.delta:.3g}: a slack added to the bound above. For any conclusion about one "
+                    f"delta = {stated}: a slack added to the bound above. For any conclusion about one "
                     "person's record, its probability after seeing the model is at most e^epsilon times its "
-                    f"probability without that record, plus {self.delta:.3g}. delta is not the chance that the "
+                    f"probability without that record, plus {stated}. delta is not the chance that the "
                     "bound fails: this release's privacy loss can exceed epsilon more often than delta, by a little "
                     "(the privacy curve below gives the bound at every epsilon). For comparison, a release that "
                     "printed one randomly chosen record in full would have delta = 1/n.")
@@ -871,10 +874,10 @@ class ReleaseReport:
         return Section("tuning", "How the settings were chosen: privately, by dpcvx.tune", (
             _p(f"The settings of this model were chosen privately by dpcvx.tune ({tuning.procedure}), which fitted "
                f"and compared candidates on the private records. The selection is one private release: its total, "
-               f"epsilon = {number_text(tuning.total_epsilon)}, delta = {tuning.total_delta:.3g}, is the budget this "
-               f"report states. The selected model's own certificate (in the auditor section) states its own fit, "
-               f"epsilon = {number_text(own.epsilon)} and delta = {own.delta:.3g}: a share of that total, "
-               "not the cost of the selection."),
+               f"epsilon = {number_text(tuning.total_epsilon)}, delta = {number_text(tuning.total_delta)}, is the "
+               f"budget this report states. The selected model's own certificate (in the auditor section) states its "
+               f"own fit, epsilon = {number_text(own.epsilon)} and delta = {number_text(own.delta)}: a share of that "
+               "total, not the cost of the selection."),
             _p(f"How many fits: {tuning.runs}."),
             _p(f"The candidates' grid is public (chosen without looking at the private records): {grid}."),
             _p(f"Selected privately: {selected}. Which candidate was selected is the selection's private output, "
@@ -1007,9 +1010,9 @@ class ReleaseReport:
         """The declared classes as ``classes_`` and ``dpcvx predict`` name them (:func:`_class`), a binary release's
         positive class named: "the classes not 1, 1" read as a negation of a list, and (False, True) as "no, yes"."""
         classes = [_class(value) for value in np.asarray(self.classes).tolist()]
-        if len(classes) == 2:
-            listed = (f"{classes[0]} and {classes[1]} (the positive class: decision_function > 0, predict_proba's "
-                      "second column)")
+        if len(classes) == 2:  # predict_proba named only where the release has it (P5 F2, session 70: a kernel's)
+            listed = (f"{classes[0]} and {classes[1]} (the positive class: decision_function > 0"
+                      + (", predict_proba's second column)" if self.probabilities else ")"))
         else:
             listed = ", ".join(classes)
         return f"the classes {listed}, declared (never read off the data)"
@@ -1131,7 +1134,7 @@ class ReleaseReport:
         gaussian = "a curve (see its multiplier)"  # a Gaussian part has a whole curve, no one (epsilon, delta)
         parts = [[part.kind, part.what, f"{part.noise_multiplier:.6g}" if part.noise_multiplier else "not used",
                   gaussian if part.epsilon is None else number_text(part.epsilon),
-                  gaussian if part.kind == GAUSSIAN else f"{part.delta:.3g}"]
+                  gaussian if part.kind == GAUSSIAN else number_text(part.delta)]
                  for part in self.curve.parts]
         blocks = [_p(f"Guarantee: {self.certificate.guarantee}"), _p(f"Neighbour relation: {self.relation_text}")]
         constants = getattr(first, "constants", None)
