@@ -60,6 +60,9 @@ def test_later_days_are_told_once_with_the_share_and_the_options(fitted):
     assert f"of these {N - TRAIN:,} rows" in text and "column 0 " in text and "column 1 " not in text
     assert "beyond its upper edge" in text
     assert "cannot extrapolate" in text and "column_statistics=False" in text and "switches the mechanism" in text
+    # not drift alone: a window narrower than a lumpy column's values clips rows like the training rows too (P2 F3,
+    # session 70: a count 0..5 on a random split, told as drift)
+    assert "narrower than its values" in text and "no drift is needed" in text
     share = int(text.split("column 0 ")[1].split("%")[0])
     assert share > 100 * CLIPPED_SHARE
     # the share is the map's own: the rows the release's map clips onto its window on that column
