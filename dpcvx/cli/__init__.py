@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     ``dpcvx: warning: ...`` on stderr (:func:`_format_warning`). A warning or error that advises a setting names the
     command line's flag for it, not the Python parameter (:mod:`dpcvx.advice`).
     """
+    args: argparse.Namespace | None = None
     try:
         try:
             with on_command_line():  # an option's refusal names the flags too, as the command's do
@@ -104,7 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         print(error_line(warning), file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
-        print("dpcvx: interrupted", file=sys.stderr)
+        # after fit wrote its model (printing the certificate, say): the release is whole and its budget spent, and
+        # a user told only "interrupted" could fit again and spend it twice (attacker probe P5 F7, session 70)
+        released = getattr(args, "released", None)
+        print("dpcvx: interrupted" + ("" if released is None else (
+            f" after the model was written whole to {released}: that release is complete and its "
+            "budget spent (fitting again would spend it again)")), file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader of standard output went away (| head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

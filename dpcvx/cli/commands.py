@@ -920,6 +920,7 @@ def fit_command(args: argparse.Namespace) -> int:
         steps.update()
         # an estimator's threshold as its decision cut, which predict uses; --out was checked above, once
         write_model(fitted, out, schema=schema, overwrite=args.overwrite, option=OVERWRITE)
+        args.released = out  # an interrupt from here on says the release is whole and spent (main)
         steps.update()
     cut = getattr(fitted, "decision_cut_", 0.0)
     if isinstance(model, (PrivateModel, PrivateMulticlassModel)):  # a classifier's, on the schema
