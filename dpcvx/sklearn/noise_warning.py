@@ -620,8 +620,9 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
         shown = _small_table_terms(n, held, epsilon, prior, total_epsilon, classes, floored, weight_bound)
         if delta > 0:
             shown += (f" and d' = epsilon z(epsilon, delta) sqrt(d) = {width:.3g} in d's place (d = {d}: the "
-                      f"Gaussian noise of {setting('delta', f'{delta:g}')} grows with sqrt(d log(1 / delta)), "
-                      "not with d)")
+                      f"Gaussian noise, at its delta = {delta:g}"
+                      + (" (one class's part of the delta you gave)" if classes else "")
+                      + ", grows with sqrt(d log(1 / delta)), not with d)")
         if weight_bound is not None and weight_bound > 1:
             gain = ", ".join(part for part in (gain, "sample weights normalised to mean 1 by a public rule (a "
                                                "documented design mean, never this data's) under a smaller "

@@ -82,3 +82,10 @@ def test_adassp_regression_held_to_its_width():
                                                              random_state=0).fit(X, y))
         assert not _small(lambda: dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=(0, 10), random_state=0).fit(X, y))
     assert "d' = epsilon z(epsilon, delta) sqrt(d)" in message and "score (R^2)" in message
+
+
+def test_one_vs_rest_delta_is_named_as_a_part():
+    """One-vs-rest's certificate holds one class's delta / k: the text names it as that part, not as the setting."""
+    (message,) = _small(lambda: warn_if_small_table("E", 150, 2, 1 / 3, delta=1e-6 / 3, total_epsilon=1.0, classes=3))
+    assert "at its delta = 3.33333e-07 (one class's part of the delta you gave)" in message
+    assert "delta=3.33333e-07" not in message
