@@ -181,6 +181,7 @@ from .inputs import (
 )
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
+    gaussian_delta,
     lam_rule_advice,
     noise_in_predictions,
     noise_to_signal,
@@ -630,7 +631,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                             total_epsilon=model.epsilon,
                             classes=len(model.classes_) if isinstance(model, PrivateMulticlassModel) else None,
                             floored=not multiclass and count_at_floor(getattr(certificate, "weights", None)),
-                            weight_bound=sample_weight_bound(certificate))
+                            weight_bound=sample_weight_bound(certificate), delta=gaussian_delta(certificate))
         warn_if_count_at_floor(owner, self._classes_at_floor(model), multiclass=multiclass)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
         if isinstance(model, PrivateMulticlassModel):

@@ -20,7 +20,9 @@ from typing import Any, Protocol
 from ..advice import SMALL_TABLE_LIMIT, epsilon_share, huber_auto, huber_without_search, setting, widest_column
 from ..exceptions import ClassFloorWarning, InputError, NoiseDominatesWarning, SmallTableWarning
 from ..privacy.column_ranges import LABEL_WIDTH
+from ..privacy.gaussian import analytic_gaussian_multiplier
 from ..privacy.lam_rule import LamChoice, comparator_for
+from ..privacy.noise import gaussian_moments
 from ..release.model import ReleaseCertificate
 from ..release.usefulness import speaker, warn_release
 from ..release.weight_rules import MIN_CLASS_RATE
@@ -34,7 +36,7 @@ __all__ = ["GUARANTEE_RATIO_LIMIT", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
            "SMALL_TABLE_LIMIT", "warn_if_small_table", "epsilon_share", "whole_epsilon", "epsilon_quoted",
            "warn_if_count_at_floor", "count_drop", "COUNT_DROP_SHARE", "lam_rule_advice", "label_not_located",
-           "ranges_share_text", "sample_weight_bound", "weighted_rows"]
+           "ranges_share_text", "sample_weight_bound", "weighted_rows", "noise_width", "gaussian_delta"]
 
 
 #: A classifier warns when the noise's share of a decision value exceeds this many times the
@@ -527,11 +529,48 @@ def weighted_rows(rows: float, weight_bound: float | None) -> float:
     return rows if weight_bound is None else rows / max(1.0, weight_bound)
 
 
+def noise_width(d: int, epsilon: float, delta: float = 0.0) -> float:
+    """d' = epsilon E||b||, b the release's noise law at a unit sensitivity: the width that takes d's place in
+    :func:`warn_if_small_table`'s n epsilon / d (public: d, epsilon and the noise's delta only).
+
+    Every linear release's noise is its sensitivity Delta (of order L R / (n m Lam)) times a law of epsilon (and
+    delta) alone, so Delta, and with it L, R, n and Lam, cancels from the noise's size against the pure rule's: the
+    pure l2-Laplace law (density ~ exp(-beta ||b||), beta = epsilon / Delta: :func:`~dpcvx.privacy.noise.
+    l2_laplace_moments`) has E||b|| = d Delta / epsilon, so d' = d, the rule's own d (its excess risk d / (n
+    epsilon), Bassily, Smith and Thakurta, FOCS 2014). The Gaussian law the (epsilon, delta) calibrations draw (the
+    analytic Gaussian's multiplier z(epsilon, delta) of :class:`~dpcvx.privacy.calibrate_gaussian.
+    GaussianOutputPerturbation`, sigma = z Delta: :func:`~dpcvx.privacy.noise.gaussian_moments`) has E||b|| <= z
+    Delta sqrt(d), so d' = epsilon z sqrt(d), about sqrt(2 d ln(1.25 / delta)): the same paper's (epsilon, delta)
+    rate sqrt(d log(1 / delta)) / (n epsilon). The rule used d for both: a Gaussian release of d = 500 at delta
+    1e-6 was held to 500 where its noise is that of a pure one of d' = 95, and one of d = 2 to 2 where its noise is
+    that of d' = 6. The objective forms' Gaussian sigma (:mod:`~dpcvx.privacy.objective_gaussian`) and AdaSSP's
+    statistics differ from z Delta by constants of their analyses, not in how they grow with d and delta; the law
+    here is the one shared by them. ``delta``: the noise's (:func:`gaussian_delta`), 0 for a pure law."""
+    if delta <= 0:  # epsilon l2_laplace_moments(d, epsilon)[0] is d up to rounding, which must not move the limit
+        return float(d)
+    return epsilon * gaussian_moments(d, analytic_gaussian_multiplier(epsilon, delta))[0]
+
+
+def gaussian_delta(certificate: Any) -> float:
+    """The delta of a release's Gaussian noise, for :func:`noise_width`: its certificate's delta where its
+    calibration is an (epsilon, delta) one (``approximate``: the Gaussian forms, AdaSSP, noisy gradient descent), else
+    0 (a pure epsilon law, also where the user gave delta > 0 and the pure mechanism was chosen). Public: the
+    certificate's settings."""
+    calibration = getattr(certificate, "calibration", None)
+    if not getattr(calibration, "approximate", False):
+        return 0.0
+    return float(getattr(certificate, "delta", 0.0) or 0.0)
+
+
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None, *,
                         regression: bool = False, total_epsilon: float | None = None,
                         classes: int | None = None, floored: bool = False, gain: str | None = None,
-                        weight_bound: float | None = None) -> None:
-    """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
+                        weight_bound: float | None = None, delta: float = 0.0) -> None:
+    """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``, d the noise's
+    width d' (:func:`noise_width`): d itself for a pure-epsilon release, epsilon z(epsilon, delta) sqrt(d) for one
+    whose noise is Gaussian (``delta``, the noise's: :func:`gaussian_delta`). An analyst probe (session 69, P8
+    finding 7) found the rule firing alike on useful and useless fits; it held (epsilon, delta) releases to the pure
+    rate d / (n epsilon) although their noise grows with sqrt(d log(1 / delta)).
 
     ``weight_bound``: the public ``sample_weight_bound`` w_max of a fit with sample weights
     (:func:`sample_weight_bound`); the rows are then divided by max(1, w_max) (:func:`weighted_rows`), and the text
@@ -575,9 +614,15 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     """
     held = n if prior is None else 2 * n * min(prior, 1 - prior)
     rows = weighted_rows(held, weight_bound)
-    ratio = rows * epsilon / d
+    width = noise_width(d, epsilon, delta)
+    ratio = rows * epsilon / width
     if ratio < SMALL_TABLE_LIMIT:
         shown = _small_table_terms(n, held, epsilon, prior, total_epsilon, classes, floored, weight_bound)
+        if delta > 0:
+            shown += (f" and d' = epsilon z(epsilon, delta) sqrt(d) = {width:.3g} in d's place (d = {d}: the "
+                      f"Gaussian noise, at its delta = {delta:g}"
+                      + (" (one class's part of the delta you gave)" if classes else "")
+                      + ", grows with sqrt(d log(1 / delta)), not with d)")
         if weight_bound is not None and weight_bound > 1:
             gain = ", ".join(part for part in (gain, "sample weights normalised to mean 1 by a public rule (a "
                                                "documented design mean, never this data's) under a smaller "
@@ -586,9 +631,12 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
                     if prior is None else "balanced accuracy (the mean of the classes' recalls)")
         widest = widest_column(d)
         warn_release(
-            f"{speaker(owner)}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = "
+            f"{speaker(owner)}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / "
+            f"{d if delta <= 0 else f'{width:.3g}'} = "
             f"{_below(ratio, SMALL_TABLE_LIMIT)} is below {SMALL_TABLE_LIMIT:g}: private "
-            "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
+            "linear models have an excess risk of order d / (n epsilon)"
+            + (" (with Gaussian noise, sqrt(d log(1 / delta)) / (n epsilon))" if delta > 0 else "")
+            + ", so expect little of the non-private "
             f"model's {expected}. Public quantities only. To gain: more rows, a larger epsilon"
             + ("" if gain is None else f", {gain}") + ". Fewer encoded "
             "columns raise n epsilon / d too, at the cost of what the columns left out tell, so they can help or "

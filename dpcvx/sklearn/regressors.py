@@ -162,6 +162,7 @@ from .inputs import (
     validated_input,
 )
 from .noise_warning import (
+    gaussian_delta,
     label_not_located,
     label_unresolved_text,
     lam_rule_advice,
@@ -481,6 +482,7 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, public_rows, also=unlocated)
         warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon,
                             regression=True, total_epsilon=model.epsilon, weight_bound=sample_weight_bound(certificate),
+                            delta=gaussian_delta(certificate),
                             gain=None if ranges is None else f"{huber_without_search()} (the NoiseDominatesWarning's "
                             "note on the ranges: here they took half of epsilon and could locate nothing)")
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows), X's kind deciding how its checked rows

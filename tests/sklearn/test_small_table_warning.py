@@ -48,7 +48,8 @@ def test_estimators_warn_from_public_numbers_only():
     # one-vs-rest: each class's release has epsilon / k (the multiclass budget split)
     with pytest.warns(SmallTableWarning, match=r"200 x 0.333333 / 4"):
         dpcvx.DPLogisticRegression(epsilon=1.0, classes=(0, 1, 2), random_state=0).fit(X, rng.integers(0, 3, 200))
-    with pytest.warns(SmallTableWarning, match=r"200 x 0.5 / 4"):
+    # AdaSSP's Gaussian noise (delta 1e-6): its width d' = 0.5 z(0.5, 1e-6) sqrt(4) = 8.06 in d's place
+    with pytest.warns(SmallTableWarning, match=r"200 x 0.5 / 8.06"):
         dpcvx.DPLinearRegression(epsilon=0.5, random_state=0).fit(X, X[:, 0])
 
 
