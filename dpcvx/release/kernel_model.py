@@ -230,7 +230,7 @@ class KernelReleaseCertificate(WholeCost, CandidateMark):
                 "epsilon": self.epsilon, "delta": self.delta, "neighbours": self.neighbours,
                 "constants": self.constants.to_dict(), "calibration": self.calibration.to_dict(),
                 "loss": self.loss, "kernel": dict(self.kernel), "library_version": self.library_version,
-                "noise_source": self.noise_source.value, "privacy_curve": self.recorded_curve(self.privacy_curve)}
+                "noise_source": self.noise_source.value, "privacy_curve": self.privacy_curve.to_dict()}
 
     def __str__(self) -> str:
         lines = [f"dpcvx kernel release: {self.algorithm}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",

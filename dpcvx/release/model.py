@@ -372,7 +372,7 @@ class ReleaseCertificate(CandidateMark):
             "intercept_scaling": self.intercept_scaling,
             "clipping": self.clipping,
             "neighbours": self.neighbours,
-            "privacy_curve": self.recorded_curve(self.privacy_curve),
+            "privacy_curve": self.privacy_curve.to_dict(),
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
             "noise_source": self.noise_source.value,

@@ -231,7 +231,7 @@ class SufficientStatisticsCertificate(WholeCost, CandidateMark):
                 "effective_norm_bound": self.effective_norm_bound, "label_bound": self.label_bound,
                 "fit_intercept": self.fit_intercept, "intercept_scaling": self.intercept_scaling,
                 "clipping": self.clipping, "neighbours": self.neighbours, "library_version": self.library_version,
-                "noise_source": self.noise_source.value, "privacy_curve": self.recorded_curve(self.privacy_curve),
+                "noise_source": self.noise_source.value, "privacy_curve": self.privacy_curve.to_dict(),
                 **({} if self.column_statistics is None else {"column_statistics": self.column_statistics}),
                 **({"label_shift": self.label_shift} if self.label_shift != 0.0 else {})}
 
