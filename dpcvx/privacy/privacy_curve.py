@@ -83,6 +83,7 @@ from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_no
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "epsilon_delta_curve",
            "DrawnPart", "AFTER_DRAWS", "STATEMENT", "fit_after_draws_part", "draws_then_fit_curve", "drawn_curve_parts",
            "check_recorded_curve", "refuse_conditional", "refuse_candidate", "CandidateMark", "mark_candidate",
+           "candidate_share_of",
            "RDP_ORDERS",
            "PLD_EPSILON_MAX", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
 
@@ -342,8 +343,8 @@ class PrivacyCurve:
         """The curve as data; ``"conditional": true`` only for a conditional curve and ``"candidate_share": true``
         only for one candidate's share of a tuned release (:attr:`candidate_share`), so that :meth:`from_dict` of
         it is refused where the curve was (the dict of any other curve is unchanged). A model file's certificate
-        records its fit's curve without the mark (:meth:`CandidateMark.recorded_curve`): its tuning record says so,
-        and the reader marks the loaded certificate again."""
+        records the mark too (format version 20): a tuned release's ``certificate.to_dict()``, its file's
+        ``certificate.privacy_curve`` and its tuning record's curves all read back as shares."""
         return {"format": CURVE_FORMAT, "neighbours": self.neighbours.value,
                 "parts": [part.to_dict() for part in self.parts], **({"conditional": True} if self.conditional else {}),
                 **({CANDIDATE_KEY: True} if self.candidate_share else {})}
@@ -397,26 +398,40 @@ class CandidateMark:
     was lost by ``dataclasses.replace`` (``sparsify`` then composed and charged 0.667 of a release that spent 2, an
     attacker probe, sixty-ninth session); a field is kept by every copy (``replace``, ``copy``, pickling).
     Keyword-only, so that it follows each certificate's own fields; not compared, so a marked certificate equals the
-    same fit's unmarked one; not written to a model file (:meth:`recorded_curve`): the file's tuning record is the
-    fact, and the reader marks the loaded certificate again (:meth:`dpcvx.release.tuning_record.TuningRecord.attach`).
+    same fit's unmarked one. Not a key of the certificate's record: its curve's record carries it
+    (``"candidate_share": true``, :meth:`PrivacyCurve.to_dict`), in ``to_dict`` and in a model file (format version
+    20; a file's reader sets it aside and marks the loaded certificate again by its tuning record,
+    :meth:`dpcvx.release.tuning_record.TuningRecord.attach`).
     """
 
     candidate_of_tuning: bool = field(default=False, compare=False, repr=False, kw_only=True)
 
     def marked(self, curve: PrivacyCurve) -> PrivacyCurve:
         """``curve``, this certificate's own, marked :attr:`~PrivacyCurve.candidate_share` when this is one
-        candidate's certificate of a tuned release."""
-        return replace(curve, candidate_share=True) if self.candidate_of_tuning is True else curve
+        candidate's certificate of a tuned release (:func:`candidate_share_of`). Every view of the curve reads it
+        through here: the attribute, the certificate's ``to_dict`` (and so its model-file record, format version 20)
+        and a tuning certificate's record of it."""
+        return candidate_share_of(curve) if self.candidate_of_tuning is True else curve
+
+    def marked_record(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record``, a saved record of this certificate's curve (a loaded certificate's, kept as the file holds it),
+        marked as :meth:`marked` marks the curve: its :meth:`PrivacyCurve.to_dict` with ``"candidate_share": true``
+        last, when this is one candidate's certificate of a tuned release."""
+        return {**record, CANDIDATE_KEY: True} if self.candidate_of_tuning is True else record
 
     @classmethod
     def recorded_fields(cls) -> set[str]:
-        """The names of this certificate type's fields that its model-file record holds: all but the mark."""
+        """The names of this certificate type's fields that its model-file record holds: all but the mark (which
+        the file states by its tuning record, and by ``"candidate_share": true`` in the certificate's curve)."""
         return {item.name for item in fields(cls)} - {item.name for item in fields(CandidateMark)}
 
-    def recorded_curve(self, curve: PrivacyCurve) -> dict[str, Any]:
-        """``curve``, this certificate's, as its model-file record writes it: the fit's curve, without the mark
-        (a file's bytes are those of the same fit untuned; the tuning record beside it says it is a share)."""
-        return replace(curve, candidate_share=False).to_dict()
+
+def candidate_share_of(curve: PrivacyCurve) -> PrivacyCurve:
+    """``curve`` marked as one candidate's share of a release :func:`dpcvx.tune` selected
+    (:attr:`PrivacyCurve.candidate_share`): a selected release's certificate's curve (:meth:`CandidateMark.marked`)
+    and each candidate's curve a full-data selection claimed before its runs
+    (``SelectionCertificate.candidate_curves``). The one way a curve is marked."""
+    return curve if curve.candidate_share else replace(curve, candidate_share=True)
 
 
 def mark_candidate(certificate: Any) -> None:
@@ -424,7 +439,7 @@ def mark_candidate(certificate: Any) -> None:
     selected (the tuning record attached by the tuning result and by a file's reader), so that its curve says so
     (:meth:`CandidateMark.marked`). Its field is set in place, once, so that every holder of this certificate (the
     release and its tuning certificate's ``release``) reads it marked; every copy made after keeps the field. The
-    certificate's equality and file bytes are unchanged."""
+    certificate's equality is unchanged; its record's curve says it is a share (:meth:`CandidateMark.marked`)."""
     if not isinstance(certificate, CandidateMark):
         raise InputError(f"a tuned release's certificate records whether it is one candidate's "
                          f"(dpcvx.privacy.privacy_curve.CandidateMark); {type(certificate).__name__} does not")
@@ -763,9 +778,10 @@ def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "c
         raise InputError(f"{holder}.privacy_curve is missing (every dpcvx model file of format version 4 on records "
                          "its certificate's privacy curve); the file has been edited")
     read = PrivacyCurve.from_dict(recorded)
-    if read.candidate_share:  # the file's tuning record says so (CandidateMark.recorded_curve)
-        raise InputError(f"{holder}.privacy_curve records {CANDIDATE_KEY}, which no model file does (its tuning "
-                         "record states that the release was selected); the file has been edited")
+    if read.candidate_share:  # a file's mark is set aside by its reader (tuning_record.set_aside_candidate_mark)
+        raise InputError(f"{holder}.privacy_curve records {CANDIDATE_KEY}, which a model file records only in the "
+                         "certificate of a release dpcvx.tune selected (with its tuning record); the file has been "
+                         "edited")
     if not _same_curve(read, expected):
         raise InputError(f"{holder}.privacy_curve is not the curve of the recorded calibration "
                          f"({expected.to_dict()}); the file has been edited")

@@ -35,10 +35,9 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import CandidateMark, PrivacyCurve
-from ..privacy.rng import NoiseSource
 from ..solvers.kernel import as_labels
 from ..validation import delta_value, epsilon_value, instance_of, integer, real_values, width_refusal
-from .model import Release, WholeCost, check_certificate, check_feature_names, weighted_share
+from .model import NoiseRecord, Release, WholeCost, check_certificate, check_feature_names, weighted_share
 
 #: What PINP is, in the words of every entry that refuses it as one release (dpcvx.save, as_opendp_measurement): its
 #: release is :meth:`PINP.release() <dpcvx.models.pinp.PINP.release>`, the transcript so far
@@ -155,7 +154,7 @@ def _copied_whole(X: object) -> bool:
 
 
 @dataclass(frozen=True)
-class KernelReleaseCertificate(WholeCost, CandidateMark):
+class KernelReleaseCertificate(WholeCost, CandidateMark, NoiseRecord):
     """What a kernel release relies on (Jain and Thakurta, ICML 2013), every field public.
 
     ``constants`` (:class:`~dpcvx.privacy.kernel_calibrate.KernelConstants`) states each constant with how
@@ -173,8 +172,6 @@ class KernelReleaseCertificate(WholeCost, CandidateMark):
     calibration: KernelCalibration
     kernel: dict
     library_version: str
-    # where the noise came from (:class:`~dpcvx.privacy.rng.NoiseSource`): the fit's ``random_state`` None or a seed
-    noise_source: NoiseSource = NoiseSource.NOT_RECORDED
 
     def __post_init__(self) -> None:
         """Every field checked, by the constructor and by ``dataclasses.replace`` (:func:`check_certificate`)."""
@@ -182,7 +179,7 @@ class KernelReleaseCertificate(WholeCost, CandidateMark):
             "algorithm": instance_of(str), "theorem": instance_of(str), "epsilon": epsilon_value,
             "delta": delta_value, "constants": instance_of(KernelConstants),
             "calibration": instance_of(KernelCalibration), "kernel": instance_of(dict),
-            "library_version": instance_of(str), "noise_source": instance_of(NoiseSource),
+            "library_version": instance_of(str),
         })
 
     @property
@@ -230,7 +227,7 @@ class KernelReleaseCertificate(WholeCost, CandidateMark):
                 "epsilon": self.epsilon, "delta": self.delta, "neighbours": self.neighbours,
                 "constants": self.constants.to_dict(), "calibration": self.calibration.to_dict(),
                 "loss": self.loss, "kernel": dict(self.kernel), "library_version": self.library_version,
-                "noise_source": self.noise_source.value, "privacy_curve": self.recorded_curve(self.privacy_curve)}
+                **self.noise_record(), "privacy_curve": self.privacy_curve.to_dict()}
 
     def __str__(self) -> str:
         lines = [f"dpcvx kernel release: {self.algorithm}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
@@ -160,10 +160,29 @@ def label_shift_text(shift: float) -> str:
             "y - s and s is added to the intercept (post-processing)") if shift else ""
 
 
+@dataclass(frozen=True)
+class NoiseRecord:
+    """The record of where a release's noise came from (:class:`~dpcvx.privacy.rng.NoiseSource`: the fit's
+    ``random_state`` None or a seed, never the seed), stated once for the certificates that draw noise of their own
+    (linear, kernel, sufficient statistics; a multiclass certificate combines its classes'): the field, its check
+    (:func:`check_certificate`) and its record (:meth:`noise_record`). Keyword-only, as
+    :class:`~dpcvx.privacy.privacy_curve.CandidateMark`, so that it follows each certificate's own fields;
+    "not-recorded" by default, what a file of format version 18 or older states."""
+
+    noise_source: NoiseSource = field(default=NoiseSource.NOT_RECORDED, kw_only=True)
+
+    def noise_record(self) -> dict[str, str]:
+        """The certificate record's ``noise_source`` entry (its ``to_dict``, so a model file's)."""
+        return {"noise_source": self.noise_source.value}
+
+
 def check_certificate(certificate: Any, constraints: dict[str, Any]) -> None:
     """A release certificate's fields checked (:func:`~dpcvx.validation.check_fields`, by its ``__post_init__``: at
-    construction and at ``dataclasses.replace``), then its ``epsilon`` and ``delta`` against those its calibration
-    was computed for: a certificate states the budget its noise was drawn for."""
+    construction and at ``dataclasses.replace``), ``noise_source`` with them when it has one (:class:`NoiseRecord`),
+    then its ``epsilon`` and ``delta`` against those its calibration was computed for: a certificate states the
+    budget its noise was drawn for."""
+    if isinstance(certificate, NoiseRecord):
+        constraints = {**constraints, "noise_source": instance_of(NoiseSource)}
     check_fields(certificate, constraints)
     owner = type(certificate).__name__
     for name in ("epsilon", "delta"):
@@ -175,7 +194,7 @@ def check_certificate(certificate: Any, constraints: dict[str, Any]) -> None:
 
 
 @dataclass(frozen=True)
-class ReleaseCertificate(CandidateMark):
+class ReleaseCertificate(CandidateMark, NoiseRecord):
     """What a private release relies on, with every constant and how it was established.
 
     ``verification`` is the :class:`~dpcvx.verification.certificate.Certificate` of the loss
@@ -215,8 +234,6 @@ class ReleaseCertificate(CandidateMark):
     # regression with a public label range label_bound=(lo, hi): its centre (lo + hi) / 2, which the fit subtracted
     # from the labels and added to the intercept (0: none; written only when not 0, :func:`label_shift_text`)
     label_shift: float = 0.0
-    # where the noise came from (:class:`~dpcvx.privacy.rng.NoiseSource`): the fit's ``random_state`` None or a seed
-    noise_source: NoiseSource = NoiseSource.NOT_RECORDED
 
     def __post_init__(self) -> None:
         """Every field checked (:func:`~dpcvx.validation.check_fields`), by its constructor and by
@@ -231,7 +248,6 @@ class ReleaseCertificate(CandidateMark):
             "post_processing": tuple_of(str), "findings": tuple_of(str), "private_bound": optional(instance_of(dict)),
             "private_label_bound": optional(instance_of(dict)), "weights": optional(instance_of(CertifiedWeights)),
             "column_statistics": optional(instance_of(dict)), "label_shift": finite,
-            "noise_source": instance_of(NoiseSource),
         })
 
     @property
@@ -372,10 +388,10 @@ class ReleaseCertificate(CandidateMark):
             "intercept_scaling": self.intercept_scaling,
             "clipping": self.clipping,
             "neighbours": self.neighbours,
-            "privacy_curve": self.recorded_curve(self.privacy_curve),
+            "privacy_curve": self.privacy_curve.to_dict(),
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
-            "noise_source": self.noise_source.value,
+            **self.noise_record(),
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),
             **({} if self.lam_rule is None else {"lam_rule": self.lam_rule.to_dict()}),
             **({} if self.private_bound is None else {"private_bound": dict(self.private_bound)}),

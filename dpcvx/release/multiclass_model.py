@@ -145,7 +145,7 @@ class MulticlassCertificate(WholeCost, CandidateMark):
         return {"epsilon": self.epsilon, "delta": self.delta, "classes": list(self.classes),
                 "composition": self.composition, "class_epsilon": self.class_epsilon,
                 "class_delta": self.class_delta, "guarantee": self.guarantee,
-                "privacy_curve": self.recorded_curve(self.privacy_curve),
+                "privacy_curve": self.privacy_curve.to_dict(),
                 "per_class": [certificate.to_dict() for certificate in self.per_class],
                 **({"findings": list(self.findings)} if self.findings else {}),
                 **({} if self.column_statistics is None else {"column_statistics": dict(self.column_statistics),

@@ -30,7 +30,6 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration, gradient_theorem
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import CandidateMark, PrivacyCurve
-from ..privacy.rng import NoiseSource
 from ..validation import (
     check_flag,
     delta_value,
@@ -45,6 +44,7 @@ from ..validation import (
     refuse_non_number_targets,
 )
 from .model import (
+    NoiseRecord,
     Release,
     WholeCost,
     check_certificate,
@@ -165,7 +165,7 @@ def sufficient_statistics_statement(calibration: AdaSSPCalibration | GradientCal
 
 
 @dataclass(frozen=True)
-class SufficientStatisticsCertificate(WholeCost, CandidateMark):
+class SufficientStatisticsCertificate(WholeCost, CandidateMark, NoiseRecord):
     """What an AdaSSP release (or one of noisy gradient descent on privately mapped rows, mechanism
     ``gradient-ranged``) relies on: the theorem, the public bounds, the calibration (all public)."""
 
@@ -190,8 +190,6 @@ class SufficientStatisticsCertificate(WholeCost, CandidateMark):
     #: a public label range label_bound=(lo, hi): its centre (lo + hi) / 2, subtracted from the labels and added to
     #: the intercept (0: none; written only when not 0; a format 6 file's reads as 0: records.upgrade)
     label_shift: float = 0.0
-    #: where the noise came from (:class:`~dpcvx.privacy.rng.NoiseSource`): the fit's ``random_state`` None or a seed
-    noise_source: NoiseSource = NoiseSource.NOT_RECORDED
 
     def __post_init__(self) -> None:
         """Every field checked, by the constructor and by ``dataclasses.replace`` (:func:`check_certificate`)."""
@@ -202,7 +200,6 @@ class SufficientStatisticsCertificate(WholeCost, CandidateMark):
             "fit_intercept": check_flag, "intercept_scaling": positive, "clipping": instance_of(str),
             "neighbours": instance_of(str), "library_version": instance_of(str),
             "column_statistics": optional(instance_of(dict)), "label_shift": finite,
-            "noise_source": instance_of(NoiseSource),
         })
 
     @property
@@ -231,7 +228,7 @@ class SufficientStatisticsCertificate(WholeCost, CandidateMark):
                 "effective_norm_bound": self.effective_norm_bound, "label_bound": self.label_bound,
                 "fit_intercept": self.fit_intercept, "intercept_scaling": self.intercept_scaling,
                 "clipping": self.clipping, "neighbours": self.neighbours, "library_version": self.library_version,
-                "noise_source": self.noise_source.value, "privacy_curve": self.recorded_curve(self.privacy_curve),
+                **self.noise_record(), "privacy_curve": self.privacy_curve.to_dict(),
                 **({} if self.column_statistics is None else {"column_statistics": self.column_statistics}),
                 **({"label_shift": self.label_shift} if self.label_shift != 0.0 else {})}
 

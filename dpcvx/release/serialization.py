@@ -146,9 +146,11 @@ from .records.upgrade import FIRST_READ_VERSION, format_version, upgraded
 from .regression_model import PrivateRegressionModel
 from .tuning_record import (
     TuningRecord,
+    check_candidate_mark,
     check_tuning_records,
     nested_shares,
     record_tuning,
+    set_aside_candidate_mark,
     set_aside_tuning_records,
 )
 
@@ -419,13 +421,15 @@ def model_from_dict(data: Any) -> Release:
     if "tuning" not in data:
         raise InputError("the model file lacks keys ['tuning'] (null when the model was not selected by "
                          "dpcvx.tune); the file has been edited")
-    release_data, records = set_aside_tuning_records(data)
+    unmarked, marked = set_aside_candidate_mark(data)  # the curve's mark is checked against the tuning record last
+    release_data, records = set_aside_tuning_records(unmarked)
     release = _release_from_dict({key: value for key, value in release_data.items()
                                   if key not in ("tuning", FEATURE_NAMES, DECISION_CUT, DIGEST)})
     if data["tuning"] is not None:  # its own checks first, then its record in the certificate
         TuningRecord.from_dict(data["tuning"], release.epsilon, release.delta,
                                nested_shares(getattr(release, "certificate", None))).attach(release)
     check_tuning_records(data["tuning"], records)
+    check_candidate_mark(data["tuning"], marked)
     if FEATURE_NAMES in data:  # optional: written when the saved estimator was fitted on named columns
         release.feature_names_in_ = np.asarray(_feature_names(data[FEATURE_NAMES], release), dtype=object)
     if DECISION_CUT in data:  # optional: written when the saved classifier's threshold was not 0.5

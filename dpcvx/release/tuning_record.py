@@ -37,13 +37,14 @@ from ..exceptions import InputError
 from ..privacy.accountant import PrivacyCost
 from ..privacy.composition import sequential_epsilon, split_remainder
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve, mark_candidate
+from ..privacy.privacy_curve import CANDIDATE_KEY, EPSILON_DELTA, CurvePart, PrivacyCurve, mark_candidate
 from ..privacy.stopping import run_budget
 from .records.fields import _integer, _number
 from .records.header import json_digest
 from .records.row_map import check_digest_record
 
 __all__ = ["TuningRecord", "TUNING_RECORD", "tuning_digest", "record_tuning", "set_aside_tuning_records",
+           "set_aside_candidate_mark", "check_candidate_mark", "mark_candidate_records",
            "check_tuning_records", "nested_shares", "former_nested_split"]
 
 _KEYS = {"text", "certificate", "total_epsilon", "total_delta"}
@@ -271,6 +272,77 @@ def set_aside_tuning_records(data: dict) -> tuple[dict, list[tuple[str, Any]]]:
         data = {**data, "per_class": [{**entry, "certificate": without(entry.get("certificate"))}
                                       if isinstance(entry, dict) else entry for entry in entries]}
     return data, records
+
+
+def set_aside_candidate_mark(data: dict) -> tuple[dict, bool | None]:
+    """(a copy of the model record ``data`` whose certificate's curve holds no ``"candidate_share"``, whether it held
+    ``"candidate_share": true``; None for a record without such a curve): the release's reader compares the curve
+    with the one its calibration gives, and :func:`check_candidate_mark` compares the mark with the file's tuning
+    record after :func:`check_tuning_records` (whose refusal of a removed or added record names it). ``data`` is not
+    changed. A multiclass file records no curve of the whole release (its per-class entries' are each class's, never
+    marked: :func:`~dpcvx.privacy.privacy_curve.check_recorded_curve` refuses the mark there)."""
+    certificate = data.get("certificate")
+    if data.get("kind") == "multiclass" or not isinstance(certificate, dict) \
+            or not isinstance(certificate.get("privacy_curve"), dict):
+        return data, None
+    curve = certificate["privacy_curve"]
+    kept = {key: value for key, value in curve.items() if key != CANDIDATE_KEY}
+    if len(kept) == len(curve):
+        return data, False
+    if curve[CANDIDATE_KEY] is not True:
+        raise InputError(f"certificate.privacy_curve.{CANDIDATE_KEY} must be true (one candidate's share of a "
+                         f"release dpcvx.tune selected), got {curve[CANDIDATE_KEY]!r}; the file has been edited")
+    return {**data, "certificate": {**certificate, "privacy_curve": kept}}, True
+
+
+def check_candidate_mark(saved: Any, marked: bool | None) -> None:
+    """Refuse a model file (format version 20) whose certificate's curve is not marked as one candidate's share
+    (``marked``, from :func:`set_aside_candidate_mark`) exactly when it holds a tuning record (``saved``, its
+    ``tuning``): the certificate of a release :func:`dpcvx.tune` selected records its curve as a share
+    (:meth:`~dpcvx.privacy.privacy_curve.CandidateMark.marked`), so that a reader of the file's curve
+    (``PrivacyCurve.from_dict``) cannot compose it as the release's; any other does not. The loaded certificate is
+    marked again by :meth:`TuningRecord.attach`."""
+    if marked is None or marked is (saved is not None):
+        return
+    if marked:
+        raise InputError(f"certificate.privacy_curve records {CANDIDATE_KEY}, which a model file records only in the "
+                         "certificate of a release dpcvx.tune selected (with its tuning record); the file has been "
+                         "edited")
+    raise InputError(f"certificate.privacy_curve does not record {CANDIDATE_KEY}: true, but the file holds a tuning "
+                     "record: the certificate of a release dpcvx.tune selected states its curve as one candidate's "
+                     "share of the selection; the file has been edited")
+
+
+def mark_candidate_records(data: dict) -> None:
+    """The step from format version 19 (``data``, a model record, changed in place): the curves of a tuned file that
+    are one candidate's share of the selection record ``"candidate_share": true``, as a version 20 writer records
+    them: its certificate's curve (not a multiclass file's: it records none of the whole release), its tuning
+    record's ``certificate.release.privacy_curve`` and each of ``certificate.candidate_curves`` (full-data at delta >
+    0). The tuning record changed, so each release certificate's record of it (:func:`record_tuning`) is made again,
+    where it was the record of the file's one (an edited record stays as it was, and is refused). A version 19
+    certificate curve that holds the mark was not written by dpcvx, and is refused."""
+    saved = data.get("tuning")
+    if not isinstance(saved, dict):
+        return
+    former = tuning_digest(saved)
+    certificate = data.get("certificate") if data.get("kind") != "multiclass" else None
+    curve = certificate.get("privacy_curve") if isinstance(certificate, dict) else None
+    if isinstance(curve, dict):
+        if CANDIDATE_KEY in curve:
+            raise InputError(f"certificate.privacy_curve holds {CANDIDATE_KEY} in a file of format version 19, which "
+                             "no version 19 dpcvx wrote (format version 20 added it); the file has been edited")
+        curve[CANDIDATE_KEY] = True
+    record = saved.get("certificate")
+    release = record.get("release") if isinstance(record, dict) else None
+    claimed = record.get("candidate_curves") if isinstance(record, dict) else None
+    for item in [release.get("privacy_curve") if isinstance(release, dict) else None,
+                 *(claimed if isinstance(claimed, list) else [])]:
+        if isinstance(item, dict):
+            item[CANDIDATE_KEY] = True
+    made = tuning_digest(saved)
+    for _, holder in _certificates(data):
+        if isinstance(holder, dict) and holder.get(TUNING_RECORD) == former:
+            holder[TUNING_RECORD] = made
 
 
 def check_tuning_records(saved: Any, records: list[tuple[str, Any]]) -> None:

@@ -38,7 +38,7 @@ def test_kernel_release_round_trip(releases, name, tmp_path):
     release = releases[name]
     path = dpcvx.save(release, tmp_path / "release.json")
     data = json.loads(path.read_text())
-    assert data["format_version"] == 19 and data["kind"] == "kernel"
+    assert data["format_version"] == 20 and data["kind"] == "kernel"
     assert data["certificate"]["algorithm"] == name.split()[0]
     loaded = dpcvx.load(path)
     assert isinstance(loaded, PrivateKernelModel) and loaded.kind == "kernel"

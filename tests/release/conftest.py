@@ -79,9 +79,11 @@ def unversioned() -> Callable[[dict], dict]:
     a statistics map's ``input_bound`` null (the raw rows its version 10 writer read), its curve's parts of private
     draws named by the quantile's name (the one name versions 12 and older gave every draw) and a multiclass file's
     null ``column_statistics`` and ``fit_epsilon`` (no draw: what the step from version 13 records) and a certificate's
-    ``noise_source`` "not-recorded" (what the step from version 18 records), what the steps from older versions may
-    change."""
-    from dpcvx.privacy.privacy_curve import DrawnPart
+    ``noise_source`` "not-recorded" (what the step from version 18 records) and a tuned file's curves of one candidate
+    unmarked, its certificates' records of its tuning record made of it (what the step from version 19 changes), what
+    the steps from older versions may change."""
+    from dpcvx.privacy.privacy_curve import CANDIDATE_KEY, DrawnPart
+    from dpcvx.release.tuning_record import TUNING_RECORD, tuning_digest
 
     def strip(data: dict) -> dict:
         data = json.loads(json.dumps(data))
@@ -94,6 +96,15 @@ def unversioned() -> Callable[[dict], dict]:
             for part in record.get("certificate", {}).get("privacy_curve", {}).get("parts", []):
                 if part["what"] in {drawn.value for drawn in DrawnPart}:
                     part["what"] = DrawnPart.QUANTILE.value
+        if isinstance(data.get("tuning"), dict):
+            record = data["tuning"]["certificate"]
+            release = record.get("release") or {}
+            for curve in [data.get("certificate", {}).get("privacy_curve", {}), release.get("privacy_curve", {}),
+                          *record.get("candidate_curves", [])]:
+                curve.pop(CANDIDATE_KEY, None)
+            for holder in [data, *data.get("per_class", [])]:
+                if TUNING_RECORD in holder.get("certificate", {}):
+                    holder["certificate"][TUNING_RECORD] = tuning_digest(data["tuning"])
         entries = [{key: value for key, value in entry.items() if key != "format_version"}
                    for entry in data.get("per_class", [])]
         drawn = {key for key in ("column_statistics", "fit_epsilon") if key in data and data[key] is None}

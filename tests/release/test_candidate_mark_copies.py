@@ -102,7 +102,7 @@ def test_a_saved_sparsified_tuned_release_loads_marked(tuned, tmp_path):
     sparse = tuned.sparsify(keep=2)
     path = dpcvx.save(sparse, tmp_path / "sparse.json")
     recorded = json.loads(path.read_text())["certificate"]["privacy_curve"]
-    assert "candidate_share" not in recorded  # the file's tuning record says it; the reader marks again
+    assert recorded["candidate_share"] is True  # the file records it (format version 20); the reader marks again
     loaded = dpcvx.load(path)
     assert loaded.certificate.post_processing == sparse.certificate.post_processing
     _refused_everywhere(loaded)
@@ -110,10 +110,11 @@ def test_a_saved_sparsified_tuned_release_loads_marked(tuned, tmp_path):
     assert dpcvx.save(loaded, tmp_path / "again.json").read_bytes() == path.read_bytes()
 
 
-def test_a_file_whose_certificate_curve_records_the_mark_is_refused(tuned, tmp_path):
-    """No model file records the mark in its certificate's curve: one that does has been edited."""
+def test_a_file_whose_certificate_curve_lacks_the_mark_is_refused(tuned, tmp_path):
+    """A tuned file records the mark in its certificate's curve (format version 20): one that does not has been
+    edited (an untuned file that does: test_candidate_curve_records.py)."""
     data = json.loads(dpcvx.save(tuned, tmp_path / "tuned.json").read_text())
-    data["certificate"]["privacy_curve"]["candidate_share"] = True
+    del data["certificate"]["privacy_curve"]["candidate_share"]
     with pytest.raises(InputError, match="candidate_share"):
         load_edited(data, tmp_path)
 

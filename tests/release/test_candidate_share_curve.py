@@ -74,16 +74,15 @@ def test_a_candidates_curve_says_it_is_a_share_and_dp_accounting_refuses_it(tune
         assert "ONE CANDIDATE'S SHARE" not in str(release.privacy_curve)
 
 
-def test_the_mark_changes_no_byte_of_the_file(tuned, tmp_path):
-    """The mark is not file data: the certificate's record, its curve's equality and the saved file are those of the
-    same fit unmarked (the file's tuning record says it), and a release saved again from its loaded file is the same
-    file. The curve's own dict writes it, so that a dict round trip keeps it (test_candidate_mark_copies.py)."""
+def test_the_file_records_the_mark_and_saves_again_the_same(tuned, tmp_path):
+    """The certificate's record (its ``to_dict``, so its file's, format version 20) is its curve's dict, the mark
+    included, so that a reader of the file's curve reads a share (test_candidate_curve_records.py); its curve's
+    equality ignores the mark, and a release saved again from its loaded file is the same file."""
     first = dpcvx.save(tuned, tmp_path / "first.json")
     again = dpcvx.save(dpcvx.load(first), tmp_path / "again.json")
     assert first.read_bytes() == again.read_bytes()
     recorded = json.loads(first.read_text())["certificate"]["privacy_curve"]
-    assert {**recorded, "candidate_share": True} == tuned.certificate.privacy_curve.to_dict()
-    assert "candidate" not in json.dumps(recorded)
+    assert recorded == tuned.certificate.privacy_curve.to_dict() and recorded["candidate_share"] is True
 
 
 def test_an_untuned_release_s_certificate_curve_is_its_own():

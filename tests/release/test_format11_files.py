@@ -59,7 +59,7 @@ def test_a_release_with_the_level_or_60_steps_is_version_12_and_not_version_11(n
     path = dpcvx.save(model, tmp_path / "model.json")
     data = json.loads(path.read_text())
     calibration = data["certificate"]["calibration"]
-    assert data["format_version"] == MODEL_FORMAT_VERSION == 19
+    assert data["format_version"] == MODEL_FORMAT_VERSION == 20
     assert calibration["steps"] == steps and calibration.get("level", False) is level
     loaded = dpcvx.load(path)
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))

@@ -73,7 +73,7 @@ def test_a_version_17_pure_release_at_delta_loads_with_the_pure_curve(name: str,
     as_written(np.asarray(loaded.decision_function(rows)), EXPECTED[name]["decision"])
     as_written(loaded.predict(rows), EXPECTED[name]["predict"])
     rewritten = json.loads(dpcvx.save(loaded, tmp_path / "again.json").read_text())
-    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 19 and rewritten["sha256"] == file_digest(rewritten)
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 20 and rewritten["sha256"] == file_digest(rewritten)
     assert _curve_deltas(rewritten) == [0.0] * len(written)
     # nothing else differs: the statement, the calibration and the weights are the version 17 file's
     as_recorded(unversioned(rewritten), unversioned(_with_curve_delta(data, 0.0, 17)))

@@ -38,7 +38,7 @@ def test_a_version_7_file_loads_and_predicts_as_written(name, tmp_path, as_writt
     as_written(np.asarray(loaded.decision_function(rows)), expected["decision"])
     as_written(loaded.predict(rows), expected["predict"])
     rewritten = dpcvx.save(loaded, tmp_path / "v10.json")
-    assert json.loads(rewritten.read_text())["format_version"] == MODEL_FORMAT_VERSION == 19
+    assert json.loads(rewritten.read_text())["format_version"] == MODEL_FORMAT_VERSION == 20
     again = dpcvx.load(rewritten)
     assert former_text(again.certificate) == expected["certificate"]
     as_written(again.predict(rows), expected["predict"])

@@ -58,7 +58,7 @@ def test_a_version_8_file_loads_and_predicts_as_written(name, tmp_path, as_writt
     as_written(np.asarray(loaded.decision_function(rows)), expected["decision"])
     as_written(loaded.predict(rows), expected["predict"])
     rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v10.json").read_text())
-    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 19
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 20
     assert schema_of(rewritten) == schema_of(data)
     assert [certificate["schema"] for certificate in certificates(rewritten)] == \
         [schema_record(schema_of(data))] * len(certificates(rewritten))

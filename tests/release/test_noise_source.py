@@ -114,7 +114,7 @@ def test_every_release_records_its_noise_source_and_keeps_it_through_its_file(na
     assert source.statement in str(model.certificate).splitlines()
     path = dpcvx.save(model, tmp_path / "model.json")
     data = json.loads(path.read_text())
-    assert data["format_version"] == MODEL_FORMAT_VERSION == 19
+    assert data["format_version"] == MODEL_FORMAT_VERSION == 20
     assert {certificate["noise_source"] for certificate in certificates(data)} == {source.value}
     loaded = dpcvx.load(path)
     assert loaded.noise_source is source and str(loaded.certificate) == str(model.certificate)
@@ -204,7 +204,7 @@ def test_a_version_18_file_loads_as_not_recorded(name, as_written, as_recorded, 
     as_written(loaded.predict(rows), EXPECTED18[name]["predict"])
     assert "Noise source: not recorded" in loaded.report().to_markdown().split("## ")[1]
     rewritten = json.loads(dpcvx.save(loaded, tmp_path / "again.json").read_text())
-    assert rewritten["format_version"] == 19 and rewritten["sha256"] == file_digest(rewritten)
+    assert rewritten["format_version"] == 20 and rewritten["sha256"] == file_digest(rewritten)
     assert {certificate["noise_source"] for certificate in certificates(rewritten)} == {"not-recorded"}
     as_recorded(unversioned(rewritten), unversioned(json.loads(source.read_text())))  # nothing else differs
     assert dpcvx.load(tmp_path / "again.json").noise_source is NoiseSource.NOT_RECORDED

@@ -95,4 +95,4 @@ def test_cli_fit_files_of_neighbouring_csvs_differ_only_in_privatised_values(tmp
         assert release_diff("a.json", "b.json") == []
         assert release_diff("a.json", "b.json", include_privatised=True)  # the weights differ
         text = (tmp_path / "a.json").read_text()
-        assert '"solve"' not in text and json.loads(text)["format_version"] == 19
+        assert '"solve"' not in text and json.loads(text)["format_version"] == 20

@@ -86,7 +86,7 @@ def test_file_has_the_documented_keys(model, tmp_path):
     data = saved(model, tmp_path)
     assert set(data) == {"format", "format_version", "kind", "library_version", "mechanism", "epsilon",
                          "delta", "classes", "privatised", "preprocessing", "certificate", "tuning", "sha256"}
-    assert data["format"] == "dpcvx-model" and data["format_version"] == 19 and data["kind"] == "linear"
+    assert data["format"] == "dpcvx-model" and data["format_version"] == 20 and data["kind"] == "linear"
     assert data["tuning"] is None  # not selected by dpcvx.tune
     assert set(data["privatised"]) == {"coef", "intercept"} and len(data["privatised"]["coef"]) == 4
     assert data["library_version"] == dpcvx.__version__

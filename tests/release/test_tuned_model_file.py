@@ -132,7 +132,7 @@ def test_a_file_of_format_version_6_with_a_feature_map_loads_and_records_it(tmp_
     np.testing.assert_array_equal(loaded.decision_function(rows), expected["decision"])
     np.testing.assert_array_equal(loaded.predict(rows), expected["predict"])
     rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v7.json").read_text())
-    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 19
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 20
     assert "sha256" in rewritten["certificate"]["feature_map"]
     rewritten["preprocessing"]["row_map"]["feature_map"]["gamma"] = 2.0
     (tmp_path / "edited.json").write_text(json.dumps(rewritten))

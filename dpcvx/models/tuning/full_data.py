@@ -60,7 +60,7 @@ from ...exceptions import InputError, LossDeclarationError
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import coin_parts, training_chance
-from ...privacy.privacy_curve import PrivacyCurve
+from ...privacy.privacy_curve import PrivacyCurve, candidate_share_of
 from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_budget, uniform_index
 from ...progress import progress
 from ...release.usefulness import Held, emit
@@ -128,9 +128,9 @@ class SelectionCertificate(Grid):
     epsilon / (2 + eta)); ``eta``, ``gamma`` and ``mean_runs`` = E[K] the law of the number of runs;
     ``selected_index`` the released candidate (no run can fail: :mod:`dpcvx.models.failure`).
     With delta > 0 (:mod:`.renyi`) each fit gets (``run_epsilon``, ``run_delta``), each count
-    ``score_epsilon``, ``candidate_curves`` are the curves claimed before the fits, and (``epsilon``,
-    ``delta``) is the proved total. ``not_covered`` (:data:`NOT_COVERED`) names what the theorem does not
-    cover, the duration of the selection among it.
+    ``score_epsilon``, ``candidate_curves`` are the curves claimed before the fits (each marked as one candidate's
+    share), and (``epsilon``, ``delta``) is the proved total. ``not_covered`` (:data:`NOT_COVERED`) names what the
+    theorem does not cover, the duration of the selection among it.
     """
 
     epsilon: float
@@ -153,6 +153,14 @@ class SelectionCertificate(Grid):
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
     not_covered = NOT_COVERED
+
+    def __post_init__(self) -> None:
+        """The selected release and each candidate's claimed curve are one candidate's share of the selection, so
+        each is marked (:meth:`Grid.mark_release`, :func:`~dpcvx.privacy.privacy_curve.candidate_share_of`): composing
+        or charging a candidate's curve in place of the selection's total understates what it spent."""
+        self.mark_release()
+        marked = tuple(candidate_share_of(curve) for curve in self.candidate_curves)
+        object.__setattr__(self, "candidate_curves", marked)  # frozen: set once, at construction
 
     @property
     def theorem(self) -> str:

@@ -19,6 +19,7 @@ from ...data.preprocessing import PublicSchema
 from ...exceptions import InputError
 from ...privacy.accountant import PrivacyCost
 from ...privacy.float_guarantee import FloatGuarantee, named_guarantee
+from ...privacy.privacy_curve import CandidateMark, mark_candidate
 from ...release.model import Release, WholeCost
 from ...release.serialization import model_to_dict
 from ...release.tuning_record import TuningRecord
@@ -80,6 +81,14 @@ class Grid(WholeCost):
     conditional: bool  # a candidate rests on an opted-in estimate (each procedure's certificate holds it)
 
     selection_float_guarantee = FloatGuarantee.EXACT
+
+    def mark_release(self) -> None:
+        """Mark the selected release's certificate (``release``, when a dpcvx certificate) as one candidate's
+        (:func:`~dpcvx.privacy.privacy_curve.mark_candidate`), at construction: every view of it, this certificate's
+        ``to_dict`` (its ``"release"``, saved in the model file's tuning record) and str included, then states its
+        curve as a share, which every reader that composes or charges a curve refuses."""
+        if isinstance(self.release, CandidateMark):
+            mark_candidate(self.release)
 
     @property
     def m(self) -> int:
@@ -152,6 +161,7 @@ class TuningCertificate(Grid):
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
         check_delta(self.delta)
+        self.mark_release()
         if not (isinstance(self.candidates, tuple) and self.candidates
                 and all(isinstance(point, dict) for point in self.candidates)):
             raise InputError(f"candidates must be a non-empty tuple of dicts (the grid's points), got "

@@ -25,7 +25,7 @@ from ...validation import _short
 __all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "KINDS", "DIGEST", "file_digest", "json_digest", "check_digest"]
 
 MODEL_FORMAT = "dpcvx-model"
-MODEL_FORMAT_VERSION = 19
+MODEL_FORMAT_VERSION = 20
 KINDS = ("linear", "kernel", "multiclass", "regression")
 DIGEST = "sha256"  # the top-level key of a model file's digest of the rest of the file
 

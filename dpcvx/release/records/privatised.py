@@ -211,7 +211,7 @@ PUBLIC_CERTIFICATE_KEYS = frozenset({
     "mechanism", "guarantee", "epsilon", "delta", "calibration", "constants", "data_norm", "effective_norm_bound",
     "fit_intercept", "intercept_scaling", "clipping", "neighbours", "library_version", "verification",
     "label_bound", "label_shift", "lam_rule", "post_processing", "privacy_curve", "weights",
-    # not written (CandidateMark.recorded_curve): whether dpcvx.tune selected the release, which its tuning record says
+    # not a key of the record (its curve's candidate_share says it): whether dpcvx.tune selected the release, public
     "candidate_of_tuning",
     "noise_source",  # the caller's choice of random_state (None or a seed), never the seed
 })

@@ -135,7 +135,10 @@ class SavedReleaseCertificate(ReleaseCertificate):
 
     The constants have the types a fitted release's have (:mod:`dpcvx.release.constants`); no sympy
     object is re-created from the file. ``str()`` prints the same
-    report as the original; :meth:`to_dict` returns exactly what was saved.
+    report as the original; :meth:`to_dict` returns exactly what was saved, its curve marked as one candidate's share
+    when the file's tuning record says so (:meth:`~dpcvx.privacy.privacy_curve.CandidateMark.marked_record`; the
+    reader sets the file's mark aside and :meth:`~dpcvx.release.tuning_record.TuningRecord.attach` marks the
+    certificate again).
     """
 
     saved: dict = field(default_factory=dict, repr=False)
@@ -143,6 +146,8 @@ class SavedReleaseCertificate(ReleaseCertificate):
     def to_dict(self) -> dict:
         saved = {key: value for key, value in copy.deepcopy(self.saved).items()
                  if key not in ("post_processing", "findings")}
+        if isinstance(saved.get("privacy_curve"), dict):
+            saved["privacy_curve"] = self.marked_record(saved["privacy_curve"])
         return {**saved, **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
                 **({"findings": list(self.findings)} if self.findings else {})}
 

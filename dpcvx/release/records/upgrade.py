@@ -157,6 +157,18 @@ what that file states, and makes the digest of a file as dpcvx wrote it again; a
 holds the key was not written by dpcvx, and is refused. The reader takes one of the three values (a release loaded
 from an older file and saved again keeps "not-recorded"). Tested on files of every kind the version 18 dpcvx wrote
 (``tests/release/fixtures/format18``) and through every step on the older fixtures.
+
+Format version 20 records, in a file of a release :func:`dpcvx.tune` selected, that each curve of one candidate's fit
+is a share of the selection (``"candidate_share": true``, :attr:`dpcvx.privacy.privacy_curve.PrivacyCurve.
+candidate_share`): the certificate's ``privacy_curve`` (a multiclass file records none of the whole release), and in
+the tuning record the selected release's ``certificate.release.privacy_curve`` and a full-data selection's
+``candidate_curves``. A version 19 file recorded them unmarked (the loaded certificate was marked by its tuning
+record), so that ``PrivacyCurve.from_dict`` of the file's curve composed a share as a whole release (0.667 of a
+release that spent 2). Its step marks them, makes each certificate's record of the changed tuning record again
+(where it was the record of the file's one) and the digest of a file as dpcvx wrote it; a version 19 certificate
+curve that holds the mark was not written by dpcvx, and is refused. A version 20 tuned file whose certificate's curve
+lacks the mark is refused as edited. Tested on tuned files of both procedures the version 19 dpcvx wrote
+(``tests/release/fixtures/format19``) and through every step on the older tuned fixtures.
 """
 
 from __future__ import annotations
@@ -171,7 +183,7 @@ from ...privacy.gradient_descent import GRADIENT_RANGED, LONG_STEPS
 from ...privacy.privacy_curve import AFTER_DRAWS, EPSILON_DELTA, STATEMENT, DrawnPart, fit_after_draws_part
 from ...privacy.rng import NoiseSource
 from ..model import drawn_part, drawn_parts, drawn_records
-from ..tuning_record import record_tuning
+from ..tuning_record import mark_candidate_records, record_tuning
 from .fields import _integer
 from .header import DIGEST, MODEL_FORMAT, MODEL_FORMAT_VERSION, check_digest, file_digest
 from .kernel_release import DIMENSION_RECORD, records_dimension
@@ -515,9 +527,20 @@ def _noise_not_recorded(certificate: Any) -> None:
     certificate[NOISE_RECORD] = NoiseSource.NOT_RECORDED.value
 
 
+def _from_19(data: dict) -> dict:
+    """Version 19 -> 20: a tuned file's curves of one candidate record the mark
+    (:func:`~dpcvx.release.tuning_record.mark_candidate_records`, module docstring), and the certificates' records of
+    its tuning record are made again; the digest of a file that is as dpcvx wrote it is made again of the new
+    version (of any other, kept: refused)."""
+    upgraded_, _ = _bumped(data, 19)
+    mark_candidate_records(upgraded_)
+    _digest_made_again(data, upgraded_)
+    return upgraded_
+
+
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9, 10: _from_10, 11: _from_11,
           12: _from_12, 13: _from_13, 14: _from_14, 15: _from_15, 16: _from_16,
-          17: _from_17, 18: _from_18}
+          17: _from_17, 18: _from_18, 19: _from_19}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
