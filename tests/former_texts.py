@@ -40,3 +40,17 @@ def not_recorded(data: dict) -> dict:
     if "sha256" in copied:
         copied["sha256"] = file_digest(copied)
     return copied
+
+
+def as_version(data: dict, version: int) -> dict:
+    """A copy of ``data`` (a current file's JSON) labelled as format ``version`` (17 or 18 here, or the current 19),
+    as a dpcvx of that version wrote it where nothing else differs: without ``noise_source`` before version 19, its
+    digest made again. The tests of the former texts a reader accepts only in files of the versions that wrote them."""
+    copied = json.loads(json.dumps(data))
+    if version < 19:
+        without_noise_source(copied)
+    copied["format_version"] = version
+    for entry in copied.get("per_class", []):
+        entry["format_version"] = version
+    copied["sha256"] = file_digest({key: value for key, value in copied.items() if key != "sha256"})
+    return copied
