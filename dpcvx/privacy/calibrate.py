@@ -79,6 +79,8 @@ __all__ = [
     "minimiser_sensitivity",
     "TOL_RANGE",
     "check_tol_at_rows",
+    "add_remove_rows_limit",
+    "rows_domain",
     "check_add_remove_tol",
     "ADD_REMOVE_ROWS_RATIO",
     "DEFAULT_TOL",
@@ -153,6 +155,29 @@ def check_add_remove_tol(tol: float) -> None:
             f"would come at fewer than {ADD_REMOVE_ROWS_RATIO} times n_public rows. Nothing was charged")
 
 
+def add_remove_rows_limit(tol: float, n_public: int) -> int:
+    """The most rows an add/remove fit at ``tol`` and ``n_public`` accepts: the largest |D| with tol N / |D| at least
+    TOL_RANGE's floor in doubles (the test of :func:`check_tol_at_rows`, which refuses every larger data set before
+    anything is charged). A function of public tol and N only, so the domain its guarantee is proved on
+    (:func:`rows_domain`, docs/theory.md section 23) can be stated with the release."""
+    limit = math.floor(tol * n_public / TOL_RANGE[0])
+    while limit > 0 and tol * n_public / limit < TOL_RANGE[0]:  # the division's rounding, at the boundary
+        limit -= 1
+    while tol * n_public / (limit + 1) >= TOL_RANGE[0]:
+        limit += 1
+    return limit
+
+
+def rows_domain(tol: float, n_public: int) -> str:
+    """The statement of an add/remove release's public domain: the data sets its guarantee covers, those of at most
+    :func:`add_remove_rows_limit` rows; a larger one is refused before anything is charged, so the refusal tells
+    such a data set from its neighbours (docs/theory.md, section 23)."""
+    return (f"data sets of at most {add_remove_rows_limit(tol, n_public)} records (tol n_public / {TOL_RANGE[0]:g} "
+            f"at tol = {number_text(tol)}, n_public = {n_public}: public); a fit refuses a larger one before anything "
+            "is charged (the gradient's rounding grows with the records while gamma does not, docs/theory.md "
+            "section 23), so the guarantee holds between neighbours within this domain")
+
+
 def check_tol_at_rows(tol: float, n_public: int, rows: int) -> None:
     """Under add/remove: the tolerance at the true size, tol N / |D|, must lie above TOL_RANGE's floor.
 
@@ -162,8 +187,9 @@ def check_tol_at_rows(tol: float, n_public: int, rows: int) -> None:
     TOL_RANGE's floor the check ||grad F|| <= gamma / 2 in doubles no longer certifies the exact bound
     (the audit: tol 1e-13, |D| = 10^6, N = 10, the exact gradient 2.35 gamma), so the fit is refused
     before anything is charged. The refusal is a function of |D| (private under add/remove): its threshold
-    tol N / 1e-13 is public and at least 1,000 N at the default tol."""
-    if tol * n_public / rows < TOL_RANGE[0]:
+    tol N / 1e-13 (:func:`add_remove_rows_limit`) is public and at least 1,000 N at the default tol; the
+    certificate states it (:func:`rows_domain`)."""
+    if rows > add_remove_rows_limit(tol, n_public):
         raise InputError(
             f"neighbours='add-remove' with n_public = {n_public} and tol = {tol:g}: the data has too many rows "
             f"for n_public at this tol (tol * n_public / rows is below {TOL_RANGE[0]:g}); the gradient's "

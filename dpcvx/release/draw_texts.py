@@ -18,7 +18,9 @@ import numpy as np
 from ..validation import number_text
 
 __all__ = ["drawn_opening", "class_text", "class_texts", "count_guarantee", "statistics_guarantee", "bounds_guarantee",
-           "former_number", "former_bound_guarantee", "COUNT_COMPOSITION", "COUNT_THEOREM",
+           "former_number", "former_bound_guarantee", "written_until", "COUNT_COMPOSITION", "COUNT_THEOREM",
+           "FORMER_BOUND_LAST", "FORMER_BOUND_NUMBERS_LAST", "FORMER_CLASS_LAST", "FORMER_NUMBERS_LAST",
+           "FORMER_QUANTILE_LAST", "FORMER_RANGES_LAST", "NUMPY_CLASS_LAST",
            "FORMER_QUANTILE_COMPOSITIONS", "FORMER_RANGES_THEOREMS",
            "LABEL_BOUND_THEOREM", "LABEL_THEOREM", "OFFSET_COMPOSITION", "OFFSET_THEOREM", "RANGES_THEOREM",
            "STATISTICS_COMPOSITION", "STATISTICS_THEOREM", "WEIGHTS_THEOREM", "ROWS_CLIPPED",
@@ -58,7 +60,8 @@ OFFSET_COMPOSITION = ("sequential composition of the eps_c-DP count and the fit 
                       "which is (eps_fit, delta)-DP for every count: (eps_c + eps_fit, delta)-DP (docs/theory.md, "
                       "sections 21, 29)")
 
-#: the texts earlier dpcvx versions recorded for the same draws (their files still load): the ranges' theorem before it
+#: the texts earlier dpcvx versions recorded for the same draws (their files still load, FORMER_RANGES_LAST and
+#: FORMER_QUANTILE_LAST: files of those versions only): the ranges' theorem before it
 #: named the coarser grids, a private bound's composition (:data:`dpcvx.privacy.quantile.COMPOSITION`) before it
 #: named the label's bound
 FORMER_RANGES_THEOREMS = (
@@ -70,6 +73,30 @@ FORMER_RANGES_THEOREMS = (
 FORMER_QUANTILE_COMPOSITIONS = (
     "sequential composition of the eps_q-DP quantile and the fit at the drawn bound, which is (eps_fit, delta)-DP at "
     "every grid point: (eps_q + eps_fit, delta)-DP (docs/theory.md, section 'Private norm bounds')",)
+
+#: The last model format version whose writers wrote each former text (files of that version or older may hold it;
+#: a file of a later version holding it is refused, :func:`written_until`). The reader accepted every former text in a
+#: file of any version, so a re-digested version 19 one-vs-rest entry could name another class of the same model
+#: (an attacker probe, session 69, P9 F3). Each from the commit that changed the writer, at the version it carried:
+#: every number ``:g`` in a class count's and column statistics' guarantee (e89070cb, version 17), and in the opening
+#: of a drawn bound's (d6f4b718, version 18); a one-vs-rest entry naming its own positive class 1 (897c8d45, version
+#: 17); a class given as a NumPy scalar named by its repr (9dd0ae66, version 18); the ranges' theorem before the
+#: coarser grids (b2578a76, version 12); the first private-norm guarantee and the quantile's composition before the
+#: label's bound (043a1f3c and 140b12db, version 3, which no dpcvx reads: refused in every file read)
+FORMER_NUMBERS_LAST = 17
+FORMER_BOUND_NUMBERS_LAST = 18
+FORMER_CLASS_LAST = 17
+NUMPY_CLASS_LAST = 18
+FORMER_RANGES_LAST = 12
+FORMER_BOUND_LAST = 3
+FORMER_QUANTILE_LAST = 3
+
+
+def written_until(last: int, written: int, texts: Sequence[str]) -> tuple[str, ...]:
+    """``texts``, former texts whose writers wrote them up to format version ``last``, when the file is of version
+    ``written`` (as written, before its upgrade steps), else none: a later file holding one has been edited."""
+    return tuple(texts) if written <= last else ()
+
 
 #: the record weights' theorem (models.record_weights), and the unit weights' of a count that sets the intercept
 #: offset (models.class_count): ``certificate.weights.theorem``, compared on load by its source (an edited one loaded)
@@ -113,13 +140,15 @@ def class_text(label: Any, against_rest: bool = False) -> str:
     return f"{value!r}{' against the rest' if against_rest else ''}"
 
 
-def class_texts(label: Any) -> tuple[str, ...]:
-    """How a guarantee may name the binary class ``label`` a file records: :func:`class_text`, and as writers before
-    the sixty-ninth session named a class given as a NumPy scalar (``classes=np.unique(y)``): its NumPy repr (under
-    NumPy 2, "np.int64(1)"), which the file records as the Python value."""
+def class_texts(label: Any, written: int) -> tuple[str, ...]:
+    """How a guarantee in a file of format version ``written`` may name the binary class ``label`` it records:
+    :func:`class_text` (first), and, in a file of version :data:`NUMPY_CLASS_LAST` or older, as writers then named a
+    class given as a NumPy scalar (``classes=np.unique(y)``): its NumPy repr (under NumPy 2, "np.int64(1)"), which the
+    file records as the Python value."""
     value = label.item() if isinstance(label, np.generic) else label
     scalar = repr(np.array([value])[0])
-    return (class_text(value),) + ((scalar,) if scalar != class_text(value) else ())
+    return (class_text(value),) + written_until(NUMPY_CLASS_LAST, written,
+                                                (scalar,) if scalar != class_text(value) else ())
 
 
 def count_guarantee(total: float, delta: float, counted: str, count: int, eps_count: float, use: str,

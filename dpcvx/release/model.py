@@ -27,7 +27,7 @@ from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..losses import LOGISTIC_TEXT, has_probabilities
 from ..privacy.accountant import PrivacyCost
-from ..privacy.calibrate import ObjectivePerturbation
+from ..privacy.calibrate import ObjectivePerturbation, add_remove_rows_limit, rows_domain
 from ..privacy.calibration import LinearCalibration
 from ..privacy.composition import sequential_epsilon
 from ..privacy.float_guarantee import FloatGuarantee
@@ -256,6 +256,27 @@ class ReleaseCertificate(CandidateMark, NoiseRecord):
         return self.relation.statement(self.constants.n)
 
     @property
+    def rows_limit(self) -> int | None:
+        """Under add/remove, the most records a fit at this release's public tol and n_public accepts
+        (:func:`~dpcvx.privacy.calibrate.add_remove_rows_limit`: a larger data set is refused before any charge, so
+        the guarantee is proved between neighbours within that domain, docs/theory.md section 23); None under
+        replace-one (n is public) or for a calibration without a tol. Derived from the recorded tol and n, not a
+        field of the file."""
+        tol = getattr(self.calibration, "tol", None)
+        if self.relation is not Neighbours.ADD_REMOVE or tol is None or self.constants.n is None:
+            return None
+        return add_remove_rows_limit(tol, int(self.constants.n))
+
+    @property
+    def domain(self) -> str | None:
+        """The public domain of an add/remove guarantee in words (:func:`~dpcvx.privacy.calibrate.rows_domain`), or
+        None where :attr:`rows_limit` is None."""
+        tol = getattr(self.calibration, "tol", None)
+        if self.rows_limit is None or tol is None:
+            return None
+        return rows_domain(tol, int(self.constants.n))
+
+    @property
     def private_bounds(self) -> tuple[dict, ...]:
         """The records of the private draws before the fit: R, B, a private class count, column statistics."""
         count = None if self.weights is None else self.weights.private_count
@@ -422,6 +443,7 @@ class ReleaseCertificate(CandidateMark, NoiseRecord):
             f"dpcvx release: {self.description}, {spent} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
+            *(() if self.domain is None else (f"domain: {self.domain}",)),
             "constants: " + ", ".join(  # the one format of a constant (written): R as the next line's effective R
                 f"{key} = {written(value)}" for key, value in self.constants.items()
             ),

@@ -794,6 +794,10 @@ class ReleaseReport:
             relation = ("Take the training data and add or remove any one person's record. The model is almost "
                         "equally likely to come out either way, so it reveals little about whether that person "
                         "took part; the number of records itself is protected.")
+        per_class = getattr(self.certificate, "per_class", None)  # multiclass: its classes share the fit's domain
+        domain = getattr(per_class[0] if per_class else self.certificate, "domain", None)
+        if domain is not None:  # add/remove: a data set beyond the public limit is refused before any charge
+            relation += f" This holds on {domain}."
         return Section("protected", "What was protected", (
             _p("One person's record: a row of the training data (its features and its label)."),
             _p(f"Neighbour relation: {self.neighbours}. {relation}"),

@@ -414,6 +414,9 @@ def model_from_dict(data: Any) -> Release:
     """
     if json_depth(data) > MAX_JSON_DEPTH:  # load() has checked this already; direct callers have not
         raise InputError(f"the model data nest more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx model")
+    # the version as written, before the steps: it decides which former texts the file may hold (the steps relabel it)
+    written = format_version(data) if isinstance(data, dict) and data.get("format") == MODEL_FORMAT \
+        and isinstance(data.get("format_version"), int) else MODEL_FORMAT_VERSION
     data = upgraded(data)  # an older format version, one step per version (records/upgrade.py)
     if not (isinstance(data, dict) and data.get("format") == MODEL_FORMAT
             and data.get("format_version") == MODEL_FORMAT_VERSION):
@@ -424,7 +427,7 @@ def model_from_dict(data: Any) -> Release:
     unmarked, marked = set_aside_candidate_mark(data)  # the curve's mark is checked against the tuning record last
     release_data, records = set_aside_tuning_records(unmarked)
     release = _release_from_dict({key: value for key, value in release_data.items()
-                                  if key not in ("tuning", FEATURE_NAMES, DECISION_CUT, DIGEST)})
+                                  if key not in ("tuning", FEATURE_NAMES, DECISION_CUT, DIGEST)}, written=written)
     if data["tuning"] is not None:  # its own checks first, then its record in the certificate
         TuningRecord.from_dict(data["tuning"], release.epsilon, release.delta,
                                nested_shares(getattr(release, "certificate", None))).attach(release)
@@ -444,9 +447,11 @@ def model_from_dict(data: Any) -> Release:
     return release
 
 
-def _release_from_dict(data: Any, against_rest: Any = None) -> Release:
+def _release_from_dict(data: Any, against_rest: Any = None, written: int = MODEL_FORMAT_VERSION) -> Release:
     """A release without the top-level ``tuning`` field (a whole file's, or a multiclass file's per-class entry, whose
-    class fitted against the rest is ``against_rest``: :func:`~.records.linear_release.linear_from_dict`)."""
+    class fitted against the rest is ``against_rest``: :func:`~.records.linear_release.linear_from_dict`), of a file
+    of format version ``written`` as written (before its upgrade steps), which decides the former texts its
+    certificates may hold."""
     if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) in range(
             1, FIRST_READ_VERSION):
         raise InputError(f"format_version {data['format_version']} was written by a development version of dpcvx "
@@ -473,8 +478,8 @@ def _release_from_dict(data: Any, against_rest: Any = None) -> Release:
     if not isinstance(kind, str) or kind not in _BY_NAME:
         raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
     if against_rest is not None and kind == "linear":
-        return linear_from_dict(data, against_rest)
-    return _BY_NAME[kind].read(data)
+        return linear_from_dict(data, against_rest, written)
+    return _BY_NAME[kind].read(data, written=written)
 
 
 @dataclass(frozen=True)
@@ -484,12 +489,13 @@ class ReleaseKind:
     name: str
     release: type
     write: Callable[[Any, PublicSchema | None], dict]
-    read: Callable[[dict], Release]
+    read: Callable[..., Release]  # (the record, written=its file's format version as written)
 
 
 RELEASE_KINDS = (
     ReleaseKind("linear", PrivateModel, linear_to_dict, linear_from_dict),
-    ReleaseKind("kernel", PrivateKernelModel, _kernel_to_dict, kernel_release_from_dict),
+    # a kernel file holds no former text
+    ReleaseKind("kernel", PrivateKernelModel, _kernel_to_dict, lambda data, written: kernel_release_from_dict(data)),
     ReleaseKind("multiclass", PrivateMulticlassModel, multiclass_to_dict,
                 partial(multiclass_from_dict, read_entry=_release_from_dict)),
     ReleaseKind("regression", PrivateRegressionModel, regression_to_dict, regression_from_dict),

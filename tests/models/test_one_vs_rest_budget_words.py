@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from former_texts import as_version
 
 import dpcvx
 from dpcvx.exceptions import InputError
@@ -52,13 +53,16 @@ def test_every_composition_text_names_the_budget_it_splits(mechanism, delta, flo
 
 
 def test_a_file_with_the_former_words_loads_and_other_words_are_refused(after_statistics, tmp_path):
+    """The former words load from a file of format version 18 or older (written before f30c232e named eps_fit), read
+    as the corrected text; a version 19 file holding them, and other words in any file, are refused."""
     saved = json.loads(dpcvx.save(after_statistics, tmp_path / "m.json").read_text())
-    for words, loads in (("(epsilon / 3, delta / 3)", True), ("(eps_fit / 2, delta / 3)", False)):
+    for words, version, loads in (("(epsilon / 3, delta / 3)", 18, True), ("(epsilon / 3, delta / 3)", 19, False),
+                                  ("(eps_fit / 2, delta / 3)", 18, False), ("(eps_fit / 2, delta / 3)", 19, False)):
         edited = {**saved, "composition": saved["composition"].replace("(eps_fit / 3, delta / 3)", words)}
         edited.pop("sha256")
         edited["sha256"] = file_digest(edited)
         path = tmp_path / f"{loads}.json"
-        path.write_text(json.dumps(edited))
+        path.write_text(json.dumps(as_version(edited, version)))
         if loads:
             assert "(eps_fit / 3, delta / 3)" in dpcvx.load(path).certificate.composition
         else:

@@ -13,6 +13,7 @@ import json
 import numpy as np
 import pytest
 from edited_files import load_edited, saved_json
+from former_texts import as_version
 
 import dpcvx
 from dpcvx.exceptions import FileError
@@ -152,10 +153,11 @@ def _entry_former(data: dict, label: str, number) -> dict:
 
 
 def test_a_former_one_vs_rest_entry_loads_as_written_only(saved, tmp_path):
-    """Before the sixty-seventh session each entry named its own positive class 1, every number :g: that text loads;
-    the same class with this version's numbers was never written, and is refused."""
+    """Before the sixty-seventh session (format version 17) each entry named its own positive class 1, every number
+    :g: that text loads from a file of that version (test_former_texts_by_version: of no later one); the same class
+    with this version's numbers was never written, and is refused."""
     former_number = "{:g}".format
-    load_edited(_entry_former(saved["one-vs-rest count"], "1", former_number), tmp_path)
+    load_edited(as_version(_entry_former(saved["one-vs-rest count"], "1", former_number), 17), tmp_path)
     with pytest.raises(FileError, match=REFUSED):
         load_edited(_entry_former(saved["one-vs-rest count"], "1", repr), tmp_path)
     with pytest.raises(FileError, match=REFUSED):
@@ -164,10 +166,12 @@ def test_a_former_one_vs_rest_entry_loads_as_written_only(saved, tmp_path):
 
 def test_a_class_named_as_a_numpy_scalar_loads(saved, tmp_path):
     """A writer before this session named a class given as a NumPy scalar (classes=np.unique(y)) by its repr, which
-    the file records as the Python value: that text loads; the other class in that form does not."""
+    the file records as the Python value: that text loads from a file of format version 18
+    (test_former_texts_by_version: of no later one); the other class in that form does not."""
     data = saved["class count"]
     numpy_name = repr(np.array([1])[0])
-    load_edited(_edited(data, lambda text: text.replace("of class 1 ", f"of class {numpy_name} ")), tmp_path)
+    load_edited(as_version(_edited(data, lambda text: text.replace("of class 1 ", f"of class {numpy_name} ")), 18),
+                tmp_path)
     with pytest.raises(FileError, match=REFUSED):
         load_edited(_edited(data, lambda text: text.replace("of class 1 ", f"of class {repr(np.array([0])[0])} ")),
                     tmp_path)

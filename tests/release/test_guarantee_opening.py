@@ -51,8 +51,9 @@ def test_the_written_opening_loads_and_another_is_refused(rows, tmp_path, kind):
 
 def test_a_former_g_opening_still_loads(rows, tmp_path):
     """Files written before the opening was one text stated the total with :g; a total that needs more digits (a
-    residue) reads the same at :g as the writer wrote it, so such a text is accepted (the whole former text, every
-    number :g: release.draw_texts.former_number), and an edit of it is not."""
+    residue) reads the same at :g as the writer wrote it, so such a text is accepted from a file of those versions
+    (the whole former text, every number :g: release.draw_texts.former_number), read as this version's text, and an
+    edit of it is not; a file of a later version holding it is refused."""
     from dpcvx.release.draw_texts import former_number, statistics_guarantee
     from dpcvx.release.records.release_certificate import _check_drawn_guarantee
 
@@ -63,10 +64,14 @@ def test_a_former_g_opening_still_loads(rows, tmp_path):
     total = 1.0000000000000002
     former = statistics_guarantee(total, 0.0, statistics["epsilon"], None, epsilon, fitted, former_number)
     assert former != statistics_guarantee(total, 0.0, statistics["epsilon"], None, epsilon, fitted)
-    _check_drawn_guarantee(former, fitted, epsilon, 0.0, total, {}, statistics, None, ())  # no refusal
+    current = statistics_guarantee(total, 0.0, statistics["epsilon"], None, epsilon, fitted)
+    assert _check_drawn_guarantee(former, fitted, epsilon, 0.0, total, {}, statistics, None, (),
+                                  written=17) == current  # no refusal
     with pytest.raises(dpcvx.InputError):
         _check_drawn_guarantee("(0.5, 0)" + former[len("(1, 0)"):], fitted, epsilon, 0.0, total, {}, statistics,
-                               None, ())
+                               None, (), written=17)
+    with pytest.raises(dpcvx.InputError):
+        _check_drawn_guarantee(former, fitted, epsilon, 0.0, total, {}, statistics, None, (), written=18)
 
 
 DRAW_TEXTS = [  # (kind, the record, its text field): each a fixed text its writer records

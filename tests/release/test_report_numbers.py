@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from former_texts import as_version
 
 import dpcvx
 
@@ -19,7 +20,7 @@ def _data(n=300, d=3, seed=0):
 def test_an_add_remove_output_release_states_the_sensitivity_it_uses(tmp_path):
     """Under add/remove the statement named the replace-one bound 2 L R / (n m Lam) + ..., twice the sensitivity its
     calibration used (0.4 against 0.2 at n 500, lam 0.01): an auditor recomputing sigma from it disagreed with the
-    release. A file written with the old statement loads, read as the corrected one."""
+    release. A file written with the old statement (format version 11 or older) loads, read as the corrected one."""
     import json
 
     from dpcvx.release.records.header import DIGEST, file_digest
@@ -37,7 +38,7 @@ def test_an_add_remove_output_release_states_the_sensitivity_it_uses(tmp_path):
     old = data["certificate"]["guarantee"].replace("bound L R / (n m Lam)", "bound 2 L R / (n m Lam)")
     data["certificate"]["guarantee"] = old
     data[DIGEST] = file_digest(data)
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(as_version(data, 11)))
     assert dpcvx.load(path).certificate.guarantee == model.certificate.guarantee
 
 

@@ -146,15 +146,17 @@ def statistics_map(record: dict, norm: float) -> ColumnStandardiser:
     return sums_map(np.array(record["sums"], dtype=np.int64), record["n"], norm, scale, record["lattice_bits"])
 
 
-def linear_from_dict(data: dict, against_rest: Any = None) -> PrivateModel | PrivateRegressionModel:
+def linear_from_dict(data: dict, against_rest: Any = None,
+                     written: int = MODEL_FORMAT_VERSION) -> PrivateModel | PrivateRegressionModel:
     """A linear release (format_version 2, or kind "linear" or an ERM "regression"), every field checked.
     ``against_rest``: the class a one-vs-rest entry fits against the rest (given by the multiclass reader), which its
-    private class count's guarantee names; a binary file's count names its positive class."""
+    private class count's guarantee names; a binary file's count names its positive class. ``written``: the file's
+    format version as written, before its upgrade steps, which decides the former texts its certificate may hold."""
     item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"}, _MODEL_KEYS)
     pair = item["classes"]  # checked below; a guarantee that names another class is refused by the certificate's check
-    own = class_texts(pair[1]) if isinstance(pair, list) and len(pair) == 2 else ()
-    certificate = _release_certificate(item["certificate"], *((own, ()) if against_rest is None else
-                                                              ((class_text(against_rest, against_rest=True),), own)))
+    own = class_texts(pair[1], written) if isinstance(pair, list) and len(pair) == 2 else ()
+    counted, former = (own, ()) if against_rest is None else ((class_text(against_rest, against_rest=True),), own)
+    certificate = _release_certificate(item["certificate"], counted, former, written)
     _text("library_version", item["library_version"])
     _check_same("library_version", item["library_version"], certificate.library_version)
     _check_same("mechanism", item["mechanism"], certificate.mechanism)

@@ -28,6 +28,10 @@ from .linear_release import linear_to_dict, statistics_map
 from .release_certificate import column_statistics_record
 from .row_map import SCHEMA_RECORD, _check_schema_fits, check_schema_record, read_schema
 
+#: the last format version whose one-vs-rest split after column statistics was worded as the total's ("epsilon / k"
+#: where it is eps_fit / k: f30c232e named eps_fit at version 18)
+_TOTAL_SPLIT_WORDING_LAST = 18
+
 _MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
                     "composition", "schema", "per_class", "column_statistics", "fit_epsilon"}
 
@@ -63,9 +67,11 @@ def _class_entry(entry: dict, schema: Any) -> dict:
     return {**entry, "certificate": {key: value for key, value in certificate.items() if key != SCHEMA_RECORD}}
 
 
-def multiclass_from_dict(data: dict, read_entry: Callable[..., Release]) -> PrivateMulticlassModel:
+def multiclass_from_dict(data: dict, read_entry: Callable[..., Release],
+                         written: int = MODEL_FORMAT_VERSION) -> PrivateMulticlassModel:
     """Read a multiclass release: every class's linear release is re-checked (by ``read_entry``, the
-    model file reader, told the class it fits against the rest, which a private count's guarantee names),
+    model file reader, told the class it fits against the rest, which a private count's guarantee names, and the
+    file's format version as written, ``written``, which decides the former texts it may hold),
     then the budget split: each class's total (a private class count's epsilon and its fit's)
     is the split's share."""
     item = json_object("the model file", data, _MULTICLASS_KEYS)
@@ -80,7 +86,7 @@ def multiclass_from_dict(data: dict, read_entry: Callable[..., Release]) -> Priv
         if not isinstance(entry, dict) or entry.get("kind") != "linear":
             raise InputError(f"per_class[{index}] must be a linear release")
         try:
-            one = read_entry(_class_entry(entry, item["schema"]), against_rest=classes[index])
+            one = read_entry(_class_entry(entry, item["schema"]), against_rest=classes[index], written=written)
         except InputError as error:  # named by its entry: per_class[i].format_version, not the file's
             raise InputError(f"per_class[{index}]: {error}") from None
         assert isinstance(one, PrivateModel)
@@ -90,7 +96,7 @@ def multiclass_from_dict(data: dict, read_entry: Callable[..., Release]) -> Priv
         models.append(one)
     mechanism = models[0].certificate.mechanism
     guarantee = models[0].certificate.calibration.float_guarantee
-    statistics, fit_epsilon = _statistics(item, epsilon, models[0])
+    statistics, fit_epsilon = _statistics(item, epsilon, models[0], written)
     split = (len(classes), epsilon if fit_epsilon is None else fit_epsilon, delta, mechanism,
              models[0].certificate.calibration.exact_sampler)
     eps_c, delta_c, composition = one_vs_rest_budget(*split, WHOLE_BUDGET if fit_epsilon is None else FIT_BUDGET)
@@ -115,9 +121,11 @@ def multiclass_from_dict(data: dict, read_entry: Callable[..., Release]) -> Priv
             raise InputError(f"per_class[{index}].certificate.noise_source is {one.certificate.noise_source.value!r} "
                              f"but per_class[0]'s is {models[0].certificate.noise_source.value!r}: the classes of one "
                              "fit draw from one random_state; the file has been edited")
-    # a file written before the text named eps_fit, the budget split after column statistics, called it epsilon (the
-    # same split, worded as the total's): read as the corrected statement
-    if fit_epsilon is None or item["composition"] != one_vs_rest_budget(*split)[2]:
+    # a file written before the text named eps_fit (format version _TOTAL_SPLIT_WORDING_LAST or older), the budget
+    # split after column statistics, called it epsilon (the same split, worded as the total's): read as the corrected
+    # statement
+    if fit_epsilon is None or written > _TOTAL_SPLIT_WORDING_LAST or item["composition"] != one_vs_rest_budget(
+            *split)[2]:
         _check_same("composition", item["composition"], composition)
     _check_same("library_version", item["library_version"], models[0].certificate.library_version)
     _check_schema_fits(schema, models[0].rows, models[0].coef_.size)
@@ -133,12 +141,13 @@ def multiclass_from_dict(data: dict, read_entry: Callable[..., Release]) -> Priv
     return model
 
 
-def _statistics(item: dict, epsilon: float, first: PrivateModel) -> tuple[dict | None, float | None]:
+def _statistics(item: dict, epsilon: float, first: PrivateModel,
+                written: int) -> tuple[dict | None, float | None]:
     """(the record of column statistics drawn once before the k fits, the fits' eps_fit), both None when the file
     records none: the record type-checked, its n the fits' n, the entries' shared map the one it gives (recomputed
     from its public values with the public R), and ``epsilon`` and the record's ``total_epsilon`` eps_s and eps_fit
     composed."""
-    statistics = column_statistics_record(item["column_statistics"], "column_statistics")
+    statistics = column_statistics_record(item["column_statistics"], "column_statistics", written)
     if statistics is None:
         if item["fit_epsilon"] is not None:
             raise InputError("fit_epsilon is recorded but column_statistics is null: a multiclass file records the "

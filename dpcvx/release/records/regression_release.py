@@ -287,12 +287,12 @@ def _column_ranges(data: object, calibration: AdaSSPCalibration | GradientCalibr
     return record
 
 
-def regression_from_dict(data: dict) -> PrivateRegressionModel:
+def regression_from_dict(data: dict, written: int = MODEL_FORMAT_VERSION) -> PrivateRegressionModel:
     """A regression release: AdaSSP's sufficient statistics (or noisy gradient descent's), or the linear layout of a
-    regression ERM."""
+    regression ERM (its certificate's former texts read as a file of format version ``written`` may hold them)."""
     if isinstance(data.get("certificate"), dict) and data["certificate"].get("mechanism") in (
             ADASSP, ADASSP_STANDARDISED, ADASSP_RANGED, GRADIENT_RANGED):
         return _adassp_from_dict(data)
-    model = linear_from_dict(data)
+    model = linear_from_dict(data, written=written)
     assert isinstance(model, PrivateRegressionModel)
     return model

@@ -55,7 +55,13 @@ from ..constants import Constants
 from ..draw_texts import (
     COUNT_COMPOSITION,
     COUNT_THEOREM,
+    FORMER_BOUND_LAST,
+    FORMER_BOUND_NUMBERS_LAST,
+    FORMER_CLASS_LAST,
+    FORMER_NUMBERS_LAST,
     FORMER_QUANTILE_COMPOSITIONS,
+    FORMER_QUANTILE_LAST,
+    FORMER_RANGES_LAST,
     FORMER_RANGES_THEOREMS,
     LABEL_BOUND_THEOREM,
     LABEL_THEOREM,
@@ -73,6 +79,7 @@ from ..draw_texts import (
     former_bound_guarantee,
     former_number,
     statistics_guarantee,
+    written_until,
 )
 from ..model import (
     OFFSET_SOURCE,
@@ -106,6 +113,7 @@ from .fields import (
     _stated_relation,
     _text,
 )
+from .header import MODEL_FORMAT_VERSION
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
 # private_bound and private_label_bound (data_norm / label_bound = "private"); column_statistics;
@@ -413,12 +421,16 @@ def _constants(data: Any) -> tuple[Constants, dict]:
     return Constants.from_saved(saved), values
 
 
-def _release_certificate(data: Any, counted: tuple[str, ...] = (),
-                         former: tuple[str, ...] = ()) -> SavedReleaseCertificate:
+def _release_certificate(data: Any, counted: tuple[str, ...] = (), former: tuple[str, ...] = (),
+                         written: int = MODEL_FORMAT_VERSION) -> SavedReleaseCertificate:
     """The certificate of a linear release as saved, every field checked. ``counted``: how a private class count's
     guarantee names the class it counts (:func:`~dpcvx.release.draw_texts.class_texts`: the file's positive class, or
-    one-vs-rest's class against the rest), ``former`` how a writer before the sixty-eighth session also named it
-    (:func:`_check_drawn_guarantee`)."""
+    one-vs-rest's class against the rest; this version's text first), ``former`` how a writer of format version
+    :data:`~dpcvx.release.draw_texts.FORMER_CLASS_LAST` or older also named it (:func:`_check_drawn_guarantee`).
+    ``written``: the file's format version as written, before its upgrade steps; a former text (the guarantee's, a
+    draw's theorem or composition) is accepted only in a file of a version whose writers wrote it, and the loaded
+    certificate holds, and saves again, this version's text of the same records (a file of any version held any
+    former text: an attacker probe, session 69, P9 F3)."""
     if isinstance(data, dict) and "solve" in data:
         raise InputError("certificate.solve holds solver statistics (iterations, time, status, residual) "
                          "measured on the private data; no privacy proof covers them, so dpcvx no longer "
@@ -461,9 +473,9 @@ def _release_certificate(data: Any, counted: tuple[str, ...] = (),
         raise InputError(f"certificate.constants.R is {values['R']!r} but the effective norm bound is "
                          f"{effective!r}; the file has been edited")
     calibration = _calibration(item, mechanism, epsilon, values, effective, delta, verification)
-    records = {key: _private_bound(key, data.get(key), data.get(stated)) for key, stated in
+    records = {key: _private_bound(key, data.get(key), data.get(stated), written) for key, stated in
                (("private_bound", "data_norm"), ("private_label_bound", "label_bound"))}
-    statistics = column_statistics_record(data.get("column_statistics"))
+    statistics = column_statistics_record(data.get("column_statistics"), written=written)
     if statistics is not None and "n" in values and not same_number(statistics["n"], values["n"]):
         # the statistics were drawn from the fit's own rows (replace-one: n public)
         raise InputError(f"certificate.column_statistics.n is {statistics['n']!r} but the certificate states n = "
@@ -487,9 +499,11 @@ def _release_certificate(data: Any, counted: tuple[str, ...] = (),
     add_remove = calibration.relation is Neighbours.ADD_REMOVE
     fitted = float_safe_guarantee(calibration, release_guarantee(theorem, mechanism, add_remove))
     guarantee = _text("certificate.guarantee", item["guarantee"])
-    # an add-remove output release written before its statement named the add-remove sensitivity stated the
-    # replace-one bound (its calibration, checked above, was right): read as the corrected statement
-    legacy = float_safe_guarantee(calibration, release_guarantee(theorem, mechanism)) if add_remove else None
+    # an add-remove output release written before its statement named the add-remove sensitivity (format version
+    # _REPLACE_ONE_STATEMENT_LAST or older) stated the replace-one bound (its calibration, checked above, was right):
+    # read as the corrected statement
+    legacy = float_safe_guarantee(calibration, release_guarantee(theorem, mechanism)) \
+        if add_remove and written <= _REPLACE_ONE_STATEMENT_LAST else None
     if legacy is not None and (guarantee.endswith(": " + legacy) if drawn else guarantee == legacy):
         guarantee = guarantee[:len(guarantee) - len(legacy)] + fitted
     if not (guarantee.endswith(": " + fitted) if drawn else guarantee == fitted):
@@ -497,8 +511,8 @@ def _release_certificate(data: Any, counted: tuple[str, ...] = (),
         raise InputError(f"certificate.guarantee is not what dpcvx states for this release ({_short(fitted)}{after}); "
                          "the file has been edited")
     if drawn:  # the whole text the writers make of the records (release.draw_texts), and no other
-        _check_drawn_guarantee(guarantee, fitted, epsilon, delta, total, records, statistics, weights, counted,
-                               former)
+        guarantee = _check_drawn_guarantee(guarantee, fitted, epsilon, delta, total, records, statistics, weights,
+                                           counted, former, written)
     data_norm = _positive("certificate.data_norm", item["data_norm"])
     fit_intercept = _flag("certificate.fit_intercept", item["fit_intercept"])
     intercept_scaling = _positive("certificate.intercept_scaling", item["intercept_scaling"])
@@ -520,7 +534,7 @@ def _release_certificate(data: Any, counted: tuple[str, ...] = (),
         constants=constants,
         # the record of the loss's probabilities is the file's, checked above and written again from the loss by
         # the writer: the loaded certificate is the one the fit made
-        saved={key: value for key, value in copy.deepcopy(data).items() if key != PROBABILITY_RECORD},
+        saved=_saved(data, guarantee, records, statistics),
         label_bound=label_bound,
         lam_rule=_lam_rule(data.get("lam_rule"), values, calibration, effective, mean_weight,
                            # the verified c, as the fit read it; a file without the condition has none (and then no
@@ -538,6 +552,24 @@ def _release_certificate(data: Any, counted: tuple[str, ...] = (),
     )
     _stated_relation("certificate.neighbours", item["neighbours"], certificate.relation, certificate.neighbours)
     return certificate
+
+
+#: the last format version whose add-remove output release stated the replace-one bound (93bd5391 named the add-remove
+#: sensitivity at version 11)
+_REPLACE_ONE_STATEMENT_LAST = 11
+
+
+def _saved(data: dict, guarantee: str, records: dict[str, dict | None], statistics: dict | None) -> dict:
+    """The certificate as a loaded release saves it again: the file's, with this version's texts where the file
+    holds a former one (the guarantee, a draw's theorem and composition: the checked records), so that a release
+    loaded from an older file is saved as the current version with the texts that version's reader accepts; without
+    the record of the loss's probabilities (written again from the loss by the writer)."""
+    saved = {key: value for key, value in copy.deepcopy(data).items() if key != PROBABILITY_RECORD}
+    saved["guarantee"] = guarantee
+    for key, record in (*records.items(), ("column_statistics", statistics)):
+        if record is not None:
+            saved[key] = copy.deepcopy(record)
+    return saved
 
 
 # The built-in forms' texts, each with the group its parameter is read from: huber_regression(m)'s "huber(z, m) / 2.0",
@@ -665,7 +697,7 @@ def label_range(statistics: dict) -> tuple[float, float]:
                                  statistics["label_level"], statistics["label_depth"])
 
 
-def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
+def _private_bound(key: str, data: Any, stated: Any, written: int) -> dict | None:
     """A recorded privately drawn bound (``key``): on its public grid of consecutive powers of two, equal to
     the certificate's ``stated`` bound (data_norm or label_bound), q in (0, 1), eps_q > 0."""
     if data is None:
@@ -687,10 +719,10 @@ def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
     _number(f"{what}.total_epsilon", item["total_epsilon"])
     if not 0 < _number(f"{what}.quantile", item["quantile"]) < 1:
         raise InputError(f"{what}.quantile must lie in (0, 1)")
-    _replace_one_texts(what, item, "the quantile's proof",
-                       (LABEL_BOUND_THEOREM if key == "private_label_bound" else QUANTILE_THEOREM,),
-                       (QUANTILE_COMPOSITION, *FORMER_QUANTILE_COMPOSITIONS))
-    return dict(item)
+    return _replace_one_texts(what, item, "the quantile's proof",
+                              (LABEL_BOUND_THEOREM if key == "private_label_bound" else QUANTILE_THEOREM,),
+                              (QUANTILE_COMPOSITION, *written_until(FORMER_QUANTILE_LAST, written,
+                                                                    FORMER_QUANTILE_COMPOSITIONS)))
 
 
 _STATISTICS_KEYS = {"epsilon", "n", "lattice_bits", "sensitivity", "sums", "theorem", "neighbours", "composition",
@@ -701,14 +733,16 @@ _RANGES_KEYS = {"epsilon", "n", "depth", "level", "sensitivity", "cells", "theor
 _LABEL_KEYS = {"label_epsilon", "label_bound", "label_depth", "label_level", "label_cells", "label_theorem"}
 
 
-def column_statistics_record(data: Any, what: str = "certificate.column_statistics") -> dict | None:
-    """A recorded release of private column statistics (models.column_statistics) in the field ``what``: eps_s > 0,
-    n >= 1, the released integer sums (2 d of them), and the L1 sensitivity that d and the lattice give; or the
-    released ranges of ``column_statistics="ranges"`` (:func:`_column_ranges`)."""
+def column_statistics_record(data: Any, what: str = "certificate.column_statistics",
+                             written: int = MODEL_FORMAT_VERSION) -> dict | None:
+    """A recorded release of private column statistics (models.column_statistics) in the field ``what`` of a file of
+    format version ``written``: eps_s > 0, n >= 1, the released integer sums (2 d of them), and the L1 sensitivity
+    that d and the lattice give; or the released ranges of ``column_statistics="ranges"`` (:func:`_column_ranges`).
+    The record returned holds this version's texts (:func:`_replace_one_texts`)."""
     if data is None:
         return None
     if isinstance(data, dict) and "cells" in data:
-        return _column_ranges(data, what)
+        return _column_ranges(data, what, written)
     item = json_object(what, data, _STATISTICS_KEYS)
     _positive(f"{what}.epsilon", item["epsilon"])
     _number(f"{what}.total_epsilon", item["total_epsilon"])
@@ -727,11 +761,10 @@ def column_statistics_record(data: Any, what: str = "certificate.column_statisti
     if not _same_integer(item["sensitivity"], sums_sensitivity(d, bits)):
         raise InputError(f"{what}.sensitivity is not the L1 sensitivity of {d} columns on the lattice 2^-{bits}; "
                          "the file has been edited")
-    _replace_one_texts(what, item, "the statistics' proof", (STATISTICS_THEOREM,), (STATISTICS_COMPOSITION,))
-    return dict(item)
+    return _replace_one_texts(what, item, "the statistics' proof", (STATISTICS_THEOREM,), (STATISTICS_COMPOSITION,))
 
 
-def _column_ranges(data: dict, what: str) -> dict:
+def _column_ranges(data: dict, what: str, written: int) -> dict:
     """A recorded release of ``column_statistics="ranges"`` (privacy.column_histogram) in the field ``what``: eps_s
     > 0, n >= 1, the public depth and level, 2 x d grid indices with low <= high within [0, 2^D], and the L1
     sensitivity 2 d."""
@@ -771,9 +804,9 @@ def _column_ranges(data: dict, what: str) -> dict:
         if not (label_cells is None if item["label_level"] is None else _grid_indices(label_cells, top, 1)):
             raise InputError(f"{what}.label_cells must be two lists of one grid index in [0, {top}], low <= high (null "
                              "with a null label_level)")
-    _replace_one_texts(what, item, "the ranges' proof", (RANGES_THEOREM, *FORMER_RANGES_THEOREMS),
-                       (STATISTICS_COMPOSITION,))
-    return dict(item)
+    return _replace_one_texts(what, item, "the ranges' proof",
+                              (RANGES_THEOREM, *written_until(FORMER_RANGES_LAST, written, FORMER_RANGES_THEOREMS)),
+                              (STATISTICS_COMPOSITION,))
 
 
 def _same_integer(recorded: Any, recomputed: int) -> bool:
@@ -798,7 +831,8 @@ _OUTER_FIT_ULPS = 4
 
 def _check_drawn_guarantee(guarantee: str, fitted: str, epsilon: float, delta: float, total: float,
                            bounds: dict[str, dict | None], statistics: dict | None, weights: CertifiedWeights | None,
-                           counted: tuple[str, ...], former: tuple[str, ...] = ()) -> None:
+                           counted: tuple[str, ...], former: tuple[str, ...] = (),
+                           written: int = MODEL_FORMAT_VERSION) -> str:
     """Refuse the guarantee of a release with private draws before its fit unless it is, whole, the text the writers
     make of the file's records (:mod:`dpcvx.release.draw_texts`, the writers' own functions): the opening with the
     recorded total and delta, each drawn bound, the class count (of the class named as one of ``counted``: the
@@ -808,17 +842,28 @@ def _check_drawn_guarantee(guarantee: str, fitted: str, epsilon: float, delta: f
     extra earlier "(eps_fit = 0.001)" and a renamed class, and a report printed them (an attacker probe, session
     69). The one value not recorded apart, the eps_fit of column statistics drawn before a class count (the count's
     and the fit's together), is taken within :data:`_OUTER_FIT_ULPS` ulps above their sum. A file written before the
-    sixty-eighth session wrote every number with ``:g`` (:func:`~dpcvx.release.draw_texts.former_number`), and a
-    one-vs-rest entry before the sixty-seventh named its own positive class (``former``, with ``:g`` numbers only):
-    accepted as exact matches of those texts only."""
-    made: list[str] = []
-    for number, labels in ((number_text, counted), (former_number, (*counted, *former))):
-        made += _drawn_texts(number, labels, fitted, epsilon, delta, total, bounds, statistics, weights)
-    made += _former_bound_texts(fitted, epsilon, delta, total, bounds, statistics, weights)
-    if guarantee not in made:
-        written = f" ({_short(made[0])})" if made else ""
+    sixty-eighth session (format version ``written`` at most :data:`~dpcvx.release.draw_texts.FORMER_NUMBERS_LAST`,
+    a drawn bound's at most :data:`~dpcvx.release.draw_texts.FORMER_BOUND_NUMBERS_LAST`) wrote every number with
+    ``:g`` (:func:`~dpcvx.release.draw_texts.former_number`), and a one-vs-rest entry before the sixty-seventh
+    (version :data:`~dpcvx.release.draw_texts.FORMER_CLASS_LAST` at most) named its own positive class (``former``,
+    with ``:g`` numbers only): accepted as exact matches of those texts, in a file of such a version only (in any
+    file, a re-digested version 19 entry named another class of the model: an attacker probe, session 69, P9 F3).
+    Returns the text to hold: the file's, or for a former text this version's text of the same records."""
+    current = _drawn_texts(number_text, counted[:1], fitted, epsilon, delta, total, bounds, statistics, weights)
+    if guarantee in current:
+        return guarantee
+    numbers = FORMER_BOUND_NUMBERS_LAST if any(bounds.values()) else FORMER_NUMBERS_LAST
+    made = _drawn_texts(number_text, counted[1:], fitted, epsilon, delta, total, bounds, statistics, weights)
+    if written <= numbers:
+        made += _drawn_texts(former_number, (*counted, *written_until(FORMER_CLASS_LAST, written, former)), fitted,
+                             epsilon, delta, total, bounds, statistics, weights)
+    if written <= FORMER_BOUND_LAST:
+        made += _former_bound_texts(fitted, epsilon, delta, total, bounds, statistics, weights)
+    if guarantee not in made or not current:
+        shown = f" ({_short(current[0])})" if current else ""
         raise InputError(f"certificate.guarantee is not the text dpcvx writes for this release's recorded private "
-                         f"draws and fit{written}; the file has been edited")
+                         f"draws and fit{shown}; the file has been edited")
+    return current[0]
 
 
 def _drawn_texts(number: Number, labels: tuple[str, ...], fitted: str, epsilon: float, delta: float, total: float,
@@ -861,16 +906,18 @@ def _former_bound_texts(fitted: str, epsilon: float, delta: float, total: float,
 
 
 def _replace_one_texts(what: str, item: dict, proof: str, theorem: tuple[str, ...],
-                       composition: tuple[str, ...]) -> None:
+                       composition: tuple[str, ...]) -> dict:
     """A recorded private draw states replace-one neighbours (``proof``'s relation), and a ``theorem`` and a
     ``composition`` its writer records (:mod:`dpcvx.release.draw_texts`, the quantile's in
-    :mod:`dpcvx.privacy.quantile`; the first of each is this version's, the others former versions'): a report shows
-    them beside the recorded constants."""
+    :mod:`dpcvx.privacy.quantile`; the first of each is this version's, the others those former versions' writers
+    wrote, which the caller passes for a file of such a version only): a report shows them beside the recorded
+    constants. Returns the record with this version's texts (a former text read as the current one)."""
     if Neighbours.of_statement(_text(f"{what}.neighbours", item["neighbours"]),
                                f"{what}.neighbours") is not Neighbours.REPLACE_ONE:
         raise InputError(f"{what}.neighbours must be replace-one ({proof})")
     _same_text(f"{what}.theorem", item["theorem"], theorem)
     _same_text(f"{what}.composition", item["composition"], composition)
+    return {**item, "theorem": theorem[0], "composition": composition[0]}
 
 
 def _same_text(what: str, value: Any, written: tuple[str, ...]) -> None:
