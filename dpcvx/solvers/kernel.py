@@ -93,7 +93,7 @@ from ..validation import MODERATE_MAX, label_vector, outside_classes, outside_he
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
 from .budget import dual_budget, dual_smoothness, kernel_budget, kernel_smoothness
-from .choice import MAX_PROVED_ITERATIONS, exceeds_limit
+from .choice import MAX_PROVED_ITERATIONS, exceeds_limit, refuse_unsafeguarded
 from .gram import DenseGram, FactoredGram, GramOperator, as_gram, sum_by_blocks
 
 __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels", "newton_step_limit",
@@ -652,7 +652,7 @@ def newton_step_limit(loss: KernelLoss, lam: float, feature_bound: float, tolera
     """The proved budget of the kernel ERM's Newton solve (a C^1 ``loss`` with a proved c, :func:`check_newton_route`)
     to ``tolerance`` on ``n`` rows, or :class:`InputError` where it is above ``MAX_PROVED_ITERATIONS``: the linear
     path's rule (:func:`~dpcvx.solvers.choice.exceeds_limit`, refused by
-    :func:`~dpcvx.models.failure.refuse_unsafeguarded`, docs/theory.md, section 7.1), checked before a learner's
+    :func:`~dpcvx.solvers.choice.refuse_unsafeguarded`, docs/theory.md, section 7.1), checked before a learner's
     charge by :class:`KernelERM`'s construction, which every kernel learner's fit (TDDL, PINP, TDIL, their
     ``fit_nonprivate`` and ``check_fit_inputs``, and so tune's checks of them) builds before its charge.
     :func:`solve_kernel_erm` itself, the bare solver that releases nothing, runs to the budget however large.
@@ -666,8 +666,6 @@ def newton_step_limit(loss: KernelLoss, lam: float, feature_bound: float, tolera
     budget = _newton_budget(curvature, loss.lipschitz_bound, lam, feature_bound, tolerance)
     if not exceeds_limit(budget):
         return budget
-    from ..models.failure import refuse_unsafeguarded  # the one refusal of the rule (models import the solvers)
-
     least = least_newton_lam(curvature, loss.lipschitz_bound, feature_bound, n)
     refuse_unsafeguarded(
         "The kernel ERM's Newton solve (TDDL, PINP, TDIL)",
