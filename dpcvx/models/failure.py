@@ -35,7 +35,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sparse
@@ -43,6 +43,7 @@ import scipy.sparse as sparse
 from ..data.notes import notes_dropped
 from ..exceptions import DPCVXWarning, InputError, SolverError, SourceChangedError, warn_shown
 from ..privacy.rng import resolve_rng
+from ..solvers.choice import refuse_unsafeguarded  # the rule's refusal, in the solvers' layer: the kernel's too
 
 __all__ = ["composite", "require_proved", "refuse_unsafeguarded", "rehearse", "rehearsing", "fixed_numerics",
            "declarations_told", "charged", "after_charge", "REHEARSAL_ROWS"]
@@ -91,19 +92,6 @@ def require_proved(proved: bool, learner: str, reason: str) -> None:
         f"{procedure} runs its fits after its one charge, and a fit that could fail there on some data sets and not "
         f"on others would release that event, which no theorem covers (docs/theory.md, section 7.1). {learner} "
         f"{reason}. Nothing was charged")
-
-
-def refuse_unsafeguarded(learner: str, reason: str) -> NoReturn:
-    """Refuse, before the charge and outside composite procedures too, a fit whose Newton path has a proved budget
-    beyond ``MAX_PROVED_ITERATIONS`` or none (``reason`` says which, with the fix): the safeguard is no practical one
-    beyond the limit (its gradient steps crawled at a residual of 0.28 for hundreds of steps on collinear rows at
-    Lam 1e-10), and Newton without it failed after the charge on one neighbour and not the other (a Huber SVM at
-    h 0.01, Lam 1e-6: docs/theory.md, section 7.1). lam='auto' never chooses such a Lam. Without a proved curvature
-    c there is no safeguard at any Lam, and no proved fallback within the limit (section 7.1, "Not yet covered"):
-    a plain fit ran Newton unsafeguarded to 100 steps after its charge, where tune refused it before."""
-    raise InputError(
-        f"{learner} {reason}. Without a practical proved budget the solve could fail after the charge on some data "
-        "sets and not on others, an event no theorem covers (docs/theory.md, section 7.1). Nothing was charged")
 
 
 def _synthetic(X: Any, rows: int) -> Any:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from .linear import DENSE_NEWTON_MAX_DIM, SolveInfo, newton, solve_with_cvxpy
 from .objective import PerturbedObjective
 from .proximal import CompositeTerm, proximal_newton
 
-__all__ = ["SolverChoice", "SOLVERS", "exceeds_limit"]
+__all__ = ["SolverChoice", "SOLVERS", "exceeds_limit", "refuse_unsafeguarded"]
 
 SOLVERS = ("auto", "fast", "cvxpy")
 DEFAULT_MAX_ITER = 100  # the iteration limit of a path without a proved budget (a loss without a proved c)
@@ -48,6 +48,21 @@ def exceeds_limit(least: int) -> bool:
     """Whether a least proved iteration budget is above ``MAX_PROVED_ITERATIONS`` (the path is then unproved: gradient
     steps are no practical safeguard; :meth:`SolverChoice.proved_budget`, and the lam rule's grid)."""
     return least > MAX_PROVED_ITERATIONS
+
+
+def refuse_unsafeguarded(learner: str, reason: str) -> NoReturn:
+    """Refuse, before the charge and outside composite procedures too, a fit whose Newton path has a proved budget
+    beyond ``MAX_PROVED_ITERATIONS`` or none (``reason`` says which, with the fix): the safeguard is no practical one
+    beyond the limit (its gradient steps crawled at a residual of 0.28 for hundreds of steps on collinear rows at
+    Lam 1e-10), and Newton without it failed after the charge on one neighbour and not the other (a Huber SVM at
+    h 0.01, Lam 1e-6: docs/theory.md, section 7.1). lam='auto' never chooses such a Lam. Without a proved curvature
+    c there is no safeguard at any Lam, and no proved fallback within the limit (section 7.1, "Not yet covered"):
+    a plain fit ran Newton unsafeguarded to 100 steps after its charge, where tune refused it before. The linear
+    path (:class:`~dpcvx.models.fit_plan.FitPlan`) and the kernel learners' Newton solve
+    (:func:`~dpcvx.solvers.kernel.newton_step_limit`) refuse through it; :mod:`dpcvx.models.failure` states the rule."""
+    raise InputError(
+        f"{learner} {reason}. Without a practical proved budget the solve could fail after the charge on some data "
+        "sets and not on others, an event no theorem covers (docs/theory.md, section 7.1). Nothing was charged")
 
 
 def curvature_bound(problem: VerifiedProblem) -> float:

@@ -15,9 +15,13 @@ proved curvature c) runs to a PROVED budget of public constants
 in exact arithmetic it cannot stop short of gamma; so does the hinge's dual
 solve (the interior point, then, where it has not certified gamma within
 MAX_INTERIOR_POINT_STEPS, accelerated projected gradient to the proved
-:func:`dpcvx.solvers.budget.dual_budget`). Where the arithmetic cannot certify
-gamma, :class:`SolverError` is raised after the accountant was charged
-(residual risk: docs/kernels.md).
+:func:`dpcvx.solvers.budget.dual_budget`). A Newton budget above the linear
+path's ``MAX_PROVED_ITERATIONS`` (lam tiny against c R_phi^2, where the
+floating-point certificate failed after the charge on some data sets and not on
+their neighbours) is refused before the charge, by the linear path's rule
+(:func:`newton_step_limit`). Where the arithmetic still cannot certify gamma,
+:class:`SolverError` is raised after the accountant was charged (residual risk:
+docs/kernels.md).
 
 :class:`KernelERM` checks its inputs and builds the Gram matrix on
 construction; :meth:`KernelERM.solve` runs the solver, so a learner validates
@@ -89,9 +93,11 @@ from ..validation import MODERATE_MAX, label_vector, outside_classes, outside_he
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
 from .budget import dual_budget, dual_smoothness, kernel_budget, kernel_smoothness
+from .choice import MAX_PROVED_ITERATIONS, exceeds_limit, refuse_unsafeguarded
 from .gram import DenseGram, FactoredGram, GramOperator, as_gram, sum_by_blocks
 
-__all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels"]
+__all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels", "newton_step_limit",
+           "least_newton_lam"]
 
 KERNEL_CLASSES = (-1, 1)  # the kernel learners' labels: the public pair, as the paper states its y_i in {-1, +1}
 
@@ -547,6 +553,9 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
     :func:`~dpcvx.privacy.kernel_calibrate.constraint_radius`, is minimised in closed
     form (:func:`_one_piece`; a choice made on public constants only).
 
+    A Newton budget beyond ``MAX_PROVED_ITERATIONS`` is not refused here, the bare solver, which releases nothing:
+    :class:`KernelERM` refuses it before a learner's charge (:func:`newton_step_limit`).
+
     ``bar`` (:mod:`dpcvx.progress`) counts the solver's steps, each an O(n^3) factorisation on a dense K (an FISTA
     step, O(n^2)): shown to the curator on a terminal when asked, never released (the count follows the data).
     """
@@ -557,10 +566,9 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
         if loss.derivatives is not None:
             curvature = check_newton_route(loss)  # a C^1 loss without a proved c is refused (docs/theory.md, 7.1)
             smoothness, step_limit = None, MAX_NEWTON_STEPS  # a zero tolerance, which no solve certifies
-            if tolerance > 0:  # the proved budget (public constants only)
+            if tolerance > 0:  # the proved budget (public constants only; beyond the limit KernelERM refuses it)
                 smoothness = kernel_smoothness(lam, curvature, feature_bound)
-                step_limit = kernel_budget(lam, curvature, loss.lipschitz_bound, feature_bound,
-                                           lam * tolerance / 2)
+                step_limit = _newton_budget(curvature, loss.lipschitz_bound, lam, feature_bound, tolerance)
             beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance, curvature, smoothness,
                                                  step_limit, bar=bar)
             method, distance, residual_name = NEWTON, residual / lam, "||grad J||_H"
@@ -612,6 +620,61 @@ def check_newton_route(loss: KernelLoss) -> float:
         "the solve could stop short after the charge on some data sets and not on others, an event no theorem "
         "covers (docs/theory.md, section 7.1). Use a loss whose curvature the verifier proves ('logistic', "
         "dpcvx.losses.huber_hinge()) or the hinge (its dual route); nothing was charged")
+
+
+def _newton_budget(curvature: float, lipschitz: float, lam: float, feature_bound: float, tolerance: float) -> int:
+    """The proved Newton budget to the target lam ``tolerance`` / 2 (:func:`~dpcvx.solvers.budget.kernel_budget`)."""
+    return kernel_budget(lam, curvature, lipschitz, feature_bound, lam * tolerance / 2)
+
+
+def least_newton_lam(curvature: float, lipschitz: float, feature_bound: float, n: int) -> float:
+    """The least lam (rounded up to three significant digits) whose proved Newton budget at the learners' public
+    tolerance gamma = :func:`~dpcvx.privacy.kernel_calibrate.solve_tolerance` of n rows is within
+    ``MAX_PROVED_ITERATIONS``: the public fix :func:`newton_step_limit`'s refusal names. The budget falls as lam
+    grows (beta / mu = 1 + c R_phi^2 / lam, while the target lam gamma / 2 = SOLVE_RTOL L R_phi / n does not
+    depend on lam), so a bisection on log lam finds it. Public: c, L, R_phi and n only."""
+    def within(lam: float) -> bool:
+        return not exceeds_limit(_newton_budget(curvature, lipschitz, lam, feature_bound,
+                                                solve_tolerance(n, lam, lipschitz, feature_bound)))
+
+    low, high = 1e-300, 1.0  # within(low) is False for any n >= 1 (beta / mu is 1e300 c R_phi^2 there)
+    while not within(high) and high < 1e300:
+        low, high = high, high * 1e3
+    for _ in range(80):  # the ratio high / low to within 1 + 1e-12 or so
+        middle = math.sqrt(low * high)
+        low, high = (low, middle) if within(middle) else (middle, high)
+    exponent = math.floor(math.log10(high)) - 2
+    rounded = math.ceil(high / 10.0 ** exponent) * 10.0 ** exponent
+    return rounded if within(rounded) else high
+
+
+def newton_step_limit(loss: KernelLoss, lam: float, feature_bound: float, tolerance: float, n: int) -> int:
+    """The proved budget of the kernel ERM's Newton solve (a C^1 ``loss`` with a proved c, :func:`check_newton_route`)
+    to ``tolerance`` on ``n`` rows, or :class:`InputError` where it is above ``MAX_PROVED_ITERATIONS``: the linear
+    path's rule (:func:`~dpcvx.solvers.choice.exceeds_limit`, refused by
+    :func:`~dpcvx.solvers.choice.refuse_unsafeguarded`, docs/theory.md, section 7.1), checked before a learner's
+    charge by :class:`KernelERM`'s construction, which every kernel learner's fit (TDDL, PINP, TDIL, their
+    ``fit_nonprivate`` and ``check_fit_inputs``, and so tune's checks of them) builds before its charge.
+    :func:`solve_kernel_erm` itself, the bare solver that releases nothing, runs to the budget however large.
+
+    Beyond the limit lam is too small against c R_phi^2 for gradient steps to be a practical safeguard, and the
+    certificate of ||w - w*|| <= gamma failed in floating point after the charge on some data sets and released on
+    their neighbours (an attacker probe: TDDL, rbf gamma 40, the Huber hinge at h 0.01, lam 6.75e-8, n 400, raised
+    SolverError on a data set and released on one with a label flipped: a budget of 3.4 10^10 steps). Public: the
+    verified loss, lam, R_phi, the tolerance and n (replace-one neighbours: n is public)."""
+    curvature = check_newton_route(loss)
+    budget = _newton_budget(curvature, loss.lipschitz_bound, lam, feature_bound, tolerance)
+    if not exceeds_limit(budget):
+        return budget
+    least = least_newton_lam(curvature, loss.lipschitz_bound, feature_bound, n)
+    refuse_unsafeguarded(
+        "The kernel ERM's Newton solve (TDDL, PINP, TDIL)",
+        f"has a proved iteration budget of {budget:.3g} steps at lam = {lam:.3g} with the loss {loss.text} "
+        f"(c = {curvature:.3g}), R_phi = {feature_bound:.3g} and n = {n}, above {MAX_PROVED_ITERATIONS:.0e}: lam is "
+        "too small against c R_phi^2 for gradient steps to be a practical safeguard, and the floating-point "
+        "certificate of ||w - w*|| <= gamma can fail there on some data sets and not on their neighbours. Use "
+        f"lam >= {least:.3g} (the least lam within the limit for this loss, kernel and n), or a loss of smaller "
+        "curvature c (a Huber hinge of larger h: c = 1 / (2 h))")
 
 
 def _margins_within_one_piece(loss: KernelLoss, lam: float, feature_bound: float) -> bool:
@@ -699,6 +762,9 @@ class KernelERM:
         if loss.derivatives is not None:
             check_newton_route(loss)
         _check_scale(loss, lam, kernel.feature_bound)
+        if loss.derivatives is not None:  # a proved budget beyond the limit refused, before a learner's charge
+            newton_step_limit(loss, lam, kernel.feature_bound,
+                              solve_tolerance(X.shape[0], lam, loss.lipschitz_bound, kernel.feature_bound), X.shape[0])
         self.kernel, self.loss, self.lam = kernel, loss, lam
         self.n, self.n_features = X.shape
         X, scaling = feature_scaling(kernel, X)  # a row beyond floating point is the zero feature
