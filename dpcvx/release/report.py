@@ -72,7 +72,7 @@ from ..validation import check_choice, check_flag, number_text
 from ..verification.exact import exact_text
 from ..verification.kernel_loss import loss_words
 from .constants import Constants, written
-from .encodable import encodable_finding
+from .encodable import domain_finding, encodable_finding
 from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 from .weight_rules import count_rates, log_odds
@@ -768,6 +768,17 @@ class ReleaseReport:
         stated = bool(getattr(self.certificate, "findings", ())) and not np.any(self.decision_cut)
         return None if self.classes is None or stated else encodable_finding(self._release, self.schema)
 
+    @cached_property
+    def nearly_one_class(self) -> str | None:
+        """Where neither the certificate's findings nor :attr:`encodable` say the classifier predicts one class, the
+        statement that it predicts one class on almost all of a uniform law on its saved schema's domain
+        (:func:`~dpcvx.release.encodable.domain_finding`, at the model's decision cut); None otherwise. Public: the
+        schema, the row map, the weights and a public seed (20,000 records scored when the summary is written)."""
+        if self.classes is None or self.encodable is not None or (
+                bool(getattr(self.certificate, "findings", ())) and not np.any(self.decision_cut)):
+            return None
+        return domain_finding(self._release, self.schema)
+
     def _summary(self) -> Section:
         mechanism = self._mechanism(self.certificate)
         return Section("summary", "Summary", (_p(
@@ -782,7 +793,8 @@ class ReleaseReport:
             # auditor's section too, belong where a reader decides whether to use the model
             _p(_noise_words(self.noise_source)),
             *(_p(f"Not useful: {finding}.") for finding in getattr(self.certificate, "findings", ())),
-            *(() if self.encodable is None else (_p(f"Not useful: {self.encodable}."),))))
+            *(() if self.encodable is None else (_p(f"Not useful: {self.encodable}."),)),
+            *(() if self.nearly_one_class is None else (_p(f"Near one class: {self.nearly_one_class}."),))))
 
     def _protected(self) -> Section:
         if self.neighbours is Neighbours.REPLACE_ONE:

@@ -26,8 +26,9 @@ the declared classes and the parameter that sets them, ``classes=``: pass
 of a pair is the positive class, which ``threshold`` and ``class_prior`` speak of); scikit-learn's scorers order
 classes as ``np.unique`` does, so classes out of sorted order get a
 :class:`~dpcvx.exceptions.ClassOrderWarning` before the fit. Continuous and
-multiclass targets are refused the same way, with scikit-learn's wording
-("Unknown label type: continuous", "Only binary classification is supported").
+multiclass targets are refused the same way, opening with scikit-learn's wording ("Unknown label type:
+continuous"; "Only binary classification is supported with two declared classes", which goes on to say that
+declaring every class, ``classes=(0, 1, 2)``, fits a multiclass model).
 
 Inputs: ``fit`` and ``predict`` check X (and y) with scikit-learn's
 ``validate_data`` (its messages, raised as InputError; an entry that is not a

@@ -283,10 +283,13 @@ def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[A
         # (a missing label is refused by outside_labels, in the one wording of a missing label)
     if kind == "continuous":
         head = (f"Unknown label type: continuous. y looks like a regression target; {owner} is a "
-                "binary classifier. ")
+                "classifier. ")
     elif kind in ("multiclass", "multilabel-indicator", "multiclass-multioutput"):
-        head = ("Only binary classification is supported: y holds more than two labels (for a multiclass "
-                f"model declare every public class, for example {owner}(classes=(0, 1, 2))). ")
+        # scikit-learn's opening, which its check_classifier_not_supporting_multiclass matches (the tag multi_class
+        # is False: the classes are declared), made true by what follows: binary at the two declared classes only
+        head = (f"Only binary classification is supported with two declared classes, and y holds more than two "
+                f"labels. {owner} also fits a multiclass model (one-vs-rest): declare every public class, for "
+                f"example {owner}(classes=(0, 1, 2)). ")
     elif kind == "unknown":
         head = "Unknown label type: y holds values that are not class labels. "
     else:

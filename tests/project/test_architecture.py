@@ -26,7 +26,9 @@ DRAWS = {"normal", "standard_normal", "laplace", "gamma", "standard_gamma", "exp
 # Randomness outside privacy/ that is not a mechanism's: synthetic data for the demo.
 DRAWS_ALLOWED = {"demo.py": "the demo's synthetic data set, not a mechanism's noise",
                  "models/audit.py": "the audit's canary data set and the seeds of its trials, not a release's noise",
-                 "data/datasets.py": "the experiments' row subsample of a public benchmark file"}
+                 "data/datasets.py": "the experiments' row subsample of a public benchmark file",
+                 "release/encodable.py": "the report's records drawn from a uniform law on a public schema's domain "
+                                         "with a public seed (domain_share): a check of the release, not its noise"}
 
 # The layers, lowest first: a module may import its own layer and the layers before it.
 LAYERS = [
