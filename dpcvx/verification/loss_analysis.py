@@ -372,6 +372,9 @@ class LossAnalyser:
         dcp = "DCP: convex" if self.dcp_convex else "not DCP (the CVXPY solver path cannot take it)"
         fix = "use a convex loss of the margin (logistic, Huber hinge, ...)"
         lowest = self._fact("convexity")
+        if lowest is not None and lowest[0].is_nonnegative is None:  # its sign undecided: the other routes settle it
+            self.sympy_note = self.sympy_note or f"sympy could not decide the sign of inf l'' = {lowest[0]}"
+            lowest = None
         if lowest is not None:
             inf_second, upward, discontinuities = lowest
             if inf_second.is_nonnegative and upward and not discontinuities:
