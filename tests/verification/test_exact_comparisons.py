@@ -1,12 +1,15 @@
-"""The symbolic prover decides every comparison of its exact values exactly (P6 F1)."""
+"""The symbolic prover decides every comparison of its exact values exactly (P6 F1), and a regularizer's modulus
+below the normal doubles fails strong_convexity in verify as in the fit (P6 F2)."""
 
 from fractions import Fraction
 
 import cvxpy as cp
+import numpy as np
 import pytest
 import sympy as sp
 
 import dpcvx
+from dpcvx.exceptions import AssumptionError
 from dpcvx.verification import symbolic
 from dpcvx.verification.symbolic import RealFunction, SymbolicFailure
 
@@ -55,3 +58,24 @@ def test_an_exact_supremum_is_not_understated_below_an_ulp():
 def test_a_curvature_below_the_doubles_is_not_zero():
     curvature = dpcvx.verify(lambda v: 5e-324 * cp.logistic(-v)).by_name["curvature"]
     assert curvature.method == "symbolic" and curvature.value == Fraction(5e-324) / 4
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-160])  # m = 2e-600 (0 as a double) and 2e-320 (subnormal)
+def test_a_modulus_below_the_normal_doubles_fails_in_verify_and_in_the_fit(scale):
+    def regularizer(w):
+        return cp.sum_squares(cp.multiply(np.array([1.0, 1.0, scale]), w))
+
+    certificate = dpcvx.verify("logistic", regularizer)
+    strong = certificate.by_name["strong_convexity"]
+    assert strong.passed is False and "scale the regularizer up" in strong.fix
+    assert strong.value_text != "0" and "e-" in strong.value_text
+    assert not certificate.allows("output") and not certificate.allows("objective")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) / 4
+    y = np.where(rng.normal(size=40) > 0, 1.0, -1.0)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    for mechanism in ("output", "objective"):
+        learner = dpcvx.PrivateERM(loss="logistic", regularizer=regularizer, lam=1e-2, data_norm=1.0)
+        with pytest.raises(AssumptionError, match="scale the regularizer up"):
+            learner.fit(X, y, epsilon=1.0, mechanism=mechanism, accountant=accountant)
+    assert accountant.ledger == []
