@@ -1,5 +1,6 @@
-"""The symbolic prover decides every comparison of its exact values exactly (P6 F1), and a regularizer's modulus
-below the normal doubles fails strong_convexity in verify as in the fit (P6 F2)."""
+"""The symbolic prover decides every comparison of its exact values exactly (P6 F1), a regularizer's modulus below
+the normal doubles fails strong_convexity in verify as in the fit (P6 F2), and a grid estimate's finding under a short
+time limit advises a longer one (P6 F3)."""
 
 from fractions import Fraction
 
@@ -79,3 +80,11 @@ def test_a_modulus_below_the_normal_doubles_fails_in_verify_and_in_the_fit(scale
         with pytest.raises(AssumptionError, match="scale the regularizer up"):
             learner.fit(X, y, epsilon=1.0, mechanism=mechanism, accountant=accountant)
     assert accountant.ledger == []
+
+
+def test_a_kink_the_grid_estimates_under_a_short_time_limit_advises_a_longer_one():
+    """A smooth loss of large values: finite differences read kinks into it when the proofs had no time."""
+    certificate = dpcvx.verify(lambda v: cp.logistic(-v) + 1e-3 * cp.logistic(-1e4 * (v - 300.3)), time_limit=1e-3)
+    differentiability = certificate.by_name["differentiability"]
+    assert differentiability.passed is False and differentiability.method == "estimate"
+    assert "longer time_limit" in differentiability.fix and "smooth the kink" in differentiability.fix
