@@ -266,7 +266,7 @@ class RealFunction:
                 raise SymbolicFailure(f"cannot locate the breakpoints of {relation}")
             for root in roots:
                 point = _exact_point(root)
-                if not any(sp.simplify(point - known) == 0 for known in points):
+                if not any(_exact_order(point, known) == 0 for known in points):  # one rule: _exact_sign
                     points.append(point)
         return tuple(sorted(points, key=functools.cmp_to_key(_exact_order)))
 
