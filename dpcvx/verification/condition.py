@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from ..exceptions import InputError
 from ..validation import check_choice, check_flag, optional
-from .exact import Irrational, exact_text, is_sympy, plain
+from .exact import Irrational, exact_text, is_sympy, magnitude_text, plain
 
 __all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS", "ESTIMATE_OPT_IN", "METHODS", "number_text"]
 
@@ -26,7 +27,9 @@ def number_text(value: Any) -> str:
     digits, anything else (an irrational sympy number, a float) as it prints."""
     value = plain(value)
     if isinstance(value, Fraction) and value.denominator > _SHORT:
-        return f"{float(value):.17g}"
+        approx = float(value)
+        # below the normal doubles (-2e-324 * 0.2 printed as "-0"): its exact magnitude to three digits
+        return f"{approx:.17g}" if abs(approx) >= sys.float_info.min else magnitude_text(value)
     return str(value)
 
 
@@ -70,7 +73,7 @@ class Condition:
         if exact == "oo":
             return "unbounded"
         if isinstance(self.value, Fraction) and self.value.denominator > _SHORT:
-            return f"{float(self.value):.17g}"  # a double taken exactly (a bound rounded down)
+            return number_text(self.value)  # a double taken exactly (a bound rounded down)
         if is_sympy(self.value) or isinstance(self.value, Irrational):  # irrational (fitted, or as loaded)
             return f"{exact} (~{float(self.value):.6g})"
         if exact is not None:

@@ -252,6 +252,17 @@ class LossAnalyser:
         """Why the validated route was needed, for the detail of a validated condition."""
         return f"; {self.sympy_note}" if self.sympy_note else ""
 
+    def estimate_fix(self, finding: str, fix: str) -> str:
+        """The fix of a condition the test grid's ESTIMATE failed: ``fix`` alone, or, when the proofs were cut short
+        by the time limit, first a longer time_limit. Finite differences of a smooth loss of large values cancel: under
+        time_limit = 1 s the grid read kinks into a C-infinity loss that the default 20 s proves C^2, and the refusal
+        advised only smoothing (an attacker probe)."""
+        if not self.timed_out:
+            return fix
+        return (f"{finding} is only an estimate of the test grid (finite differences of a smooth loss of large values "
+                f"can show one), and the proofs were cut short: give a longer time_limit (it is "
+                f"{self.budget.seconds:g} s) for them to settle it; if the estimate is right, {fix}")
+
     def why_estimate(self) -> str:
         reasons = [self.translation_error or self.sympy_note or "sympy could not settle it exactly"]
         if self.validated_note and not self.translation_error:
@@ -354,8 +365,8 @@ class LossAnalyser:
             return ", ".join(number_text(v) for v in values)
 
         if kinks:
-            first = Condition(*c1, False, "no", method, f"l' jumps at z = {points(kinks)}{detail_suffix}",
-                              self._SMOOTH_FIX)
+            fix = self.estimate_fix("the kink", self._SMOOTH_FIX) if method == "estimate" else self._SMOOTH_FIX
+            first = Condition(*c1, False, "no", method, f"l' jumps at z = {points(kinks)}{detail_suffix}", fix)
             second = Condition(*c2, False, "no", method, "l is not even C^1" + detail_suffix,
                                "objective perturbation needs a C^2 loss (or a C^1, piecewise C^2 one)")
             return first, second, kinks, curvature_jumps
@@ -372,6 +383,9 @@ class LossAnalyser:
         dcp = "DCP: convex" if self.dcp_convex else "not DCP (the CVXPY solver path cannot take it)"
         fix = "use a convex loss of the margin (logistic, Huber hinge, ...)"
         lowest = self._fact("convexity")
+        if lowest is not None and lowest[0].is_nonnegative is None:  # its sign undecided: the other routes settle it
+            self.sympy_note = self.sympy_note or f"sympy could not decide the sign of inf l'' = {lowest[0]}"
+            lowest = None
         if lowest is not None:
             inf_second, upward, discontinuities = lowest
             if inf_second.is_nonnegative and upward and not discontinuities:
@@ -401,7 +415,8 @@ class LossAnalyser:
             return Condition("convexity", description, True, "yes (estimate)", "estimate",
                              f"l' nondecreasing on the test grid; {dcp}; {self.why_estimate()}")
         return Condition("convexity", description, False, "no", "estimate",
-                         f"l' decreases somewhere on the test grid; {dcp}", fix)
+                         f"l' decreases somewhere on the test grid; {dcp}",
+                         self.estimate_fix("the decrease of l'", fix))
 
     def bound(self, name: str, order: int, differentiable: bool, how: str = "symbolic") -> Condition:
         symbol = {1: "L = sup |l'(z)|", 2: "c = sup |l''(z)|"}[order]
@@ -444,7 +459,8 @@ class LossAnalyser:
         if value == math.inf:
             return Condition(name, description, False, value, "estimate",
                              f"|{what}| overflows floating point on the test grid: it is unbounded or too large "
-                             f"for floating point; {note}", f"{unbounded_fix}; {_TOO_LARGE_FIX}")
+                             f"for floating point; {note}",
+                             self.estimate_fix("the overflow", f"{unbounded_fix}; {_TOO_LARGE_FIX}"))
         return Condition(name, description, True, value, "estimate", note)
 
     def slope_sign(self) -> Condition:

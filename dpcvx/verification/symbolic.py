@@ -10,7 +10,9 @@ analysis splits the real line itself:
 3. The supremum of ``|g^(k)|`` on an interval is attained at a root of
    ``g^(k+1)`` inside it or approached at an end (one-sided limit, or the limit
    at plus or minus infinity). The largest candidate over all intervals is the
-   exact supremum.
+   exact supremum; candidates are compared by the sign of their exact difference
+   (:func:`_exact_sign`), never as doubles, and a comparison that cannot be
+   decided exactly makes the route give up.
 4. At each breakpoint the one-sided limits of ``g``, ``g'`` and ``g''`` are
    compared: a jump of ``g'`` means not C^1, a jump of ``g''`` not C^2.
 
@@ -36,6 +38,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.core.evalf import PrecisionExhausted
 from sympy.core.relational import Relational
 
 __all__ = ["SymbolicFailure", "Piece", "RealFunction", "Failed", "LossFacts", "loss_facts",
@@ -56,6 +59,8 @@ class Piece:
 
 
 def _numeric(value: sp.Expr) -> float:
+    """The double nearest a value, for the sampling cross-check only (which can only make the route give up): no
+    decision about exact values is made in doubles (:func:`_exact_sign`)."""
     number = complex(sp.N(value, 30))
     if abs(number.imag) > 1e-20 * max(1.0, abs(number.real)):
         raise SymbolicFailure(f"non-real value {value}")
@@ -69,7 +74,7 @@ def _is_finite_real(value: sp.Expr) -> bool:
 _SAMPLE_REACH = 500.0  # e^500 is still a finite double
 _SAMPLES = 4001
 _CROSS_CHECK_TOLERANCE = 1e-8
-_ORDER_DIGITS = 50  # breakpoints sorted by their values to this many digits (distinct exact roots of double data)
+_SIGN_DIGITS = 50  # a sign not settled by sympy's assumptions: evaluated to this many correct digits (_exact_sign)
 
 
 def _sample_points(lower: sp.Expr, upper: sp.Expr) -> np.ndarray:
@@ -130,29 +135,69 @@ def _equal(a: sp.Expr, b: sp.Expr) -> bool:
 
 
 def _exact_point(root: sp.Expr) -> sp.Expr:
-    """A breakpoint in exact form: an exact root as it is (a Huber threshold, the double 0.1, is its exact value,
-    not 1/10: the pieces would meet at the wrong point and l' show a false jump); a root holding a float, its
-    simplest form when that is the same double (0.1 -> 1/10), else the double's own rational (nsimplify took
-    12.50000000025 for 25/2: a breakpoint was missed)."""
-    if not root.atoms(sp.Float):
-        return root
-    simple = sp.nsimplify(root)
-    value = _numeric(root)
-    return simple if _numeric(simple) == value else sp.Rational(value)
+    """A breakpoint in exact form: the root as it is. The analysed expression holds no float (:class:`RealFunction`
+    reads each as its exact value), so a root holding one is an approximation sympy made: the symbolic route gives
+    up rather than split the line at a point near, not at, the kink. A root holding a float was read as the double
+    nearest it, or as its simplest rational when that rounded to the same double (0.1 -> 1/10): a choice between
+    two approximations decided by double comparison."""
+    if root.atoms(sp.Float):
+        raise SymbolicFailure(f"the breakpoint {root} is not exact")
+    return root
+
+
+def _exact_sign(value: sp.Expr) -> int:
+    """-1, 0 or 1, the sign of the exact real number ``value``, decided exactly or not at all.
+
+    Every decision the prover makes about its exact values (which candidate is the supremum, whether l' jumps down,
+    the order of two breakpoints) is the sign of an exact difference. sympy's own ``is_zero`` / ``is_positive`` /
+    ``is_negative`` decide it (for a number, by evaluation with tracked precision), else a ``_SIGN_DIGITS``-digit
+    evaluation with ``strict=True``, which raises unless every digit is correct, so a nonzero result has the true sign.
+    A sign neither settles raises :class:`SymbolicFailure`: the symbolic route gives up and the validated bounds,
+    upper bounds by construction, take over; it never picks one. Comparing the values as doubles
+    (``complex(sp.N(v, 30))``) tied candidates closer than an ulp or below the subnormal range, and the first won:
+    l'' = -2e-324 on an interval tied with 0 and a non-convex loss was certified convex, and L = 1 was certified
+    "exact" where sup |l'| = 1 + 2^-70 (an attacker probe)."""
+    for attempt in (value, None):
+        attempt = sp.simplify(value) if attempt is None else attempt  # simplified only when needed
+        if attempt.is_zero:
+            return 0
+        if attempt.is_positive:
+            return 1
+        if attempt.is_negative:
+            return -1
+    try:
+        approx = sp.N(value, _SIGN_DIGITS, strict=True)
+    except (PrecisionExhausted, ValueError, TypeError) as error:
+        raise SymbolicFailure(f"cannot decide the sign of {value} exactly ({error})") from None
+    if approx.is_Float and approx != 0:
+        return 1 if approx > 0 else -1
+    raise SymbolicFailure(f"cannot decide the sign of {value} exactly (it evaluates to {approx})")
 
 
 def _exact_order(first: sp.Expr, second: sp.Expr) -> int:
-    """-1, 0 or 1 as ``first`` lies below, at or above ``second``: the sign of their exact difference (rationals, the
-    doubles' own values, always decide it), else their values to ``_ORDER_DIGITS`` digits. Values alone misordered the
-    kinks 1 - 1e-100 and 1 + 1e-100 of huber(1 - z, 1e-100), equal to 50 digits, and the pieces between wrong kinks
-    read as a jump: a convex C^1 loss was refused as "not convex, l jumps at z = 1" (an attacker probe)."""
-    difference = first - second  # exact points (_exact_point)
-    if difference.is_zero:
+    """-1, 0 or 1 as ``first`` lies below, at or above ``second``: the sign of their exact difference
+    (:func:`_exact_sign`; infinities compare as they are). Values alone misordered the kinks 1 - 1e-100 and
+    1 + 1e-100 of huber(1 - z, 1e-100), equal to 50 digits, and the pieces between wrong kinks read as a jump: a
+    convex C^1 loss was refused as "not convex, l jumps at z = 1" (an attacker probe)."""
+    if first == second:
         return 0
-    if difference.is_positive is not None:
-        return 1 if difference.is_positive else -1
-    first_value, second_value = (sp.re(sp.N(point, _ORDER_DIGITS)) for point in (first, second))
-    return (first_value > second_value) - (first_value < second_value)
+    for infinity, sign in ((sp.S.Infinity, 1), (sp.S.NegativeInfinity, -1)):
+        if first == infinity:
+            return sign
+        if second == infinity:
+            return -sign
+    return _exact_sign(first - second)
+
+
+def _exact_extreme(values: list[sp.Expr], highest: bool) -> sp.Expr:
+    """The largest (``highest``) or smallest of exact values, compared exactly (:func:`_exact_order`); a comparison
+    it cannot decide raises :class:`SymbolicFailure`."""
+    best = values[0]
+    for value in values[1:]:
+        order = _exact_order(value, best)
+        if order == (1 if highest else -1):
+            best = value
+    return best
 
 
 def _exponential_scale(expression: sp.Expr, z: sp.Symbol) -> sp.Rational | None:
@@ -176,8 +221,8 @@ def _critical_points(expression: sp.Expr, z: sp.Symbol, interval: sp.Interval) -
     if scale is None:
         return sp.solveset(expression, z, interval)
     u = sp.Dummy("u", real=True)
-    ends = sorted((interval.start * scale, interval.end * scale), key=lambda end: _numeric(end))
-    scaled = sp.Interval.open(*ends)
+    ends = (interval.start * scale, interval.end * scale)
+    scaled = sp.Interval.open(*(ends if scale.is_positive else ends[::-1]))  # scale: a nonzero rational
     roots = sp.solveset(expression.subs(z, u / scale), u, scaled)
     if roots == scaled:
         return interval
@@ -191,7 +236,11 @@ class RealFunction:
 
     def __init__(self, expression: sp.Expr, symbol: sp.Symbol):
         self.symbol = symbol
-        self.expression = sp.sympify(expression).rewrite(sp.Piecewise)
+        expression = sp.sympify(expression)
+        # a float is read as its exact binary value (what the solver computes with: exact.exact_constant), so every
+        # breakpoint, limit and candidate is exact and compared exactly (_exact_sign)
+        expression = expression.xreplace({number: sp.Rational(number) for number in expression.atoms(sp.Float)})
+        self.expression = expression.rewrite(sp.Piecewise)
         self._extremes: dict[int, tuple[sp.Expr, sp.Expr]] = {}
 
     # -- splitting ---------------------------------------------------------------
@@ -217,7 +266,7 @@ class RealFunction:
                 raise SymbolicFailure(f"cannot locate the breakpoints of {relation}")
             for root in roots:
                 point = _exact_point(root)
-                if not any(sp.simplify(point - known) == 0 for known in points):
+                if not any(_exact_order(point, known) == 0 for known in points):  # one rule: _exact_sign
                     points.append(point)
         return tuple(sorted(points, key=functools.cmp_to_key(_exact_order)))
 
@@ -313,8 +362,8 @@ class RealFunction:
         values = [value for piece in self.pieces for value in self._candidates(piece, order)]
         unbounded_below = any(value == sp.S.NegativeInfinity for value in values)
         unbounded_above = any(value == sp.S.Infinity for value in values)
-        lowest = sp.S.NegativeInfinity if unbounded_below else min(values, key=_numeric)
-        highest = sp.S.Infinity if unbounded_above else max(values, key=_numeric)
+        lowest = sp.S.NegativeInfinity if unbounded_below else _exact_extreme(values, highest=False)
+        highest = sp.S.Infinity if unbounded_above else _exact_extreme(values, highest=True)
         return sp.simplify(lowest), sp.simplify(highest)
 
     def supremum_abs(self, order: int) -> sp.Expr:
@@ -322,7 +371,7 @@ class RealFunction:
         lowest, highest = self.extremes(order)
         if lowest.is_infinite or highest.is_infinite:
             return sp.S.Infinity
-        return highest if _numeric(highest) >= -_numeric(lowest) else -lowest
+        return highest if _exact_sign(highest + lowest) >= 0 else -lowest
 
     def jumps(self, order: int) -> tuple[sp.Expr, ...]:
         """Breakpoints where f^(order) has different one-sided limits."""
@@ -339,7 +388,7 @@ class RealFunction:
         for left, right, point in zip(self.pieces[:-1], self.pieces[1:], self.breakpoints, strict=True):
             from_left = self._one_sided(self._derivative(left, order), point, "-")
             from_right = self._one_sided(self._derivative(right, order), point, "+")
-            if _numeric(from_right - from_left) < 0:
+            if _exact_order(from_right, from_left) < 0:
                 return False
         return True
 

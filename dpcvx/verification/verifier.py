@@ -29,11 +29,11 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..limits import PROBE_DIM
-from ..validation import check_callable, check_flag, sample_size
+from ..validation import POSITIVE_MIN, check_callable, check_flag, sample_size
 from . import loss_record
 from .certificate import Certificate, Condition
 from .deadline import Budget
-from .exact import beyond_doubles, magnitude_text
+from .exact import beyond_doubles, float_down, magnitude_text
 from .loss_declaration import (
     CONSTANT_FIX,
     LOSS_CONDITIONS,
@@ -497,6 +497,14 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
             f"m = {magnitude_text(m)} is too large for floating point (the largest double is "
             f"{sys.float_info.max:.3g}): {how}",
             "scale the regularizer down so that its curvature is a double (a release computes with doubles)")
+    elif positive and float_down(m) < POSITIVE_MIN:
+        strong = Condition(
+            "strong_convexity", strong.description, False, m, "symbolic",
+            f"the regularizer's modulus m = {magnitude_text(m)} is positive but below the smallest normal double "
+            f"({POSITIVE_MIN:.3g}): as a double it is 0 or subnormal, with too few digits for a calibration's "
+            f"safe-side rounding (the one rule for output and objective perturbation alike): {how}",
+            f"scale the regularizer up so that m is at least {POSITIVE_MIN:.3g}: k * N with lam / k is the same "
+            "objective with k times the modulus (or raise N's smallest quadratic coefficients)")
     powers = any(name.startswith("cp.power") for name in analysis.unknown_atoms)
     unproved = f"no smoothness rule for {', '.join(analysis.unknown_atoms)}" + (
         " (a power is proved smooth only for an integer exponent >= 2; cp.sqrt and cp.inv_pos are powers)"
