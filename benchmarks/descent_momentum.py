@@ -19,6 +19,9 @@ worst cell (diabetes at epsilon 3, below A) as it was, and the mean chose beta =
 (``dpcvx.privacy.gradient_descent.MOMENTUM``, ``MOMENTUM_AT``), frozen with its acceptance rule on the held-out
 tables (the worst held-out cell within 0.02 of beta = 0's, the mean at least beta = 0's) before any held-out table was
 fitted. A first run of this selection patched the descent in a scratch script; this script measures the library's.
+Session 70 replaced the step at A = 200 by a ramp (``MOMENTUM_FROM``: no beta at or below 100, 0.9 from 200, linear
+between) after a 69-column table at n epsilon / d = 196 scored worse at epsilon 3 than at 1; each table's "ramp" key
+is the library's rule fitted as it stands, beside the candidates (written after both stages had been seen).
 
 What this script runs. For each table, split and epsilon, DPLinearRegression() (label_bound the table's public
 range) with each candidate beta applied at every n: the library's public rule's two constants set for the run
@@ -56,7 +59,9 @@ SPLITS = 3
 SCORED_AT = 50.0  # the summary's cells: n epsilon / d at least this (gradient_regression.py's)
 BETAS = (0.0, 0.5, 0.7, 0.9)
 THRESHOLDS = (100.0, 200.0, 400.0)
-CHOSEN = (gradient_descent.MOMENTUM, gradient_descent.MOMENTUM_AT)
+CHOSEN = (gradient_descent.MOMENTUM, gradient_descent.MOMENTUM_AT, gradient_descent.MOMENTUM_FROM)
+#: the key of the fits at the library's rule as it stands (the ramp, session 70), beside the betas at every n
+RAMP = "ramp"
 FLAGS = {"flags30": 31, "flagsmix": 32, "flagsrare": 41, "flagsdense": 42}
 DEVELOPMENT = ("flags30", "flagsmix", "zinf", "odisp", "onehot", "diabetes", "heavy") + SYNTHETIC
 HELD_OUT = ("flagsrare", "flagsdense", "tweedie", "pareto", "onehot2") + HELD_OUT_REGRESSION
@@ -116,12 +121,13 @@ def _table(name: str) -> Table:
     return family(name) if name in ("zinf", "odisp", "onehot", "tweedie", "pareto", "onehot2") else load(name)
 
 
-def _fit(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int, beta: float) -> float:
+def _fit(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int, beta: float | None) -> float:
     """Test R^2 of DPLinearRegression() with momentum beta at every n (the public rule's constants set for the fit,
-    restored after; warnings silenced)."""
+    restored after; warnings silenced); ``beta=None``: the library's rule as it stands (the ramp)."""
     assert table.label_range is not None
     saved = gradient_descent.MOMENTUM, gradient_descent.MOMENTUM_AT
-    gradient_descent.MOMENTUM, gradient_descent.MOMENTUM_AT = beta, 0.0
+    if beta is not None:
+        gradient_descent.MOMENTUM, gradient_descent.MOMENTUM_AT = beta, 0.0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -135,18 +141,22 @@ def _fit(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed
 def measure(name: str, splits: int) -> dict[str, Any]:
     """One table's record: per epsilon and beta, the test R^2 of each split, and the trivial and reference scores."""
     def fits(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> dict[str, float]:
-        return {str(beta): _fit(table, train, test, epsilon, seed, beta) for beta in BETAS}
+        return {**{str(beta): _fit(table, train, test, epsilon, seed, beta) for beta in BETAS},
+                RAMP: _fit(table, train, test, epsilon, seed, None)}
     return measure_table(name, _table(name), splits, EPSILONS, fits, "descent_momentum")
 
 
-def _cells(records: dict[str, dict]) -> list[tuple[str, float, float, dict[float, list[float]]]]:
-    """(table, epsilon, n epsilon / d, {beta: gap recovered per split}) of every recorded cell."""
-    return [(name, epsilon, ratio, {float(beta): gaps for beta, gaps in betas.items()})
+def _cells(records: dict[str, dict]) -> list[tuple[str, float, float, dict[Any, list[float]]]]:
+    """(table, epsilon, n epsilon / d, {beta, or RAMP: gap recovered per split}) of every recorded cell."""
+    return [(name, epsilon, ratio, {key if key == RAMP else float(key): gaps for key, gaps in betas.items()})
             for name, epsilon, ratio, betas in gradient_cells(records)]
 
 
-def _rule(cell: tuple[str, float, float, dict[float, list[float]]], beta: float, at: float) -> list[float]:
-    """A rule's gaps in a cell: beta's where n epsilon / d >= ``at``, else beta = 0's."""
+def _rule(cell: tuple[str, float, float, dict[Any, list[float]]], beta: float | None, at: float) -> list[float]:
+    """A rule's gaps in a cell: beta's where n epsilon / d >= ``at``, else beta = 0's; ``beta=None``: the ramp's
+    (the library's rule, fitted as it stands)."""
+    if beta is None:
+        return cell[3][RAMP]
     return cell[3][beta if cell[2] >= at else 0.0]
 
 
@@ -155,12 +165,16 @@ def render(stage: str, records: dict[str, dict]) -> str:
     where it lost more than 0.02 of beta = 0's, then every cell at each beta."""
     cells = sorted(_cells(records), key=lambda c: (c[0], c[1]))
     scored = [cell for cell in cells if cell[2] >= SCORED_AT]
-    rules = [(0.0, 0.0)] + [(beta, at) for beta in BETAS[1:] for at in (0.0, *THRESHOLDS)]
+    rules: list[tuple[float | None, float]] = [(0.0, 0.0)] + [(beta, at) for beta in BETAS[1:]
+                                                              for at in (0.0, *THRESHOLDS)]
+    if all(RAMP in cell[3] for cell in cells):
+        rules.append((None, 0.0))
     lines = [f"# Momentum in the descent: the {'development' if stage == 'dev' else 'held-out'} tables", "",
              "Written by benchmarks/descent_momentum.py (its docstring: the candidates, the tables, the rule). Gap "
              "recovered = (R^2 - trivial) / (reference - trivial) per split, mean over the splits; a rule takes "
-             f"beta where n epsilon / d >= A, else none. The library's rule: beta = {CHOSEN[0]:g} at A = "
-             f"{CHOSEN[1]:g}.", ""]
+             f"beta where n epsilon / d >= A, else none. The library's rule (since session 70): beta = {CHOSEN[0]:g} "
+             f"at n epsilon / d >= {CHOSEN[1]:g}, none at or below {CHOSEN[2]:g}, linear between (the ramp row, fitted "
+             "as the library stands).", ""]
     if scored:
         lines += [f"## Summary over the {len(scored)} cells with n epsilon / d >= {SCORED_AT:g}", "",
                   "| rule | worst cell's gap (95% half-width) | mean gap | cells below beta = 0 by more than 0.02 |",
@@ -171,17 +185,19 @@ def render(stage: str, records: dict[str, dict]) -> str:
             base = [float(np.mean(cell[3][0.0])) for cell in scored]
             lost = [f"{cell[0]} at {cell[1]:g} ({mean - before:+.3f})"
                     for cell, mean, before in zip(scored, means, base, strict=True) if mean < before - 0.02]
-            name = "none (beta = 0)" if beta == 0 else f"beta {beta:g}" + (f" at A = {at:g}" if at else " everywhere")
+            name = ("the library's ramp" if beta is None else "none (beta = 0)" if beta == 0 else
+                    f"beta {beta:g}" + (f" at A = {at:g}" if at else " everywhere"))
             lines.append(f"| {name} | {means[worst]:.3f} ± {_half(_rule(scored[worst], beta, at)):.3f} "
                          f"({scored[worst][0]} at {scored[worst][1]:g}) | {np.mean(means):.3f} | "
                          f"{'; '.join(lost) or 'none'} |")
         lines.append("")
     lines += ["## Cells (gap recovered at each beta, applied at every n)", "",
-              "| table | epsilon | n eps / d | " + " | ".join(f"beta {beta:g}" for beta in BETAS) + " |",
-              "|---|---|---|" + "---|" * len(BETAS)]
+              "| table | epsilon | n eps / d | " + " | ".join(f"beta {beta:g}" for beta in BETAS) + " | ramp |",
+              "|---|---|---|" + "---|" * (len(BETAS) + 1)]
     for name, epsilon, ratio, gaps in cells:
+        ramp = f"{float(np.mean(gaps[RAMP])):.3f}" if RAMP in gaps else "not run"
         lines.append(f"| {name} | {epsilon:g} | {ratio:.0f} | "
-                     + " | ".join(f"{float(np.mean(gaps[beta])):.3f}" for beta in BETAS) + " |")
+                     + " | ".join(f"{float(np.mean(gaps[beta])):.3f}" for beta in BETAS) + f" | {ramp} |")
     return "\n".join(lines + common.tables_and_runs(records)) + "\n"
 
 

@@ -22,7 +22,8 @@ warns with the ranges' share and names column_statistics=False with these number
 0.4 n one because an existing test's used-car table (n 1,500, d 27, epsilon 3: T = 0.50 n) kept 0.70 of the gap
 with the ranges, more than with column_statistics=False; it was set after that table was seen. This file's
 "locate" column and counts are that rule's. DPLinearRegression's default (its own ranges) is
-measured against its column_statistics=False on houses and claims (the probe's other finding). Families (written
+measured against its column_statistics=False on houses and claims (the probe's other finding), and since
+session 70 on electricity and grades. Families (written
 before the run; the first two are P2's tables rebuilt here, the wide ones are benchmarks/descent_advice.py's):
 
 * houses: 500 zip codes one-hot, living area and year built, a log-normal price in the public [50,000, 2,000,000];
@@ -32,7 +33,11 @@ before the run; the first two are P2's tables rebuilt here, the wide ones are be
 * wide tables of descent_advice.py: onehot200 (n 8,000), twocat150+60, uniform300 and pareto250 (n 12,000), and
   needle200 (201 numeric columns, no one-hot; n 8,000);
 * scales: five numeric columns on very different scales, each filling a sliver of its loose public range, and a label
-  filling a sliver of its public range (the ranges' case); scales_wide: the same plus a 300-level categorical.
+  filling a sliver of its public range (the ranges' case); scales_wide: the same plus a 300-level categorical;
+* added in the seventieth session (probe P2's finding 4: getting-started's advice for long-tailed or piled labels was
+  measured on DPHuberRegressor only), written before their run: electricity (a log-normal kWh in [0, 20,000], hour
+  and weekday one-hot, temperature, 8 appliance counts) and grades (25 Likert answers, a 40-level school, two constant
+  and two duplicated columns, a grade piled at its ceiling 100); both in DPLinearRegression's section too.
 
     OPENBLAS_NUM_THREADS=1 python -m benchmarks.huber_auto_rule           # results/huber_auto_rule.md (about 3 minutes)
     OPENBLAS_NUM_THREADS=1 python -m benchmarks.huber_auto_rule --quick   # 1 seed, epsilon 1 (..._quick.md)
@@ -106,6 +111,47 @@ def claims(seed: int, categorical: bool = True) -> Split:
     return _cut(X, count, (0.0, 40.0), seed)
 
 
+def electricity(seed: int) -> Split:
+    """A meter table (session 70, after probe P2's finding 4): hour of day (24 levels) and weekday (7) one-hot, a
+    temperature on [-20, 110] and 8 appliance counts on [0, 5]; the label a log-normal kWh, median about 3,000, in the
+    public [0, 20,000] (a long right tail). One table, split by seed."""
+    rng = np.random.default_rng(70)
+    n = 20000
+    hour, weekday = rng.integers(0, 24, n), rng.integers(0, 7, n)
+    temperature = np.clip(rng.normal(55, 20, n), -20, 110).round(1)
+    counts = np.clip(rng.poisson(1.5, (n, 8)), 0, 5).astype(float)
+    log_kwh = (np.log(3000) - 1.7 + counts @ rng.uniform(0.02, 0.3, 8) + 0.3 * np.sin((hour - 6) * np.pi / 12)
+               + 0.08 * (weekday >= 5) + 0.00015 * (temperature - 65) ** 2 + rng.normal(0, 0.55, n))
+    kwh = np.clip(np.exp(log_kwh), 0, 20000).round(1)
+    parts = ((dpcvx.CategoricalColumn("hour", tuple(range(24))), dpcvx.CategoricalColumn("weekday", tuple(range(7))),
+              dpcvx.NumericColumn("temperature", -20, 110))
+             + tuple(dpcvx.NumericColumn(f"appliance{j}", 0, 5) for j in range(8)))
+    columns = {"hour": hour, "weekday": weekday, "temperature": temperature,
+               **{f"appliance{j}": counts[:, j] for j in range(8)}}
+    return _cut(_encode(dpcvx.PublicSchema(parts, norm=1.0), columns), kwh, (0.0, 20000.0), seed)
+
+
+def grades(seed: int) -> Split:
+    """A course table (session 70, after probe P2's findings 2 and 4): 25 Likert answers on [1, 5] driven by one
+    latent trait, a 40-level school one-hot, two constant columns and two exact copies of answers (d 69); the label a
+    grade 82 + 9 trait + school + noise clipped onto the public [0, 100] (a pile at 100). 5,625 rows, so that the
+    80 % training split holds P2's 4,500. One table, split by seed."""
+    rng = np.random.default_rng(71)
+    n = 5625
+    school, trait = rng.integers(0, 40, n), rng.normal(0, 1, n)
+    answers = np.clip(np.round(3 + 0.8 * trait[:, None] * rng.uniform(0.2, 1, 25) + rng.normal(0, 1, (n, 25))), 1, 5)
+    grade = np.clip(82 + 9 * trait + rng.normal(0, 6, 40)[school] + rng.normal(0, 7, n), 0, 100).round(1)
+    schools = tuple(f"S{s:02d}" for s in range(40))
+    parts = (tuple(dpcvx.NumericColumn(f"q{j:02d}", 1, 5) for j in range(25))
+             + (dpcvx.CategoricalColumn("school", schools), dpcvx.NumericColumn("constant_a", 0, 5),
+                dpcvx.NumericColumn("constant_b", 1, 5), dpcvx.NumericColumn("copy_q00", 1, 5),
+                dpcvx.NumericColumn("copy_q01", 1, 5)))
+    columns = {**{f"q{j:02d}": answers[:, j] for j in range(25)}, "school": np.array(schools)[school],
+               "constant_a": np.ones(n), "constant_b": np.full(n, 3.0), "copy_q00": answers[:, 0],
+               "copy_q01": answers[:, 1]}
+    return _cut(_encode(dpcvx.PublicSchema(parts, norm=1.0), columns), grade, (0.0, 100.0), seed)
+
+
 def scales(seed: int, wide: bool = False) -> Split:
     rng = np.random.default_rng(500 + seed)
     n = 15000
@@ -153,7 +199,10 @@ FAMILIES: dict[str, Callable[[int], Split]] = {
     "uniform300": wide(descent_advice.uniform300, 12000), "pareto250": wide(descent_advice.pareto250, 12000),
     "needle200": wide(descent_advice.needle, 8000),
     "scales": scales, "scales_wide": lambda seed: scales(seed, wide=True),
+    "electricity": electricity, "grades": grades,
 }
+#: the families DPLinearRegression's default is measured on against its column_statistics=False (:func:`run_linear`)
+LINEAR = ("houses", "claims", "electricity", "grades")
 
 
 def _r2(y: np.ndarray, p: np.ndarray) -> float:
@@ -211,7 +260,7 @@ def render(cells: list[dict], seeds: int, linear: list[dict]) -> str:
                   f"0.02 of R^2 in {counts[keep, 'better']}, worse in {counts[keep, 'worse']}, within 0.02 in "
                   f"{counts[keep, 'same']}."]
     if linear:
-        lines += ["", "## DPLinearRegression on the same houses and claims tables", "",
+        lines += ["", "## DPLinearRegression on the houses, claims, electricity and grades tables", "",
                   "Its defaults (column_statistics=\"auto\": the private ranges of the columns and of the label, "
                   "then the descent) against column_statistics=False (AdaSSP). Test R^2, mean (least..most).", "",
                   "| table | epsilon | R^2 default | R^2 column_statistics=False |", "|---|---|---|---|"]
@@ -224,9 +273,9 @@ def render(cells: list[dict], seeds: int, linear: list[dict]) -> str:
 
 
 def run_linear(seeds: int, epsilons: tuple[float, ...]) -> list[dict]:
-    """DPLinearRegression's default and column_statistics=False on houses and claims."""
+    """DPLinearRegression's default and column_statistics=False on the LINEAR families."""
     cells = []
-    for name in ("houses", "claims"):
+    for name in LINEAR:
         for seed in range(seeds):
             X, y, label, Xt, yt = FAMILIES[name](seed)
             for epsilon in epsilons:

@@ -176,8 +176,8 @@ def regression_ranges_locate(n: int, d: int, epsilon: float) -> bool:
     :func:`~dpcvx.privacy.column_histogram.histogram_depth` (n, d, eps_s), the grid its fit draws on. Not the rule of
     its "auto" (which draws wherever :func:`label_range_offered` holds): where this fails its warning names the
     ranges' share and column_statistics=False (:func:`dpcvx.sklearn.noise_warning.ranges_share_text`).
-    benchmarks/results/huber_auto_rule.md measured column_statistics=False better in 6 of the 7 cells where it fails
-    and far worse in the 7th, whose label fills a sliver of a loose declared label range, so "auto" was not changed
+    benchmarks/results/huber_auto_rule.md measured column_statistics=False better in 7 of the 8 cells where it fails
+    and far worse in the 8th, whose label fills a sliver of a loose declared label range, so "auto" was not changed
     to it. Public n, d and epsilon only."""
     eps_statistics = split_budget(epsilon, REGRESSION_SHARE, "column_statistics_share")[0]
     return ranges_keep_cells(n, d, eps_statistics, histogram_depth(n, d, eps_statistics), rows=1.0)

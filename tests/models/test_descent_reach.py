@@ -17,7 +17,7 @@ import dpcvx
 from dpcvx.exceptions import NoiseDominatesWarning, SlowDescentWarning
 from dpcvx.models import descent_reach
 from dpcvx.models.descent_reach import HUBER_WIDTH, REACH_AT, SHORTFALL, descent_shortfall
-from dpcvx.privacy.gradient_descent import MOMENTUM_AT
+from dpcvx.privacy.gradient_descent import MOMENTUM_FROM
 from dpcvx.release.usefulness import checks_off
 
 
@@ -138,10 +138,11 @@ def test_the_wide_block_counts_are_the_recorded_ones():
 
 
 def test_the_check_runs_without_momentum_from_reach_at():
-    """30 flags at 20 % ones, 5,000 rows, epsilon 1: n epsilon / d = 167, below the momentum's 200 (silent before),
-    at least REACH_AT: the steps' shortfall is told, with DPHuberRegressor (d = 30 <= HUBER_WIDTH)."""
-    X, y = _flags(0.2, n=5000)
-    assert REACH_AT <= 5000 * 1.0 / 30 < MOMENTUM_AT and HUBER_WIDTH >= 30
+    """30 flags at 20 % ones, 3,000 rows, epsilon 1: n epsilon / d = 100, no momentum (at or below MOMENTUM_FROM;
+    session 70's ramp gives some above it, and at 5,000 rows, 167, the steps with it reach the fit: silent), at least
+    REACH_AT: the steps' shortfall is told, with DPHuberRegressor (d = 30 <= HUBER_WIDTH)."""
+    X, y = _flags(0.2, n=3000)
+    assert REACH_AT <= 3000 * 1.0 / 30 <= MOMENTUM_FROM and HUBER_WIDTH >= 30
     said = [text for kind, text in _said(X, y, 1.0, (0, 5000)) if kind is SlowDescentWarning]
     assert len(said) == 1 and "DPHuberRegressor(epsilon=..., label_bound=...) with the same epsilon" in said[0]
     assert "Fix:" not in said[0] and "did better in 16 of the 17 fits" in said[0]

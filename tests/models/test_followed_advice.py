@@ -51,18 +51,20 @@ def _r2(y: np.ndarray, p: np.ndarray) -> float:
 
 
 def test_slow_descent_does_not_name_the_public_huber_where_the_labels_fill_little_of_their_bound():
-    """d 51, n 6,000, epsilon 1 (n epsilon / d 118): the check fires. Labels in a tenth of (0, 100): the default's
-    released label range is far below the 0.35 of every benchmark fit, and the switch the old text named does much
-    worse than the default on held-out rows (seeded: 0.62 against -3.4; asserted with wide margins)."""
+    """d 51, n 6,000, epsilon 0.85 (n epsilon / d 100, no momentum; at epsilon 1, 118, session 70's momentum ramp
+    lets the steps reach the fit and the check is silent): the check fires. Labels in a tenth of (0, 100): the
+    default's released label range is far below the 0.35 of every benchmark fit, and the switch the old text named
+    does much worse than the default on held-out rows (seeded: 0.61 against -3.6; asserted with wide margins)."""
     X, y = _one_hot(0.1)
-    default, said = _fit(dpcvx.DPLinearRegression(epsilon=1, label_bound=(0, 100), random_state=0), X[:6000], y[:6000])
+    default, said = _fit(dpcvx.DPLinearRegression(epsilon=0.85, label_bound=(0, 100), random_state=0), X[:6000],
+                         y[:6000])
     (text,) = said[SlowDescentWarning]
     assert "DPHuberRegressor(column_statistics=False) is not named here" in text
     assert "DPHuberRegressor(column_statistics=False), at the same epsilon and bounds, did better" not in text
     assert "far worse than predicting the labels' mean" in text and "Fix:" not in text
     assert text.index("If a LevelErasedWarning was shown") < text.index("No setting is known")
-    huber, _ = _fit(dpcvx.DPHuberRegressor(epsilon=1, label_bound=(0, 100), column_statistics=False, random_state=0),
-                    X[:6000], y[:6000])
+    huber, _ = _fit(dpcvx.DPHuberRegressor(epsilon=0.85, label_bound=(0, 100), column_statistics=False,
+                                           random_state=0), X[:6000], y[:6000])
     assert _r2(y[6000:], huber.predict(X[6000:])) < 0 < _r2(y[6000:], default.predict(X[6000:])) - 0.3
 
 

@@ -302,8 +302,12 @@ def test_a_raised_n_of_the_label_s_range_alone_is_refused_at_the_level_s_floor(l
     does: at 10^9 rows every column's range would have been searched."""
     _refused(label_alone, mechanism, _set(("certificate", "column_statistics", "n"), 10**9),
              "column_statistics.n is 1000000000, at which the fit would have searched every column's range")
-    serialization.model_from_dict(_resealed(_edited(label_alone, mechanism, _set(
-        ("certificate", "column_statistics", "n"), 6000))))  # below every column's search: passes the checks
+    if mechanism == "adassp":
+        serialization.model_from_dict(_resealed(_edited(label_alone, mechanism, _set(
+            ("certificate", "column_statistics", "n"), 6000))))  # below every column's search: passes the checks
+    else:  # the descent's momentum rises with n epsilon / d from 100 to 200 (session 70): it pins n there too
+        _refused(label_alone, mechanism, _set(("certificate", "column_statistics", "n"), 6000),
+                 "certificate.calibration.momentum is 0.639, but the fit takes 0.72 at n = 6000")
 
 
 @pytest.mark.parametrize("name", ["linear", "rff", "huber"])

@@ -69,7 +69,7 @@ def test_the_text_names_the_share_and_the_alternative_from_public_numbers() -> N
     assert "more than the n rows" in text  # T above n: nothing is kept but by the noise's chance
     assert "eps_s + eps_l = 0.5 of your epsilon = 1" in text
     assert "DPHuberRegressor(column_statistics=False)" in text and "label_bound=(lo, hi)" in text
-    assert "benchmarks/results/huber_auto_rule.md" in text and "6 of 7" in text
+    assert "benchmarks/results/huber_auto_rule.md" in text and "7 of 8" in text
     assert "never the data" in text
     assert ranges_share_text(_record(16_000, 502, 3.0)) is None    # T = 11599 below n: some cells can be kept
     assert ranges_share_text(_record(16_000, 33, 1.0)) is None     # the histograms keep a cell: no word

@@ -29,6 +29,7 @@ from ...privacy.gradient_descent import (
     LONG_STEPS_AT,
     MOMENTUM,
     MOMENTUM_AT,
+    MOMENTUM_FROM,
     STEPS,
     GradientCalibration,
     descent_momentum,
@@ -204,7 +205,8 @@ def _check_descent(calibration: GradientCalibration, n: int, d: int, fit_interce
         raise InputError(f"certificate.calibration.momentum is {number_text(calibration.momentum)}, but the fit takes "
                          f"{number_text(descent_momentum(n, calibration.epsilon, d))} at n = {n}, epsilon = "
                          f"{number_text(calibration.epsilon)} and d = {d} ({MOMENTUM:g} where n epsilon / d >= "
-                         f"{MOMENTUM_AT:g}, else none); the file has been edited")
+                         f"{MOMENTUM_AT:g}, none at or below {MOMENTUM_FROM:g}, linear between); the file has been "
+                         "edited")
     if calibration.level and not fit_intercept:
         raise InputError("certificate.calibration records the label's level, which a fit releases only with an "
                          "intercept (preprocessing.row_map.fit_intercept is false); the file has been edited")
