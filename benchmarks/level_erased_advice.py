@@ -25,6 +25,16 @@ many standard errors they are from the rows' mean there (z): whether a cut "no b
 would have caught the release that "unit" left at held-out R^2 0.006. ``python -m benchmarks.level_erased_advice``
 writes results/level_erased_advice.md (under a minute on one core). Exploration, no rule chosen from it: it names
 which fix did what on these two tables, which is all the warning's text claims.
+
+Recorded (results/level_erased_advice.md, session 70): as the probe found. DPHuberRegressor: -0.010 / -0.002 (max),
+-0.010 / 0.006 (max unit), 0.493 / 0.499 (max log), 0.462 / 0.548 (p99) at epsilon 1 / 3; DPLinearRegression 0.511 /
+0.539, 0.557 / 0.574, 0.590 / 0.614, 0.562 / 0.578. Sensor: the battery column warned on 6 of 6 default fits; the
+advised norm moved R^2 by +0.003 and -0.001, dropping the column by +0.001 and 0. The cut: of the six "max unit"
+Huber fits, those at epsilon 3 (held-out 0.004 to 0.007) are 2.0 to 4.1 standard errors better than the mean on their
+training rows, so a cut "within two standard errors of a constant" (NO_BETTER's for classifiers) would not have
+caught them; it would have added one fit (epsilon 1, z 0.3) to the four R^2 <= 0 already caught. Catching R^2 0.006
+needs an absolute floor on R^2, a line of usefulness that the check does not claim, so the cut stays R^2 <= 0; the
+LevelErasedWarning's text now says that a warning that goes quiet does not say the release is useful.
 """
 
 from __future__ import annotations
