@@ -31,7 +31,10 @@ encoding, or the other encoding keeps at least ``SPREAD_RATIO`` times its spread
 on the tables the default was chosen on no warning fires under it (benchmarks/results/encodings.md). The advice
 names the other encoding where it passes the same check, and, under the centred code, the declared ranges: ranges
 that fit the values put each centred column near 0. Under "unit" they do not (a column near the top of its range
-codes near 1 whatever the range), so the advice there is the centred code alone. Where the table is bound by noise
+codes near 1 whatever the range), so the advice there is the centred code alone; beside the ranges it names the log
+scale for positive quantities spread over orders of magnitude. The schema is fitted before the estimator, so the
+advice of "unit" names the estimators it was measured to help and the one it did not (``_UNIT_MEASURED``: an analyst
+probe of session 70, benchmarks/level_erased_advice.py). Where the table is bound by noise
 at every epsilon up to ``NOISE_FIRST_EPSILON`` (the SmallTableWarning's public rule of n and d), both warnings of
 this module say so before their advice (:func:`_noise_first`). ``dpcvx predict`` encodes rows for
 a released model, whose schema is fixed: it runs its transforms inside :func:`level_checks_off`.
@@ -53,7 +56,10 @@ scale (0.82 there; fifty-first session). ``COLUMN_KEPT`` was written before any 
 the first count of fires, on breast_cancer (columns filling 5 to 8% of their ranges in their middle half; the advised
 norm, 2.74, lowered its balanced accuracy from 0.71 to 0.60), KDD and digits (columns nearly always at one value).
 With both, it fires on none of benchmarks/encodings.py's tables (tuning, held-out and shared-level, under either
-encoding) and on every table of the prober's (two classifiers, a regression, the command line's churn table).
+encoding) and on every table of the prober's (two classifiers, a regression, the command line's churn table). It reads
+the coded rows, not the label, so it cannot tell a column the label depends on from one it does not (a battery voltage
+with no signal was named on every fit of a weather table, and the fix changed nothing: ``_NO_LABEL``); telling them
+apart would be a new private read, so the text says what the check cannot see instead.
 """
 
 from __future__ import annotations
@@ -116,6 +122,37 @@ def _noise_first(n: int, d: int) -> str:
             f"at every epsilon below {least:.3g} (n epsilon / d below {SMALL_TABLE_LIMIT:g}, the SmallTableWarning's "
             "rule), and a change of encoding or norm can do little until it is not: fewer encoded columns or more "
             "rows come first. Then: ")
+
+
+#: What follows the advice of encoding="unit" in the first form of the warning (:func:`warn_if_level_erased`): the
+#: schema is fitted before the estimator, so the text names the estimators it was measured on. An analyst probe
+#: (session 70, P7 finding 2): ratings 1..10 on 30 log-normal columns declared at their documented maxima (1000
+#: times their medians); DPHuberRegressor's held-out R^2 was -0.010 / -0.002 at epsilon 1 / 3 under the centred
+#: code and -0.010 / 0.006 under "unit", which silenced the TrainingRowsWarning that had said the release was no
+#: better than a constant, while the documented 99 % points as ranges gave 0.46 / 0.55 and the log scale 0.49 / 0.50
+#: (DPLinearRegression: 0.51 / 0.54 centred, 0.56 / 0.57 "unit", 0.56 / 0.58 ranges, 0.59 / 0.61 log;
+#: benchmarks/level_erased_advice.py, results/level_erased_advice.md).
+_UNIT_MEASURED = (" (measured to help the classifiers (benchmarks/encodings.py) and DPLinearRegression; not "
+                  "DPHuberRegressor: on ratings whose 30 skewed columns were declared at 1000 times their medians its "
+                  "held-out R^2 stayed about 0 under either code, while ranges from the columns' documentation or "
+                  "the log scale raised it to about 0.5, benchmarks/level_erased_advice.py; before a "
+                  "DPHuberRegressor take the ranges or the log scale first. After any fix, score the model on "
+                  "held-out rows: a warning that goes quiet does not say that the release is useful)")
+
+
+#: The second form's caveat (:func:`_warn_if_columns_scaled`): the check reads the coded rows, not the label, so it
+#: cannot tell a column the label depends on from one it does not. An analyst probe (session 70, P7 finding 5): a
+#: battery voltage 3.6 +- 0.05 V declared (0, 5) was named on all 24 fits of a weather table (held-out R^2 0.94 to
+#: 0.996), and the fix changed nothing (benchmarks/level_erased_advice.py, results/level_erased_advice.md). Telling
+#: them apart would need the label (a new private read); the text says what the check cannot see instead.
+_NO_LABEL = ("The check does not read the label: a column that carries no signal (a nearly constant reading such as "
+             "a battery voltage) is named too, and for it the fix changes nothing; where the fix does not raise the "
+             "model's score on held-out rows, the columns named did not matter to it.")
+
+
+def _log_scale() -> str:
+    """The log scale as the reader sets it (the command line's --numeric flag, or NumericColumn's ``scale``)."""
+    return "--numeric NAME:LO:HI:log" if command_line_runs() else "NumericColumn(..., scale=\"log\")"
 
 
 def _map_factor(rows: np.ndarray, norm: float) -> np.ndarray:
@@ -184,11 +221,14 @@ def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: 
         switch, codes_fix = f'"encoding": "{other}" in the --schema file', "--missing CODE"
     else:
         switch, codes_fix = f'PublicSchema(..., encoding="{other}")', "missing_codes="
-    advice = f"encoding={other!r} keeps more of it here: {switch}" if _keeps(kappa_other, rho_other, rho) else ""
+    advice = (f"encoding={other!r} keeps more of it here: {switch}" + (_UNIT_MEASURED if other == "unit" else "")
+              if _keeps(kappa_other, rho_other, rho) else "")
     # ranges that fit the values put a centred column's code near 0; a "unit" code is its place in its range, near 1
     # for a column at the top of its range whatever the range (such tables warned with their exact minima and maxima)
+    log = _log_scale()
     ranges = ("declare ranges that fit the values, from each column's documentation (its data dictionary, never "
-              f"its values in the data), with its missing codes declared as {codes_fix}, not as the range"
+              f"its values in the data), with its missing codes declared as {codes_fix}, not as the range; or, for a "
+              f"positive quantity spread over orders of magnitude, the log scale ({log})"
               if encoding == "centred" else "")
     fix = _noise_first(*features.shape) + ("; or ".join(part for part in (advice, ranges) if part) or (
         "neither of the schema's codes keeps it here (a column near the top of its range codes near 1 under "
@@ -232,7 +272,7 @@ def _warn_if_columns_scaled(coded: np.ndarray, rest: np.ndarray, names: Sequence
         fixes.append(f"encoding={other!r}, which keeps them here: {switch}")
     # a column that fills a sliver of its range stays a sliver where no row is scaled (spend 0..150 declared
     # 0..100,000: three classes at epsilon 1 no better than the majority at either norm, 0.82 on the log scale)
-    log = "--numeric NAME:LO:HI:log" if command_line_runs() else "NumericColumn(..., scale=\"log\")"
+    log = _log_scale()
     fixes.append("for a column that fills a sliver of its range even so, a declared range that fits its values more "
                  "closely (from its documentation, never from its values in the data), or the log scale for a "
                  f"positive quantity spread over orders of magnitude ({log})")
@@ -240,6 +280,7 @@ def _warn_if_columns_scaled(coded: np.ndarray, rest: np.ndarray, names: Sequence
         f"the schema's row map x / max(1, ||x|| / norm) divides each row of norm above {norm:g} by its norm, a factor "
         f"set by all its columns: the numeric columns {shown}{more} vary less within their declared ranges than "
         "that factor moves them, so what the rows keep of them is mostly the other columns' (under half of each "
-        "one's spread after the map follows its own values), and a model learns little from them. NOT PRIVATE: "
-        "this check read the rows; it is shown to you only and is not part of any release. Fix: "
+        "one's spread after the map follows its own values): where the label depends on them, a model learns little "
+        f"from them. {_NO_LABEL} NOT PRIVATE: this check read the rows; it is shown to you only and is not part of "
+        "any release. Fix: "
         + _noise_first(*shape) + "; or ".join(fixes), LevelErasedWarning)
