@@ -35,6 +35,19 @@ def without_noise_source(data: dict) -> dict:
     return data
 
 
+def without_candidate_marks(data: dict) -> dict:
+    """``data`` (a current file's JSON, changed in place) without ``"candidate_share"`` in its curves, as a dpcvx
+    before format version 20 wrote it: its certificates' (a multiclass file's per-class entries') and its tuning
+    record's; the step from version 19 refuses a file whose certificate's curve holds it."""
+    record = (data.get("tuning") or {}).get("certificate", {})
+    release = record.get("release", {})
+    curves = [certificate["privacy_curve"] for certificate in certificates(data)]
+    curves += [release["privacy_curve"], *(item["privacy_curve"] for item in release.get("per_class", []))]
+    for curve in curves + record.get("candidate_curves", []):
+        curve.pop("candidate_share", None)
+    return data
+
+
 def not_recorded(data: dict) -> dict:
     """A copy of ``data`` whose certificates record "not-recorded", what a file without the record loads as (its
     digest, when it holds one, made again)."""

@@ -419,6 +419,13 @@ class CandidateMark:
         last, when this is one candidate's certificate of a tuned release."""
         return {**record, CANDIDATE_KEY: True} if self.candidate_of_tuning is True else record
 
+    def composed_certificates(self) -> tuple[Any, ...]:
+        """The certificates whose curves this certificate's curve composes (a one-vs-rest release's classes'), each
+        then one candidate's share too when this is, so that :func:`mark_candidate` marks them with it: none here.
+        A class's curve of a full-data selection is a third of what three classes' selection spent, and composed
+        as the release's, where it alone was read back (an attacker probe, seventieth session, P8 F1)."""
+        return ()
+
     @classmethod
     def recorded_fields(cls) -> set[str]:
         """The names of this certificate type's fields that its model-file record holds: all but the mark (which
@@ -439,11 +446,15 @@ def mark_candidate(certificate: Any) -> None:
     selected (the tuning record attached by the tuning result and by a file's reader), so that its curve says so
     (:meth:`CandidateMark.marked`). Its field is set in place, once, so that every holder of this certificate (the
     release and its tuning certificate's ``release``) reads it marked; every copy made after keeps the field. The
-    certificate's equality is unchanged; its record's curve says it is a share (:meth:`CandidateMark.marked`)."""
+    certificate's equality is unchanged; its record's curve says it is a share (:meth:`CandidateMark.marked`).
+    The certificates its curve composes (:meth:`CandidateMark.composed_certificates`: a one-vs-rest release's classes')
+    are marked with it, here, the one place: each class's curve is a share of the same selection."""
     if not isinstance(certificate, CandidateMark):
         raise InputError(f"a tuned release's certificate records whether it is one candidate's "
                          f"(dpcvx.privacy.privacy_curve.CandidateMark); {type(certificate).__name__} does not")
     object.__setattr__(certificate, "candidate_of_tuning", True)  # frozen: the one write, by TuningRecord.attach
+    for composed in certificate.composed_certificates():
+        mark_candidate(composed)
 
 
 def refuse_conditional(curve: PrivacyCurve, target: str, allow_estimates: bool) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.privacy_curve import CandidateMark, CurvePart, PrivacyCurve, drawn_curve_parts
+from ..privacy.privacy_curve import CandidateMark, CurvePart, PrivacyCurve, drawn_curve_parts, mark_candidate
 from ..privacy.rng import NoiseSource
 from ..validation import (
     class_labels,
@@ -93,6 +93,13 @@ class MulticlassCertificate(WholeCost, CandidateMark):
         if len(self.per_class) != len(self.classes):
             raise InputError(f"MulticlassCertificate holds {len(self.per_class)} per-class certificate(s) for "
                              f"{len(self.classes)} classes: one for each public class")
+        if self.candidate_of_tuning is True:  # a copy of a marked certificate (``replace``): its classes' too
+            mark_candidate(self)
+
+    def composed_certificates(self) -> tuple[ReleaseCertificate, ...]:
+        """Each class's certificate: its curve is a part of this one's, so it is one candidate's share whenever this
+        is (:func:`~dpcvx.privacy.privacy_curve.mark_candidate` marks them with it)."""
+        return self.per_class
 
     @property
     def mechanism(self) -> str:

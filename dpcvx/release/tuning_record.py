@@ -29,6 +29,7 @@ against that edit.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -255,6 +256,18 @@ def record_tuning(data: dict) -> None:
             certificate[TUNING_RECORD] = dict(made)
 
 
+def _certificates_changed(data: dict, change: Callable[[Any], Any]) -> dict:
+    """A copy of the model record ``data`` whose release certificates (:func:`_certificates`) are ``change``'s of
+    them; ``data`` is not changed."""
+    if data.get("kind") != "multiclass":
+        return {**data, "certificate": change(data.get("certificate"))}
+    entries = data.get("per_class")
+    if not isinstance(entries, list):
+        return data
+    return {**data, "per_class": [{**entry, "certificate": change(entry.get("certificate"))}
+                                  if isinstance(entry, dict) else entry for entry in entries]}
+
+
 def set_aside_tuning_records(data: dict) -> tuple[dict, list[tuple[str, Any]]]:
     """(a copy of the model record ``data`` whose release certificates hold no tuning record, the records set aside
     with the name of each): the release's reader takes the certificate as the release wrote it, and
@@ -265,80 +278,101 @@ def set_aside_tuning_records(data: dict) -> tuple[dict, list[tuple[str, Any]]]:
     def without(item: Any) -> Any:
         return {key: value for key, value in item.items() if key != TUNING_RECORD} if isinstance(item, dict) else item
 
-    if data.get("kind") != "multiclass":
-        return {**data, "certificate": without(data.get("certificate"))}, records
-    entries = data.get("per_class")
-    if isinstance(entries, list):
-        data = {**data, "per_class": [{**entry, "certificate": without(entry.get("certificate"))}
-                                      if isinstance(entry, dict) else entry for entry in entries]}
-    return data, records
+    return _certificates_changed(data, without), records
 
 
-def set_aside_candidate_mark(data: dict) -> tuple[dict, bool | None]:
-    """(a copy of the model record ``data`` whose certificate's curve holds no ``"candidate_share"``, whether it held
-    ``"candidate_share": true``; None for a record without such a curve): the release's reader compares the curve
-    with the one its calibration gives, and :func:`check_candidate_mark` compares the mark with the file's tuning
-    record after :func:`check_tuning_records` (whose refusal of a removed or added record names it). ``data`` is not
-    changed. A multiclass file records no curve of the whole release (its per-class entries' are each class's, never
-    marked: :func:`~dpcvx.privacy.privacy_curve.check_recorded_curve` refuses the mark there)."""
-    certificate = data.get("certificate")
-    if data.get("kind") == "multiclass" or not isinstance(certificate, dict) \
-            or not isinstance(certificate.get("privacy_curve"), dict):
-        return data, None
-    curve = certificate["privacy_curve"]
-    kept = {key: value for key, value in curve.items() if key != CANDIDATE_KEY}
-    if len(kept) == len(curve):
-        return data, False
-    if curve[CANDIDATE_KEY] is not True:
-        raise InputError(f"certificate.privacy_curve.{CANDIDATE_KEY} must be true (one candidate's share of a "
-                         f"release dpcvx.tune selected), got {curve[CANDIDATE_KEY]!r}; the file has been edited")
-    return {**data, "certificate": {**certificate, "privacy_curve": kept}}, True
+def set_aside_candidate_mark(data: dict) -> tuple[dict, list[tuple[str, bool]]]:
+    """(a copy of the model record ``data`` whose release certificates' curves hold no ``"candidate_share"``, and
+    for each certificate with a curve its name and whether its curve held ``"candidate_share": true``): the release's
+    reader compares each curve with the one its calibration gives, and :func:`check_candidate_mark` compares the marks
+    with the file's tuning record after :func:`check_tuning_records` (whose refusal of a removed or added record names
+    it). ``data`` is not changed. The certificates are a file's own, or a multiclass file's per-class entries' (it
+    records no curve of the whole release; each class's curve is one candidate's share of a selection too)."""
+    marks: list[tuple[str, bool]] = []
+    for name, certificate in _certificates(data):
+        curve = certificate.get("privacy_curve") if isinstance(certificate, dict) else None
+        if isinstance(curve, dict):
+            if CANDIDATE_KEY in curve and curve[CANDIDATE_KEY] is not True:
+                raise InputError(f"{name}.privacy_curve.{CANDIDATE_KEY} must be true (one candidate's share of a "
+                                 f"release dpcvx.tune selected), got {curve[CANDIDATE_KEY]!r}; the file has been "
+                                 "edited")
+            marks.append((name, CANDIDATE_KEY in curve))
+
+    def unmarked(item: Any) -> Any:
+        curve = item.get("privacy_curve") if isinstance(item, dict) else None
+        if not isinstance(curve, dict) or CANDIDATE_KEY not in curve:
+            return item
+        return {**item, "privacy_curve": {key: value for key, value in curve.items() if key != CANDIDATE_KEY}}
+
+    return _certificates_changed(data, unmarked), marks
 
 
-def check_candidate_mark(saved: Any, marked: bool | None) -> None:
-    """Refuse a model file (format version 20) whose certificate's curve is not marked as one candidate's share
-    (``marked``, from :func:`set_aside_candidate_mark`) exactly when it holds a tuning record (``saved``, its
-    ``tuning``): the certificate of a release :func:`dpcvx.tune` selected records its curve as a share
-    (:meth:`~dpcvx.privacy.privacy_curve.CandidateMark.marked`), so that a reader of the file's curve
-    (``PrivacyCurve.from_dict``) cannot compose it as the release's; any other does not. The loaded certificate is
-    marked again by :meth:`TuningRecord.attach`."""
-    if marked is None or marked is (saved is not None):
-        return
-    if marked:
-        raise InputError(f"certificate.privacy_curve records {CANDIDATE_KEY}, which a model file records only in the "
-                         "certificate of a release dpcvx.tune selected (with its tuning record); the file has been "
-                         "edited")
-    raise InputError(f"certificate.privacy_curve does not record {CANDIDATE_KEY}: true, but the file holds a tuning "
-                     "record: the certificate of a release dpcvx.tune selected states its curve as one candidate's "
-                     "share of the selection; the file has been edited")
+def _tuning_curves(saved: Any) -> list[tuple[str, dict]]:
+    """(name, record) of each curve of one candidate a saved tuning record (``saved``, a file's ``tuning``) holds, as
+    a version 20 writer marks them: its selected release's ``certificate.release.privacy_curve``, each class's
+    ``certificate.release.per_class[i].privacy_curve`` of a one-vs-rest release, and each of a full-data selection's
+    ``certificate.candidate_curves`` (at delta > 0)."""
+    record = saved.get("certificate") if isinstance(saved, dict) else None
+    if not isinstance(record, dict):
+        return []
+    release = record.get("release")
+    release = release if isinstance(release, dict) else {}
+    classes = release.get("per_class")
+    classes = classes if isinstance(classes, list) else []
+    claimed = record.get("candidate_curves")
+    claimed = claimed if isinstance(claimed, list) else []
+    named = [("tuning.certificate.release.privacy_curve", release.get("privacy_curve")),
+             *((f"tuning.certificate.release.per_class[{index}].privacy_curve",
+                item.get("privacy_curve") if isinstance(item, dict) else None) for index, item in enumerate(classes)),
+             *((f"tuning.certificate.candidate_curves[{index}]", item) for index, item in enumerate(claimed))]
+    return [(name, curve) for name, curve in named if isinstance(curve, dict)]
+
+
+def check_candidate_mark(saved: Any, marks: list[tuple[str, bool]]) -> None:
+    """Refuse a model file (format version 20) whose release certificates' curves are not marked as one candidate's
+    share (``marks``, from :func:`set_aside_candidate_mark`) exactly when it holds a tuning record (``saved``, its
+    ``tuning``), or whose tuning record holds a curve of one candidate without the mark (:func:`_tuning_curves`):
+    the certificate of a release :func:`dpcvx.tune` selected (each class's, of a one-vs-rest release) records its
+    curve as a share (:meth:`~dpcvx.privacy.privacy_curve.CandidateMark.marked`), so that a reader of the file's
+    curve (``PrivacyCurve.from_dict``) cannot compose it as the release's; any other does not. The loaded
+    certificate is marked again by :meth:`TuningRecord.attach` (its classes' with it)."""
+    for name, marked in marks:
+        if marked is (saved is not None):
+            continue
+        if marked:
+            raise InputError(f"{name}.privacy_curve records {CANDIDATE_KEY}, which a model file records only in the "
+                             "certificate of a release dpcvx.tune selected (with its tuning record); the file has "
+                             "been edited")
+        raise InputError(f"{name}.privacy_curve does not record {CANDIDATE_KEY}: true, but the file holds a tuning "
+                         "record: the certificate of a release dpcvx.tune selected states its curve as one "
+                         "candidate's share of the selection; the file has been edited")
+    for name, curve in _tuning_curves(saved):
+        if curve.get(CANDIDATE_KEY) is not True:
+            raise InputError(f"{name} does not record {CANDIDATE_KEY}: true: a tuning record states each curve of "
+                             "one candidate as its share of the selection; the file has been edited")
 
 
 def mark_candidate_records(data: dict) -> None:
     """The step from format version 19 (``data``, a model record, changed in place): the curves of a tuned file that
     are one candidate's share of the selection record ``"candidate_share": true``, as a version 20 writer records
-    them: its certificate's curve (not a multiclass file's: it records none of the whole release), its tuning
-    record's ``certificate.release.privacy_curve`` and each of ``certificate.candidate_curves`` (full-data at delta >
-    0). The tuning record changed, so each release certificate's record of it (:func:`record_tuning`) is made again,
-    where it was the record of the file's one (an edited record stays as it was, and is refused). A version 19
-    certificate curve that holds the mark was not written by dpcvx, and is refused."""
+    them: its release certificates' curves (its own, or each class's of a multiclass file, which records none of the
+    whole release) and its tuning record's (:func:`_tuning_curves`). The tuning record changed, so each release
+    certificate's record of it (:func:`record_tuning`) is made again, where it was the record of the file's one (an
+    edited record stays as it was, and is refused). A version 19 certificate curve that holds the mark was not
+    written by dpcvx, and is refused."""
     saved = data.get("tuning")
     if not isinstance(saved, dict):
         return
     former = tuning_digest(saved)
-    certificate = data.get("certificate") if data.get("kind") != "multiclass" else None
-    curve = certificate.get("privacy_curve") if isinstance(certificate, dict) else None
-    if isinstance(curve, dict):
-        if CANDIDATE_KEY in curve:
-            raise InputError(f"certificate.privacy_curve holds {CANDIDATE_KEY} in a file of format version 19, which "
-                             "no version 19 dpcvx wrote (format version 20 added it); the file has been edited")
+    for name, certificate in _certificates(data):
+        curve = certificate.get("privacy_curve") if isinstance(certificate, dict) else None
+        if isinstance(curve, dict):
+            if CANDIDATE_KEY in curve:
+                raise InputError(f"{name}.privacy_curve holds {CANDIDATE_KEY} in a file of format version 19, which "
+                                 "no version 19 dpcvx wrote (format version 20 added it); the file has been edited")
+            curve[CANDIDATE_KEY] = True
+    for _, curve in _tuning_curves(saved):
         curve[CANDIDATE_KEY] = True
-    record = saved.get("certificate")
-    release = record.get("release") if isinstance(record, dict) else None
-    claimed = record.get("candidate_curves") if isinstance(record, dict) else None
-    for item in [release.get("privacy_curve") if isinstance(release, dict) else None,
-                 *(claimed if isinstance(claimed, list) else [])]:
-        if isinstance(item, dict):
-            item[CANDIDATE_KEY] = True
     made = tuning_digest(saved)
     for _, holder in _certificates(data):
         if isinstance(holder, dict) and holder.get(TUNING_RECORD) == former:

@@ -148,10 +148,13 @@ def test_a_tuned_one_vs_rest_release_records_the_mark(tmp_path):
 # --- files of format version 19 ------------------------------------------------------------------------------------
 
 def _marks(data: dict) -> list[Any]:
-    """The candidate mark of each curve of one candidate a file records (None: unmarked)."""
+    """The candidate mark of each curve of one candidate a file records (None: unmarked), a one-vs-rest file's class
+    curves included (its entries' and its tuning record's)."""
     record = (data["tuning"] or {}).get("certificate", {})
-    curves = [*([] if "per_class" in data else [data["certificate"]["privacy_curve"]]),
-              *([record["release"]["privacy_curve"]] if "release" in record else []),
+    release = record.get("release", {})
+    curves = [*(entry["certificate"]["privacy_curve"] for entry in data.get("per_class", [data])),
+              *([release["privacy_curve"]] if "privacy_curve" in release else []),
+              *(item["privacy_curve"] for item in release.get("per_class", [])),
               *record.get("candidate_curves", [])]
     return [curve.get("candidate_share") for curve in curves]
 

@@ -10,7 +10,7 @@ import json
 
 import numpy as np
 import pytest
-from former_texts import not_recorded, without_noise_source
+from former_texts import not_recorded, without_candidate_marks, without_noise_source
 
 import dpcvx
 from dpcvx.demo import synthetic_classification
@@ -131,6 +131,7 @@ def test_a_version_8_tuned_file_records_the_tuning_record_it_holds(saved):
         entry["format_version"] = 8
         del entry["certificate"]["tuning"]
     without_noise_source(old)  # (format version 19 added it)
+    without_candidate_marks(old)  # (format version 20 added them)
     assert upgraded(old) == not_recorded(saved["multiclass"])
     loaded = model_from_dict(old)
     assert loaded.tuning is not None and loaded.epsilon == old["tuning"]["total_epsilon"]

@@ -158,17 +158,19 @@ holds the key was not written by dpcvx, and is refused. The reader takes one of 
 from an older file and saved again keeps "not-recorded"). Tested on files of every kind the version 18 dpcvx wrote
 (``tests/release/fixtures/format18``) and through every step on the older fixtures.
 
-Format version 20 records, in a file of a release :func:`dpcvx.tune` selected, that each curve of one candidate's fit
-is a share of the selection (``"candidate_share": true``, :attr:`dpcvx.privacy.privacy_curve.PrivacyCurve.
-candidate_share`): the certificate's ``privacy_curve`` (a multiclass file records none of the whole release), and in
-the tuning record the selected release's ``certificate.release.privacy_curve`` and a full-data selection's
-``candidate_curves``. A version 19 file recorded them unmarked (the loaded certificate was marked by its tuning
-record), so that ``PrivacyCurve.from_dict`` of the file's curve composed a share as a whole release (0.667 of a
-release that spent 2). Its step marks them, makes each certificate's record of the changed tuning record again
+Format version 20 records, in a file of a release :func:`dpcvx.tune` selected, that each curve of one candidate's
+fit is a share of the selection (``"candidate_share": true``, :attr:`dpcvx.privacy.privacy_curve.PrivacyCurve.
+candidate_share`): the certificate's ``privacy_curve`` (a multiclass file records none of the whole release: each
+class's, ``per_class[i].certificate.privacy_curve``), and in the tuning record the selected release's
+``certificate.release.privacy_curve`` (a multiclass release's ``per_class[i].privacy_curve`` too) and a full-data
+selection's ``candidate_curves``. A version 19 file recorded them unmarked (the loaded certificate was marked by its
+tuning record), so that ``PrivacyCurve.from_dict`` of the file's curve composed a share as a whole release (0.667 of
+a release that spent 2). Its step marks them, makes each certificate's record of the changed tuning record again
 (where it was the record of the file's one) and the digest of a file as dpcvx wrote it; a version 19 certificate
-curve that holds the mark was not written by dpcvx, and is refused. A version 20 tuned file whose certificate's curve
-lacks the mark is refused as edited. Tested on tuned files of both procedures the version 19 dpcvx wrote
-(``tests/release/fixtures/format19``) and through every step on the older tuned fixtures.
+curve that holds the mark was not written by dpcvx, and is refused. A version 20 tuned file whose certificate's
+curve (a class's) or tuning record's curve lacks the mark is refused as edited. Tested on tuned files of both
+procedures the version 19 dpcvx wrote (``tests/release/fixtures/format19``) and through every step on the older
+tuned fixtures.
 """
 
 from __future__ import annotations
