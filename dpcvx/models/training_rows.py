@@ -90,7 +90,7 @@ from ..validation import clipped_ends, declared_labels, label_codes, narrow_rang
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_BETTER_REGRESSION", "CODE_LABELS",
            "LITTLE_KEPT", "KEPT_SHARE", "KEPT_HUBER_WIDTH", "LEAST_SQUARES_FLOOR", "LEAST_SQUARES_WIDEST",
            "least_squares_share", "kept_little", "little_kept_advice", "regression_share",
-           "MAP_LOST", "MAP_SHARE", "MAP_UNEXPLAINED", "MAP_WIDE", "MAP_SMALL", "map_lost", "map_short",
+           "MAP_LOST", "MAP_SHARE", "MAP_UNEXPLAINED", "MAP_GAP", "MAP_WIDE", "MAP_SMALL", "map_lost", "map_short",
            "map_lost_advice",
            "WEAK_FINDINGS", "weak_release", "LOCATED_CLIP", "located_clip", "warn_on_located_clip",
            "says_regression_finding", "regression_check",
@@ -269,6 +269,10 @@ MAP_SHARE = 0.95
 #: fixB's report): for any k from 1.5 to 5 it added firings on the sensor table only, each where
 #: DPHuberRegressor(column_statistics=False), which the advice names first, did better. 0 turns it off.
 MAP_UNEXPLAINED = 3.0
+#: The least shortfall of R^2 (R^2_read - R^2) the :data:`MAP_UNEXPLAINED` reading counts: near a label that the
+#: columns fix exactly, 1 - R^2_read is about 0 and any rounding would be many times it (the sensor's shortfall was
+#: 0.03)
+MAP_GAP = 0.01
 MAP_LOST = (f"on its training rows, the release explains less than {MAP_SHARE:g} of the share of the labels' variance "
             "that least squares explains on the rows as the fit read them (before the release's row map, with the "
             "labels clipped onto the declared range; least squares' R^2 adjusted for its number of columns), or "
@@ -1052,8 +1056,10 @@ def map_lost(shares: list[tuple[float, ...]] | None) -> bool:
 def map_short(kept: float, read: float) -> bool:
     """The one rule of :func:`map_lost`: whether an R^2 ``kept`` falls short of least squares' adjusted R^2 ``read``
     on the rows as the fit read them: below :data:`MAP_SHARE` of it, or leaving more than :data:`MAP_UNEXPLAINED`
-    times its unexplained variance (1 - kept > k (1 - read); a share cannot trip near R^2 = 1)."""
-    return kept < MAP_SHARE * read or (MAP_UNEXPLAINED > 0 and 1.0 - kept > MAP_UNEXPLAINED * (1.0 - read))
+    times its unexplained variance (1 - kept > k (1 - read); a share cannot trip near R^2 = 1) by at least
+    :data:`MAP_GAP` of R^2."""
+    return kept < MAP_SHARE * read or (MAP_UNEXPLAINED > 0 and 1.0 - kept > MAP_UNEXPLAINED * (1.0 - read)
+                                       and read - kept >= MAP_GAP)
 
 
 def _better_without(predict: Callable[[slice], np.ndarray], labels: np.ndarray, blocks: list[slice],

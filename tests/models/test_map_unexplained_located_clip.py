@@ -43,6 +43,7 @@ def test_a_share_near_one_is_read_by_unexplained_variance():
     assert training_rows.map_lost(sensor)
     assert not training_rows.map_lost([(0.58, 0.59, 0.60)] * 2)
     assert not training_rows.map_lost([(0.9672, 0.9970, 0.9972)] * 2)  # least squares mapped keeps it: not the map
+    assert not training_rows.map_lost([(0.9990, 0.9991, 0.99999)] * 2)  # many times ~0, but under MAP_GAP of R^2
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.LevelErasedWarning")
