@@ -305,7 +305,8 @@ class ClassFloorWarning(DPCVXWarning):
 
 class TrainingRowsWarning(DPCVXWarning):
     """NOT PRIVATE: on its training rows the release predicts one class, or does no better than a constant, or (a
-    regression) keeps under 0.6 of what least squares explains on the same rows (:mod:`dpcvx.models.training_rows`).
+    regression) keeps under 0.6 of what least squares explains on the same rows, or its located column windows clip
+    more than a quarter of them onto one edge of a column (:mod:`dpcvx.models.training_rows`).
     Shown to the data owner only; never part of a release.
 
     ``finding``: the fixed text of the finding said (one of :mod:`dpcvx.models.training_rows`' constants, such as

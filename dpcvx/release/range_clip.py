@@ -12,9 +12,11 @@ rows), so a release's ``decision_function`` says it, from the caller's new rows 
 no training row is read, so the warning (:class:`~dpcvx.exceptions.RangeClipWarning`) is public.
 
 Said when a column (but one whose range is one point) is clipped onto one edge in more than ``CLIPPED_SHARE`` of the
-new rows: the windows clip a few percent of rows like the training rows, on both sides. Not said of the classifiers'
-fill map, whose windows clip lumpy columns of the training rows too (P8's clinical table, a random split: 30 % of
-the held-out rows on one column), and whose class saturates rather than extrapolates. Never said inside a fit, a
+new rows: on a roughly symmetric column the windows clip a few percent of rows drawn as the training rows were, on
+both sides; a right-skewed column's tail or a count mostly at one level is clipped more, the training rows as much
+(the fit's NOT PRIVATE :func:`~dpcvx.models.training_rows.warn_on_located_clip` says so there). Not said of the
+classifiers' fill map, whose windows clip lumpy columns of the training rows too (P8's clinical table, a random split:
+30 % of the held-out rows on one column), and whose class saturates rather than extrapolates. Never said inside a fit, a
 tuning or any other dpcvx entry that reads private rows (:func:`~dpcvx.exceptions.call_memo`): there the rows
 scored are training rows, and their share would be a statistic of the private data. Said once per call: a reader of
 a file in chunks (``dpcvx predict --chunk-rows``) adds its chunks' counts (:func:`one_range_note`) and says the
@@ -186,13 +188,14 @@ class RangeTally:
         warnings.warn(
             f"{owner}: more than {CLIPPED_SHARE:.0%} of these {self.rows:,} rows{sampled} lie beyond one edge of a "
             f"column range its private column statistics located on the training rows: by column (as the release "
-            f"reads the rows, after any encoding), {shown}, where the ranges' windows clip a few percent of rows "
-            "like the training rows, on both sides; "
+            f"reads the rows, after any encoding), {shown}. On a roughly symmetric column the windows clip a few "
+            "percent of rows drawn as the training rows were, on both sides; "
             "the ranges' map clips those values onto the ranges' edges, so the predictions cannot extrapolate beyond "
             "the training rows' ranges: rows of a later period on a trend, or of data that drifted, are predicted as "
             "if they lay at the edge. Rows drawn as the training rows were can show it too, where a column's located "
-            "window is narrower than its values (a count of a few levels, most of them at one): the fit clipped the "
-            "training rows as much, and no drift is needed. The ranges are the release's public map; this count "
+            "window is narrower than its values (a right-skewed column's long tail, or a count of a few levels, most "
+            "of them at one): the fit clipped the training rows as much (its NOT PRIVATE TrainingRowsWarning says so), "
+            "and no drift is needed. The ranges are the release's public map; this count "
             "reads your rows only. "
             "Options: declare a public map whose bounds cover the values to come (the schema's numeric bounds) "
             f"and fit with {setting('column_statistics', 'False')}, which keeps the rows' public map but switches "
