@@ -169,11 +169,11 @@ class Certificate:
         """The one verdict for ``mechanism`` at ``delta`` (:func:`dpcvx.verification.verdict.decide`), decided
         once per certificate: a pure function of its fields, which are frozen (a fit asks it three times, and a
         fit served by :func:`~dpcvx.verification.verifier.verify_problem`'s cache asks the same certificate)."""
-        kind = _check_question(mechanism, delta)
-        key = ("verdict", kind, delta, type(delta))
+        _check_question(mechanism, delta)
+        key = ("verdict", mechanism, type(mechanism), delta, type(delta))
         verdict: Verdict | None = self._answers.get(key)
         if verdict is None:
-            verdict = self._answers[key] = decide(self.conditions, kind, delta=delta,
+            verdict = self._answers[key] = decide(self.conditions, mechanism, delta=delta,
                                                    allow_estimates=self.allow_estimates, strict=self.strict)
         return verdict
 
@@ -232,12 +232,12 @@ class Certificate:
     def guarantee(self, mechanism: str, delta: float = 0.0) -> str:
         """The theorem and the privacy notion a release under ``mechanism`` at ``delta`` relies on (written once
         per certificate, as :meth:`verdict` decides once: a release states it at every fit)."""
-        kind = _check_question(mechanism, delta)
-        key = ("guarantee", kind, delta, type(delta))
+        _check_question(mechanism, delta)
+        key = ("guarantee", mechanism, type(mechanism), delta, type(delta))
         text = self._answers.get(key)
         if text is None:
-            theorem = self.verdict(kind, delta).theorem
-            note = self._conditional_note(kind)
+            theorem = self.verdict(mechanism, delta).theorem
+            note = self._conditional_note(mechanism)
             text = self._answers[key] = f"{theorem.citation}: {theorem.grants}" + (f". {note}" if note else "")
         return text
 
@@ -368,11 +368,9 @@ class Certificate:
 _ALIASES = {"L": "lipschitz", "c": "curvature", "m": "strong_convexity"}
 
 
-def _check_question(mechanism: Any, delta: Any) -> Mechanism:
+def _check_question(mechanism: Any, delta: Any) -> None:
     """A verdict's question checked before it keys a certificate's answers: a mechanism's name (InputError naming the
     two for another word, None or a list, which could not key them) and a delta in [0, 1] (the report asks at 1 for
-    every delta > 0). The mechanism is returned typed: the answers are keyed, decided and stated by it, so a name is
-    parsed here once and the layers below (:func:`~dpcvx.verification.verdict.decide`) take the typed value."""
-    kind = Mechanism.of(mechanism)
+    every delta > 0)."""
+    Mechanism.of(mechanism)
     fraction("delta", delta, allow_zero=True, allow_one=True)
-    return kind
