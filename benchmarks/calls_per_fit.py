@@ -5,7 +5,8 @@ A profiler hook (:func:`sys.setprofile`) counts, during one warm call, every cal
 
 * ``PrivateERM`` built (its ``__init__``), ``SolverChoice`` and ``RowMap`` constructed;
 * the classes checked (``check_classes`` and ``check_public_classes``);
-* the mechanism's name parsed (``Mechanism.of`` given a plain ``str``, and ``check_choice("mechanism", ...)``);
+* the mechanism's name parsed: each check of it, ``check_choice("mechanism", ...)``, the one ``Mechanism.of`` makes of
+  a name included (an already-typed ``Mechanism`` it returns unchecked is no parse);
 * plannings: ``PrivateERM._prepare`` (before issue 41) or a ``FitPlan`` or AdaSSP's ``AdaSSPPlan`` constructed
   (after);
 * AdaSSP's calibrations (``PrivateLinearRegression.calibrate``, its calibration hook).
@@ -79,8 +80,7 @@ def _counted(call: Callable[[], Any]) -> Counter:
         name = code.co_qualname
         if name in CALLED:
             counts[CALLED[name]] += 1
-        elif (name == "check_choice" and frame.f_locals.get("name") == "mechanism") or (
-                name == "Mechanism.of" and type(frame.f_locals.get("mechanism")) is str):
+        elif name == "check_choice" and frame.f_locals.get("name") == "mechanism":
             counts["mechanism parsed"] += 1
 
     sys.setprofile(hook)
@@ -209,7 +209,11 @@ def main(argv: list[str] | None = None) -> dict:
              "balanced candidates (the ranges and a class count) were planned once, \"after\" with them, "
              "re-recorded on 2026-12-07 once each estimator fit built one learner again (branch fixL: the "
              "classifiers had built 3 per fit since d92c8040); its other rows moved with later changes (calls into "
-             "dpcvx about 2,060 per fit, not the learners: building one is a handful of calls). In "
+             "dpcvx about 2,060 per fit, not the learners: building one is a handful of calls); re-recorded again "
+             "on 2026-12-07 once a typed mechanism passed every layer unchecked (branch fixL2: since dcd52d11 "
+             "Mechanism.of had checked every value given, typed or not; a parse is now counted as each check of "
+             "the name, check_choice('mechanism', ...), where the earlier labels also counted a Mechanism.of "
+             "given a str, so its earlier record's 12 per fit were 9 checks, now 1). In "
              "the estimator-candidate columns 3 of the plannings (and PrivateERM built) are not fits: "
              "NoiseDominatesWarning's advice plans lam=\"auto\" from public inputs (`choose_lam`). A column "
              "measured in one run only was not measured in the others.",

@@ -171,9 +171,10 @@ def gaussian_output(options: Mapping[str, Any], float_safe: bool) -> bool:
     output perturbation, as :func:`calibrate_linear` calibrates delta > 0 with the output mechanism and
     ``float_safe`` does not put it on a lattice: the fit whose curve after private draws is a Gaussian of (epsilon,
     delta) alone (:func:`~dpcvx.privacy.privacy_curve.fit_after_draws_part`). Public inputs only, known before the
-    draws' charge."""
+    draws' charge. The options' mechanism was checked at their entry: compared by value (a typed
+    :class:`~dpcvx.verification.verdict.Mechanism` or its name), not parsed again."""
     mechanism = options.get("mechanism")
-    return (isinstance(mechanism, str) and Mechanism.of(mechanism) is Mechanism.OUTPUT
+    return (isinstance(mechanism, str) and mechanism == Mechanism.OUTPUT
             and float(options.get("delta", 0.0)) > 0 and not float_safe)
 
 

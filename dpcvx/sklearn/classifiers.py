@@ -227,6 +227,9 @@ class _Entry(NamedTuple):
     #: the fit's one learner, built from the public parameters at the entry (column_statistics="auto" not yet
     #: resolved: :meth:`_PrivateLinearClassifier._resolved` sets it at X's shape)
     learner: PrivateERM
+    #: the mechanism parsed once by the declared table (:attr:`_PrivateLinearClassifier._parameters`); the learner
+    #: takes the typed value, which no layer parses again (:meth:`Mechanism.of <dpcvx.Mechanism.of>`)
+    mechanism: Mechanism
 
 
 def _offset_rates_of(public: tuple[float, float] | None, certificate: Any) -> tuple[float, float] | None:
@@ -447,9 +450,9 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         plan: LearnerPlan
         if multiclass:
             plan = PrivateMulticlassERM(learner.set_params(classes=(-1, 1)), classes).plan(
-                X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, **relation)
+                X, y, self.epsilon, entry.mechanism, delta=self.delta, split=self.split, **relation)
         else:
-            plan = learner.plan(X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism,
+            plan = learner.plan(X, y, epsilon=self.epsilon, delta=self.delta, mechanism=entry.mechanism,
                                 split=self.split, sample_weight=sample_weight, **relation)
         return EstimatorPlan(self, learner, plan)
 
@@ -471,9 +474,9 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         if multiclass:
             binary = learner.set_params(classes=(-1, 1))
             plan = PrivateMulticlassERM(binary, check_public_classes(self.classes))._shaped_plan(
-                X, self.epsilon, self.mechanism, self.delta, options, None)
+                X, self.epsilon, entry.mechanism, self.delta, options, None)
             return (learner, plan) if plan.binary is not None else None
-        return learner, learner._shaped_plan(X, self.epsilon, self.mechanism, delta=self.delta,
+        return learner, learner._shaped_plan(X, self.epsilon, entry.mechanism, delta=self.delta,
                                              sample_weight=sample_weight, **options)
 
     def check_params(self, sample_weight: Any = None) -> None:
@@ -498,17 +501,19 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)  # named as called
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         self._check_class_prior(multiclass)
-        learner = self._learner_checks(multiclass, sample_weight, learner)
+        mechanism = checked["mechanism"]
+        learner = self._learner_checks(multiclass, sample_weight, learner, mechanism)
         if checked["threshold"] == "prior":   # the cut at the offset's log-odds, known after the fit (_cut)
             if self.class_prior is None or not self._offset_applies():
                 prior = setting("threshold", repr("prior"), "prior")
                 raise InputError(f"{prior} cuts at the log-odds of the intercept "
                                  f"offset's class rates: it needs {setting('class_prior')} (public rates or 'private') "
                                  f"with {setting('class_weight', 'None')} in DPLogisticRegression. Nothing was charged")
-            return _Entry(multiclass, seed, math.nan, learner)
-        return _Entry(multiclass, seed, decision_cut(checked["threshold"], not multiclass), learner)
+            return _Entry(multiclass, seed, math.nan, learner, mechanism)
+        return _Entry(multiclass, seed, decision_cut(checked["threshold"], not multiclass), learner, mechanism)
 
-    def _learner_checks(self, multiclass: bool, sample_weight: Any, learner: PrivateERM | None) -> PrivateERM:
+    def _learner_checks(self, multiclass: bool, sample_weight: Any, learner: PrivateERM | None,
+                        mechanism: Mechanism) -> PrivateERM:
         """The learner's own checks of the budget, mechanism, split and neighbour relation (``n_public``, delta below
         1 / n_public, a mechanism the loss does not allow at this delta ...: :meth:`dpcvx.PrivateERM.check_options`,
         one-vs-rest's at each class's share), made at the entry, before the data: the fit made them only after reading
@@ -522,9 +527,9 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         options = {"delta": self.delta, "split": self.split, "neighbours": self.neighbours, "n_public": self.n_public}
         if multiclass:
             PrivateMulticlassERM(learner.set_params(classes=(-1, 1)), check_public_classes(self.classes)
-                                 ).check_options(self.epsilon, self.mechanism, **options)
+                                 ).check_options(self.epsilon, mechanism, **options)
         else:
-            learner.check_options(self.epsilon, self.mechanism, sample_weight=sample_weight, **options)
+            learner.check_options(self.epsilon, mechanism, sample_weight=sample_weight, **options)
         return learner
 
     def _check_class_prior(self, multiclass: bool) -> None:
@@ -610,11 +615,11 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
             elif multiclass:
                 binary = learner.set_params(classes=(-1, 1))
                 model = PrivateMulticlassERM(binary, classes).fit(
-                    X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, random_state=seed,
+                    X, y, self.epsilon, entry.mechanism, delta=self.delta, split=self.split, random_state=seed,
                     accountant=charged, **relation)
             else:
                 binary_model = learner.fit(
-                    X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism, split=self.split,
+                    X, y, epsilon=self.epsilon, delta=self.delta, mechanism=entry.mechanism, split=self.split,
                     random_state=seed, accountant=charged, sample_weight=sample_weight, **relation,
                 )
                 assert isinstance(binary_model, PrivateModel)  # task="classification"

@@ -259,6 +259,9 @@ class _Call(NamedTuple):
     #: public parameters: the PrivateERM of the objective and output releases, or AdaSSP's learner; the plan and the
     #: release take it (issue 41: one learner per fit, never a second built to plan or fit)
     learner: Learner | None = None
+    #: the mechanism as the declared table checked it, once (DPHuberRegressor: a typed
+    #: :class:`~dpcvx.verification.verdict.Mechanism` or "auto"), passed on typed: no layer parses it again
+    mechanism: Any = None
 
 
 class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, HoldsNoInput):
@@ -407,7 +410,8 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
         else:  # refused naming this estimator, not the learner it fits with
             require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
-        call = _Call(checked["epsilon"], checked["delta"], shift, bound, seed, checked["n_public"])
+        call = _Call(checked["epsilon"], checked["delta"], shift, bound, seed, checked["n_public"],
+                     mechanism=checked["mechanism"])
         return call._replace(learner=self._mechanism_checks(call, sample_weight, settings, planned))
 
     @staticmethod
@@ -904,14 +908,14 @@ class DPHuberRegressor(_PrivateRegressor):
         if self._mechanism(call)[1] != call.delta:
             check_delta_for_n(call.delta, n, self.allow_large_delta)
 
-    def _mechanism(self, call: _Call) -> tuple[str, float]:
-        """The mechanism and delta of a fit: "auto" is pure-epsilon objective perturbation, or under add-remove
-        the Gaussian output perturbation (module docstring)."""
-        mechanism, delta = self.mechanism, call.delta  # both checked in the declared table
+    def _mechanism(self, call: _Call) -> tuple[Mechanism, float]:
+        """The mechanism and delta of a fit, typed: "auto" is pure-epsilon objective perturbation, or under
+        add-remove the Gaussian output perturbation (module docstring)."""
+        mechanism, delta = call.mechanism, call.delta  # both checked in the declared table, once
         if _is(mechanism, "auto") and Neighbours.parse(self.neighbours) is Neighbours.ADD_REMOVE:
-            mechanism = "output"  # Gaussian: no pure-epsilon mechanism is derived for add-remove (module docstring)
-        elif _is(mechanism, "auto"):  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
-            mechanism, delta = "objective", 0.0
+            return Mechanism.OUTPUT, delta  # Gaussian: no pure-epsilon mechanism is derived for add-remove
+        if _is(mechanism, "auto"):  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
+            return Mechanism.OBJECTIVE, 0.0
         return mechanism, delta
 
     def _release(self, X: np.ndarray, y: np.ndarray, call: _Call, accountant: PrivacyAccountant | None,

@@ -60,7 +60,13 @@ class Mechanism(str, Enum):
     def of(cls, mechanism: str, also: tuple[str, ...] = ()) -> Mechanism:
         """The mechanism a name states; otherwise InputError naming every choice the caller takes, its own options
         ``also`` (DPHuberRegressor's 'auto') first, in the one wording of a refused choice
-        (:func:`~dpcvx.validation.check_choice`)."""
+        (:func:`~dpcvx.validation.check_choice`).
+
+        A :class:`Mechanism` is returned as it is, unchecked: it was parsed once, at the public entry that took the
+        name, and the layers below pass the typed value on (issue 41, "validate once": re-checking it here had made
+        one fit parse its mechanism 12 times)."""
+        if isinstance(mechanism, Mechanism):
+            return mechanism
         return cls(check_choice("mechanism", mechanism, (*also, *(member.value for member in cls))))
 
 
