@@ -128,11 +128,12 @@ def test_a_kernel_erm_too_large_for_memory_is_refused_before_the_charge(monkeypa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("loss", "lam"), [("hinge", 1e-2), ("logistic", 1e-6)])
+@pytest.mark.parametrize(("loss", "lam"), [("hinge", 1e-2), ("logistic", 2e-6)])
 def test_tddl_on_100000_rows_completes_after_the_charge(loss, lam):
     """TDDL on 100,000 rows (span 'auto': the public span) spent its budget, then raised SolverError: the
     certificate's n-term rounding pads exceeded the tolerance 2e-3 L R / (lam n) (the hinge's interior point ran its
-    200 steps; Newton at lam = 1e-6)."""
+    200 steps; Newton at lam = 1e-6). Newton at 2e-6: since the seventieth session lam = 1e-6 is refused before the
+    charge at this n (its proved budget, 1.23e7 steps, is beyond the limit; the least lam is 1.23e-6)."""
     X, y = circle(100_000)
     Z, _ = circle(100, seed=1)
     accountant = PrivacyAccountant(10.0)
