@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 import dpcvx
+from benchmarks.level_erased_advice import rating
 from dpcvx import DPHuberRegressor, NumericColumn, PublicSchema
 from dpcvx.advice import on_command_line
 from dpcvx.exceptions import LevelErasedWarning, RangeClipWarning
@@ -27,18 +28,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _ratings(n=6000, d=30, seed=0):
-    """The probe's rating table: 30 log-normal columns (0.3 % data-entry errors at 1000 times the median), a rating
-    1..10 from 8 of their logarithms, each column declared at its documented maximum, 1000 times its median."""
-    rng = np.random.default_rng(2000 + seed)
-    median = rng.uniform(5, 500, size=d)
-    z = rng.normal(size=(n, d))
-    x = median * np.exp(0.5 * z)
-    errors = rng.uniform(size=(n, d)) < 0.003
-    x[errors] = np.broadcast_to(1000 * median, (n, d))[errors]
-    beta = np.zeros(d)
-    beta[:8] = rng.normal(0, 0.5, size=8)
-    y = np.clip(np.round(7.3 + z @ beta + rng.normal(0, 0.9, size=n)), 1, 10)
-    frame = pd.DataFrame(x, columns=[f"f{j:02d}" for j in range(d)])
+    """The probe's rating table (benchmarks/level_erased_advice.py's generator): 30 log-normal columns (0.3 %
+    data-entry errors at 1000 times the median), a rating 1..10 from 8 of their logarithms, each column declared at
+    its documented maximum, 1000 times its median."""
+    frame, y, median = rating(seed, n=n, d=d)
     return frame, y, 1000 * median
 
 

@@ -10,6 +10,7 @@ import pytest
 from sklearn.pipeline import make_pipeline
 
 import dpcvx
+from benchmarks.level_erased_advice import rating
 from dpcvx.exceptions import RangeClipWarning, TrainingRowsWarning
 from dpcvx.models import training_rows
 
@@ -60,20 +61,13 @@ def test_the_sensor_default_is_told_and_the_plain_fit_is_not():
 
 
 def _skewed(n: int = 9000, d: int = 30, seed: int = 0) -> tuple[np.ndarray, np.ndarray, dpcvx.PublicSchema]:
-    """P7's rating table: log-normal columns (medians 5 to 500, 0.3 % of cells at 1000 times it, data-entry
-    errors) declared from 0 to a documented 99th percentile, a rating 1..10 of the first columns' logs."""
-    rng = np.random.default_rng(2000 + seed)
-    median = rng.uniform(5, 500, size=d)
-    Z = rng.normal(size=(n, d))
-    X = median * np.exp(0.5 * Z)
-    errors = rng.uniform(size=(n, d)) < 0.003
-    X[errors] = np.broadcast_to(1000 * median, (n, d))[errors]
-    beta = np.zeros(d)
-    beta[:8] = rng.normal(0, 0.5, size=8)
-    y = np.clip(np.round(7.3 + Z @ beta + rng.normal(0, 0.9, size=n)), 1, 10)
+    """P7's rating table (benchmarks/level_erased_advice.py's generator): log-normal columns (medians 5 to 500, 0.3 %
+    of cells at 1000 times it, data-entry errors) declared from 0 to a documented 99th percentile, a rating 1..10 of
+    the first columns' logs."""
+    frame, y, median = rating(seed, n=n, d=d)
     bounds = median * np.exp(0.5 * 2.326)  # public: the data dictionary's p99
     schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"f{j}", 0, float(b)) for j, b in enumerate(bounds)))
-    return X, y, schema
+    return frame.to_numpy(), y, schema
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.LevelErasedWarning")
