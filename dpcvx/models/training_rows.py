@@ -1164,18 +1164,14 @@ def located_clip(model: Any, rows: Any) -> list[tuple[int, float, int]]:
     :func:`~dpcvx.release.range_clip.located_ranges`) clips more than
     :data:`~dpcvx.release.range_clip.CLIPPED_SHARE` of the training ``rows`` (as the fit read them) onto one edge:
     (column, share, edge 0 lower / 1 upper), most clipped first; [] for a release of no located ranges. The count is
-    the prediction-time note's own (:class:`~dpcvx.release.range_clip.RangeTally`, one implementation), here on the
-    training rows."""
+    the prediction-time note's own (:meth:`RangeTally.beyond <dpcvx.release.range_clip.RangeTally.beyond>`, one
+    implementation), here on the training rows."""
     ranges = located_ranges(getattr(model, "certificate", None), model.rows)
     if ranges is None:
         return []
     tally = RangeTally(ranges)
     tally.add(rows)
-    if not tally.rows or not tally.columns.size:
-        return []
-    side = tally.columns.max(axis=0)
-    return [(int(j), float(side[j] / tally.rows), int(np.argmax(tally.columns[:, j])))
-            for j in np.argsort(-side, kind="stable") if side[j] > CLIPPED_SHARE * tally.rows]
+    return tally.beyond()
 
 
 #: :func:`warn_on_located_clip`'s finding. What follows it was measured (fixB, session 70; seed 0, epsilon 1 and 3,

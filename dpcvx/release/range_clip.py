@@ -169,20 +169,28 @@ class RangeTally:
         if not self.deferred:
             self.say(*(_SAID_AS.get() or (owner, names)))
 
+    def beyond(self) -> list[tuple[int, float, int]]:
+        """The columns clipped onto one edge in more than ``CLIPPED_SHARE`` of the rows counted: (column, share of
+        the rows, edge 0 lower / 1 upper), most clipped first; [] where none is (or nothing was compared). The one
+        rule of :meth:`say` and of the fit's note on its training rows
+        (:func:`~dpcvx.models.training_rows.located_clip`)."""
+        if not self.compared or not self.columns.size:
+            return []
+        side = self.columns.max(axis=0)  # each column's larger side
+        return [(int(j), float(side[j] / self.rows), int(np.argmax(self.columns[:, j])))
+                for j in np.argsort(-side, kind="stable") if side[j] > CLIPPED_SHARE * self.rows]
+
     def say(self, owner: str, names: Any = None) -> None:
         """Warn :class:`~dpcvx.exceptions.RangeClipWarning` when a located column clips more than ``CLIPPED_SHARE``
-        of the rows counted onto one edge, naming those columns (``names``: the columns' names, if the release
-        has them) with their shares."""
-        limit = CLIPPED_SHARE
-        if not self.compared or not self.columns.size or self.columns.max() <= limit * self.rows:
+        of the rows counted onto one edge (:meth:`beyond`), naming those columns (``names``: the columns' names, if
+        the release has them) with their shares."""
+        over = self.beyond()
+        if not over:
             return
-        side = self.columns.max(axis=0)  # each column's larger side
-        over = [int(j) for j in np.argsort(-side, kind="stable") if side[j] > limit * self.rows]
-        label = (lambda j: repr(str(names[j]))) if names is not None and len(names) == side.size else (
+        label = (lambda j: repr(str(names[j]))) if names is not None and len(names) == self.columns.shape[1] else (
             lambda j: f"column {j}")
         edge = ("lower", "upper")
-        shown = ", ".join(f"{label(j)} {side[j] / self.rows:.0%} beyond its "
-                          f"{edge[int(np.argmax(self.columns[:, j]))]} edge" for j in over[:5])
+        shown = ", ".join(f"{label(j)} {share:.0%} beyond its {edge[side]} edge" for j, share, side in over[:5])
         shown += f" and {len(over) - 5} more" if len(over) > 5 else ""
         sampled = "" if self.compared == self.rows else f" (shares estimated from {self.compared:,} of them)"
         warnings.warn(
