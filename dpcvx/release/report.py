@@ -758,6 +758,12 @@ class ReleaseReport:
     # --- the sections -----------------------------------------------------------------------
 
     @cached_property
+    def _ball_stated(self) -> bool:
+        """Whether the certificate's own check (its findings, made at cut 0) already says the classifier predicts one
+        class, and the model cuts at 0: :attr:`encodable` and :attr:`nearly_one_class` then add nothing."""
+        return bool(getattr(self.certificate, "findings", ())) and not np.any(self.decision_cut)
+
+    @cached_property
     def encodable(self) -> str | None:
         """The statement that a classifier saved with its schema predicts one class on every record the schema can
         encode (:func:`~dpcvx.release.encodable.encodable_finding`, at the model's decision cut), where the
@@ -765,8 +771,7 @@ class ReleaseReport:
         the row map and the weights, made when the summary is written (a search of at most
         :data:`~dpcvx.release.encodable.WORK` column bounds: a second or two at 200 columns,
         benchmarks/results/encodable_cost.md)."""
-        stated = bool(getattr(self.certificate, "findings", ())) and not np.any(self.decision_cut)
-        return None if self.classes is None or stated else encodable_finding(self._release, self.schema)
+        return None if self.classes is None or self._ball_stated else encodable_finding(self._release, self.schema)
 
     @cached_property
     def nearly_one_class(self) -> str | None:
@@ -774,8 +779,7 @@ class ReleaseReport:
         statement that it predicts one class on almost all of a uniform law on its saved schema's domain
         (:func:`~dpcvx.release.encodable.domain_finding`, at the model's decision cut); None otherwise. Public: the
         schema, the row map, the weights and a public seed (20,000 records scored when the summary is written)."""
-        if self.classes is None or self.encodable is not None or (
-                bool(getattr(self.certificate, "findings", ())) and not np.any(self.decision_cut)):
+        if self.classes is None or self._ball_stated or self.encodable is not None:
             return None
         return domain_finding(self._release, self.schema)
 
