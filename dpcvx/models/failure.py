@@ -15,7 +15,7 @@ So the rule, enforced here and nowhere else:
    is charged, a solve path without a proved iteration budget (:func:`require_proved`; the budget
    is :mod:`dpcvx.solvers.budget`): a user's solver, a conic-only problem. Newton without a practical
    proved budget, one beyond ``MAX_PROVED_ITERATIONS`` or none (a loss whose curvature c is not proved,
-   linear or kernel), is refused in every fit (:func:`refuse_unsafeguarded`;
+   linear or kernel), is refused in every fit (:func:`~dpcvx.solvers.choice.refuse_unsafeguarded`;
    :class:`~dpcvx.solvers.kernel.KernelERM` for the kernel learners).
 2. **Rehearsal.** Every candidate's ``fit`` runs once on synthetic public rows before the charge
    (:func:`rehearse`): an argument its ``fit`` does not take, an import that fails, a setting it
@@ -43,9 +43,8 @@ import scipy.sparse as sparse
 from ..data.notes import notes_dropped
 from ..exceptions import DPCVXWarning, InputError, SolverError, SourceChangedError, warn_shown
 from ..privacy.rng import resolve_rng
-from ..solvers.choice import refuse_unsafeguarded  # the rule's refusal, in the solvers' layer: the kernel's too
 
-__all__ = ["composite", "require_proved", "refuse_unsafeguarded", "rehearse", "rehearsing", "fixed_numerics",
+__all__ = ["composite", "require_proved", "rehearse", "rehearsing", "fixed_numerics",
            "declarations_told", "charged", "after_charge", "REHEARSAL_ROWS"]
 
 REHEARSAL_ROWS = 64  # synthetic rows of a rehearsal (fewer when the data set has fewer)

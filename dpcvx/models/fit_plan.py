@@ -61,7 +61,7 @@ from ..release.draw_texts import NOT_CLIPPED, ROWS_CLIPPED
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.regression_model import PrivateRegressionModel
 from ..release.usefulness import one_class_findings, warn_if_constant
-from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice, exceeds_limit
+from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice, exceeds_limit, refuse_unsafeguarded
 from ..solvers.linear import SolveInfo
 from ..solvers.objective import _norm
 from ..validation import (
@@ -422,7 +422,7 @@ class FitPlan:
         # refused wherever the fit runs (docs/theory.md, 7.1): a budget beyond the limit, or Newton without a proved
         # budget (a loss whose curvature c is not proved: no safeguard, and no proved fallback within the limit)
         if (least is not None and exceeds_limit(least)) or (least is None and self.solver.newton_runs(self.problem)):
-            failure.refuse_unsafeguarded(self.owner, self.solver.unproved_reason(self.problem))
+            refuse_unsafeguarded(self.owner, self.solver.unproved_reason(self.problem))
         if least is None:  # why, only where a composite procedure refuses it (the reason is a few budget calls)
             failure.require_proved(False, self.owner, self.solver.unproved_reason(self.problem))
         self.solver.check_max_iter(least)

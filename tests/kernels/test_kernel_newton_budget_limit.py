@@ -14,7 +14,7 @@ import pytest
 
 import dpcvx
 from dpcvx.demo import synthetic_classification
-from dpcvx.models import failure
+from dpcvx.models import fit_plan
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
@@ -79,10 +79,10 @@ def test_the_least_lam_named_releases_and_a_smaller_one_is_refused():
 
 def test_the_rule_is_the_linear_paths():
     # one implementation: the kernel refusal reads the linear path's limit and its test, and refuses through the
-    # failure rule's refusal (failure.refuse_unsafeguarded)
+    # linear path's refusal (choice.refuse_unsafeguarded, which the linear fit plan raises)
     assert kernel_module.exceeds_limit is choice.exceeds_limit
     assert kernel_module.MAX_PROVED_ITERATIONS == choice.MAX_PROVED_ITERATIONS
-    assert kernel_module.refuse_unsafeguarded is failure.refuse_unsafeguarded is choice.refuse_unsafeguarded
+    assert kernel_module.refuse_unsafeguarded is fit_plan.refuse_unsafeguarded is choice.refuse_unsafeguarded
     loss = resolve_loss("logistic")
     least = kernel_module.least_newton_lam(loss.curvature, loss.lipschitz_bound, 1.0, 400)
     tolerance = dpcvx.privacy.kernel_calibrate.solve_tolerance
