@@ -917,12 +917,8 @@ class PublicSchema:
         if state is None:
             return transformer_api.contained(self, self._encode(table), self.feature_names, table)
         first, shown = state
-        token = _SHOWN.set(shown)
-        try:
-            with contextlib.nullcontext() if first else level_checks_off():
-                rows = self._encode(table)
-        finally:
-            _SHOWN.reset(token)
+        with notes_shown_once(shown), contextlib.nullcontext() if first else level_checks_off():
+            rows = self._encode(table)
         if first:  # a refused transform reads no rows for the fit: the next one is still the fit's
             object.__setattr__(self, _NOTED, (False, shown))
         return transformer_api.contained(self, rows, self.feature_names, table)
@@ -1205,8 +1201,8 @@ def notes_shown_once(shown: set[str]) -> Iterator[None]:
     """A block whose schema transforms show each NOT PRIVATE note once over every block given the same ``shown``
     (the texts shown so far, added to): the chunks of one file (``dpcvx fit`` and ``dpcvx predict --chunk-rows``)
     are one table, whose notes each chunk's transform showed again (attacker probe P5 F6, session 70: 20,000 rows
-    by 5,000 showed an UndeclaredCategoryWarning 4 times). A fitted schema's transform keeps its
-    own (:data:`_SHOWN`)."""
+    by 5,000 showed an UndeclaredCategoryWarning 4 times). A fitted schema's transform shows its own this way, with
+    the texts it keeps since its fit (:meth:`PublicSchema.transform`)."""
     token = _SHOWN.set(shown)
     try:
         yield
