@@ -15,11 +15,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import dpcvx
-from benchmarks.level_erased_advice import rating
+from benchmarks.level_erased_advice import SENSOR_COLUMNS, rating, sensor
 from dpcvx import DPHuberRegressor, NumericColumn, PublicSchema
 from dpcvx.advice import on_command_line
 from dpcvx.exceptions import LevelErasedWarning, RangeClipWarning
@@ -81,24 +80,10 @@ def test_what_the_text_says_of_huber_holds_on_the_probe_table():
 
 
 def _sensor(n=4000, seed=0):
-    """The probe's weather columns and a battery voltage 3.6 +- 0.05 V declared (0, 5), which carries no signal."""
-    rng = np.random.default_rng(5000 + seed)
-    hour = rng.integers(0, 24, size=n).astype(float)
-    day = rng.integers(1, 366, size=n).astype(float)
-    season = 15 * np.sin(2 * np.pi * (day - 110) / 365)
-    t = np.clip(10 + season + 6 * np.sin(2 * np.pi * (hour - 9) / 24) + rng.normal(0, 4, size=n), -30, 50)
-    hum = np.clip(80 - 0.8 * (t - 10) + rng.normal(0, 8, size=n), 0, 100)
-    solar = np.clip(800 * np.maximum(0, np.sin(np.pi * (hour - 6) / 12)) * (1 + season / 30)
-                    + rng.normal(0, 40, size=n), 0, 1400)
-    frame = pd.DataFrame({"hour": hour, "day": day, "hum1": hum, "hum2": np.clip(hum + rng.normal(0, 0.5, n), 0, 100),
-                          "pressure": 1013 + rng.normal(0, 8, size=n), "wind": rng.gamma(2, 2, size=n),
-                          "solar": solar, "soil": np.clip(0.6 * t + 4 + rng.normal(0, 3, n), -20, 45),
-                          "logger_t": t + rng.normal(0, 0.3, size=n), "battery": 3.6 + rng.normal(0, 0.05, size=n)})
-    columns = (NumericColumn("hour", 0, 23), NumericColumn("day", 1, 366), NumericColumn("hum1", 0, 100),
-               NumericColumn("hum2", 0, 100), NumericColumn("pressure", 900, 1100), NumericColumn("wind", 0, 60),
-               NumericColumn("solar", 0, 1400), NumericColumn("soil", -20, 45), NumericColumn("logger_t", -30, 50),
-               NumericColumn("battery", 0, 5))
-    return PublicSchema(columns), frame
+    """The probe's weather columns (benchmarks/level_erased_advice.py's generator) and a battery voltage 3.6 +- 0.05 V
+    declared (0, 5), which carries no signal."""
+    frame, _ = sensor(seed, n=n)
+    return PublicSchema(SENSOR_COLUMNS), frame
 
 
 def test_a_column_named_by_its_own_variation_is_not_claimed_lost_to_the_model():
