@@ -476,7 +476,15 @@ class PrivacyAccountant:
     def spend_parallel(self, costs: Sequence[tuple[float, float]], description: str = "", *,
                        neighbours: Neighbours | str | None = None, conditional: bool = False) -> PrivacyCost:
         """Charge computations on disjoint parts of the data: the maximum of each coordinate, proved for
-        ``neighbours`` (default replace-one; converted or refused as in :meth:`spend`; ``conditional`` as there)."""
+        ``neighbours`` (default replace-one; converted or refused as in :meth:`spend`; ``conditional`` as there).
+
+        The maximum holds only when a neighbouring data set changes one part (McSherry 2009, Theorem 4). Under
+        replace-one the parts must be fixed by row position (a public split of the row indices, as
+        ``tune(procedure="split")`` makes): a record's new value then stays in its old part. Parts formed from the
+        records' values (by label, by a column) are not disjoint in that sense under replace-one: one replaced
+        record leaves one part and joins another, so both change (two counts by label, each at epsilon 1, cost 2,
+        not 1). Charge such parts with :meth:`spend` once per part, or prove each for add/remove (a record added or
+        removed falls in one part whatever its values) and pass ``neighbours="add-remove"``."""
         if isinstance(costs, (str, bytes, Mapping)) or not isinstance(costs, Iterable):
             raise InputError(f"spend_parallel takes a list of (epsilon, delta) pairs, got {type(costs).__name__}")
         checked = [check_cost(*_pair(cost)) for cost in costs]
