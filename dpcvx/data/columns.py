@@ -21,7 +21,7 @@ import numpy as np
 from .. import tables
 from ..advice import command_line_runs
 from ..exceptions import InputError
-from ..tables import MISSING_TOKENS, RowError, day_texts, missing_spellings, such_rows, text_numbers
+from ..tables import KEEP_EVERY_RECORD, MISSING_TOKENS, RowError, day_texts, missing_spellings, such_rows, text_numbers
 
 __all__ = ["INFINITY_CELL", "MISSING_TOKENS", "NOT_A_NUMBER", "as_labels", "as_numbers", "column_arrays",
            "common_length", "labels_and_absent", "marker_numbers", "spells_infinity"]
@@ -177,12 +177,6 @@ def spells_infinity(text: Any) -> bool:
     shown to the data owner only."""
     word = str(text).strip().lower().lstrip("+-")
     return word in ("inf", "infinity")
-
-
-#: What a refusal of a missing feature value says of dropping its record (docs/datasets.md, "Missing values"): the
-#: API's refusals advised "drop or impute", which the docs forbid (an analyst probe, session 69, P2 finding 5)
-KEEP_EVERY_RECORD = ("Keep every record: dropping those that hold one would make the row count n, and with it the "
-                     "noise scale, depend on the data (docs/datasets.md, Missing values)")
 
 
 def imputed_value_fix(name: str) -> str:

@@ -329,7 +329,7 @@ def test_tiny_bound_and_tiny_rows():
         (np.array([[1.0, "a"]], dtype=object),
          r"X column 1 holds text \(str\) in row 0 \(the value is not shown"),
         (np.array([[1.0, 2j]], dtype=object), r"X column 1 holds a complex that is not a number in row 0"),
-        (np.array([[1.0, np.nan]]), r"NaN or infinite values .*first at row 0, column 1; remove or impute"),
+        (np.array([[1.0, np.nan]]), r"NaN or infinite values .*first at row 0, column 1; impute them by a public rule"),
         (sparse.csr_matrix(np.array([[0.0, 1.0], [np.inf, 0.0]])), r"first at row 1, column 0"),
         (np.ma.array([[1.0, 2.0]], mask=[[0, 1]]), r"masked array with masked \(missing\) entries"),
         (np.zeros((0, 3)), r"X is empty"),

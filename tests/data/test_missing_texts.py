@@ -98,3 +98,22 @@ def test_a_blank_category_never_advises_dropping_its_record():
         PublicSchema((CategoricalColumn("job", ("a", "b")),)).transform({"job": np.array(["a", " ", "b"])})
     text = " ".join(str(item.message) for item in caught)
     assert "keep every record" in text and "drop or" not in text
+
+
+@pytest.mark.parametrize("where", ["array", "sparse-fill"])
+def test_an_array_with_a_missing_value_is_never_advised_to_drop_its_record(where):
+    """The array path's refusal of a NaN still said "remove or impute them first" (a regression audit, session 71,
+    P3 finding 3): the same sentence as the schema's refusals, impute by a public rule and keep every record."""
+    import pandas as pd
+
+    from dpcvx import PrivateERM
+
+    X = np.zeros((10, 2))
+    X[3, 1] = np.nan
+    if where == "sparse-fill":
+        X = pd.DataFrame({"a": pd.arrays.SparseArray(np.zeros(10)),
+                          "b": pd.arrays.SparseArray(np.full(10, np.nan), fill_value=np.nan)})
+    with pytest.raises(InputError) as caught:
+        PrivateERM(data_norm=1.0).fit(X, np.r_[np.ones(5), -np.ones(5)], epsilon=1.0)
+    text = str(caught.value)
+    assert "Keep every record" in text and "remove or" not in text, text

@@ -75,7 +75,7 @@ def test_a_nan_in_an_array_is_named_by_row_and_column_by_the_estimators_too():
     bad[7, 2] = np.inf
     for fit in (lambda: DPLogisticRegression().fit(bad, Y01), lambda: DPLinearRegression().fit(bad, TARGET),
                 lambda: PrivateERM(data_norm=1.0).fit(bad, YPM, 1.0)):
-        with pytest.raises(InputError, match=r"first at row 7, column 2; remove or impute"):
+        with pytest.raises(InputError, match=r"first at row 7, column 2; impute them by a public rule"):
             fit()
 
 
@@ -442,7 +442,7 @@ def test_a_missing_label_is_refused_by_the_command_line_in_the_python_api_s_word
 def test_tune_names_a_nan_by_its_row_and_column_as_a_fit_does():
     bad = X.copy()
     bad[7, 2] = np.nan
-    tables = [(bad, r"first at row 7, column 2; remove or impute"), *((table, NAN_AT) for table in
+    tables = [(bad, r"first at row 7, column 2; impute them by a public rule"), *((table, NAN_AT) for table in
                                                                         _libraries(_nan_frame()))]
     for table, message in tables:
         accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
@@ -684,7 +684,7 @@ def test_a_missing_entry_is_named_by_its_row_and_column_at_every_entry(entry, mi
     """None in X: the classifiers named the cell as a NaN's, the regressors passed on scikit-learn's bare "Input X
     contains NaN.", PrivateERM and the kernel learners said "holds a missing value": one message now, a ValueError."""
     with pytest.raises(dpcvx.tables.NonFiniteError, match=r"^X contains NaN or infinite values \(or numbers beyond "
-                                                          r"the float64 range\), first at row 3, column 1; remove"):
+                                                          r"the float64 range\), first at row 3, column 1; impute"):
         ENTRIES[entry](_with_entry(missing))
 
 
