@@ -30,11 +30,14 @@ def _run(n: int = 4000, d: int = 5) -> tuple[dict, tuple]:
 def test_quick_run_fits_every_contender_including_add_remove():
     out, _ = _run()
     cells = out["results"]["1"]
-    for name in ("dpcvx default", "dpcvx no column statistics", "dpcvx add-remove", "AdaSSP published",
-                 "dpcvx objective on a ball"):
+    for name in ("DPLinearRegression()", "dpcvx AdaSSP", "dpcvx no column statistics", "dpcvx add-remove",
+                 "AdaSSP published", "dpcvx objective on a ball"):
         assert np.isfinite(cells[name]["mse_mean"]), name
     assert cells["dpcvx no column statistics"]["released"] == ["adassp"]
     assert np.isfinite(cells["ratio_dpcvx_to_published"]) and np.isfinite(cells["ratio_no_statistics_to_published"])
+    assert np.isfinite(cells["ratio_default_to_published"])
+    # the estimator's own default is measured as itself, not as AdaSSP (session 71, P3 finding 1)
+    assert "adassp" not in cells["DPLinearRegression()"]["released"], cells["DPLinearRegression()"]
 
 
 def test_each_dpcvx_model_is_scored_by_its_own_predict():
@@ -44,7 +47,7 @@ def test_each_dpcvx_model_is_scored_by_its_own_predict():
     order = np.random.default_rng(args.seed).permutation(X.shape[0])
     cut = int(0.8 * X.shape[0])
     Xtr, ytr, Xte, yte = X[order[:cut]], y[order[:cut]], X[order[cut:]], y[order[cut:]]
-    cell = out["results"]["1"]["dpcvx default"]
+    cell = out["results"]["1"]["dpcvx AdaSSP"]
     assert cell["released"] == ["adassp-ranged"]
     by_predict, by_coef = [], []
     for r in range(2):
