@@ -457,11 +457,16 @@ PRIOR_BELOW = (40, 16, 28, -0.079)
 #: to 3,200) found the prior better in balanced accuracy in 18 of 18 fits (+0.05) while the note called it "not
 #: advised" below 2,000 (benchmarks/multiclass_prior.py's moderate family and its rule, written first).
 MANY_CLASSES = 8
-#: What benchmarks/results/multiclass_prior_moderate.md recorded of the cells of fewer than :data:`MANY_CLASSES`
-#: classes below :data:`PRIOR_ADVICE_FLOOR` (the moderate family's 4-class grades with the development and held-out
-#: families' cells of 3 to 6 classes): (cells, prior better in balanced accuracy by more than 0.02, worse by more
-#: than 0.02; the moderate family's cells, better, worse)
-PRIOR_FEW = (26, 10, 8, 10, 5, 1)
+#: What benchmarks/results/multiclass_prior_ordinal.md recorded of the cells of fewer than :data:`MANY_CLASSES`
+#: classes (the ordinal family's 5- and 7-class grades with thin end grades, the moderate family's 4-class grades, and
+#: the development and held-out families' cells of 3 to 6 classes), on either side of :data:`PRIOR_ADVICE_FLOOR`
+#: (False: below, True: at or more): (cells, prior better in balanced accuracy by more than 0.02, worse by more than
+#: 0.02, cells where its accuracy fell below a constant prediction's, cells that record a constant prediction's). At
+#: or more the prior was advised at every k, quoting the many-class counts "as here", until an analyst probe (session
+#: 71, P2 finding 5: a wine grade of 7 classes, n x epsilon / k 2,089) followed it: accuracy 0.213 against a constant
+#: prediction's 0.375 and the default's 0.479, balanced accuracy unchanged; the ordinal family (its rule written
+#: first: :func:`prior_advised`) found the same.
+PRIOR_FEW = {False: (31, 10, 8, 13, 15), True: (46, 17, 0, 6, 9)}
 
 
 def one_vs_rest_scale(n: int, epsilon: float, k: int) -> float:
@@ -470,10 +475,13 @@ def one_vs_rest_scale(n: int, epsilon: float, k: int) -> float:
     return n * epsilon / max(k, 1)
 
 
-def prior_advised(scale: float | None) -> bool:
+def prior_advised(scale: float | None, classes: int | None = None) -> bool:
     """Whether one-vs-rest's note advises class_prior='private' with threshold='prior' at a fit's public
-    :func:`one_vs_rest_scale` ``scale`` (None: not known, so not advised): at :data:`PRIOR_ADVICE_FLOOR` or more."""
-    return scale is not None and scale >= PRIOR_ADVICE_FLOOR
+    :func:`one_vs_rest_scale` ``scale`` (None: not known, so not advised) and its ``classes`` (k, public; None: not
+    known, as at many classes): at :data:`PRIOR_ADVICE_FLOOR` or more, at k of :data:`MANY_CLASSES` or more, where the
+    many-class families measured it to help in every cell (:data:`PRIOR_ABOVE`). At fewer classes it did not help in
+    every cell there (:data:`PRIOR_FEW`; benchmarks/multiclass_prior.py's ordinal family): :func:`prior_unsettled`."""
+    return scale is not None and scale >= PRIOR_ADVICE_FLOOR and (classes is None or classes >= MANY_CLASSES)
 
 
 def prior_opposed(scale: float | None, classes: int | None = None) -> bool:
@@ -482,7 +490,7 @@ def prior_opposed(scale: float | None, classes: int | None = None) -> bool:
     :data:`MANY_CLASSES` or more, or k not known: the regime where it was measured to do worse. Below the floor at
     fewer classes it was measured both ways (:func:`prior_unsettled` says so): advising against it there pointed a
     user to the worse fit (P8 finding 1)."""
-    return not prior_advised(scale) and (classes is None or classes >= MANY_CLASSES)
+    return not prior_advised(scale, classes) and (classes is None or classes >= MANY_CLASSES)
 
 
 def _prior_name() -> str:
@@ -509,7 +517,8 @@ def _scale_text(scale: float | None) -> str:
 
 
 def prior_measured() -> str:
-    """What follows the advice at :data:`PRIOR_ADVICE_FLOOR` or more: the many-class families' counts there."""
+    """What follows the advice at :data:`PRIOR_ADVICE_FLOOR` or more at :data:`MANY_CLASSES` classes or more
+    (:func:`prior_advised`): the many-class families' counts there, said only where they were measured."""
     cells, better, low, high = PRIOR_ABOVE
     below, worse, under, _ = PRIOR_BELOW
     return (f". On tables of 8 to 16 classes with shares down to 0.5 % at {SCALE_WORDS} of "
@@ -535,24 +544,34 @@ def prior_not_advised(scale: float | None, name: str | None = None) -> str:
             "accuracy rose with n x epsilon / k (more rows or a larger epsilon)")
 
 
+def _few_counts(above: bool) -> str:
+    """The recorded counts of :data:`PRIOR_FEW` on one side of :data:`PRIOR_ADVICE_FLOOR`, as the notes say them."""
+    cells, better, worse, under, recorded = PRIOR_FEW[above]
+    side = f"{PRIOR_ADVICE_FLOOR:,} or more" if above else f"below {PRIOR_ADVICE_FLOOR:,}"
+    return (f"at {side}, in {cells} cells of 3 to 7 classes, its balanced accuracy was above the default's by more "
+            f"than 0.02 in {better} and below it by more than 0.02 in {worse}, and its accuracy fell below a constant "
+            f"prediction's in {under} of the {recorded} cells that record one")
+
+
 def prior_unsettled(scale: float | None, name: str | None = None) -> str:
-    """What one-vs-rest's note says of the class prior below :data:`PRIOR_ADVICE_FLOOR` at fewer than
-    :data:`MANY_CLASSES` classes (:func:`prior_opposed` false, :func:`prior_advised` false): measured both ways,
-    with the recorded counts (:data:`PRIOR_FEW`), so neither it nor the default is advised against the other."""
-    cells, better, worse, moderate, moderate_better, moderate_worse = PRIOR_FEW
+    """What one-vs-rest's note says of the class prior at fewer than :data:`MANY_CLASSES` classes, on either side of
+    :data:`PRIOR_ADVICE_FLOOR` (:func:`prior_opposed` false, :func:`prior_advised` false): measured both ways, with
+    the recorded counts of the fit's side (:data:`PRIOR_FEW`; both where ``scale`` is not known), so neither it nor
+    the default is advised against the other."""
     prior = _prior_name() if name is None else name
-    return (f"{_scale_text(scale)} below {PRIOR_ADVICE_FLOOR:,}, with fewer than {MANY_CLASSES} classes, {prior} "
-            f"was measured both ways: in {cells} cells of 3 to 6 classes there (benchmarks/multiclass_prior.py, "
-            "results/multiclass_prior_moderate.md) its balanced accuracy was above the default's by more than 0.02 "
-            f"in {better} and below it by more than 0.02 in {worse}; on a 4-class grade with shares 40/30/20/10 % or "
-            f"55/20/15/10 % above in {moderate_better} of {moderate} and below in {moderate_worse}. No public "
-            "setting is known to do better here than either; the default's balanced accuracy rose with "
-            "n x epsilon / k (more rows or a larger epsilon)")
+    sides = ((False, True) if scale is None else (scale >= PRIOR_ADVICE_FLOOR,))
+    where = ("" if scale is None else
+             f" {PRIOR_ADVICE_FLOOR:,} or more" if scale >= PRIOR_ADVICE_FLOOR else f" below {PRIOR_ADVICE_FLOOR:,}")
+    return (f"{_scale_text(scale)}{where}, with fewer than {MANY_CLASSES} classes, {prior} was measured both ways "
+            f"(benchmarks/multiclass_prior.py, results/multiclass_prior_ordinal.md: ordinal grades of 4, 5 and 7 "
+            f"classes with thin end grades, and tables of 3 to 6 classes): {'; '.join(map(_few_counts, sides))}: it "
+            "trades accuracy for balanced accuracy. No public setting is known to do better here than either; "
+            "the default's balanced accuracy rose with n x epsilon / k (more rows or a larger epsilon)")
 
 
 def _prior_below(scale: float | None, classes: int | None, name: str | None = None) -> str:
-    """Below :data:`PRIOR_ADVICE_FLOOR`: :func:`prior_not_advised` where :func:`prior_opposed`, else
-    :func:`prior_unsettled`."""
+    """Where the prior is not advised (:func:`prior_advised` false): :func:`prior_not_advised` where
+    :func:`prior_opposed`, else :func:`prior_unsettled`."""
     return (prior_not_advised(scale, name) if prior_opposed(scale, classes) else prior_unsettled(scale, name))
 
 
@@ -749,7 +768,7 @@ def _note(regression: bool, unweighted: str | None = None, scale: float | None =
     score = python_only(TUNE_SCORE)
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
-    advised = prior_advised(scale)
+    advised = prior_advised(scale, classes)
     if unweighted == WEIGHED_ONE_VS_REST:  # its class setting in use: no class-weighted score either
         below = "" if advised else f". {_prior_below(scale, classes, 'the class prior with its cuts, in use here,')}"
         return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}{below}"
