@@ -76,6 +76,25 @@ case". Two more stages record how often each advised fit did better, per firing,
   DPLogisticRegression's), default against class_weight="balanced", on the generator at d 8 with 1 % and 3 %
   positives, n 20,000 (the prober's cells) and d 4 with 2 % and 10 %, n 2,000 and 20,000; epsilon 1 and 8; seeds 0-2.
 
+The public rate's threshold after a firing (session 71; the rule unchanged). An analyst probe (session 71, P2 finding
+7: a churn table at 26 % positive, and a credit table at 30 %) was told after this finding of class_prior="private"
+with threshold="prior" or class_weight="balanced", both of which spend budget, and not of threshold= the positive
+class's public rate (post-processing of the same release, no budget; the README's first thing to try, and what
+training_rows.public_rate_advice already names first after a one-class finding): at epsilon 1 / 3 it reached balanced
+accuracy 0.716 / 0.739 there, the prior 0.702 / 0.728, the balanced weights 0.684 / 0.721. One more stage, written
+before it ran:
+
+* "rate": the "small" stage's tables (DPLogisticRegression: default, threshold at the public rate, prior, balanced)
+  and the "other" stage's (DPHuberSVM and DPERMClassifier: default, threshold at the public rate, balanced), the same
+  epsilons and seeds. The public rate is the generator's: the share of positives in a separate draw of 200,000 rows
+  of the same generator (data seed 999), not the training rows'.
+
+Rule: the finding's text names threshold= the public rate first, for an estimator, iff among that estimator's firings
+the public rate's threshold raised the held-out balanced accuracy above the default's in at least 80 %; the text
+quotes the counts (training_rows.MISSED_RATE_MEASURED), and names the spending settings after it.
+
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.missed_cut rate
+
 Per stage: the firings, and among them how many times each advised fit's held-out balanced accuracy was above the
 default's ("better"), and the prior's above the balanced weights' (training_rows.missed_cut_advice cites these).
 """
@@ -108,6 +127,15 @@ def _gauss(d: int, share: float, n: int, seed: int) -> tuple[np.ndarray, np.ndar
     y = (s + rng.normal(0, 0.5, total) > np.quantile(s, 1 - share)).astype(int)
     schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"z{j}", -5, 5) for j in range(d)), norm=1.0)
     return schema.transform({f"z{j}": Z[:, j] for j in range(d)}), y, f"gauss d={d} share={share} n={n}"
+
+
+def public_rate(d: int, share: float) -> float:
+    """The rate of positives of :func:`_gauss`'s generator at ``d`` and ``share``, from a separate draw of 200,000
+    rows (data seed 999): a rate known without the training rows (the "rate" stage, module docstring)."""
+    rng = np.random.default_rng(999)
+    Z = rng.normal(size=(200_000, d))
+    s = Z @ np.linspace(1.5, 0, d)
+    return float(np.mean(s + rng.normal(0, 0.5, s.size) > np.quantile(s, 1 - share)))
 
 
 def _gauss_held(d: int, share: float, n: int, seed: int, held: int = 4000
@@ -224,8 +252,11 @@ def _fit(X: np.ndarray, y: np.ndarray, Xt: np.ndarray, yt: np.ndarray, epsilon: 
 def _scored(cell: dict, data: tuple, epsilon: float, seed: int, settings: dict[str, dict],
             estimator: type = dpcvx.DPLogisticRegression) -> None:
     """Fill ``cell`` with each of ``settings``' fits on ``data`` (X, y, Xt, yt): its held-back balanced accuracy, and
-    whether MISSED_CUT (or another finding) was shown; the default's two training numbers the rule read."""
+    whether MISSED_CUT (or another finding) was shown; the default's two training numbers the rule read. A setting's
+    threshold "rate" is the cell's public rate (``cell["public_rate"]``, the "rate" stage)."""
     for key, setting in settings.items():
+        if setting.get("threshold") == "rate":
+            setting = {**setting, "threshold": cell["public_rate"]}
         score, shown, (own, best) = _fit(*data, epsilon, seed, setting, estimator)
         if key == "default":
             cell["train_own"] = round(own, 4)
@@ -263,6 +294,9 @@ def measure_advice(tables: Iterator, epsilons: tuple[float, ...], estimators: tu
             for epsilon in epsilons:
                 cell: dict = {"estimator": estimator.__name__, "table": name, "n": int(len(y)), "d": int(X.shape[1]),
                               "share": float(np.mean(y)), "epsilon": epsilon}
+                if any(setting.get("threshold") == "rate" for setting in settings.values()):
+                    d, share = (float(part.partition("=")[2]) for part in name.split()[1:3])
+                    cell["public_rate"] = round(public_rate(int(d), share), 4)
                 _scored(cell, (X, y, Xt, yt), epsilon, _seed(name), settings, estimator)
                 advised = [key for key in settings if key != "default"]
                 cell["gain"] = round(cell[advised[0]] - cell["default"], 4)
@@ -281,13 +315,21 @@ def advice_summary(cells: list[dict]) -> dict:
         entry: dict = {"cells": sum(c["estimator"] == estimator for c in cells), "fired": len(fired),
                        "fired_on_advised": sum(c.get("prior_missed", False) or c.get("balanced_missed", False)
                                                for c in cells if c["estimator"] == estimator)}
-        for key in ("prior", "balanced"):
-            if fired and key in fired[0]:
+        for key in ("rate", "prior", "balanced"):
+            if fired and f"{key}_missed" in fired[0]:
                 change = [c[key] - c["default"] for c in fired]
                 entry[f"{key}_better"] = sum(value > 0 for value in change)
+                entry[f"{key}_worse_by_0.02"] = sum(value < -0.02 for value in change)
                 entry[f"{key}_change"] = [round(min(change), 4), round(max(change), 4)]
+                entry[f"{key}_mean"] = round(float(np.mean([c[key] for c in fired])), 4)
         if fired and "prior" in fired[0] and "balanced" in fired[0]:
             entry["prior_above_balanced"] = sum(c["prior"] > c["balanced"] for c in fired)
+        if fired and "rate_missed" in fired[0]:
+            entry["default_mean"] = round(float(np.mean([c["default"] for c in fired])), 4)
+            for other in ("prior", "balanced"):
+                if f"{other}_missed" in fired[0]:
+                    entry[f"rate_at_least_{other}"] = sum(c["rate"] >= c[other] for c in fired)
+            entry["rate_named_first"] = entry["rate_better"] >= 0.8 * len(fired)  # the rule (module docstring)
         silent_weak = [c for c in cells if c["estimator"] == estimator and not c["default_missed"]
                        and not c["default_other"] and c["gain"] >= GAIN]
         entry["weak_silent"] = len(silent_weak)
@@ -306,7 +348,7 @@ def render_advice(stage: str, cells: list[dict], totals: dict, settings: tuple[s
     lines += ["", "## Cells", "", f"| estimator | table | eps | {head} | fired | other | training: own | "
               "training: best cut |", "|---|---|---|" + "---|" * len(settings) + "---|---|---|---|"]
     for c in cells:
-        scores = " | ".join(f"{c[key]:.3f}" for key in settings)
+        scores = " | ".join(f"{c[key]:.3f}" if key in c else "" for key in settings)
         lines.append(f"| {c['estimator']} | {c['table']} | {c['epsilon']:g} | {scores} | "
                      f"{'yes' if c['default_missed'] else ''} | {'yes' if c['default_other'] else ''} | "
                      f"{c['train_own']:.3f} | {'' if c['train_best'] is None else format(c['train_best'], '.3f')} |")
@@ -351,9 +393,21 @@ def render(stage: str, cells: list[dict], totals: dict) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("stage", choices=("dev", "held-out", "held-out-2", "small", "other"))
+    parser.add_argument("stage", choices=("dev", "held-out", "held-out-2", "small", "other", "rate"))
     stage = parser.parse_args(argv).stage
     record = RunRecord("benchmarks.missed_cut", [stage])
+    if stage == "rate":
+        rate = {"threshold": "rate"}
+        cells = (measure_advice(small_tables(), (0.3, 1.0, 2.0), (dpcvx.DPLogisticRegression,),
+                                {"default": {}, "rate": rate, **{k: SETTINGS[k] for k in ("prior", "balanced")}})
+                 + measure_advice(other_tables(), (1.0, 8.0), (dpcvx.DPHuberSVM, dpcvx.DPERMClassifier),
+                                  {"default": {}, "rate": rate, "balanced": SETTINGS["balanced"]}))
+        totals = advice_summary(cells)
+        (RESULTS_DIR / "missed_cut_rate.json").write_text(json.dumps({"totals": totals, "cells": cells},
+                                                                     indent=1) + "\n")
+        print(write_markdown(RESULTS_DIR / "missed_cut_rate.md",
+                             render_advice(stage, cells, totals, ("default", "rate", "prior", "balanced")), record))
+        return
     if stage in ("small", "other"):
         small = stage == "small"
         chosen = SETTINGS if small else {"default": {}, "balanced": {"class_weight": "balanced"}}

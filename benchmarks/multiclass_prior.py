@@ -30,6 +30,28 @@ imbalanced ones, its mean accuracy is no more than 0.02 below the default's (a d
     python -m benchmarks.multiclass_prior dev     # benchmarks/results/multiclass_prior_dev.md
     python -m benchmarks.multiclass_prior held    # benchmarks/results/multiclass_prior_held.md
 
+Ordinal grades with thin tails, at any n x epsilon / k (session 71). An analyst probe (session 71, P2 finding 5: a
+wine-quality grade 3..9 fitted as 7 classes, shares about 1/4/33/44/16/3/0.1 %, n x epsilon / k = 2,089) was told
+of class_prior='private' with threshold='prior' "On tables of 8 to 16 classes ... of 2,000 or more, as here, its
+balanced accuracy was the default's or more in 12 of 12 cells"; it gave accuracy 0.213 (constant prediction 0.375,
+default 0.479) and balanced accuracy 0.226 against 0.223. The many-class evidence was quoted for 7 classes. A family
+and a rule, written before the run:
+
+* "ordinal": a latent score (a unit-norm weight over d = 10 standard normal columns under public bounds (-5, 5),
+  plus N(0, 0.75^2) noise) rounded into k grades at cut points placed so that the middle grades carry most rows
+  and the end grades thin tails: k = 5 with shares about 4/25/45/22/4 % ("peak5") and k = 7 with 1/4/33/44/16/3/0.1
+  % as the probe's ("peak7"); n in {5,000, 20,000} training rows, 5,000 test rows; epsilon in {0.5, 1, 3}: n x
+  epsilon / k from 357 to 12,000; data seed 7100 + k + n // 1000, fit seeds 0 and 1.
+
+Rule (written first): the note ADVISES the prior at n x epsilon / k of PRIOR_ADVICE_FLOOR or more only at k where
+every recorded cell of such k at that scale (the ordinal family, the moderate family, and the development and
+held-out cells) HELPS (:func:`helps`, margin 0.02: balanced accuracy 0.02 above the default's, accuracy not below a
+constant prediction's); the many-class evidence (8 to 16 classes) is quoted only at k of MANY_K or more. At fewer
+classes the note states the recorded counts at the fit's side of the floor (better, worse, accuracy below a constant
+prediction's) and advises neither.
+
+    python -m benchmarks.multiclass_prior ordinal  # benchmarks/results/multiclass_prior_ordinal.md
+
 Many classes, long tails: when to ADVISE the prior (session 67). The NOT PRIVATE TrainingRowsWarning of a default
 one-vs-rest fit advised ``class_prior="private", threshold="prior"`` on the evidence above (at most 10 classes, one
 dominant). An analyst probe (session 67, P3 finding 1: 12 classes, shares geometric from 30 % down to 0.5 %, n 15,000,
@@ -221,10 +243,33 @@ def moderate_tables():
             yield f"k=4 {name} n={n}", Z[:n], labels[:n], Z[n:], labels[n:], (0.5, 1, 2), (0, 1)
 
 
-def recorded_few_class_cells(floor_value: float) -> list[tuple[str, float, float]]:
+#: the ordinal family's grades: (name, cut points of the latent score) (module docstring)
+ORDINAL_GRADES = (("peak5", (-2.48, -0.78, 0.91, 2.48)),
+                  ("peak7", (-3.29, -2.33, -0.43, 1.29, 2.91, 4.37)))
+
+
+def ordinal_tables():
+    """The ordinal family (module docstring): a latent score rounded into grades with thin end grades."""
+    d = 10
+    schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"x{j}", -5, 5) for j in range(d)), norm=1.0)
+    for name, cuts in ORDINAL_GRADES:
+        k = len(cuts) + 1
+        for n in (5000, 20000):
+            rng = np.random.default_rng(7100 + k + n // 1000)
+            weights = rng.normal(size=d)
+            X = np.clip(rng.normal(size=(n + TEST_ROWS, d)), -5, 5)
+            latent = 1.2 * X @ weights / np.linalg.norm(weights) + 0.75 * rng.normal(size=n + TEST_ROWS)
+            labels = np.searchsorted(np.asarray(cuts), latent)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                Z = schema.transform({f"x{j}": X[:, j] for j in range(d)})
+            yield f"k={k} {name} n={n}", Z[:n], labels[:n], Z[n:], labels[n:], (0.5, 1, 3), (0, 1)
+
+
+def recorded_few_class_cells(floor_value: float, above: bool = False) -> list[tuple[str, float, float]]:
     """(table, s, prior minus default in balanced accuracy) of the recorded development and held-out cells
     (results/multiclass_prior_{dev,held}.md) of fewer than :data:`MANY_K` classes with s = n x epsilon / k below
-    ``floor_value`` (the held-out family's n: 6,000 training rows)."""
+    ``floor_value`` (``above``: at it or more; the held-out family's n: 6,000 training rows)."""
     out = []
     for which in ("dev", "held"):
         text = (RESULTS_DIR / f"multiclass_prior_{which}.md").read_text()
@@ -233,7 +278,7 @@ def recorded_few_class_cells(floor_value: float) -> list[tuple[str, float, float
             name, k, eps = row.group(1), int(row.group(2)), float(row.group(3))
             n = int(re.search(r"n=(\d+)", name).group(1)) if "n=" in name else 6000
             scale = n * eps / k
-            if k < MANY_K and scale < floor_value:
+            if k < MANY_K and (scale >= floor_value) == above:
                 out.append((f"{which}: {name}, epsilon {eps}", scale, float(row.group(5)) - float(row.group(4))))
     return out
 
@@ -283,6 +328,60 @@ def _moderate() -> None:
                       "Recorded cells of fewer than 8 classes below the floor (prior minus default, bal. acc.):", "",
                       *[f"- {name} (s {scale:,.0f}): {gain:+.3f}" for name, scale, gain in recorded]])
     print(write_markdown(RESULTS_DIR / "multiclass_prior_moderate.md", text, record))
+
+
+def _ordinal() -> None:
+    """Run the ordinal family and write its results file with the rule's verdict (module docstring)."""
+    from dpcvx.models.training_rows import PRIOR_ADVICE_FLOOR
+
+    record = RunRecord("benchmarks.multiclass_prior", sys.argv[1:] or ["ordinal"])
+    lines = ["| table | epsilon | n x eps / k | constant acc. | min share | default bal. acc. / acc. | "
+             "prior bal. acc. / acc. | prior minus default (bal. acc.) | prior helps |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    cells = []
+    for name, X, y, Xt, yt, epsilons, seeds in ordinal_tables():
+        k = int(max(y.max(), yt.max())) + 1
+        constant = float(np.max(np.bincount(yt, minlength=k)) / yt.size)
+        least = float(np.min(np.bincount(y, minlength=k)) / y.size)
+        for eps in epsilons:
+            a, b = _mean_scores(X, y, Xt, yt, tuple(range(k)), eps, seeds)
+            scale = X.shape[0] * eps / k
+            good = helps(b[0], a[0], b[1], constant)
+            cells.append((scale, b[0] - a[0], b[1] < constant, good))
+            lines.append(f"| {name} | {eps} | {scale:,.0f} | {constant:.3f} | {least:.4f} | {a[0]:.3f} / {a[1]:.3f} | "
+                         f"{b[0]:.3f} / {b[1]:.3f} | {b[0] - a[0]:+.3f} | {'yes' if good else 'no'} |")
+            print(lines[-1], flush=True)
+    # (s, constant acc., default bal. acc., default acc., prior bal. acc., prior acc.)
+    moderate = [(float(m.group(1).replace(",", "")), float(m.group(2)), float(m.group(3)), float(m.group(4)),
+                 float(m.group(5)), float(m.group(6))) for m in re.finditer(
+        r"^\| k=4 [^|]+ \| [\d.]+ \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) / ([\d.]+) \| ([\d.]+) / ([\d.]+) \|",
+        (RESULTS_DIR / "multiclass_prior_moderate.md").read_text(), re.M)]
+    verdict = []
+    for above in (False, True):
+        side = f"s >= {PRIOR_ADVICE_FLOOR:,}" if above else f"s < {PRIOR_ADVICE_FLOOR:,}"
+        mine = [c for c in cells if (c[0] >= PRIOR_ADVICE_FLOOR) == above]
+        mod = [c for c in moderate if (c[0] >= PRIOR_ADVICE_FLOOR) == above]
+        old = [gain for _, _, gain in recorded_few_class_cells(PRIOR_ADVICE_FLOOR, above)]
+        gains = [c[1] for c in mine] + [c[4] - c[2] for c in mod] + old
+        under = sum(c[2] for c in mine) + sum(c[5] < c[1] for c in mod)
+        every = all(c[3] for c in mine) and all(helps(c[4], c[2], c[5], c[1]) for c in mod) and all(
+            g >= 0.02 for g in old)
+        verdict.append(f"- cells of fewer than {MANY_K} classes with {side}: ordinal {len(mine)}, moderate {len(mod)}, "
+                       f"development and held-out {len(old)}; all {len(gains)}: prior better in balanced accuracy by "
+                       f"more than 0.02 in {sum(g > 0.02 for g in gains)}, worse by more than 0.02 in "
+                       f"{sum(g < -0.02 for g in gains)}; its accuracy below a constant prediction's in {under} of the "
+                       f"{len(mine) + len(mod)} ordinal and moderate cells (the others record no constant); "
+                       f"prior HELPS in every cell: {'yes' if every else 'no'}")
+        verdict.append(f"  - ordinal alone: {len(mine)} cells, better by more than 0.02 in "
+                       f"{sum(c[1] > 0.02 for c in mine)}, worse by more than 0.02 in "
+                       f"{sum(c[1] < -0.02 for c in mine)}, "
+                       f"accuracy below a constant prediction's in {sum(c[2] for c in mine)}")
+    text = "\n".join(["# One-vs-rest with class_prior='private', threshold='prior': the ordinal family", "",
+                      f"Written by `{record.command}` (the family and the rule: the script's docstring, written "
+                      "before the run). Each cell: the mean over its seeds (two). s = n x epsilon / k, n the "
+                      "training rows. Moderate cells: results/multiclass_prior_moderate.md (default bal. acc. / acc., "
+                      "prior bal. acc. / acc., constant acc.).", "", *verdict, "", *lines])
+    print(write_markdown(RESULTS_DIR / "multiclass_prior_ordinal.md", text, record))
 
 
 def helps(prior_balanced: float, default_balanced: float, prior_accuracy: float, constant: float,
@@ -381,6 +480,9 @@ def main(which: str) -> None:
         return
     if which == "moderate":
         _moderate()
+        return
+    if which == "ordinal":
+        _ordinal()
         return
     record = RunRecord("benchmarks.multiclass_prior", [which])
     tables = dev_tables() if which == "dev" else held_tables()

@@ -99,7 +99,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "MISSED_CUT", "MISSED_GAP", "MISSED_RANKED", "MISSED_ROWS", "sampled_rows", "best_balanced_accuracy",
            "missed_cut", "MISSED_SHARE", "MISSED_MEASURED", "MISSED_CUT_EVEN", "even_cut_advice",
            "missed_cut_advice", "MISSED_BALANCED_OTHER", "balanced_accuracy",
-           "PUBLIC_RATE_MEASURED", "misses_rarer_class", "public_rate_advice",
+           "PUBLIC_RATE_MEASURED", "MISSED_RATE_MEASURED", "misses_rarer_class", "public_rate_advice",
            "MISSED_PRIOR_CUT", "WEIGHED_SHARE", "WEIGHED_SHORT", "weighed_accuracies", "weighed_short",
            "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
            "ONE_VS_REST", "ONE_VS_REST_OTHER", "PRIOR_ADVICE_FLOOR", "PRIOR_ABOVE", "PRIOR_BELOW",
@@ -457,11 +457,16 @@ PRIOR_BELOW = (40, 16, 28, -0.079)
 #: to 3,200) found the prior better in balanced accuracy in 18 of 18 fits (+0.05) while the note called it "not
 #: advised" below 2,000 (benchmarks/multiclass_prior.py's moderate family and its rule, written first).
 MANY_CLASSES = 8
-#: What benchmarks/results/multiclass_prior_moderate.md recorded of the cells of fewer than :data:`MANY_CLASSES`
-#: classes below :data:`PRIOR_ADVICE_FLOOR` (the moderate family's 4-class grades with the development and held-out
-#: families' cells of 3 to 6 classes): (cells, prior better in balanced accuracy by more than 0.02, worse by more
-#: than 0.02; the moderate family's cells, better, worse)
-PRIOR_FEW = (26, 10, 8, 10, 5, 1)
+#: What benchmarks/results/multiclass_prior_ordinal.md recorded of the cells of fewer than :data:`MANY_CLASSES`
+#: classes (the ordinal family's 5- and 7-class grades with thin end grades, the moderate family's 4-class grades, and
+#: the development and held-out families' cells of 3 to 6 classes), on either side of :data:`PRIOR_ADVICE_FLOOR`
+#: (False: below, True: at or more): (cells, prior better in balanced accuracy by more than 0.02, worse by more than
+#: 0.02, cells where its accuracy fell below a constant prediction's, cells that record a constant prediction's). At
+#: or more the prior was advised at every k, quoting the many-class counts "as here", until an analyst probe (session
+#: 71, P2 finding 5: a wine grade of 7 classes, n x epsilon / k 2,089) followed it: accuracy 0.213 against a constant
+#: prediction's 0.375 and the default's 0.479, balanced accuracy unchanged; the ordinal family (its rule written
+#: first: :func:`prior_advised`) found the same.
+PRIOR_FEW = {False: (31, 10, 8, 13, 15), True: (46, 17, 0, 6, 9)}
 
 
 def one_vs_rest_scale(n: int, epsilon: float, k: int) -> float:
@@ -470,10 +475,13 @@ def one_vs_rest_scale(n: int, epsilon: float, k: int) -> float:
     return n * epsilon / max(k, 1)
 
 
-def prior_advised(scale: float | None) -> bool:
+def prior_advised(scale: float | None, classes: int | None = None) -> bool:
     """Whether one-vs-rest's note advises class_prior='private' with threshold='prior' at a fit's public
-    :func:`one_vs_rest_scale` ``scale`` (None: not known, so not advised): at :data:`PRIOR_ADVICE_FLOOR` or more."""
-    return scale is not None and scale >= PRIOR_ADVICE_FLOOR
+    :func:`one_vs_rest_scale` ``scale`` (None: not known, so not advised) and its ``classes`` (k, public; None: not
+    known, as at many classes): at :data:`PRIOR_ADVICE_FLOOR` or more, at k of :data:`MANY_CLASSES` or more, where the
+    many-class families measured it to help in every cell (:data:`PRIOR_ABOVE`). At fewer classes it did not help in
+    every cell there (:data:`PRIOR_FEW`; benchmarks/multiclass_prior.py's ordinal family): :func:`prior_unsettled`."""
+    return scale is not None and scale >= PRIOR_ADVICE_FLOOR and (classes is None or classes >= MANY_CLASSES)
 
 
 def prior_opposed(scale: float | None, classes: int | None = None) -> bool:
@@ -482,7 +490,7 @@ def prior_opposed(scale: float | None, classes: int | None = None) -> bool:
     :data:`MANY_CLASSES` or more, or k not known: the regime where it was measured to do worse. Below the floor at
     fewer classes it was measured both ways (:func:`prior_unsettled` says so): advising against it there pointed a
     user to the worse fit (P8 finding 1)."""
-    return not prior_advised(scale) and (classes is None or classes >= MANY_CLASSES)
+    return not prior_advised(scale, classes) and (classes is None or classes >= MANY_CLASSES)
 
 
 def _prior_name() -> str:
@@ -509,7 +517,8 @@ def _scale_text(scale: float | None) -> str:
 
 
 def prior_measured() -> str:
-    """What follows the advice at :data:`PRIOR_ADVICE_FLOOR` or more: the many-class families' counts there."""
+    """What follows the advice at :data:`PRIOR_ADVICE_FLOOR` or more at :data:`MANY_CLASSES` classes or more
+    (:func:`prior_advised`): the many-class families' counts there, said only where they were measured."""
     cells, better, low, high = PRIOR_ABOVE
     below, worse, under, _ = PRIOR_BELOW
     return (f". On tables of 8 to 16 classes with shares down to 0.5 % at {SCALE_WORDS} of "
@@ -535,24 +544,34 @@ def prior_not_advised(scale: float | None, name: str | None = None) -> str:
             "accuracy rose with n x epsilon / k (more rows or a larger epsilon)")
 
 
+def _few_counts(above: bool) -> str:
+    """The recorded counts of :data:`PRIOR_FEW` on one side of :data:`PRIOR_ADVICE_FLOOR`, as the notes say them."""
+    cells, better, worse, under, recorded = PRIOR_FEW[above]
+    side = f"{PRIOR_ADVICE_FLOOR:,} or more" if above else f"below {PRIOR_ADVICE_FLOOR:,}"
+    return (f"at {side}, in {cells} cells of 3 to 7 classes, its balanced accuracy was above the default's by more "
+            f"than 0.02 in {better} and below it by more than 0.02 in {worse}, and its accuracy fell below a constant "
+            f"prediction's in {under} of the {recorded} cells that record one")
+
+
 def prior_unsettled(scale: float | None, name: str | None = None) -> str:
-    """What one-vs-rest's note says of the class prior below :data:`PRIOR_ADVICE_FLOOR` at fewer than
-    :data:`MANY_CLASSES` classes (:func:`prior_opposed` false, :func:`prior_advised` false): measured both ways,
-    with the recorded counts (:data:`PRIOR_FEW`), so neither it nor the default is advised against the other."""
-    cells, better, worse, moderate, moderate_better, moderate_worse = PRIOR_FEW
+    """What one-vs-rest's note says of the class prior at fewer than :data:`MANY_CLASSES` classes, on either side of
+    :data:`PRIOR_ADVICE_FLOOR` (:func:`prior_opposed` false, :func:`prior_advised` false): measured both ways, with
+    the recorded counts of the fit's side (:data:`PRIOR_FEW`; both where ``scale`` is not known), so neither it nor
+    the default is advised against the other."""
     prior = _prior_name() if name is None else name
-    return (f"{_scale_text(scale)} below {PRIOR_ADVICE_FLOOR:,}, with fewer than {MANY_CLASSES} classes, {prior} "
-            f"was measured both ways: in {cells} cells of 3 to 6 classes there (benchmarks/multiclass_prior.py, "
-            "results/multiclass_prior_moderate.md) its balanced accuracy was above the default's by more than 0.02 "
-            f"in {better} and below it by more than 0.02 in {worse}; on a 4-class grade with shares 40/30/20/10 % or "
-            f"55/20/15/10 % above in {moderate_better} of {moderate} and below in {moderate_worse}. No public "
-            "setting is known to do better here than either; the default's balanced accuracy rose with "
-            "n x epsilon / k (more rows or a larger epsilon)")
+    sides = ((False, True) if scale is None else (scale >= PRIOR_ADVICE_FLOOR,))
+    where = ("" if scale is None else
+             f" {PRIOR_ADVICE_FLOOR:,} or more" if scale >= PRIOR_ADVICE_FLOOR else f" below {PRIOR_ADVICE_FLOOR:,}")
+    return (f"{_scale_text(scale)}{where}, with fewer than {MANY_CLASSES} classes, {prior} was measured both ways "
+            f"(benchmarks/multiclass_prior.py, results/multiclass_prior_ordinal.md: ordinal grades of 4, 5 and 7 "
+            f"classes with thin end grades, and tables of 3 to 6 classes): {'; '.join(map(_few_counts, sides))}: it "
+            "trades accuracy for balanced accuracy. No public setting is known to do better here than either; "
+            "the default's balanced accuracy rose with n x epsilon / k (more rows or a larger epsilon)")
 
 
 def _prior_below(scale: float | None, classes: int | None, name: str | None = None) -> str:
-    """Below :data:`PRIOR_ADVICE_FLOOR`: :func:`prior_not_advised` where :func:`prior_opposed`, else
-    :func:`prior_unsettled`."""
+    """Where the prior is not advised (:func:`prior_advised` false): :func:`prior_not_advised` where
+    :func:`prior_opposed`, else :func:`prior_unsettled`."""
     return (prior_not_advised(scale, name) if prior_opposed(scale, classes) else prior_unsettled(scale, name))
 
 
@@ -749,7 +768,7 @@ def _note(regression: bool, unweighted: str | None = None, scale: float | None =
     score = python_only(TUNE_SCORE)
     mistakes = ("its default score counts mistakes, which a model that always predicts the majority class keeps "
                 "few; docs/tuning.md")
-    advised = prior_advised(scale)
+    advised = prior_advised(scale, classes)
     if unweighted == WEIGHED_ONE_VS_REST:  # its class setting in use: no class-weighted score either
         below = "" if advised else f". {_prior_below(scale, classes, 'the class prior with its cuts, in use here,')}"
         return _NOT_PRIVATE + covers.rstrip() + f". {unweighted}{below}"
@@ -1717,26 +1736,63 @@ def misses_rarer_class(counts: np.ndarray) -> bool:
     return bool(carried[rarer] < carried[1 - rarer] and 10 * predicted[rarer] < carried[rarer])
 
 
-def public_rate_advice() -> str:
-    """What follows a one-class or nearly one-class finding (:data:`ONE_CLASS`, :func:`nearly_one_class`) on a binary
-    estimator's release cut at its default threshold 1/2 that misses the rarer class (:func:`misses_rarer_class`),
-    first, before the note's tune: ``threshold=`` the positive class's public rate, post-processing of the same
-    release that spends nothing (the README's and getting-started's first thing to try). An analyst probe (session 70,
-    P2 finding 1): a default fit on 0.4 % positives predicted one class at epsilon 1 and 3, and this warning, the
-    only signal, named tune with class_prior / class_weight and never the threshold, which reached balanced accuracy
-    0.742 and 0.828 there. Measured (:data:`PUBLIC_RATE_MEASURED`) for DPLogisticRegression; the other estimators
-    take the same threshold."""
-    fits, tables, raised, before, after = PUBLIC_RATE_MEASURED
+#: What benchmarks/missed_cut.py's "rate" stage recorded (results/missed_cut_rate.md, the rule written before it ran)
+#: of each estimator's firings of :data:`MISSED_CUT`: (firings, firings where the public rate's threshold raised the
+#: held-out balanced accuracy, where it lowered it by more than 0.02, the mean balanced accuracy at threshold 1/2, at
+#: the public rate, {refit: its mean}, the tables), quoted by :func:`public_rate_advice`. An analyst probe (session
+#: 71, P2 finding 7: churn at 26 % positive, epsilon 1 / 3) was told after this finding of the prior and the balanced
+#: weights only, both new fits that spend budget; the public rate's threshold reached 0.716 / 0.739 there, the prior
+#: 0.702 / 0.728, the balanced weights 0.684 / 0.721.
+MISSED_RATE_MEASURED = {
+    "DPLogisticRegression": (135, 135, 0, 0.7103, 0.8428, {"prior": 0.8287, "balanced": 0.8052},
+                             "10 % and 30 % positives, n 1,000 to 5,000, epsilon 0.3 to 2"),
+    "DPHuberSVM": (17, 17, 0, 0.7627, 0.8738, {"balanced": 0.9383},
+                   "1 % to 10 % positives, n 2,000 and 20,000, epsilon 1 and 8"),
+    "DPERMClassifier": (20, 20, 0, 0.7401, 0.9323, {"balanced": 0.9346},
+                        "1 % to 10 % positives, n 2,000 and 20,000, epsilon 1 and 8")}
+
+
+def _rate_measured(owner: str | None) -> str:
+    """What was measured of the public rate's threshold after the finding :func:`public_rate_advice` follows: a
+    one-class finding (``owner`` None: :data:`PUBLIC_RATE_MEASURED`) or :data:`MISSED_CUT` after ``owner``
+    (:data:`MISSED_RATE_MEASURED`)."""
+    if owner is None:
+        fits, tables, raised, before, after = PUBLIC_RATE_MEASURED
+        return (f"Where this was said of a default DPLogisticRegression (benchmarks/one_class_threshold.py, {fits} "
+                f"fits on {tables} imbalanced tables, epsilon 0.3 to 3), the public rate's threshold raised the "
+                f"held-out balanced accuracy in {raised} of {fits} and lowered it in none (mean {before:.2f} to "
+                f"{after:.2f}).")
+    if owner not in MISSED_RATE_MEASURED:
+        return ("Where this fired on DPLogisticRegression, DPHuberSVM and DPERMClassifier it raised the held-out "
+                "balanced accuracy in every measured case (benchmarks/missed_cut.py); not measured for this "
+                "estimator.")
+    fired, raised, lowered, before, after, refits, measured = MISSED_RATE_MEASURED[owner]
+    names = {"prior": f"{setting('class_prior', repr('private'), 'private')} with "
+                      f"{setting('threshold', repr('prior'), 'prior')}",
+             "balanced": setting("class_weight", repr("balanced"), "balanced")}
+    others = ", ".join(f"{names[key]} {mean:.2f}" for key, mean in refits.items())
+    return (f"Where this fired on a default {owner} (benchmarks/missed_cut.py, {fired} fits, {measured}), the public "
+            f"rate's threshold raised the held-out balanced accuracy in {raised} of {fired} and lowered it by more "
+            f"than 0.02 in {lowered or 'none'} (mean {before:.2f} to {after:.2f}; the refits below, each a new fit "
+            f"that spends its own epsilon: {others}).")
+
+
+def public_rate_advice(owner: str | None = None) -> str:
+    """What follows, first, a finding that a binary estimator's release cut at its default threshold 1/2 misses the
+    rarer class: a one-class or nearly one-class finding (:data:`ONE_CLASS`, :func:`nearly_one_class`,
+    :func:`misses_rarer_class`; ``owner`` None) or :data:`MISSED_CUT` after the estimator ``owner`` (before
+    :func:`missed_cut_advice`): ``threshold=`` the positive class's public rate, post-processing of the same release
+    that spends nothing (the README's and getting-started's first thing to try), with what was measured after that
+    finding (:func:`_rate_measured`). One rule and one text for both findings: an analyst probe (session 70, P2
+    finding 1) found the one-class text naming tune with class_prior / class_weight and never the threshold (0.742
+    and 0.828 balanced accuracy there), and another (session 71, P2 finding 7) the same of :data:`MISSED_CUT`'s."""
     rate = setting("threshold", "p")
     how = ("dpcvx predict with that flag, on the same model file" if command_line_runs() else
            "set_params(threshold=p) on this fitted estimator, or the same setting at the next fit")
     return (f" If the positive class's rate p is public (a published rate, the study's design: known without these "
             f"rows), the first thing to try is {rate} ({how}): it moves the cut of this same release to that rate's "
             "log-odds, post-processing that spends no privacy (choosing it because of this warning is still, as "
-            "below, a use of the private data). Where this was said of a default DPLogisticRegression "
-            f"(benchmarks/one_class_threshold.py, {fits} fits on {tables} imbalanced tables, epsilon 0.3 to 3), the "
-            f"public rate's threshold raised the held-out balanced accuracy in {raised} of {fits} and lowered it in "
-            f"none (mean {before:.2f} to {after:.2f}).")
+            f"below, a use of the private data). {_rate_measured(owner)}")
 
 
 @contextmanager
@@ -1898,8 +1954,8 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
     advise (:func:`weighs_classes`): it is not fitted for accuracy, and its note names none of them (:data:`WEIGHED`),
     so a note never advises a setting the fit already uses. ``scale``: one-vs-rest's public n x epsilon / k
     (:func:`one_vs_rest_scale`; :func:`warning_text`'s). ``at_half``: a binary estimator's release cut at its default
-    threshold 1/2 (:func:`warn_at_cut`), whose one-class or nearly one-class finding that misses the rarer class is
-    followed by :func:`public_rate_advice`."""
+    threshold 1/2 (:func:`warn_at_cut`), whose one-class or nearly one-class finding that misses the rarer class, or
+    :data:`MISSED_CUT`, is followed first by :func:`public_rate_advice`."""
     if runs_here():
         for_accuracy = for_accuracy and not weighed
         finding, advice = classification_finding(counts, classes, for_accuracy), ""
@@ -1908,7 +1964,7 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
             advice = public_rate_advice()
         if (finding is None and for_accuracy and ranked is not None and counts.shape[0] == 2
                 and missed_cut(counts, ranked())):
-            finding, advice = MISSED_CUT, missed_cut_advice(owner)
+            finding, advice = MISSED_CUT, (public_rate_advice(owner) if at_half else "") + missed_cut_advice(owner)
             if counts.sum(axis=1).min() > MISSED_SHARE * counts.sum():  # outside what the advice was measured on
                 finding, advice = MISSED_CUT_EVEN, even_cut_advice()
         _warn(owner, finding, _instead(counts.shape[0] > 2, weighed), located=located, advice=advice, scale=scale,

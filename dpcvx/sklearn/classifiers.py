@@ -569,8 +569,8 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                 "class against the rest from its own private count at epsilon / k and predicts the class of the "
                 "largest score minus its cut (docs/theory.md, section 15; measured to raise balanced accuracy "
                 f"on many classes only at {SCALE_WORDS} of {PRIOR_ADVICE_FLOOR:,} or more: "
-                "benchmarks/results/multiclass_prior_many.md; on 3 to 6 classes below it, both ways: "
-                "multiclass_prior_moderate.md); "
+                "benchmarks/results/multiclass_prior_many.md; on 3 to 7 classes, at any scale, both ways, its "
+                "accuracy often below a constant prediction's: multiclass_prior_ordinal.md); "
                 "to weigh every class's problem alike, dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(..., "
                 "sample_weight_bound=w_max or class_weight={-1: ..., 1: ...}), classes) calibrates each for its "
                 "w_max (docs/theory.md, section 21)")
@@ -1093,8 +1093,11 @@ class DPERMClassifier(_PrivateLinearClassifier):
         ``n_public`` under add/remove neighbours) of 2,000 or more
         (``dpcvx.models.training_rows.PRIOR_ADVICE_FLOOR``); below that it did worse in balanced accuracy in 16 of
         40 cells, and its accuracy fell below a constant prediction's in 28
-        (benchmarks/results/multiclass_prior_many*.md). On 3 to 6 classes below 2,000 it was measured both ways:
-        better by more than 0.02 in 10 of 26 cells, worse in 8 (benchmarks/results/multiclass_prior_moderate.md).
+        (benchmarks/results/multiclass_prior_many*.md). On 3 to 7 classes it was measured both ways at any scale
+        (benchmarks/results/multiclass_prior_ordinal.md): below 2,000 better in balanced accuracy by more than 0.02
+        in 10 of 31 cells, worse in 8; at 2,000 or more better in 17 of 46, worse in none, but its accuracy fell
+        below a constant prediction's in 6 of the 9 cells that record one (on an ordinal grade of 7 classes with
+        thin end grades, balanced accuracy within 0.03 of the default's and accuracy far below it).
         The one parameter read after the fit: ``set_params(threshold=...)`` on a fitted estimator takes effect,
         no refit, in predict, predict_proba, score, ``decision_cut_``, ``model_`` and ``dpcvx.save``, and a value
         the fit would refuse (a number other than 0.5 for more than two classes, "prior" without the release's
