@@ -19,6 +19,11 @@ Tables (generated here, same construction as the probe's, seeds 0, 1, 2; 3/4 of 
   dropped).
   DPLinearRegression() and DPHuberRegressor(column_statistics=False), label_bound=(-30, 50), epsilon 1.
 
+* ``pixels`` (an analyst probe of session 71, P2 finding 9): n 5,000 8x8 images of 10 balanced digit classes, each
+  pixel declared 0..16, the 22 border pixels 0 in every row (a public fact of the scanner); schemas ``default``
+  (centred), ``unit`` and ``no border`` (the 22 dropped). DPLogisticRegression(), epsilon 1 and 3; held-out accuracy,
+  and which form of LevelErasedWarning fired (``_form``).
+
 Per cell: the mean held-out R^2 over the seeds, and on how many fits each NOT PRIVATE warning fired
 (LevelErasedWarning, TrainingRowsWarning). For the weak DPHuberRegressor fits, their R^2 on the training rows and how
 many standard errors they are from the rows' mean there (z): whether a cut "no better than a constant within noise"
@@ -35,6 +40,11 @@ training rows, so a cut "within two standard errors of a constant" (NO_BETTER's 
 caught them; it would have added one fit (epsilon 1, z 0.3) to the four R^2 <= 0 already caught. Catching R^2 0.006
 needs an absolute floor on R^2, a line of usefulness that the check does not claim, so the cut stays R^2 <= 0; the
 LevelErasedWarning's text now says that a warning that goes quiet does not say the release is useful.
+
+Recorded (session 71): the rating and sensor cells as above, to the digit, and the new form of the warning (a column
+at one value, dpcvx.data.shared_level.ONE_VALUE_SHARE) fired on none of their fits. Pixels, mean accuracy at epsilon
+1 / 3: 0.177 / 0.334 default (the new form fired on 6 of 6 fits; no other form fired), 0.192 / 0.410 unit (better
+than the default in 5 of 6 fits), 0.207 / 0.435 no border (6 of 6); neither fix drew the warning.
 """
 
 from __future__ import annotations
@@ -48,6 +58,7 @@ from benchmarks.common import RESULTS_DIR, RunRecord, write_markdown
 from dpcvx import (
     DPHuberRegressor,
     DPLinearRegression,
+    DPLogisticRegression,
     LevelErasedWarning,
     NumericColumn,
     PublicSchema,
@@ -111,6 +122,67 @@ SENSOR_COLUMNS = (NumericColumn("hour", 0, 23), NumericColumn("day", 1, 366), Nu
                   NumericColumn("logger_t", -30, 50), NumericColumn("battery", 0, 5))
 
 
+#: The pixel table's border: row 0, columns 0 and 7 of an 8x8 image (22 of the 64 pixels), 0 in every row
+BORDER = tuple(sorted({j for j in range(8)} | {8 * i for i in range(8)} | {8 * i + 7 for i in range(8)}))
+
+
+def pixels(seed: int, n: int = 5_000) -> tuple[pd.DataFrame, np.ndarray]:
+    """8x8 grey images of 10 balanced digit classes, each pixel 0..16 (an analyst probe's table, session 71, P2
+    finding 9): per class five short strokes of ink 14 inside the 6x6 middle, Gaussian noise of 4, each image
+    shifted by -1, 0 or 1 columns, the top row and the left and right columns blanked (the scanner's border: 0 in
+    every row, a public fact of the device), rounded and clipped to 0..16."""
+    rng = np.random.default_rng(7000 + seed)
+    shapes = np.zeros((10, 8, 8))
+    for digit in range(10):
+        for _ in range(5):
+            (i0, j0), (di, dj) = rng.integers(1, 7, size=2), rng.integers(-1, 2, size=2)
+            for step in range(4):
+                i, j = i0 + step * di, j0 + step * dj
+                if 1 <= i <= 6 and 1 <= j <= 6:
+                    shapes[digit, i, j] = 14
+    y = rng.permutation(np.repeat(np.arange(10), n // 10))
+    images = shapes[y] + rng.normal(0, 4, size=(y.size, 8, 8))
+    shift = rng.integers(-1, 2, size=y.size)
+    images = np.stack([np.roll(image, s, axis=1) for image, s in zip(images, shift, strict=True)])
+    images[:, 0, :] = images[:, :, 0] = images[:, :, 7] = 0
+    flat = np.clip(np.round(images), 0, 16).reshape(y.size, 64)
+    return pd.DataFrame(flat, columns=[f"px{j:02d}" for j in range(64)]), y
+
+
+def pixel_schemas(frame: pd.DataFrame) -> dict[str, tuple[PublicSchema, list[str]]]:
+    """``default`` (centred, every pixel declared 0..16), ``unit`` (the same, encoding="unit"), ``no border`` (the
+    22 border pixels dropped: the public fact of the scanner). Each with the columns it reads."""
+    names = list(frame.columns)
+    inner = [c for j, c in enumerate(names) if j not in BORDER]
+    every = tuple(NumericColumn(c, 0, 16) for c in names)
+    return {"default": (PublicSchema(every), names), "unit": (PublicSchema(every, encoding="unit"), names),
+            "no border": (PublicSchema(tuple(NumericColumn(c, 0, 16) for c in inner)), inner)}
+
+
+def _form(message: str) -> str:
+    """Which form of the LevelErasedWarning a text is (dpcvx.data.shared_level): ``one value`` (a column at one
+    value), ``column`` (a column's own variation) or ``level`` (the common level)."""
+    if "hold one value in every row read" in message:
+        return "one value"
+    return "column" if "vary less within their declared ranges" in message else "level"
+
+
+def _classify(schema: PublicSchema, columns: list[str], frame: pd.DataFrame, y: np.ndarray, epsilon: float,
+              seed: int) -> tuple[float, list[str]]:
+    """Held-out accuracy of DPLogisticRegression on the pixel table, and the forms of LevelErasedWarning shown."""
+    order = np.random.default_rng(seed).permutation(len(y))
+    train, test = order[: 3 * len(y) // 4], order[3 * len(y) // 4:]
+    model = DPLogisticRegression(epsilon=epsilon, classes=tuple(range(10)), random_state=seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(schema.fit_transform(frame.iloc[train][columns]), y[train])
+    forms = sorted({_form(str(w.message)) for w in caught if issubclass(w.category, LevelErasedWarning)})
+    with warnings.catch_warnings():  # predict's notes on the held-back rows are no part of the question
+        warnings.simplefilter("ignore", RangeClipWarning)
+        predicted = model.predict(schema.transform(frame.iloc[test][columns]))
+    return float(np.mean(predicted == y[test])), forms
+
+
 def _fit(schema: PublicSchema, model, frame: pd.DataFrame, y: np.ndarray,
          seed: int) -> tuple[float, set[str], tuple[float, float]]:
     order = np.random.default_rng(seed).permutation(len(y))
@@ -120,6 +192,7 @@ def _fit(schema: PublicSchema, model, frame: pd.DataFrame, y: np.ndarray,
         rows = schema.fit_transform(frame.iloc[train])
         model.fit(rows, y[train])
     fired = {w.category.__name__ for w in caught if issubclass(w.category, (LevelErasedWarning, TrainingRowsWarning))}
+    fired |= {f"form: {_form(str(w.message))}" for w in caught if issubclass(w.category, LevelErasedWarning)}
     with warnings.catch_warnings():  # predict's notes on the held-back rows are no part of the question
         warnings.simplefilter("ignore", RangeClipWarning)
         predicted = model.predict(schema.transform(frame.iloc[test]))
@@ -167,22 +240,46 @@ def measure() -> list[dict]:
                 r2, fired, (train_r2, z) = _fit(schema, model, part, y, seed)
                 rows.append(dict(table="sensor", schema=schema_name, estimator=name, epsilon=1.0, seed=seed, r2=r2,
                                  fired=sorted(fired), train_r2=train_r2, z=z))
+        frame, y = pixels(seed)
+        for epsilon in (1.0, 3.0):
+            for schema_name, (schema, columns) in pixel_schemas(frame).items():
+                accuracy, forms = _classify(schema, columns, frame, y, epsilon, seed)
+                rows.append(dict(table="pixels", schema=schema_name, estimator="DPLogisticRegression()",
+                                 epsilon=epsilon, seed=seed, accuracy=accuracy, forms=forms))
     return rows
 
 
 def table(rows: list[dict]) -> list[str]:
-    lines = ["| table | estimator | epsilon | schema | mean R^2 | R^2 range | LevelErased | TrainingRows |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| table | estimator | epsilon | schema | mean R^2 | R^2 range | LevelErased | of it, one value | "
+             "TrainingRows |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = [r for r in rows if "r2" in r]
     keys = sorted(dict.fromkeys((r["table"], r["estimator"], r["epsilon"], r["schema"]) for r in rows),
                   key=lambda k: (k[0], k[1], k[2]))  # stable: the schemas in the order they were fitted
     for table_name, estimator, epsilon, schema in keys:
         cell = [r for r in rows if (r["table"], r["estimator"], r["epsilon"], r["schema"]) ==
                 (table_name, estimator, epsilon, schema)]
         r2 = [r["r2"] for r in cell]
-        count = {k: sum(k in r["fired"] for r in cell) for k in ("LevelErasedWarning", "TrainingRowsWarning")}
+        count = {k: sum(k in r["fired"] for r in cell)
+                 for k in ("LevelErasedWarning", "form: one value", "TrainingRowsWarning")}
         lines.append(f"| {table_name} | {estimator} | {epsilon:g} | {schema} | {np.mean(r2):.3f} | "
                      f"{min(r2):.3f} .. {max(r2):.3f} | {count['LevelErasedWarning']}/{len(cell)} | "
-                     f"{count['TrainingRowsWarning']}/{len(cell)} |")
+                     f"{count['form: one value']}/{len(cell)} | {count['TrainingRowsWarning']}/{len(cell)} |")
+    return lines
+
+
+def pixel_table(rows: list[dict]) -> list[str]:
+    """The pixel table's cells: mean held-out accuracy, its range over the seeds, and the fits on which each form of
+    LevelErasedWarning fired."""
+    lines = ["| epsilon | schema | mean accuracy | range | one value | column | level |",
+             "|---|---|---|---|---|---|---|"]
+    cells = dict.fromkeys((r["epsilon"], r["schema"]) for r in rows if r["table"] == "pixels")
+    for epsilon, schema in cells:
+        cell = [r for r in rows if r["table"] == "pixels" and (r["epsilon"], r["schema"]) == (epsilon, schema)]
+        accuracy = [r["accuracy"] for r in cell]
+        lines.append(f"| {epsilon:g} | {schema} | {np.mean(accuracy):.3f} | {min(accuracy):.3f} .. "
+                     f"{max(accuracy):.3f} | "
+                     + " | ".join(f"{sum(f in r['forms'] for r in cell)}/{len(cell)}"
+                                  for f in ("one value", "column", "level")) + " |")
     return lines
 
 
@@ -193,6 +290,10 @@ def main() -> None:
             "Written by `python -m benchmarks.level_erased_advice` (tables and settings: the module docstring). "
             "Held-out R^2 over seeds 0, 1, 2; the warning columns count the fits where each NOT PRIVATE warning "
             "fired (schema and fit).", "", *table(rows), "",
+            "## Pixels (analyst probe s71 P2, finding 9)", "",
+            "DPLogisticRegression(), 10 classes, held-out accuracy over seeds 0, 1, 2 (a constant prediction "
+            "scores about 0.1); the form columns count the fits where each form of LevelErasedWarning fired.", "",
+            *pixel_table(rows), "",
             "## The weak releases on their training rows", "",
             "Each DPHuberRegressor() fit of the rating table under `max` and `max unit`: R^2 on the training rows "
             "(the TrainingRowsWarning's R^2 <= 0 reads these) and z, the release's gain over the rows' mean in its "

@@ -159,10 +159,16 @@ def _missing_mask(name: str, values: np.ndarray, tokens: tuple[str, ...]) -> np.
 #: own error without one (:func:`imputed_value_fix`), so it never reaches this text. The text said '"nan" and "inf"
 #: are not numbers' while "nan" in the same column was read as missing (an analyst probe, session 69, P8 finding 9);
 #: an infinity gets :data:`INFINITY_CELL` before it, only when the offending cell is one (:func:`spells_infinity`).
+#: Money and percent cells (an analyst probe, session 71, P2 finding 8): the text listed "$5" and "1,250" but not an
+#: accounting negative "(45.00)", and a reader who stripped "$,()" as it suggested turned negatives positive without
+#: an error; it now says what "(45.00)" and "12%" become (a percent in the declared range's units).
 NOT_A_NUMBER = ("a numeric cell is a plain number, ASCII digits with an optional sign, decimal point and exponent "
                 "(-0.5, 1250, 1.5e3): remove thousands separators, units and currency or percent signs first "
                 "(\"1,250\", \"1_250\", \"70 kg\" and \"$5\" are not numbers; a date becomes a number such as the "
                 "days since a public date; pandas reads \"1,250\" as 1250 with pd.read_csv(path, thousands=',')); "
+                "an accounting negative in parentheses is negative, \"(45.00)\" is -45: give it its minus sign before "
+                "the parentheses go, or removing them turns it positive; a percent stays in the units of the declared "
+                "range, \"12%\" is 12 in a column declared 0 to 100 and 0.12 in one declared 0 to 1; "
                 "a text that marks a missing value (\"-\", \"unknown\") is made an empty cell, or declared: on the "
                 "command line with --missing, which dpcvx fit and dpcvx predict take alike; in Python with "
                 "NumericColumn(..., missing=value, missing_texts=(marker,))")

@@ -60,6 +60,23 @@ encoding) and on every table of the prober's (two classifiers, a regression, the
 the coded rows, not the label, so it cannot tell a column the label depends on from one it does not (a battery voltage
 with no signal was named on every fit of a weather table, and the fix changed nothing: ``_NO_LABEL``); telling them
 apart would be a new private read, so the text says what the check cannot see instead.
+
+**A column at one value** (seventy-first session). Neither measure above sees a numeric column that holds one value
+in every row: it has no spread of its own (the second form looks only at columns that vary), and a block of them
+adds the same vector to every row, which moves each row's norm alike and so keeps the level (kappa near 1). Yet such
+a column tells a model nothing while its code, -1/2 under the centred code for a value at the bottom of its range,
+takes a share of every row's squared norm, and the map scales the other columns down with it (an analyst probe, P2
+finding 9: 8x8 pixel images whose 22 border columns are 0 in every row; centred, each row's norm was about 3.6 and the
+border 43% of its square; kappa 0.94, the other encoding's spread 1.3 times this one's, so nothing fired). The
+check warns when the columns that hold one value in the rows read, at a code other than 0, take at least
+``ONE_VALUE_SHARE`` of the median row's squared norm and the median row is scaled by the map. Its fixes: dropping
+them where a public fact holds them at one value (never because they did in these rows: that choice would read
+the data), and the other encoding where it codes them nearer 0. Measured (benchmarks/level_erased_advice.py, table
+``pixels``, three seeds): held-out accuracy 0.177 / 0.334 at epsilon 1 / 3 under the centred default, 0.207 / 0.435
+with the border dropped (better in 6 of 6 fits), 0.192 / 0.410 under "unit" (5 of 6). ``ONE_VALUE_SHARE`` was
+written before any table was checked; it fires on none of benchmarks/encodings.py's tables (tuning, held-out and
+shared-level, under either encoding; sklearn's digits hold 3 such columns, under a tenth of the norm) nor on the
+benchmark's rating and sensor tables, and on every default fit of the pixel table.
 """
 
 from __future__ import annotations
@@ -73,8 +90,8 @@ import numpy as np
 from ..advice import SMALL_TABLE_LIMIT, command_line_runs
 from ..exceptions import LevelErasedWarning, warn_shown
 
-__all__ = ["COLUMN_KEPT", "NARROW", "LEVEL_KEPT", "SPREAD_RATIO", "SAMPLE_ROWS", "SAMPLE_CELLS", "SAMPLE_ROWS_MIN",
-           "NOISE_FIRST_EPSILON", "warn_if_level_erased", "level_checks_off"]
+__all__ = ["COLUMN_KEPT", "NARROW", "LEVEL_KEPT", "ONE_VALUE_SHARE", "SPREAD_RATIO", "SAMPLE_ROWS", "SAMPLE_CELLS",
+           "SAMPLE_ROWS_MIN", "NOISE_FIRST_EPSILON", "warn_if_level_erased", "level_checks_off"]
 
 LEVEL_KEPT = 0.1  # the row map keeps less than a tenth of the common level's spread: warn
 SPREAD_RATIO = 2.0  # the other encoding keeps at least twice the rows' spread: warn
@@ -89,6 +106,11 @@ NARROW = 0.02
 SAMPLE_ROWS = 5_000  # the rows the measures read at most, evenly spaced (a public rule of n and d) ...
 SAMPLE_CELLS = 2_000_000  # ... and at most this many features in all, ...
 SAMPLE_ROWS_MIN = 200  # ... but never fewer than this many rows (1,000 rows of 4,000 columns took 226 MB, not 129)
+#: numeric columns that hold one value in every row read, at a code other than 0, and take at least this share of a
+#: typical row's squared norm where the row map scales the typical row: warn (module docstring, "A column at one
+#: value"). A round number, written before any table was checked: a quarter of the norm spent on columns that say
+#: nothing scales what the rest say by sqrt(3/4) or less
+ONE_VALUE_SHARE = 0.25
 NAMED = 5  # the columns a warning names, the farthest from the code's zero first
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_level_checks_off", default=False)
 #: The epsilon at or below which a table bound by noise is named before the encoding (:func:`_noise_first`): the
@@ -150,6 +172,15 @@ _NO_LABEL = ("The check does not read the label: a column that carries no signal
              "model's score on held-out rows, the columns named did not matter to it.")
 
 
+#: What the third form (:func:`_warn_if_one_value`) says was measured: an analyst probe (session 71, P2 finding 9),
+#: 8x8 pixel images of 10 classes whose 22 border columns are 0 in every row, each declared 0..16
+#: (benchmarks/level_erased_advice.py, table ``pixels``, results/level_erased_advice.md).
+_ONE_VALUE_MEASURED = ("Measured on 8x8 pixel images of 10 digits whose 22 border columns are 0 in every row, "
+                       "declared 0..16 (DPLogisticRegression, benchmarks/level_erased_advice.py): dropping them "
+                       "raised the held-out accuracy from 0.18 to 0.21 at epsilon 1 and from 0.33 to 0.44 at "
+                       "epsilon 3 (6 of 6 fits), and encoding='unit' to 0.19 and 0.41 (5 of 6).")
+
+
 def _log_scale() -> str:
     """The log scale as the reader sets it (the command line's --numeric flag, or NumericColumn's ``scale``)."""
     return "--numeric NAME:LO:HI:log" if command_line_runs() else "NumericColumn(..., scale=\"log\")"
@@ -206,6 +237,7 @@ def warn_if_level_erased(features: np.ndarray, positions: Sequence[int], names: 
     codes = sample[:, positions] + offset
     rest = np.delete(sample, positions, axis=1)
     other = "unit" if encoding == "centred" else "centred"
+    _warn_if_one_value(codes - offset, rest, names, encoding, norm, features.shape)
     if len(positions) < 2:  # one column has no common level: its own variation only
         _warn_if_columns_scaled(codes - offset, rest, names, encoding, norm, largest, features.shape)
         return
@@ -284,3 +316,48 @@ def _warn_if_columns_scaled(coded: np.ndarray, rest: np.ndarray, names: Sequence
         f"from them. {_NO_LABEL} NOT PRIVATE: this check read the rows; it is shown to you only and is not part of "
         "any release. Fix: "
         + _noise_first(*shape) + "; or ".join(fixes), LevelErasedWarning)
+
+
+def _one_value_share(coded: np.ndarray, rest: np.ndarray, norm: float) -> tuple[np.ndarray, float]:
+    """The numeric columns that hold one value in every row read at a code other than 0 (a mask over ``coded``), and
+    the median over the rows of their share of the row's squared norm, or 0 where the typical row is not scaled by
+    the map (its squared norm at most ``norm`` squared: the columns then cost nothing)."""
+    one = np.all(coded == coded[:1], axis=0) & (coded[0] != 0)
+    if not one.any():
+        return one, 0.0
+    squared = np.einsum("ij,ij->i", coded, coded) + np.einsum("ij,ij->i", rest, rest)
+    if np.median(squared) <= norm * norm:
+        return one, 0.0
+    spent = float(coded[0, one] @ coded[0, one])
+    return one, float(np.median(spent / np.maximum(squared, spent)))
+
+
+def _warn_if_one_value(coded: np.ndarray, rest: np.ndarray, names: Sequence[str], encoding: str, norm: float,
+                       shape: tuple[int, ...]) -> None:
+    """Warn (:class:`~dpcvx.exceptions.LevelErasedWarning`, NOT PRIVATE) where numeric columns that hold one value
+    in every row read spend ``ONE_VALUE_SHARE`` or more of a typical row's squared norm (module docstring, "A column
+    at one value"): ``coded`` the numeric columns as the schema codes them, ``rest`` the other features, ``shape``
+    the public (n, d) of the whole table (:func:`_noise_first`). Names the columns, the farthest from the code's
+    zero first, and no count or value."""
+    one, share = _one_value_share(coded, rest, norm)
+    if share < ONE_VALUE_SHARE:
+        return
+    columns = np.flatnonzero(one)
+    order = columns[np.argsort(-np.abs(coded[0, columns]), kind="stable")]
+    shown = [names[j] for j in order[:NAMED]]
+    more = f" and {columns.size - NAMED} more" if columns.size > NAMED else ""
+    other = "unit" if encoding == "centred" else "centred"
+    shift = 0.5 if encoding == "centred" else -0.5  # the other code of the same values
+    _, share_other = _one_value_share(coded + shift, rest, norm)
+    fixes = ["drop them where a public fact holds them at one value (the border pixels a scanner never inks, a field "
+             "a form never fills), never because they held one value in these rows: that choice would read the data"]
+    if share_other < ONE_VALUE_SHARE:
+        switch = (f'"encoding": "{other}" in the --schema file' if command_line_runs()
+                  else f'PublicSchema(..., encoding="{other}")')
+        fixes.append(f"encoding={other!r}, which codes them nearer 0 here: {switch}")
+    warn_shown(
+        f"the numeric columns {shown}{more} hold one value in every row read, a code away from 0 under "
+        f"encoding={encoding!r}: they tell a model nothing, yet take at least {ONE_VALUE_SHARE:.0%} of a typical "
+        f"row's squared norm, so the row map x / max(1, ||x|| / norm) scales what the other columns say down with "
+        f"them. {_ONE_VALUE_MEASURED} NOT PRIVATE: this check read the rows; it is shown to you only and is not part "
+        "of any release. Fix: " + _noise_first(*shape) + "; or ".join(fixes), LevelErasedWarning)
