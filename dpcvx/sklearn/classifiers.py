@@ -794,7 +794,7 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
         and 0.1814). ``threshold=`` moves :meth:`predict`'s cut only and leaves them exactly as they are: the
         choice when the probabilities are used. ``class_weight`` (a dict or "balanced") fits the classes
         re-weighted, so these are the probabilities of the re-weighted classes, pushed toward 1/2 for a rare class,
-        not the population's (Brier 0.176 on rare3 and 0.155 on adult at epsilon 1 with "balanced"); the
+        not the population's (Brier 0.1763 on rare3 and 0.1550 on adult at epsilon 1 with "balanced"); the
         intercept offset of ``class_prior`` (with ``class_weight=None``) changed them little there (0.0251, 0.1180).
         A calibrator fitted on the private rows (scikit-learn's ``CalibratedClassifierCV``) is outside the
         guarantee: its folds are charged fits, and its map is fitted without noise (docs/getting-started.md).
