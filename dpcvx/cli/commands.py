@@ -218,10 +218,15 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
                     "marks a missing value, " + (f"declare it with --missing '' (or --missing '?') and {impute}"
                                                  if fitting else _refit(name, impute)) + "; else clean the file")
             if declared is not None and declared.any():
+                per_column = (". If the code stands for a missing value in other columns only (999 for \"never\" "
+                              f"in one column, a real 999 in {name!r}), declare it for those columns alone with "
+                              "--missing-code COLUMN=VALUE instead of --missing, and leave this column's values as "
+                              "they are" if fitting and codes else "")
                 raise RowError(
                     f"{path}: numeric column {name!r} has {int(declared.sum())} missing value(s) (--missing), "
                     "the first in row ", int(np.flatnonzero(declared)[0]), f" {layout.rows_note()}; "
-                    + (f"give it {impute}" if fitting else _refit(name, impute) + ", or clean the file"))
+                    + (f"give it {impute}" if fitting else _refit(name, impute) + ", or clean the file")
+                    + per_column)
         elif declared is not None:  # "" (text) or NaN (numbers) is a missing value to a column with a rule
             marked[name] = np.where(declared, "" if values.dtype.kind == "U" else np.nan, values)
     return marked
@@ -324,6 +329,8 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
     # its values checked against the columns the command line names (a usage error), or the schema file's (a file's)
     with _as_usage(option="--impute", command=args.command) if args.schema is None else contextlib.nullcontext():
         schema = _imputed(schema, args.impute, args.missing)
+    with _as_usage(option="--missing-code", command=args.command) if args.schema is None else contextlib.nullcontext():
+        schema = dataclasses.replace(schema, columns=_with_column_codes(schema.columns, args.missing_code))
     if args.target in schema.column_names:
         raise InputError(f"the target column {args.target!r} is also a feature column; remove it "
                          "from the features")
@@ -344,7 +351,8 @@ def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]], mis
     """The schema with --impute NAME=VALUE set as the public imputed value of each named numeric column, and the
     --missing texts among the missing values of each numeric column with an imputed value, a number (999) among its
     missing codes, any other ("NA") among its missing texts ("" and "?" are missing values already): the model file
-    keeps them, so that predict reads a code or a text as fit did without --missing again."""
+    keeps them, so that predict reads a code or a text as fit did without --missing again (--missing-code, one
+    column's code: :func:`_with_column_codes`)."""
     repeated = sorted(repeated_names([name for name, _ in imputations]))
     if repeated:
         raise InputError(f"--impute gives {name_list(repeated)} more than one value; give each column one")
@@ -361,6 +369,31 @@ def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]], mis
                     if isinstance(column, NumericColumn) else column
                     for column in schema.columns)
     return dataclasses.replace(schema, columns=columns)
+
+
+def _with_column_codes(columns: tuple[Any, ...], column_codes: Sequence[tuple[str, float]]) -> tuple[Any, ...]:
+    """``columns`` with each --missing-code NAME=VALUE among the missing codes of the numeric column NAME only (the
+    model file keeps it there, so predict reads it as fit did). A code one column uses (999 for "never contacted")
+    may be a real value of another (a call of 999 seconds), which --missing, read in every numeric column, would
+    take as missing too. NAME must be a numeric feature column with a public imputed value (what the code reads as)."""
+    if not column_codes:
+        return columns
+    numeric = {column.name: column for column in columns if isinstance(column, NumericColumn)}
+    unknown = [name for name, _ in column_codes if name not in numeric]
+    if unknown:
+        raise InputError(f"--missing-code names {name_list(unknown)}, which are not numeric feature columns "
+                         f"({name_list(sorted(numeric))}); a categorical column lists its missing text among its "
+                         "categories")
+    bare = [name for name, _ in column_codes if numeric[name].missing is None]
+    if bare:
+        raise InputError(f"--missing-code names {name_list(bare)}, which has no public imputed value to read the "
+                         f"code as: give it --impute {bare[0]}=VALUE within its bounds (or \"missing\" in the schema "
+                         "file)")
+    by_name: dict[str, list[float]] = {}
+    for name, code in column_codes:
+        by_name.setdefault(name, []).append(code)
+    return tuple(_with_markers(column, by_name[column.name], ()) if column.name in by_name else column
+                 for column in columns)
 
 
 def _with_markers(column: NumericColumn, codes: Sequence[float], texts: Sequence[str]) -> NumericColumn:

@@ -303,16 +303,26 @@ def _categorical_column(text: str) -> Any:  # a dpcvx.data.preprocessing.Categor
         ) from error
 
 
-def _imputed_value(text: str) -> tuple[str, float]:
-    """--impute NAME=VALUE: a numeric column's public imputed value (its bounds are checked by the column)."""
+def _name_and_number(text: str, example: str) -> tuple[str, float]:
+    """NAME=VALUE with a public number (--impute, --missing-code); ``example`` is the message's."""
     name, sep, value = text.rpartition("=")
     try:
         if not sep or not name:
             raise ValueError
         return name, _number(value)
     except ValueError as error:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a public number, for example age=17; "
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a public number, for example {example}; "
                                          f"got {text[:40]!r}{_detail(error)}") from None
+
+
+def _imputed_value(text: str) -> tuple[str, float]:
+    """--impute NAME=VALUE: a numeric column's public imputed value (its bounds are checked by the column)."""
+    return _name_and_number(text, "age=17")
+
+
+def _missing_code(text: str) -> tuple[str, float]:
+    """--missing-code NAME=VALUE: a number that stands for a missing value in the numeric column NAME only."""
+    return _name_and_number(text, "pdays=999")
 
 
 def _comma_entries(text: str, what: str, whole: str | None = None) -> tuple[str, ...]:
@@ -705,6 +715,12 @@ def build_parser() -> argparse.ArgumentParser:
     features.add_argument("--impute", action="append", default=[], type=_imputed_value, metavar="NAME=VALUE",
                           help="the PUBLIC value imputed for a missing value (see --missing) of the numeric "
                                "column NAME, within its bounds, for example age=17")
+    features.add_argument("--missing-code", action="append", default=[], type=_missing_code, metavar="NAME=VALUE",
+                          help="a number that stands for a missing value in the numeric column NAME only "
+                               "(repeatable), for example pdays=999: --missing 999 reads 999 as missing in every "
+                               "numeric column, a real 999 of another column included. NAME needs a public "
+                               "imputed value (--impute NAME=VALUE, or \"missing\" in the schema file); the model "
+                               "file keeps the code among NAME's \"missing_codes\", and predict reads it as fit did")
     features.add_argument("--schema", type=_input_path, metavar="SCHEMA.json",
                           help="a PublicSchema JSON file (docs/datasets.md), instead of "
                                "--numeric/--categorical")

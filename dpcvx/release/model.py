@@ -881,7 +881,11 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
 
         The logistic loss l(z) = log(1 + e^{-z}) is the negative log-likelihood of P(y = 1 | x) =
         sigmoid(w^T x + b), so a release of that loss (its certificate's loss, saved with the model)
-        has this link: a public function of the release. Any other loss (the Huber hinge) has no
+        has this link: a public function of the release. They are the fitted objective's probabilities: a release
+        fitted with class weights (``class_weight``, ``certificate.weights``) gives those of the re-weighted
+        classes, pushed toward 1/2 for a rare class, not the population's (docs/getting-started.md, "Imbalanced
+        classes"); a decision threshold (``threshold=``) changes the predicted class only. Any other loss (the
+        Huber hinge) has no
         probability model, and the attribute is absent (AttributeError, as scikit-learn's ``available_if``).
         A loaded model's loss text is checked against the file's record of its probabilities
         (``certificate.probabilities``, :func:`dpcvx.release.records.release_certificate.check_probability_record`).

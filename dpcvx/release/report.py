@@ -822,18 +822,38 @@ class ReleaseReport:
         ))
 
     def _group_privacy(self) -> str:
-        """The group-privacy sentence: k epsilon, and with delta > 0 delta's growth (dpcvx.privacy.neighbours
-        .group_epsilon_delta, the one formula), at k = 2 and 3 as the guarantee gives them."""
-        text = "A person who contributed k records is protected less: about k times epsilon (group privacy)"
+        """The group-privacy paragraph (docs/datasets.md, "One person, several rows", says the same): k records are
+        k neighbouring steps apart, so k epsilon and, with delta > 0, delta's growth
+        (dpcvx.privacy.neighbours.group_epsilon_delta, the one formula), at k = 2 and 3 as the guarantee gives them;
+        the odds bound e^(k epsilon), which grows exponentially in k (the former "about k times" read as linear);
+        what the relation covers of a person (under replace-one, their k records replaced by k others, never
+        whether they took part, which changes the public n); and how a public cap k on a person's records divides
+        a person-level budget."""
+        text = ("A person who contributed k records is protected at k epsilon, by group privacy (k records are k "
+                "neighbouring steps apart)")
         if self.delta > 0:
             groups = "; ".join(f"k = {k}: epsilon = {e:.4g}, delta = {d:.3g}"
                                for k, (e, d) in ((k, group_epsilon_delta(self.epsilon, self.delta, k)) for k in (2, 3)))
-            text += (", and delta grows to delta (1 + e^epsilon + ... + e^((k - 1) epsilon)), reaching 1 (no "
-                     f"guarantee) within a few records at a large epsilon ({groups})")
+            text += (", and delta grows to delta (1 + e^epsilon + ... + e^((k - 1) epsilon)), at most k "
+                     "e^((k - 1) epsilon) delta, reaching 1 (no guarantee) within a few records at a large epsilon "
+                     f"({groups})")
             if self.pure_at_delta:
                 text += (". The mechanism that ran is pure epsilon-DP, so k epsilon with delta = 0 holds too; the "
                          "figures keep the stated delta, as the certificate and the accountant do")
-        return text + ". Give each person one record, or account for k."
+        odds = ", ".join(f"{_factor(k * self.epsilon)} at k = {k}" for k in (2, 5, 20))
+        text += (f". The odds an attacker holds about those k records can be multiplied by up to e^(k epsilon): "
+                 f"{odds}, against {_factor(self.epsilon)} for one record. The loss grows exponentially with k, "
+                 "not k times. ")
+        if self.neighbours is Neighbours.REPLACE_ONE:
+            text += ("Under replace-one this covers the person's k records replaced by k other records; whether "
+                     "the person took part at all changes n, which replace-one does not cover: for that, fit with "
+                     "neighbours=\"add-remove\" (offered with a positive delta). ")
+        else:
+            text += "Under add-remove this covers adding or removing all k of the person's records. "
+        split = " and delta_P / (1 + e^(epsilon_P / k) + ... + e^((k - 1) epsilon_P / k))" if self.delta > 0 else ""
+        return text + ("Give each person one record by a public rule; or, with a public cap k on the records any "
+                       "person may hold (enforced before the fit), fit at epsilon_P / k" + split + " for a "
+                       "person-level budget epsilon_P" + (", delta_P" if self.delta > 0 else "") + ".")
 
     def _strength(self) -> Section:
         rows = [[f"{prior:.0%}", f"{_posterior(prior, self.epsilon):.1%}"] for prior in PRIORS]

@@ -55,7 +55,7 @@ def test_the_report_states_a_gaussian_part_has_a_curve_and_states_delta_under_gr
                             for line in gaussian)
     assert "delta grows" in text and "k = 2: epsilon = 2, delta = 3.72e-06" in text
     pure = dpcvx.PrivateERM(lam=0.01, data_norm=1.0).fit(X, y, 1.0, random_state=0).report().to_markdown()
-    assert "delta grows" not in pure and "about k times epsilon" in pure
+    assert "delta grows" not in pure and "protected at k epsilon" in pure
 
 
 def test_a_report_without_n_says_why_and_repeated_releases_add_delta_too():
