@@ -1082,14 +1082,15 @@ def _regrouped_rows(blocks: Iterable[np.ndarray], rows: int | None) -> Iterator[
 WRITE_ROWS = 1024  # predictions turned into text at a time
 
 
-def _write_predictions(handle: IO[str], model: Release, groups: Iterable[np.ndarray], names: list[str],
-                       columns: Any = None) -> int:
+def _write_predictions(handle: IO[str], model: Release, groups: Iterable[np.ndarray], names: list[str]) -> int:
     """Write the header and one line per row of ``groups`` (prediction, decision value, the probabilities ``names``
-    names), each row scored once; the number of rows written. ``columns``: the encoded features' names (the saved
-    schema's, public), by which the note on rows beyond the release's located ranges names its columns (analyst
-    probe P2, session 71, finding 6: it said "column 10" where the file's schema names it 'lag11:scaled')."""
+    names), each row scored once; the number of rows written. The note on rows beyond the release's located ranges
+    names its columns by the encoded features' names of the schema :func:`~dpcvx.load` attached from the file
+    (public; analyst probe P2, session 71, finding 6: it said "column 10" where the file's schema names it
+    'lag11:scaled')."""
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(["prediction", "decision", *names])
+    columns = getattr(getattr(model, "schema", None), "feature_names", None)
     with one_range_note("dpcvx predict", columns):  # the share of the file's rows the release's ranges clip, said once
         return _written_groups(writer, model, groups, names)
 
@@ -1151,11 +1152,10 @@ def predict_command(args: argparse.Namespace) -> int:
         cut = _threshold_cut(model, args.threshold)
         model.decision_cut = cut  # type: ignore[attr-defined]  # a binary release (checked)
     names = _probability_names(model)
-    columns = schema.feature_names  # public: the note on located ranges names the encoded features by them
     groups = _regrouped_rows(_encoded_rows(args, schema, layout), model.score_rows(schema.dimension))
     if out is None:
         with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as text:  # all or nothing on standard output
-            _write_predictions(text, model, groups, names, columns)
+            _write_predictions(text, model, groups, names)
             text.seek(0)
             if sys.stdout.isatty():  # a class name's control characters as escapes, never acted on by the terminal
                 for line in text:
@@ -1167,9 +1167,9 @@ def predict_command(args: argparse.Namespace) -> int:
     replace = {"overwrite": args.overwrite, "option": OVERWRITE}  # --out was checked above, once
     if str(args.out).lower().endswith(".gz"):  # gzip-compressed, as fit and predict read a .gz file
         atomic_write(out, lambda handle: written.append(_gzipped(handle, lambda text: _write_predictions(
-            text, model, groups, names, columns))), binary=True, what="predictions", **replace)
+            text, model, groups, names))), binary=True, what="predictions", **replace)
     else:
-        atomic_write(out, lambda handle: written.append(_write_predictions(handle, model, groups, names, columns)),
+        atomic_write(out, lambda handle: written.append(_write_predictions(handle, model, groups, names)),
                      what="predictions", **replace)
     print(f"{written[0]} predictions written to {args.out}")
     return EXIT_OK
