@@ -1117,10 +1117,14 @@ WRITE_ROWS = 1024  # predictions turned into text at a time
 
 def _write_predictions(handle: IO[str], model: Release, groups: Iterable[np.ndarray], names: list[str]) -> int:
     """Write the header and one line per row of ``groups`` (prediction, decision value, the probabilities ``names``
-    names), each row scored once; the number of rows written."""
+    names), each row scored once; the number of rows written. The note on rows beyond the release's located ranges
+    names its columns by the encoded features' names of the schema :func:`~dpcvx.load` attached from the file
+    (public; analyst probe P2, session 71, finding 6: it said "column 10" where the file's schema names it
+    'lag11:scaled')."""
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(["prediction", "decision", *names])
-    with one_range_note("dpcvx predict"):  # the share of the file's rows a release's private ranges clip, said once
+    columns = getattr(getattr(model, "schema", None), "feature_names", None)
+    with one_range_note("dpcvx predict", columns):  # the share of the file's rows the release's ranges clip, said once
         return _written_groups(writer, model, groups, names)
 
 

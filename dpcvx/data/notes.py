@@ -42,8 +42,8 @@ from . import transformer_api
 from .rows import RowMap
 
 __all__ = ["checks_then_notes", "notes_dropped", "row_clipping_note", "warn_clipped", "warn_clipped_rows",
-           "clipping_normalises", "heavy_columns", "fourier_like", "columns_named", "most_rows_clipped",
-           "unresolved_columns",
+           "clipping_normalises", "heavy_columns", "fourier_like", "columns_named", "input_column_names",
+           "most_rows_clipped", "unresolved_columns",
            "warn_unresolved_columns", "unresolved_advice", "UNRESOLVED_SHARE", "FAR_APART", "FAR_APART_SHARE",
            "far_apart_share", "warn_far_apart", "warn_public_sample"]
 
@@ -214,7 +214,7 @@ def _column_label(width: int) -> Callable[[int], str]:
     (:func:`columns_named`), else by the public schema's column that makes it (``dpcvx fit``:
     :func:`~dpcvx.advice.encoded_column`), else "column j" (X[:, j])."""
     table = _NAMES.get()
-    names = None if table is None else _table_names(table)
+    names = None if table is None else input_column_names(table)
     if names is not None and len(names) == width:
         return lambda j: repr(str(names[j]))
 
@@ -430,7 +430,7 @@ def columns_named(table: Any) -> Iterator[None]:
     """Within this block :func:`heavy_columns` names the input's columns by the column names of ``table`` (the X an
     estimator's fit was given: a pandas or polars DataFrame, a pyarrow Table; :func:`dpcvx.tables.column_names`,
     read only once the fit's checks have passed and a row was clipped; or the array a public schema returned, by its
-    output names: :func:`_table_names`), else by position. Names of a public schema's
+    output names: :func:`input_column_names`), else by position. Names of a public schema's
     encoded features ("diag=1", "age:scaled") also name the schema's columns in messages about the encoded width
     (:func:`dpcvx.advice.named_widths`), as ``dpcvx fit`` names them."""
     token = _NAMES.set(table)
@@ -449,17 +449,18 @@ def _schema_widths(table: Any) -> tuple[tuple[str, int], ...]:
     """:func:`dpcvx.advice.named_widths` of ``table``'s column names; () where they cannot be read (repeated names,
     which the fit's own checks refuse in their words)."""
     try:
-        return named_widths(_table_names(table))
+        return named_widths(input_column_names(table))
     except InputError:
         return ()
 
 
-def _table_names(table: Any) -> Any:
+def input_column_names(table: Any) -> Any:
     """The column names of the X an estimator was given: a named table's (:func:`dpcvx.tables.column_names`), or
     those of a transformer's output array, when X is the one a public schema just returned (a pipeline's step before
     the estimator: :func:`~dpcvx.data.transformer_api.output_names`), unless the caller named the schema's columns
     itself (``dpcvx fit``, :func:`~dpcvx.advice.schema_named`: its notes name the declared column, as its flags do);
-    else None."""
+    else None. The one reading of the names for a fit's notes and a regressor's predict (its note on rows beyond the
+    located ranges: analyst probe P2, session 71, finding 6, "column 10" through ``make_pipeline(schema, est)``)."""
     names = column_names(table)
     if names is None and not schema_named():
         return transformer_api.output_names(table)

@@ -41,7 +41,8 @@ from ..data.standardiser import ColumnStandardiser
 from ..exceptions import RangeClipWarning, call_memo, user_stacklevel
 from ..privacy.column_histogram import HISTOGRAM_DEPTH
 
-__all__ = ["CLIPPED_SHARE", "SAMPLED_ROWS", "LocatedRanges", "RangeTally", "located_ranges", "one_range_note",
+__all__ = ["CLIPPED_SHARE", "SAMPLED_ROWS", "LocatedRanges", "RangeTally", "clip_options", "located_ranges",
+           "one_range_note",
            "said_as", "scored_rows"]
 
 #: The share of new rows clipped onto one edge of one located column's window above which
@@ -73,6 +74,9 @@ class LocatedRanges:
 
     standardiser: ColumnStandardiser
     located: np.ndarray
+    #: the map is DPHuberRegressor's histogram ranges (its certificate's "cells"), not DPLinearRegression's search:
+    #: the options measured differ by estimator (:func:`clip_options`)
+    huber: bool = False
 
     def clipped(self, X: Any) -> tuple[int, int, np.ndarray]:
         """(how many rows ``X`` has; how many of them were compared: every row, or an evenly spaced sample of about
@@ -133,7 +137,8 @@ def located_ranges(certificate: Any, rows: RowMap) -> LocatedRanges | None:
         located = ranges[1, :-1] > ranges[0, :-1]  # a one-point range (a rare one-hot value) not counted
     else:
         return None
-    return LocatedRanges(standardiser, np.asarray(located, dtype=bool)) if np.any(located) else None
+    return LocatedRanges(standardiser, np.asarray(located, dtype=bool), huber="cells" in statistics) \
+        if np.any(located) else None
 
 
 @dataclass
@@ -204,13 +209,35 @@ class RangeTally:
             "window is narrower than its values (a right-skewed column's long tail, or a count of a few levels, most "
             "of them at one): the fit clipped the training rows as much (after DPHuberRegressor, its NOT PRIVATE "
             "TrainingRowsWarning says so), and no drift is needed. The ranges are the release's public map; this count "
-            "reads your rows only. "
-            "Options: declare a public map whose bounds cover the values to come (the schema's numeric bounds) "
-            f"and fit with {setting('column_statistics', 'False')}, which keeps the rows' public map but switches "
-            "the mechanism (plain AdaSSP for DPLinearRegression; no column ranges for DPHuberRegressor) and can cost "
-            "accuracy; or encode the columns by a public rule under which new rows resemble the training rows (a "
-            "change since the last period rather than a level, a season rather than a date)",
+            "reads your rows only."
+            + clip_options(self.ranges.huber),
             RangeClipWarning, stacklevel=user_stacklevel())
+
+
+def clip_options(huber: bool) -> str:
+    """What :class:`~dpcvx.exceptions.RangeClipWarning` offers, by the estimator whose ranges the release holds
+    (``huber``: DPHuberRegressor's histogram ranges; else DPLinearRegression's search), in the order measured where it
+    fired on benchmarks/regression_advice.py's tables (results/regression_advice.md: 10 table kinds, 6 seeds, epsilon
+    0.5, 1 and 3; it fired on trending demand tables split by time and once on a count column 80 % zero). After
+    DPLinearRegression() (11 firing fits) encoding as a change since an earlier period did better in 11 of 11 (R^2
+    +0.06 to +0.87), while column_statistics=False with bounds covering the later values did worse in 11 of 11 (by
+    1.16 to 3.34, below the training mean's R^2 in each): an analyst probe (session 71, P2 finding 1) read that
+    option first and lost R^2 0.42-0.78 to -1.0..-2.8; on every table of the benchmark it did worse in 171 of 180
+    fits. After DPHuberRegressor() (3 firing fits) column_statistics=False did better in 2 and worse in none, and the
+    change encoding in 1 of 1 (the one demand fit). Public: the estimator is read off the release's certificate."""
+    change = ("encode the columns by a public rule under which new rows resemble the training rows (a change since "
+              "an earlier period rather than a level, lags as differences, a season rather than a date)")
+    public = (f"declare a public map whose bounds cover the values to come (the schema's numeric bounds) and fit with "
+              f"{setting('column_statistics', 'False')}")
+    if huber:
+        return (f" Options, as measured where this fired after DPHuberRegressor (benchmarks/regression_advice.py): "
+                f"{public}, which keeps that map and searches no column range (better in 2 of 3 such fits, worse in "
+                f"none); or {change} (better in the 1 such fit on a trending demand table).")
+    return (f" Options, as measured where this fired after DPLinearRegression (benchmarks/regression_advice.py, "
+            f"trending demand tables split by time): {change}, which did better in 11 of 11 such fits (R^2 +0.06 to "
+            f"+0.87). Not {setting('column_statistics', 'False')} with bounds covering the later values: it switches "
+            "DPLinearRegression to plain AdaSSP on the declared map, which did worse in 11 of 11 (R^2 lower by 1.16 "
+            "to 3.34, below a constant prediction's) and in 171 of the benchmark's 180 fits of any kind.")
 
 
 # the name and columns a release's warning gives inside an estimator's scoring (said_as); None: the release's own

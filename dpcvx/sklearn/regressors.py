@@ -90,7 +90,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
 from .. import losses
 from ..advice import flag_text, huber_auto, huber_without_search, setting
 from ..data.blocks import is_dask, is_out_of_core, public_shape
-from ..data.notes import columns_named
+from ..data.notes import columns_named, input_column_names
 from ..data.standardiser import histogram_label_range
 from ..exceptions import InputError
 from ..models.column_statistics import (
@@ -519,7 +519,15 @@ class _PrivateRegressor(PlansFirst[_Call], RegressorMixin, NamedParameters, Hold
 
     def predict(self, X: Any) -> np.ndarray:
         check_fitted(self)
-        with said_as(type(self).__name__, getattr(self, "feature_names_in_", None)):  # not the release's own name
+        # not the release's own name; the columns by the names of the table fitted, else of the array a public
+        # schema just returned (a pipeline's predict), as the fit's notes name them
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            try:
+                names = input_column_names(X)
+            except InputError:  # repeated names: validated_input refuses them in its words, below
+                names = None
+        with said_as(type(self).__name__, names):
             return unnamed(self.model_).predict(validated_input(self, X, reset=False))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
