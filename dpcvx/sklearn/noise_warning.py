@@ -472,6 +472,8 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
         f"({epsilon_quoted(certificate.epsilon, whole, classes)}, n={int(constants.n)}, d={int(constants.d)} with the "
         f"intercept, {setting('lam', f'{float(constants.lam):g}')}, L, m, R), never the data. To lower the noise: "
         "raise epsilon or the number of rows, use fewer features"
+        + (f", fewer classes (one-vs-rest's {classes} fits share the budget: classes merged by a public rule, "
+           "such as grouping rare labels into one, leave each fit a larger part)" if classes and classes > 2 else "")
         + (f", or choose lam by its documented rule (see {_auto()})" if lam_advice is None else lam_advice())
         + (_public_label_note(prediction_scale) if prediction_scale is not None and also is None
            and not _label_drawn(certificate) else "")]
