@@ -89,17 +89,12 @@ def require_proved(proved: bool, learner: str, reason: str) -> None:
     proved one. Every fit, alone or inside a composite procedure (whose name the message then gives): a plain fit
     that charged and then failed on one neighbour and released on the other released that event, which no theorem
     covers (a conic-only regularizer, 0.5 ||w||^2 + log_sum_exp(w): SolverError on a data set with one label
-    flipped, a release on the other; docs/theory.md, section 7.1). The refusal's text is
-    :func:`~dpcvx.solvers.choice.refuse_unsafeguarded`'s, the kernel learners' too."""
+    flipped, a release on the other; docs/theory.md, section 7.1). The refusal is
+    :func:`~dpcvx.solvers.choice.refuse_unsafeguarded`'s (the kernel learners' too), the procedure's name first."""
     if proved:
         return
-    procedure = _PROCEDURE.get()
-    if procedure is not None:
-        raise InputError(
-            f"{procedure} runs its fits after its one charge, and a fit that could fail there on some data sets and "
-            f"not on others would release that event, which no theorem covers (docs/theory.md, section 7.1). "
-            f"{learner} {reason}. Nothing was charged")
-    refuse_unsafeguarded(learner, reason)
+    procedure = _PROCEDURE.get()  # inside one, the refusal names it first: the same refusal as the fit's alone
+    refuse_unsafeguarded(learner if procedure is None else f"{procedure}: {learner}", reason)
 
 
 def _synthetic(X: Any, rows: int) -> Any:

@@ -51,8 +51,11 @@ def exceeds_limit(least: int) -> bool:
 
 
 def refuse_unsafeguarded(learner: str, reason: str) -> NoReturn:
-    """Refuse, before the charge and outside composite procedures too, a fit whose Newton path has a proved budget
-    beyond ``MAX_PROVED_ITERATIONS`` or none (``reason`` says which, with the fix): the safeguard is no practical one
+    """Refuse, before the charge, alone and inside composite procedures alike, a fit whose solve path has a proved
+    budget beyond ``MAX_PROVED_ITERATIONS`` or none (``reason`` says which, with the fix; the linear fits' rule is
+    :func:`~dpcvx.models.failure.require_proved`, which refuses through it): a user's solver or a conic-only problem
+    (no budget: a plain fit charged, then failed on one neighbour and released on the other), or Newton whose
+    safeguard is no practical one
     beyond the limit (its gradient steps crawled at a residual of 0.28 for hundreds of steps on collinear rows at
     Lam 1e-10), and Newton without it failed after the charge on one neighbour and not the other (a Huber SVM at
     h 0.01, Lam 1e-6: docs/theory.md, section 7.1). lam='auto' never chooses such a Lam. Without a proved curvature
