@@ -231,12 +231,13 @@ class PrivateERM(ConstructorParameters):
         Iyengar et al. 2019): it gets the perturbed problem as a CVXPY
         ``Problem`` and its variable ``w`` and solves it as it likes (e.g.
         ``lambda program, w: program.solve(solver="SCS", eps_abs=1e-9)``);
-        dpcvx computes the gradient at ``w.value`` and releases only if it is
-        within the public bound gamma / 2. The noise that covers such a point
-        is calibrated before the solve (its share of epsilon is in the
-        certificate, ``amp_epsilon``); the default ``tol`` is then 1e-7. A point
-        outside the bound raises SolverError AFTER the accountant was charged
-        (the solve ran on the private data); nothing is released.
+        dpcvx computes the gradient at ``w.value`` and accepts it only if it is
+        within the public bound gamma / 2. No iteration budget covers a user's
+        solver, so a private fit (``fit``, and every estimator, tune and the
+        command line) refuses it before anything is charged: its point could
+        miss the bound on some data sets and not on their neighbours, and that
+        failure after the charge would be a release no theorem covers
+        (docs/theory.md, section 7.1). It serves :meth:`fit_nonprivate`.
     cvxpy_solver : str
         "CLARABEL" (default), "ECOS" or "SCS" for the CVXPY path.
     cvxpy_options : dict, optional
@@ -271,10 +272,11 @@ class PrivateERM(ConstructorParameters):
         few iterations. An int below that budget is refused before anything is charged: whether
         the solve reached the bound would then depend on the data (docs/theory.md, section 7.1).
         A budget above 10^7 iterations is refused before the charge (raise lam), and so is Newton on a loss
-        whose curvature c is not proved (no budget at all). Other paths without
-        a proved budget (a user's solver, conic-only problems) take it as
-        their limit (default 100), and are refused inside composite procedures
-        (:mod:`dpcvx.models.failure`).
+        whose curvature c is not proved (no budget at all), and so is every other
+        path without a proved budget (a user's solver, a conic-only problem: a
+        regularizer that is not quadratic, e.g. 0.5 ||w||^2 + log_sum_exp(w)),
+        in a plain fit as in composite procedures (:mod:`dpcvx.models.failure`).
+        :meth:`fit_nonprivate` takes it as those paths' limit (default 100).
     strict : bool
         Refuse estimated constants even when ``allow_estimates`` is set (without it they are refused already:
         ``strict=True`` alone is refused, InputError).

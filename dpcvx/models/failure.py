@@ -1,4 +1,4 @@
-"""The failure rule: after the charge, a fit in a composite procedure must not fail (docs/theory.md, section 7.1).
+"""The failure rule: after the charge, a fit must not fail, alone or in a composite procedure (docs/theory.md, 7.1).
 
 A composite procedure (:func:`dpcvx.tune`, the one-vs-rest learner, a private bound followed by a
 fit) charges its budget once and then runs fits on the private data. Its proof covers what those
@@ -11,12 +11,12 @@ epsilon at a claimed 0.1 from the event "every run failed").
 
 So the rule, enforced here and nowhere else:
 
-1. **Only proved methods.** Inside a composite procedure a learner's plan refuses, before anything
-   is charged, a solve path without a proved iteration budget (:func:`require_proved`; the budget
-   is :mod:`dpcvx.solvers.budget`): a user's solver, a conic-only problem. Newton without a practical
-   proved budget, one beyond ``MAX_PROVED_ITERATIONS`` or none (a loss whose curvature c is not proved,
-   linear or kernel), is refused in every fit (:func:`~dpcvx.solvers.choice.refuse_unsafeguarded`;
-   :class:`~dpcvx.solvers.kernel.KernelERM` for the kernel learners).
+1. **Only proved methods.** Every fit, a plain one too, refuses before anything is charged a solve path
+   without a practical proved iteration budget (:func:`require_proved`; the budget is
+   :mod:`dpcvx.solvers.budget`): a user's solver, a conic-only problem, Newton beyond
+   ``MAX_PROVED_ITERATIONS`` or without a proved curvature c (linear or kernel:
+   :func:`~dpcvx.solvers.choice.refuse_unsafeguarded`; :class:`~dpcvx.solvers.kernel.KernelERM` for the kernel
+   learners). A plain fit's failure after its charge is a release as well (section 7.1).
 2. **Rehearsal.** Every candidate's ``fit`` runs once on synthetic public rows before the charge
    (:func:`rehearse`): an argument its ``fit`` does not take, an import that fails, a setting it
    refuses, all surface while nothing is spent, and the message may name them (the rows are public).
@@ -43,6 +43,7 @@ import scipy.sparse as sparse
 from ..data.notes import notes_dropped
 from ..exceptions import DPCVXWarning, InputError, SolverError, SourceChangedError, warn_shown
 from ..privacy.rng import resolve_rng
+from ..solvers.choice import refuse_unsafeguarded
 
 __all__ = ["composite", "require_proved", "rehearse", "rehearsing", "fixed_numerics",
            "declarations_told", "charged", "after_charge", "REHEARSAL_ROWS"]
@@ -73,7 +74,7 @@ def rehearsing() -> bool:
 @contextmanager
 def composite(procedure: str) -> Iterator[None]:
     """Mark the checks and fits run inside ``procedure`` (a name for messages) as those of a composite
-    procedure: learners' plans then apply :func:`require_proved`."""
+    procedure: :func:`require_proved`'s refusals and :func:`rehearse` name it."""
     token = _PROCEDURE.set(procedure)
     try:
         yield
@@ -82,15 +83,18 @@ def composite(procedure: str) -> Iterator[None]:
 
 
 def require_proved(proved: bool, learner: str, reason: str) -> None:
-    """Inside a composite procedure, refuse (before the charge) a fit whose success is not proved from
-    public quantities; ``reason`` says which path it would take and how to get a proved one."""
-    procedure = _PROCEDURE.get()
-    if procedure is None or proved:
+    """Refuse, before the charge, a fit whose success is not proved from public quantities (rule 1): a solve path
+    without a proved iteration budget within ``MAX_PROVED_ITERATIONS`` (a user's solver, a conic-only problem,
+    Newton without a proved c or beyond the limit). ``reason`` says which path it would take and how to get a
+    proved one. Every fit, alone or inside a composite procedure (whose name the message then gives): a plain fit
+    that charged and then failed on one neighbour and released on the other released that event, which no theorem
+    covers (a conic-only regularizer, 0.5 ||w||^2 + log_sum_exp(w): SolverError on a data set with one label
+    flipped, a release on the other; docs/theory.md, section 7.1). The refusal is
+    :func:`~dpcvx.solvers.choice.refuse_unsafeguarded`'s (the kernel learners' too), the procedure's name first."""
+    if proved:
         return
-    raise InputError(
-        f"{procedure} runs its fits after its one charge, and a fit that could fail there on some data sets and not "
-        f"on others would release that event, which no theorem covers (docs/theory.md, section 7.1). {learner} "
-        f"{reason}. Nothing was charged")
+    procedure = _PROCEDURE.get()  # inside one, the refusal names it first: the same refusal as the fit's alone
+    refuse_unsafeguarded(learner if procedure is None else f"{procedure}: {learner}", reason)
 
 
 def _synthetic(X: Any, rows: int) -> Any:

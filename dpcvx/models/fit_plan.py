@@ -61,7 +61,7 @@ from ..release.draw_texts import NOT_CLIPPED, ROWS_CLIPPED
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.regression_model import PrivateRegressionModel
 from ..release.usefulness import one_class_findings, warn_if_constant
-from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice, exceeds_limit, refuse_unsafeguarded
+from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice, exceeds_limit
 from ..solvers.linear import SolveInfo
 from ..solvers.objective import _norm
 from ..validation import (
@@ -419,14 +419,13 @@ class FitPlan:
         assert gamma is not None  # the calibration always has a public tol
         least = self.solver.least_budget(self.problem, calibrated.lam, calibrated.calibration.extra_reg, self.rows,
                                          n, gamma, self.start)
-        # refused wherever the fit runs (docs/theory.md, 7.1): a budget beyond the limit, or Newton without a proved
-        # budget (a loss whose curvature c is not proved: no safeguard, and no proved fallback within the limit)
-        if (least is not None and exceeds_limit(least)) or (least is None and self.solver.newton_runs(self.problem)):
-            refuse_unsafeguarded(self.owner, self.solver.unproved_reason(self.problem))
-        if least is None:  # why, only where a composite procedure refuses it (the reason is a few budget calls)
+        # refused wherever the fit runs, alone or in a composite procedure (the failure rule, docs/theory.md, 7.1): no
+        # budget (a user's solver, a conic-only problem, Newton without a proved c) or one beyond the limit
+        proved = least is not None and not exceeds_limit(least)
+        if not proved:  # why, with the fix (a few budget calls: only on the way to the refusal)
             failure.require_proved(False, self.owner, self.solver.unproved_reason(self.problem))
         self.solver.check_max_iter(least)
-        return _Bound(X, labels, n, weights, calibrated, least is not None)
+        return _Bound(X, labels, n, weights, calibrated, proved)
 
     def checked(self, X: Any, y: Any, sample_weight: Any = None) -> _Bound:
         """:meth:`bind` on the rows :meth:`mapped` gives: every check of a fit on (X, y), then the clipping counts

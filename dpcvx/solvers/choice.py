@@ -51,8 +51,11 @@ def exceeds_limit(least: int) -> bool:
 
 
 def refuse_unsafeguarded(learner: str, reason: str) -> NoReturn:
-    """Refuse, before the charge and outside composite procedures too, a fit whose Newton path has a proved budget
-    beyond ``MAX_PROVED_ITERATIONS`` or none (``reason`` says which, with the fix): the safeguard is no practical one
+    """Refuse, before the charge, alone and inside composite procedures alike, a fit whose solve path has a proved
+    budget beyond ``MAX_PROVED_ITERATIONS`` or none (``reason`` says which, with the fix; the linear fits' rule is
+    :func:`~dpcvx.models.failure.require_proved`, which refuses through it): a user's solver or a conic-only problem
+    (no budget: a plain fit charged, then failed on one neighbour and released on the other), or Newton whose
+    safeguard is no practical one
     beyond the limit (its gradient steps crawled at a residual of 0.28 for hundreds of steps on collinear rows at
     Lam 1e-10), and Newton without it failed after the charge on one neighbour and not the other (a Huber SVM at
     h 0.01, Lam 1e-6: docs/theory.md, section 7.1). lam='auto' never chooses such a Lam. Without a proved curvature
@@ -302,13 +305,20 @@ class SolverChoice:
     def unproved_reason(self, problem: VerifiedProblem) -> str:
         """Why :meth:`proved_budget` is None, with the way to a proved path (public)."""
         if callable(self.solver):
-            return "is set to a user's solver, whose stopping no budget covers; use solver='auto'"
+            return ("is set to a user's solver (solver= a callable), whose stopping no proved iteration budget covers, "
+                    "so its point could miss the public gradient bound on some data sets and not on others; use "
+                    "solver='auto' (the default) with a loss whose curvature the verifier proves and a strongly convex "
+                    "quadratic regularizer")
         if self.newton_runs(problem) and descent_rate(problem, 1.0, 1.0, 1.0) is None:
             return _newton_unproved(problem)
         if descent_rate(problem, 1.0, 1.0, 1.0) is None:  # none even with a ridge Delta
-            return ("has no proved iteration budget for its problem (the budget needs a translated C^1 loss with "
-                    "proved finite L and c, and a quadratic, strongly convex regularizer; a conic-only problem has "
-                    "none); use such a loss and regularizer")
+            return ("would be solved by CVXPY's conic path alone, which has no proved iteration budget (the budget "
+                    "needs a translated C^1 loss with proved finite L and c, and a quadratic, strongly convex "
+                    "regularizer: a regularizer such as 0.5 ||w||^2 + log_sum_exp(w), or a loss the verifier does not "
+                    "translate, leaves only the conic path), so the solve could stop short of the public gradient "
+                    "bound on some data sets and not on others; use a loss whose curvature the verifier proves (e.g. "
+                    "'logistic', a Huber loss) and a quadratic strongly convex regularizer (e.g. a ridge "
+                    "0.5 * cp.sum_squares(w), with an L1 or group term if wanted), with solver='auto'")
         if not problem.strong_convexity > 0:
             return (f"has no proved iteration budget within {MAX_PROVED_ITERATIONS:.0e} iterations: its regularizer "
                     "adds no strong convexity (m = 0, an L1 term alone), so only objective perturbation's ridge Delta, "

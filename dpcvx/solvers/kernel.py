@@ -590,7 +590,7 @@ def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float,
                          residual_name, distance, tolerance)
     if not distance <= tolerance:
         raise SolverError(
-            f"the kernel ERM ({method}) could not certify ||w - w*|| <= gamma = {tolerance:.3g} "
+            f"the kernel ERM could not certify ||w - w*|| <= gamma = {tolerance:.3g} "
             "(the public solve tolerance): the floating-point arithmetic stopped improving before it (the proved "
             "step budget holds in exact arithmetic); nothing is released, and the budget "
             "charged for this call stays spent. Fixes: a larger lam, a smooth loss such as "

@@ -82,7 +82,7 @@ def test_the_rule_is_the_linear_paths():
     # linear path's refusal (choice.refuse_unsafeguarded, which the linear fit plan raises)
     assert kernel_module.exceeds_limit is choice.exceeds_limit
     assert kernel_module.MAX_PROVED_ITERATIONS == choice.MAX_PROVED_ITERATIONS
-    assert kernel_module.refuse_unsafeguarded is fit_plan.refuse_unsafeguarded is choice.refuse_unsafeguarded
+    assert kernel_module.refuse_unsafeguarded is fit_plan.failure.refuse_unsafeguarded is choice.refuse_unsafeguarded
     loss = resolve_loss("logistic")
     least = kernel_module.least_newton_lam(loss.curvature, loss.lipschitz_bound, 1.0, 400)
     tolerance = dpcvx.privacy.kernel_calibrate.solve_tolerance

@@ -49,10 +49,12 @@ def test_report_names_the_fallback_when_it_ran(monkeypatch, limit):
     assert report.distance_bound <= report.tolerance and report.iterations > limit
 
 
-def test_failure_names_both_solvers_that_ran():
-    # a tolerance no arithmetic reaches: the interior point and then FISTA ran, and the curator's error says so
-    with pytest.raises(SolverError, match=r"\(dual interior point\+FISTA\)"):
+def test_failure_names_no_solver_that_ran():
+    # a tolerance no arithmetic reaches: the interior point and then FISTA ran. Which ran depends on the data, and the
+    # error is raised after a learner's charge (the command line prints it): its text names neither (P6 F2, session 71)
+    with pytest.raises(SolverError, match="^the kernel ERM could not certify") as caught:
         _solve(tolerance=0.0)
+    assert "interior point" not in str(caught.value) and "FISTA" not in str(caught.value)
 
 
 def test_releases_of_neighbours_with_different_dual_solvers_differ_only_in_privatised_values(monkeypatch):

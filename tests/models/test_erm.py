@@ -138,12 +138,13 @@ def test_a_truncated_conic_solve_is_a_warm_start_only(data, options):
 
 
 def test_residual_guard_refuses_truncated_conic_only_solve(data):
-    """A problem only a conic solver takes (no Newton polish) still refuses a point short of the bound."""
+    """A problem only a conic solver takes (no Newton polish) still refuses a point short of the bound, with the fixed
+    text (fit_nonprivate: a private fit refuses the path before its charge, test_unproved_path_refused.py)."""
     X, y, _, _ = data
     erm = dpcvx.PrivateERM(regularizer=lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.logistic(w)), lam=1e-2,
                            data_norm=1.0, cvxpy_options={"max_iter": 2})
     with pytest.raises(dpcvx.SolverError):
-        erm.fit(X[:300], y[:300], epsilon=1.0, random_state=0)
+        erm.fit_nonprivate(X[:300], y[:300])
 
 
 @pytest.mark.parametrize("tol", [1e-30, 1e-14, 1e-2, 1e-1, 0.0, -1e-9, float("nan"), float("inf"), "a"])
@@ -182,17 +183,19 @@ def test_refuses_mechanism_the_certificate_does_not_allow(data):
                                  data_norm=1.0)
     with pytest.raises(dpcvx.AssumptionError, match="regularizer_twice_differentiability"):
         huber_reg.fit(X, y, epsilon=1.0, mechanism="objective")
-    assert huber_reg.fit(X, y, epsilon=1.0, mechanism="output", random_state=0).coef_.shape == (5,)
+    # output perturbation allows it, but only the conic path solves it (no proved budget): refused before the charge
+    with pytest.raises(dpcvx.InputError, match="conic path alone"):
+        huber_reg.fit(X, y, epsilon=1.0, mechanism="output", random_state=0)
 
 
 def test_non_quadratic_regularizer_goes_through_cvxpy(data):
     X, y, _, _ = data
     erm = dpcvx.PrivateERM(regularizer=lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.logistic(w)),
                            lam=1e-2, data_norm=1.0)
-    model = erm.fit(X[:300], y[:300], epsilon=1.0, random_state=0)
+    erm.fit_nonprivate(X[:300], y[:300])
     assert erm.diagnostics_.solver.startswith("cvxpy") and erm.diagnostics_.converged
     # no Newton polish for this N, so the declared problem gets the conic default tolerance
-    assert model.certificate.calibration.to_dict()["tol"] == dpcvx.privacy.calibrate.CONIC_TOL
+    assert erm._tol(erm._verified(X.shape[1]), erm._solver()) == dpcvx.privacy.calibrate.CONIC_TOL
 
 
 def test_solver_fast_without_newton_form_is_refused_before_the_charge(data):

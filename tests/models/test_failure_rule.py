@@ -248,12 +248,16 @@ def test_a_one_vs_rest_fit_refuses_an_unproved_binary_before_the_charge():
     assert not accountant.ledger
 
 
-def test_the_rule_applies_only_inside_a_composite_procedure(data):
+def test_the_rule_applies_alone_and_inside_a_composite_procedure(data):
+    """A plain fit's failure after its charge is a release too (P6 F1, session 71): the same refusal alone and inside
+    a procedure, which it names first."""
     X, y = data
     erm = dpcvx.PrivateERM(data_norm=1.0, solver=lambda program, w: program.solve(solver="CLARABEL"))
-    erm.check_fit_inputs(X, y, epsilon=1.0)  # alone: allowed (its error after a charge says it is not covered)
-    with failure.composite("a test procedure"), pytest.raises(InputError, match="a test procedure"):
+    with pytest.raises(InputError, match="^PrivateERM is set to a user's solver") as alone:
         erm.check_fit_inputs(X, y, epsilon=1.0)
+    with failure.composite("a test procedure"), pytest.raises(InputError) as inside:
+        erm.check_fit_inputs(X, y, epsilon=1.0)
+    assert str(inside.value) == f"a test procedure: {alone.value}"
 
 
 def test_a_budget_beyond_the_limit_is_refused_before_the_charge_in_a_plain_fit_too():
@@ -343,7 +347,7 @@ def test_an_unproved_fit_after_a_private_count_is_refused_naming_what_the_count_
     refusal named 'a fit with balanced class weights from a private count' (a user's solver: unproved)."""
     X, y = synthetic_classification(n=400, d=4, random_state=0)
     accountant = PrivacyAccountant(epsilon=10.0)
-    with pytest.raises(InputError, match=rf"^{procedure} runs its fits after its one charge"):
+    with pytest.raises(InputError, match=rf"^{procedure}: PrivateERM is set to a user's solver"):
         dpcvx.PrivateERM(lam=1e-3, data_norm=1.0, fit_intercept=True, solver=lambda program, w: program.solve(),
                          **options).fit(
             X, y, epsilon=1.0, accountant=accountant, random_state=0)

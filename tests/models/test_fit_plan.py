@@ -131,8 +131,8 @@ def test_every_declared_setting_is_checked_once_at_the_entry_naming_it():
         with pytest.raises(InputError, match=name):
             learner.fit(X, y, epsilon=1.0, accountant=accountant)
     assert accountant.ledger == []
-    assert dpcvx.PrivateERM(lam="auto", tol=1e-8, max_iter=50, cvxpy_options={"max_iter": 5},
-                            solver=lambda *args: None, data_norm=1.0).check_fit_inputs(X, y) == (-1, 1)
+    assert dpcvx.PrivateERM(lam="auto", tol=1e-8, max_iter=5000, cvxpy_options={"max_iter": 5},
+                            solver="cvxpy", data_norm=1.0).check_fit_inputs(X, y) == (-1, 1)
 
 
 def test_a_subclass_that_replaces_fit_is_tuned_through_its_fit(counted):

@@ -166,8 +166,8 @@ def test_cvxpy_status_not_optimal_is_a_solver_error(monkeypatch):
     monkeypatch.setattr("cvxpy.Problem.solve", infeasible)
     conic_only = dpcvx.PrivateERM(data_norm=1.0,
                                   regularizer=lambda w: 0.5 * cvxpy.sum_squares(w) + cvxpy.sum(cvxpy.logistic(w)))
-    with pytest.raises(dpcvx.SolverError, match="status 'infeasible'"):
-        conic_only.fit(X, y, epsilon=1.0)
+    with pytest.raises(dpcvx.SolverError, match="status 'infeasible'"):  # a private fit refuses it before the solve
+        conic_only.fit_nonprivate(X, y)
     # where Newton's proved budget applies the conic point is a warm start only: Newton starts from the origin
     learner = dpcvx.PrivateERM(data_norm=1.0, solver="cvxpy")
     learner.fit(X, y, epsilon=1.0, random_state=0)

@@ -78,7 +78,6 @@ PATHS = {
     "newton output": ({}, {"mechanism": "output"}),
     "gaussian objective": ({}, {"delta": 1e-8, "epsilon": 300.0}),   # (its calibration overflows above 700)
     "cvxpy": ({"solver": "cvxpy"}, {}),
-    "user solver": ({"solver": lambda program, w: program.solve(solver="CLARABEL")}, {}),
     "proximal (ball)": ({"constraints": lambda w: [cp.norm(w, 2) <= 50]}, {}),
 }
 
@@ -92,6 +91,15 @@ def test_every_solver_path_solves_the_weighted_problem(data, settings, fit):
     weighted, plain = sklearn_weighted(X, y, s, 0.01), sklearn_weighted(X, y, np.ones(len(y)), 0.01)
     assert np.linalg.norm(weighted - plain) > 0.05   # the weights matter on these data
     assert np.allclose(model.coef_, weighted, atol=5e-3), (model.coef_, weighted)
+
+
+def test_a_weighted_private_fit_refuses_a_user_solver(data):
+    """A user's solver has no proved budget: a private fit refuses it before the charge, weighted or not (it was one
+    of the paths above until the seventy-first session; docs/theory.md, section 7.1)."""
+    X, y, s = data
+    with pytest.raises(dpcvx.InputError, match="user's solver"):
+        erm(sample_weight_bound=2.0, solver=lambda program, w: program.solve(solver="CLARABEL")).fit(
+            X, y, epsilon=1.0, sample_weight=s, random_state=1)
 
 
 def test_unit_weights_release_what_no_weights_release(data):

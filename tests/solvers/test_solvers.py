@@ -64,9 +64,8 @@ def test_near_collinear_problem_converges():
 def test_round_off_floor_is_refused_quickly():
     X, y = collinear()
     erm = dpcvx.PrivateERM(lam=1e-10, data_norm=1.0, max_iter=100, tol=1e-13)
-    with pytest.raises(dpcvx.SolverError, match="stalled at round-off") as caught:
+    with pytest.raises(dpcvx.SolverError, match="public bound gamma"):  # one fixed text (P6 F2)
         erm.fit_nonprivate(X, y)
-    assert "raise lam" in str(caught.value)
     assert erm.diagnostics_.iterations < 30
 
 

@@ -89,7 +89,7 @@ def test_a_relation_by_name_a_solver_callable_and_a_loss_of_prediction_and_label
 
     X = _rows(300, 3) / 1.5
     y = np.where(X[:, 0] > 0, 1, -1)
-    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, solver=my_solver).fit(X, y, 1.0, random_state=0)
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, solver=my_solver).fit_nonprivate(X, y)  # a private fit refuses it
     assert model.coef_.shape == (3,)
     regression = dpcvx.PrivateERM(loss=lambda p, y: cp.square(p - y) / 2, task="regression", label_bound=1.0,
                                   lam=1e-2, data_norm=1.0, constraints=lambda w: [cp.norm(w, 2) <= 1.5])

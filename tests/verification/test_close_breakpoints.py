@@ -5,6 +5,8 @@ catalogue loss built by hand is checked as its function checks it.
 The breakpoints were merged when their doubles agreed to 12 decimals (+-1e-13, +-4e-13): the piece between them was
 never analysed, and a loss with a kink there was certified C^1 and convex, with L below its slope."""
 
+import math
+
 import cvxpy as cp
 import pytest
 
@@ -68,9 +70,12 @@ def test_a_loss_sympy_cannot_print_as_numpy_code_is_still_verified(loss, lipschi
     assert certificate.allows("output")
     assert float(certificate.condition("lipschitz").value) == pytest.approx(lipschitz)
     X, y = synthetic_classification(n=200, d=3, random_state=0)
-    model = dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, time_limit=SECONDS).fit(
-        X, y, epsilon=1.0, mechanism="output", random_state=0)
-    assert pytest.approx(lipschitz) == model.certificate.constants.L
+    # without derivatives code only the conic path solves it, which has no proved budget: a private fit refuses it
+    # before the charge (docs/theory.md, 7.1); the verified problem still solves (fit_nonprivate)
+    learner = dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, time_limit=SECONDS)
+    with pytest.raises(dpcvx.InputError, match="conic path alone"):
+        learner.fit(X, y, epsilon=1.0, mechanism="output", random_state=0)
+    assert all(math.isfinite(value) for value in learner.fit_nonprivate(X, y).coef_)
 
 
 @pytest.mark.parametrize("name, params, message", [

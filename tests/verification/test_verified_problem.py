@@ -119,7 +119,7 @@ def test_the_regularizer_is_solved_as_verified(data):
         return 0.5 * cp.sum_squares(w) + cp.sum(cp.logistic(w))
 
     erm = dpcvx.PrivateERM(regularizer=regularizer, lam=1e-2, data_norm=1.0, solver="cvxpy")
-    erm.fit(X[:200], y[:200], 1.0, random_state=0)
+    erm.fit_nonprivate(X[:200], y[:200])  # a private fit refuses the conic-only path before its charge
     assert calls == [(4,)]  # once, at the fitted dimension, by the verifier
 
 

@@ -387,7 +387,7 @@ def test_a_parameter_changed_after_verify_changes_no_later_fit():
     by its value and kept the live expression, so a later fit declaring 1.0 ||w||^2 + sum logistic(w) was certified
     m = 2 and minimised the cached expression at p = 1e-4 (its release was that minimiser plus the noise, 0.7 away
     from the same fit of the same N written in another order). Now the Parameter is refused, nothing is cached, and
-    both orders release the same model."""
+    both orders give the same minimiser (fit_nonprivate: a private fit now refuses this conic-only N)."""
     from dpcvx.demo import synthetic_classification
 
     X, y = synthetic_classification(n=400, d=3, random_state=0)
@@ -397,7 +397,7 @@ def test_a_parameter_changed_after_verify_changes_no_later_fit():
 
     def fitted(regularizer):
         erm = dpcvx.PrivateERM(loss=losses.logistic(), regularizer=regularizer, lam=1e-2, data_norm=1.0)
-        return erm.fit(X, y, epsilon=1.0, mechanism="output", random_state=0).coef_
+        return erm.fit_nonprivate(X, y).coef_  # a private fit refuses this conic-only N (docs/theory.md, 7.1)
 
     declared = fitted(lambda w: 1.0 * cp.sum_squares(w) + cp.sum(cp.logistic(w)))
     reordered = fitted(lambda w: cp.sum(cp.logistic(w)) + 1.0 * cp.sum_squares(w))
