@@ -802,8 +802,9 @@ def solve_with_cvxpy(
     ``fallback``: the conic point is a warm start only (the caller polishes it by Newton to a proved budget, which
     reaches the bound from any start): a solve that stops short or fails on this data (an iteration limit, a status
     other than optimal, a solver's numerical failure, a non-finite point) then returns ``fallback`` with an infinite
-    gradient norm instead of raising after the charge. Settings and structure (not DCP, a rejected option) still
-    raise: they fail alike on every data set.
+    gradient norm instead of raising after the charge, whatever the solver raised (a rejected option included: the
+    point is a warm start only, and diagnostics_ says it stopped). Structure (not DCP, an atom CVXPY cannot pose)
+    still raises: it fails alike on every data set.
     """
     import cvxpy as cp
 
@@ -849,9 +850,14 @@ def solve_with_cvxpy(
     except Exception as error:
         if user_solver is not None:  # the user's own code, on the data: its type only
             raise SolverError(f"the user's solver raised {withheld(error)}; nothing is released") from None
+        if fallback is not None:
+            # a private warm start: whatever the solver raised (its own failure, a ValueError or TypeError from
+            # the data's numbers, anything else), Newton polishes from the public start to its proved budget, so no
+            # exception of the solver's fails a fit after its charge on one data set and not its neighbour
+            # (attacker probe P9 F1, session 71: a ValueError became a SolverError after the charge, and any other
+            # error reached the caller raw, with its text)
+            return stopped(f"the solver raised {type(error).__name__}")
         if isinstance(error, cp.error.SolverError):
-            if fallback is not None:
-                return stopped("the solver failed")
             raise SolverError(f"CVXPY solver {solver} failed: {error}; try another cvxpy_solver") from error
         if not isinstance(error, (TypeError, ValueError)):
             raise
