@@ -841,9 +841,10 @@ class ReleaseReport:
                 text += (". The mechanism that ran is pure epsilon-DP, so k epsilon with delta = 0 holds too; the "
                          "figures keep the stated delta, as the certificate and the accountant do")
         odds = ", ".join(f"{_factor(k * self.epsilon)} at k = {k}" for k in (2, 5, 20))
-        text += (f". The odds an attacker holds about those k records can be multiplied by up to e^(k epsilon): "
-                 f"{odds}, against {_factor(self.epsilon)} for one record. The loss grows exponentially with k, "
-                 "not k times. ")
+        beyond = (", except on events of probability at most the grown delta above" if self.delta > 0 else "")
+        text += (f". The odds an attacker holds about those k records can be multiplied by up to e^(k epsilon)"
+                 f"{beyond}: {odds}, against {_factor(self.epsilon)} for one record. The loss grows exponentially "
+                 "with k, not k times. ")
         if self.neighbours is Neighbours.REPLACE_ONE:
             text += ("Under replace-one this covers the person's k records replaced by k other records; whether "
                      "the person took part at all changes n, which replace-one does not cover: for that, fit with "

@@ -28,6 +28,7 @@ def test_the_report_states_the_odds_bound_of_k_records_and_what_replace_one_leav
     assert "about k times" not in text
     assert "protected at k epsilon" in text
     assert "up to e^(k epsilon): 7.389 at k = 2, 148.4 at k = 5, 4.852e+08 at k = 20, against 2.718" in text
+    assert "except on events" not in text  # pure epsilon: no delta to except
     assert "whether the person took part at all changes n, which replace-one does not cover" in text
     assert 'neighbours="add-remove" (offered with a positive delta)' in text
     assert "fit at epsilon_P / k for a person-level budget epsilon_P." in text
@@ -44,6 +45,8 @@ def test_the_delta_split_for_a_public_cap_inverts_the_group_bound():
     / k gives back (epsilon_P, delta_P) by the one group-privacy formula."""
     text = _paragraph(delta=1e-6)
     assert "at most k e^((k - 1) epsilon) delta" in text
+    # the odds bound holds outside the grown delta's events (attacker probe P9 F4, session 71: it left delta out)
+    assert "up to e^(k epsilon), except on events of probability at most the grown delta above:" in text
     assert "delta_P / (1 + e^(epsilon_P / k) + ... + e^((k - 1) epsilon_P / k))" in text
     for k in (2, 5, 20):
         epsilon_p, delta_p = 2.0, 1e-5
