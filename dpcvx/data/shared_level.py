@@ -355,9 +355,16 @@ def _warn_if_one_value(coded: np.ndarray, rest: np.ndarray, names: Sequence[str]
         switch = (f'"encoding": "{other}" in the --schema file' if command_line_runs()
                   else f'PublicSchema(..., encoding="{other}")')
         fixes.append(f"encoding={other!r}, which codes them nearer 0 here: {switch}")
+    read = coded.shape[0]
+    # on a sample (a public rule of n and d) a column rare elsewhere can hold one value in every row read
+    # (attacker probe P9 F5, session 71): said so, and "nothing" only of the rows read
+    where = ("every row read" if read >= shape[0] else
+             f"every one of the {read:,} rows read (an evenly spaced sample of the table; a column can vary in rows "
+             "outside it)")
     warn_shown(
-        f"the numeric columns {shown}{more} hold one value in every row read, a code away from 0 under "
-        f"encoding={encoding!r}: they tell a model nothing, yet take at least {ONE_VALUE_SHARE:.0%} of a typical "
-        f"row's squared norm, so the row map x / max(1, ||x|| / norm) scales what the other columns say down with "
-        f"them. {_ONE_VALUE_MEASURED} NOT PRIVATE: this check read the rows; it is shown to you only and is not part "
-        "of any release. Fix: " + _noise_first(*shape) + "; or ".join(fixes), LevelErasedWarning)
+        f"the numeric columns {shown}{more} hold one value in {where}, a code away from 0 under "
+        f"encoding={encoding!r}: in those rows they tell a model nothing, yet take at least "
+        f"{ONE_VALUE_SHARE:.0%} of a typical row's squared norm, so the row map x / max(1, ||x|| / norm) scales "
+        f"what the other columns say down with them. {_ONE_VALUE_MEASURED} NOT PRIVATE: this check read the rows; "
+        "it is shown to you only and is not part of any release. Fix: " + _noise_first(*shape) + "; or ".join(fixes),
+        LevelErasedWarning)

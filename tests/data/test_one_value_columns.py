@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from benchmarks.level_erased_advice import BORDER, pixel_schemas, pixels
@@ -18,7 +19,7 @@ from dpcvx.advice import on_command_line
 from dpcvx.data.shared_level import ONE_VALUE_SHARE
 from dpcvx.exceptions import LevelErasedWarning, RangeClipWarning
 
-ONE_VALUE = "hold one value in every row read"
+ONE_VALUE = "hold one value in every"
 
 
 def _shown(schema: PublicSchema, frame) -> list[str]:
@@ -99,3 +100,21 @@ def test_dropping_the_border_raised_accuracy_on_every_seed() -> None:
                 scores[name] = float(np.mean(model.predict(schema.transform(frame.iloc[test][columns])) == y[test]))
         gains.append(scores["no border"] - scores["default"])
     assert min(gains) >= 0.03 and np.mean(gains) >= 0.05, gains
+
+
+def test_on_a_sample_the_warning_says_the_rows_read_are_a_sample():
+    """Above SAMPLE_ROWS rows the check reads an evenly spaced sample, in which a column rare elsewhere can hold one
+    value (attacker probe P9 F5, session 71): the text says the rows read are a sample and claims "nothing" only
+    of them."""
+    from dpcvx.data.shared_level import SAMPLE_ROWS
+
+    n = 3 * SAMPLE_ROWS
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({f"v{j}": rng.uniform(0, 1, n) for j in range(3)}
+                         | {"rare": np.zeros(n)} | {f"flat{j}": np.zeros(n) for j in range(6)})
+    frame.loc[1, "rare"] = 5.0  # not among the evenly spaced rows read
+    schema = PublicSchema(tuple(NumericColumn(c, 0, 1 if c.startswith("v") else 10) for c in frame.columns))
+    texts = [t for t in _shown(schema, frame) if ONE_VALUE in t]
+    assert texts, "the one-value form should fire here"
+    assert "rows read (an evenly spaced sample of the table; a column can vary in rows outside it)" in texts[0]
+    assert "in those rows they tell a model nothing" in texts[0]
