@@ -39,6 +39,7 @@ README's headline block.
     python -m benchmarks.honest --datasets adult --folds 5 --draws 20    # one process per data set
     python -m benchmarks.honest --datasets kdd --folds 5 --draws 20
     python -m benchmarks.honest --datasets adult kdd --folds 5 --draws 20 --columns auto --no-docs  # (b) again
+    python -m benchmarks.honest --datasets adult --folds 5 --draws 20 --delta-only --columns oracle auto split
     python -m benchmarks.honest --render
 """
 
@@ -201,14 +202,17 @@ def cell_key(eps: float, delta: float, relation: str) -> str:
 
 def run_dataset(data: common.Data, folds: int, draws: int, seed: int = 0, out: Path | None = None,
                 epsilons: tuple[float, ...] = EPSILONS, columns: tuple[str, ...] = COLUMNS,
-                previous: dict[str, Any] | None = None, first_draw: int = 0) -> dict[str, Any]:
+                previous: dict[str, Any] | None = None, first_draw: int = 0,
+                delta_only: bool = False) -> dict[str, Any]:
     """Every cell's per-unit records (one per (fold, draw), each with its seed, majority error and the
     errors of ``columns``), merged into ``previous`` (the same units' other columns) when given.
 
     Draws are the outer loop: after each round every fold has one more unit per cell, and ``out`` is
     written (``draws`` then counts the rounds done), so a run stopped early is still balanced over folds.
     A unit's seed depends on (seed, fold, draw, cell) only, so a later ``columns=("auto",)`` run pairs, and a
-    run from ``first_draw`` on adds rounds to ``previous``."""
+    run from ``first_draw`` on adds rounds to ``previous``. ``delta_only`` measures the delta > 0 cells alone (each
+    keeps its index, hence its seeds): after a change of the Gaussian mechanisms the pure cells, which reproduce
+    to the last bit, are not run again."""
     splits = common.kfold(len(data.y), folds, seed)
     n = len(splits[0][0])
     result: dict[str, Any] = previous if previous is not None else {"cells": {}, "dpgd_choices": {}}
@@ -225,6 +229,8 @@ def run_dataset(data: common.Data, folds: int, draws: int, seed: int = 0, out: P
             X, y, Xt, yt = splits_data(data, split)
             majority = 1.0 if np.mean(y > 0) >= 0.5 else -1.0  # NOT private: a reference line
             for index, (eps, delta, relation) in enumerate(settings(n, epsilons)):
+                if delta_only and delta == 0:
+                    continue
                 key = cell_key(eps, delta, relation)
                 cell = cells.setdefault(key, {"epsilon": eps, "delta": delta, "neighbours": relation, "units": []})
                 chosen = result["dpgd_choices"].get(key)
@@ -237,9 +243,10 @@ def run_dataset(data: common.Data, folds: int, draws: int, seed: int = 0, out: P
                     cell["units"].append(unit)
                 unit.update(measure(columns, X, y, Xt, yt, eps, delta, relation, unit_seed, choice))
             print(f"{data.name} draw {draw} fold {fold}: {time.time() - start:.0f} s", flush=True)
+        label = "+".join(columns) + (", delta > 0" if delta_only else "")
         result.update({"dataset": data.description, "name": data.name, "folds": folds, "n_train": n,
                        "draws": max(result.get("draws", 0), draw + 1), "eta": ETA,
-                       "seconds": {**result.get("seconds", {}), "+".join(columns): round(time.time() - start)}})
+                       "seconds": {**result.get("seconds", {}), label: round(time.time() - start)}})
         if out is not None:
             common.write_json(out, result)
     return result
@@ -447,6 +454,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="a subset is merged into the recorded per-unit records of honest_<dataset>.json "
                              "(same folds, draws and seeds), e.g. --columns auto after a change of the rule")
     parser.add_argument("--more", action="store_true", help="add rounds to the recorded ones, up to --draws")
+    parser.add_argument("--delta-only", action="store_true",
+                        help="measure the delta > 0 cells alone, merged into the recorded units (same seeds), "
+                             "e.g. after a change of the Gaussian mechanisms")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--render", action="store_true", help="only merge honest_<dataset>.json into honest.md")
     parser.add_argument("--no-docs", action="store_true", help="leave docs/honest-results.md and README.md alone")
@@ -455,7 +465,7 @@ def main(argv: list[str] | None = None) -> None:
         for name in args.datasets:
             data = common.load_data(name, args.mode, kdd_rows=args.kdd_rows, max_rows=args.max_rows)
             path = args.out / f"honest_{name}.json"
-            subset = set(args.columns) != set(COLUMNS)
+            subset = set(args.columns) != set(COLUMNS) or args.delta_only
             previous, draws, first = None, args.draws, 0
             if subset or args.more:
                 previous = json.loads(path.read_text())
@@ -466,7 +476,7 @@ def main(argv: list[str] | None = None) -> None:
                 first = previous["draws"] if args.more else 0
             record = common.RunRecord("benchmarks.honest", argv)  # each run of columns, appended to "runs"
             result = run_dataset(data, args.folds, draws, out=path, columns=tuple(args.columns), previous=previous,
-                                 first_draw=first)
+                                 first_draw=first, delta_only=args.delta_only)
             result["runs"] = [*result.get("runs", []), record.finish()]
             common.write_json(path, result)
     print(render(args.out, *((None, None) if args.no_docs else (DOCS, README))))

@@ -101,3 +101,43 @@ def test_render_replaces_only_the_text_between_the_markers(tmp_path):
     page.write_text("before\n<!-- a -->\nold 0.25\n<!-- b -->\nafter\n")
     honest.between(page, ("<!-- a -->", "<!-- b -->"), "new 0.19\n")
     assert page.read_text() == "before\n<!-- a -->\nnew 0.19\n<!-- b -->\nafter\n"
+
+
+@pytest.mark.slow
+def test_a_delta_only_rerun_measures_the_delta_cells_alone_with_their_recorded_seeds():
+    """After a change of the Gaussian objective's calibration (ae8b1452, the one-sign profile) only the delta > 0
+    cells move; ``delta_only`` re-measures them with the seeds of a full run (each cell keeps its index) and
+    leaves the pure cells' units as recorded."""
+    data = common.load_data("synthetic", "paper", max_rows=200)
+    full = honest.run_dataset(data, folds=2, draws=1, epsilons=(1.0,), columns=("auto",))
+    recorded = json.loads(json.dumps(full))
+    for cell in recorded["cells"].values():
+        for unit in cell["units"]:
+            unit["auto"] = -1.0  # a stale value: a rerun cell overwrites it, a pure cell keeps it
+    merged = honest.run_dataset(data, folds=2, draws=1, epsilons=(1.0,), columns=("auto",), previous=recorded,
+                                delta_only=True)
+    for key, cell in merged["cells"].items():
+        for unit, fresh in zip(cell["units"], full["cells"][key]["units"], strict=True):
+            assert unit["seed"] == fresh["seed"]
+            assert unit["auto"] == (-1.0 if cell["delta"] == 0 else fresh["auto"]), key
+    alone = honest.run_dataset(data, folds=2, draws=1, epsilons=(1.0,), columns=("auto",), delta_only=True)
+    assert sorted(alone["cells"]) == sorted(key for key, cell in full["cells"].items() if cell["delta"] > 0)
+
+
+@pytest.mark.slow  # 4 s under load: the run record reads the machine
+def test_the_command_line_delta_only_rerun_keeps_the_recorded_pure_cells(tmp_path, monkeypatch):
+    """``--delta-only`` merges into the recorded file (as a column subset does), so the pure cells stay."""
+    recorded = {"dataset": "d", "folds": 5, "draws": 1, "cells": {"eps=1, delta=0, replace-one": {"units": []}}}
+    (tmp_path / "honest_adult.json").write_text(json.dumps(recorded))
+    seen: dict = {}
+
+    def fake_run(data, folds, draws, **kwargs):
+        seen.update(kwargs, draws=draws)
+        return kwargs["previous"]
+
+    monkeypatch.setattr(common, "load_data", lambda *a, **k: type("D", (), {"description": "d"})())
+    monkeypatch.setattr(honest, "run_dataset", fake_run)
+    monkeypatch.setattr(honest, "render", lambda *a, **k: "")
+    honest.main(["--datasets", "adult", "--delta-only", "--draws", "20", "--out", str(tmp_path), "--no-docs"])
+    assert seen["delta_only"] is True and seen["draws"] == 1  # the recorded units, no more
+    assert "eps=1, delta=0, replace-one" in seen["previous"]["cells"]
