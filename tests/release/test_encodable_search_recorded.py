@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from benchmarks.encodable_cost import near_constant_release
-from dpcvx.data.preprocessing import NumericColumn, PublicSchema
+from benchmarks.report_speed import hand_set_release, numeric_schema
+from dpcvx.data.preprocessing import PublicSchema
 from dpcvx.data.rows import RowMap
-from dpcvx.data.standardiser import ColumnStandardiser
 from dpcvx.data.uci_domains import adult_schema, kdd_schema
 from dpcvx.release import encodable
 
@@ -30,27 +30,11 @@ RECORDED = Path(__file__).resolve().parent / "fixtures" / "encodable_search.json
 
 
 def _numeric(width: int, encoding: str = "centred", constant: bool = False) -> PublicSchema:
-    """``width`` numeric columns in a public box of +-5 (as the rare-class table of
-    tests/models/test_one_class_threshold_advice.py), some with a missing indicator."""
-    columns = tuple(NumericColumn(f"v{j}", -5.0, 5.0, missing=0.0 if j % 5 == 4 else None,
-                                  missing_indicator=j % 5 == 4) for j in range(width))
-    return PublicSchema(columns, norm=1.0, constant_feature=constant, encoding=encoding)
-
-
-def _rows(schema: PublicSchema, seed: int, standardise: bool = True) -> RowMap:
-    rng = np.random.default_rng(seed)
-    d = schema.dimension
-    feature_map = ColumnStandardiser(rng.uniform(-0.3, 0.3, d), rng.uniform(0.5, 3.0, d), 1.0, clip=1.5,
-                                     input_bound=1.0) if standardise else None
-    return RowMap(norm_bound=1.0, feature_map=feature_map, fit_intercept=True)
+    return numeric_schema(width, encoding, constant)
 
 
 def _release(schema: PublicSchema, seed: int, standardise: bool = True) -> tuple[RowMap, np.ndarray, float, float]:
-    rows = _rows(schema, seed, standardise)
-    coef = np.random.default_rng(seed + 1).normal(size=schema.dimension)
-    bounds = encodable.score_range(coef, 0.0, rows, schema)
-    assert bounds is not None
-    return rows, coef, bounds[0], bounds[1]
+    return hand_set_release(schema, seed, standardise)
 
 
 def _cases() -> dict[str, tuple[Any, ...]]:
