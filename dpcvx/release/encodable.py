@@ -32,7 +32,10 @@ for a one-vs-rest release (:func:`argmax_class`, which checks the differences of
 Cost. :func:`score_range` is vectorised over the candidates in chunks of :data:`CHUNK` (its memory does not grow
 with PIECES x categories, nor with PIECES x columns); the search is bounded by :data:`WORK` column bounds in all
 (each branch's bound reads every column once), counted, not timed, so what it says does not depend on the machine.
-A check builds the schema's codes once (:class:`_Codes`), whatever its bounds, searches and one-vs-rest pairs.
+A check builds the schema's codes once (:class:`_Codes`), whatever its bounds, searches and one-vs-rest pairs. A bound
+reads all of a branch's columns in one pass of array operations (:class:`_Branch`), adding in the order a loop over
+the columns added, so that it finds the same bounds to the last bit: a Python loop over the columns made the report
+of a 16-column release spend some 3 s of CPU on its 2,500 bounds (benchmarks/results/report_speed.md).
 """
 
 from __future__ import annotations
@@ -99,7 +102,7 @@ def _candidates(schema: PublicSchema) -> tuple[list[list[tuple[int, float, float
 class _Codes:
     """A schema's encodable codes, built once per check: its candidates (:func:`_candidates`), every coordinate they
     set (:func:`_entries`: owner, feature, least, largest) and, when the search needs them, one :class:`_Column`
-    per column (:func:`_columns`)."""
+    per column (:func:`_columns`: the search's first :class:`_Branch`)."""
 
     def __init__(self, schema: PublicSchema) -> None:
         self.schema = schema
@@ -107,8 +110,8 @@ class _Codes:
         self.owner, self.feature, self.least, self.largest = _entries(self.candidates)
 
     @functools.cached_property
-    def columns(self) -> tuple[_Column, ...]:
-        """One :class:`_Column` per column (the constant feature too): the search's root."""
+    def root(self) -> _Branch:
+        """One :class:`_Column` per column (the constant feature too): the search's first branch."""
         return _columns(self.schema, self.candidates, self.block)
 
 
@@ -211,7 +214,8 @@ def _reach(weights: np.ndarray, intercept: float, rows: Any, parts: tuple[np.nda
 
 class _Column:
     """One column's encodable codes that a branch of the search allows: its candidates (each the coordinates it sets,
-    (feature, least code, largest code), every other coordinate of the column 0) and their squared norms' ranges."""
+    (feature, least code, largest code), every other coordinate of the column 0), their squared norms' ranges, and
+    what the search reads of them, computed once when the column is made (a split makes two), not per bound."""
 
     def __init__(self, candidates: list[list[tuple[int, float, float]]], features: np.ndarray) -> None:
         self.candidates, self.features = candidates, features
@@ -222,13 +226,13 @@ class _Column:
         self.feature = np.array([pair[1] for pair in pairs], dtype=np.intp)
         self.least = np.array([pair[2] for pair in pairs])
         self.largest = np.array([pair[3] for pair in pairs])
-
-    @property
-    def spread(self) -> float:
-        """How far apart the squared norms of its allowed codes lie: what splitting it narrows."""
-        if len(self.candidates) == 1 and self.least.size and self.least[0] < self.largest[0]:
-            return max(self.squares[0][1] - self.squares[0][0], float(self.largest[0] - self.least[0]) ** 2)
-        return max(high for _, high in self.squares) - min(low for low, _ in self.squares)
+        #: the least and the largest squared norm of its allowed codes
+        self.least_square = min(low for low, _ in self.squares)
+        self.most_square = max(high for _, high in self.squares)
+        #: how far apart the squared norms of its allowed codes lie: what splitting it narrows
+        self.spread = self.most_square - self.least_square
+        if len(candidates) == 1 and self.least.size and self.least[0] < self.largest[0]:
+            self.spread = max(self.squares[0][1] - self.squares[0][0], float(self.largest[0] - self.least[0]) ** 2)
 
     def halves(self) -> tuple[_Column, _Column]:
         """The column's allowed codes in two parts: its candidates by squared norm, or one numeric interval [p, q]
@@ -243,18 +247,67 @@ class _Column:
         return _Column([[(j, p, middle), *rest]], self.features), _Column([[(j, middle, q), *rest]], self.features)
 
 
+class _Branch:
+    """A branch of the search: one :class:`_Column` per column of the schema, in its order, with every column's
+    candidates and coordinates laid end to end, so that a bound reads all the columns in a few array operations
+    rather than a Python loop over them (16 numeric columns: 2,500 bounds took some 3 s of CPU, session 71)."""
+
+    def __init__(self, columns: tuple[_Column, ...]) -> None:
+        self.columns = columns
+        sizes = [len(column.candidates) for column in columns]
+        #: every candidate's column, each column's first candidate, how many candidates in all
+        self.column_of = np.repeat(np.arange(len(columns)), sizes)
+        self.starts = np.cumsum([0] + sizes[:-1])
+        self.size = sum(sizes)
+        #: every coordinate the candidates set: its candidate (an index of all of them), feature, least, largest
+        self.owner = np.concatenate([column.owner for column in columns]) + np.repeat(
+            self.starts, [column.owner.size for column in columns])
+        self.feature = np.concatenate([column.feature for column in columns])
+        self.least = np.concatenate([column.least for column in columns])
+        self.largest = np.concatenate([column.largest for column in columns])
+        #: the columns with a coordinate to set (the others allow only the all-zero code)
+        self.setting = np.array([column.owner.size > 0 for column in columns])
+        #: the range of ||e||^2 over the branch's codes (summed in the columns' order, as any change must keep)
+        self.least_square = sum(column.least_square for column in columns)
+        self.most_square = sum(column.most_square for column in columns)
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def split(self, index: int, half: _Column) -> _Branch:
+        """The branch with column ``index``'s allowed codes narrowed to ``half``."""
+        return _Branch(self.columns[:index] + (half,) + self.columns[index + 1:])
+
+
+def _per_candidate(branch: _Branch, values: np.ndarray) -> np.ndarray:
+    """The sum of ``values`` (one per coordinate of ``branch``) over each candidate's coordinates, added in their
+    order from 0 (np.bincount, as np.add.at added them; 0 for a candidate that sets none)."""
+    return np.bincount(branch.owner, values, branch.size).astype(float, copy=False)
+
+
+def _in_order(start: float, terms: np.ndarray) -> float:
+    """start + terms[0] + terms[1] + ..., added left to right (np.sum adds pairwise, which can round otherwise):
+    the columns' sum exactly as a loop over the columns adds it."""
+    for term in terms.tolist():
+        start += term
+    return start
+
+
 class _Search:
     """The bound of the largest mapped score u = sum_j g_j(a e_j) over a branch (one set of allowed codes per
-    column), for weights ``weights`` (negated for the least score)."""
+    column), for weights ``weights`` (negated for the least score); ``root``: the search's first branch (every
+    column's squared norm at 0, ``zeros``, is read from it once)."""
 
     def __init__(self, weights: np.ndarray, centre: np.ndarray, multiplier: np.ndarray, clip: float,
-                 rho: float, R: float) -> None:
+                 rho: float, R: float, root: _Branch) -> None:
         self.weights, self.centre, self.multiplier, self.clip, self.rho = weights, centre, multiplier, clip, rho
         self.R, self.ball = R, float(np.linalg.norm(weights)) * R
         every = np.arange(weights.size)
         self.at_zero = self.mapped(np.zeros(weights.size), every)
         self.zero_squares = self.coordinate(np.zeros(weights.size), every) ** 2
         self.base = float(np.sum(self.at_zero))
+        #: each column's sum_j y_j(0)^2 over its features: a split keeps a column's features
+        self.zeros = np.array([float(np.sum(self.zero_squares[column.features])) for column in root.columns])
 
     def coordinate(self, z: np.ndarray, j: np.ndarray) -> np.ndarray:
         """y_j = clip((z - c_j) m_j, -C, C): the feature map's coordinate j, monotone in z."""
@@ -273,60 +326,56 @@ class _Search:
         t_hi = min(1.0, self.R / math.sqrt(low * (1 - _SCALE_SLACK))) if low > 0 else 1.0
         return min(t_hi * upper, self.ball) if upper >= 0 else t_lo * upper
 
-    def scalings(self, columns: tuple[_Column, ...]) -> tuple[float, float]:
+    def scalings(self, branch: _Branch) -> tuple[float, float]:
         """[a1, a2]: the factor a = min(1, rho / ||e||) of every code the branch allows, from its squared norms."""
-        low = sum(min(pair[0] for pair in column.squares) for column in columns)
-        high = sum(max(pair[1] for pair in column.squares) for column in columns)
+        low, high = branch.least_square, branch.most_square
         a1 = min(1.0, self.rho / math.sqrt(high)) if high > 0 else 1.0
         a2 = min(1.0, self.rho / math.sqrt(low)) if low > 0 else 1.0
         return a1 * (1 - _SCALE_SLACK), min(1.0, a2 * (1 + _SCALE_SLACK))
 
-    def bound(self, columns: tuple[_Column, ...]) -> tuple[float, list[np.ndarray]]:
-        """(the bound of u over the branch, each column's chosen code: the candidate of its largest bound with each
-        coordinate at the end of its interval where g_j is larger, for a witness record)."""
-        a1, a2 = self.scalings(columns)
-        total, chosen, least_squares, most_squares = self.base, [], 0.0, 0.0
-        for column in columns:
-            zero = float(np.sum(self.zero_squares[column.features]))
-            if not column.least.size:  # only the all-zero code
-                least_squares, most_squares = least_squares + zero, most_squares + zero
-                continue
-            low = np.minimum(a1 * column.least, a2 * column.least)
-            high = np.maximum(a1 * column.largest, a2 * column.largest)
-            y_low, y_high = self.coordinate(low, column.feature), self.coordinate(high, column.feature)
-            weight = self.weights[column.feature]
-            g_low, g_high = weight * y_low, weight * y_high
-            gain = np.maximum(g_low, g_high) - self.at_zero[column.feature]
-            per = np.zeros(len(column.candidates))
-            np.add.at(per, column.owner, gain)
-            best = int(np.argmax(per))
-            total += float(per[best])
-            mine = column.owner == best
-            chosen.append(np.column_stack([column.feature[mine], np.where(
-                g_high[mine] >= g_low[mine], column.largest[mine], column.least[mine])]))
-            # ||y||^2 over the column: each coordinate a candidate sets within [y_low, y_high], the others y_j(0)
-            inside = (y_low <= 0) & (y_high >= 0)
-            fewest = np.where(inside, 0.0, np.minimum(y_low ** 2, y_high ** 2)) - self.zero_squares[column.feature]
-            most = np.maximum(y_low ** 2, y_high ** 2) - self.zero_squares[column.feature]
-            per_least, per_most = np.zeros(len(column.candidates)), np.zeros(len(column.candidates))
-            np.add.at(per_least, column.owner, fewest)
-            np.add.at(per_most, column.owner, most)
-            empty = [index for index, c in enumerate(column.candidates) if not c]
-            per_least[empty] = per_most[empty] = 0.0
-            least_squares += zero + float(np.min(per_least))
-            most_squares += zero + float(np.max(per_most))
+    def bound(self, branch: _Branch) -> tuple[float, tuple[np.ndarray, np.ndarray]]:
+        """(the bound of u over the branch, the chosen codes (features, values): each column's candidate of its
+        largest bound, the first of equal ones, with each coordinate at the end of its interval where g_j is
+        larger, for a witness record)."""
+        a1, a2 = self.scalings(branch)
+        feature, least, largest, setting = branch.feature, branch.least, branch.largest, branch.setting
+        low = np.minimum(a1 * least, a2 * least)
+        high = np.maximum(a1 * largest, a2 * largest)
+        y_low, y_high = self.coordinate(low, feature), self.coordinate(high, feature)
+        weight = self.weights[feature]
+        g_low, g_high = weight * y_low, weight * y_high
+        per = _per_candidate(branch, np.maximum(g_low, g_high) - self.at_zero[feature])
+        # each column's first candidate of the largest bound (np.argmax's: a NaN, the first one, counts as largest)
+        top = np.maximum.reduceat(per, branch.starts)
+        first = np.where((per == top[branch.column_of]) | np.isnan(per), np.arange(branch.size), branch.size)
+        best = np.minimum.reduceat(first, branch.starts)[setting]
+        total = _in_order(self.base, per[best])
+        picked = np.zeros(branch.size, dtype=bool)
+        picked[best] = True
+        mine = picked[branch.owner]
+        chosen = feature[mine], np.where(g_high >= g_low, largest, least)[mine]
+        # ||y||^2 over each column: each coordinate a candidate sets within [y_low, y_high], the others y_j(0)
+        inside = (y_low <= 0) & (y_high >= 0)
+        at_zero = self.zero_squares[feature]
+        fewest = np.where(inside, 0.0, np.minimum(y_low ** 2, y_high ** 2)) - at_zero
+        most = np.maximum(y_low ** 2, y_high ** 2) - at_zero
+        per_least = np.minimum.reduceat(_per_candidate(branch, fewest), branch.starts)
+        per_most = np.maximum.reduceat(_per_candidate(branch, most), branch.starts)
+        least_squares = _in_order(0.0, np.where(setting, self.zeros + per_least, self.zeros))
+        most_squares = _in_order(0.0, np.where(setting, self.zeros + per_most, self.zeros))
         return self.scaled(total, (max(least_squares, 0.0), most_squares)), chosen
 
 
 def _columns(schema: PublicSchema, candidates: list[list[tuple[int, float, float]]],
-             block: list[int]) -> tuple[_Column, ...]:
+             block: list[int]) -> _Branch:
     """Every column's encodable codes (``candidates`` and their columns ``block``, :func:`_candidates`), one
-    :class:`_Column` each (the constant feature too)."""
+    :class:`_Column` each (the constant feature too): the search's first branch."""
     starts = np.cumsum([0] + [len(column.feature_names) for column in schema.columns] + [1])
     grouped: dict[int, list] = {}
     for candidate, index in zip(candidates, block, strict=True):  # one pass: a filter per column was quadratic
         grouped.setdefault(index, []).append(candidate)           # (60,000 columns took minutes)
-    return tuple(_Column(grouped[index], np.arange(starts[index], starts[index + 1])) for index in sorted(grouped))
+    return _Branch(tuple(_Column(grouped[index], np.arange(starts[index], starts[index + 1]))
+                         for index in sorted(grouped)))
 
 
 #: How many column bounds the search of :func:`encodable_class` (both sides) or :func:`argmax_class` (all its
@@ -395,7 +444,9 @@ def _settled(sign: float, weights: np.ndarray, intercept: float, rows: Any, sche
     :func:`encodable_class` on sign * the score, each bound widened by ``extra``, within ``budget[0]`` column
     bounds (spent ones taken off)."""
     centre, multiplier, clip, input_bound = parts
-    search = _Search(sign * weights, centre, multiplier, clip, min(schema.norm, input_bound), float(rows.norm_bound))
+    root = codes.root
+    search = _Search(sign * weights, centre, multiplier, clip, min(schema.norm, input_bound), float(rows.norm_bound),
+                     root)
     _, _, margin = _reach(weights, intercept, rows, parts, codes.feature, codes.least, codes.largest)
     # the bound of sign * t u over a branch must stay at or below this (class 0), or below it (class 1)
     target = sign * (cut - intercept) - margin - _UP * abs(cut) - extra
@@ -403,41 +454,45 @@ def _settled(sign: float, weights: np.ndarray, intercept: float, rows: Any, sche
     def settled(upper: float) -> bool:
         return upper <= target if sign > 0 else upper < target
 
-    root = codes.columns
     if budget[0] < len(root):
         return False
     budget[0] -= len(root)
     upper, chosen = search.bound(root)
     queue = [(-upper, 0, root, chosen)]
     count = 0
+    scored: dict[bytes, bool] = {}  # the witness records scored so far: many branches choose the same codes
     while queue:
-        negated, _, columns, chosen = heapq.heappop(queue)
+        negated, _, branch, chosen = heapq.heappop(queue)
         if settled(-negated):
             return True  # the largest bound left: every branch settled
-        if _witness(chosen, weights, intercept, rows, schema, cut, sign) or budget[0] < 2 * len(columns):
+        if _witness(chosen, weights, intercept, rows, schema, cut, sign, scored) or budget[0] < 2 * len(branch):
             return False
-        budget[0] -= 2 * len(columns)  # the split's two bounds
+        budget[0] -= 2 * len(branch)  # the split's two bounds
+        columns = branch.columns
         widest = max(range(len(columns)), key=lambda index: columns[index].spread)
         if columns[widest].spread <= 0:
             return False  # the scaling is fixed: nothing left to narrow
         count += 1
         for order, half in enumerate(columns[widest].halves()):
-            branch = columns[:widest] + (half,) + columns[widest + 1:]
-            upper, chosen = search.bound(branch)
-            heapq.heappush(queue, (-upper, 2 * count + order, branch, chosen))
+            child = branch.split(widest, half)
+            upper, chosen = search.bound(child)
+            heapq.heappush(queue, (-upper, 2 * count + order, child, chosen))
     return True
 
 
-def _witness(chosen: list[np.ndarray], weights: np.ndarray, intercept: float, rows: Any, schema: PublicSchema,
-             cut: float, sign: float) -> bool:
-    """Whether the encodable record of the columns' ``chosen`` codes is scored on the other side of ``cut`` than
-    the class sought (``sign`` 1: above it; -1: at or below), scored as ``predict`` scores it: the schema's scaling
-    onto its norm, then the row map."""
+def _witness(chosen: tuple[np.ndarray, np.ndarray], weights: np.ndarray, intercept: float, rows: Any,
+             schema: PublicSchema, cut: float, sign: float, scored: dict[bytes, bool]) -> bool:
+    """Whether the encodable record of the ``chosen`` codes (features, values; every other feature 0) is scored on
+    the other side of ``cut`` than the class sought (``sign`` 1: above it; -1: at or below), scored as ``predict``
+    scores it: the schema's scaling onto its norm, then the row map. ``scored``: the answers for the records scored
+    already in this search (the answer is a function of the record alone), added to."""
     code = np.zeros((1, schema.dimension))
-    for pairs in chosen:
-        code[0, pairs[:, 0].astype(np.intp)] = pairs[:, 1]
-    score = float(rows.scores(schema.onto_norm(code), weights)[0]) + intercept
-    return score > cut if sign > 0 else score <= cut
+    code[0, chosen[0]] = chosen[1]
+    key = code.tobytes()
+    if key not in scored:
+        score = float(rows.scores(schema.onto_norm(code), weights)[0]) + intercept
+        scored[key] = score > cut if sign > 0 else score <= cut
+    return scored[key]
 
 
 def argmax_class(coef: np.ndarray, intercept: np.ndarray, rows: Any, schema: PublicSchema,
@@ -463,7 +518,7 @@ def argmax_class(coef: np.ndarray, intercept: np.ndarray, rows: Any, schema: Pub
     reach = _coordinate_reach(parts, codes.feature, codes.least, codes.largest)
     sizes = np.abs(weights) @ reach + np.abs(offsets) + np.abs(cuts)  # S_c: each class's score's terms' sizes
     code = np.zeros((1, schema.dimension))
-    for column in codes.columns:
+    for column in codes.root.columns:
         for j, p, _ in (column.candidates[0] if column.candidates else []):
             code[0, j] = p
     scores = rows.scores(schema.onto_norm(code), weights)[0] + offsets - cuts

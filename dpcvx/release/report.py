@@ -769,8 +769,8 @@ class ReleaseReport:
         encode (:func:`~dpcvx.release.encodable.encodable_finding`, at the model's decision cut), where the
         certificate's ball check (at cut 0) does not say so already; None otherwise. A public check of the schema,
         the row map and the weights, made when the summary is written (a search of at most
-        :data:`~dpcvx.release.encodable.WORK` column bounds: a second or two at 200 columns,
-        benchmarks/results/encodable_cost.md)."""
+        :data:`~dpcvx.release.encodable.WORK` column bounds: at most some 0.4 s of CPU from 8 to 200 columns,
+        benchmarks/results/report_speed.md)."""
         return None if self.classes is None or self._ball_stated else encodable_finding(self._release, self.schema)
 
     @cached_property
