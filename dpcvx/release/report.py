@@ -779,8 +779,8 @@ class ReleaseReport:
         statement that it predicts one class on almost all of a uniform law on its saved schema's domain (a
         one-vs-rest release: the classes it predicts on almost none of it)
         (:func:`~dpcvx.release.encodable.domain_finding`, at the model's decision cut); None otherwise. Public: the
-        schema, the row map, the weights and a public seed (20,000 records scored when the summary is written: 0.1 s
-        of CPU for a 5-class, 125-column KDD release)."""
+        schema, the row map, the weights and a public seed (20,000 records scored when the summary is written: 0.05 s
+        of CPU for a 5-class, 125-column KDD release, benchmarks/results/multiclass_domain.md)."""
         if self.classes is None or self._ball_stated or self.encodable is not None:
             return None
         return domain_finding(self._release, self.schema)
