@@ -10,7 +10,10 @@ Each cell fits DPLogisticRegression(epsilon) with its defaults on a seeded 75/25
 TrainingRowsWarning's finding (:mod:`dpcvx.models.training_rows`), then scores the SAME release on the held-out rows
 at threshold 1/2 and at the table's public positive rate (``set_params(threshold=rate)``: no second fit). Counted,
 over the fits where the finding is ONE_CLASS or NEARLY_ONE_CLASS: in how many the public-rate threshold raised the
-held-out balanced accuracy, and by how much.
+held-out balanced accuracy, and by how much. Every fit (advised or not) also records the held-out accuracy and
+macro-F1 of the same release at 1/2 and at the public rate, beside a constant prediction's (the training rows'
+majority class): balanced accuracy is not the only score a user reads (an analyst probe, session 71, P8 finding 4,
+saw Adult's accuracy fall to about the constant's at the public rate).
 
 Each cell also records the report's public share of a uniform law on the declared domain that the release predicts
 as its less predicted class (dpcvx.release.encodable.domain_share, the "Near one class" statement below
@@ -34,7 +37,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import balanced_accuracy_score
+from sklearn.metrics import balanced_accuracy_score, f1_score
 
 import dpcvx
 from benchmarks import common, real_tables
@@ -129,8 +132,15 @@ def cell(X: np.ndarray, y: np.ndarray, classes: tuple, rate: float, epsilon: flo
                                          "held_out": float(np.mean(predicted == share[0]))}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the same release at another public cut: nothing new is fitted
-        at_rate = balanced_accuracy_score(y[test], estimator.set_params(threshold=rate).predict(X[test]))
-    return {"epsilon": epsilon, "split": split, "finding": findings[0] if findings else None, "public": public,
+        moved = estimator.set_params(threshold=rate).predict(X[test])
+    at_rate = balanced_accuracy_score(y[test], moved)
+    values, counts = np.unique(y[train], return_counts=True)
+    constant = np.full(test.size, values[np.argmax(counts)])
+    return {"accuracy": {name: float(np.mean(p == y[test])) for name, p in
+                         (("default", predicted), ("at_rate", moved), ("constant", constant))},
+            "macro_f1": {name: float(f1_score(y[test], p, average="macro", zero_division=0)) for name, p in
+                         (("default", predicted), ("at_rate", moved), ("constant", constant))},
+            "epsilon": epsilon, "split": split, "finding": findings[0] if findings else None, "public": public,
             # the one-class findings' advice only: MISSED_CUT names the same threshold (missed_cut.py's rate stage)
             "advised": any(ADVICE in str(message) and getattr(message, "finding", None) != MISSED_CUT
                            for message in told), "domain": domain,
@@ -167,6 +177,31 @@ def summary(records: dict[str, list[dict]]) -> str:
                  f"{np.mean([c['default'] for c in fired_all]):.3f} to "
                  f"{np.mean([c['at_rate'] for c in fired_all]):.3f})"
                  if gains else "") + "."]
+    lines += ["", "## What the public rate's cut costs: accuracy and macro-F1 (every fit)", "",
+              "The same release on the held-out rows at threshold 1/2 (default) and at the public rate, every fit "
+              "(advised or not), beside a constant prediction of the training rows' majority class; means over the "
+              "splits.", "",
+              "| table | epsilon | fits | bal. acc. default / at rate | accuracy default / at rate / constant | "
+              "macro-F1 default / at rate / constant |", "|---|---|---|---|---|---|"]
+    every = [c for cells in records.values() for c in cells if "accuracy" in c]
+    for name, cells in records.items():
+        for epsilon in EPSILONS:
+            here = [c for c in cells if c["epsilon"] == epsilon and "accuracy" in c]
+            if not here:
+                continue
+
+            def both(score: str, here: list[dict] = here) -> str:
+                return " / ".join(f"{np.mean([c[score][k] for c in here]):.3f}"
+                                  for k in ("default", "at_rate", "constant"))
+            lines.append(f"| {name} | {epsilon:g} | {len(here)} | {np.mean([c['default'] for c in here]):.3f} / "
+                         f"{np.mean([c['at_rate'] for c in here]):.3f} | {both('accuracy')} | {both('macro_f1')} |")
+    if every:
+        lost = sum(c["accuracy"]["at_rate"] < c["accuracy"]["default"] for c in every)
+        under = sum(c["accuracy"]["at_rate"] < c["accuracy"]["constant"] for c in every)
+        f1_lost = sum(c["macro_f1"]["at_rate"] < c["macro_f1"]["default"] for c in every)
+        lines += ["", f"Over every fit ({len(every)}): at the public rate accuracy fell in {lost} and fell below the "
+                  f"constant prediction's in {under}; macro-F1 fell in {f1_lost}; balanced accuracy rose in "
+                  f"{sum(c['at_rate'] > c['default'] for c in every)}."]
     everything = [c for cells in records.values() for c in cells if c.get("domain")]
     said = [c for c in everything if c["domain"]["bound"] < DOMAIN_SHARE]
     useful = [c for c in everything if c["default"] > 0.51]

@@ -104,7 +104,7 @@ __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_B
            "prior_cut_accuracies", "prior_cut_floor", "missed_prior_cut",
            "ONE_VS_REST", "ONE_VS_REST_OTHER", "PRIOR_ADVICE_FLOOR", "PRIOR_ABOVE", "PRIOR_BELOW",
            "one_vs_rest_scale", "SCALE_WORDS", "prior_advised", "prior_measured", "prior_not_advised",
-           "MANY_CLASSES", "PRIOR_FEW", "prior_opposed", "prior_unsettled",
+           "MANY_CLASSES", "PRIOR_FEW", "prior_opposed", "prior_unsettled", "PRIOR_REAL", "prior_mixed",
            "KERNEL", "WEIGHED", "WEIGHED_ONE_VS_REST", "weighs_classes",
            "MOSTLY_CLIPPED", "WIDE_LABEL_SHARE", "wide_label_range", "label_range_too_wide",
            "training_rows_finding", "nearly_one_class",
@@ -476,6 +476,21 @@ MANY_CLASSES = 8
 PRIOR_FEW = {False: (31, 10, 8, 13, 15), True: (46, 17, 0, 6, 9)}
 
 
+#: What benchmarks/results/multiclass_prior_real.md recorded of class_prior='private' with threshold='prior' on real
+#: tables (UCI Adult's occupation, 14 classes, and education, 16 levels; adult.data trains, adult.test scores;
+#: epsilon 0.5, 1 and 3, three seeds each), on either side of :data:`PRIOR_ADVICE_FLOOR` (False: below, True: at or
+#: more): (cells, cells where it HELPS (balanced accuracy 0.02 above the default's, accuracy not below a constant
+#: prediction's), cells where its balanced accuracy was below the default's by more than 0.02, cells where its
+#: accuracy was below the default's, cells where it was below a constant prediction's). The many-class advice at or
+#: above the floor stands only if it HELPS in every such cell (the family's rule, written first): an analyst probe
+#: (session 71, P8 finding 3) had followed the advice on Adult's occupation at n x epsilon / k about 6,500 and found
+#: the prior worse than the default in accuracy and balanced accuracy. It helped in none: :func:`prior_advised`.
+PRIOR_REAL = {False: (2, 0, 1, 2, 2), True: (4, 0, 1, 4, 3)}
+#: Whether the many-class advice stands (:data:`PRIOR_REAL`'s rule): the prior helped in every real cell at or
+#: above the floor
+_REAL_STANDS = PRIOR_REAL[True][1] == PRIOR_REAL[True][0]
+
+
 def one_vs_rest_scale(n: int, epsilon: float, k: int) -> float:
     """n x epsilon / k of a one-vs-rest fit of ``k`` classes on ``n`` training rows at total ``epsilon``: public (the
     neighbour relation's n, the declared epsilon and classes), the scale :data:`PRIOR_ADVICE_FLOOR` is measured on."""
@@ -486,18 +501,21 @@ def prior_advised(scale: float | None, classes: int | None = None) -> bool:
     """Whether one-vs-rest's note advises class_prior='private' with threshold='prior' at a fit's public
     :func:`one_vs_rest_scale` ``scale`` (None: not known, so not advised) and its ``classes`` (k, public; None: not
     known, as at many classes): at :data:`PRIOR_ADVICE_FLOOR` or more, at k of :data:`MANY_CLASSES` or more, where the
-    many-class families measured it to help in every cell (:data:`PRIOR_ABOVE`). At fewer classes it did not help in
-    every cell there (:data:`PRIOR_FEW`; benchmarks/multiclass_prior.py's ordinal family): :func:`prior_unsettled`."""
-    return scale is not None and scale >= PRIOR_ADVICE_FLOOR and (classes is None or classes >= MANY_CLASSES)
+    many-class synthetic families measured it to help in every cell (:data:`PRIOR_ABOVE`), and only if it also
+    helped in every real cell there (:data:`PRIOR_REAL`; it helped in none, so it is advised nowhere:
+    :func:`prior_mixed` says what was measured). At fewer classes it did not help in every cell there
+    (:data:`PRIOR_FEW`; benchmarks/multiclass_prior.py's ordinal family): :func:`prior_unsettled`."""
+    return (_REAL_STANDS and scale is not None and scale >= PRIOR_ADVICE_FLOOR
+            and (classes is None or classes >= MANY_CLASSES))
 
 
 def prior_opposed(scale: float | None, classes: int | None = None) -> bool:
     """Whether one-vs-rest's note calls the class prior not advised (:func:`prior_not_advised`): below
-    :data:`PRIOR_ADVICE_FLOOR` (``scale`` as :func:`prior_advised`'s) at ``classes`` (k, public) of
-    :data:`MANY_CLASSES` or more, or k not known: the regime where it was measured to do worse. Below the floor at
-    fewer classes it was measured both ways (:func:`prior_unsettled` says so): advising against it there pointed a
-    user to the worse fit (P8 finding 1)."""
-    return not prior_advised(scale, classes) and (classes is None or classes >= MANY_CLASSES)
+    :data:`PRIOR_ADVICE_FLOOR` (``scale`` as :func:`prior_advised`'s; None: not known, as below) at ``classes`` (k,
+    public) of :data:`MANY_CLASSES` or more, or k not known: the regime where it was measured to do worse, on the
+    synthetic and on the real tables. Below the floor at fewer classes it was measured both ways
+    (:func:`prior_unsettled` says so): advising against it there pointed a user to the worse fit (P8 finding 1)."""
+    return (scale is None or scale < PRIOR_ADVICE_FLOOR) and (classes is None or classes >= MANY_CLASSES)
 
 
 def _prior_name() -> str:
@@ -536,6 +554,29 @@ def prior_measured() -> str:
             f"constant prediction's in {under}")
 
 
+def _real_counts(above: bool) -> str:
+    """The recorded counts of :data:`PRIOR_REAL` on one side of :data:`PRIOR_ADVICE_FLOOR`, as the notes say them."""
+    cells, helped, worse, lower, under = PRIOR_REAL[above]
+    return (f"on real tables (UCI Adult's occupation, 14 classes, and education, 16 levels; "
+            f"results/multiclass_prior_real.md) it helped in {helped} of {cells} cells there: its balanced accuracy "
+            f"was below the default's by more than 0.02 in {worse}, its accuracy below the default's in {lower} and "
+            f"below a constant prediction's in {under}")
+
+
+def prior_mixed(scale: float | None, name: str | None = None) -> str:
+    """What one-vs-rest's note says of the class prior at :data:`PRIOR_ADVICE_FLOOR` or more at :data:`MANY_CLASSES`
+    classes or more where :func:`prior_advised` is false because it did not help on the real tables
+    (:data:`PRIOR_REAL`): measured both ways, the synthetic and the real counts, and neither advised."""
+    cells, better, low, high = PRIOR_ABOVE
+    prior = _prior_name() if name is None else name
+    return (f"{_scale_text(scale)} {PRIOR_ADVICE_FLOOR:,} or more, {prior} was measured both ways: on synthetic "
+            f"tables of 8 to 16 classes with shares down to 0.5 % (results/multiclass_prior_many*.md) its balanced "
+            f"accuracy was the default's or more in {better} of {cells} cells ({low:+.2f} to {high:+.2f}), but "
+            f"{_real_counts(True)}. It trades accuracy for balanced accuracy, and no public fact is known to tell "
+            "which table it helps: it is not advised. The default's balanced accuracy rose with n x epsilon / k "
+            "(more rows or a larger epsilon)")
+
+
 def prior_not_advised(scale: float | None, name: str | None = None) -> str:
     """What one-vs-rest's note says of the class prior below :data:`PRIOR_ADVICE_FLOOR` (``scale`` the fit's public
     :func:`one_vs_rest_scale`, None where not known): that it is not advised there, with the many-class families'
@@ -543,12 +584,13 @@ def prior_not_advised(scale: float | None, name: str | None = None) -> str:
     n x epsilon / k: the default column of the same results)."""
     cells, worse, under, worst = PRIOR_BELOW
     prior = _prior_name() if name is None else name
-    return (f"{_scale_text(scale)} below {PRIOR_ADVICE_FLOOR:,}, {prior} is not advised: on tables of 8 to 16 "
-            "classes with shares down to 0.5 % (benchmarks/multiclass_prior.py, results/multiclass_prior_many*.md) "
+    return (f"{_scale_text(scale)} below {PRIOR_ADVICE_FLOOR:,}, {prior} is not advised: on synthetic tables of 8 "
+            "to 16 classes with shares down to 0.5 % (benchmarks/multiclass_prior.py, "
+            "results/multiclass_prior_many*.md) "
             "it did worse in balanced accuracy than the default, by more than 0.02, in "
             f"{worse} of the {cells} cells there (down to {worst:+.2f}), and its accuracy fell below a constant "
-            f"prediction's in {under}. No class setting was measured to do better there; the default's balanced "
-            "accuracy rose with n x epsilon / k (more rows or a larger epsilon)")
+            f"prediction's in {under}; {_real_counts(False)}. No class setting was measured to do better there; "
+            "the default's balanced accuracy rose with n x epsilon / k (more rows or a larger epsilon)")
 
 
 def _few_counts(above: bool) -> str:
@@ -578,8 +620,13 @@ def prior_unsettled(scale: float | None, name: str | None = None) -> str:
 
 def _prior_below(scale: float | None, classes: int | None, name: str | None = None) -> str:
     """Where the prior is not advised (:func:`prior_advised` false): :func:`prior_not_advised` where
-    :func:`prior_opposed`, else :func:`prior_unsettled`."""
-    return (prior_not_advised(scale, name) if prior_opposed(scale, classes) else prior_unsettled(scale, name))
+    :func:`prior_opposed`, :func:`prior_unsettled` at fewer than :data:`MANY_CLASSES` classes, else (many classes at
+    the floor or more, where the real tables overruled the synthetic ones) :func:`prior_mixed`."""
+    if prior_opposed(scale, classes):
+        return prior_not_advised(scale, name)
+    if classes is not None and classes < MANY_CLASSES:
+        return prior_unsettled(scale, name)
+    return prior_mixed(scale, name)
 
 
 #: What a classifier that takes no class weight or class prior offers instead (:func:`warning_text`'s ``unweighted``):

@@ -568,8 +568,10 @@ class _PrivateLinearClassifier(PlansFirst[_Entry], ClassifierMixin, NamedParamet
                 f"{type(self).__name__}(classes={self.classes!r}, class_prior='private', threshold='prior') fits each "
                 "class against the rest from its own private count at epsilon / k and predicts the class of the "
                 "largest score minus its cut (docs/theory.md, section 15; measured to raise balanced accuracy "
-                f"on many classes only at {SCALE_WORDS} of {PRIOR_ADVICE_FLOOR:,} or more: "
-                "benchmarks/results/multiclass_prior_many.md; on 3 to 7 classes, at any scale, both ways, its "
+                f"on synthetic many-class tables only at {SCALE_WORDS} of {PRIOR_ADVICE_FLOOR:,} or more: "
+                "benchmarks/results/multiclass_prior_many.md; on real tables, UCI Adult's occupation and "
+                "education, in none of 6 cells, its accuracy below the default's in each: multiclass_prior_real.md; "
+                "on 3 to 7 classes, at any scale, both ways, its "
                 "accuracy often below a constant prediction's: multiclass_prior_ordinal.md); "
                 "to weigh every class's problem alike, dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(..., "
                 "sample_weight_bound=w_max or class_weight={-1: ..., 1: ...}), classes) calibrates each for its "
@@ -1104,7 +1106,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
         ``n_public`` under add/remove neighbours) of 2,000 or more
         (``dpcvx.models.training_rows.PRIOR_ADVICE_FLOOR``); below that it did worse in balanced accuracy in 16 of
         40 cells, and its accuracy fell below a constant prediction's in 28
-        (benchmarks/results/multiclass_prior_many*.md). On 3 to 7 classes it was measured both ways at any scale
+        (benchmarks/results/multiclass_prior_many*.md). On real tables (UCI Adult's occupation, 14 classes, and
+        education, 16 levels, epsilon 0.5 to 3) it helped in none of 6 cells: its accuracy fell below the
+        default's in each and below a constant prediction's in 5 (benchmarks/results/multiclass_prior_real.md),
+        so the NOT PRIVATE note advises it nowhere. On 3 to 7 classes it was measured both ways at any scale
         (benchmarks/results/multiclass_prior_ordinal.md): below 2,000 better in balanced accuracy by more than 0.02
         in 10 of 31 cells, worse in 8; at 2,000 or more better in 17 of 46, worse in none, but its accuracy fell
         below a constant prediction's in 6 of the 9 cells that record one (on an ordinal grade of 7 classes with

@@ -138,8 +138,11 @@ def test_the_warning_of_a_useless_one_vs_rest_release_never_advises_k_times_epsi
         DPLogisticRegression(classes=tuple(range(10)), epsilon=1.0, random_state=0).fit(rows, labels)
     (text,) = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
     assert "whole epsilon" not in text and "classes=(False, True)" not in text
-    assert "class_prior='private' with threshold='prior' draws" in text and "epsilon / k" in text
-    assert "largest score s_c minus its cut t_c" in text
+    # n x epsilon / k 2,000, 10 classes: the prior helped on the synthetic many-class tables but in none of the real
+    # ones (training_rows.PRIOR_REAL, benchmarks/results/multiclass_prior_real.md), so the note says both, advising
+    # neither; on this synthetic table it does help (below)
+    assert "class_prior='private' with threshold='prior' was measured both ways" in text
+    assert "results/multiclass_prior_real.md" in text and "epsilon / k" in text and "as here" not in text
     plain = DPLogisticRegression(classes=tuple(range(10)), epsilon=4.0, random_state=0).fit(rows, labels)
     advised = DPLogisticRegression(classes=tuple(range(10)), epsilon=4.0, random_state=0, class_prior="private",
                                    threshold="prior").fit(rows, labels)

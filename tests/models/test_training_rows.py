@@ -112,11 +112,13 @@ def test_texts_are_fixed_and_point_at_tune(unweighted):
         assert not any(character.isdigit() for character in text.replace("R^2 <= 0", ""))
 
 
-def test_the_note_names_what_the_release_takes():
+def test_the_note_names_what_the_release_takes(monkeypatch):
     """A one-vs-rest release's note advised class_weight='balanced', which a classifier of more than two classes
     refuses (UnsupportedWeightsError); a binary one's named balanced weights only, where the private class count
     with the cut at its rate did better on a helper's rare-class tables (balanced accuracy 0.645 against 0.584 at 3%
     positives, epsilon 5)."""
+    # where the advice would stand (training_rows.PRIOR_REAL decides: on the recorded real tables it does not)
+    monkeypatch.setattr(training_rows, "_REAL_STANDS", True)
     with called("DPLogisticRegression"):  # an estimator's fit: its settings (at a scale where the prior is advised)
         binary, multiclass = warning_text(NEARLY_ONE_CLASS), warning_text(NEARLY_ONE_CLASS, ONE_VS_REST, scale=ADVISED)
     learner = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST, scale=ADVISED)  # PrivateMulticlassERM called directly
@@ -170,11 +172,12 @@ def test_the_one_vs_rest_note_advises_what_helped_there():
     assert "class_prior=" not in flags and "--others-negative" not in flags and "whole epsilon" not in flags
 
 
-def test_the_one_vs_rest_note_names_the_flags_on_the_command_line():
+def test_the_one_vs_rest_note_names_the_flags_on_the_command_line(monkeypatch):
     """On the command line the note named no flag for a rare class fitted against the rest (docs/cli.md: a warning
     that advises a setting names its flag)."""
     from dpcvx.advice import on_command_line
 
+    monkeypatch.setattr(training_rows, "_REAL_STANDS", True)  # where the advice would stand (PRIOR_REAL)
     with on_command_line():
         text = warning_text(NEARLY_ONE_CLASS, ONE_VS_REST, scale=ADVISED)
     assert "--class-prior private with --threshold prior (and --classes)" in text
