@@ -1900,7 +1900,9 @@ def warn_on_tuned(model: Any, X: Any, y: Any, regression: bool,
     if finding is not None:
         narrow = (narrow_range_advice(clipped_ends(np.asarray(y, dtype=float).ravel(), label_range), seen=True)
                   if regression and finding != CODE_LABELS else "")
-        text = f"dpcvx.tune: {finding}{narrow}{_tuned_note(regression, not regression and weighs_classes(model))}"
+        cause = ONE_LABEL if finding == ONE_CLASS and np.unique(np.asarray(y).ravel()).size == 1 else ""
+        text = (f"dpcvx.tune: {finding}{cause}{narrow}"
+                f"{_tuned_note(regression, not regression and weighs_classes(model))}")
         warn_shown(TrainingRowsWarning(text, finding=finding), TrainingRowsWarning)
 
 

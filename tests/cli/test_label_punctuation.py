@@ -113,3 +113,14 @@ def test_the_api_one_class_warning_names_the_labels_first():
     with pytest.warns(TrainingRowsWarning) as record:
         dpcvx.DPLogisticRegression(epsilon=1.0, classes=(0, 1), random_state=0).fit(x[:, None] - 0.5, np.zeros(N))
     assert any("predicts one class only." + ONE_LABEL in str(w.message) for w in record)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.SmallTableWarning")  # each candidate's share of the budget
+def test_tunes_one_class_warning_names_the_labels_first():
+    x, _ = _rows()
+    X, y = np.tile(x[:, None] - 0.5, (5, 1)), np.zeros(5 * N)
+    with pytest.warns(TrainingRowsWarning) as record:
+        dpcvx.tune(dpcvx.DPLogisticRegression(classes=(0, 1)), X, y, {"lam": [1e-3, 1e-2]}, epsilon=1.0,
+                   random_state=0)
+    assert any(str(w.message).startswith("dpcvx.tune: on its training rows, the release predicts one class only."
+                                          + ONE_LABEL) for w in record)
