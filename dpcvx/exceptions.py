@@ -328,8 +328,9 @@ class UndeclaredCategoryWarning(DPCVXWarning):
     :class:`~dpcvx.data.preprocessing.PublicSchema` encodes as the all-zero block: a model learns nothing from that
     column; or rows hold a value that is a declared category but for how the table was read (whitespace, letter
     case), or a missing value no category takes, encoded as that block too; or (the command line, one versus rest)
-    labels that write a --positive value in other letters, counted as negative. Shown to the data owner only; never
-    part of a release."""
+    labels that write a --positive value in another spelling (letter case, surrounding spaces or punctuation: UCI
+    Adult's test file writes '>50K.'), counted as negative, named with the fix before the fit. Shown to the data owner
+    only; never part of a release."""
 
     reads_private_data = True
 

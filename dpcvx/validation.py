@@ -46,6 +46,7 @@ from .advice import command_line_runs, named, setting
 from .exceptions import InputError, InputTypeError, NumericRangeError, UnsupportedWeightsError, a_value_of, withheld
 from .tables import (
     MISSING_TOKENS,
+    NEAR_SPELLING,
     NonFiniteError,
     RowError,
     by_value,
@@ -969,27 +970,33 @@ MISSING_ADVICE = ("remove them or impute them with a public rule first: removing
                   "tells how many there were; an imputed constant biases the model toward it")
 
 
-#: The fix of labels that are a declared class but for letter case or surrounding spaces (:func:`near_miss_note`):
-#: Python's y, and a data file's label column (the command line's)
-NORMALISE_Y = "normalise y first, for example y.str.strip().str.lower() with the classes in lower case"
-NORMALISE_FILE = ("normalise the column in the file first (one letter case, no surrounding spaces) and declare each "
-                  "class in that spelling; listing the other spellings as classes would make each a class of its own")
+#: The fix of labels that are a declared class but for letter case, surrounding spaces or punctuation
+#: (:data:`~dpcvx.tables.NEAR_SPELLING`; :func:`near_miss_note`): Python's y, and a data file's label column (the
+#: command line's)
+NORMALISE_Y = ("normalise y first: a label map from each spelling to its class, y.map({...}), or for example "
+               "y.str.strip().str.rstrip('.').str.lower() with the classes in lower case")
+NORMALISE_FILE = ("normalise the column in the file first (one letter case, no surrounding spaces, quotes or trailing "
+                  "'.') and declare each class in that spelling; listing the other spellings as classes would make "
+                  "each a class of its own")
 
 
 def near_miss_note(labels: np.ndarray, declared: Sequence[Any], what: str, fix: str) -> str:
-    """' (k of them differ from <what> only in letter case or surrounding spaces: <fix>)' for the ``labels`` outside
-    the ``declared`` ones that are a declared text but for those (:func:`dpcvx.tables.spelling_variants`); '' when
-    none is. The one wording of such labels, in Python's refusal (:func:`outside_labels`) and the command line's
-    (--classes, --positive and --negative): the CLI told a file's "agree" against --classes Agree to list every
-    class, which would have made "agree" a class of its own (a sixty-sixth session probe). A count, never a value."""
+    """' (k of them differ from <what> only in <NEAR_SPELLING>: <fix>)' for the ``labels`` outside
+    the ``declared`` ones that are a declared text but for those (:func:`dpcvx.tables.spelling_variants`, the one
+    check of a near spelling); '' when none is. The one wording of such labels, in Python's refusal
+    (:func:`outside_labels`) and the command line's (--classes, --positive and --negative): the CLI told a file's
+    "agree" against --classes Agree to list every class, which would have made "agree" a class of its own (a
+    sixty-sixth session probe). A count, never a value: a refusal may be logged where a warning to the data owner
+    is not."""
     variants = int(np.count_nonzero(spelling_variants(labels, declared)))
-    return f" ({variants} of them differ from {what} only in letter case or surrounding spaces: {fix})" if variants \
+    return f" ({variants} of them differ from {what} only in {NEAR_SPELLING}: {fix})" if variants \
         else ""
 
 
 def outside_labels(outside: np.ndarray, labels: Any, classes: Sequence[Any]) -> str:
     """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only, and how many
-    of them are a declared class but for letter case or surrounding spaces (:func:`dpcvx.tables.spelling_variants`),
+    of them are a declared class but for letter case, surrounding spaces or punctuation
+    (:func:`dpcvx.tables.spelling_variants`),
     with its fix (a label that stands for a declared class's number, "1.0" for 1, is that class: every entry reads
     labels by value, :func:`declared_labels`, before this refusal). A missing
     label among them (:func:`missing_labels`) is no label outside the classes: it is refused first, in the one

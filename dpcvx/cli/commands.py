@@ -18,6 +18,7 @@ import io
 import os
 import re
 import runpy
+import shlex
 import shutil
 import sys
 import tempfile
@@ -30,7 +31,7 @@ import numpy as np
 from scipy.special import expit
 
 from .. import losses
-from ..advice import encoded_columns
+from ..advice import FEW, a_few, encoded_columns
 from ..data.columns import MISSING_TOKENS, NOT_A_NUMBER, marker_numbers, spells_infinity
 from ..data.csv_table import Layout, name_list, read_table_columns, refuse_csv_layout, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, printable, read_json, read_text
@@ -62,6 +63,7 @@ from ..release.report import check_embed_plot, suffix_format
 from ..release.serialization import load, write_model
 from ..release.usefulness import rare_class_advice
 from ..tables import (
+    NEAR_SPELLING,
     RowError,
     by_value,
     declared_texts,
@@ -526,18 +528,26 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
 
 def _warn_variant_labels(raw: np.ndarray, args: argparse.Namespace) -> None:
     """One versus rest (no --negative): warn, NOT PRIVATE (it reads the labels), of labels that write a --positive
-    value in other letters ('yes' for 'Yes'), which count as negative as every other value does (a label that writes
-    its number another way, '1.0' for '1', is that label: :func:`dpcvx.tables.by_value`). Shown,
+    value in another spelling (:func:`dpcvx.tables.spelling_variants`, the one check of a near spelling: 'yes' for
+    'Yes', '>50K.' for '>50K'), which count as negative as every other value does (a label that writes its number
+    another way, '1.0' for '1', is that label: :func:`dpcvx.tables.by_value`). Shown,
     never raised (:func:`~dpcvx.exceptions.warn_shown`): every value other than --positive is a negative record here,
     so a refusal would be decided by one record's spelling (it was: one label 'a' against --positive A refused the
-    fit, 'Q' was released; an attacker probe, sixtieth session). The text names the column and the fix, no row."""
-    spelled = int(spelling_variants(raw, args.positive).sum())
+    fit, 'Q' was released; an attacker probe, sixtieth session). It runs as the labels are read, before the fit and
+    its charge. The text names the column, the near spellings (the first few: a warning to the data owner, who must
+    see which spelling to give) and the fix written with them, no row: UCI Adult's test file writes '>50K.', which
+    a warning of letter case and spaces alone missed, and the fit was released predicting one class (an analyst
+    probe, session 71, P8 F1)."""
+    near = spelling_variants(raw, args.positive)
+    spelled = int(near.sum())
     if spelled:
+        spellings = list(dict.fromkeys(raw[near].tolist()))
+        given = " ".join(f"--positive {shlex.quote(value)}" for value in [*args.positive, *spellings[:FEW]])
         warn_shown(f"{args.data}: in column {args.target!r}, {spelled} row(s) hold a label that differs from a "
-                   "--positive value only in letter case or surrounding spaces (normalise the column in the file "
-                   "first, or give each spelling of the positive class: --positive is repeatable, --positive Yes "
-                   "--positive yes); without --negative they "
-                   "count as negative. If they are another class, say so with --others-negative. NOT PRIVATE: this "
+                   f"--positive value only in {NEAR_SPELLING}: {a_few([repr(value) for value in spellings])}. "
+                   "Without --negative they count as negative. Give each spelling of the positive class "
+                   f"(--positive is repeatable: {given}), or normalise the column in the file first; if they are "
+                   "another class, say so with --others-negative. NOT PRIVATE: this "
                    "check read the labels; it is shown to you only and is not part of any release.",
                    UndeclaredCategoryWarning)
 
@@ -616,8 +626,8 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
     raw = by_value(declared_texts(raw, args.classes, _target(args)), args.classes)
     outside = ~np.isin(raw, args.classes)
     if np.any(outside):
-        # labels that are a class but for letter case or spaces: the file's column is normalised, never listed (a
-        # class each spelling); the API's wording (validation.near_miss_note)
+        # labels that are a class but for letter case, spaces or punctuation: the file's column is normalised, never
+        # listed (a class each spelling); the API's wording (validation.near_miss_note)
         case = near_miss_note(raw[outside], args.classes, "a declared class", NORMALISE_FILE)
         advice = ("" if case else " The classes are public: list every one (a label with a comma or surrounding "
                   "spaces whole, with --class LABEL repeated)")

@@ -52,7 +52,8 @@ keeps less than :data:`KEPT_SHARE` of least squares' R^2 on the rows as the fit 
 (:func:`says_regression_finding`): a useful release whose advice names no setting (no setting known, or the fit's own
 settings best) is not warned of; a weak one always is.
 
-Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`, :data:`BELOW_MAJORITY`,
+Its text is fixed (:data:`ONE_CLASS`, followed by :data:`ONE_LABEL` when the rows carry one class only,
+:data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`, :data:`BELOW_MAJORITY`,
 :data:`NO_BETTER_REGRESSION`, :data:`CODE_LABELS`, :data:`FAR_LABELS` (with :func:`far_labels_advice`),
 :data:`LITTLE_KEPT` (with :func:`little_kept_advice`),
 :data:`MAP_LOST` (with :func:`map_lost_advice`), :data:`LOCATED_CLIP`, :data:`MISSED_CUT`, :data:`MISSED_PRIOR_CUT`,
@@ -87,7 +88,8 @@ from ..release.range_clip import CLIPPED_SHARE, RangeTally, located_ranges
 from ..release.usefulness import checks_are_off, estimator_called, speaker
 from ..validation import clipped_ends, declared_labels, label_codes, narrow_range_advice
 
-__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_BETTER_REGRESSION", "CODE_LABELS",
+__all__ = ["ONE_CLASS", "ONE_LABEL", "one_label_cause",
+           "NEARLY_ONE_CLASS", "NO_BETTER", "BELOW_MAJORITY", "NO_BETTER_REGRESSION", "CODE_LABELS",
            "LITTLE_KEPT", "KEPT_SHARE", "KEPT_HUBER_WIDTH", "LEAST_SQUARES_FLOOR", "LEAST_SQUARES_WIDEST",
            "least_squares_share", "kept_little", "little_kept_advice", "regression_share",
            "MAP_LOST", "MAP_SHARE", "MAP_UNEXPLAINED", "MAP_GAP", "MAP_WIDE", "MAP_SMALL", "map_lost", "map_short",
@@ -143,6 +145,14 @@ TUNE_SCORE = "tune's score=Mistakes(class_weight=...)"  # a key of dpcvx.advice.
 _NOT_PRIVATE = (" NOT PRIVATE: this check read the training rows; it is shown to you only and is not part of the "
                 "release.")
 ONE_CLASS = "on its training rows, the release predicts one class only."
+#: Said right after :data:`ONE_CLASS` when the training rows carry one class only (:func:`one_label_cause`): the
+#: likely cause is the declared labels, not a setting. UCI Adult's test file writes '>50K.': a --positive '>50K'
+#: matched no row, every record was read as negative, and the warning sent the user to class weights and tune (an
+#: analyst probe, session 71, P8 F1)
+ONE_LABEL = (" Its training rows carry one class only: no row holds any other declared label. Check first that the "
+             "declared labels, and any map of the table's labels onto them, match the table's spelling (letter "
+             "case, spaces, punctuation such as a trailing '.': UCI Adult's test file writes '>50K.'); no setting "
+             "below makes up for it.")
 NEARLY_ONE_CLASS = ("on its training rows, the release predicts some class on fewer than a tenth as many rows as "
                     "carry it: close to never predicting that class.")
 NO_BETTER = ("on its training rows, the release does no measurably better than a constant prediction (its balanced "
@@ -1544,6 +1554,13 @@ def classification_finding(counts: np.ndarray, classes: Any = None, for_accuracy
     return BELOW_MAJORITY if for_accuracy and below else None
 
 
+def one_label_cause(counts: np.ndarray) -> bool:
+    """Whether the rows of confusion ``counts`` (:func:`confusion`) carry one class only, the cause
+    :data:`ONE_LABEL` names after :data:`ONE_CLASS` (a reading of the training rows, NOT PRIVATE as that warning
+    is)."""
+    return int(np.count_nonzero(counts.sum(axis=1))) == 1
+
+
 def nearly_one_class(labels: list[Any] | None = None) -> str:
     """:data:`NEARLY_ONE_CLASS`, naming the classes it concerns by their declared labels (public: a classifier's
     classes are declared, never read off the rows; which of them the release nearly never predicts is NOT PRIVATE,
@@ -1930,7 +1947,9 @@ def warn_on_tuned(model: Any, X: Any, y: Any, regression: bool,
     if finding is not None:
         narrow = (narrow_range_advice(clipped_ends(np.asarray(y, dtype=float).ravel(), label_range), seen=True)
                   if regression and finding != CODE_LABELS else "")
-        text = f"dpcvx.tune: {finding}{narrow}{_tuned_note(regression, not regression and weighs_classes(model))}"
+        cause = ONE_LABEL if finding == ONE_CLASS and np.unique(np.asarray(y).ravel()).size == 1 else ""
+        text = (f"dpcvx.tune: {finding}{cause}{narrow}"
+                f"{_tuned_note(regression, not regression and weighs_classes(model))}")
         warn_shown(TrainingRowsWarning(text, finding=finding), TrainingRowsWarning)
 
 
@@ -1981,8 +2000,10 @@ def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: b
                 finding = MISSED_PRIOR_CUT
         if finding is None and multiclass and weighed and compared is not None and weighed_short(compared()):
             finding = WEIGHED_SHORT
+        one_label = finding == ONE_CLASS and np.unique(np.asarray(y).ravel()).size == 1
         _warn(owner, finding, _instead(multiclass, weighed, unweighted), located=located, scale=scale,
-              classes=np.unique(np.asarray(classes)).size if multiclass else None)
+              classes=np.unique(np.asarray(classes)).size if multiclass else None,
+              advice=ONE_LABEL if one_label else "")
 
 
 def _instead(multiclass: bool, weighed: bool, unweighted: str | None = None) -> str | None:
@@ -2013,7 +2034,9 @@ def warn_on_confusion(owner: str, counts: np.ndarray, classes: Any = None, locat
     if runs_here():
         for_accuracy = for_accuracy and not weighed
         finding, advice = classification_finding(counts, classes, for_accuracy), ""
-        if (at_half and not weighed and finding not in (None, NO_BETTER, BELOW_MAJORITY)
+        if finding == ONE_CLASS and one_label_cause(counts):
+            advice = ONE_LABEL
+        elif (at_half and not weighed and finding not in (None, NO_BETTER, BELOW_MAJORITY)
                 and misses_rarer_class(counts)):  # ONE_CLASS or nearly_one_class's text
             advice = public_rate_advice()
         if (finding is None and for_accuracy and ranked is not None and counts.shape[0] == 2

@@ -10,12 +10,13 @@ from csv_files import write
 import dpcvx
 from dpcvx.cli import main
 from dpcvx.exceptions import InputError, UndeclaredCategoryWarning
+from dpcvx.tables import NEAR_SPELLING
 
 CLASSES = ("Agree", "Disagree", "Neutral")
 #: 8 of the 60 labels are a class but for case or spaces (CSV cells lose leading spaces; trailing ones stay)
 LABELS = ["Agree", "Disagree", "Neutral", "agree", "Neutral", "DISAGREE ", "Agree", "Disagree", "Neutral",
           "Agree"] * 4 + ["Agree", "Disagree", "Neutral", "Agree", "Disagree"] * 4
-NOTE = "differ from a declared class only in letter case or surrounding spaces: "
+NOTE = f"differ from a declared class only in {NEAR_SPELLING}: "
 
 
 def fit(tmp_path, capsys, data, *labels):
@@ -60,7 +61,7 @@ def test_a_pair_of_values_gets_the_same_note(tmp_path, capsys):
     data = write(tmp_path / "d.csv", ["x", "label"], [[i / 60, ["Yes", "No", "yes", "NO "][i % 4]] for i in range(60)])
     code, err = fit(tmp_path, capsys, data, "--positive", "Yes", "--negative", "No")
     assert code == 3
-    assert ("(30 of them differ from a --positive or --negative value only in letter case or surrounding spaces: "
+    assert (f"(30 of them differ from a --positive or --negative value only in {NEAR_SPELLING}: "
             "normalise the column in the file first, or give each spelling of a class") in err
 
 
@@ -70,5 +71,5 @@ def test_one_versus_rest_warns_with_the_same_fix(tmp_path, capsys):
         code, err = fit(tmp_path, capsys, data, "--positive", "Yes")
     assert code == 0, err
     told = " ".join(str(warning.message) for warning in record)
-    assert ("20 row(s) hold a label that differs from a --positive value only in letter case or surrounding spaces "
-            "(normalise the column in the file first, or give each spelling") in told
+    assert f"20 row(s) hold a label that differs from a --positive value only in {NEAR_SPELLING}: 'yes'." in told
+    assert "Give each spelling of the positive class" in told and "normalise the column in the file first" in told

@@ -8,10 +8,11 @@ import pytest
 
 import dpcvx
 from dpcvx.exceptions import InputError
+from dpcvx.tables import NEAR_SPELLING
 
 X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(8, 2))
 Y = np.array(["Yes", "No", " yes", "no ", "YES", "No", "Yes", "maybe"], dtype=object)
-NOTE = "(3 of them differ from a declared class only in letter case or surrounding spaces: normalise y first"
+NOTE = f"(3 of them differ from a declared class only in {NEAR_SPELLING}: normalise y first"
 
 
 def test_spelling_variants_mask():

@@ -18,6 +18,7 @@ from dpcvx.models.training_rows import (
     NO_BETTER,
     NO_BETTER_REGRESSION,
     ONE_CLASS,
+    ONE_LABEL,
     ONE_VS_REST,
     PRIOR_ADVICE_FLOOR,
     one_vs_rest_ranges,
@@ -222,7 +223,7 @@ def test_a_fit_warns_with_the_fixed_text_only(noise_labels):
     estimator, caught = _fit(X, np.zeros_like(y))
     messages = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
     with called("DPLogisticRegression"):
-        assert messages == [f"DPLogisticRegression: {warning_text(ONE_CLASS)}"]
+        assert messages == [f"DPLogisticRegression: {warning_text(ONE_CLASS, advice=ONE_LABEL)}"]
     saved = str(estimator.certificate_.to_dict()) + str(estimator.certificate_)
     assert "NOT PRIVATE" not in saved and "training rows" not in saved
 
@@ -299,7 +300,7 @@ def test_private_erm_without_intercept_warns_on_a_constant_release(noise_labels)
     learner = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=1.0)
     with pytest.warns(TrainingRowsWarning) as caught:   # rows in the positive orthant, every label +1
         model = learner.fit(np.abs(X), np.ones(X.shape[0]), epsilon=4.0, random_state=0)
-    assert _training_row_messages(caught) == [f"PrivateERM: {warning_text(ONE_CLASS)}"]
+    assert _training_row_messages(caught) == [f"PrivateERM: {warning_text(ONE_CLASS, advice=ONE_LABEL)}"]
     assert "NOT PRIVATE" not in str(model.certificate.to_dict()) + str(model.certificate)
 
 
